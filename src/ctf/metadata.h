@@ -1,0 +1,57 @@
+/*
+ * CTF 1.8 metadata: from the metadata file (text or packetized) to the
+ * resolved classes of the common model.
+ *
+ *   metadata file --(metadata_stream.c)--> TSDL text
+ *   TSDL text --(tsdl_lexer.c, tsdl_parser.c)--> AST
+ *   AST --(tsdl_resolve.c)--> struct tmx_trace_class (arena-owned)
+ */
+#ifndef TMX_CTF_METADATA_H
+#define TMX_CTF_METADATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/arena.h"
+#include "tracemux/error.h"
+#include "tracemux/model.h"
+
+/* Resource limits that a hostile metadata file cannot get past. */
+#define CTF_METADATA_MAX_SIZE (64u * 1024 * 1024)
+#define CTF_METADATA_MAX_DEPTH 128
+
+/* The metadata text of a trace, de-packetized if needed. */
+struct ctf_metadata_text {
+	char *text;            /* malloc'ed, NUL-terminated */
+	size_t len;
+	bool packetized;
+	bool packet_byte_order_be; /* packetized: byte order of packet headers */
+	bool has_uuid;             /* packetized: UUID from the packet headers */
+	uint8_t uuid[16];
+};
+
+/*
+ * Reads `path` (a CTF `metadata` file).  Packetized metadata (magic
+ * 0x75D11D57 in either byte order) is de-framed: payloads are concatenated,
+ * packet headers validated (version 1.8, sizes, no compression/encryption/
+ * checksum, same UUID in every packet).  Anything else is taken as text.
+ */
+int ctf_metadata_read(const char *path, struct ctf_metadata_text *out,
+		      struct tmx_error *err);
+/* Same on a memory buffer (`name` is used in errors). */
+int ctf_metadata_decode(const uint8_t *data, size_t size, const char *name,
+			struct ctf_metadata_text *out, struct tmx_error *err);
+void ctf_metadata_text_fini(struct ctf_metadata_text *t);
+
+/*
+ * Parses and resolves TSDL text into a trace class allocated in `arena`.
+ * `name` is the file name used in errors (which carry line and column).
+ * Unknown attributes are reported through `diag` and ignored, as
+ * babeltrace2 does.  On error, nothing useful is left in *out.
+ */
+int ctf_metadata_parse(const char *text, size_t len, const char *name,
+		       const struct tmx_diag *diag, struct tmx_arena *arena,
+		       struct tmx_trace_class **out, struct tmx_error *err);
+
+#endif

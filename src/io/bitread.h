@@ -1,0 +1,104 @@
+/*
+ * Bit-field reads as CTF 1.8 lays them out (spec section 4.1.5).
+ *
+ * Little endian: the field starts at bit (off % 8) of byte off / 8,
+ * counting from the least significant bit, low-order bits first.
+ * Big endian: the field starts at bit (off % 8) counting from the most
+ * significant bit, high-order bits first.
+ *
+ * Callers check bounds first: bits [off, off + len) must lie inside the
+ * buffer.  These functions never touch a byte outside that range.
+ */
+#ifndef TMX_BITREAD_H
+#define TMX_BITREAD_H
+
+#include <stdint.h>
+#include <string.h>
+
+static inline uint64_t tmx_load_le(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+	for (unsigned i = n; i-- > 0;)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static inline uint64_t tmx_load_be(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+/* Byte-aligned fast paths for the common 8/16/32/64-bit integers. */
+static inline uint64_t tmx_read_aligned(const uint8_t *p, unsigned bytes, int big_endian)
+{
+	switch (bytes) {
+	case 1:
+		return p[0];
+	case 2: {
+		uint16_t v;
+		memcpy(&v, p, 2);
+		return big_endian ? __builtin_bswap16(v) : v;
+	}
+	case 4: {
+		uint32_t v;
+		memcpy(&v, p, 4);
+		return big_endian ? __builtin_bswap32(v) : v;
+	}
+	case 8: {
+		uint64_t v;
+		memcpy(&v, p, 8);
+		return big_endian ? __builtin_bswap64(v) : v;
+	}
+	}
+	return big_endian ? tmx_load_be(p, bytes) : tmx_load_le(p, bytes);
+}
+
+static inline uint64_t tmx_read_bits_le(const uint8_t *buf, uint64_t off, unsigned len)
+{
+	const uint8_t *p = buf + (off >> 3);
+	unsigned shift = (unsigned)(off & 7);
+	unsigned nbytes = (shift + len + 7) >> 3;
+	uint64_t v = tmx_load_le(p, nbytes > 8 ? 8 : nbytes) >> shift;
+
+	if (nbytes > 8)
+		v |= (uint64_t)p[8] << (64 - shift);
+	return len == 64 ? v : v & ((UINT64_C(1) << len) - 1);
+}
+
+static inline uint64_t tmx_read_bits_be(const uint8_t *buf, uint64_t off, unsigned len)
+{
+	const uint8_t *p = buf + (off >> 3);
+	unsigned shift = (unsigned)(off & 7);
+	unsigned nbytes = (shift + len + 7) >> 3;
+	uint64_t v;
+
+	if (nbytes > 8) {
+		v = tmx_load_be(p, 8) << shift | (uint64_t)p[8] >> (8 - shift);
+	} else {
+		v = tmx_load_be(p, nbytes) << (64 - 8 * nbytes);
+		v <<= shift;
+	}
+	return v >> (64 - len);
+}
+
+/* Reads `len` (1..64) bits at bit offset `off` in the given byte order. */
+static inline uint64_t tmx_read_bits(const uint8_t *buf, uint64_t off, unsigned len,
+				     int big_endian)
+{
+	if ((off & 7) == 0 && (len & 7) == 0)
+		return tmx_read_aligned(buf + (off >> 3), len >> 3, big_endian);
+	return big_endian ? tmx_read_bits_be(buf, off, len) : tmx_read_bits_le(buf, off, len);
+}
+
+static inline int64_t tmx_sign_extend(uint64_t v, unsigned len)
+{
+	if (len == 64)
+		return (int64_t)v;
+	uint64_t m = UINT64_C(1) << (len - 1);
+	return (int64_t)((v ^ m) - m);
+}
+
+#endif

@@ -1,0 +1,95 @@
+/* Small helpers over the common model (include/tracemux/model.h). */
+#include <string.h>
+
+#include "tracemux/model.h"
+
+/*
+ * babeltrace2 converts cycles with a double division unless the clock runs
+ * at 1 GHz; we do the same so that every printed nanosecond matches.
+ */
+static uint64_t ns_from_cycles(uint64_t frequency, uint64_t cycles)
+{
+	double ns;
+
+	if (frequency == UINT64_C(1000000000))
+		return cycles;
+	ns = 1e9 * (double)cycles / (double)frequency;
+	if (ns >= (double)UINT64_MAX)
+		return UINT64_MAX;
+	return (uint64_t)ns;
+}
+
+bool tmx_clock_ns_from_origin(const struct tmx_clock_class *cc, uint64_t cycles,
+			      int64_t *ns)
+{
+	int64_t offset_s = cc->offset_s;
+	uint64_t offset_cycles = cc->offset_cycles;
+	uint64_t value_ns;
+	int64_t base;
+
+	/* Normalize the offset so that offset_cycles < frequency. */
+	if (offset_cycles >= cc->frequency) {
+		offset_s += (int64_t)(offset_cycles / cc->frequency);
+		offset_cycles %= cc->frequency;
+	}
+	if (offset_s <= INT64_MIN / 1000000000 - 1 || offset_s >= INT64_MAX / 1000000000 - 1)
+		return false;
+	base = offset_s * 1000000000 + (int64_t)ns_from_cycles(cc->frequency, offset_cycles);
+	value_ns = ns_from_cycles(cc->frequency, cycles);
+	if (value_ns >= (uint64_t)INT64_MAX)
+		return false;
+	if (base > 0 && (int64_t)value_ns > INT64_MAX - base)
+		return false;
+	*ns = base + (int64_t)value_ns;
+	return true;
+}
+
+const struct tmx_env_entry *tmx_trace_class_env(const struct tmx_trace_class *tc,
+						const char *name)
+{
+	for (size_t i = 0; i < tc->n_env; i++)
+		if (strcmp(tc->env[i].name, name) == 0)
+			return &tc->env[i];
+	return NULL;
+}
+
+struct tmx_event_class *tmx_stream_class_event_class(const struct tmx_stream_class *sc,
+						     uint64_t id)
+{
+	size_t lo = 0, hi = sc->n_event_classes;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t mid_id = sc->event_classes[mid]->id;
+		if (mid_id == id)
+			return sc->event_classes[mid];
+		if (mid_id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+size_t tmx_value_skip(const struct tmx_value *values, size_t i)
+{
+	const struct tmx_value *v = &values[i++];
+
+	switch (v->fc->kind) {
+	case TMX_FC_STRUCT:
+		for (uint32_t m = 0; m < v->n_members; m++)
+			i = tmx_value_skip(values, i);
+		return i;
+	case TMX_FC_ARRAY:
+	case TMX_FC_SEQUENCE:
+		if (v->fc->is_text)
+			return i;
+		for (uint64_t e = 0; e < v->count; e++)
+			i = tmx_value_skip(values, i);
+		return i;
+	case TMX_FC_VARIANT:
+		return tmx_value_skip(values, i);
+	default:
+		return i;
+	}
+}
