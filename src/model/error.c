@@ -64,17 +64,28 @@ int tmx_error_at_line(struct tmx_error *err, enum tmx_status code, const char *f
 
 void tmx_error_prefix(struct tmx_error *err, const char *fmt, ...)
 {
-	char prefix[TMX_ERROR_MSG_MAX];
-	char old[TMX_ERROR_MSG_MAX];
+	char buf[TMX_ERROR_MSG_MAX];
+	size_t len, old_len;
 	va_list ap;
+	int n;
 
 	if (!err)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(prefix, sizeof(prefix), fmt, ap);
+	n = vsnprintf(buf, sizeof(buf) - 2, fmt, ap);
 	va_end(ap);
-	memcpy(old, err->msg, sizeof(old));
-	snprintf(err->msg, sizeof(err->msg), "%s: %s", prefix, old);
+	if (n < 0)
+		return;
+	len = strlen(buf);
+	memcpy(buf + len, ": ", 3);
+	len += 2;
+	/* Append the old message, truncated to what fits. */
+	old_len = strnlen(err->msg, sizeof(err->msg) - 1);
+	if (old_len > sizeof(buf) - 1 - len)
+		old_len = sizeof(buf) - 1 - len;
+	memcpy(buf + len, err->msg, old_len);
+	buf[len + old_len] = '\0';
+	memcpy(err->msg, buf, sizeof(err->msg));
 }
 
 void tmx_error_format(const struct tmx_error *err, char *buf, unsigned size)

@@ -1,0 +1,545 @@
+/*
+ * CTF 1.8 binary decoding (spec sections 4 and 5).
+ *
+ * A recursive walk over the resolved field classes.  The class tree depth
+ * is bounded by the metadata parser, so recursion is bounded too.  Every
+ * read is checked against `limit` (the packet's content size, or the file
+ * end while the packet header/context is read).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctf/decode.h"
+#include "io/bitread.h"
+
+#define CTF_PACKET_MAGIC UINT32_C(0xC1FC1FC1)
+/*
+ * Arrays whose elements may take no bits at all (empty structures) cannot
+ * be bounded by the remaining bytes; cap their length instead.
+ */
+#define CTF_MAX_EMPTY_ELEMENTS (UINT64_C(1) << 20)
+
+static int data_error(struct ctf_decoder *d, struct tmx_error *err, const char *fmt,
+		      const char *what)
+{
+	return tmx_error_at(err, TMX_ERR_DATA, d->path, d->base_off + d->pos / 8, fmt, what);
+}
+
+static int values_reserve(struct ctf_values *vals, size_t extra, struct tmx_error *err)
+{
+	size_t need = vals->n + extra;
+	struct tmx_value *nv;
+	size_t cap;
+
+	if (need <= vals->cap)
+		return TMX_OK;
+	cap = vals->cap ? vals->cap : 64;
+	while (cap < need)
+		cap *= 2;
+	nv = realloc(vals->v, cap * sizeof(*nv));
+	if (!nv)
+		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory for decoded values");
+	vals->v = nv;
+	vals->cap = cap;
+	return TMX_OK;
+}
+
+static inline struct tmx_value *values_push(struct ctf_values *vals,
+					     const struct tmx_field_class *fc)
+{
+	struct tmx_value *v = &vals->v[vals->n++];
+	v->fc = fc;
+	return v;
+}
+
+static int align_to(struct ctf_decoder *d, uint32_t align, struct tmx_error *err)
+{
+	uint64_t aligned = (d->pos + align - 1) & ~(uint64_t)(align - 1);
+
+	if (aligned > d->limit) {
+		return tmx_error_at(err, TMX_ERR_DATA, d->path, d->base_off + d->pos / 8,
+				    "alignment to %u bits goes past the end of the packet content "
+				    "(%llu bits)", align, (unsigned long long)d->limit);
+	}
+	d->pos = aligned;
+	return TMX_OK;
+}
+
+static int need_bits(struct ctf_decoder *d, uint64_t bits, const char *what,
+		     struct tmx_error *err)
+{
+	if (bits > d->limit - d->pos) {
+		return tmx_error_at(err, TMX_ERR_DATA, d->path, d->base_off + d->pos / 8,
+				    "%s needs %llu bits but only %llu remain in the packet content",
+				    what, (unsigned long long)bits,
+				    (unsigned long long)(d->limit - d->pos));
+	}
+	return TMX_OK;
+}
+
+/* Records what a field means for the packet/event machinery. */
+static void note_integer(struct ctf_decoder *d, const struct tmx_field_class *fc, uint64_t u)
+{
+	if (fc->slot >= 0)
+		d->slots[fc->slot] = u;
+	if (fc->meaning) {
+		d->special[fc->meaning] = u;
+		d->special_set[fc->meaning] = true;
+	}
+	/*
+	 * A field mapped to a clock sets the low bits of the stream's clock.
+	 * The packet end time does not move the clock: events that follow
+	 * are relative to the packet's beginning.
+	 */
+	if (fc->mapped_clock && fc->meaning != TMX_MEANING_TS_END)
+		d->clock = ctf_clock_update(d->clock, u, fc->size);
+}
+
+static int decode_field(struct ctf_decoder *d, const struct tmx_field_class *fc,
+			struct ctf_values *vals, struct tmx_error *err);
+
+static int decode_integer(struct ctf_decoder *d, const struct tmx_field_class *fc,
+			  struct ctf_values *vals, struct tmx_error *err)
+{
+	struct tmx_value *v;
+	uint64_t u;
+
+	if (need_bits(d, fc->size, "integer field", err))
+		return err ? err->code : TMX_ERR_DATA;
+	u = tmx_read_bits(d->base, d->pos, fc->size, fc->byte_order == TMX_BO_BE);
+	d->pos += fc->size;
+	v = values_push(vals, fc);
+	if (fc->is_signed)
+		v->s = tmx_sign_extend(u, fc->size);
+	else
+		v->u = u;
+	note_integer(d, fc, u);
+	return TMX_OK;
+}
+
+static int decode_float(struct ctf_decoder *d, const struct tmx_field_class *fc,
+			struct ctf_values *vals, struct tmx_error *err)
+{
+	struct tmx_value *v;
+	uint64_t u;
+
+	if (need_bits(d, fc->size, "floating point field", err))
+		return err ? err->code : TMX_ERR_DATA;
+	u = tmx_read_bits(d->base, d->pos, fc->size, fc->byte_order == TMX_BO_BE);
+	d->pos += fc->size;
+	v = values_push(vals, fc);
+	if (fc->size == 32) {
+		uint32_t u32 = (uint32_t)u;
+		float f;
+		memcpy(&f, &u32, sizeof(f));
+		v->d = f;
+	} else {
+		memcpy(&v->d, &u, sizeof(v->d));
+	}
+	return TMX_OK;
+}
+
+static int decode_string(struct ctf_decoder *d, const struct tmx_field_class *fc,
+			 struct ctf_values *vals, struct tmx_error *err)
+{
+	const char *start = (const char *)d->base + d->pos / 8;
+	uint64_t avail = (d->limit - d->pos) / 8;
+	const char *nul = memchr(start, '\0', avail);
+	struct tmx_value *v;
+
+	if (d->pos % 8)
+		return data_error(d, err, "%s is not byte-aligned", "string field");
+	if (!nul)
+		return data_error(d, err, "%s has no terminating NUL before the end of the packet content",
+				  "string field");
+	v = values_push(vals, fc);
+	v->str.ptr = start;
+	v->str.len = (uint64_t)(nul - start);
+	d->pos += (v->str.len + 1) * 8;
+	return TMX_OK;
+}
+
+static int decode_text(struct ctf_decoder *d, const struct tmx_field_class *fc,
+		       uint64_t length, struct ctf_values *vals, struct tmx_error *err)
+{
+	struct tmx_value *v;
+
+	if (length > (d->limit - d->pos) / 8)
+		return need_bits(d, length * 8, "text array", err);
+	v = values_push(vals, fc);
+	v->str.ptr = (const char *)d->base + d->pos / 8;
+	v->str.len = length;
+	d->pos += length * 8;
+	return TMX_OK;
+}
+
+/* Smallest number of bits an element of this class can take. */
+static uint64_t min_bits(const struct tmx_field_class *fc)
+{
+	switch (fc->kind) {
+	case TMX_FC_INT:
+	case TMX_FC_ENUM:
+	case TMX_FC_FLOAT:
+		return fc->size;
+	case TMX_FC_STRING:
+		return 8;
+	case TMX_FC_STRUCT: {
+		uint64_t sum = 0;
+		for (size_t i = 0; i < fc->n_members; i++)
+			sum += min_bits(fc->members[i].fc);
+		return sum;
+	}
+	case TMX_FC_ARRAY:
+		return fc->length > 64 ? 64 * min_bits(fc->elem) : fc->length * min_bits(fc->elem);
+	default:
+		return 0;
+	}
+}
+
+static int decode_array(struct ctf_decoder *d, const struct tmx_field_class *fc,
+			uint64_t length, struct ctf_values *vals, struct tmx_error *err)
+{
+	uint64_t elem_bits;
+	int ret;
+
+	/* Element alignment applies even to an empty array. */
+	ret = align_to(d, fc->elem->align, err);
+	if (ret)
+		return ret;
+	if (fc->is_text)
+		return decode_text(d, fc, length, vals, err);
+	elem_bits = min_bits(fc->elem);
+	if (elem_bits ? length > (d->limit - d->pos) / elem_bits : length > CTF_MAX_EMPTY_ELEMENTS) {
+		return tmx_error_at(err, TMX_ERR_DATA, d->path, d->base_off + d->pos / 8,
+				    "array or sequence length %llu does not fit in the packet content",
+				    (unsigned long long)length);
+	}
+	ret = values_reserve(vals, 1, err);
+	if (ret)
+		return ret;
+	values_push(vals, fc)->count = length;
+	for (uint64_t i = 0; i < length; i++) {
+		ret = decode_field(d, fc->elem, vals, err);
+		if (ret)
+			return ret;
+	}
+	return TMX_OK;
+}
+
+static bool range_contains(const struct tmx_field_class *tag, const struct tmx_enum_range *r,
+			   uint64_t value)
+{
+	if (tag->is_signed)
+		return (int64_t)value >= (int64_t)r->lower && (int64_t)value <= (int64_t)r->upper;
+	return value >= r->lower && value <= r->upper;
+}
+
+static int select_option(const struct tmx_field_class *fc, uint64_t tag_value)
+{
+	const struct tmx_field_class *tag = fc->tag;
+
+	for (size_t m = 0; m < tag->n_mappings; m++) {
+		const struct tmx_enum_mapping *map = &tag->mappings[m];
+		for (size_t r = 0; r < map->n_ranges; r++)
+			if (range_contains(tag, &map->ranges[r], tag_value))
+				return fc->option_for_mapping[m];
+	}
+	return -1;
+}
+
+static int decode_variant(struct ctf_decoder *d, const struct tmx_field_class *fc,
+			  struct ctf_values *vals, struct tmx_error *err)
+{
+	uint64_t tag_value = d->slots[fc->ref_slot];
+	int option = select_option(fc, tag_value);
+
+	if (option < 0) {
+		return tmx_error_at(err, TMX_ERR_DATA, d->path, d->base_off + d->pos / 8,
+				    "variant tag `%s` value %lld selects no option",
+				    fc->ref_path ? fc->ref_path : "?",
+				    (long long)tag_value);
+	}
+	values_push(vals, fc)->option = (uint32_t)option;
+	return decode_field(d, fc->members[option].fc, vals, err);
+}
+
+static int decode_field(struct ctf_decoder *d, const struct tmx_field_class *fc,
+			struct ctf_values *vals, struct tmx_error *err)
+{
+	int ret = align_to(d, fc->align, err);
+
+	if (ret)
+		return ret;
+	ret = values_reserve(vals, 1, err);
+	if (ret)
+		return ret;
+	switch (fc->kind) {
+	case TMX_FC_INT:
+	case TMX_FC_ENUM:
+		return decode_integer(d, fc, vals, err);
+	case TMX_FC_FLOAT:
+		return decode_float(d, fc, vals, err);
+	case TMX_FC_STRING:
+		return decode_string(d, fc, vals, err);
+	case TMX_FC_STRUCT:
+		values_push(vals, fc)->n_members = (uint32_t)fc->n_members;
+		for (size_t i = 0; i < fc->n_members; i++) {
+			ret = decode_field(d, fc->members[i].fc, vals, err);
+			if (ret)
+				return ret;
+		}
+		return TMX_OK;
+	case TMX_FC_ARRAY:
+		return decode_array(d, fc, fc->length, vals, err);
+	case TMX_FC_SEQUENCE:
+		return decode_array(d, fc, d->slots[fc->ref_slot], vals, err);
+	case TMX_FC_VARIANT:
+		return decode_variant(d, fc, vals, err);
+	}
+	return tmx_error_set(err, TMX_ERR_DATA, d->path, "unknown field class kind");
+}
+
+/* Decodes one scope into `vals` (cleared first); records the UUID if seen. */
+static int decode_scope(struct ctf_decoder *d, const struct tmx_field_class *fc,
+			struct ctf_values *vals, struct tmx_error *err)
+{
+	vals->n = 0;
+	if (!fc)
+		return TMX_OK;
+	return decode_field(d, fc, vals, err);
+}
+
+int ctf_decoder_init(struct ctf_decoder *d, const struct tmx_trace_class *tc,
+		     const char *path, const uint8_t *data, uint64_t size,
+		     struct tmx_error *err)
+{
+	memset(d, 0, sizeof(*d));
+	d->tc = tc;
+	d->path = path;
+	d->data = data;
+	d->size = size;
+	d->slots = calloc(tc->n_slots > 0 ? (size_t)tc->n_slots : 1, sizeof(*d->slots));
+	if (!d->slots)
+		return tmx_error_set(err, TMX_ERR_NOMEM, path, "out of memory");
+	return TMX_OK;
+}
+
+void ctf_decoder_fini(struct ctf_decoder *d)
+{
+	free(d->slots);
+	free(d->header.v);
+	free(d->packet_context.v);
+	free(d->event.v);
+	memset(d, 0, sizeof(*d));
+}
+
+static void clear_specials(struct ctf_decoder *d)
+{
+	memset(d->special_set, 0, sizeof(d->special_set));
+}
+
+/* Finds the UUID array among the packet header values and copies it. */
+static int check_uuid(struct ctf_decoder *d, uint64_t offset, struct tmx_error *err)
+{
+	const struct ctf_values *h = &d->header;
+
+	for (size_t i = 0; i < h->n; i++) {
+		const struct tmx_value *v = &h->v[i];
+		uint8_t uuid[16];
+
+		if (v->fc->meaning != TMX_MEANING_UUID)
+			continue;
+		if (v->fc->is_text) {
+			if (v->str.len != 16)
+				break;
+			memcpy(uuid, v->str.ptr, 16);
+		} else {
+			if (v->count != 16 || i + 16 >= h->n)
+				break;
+			for (int b = 0; b < 16; b++)
+				uuid[b] = (uint8_t)h->v[i + 1 + b].u;
+		}
+		if (d->tc->has_uuid && memcmp(uuid, d->tc->uuid, 16) != 0) {
+			return tmx_error_at(err, TMX_ERR_DATA, d->path, offset,
+					    "packet header UUID does not match the metadata's UUID");
+		}
+		break;
+	}
+	return TMX_OK;
+}
+
+static int packet_header(struct ctf_decoder *d, uint64_t offset, struct ctf_packet_info *info,
+			 struct tmx_error *err)
+{
+	const struct tmx_trace_class *tc = d->tc;
+	int ret = decode_scope(d, tc->packet_header, &d->header, err);
+
+	if (ret)
+		return ret;
+	if (d->special_set[TMX_MEANING_MAGIC] && d->special[TMX_MEANING_MAGIC] != CTF_PACKET_MAGIC) {
+		return tmx_error_at(err, TMX_ERR_DATA, d->path, offset,
+				    "bad packet magic 0x%08llx, expected 0xc1fc1fc1",
+				    (unsigned long long)d->special[TMX_MEANING_MAGIC]);
+	}
+	ret = check_uuid(d, offset, err);
+	if (ret)
+		return ret;
+	if (d->special_set[TMX_MEANING_STREAM_ID]) {
+		uint64_t id = d->special[TMX_MEANING_STREAM_ID];
+		for (size_t i = 0; i < tc->n_stream_classes; i++)
+			if (tc->stream_classes[i]->id == id)
+				info->sc = tc->stream_classes[i];
+		if (!info->sc)
+			return tmx_error_at(err, TMX_ERR_DATA, d->path, offset,
+					    "no stream class with ID %llu in the metadata",
+					    (unsigned long long)id);
+	} else if (tc->n_stream_classes == 1) {
+		info->sc = tc->stream_classes[0];
+	} else {
+		return tmx_error_at(err, TMX_ERR_DATA, d->path, offset,
+				    tc->n_stream_classes ? "packet header has no stream_id and the "
+				    "metadata has several stream classes" :
+				    "the metadata has no stream class");
+	}
+	info->has_stream_instance_id = d->special_set[TMX_MEANING_STREAM_INSTANCE_ID];
+	info->stream_instance_id = d->special[TMX_MEANING_STREAM_INSTANCE_ID];
+	return TMX_OK;
+}
+
+static int packet_sizes(struct ctf_decoder *d, uint64_t offset, struct ctf_packet_info *info,
+			struct tmx_error *err)
+{
+	uint64_t remaining = (d->size - offset) * 8;
+
+	if (d->special_set[TMX_MEANING_PACKET_SIZE])
+		info->packet_bits = d->special[TMX_MEANING_PACKET_SIZE];
+	else if (d->special_set[TMX_MEANING_CONTENT_SIZE])
+		info->packet_bits = d->special[TMX_MEANING_CONTENT_SIZE];
+	else
+		info->packet_bits = remaining;
+	info->content_bits = d->special_set[TMX_MEANING_CONTENT_SIZE] ?
+			     d->special[TMX_MEANING_CONTENT_SIZE] : info->packet_bits;
+	if (info->packet_bits % 8) {
+		return tmx_error_at(err, TMX_ERR_DATA, d->path, offset,
+				    "packet size (%llu bits) is not a multiple of 8",
+				    (unsigned long long)info->packet_bits);
+	}
+	if (info->content_bits > info->packet_bits) {
+		return tmx_error_at(err, TMX_ERR_DATA, d->path, offset,
+				    "packet content size (%llu bits) is larger than the packet size "
+				    "(%llu bits)", (unsigned long long)info->content_bits,
+				    (unsigned long long)info->packet_bits);
+	}
+	if (info->packet_bits > remaining) {
+		return tmx_error_at(err, TMX_ERR_DATA, d->path, offset,
+				    "packet size (%llu bits) goes past the end of the file "
+				    "(%llu bits remain)", (unsigned long long)info->packet_bits,
+				    (unsigned long long)remaining);
+	}
+	if (info->content_bits < d->pos) {
+		return tmx_error_at(err, TMX_ERR_DATA, d->path, offset,
+				    "packet content size (%llu bits) is smaller than its header and "
+				    "context (%llu bits)", (unsigned long long)info->content_bits,
+				    (unsigned long long)d->pos);
+	}
+	if (info->packet_bits == 0) {
+		return tmx_error_at(err, TMX_ERR_DATA, d->path, offset,
+				    "packet size is zero");
+	}
+	return TMX_OK;
+}
+
+int ctf_decode_packet_start(struct ctf_decoder *d, uint64_t offset,
+			    struct ctf_packet_info *info, struct tmx_error *err)
+{
+	int ret;
+
+	memset(info, 0, sizeof(*info));
+	info->offset = offset;
+	d->base = d->data + offset;
+	d->base_off = offset;
+	d->pos = 0;
+	d->limit = (d->size - offset) * 8;
+	clear_specials(d);
+
+	ret = packet_header(d, offset, info, err);
+	if (ret)
+		return ret;
+	ret = decode_scope(d, info->sc->packet_context, &d->packet_context, err);
+	if (ret)
+		return ret;
+	ret = packet_sizes(d, offset, info, err);
+	if (ret)
+		return ret;
+	d->limit = info->content_bits;
+
+	info->has_ts_begin = d->special_set[TMX_MEANING_TS_BEGIN];
+	info->ts_begin = d->special[TMX_MEANING_TS_BEGIN];
+	info->has_ts_end = d->special_set[TMX_MEANING_TS_END];
+	info->ts_end = d->special[TMX_MEANING_TS_END];
+	info->has_discarded = d->special_set[TMX_MEANING_EVENTS_DISCARDED];
+	info->events_discarded = d->special[TMX_MEANING_EVENTS_DISCARDED];
+	info->has_seq_num = d->special_set[TMX_MEANING_PACKET_SEQ_NUM];
+	info->seq_num = d->special[TMX_MEANING_PACKET_SEQ_NUM];
+	if (info->has_ts_begin)
+		d->clock = info->ts_begin;
+	return TMX_OK;
+}
+
+int ctf_decode_event(struct ctf_decoder *d, bool *more, const struct tmx_stream_class *sc,
+		     const struct tmx_event_class **ecp, size_t scope_index[TMX_N_SCOPES],
+		     struct tmx_error *err)
+{
+	const struct tmx_event_class *ec;
+	uint64_t start = d->pos;
+	uint64_t id;
+	int ret;
+
+	*more = d->pos < d->limit;
+	if (!*more)
+		return TMX_OK;
+	d->special_set[TMX_MEANING_EVENT_ID] = false;
+	d->event.n = 0;
+	if (sc->event_header) {
+		ret = decode_field(d, sc->event_header, &d->event, err);
+		if (ret)
+			return ret;
+	}
+	d->event_clock = d->clock;
+	id = d->special_set[TMX_MEANING_EVENT_ID] ? d->special[TMX_MEANING_EVENT_ID] : 0;
+	ec = tmx_stream_class_event_class(sc, id);
+	if (!ec) {
+		return tmx_error_at(err, TMX_ERR_DATA, d->path, d->base_off + start / 8,
+				    "no event class with ID %llu in stream class %llu",
+				    (unsigned long long)id, (unsigned long long)sc->id);
+	}
+	scope_index[TMX_SCOPE_PACKET_CONTEXT] = SIZE_MAX;
+	scope_index[TMX_SCOPE_COMMON_CONTEXT] = SIZE_MAX;
+	scope_index[TMX_SCOPE_SPECIFIC_CONTEXT] = SIZE_MAX;
+	scope_index[TMX_SCOPE_PAYLOAD] = SIZE_MAX;
+	if (sc->event_common_context) {
+		scope_index[TMX_SCOPE_COMMON_CONTEXT] = d->event.n;
+		ret = decode_field(d, sc->event_common_context, &d->event, err);
+		if (ret)
+			return ret;
+	}
+	if (ec->specific_context) {
+		scope_index[TMX_SCOPE_SPECIFIC_CONTEXT] = d->event.n;
+		ret = decode_field(d, ec->specific_context, &d->event, err);
+		if (ret)
+			return ret;
+	}
+	if (ec->payload) {
+		scope_index[TMX_SCOPE_PAYLOAD] = d->event.n;
+		ret = decode_field(d, ec->payload, &d->event, err);
+		if (ret)
+			return ret;
+	}
+	if (d->pos == start) {
+		return tmx_error_at(err, TMX_ERR_DATA, d->path, d->base_off + start / 8,
+				    "event record of class `%s` takes no space: cannot make progress",
+				    ec->name);
+	}
+	*ecp = ec;
+	return TMX_OK;
+}

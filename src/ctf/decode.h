@@ -1,0 +1,100 @@
+/*
+ * CTF binary decoding: packets of a data stream file and the events in
+ * them, driven by the resolved field classes of the metadata.
+ *
+ * Values are decoded into reusable buffers of tmx_value (no allocation per
+ * event once the buffers have grown to the largest event).  Every read is
+ * checked against the packet's content size.
+ */
+#ifndef TMX_CTF_DECODE_H
+#define TMX_CTF_DECODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tracemux/error.h"
+#include "tracemux/model.h"
+
+/* A growable array of decoded values, reused for every event. */
+struct ctf_values {
+	struct tmx_value *v;
+	size_t n, cap;
+};
+
+/* What the header and context of one packet say (the packet index entry). */
+struct ctf_packet_info {
+	uint64_t offset;            /* byte offset of the packet in its file */
+	uint64_t packet_bits;       /* total size */
+	uint64_t content_bits;      /* header + context + events */
+	const struct tmx_stream_class *sc;
+	bool has_stream_instance_id;
+	uint64_t stream_instance_id;
+	bool has_ts_begin, has_ts_end;
+	uint64_t ts_begin, ts_end;  /* cycles */
+	bool has_discarded;
+	uint64_t events_discarded;  /* counter snapshot */
+	bool has_seq_num;
+	uint64_t seq_num;
+};
+
+/* Decoding state of one data stream file. */
+struct ctf_decoder {
+	const struct tmx_trace_class *tc;
+	const char *path;          /* for errors */
+	const uint8_t *data;       /* whole file */
+	uint64_t size;             /* bytes */
+
+	/* Current position: bits from `base` (the packet start), bounded by `limit`. */
+	const uint8_t *base;
+	uint64_t base_off;         /* byte offset of base in the file */
+	uint64_t pos, limit;
+
+	uint64_t *slots;           /* tc->n_slots saved values */
+	uint64_t clock;            /* current default clock value, cycles */
+	uint64_t event_clock;      /* clock value after the last event header */
+	uint64_t special[TMX_MEANING_PACKET_SEQ_NUM + 1];
+	bool special_set[TMX_MEANING_PACKET_SEQ_NUM + 1];
+	uint8_t uuid[16];
+	bool uuid_set;
+
+	struct ctf_values header, packet_context, event;
+};
+
+int ctf_decoder_init(struct ctf_decoder *d, const struct tmx_trace_class *tc,
+		     const char *path, const uint8_t *data, uint64_t size,
+		     struct tmx_error *err);
+void ctf_decoder_fini(struct ctf_decoder *d);
+
+/*
+ * Decodes the packet header and context of the packet at byte `offset`
+ * and validates its sizes against the file.  On success the decoder is
+ * positioned at the first event and d->packet_context holds the context.
+ */
+int ctf_decode_packet_start(struct ctf_decoder *d, uint64_t offset,
+			    struct ctf_packet_info *info, struct tmx_error *err);
+
+/*
+ * Decodes the next event of the current packet.  Returns TMX_OK and sets
+ * *more = false when the packet's content is exhausted.  On success the
+ * event's scopes are in d->event, its time in d->event_clock; *ec is set and
+ * scope_index[] gives each scope's start in d->event (SIZE_MAX if absent).
+ */
+int ctf_decode_event(struct ctf_decoder *d, bool *more,
+		     const struct tmx_stream_class *sc,
+		     const struct tmx_event_class **ec, size_t scope_index[TMX_N_SCOPES],
+		     struct tmx_error *err);
+
+/* The N-bit clock update rule (at most one wrap), CTF spec 8. */
+static inline uint64_t ctf_clock_update(uint64_t cur, uint64_t value, unsigned bits)
+{
+	uint64_t mask;
+
+	if (bits >= 64)
+		return value;
+	mask = (UINT64_C(1) << bits) - 1;
+	if (value < (cur & mask))
+		cur += mask + 1;
+	return (cur & ~mask) | value;
+}
+
+#endif

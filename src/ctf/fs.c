@@ -1,0 +1,785 @@
+/*
+ * The CTF file-system source, in the manner of babeltrace2's src.ctf.fs.
+ *
+ * Opening does all the checking: find the trace directories, parse each
+ * metadata, map every data stream file and index its packets (headers and
+ * contexts only).  Files that carry the same stream (same stream class and
+ * stream instance ID, e.g. LTTng tracefile rotation) are read as one
+ * stream; physical traces that share a UUID form one logical trace.  Then
+ * each stream is a message iterator and the muxer merges them by time.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ctf/decode.h"
+#include "ctf/metadata.h"
+#include "io/mapfile.h"
+#include "model/msg_iter.h"
+#include "mux/muxer.h"
+#include "tracemux/tracemux.h"
+
+#define FS_MAX_DEPTH 32
+
+struct ctf_trace {
+	char *dir;
+	struct ctf_metadata_text meta;
+	struct tmx_arena arena;
+	struct tmx_trace_class *tc;
+	struct tmx_trace trace;       /* the logical trace's model instance */
+	struct ctf_trace *logical;    /* first physical trace with the same UUID */
+};
+
+struct ctf_file {
+	struct tmx_mapfile map;
+	struct ctf_trace *trace;
+	struct ctf_packet_info *packets;
+	size_t n_packets;
+};
+
+enum stream_state {
+	ST_BEGIN,
+	ST_PACKET_START,
+	ST_DISCARDED_PACKETS,
+	ST_PACKET_BEGIN,
+	ST_EVENTS,
+	ST_DONE,
+};
+
+struct ctf_stream {
+	struct tmx_msg_iter iter;     /* first: the muxer sees this */
+	struct tmx_stream stream;
+	struct ctf_file **files;
+	size_t n_files;
+	const struct tmx_clock_class *clock;
+
+	enum stream_state state;
+	size_t file_i, packet_i;
+	bool dec_ready;
+	struct ctf_decoder dec;
+	struct ctf_packet_info cur;
+	struct ctf_packet_info prev;
+	bool has_prev;
+
+	struct tmx_packet packet;
+	struct tmx_event event;
+	struct tmx_msg msg;
+};
+
+struct tmx_source {
+	struct ctf_trace **traces;
+	size_t n_traces;
+	struct ctf_file **files;
+	size_t n_files;
+	struct ctf_stream **streams;
+	size_t n_streams;
+	struct tmx_muxer *mux;
+	const struct tmx_ctf_fs_opts *opts;
+	const struct tmx_diag *diag;
+};
+
+/* ------------------------------------------------------------------ */
+/* Small helpers                                                        */
+/* ------------------------------------------------------------------ */
+
+static int nomem(struct tmx_error *err)
+{
+	return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+}
+
+static int push_ptr(void ***array, size_t *n, void *p)
+{
+	void **a;
+
+	if ((*n & (*n - 1)) == 0) {   /* grow at powers of two */
+		a = realloc(*array, (*n ? *n * 2 : 1) * sizeof(*a));
+		if (!a)
+			return -1;
+		*array = a;
+	}
+	(*array)[(*n)++] = p;
+	return 0;
+}
+
+static char *path_join(const char *dir, const char *name)
+{
+	size_t ld = strlen(dir), ln = strlen(name);
+	char *p = malloc(ld + ln + 2);
+
+	if (!p)
+		return NULL;
+	memcpy(p, dir, ld);
+	p[ld] = '/';
+	memcpy(p + ld + 1, name, ln + 1);
+	return p;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int cmp_str_ptr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted entry names of a directory, without "." and "..". */
+static int list_dir(const char *dir, char ***names, size_t *n, struct tmx_error *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	*names = NULL;
+	*n = 0;
+	if (!d)
+		return tmx_error_set(err, TMX_ERR_IO, dir, "cannot open directory: %s", strerror(errno));
+	while ((de = readdir(d))) {
+		char *name;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		name = strdup(de->d_name);
+		if (!name || push_ptr((void ***)names, n, name)) {
+			free(name);
+			closedir(d);
+			return nomem(err);
+		}
+	}
+	closedir(d);
+	if (*n)
+		qsort(*names, *n, sizeof(**names), cmp_str_ptr);
+	return TMX_OK;
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* ------------------------------------------------------------------ */
+/* Traces                                                               */
+/* ------------------------------------------------------------------ */
+
+static void trace_free(struct ctf_trace *t)
+{
+	if (!t)
+		return;
+	free(t->dir);
+	free(t->trace.name);
+	ctf_metadata_text_fini(&t->meta);
+	tmx_arena_free(&t->arena);
+	free(t);
+}
+
+/*
+ * babeltrace2 names a trace after its `hostname` environment entry and
+ * its directory relative to the input path: "myhost/kernel".
+ */
+static char *trace_name(const struct tmx_trace_class *tc, const char *root, const char *dir)
+{
+	const struct tmx_env_entry *host = tmx_trace_class_env(tc, "hostname");
+	const char *h = host && !host->is_int ? host->str_value : "";
+	size_t lr = strlen(root);
+	const char *rel = "";
+	char *name;
+
+	if (strncmp(dir, root, lr) == 0 && dir[lr] == '/')
+		rel = dir + lr + 1;
+	name = malloc(strlen(h) + strlen(rel) + 2);
+	if (!name)
+		return NULL;
+	strcpy(name, h);
+	if (*rel) {
+		if (*h)
+			strcat(name, "/");
+		strcat(name, rel);
+	}
+	return name;
+}
+
+/* babeltrace2's clock-class-offset-s/-ns options: shift every clock. */
+static void apply_clock_offset(struct tmx_trace_class *tc, const struct tmx_ctf_fs_opts *o)
+{
+	for (size_t i = 0; i < tc->n_clocks; i++) {
+		struct tmx_clock_class *cc = tc->clocks[i];
+		int64_t s = o->clock_offset_s + o->clock_offset_ns / 1000000000;
+		int64_t ns = o->clock_offset_ns % 1000000000;
+
+		if (ns < 0) {
+			s--;
+			ns += 1000000000;
+		}
+		if (o->force_origin_unix_epoch)
+			cc->origin_is_unix_epoch = true;
+		if (s == 0 && ns == 0)
+			continue;
+		cc->offset_s += s;
+		if (cc->frequency == 1000000000)
+			cc->offset_cycles += (uint64_t)ns;
+		else
+			cc->offset_cycles += (uint64_t)((double)ns * (double)cc->frequency / 1e9);
+		cc->offset_s += (int64_t)(cc->offset_cycles / cc->frequency);
+		cc->offset_cycles %= cc->frequency;
+	}
+}
+
+static int trace_open(struct tmx_source *src, const char *root, const char *dir,
+		      struct tmx_error *err)
+{
+	struct ctf_trace *t = calloc(1, sizeof(*t));
+	char *meta_path = path_join(dir, "metadata");
+	int ret;
+
+	if (!t || !meta_path || !(t->dir = strdup(dir))) {
+		free(meta_path);
+		trace_free(t);
+		return nomem(err);
+	}
+	tmx_arena_init(&t->arena);
+	ret = ctf_metadata_read(meta_path, &t->meta, err);
+	if (!ret)
+		ret = ctf_metadata_parse(t->meta.text, t->meta.len, meta_path, src->diag,
+					 &t->arena, &t->tc, err);
+	free(meta_path);
+	if (ret) {
+		trace_free(t);
+		return ret;
+	}
+	apply_clock_offset(t->tc, src->opts);
+	t->trace.cls = t->tc;
+	t->trace.name = trace_name(t->tc, root, dir);
+	if (!t->trace.name || push_ptr((void ***)&src->traces, &src->n_traces, t)) {
+		trace_free(t);
+		return nomem(err);
+	}
+	return TMX_OK;
+}
+
+/* Finds trace directories under `dir` (itself included), depth-first, sorted. */
+static int find_traces(struct tmx_source *src, const char *root, const char *dir, int depth,
+		       struct tmx_error *err)
+{
+	char *meta = path_join(dir, "metadata");
+	char **names;
+	size_t n;
+	int ret;
+
+	if (!meta)
+		return nomem(err);
+	if (is_file(meta)) {
+		free(meta);
+		return trace_open(src, root, dir, err);
+	}
+	free(meta);
+	if (depth >= FS_MAX_DEPTH)
+		return TMX_OK;
+	ret = list_dir(dir, &names, &n, err);
+	for (size_t i = 0; !ret && i < n; i++) {
+		char *sub = path_join(dir, names[i]);
+		if (!sub)
+			ret = nomem(err);
+		else if (names[i][0] != '.' && is_dir(sub))
+			ret = find_traces(src, root, sub, depth + 1, err);
+		free(sub);
+	}
+	free_names(names, n);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Data stream files and their packet index                             */
+/* ------------------------------------------------------------------ */
+
+static void file_free(struct ctf_file *f)
+{
+	if (!f)
+		return;
+	tmx_mapfile_close(&f->map);
+	free(f->packets);
+	free(f);
+}
+
+static int index_packets(struct ctf_file *f, struct tmx_error *err)
+{
+	struct ctf_decoder dec;
+	uint64_t off = 0;
+	size_t cap = 0;
+	int ret = ctf_decoder_init(&dec, f->trace->tc, f->map.path, f->map.data, f->map.size, err);
+
+	while (!ret && off < f->map.size) {
+		struct ctf_packet_info info;
+
+		ret = ctf_decode_packet_start(&dec, off, &info, err);
+		if (ret)
+			break;
+		if (f->n_packets == cap) {
+			struct ctf_packet_info *p;
+			cap = cap ? cap * 2 : 16;
+			p = realloc(f->packets, cap * sizeof(*p));
+			if (!p) {
+				ret = nomem(err);
+				break;
+			}
+			f->packets = p;
+		}
+		f->packets[f->n_packets++] = info;
+		off += info.packet_bits / 8;
+	}
+	ctf_decoder_fini(&dec);
+	if (ret)
+		tmx_error_prefix(err, "cannot index CTF data stream file");
+	return ret;
+}
+
+static int file_open(struct tmx_source *src, struct ctf_trace *t, const char *path,
+		     struct tmx_error *err)
+{
+	struct ctf_file *f = calloc(1, sizeof(*f));
+	int ret;
+
+	if (!f)
+		return nomem(err);
+	f->trace = t;
+	ret = tmx_mapfile_open(&f->map, path, err);
+	if (!ret)
+		ret = index_packets(f, err);
+	if (!ret && push_ptr((void ***)&src->files, &src->n_files, f))
+		ret = nomem(err);
+	if (ret)
+		file_free(f);
+	return ret;
+}
+
+/* Every regular file of the trace directory but `metadata` and dot files. */
+static int open_trace_files(struct tmx_source *src, struct ctf_trace *t, struct tmx_error *err)
+{
+	char **names;
+	size_t n;
+	int ret = list_dir(t->dir, &names, &n, err);
+
+	for (size_t i = 0; !ret && i < n; i++) {
+		char *path;
+		if (names[i][0] == '.' || !strcmp(names[i], "metadata"))
+			continue;
+		path = path_join(t->dir, names[i]);
+		if (!path)
+			ret = nomem(err);
+		else if (is_file(path))
+			ret = file_open(src, t, path, err);
+		free(path);
+	}
+	free_names(names, n);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Streams                                                              */
+/* ------------------------------------------------------------------ */
+
+static bool same_stream(const struct ctf_file *a, const struct ctf_file *b)
+{
+	const struct ctf_packet_info *pa = &a->packets[0], *pb = &b->packets[0];
+
+	return a->trace->logical == b->trace->logical && pa->sc->id == pb->sc->id &&
+	       pa->has_stream_instance_id && pb->has_stream_instance_id &&
+	       pa->stream_instance_id == pb->stream_instance_id;
+}
+
+static int cmp_file_time(const void *a, const void *b)
+{
+	const struct ctf_file *fa = *(struct ctf_file *const *)a;
+	const struct ctf_file *fb = *(struct ctf_file *const *)b;
+	const struct ctf_packet_info *pa = &fa->packets[0], *pb = &fb->packets[0];
+
+	if (pa->has_ts_begin && pb->has_ts_begin && pa->ts_begin != pb->ts_begin)
+		return pa->ts_begin < pb->ts_begin ? -1 : 1;
+	return strcmp(fa->map.path, fb->map.path);
+}
+
+static int stream_next(struct tmx_msg_iter *it, const struct tmx_msg **msg,
+		       struct tmx_error *err);
+static void stream_destroy(struct tmx_msg_iter *it);
+
+static int stream_new(struct tmx_source *src, struct ctf_file *first, uint64_t auto_id,
+		      struct tmx_error *err)
+{
+	struct ctf_stream *s = calloc(1, sizeof(*s));
+	const struct ctf_packet_info *p0 = &first->packets[0];
+
+	if (!s || push_ptr((void ***)&s->files, &s->n_files, first) ||
+	    push_ptr((void ***)&src->streams, &src->n_streams, s)) {
+		if (s)
+			free(s->files);
+		free(s);
+		return nomem(err);
+	}
+	s->iter.next = stream_next;
+	s->iter.destroy = stream_destroy;
+	s->stream.cls = p0->sc;
+	s->stream.trace = &first->trace->logical->trace;
+	s->stream.id = p0->has_stream_instance_id ? p0->stream_instance_id : auto_id;
+	s->stream.name = first->map.path;
+	s->clock = p0->sc->default_clock;
+	return TMX_OK;
+}
+
+/* Groups the files of the same stream, ordered by time. */
+static int make_streams(struct tmx_source *src, struct tmx_error *err)
+{
+	uint64_t auto_id = 0;
+
+	for (size_t i = 0; i < src->n_files; i++) {
+		struct ctf_file *f = src->files[i];
+		struct ctf_stream *group = NULL;
+
+		if (f->n_packets == 0)
+			continue;    /* an empty file carries no stream */
+		for (size_t s = 0; s < src->n_streams && !group; s++)
+			if (same_stream(src->streams[s]->files[0], f))
+				group = src->streams[s];
+		if (group) {
+			if (push_ptr((void ***)&group->files, &group->n_files, f))
+				return nomem(err);
+			continue;
+		}
+		if (stream_new(src, f, auto_id++, err))
+			return err->code;
+	}
+	for (size_t s = 0; s < src->n_streams; s++) {
+		struct ctf_stream *st = src->streams[s];
+		qsort(st->files, st->n_files, sizeof(*st->files), cmp_file_time);
+		st->stream.name = st->files[0]->map.path;
+	}
+	return TMX_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Stream iteration: babeltrace2's message sequence                     */
+/* ------------------------------------------------------------------ */
+
+static void set_time(const struct ctf_stream *s, uint64_t cycles, bool *has, uint64_t *cyc,
+		     int64_t *ns)
+{
+	*has = s->clock != NULL && tmx_clock_ns_from_origin(s->clock, cycles, ns);
+	*cyc = cycles;
+}
+
+static struct tmx_msg *make_msg(struct ctf_stream *s, enum tmx_msg_kind kind)
+{
+	struct tmx_msg *m = &s->msg;
+
+	memset(m, 0, sizeof(*m));
+	m->kind = kind;
+	m->stream = &s->stream;
+	m->packet = &s->packet;
+	return m;
+}
+
+static int open_packet(struct ctf_stream *s, struct tmx_error *err)
+{
+	struct ctf_file *f = s->files[s->file_i];
+
+	if (!s->dec_ready) {
+		int ret = ctf_decoder_init(&s->dec, f->trace->tc, f->map.path, f->map.data,
+					   f->map.size, err);
+		if (ret)
+			return ret;
+		s->dec_ready = true;
+		tmx_mapfile_advise_sequential(&f->map);
+	}
+	return ctf_decode_packet_start(&s->dec, f->packets[s->packet_i].offset, &s->cur, err);
+}
+
+static void fill_packet(struct ctf_stream *s)
+{
+	struct tmx_packet *p = &s->packet;
+
+	p->stream = &s->stream;
+	p->context = s->cur.sc->packet_context ? s->dec.packet_context.v : NULL;
+	p->offset = s->cur.offset;
+	set_time(s, s->cur.ts_begin, &p->has_begin, &p->begin_cycles, &p->begin_ns);
+	p->has_begin = p->has_begin && s->cur.has_ts_begin;
+	set_time(s, s->cur.ts_end, &p->has_end, &p->end_cycles, &p->end_ns);
+	p->has_end = p->has_end && s->cur.has_ts_end;
+}
+
+/* Discarded events: the counter's growth since the previous packet. */
+static const struct tmx_msg *discarded_events(struct ctf_stream *s)
+{
+	const struct ctf_packet_info *c = &s->cur, *p = &s->prev;
+	uint64_t count;
+	struct tmx_msg *m;
+
+	if (!c->has_discarded)
+		return NULL;
+	count = s->has_prev && p->has_discarded ? c->events_discarded - p->events_discarded :
+						  c->events_discarded;
+	if (count == 0)
+		return NULL;
+	m = make_msg(s, TMX_MSG_DISCARDED_EVENTS);
+	m->count = count;
+	if (c->has_ts_begin && c->has_ts_end) {
+		uint64_t begin = s->has_prev ? p->ts_end : c->ts_begin;
+		set_time(s, begin, &m->has_range, &m->begin_cycles, &m->begin_ns);
+		set_time(s, c->ts_end, &m->has_range, &m->end_cycles, &m->end_ns);
+		m->has_ts = m->has_range;
+		m->cycles = m->begin_cycles;
+		m->ns = m->begin_ns;
+	}
+	return m;
+}
+
+/* Discarded packets: a gap in packet_seq_num. */
+static const struct tmx_msg *discarded_packets(struct ctf_stream *s)
+{
+	const struct ctf_packet_info *c = &s->cur, *p = &s->prev;
+	struct tmx_msg *m;
+
+	if (!s->has_prev || !c->has_seq_num || !p->has_seq_num || c->seq_num <= p->seq_num + 1)
+		return NULL;
+	m = make_msg(s, TMX_MSG_DISCARDED_PACKETS);
+	m->count = c->seq_num - p->seq_num - 1;
+	if (c->has_ts_begin && p->has_ts_end) {
+		set_time(s, p->ts_end, &m->has_range, &m->begin_cycles, &m->begin_ns);
+		set_time(s, c->ts_begin, &m->has_range, &m->end_cycles, &m->end_ns);
+		m->has_ts = m->has_range;
+		m->cycles = m->begin_cycles;
+		m->ns = m->begin_ns;
+	}
+	return m;
+}
+
+static void advance_packet(struct ctf_stream *s)
+{
+	s->prev = s->cur;
+	s->has_prev = true;
+	if (++s->packet_i < s->files[s->file_i]->n_packets)
+		return;
+	s->packet_i = 0;
+	s->file_i++;
+	if (s->dec_ready) {
+		ctf_decoder_fini(&s->dec);
+		s->dec_ready = false;
+	}
+}
+
+static const struct tmx_msg *event_msg(struct ctf_stream *s, const struct tmx_event_class *ec,
+				       const size_t scope_index[TMX_N_SCOPES])
+{
+	struct tmx_msg *m = make_msg(s, TMX_MSG_EVENT);
+	struct tmx_event *e = &s->event;
+
+	e->cls = ec;
+	e->packet = &s->packet;
+	e->scopes[TMX_SCOPE_PACKET_CONTEXT] = s->packet.context;
+	for (int i = TMX_SCOPE_COMMON_CONTEXT; i < TMX_N_SCOPES; i++)
+		e->scopes[i] = scope_index[i] == SIZE_MAX ? NULL : &s->dec.event.v[scope_index[i]];
+	m->event = e;
+	set_time(s, s->dec.event_clock, &m->has_ts, &m->cycles, &m->ns);
+	return m;
+}
+
+static int stream_next(struct tmx_msg_iter *it, const struct tmx_msg **msg,
+		       struct tmx_error *err)
+{
+	struct ctf_stream *s = (struct ctf_stream *)it;
+	const struct tmx_event_class *ec;
+	size_t scope_index[TMX_N_SCOPES];
+	bool more;
+	int ret;
+
+	*msg = NULL;
+	switch (s->state) {
+	case ST_BEGIN:
+		s->state = ST_PACKET_START;
+		*msg = make_msg(s, TMX_MSG_STREAM_BEGIN);
+		return TMX_OK;
+	case ST_PACKET_START:
+		if (s->file_i >= s->n_files) {
+			s->state = ST_DONE;
+			*msg = make_msg(s, TMX_MSG_STREAM_END);
+			return TMX_OK;
+		}
+		ret = open_packet(s, err);
+		if (ret) {
+			s->state = ST_DONE;
+			return ret;
+		}
+		fill_packet(s);
+		s->state = ST_DISCARDED_PACKETS;
+		if ((*msg = discarded_events(s)))
+			return TMX_OK;
+		/* fall through */
+	case ST_DISCARDED_PACKETS:
+		s->state = ST_PACKET_BEGIN;
+		if ((*msg = discarded_packets(s)))
+			return TMX_OK;
+		/* fall through */
+	case ST_PACKET_BEGIN: {
+		struct tmx_msg *m = make_msg(s, TMX_MSG_PACKET_BEGIN);
+		s->state = ST_EVENTS;
+		m->has_ts = s->packet.has_begin;
+		m->cycles = s->packet.begin_cycles;
+		m->ns = s->packet.begin_ns;
+		*msg = m;
+		return TMX_OK;
+	}
+	case ST_EVENTS:
+		ret = ctf_decode_event(&s->dec, &more, s->cur.sc, &ec, scope_index, err);
+		if (ret) {
+			s->state = ST_DONE;
+			return ret;
+		}
+		if (more) {
+			*msg = event_msg(s, ec, scope_index);
+			return TMX_OK;
+		} else {
+			struct tmx_msg *m = make_msg(s, TMX_MSG_PACKET_END);
+			m->has_ts = s->packet.has_end;
+			m->cycles = s->packet.end_cycles;
+			m->ns = s->packet.end_ns;
+			*msg = m;
+			advance_packet(s);
+			s->state = ST_PACKET_START;
+			return TMX_OK;
+		}
+	case ST_DONE:
+		return TMX_OK;
+	}
+	return TMX_OK;
+}
+
+static void stream_destroy(struct tmx_msg_iter *it)
+{
+	struct ctf_stream *s = (struct ctf_stream *)it;
+
+	if (s->dec_ready)
+		ctf_decoder_fini(&s->dec);
+	free(s->files);
+	free(s);
+}
+
+/* ------------------------------------------------------------------ */
+/* The source                                                           */
+/* ------------------------------------------------------------------ */
+
+/* Physical traces with the same UUID form one logical trace. */
+static void group_logical_traces(struct tmx_source *src)
+{
+	for (size_t i = 0; i < src->n_traces; i++) {
+		struct ctf_trace *t = src->traces[i];
+		t->logical = t;
+		if (!t->tc->has_uuid)
+			continue;
+		for (size_t j = 0; j < i; j++) {
+			struct ctf_trace *o = src->traces[j];
+			if (o->tc->has_uuid && !memcmp(o->tc->uuid, t->tc->uuid, 16)) {
+				t->logical = o->logical;
+				break;
+			}
+		}
+	}
+}
+
+int tmx_ctf_fs_open(const char *const *paths, size_t n_paths,
+		    const struct tmx_ctf_fs_opts *opts, const struct tmx_diag *diag,
+		    struct tmx_source **out, struct tmx_error *err)
+{
+	static const struct tmx_ctf_fs_opts no_opts;
+	struct tmx_source *src = calloc(1, sizeof(*src));
+	int ret = TMX_OK;
+
+	*out = NULL;
+	if (!src)
+		return nomem(err);
+	src->opts = opts ? opts : &no_opts;
+	src->diag = diag;
+	for (size_t i = 0; !ret && i < n_paths; i++) {
+		char *root = realpath(paths[i], NULL);
+		size_t before = src->n_traces;
+
+		if (!root) {
+			ret = tmx_error_set(err, TMX_ERR_IO, paths[i], "cannot open: %s",
+					    strerror(errno));
+			break;
+		}
+		ret = find_traces(src, root, root, 0, err);
+		if (!ret && src->n_traces == before)
+			ret = tmx_error_set(err, TMX_ERR_IO, paths[i],
+					    "no CTF trace found (no `metadata` file in this "
+					    "directory or below)");
+		free(root);
+	}
+	if (!ret)
+		group_logical_traces(src);
+	for (size_t i = 0; !ret && i < src->n_traces; i++)
+		ret = open_trace_files(src, src->traces[i], err);
+	if (!ret)
+		ret = make_streams(src, err);
+	if (!ret) {
+		struct tmx_msg_iter **iters = malloc((src->n_streams ? src->n_streams : 1) *
+						     sizeof(*iters));
+		if (!iters) {
+			ret = nomem(err);
+		} else {
+			for (size_t i = 0; i < src->n_streams; i++)
+				iters[i] = &src->streams[i]->iter;
+			ret = tmx_muxer_new(iters, src->n_streams, &src->mux, err);
+			free(iters);
+			/* The muxer owns (and on failure destroyed) the streams. */
+			free(src->streams);
+			src->streams = NULL;
+			src->n_streams = 0;
+		}
+	}
+	if (ret) {
+		tmx_source_free(src);
+		return ret;
+	}
+	*out = src;
+	return TMX_OK;
+}
+
+int tmx_source_next(struct tmx_source *src, const struct tmx_msg **msg, struct tmx_error *err)
+{
+	return tmx_muxer_next(src->mux, msg, err);
+}
+
+size_t tmx_source_trace_count(const struct tmx_source *src)
+{
+	return src->n_traces;
+}
+
+const char *tmx_source_trace_metadata(const struct tmx_source *src, size_t i)
+{
+	return i < src->n_traces ? src->traces[i]->meta.text : NULL;
+}
+
+void tmx_source_free(struct tmx_source *src)
+{
+	if (!src)
+		return;
+	tmx_muxer_free(src->mux);
+	for (size_t i = 0; i < src->n_streams; i++)
+		stream_destroy(&src->streams[i]->iter);
+	free(src->streams);
+	for (size_t i = 0; i < src->n_files; i++)
+		file_free(src->files[i]);
+	free(src->files);
+	for (size_t i = 0; i < src->n_traces; i++)
+		trace_free(src->traces[i]);
+	free(src->traces);
+	free(src);
+}

@@ -1,0 +1,24 @@
+/*
+ * Merges the messages of many iterators (one per stream) by time.
+ *
+ * A binary heap keyed by each iterator's pending message time.  Messages
+ * without a time (stream beginning/end) take their stream's last time so
+ * that they come out in stream order.  Equal times are broken the way
+ * babeltrace2 2.0's muxer does (see muxer.c).
+ */
+#ifndef TMX_MUXER_H
+#define TMX_MUXER_H
+
+#include <stddef.h>
+
+#include "model/msg_iter.h"
+
+struct tmx_muxer;
+
+/* Takes ownership of the iterators (destroyed with the muxer). */
+int tmx_muxer_new(struct tmx_msg_iter **iters, size_t n, struct tmx_muxer **out,
+		  struct tmx_error *err);
+int tmx_muxer_next(struct tmx_muxer *m, const struct tmx_msg **msg, struct tmx_error *err);
+void tmx_muxer_free(struct tmx_muxer *m);
+
+#endif
