@@ -1,0 +1,57 @@
+/*
+ * Internals shared by the TSDL parser (tsdl_parse.c) and the resolution
+ * pass (tsdl_resolve.c).
+ */
+#ifndef TMX_TSDL_H
+#define TMX_TSDL_H
+
+#include <stdio.h>
+
+#include "ctf/metadata.h"
+#include "ctf/tsdl_lex.h"
+
+/* Byte order not yet known: `native` or unspecified, resolved at the end. */
+#define TSDL_BO_NATIVE 2
+
+struct tsdl_alias {
+	const char *name;   /* "uint32_t", "unsigned long", "struct foo", "enum bar"... */
+	struct tmx_field_class *fc;
+};
+
+struct tsdl_scope {
+	struct tsdl_scope *parent;
+	struct tsdl_alias *aliases;
+	size_t n, cap;
+};
+
+/* An event block, before it is attached to its stream class. */
+struct tsdl_event {
+	struct tmx_event_class *ec;
+	bool has_id, has_stream_id;
+	uint64_t stream_id;
+	uint32_t line, col;
+};
+
+struct tsdl_parser {
+	struct tsdl_lexer lx;
+	struct tmx_arena *arena;
+	struct tmx_error *err;
+	const struct tmx_diag *diag;
+	const char *name;
+	struct tsdl_scope *scope;
+	int depth;
+	struct tmx_trace_class *tc;
+	bool has_trace, has_major, has_minor, has_byte_order;
+	struct tsdl_event *events;
+	size_t n_events;
+};
+
+/* Error at the current token; `fmt` has one %s for `arg`. */
+int tsdl_error(struct tsdl_parser *p, const char *fmt, const char *arg);
+struct tmx_field_class *tsdl_fc_copy(struct tsdl_parser *p, const struct tmx_field_class *src);
+int tsdl_parse_uuid(const char *s, uint8_t out[16]);
+
+/* Attaches events, resolves references, byte orders, meanings, clocks. */
+int tsdl_resolve(struct tsdl_parser *p);
+
+#endif

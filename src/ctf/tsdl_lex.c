@@ -1,0 +1,281 @@
+/* TSDL lexer: see tsdl_lex.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctf/tsdl_lex.h"
+
+void tsdl_lex_init(struct tsdl_lexer *lx, const char *text, size_t len, const char *name)
+{
+	memset(lx, 0, sizeof(*lx));
+	lx->text = lx->p = text;
+	lx->end = text + len;
+	lx->name = name;
+	lx->line = 1;
+	lx->line_start = text;
+}
+
+void tsdl_lex_fini(struct tsdl_lexer *lx)
+{
+	free(lx->buf);
+	lx->buf = NULL;
+}
+
+static int error_here(struct tsdl_lexer *lx, struct tmx_error *err, const char *at,
+		      const char *msg)
+{
+	return tmx_error_at_line(err, TMX_ERR_METADATA, lx->name, lx->line,
+				 (uint32_t)(at - lx->line_start) + 1, "%s", msg);
+}
+
+static void newline(struct tsdl_lexer *lx, const char *after)
+{
+	lx->line++;
+	lx->line_start = after;
+}
+
+/* Skips blanks and comments. */
+static int skip_space(struct tsdl_lexer *lx, struct tmx_error *err)
+{
+	for (;;) {
+		while (lx->p < lx->end && (*lx->p == ' ' || *lx->p == '\t' || *lx->p == '\r' ||
+					   *lx->p == '\n' || *lx->p == '\f' || *lx->p == '\v')) {
+			if (*lx->p == '\n')
+				newline(lx, lx->p + 1);
+			lx->p++;
+		}
+		if (lx->end - lx->p >= 2 && lx->p[0] == '/' && lx->p[1] == '*') {
+			const char *start = lx->p;
+			lx->p += 2;
+			while (lx->end - lx->p >= 2 && !(lx->p[0] == '*' && lx->p[1] == '/')) {
+				if (*lx->p == '\n')
+					newline(lx, lx->p + 1);
+				lx->p++;
+			}
+			if (lx->end - lx->p < 2)
+				return error_here(lx, err, start, "unterminated comment");
+			lx->p += 2;
+		} else if (lx->end - lx->p >= 2 && lx->p[0] == '/' && lx->p[1] == '/') {
+			while (lx->p < lx->end && *lx->p != '\n')
+				lx->p++;
+		} else {
+			return TMX_OK;
+		}
+	}
+}
+
+static int buf_put(struct tsdl_lexer *lx, size_t *n, char c)
+{
+	if (*n + 1 >= lx->buf_cap) {
+		size_t cap = lx->buf_cap ? lx->buf_cap * 2 : 256;
+		char *b = realloc(lx->buf, cap);
+		if (!b)
+			return -1;
+		lx->buf = b;
+		lx->buf_cap = cap;
+	}
+	lx->buf[(*n)++] = c;
+	lx->buf[*n] = '\0';
+	return 0;
+}
+
+static bool is_ident_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Decodes one escape sequence after the backslash; returns the byte. */
+static int lex_escape(struct tsdl_lexer *lx, struct tmx_error *err, unsigned *out)
+{
+	const char *at = lx->p;
+	char c;
+
+	if (lx->p >= lx->end)
+		return error_here(lx, err, at, "unterminated escape sequence");
+	c = *lx->p++;
+	switch (c) {
+	case 'n': *out = '\n'; return TMX_OK;
+	case 't': *out = '\t'; return TMX_OK;
+	case 'r': *out = '\r'; return TMX_OK;
+	case 'a': *out = '\a'; return TMX_OK;
+	case 'b': *out = '\b'; return TMX_OK;
+	case 'f': *out = '\f'; return TMX_OK;
+	case 'v': *out = '\v'; return TMX_OK;
+	case '\\': case '\'': case '"': case '?': *out = (unsigned char)c; return TMX_OK;
+	case 'x': {
+		unsigned v = 0;
+		int digits = 0;
+		while (lx->p < lx->end && hex_value(*lx->p) >= 0 && digits < 2) {
+			v = v * 16 + (unsigned)hex_value(*lx->p++);
+			digits++;
+		}
+		if (!digits)
+			return error_here(lx, err, at, "invalid \\x escape: expected hexadecimal digits");
+		*out = v;
+		return TMX_OK;
+	}
+	default:
+		if (c >= '0' && c <= '7') {
+			unsigned v = (unsigned)(c - '0');
+			int digits = 1;
+			while (lx->p < lx->end && *lx->p >= '0' && *lx->p <= '7' && digits < 3) {
+				v = v * 8 + (unsigned)(*lx->p++ - '0');
+				digits++;
+			}
+			*out = v & 0xff;
+			return TMX_OK;
+		}
+		return error_here(lx, err, at, "unknown escape sequence");
+	}
+}
+
+static int lex_quoted(struct tsdl_lexer *lx, struct tmx_error *err, char quote)
+{
+	const char *start = lx->p++;
+	size_t n = 0;
+
+	if (buf_put(lx, &n, 'x'))   /* make sure buf exists */
+		return tmx_error_set(err, TMX_ERR_NOMEM, lx->name, "out of memory");
+	n = 0;
+	lx->buf[0] = '\0';
+	for (;;) {
+		unsigned c = 0;
+		if (lx->p >= lx->end || *lx->p == '\n')
+			return error_here(lx, err, start, quote == '"' ? "unterminated string literal" :
+					  "unterminated character literal");
+		if (*lx->p == quote) {
+			lx->p++;
+			break;
+		}
+		if (*lx->p == '\0')
+			return error_here(lx, err, lx->p, "NUL byte inside a literal");
+		if (*lx->p == '\\') {
+			lx->p++;
+			if (lex_escape(lx, err, &c))
+				return TMX_ERR_METADATA;
+		} else {
+			c = (unsigned char)*lx->p++;
+		}
+		if (buf_put(lx, &n, (char)c))
+			return tmx_error_set(err, TMX_ERR_NOMEM, lx->name, "out of memory");
+	}
+	if (quote == '\'') {
+		if (n != 1)
+			return error_here(lx, err, start, "a character literal must hold one character");
+		lx->tok.kind = TOK_CHAR;
+		lx->tok.value = (unsigned char)lx->buf[0];
+	} else {
+		lx->tok.kind = TOK_STRING;
+	}
+	lx->tok.str = lx->buf;
+	return TMX_OK;
+}
+
+/* Integer literal: decimal, octal (leading 0), hex (0x); suffixes u, l, ll. */
+static int lex_number(struct tsdl_lexer *lx, struct tmx_error *err)
+{
+	const char *start = lx->p;
+	unsigned base = 10;
+	uint64_t v = 0;
+	bool any = false;
+
+	if (lx->p[0] == '0' && lx->end - lx->p > 1 && (lx->p[1] == 'x' || lx->p[1] == 'X')) {
+		base = 16;
+		lx->p += 2;
+	} else if (lx->p[0] == '0') {
+		base = 8;
+		any = true;
+		lx->p++;
+	}
+	while (lx->p < lx->end) {
+		int d = hex_value(*lx->p);
+		if (d < 0 || (unsigned)d >= base)
+			break;
+		if (v > (UINT64_MAX - (unsigned)d) / base)
+			return error_here(lx, err, start, "integer literal does not fit in 64 bits");
+		v = v * base + (unsigned)d;
+		any = true;
+		lx->p++;
+	}
+	if (!any)
+		return error_here(lx, err, start, "invalid integer literal");
+	while (lx->p < lx->end && (*lx->p == 'u' || *lx->p == 'U' || *lx->p == 'l' || *lx->p == 'L'))
+		lx->p++;
+	if (lx->p < lx->end && (is_ident_start(*lx->p) || is_digit(*lx->p)))
+		return error_here(lx, err, start, "invalid integer literal");
+	lx->tok.kind = TOK_INT;
+	lx->tok.value = v;
+	return TMX_OK;
+}
+
+static int lex_punct(struct tsdl_lexer *lx, struct tmx_error *err)
+{
+	static const char *const multi[] = { ":=", "...", "->" };
+	static const char single[] = "{}[]();,:=.<>+-*";
+
+	for (size_t i = 0; i < sizeof(multi) / sizeof(multi[0]); i++) {
+		size_t l = strlen(multi[i]);
+		if ((size_t)(lx->end - lx->p) >= l && !memcmp(lx->p, multi[i], l)) {
+			memcpy(lx->tok.punct, multi[i], l + 1);
+			lx->p += l;
+			lx->tok.kind = TOK_PUNCT;
+			return TMX_OK;
+		}
+	}
+	if (*lx->p && strchr(single, *lx->p)) {
+		lx->tok.punct[0] = *lx->p++;
+		lx->tok.punct[1] = '\0';
+		lx->tok.kind = TOK_PUNCT;
+		return TMX_OK;
+	}
+	return error_here(lx, err, lx->p, *lx->p ? "unexpected character" : "unexpected NUL byte");
+}
+
+int tsdl_lex_next(struct tsdl_lexer *lx, struct tmx_error *err)
+{
+	int ret = skip_space(lx, err);
+	struct tsdl_token *t = &lx->tok;
+
+	if (ret)
+		return ret;
+	memset(t, 0, sizeof(*t));
+	t->start = lx->p;
+	t->line = lx->line;
+	t->col = (uint32_t)(lx->p - lx->line_start) + 1;
+	if (lx->p >= lx->end) {
+		t->kind = TOK_EOF;
+		return TMX_OK;
+	}
+	if (is_ident_start(*lx->p)) {
+		size_t n = 0;
+		while (lx->p < lx->end && (is_ident_start(*lx->p) || is_digit(*lx->p))) {
+			if (buf_put(lx, &n, *lx->p++))
+				return tmx_error_set(err, TMX_ERR_NOMEM, lx->name, "out of memory");
+		}
+		t->kind = TOK_IDENT;
+		t->str = lx->buf;
+	} else if (is_digit(*lx->p)) {
+		ret = lex_number(lx, err);
+	} else if (*lx->p == '"' || *lx->p == '\'') {
+		ret = lex_quoted(lx, err, *lx->p);
+	} else {
+		ret = lex_punct(lx, err);
+	}
+	t->len = (size_t)(lx->p - t->start);
+	return ret;
+}

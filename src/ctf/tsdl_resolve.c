@@ -1,0 +1,461 @@
+/*
+ * TSDL resolution: once the whole metadata is parsed, attach events to
+ * their stream classes, resolve `native` byte orders, set field meanings,
+ * map timestamps to clocks as babeltrace2 does, and bind every sequence
+ * length and variant tag to its target field (CTF 1.8 spec 7.3.2), giving
+ * targets value slots for the decoder.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctf/tsdl.h"
+
+#define TRY(x) do { int ret_ = (x); if (ret_) return ret_; } while (0)
+#define MAX_FRAMES 4096
+
+enum { SCOPE_PH, SCOPE_PC, SCOPE_EH, SCOPE_ECC, SCOPE_EC, SCOPE_EF, N_SCOPES };
+
+static const char *const scope_prefix[N_SCOPES] = {
+	"trace.packet.header.", "stream.packet.context.", "stream.event.header.",
+	"stream.event.context.", "event.context.", "event.fields.",
+};
+
+struct frame {
+	const struct tmx_field_class *st;
+	size_t idx;      /* members before this one are visible */
+};
+
+struct resolver {
+	struct tsdl_parser *p;
+	struct tmx_field_class *roots[N_SCOPES];
+	int cur_scope;
+	struct frame frames[MAX_FRAMES];
+	size_t n_frames;
+};
+
+static int meta_error(struct tsdl_parser *p, const char *fmt, const char *arg)
+{
+	return tmx_error_set(p->err, TMX_ERR_METADATA, p->name, fmt, arg);
+}
+
+/* ------------------------------------------------------------------ */
+/* Path lookup                                                          */
+/* ------------------------------------------------------------------ */
+
+static struct tmx_field_class *member_named(const struct tmx_field_class *st, const char *name,
+					    size_t len, size_t limit)
+{
+	if (!st || st->kind != TMX_FC_STRUCT)
+		return NULL;
+	for (size_t i = 0; i < limit && i < st->n_members; i++)
+		if (strlen(st->members[i].name) == len && !strncmp(st->members[i].name, name, len))
+			return st->members[i].fc;
+	return NULL;
+}
+
+/* Follows `.b.c` from `fc`. */
+static struct tmx_field_class *descend(struct tmx_field_class *fc, const char *rest)
+{
+	while (fc && *rest == '.') {
+		const char *name = rest + 1;
+		size_t len = strcspn(name, ".");
+		fc = member_named(fc, name, len, SIZE_MAX);
+		rest = name + len;
+	}
+	return fc;
+}
+
+static struct tmx_field_class *lookup(struct resolver *r, const char *path)
+{
+	size_t len;
+
+	for (int s = 0; s < N_SCOPES; s++) {
+		size_t l = strlen(scope_prefix[s]);
+		if (!strncmp(path, scope_prefix[s], l)) {
+			path += l;
+			len = strcspn(path, ".");
+			return descend(member_named(r->roots[s], path, len, SIZE_MAX), path + len);
+		}
+	}
+	len = strcspn(path, ".");
+	/* Relative: the enclosing structures, innermost first, earlier members only. */
+	for (size_t f = r->n_frames; f-- > 0;) {
+		struct tmx_field_class *fc = member_named(r->frames[f].st, path, len, r->frames[f].idx);
+		if (fc)
+			return descend(fc, path + len);
+	}
+	/* Then the scopes before the current one, nearest first. */
+	for (int s = r->cur_scope - 1; s >= 0; s--) {
+		struct tmx_field_class *fc = member_named(r->roots[s], path, len, SIZE_MAX);
+		if (fc)
+			return descend(fc, path + len);
+	}
+	return NULL;
+}
+
+static void give_slot(struct tsdl_parser *p, struct tmx_field_class *target,
+		      struct tmx_field_class *ref)
+{
+	if (target->slot < 0)
+		target->slot = p->tc->n_slots++;
+	ref->ref_slot = target->slot;
+}
+
+static bool option_matches(const char *option, const char *label)
+{
+	return !strcmp(option, label) || (option[0] == '_' && !strcmp(option + 1, label)) ||
+	       (label[0] == '_' && !strcmp(option, label + 1));
+}
+
+static int bind_variant(struct resolver *r, struct tmx_field_class *fc)
+{
+	struct tsdl_parser *p = r->p;
+	struct tmx_field_class *tag;
+
+	if (!fc->ref_path)
+		return meta_error(p, "a variant has no tag (options: `%s`...)", fc->members[0].name);
+	tag = lookup(r, fc->ref_path);
+	if (!tag)
+		return meta_error(p, "cannot find the variant tag field `%s`", fc->ref_path);
+	if (tag->kind != TMX_FC_ENUM)
+		return meta_error(p, "Variant field class's tag field class is not an enumeration "
+				  "field class: tag `%s`", fc->ref_path);
+	give_slot(p, tag, fc);
+	fc->tag = tag;
+	fc->option_for_mapping = tmx_arena_calloc(p->arena, tag->n_mappings ? tag->n_mappings : 1,
+						  sizeof(int32_t));
+	if (!fc->option_for_mapping)
+		return tmx_error_set(p->err, TMX_ERR_NOMEM, p->name, "out of memory");
+	for (size_t m = 0; m < tag->n_mappings; m++) {
+		fc->option_for_mapping[m] = -1;
+		for (size_t o = 0; o < fc->n_members; o++)
+			if (option_matches(fc->members[o].name, tag->mappings[m].label)) {
+				fc->option_for_mapping[m] = (int32_t)o;
+				break;
+			}
+	}
+	return TMX_OK;
+}
+
+static int bind_sequence(struct resolver *r, struct tmx_field_class *fc)
+{
+	struct tsdl_parser *p = r->p;
+	struct tmx_field_class *len = lookup(r, fc->ref_path);
+
+	if (!len)
+		return meta_error(p, "cannot find the sequence length field `%s`", fc->ref_path);
+	if ((len->kind != TMX_FC_INT && len->kind != TMX_FC_ENUM) || len->is_signed)
+		return meta_error(p, "Sequence field class's length field class is not an unsigned "
+				  "integer field class: length `%s`", fc->ref_path);
+	give_slot(p, len, fc);
+	return TMX_OK;
+}
+
+static void resolve_byte_order(struct tsdl_parser *p, struct tmx_field_class *fc)
+{
+	if (fc->byte_order == TSDL_BO_NATIVE)
+		fc->byte_order = p->tc->native_byte_order;
+}
+
+static bool is_text_elem(const struct tmx_field_class *e)
+{
+	return (e->kind == TMX_FC_INT || e->kind == TMX_FC_ENUM) && e->size == 8 &&
+	       e->align == 8 && e->encoding != TMX_ENC_NONE;
+}
+
+/* Walks a scope tree: byte orders, text arrays, references. */
+static int resolve_fc(struct resolver *r, struct tmx_field_class *fc)
+{
+	resolve_byte_order(r->p, fc);
+	switch (fc->kind) {
+	case TMX_FC_STRUCT:
+		if (r->n_frames == MAX_FRAMES)
+			return meta_error(r->p, "structures nested too deeply%s", "");
+		r->frames[r->n_frames].st = fc;
+		r->n_frames++;
+		for (size_t i = 0; i < fc->n_members; i++) {
+			r->frames[r->n_frames - 1].idx = i;
+			TRY(resolve_fc(r, fc->members[i].fc));
+		}
+		r->n_frames--;
+		return TMX_OK;
+	case TMX_FC_SEQUENCE:
+		TRY(bind_sequence(r, fc));
+		/* fall through */
+	case TMX_FC_ARRAY:
+		fc->is_text = is_text_elem(fc->elem);
+		TRY(resolve_fc(r, fc->elem));
+		fc->align = fc->elem->align;
+		return TMX_OK;
+	case TMX_FC_VARIANT:
+		TRY(bind_variant(r, fc));
+		for (size_t i = 0; i < fc->n_members; i++)
+			TRY(resolve_fc(r, fc->members[i].fc));
+		return TMX_OK;
+	default:
+		return TMX_OK;
+	}
+}
+
+static int resolve_scope(struct resolver *r, int scope)
+{
+	r->cur_scope = scope;
+	r->n_frames = 0;
+	return r->roots[scope] ? resolve_fc(r, r->roots[scope]) : TMX_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Meanings and clocks                                                  */
+/* ------------------------------------------------------------------ */
+
+static const struct {
+	const char *name;
+	enum tmx_meaning meaning;
+} header_meanings[] = {
+	{ "magic", TMX_MEANING_MAGIC },
+	{ "uuid", TMX_MEANING_UUID },
+	{ "stream_id", TMX_MEANING_STREAM_ID },
+	{ "stream_instance_id", TMX_MEANING_STREAM_INSTANCE_ID },
+}, context_meanings[] = {
+	{ "packet_size", TMX_MEANING_PACKET_SIZE },
+	{ "content_size", TMX_MEANING_CONTENT_SIZE },
+	{ "timestamp_begin", TMX_MEANING_TS_BEGIN },
+	{ "timestamp_end", TMX_MEANING_TS_END },
+	{ "events_discarded", TMX_MEANING_EVENTS_DISCARDED },
+	{ "packet_seq_num", TMX_MEANING_PACKET_SEQ_NUM },
+};
+
+static bool is_uint(const struct tmx_field_class *fc)
+{
+	return (fc->kind == TMX_FC_INT || fc->kind == TMX_FC_ENUM) && !fc->is_signed;
+}
+
+static void set_packet_header_meanings(struct tmx_field_class *ph)
+{
+	for (size_t i = 0; ph && i < ph->n_members; i++) {
+		struct tmx_field_class *fc = ph->members[i].fc;
+		for (size_t k = 0; k < sizeof(header_meanings) / sizeof(header_meanings[0]); k++) {
+			if (strcmp(ph->members[i].name, header_meanings[k].name))
+				continue;
+			if (header_meanings[k].meaning == TMX_MEANING_UUID) {
+				if (fc->kind == TMX_FC_ARRAY && fc->length == 16 &&
+				    fc->elem->kind == TMX_FC_INT && fc->elem->size == 8)
+					fc->meaning = TMX_MEANING_UUID;
+			} else if (is_uint(fc)) {
+				fc->meaning = (uint8_t)header_meanings[k].meaning;
+			}
+		}
+	}
+}
+
+static void set_packet_context_meanings(struct tmx_field_class *pc)
+{
+	for (size_t i = 0; pc && i < pc->n_members; i++) {
+		struct tmx_field_class *fc = pc->members[i].fc;
+		for (size_t k = 0; k < sizeof(context_meanings) / sizeof(context_meanings[0]); k++)
+			if (!strcmp(pc->members[i].name, context_meanings[k].name) && is_uint(fc))
+				fc->meaning = (uint8_t)context_meanings[k].meaning;
+	}
+}
+
+/* Event header: `id` and `timestamp` at any depth (compact/extended headers). */
+static void set_event_header_meanings(struct tmx_field_class *fc)
+{
+	for (size_t i = 0; i < fc->n_members; i++) {
+		struct tmx_field_class *m = fc->members[i].fc;
+		if (m->kind == TMX_FC_STRUCT || m->kind == TMX_FC_VARIANT)
+			set_event_header_meanings(m);
+		else if (is_uint(m) && !strcmp(fc->members[i].name, "id"))
+			m->meaning = TMX_MEANING_EVENT_ID;
+		else if (is_uint(m) && !strcmp(fc->members[i].name, "timestamp"))
+			m->meaning = TMX_MEANING_TIMESTAMP;
+	}
+}
+
+/*
+ * babeltrace2 maps an unmapped timestamp field to the trace's only clock,
+ * creates a 1 GHz "default" clock when there is none, and gives up when
+ * there are several.
+ */
+static int map_to_default_clock(struct tsdl_parser *p, struct tmx_field_class *fc)
+{
+	struct tmx_trace_class *tc = p->tc;
+
+	if (fc->mapped_clock)
+		return TMX_OK;
+	if (tc->n_clocks == 0) {
+		struct tmx_clock_class *cc = tmx_arena_alloc(p->arena, sizeof(*cc));
+		struct tmx_clock_class **all = tmx_arena_calloc(p->arena, 1, sizeof(*all));
+		if (!cc || !all || !(cc->name = tmx_arena_strdup(p->arena, "default")))
+			return tmx_error_set(p->err, TMX_ERR_NOMEM, p->name, "out of memory");
+		cc->frequency = 1000000000;
+		all[0] = cc;
+		tc->clocks = all;
+		tc->n_clocks = 1;
+	} else if (tc->n_clocks > 1) {
+		return meta_error(p, "a timestamp field is not mapped to a clock and the trace has "
+				  "several clocks%s", "");
+	}
+	fc->mapped_clock = tc->clocks[0];
+	return TMX_OK;
+}
+
+static int map_timestamps(struct tsdl_parser *p, struct tmx_field_class *fc)
+{
+	for (size_t i = 0; fc && i < fc->n_members; i++) {
+		struct tmx_field_class *m = fc->members[i].fc;
+		if (m->kind == TMX_FC_STRUCT || m->kind == TMX_FC_VARIANT)
+			TRY(map_timestamps(p, m));
+		else if (m->meaning == TMX_MEANING_TIMESTAMP || m->meaning == TMX_MEANING_TS_BEGIN ||
+			 m->meaning == TMX_MEANING_TS_END)
+			TRY(map_to_default_clock(p, m));
+	}
+	return TMX_OK;
+}
+
+static const struct tmx_clock_class *find_clock(const struct tmx_field_class *fc)
+{
+	for (size_t i = 0; fc && i < fc->n_members; i++) {
+		const struct tmx_field_class *m = fc->members[i].fc;
+		const struct tmx_clock_class *cc = NULL;
+		if (m->kind == TMX_FC_STRUCT || m->kind == TMX_FC_VARIANT)
+			cc = find_clock(m);
+		else if (m->mapped_clock && (m->meaning == TMX_MEANING_TIMESTAMP ||
+					     m->meaning == TMX_MEANING_TS_BEGIN))
+			cc = m->mapped_clock;
+		if (cc)
+			return cc;
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Events and stream classes                                            */
+/* ------------------------------------------------------------------ */
+
+static int cmp_event_class(const void *a, const void *b)
+{
+	const struct tmx_event_class *x = *(struct tmx_event_class *const *)a;
+	const struct tmx_event_class *y = *(struct tmx_event_class *const *)b;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int attach_events(struct tsdl_parser *p)
+{
+	struct tmx_trace_class *tc = p->tc;
+
+	for (size_t i = 0; i < p->n_events; i++) {
+		struct tsdl_event *ev = &p->events[i];
+		struct tmx_stream_class *sc = NULL;
+		struct tmx_event_class **all;
+
+		if (ev->has_stream_id) {
+			for (size_t s = 0; s < tc->n_stream_classes; s++)
+				if (tc->stream_classes[s]->id == ev->stream_id)
+					sc = tc->stream_classes[s];
+		} else if (tc->n_stream_classes == 1) {
+			sc = tc->stream_classes[0];
+		}
+		if (!sc)
+			return tmx_error_at_line(p->err, TMX_ERR_METADATA, p->name, ev->line, ev->col,
+						 "event `%s` has no stream class (missing or unknown "
+						 "`stream_id`)", ev->ec->name);
+		if (tmx_stream_class_event_class(sc, ev->ec->id) || (sc->n_event_classes &&
+		    sc->event_classes[sc->n_event_classes - 1]->id == ev->ec->id))
+			return tmx_error_at_line(p->err, TMX_ERR_METADATA, p->name, ev->line, ev->col,
+						 "duplicate event class ID in the stream class of "
+						 "event `%s`", ev->ec->name);
+		all = tmx_arena_grow(p->arena, sc->event_classes, sc->n_event_classes,
+				     sc->n_event_classes + 1, sizeof(*all));
+		if (!all)
+			return tmx_error_set(p->err, TMX_ERR_NOMEM, p->name, "out of memory");
+		all[sc->n_event_classes++] = ev->ec;
+		sc->event_classes = all;
+		ev->ec->stream_class = sc;
+		/* Kept sorted so that lookups (and the duplicate check) can bisect. */
+		qsort(sc->event_classes, sc->n_event_classes, sizeof(*all), cmp_event_class);
+	}
+	return TMX_OK;
+}
+
+static int check_trace_block(struct tsdl_parser *p)
+{
+	struct tmx_trace_class *tc = p->tc;
+
+	if (!p->has_trace)
+		return meta_error(p, "the metadata has no `trace` block%s", "");
+	if (!p->has_major || !p->has_minor)
+		return meta_error(p, "the `trace` block has no `major`/`minor` version%s", "");
+	if (tc->major != 1 || tc->minor != 8) {
+		char v[64];
+		snprintf(v, sizeof(v), "%u.%u", tc->major, tc->minor);
+		return meta_error(p, "unsupported CTF version %s: only CTF 1.8 is supported", v);
+	}
+	if (!p->has_byte_order)
+		return meta_error(p, "the `trace` block has no `byte_order`%s", "");
+	return TMX_OK;
+}
+
+static int add_default_stream_class(struct tsdl_parser *p)
+{
+	struct tmx_trace_class *tc = p->tc;
+	struct tmx_stream_class *sc = tmx_arena_alloc(p->arena, sizeof(*sc));
+	struct tmx_stream_class **all = tmx_arena_calloc(p->arena, 1, sizeof(*all));
+
+	if (!sc || !all)
+		return tmx_error_set(p->err, TMX_ERR_NOMEM, p->name, "out of memory");
+	sc->trace_class = tc;
+	all[0] = sc;
+	tc->stream_classes = all;
+	tc->n_stream_classes = 1;
+	return TMX_OK;
+}
+
+int tsdl_resolve(struct tsdl_parser *p)
+{
+	struct tmx_trace_class *tc = p->tc;
+	struct resolver *r;
+	int ret = TMX_OK;
+
+	TRY(check_trace_block(p));
+	if (tc->n_stream_classes == 0)
+		TRY(add_default_stream_class(p));
+	TRY(attach_events(p));
+
+	set_packet_header_meanings(tc->packet_header);
+	for (size_t s = 0; s < tc->n_stream_classes; s++) {
+		struct tmx_stream_class *sc = tc->stream_classes[s];
+		set_packet_context_meanings(sc->packet_context);
+		if (sc->event_header)
+			set_event_header_meanings(sc->event_header);
+		TRY(map_timestamps(p, sc->packet_context));
+		TRY(map_timestamps(p, sc->event_header));
+		sc->default_clock = find_clock(sc->event_header);
+		if (!sc->default_clock)
+			sc->default_clock = find_clock(sc->packet_context);
+	}
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return tmx_error_set(p->err, TMX_ERR_NOMEM, p->name, "out of memory");
+	r->p = p;
+	r->roots[SCOPE_PH] = tc->packet_header;
+	ret = resolve_scope(r, SCOPE_PH);
+	for (size_t s = 0; !ret && s < tc->n_stream_classes; s++) {
+		struct tmx_stream_class *sc = tc->stream_classes[s];
+		r->roots[SCOPE_PC] = sc->packet_context;
+		r->roots[SCOPE_EH] = sc->event_header;
+		r->roots[SCOPE_ECC] = sc->event_common_context;
+		for (int scope = SCOPE_PC; !ret && scope <= SCOPE_ECC; scope++)
+			ret = resolve_scope(r, scope);
+		for (size_t e = 0; !ret && e < sc->n_event_classes; e++) {
+			r->roots[SCOPE_EC] = sc->event_classes[e]->specific_context;
+			r->roots[SCOPE_EF] = sc->event_classes[e]->payload;
+			ret = resolve_scope(r, SCOPE_EC);
+			if (!ret)
+				ret = resolve_scope(r, SCOPE_EF);
+		}
+	}
+	free(r);
+	return ret;
+}

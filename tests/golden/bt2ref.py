@@ -1,0 +1,58 @@
+"""Shared helpers for the golden tests against babeltrace2 2.0.4 references.
+
+The references live in ../shared/corpus/babeltrace-tests/generated-reference
+(made with TZ=UTC LC_ALL=C; absolute paths replaced by @BT_TESTS_DATA@/).
+"""
+import argparse
+import difflib
+import gzip
+import os
+import subprocess
+import sys
+
+
+def parse_args():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tracemux", required=True)
+    ap.add_argument("--corpus", required=True)
+    ap.add_argument("-v", "--verbose", action="store_true")
+    return ap.parse_args()
+
+
+def read_ref(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        return f.read()
+
+
+def run(tracemux, argv, timeout=120):
+    env = dict(os.environ, TZ="UTC", LC_ALL="C")
+    p = subprocess.run([tracemux] + argv, capture_output=True, env=env, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def first_diff(expected, actual, context=3):
+    exp = expected.decode("utf-8", "replace").splitlines()
+    act = actual.decode("utf-8", "replace").splitlines()
+    diff = list(difflib.unified_diff(exp, act, "expected", "tracemux", n=context, lineterm=""))
+    return "\n".join(diff[:40])
+
+
+class Report:
+    def __init__(self, name):
+        self.name = name
+        self.passed = 0
+        self.failed = []
+
+    def ok(self):
+        self.passed += 1
+
+    def fail(self, what, detail=""):
+        self.failed.append(what)
+        print(f"FAIL {what}\n{detail}\n", flush=True)
+
+    def finish(self):
+        print(f"{self.name}: {self.passed} passed, {len(self.failed)} failed")
+        for f in self.failed:
+            print(f"  failed: {f}")
+        sys.exit(1 if self.failed else 0)
