@@ -411,6 +411,41 @@ static int add_default_stream_class(struct tsdl_parser *p)
 	return TMX_OK;
 }
 
+/*
+ * TSDL escapes names that clash with keywords with a leading underscore;
+ * babeltrace2 shows field and option names without it.  Done after the
+ * references are resolved, since paths use the names as written.
+ */
+static void strip_underscores(struct tmx_field_class *fc)
+{
+	if (!fc)
+		return;
+	if (fc->kind == TMX_FC_STRUCT || fc->kind == TMX_FC_VARIANT) {
+		for (size_t i = 0; i < fc->n_members; i++) {
+			if (fc->members[i].name[0] == '_')
+				fc->members[i].name++;
+			strip_underscores(fc->members[i].fc);
+		}
+	} else if (fc->elem) {
+		strip_underscores(fc->elem);
+	}
+}
+
+static void strip_all_underscores(struct tmx_trace_class *tc)
+{
+	strip_underscores(tc->packet_header);
+	for (size_t s = 0; s < tc->n_stream_classes; s++) {
+		struct tmx_stream_class *sc = tc->stream_classes[s];
+		strip_underscores(sc->packet_context);
+		strip_underscores(sc->event_header);
+		strip_underscores(sc->event_common_context);
+		for (size_t e = 0; e < sc->n_event_classes; e++) {
+			strip_underscores(sc->event_classes[e]->specific_context);
+			strip_underscores(sc->event_classes[e]->payload);
+		}
+	}
+}
+
 int tsdl_resolve(struct tsdl_parser *p)
 {
 	struct tmx_trace_class *tc = p->tc;
@@ -457,5 +492,7 @@ int tsdl_resolve(struct tsdl_parser *p)
 		}
 	}
 	free(r);
+	if (!ret)
+		strip_all_underscores(tc);
 	return ret;
 }

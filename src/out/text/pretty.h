@@ -30,8 +30,17 @@ struct tmx_pretty_opts {
 	int err_fd;            /* discarded events/packets warnings */
 };
 
-/* Fills babeltrace2's defaults (names: payload,context? see pretty.c). */
+/*
+ * babeltrace2's defaults: field names of payloads and contexts; the
+ * trace:hostname, trace:procname and trace:vpid fields; color auto.
+ */
 void tmx_pretty_opts_default(struct tmx_pretty_opts *opts);
+/*
+ * -n/--names and -f/--fields: comma-separated words replacing the default
+ * set, as babeltrace2 does.  Return 0, or -1 for an unknown word.
+ */
+int tmx_pretty_parse_names(struct tmx_pretty_opts *opts, const char *list);
+int tmx_pretty_parse_fields(struct tmx_pretty_opts *opts, const char *list);
 
 struct tmx_pretty;
 

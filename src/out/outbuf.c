@@ -1,0 +1,107 @@
+#include <errno.h>
+#include <unistd.h>
+
+#include "out/outbuf.h"
+
+static const char digit_pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+void outbuf_init(struct outbuf *b, int fd)
+{
+	b->fd = fd;
+	b->len = 0;
+	b->error = 0;
+}
+
+int outbuf_flush(struct outbuf *b)
+{
+	const char *p = b->data;
+	size_t n = b->len;
+
+	while (n && !b->error) {
+		ssize_t w = write(b->fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			b->error = errno;
+			break;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	b->len = 0;
+	return b->error;
+}
+
+void outbuf_write_slow(struct outbuf *b, const char *s, size_t n)
+{
+	while (n) {
+		size_t room = OUTBUF_SIZE - b->len;
+		size_t chunk = n < room ? n : room;
+		memcpy(b->data + b->len, s, chunk);
+		b->len += chunk;
+		s += chunk;
+		n -= chunk;
+		if (b->len == OUTBUF_SIZE)
+			outbuf_flush(b);
+	}
+}
+
+void outbuf_u64(struct outbuf *b, uint64_t v, int width)
+{
+	char tmp[24];
+	char *p = tmp + sizeof(tmp);
+
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * r, 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	while (tmp + sizeof(tmp) - p < width)
+		*--p = '0';
+	outbuf_write(b, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+void outbuf_i64(struct outbuf *b, int64_t v)
+{
+	if (v < 0) {
+		outbuf_putc(b, '-');
+		outbuf_u64(b, 0 - (uint64_t)v, 0);
+	} else {
+		outbuf_u64(b, (uint64_t)v, 0);
+	}
+}
+
+void outbuf_hex(struct outbuf *b, uint64_t v)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char tmp[16];
+	int n = 0;
+
+	do {
+		tmp[15 - n++] = hex[v & 15];
+		v >>= 4;
+	} while (v);
+	outbuf_write(b, tmp + 16 - n, (size_t)n);
+}
+
+void outbuf_oct(struct outbuf *b, uint64_t v)
+{
+	char tmp[22];
+	int n = 0;
+
+	do {
+		tmp[21 - n++] = (char)('0' + (v & 7));
+		v >>= 3;
+	} while (v);
+	outbuf_write(b, tmp + 22 - n, (size_t)n);
+}

@@ -1,0 +1,57 @@
+/*
+ * A buffered writer on a file descriptor with hand-rolled number
+ * formatting: the hot path of every text output.  Appends never fail; a
+ * write error is remembered and reported by outbuf_flush().
+ */
+#ifndef TMX_OUTBUF_H
+#define TMX_OUTBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define OUTBUF_SIZE (256 * 1024)
+
+struct outbuf {
+	int fd;
+	size_t len;
+	int error;              /* errno of the first failed write, 0 if none */
+	char data[OUTBUF_SIZE];
+};
+
+void outbuf_init(struct outbuf *b, int fd);
+/* Writes everything buffered; returns 0 or the errno of a failed write. */
+int outbuf_flush(struct outbuf *b);
+void outbuf_write_slow(struct outbuf *b, const char *s, size_t n);
+
+static inline void outbuf_write(struct outbuf *b, const char *s, size_t n)
+{
+	if (n <= OUTBUF_SIZE - b->len) {
+		memcpy(b->data + b->len, s, n);
+		b->len += n;
+	} else {
+		outbuf_write_slow(b, s, n);
+	}
+}
+
+static inline void outbuf_puts(struct outbuf *b, const char *s)
+{
+	outbuf_write(b, s, strlen(s));
+}
+
+static inline void outbuf_putc(struct outbuf *b, char c)
+{
+	if (b->len == OUTBUF_SIZE)
+		outbuf_flush(b);
+	b->data[b->len++] = c;
+}
+
+/* Decimal, zero-padded to at least `width` digits. */
+void outbuf_u64(struct outbuf *b, uint64_t v, int width);
+void outbuf_i64(struct outbuf *b, int64_t v);
+/* Upper-case hexadecimal digits, no prefix. */
+void outbuf_hex(struct outbuf *b, uint64_t v);
+void outbuf_oct(struct outbuf *b, uint64_t v);
+
+#endif
