@@ -338,36 +338,6 @@ static void clear_specials(struct ctf_decoder *d)
 	memset(d->special_set, 0, sizeof(d->special_set));
 }
 
-/* Finds the UUID array among the packet header values and copies it. */
-static int check_uuid(struct ctf_decoder *d, uint64_t offset, struct tmx_error *err)
-{
-	const struct ctf_values *h = &d->header;
-
-	for (size_t i = 0; i < h->n; i++) {
-		const struct tmx_value *v = &h->v[i];
-		uint8_t uuid[16];
-
-		if (v->fc->meaning != TMX_MEANING_UUID)
-			continue;
-		if (v->fc->is_text) {
-			if (v->str.len != 16)
-				break;
-			memcpy(uuid, v->str.ptr, 16);
-		} else {
-			if (v->count != 16 || i + 16 >= h->n)
-				break;
-			for (int b = 0; b < 16; b++)
-				uuid[b] = (uint8_t)h->v[i + 1 + b].u;
-		}
-		if (d->tc->has_uuid && memcmp(uuid, d->tc->uuid, 16) != 0) {
-			return tmx_error_at(err, TMX_ERR_DATA, d->path, offset,
-					    "packet header UUID does not match the metadata's UUID");
-		}
-		break;
-	}
-	return TMX_OK;
-}
-
 static int packet_header(struct ctf_decoder *d, uint64_t offset, struct ctf_packet_info *info,
 			 struct tmx_error *err)
 {
@@ -381,9 +351,10 @@ static int packet_header(struct ctf_decoder *d, uint64_t offset, struct ctf_pack
 				    "bad packet magic 0x%08llx, expected 0xc1fc1fc1",
 				    (unsigned long long)d->special[TMX_MEANING_MAGIC]);
 	}
-	ret = check_uuid(d, offset, err);
-	if (ret)
-		return ret;
+	/*
+	 * A packet UUID that differs from the metadata's is not an error:
+	 * babeltrace2 reads such traces (corpus: intersection/onestream).
+	 */
 	if (d->special_set[TMX_MEANING_STREAM_ID]) {
 		uint64_t id = d->special[TMX_MEANING_STREAM_ID];
 		for (size_t i = 0; i < tc->n_stream_classes; i++)

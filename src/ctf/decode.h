@@ -54,8 +54,6 @@ struct ctf_decoder {
 	uint64_t event_clock;      /* clock value after the last event header */
 	uint64_t special[TMX_MEANING_PACKET_SEQ_NUM + 1];
 	bool special_set[TMX_MEANING_PACKET_SEQ_NUM + 1];
-	uint8_t uuid[16];
-	bool uuid_set;
 
 	struct ctf_values header, packet_context, event;
 };

@@ -1144,7 +1144,11 @@ static int trace_assign(struct tsdl_parser *p, void *obj, const char *name,
 	struct tmx_trace_class *tc = obj;
 
 	if (strcmp(name, "packet.header"))
-		return tsdl_error(p, "unknown trace scope `%s`", name);
+		{
+		tmx_warn(p->diag, "%s:%u:%u: unknown trace scope `%s` (ignored)", p->name,
+			 p->lx.tok.line, p->lx.tok.col, name);
+		return TMX_OK;
+	}
 	if (fc->kind != TMX_FC_STRUCT)
 		return tsdl_error(p, "`%s` must be a structure", name);
 	tc->packet_header = fc;
@@ -1270,7 +1274,11 @@ static int stream_assign(struct tsdl_parser *p, void *obj, const char *name,
 	else if (!strcmp(name, "event.context"))
 		sc->event_common_context = fc;
 	else
-		return tsdl_error(p, "unknown stream scope `%s`", name);
+		{
+		tmx_warn(p->diag, "%s:%u:%u: unknown stream scope `%s` (ignored)", p->name,
+			 p->lx.tok.line, p->lx.tok.col, name);
+		return TMX_OK;
+	}
 	return TMX_OK;
 }
 
@@ -1343,7 +1351,11 @@ static int event_assign(struct tsdl_parser *p, void *obj, const char *name,
 	else if (!strcmp(name, "fields"))
 		ev->ec->payload = fc;
 	else
-		return tsdl_error(p, "unknown event scope `%s`", name);
+		{
+		tmx_warn(p->diag, "%s:%u:%u: unknown event scope `%s` (ignored)", p->name,
+			 p->lx.tok.line, p->lx.tok.col, name);
+		return TMX_OK;
+	}
 	return TMX_OK;
 }
 

@@ -229,19 +229,12 @@ static void cache_second(struct tmx_pretty *p, int64_t sec)
 				 sizeof(p->cached_hms) - p->cached_date_len, "%H:%M:%S", &tm);
 }
 
-/* babeltrace2's print_timestamp_wall(), including its side effect on the delta. */
-static void put_wall_time(struct tmx_pretty *p, struct outbuf *b, int64_t ns, uint64_t *delta,
-			  bool *has_delta)
+/* Time of day (or seconds) of a time in ns from the origin, as babeltrace2 prints it. */
+static void put_wall_time(struct tmx_pretty *p, struct outbuf *b, int64_t ns)
 {
 	int64_t sec = ns / NS_PER_S, nsec = ns % NS_PER_S;
 	uint64_t sec_abs, nsec_abs;
 	bool negative;
-
-	*has_delta = p->has_last_ns;
-	if (p->has_last_ns)
-		*delta = (uint64_t)ns - (uint64_t)p->last_ns;
-	p->last_ns = ns;
-	p->has_last_ns = true;
 
 	negative = ns < 0;
 	if (!negative) {
@@ -312,7 +305,11 @@ static void put_timestamp(struct tmx_pretty *p, const struct tmx_msg *msg)
 		p->last_cycles = msg->cycles;
 		p->has_last_cycles = true;
 	} else {
-		put_wall_time(p, b, msg->ns, &delta, &has_delta);
+		has_delta = p->has_last_ns;
+		delta = (uint64_t)msg->ns - (uint64_t)p->last_ns;
+		p->last_ns = msg->ns;
+		p->has_last_ns = true;
+		put_wall_time(p, b, msg->ns);
 	}
 	if (!names)
 		outbuf_puts(b, "] ");
@@ -659,8 +656,6 @@ static void put_discarded(struct tmx_pretty *p, const struct tmx_msg *msg, const
 	const struct tmx_stream *s = msg->stream;
 	const struct tmx_trace_class *tc = s->trace->cls;
 	struct outbuf *b = &p->err;
-	uint64_t delta;
-	bool has_delta;
 
 	/* Keep the warning where it belongs among the events. */
 	outbuf_flush(&p->out);
@@ -671,9 +666,9 @@ static void put_discarded(struct tmx_pretty *p, const struct tmx_msg *msg, const
 	outbuf_puts(b, msg->count == 1 ? " " : "s ");
 	if (msg->has_range) {
 		outbuf_puts(b, "between [");
-		put_wall_time(p, b, msg->begin_ns, &delta, &has_delta);
+		put_wall_time(p, b, msg->begin_ns);
 		outbuf_puts(b, "] and [");
-		put_wall_time(p, b, msg->end_ns, &delta, &has_delta);
+		put_wall_time(p, b, msg->end_ns);
 		outbuf_putc(b, ']');
 	} else {
 		outbuf_puts(b, "(unknown time range)");
