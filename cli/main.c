@@ -223,7 +223,8 @@ static int print_metadata(struct tmx_source *src, int fd)
 {
 	for (size_t i = 0; i < tmx_source_trace_count(src); i++) {
 		const char *text = tmx_source_trace_metadata(src, i);
-		if (write_all(fd, text, strlen(text))) {
+		/* babeltrace2 ends the text with one more newline. */
+		if (write_all(fd, text, strlen(text)) || write_all(fd, "\n", 1)) {
 			fprintf(stderr, "tracemux: error: cannot write: %s\n", strerror(errno));
 			return 1;
 		}

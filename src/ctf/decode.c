@@ -77,6 +77,24 @@ static int need_bits(struct ctf_decoder *d, uint64_t bits, const char *what,
 	return TMX_OK;
 }
 
+/*
+ * Bounds, and the spec's rule that the byte order may only change on a
+ * byte boundary (two fields of different byte orders cannot share a byte).
+ */
+static int check_bit_field(struct ctf_decoder *d, const struct tmx_field_class *fc,
+			   const char *what, struct tmx_error *err)
+{
+	int ret = need_bits(d, fc->size, what, err);
+
+	if (ret)
+		return ret;
+	if ((d->pos & 7) && d->pos == d->bo_end && fc->byte_order != d->bo_last)
+		return data_error(d, err, "%s changes the byte order in the middle of a byte", what);
+	d->bo_end = d->pos + fc->size;
+	d->bo_last = fc->byte_order;
+	return TMX_OK;
+}
+
 /* Records what a field means for the packet/event machinery. */
 static void note_integer(struct ctf_decoder *d, const struct tmx_field_class *fc, uint64_t u)
 {
@@ -104,8 +122,10 @@ static int decode_integer(struct ctf_decoder *d, const struct tmx_field_class *f
 	struct tmx_value *v;
 	uint64_t u;
 
-	if (need_bits(d, fc->size, "integer field", err))
-		return err ? err->code : TMX_ERR_DATA;
+	int ret = check_bit_field(d, fc, "integer field", err);
+
+	if (ret)
+		return ret;
 	u = tmx_read_bits(d->base, d->pos, fc->size, fc->byte_order == TMX_BO_BE);
 	d->pos += fc->size;
 	v = values_push(vals, fc);
@@ -123,8 +143,10 @@ static int decode_float(struct ctf_decoder *d, const struct tmx_field_class *fc,
 	struct tmx_value *v;
 	uint64_t u;
 
-	if (need_bits(d, fc->size, "floating point field", err))
-		return err ? err->code : TMX_ERR_DATA;
+	int ret = check_bit_field(d, fc, "floating point field", err);
+
+	if (ret)
+		return ret;
 	u = tmx_read_bits(d->base, d->pos, fc->size, fc->byte_order == TMX_BO_BE);
 	d->pos += fc->size;
 	v = values_push(vals, fc);
@@ -208,8 +230,13 @@ static int decode_array(struct ctf_decoder *d, const struct tmx_field_class *fc,
 		return ret;
 	if (fc->is_text)
 		return decode_text(d, fc, length, vals, err);
+	/*
+	 * Elements that take bits are bounded by the remaining content (each
+	 * read is checked, and fails where the data ends); elements that may
+	 * take none need an explicit cap.
+	 */
 	elem_bits = min_bits(fc->elem);
-	if (elem_bits ? length > (d->limit - d->pos) / elem_bits : length > CTF_MAX_EMPTY_ELEMENTS) {
+	if (!elem_bits && length > CTF_MAX_EMPTY_ELEMENTS) {
 		return tmx_error_at(err, TMX_ERR_DATA, d->path, d->base_off + d->pos / 8,
 				    "array or sequence length %llu does not fit in the packet content",
 				    (unsigned long long)length);
@@ -385,7 +412,7 @@ static int packet_sizes(struct ctf_decoder *d, uint64_t offset, struct ctf_packe
 	if (d->special_set[TMX_MEANING_PACKET_SIZE])
 		info->packet_bits = d->special[TMX_MEANING_PACKET_SIZE];
 	else if (d->special_set[TMX_MEANING_CONTENT_SIZE])
-		info->packet_bits = d->special[TMX_MEANING_CONTENT_SIZE];
+		info->packet_bits = (d->special[TMX_MEANING_CONTENT_SIZE] + 7) & ~UINT64_C(7);
 	else
 		info->packet_bits = remaining;
 	info->content_bits = d->special_set[TMX_MEANING_CONTENT_SIZE] ?
@@ -431,6 +458,7 @@ int ctf_decode_packet_start(struct ctf_decoder *d, uint64_t offset,
 	d->base_off = offset;
 	d->pos = 0;
 	d->limit = (d->size - offset) * 8;
+	d->bo_end = UINT64_MAX;
 	clear_specials(d);
 
 	ret = packet_header(d, offset, info, err);
@@ -484,6 +512,7 @@ int ctf_decode_event(struct ctf_decoder *d, bool *more, const struct tmx_stream_
 				    "no event class with ID %llu in stream class %llu",
 				    (unsigned long long)id, (unsigned long long)sc->id);
 	}
+	*ecp = ec;
 	scope_index[TMX_SCOPE_PACKET_CONTEXT] = SIZE_MAX;
 	scope_index[TMX_SCOPE_COMMON_CONTEXT] = SIZE_MAX;
 	scope_index[TMX_SCOPE_SPECIFIC_CONTEXT] = SIZE_MAX;
@@ -511,6 +540,5 @@ int ctf_decode_event(struct ctf_decoder *d, bool *more, const struct tmx_stream_
 				    "event record of class `%s` takes no space: cannot make progress",
 				    ec->name);
 	}
-	*ecp = ec;
 	return TMX_OK;
 }

@@ -49,6 +49,9 @@ struct ctf_decoder {
 	uint64_t base_off;         /* byte offset of base in the file */
 	uint64_t pos, limit;
 
+	uint64_t bo_end;           /* where the last bit field ended... */
+	uint8_t bo_last;           /* ...and its byte order */
+
 	uint64_t *slots;           /* tc->n_slots saved values */
 	uint64_t clock;            /* current default clock value, cycles */
 	uint64_t event_clock;      /* clock value after the last event header */
@@ -76,6 +79,9 @@ int ctf_decode_packet_start(struct ctf_decoder *d, uint64_t offset,
  * *more = false when the packet's content is exhausted.  On success the
  * event's scopes are in d->event, its time in d->event_clock; *ec is set and
  * scope_index[] gives each scope's start in d->event (SIZE_MAX if absent).
+ * On a decoding error after the event class is known, *ec and the
+ * scope_index[] of the scopes begun are set too (what was decoded stays in
+ * d->event), so that callers can show the partial event.
  */
 int ctf_decode_event(struct ctf_decoder *d, bool *more,
 		     const struct tmx_stream_class *sc,

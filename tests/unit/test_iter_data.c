@@ -120,7 +120,8 @@ static size_t walk(const struct tmx_value *v, size_t i, size_t n, const char *na
 			return i;
 		}
 	case TMX_FC_VARIANT:
-		return walk(v, i + 1, n, fc->members[v[i].option].name, out);
+		/* yactfr names the variant, not its selected option. */
+		return walk(v, i + 1, n, NULL, out);
 	}
 	return n;
 }
@@ -158,21 +159,20 @@ static bool decode_stream(const struct tmx_trace_class *tc, const char *path,
 			bool more;
 
 			d.event.n = 0;
+			for (int sc = 0; sc < TMX_N_SCOPES; sc++)
+				scopes[sc] = SIZE_MAX;
 			failed = ctf_decode_event(&d, &more, info.sc, &ec, scopes, &err) != TMX_OK;
 			if (!failed && !more)
 				break;
-			/* yactfr names the event record after its header. */
-			if (failed) {
+			if (!ec) {
 				walk_all(&d.event, out);
-				break;
-			}
-			{
-				size_t first = scopes[TMX_SCOPE_COMMON_CONTEXT];
+			} else {
+				/* yactfr names the event record right after its header. */
+				size_t first = d.event.n;
 				struct ctf_values head = d.event, rest = d.event;
-				for (int s = TMX_SCOPE_SPECIFIC_CONTEXT; s < TMX_N_SCOPES && first == SIZE_MAX; s++)
-					first = scopes[s];
-				if (first == SIZE_MAX)
-					first = d.event.n;
+				for (int sc = TMX_SCOPE_COMMON_CONTEXT; sc < TMX_N_SCOPES; sc++)
+					if (scopes[sc] != SIZE_MAX && scopes[sc] < first)
+						first = scopes[sc];
 				head.n = first;
 				walk_all(&head, out);
 				leaves_add(out, "ER:%s", ec->name);
@@ -190,27 +190,42 @@ static bool decode_stream(const struct tmx_trace_class *tc, const char *path,
 
 /* ---- yactfr's side: leaves of the element dump ---- */
 
-static bool read_expected(const char *path, struct leaves *out)
+static bool is_string_node(const char *p)
+{
+	return (!strncmp(p, "NTS", 3) || !strncmp(p, "SLS", 3) || !strncmp(p, "DLS", 3)) &&
+	       (p[3] == ':' || p[3] == ' ');
+}
+
+/*
+ * Collects the leaves of yactfr's dump.  In a `fail-*` case the last line
+ * is yactfr's error message, not an element.
+ */
+static void read_expected(const char *path, bool failing, struct leaves *out)
 {
 	FILE *f = fopen(path, "r");
+	char **lines = NULL;
+	size_t n = 0, cap = 0;
 	char line[8192];
 	char str[8192];
 	char str_name[512];
-	bool in_str = false, nts = false, failed = false;
+	bool in_str = false, nts = false;
 
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f)) {
-		char *p = line;
-		line[strcspn(line, "\n")] = '\0';
-		while (*p == ' ')
-			p++;
-		while (*p >= '0' && *p <= '9')
-			p++;
-		if (*p != ' ') {
-			failed = true;  /* the error message line */
-			break;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			lines = realloc(lines, cap * sizeof(*lines));
+			assert_non_null(lines);
 		}
-		while (*p == ' ')
+		line[strcspn(line, "\n")] = '\0';
+		lines[n++] = strdup(line);
+	}
+	fclose(f);
+	if (failing && n)
+		free(lines[--n]);
+	for (size_t i = 0; i < n; i++) {
+		char *p = lines[i];
+		while (*p == ' ' || (*p >= '0' && *p <= '9'))
 			p++;
 		if (in_str) {
 			if (!strncmp(p, "RD:", 3)) {
@@ -222,21 +237,24 @@ static bool read_expected(const char *path, struct leaves *out)
 				leaves_add(out, "STR:%s:%s", str_name, str);
 				in_str = false;
 			}
-			continue;
-		}
-		if (!strncmp(p, "FLUI:", 5) || !strncmp(p, "FLSI:", 5) || !strncmp(p, "FLFPN:", 6)) {
+		} else if (!strncmp(p, "FLUI:", 5) || !strncmp(p, "FLSI:", 5) ||
+			   !strncmp(p, "FLFPN:", 6)) {
 			leaves_add(out, "%s", p);
-		} else if (!strncmp(p, "NTS:", 4) || !strncmp(p, "SLS:", 4) || !strncmp(p, "DLS:", 4)) {
+		} else if (is_string_node(p)) {
 			nts = p[0] == 'N';
-			snprintf(str_name, sizeof(str_name), "%.*s", (int)strcspn(p + 4, " {"), p + 4);
+			if (p[3] == ':')
+				snprintf(str_name, sizeof(str_name), "%.*s", (int)strcspn(p + 4, " {"), p + 4);
+			else
+				str_name[0] = '\0';
 			str[0] = '\0';
 			in_str = true;
 		} else if (!strncmp(p, "ERI:", 4)) {
 			leaves_add(out, "ER:%s", strchr(p, '#') + 1);
 		}
 	}
-	fclose(f);
-	return failed;
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
 }
 
 static char *read_file(const char *path, size_t *len)
@@ -270,7 +288,7 @@ static bool run_case(const char *name)
 	struct tmx_trace_class *tc = NULL;
 	struct tmx_error err = { 0 };
 	struct leaves ours = { 0 }, theirs = { 0 };
-	bool ok = true, ours_failed, theirs_failed;
+	bool ok = true, ours_failed, theirs_failed = strncmp(name, "fail-", 5) == 0;
 	size_t len;
 	char *text;
 
@@ -289,7 +307,7 @@ static bool run_case(const char *name)
 	snprintf(path, sizeof(path), "%s/%s/stream", CASES_DIR, name);
 	ours_failed = decode_stream(tc, path, &ours);
 	snprintf(path, sizeof(path), "%s/%s/expect.txt", CASES_DIR, name);
-	theirs_failed = read_expected(path, &theirs);
+	read_expected(path, theirs_failed, &theirs);
 	if (ours_failed != theirs_failed) {
 		print_message("%s: decoding %s but yactfr %s\n", name,
 			      ours_failed ? "failed" : "succeeded",
@@ -314,10 +332,19 @@ out:
 }
 
 /*
- * Cases where yactfr and babeltrace2 (whose behaviour we follow) differ,
- * with the reason.  None yet.
+ * Cases where yactfr goes beyond CTF 1.8 as babeltrace2 reads it (we follow
+ * babeltrace2), with the reason.
  */
 static const char *const known_differences[] = {
+	/* A sequence length `outer.len` inside a variant's options: babeltrace2
+	 * cannot resolve a path through a variant either. */
+	"pass-dl-array-multi-len",
+	/* `stream_id` nested in a packet header structure: babeltrace2 only gives
+	 * the top-level `stream_id` its meaning, yactfr takes the last one. */
+	"pass-multiple-dst-id-fl-ints",
+	/* The next event's payload alignment goes past the content: yactfr
+	 * aligns the record before naming it, we name it first (same error). */
+	"fail-align-beyond-content",
 	NULL,
 };
 
