@@ -62,8 +62,10 @@ static int expect_punct(struct tsdl_parser *p, const char *punct)
 	return next(p);
 }
 
+/* Consumes `punct` if it is next; *ret is the status of that (TMX_OK if absent). */
 static bool accept_punct(struct tsdl_parser *p, const char *punct, int *ret)
 {
+	*ret = TMX_OK;
 	if (!tsdl_is_punct(&p->lx.tok, punct))
 		return false;
 	*ret = next(p);
@@ -692,7 +694,6 @@ static int parse_struct(struct tsdl_parser *p, struct tmx_field_class **out)
 	struct tmx_field_class *fc;
 	char *name = NULL;
 	char key[600];
-	int ret;
 
 	TRY(next(p));
 	if (p->lx.tok.kind == TOK_IDENT) {
@@ -734,7 +735,6 @@ static int parse_struct(struct tsdl_parser *p, struct tmx_field_class **out)
 		TRY(add_type(p, key, fc));
 	}
 	*out = fc;
-	(void)ret;
 	return TMX_OK;
 }
 

@@ -1,0 +1,28 @@
+#!/bin/sh
+# Installs the Debian 12 packages tracemux needs, only those missing.
+#   scripts/install-deps.sh build    what building needs
+#   scripts/install-deps.sh test     building and the test suite
+set -eu
+
+BUILD_PKGS="gcc make cmake pkg-config libc6-dev"
+TEST_PKGS="$BUILD_PKGS libcmocka-dev python3"
+
+case "${1:-build}" in
+build) pkgs=$BUILD_PKGS ;;
+test) pkgs=$TEST_PKGS ;;
+*) echo "usage: $0 build|test" >&2; exit 2 ;;
+esac
+
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "missing Debian packages:$missing (run as root to install them)" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing

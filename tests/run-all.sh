@@ -1,0 +1,18 @@
+#!/bin/sh
+# The whole test suite, as CI runs it: install what the tests need, build
+# with warnings as errors and run every test, then build again with
+# AddressSanitizer + UndefinedBehaviorSanitizer and run every test again.
+set -eu
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh test
+jobs=$(nproc)
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTMX_WERROR=ON -DTMX_BUILD_TESTS=ON >/dev/null
+cmake --build build -j"$jobs"
+ctest --test-dir build -j"$jobs" --output-on-failure
+
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DTMX_WERROR=ON -DTMX_SANITIZE=ON \
+	-DTMX_BUILD_TESTS=ON >/dev/null
+cmake --build build-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	ctest --test-dir build-asan -j"$jobs" --output-on-failure
