@@ -147,7 +147,13 @@ struct tmx_field_class {
 	int32_t slot;                      /* -1: no one refers to this field */
 	int32_t ref_slot;                  /* TMX_FC_SEQUENCE, TMX_FC_VARIANT */
 	const struct tmx_field_class *tag; /* TMX_FC_VARIANT: the enum target */
-	char *ref_path;                    /* as written in the metadata */
+	/*
+	 * The reference as written in the metadata: the length or tag path of
+	 * a sequence or variant, `clock.NAME.value` of an integer mapped to a
+	 * clock.
+	 */
+	char *ref_path;
+	uint32_t line, col;                /* where declared (metadata), 0 if unknown */
 	/*
 	 * TMX_FC_VARIANT: for each mapping of `tag`, the index of the option it
 	 * selects, or -1 when no option has that label.

@@ -140,7 +140,10 @@ static int lex_escape(struct tsdl_lexer *lx, struct tmx_error *err, unsigned *ou
 			*out = v & 0xff;
 			return TMX_OK;
 		}
-		return error_here(lx, err, at, "unknown escape sequence");
+		/* Not a C escape: keep the backslash and the character. */
+		lx->p--;
+		*out = '\\';
+		return TMX_OK;
 	}
 }
 
@@ -196,6 +199,9 @@ static int lex_number(struct tsdl_lexer *lx, struct tmx_error *err)
 
 	if (lx->p[0] == '0' && lx->end - lx->p > 1 && (lx->p[1] == 'x' || lx->p[1] == 'X')) {
 		base = 16;
+		lx->p += 2;
+	} else if (lx->p[0] == '0' && lx->end - lx->p > 1 && (lx->p[1] == 'b' || lx->p[1] == 'B')) {
+		base = 2;
 		lx->p += 2;
 	} else if (lx->p[0] == '0') {
 		base = 8;

@@ -161,6 +161,8 @@ static struct tmx_field_class *fc_new(struct tsdl_parser *p, enum tmx_fc_kind ki
 	if (!fc)
 		return NULL;
 	fc->kind = kind;
+	fc->line = p->lx.tok.line;
+	fc->col = p->lx.tok.col;
 	fc->align = 1;
 	fc->slot = -1;
 	fc->ref_slot = -1;
@@ -378,17 +380,44 @@ static bool is_power_of_two(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
+/* Names already set in one block: an attribute may appear once. */
+struct seen_names {
+	const char *names[64];
+	size_t n;
+};
+
+static int check_not_seen(struct tsdl_parser *p, struct seen_names *seen, const char *name)
+{
+	for (size_t i = 0; i < seen->n; i++)
+		if (!strcmp(seen->names[i], name))
+			return tsdl_error(p, "duplicate attribute `%s`", name);
+	if (seen->n < sizeof(seen->names) / sizeof(seen->names[0])) {
+		if (!(seen->names[seen->n] = tmx_arena_strdup(p->arena, name)))
+			return nomem(p);
+		seen->n++;
+	}
+	return TMX_OK;
+}
+
 /* Parses `{ name = value; ... }` calling `attr` for each. */
 static int parse_attr_block(struct tsdl_parser *p, void *obj,
 			    int (*attr)(struct tsdl_parser *, void *, const char *,
 					const struct value *))
 {
+	struct seen_names seen = { .n = 0 };
 	char name[512];
 	struct value v;
 
+	int ret;
+
 	TRY(expect_punct(p, "{"));
 	while (!tsdl_is_punct(&p->lx.tok, "}")) {
+		if (accept_punct(p, ";", &ret)) {   /* stray semicolons are allowed */
+			TRY(ret);
+			continue;
+		}
 		TRY(parse_dotted(p, name, sizeof(name)));
+		TRY(check_not_seen(p, &seen, name));
 		TRY(expect_punct(p, "="));
 		TRY(parse_value(p, &v));
 		TRY(attr(p, obj, name, &v));
@@ -448,12 +477,8 @@ static int integer_attr(struct tsdl_parser *p, void *obj, const char *name, cons
 		l = strlen(c);
 		if (l < 7 || strcmp(c + l - 6, ".value"))
 			return value_error(p, v, "`%s` expects clock.NAME.value", name);
-		for (size_t i = 0; i < p->tc->n_clocks; i++)
-			if (strlen(p->tc->clocks[i]->name) == l - 6 &&
-			    !strncmp(p->tc->clocks[i]->name, c, l - 6))
-				fc->mapped_clock = p->tc->clocks[i];
-		if (!fc->mapped_clock)
-			return value_error(p, v, "`map` refers to an undeclared clock (%s)", v->str);
+		/* The clock may be declared later: tsdl_resolve.c binds it. */
+		fc->ref_path = v->str;
 	} else {
 		warn_unknown(p, v, "integer", name);
 	}
@@ -652,6 +677,10 @@ static int parse_fields(struct tsdl_parser *p, struct tmx_field_class *parent)
 	while (!tsdl_is_punct(&p->lx.tok, "}")) {
 		struct tmx_field_class *type;
 
+		if (accept_punct(p, ";", &ret)) {   /* stray semicolons are allowed */
+			TRY(ret);
+			continue;
+		}
 		if (tsdl_is_ident(&p->lx.tok, "typealias")) {
 			TRY(parse_typealias(p));
 			continue;
@@ -776,6 +805,7 @@ static int parse_variant(struct tsdl_parser *p, struct tmx_field_class **out)
 		TRY(parse_fields(p, fc));
 		if (fc->n_members == 0)
 			return tsdl_error(p, "variant before %s has no option", tok_text(p));
+		fc->ref_path = tag;
 		if (name) {
 			snprintf(key, sizeof(key), "variant %s", name);
 			TRY(add_type(p, key, fc));
@@ -880,6 +910,8 @@ static int parse_enumerators(struct tsdl_parser *p, struct tmx_field_class *fc)
 			break;
 		TRY(ret);
 	}
+	if (fc->n_mappings == 0)
+		return tsdl_error(p, "enumeration without any enumerator before %s", tok_text(p));
 	return expect_punct(p, "}");
 }
 
@@ -998,6 +1030,20 @@ static int parse_type_spec(struct tsdl_parser *p, struct tmx_field_class **out)
 	return ret;
 }
 
+/* TSDL keywords cannot name a type (C type words such as `int` can). */
+static bool is_reserved_name(const char *name)
+{
+	static const char *const reserved[] = {
+		"align", "callsite", "const", "clock", "enum", "env", "event", "floating_point",
+		"integer", "stream", "string", "struct", "trace", "typealias", "typedef", "variant",
+	};
+
+	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+		if (!strcmp(name, reserved[i]))
+			return true;
+	return false;
+}
+
 /* typealias TYPE [declarator] := NAME [words] [declarator-suffix]; */
 static int parse_typealias(struct tsdl_parser *p)
 {
@@ -1022,11 +1068,14 @@ static int parse_typealias(struct tsdl_parser *p)
 		n += l;
 		TRY(next(p));
 	}
-	while (accept_punct(p, "*", &ret))
-		TRY(ret);
 	if (!n)
 		return expected(p, "a type name after `:=`");
+	if (is_reserved_name(name))
+		return tsdl_error(p, "`%s` is a reserved keyword, not a type name", name);
+	/* `:= name[4]` makes the alias an array of the type. */
+	TRY(parse_declarator(p, fc, false, &unused, &fc));
 	TRY(add_type(p, name, fc));
+	(void)ret;
 	return expect_punct(p, ";");
 }
 
@@ -1061,6 +1110,7 @@ static int parse_block(struct tsdl_parser *p, void *obj,
 		       int (*assign)(struct tsdl_parser *, void *, const char *,
 				     struct tmx_field_class *))
 {
+	struct seen_names seen = { .n = 0 };
 	char name[512];
 	int ret;
 
@@ -1069,7 +1119,9 @@ static int parse_block(struct tsdl_parser *p, void *obj,
 	while (!tsdl_is_punct(&p->lx.tok, "}")) {
 		const struct tsdl_token *t = &p->lx.tok;
 
-		if (tsdl_is_ident(t, "typealias")) {
+		if (accept_punct(p, ";", &ret)) {   /* stray semicolons are allowed */
+			TRY(ret);
+		} else if (tsdl_is_ident(t, "typealias")) {
 			TRY(parse_typealias(p));
 		} else if (tsdl_is_ident(t, "typedef")) {
 			TRY(parse_typedef(p));
@@ -1081,6 +1133,7 @@ static int parse_block(struct tsdl_parser *p, void *obj,
 		} else if (t->kind == TOK_IDENT) {
 			uint32_t line = t->line, col = t->col;
 			TRY(parse_dotted(p, name, sizeof(name)));
+			TRY(check_not_seen(p, &seen, name));
 			if (accept_punct(p, ":=", &ret)) {
 				struct tmx_field_class *type, *fc;
 				char *unused;
@@ -1396,7 +1449,11 @@ static int parse_top_level(struct tsdl_parser *p)
 	const struct tsdl_token *t = &p->lx.tok;
 
 	while (t->kind != TOK_EOF) {
-		if (tsdl_is_ident(t, "trace")) {
+		int ret;
+
+		if (accept_punct(p, ";", &ret)) {   /* stray semicolons are allowed */
+			TRY(ret);
+		} else if (tsdl_is_ident(t, "trace")) {
 			if (p->has_trace)
 				return tsdl_error(p, "duplicate %s block", "trace");
 			p->has_trace = true;
@@ -1431,24 +1488,36 @@ static int parse_top_level(struct tsdl_parser *p)
 	return TMX_OK;
 }
 
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)(c | 0x20);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* The canonical 8-4-4-4-12 form only. */
 int tsdl_parse_uuid(const char *s, uint8_t out[16])
 {
 	int n = 0;
 
-	for (const char *c = s; *c; c++) {
+	if (strlen(s) != 36)
+		return -1;
+	for (int i = 0; i < 36;) {
 		int hi, lo;
-		if (*c == '-' && (n == 4 || n == 6 || n == 8 || n == 10))
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (s[i++] != '-')
+				return -1;
 			continue;
-		if (n == 16 || !c[1])
-			return -1;
-		hi = c[0] >= '0' && c[0] <= '9' ? c[0] - '0' : (c[0] | 32) >= 'a' && (c[0] | 32) <= 'f' ? (c[0] | 32) - 'a' + 10 : -1;
-		lo = c[1] >= '0' && c[1] <= '9' ? c[1] - '0' : (c[1] | 32) >= 'a' && (c[1] | 32) <= 'f' ? (c[1] | 32) - 'a' + 10 : -1;
+		}
+		hi = hex_digit(s[i]);
+		lo = hex_digit(s[i + 1]);
 		if (hi < 0 || lo < 0)
 			return -1;
 		out[n++] = (uint8_t)(hi << 4 | lo);
-		c++;
+		i += 2;
 	}
-	return n == 16 ? 0 : -1;
+	return 0;
 }
 
 int ctf_metadata_parse(const char *text, size_t len, const char *name,

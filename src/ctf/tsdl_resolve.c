@@ -20,9 +20,10 @@ static const char *const scope_prefix[N_SCOPES] = {
 	"stream.event.context.", "event.context.", "event.fields.",
 };
 
+/* An enclosing structure (or variant) and the member (or option) being resolved. */
 struct frame {
 	const struct tmx_field_class *st;
-	size_t idx;      /* members before this one are visible */
+	size_t idx;      /* struct members before this one are visible */
 };
 
 struct resolver {
@@ -53,44 +54,77 @@ static struct tmx_field_class *member_named(const struct tmx_field_class *st, co
 	return NULL;
 }
 
-/* Follows `.b.c` from `fc`. */
-static struct tmx_field_class *descend(struct tmx_field_class *fc, const char *rest)
+#define MAX_TARGETS 64
+
+/*
+ * Follows `.b.c` from `fc` and collects the fields it designates.  A
+ * variant on the way designates the field in each of its options (yactfr's
+ * multi-location lengths): they all share one slot, and the option decoded
+ * last sets it.
+ */
+static void collect(struct resolver *r, struct tmx_field_class *fc, const char *rest,
+		    struct tmx_field_class **out, size_t *n, bool *bad)
 {
-	while (fc && *rest == '.') {
-		const char *name = rest + 1;
-		size_t len = strcspn(name, ".");
-		fc = member_named(fc, name, len, SIZE_MAX);
-		rest = name + len;
+	struct tmx_field_class *m;
+	const char *name;
+	size_t len;
+
+	if (!fc)
+		return;
+	if (fc->kind == TMX_FC_VARIANT) {
+		/* Inside this very variant, only the option being read counts. */
+		for (size_t f = 0; f < r->n_frames; f++)
+			if (r->frames[f].st == fc) {
+				collect(r, fc->members[r->frames[f].idx].fc, rest, out, n, bad);
+				return;
+			}
+		for (size_t i = 0; i < fc->n_members; i++)
+			collect(r, fc->members[i].fc, rest, out, n, bad);
+		return;
 	}
-	return fc;
+	if (*rest == '\0') {
+		if (*n < MAX_TARGETS)
+			out[(*n)++] = fc;
+		return;
+	}
+	name = rest + 1;
+	len = strcspn(name, ".");
+	m = member_named(fc, name, len, SIZE_MAX);
+	if (!m)
+		*bad = true;   /* an option without the rest of the path */
+	collect(r, m, name + len, out, n, bad);
 }
 
-static struct tmx_field_class *lookup(struct resolver *r, const char *path)
+/* Resolves a path (spec 7.3.2) into the fields it designates; returns their count. */
+static size_t lookup(struct resolver *r, const char *path, struct tmx_field_class **out)
 {
-	size_t len;
+	size_t len, n = 0;
+	bool bad = false;
 
 	for (int s = 0; s < N_SCOPES; s++) {
 		size_t l = strlen(scope_prefix[s]);
 		if (!strncmp(path, scope_prefix[s], l)) {
 			path += l;
 			len = strcspn(path, ".");
-			return descend(member_named(r->roots[s], path, len, SIZE_MAX), path + len);
+			collect(r, member_named(r->roots[s], path, len, SIZE_MAX), path + len, out, &n, &bad);
+			return bad ? 0 : n;
 		}
 	}
 	len = strcspn(path, ".");
 	/* Relative: the enclosing structures, innermost first, earlier members only. */
-	for (size_t f = r->n_frames; f-- > 0;) {
-		struct tmx_field_class *fc = member_named(r->frames[f].st, path, len, r->frames[f].idx);
-		if (fc)
-			return descend(fc, path + len);
-	}
+	for (size_t f = r->n_frames; f-- > 0 && !n;)
+		collect(r, member_named(r->frames[f].st, path, len, r->frames[f].idx), path + len, out, &n,
+			&bad);
 	/* Then the scopes before the current one, nearest first. */
-	for (int s = r->cur_scope - 1; s >= 0; s--) {
-		struct tmx_field_class *fc = member_named(r->roots[s], path, len, SIZE_MAX);
-		if (fc)
-			return descend(fc, path + len);
-	}
-	return NULL;
+	for (int s = r->cur_scope - 1; s >= 0 && !n; s--)
+		collect(r, member_named(r->roots[s], path, len, SIZE_MAX), path + len, out, &n, &bad);
+	return bad ? 0 : n;
+}
+
+static int fc_error(struct tsdl_parser *p, const struct tmx_field_class *fc, const char *fmt,
+		    const char *arg)
+{
+	return tmx_error_at_line(p->err, TMX_ERR_METADATA, p->name, fc->line, fc->col, fmt, arg);
 }
 
 static void give_slot(struct tsdl_parser *p, struct tmx_field_class *target,
@@ -101,54 +135,102 @@ static void give_slot(struct tsdl_parser *p, struct tmx_field_class *target,
 	ref->ref_slot = target->slot;
 }
 
-static bool option_matches(const char *option, const char *label)
+/*
+ * The option named like the label; failing that, one that matches once a
+ * leading `_` (TSDL's keyword escape) is removed from either name.
+ */
+static int32_t find_option(const struct tmx_field_class *fc, const char *label)
 {
-	return !strcmp(option, label) || (option[0] == '_' && !strcmp(option + 1, label)) ||
-	       (label[0] == '_' && !strcmp(option, label + 1));
+	for (size_t o = 0; o < fc->n_members; o++)
+		if (!strcmp(fc->members[o].name, label))
+			return (int32_t)o;
+	for (size_t o = 0; o < fc->n_members; o++) {
+		const char *option = fc->members[o].name;
+		if ((option[0] == '_' && !strcmp(option + 1, label)) ||
+		    (label[0] == '_' && !strcmp(option, label + 1)))
+			return (int32_t)o;
+	}
+	return -1;
 }
 
 static int bind_variant(struct resolver *r, struct tmx_field_class *fc)
 {
 	struct tsdl_parser *p = r->p;
-	struct tmx_field_class *tag;
+	struct tmx_field_class *targets[MAX_TARGETS], *tag;
 
 	if (!fc->ref_path)
-		return meta_error(p, "a variant has no tag (options: `%s`...)", fc->members[0].name);
-	tag = lookup(r, fc->ref_path);
-	if (!tag)
-		return meta_error(p, "cannot find the variant tag field `%s`", fc->ref_path);
+		return fc_error(p, fc, "variant without a tag (options: `%s`...)", fc->members[0].name);
+	if (lookup(r, fc->ref_path, targets) != 1)
+		return fc_error(p, fc, "cannot find the variant tag field `%s`", fc->ref_path);
+	tag = targets[0];
 	if (tag->kind != TMX_FC_ENUM)
-		return meta_error(p, "Variant field class's tag field class is not an enumeration "
-				  "field class: tag `%s`", fc->ref_path);
+		return fc_error(p, fc, "Variant field class's tag field class is not an enumeration "
+				"field class: tag `%s`", fc->ref_path);
 	give_slot(p, tag, fc);
 	fc->tag = tag;
-	fc->option_for_mapping = tmx_arena_calloc(p->arena, tag->n_mappings ? tag->n_mappings : 1,
-						  sizeof(int32_t));
+	fc->option_for_mapping = tmx_arena_calloc(p->arena, tag->n_mappings, sizeof(int32_t));
 	if (!fc->option_for_mapping)
 		return tmx_error_set(p->err, TMX_ERR_NOMEM, p->name, "out of memory");
-	for (size_t m = 0; m < tag->n_mappings; m++) {
-		fc->option_for_mapping[m] = -1;
-		for (size_t o = 0; o < fc->n_members; o++)
-			if (option_matches(fc->members[o].name, tag->mappings[m].label)) {
-				fc->option_for_mapping[m] = (int32_t)o;
-				break;
-			}
+	for (size_t m = 0; m < tag->n_mappings; m++)
+		fc->option_for_mapping[m] = find_option(fc, tag->mappings[m].label);
+	for (size_t o = 0; o < fc->n_members; o++) {
+		bool found = false;
+		for (size_t m = 0; m < tag->n_mappings && !found; m++)
+			found = fc->option_for_mapping[m] == (int32_t)o;
+		if (!found)
+			return fc_error(p, fc, "the variant's tag has no mapping named `%s`",
+					fc->members[o].name);
 	}
+	return TMX_OK;
+}
+
+/* `[env.NAME]`: a static array whose length is an environment entry. */
+static int bind_env_length(struct tsdl_parser *p, struct tmx_field_class *fc)
+{
+	const struct tmx_env_entry *e = tmx_trace_class_env(p->tc, fc->ref_path + 4);
+
+	if (!e || !e->is_int || e->int_value < 0)
+		return fc_error(p, fc, "array length `%s` is not a non-negative integer environment "
+				"entry", fc->ref_path);
+	fc->kind = TMX_FC_ARRAY;
+	fc->length = (uint64_t)e->int_value;
 	return TMX_OK;
 }
 
 static int bind_sequence(struct resolver *r, struct tmx_field_class *fc)
 {
 	struct tsdl_parser *p = r->p;
-	struct tmx_field_class *len = lookup(r, fc->ref_path);
+	struct tmx_field_class *targets[MAX_TARGETS];
+	size_t n;
 
-	if (!len)
-		return meta_error(p, "cannot find the sequence length field `%s`", fc->ref_path);
-	if ((len->kind != TMX_FC_INT && len->kind != TMX_FC_ENUM) || len->is_signed)
-		return meta_error(p, "Sequence field class's length field class is not an unsigned "
-				  "integer field class: length `%s`", fc->ref_path);
-	give_slot(p, len, fc);
+	if (!strncmp(fc->ref_path, "env.", 4))
+		return bind_env_length(p, fc);
+	n = lookup(r, fc->ref_path, targets);
+	if (!n)
+		return fc_error(p, fc, "cannot find the sequence length field `%s`", fc->ref_path);
+	for (size_t i = 0; i < n; i++)
+		if ((targets[i]->kind != TMX_FC_INT && targets[i]->kind != TMX_FC_ENUM) ||
+		    targets[i]->is_signed)
+			return fc_error(p, fc, "Sequence field class's length field class is not an "
+					"unsigned integer field class: length `%s`", fc->ref_path);
+	/* Several targets (through variants) share one slot. */
+	give_slot(p, targets[0], fc);
+	for (size_t i = 1; i < n; i++)
+		targets[i]->slot = targets[0]->slot;
 	return TMX_OK;
+}
+
+static int bind_clock(struct tsdl_parser *p, struct tmx_field_class *fc)
+{
+	const char *name = fc->ref_path + 6;            /* after "clock." */
+	size_t len = strlen(name) - 6;                  /* before ".value" */
+
+	for (size_t i = 0; i < p->tc->n_clocks; i++)
+		if (strlen(p->tc->clocks[i]->name) == len && !strncmp(p->tc->clocks[i]->name, name, len)) {
+			fc->mapped_clock = p->tc->clocks[i];
+			return TMX_OK;
+		}
+	return fc_error(p, fc, "`map` refers to an undeclared clock (%s)", fc->ref_path);
 }
 
 static void resolve_byte_order(struct tsdl_parser *p, struct tmx_field_class *fc)
@@ -179,6 +261,9 @@ static int resolve_fc(struct resolver *r, struct tmx_field_class *fc)
 		}
 		r->n_frames--;
 		return TMX_OK;
+	case TMX_FC_INT:
+	case TMX_FC_ENUM:
+		return fc->ref_path && !fc->mapped_clock ? bind_clock(r->p, fc) : TMX_OK;
 	case TMX_FC_SEQUENCE:
 		TRY(bind_sequence(r, fc));
 		/* fall through */
@@ -189,8 +274,15 @@ static int resolve_fc(struct resolver *r, struct tmx_field_class *fc)
 		return TMX_OK;
 	case TMX_FC_VARIANT:
 		TRY(bind_variant(r, fc));
-		for (size_t i = 0; i < fc->n_members; i++)
+		if (r->n_frames == MAX_FRAMES)
+			return meta_error(r->p, "variants nested too deeply%s", "");
+		r->frames[r->n_frames].st = fc;
+		r->n_frames++;
+		for (size_t i = 0; i < fc->n_members; i++) {
+			r->frames[r->n_frames - 1].idx = i;
 			TRY(resolve_fc(r, fc->members[i].fc));
+		}
+		r->n_frames--;
 		return TMX_OK;
 	default:
 		return TMX_OK;
@@ -230,13 +322,18 @@ static bool is_uint(const struct tmx_field_class *fc)
 	return (fc->kind == TMX_FC_INT || fc->kind == TMX_FC_ENUM) && !fc->is_signed;
 }
 
-static void set_packet_header_meanings(struct tmx_field_class *ph)
+/* An integer `magic` must be the packet header's first field, 32 bits wide. */
+static int set_packet_header_meanings(struct tsdl_parser *p, struct tmx_field_class *ph)
 {
 	for (size_t i = 0; ph && i < ph->n_members; i++) {
 		struct tmx_field_class *fc = ph->members[i].fc;
 		for (size_t k = 0; k < sizeof(header_meanings) / sizeof(header_meanings[0]); k++) {
 			if (strcmp(ph->members[i].name, header_meanings[k].name))
 				continue;
+			if (header_meanings[k].meaning == TMX_MEANING_MAGIC && fc->kind == TMX_FC_INT &&
+			    (i != 0 || fc->size != 32))
+				return fc_error(p, fc, "packet header `%s` must be the first field and "
+						"have 32 bits", "magic");
 			if (header_meanings[k].meaning == TMX_MEANING_UUID) {
 				if (fc->kind == TMX_FC_ARRAY && fc->length == 16 &&
 				    fc->elem->kind == TMX_FC_INT && fc->elem->size == 8)
@@ -246,6 +343,7 @@ static void set_packet_header_meanings(struct tmx_field_class *ph)
 			}
 		}
 	}
+	return TMX_OK;
 }
 
 static void set_packet_context_meanings(struct tmx_field_class *pc)
@@ -457,19 +555,6 @@ int tsdl_resolve(struct tsdl_parser *p)
 		TRY(add_default_stream_class(p));
 	TRY(attach_events(p));
 
-	set_packet_header_meanings(tc->packet_header);
-	for (size_t s = 0; s < tc->n_stream_classes; s++) {
-		struct tmx_stream_class *sc = tc->stream_classes[s];
-		set_packet_context_meanings(sc->packet_context);
-		if (sc->event_header)
-			set_event_header_meanings(sc->event_header);
-		TRY(map_timestamps(p, sc->packet_context));
-		TRY(map_timestamps(p, sc->event_header));
-		sc->default_clock = find_clock(sc->event_header);
-		if (!sc->default_clock)
-			sc->default_clock = find_clock(sc->packet_context);
-	}
-
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return tmx_error_set(p->err, TMX_ERR_NOMEM, p->name, "out of memory");
@@ -490,6 +575,20 @@ int tsdl_resolve(struct tsdl_parser *p)
 			if (!ret)
 				ret = resolve_scope(r, SCOPE_EF);
 		}
+	}
+	if (!ret)
+		ret = set_packet_header_meanings(p, tc->packet_header);
+	for (size_t s = 0; !ret && s < tc->n_stream_classes; s++) {
+		struct tmx_stream_class *sc = tc->stream_classes[s];
+		set_packet_context_meanings(sc->packet_context);
+		if (sc->event_header)
+			set_event_header_meanings(sc->event_header);
+		ret = map_timestamps(p, sc->packet_context);
+		if (!ret)
+			ret = map_timestamps(p, sc->event_header);
+		sc->default_clock = find_clock(sc->event_header);
+		if (!sc->default_clock)
+			sc->default_clock = find_clock(sc->packet_context);
 	}
 	free(r);
 	if (!ret)
