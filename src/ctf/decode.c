@@ -25,14 +25,11 @@ static int data_error(struct ctf_decoder *d, struct tmx_error *err, const char *
 	return tmx_error_at(err, TMX_ERR_DATA, d->path, d->base_off + d->pos / 8, fmt, what);
 }
 
-static int values_reserve(struct ctf_values *vals, size_t extra, struct tmx_error *err)
+static int values_grow(struct ctf_values *vals, size_t need, struct tmx_error *err)
 {
-	size_t need = vals->n + extra;
 	struct tmx_value *nv;
 	size_t cap;
 
-	if (need <= vals->cap)
-		return TMX_OK;
 	cap = vals->cap ? vals->cap : 64;
 	while (cap < need)
 		cap *= 2;
@@ -42,6 +39,13 @@ static int values_reserve(struct ctf_values *vals, size_t extra, struct tmx_erro
 	vals->v = nv;
 	vals->cap = cap;
 	return TMX_OK;
+}
+
+static inline int values_reserve(struct ctf_values *vals, size_t extra, struct tmx_error *err)
+{
+	if (vals->n + extra <= vals->cap)
+		return TMX_OK;
+	return values_grow(vals, vals->n + extra, err);
 }
 
 static inline struct tmx_value *values_push(struct ctf_values *vals,

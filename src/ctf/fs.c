@@ -338,6 +338,11 @@ static int index_packets(struct ctf_file *f, struct tmx_error *err)
 		off += info.packet_bits / 8;
 	}
 	ctf_decoder_fini(&dec);
+	/*
+	 * Reading the headers mapped pages all over the file (the kernel maps
+	 * whole folios around each access): drop them until the events are read.
+	 */
+	tmx_mapfile_release(&f->map, 0, f->map.size);
 	if (ret)
 		tmx_error_prefix(err, "cannot index CTF data stream file");
 	return ret;
@@ -563,6 +568,10 @@ static const struct tmx_msg *discarded_packets(struct ctf_stream *s)
 
 static void advance_packet(struct ctf_stream *s)
 {
+	struct ctf_file *f = s->files[s->file_i];
+
+	/* Done with this packet: its pages need not stay resident. */
+	tmx_mapfile_release(&f->map, s->cur.offset, s->cur.packet_bits / 8);
 	s->prev = s->cur;
 	s->has_prev = true;
 	if (++s->packet_i < s->files[s->file_i]->n_packets)

@@ -21,8 +21,19 @@
 
 #define NS_PER_S INT64_C(1000000000)
 
+#define HEADER_CACHE_SIZE 64
+
+struct header_cache {
+	const struct tmx_event_class *ec;
+	const struct tmx_trace *trace;
+	bool start_line;
+	size_t len;
+	char text[240];
+};
+
 struct tmx_pretty {
 	struct tmx_pretty_opts opts;
+	struct header_cache header_cache[HEADER_CACHE_SIZE];
 	bool start_line;
 	bool has_last_ns, has_last_cycles;
 	int64_t last_ns;
@@ -282,7 +293,7 @@ static void put_wall_time(struct tmx_pretty *p, struct outbuf *b, int64_t ns)
 static void put_name_equal(struct outbuf *b, const char *name)
 {
 	outbuf_puts(b, name);
-	outbuf_puts(b, " = ");
+	outbuf_write(b, " = ", 3);
 }
 
 static void put_timestamp(struct tmx_pretty *p, const struct tmx_msg *msg)
@@ -383,7 +394,7 @@ static void put_env_string(struct tmx_pretty *p, bool *dom_print, const struct t
 	}
 }
 
-static void put_event_header(struct tmx_pretty *p, const struct tmx_msg *msg)
+static void put_event_header_fields(struct tmx_pretty *p, const struct tmx_msg *msg)
 {
 	const struct tmx_event_class *ec = msg->event->cls;
 	const struct tmx_trace_class *tc = msg->stream->trace->cls;
@@ -391,7 +402,6 @@ static void put_event_header(struct tmx_pretty *p, const struct tmx_msg *msg)
 	bool names = p->opts.names_header;
 	bool dom_print = false;
 
-	put_timestamp(p, msg);
 	if (p->opts.field_trace && msg->stream->trace->name && msg->stream->trace->name[0]) {
 		if (!p->start_line)
 			outbuf_puts(b, ", ");
@@ -432,6 +442,39 @@ static void put_event_header(struct tmx_pretty *p, const struct tmx_msg *msg)
 		put_name_equal(b, "name");
 	outbuf_puts(b, ec->name);
 	outbuf_puts(b, names ? ", " : ": ");
+}
+
+/*
+ * Everything between the timestamp and the fields depends only on the
+ * event class, the trace and whether a timestamp was printed: it is
+ * formatted once and copied afterwards.
+ */
+static void put_event_header(struct tmx_pretty *p, const struct tmx_msg *msg)
+{
+	const struct tmx_event_class *ec = msg->event->cls;
+	const struct tmx_trace *trace = msg->stream->trace;
+	struct header_cache *c;
+	size_t before;
+	bool start_line;
+
+	put_timestamp(p, msg);
+	start_line = p->start_line;
+	c = &p->header_cache[((uintptr_t)ec >> 4) % HEADER_CACHE_SIZE];
+	if (c->ec == ec && c->trace == trace && c->start_line == start_line) {
+		outbuf_write(&p->out, c->text, c->len);
+		p->start_line = true;
+		return;
+	}
+	before = p->out.len;
+	put_event_header_fields(p, msg);
+	/* Cache it unless the buffer was flushed meanwhile or it is too long. */
+	if (p->out.len >= before && p->out.len - before <= sizeof(c->text)) {
+		c->ec = ec;
+		c->trace = trace;
+		c->start_line = start_line;
+		c->len = p->out.len - before;
+		memcpy(c->text, p->out.data + before, c->len);
+	}
 }
 
 /* ------------------------------------------------------------------ */
