@@ -222,6 +222,45 @@ static uint64_t min_bits(const struct tmx_field_class *fc)
 	}
 }
 
+/*
+ * A whole-byte integer that nothing refers to: arrays of those (byte
+ * buffers, ID lists) are read in one tight loop.
+ */
+static bool is_plain_byte_int(const struct tmx_field_class *e)
+{
+	return e->kind == TMX_FC_INT && e->size % 8 == 0 && e->align <= 8 && e->slot < 0 &&
+	       !e->mapped_clock && !e->meaning;
+}
+
+static int decode_byte_int_array(struct ctf_decoder *d, const struct tmx_field_class *fc,
+				 uint64_t length, struct ctf_values *vals, struct tmx_error *err)
+{
+	const struct tmx_field_class *e = fc->elem;
+	const uint8_t *p = d->base + d->pos / 8;
+	unsigned bytes = e->size / 8;
+	bool be = e->byte_order == TMX_BO_BE;
+	struct tmx_value *v;
+	int ret = values_reserve(vals, length + 1, err);
+
+	if (ret)
+		return ret;
+	values_push(vals, fc)->count = length;
+	v = &vals->v[vals->n];
+	for (uint64_t i = 0; i < length; i++, p += bytes) {
+		uint64_t u = tmx_read_aligned(p, bytes, be);
+		v[i].fc = e;
+		if (e->is_signed)
+			v[i].s = tmx_sign_extend(u, e->size);
+		else
+			v[i].u = u;
+	}
+	vals->n += length;
+	d->pos += length * e->size;
+	d->bo_end = d->pos;
+	d->bo_last = e->byte_order;
+	return TMX_OK;
+}
+
 static int decode_array(struct ctf_decoder *d, const struct tmx_field_class *fc,
 			uint64_t length, struct ctf_values *vals, struct tmx_error *err)
 {
@@ -245,6 +284,9 @@ static int decode_array(struct ctf_decoder *d, const struct tmx_field_class *fc,
 				    "array or sequence length %llu does not fit in the packet content",
 				    (unsigned long long)length);
 	}
+	if (is_plain_byte_int(fc->elem) && d->pos % 8 == 0 &&
+	    length <= (d->limit - d->pos) / fc->elem->size)
+		return decode_byte_int_array(d, fc, length, vals, err);
 	ret = values_reserve(vals, 1, err);
 	if (ret)
 		return ret;
@@ -313,6 +355,9 @@ static int decode_field(struct ctf_decoder *d, const struct tmx_field_class *fc,
 	case TMX_FC_STRING:
 		return decode_string(d, fc, vals, err);
 	case TMX_FC_STRUCT:
+		ret = values_reserve(vals, fc->n_members + 1, err);
+		if (ret)
+			return ret;
 		values_push(vals, fc)->n_members = (uint32_t)fc->n_members;
 		for (size_t i = 0; i < fc->n_members; i++) {
 			ret = decode_field(d, fc->members[i].fc, vals, err);
