@@ -38,6 +38,7 @@ struct ctf_file {
 	struct ctf_trace *trace;
 	struct ctf_packet_info *packets;
 	size_t n_packets;
+	struct tmx_error *damage;     /* what stopped the index after n_packets, or NULL */
 };
 
 enum stream_state {
@@ -308,6 +309,7 @@ static void file_free(struct ctf_file *f)
 		return;
 	tmx_mapfile_close(&f->map);
 	free(f->packets);
+	free(f->damage);
 	free(f);
 }
 
@@ -343,9 +345,20 @@ static int index_packets(struct ctf_file *f, struct tmx_error *err)
 	 * whole folios around each access): drop them until the events are read.
 	 */
 	tmx_mapfile_release(&f->map, 0, f->map.size);
-	if (ret)
-		tmx_error_prefix(err, "cannot index CTF data stream file");
-	return ret;
+	if (!ret)
+		return TMX_OK;
+	tmx_error_prefix(err, "cannot index CTF data stream file");
+	if (f->n_packets == 0 || ret == TMX_ERR_NOMEM)
+		return ret;
+	/*
+	 * A damaged packet after good ones: the good packets are still read and
+	 * printed, and the error is reported when the stream reaches the damage.
+	 */
+	f->damage = malloc(sizeof(*f->damage));
+	if (!f->damage)
+		return nomem(err);
+	*f->damage = *err;
+	return TMX_OK;
 }
 
 static int file_open(struct tmx_source *src, struct ctf_trace *t, const char *path,
@@ -574,7 +587,7 @@ static void advance_packet(struct ctf_stream *s)
 	tmx_mapfile_release(&f->map, s->cur.offset, s->cur.packet_bits / 8);
 	s->prev = s->cur;
 	s->has_prev = true;
-	if (++s->packet_i < s->files[s->file_i]->n_packets)
+	if (++s->packet_i < f->n_packets || f->damage)
 		return;
 	s->packet_i = 0;
 	s->file_i++;
@@ -620,6 +633,12 @@ static int stream_next(struct tmx_msg_iter *it, const struct tmx_msg **msg,
 			s->state = ST_DONE;
 			*msg = make_msg(s, TMX_MSG_STREAM_END);
 			return TMX_OK;
+		}
+		if (s->packet_i >= s->files[s->file_i]->n_packets) {
+			/* The damaged packet found while indexing. */
+			s->state = ST_DONE;
+			*err = *s->files[s->file_i]->damage;
+			return err->code;
 		}
 		ret = open_packet(s, err);
 		if (ret) {

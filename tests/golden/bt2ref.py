@@ -26,7 +26,10 @@ def read_ref(path):
 
 
 def run(tracemux, argv, timeout=120):
-    env = dict(os.environ, TZ="UTC", LC_ALL="C")
+    # Sanitizer findings must look like crashes (abort), not like our exit 1.
+    env = dict(os.environ, TZ="UTC", LC_ALL="C",
+               ASAN_OPTIONS="abort_on_error=1:detect_leaks=1",
+               UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1")
     p = subprocess.run([tracemux] + argv, capture_output=True, env=env, timeout=timeout)
     return p.returncode, p.stdout, p.stderr
 

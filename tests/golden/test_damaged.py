@@ -1,0 +1,88 @@
+"""Damaged traces: truncations and bit flips of real traces.
+
+For each damaged copy, tracemux must exit with 0 or 1 (never a crash, an
+abort from the sanitizers, or a hang), say what is wrong on stderr naming the
+file when it fails, and -- for truncations -- print exactly a prefix of what
+it prints for the intact trace: everything decoded before the damage.
+"""
+import os
+import random
+import shutil
+import tempfile
+
+from bt2ref import Report, parse_args, run
+
+TRACES = [
+    "babeltrace-tests/ctf-traces/succeed/wk-heartbeat-u",     # packetized metadata, 8 streams
+    "babeltrace-tests/ctf-traces/succeed/smalltrace",         # no packet context
+    "babeltrace-tests/ctf-traces/succeed/multi-domains/ust",  # LTTng-UST 2.11
+    "babeltrace-tests/ctf-traces/succeed/no-packet-context",  # big endian
+    "babeltrace-tests/ctf-traces/succeed/sequence",
+]
+FLIPS_PER_FILE = 12
+CUTS_PER_FILE = 12
+
+
+def data_files(trace):
+    return sorted(f for f in os.listdir(trace)
+                  if not f.startswith(".") and f != "metadata" and os.path.isfile(os.path.join(trace, f)))
+
+
+def check(report, args, what, trace, intact_out, truncated):
+    code, out, err = run(args.tracemux, [trace], timeout=30)
+    if code not in (0, 1):
+        report.fail(what, f"exit status {code}\n{err.decode(errors='replace')[-1500:]}")
+        return
+    # The message names a file of the trace (the damaged one, or a data file
+    # that no longer matches a truncated metadata).
+    if code == 1 and (b"error:" not in err or trace.encode() not in err):
+        report.fail(what, f"unclear error: {err.decode(errors='replace')[-500:]}")
+        return
+    if truncated and not intact_out.startswith(out):
+        report.fail(what, "output is not a prefix of the intact trace's output")
+        return
+    report.ok()
+
+
+def main():
+    args = parse_args()
+    report = Report("damaged traces")
+    rng = random.Random(2026)
+    work = tempfile.mkdtemp(prefix="tracemux-damaged-")
+    try:
+        for rel in TRACES:
+            src = os.path.join(args.corpus, rel)
+            trace = os.path.join(work, "t")
+            shutil.rmtree(trace, ignore_errors=True)
+            shutil.copytree(src, trace)
+            code, intact_out, _ = run(args.tracemux, [trace])
+            assert code == 0, rel
+            for name in data_files(trace) + ["metadata"]:
+                path = os.path.join(trace, name)
+                with open(path, "rb") as f:
+                    original = f.read()
+                if not original:
+                    continue
+                cuts = {len(original) - 1, 1, 4, 40} | {rng.randrange(len(original)) for _ in range(CUTS_PER_FILE)}
+                for cut in sorted(cuts):
+                    with open(path, "wb") as f:
+                        f.write(original[:cut])
+                    check(report, args, f"{rel}/{name} cut at {cut}", trace, intact_out,
+                          truncated=name != "metadata")
+                for _ in range(FLIPS_PER_FILE):
+                    pos = rng.randrange(len(original))
+                    damaged = bytearray(original)
+                    damaged[pos] ^= 1 << rng.randrange(8)
+                    with open(path, "wb") as f:
+                        f.write(damaged)
+                    check(report, args, f"{rel}/{name} bit flip at byte {pos}", trace,
+                          intact_out, truncated=False)
+                with open(path, "wb") as f:
+                    f.write(original)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    report.finish()
+
+
+if __name__ == "__main__":
+    main()
