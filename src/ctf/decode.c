@@ -56,15 +56,19 @@ static inline struct tmx_value *values_push(struct ctf_values *vals,
 	return v;
 }
 
-static int align_to(struct ctf_decoder *d, uint32_t align, struct tmx_error *err)
+static int align_error(struct ctf_decoder *d, uint32_t align, struct tmx_error *err)
+{
+	return tmx_error_at(err, TMX_ERR_DATA, d->path, d->base_off + d->pos / 8,
+			    "alignment to %u bits goes past the end of the packet content "
+			    "(%llu bits)", align, (unsigned long long)d->limit);
+}
+
+static inline int align_to(struct ctf_decoder *d, uint32_t align, struct tmx_error *err)
 {
 	uint64_t aligned = (d->pos + align - 1) & ~(uint64_t)(align - 1);
 
-	if (aligned > d->limit) {
-		return tmx_error_at(err, TMX_ERR_DATA, d->path, d->base_off + d->pos / 8,
-				    "alignment to %u bits goes past the end of the packet content "
-				    "(%llu bits)", align, (unsigned long long)d->limit);
-	}
+	if (__builtin_expect(aligned > d->limit, 0))
+		return align_error(d, align, err);
 	d->pos = aligned;
 	return TMX_OK;
 }
@@ -126,18 +130,24 @@ static int decode_integer(struct ctf_decoder *d, const struct tmx_field_class *f
 	struct tmx_value *v;
 	uint64_t u;
 
-	int ret = check_bit_field(d, fc, "integer field", err);
-
-	if (ret)
-		return ret;
-	u = tmx_read_bits(d->base, d->pos, fc->size, fc->byte_order == TMX_BO_BE);
+	if ((d->pos & 7) == 0 && (fc->size & 7) == 0 && fc->size <= d->limit - d->pos) {
+		/* The common case: whole bytes on a byte boundary (no shared byte). */
+		u = tmx_read_aligned(d->base + d->pos / 8, fc->size / 8, fc->byte_order == TMX_BO_BE);
+		d->bo_end = UINT64_MAX;
+	} else {
+		int ret = check_bit_field(d, fc, "integer field", err);
+		if (ret)
+			return ret;
+		u = tmx_read_bits(d->base, d->pos, fc->size, fc->byte_order == TMX_BO_BE);
+	}
 	d->pos += fc->size;
 	v = values_push(vals, fc);
 	if (fc->is_signed)
 		v->s = tmx_sign_extend(u, fc->size);
 	else
 		v->u = u;
-	note_integer(d, fc, u);
+	if (fc->slot >= 0 || fc->meaning || fc->mapped_clock)
+		note_integer(d, fc, u);
 	return TMX_OK;
 }
 
