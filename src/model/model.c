@@ -58,6 +58,9 @@ struct tmx_event_class *tmx_stream_class_event_class(const struct tmx_stream_cla
 {
 	size_t lo = 0, hi = sc->n_event_classes;
 
+	/* IDs are usually 0..n-1: then the ID is the index. */
+	if (id < hi && sc->event_classes[id]->id == id)
+		return sc->event_classes[id];
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		uint64_t mid_id = sc->event_classes[mid]->id;

@@ -27,7 +27,6 @@ struct tmx_muxer {
 	struct tmx_msg_iter **iters;
 	size_t n_iters;
 	int64_t last_ts;
-	struct mux_entry returned_entry; /* its iterator is advanced on the next call */
 	bool has_returned;
 };
 
@@ -196,27 +195,32 @@ int tmx_muxer_new(struct tmx_msg_iter **iters, size_t n, struct tmx_muxer **out,
 int tmx_muxer_next(struct tmx_muxer *m, const struct tmx_msg **msg, struct tmx_error *err)
 {
 	/*
-	 * The iterator of the message returned last is advanced only now:
-	 * its message had to stay valid until the caller was done with it.
+	 * The entry returned last stayed at the root: its iterator is advanced
+	 * only now (its message had to stay valid until the caller was done)
+	 * and sifted down in place, which costs one comparison when the same
+	 * stream is still the earliest.
 	 */
 	if (m->has_returned) {
-		int ret;
+		struct mux_entry *root = &m->heap[0];
+		int ret = root->it->next(root->it, &root->msg, err);
+
 		m->has_returned = false;
-		ret = refill(m, m->returned_entry, err);
 		if (ret)
 			return ret;
+		if (root->msg)
+			root->key = root->msg->has_ts ? root->msg->ns : m->last_ts;
+		else
+			*root = m->heap[--m->n];
+		if (m->n)
+			sift_down(m, 0);
 	}
 	if (m->n == 0) {
 		*msg = NULL;
 		return TMX_OK;
 	}
-	m->returned_entry = m->heap[0];
 	m->has_returned = true;
-	m->heap[0] = m->heap[--m->n];
-	if (m->n)
-		sift_down(m, 0);
-	m->last_ts = m->returned_entry.key;
-	*msg = m->returned_entry.msg;
+	m->last_ts = m->heap[0].key;
+	*msg = m->heap[0].msg;
 	return TMX_OK;
 }
 
