@@ -346,6 +346,33 @@ static int decode_variant(struct ctf_decoder *d, const struct tmx_field_class *f
 	return decode_field(d, fc->members[option].fc, vals, err);
 }
 
+/*
+ * The most common field by far: a whole-byte integer, byte-aligned, that
+ * nothing refers to.  Read in place without the general machinery; returns
+ * false (having done nothing) for anything else.
+ */
+static inline bool read_plain_int(struct ctf_decoder *d, const struct tmx_field_class *fc,
+				  struct ctf_values *vals)
+{
+	uint64_t pos = (d->pos + 7) & ~UINT64_C(7);
+	struct tmx_value *v;
+	uint64_t u;
+
+	if (fc->kind != TMX_FC_INT || (fc->size & 7) || fc->align > 8 || (fc->align & 7) ||
+	    fc->slot >= 0 || fc->meaning || fc->mapped_clock || pos > d->limit ||
+	    fc->size > d->limit - pos || vals->n == vals->cap)
+		return false;
+	u = tmx_read_aligned(d->base + pos / 8, fc->size / 8, fc->byte_order == TMX_BO_BE);
+	d->pos = pos + fc->size;
+	d->bo_end = UINT64_MAX;
+	v = values_push(vals, fc);
+	if (fc->is_signed)
+		v->s = tmx_sign_extend(u, fc->size);
+	else
+		v->u = u;
+	return true;
+}
+
 static int decode_field(struct ctf_decoder *d, const struct tmx_field_class *fc,
 			struct ctf_values *vals, struct tmx_error *err)
 {
@@ -370,7 +397,10 @@ static int decode_field(struct ctf_decoder *d, const struct tmx_field_class *fc,
 			return ret;
 		values_push(vals, fc)->n_members = (uint32_t)fc->n_members;
 		for (size_t i = 0; i < fc->n_members; i++) {
-			ret = decode_field(d, fc->members[i].fc, vals, err);
+			const struct tmx_field_class *m = fc->members[i].fc;
+			if (read_plain_int(d, m, vals))
+				continue;
+			ret = decode_field(d, m, vals, err);
 			if (ret)
 				return ret;
 		}
