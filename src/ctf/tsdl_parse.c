@@ -296,66 +296,65 @@ static int value_int(struct tsdl_parser *p, const struct value *v, const char *a
 	return TMX_OK;
 }
 
+/* Keyword values of an attribute (`le`, `hex`, `UTF8`...). */
+struct keyword {
+	const char *name;
+	uint8_t value;
+};
+
+static int value_keyword(struct tsdl_parser *p, const struct value *v, const char *attr,
+			 const struct keyword *kw, size_t n, const char *expected, uint8_t *out)
+{
+	if (v->kind == VAL_IDENT)
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(v->str, kw[i].name)) {
+				*out = kw[i].value;
+				return TMX_OK;
+			}
+	return tmx_error_at_line(p->err, TMX_ERR_METADATA, p->name, v->line, v->col,
+				 "attribute `%s` expects %s", attr, expected);
+}
+
+#define N_KEYWORDS(a) (sizeof(a) / sizeof((a)[0]))
+
 static int value_bool(struct tsdl_parser *p, const struct value *v, const char *attr, bool *out)
 {
+	static const struct keyword kw[] = {
+		{ "true", 1 }, { "TRUE", 1 }, { "false", 0 }, { "FALSE", 0 },
+	};
+	uint8_t b = 0;
+
 	if (v->kind == VAL_INT && !v->negative && v->magnitude <= 1) {
 		*out = v->magnitude;
 		return TMX_OK;
 	}
-	if (v->kind == VAL_IDENT) {
-		if (!strcmp(v->str, "true") || !strcmp(v->str, "TRUE")) {
-			*out = true;
-			return TMX_OK;
-		}
-		if (!strcmp(v->str, "false") || !strcmp(v->str, "FALSE")) {
-			*out = false;
-			return TMX_OK;
-		}
-	}
-	return value_error(p, v, "attribute `%s` expects a boolean", attr);
+	TRY(value_keyword(p, v, attr, kw, N_KEYWORDS(kw), "a boolean", &b));
+	*out = b;
+	return TMX_OK;
 }
 
 static int value_byte_order(struct tsdl_parser *p, const struct value *v, uint8_t *out)
 {
-	if (v->kind == VAL_IDENT) {
-		if (!strcmp(v->str, "le")) {
-			*out = TMX_BO_LE;
-			return TMX_OK;
-		}
-		if (!strcmp(v->str, "be") || !strcmp(v->str, "network")) {
-			*out = TMX_BO_BE;
-			return TMX_OK;
-		}
-		if (!strcmp(v->str, "native")) {
-			*out = TSDL_BO_NATIVE;
-			return TMX_OK;
-		}
-	}
-	return value_error(p, v, "attribute `%s` expects le, be, network or native", "byte_order");
+	static const struct keyword kw[] = {
+		{ "le", TMX_BO_LE }, { "be", TMX_BO_BE }, { "network", TMX_BO_BE },
+		{ "native", TSDL_BO_NATIVE },
+	};
+	return value_keyword(p, v, "byte_order", kw, N_KEYWORDS(kw), "le, be, network or native",
+			     out);
 }
 
 static int value_encoding(struct tsdl_parser *p, const struct value *v, uint8_t *out)
 {
-	if (v->kind == VAL_IDENT) {
-		if (!strcmp(v->str, "UTF8") || !strcmp(v->str, "utf8")) {
-			*out = TMX_ENC_UTF8;
-			return TMX_OK;
-		}
-		if (!strcmp(v->str, "ASCII") || !strcmp(v->str, "ascii")) {
-			*out = TMX_ENC_ASCII;
-			return TMX_OK;
-		}
-		if (!strcmp(v->str, "none")) {
-			*out = TMX_ENC_NONE;
-			return TMX_OK;
-		}
-	}
-	return value_error(p, v, "attribute `%s` expects UTF8, ASCII or none", "encoding");
+	static const struct keyword kw[] = {
+		{ "UTF8", TMX_ENC_UTF8 }, { "utf8", TMX_ENC_UTF8 }, { "ASCII", TMX_ENC_ASCII },
+		{ "ascii", TMX_ENC_ASCII }, { "none", TMX_ENC_NONE },
+	};
+	return value_keyword(p, v, "encoding", kw, N_KEYWORDS(kw), "UTF8, ASCII or none", out);
 }
 
 static int value_base(struct tsdl_parser *p, const struct value *v, uint8_t *out)
 {
-	static const struct { const char *name; uint8_t base; } names[] = {
+	static const struct keyword kw[] = {
 		{ "decimal", 10 }, { "dec", 10 }, { "d", 10 }, { "i", 10 }, { "u", 10 },
 		{ "hexadecimal", 16 }, { "hex", 16 }, { "x", 16 }, { "X", 16 }, { "p", 16 },
 		{ "octal", 8 }, { "oct", 8 }, { "o", 8 }, { "binary", 2 }, { "bin", 2 }, { "b", 2 },
@@ -366,13 +365,7 @@ static int value_base(struct tsdl_parser *p, const struct value *v, uint8_t *out
 		*out = (uint8_t)v->magnitude;
 		return TMX_OK;
 	}
-	if (v->kind == VAL_IDENT)
-		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			if (!strcmp(v->str, names[i].name)) {
-				*out = names[i].base;
-				return TMX_OK;
-			}
-	return value_error(p, v, "attribute `%s` expects 2, 8, 10, 16 or a base name", "base");
+	return value_keyword(p, v, "base", kw, N_KEYWORDS(kw), "2, 8, 10, 16 or a base name", out);
 }
 
 static bool is_power_of_two(uint64_t v)
@@ -396,6 +389,17 @@ static int check_not_seen(struct tsdl_parser *p, struct seen_names *seen, const 
 			return nomem(p);
 		seen->n++;
 	}
+	return TMX_OK;
+}
+
+static int value_align(struct tsdl_parser *p, const struct value *v, uint32_t *out)
+{
+	uint64_t u = 0;
+
+	TRY(value_uint(p, v, "align", &u));
+	if (!is_power_of_two(u) || u > (1u << 30))
+		return value_error(p, v, "`%s` must be a power of two", "align");
+	*out = (uint32_t)u;
 	return TMX_OK;
 }
 
@@ -455,10 +459,7 @@ static int integer_attr(struct tsdl_parser *p, void *obj, const char *name, cons
 		fc->size = (uint32_t)u;
 		ia->has_size = true;
 	} else if (!strcmp(name, "align")) {
-		TRY(value_uint(p, v, name, &u));
-		if (!is_power_of_two(u) || u > (1u << 30))
-			return value_error(p, v, "`%s` must be a power of two", name);
-		fc->align = (uint32_t)u;
+		TRY(value_align(p, v, &fc->align));
 		ia->has_align = true;
 	} else if (!strcmp(name, "signed")) {
 		TRY(value_bool(p, v, name, &fc->is_signed));
@@ -520,10 +521,7 @@ static int float_attr(struct tsdl_parser *p, void *obj, const char *name, const 
 		TRY(value_uint(p, v, name, &u));
 		fc->mant_dig = u > 64 ? 65 : (uint32_t)u;
 	} else if (!strcmp(name, "align")) {
-		TRY(value_uint(p, v, name, &u));
-		if (!is_power_of_two(u) || u > (1u << 30))
-			return value_error(p, v, "`%s` must be a power of two", name);
-		fc->align = (uint32_t)u;
+		TRY(value_align(p, v, &fc->align));
 		fa->has_align = true;
 	} else if (!strcmp(name, "byte_order")) {
 		TRY(value_byte_order(p, v, &fc->byte_order));
@@ -1179,7 +1177,7 @@ static int trace_attr(struct tsdl_parser *p, void *obj, const char *name, const 
 			return value_error(p, v, "`%s` expects a UUID string", name);
 		tc->has_uuid = true;
 	} else if (!strcmp(name, "byte_order")) {
-		uint8_t bo;
+		uint8_t bo = 0;
 		TRY(value_byte_order(p, v, &bo));
 		if (bo == TSDL_BO_NATIVE)
 			return value_error(p, v, "the trace `%s` must be le, be or network", name);

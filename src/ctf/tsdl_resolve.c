@@ -245,22 +245,30 @@ static bool is_text_elem(const struct tmx_field_class *e)
 	       e->align == 8 && e->encoding != TMX_ENC_NONE;
 }
 
+static int resolve_fc(struct resolver *r, struct tmx_field_class *fc);
+
+/* Struct members or variant options, each with its enclosing frame pushed. */
+static int resolve_members(struct resolver *r, struct tmx_field_class *fc)
+{
+	if (r->n_frames == MAX_FRAMES)
+		return meta_error(r->p, "types nested too deeply%s", "");
+	r->frames[r->n_frames].st = fc;
+	r->n_frames++;
+	for (size_t i = 0; i < fc->n_members; i++) {
+		r->frames[r->n_frames - 1].idx = i;
+		TRY(resolve_fc(r, fc->members[i].fc));
+	}
+	r->n_frames--;
+	return TMX_OK;
+}
+
 /* Walks a scope tree: byte orders, text arrays, references. */
 static int resolve_fc(struct resolver *r, struct tmx_field_class *fc)
 {
 	resolve_byte_order(r->p, fc);
 	switch (fc->kind) {
 	case TMX_FC_STRUCT:
-		if (r->n_frames == MAX_FRAMES)
-			return meta_error(r->p, "structures nested too deeply%s", "");
-		r->frames[r->n_frames].st = fc;
-		r->n_frames++;
-		for (size_t i = 0; i < fc->n_members; i++) {
-			r->frames[r->n_frames - 1].idx = i;
-			TRY(resolve_fc(r, fc->members[i].fc));
-		}
-		r->n_frames--;
-		return TMX_OK;
+		return resolve_members(r, fc);
 	case TMX_FC_INT:
 	case TMX_FC_ENUM:
 		return fc->ref_path && !fc->mapped_clock ? bind_clock(r->p, fc) : TMX_OK;
@@ -274,16 +282,7 @@ static int resolve_fc(struct resolver *r, struct tmx_field_class *fc)
 		return TMX_OK;
 	case TMX_FC_VARIANT:
 		TRY(bind_variant(r, fc));
-		if (r->n_frames == MAX_FRAMES)
-			return meta_error(r->p, "variants nested too deeply%s", "");
-		r->frames[r->n_frames].st = fc;
-		r->n_frames++;
-		for (size_t i = 0; i < fc->n_members; i++) {
-			r->frames[r->n_frames - 1].idx = i;
-			TRY(resolve_fc(r, fc->members[i].fc));
-		}
-		r->n_frames--;
-		return TMX_OK;
+		return resolve_members(r, fc);
 	default:
 		return TMX_OK;
 	}
