@@ -278,6 +278,12 @@ struct tmx_packet {
 	uint64_t begin_cycles, end_cycles;
 	int64_t begin_ns, end_ns;
 	uint64_t offset;                   /* byte offset in its file */
+	/*
+	 * Position of the packet in its stream (0, 1, 2...): with the packet's
+	 * address (reused by the reader for the next packet), it identifies the
+	 * packet, so that outputs can reuse what they made of its context.
+	 */
+	uint64_t seq;
 };
 
 enum tmx_scope {

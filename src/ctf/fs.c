@@ -64,6 +64,7 @@ struct ctf_stream {
 	struct ctf_packet_info cur;
 	struct ctf_packet_info prev;
 	bool has_prev;
+	uint64_t n_packets_read;
 
 	struct tmx_packet packet;
 	struct tmx_event event;
@@ -527,6 +528,7 @@ static void fill_packet(struct ctf_stream *s)
 	p->stream = &s->stream;
 	p->context = s->cur.sc->packet_context ? s->dec.packet_context.v : NULL;
 	p->offset = s->cur.offset;
+	p->seq = s->n_packets_read++;
 	set_time(s, s->cur.ts_begin, &p->has_begin, &p->begin_cycles, &p->begin_ns);
 	p->has_begin = p->has_begin && s->cur.has_ts_begin;
 	set_time(s, s->cur.ts_end, &p->has_end, &p->end_cycles, &p->end_ns);

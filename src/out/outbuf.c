@@ -49,26 +49,46 @@ void outbuf_write_slow(struct outbuf *b, const char *s, size_t n)
 	}
 }
 
+static int digit_count(uint64_t v)
+{
+	int n = 1;
+
+	while (v >= 10000) {
+		v /= 10000;
+		n += 4;
+	}
+	return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
+/* Written in place, right to left, two digits at a time. */
 void outbuf_u64(struct outbuf *b, uint64_t v, int width)
 {
-	char tmp[24];
-	char *p = tmp + sizeof(tmp);
+	int n = digit_count(v);
+	char *p;
 
+	if (n < width)
+		n = width;
+	if (OUTBUF_SIZE - b->len < 24)
+		outbuf_flush(b);
+	p = b->data + b->len + n;
+	b->len += (size_t)n;
 	while (v >= 100) {
 		unsigned r = (unsigned)(v % 100);
 		v /= 100;
 		p -= 2;
 		memcpy(p, digit_pairs + 2 * r, 2);
+		n -= 2;
 	}
 	if (v >= 10) {
 		p -= 2;
 		memcpy(p, digit_pairs + 2 * v, 2);
+		n -= 2;
 	} else {
 		*--p = (char)('0' + v);
+		n--;
 	}
-	while (tmp + sizeof(tmp) - p < width)
+	while (n-- > 0)
 		*--p = '0';
-	outbuf_write(b, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
 void outbuf_i64(struct outbuf *b, int64_t v)

@@ -21,7 +21,7 @@
 
 #define NS_PER_S INT64_C(1000000000)
 
-#define HEADER_CACHE_SIZE 64
+#define HEADER_CACHE_SIZE 256
 
 struct header_cache {
 	const struct tmx_event_class *ec;
@@ -31,9 +31,20 @@ struct header_cache {
 	char text[240];
 };
 
+/* The printed packet context of a stream's current packet. */
+#define CONTEXT_CACHE_SIZE 64
+
+struct context_cache {
+	const struct tmx_packet *packet;
+	uint64_t seq;
+	size_t len;
+	char text[240];
+};
+
 struct tmx_pretty {
 	struct tmx_pretty_opts opts;
 	struct header_cache header_cache[HEADER_CACHE_SIZE];
+	struct context_cache context_cache[CONTEXT_CACHE_SIZE];
 	bool start_line;
 	bool has_last_ns, has_last_cycles;
 	int64_t last_ns;
@@ -445,6 +456,23 @@ static void put_event_header_fields(struct tmx_pretty *p, const struct tmx_msg *
 }
 
 /*
+ * The cache entry of (event class, trace, start_line), or a free entry for
+ * it (ec == NULL), or NULL when the table is full: linear probing.
+ */
+static struct header_cache *find_header(struct tmx_pretty *p, const struct tmx_event_class *ec,
+					const struct tmx_trace *trace, bool start_line)
+{
+	size_t h = (((uintptr_t)ec >> 4) * 31 + ((uintptr_t)trace >> 4) + start_line);
+
+	for (size_t i = 0; i < HEADER_CACHE_SIZE; i++) {
+		struct header_cache *c = &p->header_cache[(h + i) % HEADER_CACHE_SIZE];
+		if (!c->ec || (c->ec == ec && c->trace == trace && c->start_line == start_line))
+			return c;
+	}
+	return NULL;
+}
+
+/*
  * Everything between the timestamp and the fields depends only on the
  * event class, the trace and whether a timestamp was printed: it is
  * formatted once and copied afterwards.
@@ -459,8 +487,8 @@ static void put_event_header(struct tmx_pretty *p, const struct tmx_msg *msg)
 
 	put_timestamp(p, msg);
 	start_line = p->start_line;
-	c = &p->header_cache[((uintptr_t)ec >> 4) % HEADER_CACHE_SIZE];
-	if (c->ec == ec && c->trace == trace && c->start_line == start_line) {
+	c = find_header(p, ec, trace, start_line);
+	if (c && c->ec) {
 		outbuf_write(&p->out, c->text, c->len);
 		p->start_line = true;
 		return;
@@ -468,7 +496,7 @@ static void put_event_header(struct tmx_pretty *p, const struct tmx_msg *msg)
 	before = p->out.len;
 	put_event_header_fields(p, msg);
 	/* Cache it unless the buffer was flushed meanwhile or it is too long. */
-	if (p->out.len >= before && p->out.len - before <= sizeof(c->text)) {
+	if (c && p->out.len >= before && p->out.len - before <= sizeof(c->text)) {
 		c->ec = ec;
 		c->trace = trace;
 		c->start_line = start_line;
@@ -662,14 +690,38 @@ static void put_scope(struct tmx_pretty *p, const struct tmx_value *vals, const 
 	put_value(b, vals, 0, names, hide_meaning);
 }
 
+/* The packet context is the same for every event of a packet: printed once. */
+static void put_packet_context(struct tmx_pretty *p, const struct tmx_event *e)
+{
+	const struct tmx_packet *pk = e->packet;
+	struct context_cache *c = &p->context_cache[((uintptr_t)pk >> 4) % CONTEXT_CACHE_SIZE];
+	bool start_line = p->start_line;
+	size_t before;
+
+	if (c->packet == pk && c->seq == pk->seq && start_line) {
+		outbuf_write(&p->out, c->text, c->len);
+		p->start_line = c->len == 0;
+		return;
+	}
+	before = p->out.len;
+	put_scope(p, e->scopes[TMX_SCOPE_PACKET_CONTEXT], "stream.packet.context",
+		  p->opts.names_context, true);
+	/* Only the common case (a line start before it) is cached. */
+	if (start_line && p->out.len >= before && p->out.len - before <= sizeof(c->text)) {
+		c->packet = pk;
+		c->seq = pk->seq;
+		c->len = p->out.len - before;
+		memcpy(c->text, p->out.data + before, c->len);
+	}
+}
+
 static void put_event(struct tmx_pretty *p, const struct tmx_msg *msg)
 {
 	const struct tmx_event *e = msg->event;
 
 	p->start_line = true;
 	put_event_header(p, msg);
-	put_scope(p, e->scopes[TMX_SCOPE_PACKET_CONTEXT], "stream.packet.context",
-		  p->opts.names_context, true);
+	put_packet_context(p, e);
 	put_scope(p, e->scopes[TMX_SCOPE_COMMON_CONTEXT], "stream.event.context",
 		  p->opts.names_context, false);
 	put_scope(p, e->scopes[TMX_SCOPE_SPECIFIC_CONTEXT], "event.context",
