@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mux/trim.h"
 #include "out/text/pretty.h"
 #include "tracemux/tracemux.h"
 
@@ -21,6 +22,8 @@ struct cli {
 	const char *output_path;
 	struct tmx_ctf_fs_opts fs;
 	struct tmx_pretty_opts pretty;
+	const char *begin_text, *end_text;   /* --begin, --end, --timerange */
+	bool stream_intersection;
 	const char **inputs;
 	size_t n_inputs;
 };
@@ -34,6 +37,7 @@ enum {
 	OPT_CLOCK_OFFSET,
 	OPT_CLOCK_OFFSET_NS,
 	OPT_COLOR,
+	OPT_STREAM_INTERSECTION,
 };
 
 static const struct option long_options[] = {
@@ -49,6 +53,10 @@ static const struct option long_options[] = {
 	{ "clock-offset", required_argument, NULL, OPT_CLOCK_OFFSET },
 	{ "clock-offset-ns", required_argument, NULL, OPT_CLOCK_OFFSET_NS },
 	{ "color", required_argument, NULL, OPT_COLOR },
+	{ "begin", required_argument, NULL, 'b' },
+	{ "end", required_argument, NULL, 'e' },
+	{ "timerange", required_argument, NULL, 't' },
+	{ "stream-intersection", no_argument, NULL, OPT_STREAM_INTERSECTION },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -79,6 +87,14 @@ static void usage(FILE *out)
 	      "                           trace:domain, trace:procname, trace:vpid,\n"
 	      "                           loglevel, emf, callsite, all\n"
 	      "      --color=WHEN         never, auto (default), always\n"
+	      "\n"
+	      "Trimming (as babeltrace2's flt.utils.trimmer):\n"
+	      "  -b, --begin=TIME         drop what comes before TIME\n"
+	      "  -e, --end=TIME           drop what comes after TIME\n"
+	      "  -t, --timerange=[B,E]    both at once\n"
+	      "      --stream-intersection  only the time range in which every stream is active\n"
+	      "  TIME is YYYY-MM-DD hh:mm[:ss[.ns]], hh:mm[:ss[.ns]] (on the trace's first day)\n"
+	      "  or [-]s[.ns] (seconds from the clock's origin); local time unless --clock-gmt.\n"
 	      "\n"
 	      "Input (as babeltrace2's src.ctf.fs):\n"
 	      "      --clock-offset=SEC   add SEC seconds to every clock's offset\n"
@@ -111,12 +127,31 @@ static bool parse_int64(const char *s, int64_t *out)
 	return true;
 }
 
+/* `[BEGIN,END]` (brackets optional): split in place. */
+static int split_timerange(struct cli *cli, char *arg)
+{
+	size_t len = strlen(arg);
+	char *comma;
+
+	if (len >= 2 && arg[0] == '[' && arg[len - 1] == ']') {
+		arg[len - 1] = '\0';
+		arg++;
+	}
+	comma = strchr(arg, ',');
+	if (!comma)
+		return -1;
+	*comma = '\0';
+	cli->begin_text = arg;
+	cli->end_text = comma + 1;
+	return 0;
+}
+
 static int parse_args(struct cli *cli, int argc, char **argv)
 {
 	int c;
 
 	tmx_pretty_opts_default(&cli->pretty);
-	while ((c = getopt_long(argc, argv, "o:w:n:f:hV", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:w:n:f:b:e:t:hV", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (!strcmp(optarg, "text"))
@@ -138,6 +173,20 @@ static int parse_args(struct cli *cli, int argc, char **argv)
 		case 'f':
 			if (tmx_pretty_parse_fields(&cli->pretty, optarg))
 				return usage_error("invalid --fields value `%s`", optarg);
+			break;
+		case 'b':
+			cli->begin_text = optarg;
+			break;
+		case 'e':
+			cli->end_text = optarg;
+			break;
+		case 't':
+			if (split_timerange(cli, optarg))
+				return usage_error("invalid --timerange value `%s`: expected [BEGIN,END]",
+						   optarg);
+			break;
+		case OPT_STREAM_INTERSECTION:
+			cli->stream_intersection = true;
 			break;
 		case OPT_CLOCK_CYCLES:
 			cli->pretty.clock_cycles = true;
@@ -201,7 +250,7 @@ static int report(const struct tmx_error *err)
 
 	tmx_error_format(err, buf, sizeof(buf));
 	fprintf(stderr, "tracemux: error: %s\n", buf);
-	return 1;
+	return err->code == TMX_ERR_USAGE ? 2 : 1;
 }
 
 static int write_all(int fd, const char *s, size_t len)
@@ -232,13 +281,91 @@ static int print_metadata(struct tmx_source *src, int fd)
 	return 0;
 }
 
+/*
+ * The trimming range from --begin/--end/--timerange or --stream-intersection,
+ * and the packets the source may skip.  Returns whether there is one.
+ */
+/* --stream-intersection: one range per trace, as babeltrace2 does. */
+static int intersection_ranges(struct tmx_source *src, struct tmx_trimmer *t,
+			       struct tmx_error *err)
+{
+	size_t n = tmx_source_logical_trace_count(src);
+
+	if (n > TMX_TRIM_MAX_RANGES)
+		return tmx_error_set(err, TMX_ERR_LIMIT, NULL,
+				     "--stream-intersection supports at most %d traces",
+				     TMX_TRIM_MAX_RANGES);
+	if (n == 0)
+		return tmx_error_set(err, TMX_ERR_DATA, NULL, "Trace has no streams");
+	for (size_t i = 0; i < n; i++) {
+		struct tmx_time_range *r = &t->ranges[t->n_ranges++];
+		r->trace = tmx_source_logical_trace(src, i);
+		if (tmx_source_stream_intersection(src, r->trace, &r->begin_ns, &r->end_ns, err))
+			return err->code;
+	}
+	return TMX_OK;
+}
+
+/* --begin/--end/--timerange: one range for everything. */
+static int bound_range(struct cli *cli, struct tmx_source *src, struct tmx_trimmer *t,
+		       struct tmx_error *err)
+{
+	struct tmx_time_bound begin = { 0 }, end = { 0 };
+	struct tmx_time_range *r = &t->ranges[t->n_ranges++];
+	bool gmt = cli->pretty.clock_gmt;
+	int64_t first_ns = 0;
+
+	r->trace = NULL;
+	r->begin_ns = INT64_MIN;
+	r->end_ns = INT64_MAX;
+	if (cli->begin_text && tmx_time_bound_parse(cli->begin_text, gmt, &begin, err))
+		return err->code;
+	if (cli->end_text && tmx_time_bound_parse(cli->end_text, gmt, &end, err))
+		return err->code;
+	/* A time of day takes the date of the trace's first timestamp. */
+	if ((begin.time_of_day || end.time_of_day) && tmx_source_first_ns(src, &first_ns))
+		return tmx_error_set(err, TMX_ERR_USAGE, NULL,
+				     "a time of day needs a trace with timestamps");
+	if (tmx_time_bound_resolve(&begin, first_ns, gmt, err) ||
+	    tmx_time_bound_resolve(&end, first_ns, gmt, err))
+		return err->code;
+	if (begin.set)
+		r->begin_ns = begin.ns;
+	if (end.set)
+		r->end_ns = end.ns;
+	if (r->begin_ns > r->end_ns)
+		return tmx_error_set(err, TMX_ERR_USAGE, NULL,
+				     "Trimming time range's beginning time is greater than end time");
+	if (begin.set)
+		tmx_source_skip_before(src, r->begin_ns);
+	return TMX_OK;
+}
+
+/* The trimming ranges, if any option asks for trimming. */
+static int setup_trimming(struct cli *cli, struct tmx_source *src, struct tmx_trimmer *t,
+			  bool *trimming, struct tmx_error *err)
+{
+	t->n_ranges = 0;
+	*trimming = cli->stream_intersection || cli->begin_text || cli->end_text;
+	if (!*trimming)
+		return TMX_OK;
+	if (cli->stream_intersection)
+		return intersection_ranges(src, t, err);
+	return bound_range(cli, src, t, err);
+}
+
 /* Pulls every message and hands it to the output. */
 static int run(struct cli *cli, struct tmx_source *src, int out_fd)
 {
 	struct tmx_pretty *pretty = NULL;
 	struct tmx_error err = { 0 };
+	struct tmx_trimmer trimmer;
 	const struct tmx_msg *msg;
+	bool trimming, past_end = false;
 	int status = 0;
+
+	if (setup_trimming(cli, src, &trimmer, &trimming, &err))
+		return report(&err);   /* 2 for a bad time, 1 for a trace without one */
 
 	if (cli->format == OUT_TEXT) {
 		cli->pretty.out_fd = out_fd;
@@ -256,6 +383,11 @@ static int run(struct cli *cli, struct tmx_source *src, int out_fd)
 		}
 		if (!msg)
 			break;
+		if (trimming && !tmx_trimmer_keep(&trimmer, msg, &past_end)) {
+			if (past_end)
+				break;
+			continue;
+		}
 		if (pretty && tmx_pretty_consume(pretty, msg, &err)) {
 			status = 1;
 			break;

@@ -50,6 +50,26 @@ int tmx_ctf_fs_open(const char *const *paths, size_t n_paths,
 int tmx_source_next(struct tmx_source *src, const struct tmx_msg **msg,
 		    struct tmx_error *err);
 
+/* Earliest packet beginning time of all streams (from the index). */
+int tmx_source_first_ns(const struct tmx_source *src, int64_t *ns);
+/* Logical traces (physical traces sharing a UUID count once). */
+size_t tmx_source_logical_trace_count(const struct tmx_source *src);
+const struct tmx_trace *tmx_source_logical_trace(const struct tmx_source *src, size_t i);
+/*
+ * babeltrace2's --stream-intersection, per trace: the time range in which
+ * every stream of `trace` is active (from each stream's first packet
+ * beginning to its last packet end).  Fails when the trace has no stream
+ * or its streams have no time in common.
+ */
+int tmx_source_stream_intersection(const struct tmx_source *src, const struct tmx_trace *trace,
+				   int64_t *begin, int64_t *end, struct tmx_error *err);
+/*
+ * Packets that end before `ns` are skipped without being decoded (call
+ * before the first tmx_source_next()).  Events before `ns` in the packets
+ * that are read still come out: trimming them is the caller's job.
+ */
+void tmx_source_skip_before(struct tmx_source *src, int64_t ns);
+
 /* Number of physical traces and, for each, its metadata text. */
 size_t tmx_source_trace_count(const struct tmx_source *src);
 const char *tmx_source_trace_metadata(const struct tmx_source *src, size_t i);

@@ -65,6 +65,8 @@ struct ctf_stream {
 	struct ctf_packet_info prev;
 	bool has_prev;
 	uint64_t n_packets_read;
+	bool skip_set;
+	int64_t skip_before_ns;      /* packets that end before this are not read */
 
 	struct tmx_packet packet;
 	struct tmx_event event;
@@ -615,6 +617,15 @@ static const struct tmx_msg *event_msg(struct ctf_stream *s, const struct tmx_ev
 	return m;
 }
 
+static bool packet_before_skip(const struct ctf_stream *s)
+{
+	const struct ctf_packet_info *pk = &s->files[s->file_i]->packets[s->packet_i];
+	int64_t end_ns;
+
+	return s->skip_set && s->clock && pk->has_ts_end &&
+	       tmx_clock_ns_from_origin(s->clock, pk->ts_end, &end_ns) && end_ns < s->skip_before_ns;
+}
+
 static int stream_next(struct tmx_msg_iter *it, const struct tmx_msg **msg,
 		       struct tmx_error *err)
 {
@@ -631,6 +642,12 @@ static int stream_next(struct tmx_msg_iter *it, const struct tmx_msg **msg,
 		*msg = make_msg(s, TMX_MSG_STREAM_BEGIN);
 		return TMX_OK;
 	case ST_PACKET_START:
+		/* Packets trimmed away: known from the index, not decoded at all. */
+		while (s->file_i < s->n_files && s->packet_i < s->files[s->file_i]->n_packets &&
+		       packet_before_skip(s)) {
+			s->cur = s->files[s->file_i]->packets[s->packet_i];
+			advance_packet(s);
+		}
 		if (s->file_i >= s->n_files) {
 			s->state = ST_DONE;
 			*msg = make_msg(s, TMX_MSG_STREAM_END);
@@ -642,6 +659,7 @@ static int stream_next(struct tmx_msg_iter *it, const struct tmx_msg **msg,
 			*err = *s->files[s->file_i]->damage;
 			return err->code;
 		}
+
 		ret = open_packet(s, err);
 		if (ret) {
 			s->state = ST_DONE;
@@ -768,10 +786,12 @@ int tmx_ctf_fs_open(const char *const *paths, size_t n_paths,
 				iters[i] = &src->streams[i]->iter;
 			ret = tmx_muxer_new(iters, src->n_streams, &src->mux, err);
 			free(iters);
-			/* The muxer owns (and on failure destroyed) the streams. */
-			free(src->streams);
-			src->streams = NULL;
-			src->n_streams = 0;
+			/*
+			 * The muxer owns the streams now (and destroyed them if
+			 * it failed); src->streams only borrows them.
+			 */
+			if (ret)
+				src->n_streams = 0;
 		}
 	}
 	if (ret) {
@@ -785,6 +805,89 @@ int tmx_ctf_fs_open(const char *const *paths, size_t n_paths,
 int tmx_source_next(struct tmx_source *src, const struct tmx_msg **msg, struct tmx_error *err)
 {
 	return tmx_muxer_next(src->mux, msg, err);
+}
+
+/* A stream's time range from its packet index: first packet begin, last packet end. */
+static bool stream_range(const struct ctf_stream *s, int64_t *begin, int64_t *end)
+{
+	const struct ctf_file *first = s->files[0], *last = s->files[s->n_files - 1];
+	const struct ctf_packet_info *pb = &first->packets[0];
+	const struct ctf_packet_info *pe = &last->packets[last->n_packets - 1];
+
+	return s->clock && pb->has_ts_begin && pe->has_ts_end &&
+	       tmx_clock_ns_from_origin(s->clock, pb->ts_begin, begin) &&
+	       tmx_clock_ns_from_origin(s->clock, pe->ts_end, end);
+}
+
+int tmx_source_first_ns(const struct tmx_source *src, int64_t *ns)
+{
+	bool found = false;
+
+	for (size_t i = 0; i < src->n_streams; i++) {
+		int64_t b, e;
+		if (stream_range(src->streams[i], &b, &e) && (!found || b < *ns)) {
+			*ns = b;
+			found = true;
+		}
+	}
+	return found ? TMX_OK : TMX_ERR_DATA;
+}
+
+int tmx_source_stream_intersection(const struct tmx_source *src, const struct tmx_trace *trace,
+				   int64_t *begin, int64_t *end, struct tmx_error *err)
+{
+	size_t n = 0;
+
+	*begin = INT64_MIN;
+	*end = INT64_MAX;
+	for (size_t i = 0; i < src->n_streams; i++) {
+		int64_t b, e;
+		if (src->streams[i]->stream.trace != trace)
+			continue;
+		n++;
+		if (!stream_range(src->streams[i], &b, &e))
+			return tmx_error_set(err, TMX_ERR_DATA, src->streams[i]->stream.name,
+					     "stream has no packet beginning/end times: cannot "
+					     "compute the stream intersection");
+		if (b > *begin)
+			*begin = b;
+		if (e < *end)
+			*end = e;
+	}
+	if (n == 0)
+		return tmx_error_set(err, TMX_ERR_DATA, NULL, "Trace has no streams");
+	if (*begin > *end)
+		return tmx_error_set(err, TMX_ERR_DATA, NULL,
+				     "Trimming time range's beginning time is greater than end time: "
+				     "the streams of trace \"%s\" have no time in common (begin %lld "
+				     "ns, end %lld ns from origin)", trace->name, (long long)*begin,
+				     (long long)*end);
+	return TMX_OK;
+}
+
+size_t tmx_source_logical_trace_count(const struct tmx_source *src)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < src->n_traces; i++)
+		n += src->traces[i]->logical == src->traces[i];
+	return n;
+}
+
+const struct tmx_trace *tmx_source_logical_trace(const struct tmx_source *src, size_t index)
+{
+	for (size_t i = 0; i < src->n_traces; i++)
+		if (src->traces[i]->logical == src->traces[i] && index-- == 0)
+			return &src->traces[i]->trace;
+	return NULL;
+}
+
+void tmx_source_skip_before(struct tmx_source *src, int64_t ns)
+{
+	for (size_t i = 0; i < src->n_streams; i++) {
+		src->streams[i]->skip_set = true;
+		src->streams[i]->skip_before_ns = ns;
+	}
 }
 
 size_t tmx_source_trace_count(const struct tmx_source *src)
@@ -801,9 +904,11 @@ void tmx_source_free(struct tmx_source *src)
 {
 	if (!src)
 		return;
-	tmx_muxer_free(src->mux);
-	for (size_t i = 0; i < src->n_streams; i++)
-		stream_destroy(&src->streams[i]->iter);
+	if (src->mux)
+		tmx_muxer_free(src->mux);
+	else
+		for (size_t i = 0; i < src->n_streams; i++)
+			stream_destroy(&src->streams[i]->iter);
 	free(src->streams);
 	for (size_t i = 0; i < src->n_files; i++)
 		file_free(src->files[i]);

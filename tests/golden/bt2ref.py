@@ -25,9 +25,9 @@ def read_ref(path):
         return f.read()
 
 
-def run(tracemux, argv, timeout=120):
+def run(tracemux, argv, timeout=120, tz="UTC"):
     # Sanitizer findings must look like crashes (abort), not like our exit 1.
-    env = dict(os.environ, TZ="UTC", LC_ALL="C",
+    env = dict(os.environ, TZ=tz, LC_ALL="C",
                ASAN_OPTIONS="abort_on_error=1:detect_leaks=1",
                UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1")
     p = subprocess.run([tracemux] + argv, capture_output=True, env=env, timeout=timeout)
