@@ -340,13 +340,14 @@ static int index_packets(struct ctf_file *f, struct tmx_error *err)
 			f->packets = p;
 		}
 		f->packets[f->n_packets++] = info;
+		/*
+		 * Reading a header maps pages around it (whole folios): drop
+		 * them now, so that indexing a huge file stays small.
+		 */
+		tmx_mapfile_release(&f->map, off, info.packet_bits / 8);
 		off += info.packet_bits / 8;
 	}
 	ctf_decoder_fini(&dec);
-	/*
-	 * Reading the headers mapped pages all over the file (the kernel maps
-	 * whole folios around each access): drop them until the events are read.
-	 */
 	tmx_mapfile_release(&f->map, 0, f->map.size);
 	if (!ret)
 		return TMX_OK;
