@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "mux/trim.h"
 #include "out/text/pretty.h"
 #include "tracemux/tracemux.h"
@@ -65,6 +66,7 @@ static const struct option long_options[] = {
 static void usage(FILE *out)
 {
 	fputs("Usage: tracemux [OPTIONS] TRACE_DIR...\n"
+	      "       tracemux query [--json] trace-infos|metadata-info|support-info PATH...\n"
 	      "\n"
 	      "Read CTF 1.8 traces and print them as babeltrace2 does.\n"
 	      "Each TRACE_DIR is a trace directory or a directory containing traces;\n"
@@ -244,7 +246,7 @@ static void print_warning(void *user, const char *msg)
 	fprintf(stderr, "tracemux: warning: %s\n", msg);
 }
 
-static int report(const struct tmx_error *err)
+int cli_report(const struct tmx_error *err)
 {
 	char buf[TMX_ERROR_MSG_MAX + TMX_ERROR_FILE_MAX + 64];
 
@@ -365,7 +367,7 @@ static int run(struct cli *cli, struct tmx_source *src, int out_fd)
 	int status = 0;
 
 	if (setup_trimming(cli, src, &trimmer, &trimming, &err))
-		return report(&err);   /* 2 for a bad time, 1 for a trace without one */
+		return cli_report(&err);   /* 2 for a bad time, 1 for a trace without one */
 
 	if (cli->format == OUT_TEXT) {
 		cli->pretty.out_fd = out_fd;
@@ -403,7 +405,7 @@ static int run(struct cli *cli, struct tmx_source *src, int out_fd)
 		tmx_pretty_free(pretty);
 	}
 	if (status)
-		report(&err);
+		cli_report(&err);
 	return status;
 }
 
@@ -416,11 +418,13 @@ int main(int argc, char **argv)
 	int out_fd = STDOUT_FILENO;
 	int status;
 
+	if (argc > 1 && !strcmp(argv[1], "query"))
+		return cli_query(argc, argv, &diag);
 	status = parse_args(&cli, argc, argv);
 	if (status)
 		return status;
 	if (tmx_ctf_fs_open(cli.inputs, cli.n_inputs, &cli.fs, &diag, &src, &err))
-		return report(&err);
+		return cli_report(&err);
 	if (cli.output_path) {
 		out_fd = open(cli.output_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (out_fd < 0) {

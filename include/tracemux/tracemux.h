@@ -70,9 +70,20 @@ int tmx_source_stream_intersection(const struct tmx_source *src, const struct tm
  */
 void tmx_source_skip_before(struct tmx_source *src, int64_t ns);
 
+/* What babeltrace2's `trace-infos` query tells about a stream. */
+struct tmx_stream_info {
+	const struct tmx_stream *stream;  /* ->trace is its logical trace */
+	bool has_instance_id;             /* else it is named after its first file */
+	bool has_range;                   /* first packet beginning, last packet end */
+	int64_t begin_ns, end_ns;
+};
+size_t tmx_source_stream_count(const struct tmx_source *src);
+void tmx_source_stream_info(const struct tmx_source *src, size_t i, struct tmx_stream_info *info);
+
 /* Number of physical traces and, for each, its metadata text. */
 size_t tmx_source_trace_count(const struct tmx_source *src);
 const char *tmx_source_trace_metadata(const struct tmx_source *src, size_t i);
+bool tmx_source_trace_packetized(const struct tmx_source *src, size_t i);
 
 void tmx_source_free(struct tmx_source *src);
 

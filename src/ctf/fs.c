@@ -17,6 +17,7 @@
 
 #include "ctf/decode.h"
 #include "ctf/metadata.h"
+#include "ctf/quirks.h"
 #include "io/mapfile.h"
 #include "model/msg_iter.h"
 #include "mux/muxer.h"
@@ -31,6 +32,7 @@ struct ctf_trace {
 	struct tmx_trace_class *tc;
 	struct tmx_trace trace;       /* the logical trace's model instance */
 	struct ctf_trace *logical;    /* first physical trace with the same UUID */
+	struct ctf_quirks quirks;
 };
 
 struct ctf_file {
@@ -261,6 +263,7 @@ static int trace_open(struct tmx_source *src, const char *root, const char *dir,
 		trace_free(t);
 		return ret;
 	}
+	ctf_quirks_detect(t->tc, &t->quirks);
 	apply_clock_offset(t->tc, src->opts);
 	t->trace.cls = t->tc;
 	t->trace.name = trace_name(t->tc, root, dir);
@@ -365,6 +368,68 @@ static int index_packets(struct ctf_file *f, struct tmx_error *err)
 	return TMX_OK;
 }
 
+/*
+ * Decodes every event of packet `pi` for the times of its first and last
+ * event.  Returns false if it has none or cannot be decoded.
+ */
+static bool packet_event_times(const struct ctf_file *f, size_t pi, uint64_t *first,
+			       uint64_t *last)
+{
+	struct ctf_decoder dec;
+	struct ctf_packet_info info;
+	struct tmx_error err;
+	bool any = false;
+
+	if (ctf_decoder_init(&dec, f->trace->tc, f->map.path, f->map.data, f->map.size, &err))
+		return false;
+	if (!ctf_decode_packet_start(&dec, f->packets[pi].offset, &info, &err)) {
+		for (;;) {
+			const struct tmx_event_class *ec;
+			size_t scopes[TMX_N_SCOPES];
+			bool more;
+			if (ctf_decode_event(&dec, &more, info.sc, &ec, scopes, &err) || !more)
+				break;
+			if (!any)
+				*first = dec.event_clock;
+			*last = dec.event_clock;
+			any = true;
+		}
+	}
+	ctf_decoder_fini(&dec);
+	tmx_mapfile_release((struct tmx_mapfile *)&f->map, f->packets[pi].offset,
+			    f->packets[pi].packet_bits / 8);
+	return any;
+}
+
+/* Packet times that the tracer's quirks make wrong, fixed in the index (as babeltrace2). */
+static void fix_index(struct ctf_file *f)
+{
+	const struct ctf_quirks *q = &f->trace->quirks;
+	uint64_t first, last;
+
+	for (size_t i = 0; i < f->n_packets; i++) {
+		struct ctf_packet_info *pk = &f->packets[i];
+		if (!(q->end_is_last_event && pk->has_ts_end) &&
+		    !(q->begin_is_first_event && pk->has_ts_begin))
+			break;
+		if (!packet_event_times(f, i, &first, &last))
+			continue;
+		if (q->end_is_last_event && pk->has_ts_end)
+			pk->ts_end = last;
+		/* babeltrace2 leaves the first packet's beginning as it is. */
+		if (q->begin_is_first_event && pk->has_ts_begin && i > 0)
+			pk->ts_begin = first;
+	}
+	/* lttng-crash: the last packets, never closed, have timestamp_end 0. */
+	for (size_t i = f->n_packets; q->zero_end_is_last_event && i-- > 0;) {
+		struct ctf_packet_info *pk = &f->packets[i];
+		if (!pk->has_ts_end || pk->ts_end != 0)
+			break;
+		if (packet_event_times(f, i, &first, &last))
+			pk->ts_end = last;
+	}
+}
+
 static int file_open(struct tmx_source *src, struct ctf_trace *t, const char *path,
 		     struct tmx_error *err)
 {
@@ -377,6 +442,8 @@ static int file_open(struct tmx_source *src, struct ctf_trace *t, const char *pa
 	ret = tmx_mapfile_open(&f->map, path, err);
 	if (!ret)
 		ret = index_packets(f, err);
+	if (!ret)
+		fix_index(f);
 	if (!ret && push_ptr((void ***)&src->files, &src->n_files, f))
 		ret = nomem(err);
 	if (ret)
@@ -512,16 +579,23 @@ static struct tmx_msg *make_msg(struct ctf_stream *s, enum tmx_msg_kind kind)
 static int open_packet(struct ctf_stream *s, struct tmx_error *err)
 {
 	struct ctf_file *f = s->files[s->file_i];
+	int ret;
 
 	if (!s->dec_ready) {
-		int ret = ctf_decoder_init(&s->dec, f->trace->tc, f->map.path, f->map.data,
+		ret = ctf_decoder_init(&s->dec, f->trace->tc, f->map.path, f->map.data,
 					   f->map.size, err);
 		if (ret)
 			return ret;
 		s->dec_ready = true;
 		tmx_mapfile_advise_sequential(&f->map);
 	}
-	return ctf_decode_packet_start(&s->dec, f->packets[s->packet_i].offset, &s->cur, err);
+	ret = ctf_decode_packet_start(&s->dec, f->packets[s->packet_i].offset, &s->cur, err);
+	if (ret)
+		return ret;
+	/* The index has the times with the tracer quirks fixed. */
+	s->cur.ts_begin = f->packets[s->packet_i].ts_begin;
+	s->cur.ts_end = f->packets[s->packet_i].ts_end;
+	return TMX_OK;
 }
 
 static void fill_packet(struct ctf_stream *s)
@@ -889,6 +963,25 @@ void tmx_source_skip_before(struct tmx_source *src, int64_t ns)
 		src->streams[i]->skip_set = true;
 		src->streams[i]->skip_before_ns = ns;
 	}
+}
+
+size_t tmx_source_stream_count(const struct tmx_source *src)
+{
+	return src->n_streams;
+}
+
+void tmx_source_stream_info(const struct tmx_source *src, size_t i, struct tmx_stream_info *info)
+{
+	const struct ctf_stream *s = src->streams[i];
+
+	info->stream = &s->stream;
+	info->has_instance_id = s->files[0]->packets[0].has_stream_instance_id;
+	info->has_range = stream_range(s, &info->begin_ns, &info->end_ns);
+}
+
+bool tmx_source_trace_packetized(const struct tmx_source *src, size_t i)
+{
+	return i < src->n_traces && src->traces[i]->meta.packetized;
 }
 
 size_t tmx_source_trace_count(const struct tmx_source *src)
