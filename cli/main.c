@@ -39,6 +39,8 @@ enum {
 	OPT_CLOCK_OFFSET_NS,
 	OPT_COLOR,
 	OPT_STREAM_INTERSECTION,
+	OPT_FORCE_EPOCH,
+	OPT_TRACE_NAME,
 };
 
 static const struct option long_options[] = {
@@ -53,6 +55,10 @@ static const struct option long_options[] = {
 	{ "no-delta", no_argument, NULL, OPT_NO_DELTA },
 	{ "clock-offset", required_argument, NULL, OPT_CLOCK_OFFSET },
 	{ "clock-offset-ns", required_argument, NULL, OPT_CLOCK_OFFSET_NS },
+	{ "clock-class-offset-s", required_argument, NULL, OPT_CLOCK_OFFSET },
+	{ "clock-class-offset-ns", required_argument, NULL, OPT_CLOCK_OFFSET_NS },
+	{ "force-clock-class-origin-unix-epoch", no_argument, NULL, OPT_FORCE_EPOCH },
+	{ "trace-name", required_argument, NULL, OPT_TRACE_NAME },
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "begin", required_argument, NULL, 'b' },
 	{ "end", required_argument, NULL, 'e' },
@@ -101,6 +107,9 @@ static void usage(FILE *out)
 	      "Input (as babeltrace2's src.ctf.fs):\n"
 	      "      --clock-offset=SEC   add SEC seconds to every clock's offset\n"
 	      "      --clock-offset-ns=NS add NS nanoseconds to every clock's offset\n"
+	      "      (also --clock-class-offset-s / --clock-class-offset-ns)\n"
+	      "      --force-clock-class-origin-unix-epoch  take every clock's origin as the Unix epoch\n"
+	      "      --trace-name=NAME    name every trace NAME\n"
 	      "\n"
 	      "  -h, --help               show this help\n"
 	      "  -V, --version            show the version\n"
@@ -186,6 +195,12 @@ static int parse_args(struct cli *cli, int argc, char **argv)
 			if (split_timerange(cli, optarg))
 				return usage_error("invalid --timerange value `%s`: expected [BEGIN,END]",
 						   optarg);
+			break;
+		case OPT_FORCE_EPOCH:
+			cli->fs.force_origin_unix_epoch = true;
+			break;
+		case OPT_TRACE_NAME:
+			cli->fs.trace_name = optarg;
 			break;
 		case OPT_STREAM_INTERSECTION:
 			cli->stream_intersection = true;

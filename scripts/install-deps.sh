@@ -5,7 +5,7 @@
 set -eu
 
 BUILD_PKGS="gcc make cmake pkg-config libc6-dev"
-TEST_PKGS="$BUILD_PKGS libcmocka-dev python3"
+TEST_PKGS="$BUILD_PKGS libcmocka-dev python3 babeltrace2"
 
 case "${1:-build}" in
 build) pkgs=$BUILD_PKGS ;;

@@ -34,6 +34,7 @@ struct tmx_ctf_fs_opts {
 	int64_t clock_offset_s;   /* added to every clock class offset */
 	int64_t clock_offset_ns;
 	bool force_origin_unix_epoch;
+	const char *trace_name;   /* overrides every trace's name when set */
 };
 
 /*

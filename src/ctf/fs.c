@@ -191,9 +191,11 @@ static void trace_free(struct ctf_trace *t)
 
 /*
  * babeltrace2 names a trace after its `hostname` environment entry and
- * its directory relative to the input path: "myhost/kernel".
+ * its directory relative to the input path ("myhost/kernel"); for a trace
+ * given directly, the name the user gave (--trace-name) comes after the host.
  */
-static char *trace_name(const struct tmx_trace_class *tc, const char *root, const char *dir)
+static char *trace_name(const struct tmx_trace_class *tc, const char *root, const char *dir,
+			const char *given)
 {
 	const struct tmx_env_entry *host = tmx_trace_class_env(tc, "hostname");
 	const char *h = host && !host->is_int ? host->str_value : "";
@@ -203,6 +205,8 @@ static char *trace_name(const struct tmx_trace_class *tc, const char *root, cons
 
 	if (strncmp(dir, root, lr) == 0 && dir[lr] == '/')
 		rel = dir + lr + 1;
+	else if (given)
+		rel = given;    /* babeltrace2 uses it for a trace given directly only */
 	name = malloc(strlen(h) + strlen(rel) + 2);
 	if (!name)
 		return NULL;
@@ -266,7 +270,7 @@ static int trace_open(struct tmx_source *src, const char *root, const char *dir,
 	ctf_quirks_detect(t->tc, &t->quirks);
 	apply_clock_offset(t->tc, src->opts);
 	t->trace.cls = t->tc;
-	t->trace.name = trace_name(t->tc, root, dir);
+	t->trace.name = trace_name(t->tc, root, dir, src->opts->trace_name);
 	if (!t->trace.name || push_ptr((void ***)&src->traces, &src->n_traces, t)) {
 		trace_free(t);
 		return nomem(err);

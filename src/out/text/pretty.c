@@ -413,14 +413,15 @@ static void put_event_header_fields(struct tmx_pretty *p, const struct tmx_msg *
 	bool names = p->opts.names_header;
 	bool dom_print = false;
 
-	if (p->opts.field_trace && msg->stream->trace->name && msg->stream->trace->name[0]) {
+	/* babeltrace2 2.0.4 puts no space after the trace name, and ", " with names. */
+	if (p->opts.field_trace && msg->stream->trace->name) {
 		if (!p->start_line)
 			outbuf_puts(b, ", ");
 		if (names)
 			put_name_equal(b, "trace");
 		outbuf_puts(b, msg->stream->trace->name);
-		if (!names)
-			outbuf_putc(b, ' ');
+		if (names)
+			outbuf_puts(b, ", ");
 	}
 	if (p->opts.field_trace_hostname)
 		put_env_string(p, &dom_print, tc, "hostname", "trace:hostname", true);
