@@ -27,6 +27,7 @@
 
 struct ctf_trace {
 	char *dir;
+	char *root;                   /* the input path it was found under */
 	struct ctf_metadata_text meta;
 	struct tmx_arena arena;
 	struct tmx_trace_class *tc;
@@ -183,6 +184,7 @@ static void trace_free(struct ctf_trace *t)
 	if (!t)
 		return;
 	free(t->dir);
+	free(t->root);
 	free(t->trace.name);
 	ctf_metadata_text_fini(&t->meta);
 	tmx_arena_free(&t->arena);
@@ -252,7 +254,7 @@ static int trace_open(struct tmx_source *src, const char *root, const char *dir,
 	char *meta_path = path_join(dir, "metadata");
 	int ret;
 
-	if (!t || !meta_path || !(t->dir = strdup(dir))) {
+	if (!t || !meta_path || !(t->dir = strdup(dir)) || !(t->root = strdup(root))) {
 		free(meta_path);
 		trace_free(t);
 		return nomem(err);
@@ -803,7 +805,45 @@ static void stream_destroy(struct tmx_msg_iter *it)
 /* ------------------------------------------------------------------ */
 
 /* Physical traces with the same UUID form one logical trace. */
-static void group_logical_traces(struct tmx_source *src)
+/* Length of the longest common directory prefix of a and b. */
+static size_t common_dir_len(const char *a, const char *b)
+{
+	size_t n = 0, last = 0;
+
+	while (a[n] && a[n] == b[n]) {
+		n++;
+		if (a[n] == '/' || a[n] == '\0')
+			last = (b[n] == '/' || b[n] == '\0') ? n : last;
+	}
+	return last;
+}
+
+/*
+ * A logical trace made of several directories (session rotation chunks) is
+ * named, as babeltrace2 does, after the directory they all are under.
+ */
+static int name_logical_trace(struct tmx_source *src, struct ctf_trace *leader)
+{
+	size_t len = strlen(leader->dir);
+	char *common, *name;
+
+	for (size_t i = 0; i < src->n_traces; i++)
+		if (src->traces[i]->logical == leader) {
+			size_t c = common_dir_len(leader->dir, src->traces[i]->dir);
+			if (c < len)
+				len = c;
+		}
+	common = strndup(leader->dir, len);
+	name = common ? trace_name(leader->tc, leader->root, common, src->opts->trace_name) : NULL;
+	free(common);
+	if (!name)
+		return TMX_ERR_NOMEM;
+	free(leader->trace.name);
+	leader->trace.name = name;
+	return TMX_OK;
+}
+
+static int group_logical_traces(struct tmx_source *src, struct tmx_error *err)
 {
 	for (size_t i = 0; i < src->n_traces; i++) {
 		struct ctf_trace *t = src->traces[i];
@@ -814,10 +854,13 @@ static void group_logical_traces(struct tmx_source *src)
 			struct ctf_trace *o = src->traces[j];
 			if (o->tc->has_uuid && !memcmp(o->tc->uuid, t->tc->uuid, 16)) {
 				t->logical = o->logical;
+				if (name_logical_trace(src, t->logical))
+					return nomem(err);
 				break;
 			}
 		}
 	}
+	return TMX_OK;
 }
 
 int tmx_ctf_fs_open(const char *const *paths, size_t n_paths,
@@ -850,7 +893,7 @@ int tmx_ctf_fs_open(const char *const *paths, size_t n_paths,
 		free(root);
 	}
 	if (!ret)
-		group_logical_traces(src);
+		ret = group_logical_traces(src, err);
 	for (size_t i = 0; !ret && i < src->n_traces; i++)
 		ret = open_trace_files(src, src->traces[i], err);
 	if (!ret)

@@ -16,6 +16,12 @@ TRACES = [
     "babeltrace-tests/ctf-traces/succeed/sequence",
     "babeltrace-tests/ctf-traces/succeed/debug-info",
     "babeltrace-tests/ctf-traces/packet-seq-num/2-streams-lost-in-2",
+    "babeltrace-tests/ctf-traces/succeed/lttng-tracefile-rotation",
+    "babeltrace-tests/ctf-traces/succeed/session-rotation",
+    "babeltrace-tests/ctf-traces/succeed/trace-with-index",
+    "babeltrace-tests/ctf-traces/succeed/lttng-crash",
+    "babeltrace-tests/ctf-traces/succeed/barectf-event-before-packet",
+    "babeltrace-tests/ctf-traces/succeed/no-packet-context",
 ]
 
 OPTION_SETS = [
@@ -59,7 +65,28 @@ def main():
                 report.fail(what, first_diff(ref.stdout, out))
             else:
                 report.ok()
+        check_trimming(report, args, bt2, path, trace, env)
     report.finish()
+
+
+def check_trimming(report, args, bt2, path, trace, env):
+    """--begin/--end at a third and two thirds of the events, both tools."""
+    code, out, _ = run(args.tracemux, ["--clock-seconds", "--no-delta", path])
+    times = [line[1:line.index(b"]")].decode() for line in out.splitlines() if line.startswith(b"[")]
+    if code != 0 or len(times) < 3:
+        return
+    begin, end = times[len(times) // 3], times[2 * len(times) // 3]
+    for opts in (["--begin", begin], ["--end", end], ["--begin", begin, "--end", end],
+                 [f"--timerange=[{begin},{end}]", "--clock-gmt", "--clock-date"]):
+        ref = subprocess.run([bt2, path] + opts, capture_output=True, env=env, timeout=120)
+        code, out, err = run(args.tracemux, opts + [path])
+        what = f"{trace} {' '.join(opts)}"
+        if ref.returncode != 0 or code != 0:
+            report.fail(what, f"exit {code}, babeltrace2 {ref.returncode}: {err.decode(errors='replace')[-300:]}")
+        elif out != ref.stdout:
+            report.fail(what, first_diff(ref.stdout, out))
+        else:
+            report.ok()
 
 
 if __name__ == "__main__":
