@@ -44,6 +44,12 @@ struct ctf_file {
 	struct tmx_error *damage;     /* what stopped the index after n_packets, or NULL */
 };
 
+struct stream_packet {
+	struct ctf_file *file;
+	size_t pi;
+	size_t file_rank;            /* the file's place in the stream, for ties */
+};
+
 enum stream_state {
 	ST_BEGIN,
 	ST_PACKET_START,
@@ -60,9 +66,16 @@ struct ctf_stream {
 	size_t n_files;
 	const struct tmx_clock_class *clock;
 
+	/*
+	 * The stream's packets in reading order: its files merged by time, a
+	 * packet found in several files (overlapping snapshots) kept once.  An
+	 * entry with pi == file->n_packets stands for the file's damage.
+	 */
+	struct stream_packet *plist;
+	size_t n_plist, next;
+
 	enum stream_state state;
-	size_t file_i, packet_i;
-	bool dec_ready;
+	struct ctf_file *dec_file;   /* the file the decoder reads, NULL if none */
 	struct ctf_decoder dec;
 	struct ctf_packet_info cur;
 	struct ctf_packet_info prev;
@@ -530,6 +543,90 @@ static int stream_new(struct tmx_source *src, struct ctf_file *first, uint64_t a
 	return TMX_OK;
 }
 
+static bool all_timed(const struct ctf_stream *s)
+{
+	for (size_t f = 0; f < s->n_files; f++)
+		for (size_t i = 0; i < s->files[f]->n_packets; i++)
+			if (!s->files[f]->packets[i].has_ts_begin)
+				return false;
+	return true;
+}
+
+static const struct ctf_packet_info *entry_info(const struct stream_packet *e)
+{
+	return e->pi < e->file->n_packets ? &e->file->packets[e->pi] : NULL;
+}
+
+/* A damage entry sorts right after its file's last packet. */
+static uint64_t entry_time(const struct stream_packet *e)
+{
+	const struct ctf_file *f = e->file;
+	return f->packets[e->pi < f->n_packets ? e->pi : f->n_packets - 1].ts_begin;
+}
+
+static int cmp_entry_time(const void *a, const void *b)
+{
+	const struct stream_packet *x = a, *y = b;
+	uint64_t tx = entry_time(x), ty = entry_time(y);
+
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	if (x->file_rank != y->file_rank)
+		return x->file_rank < y->file_rank ? -1 : 1;
+	return x->pi < y->pi ? -1 : x->pi > y->pi;
+}
+
+/* The same packet in two files (overlapping LTTng snapshots). */
+static bool same_packet(const struct stream_packet *x, const struct stream_packet *y)
+{
+	const struct ctf_packet_info *a = entry_info(x), *b = entry_info(y);
+
+	return a && b && x->file != y->file && a->ts_begin == b->ts_begin &&
+	       a->ts_end == b->ts_end && a->packet_bits == b->packet_bits &&
+	       a->content_bits == b->content_bits && a->has_seq_num == b->has_seq_num &&
+	       a->seq_num == b->seq_num && a->events_discarded == b->events_discarded;
+}
+
+/*
+ * The reading order: files one after the other, or -- when every packet
+ * has a beginning time -- all packets merged by time, which also takes
+ * snapshots that overlap apart.  Duplicated packets are kept once.
+ */
+static int build_packet_list(struct ctf_stream *s)
+{
+	size_t n = 0;
+
+	for (size_t f = 0; f < s->n_files; f++)
+		n += s->files[f]->n_packets + (s->files[f]->damage != NULL);
+	s->plist = calloc(n ? n : 1, sizeof(*s->plist));
+	if (!s->plist)
+		return -1;
+	for (size_t f = 0; f < s->n_files; f++) {
+		struct ctf_file *file = s->files[f];
+		size_t end = file->n_packets + (file->damage != NULL);
+		for (size_t i = 0; i < end; i++) {
+			struct stream_packet *e = &s->plist[s->n_plist++];
+			e->file = file;
+			e->pi = i;
+			e->file_rank = f;
+		}
+	}
+	if (s->n_files > 1 && all_timed(s)) {
+		size_t kept = 0;
+		qsort(s->plist, s->n_plist, sizeof(*s->plist), cmp_entry_time);
+		for (size_t i = 0; i < s->n_plist; i++) {
+			bool dup = false;
+			for (size_t j = kept; j-- > 0 && entry_time(&s->plist[j]) ==
+						       entry_time(&s->plist[i]) && !dup;)
+				dup = same_packet(&s->plist[j], &s->plist[i]);
+			if (!dup)
+				s->plist[kept++] = s->plist[i];
+		}
+		s->n_plist = kept;
+	}
+	return 0;
+}
+
 /* Groups the files of the same stream, ordered by time. */
 static int make_streams(struct tmx_source *src, struct tmx_error *err)
 {
@@ -556,6 +653,8 @@ static int make_streams(struct tmx_source *src, struct tmx_error *err)
 		struct ctf_stream *st = src->streams[s];
 		qsort(st->files, st->n_files, sizeof(*st->files), cmp_file_time);
 		st->stream.name = st->files[0]->map.path;
+		if (build_packet_list(st))
+			return nomem(err);
 	}
 	return TMX_OK;
 }
@@ -582,25 +681,35 @@ static struct tmx_msg *make_msg(struct ctf_stream *s, enum tmx_msg_kind kind)
 	return m;
 }
 
+static void close_decoder(struct ctf_stream *s)
+{
+	if (s->dec_file) {
+		ctf_decoder_fini(&s->dec);
+		s->dec_file = NULL;
+	}
+}
+
 static int open_packet(struct ctf_stream *s, struct tmx_error *err)
 {
-	struct ctf_file *f = s->files[s->file_i];
+	const struct stream_packet *e = &s->plist[s->next];
+	struct ctf_file *f = e->file;
 	int ret;
 
-	if (!s->dec_ready) {
+	if (s->dec_file != f) {
+		close_decoder(s);
 		ret = ctf_decoder_init(&s->dec, f->trace->tc, f->map.path, f->map.data,
-					   f->map.size, err);
+				       f->map.size, err);
 		if (ret)
 			return ret;
-		s->dec_ready = true;
+		s->dec_file = f;
 		tmx_mapfile_advise_sequential(&f->map);
 	}
-	ret = ctf_decode_packet_start(&s->dec, f->packets[s->packet_i].offset, &s->cur, err);
+	ret = ctf_decode_packet_start(&s->dec, f->packets[e->pi].offset, &s->cur, err);
 	if (ret)
 		return ret;
 	/* The index has the times with the tracer quirks fixed. */
-	s->cur.ts_begin = f->packets[s->packet_i].ts_begin;
-	s->cur.ts_end = f->packets[s->packet_i].ts_end;
+	s->cur.ts_begin = f->packets[e->pi].ts_begin;
+	s->cur.ts_end = f->packets[e->pi].ts_end;
 	return TMX_OK;
 }
 
@@ -666,20 +775,13 @@ static const struct tmx_msg *discarded_packets(struct ctf_stream *s)
 
 static void advance_packet(struct ctf_stream *s)
 {
-	struct ctf_file *f = s->files[s->file_i];
+	struct ctf_file *f = s->plist[s->next].file;
 
 	/* Done with this packet: its pages need not stay resident. */
 	tmx_mapfile_release(&f->map, s->cur.offset, s->cur.packet_bits / 8);
 	s->prev = s->cur;
 	s->has_prev = true;
-	if (++s->packet_i < f->n_packets || f->damage)
-		return;
-	s->packet_i = 0;
-	s->file_i++;
-	if (s->dec_ready) {
-		ctf_decoder_fini(&s->dec);
-		s->dec_ready = false;
-	}
+	s->next++;
 }
 
 static const struct tmx_msg *event_msg(struct ctf_stream *s, const struct tmx_event_class *ec,
@@ -700,10 +802,10 @@ static const struct tmx_msg *event_msg(struct ctf_stream *s, const struct tmx_ev
 
 static bool packet_before_skip(const struct ctf_stream *s)
 {
-	const struct ctf_packet_info *pk = &s->files[s->file_i]->packets[s->packet_i];
+	const struct ctf_packet_info *pk = entry_info(&s->plist[s->next]);
 	int64_t end_ns;
 
-	return s->skip_set && s->clock && pk->has_ts_end &&
+	return pk && s->skip_set && s->clock && pk->has_ts_end &&
 	       tmx_clock_ns_from_origin(s->clock, pk->ts_end, &end_ns) && end_ns < s->skip_before_ns;
 }
 
@@ -724,20 +826,20 @@ static int stream_next(struct tmx_msg_iter *it, const struct tmx_msg **msg,
 		return TMX_OK;
 	case ST_PACKET_START:
 		/* Packets trimmed away: known from the index, not decoded at all. */
-		while (s->file_i < s->n_files && s->packet_i < s->files[s->file_i]->n_packets &&
-		       packet_before_skip(s)) {
-			s->cur = s->files[s->file_i]->packets[s->packet_i];
+		while (s->next < s->n_plist && packet_before_skip(s)) {
+			s->cur = *entry_info(&s->plist[s->next]);
 			advance_packet(s);
 		}
-		if (s->file_i >= s->n_files) {
+		if (s->next >= s->n_plist) {
 			s->state = ST_DONE;
+			close_decoder(s);
 			*msg = make_msg(s, TMX_MSG_STREAM_END);
 			return TMX_OK;
 		}
-		if (s->packet_i >= s->files[s->file_i]->n_packets) {
+		if (!entry_info(&s->plist[s->next])) {
 			/* The damaged packet found while indexing. */
 			s->state = ST_DONE;
-			*err = *s->files[s->file_i]->damage;
+			*err = *s->plist[s->next].file->damage;
 			return err->code;
 		}
 
@@ -794,8 +896,8 @@ static void stream_destroy(struct tmx_msg_iter *it)
 {
 	struct ctf_stream *s = (struct ctf_stream *)it;
 
-	if (s->dec_ready)
-		ctf_decoder_fini(&s->dec);
+	close_decoder(s);
+	free(s->plist);
 	free(s->files);
 	free(s);
 }
@@ -932,11 +1034,12 @@ int tmx_source_next(struct tmx_source *src, const struct tmx_msg **msg, struct t
 /* A stream's time range from its packet index: first packet begin, last packet end. */
 static bool stream_range(const struct ctf_stream *s, int64_t *begin, int64_t *end)
 {
-	const struct ctf_file *first = s->files[0], *last = s->files[s->n_files - 1];
-	const struct ctf_packet_info *pb = &first->packets[0];
-	const struct ctf_packet_info *pe = &last->packets[last->n_packets - 1];
+	const struct ctf_packet_info *pb = entry_info(&s->plist[0]);
+	const struct ctf_packet_info *pe = NULL;
 
-	return s->clock && pb->has_ts_begin && pe->has_ts_end &&
+	for (size_t i = s->n_plist; i-- > 0 && !pe;)
+		pe = entry_info(&s->plist[i]);
+	return s->clock && pb && pe && pb->has_ts_begin && pe->has_ts_end &&
 	       tmx_clock_ns_from_origin(s->clock, pb->ts_begin, begin) &&
 	       tmx_clock_ns_from_origin(s->clock, pe->ts_end, end);
 }
