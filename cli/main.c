@@ -41,6 +41,7 @@ enum {
 	OPT_STREAM_INTERSECTION,
 	OPT_FORCE_EPOCH,
 	OPT_TRACE_NAME,
+	OPT_LENIENT,
 };
 
 static const struct option long_options[] = {
@@ -59,6 +60,7 @@ static const struct option long_options[] = {
 	{ "clock-class-offset-ns", required_argument, NULL, OPT_CLOCK_OFFSET_NS },
 	{ "force-clock-class-origin-unix-epoch", no_argument, NULL, OPT_FORCE_EPOCH },
 	{ "trace-name", required_argument, NULL, OPT_TRACE_NAME },
+	{ "lenient", no_argument, NULL, OPT_LENIENT },
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "begin", required_argument, NULL, 'b' },
 	{ "end", required_argument, NULL, 'e' },
@@ -110,6 +112,8 @@ static void usage(FILE *out)
 	      "      (also --clock-class-offset-s / --clock-class-offset-ns)\n"
 	      "      --force-clock-class-origin-unix-epoch  take every clock's origin as the Unix epoch\n"
 	      "      --trace-name=NAME    name every trace NAME\n"
+	      "      --lenient            skip damaged packets (reported) instead of stopping;\n"
+	      "                           the exit status is still 1 if any was skipped\n"
 	      "\n"
 	      "  -h, --help               show this help\n"
 	      "  -V, --version            show the version\n"
@@ -201,6 +205,9 @@ static int parse_args(struct cli *cli, int argc, char **argv)
 			break;
 		case OPT_TRACE_NAME:
 			cli->fs.trace_name = optarg;
+			break;
+		case OPT_LENIENT:
+			cli->fs.lenient = true;
 			break;
 		case OPT_STREAM_INTERSECTION:
 			cli->stream_intersection = true;
@@ -371,6 +378,19 @@ static int setup_trimming(struct cli *cli, struct tmx_source *src, struct tmx_tr
 	return bound_range(cli, src, t, err);
 }
 
+/* --lenient: what was skipped makes the run fail, after all the output. */
+static int report_skipped(const struct tmx_source *src)
+{
+	uint64_t packets, bytes;
+
+	tmx_source_skipped(src, &packets, &bytes);
+	if (!packets)
+		return 0;
+	fprintf(stderr, "tracemux: warning: skipped %llu damaged packet%s (%llu bytes)\n",
+		(unsigned long long)packets, packets == 1 ? "" : "s", (unsigned long long)bytes);
+	return 1;
+}
+
 /* Pulls every message and hands it to the output. */
 static int run(struct cli *cli, struct tmx_source *src, int out_fd)
 {
@@ -421,7 +441,7 @@ static int run(struct cli *cli, struct tmx_source *src, int out_fd)
 	}
 	if (status)
 		cli_report(&err);
-	return status;
+	return status ? status : report_skipped(src);
 }
 
 int main(int argc, char **argv)

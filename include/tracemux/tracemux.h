@@ -35,6 +35,12 @@ struct tmx_ctf_fs_opts {
 	int64_t clock_offset_ns;
 	bool force_origin_unix_epoch;
 	const char *trace_name;   /* overrides every trace's name when set */
+	/*
+	 * On a damaged packet, warn (file, offset, reason) and go on with the
+	 * next good one, found from the packet size or by looking for the next
+	 * packet magic, instead of stopping.
+	 */
+	bool lenient;
 };
 
 /*
@@ -85,6 +91,9 @@ void tmx_source_stream_info(const struct tmx_source *src, size_t i, struct tmx_s
 size_t tmx_source_trace_count(const struct tmx_source *src);
 const char *tmx_source_trace_metadata(const struct tmx_source *src, size_t i);
 bool tmx_source_trace_packetized(const struct tmx_source *src, size_t i);
+
+/* With `lenient`: how many damaged packets were skipped, and how many bytes. */
+void tmx_source_skipped(const struct tmx_source *src, uint64_t *packets, uint64_t *bytes);
 
 void tmx_source_free(struct tmx_source *src);
 

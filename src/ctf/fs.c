@@ -8,6 +8,7 @@
  * stream; physical traces that share a UUID form one logical trace.  Then
  * each stream is a message iterator and the muxer merges them by time.
  */
+#define _GNU_SOURCE   /* memmem */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -61,6 +62,7 @@ enum stream_state {
 
 struct ctf_stream {
 	struct tmx_msg_iter iter;     /* first: the muxer sees this */
+	struct tmx_source *src;
 	struct tmx_stream stream;
 	struct ctf_file **files;
 	size_t n_files;
@@ -99,6 +101,7 @@ struct tmx_source {
 	struct tmx_muxer *mux;
 	const struct tmx_ctf_fs_opts *opts;
 	const struct tmx_diag *diag;
+	uint64_t skipped_packets, skipped_bytes;   /* lenient mode */
 };
 
 /* ------------------------------------------------------------------ */
@@ -338,7 +341,37 @@ static void file_free(struct ctf_file *f)
 	free(f);
 }
 
-static int index_packets(struct ctf_file *f, struct tmx_error *err)
+/* Reports a damaged packet in lenient mode and counts what is skipped. */
+static void skip_damage(struct tmx_source *src, const struct tmx_error *damage, uint64_t bytes)
+{
+	char msg[TMX_ERROR_MSG_MAX + TMX_ERROR_FILE_MAX + 64];
+
+	tmx_error_format(damage, msg, sizeof(msg));
+	tmx_warn(src->diag, "%s; skipping %llu bytes to the next packet", msg,
+		 (unsigned long long)bytes);
+	src->skipped_packets++;
+	src->skipped_bytes += bytes;
+}
+
+/*
+ * The next offset after `off` where a packet header can start: the packet
+ * magic (0xC1FC1FC1) in the trace's byte order.  The file size if none.
+ */
+static uint64_t next_magic(const struct ctf_file *f, uint64_t off)
+{
+	const struct tmx_trace_class *tc = f->trace->tc;
+	static const uint8_t le[4] = { 0xC1, 0x1F, 0xFC, 0xC1 }, be[4] = { 0xC1, 0xFC, 0x1F, 0xC1 };
+	const uint8_t *magic = tc->native_byte_order == TMX_BO_BE ? be : le;
+	const uint8_t *p;
+
+	if (!tc->packet_header || tc->packet_header->n_members == 0 ||
+	    tc->packet_header->members[0].fc->meaning != TMX_MEANING_MAGIC || off + 1 >= f->map.size)
+		return f->map.size;
+	p = memmem(f->map.data + off + 1, f->map.size - off - 1, magic, 4);
+	return p ? (uint64_t)(p - f->map.data) : f->map.size;
+}
+
+static int index_packets(struct tmx_source *src, struct ctf_file *f, struct tmx_error *err)
 {
 	struct ctf_decoder dec;
 	uint64_t off = 0;
@@ -349,6 +382,13 @@ static int index_packets(struct ctf_file *f, struct tmx_error *err)
 		struct ctf_packet_info info;
 
 		ret = ctf_decode_packet_start(&dec, off, &info, err);
+		if (ret && ret != TMX_ERR_NOMEM && src->opts->lenient) {
+			uint64_t next = next_magic(f, off);
+			skip_damage(src, err, next - off);
+			off = next;
+			ret = TMX_OK;
+			continue;
+		}
 		if (ret)
 			break;
 		if (f->n_packets == cap) {
@@ -460,7 +500,7 @@ static int file_open(struct tmx_source *src, struct ctf_trace *t, const char *pa
 	f->trace = t;
 	ret = tmx_mapfile_open(&f->map, path, err);
 	if (!ret)
-		ret = index_packets(f, err);
+		ret = index_packets(src, f, err);
 	if (!ret)
 		fix_index(f);
 	if (!ret && push_ptr((void ***)&src->files, &src->n_files, f))
@@ -535,6 +575,7 @@ static int stream_new(struct tmx_source *src, struct ctf_file *first, uint64_t a
 	}
 	s->iter.next = stream_next;
 	s->iter.destroy = stream_destroy;
+	s->src = src;
 	s->stream.cls = p0->sc;
 	s->stream.trace = &first->trace->logical->trace;
 	s->stream.id = p0->has_stream_instance_id ? p0->stream_instance_id : auto_id;
@@ -809,6 +850,24 @@ static bool packet_before_skip(const struct ctf_stream *s)
 	       tmx_clock_ns_from_origin(s->clock, pk->ts_end, &end_ns) && end_ns < s->skip_before_ns;
 }
 
+/*
+ * Lenient mode: the rest of a packet that fails to decode is skipped (what
+ * was decoded of it has been emitted) and reading goes on with the next
+ * packet.  Returns false when not lenient.
+ */
+static bool lenient_skip(struct ctf_stream *s, const struct tmx_error *err)
+{
+	const struct stream_packet *e = &s->plist[s->next];
+	const struct ctf_packet_info *pk = entry_info(e);
+
+	if (!s->src->opts->lenient || err->code == TMX_ERR_NOMEM)
+		return false;
+	skip_damage(s->src, err, pk ? pk->packet_bits / 8 : 0);
+	s->next++;
+	s->state = ST_PACKET_START;
+	return true;
+}
+
 static int stream_next(struct tmx_msg_iter *it, const struct tmx_msg **msg,
 		       struct tmx_error *err)
 {
@@ -818,6 +877,7 @@ static int stream_next(struct tmx_msg_iter *it, const struct tmx_msg **msg,
 	bool more;
 	int ret;
 
+again:
 	*msg = NULL;
 	switch (s->state) {
 	case ST_BEGIN:
@@ -845,6 +905,8 @@ static int stream_next(struct tmx_msg_iter *it, const struct tmx_msg **msg,
 
 		ret = open_packet(s, err);
 		if (ret) {
+			if (lenient_skip(s, err))
+				goto again;
 			s->state = ST_DONE;
 			return ret;
 		}
@@ -870,6 +932,8 @@ static int stream_next(struct tmx_msg_iter *it, const struct tmx_msg **msg,
 	case ST_EVENTS:
 		ret = ctf_decode_event(&s->dec, &more, s->cur.sc, &ec, scope_index, err);
 		if (ret) {
+			if (lenient_skip(s, err))
+				goto again;
 			s->state = ST_DONE;
 			return ret;
 		}
@@ -1113,6 +1177,12 @@ void tmx_source_skip_before(struct tmx_source *src, int64_t ns)
 		src->streams[i]->skip_set = true;
 		src->streams[i]->skip_before_ns = ns;
 	}
+}
+
+void tmx_source_skipped(const struct tmx_source *src, uint64_t *packets, uint64_t *bytes)
+{
+	*packets = src->skipped_packets;
+	*bytes = src->skipped_bytes;
 }
 
 size_t tmx_source_stream_count(const struct tmx_source *src)
