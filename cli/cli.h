@@ -8,5 +8,7 @@
 int cli_report(const struct tmx_error *err);
 /* `tracemux query ...` (argv[1] is "query"). */
 int cli_query(int argc, char **argv, const struct tmx_diag *diag);
+/* `tracemux info ...` (argv[1] is "info"). */
+int cli_info(int argc, char **argv, const struct tmx_diag *diag);
 
 #endif

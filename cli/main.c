@@ -75,6 +75,8 @@ static void usage(FILE *out)
 {
 	fputs("Usage: tracemux [OPTIONS] TRACE_DIR...\n"
 	      "       tracemux query [--json] trace-infos|metadata-info|support-info PATH...\n"
+	      "       tracemux info TRACE_DIR...   (summary: streams, packets, sizes, time range,\n"
+	      "                                     event counts by class, discarded events)\n"
 	      "\n"
 	      "Read CTF 1.8 traces and print them as babeltrace2 does.\n"
 	      "Each TRACE_DIR is a trace directory or a directory containing traces;\n"
@@ -455,6 +457,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "query"))
 		return cli_query(argc, argv, &diag);
+	if (argc > 1 && !strcmp(argv[1], "info"))
+		return cli_info(argc, argv, &diag);
 	status = parse_args(&cli, argc, argv);
 	if (status)
 		return status;

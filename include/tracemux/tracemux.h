@@ -83,6 +83,9 @@ struct tmx_stream_info {
 	bool has_instance_id;             /* else it is named after its first file */
 	bool has_range;                   /* first packet beginning, last packet end */
 	int64_t begin_ns, end_ns;
+	uint64_t n_packets;               /* in its index (duplicates counted once) */
+	uint64_t bytes;                   /* their total size */
+	size_t n_files;
 };
 size_t tmx_source_stream_count(const struct tmx_source *src);
 void tmx_source_stream_info(const struct tmx_source *src, size_t i, struct tmx_stream_info *info);

@@ -1197,6 +1197,16 @@ void tmx_source_stream_info(const struct tmx_source *src, size_t i, struct tmx_s
 	info->stream = &s->stream;
 	info->has_instance_id = s->files[0]->packets[0].has_stream_instance_id;
 	info->has_range = stream_range(s, &info->begin_ns, &info->end_ns);
+	info->n_packets = 0;
+	info->bytes = 0;
+	for (size_t p = 0; p < s->n_plist; p++) {
+		const struct ctf_packet_info *pk = entry_info(&s->plist[p]);
+		if (pk) {
+			info->n_packets++;
+			info->bytes += pk->packet_bits / 8;
+		}
+	}
+	info->n_files = s->n_files;
 }
 
 bool tmx_source_trace_packetized(const struct tmx_source *src, size_t i)

@@ -1,0 +1,186 @@
+/*
+ * `tracemux info PATH...`: a human summary of traces — streams, packets,
+ * sizes, time ranges, event classes with their counts, discarded events and
+ * packets.  Packet figures come from the index; counting events needs one
+ * pass over them (at -o dummy speed).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+/* Event counts by event class: open addressing on the class pointer. */
+struct counts {
+	const struct tmx_event_class **keys;
+	uint64_t *values;
+	size_t cap;
+};
+
+static uint64_t *count_slot(struct counts *c, const struct tmx_event_class *ec)
+{
+	size_t i = ((uintptr_t)ec >> 4) * 2654435761u % c->cap;
+
+	while (c->keys[i] && c->keys[i] != ec)
+		i = (i + 1) % c->cap;
+	c->keys[i] = ec;
+	return &c->values[i];
+}
+
+static size_t count_event_classes(const struct tmx_source *src)
+{
+	size_t n = 0;
+
+	for (size_t t = 0; t < tmx_source_logical_trace_count(src); t++) {
+		const struct tmx_trace_class *tc = tmx_source_logical_trace(src, t)->cls;
+		for (size_t s = 0; s < tc->n_stream_classes; s++)
+			n += tc->stream_classes[s]->n_event_classes;
+	}
+	return n;
+}
+
+static void print_time(int64_t ns)
+{
+	time_t s = (time_t)(ns / 1000000000);
+	struct tm tm;
+	char buf[64];
+
+	if (ns >= 0 && gmtime_r(&s, &tm) && strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm))
+		printf("%s.%09lld UTC", buf, (long long)(ns % 1000000000));
+	else
+		printf("%lld ns from origin", (long long)ns);
+}
+
+static void print_size(uint64_t bytes)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	printf(u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+static void print_env_summary(const struct tmx_trace_class *tc)
+{
+	static const char *const keys[] = { "hostname", "domain", "tracer_name", "procname" };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const struct tmx_env_entry *e = tmx_trace_class_env(tc, keys[i]);
+		if (e && !e->is_int)
+			printf("  %s: %s\n", keys[i], e->str_value);
+	}
+}
+
+static void print_trace(const struct tmx_source *src, const struct tmx_trace *trace,
+			struct counts *counts)
+{
+	const struct tmx_trace_class *tc = trace->cls;
+	uint64_t packets = 0, bytes = 0;
+	int64_t begin = INT64_MAX, end = INT64_MIN;
+	size_t streams = 0;
+
+	printf("trace \"%s\"", trace->name);
+	if (tc->has_uuid) {
+		printf(" (UUID ");
+		for (int i = 0; i < 16; i++)
+			printf("%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", tc->uuid[i]);
+		printf(")");
+	}
+	printf("\n");
+	print_env_summary(tc);
+	for (size_t i = 0; i < tc->n_clocks; i++)
+		printf("  clock %s: %llu Hz%s\n", tc->clocks[i]->name,
+		       (unsigned long long)tc->clocks[i]->frequency,
+		       tc->clocks[i]->origin_is_unix_epoch ? ", origin: Unix epoch" : "");
+	for (size_t i = 0; i < tmx_source_stream_count(src); i++) {
+		struct tmx_stream_info si;
+		tmx_source_stream_info(src, i, &si);
+		if (si.stream->trace != trace)
+			continue;
+		streams++;
+		packets += si.n_packets;
+		bytes += si.bytes;
+		if (si.has_range) {
+			begin = si.begin_ns < begin ? si.begin_ns : begin;
+			end = si.end_ns > end ? si.end_ns : end;
+		}
+		printf("  stream %llu (class %llu): %s: %llu packets, ", (unsigned long long)si.stream->id,
+		       (unsigned long long)si.stream->cls->id, si.stream->name,
+		       (unsigned long long)si.n_packets);
+		print_size(si.bytes);
+		if (si.n_files > 1)
+			printf(" in %zu files", si.n_files);
+		printf("\n");
+	}
+	printf("  %zu streams, %llu packets, ", streams, (unsigned long long)packets);
+	print_size(bytes);
+	printf("\n");
+	if (begin <= end) {
+		printf("  time range: ");
+		print_time(begin);
+		printf(" to ");
+		print_time(end);
+		printf(" (%.9f s)\n", (double)(end - begin) / 1e9);
+	}
+	printf("  event classes:\n");
+	for (size_t s = 0; s < tc->n_stream_classes; s++)
+		for (size_t e = 0; e < tc->stream_classes[s]->n_event_classes; e++) {
+			const struct tmx_event_class *ec = tc->stream_classes[s]->event_classes[e];
+			printf("    %12llu  %s (stream class %llu, ID %llu)\n",
+			       (unsigned long long)*count_slot(counts, ec), ec->name,
+			       (unsigned long long)tc->stream_classes[s]->id,
+			       (unsigned long long)ec->id);
+		}
+}
+
+int cli_info(int argc, char **argv, const struct tmx_diag *diag)
+{
+	struct tmx_error err = { 0 };
+	struct tmx_source *src;
+	const struct tmx_msg *msg;
+	struct counts counts = { 0 };
+	uint64_t discarded_events = 0, discarded_packets = 0, events = 0;
+	int status = 0;
+
+	if (argc < 3) {
+		fputs("Usage: tracemux info TRACE_DIR...\n", stderr);
+		return 2;
+	}
+	if (tmx_ctf_fs_open((const char *const *)&argv[2], (size_t)(argc - 2), NULL, diag, &src, &err))
+		return cli_report(&err);
+	counts.cap = 2 * count_event_classes(src) + 16;
+	counts.keys = calloc(counts.cap, sizeof(*counts.keys));
+	counts.values = calloc(counts.cap, sizeof(*counts.values));
+	if (!counts.keys || !counts.values) {
+		fputs("tracemux: error: out of memory\n", stderr);
+		status = 1;
+		goto out;
+	}
+	while (!(status = tmx_source_next(src, &msg, &err)) && msg) {
+		if (msg->kind == TMX_MSG_EVENT) {
+			(*count_slot(&counts, msg->event->cls))++;
+			events++;
+		} else if (msg->kind == TMX_MSG_DISCARDED_EVENTS) {
+			discarded_events += msg->count;
+		} else if (msg->kind == TMX_MSG_DISCARDED_PACKETS) {
+			discarded_packets += msg->count;
+		}
+	}
+	for (size_t t = 0; t < tmx_source_logical_trace_count(src); t++)
+		print_trace(src, tmx_source_logical_trace(src, t), &counts);
+	printf("%llu events; discarded by the tracer: %llu events, %llu packets\n",
+	       (unsigned long long)events, (unsigned long long)discarded_events,
+	       (unsigned long long)discarded_packets);
+	if (status)
+		status = cli_report(&err);
+out:
+	free(counts.keys);
+	free(counts.values);
+	tmx_source_free(src);
+	return status;
+}
