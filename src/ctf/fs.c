@@ -12,11 +12,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ctf/decode.h"
+#include "ctf/lttng_index.h"
 #include "ctf/metadata.h"
 #include "ctf/quirks.h"
 #include "io/mapfile.h"
@@ -489,6 +492,36 @@ static void fix_index(struct ctf_file *f)
 	}
 }
 
+/*
+ * LTTng writes `index/NAME.idx` next to each data file: when it is there and
+ * agrees with the file, it replaces reading every packet header.  One that
+ * contradicts the file is reported, and the file is read instead.
+ */
+static bool use_lttng_index(struct tmx_source *src, struct ctf_file *f)
+{
+	const char *slash = strrchr(f->map.path, '/');
+	struct tmx_error err;
+	char *idx;
+	bool used;
+
+	if (!slash || asprintf(&idx, "%.*s/index/%s.idx", (int)(slash - f->map.path), f->map.path,
+			       slash + 1) < 0)
+		return false;
+	if (access(idx, F_OK)) {
+		free(idx);
+		return false;
+	}
+	used = ctf_lttng_index_read(idx, f->trace->tc, f->map.size, &f->packets, &f->n_packets,
+				    &err) == TMX_OK;
+	if (!used) {
+		char msg[TMX_ERROR_MSG_MAX + TMX_ERROR_FILE_MAX + 64];
+		tmx_error_format(&err, msg, sizeof(msg));
+		tmx_warn(src->diag, "%s; reading the packet headers of %s instead", msg, f->map.path);
+	}
+	free(idx);
+	return used && f->n_packets > 0;
+}
+
 static int file_open(struct tmx_source *src, struct ctf_trace *t, const char *path,
 		     struct tmx_error *err)
 {
@@ -499,7 +532,7 @@ static int file_open(struct tmx_source *src, struct ctf_trace *t, const char *pa
 		return nomem(err);
 	f->trace = t;
 	ret = tmx_mapfile_open(&f->map, path, err);
-	if (!ret)
+	if (!ret && !use_lttng_index(src, f))
 		ret = index_packets(src, f, err);
 	if (!ret)
 		fix_index(f);
