@@ -121,6 +121,12 @@ struct tmx_field_class {
 	const struct tmx_clock_class *mapped_clock; /* NULL if none */
 	uint32_t exp_dig;        /* float */
 	uint32_t mant_dig;       /* float */
+	/*
+	 * GNU/C bitfield (CTF spec 4.1.6, `unit_type name:size`): the unit's
+	 * size in bits.  A bitfield that would cross a unit boundary starts at
+	 * the next unit instead.  0 for other integers.
+	 */
+	uint32_t bitfield_unit;
 
 	/* TMX_FC_ENUM */
 	size_t n_mappings;

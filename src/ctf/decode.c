@@ -130,6 +130,12 @@ static int decode_integer(struct ctf_decoder *d, const struct tmx_field_class *f
 	struct tmx_value *v;
 	uint64_t u;
 
+	/* A GNU/C bitfield that would cross its unit starts at the next unit. */
+	if (fc->bitfield_unit && d->pos % fc->bitfield_unit + fc->size > fc->bitfield_unit) {
+		int ret = align_to(d, fc->bitfield_unit, err);
+		if (ret)
+			return ret;
+	}
 	if ((d->pos & 7) == 0 && (fc->size & 7) == 0 && fc->size <= d->limit - d->pos) {
 		/* The common case: whole bytes on a byte boundary (no shared byte). */
 		u = tmx_read_aligned(d->base + d->pos / 8, fc->size / 8, fc->byte_order == TMX_BO_BE);

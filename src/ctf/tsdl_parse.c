@@ -584,6 +584,30 @@ static int parse_type_spec(struct tsdl_parser *p, struct tmx_field_class **out);
 static int parse_typealias(struct tsdl_parser *p);
 static int parse_typedef(struct tsdl_parser *p);
 
+/* `unit_type name:size` (GNU/C bitfield, spec 4.1.6), after the name. */
+static int parse_bitfield(struct tsdl_parser *p, const struct tmx_field_class *unit,
+			  struct tmx_field_class **out)
+{
+	struct tmx_field_class *fc;
+
+	TRY(next(p));   /* the `:` */
+	if (p->lx.tok.kind != TOK_INT)
+		return expected(p, "a bitfield size");
+	if (unit->kind != TMX_FC_INT && unit->kind != TMX_FC_ENUM)
+		return tsdl_error(p, "the unit type of a bitfield must be an integer type%s", "");
+	if (!is_power_of_two(unit->size))
+		return tsdl_error(p, "a bitfield unit type must be 8, 16, 32 or 64 bits wide%s", "");
+	if (p->lx.tok.value == 0 || p->lx.tok.value > unit->size)
+		return tsdl_error(p, "bitfield size %s does not fit its unit type", tok_text(p));
+	if (!(fc = tsdl_fc_copy(p, unit)))
+		return nomem(p);
+	fc->size = (uint32_t)p->lx.tok.value;
+	fc->align = 1;
+	fc->bitfield_unit = unit->size;
+	*out = fc;
+	return next(p);
+}
+
 /*
  * Parses a declarator after a type: `*`s (ignored), a name (optional for
  * typealias targets), then `[N]` / `[path]` suffixes that wrap the type in
@@ -607,6 +631,8 @@ static int parse_declarator(struct tsdl_parser *p, const struct tmx_field_class 
 	} else if (need_name) {
 		return expected(p, "a field name");
 	}
+	if (tsdl_is_punct(&p->lx.tok, ":") && *name)
+		return parse_bitfield(p, type, out);
 	while (accept_punct(p, "[", &ret)) {
 		struct tmx_field_class *dim;
 		TRY(ret);
@@ -707,11 +733,15 @@ static int parse_fields(struct tsdl_parser *p, struct tmx_field_class *parent)
 	return next(p);
 }
 
+/* The largest member alignment; a bitfield counts with its unit's (as GCC lays it out). */
 static int struct_align(struct tmx_field_class *fc)
 {
-	for (size_t i = 0; i < fc->n_members; i++)
-		if (fc->members[i].fc->align > fc->align)
-			fc->align = fc->members[i].fc->align;
+	for (size_t i = 0; i < fc->n_members; i++) {
+		const struct tmx_field_class *m = fc->members[i].fc;
+		uint32_t a = m->bitfield_unit > m->align ? m->bitfield_unit : m->align;
+		if (a > fc->align)
+			fc->align = a;
+	}
 	return TMX_OK;
 }
 
