@@ -1004,37 +1004,15 @@ static void stream_destroy(struct tmx_msg_iter *it)
 /* ------------------------------------------------------------------ */
 
 /* Physical traces with the same UUID form one logical trace. */
-/* Length of the longest common directory prefix of a and b. */
-static size_t common_dir_len(const char *a, const char *b)
-{
-	size_t n = 0, last = 0;
-
-	while (a[n] && a[n] == b[n]) {
-		n++;
-		if (a[n] == '/' || a[n] == '\0')
-			last = (b[n] == '/' || b[n] == '\0') ? n : last;
-	}
-	return last;
-}
-
 /*
- * A logical trace made of several directories (session rotation chunks) is
- * named, as babeltrace2 does, after the directory they all are under.
+ * A logical trace made of several directories (session rotation chunks,
+ * snapshots) is named, as babeltrace2 does, after its host alone (or its
+ * host and --trace-name), whatever directories it spans.
  */
 static int name_logical_trace(struct tmx_source *src, struct ctf_trace *leader)
 {
-	size_t len = strlen(leader->dir);
-	char *common, *name;
+	char *name = trace_name(leader->tc, leader->root, leader->root, src->opts->trace_name);
 
-	for (size_t i = 0; i < src->n_traces; i++)
-		if (src->traces[i]->logical == leader) {
-			size_t c = common_dir_len(leader->dir, src->traces[i]->dir);
-			if (c < len)
-				len = c;
-		}
-	common = strndup(leader->dir, len);
-	name = common ? trace_name(leader->tc, leader->root, common, src->opts->trace_name) : NULL;
-	free(common);
 	if (!name)
 		return TMX_ERR_NOMEM;
 	free(leader->trace.name);
