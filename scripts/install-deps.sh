@@ -4,7 +4,7 @@
 #   scripts/install-deps.sh test     building and the test suite
 set -eu
 
-BUILD_PKGS="gcc make cmake pkg-config libc6-dev"
+BUILD_PKGS="gcc make cmake pkg-config libc6-dev zlib1g-dev libbz2-dev liblzma-dev"
 TEST_PKGS="$BUILD_PKGS libcmocka-dev python3 babeltrace2"
 
 case "${1:-build}" in

@@ -85,6 +85,8 @@ enum tmx_meaning {
 	TMX_MEANING_TS_END,
 	TMX_MEANING_EVENTS_DISCARDED,
 	TMX_MEANING_PACKET_SEQ_NUM,
+	TMX_MEANING_COMPRESSION,   /* compression_scheme (spec section 5) */
+	TMX_N_MEANINGS,
 };
 
 struct tmx_enum_range {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ctf/decode.h"
+#include "ctf/packet_compression.h"
 #include "io/bitread.h"
 
 #define CTF_PACKET_MAGIC UINT32_C(0xC1FC1FC1)
@@ -452,6 +453,7 @@ void ctf_decoder_fini(struct ctf_decoder *d)
 	free(d->header.v);
 	free(d->packet_context.v);
 	free(d->event.v);
+	free(d->inflated);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -542,6 +544,29 @@ static int packet_sizes(struct ctf_decoder *d, uint64_t offset, struct ctf_packe
 	return TMX_OK;
 }
 
+/*
+ * A compressed packet: the event records, after the header and context, are
+ * decompressed into a buffer that starts with a copy of the header and
+ * context, so that positions keep their meaning.
+ */
+static int inflate_events(struct ctf_decoder *d, uint64_t offset, struct tmx_error *err)
+{
+	size_t keep = d->pos / 8, out_len;
+	int ret;
+
+	if (d->pos % 8)
+		return data_error(d, err, "%s does not end on a byte boundary",
+				  "the context of a compressed packet");
+	ret = ctf_inflate_packet(d->special[TMX_MEANING_COMPRESSION], d->base, keep,
+				 d->base + keep, (size_t)(d->limit / 8) - keep, &d->inflated,
+				 &d->inflated_cap, &out_len, d->path, offset + keep, err);
+	if (ret)
+		return ret;
+	d->base = d->inflated;
+	d->limit = (keep + (uint64_t)out_len) * 8;
+	return TMX_OK;
+}
+
 int ctf_decode_packet_start(struct ctf_decoder *d, uint64_t offset,
 			    struct ctf_packet_info *info, struct tmx_error *err)
 {
@@ -566,6 +591,12 @@ int ctf_decode_packet_start(struct ctf_decoder *d, uint64_t offset,
 	if (ret)
 		return ret;
 	d->limit = info->content_bits;
+	if (d->special_set[TMX_MEANING_COMPRESSION] && d->special[TMX_MEANING_COMPRESSION] &&
+	    !d->headers_only) {
+		ret = inflate_events(d, offset, err);
+		if (ret)
+			return ret;
+	}
 
 	info->has_ts_begin = d->special_set[TMX_MEANING_TS_BEGIN];
 	info->ts_begin = d->special[TMX_MEANING_TS_BEGIN];

@@ -55,8 +55,12 @@ struct ctf_decoder {
 	uint64_t *slots;           /* tc->n_slots saved values */
 	uint64_t clock;            /* current default clock value, cycles */
 	uint64_t event_clock;      /* clock value after the last event header */
-	uint64_t special[TMX_MEANING_PACKET_SEQ_NUM + 1];
-	bool special_set[TMX_MEANING_PACKET_SEQ_NUM + 1];
+	uint64_t special[TMX_N_MEANINGS];
+	bool special_set[TMX_N_MEANINGS];
+	/* Packet index only: compressed packets are not decompressed. */
+	bool headers_only;
+	uint8_t *inflated;         /* header + context + decompressed events */
+	size_t inflated_cap;
 
 	struct ctf_values header, packet_context, event;
 };

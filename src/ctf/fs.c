@@ -381,6 +381,7 @@ static int index_packets(struct tmx_source *src, struct ctf_file *f, struct tmx_
 	size_t cap = 0;
 	int ret = ctf_decoder_init(&dec, f->trace->tc, f->map.path, f->map.data, f->map.size, err);
 
+	dec.headers_only = true;
 	while (!ret && off < f->map.size) {
 		struct ctf_packet_info info;
 

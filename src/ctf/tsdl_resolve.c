@@ -307,6 +307,7 @@ static const struct {
 	{ "uuid", TMX_MEANING_UUID },
 	{ "stream_id", TMX_MEANING_STREAM_ID },
 	{ "stream_instance_id", TMX_MEANING_STREAM_INSTANCE_ID },
+	{ "compression_scheme", TMX_MEANING_COMPRESSION },
 }, context_meanings[] = {
 	{ "packet_size", TMX_MEANING_PACKET_SIZE },
 	{ "content_size", TMX_MEANING_CONTENT_SIZE },
@@ -314,6 +315,7 @@ static const struct {
 	{ "timestamp_end", TMX_MEANING_TS_END },
 	{ "events_discarded", TMX_MEANING_EVENTS_DISCARDED },
 	{ "packet_seq_num", TMX_MEANING_PACKET_SEQ_NUM },
+	{ "compression_scheme", TMX_MEANING_COMPRESSION },
 };
 
 static bool is_uint(const struct tmx_field_class *fc)
