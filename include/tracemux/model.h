@@ -86,6 +86,8 @@ enum tmx_meaning {
 	TMX_MEANING_EVENTS_DISCARDED,
 	TMX_MEANING_PACKET_SEQ_NUM,
 	TMX_MEANING_COMPRESSION,   /* compression_scheme (spec section 5) */
+	TMX_MEANING_ENCRYPTION,    /* encryption_scheme: not supported when set */
+	TMX_MEANING_CHECKSUM,      /* checksum_scheme: not supported when set */
 	TMX_N_MEANINGS,
 };
 

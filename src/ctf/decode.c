@@ -591,6 +591,15 @@ int ctf_decode_packet_start(struct ctf_decoder *d, uint64_t offset,
 	if (ret)
 		return ret;
 	d->limit = info->content_bits;
+	/* Decoding encrypted or checksummed content would print garbage: refuse. */
+	if (d->special_set[TMX_MEANING_ENCRYPTION] && d->special[TMX_MEANING_ENCRYPTION])
+		return tmx_error_at(err, TMX_ERR_UNSUPPORTED, d->path, offset,
+				    "packet encryption scheme %llu is not supported",
+				    (unsigned long long)d->special[TMX_MEANING_ENCRYPTION]);
+	if (d->special_set[TMX_MEANING_CHECKSUM] && d->special[TMX_MEANING_CHECKSUM])
+		return tmx_error_at(err, TMX_ERR_UNSUPPORTED, d->path, offset,
+				    "packet checksum scheme %llu is not supported",
+				    (unsigned long long)d->special[TMX_MEANING_CHECKSUM]);
 	if (d->special_set[TMX_MEANING_COMPRESSION] && d->special[TMX_MEANING_COMPRESSION] &&
 	    !d->headers_only) {
 		ret = inflate_events(d, offset, err);

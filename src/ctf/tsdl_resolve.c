@@ -308,6 +308,8 @@ static const struct {
 	{ "stream_id", TMX_MEANING_STREAM_ID },
 	{ "stream_instance_id", TMX_MEANING_STREAM_INSTANCE_ID },
 	{ "compression_scheme", TMX_MEANING_COMPRESSION },
+	{ "encryption_scheme", TMX_MEANING_ENCRYPTION },
+	{ "checksum_scheme", TMX_MEANING_CHECKSUM },
 }, context_meanings[] = {
 	{ "packet_size", TMX_MEANING_PACKET_SIZE },
 	{ "content_size", TMX_MEANING_CONTENT_SIZE },
@@ -316,6 +318,8 @@ static const struct {
 	{ "events_discarded", TMX_MEANING_EVENTS_DISCARDED },
 	{ "packet_seq_num", TMX_MEANING_PACKET_SEQ_NUM },
 	{ "compression_scheme", TMX_MEANING_COMPRESSION },
+	{ "encryption_scheme", TMX_MEANING_ENCRYPTION },
+	{ "checksum_scheme", TMX_MEANING_CHECKSUM },
 };
 
 static bool is_uint(const struct tmx_field_class *fc)

@@ -6,6 +6,8 @@
 - A decompression bomb is refused with a clear error, not expanded.
 - Damaged compressed data and an unknown scheme are clear errors, after the
   packets before them are printed; never a crash.
+- The same field named encryption_scheme or checksum_scheme: packets that
+  use one are refused as unsupported, not misdecoded.
 """
 import gzip
 import os
@@ -75,6 +77,24 @@ def main():
         for i in range(off + 70, off + 80):
             broken[i] ^= 0x5A
         damaged("corrupt xz data", bytes(broken), b"not valid")
+
+        # encryption_scheme / checksum_scheme instead: packet 1 (value 1) is refused.
+        with open(os.path.join(trace, "metadata")) as f:
+            metadata = f.read()
+        with open(os.path.join(copy, "stream"), "wb") as f:
+            f.write(stream)
+        for field in ("encryption_scheme", "checksum_scheme"):
+            with open(os.path.join(copy, "metadata"), "w") as f:
+                f.write(metadata.replace("compression_scheme", field))
+            code, out, err = run(args.tracemux, [copy])
+            word = field.split("_")[0]
+            if code != 1 or f"{word} scheme 1 is not supported".encode() not in err \
+                    or not expected.startswith(out) or not out:
+                report.fail(field, f"exit {code}: {err.decode(errors='replace')[-400:]}")
+            else:
+                report.ok()
+        with open(os.path.join(copy, "metadata"), "w") as f:
+            f.write(metadata)
 
         # Packet 1: a scheme the spec does not define.
         off, _ = pk[1]
