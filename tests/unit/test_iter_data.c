@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include "ctf/decode.h"
 #include "ctf/metadata.h"
 #include "io/mapfile.h"
@@ -257,25 +259,6 @@ static void read_expected(const char *path, bool failing, struct leaves *out)
 	free(lines);
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long size;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)size + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)size, f), (size_t)size);
-	buf[size] = '\0';
-	fclose(f);
-	*len = (size_t)size;
-	return buf;
-}
-
 /*
  * yactfr's "ERI" line comes after the event record header; we print the
  * event name where yactfr does: after the header leaves.  Returns true when
@@ -289,11 +272,12 @@ static bool run_case(const char *name)
 	struct tmx_error err = { 0 };
 	struct leaves ours = { 0 }, theirs = { 0 };
 	bool ok = true, ours_failed, theirs_failed = strncmp(name, "fail-", 5) == 0;
-	size_t len;
+	size_t len = 0;
 	char *text;
 
 	snprintf(path, sizeof(path), "%s/%s/metadata", CASES_DIR, name);
-	text = read_file(path, &len);
+	text = read_whole_file(path, &len);
+	assert_non_null(text);
 	tmx_arena_init(&arena);
 	if (ctf_metadata_parse(text, len, path, NULL, &arena, &tc, &err) != TMX_OK) {
 		char msg[2048];

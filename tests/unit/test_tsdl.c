@@ -18,30 +18,12 @@
 
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include "ctf/metadata.h"
 
 #define TEXT_DIR TMX_CORPUS "/yactfr-tests/metadata-text/ctf-1"
 #define BT_DIR TMX_CORPUS "/babeltrace-tests/ctf-traces"
-
-static char *read_whole(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long size;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)size + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)size, f), (size_t)size);
-	buf[size] = '\0';
-	fclose(f);
-	*len = (size_t)size;
-	return buf;
-}
 
 /* Parses `text`; returns the status, with the error in *err. */
 static int parse(const char *text, size_t len, struct tmx_error *err, struct tmx_arena *arena,
@@ -133,7 +115,7 @@ static void test_yactfr_metadata_cases(void **state)
 		if (!is_pass && !is_fail)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", TEXT_DIR, de->d_name);
-		text = read_whole(path, &len);
+		text = read_whole_file(path, &len);
 		assert_non_null(text);
 		meta = is_fail ? fail_case_metadata(text, &len) : text;
 		ret = parse(meta, len, &err, &arena, &tc);
