@@ -63,8 +63,33 @@ static int digit_count(uint64_t v)
 /* Written in place, right to left, two digits at a time. */
 void outbuf_u64(struct outbuf *b, uint64_t v, int width)
 {
-	int n = digit_count(v);
+	int n;
 	char *p;
+
+	/* Small numbers (array indices, most fields) take the short way. */
+	if (v < 100 && width <= 1 && OUTBUF_SIZE - b->len >= 2) {
+		if (v < 10) {
+			b->data[b->len++] = (char)('0' + v);
+		} else {
+			memcpy(b->data + b->len, digit_pairs + 2 * v, 2);
+			b->len += 2;
+		}
+		return;
+	}
+	/* Nanoseconds of a timestamp: exactly nine digits, straight-line. */
+	if (width == 9 && v < 1000000000 && OUTBUF_SIZE - b->len >= 9) {
+		char *d = b->data + b->len;
+		uint32_t x = (uint32_t)v, hi = x / 100000, lo = x % 100000;
+		d[0] = (char)('0' + hi / 1000);
+		memcpy(d + 1, digit_pairs + 2 * (hi / 10 % 100), 2);
+		d[3] = (char)('0' + hi % 10);
+		d[4] = (char)('0' + lo / 10000);
+		memcpy(d + 5, digit_pairs + 2 * (lo / 100 % 100), 2);
+		memcpy(d + 7, digit_pairs + 2 * (lo % 100), 2);
+		b->len += 9;
+		return;
+	}
+	n = digit_count(v);
 
 	if (n < width)
 		n = width;

@@ -609,19 +609,24 @@ static size_t put_struct(struct outbuf *b, const struct tmx_value *vals, size_t 
 static size_t put_array(struct outbuf *b, const struct tmx_value *vals, size_t i, bool names)
 {
 	uint64_t count = vals[i].count;
+	bool plain_ints = count && vals[i].fc->elem->kind == TMX_FC_INT;
 
 	i++;
 	outbuf_putc(b, '[');
 	for (uint64_t e = 0; e < count; e++) {
-		outbuf_puts(b, e ? ", " : " ");
+		outbuf_write(b, e ? ", " : " ", e ? 2 : 1);
 		if (names) {
 			outbuf_putc(b, '[');
 			outbuf_u64(b, e, 0);
-			outbuf_puts(b, "] = ");
+			outbuf_write(b, "] = ", 4);
 		}
-		i = put_value(b, vals, i, names, false);
+		/* Integer elements (byte buffers, ID lists): no dispatch needed. */
+		if (plain_ints)
+			put_integer(b, &vals[i++]);
+		else
+			i = put_value(b, vals, i, names, false);
 	}
-	outbuf_puts(b, " ]");
+	outbuf_write(b, " ]", 2);
 	return i;
 }
 
