@@ -1,0 +1,61 @@
+#!/bin/sh
+# Builds every libFuzzer harness (clang, AddressSanitizer + UBSan) and runs
+# each one for SECONDS (default 60):
+#
+#   fuzz/run.sh [SECONDS] [HARNESS...]     harnesses: tsdl metadata_stream ctf_packets lttng_index
+#
+# Seeds come from the real traces of the shared corpus and tests/data; what
+# a harness finds is written to fuzz/regressions/HARNESS/ (commit it: CI
+# replays those inputs under the sanitizers, see tests/CMakeLists.txt).
+# Needs clang-14 and libclang-rt-14-dev (Debian).
+set -eu
+cd "$(dirname "$0")/.."
+secs=${1:-60}
+[ $# -gt 0 ] && shift
+harnesses=${*:-tsdl metadata_stream ctf_packets lttng_index}
+corpus=${TMX_CORPUS:-../shared/corpus}
+[ -d "$corpus" ] || corpus=/work/shared/corpus
+out=build-fuzz
+mkdir -p "$out"
+
+srcs=$(find src -name '*.c' | sort)
+cflags="-g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
+cflags="$cflags -Iinclude -Isrc -DTMX_FUZZ_DEFAULT_METADATA=\"$PWD/tests/data/sample-trace/metadata\""
+
+seed() {   # HARNESS DIR: fill DIR with seed inputs
+	case $1 in
+	tsdl)
+		find "$corpus/yactfr-tests/metadata-text/ctf-1" -name 'pass-*' -size -64k -exec cp {} "$2" \;
+		find "$corpus/babeltrace-tests/ctf-traces" -name metadata -size -64k |
+			while read -r f; do cp "$f" "$2/$(echo "$f" | md5sum | cut -c1-12)"; done ;;
+	metadata_stream)
+		cp "$corpus"/yactfr-tests/metadata-stream/* "$2"
+		find "$corpus/babeltrace-tests/ctf-traces" -name metadata -size -64k |
+			while read -r f; do cp "$f" "$2/$(echo "$f" | md5sum | cut -c1-12)"; done ;;
+	ctf_packets)
+		cp tests/data/sample-trace/channel0_* "$2" ;;
+	lttng_index)
+		find "$corpus" tests/data -name '*.idx' -size -64k |
+			while read -r f; do cp "$f" "$2/$(echo "$f" | md5sum | cut -c1-12)"; done ;;
+	esac
+}
+
+for h in $harnesses; do
+	echo "== building fuzz_$h"
+	# shellcheck disable=SC2086
+	clang-14 $cflags "fuzz/fuzz_$h.c" $srcs -o "$out/fuzz_$h" -lm -lz -lbz2 -llzma
+	mkdir -p "$out/seeds-$h" "$out/corpus-$h" "fuzz/regressions/$h"
+	seed "$h" "$out/seeds-$h"
+	dict=""
+	case $h in
+	tsdl | metadata_stream) dict="-dict=fuzz/tsdl.dict" ;;
+	*) dict="-dict=fuzz/ctf.dict" ;;
+	esac
+	echo "== running fuzz_$h for $secs s"
+	# shellcheck disable=SC2086
+	"$out/fuzz_$h" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 $dict \
+		-artifact_prefix="fuzz/regressions/$h/" "$out/corpus-$h" "$out/seeds-$h" 2>&1 |
+		grep -E "INITED|DONE|Done [0-9]+ runs|ERROR|SUMMARY|Test unit written" || true
+done
+echo "findings (commit them):"
+find fuzz/regressions -type f | sed 's/^/  /'
