@@ -13,10 +13,11 @@
 
 #include "cli.h"
 #include "mux/trim.h"
+#include "out/json/jsonl.h"
 #include "out/text/pretty.h"
 #include "tracemux/tracemux.h"
 
-enum output_format { OUT_TEXT, OUT_DUMMY, OUT_CTF_METADATA };
+enum output_format { OUT_TEXT, OUT_DUMMY, OUT_CTF_METADATA, OUT_JSON };
 
 struct cli {
 	enum output_format format;
@@ -84,7 +85,8 @@ static void usage(FILE *out)
 	      "\n"
 	      "Output:\n"
 	      "  -o, --output-format=FMT  text (default), dummy (decode, print nothing),\n"
-	      "                           ctf-metadata (print the metadata text)\n"
+	      "                           ctf-metadata (print the metadata text),\n"
+	      "                           json (JSON Lines: one object per event, typed fields)\n"
 	      "  -w, --output=PATH        write to PATH instead of standard output\n"
 	      "\n"
 	      "Text output (as babeltrace2's sink.text.pretty):\n"
@@ -177,6 +179,8 @@ static int parse_args(struct cli *cli, int argc, char **argv)
 				cli->format = OUT_DUMMY;
 			else if (!strcmp(optarg, "ctf-metadata"))
 				cli->format = OUT_CTF_METADATA;
+			else if (!strcmp(optarg, "json"))
+				cli->format = OUT_JSON;
 			else
 				return usage_error("unknown output format `%s`", optarg);
 			break;
@@ -393,11 +397,58 @@ static int report_skipped(const struct tmx_source *src)
 	return 1;
 }
 
+/* The chosen output, behind one interface (none for -o dummy). */
+struct sink {
+	struct tmx_pretty *pretty;
+	struct tmx_jsonl *jsonl;
+};
+
+static int sink_open(struct cli *cli, int out_fd, struct sink *sink)
+{
+	memset(sink, 0, sizeof(*sink));
+	if (cli->format == OUT_TEXT) {
+		cli->pretty.out_fd = out_fd;
+		cli->pretty.err_fd = STDERR_FILENO;
+		sink->pretty = tmx_pretty_new(&cli->pretty);
+		return sink->pretty ? 0 : -1;
+	}
+	if (cli->format == OUT_JSON) {
+		sink->jsonl = tmx_jsonl_new(out_fd);
+		return sink->jsonl ? 0 : -1;
+	}
+	return 0;
+}
+
+static int sink_consume(struct sink *sink, const struct tmx_msg *msg, struct tmx_error *err)
+{
+	if (sink->pretty)
+		return tmx_pretty_consume(sink->pretty, msg, err);
+	if (sink->jsonl)
+		return tmx_jsonl_consume(sink->jsonl, msg, err);
+	return TMX_OK;
+}
+
+/* Flushes and frees; returns the flush status. */
+static int sink_close(struct sink *sink, struct tmx_error *err)
+{
+	int ret = TMX_OK;
+
+	if (sink->pretty) {
+		ret = tmx_pretty_flush(sink->pretty, err);
+		tmx_pretty_free(sink->pretty);
+	}
+	if (sink->jsonl) {
+		ret = tmx_jsonl_flush(sink->jsonl, err);
+		tmx_jsonl_free(sink->jsonl);
+	}
+	return ret;
+}
+
 /* Pulls every message and hands it to the output. */
 static int run(struct cli *cli, struct tmx_source *src, int out_fd)
 {
-	struct tmx_pretty *pretty = NULL;
-	struct tmx_error err = { 0 };
+	struct sink sink;
+	struct tmx_error err = { 0 }, ferr = { 0 };
 	struct tmx_trimmer trimmer;
 	const struct tmx_msg *msg;
 	bool trimming, past_end = false;
@@ -405,15 +456,9 @@ static int run(struct cli *cli, struct tmx_source *src, int out_fd)
 
 	if (setup_trimming(cli, src, &trimmer, &trimming, &err))
 		return cli_report(&err);   /* 2 for a bad time, 1 for a trace without one */
-
-	if (cli->format == OUT_TEXT) {
-		cli->pretty.out_fd = out_fd;
-		cli->pretty.err_fd = STDERR_FILENO;
-		pretty = tmx_pretty_new(&cli->pretty);
-		if (!pretty) {
-			fputs("tracemux: error: out of memory\n", stderr);
-			return 1;
-		}
+	if (sink_open(cli, out_fd, &sink)) {
+		fputs("tracemux: error: out of memory\n", stderr);
+		return 1;
 	}
 	for (;;) {
 		if (tmx_source_next(src, &msg, &err)) {
@@ -427,19 +472,15 @@ static int run(struct cli *cli, struct tmx_source *src, int out_fd)
 				break;
 			continue;
 		}
-		if (pretty && tmx_pretty_consume(pretty, msg, &err)) {
+		if (sink_consume(&sink, msg, &err)) {
 			status = 1;
 			break;
 		}
 	}
 	/* Everything decoded before an error is still printed. */
-	if (pretty) {
-		struct tmx_error ferr = { 0 };
-		if (tmx_pretty_flush(pretty, &ferr) && !status) {
-			err = ferr;
-			status = 1;
-		}
-		tmx_pretty_free(pretty);
+	if (sink_close(&sink, &ferr) && !status) {
+		err = ferr;
+		status = 1;
 	}
 	if (status)
 		cli_report(&err);
