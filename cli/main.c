@@ -13,11 +13,12 @@
 
 #include "cli.h"
 #include "mux/trim.h"
+#include "out/json/chrome.h"
 #include "out/json/jsonl.h"
 #include "out/text/pretty.h"
 #include "tracemux/tracemux.h"
 
-enum output_format { OUT_TEXT, OUT_DUMMY, OUT_CTF_METADATA, OUT_JSON };
+enum output_format { OUT_TEXT, OUT_DUMMY, OUT_CTF_METADATA, OUT_JSON, OUT_CHROME };
 
 struct cli {
 	enum output_format format;
@@ -86,7 +87,8 @@ static void usage(FILE *out)
 	      "Output:\n"
 	      "  -o, --output-format=FMT  text (default), dummy (decode, print nothing),\n"
 	      "                           ctf-metadata (print the metadata text),\n"
-	      "                           json (JSON Lines: one object per event, typed fields)\n"
+	      "                           json (JSON Lines: one object per event, typed fields),\n"
+	      "                           chrome (Chrome Trace Event / Perfetto JSON)\n"
 	      "  -w, --output=PATH        write to PATH instead of standard output\n"
 	      "\n"
 	      "Text output (as babeltrace2's sink.text.pretty):\n"
@@ -181,6 +183,8 @@ static int parse_args(struct cli *cli, int argc, char **argv)
 				cli->format = OUT_CTF_METADATA;
 			else if (!strcmp(optarg, "json"))
 				cli->format = OUT_JSON;
+			else if (!strcmp(optarg, "chrome"))
+				cli->format = OUT_CHROME;
 			else
 				return usage_error("unknown output format `%s`", optarg);
 			break;
@@ -401,6 +405,7 @@ static int report_skipped(const struct tmx_source *src)
 struct sink {
 	struct tmx_pretty *pretty;
 	struct tmx_jsonl *jsonl;
+	struct tmx_chrome *chrome;
 };
 
 static int sink_open(struct cli *cli, int out_fd, struct sink *sink)
@@ -416,6 +421,10 @@ static int sink_open(struct cli *cli, int out_fd, struct sink *sink)
 		sink->jsonl = tmx_jsonl_new(out_fd);
 		return sink->jsonl ? 0 : -1;
 	}
+	if (cli->format == OUT_CHROME) {
+		sink->chrome = tmx_chrome_new(out_fd);
+		return sink->chrome ? 0 : -1;
+	}
 	return 0;
 }
 
@@ -425,6 +434,8 @@ static int sink_consume(struct sink *sink, const struct tmx_msg *msg, struct tmx
 		return tmx_pretty_consume(sink->pretty, msg, err);
 	if (sink->jsonl)
 		return tmx_jsonl_consume(sink->jsonl, msg, err);
+	if (sink->chrome)
+		return tmx_chrome_consume(sink->chrome, msg, err);
 	return TMX_OK;
 }
 
@@ -440,6 +451,10 @@ static int sink_close(struct sink *sink, struct tmx_error *err)
 	if (sink->jsonl) {
 		ret = tmx_jsonl_flush(sink->jsonl, err);
 		tmx_jsonl_free(sink->jsonl);
+	}
+	if (sink->chrome) {
+		ret = tmx_chrome_finish(sink->chrome, err);
+		tmx_chrome_free(sink->chrome);
 	}
 	return ret;
 }
