@@ -388,21 +388,14 @@ static void put_dom_field(struct tmx_pretty *p, bool *dom_print, const char *nam
 	*dom_print = true;
 }
 
+/* hostname, domain, procname: strings of the trace environment. */
 static void put_env_string(struct tmx_pretty *p, bool *dom_print, const struct tmx_trace_class *tc,
-			   const char *env, const char *name, bool first)
+			   const char *env, const char *name)
 {
 	const struct tmx_env_entry *e = tmx_trace_class_env(tc, env);
 
-	if (!e || e->is_int)
-		return;
-	if (first) {
-		/* trace:hostname never takes a leading ':' */
-		bool none = false;
-		put_dom_field(p, &none, name, e->str_value);
-		*dom_print = true;
-	} else {
+	if (e && !e->is_int)
 		put_dom_field(p, dom_print, name, e->str_value);
-	}
 }
 
 static void put_event_header_fields(struct tmx_pretty *p, const struct tmx_msg *msg)
@@ -424,11 +417,11 @@ static void put_event_header_fields(struct tmx_pretty *p, const struct tmx_msg *
 			outbuf_puts(b, ", ");
 	}
 	if (p->opts.field_trace_hostname)
-		put_env_string(p, &dom_print, tc, "hostname", "trace:hostname", true);
+		put_env_string(p, &dom_print, tc, "hostname", "trace:hostname");
 	if (p->opts.field_trace_domain)
-		put_env_string(p, &dom_print, tc, "domain", "trace:domain", false);
+		put_env_string(p, &dom_print, tc, "domain", "trace:domain");
 	if (p->opts.field_trace_procname)
-		put_env_string(p, &dom_print, tc, "procname", "trace:procname", false);
+		put_env_string(p, &dom_print, tc, "procname", "trace:procname");
 	if (p->opts.field_trace_vpid) {
 		const struct tmx_env_entry *e = tmx_trace_class_env(tc, "vpid");
 		if (e && e->is_int) {
