@@ -518,6 +518,8 @@ int main(int argc, char **argv)
 	status = parse_args(&cli, argc, argv);
 	if (status)
 		return status;
+	/* babeltrace2 reads only the metadata for -o ctf-metadata: so do we. */
+	cli.fs.metadata_only = cli.format == OUT_CTF_METADATA;
 	if (tmx_ctf_fs_open(cli.inputs, cli.n_inputs, &cli.fs, &diag, &src, &err))
 		return cli_report(&err);
 	if (cli.output_path) {

@@ -2,7 +2,8 @@
 # Builds every libFuzzer harness (clang, AddressSanitizer + UBSan) and runs
 # each one for SECONDS (default 60):
 #
-#   fuzz/run.sh [SECONDS] [HARNESS...]     harnesses: tsdl metadata_stream ctf_packets lttng_index
+#   fuzz/run.sh [SECONDS] [HARNESS...]
+#       harnesses: tsdl metadata_stream ctf_packets ctf_trace lttng_index
 #
 # Seeds come from the real traces of the shared corpus and tests/data; what
 # a harness finds is written to fuzz/regressions/HARNESS/ (commit it: CI
@@ -12,7 +13,7 @@ set -eu
 cd "$(dirname "$0")/.."
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-harnesses=${*:-tsdl metadata_stream ctf_packets lttng_index}
+harnesses=${*:-tsdl metadata_stream ctf_packets ctf_trace lttng_index}
 corpus=${TMX_CORPUS:-../shared/corpus}
 [ -d "$corpus" ] || corpus=/work/shared/corpus
 out=build-fuzz
@@ -34,6 +35,10 @@ seed() {   # HARNESS DIR: fill DIR with seed inputs
 			while read -r f; do cp "$f" "$2/$(echo "$f" | md5sum | cut -c1-12)"; done ;;
 	ctf_packets)
 		cp tests/data/sample-trace/channel0_* "$2" ;;
+	ctf_trace)   # metadata, the separator line, the stream
+		for c in "$corpus"/yactfr-tests/iter-data/ctf-1/*/; do
+			{ cat "$c/metadata"; printf '\n--DATA--\n'; cat "$c/stream"; } >"$2/$(basename "$c")"
+		done ;;
 	lttng_index)
 		find "$corpus" tests/data -name '*.idx' -size -64k |
 			while read -r f; do cp "$f" "$2/$(echo "$f" | md5sum | cut -c1-12)"; done ;;
@@ -48,7 +53,7 @@ for h in $harnesses; do
 	seed "$h" "$out/seeds-$h"
 	dict=""
 	case $h in
-	tsdl | metadata_stream) dict="-dict=fuzz/tsdl.dict" ;;
+	tsdl | metadata_stream | ctf_trace) dict="-dict=fuzz/tsdl.dict" ;;
 	*) dict="-dict=fuzz/ctf.dict" ;;
 	esac
 	echo "== running fuzz_$h for $secs s"

@@ -41,6 +41,8 @@ struct tmx_ctf_fs_opts {
 	 * packet magic, instead of stopping.
 	 */
 	bool lenient;
+	/* Only find the traces and read their metadata (no data file is opened). */
+	bool metadata_only;
 };
 
 /*

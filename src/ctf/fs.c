@@ -1072,7 +1072,7 @@ int tmx_ctf_fs_open(const char *const *paths, size_t n_paths,
 	}
 	if (!ret)
 		ret = group_logical_traces(src, err);
-	for (size_t i = 0; !ret && i < src->n_traces; i++)
+	for (size_t i = 0; !ret && !src->opts->metadata_only && i < src->n_traces; i++)
 		ret = open_trace_files(src, src->traces[i], err);
 	if (!ret)
 		ret = make_streams(src, err);
