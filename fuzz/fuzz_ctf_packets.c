@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctf/decode.h"
 #include "ctf/metadata.h"
+#include "decode_all.h"
 
 #ifndef TMX_FUZZ_DEFAULT_METADATA
 #define TMX_FUZZ_DEFAULT_METADATA "tests/data/sample-trace/metadata"
@@ -37,27 +37,8 @@ static void load_metadata(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct ctf_decoder d;
-	struct tmx_error err;
-	uint64_t off = 0;
-
 	if (!tc)
 		load_metadata();
-	if (ctf_decoder_init(&d, tc, "fuzz", data, size, &err))
-		return 0;
-	while (off < size) {
-		struct ctf_packet_info info;
-		if (ctf_decode_packet_start(&d, off, &info, &err))
-			break;
-		for (;;) {
-			const struct tmx_event_class *ec;
-			size_t scopes[TMX_N_SCOPES];
-			bool more;
-			if (ctf_decode_event(&d, &more, info.sc, &ec, scopes, &err) || !more)
-				break;
-		}
-		off += info.packet_bits / 8;
-	}
-	ctf_decoder_fini(&d);
+	decode_all(tc, data, size);
 	return 0;
 }

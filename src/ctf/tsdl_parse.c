@@ -441,14 +441,33 @@ static void warn_unknown(struct tsdl_parser *p, const struct value *v, const cha
 /* integer, floating_point, string                                      */
 /* ------------------------------------------------------------------ */
 
-struct int_attrs {
+/* A class being built from an `integer { }` or `floating_point { }` block. */
+struct type_attrs {
 	struct tmx_field_class *fc;
 	bool has_size, has_align;
 };
 
+/* A new class of `kind` and its attribute block; the default alignment after. */
+static int parse_type_block(struct tsdl_parser *p, enum tmx_fc_kind kind,
+			    int (*attr)(struct tsdl_parser *, void *, const char *,
+					const struct value *),
+			    struct type_attrs *ta)
+{
+	if (!(ta->fc = fc_new(p, kind)))
+		return nomem(p);
+	TRY(next(p));
+	return parse_attr_block(p, ta, attr);
+}
+
+static void default_align(struct type_attrs *ta)
+{
+	if (!ta->has_align)
+		ta->fc->align = ta->fc->size % 8 ? 1 : 8;
+}
+
 static int integer_attr(struct tsdl_parser *p, void *obj, const char *name, const struct value *v)
 {
-	struct int_attrs *ia = obj;
+	struct type_attrs *ia = obj;
 	struct tmx_field_class *fc = ia->fc;
 	uint64_t u = 0;
 
@@ -488,29 +507,19 @@ static int integer_attr(struct tsdl_parser *p, void *obj, const char *name, cons
 
 static int parse_integer(struct tsdl_parser *p, struct tmx_field_class **out)
 {
-	struct tmx_field_class *fc = fc_new(p, TMX_FC_INT);
-	struct int_attrs ia = { .fc = fc };
+	struct type_attrs ia = { 0 };
 
-	if (!fc)
-		return nomem(p);
-	TRY(next(p));
-	TRY(parse_attr_block(p, &ia, integer_attr));
+	TRY(parse_type_block(p, TMX_FC_INT, integer_attr, &ia));
 	if (!ia.has_size)
 		return tsdl_error(p, "integer type before %s has no `size`", tok_text(p));
-	if (!ia.has_align)
-		fc->align = fc->size % 8 ? 1 : 8;
-	*out = fc;
+	default_align(&ia);
+	*out = ia.fc;
 	return TMX_OK;
 }
 
-struct float_attrs {
-	struct tmx_field_class *fc;
-	bool has_align;
-};
-
 static int float_attr(struct tsdl_parser *p, void *obj, const char *name, const struct value *v)
 {
-	struct float_attrs *fa = obj;
+	struct type_attrs *fa = obj;
 	struct tmx_field_class *fc = fa->fc;
 	uint64_t u = 0;
 
@@ -533,20 +542,17 @@ static int float_attr(struct tsdl_parser *p, void *obj, const char *name, const 
 
 static int parse_float(struct tsdl_parser *p, struct tmx_field_class **out)
 {
-	struct tmx_field_class *fc = fc_new(p, TMX_FC_FLOAT);
-	struct float_attrs fa = { .fc = fc };
+	struct type_attrs fa = { 0 };
+	struct tmx_field_class *fc;
 
-	if (!fc)
-		return nomem(p);
-	TRY(next(p));
-	TRY(parse_attr_block(p, &fa, float_attr));
+	TRY(parse_type_block(p, TMX_FC_FLOAT, float_attr, &fa));
+	fc = fa.fc;
 	fc->size = fc->exp_dig + fc->mant_dig;
 	if (!((fc->exp_dig == 8 && fc->mant_dig == 24) || (fc->exp_dig == 11 && fc->mant_dig == 53)))
 		return tsdl_error(p, "unsupported floating point type before %s: only 32-bit "
 				  "(exp_dig 8, mant_dig 24) and 64-bit (11, 53) are supported",
 				  tok_text(p));
-	if (!fa.has_align)
-		fc->align = 8;
+	default_align(&fa);
 	*out = fc;
 	return TMX_OK;
 }

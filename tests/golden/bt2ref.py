@@ -25,6 +25,11 @@ def read_ref(path):
         return f.read()
 
 
+def ref_trace_path(bt, ref):
+    """The trace of a generated-reference file name: SET__TRACE.txt[.gz]."""
+    return os.path.join(bt, "ctf-traces", *ref.split(".txt")[0].split("__"))
+
+
 def run(tracemux, argv, timeout=120, tz="UTC"):
     # Sanitizer findings must look like crashes (abort), not like our exit 1.
     env = dict(os.environ, TZ=tz, LC_ALL="C",

@@ -4,25 +4,16 @@ order (stored bt2-pretty references), one process per trace and one thread
 per stream are named, and timestamps are microseconds with the exact
 nanoseconds (babeltrace2's --clock-seconds values)."""
 import decimal
-import gzip
 import json
 import os
 import re
 
-from bt2ref import Report, parse_args, run
+from bt2ref import Report, parse_args, read_ref as read, ref_trace_path as trace_path, run
 
 TRACES = ["succeed__wk-heartbeat-u.txt", "succeed__multi-domains.txt.gz",
           "packet-seq-num__2-streams-lost-in-2.txt", "succeed__sequence.txt"]
 
 
-def read(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as f:
-        return f.read()
-
-
-def trace_path(bt, ref):
-    return os.path.join(bt, "ctf-traces", *ref.split(".txt")[0].split("__"))
 
 
 def load(out):

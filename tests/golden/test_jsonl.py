@@ -8,27 +8,18 @@
 - A string with bytes that are not UTF-8 still gives valid JSON, the bytes
   kept as \\u00XX.
 """
-import gzip
 import json
 import os
 import re
 import shutil
 import tempfile
 
-from bt2ref import Report, parse_args, run
+from bt2ref import Report, parse_args, read_ref as read, ref_trace_path as trace_path, run
 
 TRACES = ["succeed__wk-heartbeat-u.txt", "succeed__multi-domains.txt.gz", "succeed__sequence.txt",
           "succeed__lttng-tracefile-rotation.txt.gz", "packet-seq-num__2-streams-lost-in-2.txt"]
 
 
-def read(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as f:
-        return f.read()
-
-
-def trace_path(bt, ref):
-    return os.path.join(bt, "ctf-traces", *ref.split(".txt")[0].split("__"))
 
 
 def parse_lines(out):
