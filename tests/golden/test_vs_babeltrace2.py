@@ -33,6 +33,17 @@ TRACES = [
     "babeltrace-tests/ctf-traces/succeed/lttng-crash",
     "babeltrace-tests/ctf-traces/succeed/barectf-event-before-packet",
     "babeltrace-tests/ctf-traces/succeed/no-packet-context",
+    "babeltrace-tests/ctf-traces/succeed/2packets",
+    "babeltrace-tests/ctf-traces/succeed/array-align-elem",
+    "babeltrace-tests/ctf-traces/succeed/crlf-metadata",
+    "babeltrace-tests/ctf-traces/succeed/ev-disc-no-ts-begin-end",
+    "babeltrace-tests/ctf-traces/succeed/lttng-event-after-packet",
+    "babeltrace-tests/ctf-traces/succeed/meta-variant-reserved-keywords",
+    "babeltrace-tests/ctf-traces/succeed/smalltrace",
+    "babeltrace-tests/ctf-traces/succeed/struct-array-align-elem",
+    "babeltrace-tests/ctf-traces/succeed/succeed3",
+    "babeltrace-tests/ctf-traces/intersection/3eventsintersect",
+    "babeltrace-tests/ctf-traces/packet-seq-num/7-lost-between-2-with-index",
 ]
 
 OPTION_SETS = [
