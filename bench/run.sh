@@ -4,10 +4,13 @@
 #
 #   bench/run.sh [EVENTS] [RUNS]      defaults: 2000000 events, best of 3 runs
 #
-# Needs: build/tracemux (scripts/build.sh), babeltrace2, babeltrace, python3,
-# GNU time (Debian packages babeltrace2 babeltrace python3 time).
-# Prints wall time (best of RUNS), events per second, peak RSS and the ratio
-# babeltrace / tracemux for each task.  Not part of the test suite.
+# Needs build/tracemux (scripts/build.sh) and the Debian packages babeltrace2,
+# babeltrace, python3, time and bc (installed when missing and run as root).
+# The trace is generated once into $BENCH_TRACE_DIR (default
+# /tmp/tracemux-bench-EVENTS) and reused.  Prints wall time (best of RUNS),
+# events per second, peak RSS and the ratio babeltrace / tracemux for each
+# task.  If tracemux cannot read the trace or its text differs from
+# babeltrace2's, it says so and prints no figures.  Not part of the test suite.
 set -eu
 cd "$(dirname "$0")/.."
 EVENTS=${1:-2000000}
@@ -15,56 +18,72 @@ RUNS=${2:-3}
 TRACE=${BENCH_TRACE_DIR:-/tmp/tracemux-bench-$EVENTS}
 TMX=build/tracemux
 
-for tool in "$TMX" babeltrace2 babeltrace python3 /usr/bin/time; do
-	command -v "$tool" >/dev/null || { echo "missing: $tool" >&2; exit 1; }
+[ -x "$TMX" ] || { echo "no $TMX: build it first (scripts/build.sh)" >&2; exit 1; }
+missing=""
+for need in babeltrace2:babeltrace2 babeltrace:babeltrace python3:python3 \
+	/usr/bin/time:time bc:bc; do
+	command -v "${need%%:*}" >/dev/null || missing="$missing ${need#*:}"
 done
+if [ -n "$missing" ]; then
+	[ "$(id -u)" = 0 ] || { echo "missing Debian packages:$missing" >&2; exit 1; }
+	# shellcheck disable=SC2086  # one word per package
+	apt-get update -q && apt-get install -y -q --no-install-recommends $missing
+fi
+
 if [ ! -f "$TRACE/metadata" ]; then
 	echo "generating $EVENTS events into $TRACE ..."
 	python3 bench/gen-lttng-like.py "$TRACE" --events "$EVENTS"
 fi
 echo "trace: $TRACE ($(du -sh "$TRACE" | cut -f1), $EVENTS events)"
+export TZ=UTC
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
-# best wall time and its peak RSS over $RUNS runs: prints "SECONDS KB"
+# The figures only mean something if tracemux reads the trace and prints
+# what babeltrace2 prints.
+if ! "$TMX" "$TRACE" >"$tmp/tracemux.txt" 2>"$tmp/tracemux.err"; then
+	echo "tracemux cannot read this trace yet, so there are no figures:" >&2
+	head -5 "$tmp/tracemux.err" >&2
+	exit 1
+fi
+babeltrace2 "$TRACE" >"$tmp/babeltrace2.txt" 2>/dev/null
+if ! cmp "$tmp/tracemux.txt" "$tmp/babeltrace2.txt" >&2; then
+	echo "tracemux's text output differs from babeltrace2's, so there are no figures" >&2
+	exit 1
+fi
+echo "text output: identical to babeltrace2's"
+rm -f "$tmp/tracemux.txt" "$tmp/babeltrace2.txt"
+
+# Best wall time over $RUNS runs and the peak RSS of that run: prints
+# "SECONDS KB".  Wall time is taken in nanoseconds around GNU time, whose
+# own 10 ms resolution is too coarse for small traces.  A failing run stops
+# the benchmark.
 measure() {
 	best=""
 	for _ in $(seq "$RUNS"); do
-		/usr/bin/time -o "$timing" -f '%e %M' "$@" >/dev/null 2>/dev/null || true
-		out=$(tail -1 "$timing")
-		t=${out% *}
-		if [ -z "$best" ] || [ "$(echo "$t < ${best% *}" | bc)" = 1 ]; then
-			best=$out
+		t0=$(date +%s%N)
+		if ! /usr/bin/time -o "$tmp/time" -f '%M' "$@" >/dev/null 2>"$tmp/err"; then
+			echo "failed: $* ($(head -1 "$tmp/err"))" >&2
+			exit 1
+		fi
+		t1=$(date +%s%N)
+		sec=$(echo "scale=3; ($t1 - $t0) / 1000000000" | bc)
+		if [ -z "$best" ] || [ "$(echo "$sec < ${best% *}" | bc)" = 1 ]; then
+			best="$sec $(tail -1 "$tmp/time")"
 		fi
 	done
 	echo "$best"
 }
 
 row() {   # name, "sec kb"
-	sec=${2% *}
-	kb=${2#* }
-	eps=$(echo "$EVENTS / $sec" | bc)
-	printf '%-34s %8.2f s %12s ev/s %8s MB\n' "$1" "$sec" "$eps" "$((kb / 1024))"
+	eps=$(echo "$EVENTS / ${2% *}" | bc)
+	printf '%-34s %8.3f s %12s ev/s %8s MB\n' "$1" "${2% *}" "$eps" "$((${2#* } / 1024))"
 }
 
 ratio() {
 	printf '  ratio %-27s %6.1fx\n' "$1" "$(echo "scale=2; ${2% *} / ${3% *}" | bc)"
 }
 
-command -v bc >/dev/null || { echo "missing: bc" >&2; exit 1; }
-export TZ=UTC
-timing=$(mktemp)
-trap 'rm -f "$timing"' EXIT
-
-# The outputs must agree before the timings mean anything.
-tmp=$(mktemp -d)
-"$TMX" "$TRACE" >"$tmp/tracemux.txt" 2>/dev/null
-babeltrace2 "$TRACE" >"$tmp/babeltrace2.txt" 2>/dev/null
-if cmp -s "$tmp/tracemux.txt" "$tmp/babeltrace2.txt"; then
-	echo "text output: identical to babeltrace2's"
-else
-	echo "text output: DIFFERS from babeltrace2's (see $tmp)"
-fi
-rm -f "$tmp/tracemux.txt" "$tmp/babeltrace2.txt"
-rmdir "$tmp" 2>/dev/null || true
 tmx_text=$(measure "$TMX" "$TRACE")
 bt2_text=$(measure babeltrace2 "$TRACE")
 tmx_dummy=$(measure "$TMX" -o dummy "$TRACE")
@@ -88,11 +107,8 @@ range=$("$TMX" query trace-infos "$TRACE" | awk '/begin:/ && (b == "" || $2 < b)
 mid=$(( (${range% *} + ${range#* }) / 2 ))
 tb="$((mid / 1000000000)).$(printf %09d $((mid % 1000000000)))"
 te="$((mid / 1000000000 + 1)).$(printf %09d $((mid % 1000000000)))"
-# Too fast for GNU time's 10 ms: the mean of 20 runs, timed with date.
-t0=$(date +%s%N)
-for _ in $(seq 20); do "$TMX" --begin "$tb" --end "$te" "$TRACE" >/dev/null 2>&1; done
-t1=$(date +%s%N)
-range_s=$(echo "scale=4; ($t1 - $t0) / 20 / 1000000000" | bc)
+range_t=$(measure "$TMX" --begin "$tb" --end "$te" "$TRACE")
 kept=$("$TMX" --begin "$tb" --end "$te" "$TRACE" 2>/dev/null | wc -l)
-printf '%-34s %8.4f s  (%s events kept)\n' "tracemux 1-second --timerange" "$range_s" "$kept"
-printf '  %-33s %6.2f%% of reading it all\n' "cost" "$(echo "scale=4; 100 * $range_s / ${tmx_text% *}" | bc)"
+printf '%-34s %8.3f s  (%s events kept)\n' "tracemux 1-second --timerange" "${range_t% *}" "$kept"
+printf '  %-33s %6.2f%% of reading it all\n' "cost" \
+	"$(echo "scale=4; 100 * ${range_t% *} / ${tmx_text% *}" | bc)"

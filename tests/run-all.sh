@@ -2,17 +2,20 @@
 # The whole test suite, as CI runs it: install what the tests need, build
 # with warnings as errors and run every test, then build again with
 # AddressSanitizer + UndefinedBehaviorSanitizer and run every test again.
+# The corpus of real traces is found next to the checkout (../shared/corpus)
+# unless TMX_CORPUS names it.
 set -eu
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh test
 jobs=$(nproc)
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTMX_WERROR=ON -DTMX_BUILD_TESTS=ON >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTMX_WERROR=ON -DTMX_BUILD_TESTS=ON \
+	${TMX_CORPUS:+"-DTMX_CORPUS=$TMX_CORPUS"} >/dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build -j"$jobs" --output-on-failure
 
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DTMX_WERROR=ON -DTMX_SANITIZE=ON \
-	-DTMX_BUILD_TESTS=ON >/dev/null
+	-DTMX_BUILD_TESTS=ON ${TMX_CORPUS:+"-DTMX_CORPUS=$TMX_CORPUS"} >/dev/null
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	ctest --test-dir build-asan -j"$jobs" --output-on-failure

@@ -46,6 +46,12 @@ struct tmx_clock_class {
  */
 bool tmx_clock_ns_from_origin(const struct tmx_clock_class *cc, uint64_t cycles,
 			      int64_t *ns);
+/*
+ * Adds `s` seconds and `cycles` cycles to the clock's offset and keeps
+ * offset_cycles below the frequency.  The seconds saturate at the int64
+ * limits (every conversion then reports overflow) instead of wrapping.
+ */
+void tmx_clock_add_offset(struct tmx_clock_class *cc, int64_t s, uint64_t cycles);
 
 /* ------------------------------------------------------------------ */
 /* Field classes                                                        */

@@ -245,7 +245,8 @@ static void apply_clock_offset(struct tmx_trace_class *tc, const struct tmx_ctf_
 {
 	for (size_t i = 0; i < tc->n_clocks; i++) {
 		struct tmx_clock_class *cc = tc->clocks[i];
-		int64_t s = o->clock_offset_s + o->clock_offset_ns / 1000000000;
+		/* In 128 bits: the user's seconds may be at the int64 limits. */
+		__int128 s = (__int128)o->clock_offset_s + o->clock_offset_ns / 1000000000;
 		int64_t ns = o->clock_offset_ns % 1000000000;
 
 		if (ns < 0) {
@@ -256,13 +257,8 @@ static void apply_clock_offset(struct tmx_trace_class *tc, const struct tmx_ctf_
 			cc->origin_is_unix_epoch = true;
 		if (s == 0 && ns == 0)
 			continue;
-		cc->offset_s += s;
-		if (cc->frequency == 1000000000)
-			cc->offset_cycles += (uint64_t)ns;
-		else
-			cc->offset_cycles += (uint64_t)((double)ns * (double)cc->frequency / 1e9);
-		cc->offset_s += (int64_t)(cc->offset_cycles / cc->frequency);
-		cc->offset_cycles %= cc->frequency;
+		tmx_clock_add_offset(cc, s > INT64_MAX ? INT64_MAX : s < INT64_MIN ? INT64_MIN : (int64_t)s, cc->frequency == 1000000000 ? (uint64_t)ns :
+				     (uint64_t)((double)ns * (double)cc->frequency / 1e9));
 	}
 }
 

@@ -5,6 +5,7 @@
  * compression/encryption/checksum schemes, major, minor) followed by
  * text up to the content size and padding up to the packet size.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,6 +134,26 @@ static int decode_packets(const uint8_t *data, size_t size, bool be, const char 
 	return TMX_OK;
 }
 
+/*
+ * A text that starts with the spec's signature comment must name version
+ * 1.8, as babeltrace2 requires; a text without one is accepted
+ * (babeltrace2 2.0.4 then compares uninitialized numbers).
+ */
+static int check_signature(const uint8_t *data, size_t size, const char *name,
+			   struct tmx_error *err)
+{
+	char head[32];
+	size_t n = size < sizeof(head) - 1 ? size : sizeof(head) - 1;
+	unsigned major, minor;
+
+	memcpy(head, data, n);
+	head[n] = '\0';
+	if (sscanf(head, "/* CTF %10u.%10u", &major, &minor) != 2 || (major == 1 && minor == 8))
+		return TMX_OK;
+	return tmx_error_at_line(err, TMX_ERR_METADATA, name, 1, 1,
+				 "metadata signature says CTF %u.%u, expected 1.8", major, minor);
+}
+
 int ctf_metadata_decode(const uint8_t *data, size_t size, const char *name,
 			struct ctf_metadata_text *out, struct tmx_error *err)
 {
@@ -146,6 +167,8 @@ int ctf_metadata_decode(const uint8_t *data, size_t size, const char *name,
 		return decode_packets(data, size, be, name, out, err);
 	if (size == 0)
 		return tmx_error_set(err, TMX_ERR_METADATA, name, "empty metadata file");
+	if (check_signature(data, size, name, err))
+		return TMX_ERR_METADATA;
 	out->text = malloc(size + 1);
 	if (!out->text)
 		return tmx_error_set(err, TMX_ERR_NOMEM, name, "out of memory");

@@ -10,6 +10,10 @@
 #include "ctf/metadata.h"
 #include "ctf/tsdl_lex.h"
 
+/* What a hostile metadata cannot get past. */
+#define TSDL_MAX_COPIES (1u << 20)
+#define TSDL_MAX_TYPE_DEPTH 256
+
 /* Byte order not yet known: `native` or unspecified, resolved at the end. */
 #define TSDL_BO_NATIVE 2
 
@@ -44,11 +48,14 @@ struct tsdl_parser {
 	bool has_trace, has_major, has_minor, has_byte_order;
 	struct tsdl_event *events;
 	size_t n_events;
+	size_t n_copies;      /* field classes made by copying types */
 };
 
 /* Error at the current token; `fmt` has one %s for `arg`. */
 int tsdl_error(struct tsdl_parser *p, const char *fmt, const char *arg);
-struct tmx_field_class *tsdl_fc_copy(struct tsdl_parser *p, const struct tmx_field_class *src);
+/* A deep copy of a type for a new use; bounded (TSDL_MAX_COPIES, TSDL_MAX_TYPE_DEPTH). */
+int tsdl_fc_copy(struct tsdl_parser *p, const struct tmx_field_class *src,
+		 struct tmx_field_class **out);
 int tsdl_parse_uuid(const char *s, uint8_t out[16]);
 
 /* Attaches events, resolves references, byte orders, meanings, clocks. */

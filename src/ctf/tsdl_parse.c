@@ -171,27 +171,42 @@ static struct tmx_field_class *fc_new(struct tsdl_parser *p, enum tmx_fc_kind ki
 	return fc;
 }
 
-struct tmx_field_class *tsdl_fc_copy(struct tsdl_parser *p, const struct tmx_field_class *src)
+/*
+ * Copies are where a hostile metadata multiplies: two members of a type
+ * that has two members of a type... (a "billion laughs"), or aliases of
+ * arrays of aliases.  Both are bounded.
+ */
+static int copy_fc(struct tsdl_parser *p, const struct tmx_field_class *src, unsigned depth,
+		   struct tmx_field_class **out)
 {
-	struct tmx_field_class *fc = tmx_arena_alloc(p->arena, sizeof(*fc));
+	struct tmx_field_class *fc;
 
-	if (!fc)
-		return NULL;
+	if (depth > TSDL_MAX_TYPE_DEPTH)
+		return tsdl_error(p, "types nested more than %s levels deep", "256");
+	if (++p->n_copies > TSDL_MAX_COPIES)
+		return tsdl_error(p, "the metadata's types expand to more than %s fields", "1048576");
+	if (!(fc = tmx_arena_alloc(p->arena, sizeof(*fc))))
+		return nomem(p);
 	*fc = *src;
 	if (src->n_members) {
 		fc->members = tmx_arena_calloc(p->arena, src->n_members, sizeof(*fc->members));
 		if (!fc->members)
-			return NULL;
+			return nomem(p);
 		for (size_t i = 0; i < src->n_members; i++) {
 			fc->members[i].name = src->members[i].name;
-			fc->members[i].fc = tsdl_fc_copy(p, src->members[i].fc);
-			if (!fc->members[i].fc)
-				return NULL;
+			TRY(copy_fc(p, src->members[i].fc, depth + 1, &fc->members[i].fc));
 		}
 	}
-	if (src->elem && !(fc->elem = tsdl_fc_copy(p, src->elem)))
-		return NULL;
-	return fc;
+	if (src->elem)
+		TRY(copy_fc(p, src->elem, depth + 1, &fc->elem));
+	*out = fc;
+	return TMX_OK;
+}
+
+int tsdl_fc_copy(struct tsdl_parser *p, const struct tmx_field_class *src,
+		 struct tmx_field_class **out)
+{
+	return copy_fc(p, src, 0, out);
 }
 
 /* ------------------------------------------------------------------ */
@@ -605,8 +620,7 @@ static int parse_bitfield(struct tsdl_parser *p, const struct tmx_field_class *u
 		return tsdl_error(p, "a bitfield unit type must be 8, 16, 32 or 64 bits wide%s", "");
 	if (p->lx.tok.value == 0 || p->lx.tok.value > unit->size)
 		return tsdl_error(p, "bitfield size %s does not fit its unit type", tok_text(p));
-	if (!(fc = tsdl_fc_copy(p, unit)))
-		return nomem(p);
+	TRY(tsdl_fc_copy(p, unit, &fc));
 	fc->size = (uint32_t)p->lx.tok.value;
 	fc->align = 1;
 	fc->bitfield_unit = unit->size;
@@ -664,8 +678,7 @@ static int parse_declarator(struct tsdl_parser *p, const struct tmx_field_class 
 		TRY(expect_punct(p, "]"));
 		dims[n_dims++] = dim;
 	}
-	if (!(fc = tsdl_fc_copy(p, type)))
-		return nomem(p);
+	TRY(tsdl_fc_copy(p, type, &fc));
 	/* `x[2][3]` is an array of 2 arrays of 3: the last suffix is innermost. */
 	while (n_dims > 0) {
 		struct tmx_field_class *dim = dims[--n_dims];
@@ -772,8 +785,7 @@ static int parse_struct(struct tsdl_parser *p, struct tmx_field_class **out)
 		named = lookup_type(p, key);
 		if (!named)
 			return tsdl_error(p, "unknown structure `%s`", name);
-		*out = tsdl_fc_copy(p, named);
-		return *out ? TMX_OK : nomem(p);
+		return tsdl_fc_copy(p, named, out);
 	}
 	if (!(fc = fc_new(p, TMX_FC_STRUCT)))
 		return nomem(p);
@@ -831,8 +843,7 @@ static int parse_variant(struct tsdl_parser *p, struct tmx_field_class **out)
 		named = lookup_type(p, key);
 		if (!named)
 			return tsdl_error(p, "unknown variant `%s`", name);
-		if (!(fc = tsdl_fc_copy(p, named)))
-			return nomem(p);
+		TRY(tsdl_fc_copy(p, named, &fc));
 	} else {
 		if (!(fc = fc_new(p, TMX_FC_VARIANT)))
 			return nomem(p);
@@ -843,8 +854,7 @@ static int parse_variant(struct tsdl_parser *p, struct tmx_field_class **out)
 		if (name) {
 			snprintf(key, sizeof(key), "variant %s", name);
 			TRY(add_type(p, key, fc));
-			if (!(fc = tsdl_fc_copy(p, fc)))
-				return nomem(p);
+			TRY(tsdl_fc_copy(p, fc, &fc));
 		}
 	}
 	if (tag)
@@ -975,8 +985,7 @@ static int parse_enum(struct tsdl_parser *p, struct tmx_field_class **out)
 		named = lookup_type(p, key);
 		if (!named)
 			return tsdl_error(p, "unknown enumeration `%s`", name);
-		*out = tsdl_fc_copy(p, named);
-		return *out ? TMX_OK : nomem(p);
+		return tsdl_fc_copy(p, named, out);
 	}
 	if (!container) {
 		container = lookup_type(p, "int");
@@ -987,8 +996,7 @@ static int parse_enum(struct tsdl_parser *p, struct tmx_field_class **out)
 	if (container->kind != TMX_FC_INT)
 		return tsdl_error(p, "enumeration container of %s is not an integer type",
 				  name ? name : "an enumeration");
-	if (!(fc = tsdl_fc_copy(p, container)))
-		return nomem(p);
+	TRY(tsdl_fc_copy(p, container, &fc));
 	fc->kind = TMX_FC_ENUM;
 	TRY(parse_enumerators(p, fc));
 	if (name) {
@@ -1323,8 +1331,7 @@ static int parse_clock(struct tsdl_parser *p)
 			return tmx_error_at_line(p->err, TMX_ERR_METADATA, p->name, line, col,
 						 "duplicate clock `%s`", cc->name);
 	/* babeltrace2 keeps offset_cycles below the frequency. */
-	cc->offset_s += (int64_t)(cc->offset_cycles / cc->frequency);
-	cc->offset_cycles %= cc->frequency;
+	tmx_clock_add_offset(cc, 0, 0);
 	cc->origin_is_unix_epoch = cc->absolute;
 	all = tmx_arena_grow(p->arena, tc->clocks, tc->n_clocks, tc->n_clocks + 1, sizeof(*all));
 	if (!all)

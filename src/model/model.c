@@ -19,22 +19,32 @@ static uint64_t ns_from_cycles(uint64_t frequency, uint64_t cycles)
 	return (uint64_t)ns;
 }
 
+void tmx_clock_add_offset(struct tmx_clock_class *cc, int64_t s, uint64_t cycles)
+{
+	__int128 total = (__int128)cc->offset_s + s;
+	unsigned __int128 c = (unsigned __int128)cc->offset_cycles + cycles;
+
+	total += (__int128)(c / cc->frequency);
+	cc->offset_cycles = (uint64_t)(c % cc->frequency);
+	cc->offset_s = total > INT64_MAX ? INT64_MAX : total < INT64_MIN ? INT64_MIN : (int64_t)total;
+}
+
 bool tmx_clock_ns_from_origin(const struct tmx_clock_class *cc, uint64_t cycles,
 			      int64_t *ns)
 {
-	int64_t offset_s = cc->offset_s;
-	uint64_t offset_cycles = cc->offset_cycles;
+	/*
+	 * Normalize the offset so that offset_cycles < frequency; in 128 bits,
+	 * as the seconds may leave int64 (then the range check refuses them).
+	 */
+	__int128 offset_s = (__int128)cc->offset_s + cc->offset_cycles / cc->frequency;
+	uint64_t offset_cycles = cc->offset_cycles % cc->frequency;
 	uint64_t value_ns;
 	int64_t base;
 
-	/* Normalize the offset so that offset_cycles < frequency. */
-	if (offset_cycles >= cc->frequency) {
-		offset_s += (int64_t)(offset_cycles / cc->frequency);
-		offset_cycles %= cc->frequency;
-	}
 	if (offset_s <= INT64_MIN / 1000000000 - 1 || offset_s >= INT64_MAX / 1000000000 - 1)
 		return false;
-	base = offset_s * 1000000000 + (int64_t)ns_from_cycles(cc->frequency, offset_cycles);
+	base = (int64_t)offset_s * 1000000000 +
+	       (int64_t)ns_from_cycles(cc->frequency, offset_cycles);
 	value_ns = ns_from_cycles(cc->frequency, cycles);
 	if (value_ns >= (uint64_t)INT64_MAX)
 		return false;

@@ -150,3 +150,31 @@ void outbuf_oct(struct outbuf *b, uint64_t v)
 	} while (v);
 	outbuf_write(b, tmp + 22 - n, (size_t)n);
 }
+
+void outbuf_bin(struct outbuf *b, uint64_t v, unsigned bits)
+{
+	char tmp[64];
+
+	if (bits > 64)
+		bits = 64;
+	for (unsigned i = 0; i < bits; i++)
+		tmp[bits - 1 - i] = (char)('0' + ((v >> i) & 1));
+	outbuf_write(b, tmp, bits);
+}
+
+/* Runs of bytes that need no escape are copied at once. */
+void outbuf_escaped(struct outbuf *b, const char *s, size_t len, outbuf_escapes esc)
+{
+	const char *run = s, *end = s + len;
+
+	for (const char *c = s; c < end; c++) {
+		const char *e = esc[(unsigned char)*c];
+
+		if (!e)
+			continue;
+		outbuf_write(b, run, (size_t)(c - run));
+		outbuf_puts(b, e);
+		run = c + 1;
+	}
+	outbuf_write(b, run, (size_t)(end - run));
+}

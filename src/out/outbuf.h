@@ -53,5 +53,16 @@ void outbuf_i64(struct outbuf *b, int64_t v);
 /* Upper-case hexadecimal digits, no prefix. */
 void outbuf_hex(struct outbuf *b, uint64_t v);
 void outbuf_oct(struct outbuf *b, uint64_t v);
+/* The low `bits` bits of `v` (1 to 64), leading zeros included. */
+void outbuf_bin(struct outbuf *b, uint64_t v, unsigned bits);
+
+/*
+ * Escaping by table: `esc[c]` is the text that byte c becomes, or NULL when
+ * the byte is copied as is.  Each output defines its own table (C-style
+ * escapes for the text output, u00XX-style ones for JSON...).
+ */
+typedef const char *const outbuf_escapes[256];
+
+void outbuf_escaped(struct outbuf *b, const char *s, size_t len, outbuf_escapes esc);
 
 #endif

@@ -5,21 +5,41 @@
  *   [time] (+delta) host:domain:procname:(vpid):loglevel name: { packet
  *   context }, { common context }, { specific context }, { payload }
  * and WARNING lines on the error stream for discarded events and packets.
- * The exact spacing, escapes and number formats follow babeltrace2's output
- * (see tests/golden): keep them byte for byte.
+ * The exact spacing, escapes, number formats and terminal colors follow
+ * babeltrace2's output (see tests/unit/test_pretty.c and tests/golden):
+ * keep them byte for byte, quirks included.
  *
  * Hot path: values are formatted straight into a large output buffer by
- * hand-rolled routines; the local time is computed once per second.
+ * hand-rolled routines; the time of day is computed once per second; the
+ * text between the timestamp and the fields is formatted once per event
+ * class and the packet context once per packet.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "out/outbuf.h"
 #include "out/text/pretty.h"
+#include "out/timefmt.h"
 
-#define NS_PER_S INT64_C(1000000000)
+/* babeltrace2's terminal codes; the "bright" ones depend on the environment. */
+#define COLOR_RESET "\033[0m"
+#define COLOR_BOLD "\033[1m"
+#define COLOR_FIELD_NAME "\033[36m"
+#define COLOR_YELLOW "\033[33m"
+#define COLOR_CODE_MAX 24
+
+struct colors {
+	bool events;    /* event lines: --color allows and the terminal has them */
+	bool warnings;  /* discarded-item warnings: whenever the terminal has them */
+	char timestamp[COLOR_CODE_MAX];
+	char event_name[COLOR_CODE_MAX];
+	char unknown[COLOR_CODE_MAX];
+};
 
 #define HEADER_CACHE_SIZE 256
 
@@ -43,18 +63,16 @@ struct context_cache {
 
 struct tmx_pretty {
 	struct tmx_pretty_opts opts;
+	struct colors colors;
 	struct header_cache header_cache[HEADER_CACHE_SIZE];
 	struct context_cache context_cache[CONTEXT_CACHE_SIZE];
+	/* Nothing printed yet on the line (babeltrace2's `start_line`). */
 	bool start_line;
 	bool has_last_ns, has_last_cycles;
 	int64_t last_ns;
 	uint64_t last_cycles;
 	bool negative_warning_done;
-	/* Broken-down time of `cached_sec`, reused while the second is the same. */
-	bool cache_valid;
-	int64_t cached_sec;
-	char cached_hms[32];       /* "YYYY-MM-DD " prefix + "HH:MM:SS" */
-	size_t cached_date_len, cached_len;
+	struct timefmt time;
 	struct outbuf out;
 	struct outbuf err;
 };
@@ -76,19 +94,53 @@ void tmx_pretty_opts_default(struct tmx_pretty_opts *o)
 	o->err_fd = 2;
 }
 
-/* Calls `word` for each comma-separated word; stops at the first failure. */
-static int for_each_word(struct tmx_pretty_opts *o, const char *list,
-			 int (*word)(struct tmx_pretty_opts *, const char *, size_t))
+/* A word of a -n/-f list and the option flag it sets. */
+struct list_word {
+	const char *word;
+	size_t flag;    /* offset of a bool in struct tmx_pretty_opts */
+};
+
+#define FLAG(member) offsetof(struct tmx_pretty_opts, member)
+
+static const struct list_word name_words[] = {
+	{ "payload", FLAG(names_payload) }, { "args", FLAG(names_payload) },
+	{ "arg", FLAG(names_payload) }, { "context", FLAG(names_context) },
+	{ "ctx", FLAG(names_context) }, { "scope", FLAG(names_scope) },
+	{ "header", FLAG(names_header) },
+};
+
+static const struct list_word field_words[] = {
+	{ "trace", FLAG(field_trace) }, { "trace:hostname", FLAG(field_trace_hostname) },
+	{ "trace:domain", FLAG(field_trace_domain) },
+	{ "trace:procname", FLAG(field_trace_procname) },
+	{ "trace:vpid", FLAG(field_trace_vpid) }, { "loglevel", FLAG(field_loglevel) },
+	{ "emf", FLAG(field_emf) }, { "callsite", FLAG(field_callsite) },
+};
+
+struct word_list {
+	const char *option;    /* for messages: "--names" */
+	const char *what;      /* "name" */
+	const char *expected;
+	const struct list_word *words;
+	size_t n_words;
+	bool has_none;         /* `none` is a word of this list */
+};
+
+static const struct word_list names_list = {
+	"--names", "name", "payload, context, scope, header, all or none",
+	name_words, sizeof(name_words) / sizeof(name_words[0]), true,
+};
+
+static const struct word_list fields_list = {
+	"--fields", "field",
+	"trace, trace:hostname, trace:domain, trace:procname, trace:vpid, loglevel, emf, "
+	"callsite or all",
+	field_words, sizeof(field_words) / sizeof(field_words[0]), false,
+};
+
+static bool *flag_of(struct tmx_pretty_opts *o, size_t offset)
 {
-	while (*list) {
-		size_t len = strcspn(list, ",");
-		if (word(o, list, len))
-			return -1;
-		list += len;
-		if (*list == ',')
-			list++;
-	}
-	return 0;
+	return (bool *)((char *)o + offset);
 }
 
 static bool word_is(const char *w, size_t len, const char *name)
@@ -96,63 +148,146 @@ static bool word_is(const char *w, size_t len, const char *name)
 	return strlen(name) == len && !memcmp(w, name, len);
 }
 
-static int names_word(struct tmx_pretty_opts *o, const char *w, size_t len)
+/* Words are separated by commas or white space, as babeltrace2's scanner reads them. */
+static bool next_word(const char **list, const char **word, size_t *len)
 {
-	if (word_is(w, len, "payload") || word_is(w, len, "arg") || word_is(w, len, "args"))
-		o->names_payload = true;
-	else if (word_is(w, len, "context") || word_is(w, len, "ctx"))
-		o->names_context = true;
-	else if (word_is(w, len, "scope"))
-		o->names_scope = true;
-	else if (word_is(w, len, "header"))
-		o->names_header = true;
-	else if (word_is(w, len, "all"))
-		o->names_payload = o->names_context = o->names_scope = o->names_header = true;
-	else if (!word_is(w, len, "none"))
-		return -1;
-	return 0;
+	static const char separators[] = ", \t\n";
+	const char *s = *list + strspn(*list, separators);
+
+	*word = s;
+	*len = strcspn(s, separators);
+	*list = s + *len;
+	return *len != 0;
+}
+
+/*
+ * babeltrace2's rules: the listed flags replace the default set, `all`
+ * sets every flag, `none` only clears the defaults, and an empty list
+ * gives the defaults.
+ */
+static int parse_list(struct tmx_pretty_opts *o, const struct word_list *set, const char *list,
+		      struct tmx_error *err)
+{
+	struct tmx_pretty_opts result = *o, defaults;
+	bool all = false, none = false, any = false;
+	const char *w;
+	size_t len;
+
+	tmx_pretty_opts_default(&defaults);
+	for (size_t i = 0; i < set->n_words; i++)
+		*flag_of(&result, set->words[i].flag) = false;
+	while (next_word(&list, &w, &len)) {
+		size_t i = 0;
+
+		any = true;
+		if (word_is(w, len, "all")) {
+			all = true;
+			continue;
+		}
+		if (set->has_none && word_is(w, len, "none")) {
+			none = true;
+			continue;
+		}
+		while (i < set->n_words && !word_is(w, len, set->words[i].word))
+			i++;
+		if (i == set->n_words)
+			return tmx_error_set(err, TMX_ERR_USAGE, NULL,
+					     "unknown %s `%.*s` in %s (expected %s)", set->what,
+					     (int)len, w, set->option, set->expected);
+		*flag_of(&result, set->words[i].flag) = true;
+	}
+	if (all && none)
+		return tmx_error_set(err, TMX_ERR_USAGE, NULL,
+				     "%s: `all` and `none` cannot be given together", set->option);
+	for (size_t i = 0; i < set->n_words; i++) {
+		bool *flag = flag_of(&result, set->words[i].flag);
+
+		if (!any)
+			*flag = *flag_of(&defaults, set->words[i].flag);
+		else if (all)
+			*flag = true;
+	}
+	*o = result;
+	return TMX_OK;
+}
+
+int tmx_pretty_set_names(struct tmx_pretty_opts *o, const char *list, struct tmx_error *err)
+{
+	return parse_list(o, &names_list, list, err);
+}
+
+int tmx_pretty_set_fields(struct tmx_pretty_opts *o, const char *list, struct tmx_error *err)
+{
+	return parse_list(o, &fields_list, list, err);
 }
 
 int tmx_pretty_parse_names(struct tmx_pretty_opts *o, const char *list)
 {
-	o->names_payload = o->names_context = o->names_scope = o->names_header = false;
-	return for_each_word(o, list, names_word);
-}
-
-static int fields_word(struct tmx_pretty_opts *o, const char *w, size_t len)
-{
-	if (word_is(w, len, "trace"))
-		o->field_trace = true;
-	else if (word_is(w, len, "trace:hostname"))
-		o->field_trace_hostname = true;
-	else if (word_is(w, len, "trace:domain"))
-		o->field_trace_domain = true;
-	else if (word_is(w, len, "trace:procname"))
-		o->field_trace_procname = true;
-	else if (word_is(w, len, "trace:vpid"))
-		o->field_trace_vpid = true;
-	else if (word_is(w, len, "loglevel"))
-		o->field_loglevel = true;
-	else if (word_is(w, len, "emf"))
-		o->field_emf = true;
-	else if (word_is(w, len, "callsite"))
-		o->field_callsite = true;
-	else if (word_is(w, len, "all"))
-		o->field_trace = o->field_trace_hostname = o->field_trace_domain =
-			o->field_trace_procname = o->field_trace_vpid = o->field_loglevel =
-			o->field_emf = o->field_callsite = true;
-	else
-		return -1;
-	return 0;
+	return tmx_pretty_set_names(o, list, NULL) ? -1 : 0;
 }
 
 int tmx_pretty_parse_fields(struct tmx_pretty_opts *o, const char *list)
 {
-	o->field_trace = o->field_trace_hostname = o->field_trace_domain =
-		o->field_trace_procname = o->field_trace_vpid = o->field_loglevel =
-		o->field_emf = o->field_callsite = false;
-	return for_each_word(o, list, fields_word);
+	return tmx_pretty_set_fields(o, list, NULL) ? -1 : 0;
 }
+
+/* ------------------------------------------------------------------ */
+/* Terminal colors                                                      */
+/* ------------------------------------------------------------------ */
+
+/* A terminal, not a pipe or a file; babeltrace2 also rejects non-character devices. */
+static bool is_real_tty(int fd)
+{
+	struct stat st;
+
+	return isatty(fd) && (fstat(fd, &st) || S_ISCHR(st.st_mode));
+}
+
+bool tmx_pretty_terminal_colors(void)
+{
+	static const char *const terms[] = {
+		"xterm", "rxvt", "konsole", "gnome", "screen", "tmux", "putty",
+	};
+	const char *force = getenv("BABELTRACE_TERM_COLOR");
+	const char *term = getenv("TERM");
+
+	if (force && !strcasecmp(force, "always"))
+		return true;
+	if ((force && !strcasecmp(force, "never")) || !term)
+		return false;
+	for (size_t i = 0; i < sizeof(terms) / sizeof(terms[0]); i++)
+		if (!strncmp(term, terms[i], strlen(terms[i])))
+			return is_real_tty(STDOUT_FILENO) && is_real_tty(STDERR_FILENO);
+	return false;
+}
+
+/* Bold, then a "bright" color: bold too unless BABELTRACE_TERM_COLOR_BRIGHT_MEANS_BOLD=0. */
+static void bold_bright(char *code, char color_digit)
+{
+	const char *bold = getenv("BABELTRACE_TERM_COLOR_BRIGHT_MEANS_BOLD");
+
+	if (bold && !strcmp(bold, "0"))
+		snprintf(code, COLOR_CODE_MAX, COLOR_BOLD "\033[9%cm", color_digit);
+	else
+		snprintf(code, COLOR_CODE_MAX, COLOR_BOLD COLOR_BOLD "\033[3%cm", color_digit);
+}
+
+/*
+ * babeltrace2 2.0.4 emits codes only when the terminal has colors, even
+ * with --color=always, and colors its warnings even with --color=never.
+ */
+static void init_colors(struct colors *c, enum tmx_color_mode mode)
+{
+	c->warnings = tmx_pretty_terminal_colors();
+	c->events = c->warnings && mode != TMX_COLOR_NEVER;
+	bold_bright(c->timestamp, '3');
+	bold_bright(c->event_name, '5');
+	bold_bright(c->unknown, '1');
+}
+
+/* ------------------------------------------------------------------ */
+/* Life cycle                                                           */
+/* ------------------------------------------------------------------ */
 
 struct tmx_pretty *tmx_pretty_new(const struct tmx_pretty_opts *opts)
 {
@@ -161,6 +296,8 @@ struct tmx_pretty *tmx_pretty_new(const struct tmx_pretty_opts *opts)
 	if (!p)
 		return NULL;
 	p->opts = *opts;
+	init_colors(&p->colors, opts->color);
+	timefmt_init(&p->time, opts->clock_gmt);
 	outbuf_init(&p->out, opts->out_fd);
 	outbuf_init(&p->err, opts->err_fd);
 	return p;
@@ -171,193 +308,164 @@ void tmx_pretty_free(struct tmx_pretty *p)
 	free(p);
 }
 
-int tmx_pretty_flush(struct tmx_pretty *p, struct tmx_error *err)
+static int write_error(struct tmx_pretty *p, struct tmx_error *err)
 {
-	int e = outbuf_flush(&p->out);
+	int e = p->out.error ? p->out.error : p->err.error;
 
 	if (!e)
-		e = outbuf_flush(&p->err);
-	if (e)
-		return tmx_error_set(err, TMX_ERR_IO, NULL, "cannot write the output: %s",
-				     strerror(e));
-	return TMX_OK;
+		return TMX_OK;
+	return tmx_error_set(err, TMX_ERR_IO, NULL, "cannot write the output: %s", strerror(e));
+}
+
+int tmx_pretty_flush(struct tmx_pretty *p, struct tmx_error *err)
+{
+	outbuf_flush(&p->out);
+	outbuf_flush(&p->err);
+	return write_error(p, err);
 }
 
 /* ------------------------------------------------------------------ */
-/* Strings                                                              */
+/* Small pieces                                                         */
 /* ------------------------------------------------------------------ */
 
-/* babeltrace2's escapes: \\ \' \" \? and C escapes for control bytes. */
-static void put_escaped(struct outbuf *b, const char *s, size_t len)
+static inline void put_color(struct tmx_pretty *p, const char *code)
 {
-	static const char hex[] = "0123456789abcdef";
-	const char *run = s;
+	if (p->colors.events)
+		outbuf_puts(&p->out, code);
+}
 
-	outbuf_putc(b, '"');
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		const char *esc = NULL;
-		char x[5];
+/* `name = `, the name in `color`. */
+static void put_colored_name(struct tmx_pretty *p, const char *color, const char *name)
+{
+	put_color(p, color);
+	outbuf_puts(&p->out, name);
+	put_color(p, COLOR_RESET);
+	outbuf_write(&p->out, " = ", 3);
+}
 
-		if (c >= 0x20 && c != 0x7f && c != '\\' && c != '\'' && c != '"' && c != '?')
-			continue;
-		switch (c) {
-		case '\\': esc = "\\\\"; break;
-		case '\'': esc = "\\'"; break;
-		case '"': esc = "\\\""; break;
-		case '?': esc = "\\?"; break;
-		case '\0': esc = "\\0"; break;
-		case '\a': esc = "\\a"; break;
-		case '\b': esc = "\\b"; break;
-		case 27: esc = "\\e"; break;
-		case '\f': esc = "\\f"; break;
-		case '\n': esc = "\\n"; break;
-		case '\r': esc = "\\r"; break;
-		case '\t': esc = "\\t"; break;
-		case '\v': esc = "\\v"; break;
-		default:
-			x[0] = '\\';
-			x[1] = 'x';
-			x[2] = hex[c >> 4];
-			x[3] = hex[c & 15];
-			x[4] = '\0';
-			esc = x;
-		}
-		outbuf_write(b, run, (size_t)(s + i - run));
-		outbuf_puts(b, esc);
-		run = s + i + 1;
-	}
-	outbuf_write(b, run, (size_t)(s + len - run));
-	outbuf_putc(b, '"');
+/* Header and scope names are bold, field names cyan. */
+static void put_name_equal(struct tmx_pretty *p, const char *name)
+{
+	put_colored_name(p, COLOR_BOLD, name);
+}
+
+/* babeltrace2's escapes: \\ \' \" \? and C escapes or \xNN for control bytes. */
+static outbuf_escapes bt2_escapes = {
+	[0x00] = "\\0", [0x01] = "\\x01", [0x02] = "\\x02", [0x03] = "\\x03",
+	[0x04] = "\\x04", [0x05] = "\\x05", [0x06] = "\\x06", [0x07] = "\\a",
+	[0x08] = "\\b", [0x09] = "\\t", [0x0a] = "\\n", [0x0b] = "\\v",
+	[0x0c] = "\\f", [0x0d] = "\\r", [0x0e] = "\\x0e", [0x0f] = "\\x0f",
+	[0x10] = "\\x10", [0x11] = "\\x11", [0x12] = "\\x12", [0x13] = "\\x13",
+	[0x14] = "\\x14", [0x15] = "\\x15", [0x16] = "\\x16", [0x17] = "\\x17",
+	[0x18] = "\\x18", [0x19] = "\\x19", [0x1a] = "\\x1a", [0x1b] = "\\e",
+	[0x1c] = "\\x1c", [0x1d] = "\\x1d", [0x1e] = "\\x1e", [0x1f] = "\\x1f",
+	[0x7f] = "\\x7f", ['\\'] = "\\\\", ['\''] = "\\'", ['"'] = "\\\"",
+	['?'] = "\\?",
+};
+
+/* A quoted string in `color` (bold for values and enumeration labels). */
+static void put_quoted(struct tmx_pretty *p, const char *color, const char *s, size_t len)
+{
+	put_color(p, color);
+	outbuf_putc(&p->out, '"');
+	outbuf_escaped(&p->out, s, len, bt2_escapes);
+	outbuf_putc(&p->out, '"');
+	put_color(p, COLOR_RESET);
 }
 
 /* ------------------------------------------------------------------ */
 /* Time                                                                 */
 /* ------------------------------------------------------------------ */
 
-static void cache_second(struct tmx_pretty *p, int64_t sec)
+/*
+ * babeltrace2 prints the first negative time as seconds, after a warning
+ * on the error stream; later ones go through the time-of-day path with
+ * their absolute value (a 2.0.4 quirk, kept for identical output).
+ * Returns whether this time is printed as seconds for that reason.
+ */
+static bool negative_fallback(struct tmx_pretty *p, const struct timefmt_split *ts)
 {
-	time_t t = (time_t)sec;
-	struct tm tm;
-	struct tm *res = p->opts.clock_gmt ? gmtime_r(&t, &tm) : localtime_r(&t, &tm);
-
-	p->cache_valid = res != NULL;
-	p->cached_sec = sec;
-	if (!res)
-		return;
-	p->cached_date_len = strftime(p->cached_hms, sizeof(p->cached_hms), "%Y-%m-%d ", &tm);
-	p->cached_len = p->cached_date_len +
-			strftime(p->cached_hms + p->cached_date_len,
-				 sizeof(p->cached_hms) - p->cached_date_len, "%H:%M:%S", &tm);
+	if (!ts->negative || p->opts.clock_seconds || p->negative_warning_done)
+		return false;
+	p->negative_warning_done = true;
+	/* Before the line that needs it, as babeltrace2 writes it. */
+	outbuf_flush(&p->out);
+	outbuf_puts(&p->err, "[warning] Fallback to [sec.ns] to print negative time value. "
+		    "Use --clock-seconds.\n");
+	outbuf_flush(&p->err);
+	return true;
 }
 
-/* Time of day (or seconds) of a time in ns from the origin, as babeltrace2 prints it. */
-static void put_wall_time(struct tmx_pretty *p, struct outbuf *b, int64_t ns)
+static void put_wall_time(struct tmx_pretty *p, struct outbuf *b, const struct timefmt_split *ts,
+			  bool as_seconds)
 {
-	int64_t sec = ns / NS_PER_S, nsec = ns % NS_PER_S;
-	uint64_t sec_abs, nsec_abs;
-	bool negative;
+	if (as_seconds || p->opts.clock_seconds ||
+	    !timefmt_put_clock(&p->time, b, ts->sec, ts->nsec, p->opts.clock_date))
+		timefmt_put_seconds(b, ts);
+}
 
-	negative = ns < 0;
-	if (!negative) {
-		sec_abs = (uint64_t)sec;
-		nsec_abs = (uint64_t)nsec;
-	} else if (nsec == 0) {
-		sec_abs = (uint64_t)-sec;
-		nsec_abs = 0;
+static void put_delta(struct tmx_pretty *p, bool known, uint64_t delta)
+{
+	struct outbuf *b = &p->out;
+
+	if (p->opts.names_header) {
+		outbuf_write(b, ", ", 2);
+		put_name_equal(p, "delta");
 	} else {
-		/* bt2 prints -(|sec|).(|nsec|) for values below zero */
-		sec_abs = (uint64_t)-sec;
-		nsec_abs = (uint64_t)-nsec;
+		outbuf_putc(b, '(');
 	}
-	if (!p->opts.clock_seconds) {
-		if (negative) {
-			if (!p->negative_warning_done) {
-				outbuf_flush(&p->out);
-				outbuf_puts(&p->err, "[warning] Fallback to [sec.ns] to print negative "
-					    "time value. Use --clock-seconds.\n");
-				outbuf_flush(&p->err);
-				p->negative_warning_done = true;
-			}
-		} else {
-			if (!p->cache_valid || p->cached_sec != (int64_t)sec_abs)
-				cache_second(p, (int64_t)sec_abs);
-			if (p->cache_valid) {
-				if (p->opts.clock_date)
-					outbuf_write(b, p->cached_hms, p->cached_len);
-				else
-					outbuf_write(b, p->cached_hms + p->cached_date_len,
-						     p->cached_len - p->cached_date_len);
-				outbuf_putc(b, '.');
-				outbuf_u64(b, nsec_abs, 9);
-				return;
-			}
-		}
+	if (!known) {
+		outbuf_puts(b, p->opts.clock_cycles ? "+????????????" : "+?.?????????");
+	} else if (p->opts.clock_cycles) {
+		outbuf_putc(b, '+');
+		outbuf_u64(b, delta, 12);
+	} else {
+		outbuf_putc(b, '+');
+		outbuf_u64(b, delta / TIMEFMT_NS_PER_S, 0);
+		outbuf_putc(b, '.');
+		outbuf_u64(b, delta % TIMEFMT_NS_PER_S, 9);
 	}
-	if (negative)
-		outbuf_putc(b, '-');
-	outbuf_u64(b, sec_abs, 0);
-	outbuf_putc(b, '.');
-	outbuf_u64(b, nsec_abs, 9);
+	if (!p->opts.names_header)
+		outbuf_write(b, ") ", 2);
 }
 
-static void put_name_equal(struct outbuf *b, const char *name)
-{
-	outbuf_puts(b, name);
-	outbuf_write(b, " = ", 3);
-}
-
+/* Events of a stream without a clock have no timestamp column at all. */
 static void put_timestamp(struct tmx_pretty *p, const struct tmx_msg *msg)
 {
 	struct outbuf *b = &p->out;
 	bool names = p->opts.names_header;
-	uint64_t delta = 0;
-	bool has_delta;
+	struct timefmt_split ts;
+	bool as_seconds, known;
+	uint64_t delta;
 
 	if (!msg->has_ts)
 		return;
+	ts = timefmt_split(msg->ns);
+	as_seconds = !p->opts.clock_cycles && negative_fallback(p, &ts);
 	if (names)
-		put_name_equal(b, "timestamp");
+		put_name_equal(p, "timestamp");
 	else
 		outbuf_putc(b, '[');
+	put_color(p, p->colors.timestamp);
 	if (p->opts.clock_cycles) {
 		outbuf_u64(b, msg->cycles, 20);
-		has_delta = p->has_last_cycles;
+		known = p->has_last_cycles;
 		delta = msg->cycles - p->last_cycles;
 		p->last_cycles = msg->cycles;
 		p->has_last_cycles = true;
 	} else {
-		has_delta = p->has_last_ns;
+		put_wall_time(p, b, &ts, as_seconds);
+		/* babeltrace2 keeps the difference in 64 unsigned bits. */
+		known = p->has_last_ns;
 		delta = (uint64_t)msg->ns - (uint64_t)p->last_ns;
 		p->last_ns = msg->ns;
 		p->has_last_ns = true;
-		put_wall_time(p, b, msg->ns);
 	}
+	put_color(p, COLOR_RESET);
 	if (!names)
-		outbuf_puts(b, "] ");
-	if (!p->opts.no_delta) {
-		if (names)
-			outbuf_puts(b, ", delta = ");
-		else
-			outbuf_putc(b, '(');
-		if (p->opts.clock_cycles) {
-			if (has_delta) {
-				outbuf_putc(b, '+');
-				outbuf_u64(b, delta, 12);
-			} else {
-				outbuf_puts(b, "+????????????");
-			}
-		} else if (has_delta) {
-			outbuf_putc(b, '+');
-			outbuf_u64(b, delta / NS_PER_S, 0);
-			outbuf_putc(b, '.');
-			outbuf_u64(b, delta % NS_PER_S, 9);
-		} else {
-			outbuf_puts(b, "+?.?????????");
-		}
-		if (!names)
-			outbuf_puts(b, ") ");
-	}
+		outbuf_write(b, "] ", 2);
+	if (!p->opts.no_delta)
+		put_delta(p, known, delta);
 	p->start_line = !names;
 }
 
@@ -379,9 +487,9 @@ static void put_dom_field(struct tmx_pretty *p, bool *dom_print, const char *nam
 	struct outbuf *b = &p->out;
 
 	if (!p->start_line)
-		outbuf_puts(b, ", ");
+		outbuf_write(b, ", ", 2);
 	if (p->opts.names_header)
-		put_name_equal(b, name);
+		put_name_equal(p, name);
 	else if (*dom_print)
 		outbuf_putc(b, ':');
 	outbuf_puts(b, text);
@@ -398,6 +506,18 @@ static void put_env_string(struct tmx_pretty *p, bool *dom_print, const struct t
 		put_dom_field(p, dom_print, name, e->str_value);
 }
 
+static void put_trace_name(struct tmx_pretty *p, const char *name)
+{
+	/* babeltrace2 2.0.4 puts no space after the trace name, and ", " with names. */
+	if (!p->start_line)
+		outbuf_write(&p->out, ", ", 2);
+	if (p->opts.names_header)
+		put_name_equal(p, "trace");
+	outbuf_puts(&p->out, name);
+	if (p->opts.names_header)
+		outbuf_write(&p->out, ", ", 2);
+}
+
 static void put_event_header_fields(struct tmx_pretty *p, const struct tmx_msg *msg)
 {
 	const struct tmx_event_class *ec = msg->event->cls;
@@ -406,16 +526,8 @@ static void put_event_header_fields(struct tmx_pretty *p, const struct tmx_msg *
 	bool names = p->opts.names_header;
 	bool dom_print = false;
 
-	/* babeltrace2 2.0.4 puts no space after the trace name, and ", " with names. */
-	if (p->opts.field_trace && msg->stream->trace->name) {
-		if (!p->start_line)
-			outbuf_puts(b, ", ");
-		if (names)
-			put_name_equal(b, "trace");
-		outbuf_puts(b, msg->stream->trace->name);
-		if (names)
-			outbuf_puts(b, ", ");
-	}
+	if (p->opts.field_trace && msg->stream->trace->name)
+		put_trace_name(p, msg->stream->trace->name);
 	if (p->opts.field_trace_hostname)
 		put_env_string(p, &dom_print, tc, "hostname", "trace:hostname");
 	if (p->opts.field_trace_domain)
@@ -441,12 +553,14 @@ static void put_event_header_fields(struct tmx_pretty *p, const struct tmx_msg *
 	if (dom_print && !names)
 		outbuf_putc(b, ' ');
 	if (!p->start_line)
-		outbuf_puts(b, ", ");
+		outbuf_write(b, ", ", 2);
 	p->start_line = true;
 	if (names)
-		put_name_equal(b, "name");
+		put_name_equal(p, "name");
+	put_color(p, p->colors.event_name);
 	outbuf_puts(b, ec->name);
-	outbuf_puts(b, names ? ", " : ": ");
+	put_color(p, COLOR_RESET);
+	outbuf_write(b, names ? ", " : ": ", 2);
 }
 
 /*
@@ -503,41 +617,39 @@ static void put_event_header(struct tmx_pretty *p, const struct tmx_msg *msg)
 /* Field values                                                         */
 /* ------------------------------------------------------------------ */
 
-static void put_integer(struct outbuf *b, const struct tmx_value *v)
+/* The low `bits` bits of `u`, as babeltrace2 masks signed octal and hex values. */
+static uint64_t low_bits(uint64_t u, unsigned bits)
+{
+	return bits < 64 ? u & ((UINT64_C(1) << bits) - 1) : u;
+}
+
+static void put_integer(struct tmx_pretty *p, const struct tmx_value *v)
 {
 	const struct tmx_field_class *fc = v->fc;
-	uint64_t u = v->u;
+	struct outbuf *b = &p->out;
 
+	put_color(p, COLOR_BOLD);
 	switch (fc->base) {
 	case 2:
-		outbuf_puts(b, "0b");
-		for (int bit = (int)fc->size - 1; bit >= 0; bit--)
-			outbuf_putc(b, (u >> bit) & 1 ? '1' : '0');
-		return;
+		outbuf_write(b, "0b", 2);
+		outbuf_bin(b, v->u, fc->size);
+		break;
 	case 8:
-		if (fc->is_signed && fc->size < 64) {
-			unsigned rounded = ((fc->size - 1) / 3 + 1) * 3;
-			if (rounded < 64)
-				u &= (UINT64_C(1) << rounded) - 1;
-		}
+		/* A signed value shows its two's complement over whole octal digits. */
 		outbuf_putc(b, '0');
-		outbuf_oct(b, u);
-		return;
+		outbuf_oct(b, fc->is_signed ? low_bits(v->u, (fc->size + 2) / 3 * 3) : v->u);
+		break;
 	case 16:
-		if (fc->size < 64) {
-			unsigned rounded = (fc->size + 3) & ~3u;
-			if (rounded < 64)
-				u &= (UINT64_C(1) << rounded) - 1;
-		}
-		outbuf_puts(b, "0x");
-		outbuf_hex(b, u);
-		return;
+		outbuf_write(b, "0x", 2);
+		outbuf_hex(b, low_bits(v->u, (fc->size + 3) & ~3u));
+		break;
 	default:
 		if (fc->is_signed)
 			outbuf_i64(b, v->s);
 		else
-			outbuf_u64(b, u, 0);
+			outbuf_u64(b, v->u, 0);
 	}
+	put_color(p, COLOR_RESET);
 }
 
 static bool range_contains(const struct tmx_field_class *fc, const struct tmx_enum_range *r,
@@ -548,61 +660,88 @@ static bool range_contains(const struct tmx_field_class *fc, const struct tmx_en
 	return value >= r->lower && value <= r->upper;
 }
 
-static void put_enum(struct outbuf *b, const struct tmx_value *v)
+static bool mapping_contains(const struct tmx_field_class *fc, const struct tmx_enum_mapping *map,
+			     uint64_t value)
 {
-	const struct tmx_field_class *fc = v->fc;
-	size_t printed = 0;
-
-	outbuf_puts(b, "( ");
-	for (size_t m = 0; m < fc->n_mappings; m++) {
-		const struct tmx_enum_mapping *map = &fc->mappings[m];
-		for (size_t r = 0; r < map->n_ranges; r++) {
-			if (!range_contains(fc, &map->ranges[r], v->u))
-				continue;
-			if (printed++)
-				outbuf_puts(b, ", ");
-			put_escaped(b, map->label, strlen(map->label));
-			break;
-		}
-	}
-	if (!printed)
-		outbuf_puts(b, "<unknown>");
-	outbuf_puts(b, " : container = ");
-	put_integer(b, v);
-	outbuf_puts(b, " )");
+	for (size_t r = 0; r < map->n_ranges; r++)
+		if (range_contains(fc, &map->ranges[r], value))
+			return true;
+	return false;
 }
 
-static size_t put_value(struct outbuf *b, const struct tmx_value *vals, size_t i, bool names,
+/* `( "A", "B" : container = 5 )`: every label whose ranges hold the value. */
+static void put_enum(struct tmx_pretty *p, const struct tmx_value *v)
+{
+	const struct tmx_field_class *fc = v->fc;
+	struct outbuf *b = &p->out;
+	size_t printed = 0;
+
+	outbuf_write(b, "( ", 2);
+	for (size_t m = 0; m < fc->n_mappings; m++) {
+		const char *label = fc->mappings[m].label;
+
+		if (!mapping_contains(fc, &fc->mappings[m], v->u))
+			continue;
+		if (printed++)
+			outbuf_write(b, ", ", 2);
+		put_quoted(p, COLOR_BOLD, label, strlen(label));
+	}
+	if (!printed) {
+		put_color(p, p->colors.unknown);
+		outbuf_puts(b, "<unknown>");
+		put_color(p, COLOR_RESET);
+	}
+	outbuf_puts(b, " : container = ");
+	put_integer(p, v);
+	outbuf_write(b, " )", 2);
+}
+
+static void put_float(struct tmx_pretty *p, double d)
+{
+	char num[64];
+
+	/* babeltrace2 prints "%g"; rare enough for snprintf. */
+	snprintf(num, sizeof(num), "%g", d);
+	put_color(p, COLOR_BOLD);
+	outbuf_puts(&p->out, num);
+	put_color(p, COLOR_RESET);
+}
+
+static size_t put_value(struct tmx_pretty *p, const struct tmx_value *vals, size_t i, bool names,
 			bool hide_meaning);
 
-static size_t put_struct(struct outbuf *b, const struct tmx_value *vals, size_t i, bool names,
+static size_t put_struct(struct tmx_pretty *p, const struct tmx_value *vals, size_t i, bool names,
 			 bool hide_meaning)
 {
 	const struct tmx_field_class *fc = vals[i].fc;
 	uint32_t n = vals[i].n_members;
+	struct outbuf *b = &p->out;
 	size_t printed = 0;
 
 	i++;
 	outbuf_putc(b, '{');
 	for (uint32_t m = 0; m < n; m++) {
 		const struct tmx_member *mem = &fc->members[m];
+
 		if (hide_meaning && mem->fc->meaning != TMX_MEANING_NONE) {
 			i = tmx_value_skip(vals, i);
 			continue;
 		}
-		outbuf_puts(b, printed++ ? ", " : " ");
+		outbuf_write(b, printed ? ", " : " ", printed ? 2 : 1);
+		printed++;
 		if (names)
-			put_name_equal(b, mem->name);
-		i = put_value(b, vals, i, names, false);
+			put_colored_name(p, COLOR_FIELD_NAME, mem->name);
+		i = put_value(p, vals, i, names, false);
 	}
-	outbuf_puts(b, " }");
+	outbuf_write(b, " }", 2);
 	return i;
 }
 
-static size_t put_array(struct outbuf *b, const struct tmx_value *vals, size_t i, bool names)
+static size_t put_array(struct tmx_pretty *p, const struct tmx_value *vals, size_t i, bool names)
 {
 	uint64_t count = vals[i].count;
 	bool plain_ints = count && vals[i].fc->elem->kind == TMX_FC_INT;
+	struct outbuf *b = &p->out;
 
 	i++;
 	outbuf_putc(b, '[');
@@ -615,49 +754,54 @@ static size_t put_array(struct outbuf *b, const struct tmx_value *vals, size_t i
 		}
 		/* Integer elements (byte buffers, ID lists): no dispatch needed. */
 		if (plain_ints)
-			put_integer(b, &vals[i++]);
+			put_integer(p, &vals[i++]);
 		else
-			i = put_value(b, vals, i, names, false);
+			i = put_value(p, vals, i, names, false);
 	}
 	outbuf_write(b, " ]", 2);
 	return i;
 }
 
-static size_t put_value(struct outbuf *b, const struct tmx_value *vals, size_t i, bool names,
+/* A text array reads as a C string: up to its first NUL. */
+static void put_text_array(struct tmx_pretty *p, const struct tmx_value *v)
+{
+	const char *nul = memchr(v->str.ptr, '\0', v->str.len);
+
+	put_quoted(p, COLOR_BOLD, v->str.ptr, nul ? (size_t)(nul - v->str.ptr) : v->str.len);
+}
+
+/* Prints the subtree at vals[i]; returns the index just after it. */
+static size_t put_value(struct tmx_pretty *p, const struct tmx_value *vals, size_t i, bool names,
 			bool hide_meaning)
 {
 	const struct tmx_value *v = &vals[i];
-	char num[64];
 
 	switch (v->fc->kind) {
 	case TMX_FC_INT:
-		put_integer(b, v);
-		return i + 1;
+		put_integer(p, v);
+		break;
 	case TMX_FC_ENUM:
-		put_enum(b, v);
-		return i + 1;
+		put_enum(p, v);
+		break;
 	case TMX_FC_FLOAT:
-		snprintf(num, sizeof(num), "%g", v->d);
-		outbuf_puts(b, num);
-		return i + 1;
+		put_float(p, v->d);
+		break;
 	case TMX_FC_STRING:
-		put_escaped(b, v->str.ptr, v->str.len);
-		return i + 1;
+		put_quoted(p, COLOR_BOLD, v->str.ptr, v->str.len);
+		break;
 	case TMX_FC_STRUCT:
-		return put_struct(b, vals, i, names, hide_meaning);
+		return put_struct(p, vals, i, names, hide_meaning);
 	case TMX_FC_ARRAY:
 	case TMX_FC_SEQUENCE:
-		if (v->fc->is_text) {
-			/* A text array reads as a C string: up to its first NUL. */
-			const char *nul = memchr(v->str.ptr, '\0', v->str.len);
-			put_escaped(b, v->str.ptr, nul ? (size_t)(nul - v->str.ptr) : v->str.len);
-			return i + 1;
-		}
-		return put_array(b, vals, i, names);
+		if (!v->fc->is_text)
+			return put_array(p, vals, i, names);
+		put_text_array(p, v);
+		break;
 	case TMX_FC_VARIANT:
-		outbuf_puts(b, "{ ");
-		i = put_value(b, vals, i + 1, names, false);
-		outbuf_puts(b, " }");
+		/* babeltrace2 2.0.4 does not name the selected option. */
+		outbuf_write(&p->out, "{ ", 2);
+		i = put_value(p, vals, i + 1, names, false);
+		outbuf_write(&p->out, " }", 2);
 		return i;
 	}
 	return i + 1;
@@ -675,21 +819,23 @@ static bool has_visible_member(const struct tmx_field_class *fc)
 static void put_scope(struct tmx_pretty *p, const struct tmx_value *vals, const char *scope_name,
 		      bool names, bool hide_meaning)
 {
-	struct outbuf *b = &p->out;
-
 	if (!vals)
 		return;
 	if (hide_meaning && !has_visible_member(vals[0].fc))
 		return;
 	if (!p->start_line)
-		outbuf_puts(b, ", ");
+		outbuf_write(&p->out, ", ", 2);
 	p->start_line = false;
 	if (p->opts.names_scope)
-		put_name_equal(b, scope_name);
-	put_value(b, vals, 0, names, hide_meaning);
+		put_name_equal(p, scope_name);
+	put_value(p, vals, 0, names, hide_meaning);
 }
 
-/* The packet context is the same for every event of a packet: printed once. */
+/*
+ * The packet context is the same for every event of a packet: printed
+ * once.  Its members with a meaning (sizes, timestamps, counters) are
+ * packet properties in babeltrace2, not fields: hidden.
+ */
 static void put_packet_context(struct tmx_pretty *p, const struct tmx_event *e)
 {
 	const struct tmx_packet *pk = e->packet;
@@ -745,28 +891,41 @@ static void put_uuid(struct outbuf *b, const uint8_t *u)
 	}
 }
 
-static void put_discarded(struct tmx_pretty *p, const struct tmx_msg *msg, const char *what)
+/* "N events", or "events" when the tracer did not count them. */
+static void put_discarded_count(struct outbuf *b, uint64_t count, const char *what)
 {
-	const struct tmx_stream *s = msg->stream;
-	const struct tmx_trace_class *tc = s->trace->cls;
+	if (count) {
+		outbuf_puts(b, "Tracer discarded ");
+		outbuf_u64(b, count, 0);
+		outbuf_putc(b, ' ');
+		outbuf_puts(b, what);
+		if (count != 1)
+			outbuf_putc(b, 's');
+	} else {
+		outbuf_puts(b, "Tracer may have discarded ");
+		outbuf_puts(b, what);
+		outbuf_putc(b, 's');
+	}
+}
+
+/* `between [begin] and [end]`, as wall-clock times even with --clock-cycles. */
+static void put_discarded_range(struct tmx_pretty *p, const struct timefmt_split *begin,
+				bool begin_as_seconds, const struct timefmt_split *end,
+				bool end_as_seconds)
+{
 	struct outbuf *b = &p->err;
 
-	/* Keep the warning where it belongs among the events. */
-	outbuf_flush(&p->out);
-	outbuf_puts(b, "WARNING: Tracer discarded ");
-	outbuf_u64(b, msg->count, 0);
-	outbuf_putc(b, ' ');
-	outbuf_puts(b, what);
-	outbuf_puts(b, msg->count == 1 ? " " : "s ");
-	if (msg->has_range) {
-		outbuf_puts(b, "between [");
-		put_wall_time(p, b, msg->begin_ns);
-		outbuf_puts(b, "] and [");
-		put_wall_time(p, b, msg->end_ns);
-		outbuf_putc(b, ']');
-	} else {
-		outbuf_puts(b, "(unknown time range)");
-	}
+	outbuf_puts(b, "between [");
+	put_wall_time(p, b, begin, begin_as_seconds);
+	outbuf_puts(b, "] and [");
+	put_wall_time(p, b, end, end_as_seconds);
+	outbuf_putc(b, ']');
+}
+
+static void put_discarded_origin(struct outbuf *b, const struct tmx_stream *s)
+{
+	const struct tmx_trace_class *tc = s->trace->cls;
+
 	outbuf_puts(b, " in trace \"");
 	outbuf_puts(b, s->trace->name ? s->trace->name : "(unknown)");
 	outbuf_puts(b, "\" ");
@@ -778,12 +937,39 @@ static void put_discarded(struct tmx_pretty *p, const struct tmx_msg *msg, const
 		outbuf_puts(b, "(no UUID) ");
 	}
 	outbuf_puts(b, "within stream \"");
-	outbuf_puts(b, s->name);
+	outbuf_puts(b, s->name ? s->name : "(unknown)");
 	outbuf_puts(b, "\" (stream class ID: ");
 	outbuf_u64(b, s->cls->id, 0);
 	outbuf_puts(b, ", stream ID: ");
 	outbuf_u64(b, s->id, 0);
-	outbuf_puts(b, ").\n");
+	outbuf_putc(b, ')');
+}
+
+static void put_discarded(struct tmx_pretty *p, const struct tmx_msg *msg, const char *what)
+{
+	struct timefmt_split begin = timefmt_split(msg->begin_ns);
+	struct timefmt_split end = timefmt_split(msg->end_ns);
+	bool begin_as_seconds = false, end_as_seconds = false;
+	bool colors = p->colors.warnings;
+	struct outbuf *b = &p->err;
+
+	/* Keep the warning where it belongs among the events. */
+	outbuf_flush(&p->out);
+	/* A negative-time warning comes before the message that needs it. */
+	if (msg->has_range) {
+		begin_as_seconds = negative_fallback(p, &begin);
+		end_as_seconds = negative_fallback(p, &end);
+	}
+	outbuf_puts(b, colors ? COLOR_YELLOW COLOR_BOLD "WARNING" COLOR_RESET COLOR_YELLOW ": "
+			      : "WARNING: ");
+	put_discarded_count(b, msg->count, what);
+	outbuf_putc(b, ' ');
+	if (msg->has_range)
+		put_discarded_range(p, &begin, begin_as_seconds, &end, end_as_seconds);
+	else
+		outbuf_puts(b, "(unknown time range)");
+	put_discarded_origin(b, msg->stream);
+	outbuf_puts(b, colors ? "." COLOR_RESET "\n" : ".\n");
 	outbuf_flush(b);
 }
 
@@ -802,8 +988,5 @@ int tmx_pretty_consume(struct tmx_pretty *p, const struct tmx_msg *msg, struct t
 	default:
 		return TMX_OK;
 	}
-	if (p->out.error || p->err.error)
-		return tmx_error_set(err, TMX_ERR_IO, NULL, "cannot write the output: %s",
-				     strerror(p->out.error ? p->out.error : p->err.error));
-	return TMX_OK;
+	return write_error(p, err);
 }

@@ -25,7 +25,7 @@ struct tmx_pretty_opts {
 	bool field_trace, field_trace_hostname, field_trace_domain,
 	     field_trace_procname, field_trace_vpid, field_loglevel, field_emf,
 	     field_callsite;
-	enum tmx_color_mode color;
+	enum tmx_color_mode color; /* see tmx_pretty_terminal_colors() */
 	int out_fd;            /* events */
 	int err_fd;            /* discarded events/packets warnings */
 };
@@ -36,11 +36,32 @@ struct tmx_pretty_opts {
  */
 void tmx_pretty_opts_default(struct tmx_pretty_opts *opts);
 /*
- * -n/--names and -f/--fields: comma-separated words replacing the default
- * set, as babeltrace2 does.  Return 0, or -1 for an unknown word.
+ * -n/--names and -f/--fields, read as babeltrace2 reads them: words
+ * separated by commas or spaces.  Names: payload (or arg, args), context
+ * (or ctx), scope, header, all, none.  Fields: trace, trace:hostname,
+ * trace:domain, trace:procname, trace:vpid, loglevel, emf, callsite (accepted,
+ * prints nothing, as in babeltrace2 2.0.4), all.  The listed ones replace
+ * the default set, `all` selects every one, `none` none, and an empty list
+ * gives the defaults.  On an unknown word (or `all` with `none`), fills
+ * `err` (TMX_ERR_USAGE, naming the word), leaves `opts` as it was and
+ * returns the error code; else returns TMX_OK.
  */
+int tmx_pretty_set_names(struct tmx_pretty_opts *opts, const char *list, struct tmx_error *err);
+int tmx_pretty_set_fields(struct tmx_pretty_opts *opts, const char *list, struct tmx_error *err);
+/* The same without the message (0 or -1), until the CLI reports `err`. */
 int tmx_pretty_parse_names(struct tmx_pretty_opts *opts, const char *list);
 int tmx_pretty_parse_fields(struct tmx_pretty_opts *opts, const char *list);
+
+/*
+ * Whether babeltrace2 would use terminal colors in this process:
+ * BABELTRACE_TERM_COLOR=always/never decides, else TERM must name a known
+ * terminal (xterm, rxvt, konsole, gnome, screen, tmux, putty) and both
+ * standard output and standard error must be terminals.  Without that,
+ * babeltrace2 2.0.4 prints no codes even with --color=always; with it, it
+ * colors the discarded-items warnings even with --color=never (and its CLI
+ * writes a color reset to standard output and error at exit).
+ */
+bool tmx_pretty_terminal_colors(void);
 
 struct tmx_pretty;
 
