@@ -151,7 +151,7 @@ int cli_info(int argc, char **argv, const struct tmx_diag *diag)
 		fputs("Usage: tracemux info TRACE_DIR...\n", stderr);
 		return 2;
 	}
-	if (tmx_ctf_fs_open((const char *const *)&argv[2], (size_t)(argc - 2), NULL, diag, &src, &err))
+	if (tmx_open((const char *const *)&argv[2], (size_t)(argc - 2), NULL, diag, &src, &err))
 		return cli_report(&err);
 	counts.cap = 2 * count_event_classes(src) + 16;
 	counts.keys = calloc(counts.cap, sizeof(*counts.keys));

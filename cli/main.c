@@ -23,7 +23,7 @@ enum output_format { OUT_TEXT, OUT_DUMMY, OUT_CTF_METADATA, OUT_JSON, OUT_CHROME
 struct cli {
 	enum output_format format;
 	const char *output_path;
-	struct tmx_ctf_fs_opts fs;
+	struct tmx_open_opts open;
 	struct tmx_pretty_opts pretty;
 	const char *begin_text, *end_text;   /* --begin, --end, --timerange */
 	bool stream_intersection;
@@ -211,13 +211,13 @@ static int parse_args(struct cli *cli, int argc, char **argv)
 						   optarg);
 			break;
 		case OPT_FORCE_EPOCH:
-			cli->fs.force_origin_unix_epoch = true;
+			cli->open.ctf.force_origin_unix_epoch = true;
 			break;
 		case OPT_TRACE_NAME:
-			cli->fs.trace_name = optarg;
+			cli->open.ctf.trace_name = optarg;
 			break;
 		case OPT_LENIENT:
-			cli->fs.lenient = true;
+			cli->open.ctf.lenient = cli->open.tracedat.lenient = cli->open.xray.lenient = true;
 			break;
 		case OPT_STREAM_INTERSECTION:
 			cli->stream_intersection = true;
@@ -238,11 +238,11 @@ static int parse_args(struct cli *cli, int argc, char **argv)
 			cli->pretty.no_delta = true;
 			break;
 		case OPT_CLOCK_OFFSET:
-			if (!parse_int64(optarg, &cli->fs.clock_offset_s))
+			if (!parse_int64(optarg, &cli->open.ctf.clock_offset_s))
 				return usage_error("invalid --clock-offset value `%s`", optarg);
 			break;
 		case OPT_CLOCK_OFFSET_NS:
-			if (!parse_int64(optarg, &cli->fs.clock_offset_ns))
+			if (!parse_int64(optarg, &cli->open.ctf.clock_offset_ns))
 				return usage_error("invalid --clock-offset-ns value `%s`", optarg);
 			break;
 		case OPT_COLOR:
@@ -519,8 +519,8 @@ int main(int argc, char **argv)
 	if (status)
 		return status;
 	/* babeltrace2 reads only the metadata for -o ctf-metadata: so do we. */
-	cli.fs.metadata_only = cli.format == OUT_CTF_METADATA;
-	if (tmx_ctf_fs_open(cli.inputs, cli.n_inputs, &cli.fs, &diag, &src, &err))
+	cli.open.ctf.metadata_only = cli.format == OUT_CTF_METADATA;
+	if (tmx_open(cli.inputs, cli.n_inputs, &cli.open, &diag, &src, &err))
 		return cli_report(&err);
 	if (cli.output_path) {
 		out_fd = open(cli.output_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -55,6 +55,46 @@ int tmx_ctf_fs_open(const char *const *paths, size_t n_paths,
 		    const struct tmx_ctf_fs_opts *opts, const struct tmx_diag *diag,
 		    struct tmx_source **out, struct tmx_error *err);
 
+/* Options of the trace-cmd trace.dat reader. */
+struct tmx_tracedat_opts {
+	/* On a damaged page or chunk, warn and go on with the next one. */
+	bool lenient;
+};
+
+/* Options of the LLVM XRay reader. */
+struct tmx_xray_opts {
+	/* ELF binary (its xray_instr_map section) or llvm-xray YAML map; may be NULL. */
+	const char *instr_map;
+	bool symbolize;  /* name functions from the binary's symbol table */
+	/* On a damaged buffer, warn and go on with the next one. */
+	bool lenient;
+};
+
+struct tmx_open_opts {
+	struct tmx_ctf_fs_opts ctf;
+	struct tmx_tracedat_opts tracedat;
+	struct tmx_xray_opts xray;
+};
+
+/*
+ * Opens inputs of any format, each recognized by what it is: a directory
+ * holds CTF traces; a file starting with trace-cmd's magic is a trace.dat;
+ * a file with an XRay header is an XRay log.  Inputs of one format are
+ * opened together (several trace.dat files merge as `trace-cmd report -i A
+ * -i B` does); inputs of different formats merge by time.
+ */
+int tmx_open(const char *const *paths, size_t n_paths, const struct tmx_open_opts *opts,
+	     const struct tmx_diag *diag, struct tmx_source **out, struct tmx_error *err);
+
+/* The trace-cmd trace.dat reader alone: every path is a trace.dat file. */
+int tmx_tracedat_open(const char *const *paths, size_t n_paths,
+		      const struct tmx_tracedat_opts *opts, const struct tmx_diag *diag,
+		      struct tmx_source **out, struct tmx_error *err);
+
+/* The XRay reader alone: every path is an XRay log (FDR or basic mode). */
+int tmx_xray_open(const char *const *paths, size_t n_paths, const struct tmx_xray_opts *opts,
+		  const struct tmx_diag *diag, struct tmx_source **out, struct tmx_error *err);
+
 /* Sets *msg to the next message in time order, or NULL at the end. */
 int tmx_source_next(struct tmx_source *src, const struct tmx_msg **msg,
 		    struct tmx_error *err);

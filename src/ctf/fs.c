@@ -24,6 +24,7 @@
 #include "ctf/quirks.h"
 #include "io/mapfile.h"
 #include "model/msg_iter.h"
+#include "model/source.h"
 #include "mux/muxer.h"
 #include "tracemux/tracemux.h"
 
@@ -65,7 +66,7 @@ enum stream_state {
 
 struct ctf_stream {
 	struct tmx_msg_iter iter;     /* first: the muxer sees this */
-	struct tmx_source *src;
+	struct ctf_fs *src;
 	struct tmx_stream stream;
 	struct ctf_file **files;
 	size_t n_files;
@@ -94,7 +95,7 @@ struct ctf_stream {
 	struct tmx_msg msg;
 };
 
-struct tmx_source {
+struct ctf_fs {
 	struct ctf_trace **traces;
 	size_t n_traces;
 	struct ctf_file **files;
@@ -262,7 +263,7 @@ static void apply_clock_offset(struct tmx_trace_class *tc, const struct tmx_ctf_
 	}
 }
 
-static int trace_open(struct tmx_source *src, const char *root, const char *dir,
+static int trace_open(struct ctf_fs *src, const char *root, const char *dir,
 		      struct tmx_error *err)
 {
 	struct ctf_trace *t = calloc(1, sizeof(*t));
@@ -296,7 +297,7 @@ static int trace_open(struct tmx_source *src, const char *root, const char *dir,
 }
 
 /* Finds trace directories under `dir` (itself included), depth-first, sorted. */
-static int find_traces(struct tmx_source *src, const char *root, const char *dir, int depth,
+static int find_traces(struct ctf_fs *src, const char *root, const char *dir, int depth,
 		       struct tmx_error *err)
 {
 	char *meta = path_join(dir, "metadata");
@@ -341,7 +342,7 @@ static void file_free(struct ctf_file *f)
 }
 
 /* Reports a damaged packet in lenient mode and counts what is skipped. */
-static void skip_damage(struct tmx_source *src, const struct tmx_error *damage, uint64_t bytes)
+static void skip_damage(struct ctf_fs *src, const struct tmx_error *damage, uint64_t bytes)
 {
 	char msg[TMX_ERROR_MSG_MAX + TMX_ERROR_FILE_MAX + 64];
 
@@ -370,7 +371,7 @@ static uint64_t next_magic(const struct ctf_file *f, uint64_t off)
 	return p ? (uint64_t)(p - f->map.data) : f->map.size;
 }
 
-static int index_packets(struct tmx_source *src, struct ctf_file *f, struct tmx_error *err)
+static int index_packets(struct ctf_fs *src, struct ctf_file *f, struct tmx_error *err)
 {
 	struct ctf_decoder dec;
 	uint64_t off = 0;
@@ -494,7 +495,7 @@ static void fix_index(struct ctf_file *f)
  * agrees with the file, it replaces reading every packet header.  One that
  * contradicts the file is reported, and the file is read instead.
  */
-static bool use_lttng_index(struct tmx_source *src, struct ctf_file *f)
+static bool use_lttng_index(struct ctf_fs *src, struct ctf_file *f)
 {
 	const char *slash = strrchr(f->map.path, '/');
 	struct tmx_error err;
@@ -519,7 +520,7 @@ static bool use_lttng_index(struct tmx_source *src, struct ctf_file *f)
 	return used && f->n_packets > 0;
 }
 
-static int file_open(struct tmx_source *src, struct ctf_trace *t, const char *path,
+static int file_open(struct ctf_fs *src, struct ctf_trace *t, const char *path,
 		     struct tmx_error *err)
 {
 	struct ctf_file *f = calloc(1, sizeof(*f));
@@ -541,7 +542,7 @@ static int file_open(struct tmx_source *src, struct ctf_trace *t, const char *pa
 }
 
 /* Every regular file of the trace directory but `metadata` and dot files. */
-static int open_trace_files(struct tmx_source *src, struct ctf_trace *t, struct tmx_error *err)
+static int open_trace_files(struct ctf_fs *src, struct ctf_trace *t, struct tmx_error *err)
 {
 	char **names;
 	size_t n;
@@ -590,7 +591,7 @@ static int stream_next(struct tmx_msg_iter *it, const struct tmx_msg **msg,
 		       struct tmx_error *err);
 static void stream_destroy(struct tmx_msg_iter *it);
 
-static int stream_new(struct tmx_source *src, struct ctf_file *first, uint64_t auto_id,
+static int stream_new(struct ctf_fs *src, struct ctf_file *first, uint64_t auto_id,
 		      struct tmx_error *err)
 {
 	struct ctf_stream *s = calloc(1, sizeof(*s));
@@ -699,7 +700,7 @@ static int build_packet_list(struct ctf_stream *s)
 }
 
 /* Groups the files of the same stream, ordered by time. */
-static int make_streams(struct tmx_source *src, struct tmx_error *err)
+static int make_streams(struct ctf_fs *src, struct tmx_error *err)
 {
 	uint64_t auto_id = 0;
 
@@ -1006,7 +1007,7 @@ static void stream_destroy(struct tmx_msg_iter *it)
  * snapshots) is named, as babeltrace2 does, after its host alone (or its
  * host and --trace-name), whatever directories it spans.
  */
-static int name_logical_trace(struct tmx_source *src, struct ctf_trace *leader)
+static int name_logical_trace(struct ctf_fs *src, struct ctf_trace *leader)
 {
 	char *name = trace_name(leader->tc, leader->root, leader->root, src->opts->trace_name);
 
@@ -1017,7 +1018,7 @@ static int name_logical_trace(struct tmx_source *src, struct ctf_trace *leader)
 	return TMX_OK;
 }
 
-static int group_logical_traces(struct tmx_source *src, struct tmx_error *err)
+static int group_logical_traces(struct ctf_fs *src, struct tmx_error *err)
 {
 	for (size_t i = 0; i < src->n_traces; i++) {
 		struct ctf_trace *t = src->traces[i];
@@ -1037,12 +1038,15 @@ static int group_logical_traces(struct tmx_source *src, struct tmx_error *err)
 	return TMX_OK;
 }
 
+static const struct tmx_source_ops ctf_fs_ops;
+static void fs_free(void *impl);
+
 int tmx_ctf_fs_open(const char *const *paths, size_t n_paths,
 		    const struct tmx_ctf_fs_opts *opts, const struct tmx_diag *diag,
 		    struct tmx_source **out, struct tmx_error *err)
 {
 	static const struct tmx_ctf_fs_opts no_opts;
-	struct tmx_source *src = calloc(1, sizeof(*src));
+	struct ctf_fs *src = calloc(1, sizeof(*src));
 	int ret = TMX_OK;
 
 	*out = NULL;
@@ -1091,16 +1095,17 @@ int tmx_ctf_fs_open(const char *const *paths, size_t n_paths,
 		}
 	}
 	if (ret) {
-		tmx_source_free(src);
+		fs_free(src);
 		return ret;
 	}
-	*out = src;
-	return TMX_OK;
+	return tmx_source_new(&ctf_fs_ops, src, out, err);
 }
 
-int tmx_source_next(struct tmx_source *src, const struct tmx_msg **msg, struct tmx_error *err)
+static int fs_next(void *impl, const struct tmx_msg **msg, struct tmx_error *err)
 {
-	return tmx_muxer_next(src->mux, msg, err);
+	struct ctf_fs *fs = impl;
+
+	return tmx_muxer_next(fs->mux, msg, err);
 }
 
 /* A stream's time range from its packet index: first packet begin, last packet end. */
@@ -1116,91 +1121,52 @@ static bool stream_range(const struct ctf_stream *s, int64_t *begin, int64_t *en
 	       tmx_clock_ns_from_origin(s->clock, pe->ts_end, end);
 }
 
-int tmx_source_first_ns(const struct tmx_source *src, int64_t *ns)
+static size_t fs_logical_trace_count(const void *impl)
 {
-	bool found = false;
-
-	for (size_t i = 0; i < src->n_streams; i++) {
-		int64_t b, e;
-		if (stream_range(src->streams[i], &b, &e) && (!found || b < *ns)) {
-			*ns = b;
-			found = true;
-		}
-	}
-	return found ? TMX_OK : TMX_ERR_DATA;
-}
-
-int tmx_source_stream_intersection(const struct tmx_source *src, const struct tmx_trace *trace,
-				   int64_t *begin, int64_t *end, struct tmx_error *err)
-{
+	const struct ctf_fs *fs = impl;
 	size_t n = 0;
 
-	*begin = INT64_MIN;
-	*end = INT64_MAX;
-	for (size_t i = 0; i < src->n_streams; i++) {
-		int64_t b, e;
-		if (src->streams[i]->stream.trace != trace)
-			continue;
-		n++;
-		if (!stream_range(src->streams[i], &b, &e))
-			return tmx_error_set(err, TMX_ERR_DATA, src->streams[i]->stream.name,
-					     "stream has no packet beginning/end times: cannot "
-					     "compute the stream intersection");
-		if (b > *begin)
-			*begin = b;
-		if (e < *end)
-			*end = e;
-	}
-	if (n == 0)
-		return tmx_error_set(err, TMX_ERR_DATA, NULL, "Trace has no streams");
-	if (*begin > *end)
-		return tmx_error_set(err, TMX_ERR_DATA, NULL,
-				     "Trimming time range's beginning time is greater than end time: "
-				     "the streams of trace \"%s\" have no time in common (begin %lld "
-				     "ns, end %lld ns from origin)", trace->name, (long long)*begin,
-				     (long long)*end);
-	return TMX_OK;
-}
-
-size_t tmx_source_logical_trace_count(const struct tmx_source *src)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < src->n_traces; i++)
-		n += src->traces[i]->logical == src->traces[i];
+	for (size_t i = 0; i < fs->n_traces; i++)
+		n += fs->traces[i]->logical == fs->traces[i];
 	return n;
 }
 
-const struct tmx_trace *tmx_source_logical_trace(const struct tmx_source *src, size_t index)
+static const struct tmx_trace *fs_logical_trace(const void *impl, size_t index)
 {
-	for (size_t i = 0; i < src->n_traces; i++)
-		if (src->traces[i]->logical == src->traces[i] && index-- == 0)
-			return &src->traces[i]->trace;
+	const struct ctf_fs *fs = impl;
+
+	for (size_t i = 0; i < fs->n_traces; i++)
+		if (fs->traces[i]->logical == fs->traces[i] && index-- == 0)
+			return &fs->traces[i]->trace;
 	return NULL;
 }
 
-void tmx_source_skip_before(struct tmx_source *src, int64_t ns)
+static void fs_skip_before(void *impl, int64_t ns)
 {
-	for (size_t i = 0; i < src->n_streams; i++) {
-		src->streams[i]->skip_set = true;
-		src->streams[i]->skip_before_ns = ns;
+	struct ctf_fs *fs = impl;
+
+	for (size_t i = 0; i < fs->n_streams; i++) {
+		fs->streams[i]->skip_set = true;
+		fs->streams[i]->skip_before_ns = ns;
 	}
 }
 
-void tmx_source_skipped(const struct tmx_source *src, uint64_t *packets, uint64_t *bytes)
+static void fs_skipped(const void *impl, uint64_t *packets, uint64_t *bytes)
 {
-	*packets = src->skipped_packets;
-	*bytes = src->skipped_bytes;
+	const struct ctf_fs *fs = impl;
+
+	*packets = fs->skipped_packets;
+	*bytes = fs->skipped_bytes;
 }
 
-size_t tmx_source_stream_count(const struct tmx_source *src)
+static size_t fs_stream_count(const void *impl)
 {
-	return src->n_streams;
+	return ((const struct ctf_fs *)impl)->n_streams;
 }
 
-void tmx_source_stream_info(const struct tmx_source *src, size_t i, struct tmx_stream_info *info)
+static void fs_stream_info(const void *impl, size_t i, struct tmx_stream_info *info)
 {
-	const struct ctf_stream *s = src->streams[i];
+	const struct ctf_stream *s = ((const struct ctf_fs *)impl)->streams[i];
 
 	info->stream = &s->stream;
 	info->has_instance_id = s->files[0]->packets[0].has_stream_instance_id;
@@ -1217,23 +1183,29 @@ void tmx_source_stream_info(const struct tmx_source *src, size_t i, struct tmx_s
 	info->n_files = s->n_files;
 }
 
-bool tmx_source_trace_packetized(const struct tmx_source *src, size_t i)
+static bool fs_trace_packetized(const void *impl, size_t i)
 {
-	return i < src->n_traces && src->traces[i]->meta.packetized;
+	const struct ctf_fs *fs = impl;
+
+	return i < fs->n_traces && fs->traces[i]->meta.packetized;
 }
 
-size_t tmx_source_trace_count(const struct tmx_source *src)
+static size_t fs_trace_count(const void *impl)
 {
-	return src->n_traces;
+	return ((const struct ctf_fs *)impl)->n_traces;
 }
 
-const char *tmx_source_trace_metadata(const struct tmx_source *src, size_t i)
+static const char *fs_trace_metadata(const void *impl, size_t i)
 {
-	return i < src->n_traces ? src->traces[i]->meta.text : NULL;
+	const struct ctf_fs *fs = impl;
+
+	return i < fs->n_traces ? fs->traces[i]->meta.text : NULL;
 }
 
-void tmx_source_free(struct tmx_source *src)
+static void fs_free(void *impl)
 {
+	struct ctf_fs *src = impl;
+
 	if (!src)
 		return;
 	if (src->mux)
@@ -1250,3 +1222,18 @@ void tmx_source_free(struct tmx_source *src)
 	free(src->traces);
 	free(src);
 }
+
+static const struct tmx_source_ops ctf_fs_ops = {
+	.format = "ctf",
+	.next = fs_next,
+	.free = fs_free,
+	.stream_count = fs_stream_count,
+	.stream_info = fs_stream_info,
+	.logical_trace_count = fs_logical_trace_count,
+	.logical_trace = fs_logical_trace,
+	.skip_before = fs_skip_before,
+	.skipped = fs_skipped,
+	.trace_count = fs_trace_count,
+	.trace_metadata = fs_trace_metadata,
+	.trace_packetized = fs_trace_packetized,
+};

@@ -1,0 +1,275 @@
+/*
+ * The public source: one or more readers behind their operations.  With
+ * several readers (inputs of different formats on one command line) each
+ * becomes an iterator of a muxer, so their streams merge by time just as
+ * the streams of one reader do.
+ */
+#include <stdlib.h>
+
+#include "model/msg_iter.h"
+#include "model/source.h"
+#include "mux/muxer.h"
+
+struct reader {
+	struct tmx_msg_iter iter;   /* first: the muxer hands it back */
+	const struct tmx_source_ops *ops;
+	void *impl;
+};
+
+struct tmx_source {
+	struct reader *readers;
+	size_t n_readers;
+	struct tmx_muxer *mux;      /* only with several readers */
+};
+
+static int reader_next(struct tmx_msg_iter *it, const struct tmx_msg **msg,
+		       struct tmx_error *err)
+{
+	struct reader *r = (struct reader *)it;
+
+	return r->ops->next(r->impl, msg, err);
+}
+
+/* The source frees its readers itself, after the muxer. */
+static void reader_keep(struct tmx_msg_iter *it)
+{
+	(void)it;
+}
+
+int tmx_source_new(const struct tmx_source_ops *ops, void *impl, struct tmx_source **out,
+		   struct tmx_error *err)
+{
+	struct tmx_source *src = calloc(1, sizeof(*src));
+
+	*out = NULL;
+	if (src)
+		src->readers = calloc(1, sizeof(*src->readers));
+	if (!src || !src->readers) {
+		free(src);
+		ops->free(impl);
+		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	}
+	src->readers[0] = (struct reader){ { reader_next, reader_keep }, ops, impl };
+	src->n_readers = 1;
+	*out = src;
+	return TMX_OK;
+}
+
+int tmx_source_merge(struct tmx_source **srcs, size_t n, struct tmx_source **out,
+		     struct tmx_error *err)
+{
+	struct tmx_source *m = calloc(1, sizeof(*m));
+	struct tmx_msg_iter **iters = NULL;
+	size_t total = 0;
+	int ret;
+
+	*out = NULL;
+	for (size_t i = 0; i < n; i++)
+		total += srcs[i]->n_readers;
+	if (m)
+		m->readers = calloc(total ? total : 1, sizeof(*m->readers));
+	if (m && m->readers)
+		iters = malloc((total ? total : 1) * sizeof(*iters));
+	if (!iters) {
+		if (m)
+			free(m->readers);
+		free(m);
+		for (size_t i = 0; i < n; i++)
+			tmx_source_free(srcs[i]);
+		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < srcs[i]->n_readers; j++)
+			m->readers[m->n_readers++] = srcs[i]->readers[j];
+		tmx_muxer_free(srcs[i]->mux);
+		free(srcs[i]->readers);
+		free(srcs[i]);
+	}
+	for (size_t i = 0; i < m->n_readers; i++)
+		iters[i] = &m->readers[i].iter;
+	ret = m->n_readers > 1 ? tmx_muxer_new(iters, m->n_readers, &m->mux, err) : TMX_OK;
+	free(iters);
+	if (ret) {
+		tmx_source_free(m);
+		return ret;
+	}
+	*out = m;
+	return TMX_OK;
+}
+
+void *tmx_source_impl(const struct tmx_source *src, const struct tmx_source_ops *ops)
+{
+	for (size_t i = 0; i < src->n_readers; i++)
+		if (src->readers[i].ops == ops)
+			return src->readers[i].impl;
+	return NULL;
+}
+
+int tmx_source_next(struct tmx_source *src, const struct tmx_msg **msg, struct tmx_error *err)
+{
+	if (src->mux)
+		return tmx_muxer_next(src->mux, msg, err);
+	if (src->n_readers == 0) {
+		*msg = NULL;
+		return TMX_OK;
+	}
+	return src->readers[0].ops->next(src->readers[0].impl, msg, err);
+}
+
+/* Finds the reader of the i-th item when each reader counts its own. */
+static const struct reader *locate(const struct tmx_source *src,
+				   size_t (*count_of)(const struct reader *), size_t *i)
+{
+	for (size_t r = 0; r < src->n_readers; r++) {
+		size_t n = count_of(&src->readers[r]);
+		if (*i < n)
+			return &src->readers[r];
+		*i -= n;
+	}
+	return NULL;
+}
+
+static size_t count_total(const struct tmx_source *src, size_t (*count_of)(const struct reader *))
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < src->n_readers; r++)
+		n += count_of(&src->readers[r]);
+	return n;
+}
+
+static size_t streams_of(const struct reader *r)
+{
+	return r->ops->stream_count(r->impl);
+}
+
+static size_t logical_traces_of(const struct reader *r)
+{
+	return r->ops->logical_trace_count(r->impl);
+}
+
+static size_t traces_of(const struct reader *r)
+{
+	return r->ops->trace_count ? r->ops->trace_count(r->impl) : 0;
+}
+
+size_t tmx_source_stream_count(const struct tmx_source *src)
+{
+	return count_total(src, streams_of);
+}
+
+void tmx_source_stream_info(const struct tmx_source *src, size_t i, struct tmx_stream_info *info)
+{
+	const struct reader *r = locate(src, streams_of, &i);
+
+	r->ops->stream_info(r->impl, i, info);
+}
+
+size_t tmx_source_logical_trace_count(const struct tmx_source *src)
+{
+	return count_total(src, logical_traces_of);
+}
+
+const struct tmx_trace *tmx_source_logical_trace(const struct tmx_source *src, size_t i)
+{
+	const struct reader *r = locate(src, logical_traces_of, &i);
+
+	return r ? r->ops->logical_trace(r->impl, i) : NULL;
+}
+
+size_t tmx_source_trace_count(const struct tmx_source *src)
+{
+	return count_total(src, traces_of);
+}
+
+const char *tmx_source_trace_metadata(const struct tmx_source *src, size_t i)
+{
+	const struct reader *r = locate(src, traces_of, &i);
+
+	return r ? r->ops->trace_metadata(r->impl, i) : NULL;
+}
+
+bool tmx_source_trace_packetized(const struct tmx_source *src, size_t i)
+{
+	const struct reader *r = locate(src, traces_of, &i);
+
+	return r && r->ops->trace_packetized && r->ops->trace_packetized(r->impl, i);
+}
+
+int tmx_source_first_ns(const struct tmx_source *src, int64_t *ns)
+{
+	bool found = false;
+
+	for (size_t i = 0; i < tmx_source_stream_count(src); i++) {
+		struct tmx_stream_info info;
+		tmx_source_stream_info(src, i, &info);
+		if (info.has_range && (!found || info.begin_ns < *ns)) {
+			*ns = info.begin_ns;
+			found = true;
+		}
+	}
+	return found ? TMX_OK : TMX_ERR_DATA;
+}
+
+int tmx_source_stream_intersection(const struct tmx_source *src, const struct tmx_trace *trace,
+				   int64_t *begin, int64_t *end, struct tmx_error *err)
+{
+	size_t n = 0;
+
+	*begin = INT64_MIN;
+	*end = INT64_MAX;
+	for (size_t i = 0; i < tmx_source_stream_count(src); i++) {
+		struct tmx_stream_info info;
+		tmx_source_stream_info(src, i, &info);
+		if (info.stream->trace != trace)
+			continue;
+		n++;
+		if (!info.has_range)
+			return tmx_error_set(err, TMX_ERR_DATA, info.stream->name,
+					     "stream has no packet beginning/end times: cannot "
+					     "compute the stream intersection");
+		if (info.begin_ns > *begin)
+			*begin = info.begin_ns;
+		if (info.end_ns < *end)
+			*end = info.end_ns;
+	}
+	if (n == 0)
+		return tmx_error_set(err, TMX_ERR_DATA, NULL, "Trace has no streams");
+	if (*begin > *end)
+		return tmx_error_set(err, TMX_ERR_DATA, NULL,
+				     "Trimming time range's beginning time is greater than end time: "
+				     "the streams of trace \"%s\" have no time in common (begin %lld "
+				     "ns, end %lld ns from origin)", trace->name, (long long)*begin,
+				     (long long)*end);
+	return TMX_OK;
+}
+
+void tmx_source_skip_before(struct tmx_source *src, int64_t ns)
+{
+	for (size_t r = 0; r < src->n_readers; r++)
+		if (src->readers[r].ops->skip_before)
+			src->readers[r].ops->skip_before(src->readers[r].impl, ns);
+}
+
+void tmx_source_skipped(const struct tmx_source *src, uint64_t *units, uint64_t *bytes)
+{
+	*units = *bytes = 0;
+	for (size_t r = 0; r < src->n_readers; r++) {
+		uint64_t u = 0, b = 0;
+		if (src->readers[r].ops->skipped)
+			src->readers[r].ops->skipped(src->readers[r].impl, &u, &b);
+		*units += u;
+		*bytes += b;
+	}
+}
+
+void tmx_source_free(struct tmx_source *src)
+{
+	if (!src)
+		return;
+	tmx_muxer_free(src->mux);
+	for (size_t r = 0; r < src->n_readers; r++)
+		src->readers[r].ops->free(src->readers[r].impl);
+	free(src->readers);
+	free(src);
+}

@@ -1,0 +1,47 @@
+/*
+ * A source as the format readers build it: each reader (CTF file system,
+ * trace.dat, XRay) implements these operations over its own state, and
+ * src/model/source.c turns one or more readers into the public
+ * `struct tmx_source` (merging them by time when there are several).
+ */
+#ifndef TMX_SOURCE_H
+#define TMX_SOURCE_H
+
+#include "tracemux/tracemux.h"
+
+struct tmx_source_ops {
+	const char *format;   /* "ctf", "tracedat", "xray" */
+	/* Required. */
+	int (*next)(void *impl, const struct tmx_msg **msg, struct tmx_error *err);
+	void (*free)(void *impl);
+	size_t (*stream_count)(const void *impl);
+	void (*stream_info)(const void *impl, size_t i, struct tmx_stream_info *info);
+	size_t (*logical_trace_count)(const void *impl);
+	const struct tmx_trace *(*logical_trace)(const void *impl, size_t i);
+	/* Optional: NULL when the format has no such thing. */
+	void (*skip_before)(void *impl, int64_t ns);
+	void (*skipped)(const void *impl, uint64_t *units, uint64_t *bytes);
+	/* Per physical trace: its metadata text (CTF). */
+	size_t (*trace_count)(const void *impl);
+	const char *(*trace_metadata)(const void *impl, size_t i);
+	bool (*trace_packetized)(const void *impl, size_t i);
+};
+
+/*
+ * Wraps one reader into a source.  On failure, `impl` has been freed with
+ * ops->free.
+ */
+int tmx_source_new(const struct tmx_source_ops *ops, void *impl, struct tmx_source **out,
+		   struct tmx_error *err);
+
+/*
+ * One source of all the readers of `srcs` (which it takes: they are freed
+ * even on failure), merging their messages by time.
+ */
+int tmx_source_merge(struct tmx_source **srcs, size_t n, struct tmx_source **out,
+		     struct tmx_error *err);
+
+/* The reader behind a source of that format, or NULL (for format-specific outputs). */
+void *tmx_source_impl(const struct tmx_source *src, const struct tmx_source_ops *ops);
+
+#endif

@@ -1,0 +1,118 @@
+/*
+ * tmx_open(): which reader takes each input.  The formats have nothing in
+ * common on disk, so a look at the path (directory or file) and at a
+ * file's first bytes is enough to tell them apart.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "model/source.h"
+#include "tracemux/tracemux.h"
+
+enum input_format { FMT_CTF, FMT_TRACEDAT, FMT_XRAY, N_FORMATS };
+
+static const char tracedat_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+
+/*
+ * An XRay log starts with a 32-byte header: version (1 to 5) and type
+ * (0: basic, 1: FDR) as little-endian 16-bit words.
+ */
+static bool looks_like_xray(const unsigned char *head, size_t n)
+{
+	unsigned version, type;
+
+	if (n < 32)
+		return false;
+	version = head[0] | (unsigned)head[1] << 8;
+	type = head[2] | (unsigned)head[3] << 8;
+	return version >= 1 && version <= 5 && type <= 1;
+}
+
+static int detect(const char *path, enum input_format *fmt, struct tmx_error *err)
+{
+	unsigned char head[32];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (stat(path, &st))
+		return tmx_error_set(err, TMX_ERR_IO, path, "cannot open: %s", strerror(errno));
+	if (S_ISDIR(st.st_mode)) {
+		*fmt = FMT_CTF;
+		return TMX_OK;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return tmx_error_set(err, TMX_ERR_IO, path, "cannot open: %s", strerror(errno));
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	if (n < 0)
+		return tmx_error_set(err, TMX_ERR_IO, path, "cannot read: %s", strerror(errno));
+	if ((size_t)n >= sizeof(tracedat_magic) && !memcmp(head, tracedat_magic, sizeof(tracedat_magic)))
+		*fmt = FMT_TRACEDAT;
+	else if (looks_like_xray(head, (size_t)n))
+		*fmt = FMT_XRAY;
+	else
+		return tmx_error_set(err, TMX_ERR_UNSUPPORTED, path,
+				     "unknown trace format: not a CTF trace directory, nor a "
+				     "trace-cmd trace.dat file (magic 17 08 44 \"tracing\"), nor an "
+				     "LLVM XRay log (version 1-5, type 0 or 1 at offset 0)");
+	return TMX_OK;
+}
+
+static int open_format(enum input_format fmt, const char *const *paths, size_t n,
+		       const struct tmx_open_opts *o, const struct tmx_diag *diag,
+		       struct tmx_source **out, struct tmx_error *err)
+{
+	switch (fmt) {
+	case FMT_CTF:
+		return tmx_ctf_fs_open(paths, n, &o->ctf, diag, out, err);
+	case FMT_TRACEDAT:
+		return tmx_tracedat_open(paths, n, &o->tracedat, diag, out, err);
+	default:
+		return tmx_xray_open(paths, n, &o->xray, diag, out, err);
+	}
+}
+
+int tmx_open(const char *const *paths, size_t n_paths, const struct tmx_open_opts *opts,
+	     const struct tmx_diag *diag, struct tmx_source **out, struct tmx_error *err)
+{
+	static const struct tmx_open_opts no_opts;
+	const char **by_format[N_FORMATS] = { 0 };
+	size_t n_by_format[N_FORMATS] = { 0 };
+	struct tmx_source *srcs[N_FORMATS];
+	size_t n_srcs = 0;
+	int ret = TMX_OK;
+
+	*out = NULL;
+	if (!opts)
+		opts = &no_opts;
+	for (int f = 0; f < N_FORMATS && !ret; f++)
+		if (!(by_format[f] = malloc((n_paths ? n_paths : 1) * sizeof(char *))))
+			ret = tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	for (size_t i = 0; i < n_paths && !ret; i++) {
+		enum input_format fmt = FMT_CTF;
+		if (!(ret = detect(paths[i], &fmt, err)))
+			by_format[fmt][n_by_format[fmt]++] = paths[i];
+	}
+	for (int f = 0; f < N_FORMATS && !ret; f++)
+		if (n_by_format[f] && !(ret = open_format(f, by_format[f], n_by_format[f], opts,
+							  diag, &srcs[n_srcs], err)))
+			n_srcs++;
+	for (int f = 0; f < N_FORMATS; f++)
+		free(by_format[f]);
+	if (ret) {
+		while (n_srcs)
+			tmx_source_free(srcs[--n_srcs]);
+		return ret;
+	}
+	if (n_srcs == 1) {
+		*out = srcs[0];
+		return TMX_OK;
+	}
+	return tmx_source_merge(srcs, n_srcs, out, err);
+}

@@ -1,0 +1,11 @@
+/* Placeholder until the trace.dat reader lands (issue 4): replaced by the reader. */
+#include "tracemux/tracemux.h"
+
+int tmx_tracedat_open(const char *const *paths, size_t n_paths,
+		      const struct tmx_tracedat_opts *opts, const struct tmx_diag *diag,
+		      struct tmx_source **out, struct tmx_error *err)
+{
+	(void)n_paths, (void)opts, (void)diag;
+	*out = NULL;
+	return tmx_error_set(err, TMX_ERR_UNSUPPORTED, paths[0], "trace.dat reading is not implemented yet");
+}
