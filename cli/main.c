@@ -169,6 +169,7 @@ static int split_timerange(struct cli *cli, char *arg)
 
 static int parse_args(struct cli *cli, int argc, char **argv)
 {
+	struct tmx_error list_err;
 	int c;
 
 	tmx_pretty_opts_default(&cli->pretty);
@@ -192,12 +193,12 @@ static int parse_args(struct cli *cli, int argc, char **argv)
 			cli->output_path = optarg;
 			break;
 		case 'n':
-			if (tmx_pretty_parse_names(&cli->pretty, optarg))
-				return usage_error("invalid --names value `%s`", optarg);
+			if (tmx_pretty_set_names(&cli->pretty, optarg, &list_err))
+				return usage_error("%s", list_err.msg);
 			break;
 		case 'f':
-			if (tmx_pretty_parse_fields(&cli->pretty, optarg))
-				return usage_error("invalid --fields value `%s`", optarg);
+			if (tmx_pretty_set_fields(&cli->pretty, optarg, &list_err))
+				return usage_error("%s", list_err.msg);
 			break;
 		case 'b':
 			cli->begin_text = optarg;

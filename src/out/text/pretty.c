@@ -221,16 +221,6 @@ int tmx_pretty_set_fields(struct tmx_pretty_opts *o, const char *list, struct tm
 	return parse_list(o, &fields_list, list, err);
 }
 
-int tmx_pretty_parse_names(struct tmx_pretty_opts *o, const char *list)
-{
-	return tmx_pretty_set_names(o, list, NULL) ? -1 : 0;
-}
-
-int tmx_pretty_parse_fields(struct tmx_pretty_opts *o, const char *list)
-{
-	return tmx_pretty_set_fields(o, list, NULL) ? -1 : 0;
-}
-
 /* ------------------------------------------------------------------ */
 /* Terminal colors                                                      */
 /* ------------------------------------------------------------------ */

@@ -48,9 +48,6 @@ void tmx_pretty_opts_default(struct tmx_pretty_opts *opts);
  */
 int tmx_pretty_set_names(struct tmx_pretty_opts *opts, const char *list, struct tmx_error *err);
 int tmx_pretty_set_fields(struct tmx_pretty_opts *opts, const char *list, struct tmx_error *err);
-/* The same without the message (0 or -1), until the CLI reports `err`. */
-int tmx_pretty_parse_names(struct tmx_pretty_opts *opts, const char *list);
-int tmx_pretty_parse_fields(struct tmx_pretty_opts *opts, const char *list);
 
 /*
  * Whether babeltrace2 would use terminal colors in this process:
