@@ -46,6 +46,8 @@ struct tsdl_parser {
 	int depth;
 	struct tmx_trace_class *tc;
 	bool has_trace, has_major, has_minor, has_byte_order;
+	/* Where `major` and `minor` are set: the version is checked after parsing. */
+	uint32_t major_line, major_col, minor_line, minor_col;
 	struct tsdl_event *events;
 	size_t n_events;
 	size_t n_copies;      /* field classes made by copying types */

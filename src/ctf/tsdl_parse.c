@@ -1212,10 +1212,14 @@ static int trace_attr(struct tsdl_parser *p, void *obj, const char *name, const 
 		TRY(value_uint(p, v, name, &u));
 		tc->major = (uint32_t)(u > UINT32_MAX ? UINT32_MAX : u);
 		p->has_major = true;
+		p->major_line = v->line;
+		p->major_col = v->col;
 	} else if (!strcmp(name, "minor")) {
 		TRY(value_uint(p, v, name, &u));
 		tc->minor = (uint32_t)(u > UINT32_MAX ? UINT32_MAX : u);
 		p->has_minor = true;
+		p->minor_line = v->line;
+		p->minor_col = v->col;
 	} else if (!strcmp(name, "uuid")) {
 		if (v->kind != VAL_STRING || tsdl_parse_uuid(v->str, tc->uuid))
 			return value_error(p, v, "`%s` expects a UUID string", name);

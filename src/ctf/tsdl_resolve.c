@@ -490,9 +490,12 @@ static int check_trace_block(struct tsdl_parser *p)
 	if (!p->has_major || !p->has_minor)
 		return meta_error(p, "the `trace` block has no `major`/`minor` version%s", "");
 	if (tc->major != 1 || tc->minor != 8) {
-		char v[64];
-		snprintf(v, sizeof(v), "%u.%u", tc->major, tc->minor);
-		return meta_error(p, "unsupported CTF version %s: only CTF 1.8 is supported", v);
+		bool major_wrong = tc->major != 1;
+		return tmx_error_at_line(p->err, TMX_ERR_METADATA, p->name,
+					 major_wrong ? p->major_line : p->minor_line,
+					 major_wrong ? p->major_col : p->minor_col,
+					 "unsupported CTF version %u.%u: only CTF 1.8 is supported",
+					 tc->major, tc->minor);
 	}
 	if (!p->has_byte_order)
 		return meta_error(p, "the `trace` block has no `byte_order`%s", "");

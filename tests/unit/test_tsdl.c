@@ -206,11 +206,8 @@ static void test_babeltrace_fail_traces(void **state)
 		uint32_t line, col;
 		const char *msg;
 	} cases[] = {
-		/*
-		 * Not done yet: the version is checked once the whole metadata is
-		 * read, where the position of `major`/`minor` is no longer known.
-		 */
-		{ "fail1", 0, 0, "unsupported CTF version 0.1" },
+		/* The position of the wrong `major` value (checked after parsing). */
+		{ "fail1", 15, 10, "unsupported CTF version 0.1" },
 		{ "fail2", 12, 15, "NUL byte" },
 		{ "integer-range", 7, 10, "does not fit in 64 bits" },
 		{ "metadata-syntax-error", 3, 58, "expected an identifier, found `]`" },
@@ -931,7 +928,7 @@ static void test_literals_escapes_comments(void **state)
 	assert_rejected(TRACE_BE "env { x = \"unterminated; };", 2, 11, "unterminated string");
 	assert_rejected(TRACE_BE "env { x = 12abc; };", 2, 11, "invalid integer literal");
 	assert_rejected(TRACE_BE "/* never closed", 2, 1, "unterminated comment");
-	assert_rejected("trace { major = 2; minor = 0; byte_order = be; };", 0, 0,
+	assert_rejected("trace { major = 2; minor = 0; byte_order = be; };", 1, 17,
 			"unsupported CTF version 2.0");
 	assert_rejected("trace { major = 1; byte_order = be; };", 0, 0, "no `major`/`minor`");
 	assert_rejected("env { x = 1; };", 0, 0, "no `trace` block");
