@@ -10,5 +10,16 @@ int cli_report(const struct tmx_error *err);
 int cli_query(int argc, char **argv, const struct tmx_diag *diag);
 /* `tracemux info ...` (argv[1] is "info"). */
 int cli_info(int argc, char **argv, const struct tmx_diag *diag);
+/* `tracemux xray-account ...` (argv[1] is "xray-account"). */
+int cli_xray_account(int argc, char **argv, const struct tmx_diag *diag);
+
+/*
+ * `-o tracecmd`: prints trace.dat inputs as `trace-cmd report` and returns
+ * the exit status with *handled set; *handled is false for other traces
+ * (the caller prints them through the model).
+ */
+struct tmx_tcreport_opts;
+int cli_tracecmd(const char *const *inputs, size_t n, struct tmx_tcreport_opts *o,
+		 const char *output_path, bool trimming, bool *handled);
 
 #endif

@@ -13,12 +13,17 @@
 
 #include "cli.h"
 #include "mux/trim.h"
+#include "out/ctf/ctf_writer.h"
 #include "out/json/chrome.h"
 #include "out/json/jsonl.h"
 #include "out/text/pretty.h"
+#include "out/tracecmd/model.h"
+#include "out/tracecmd/report.h"
+#include "out/xray/yaml.h"
 #include "tracemux/tracemux.h"
 
-enum output_format { OUT_TEXT, OUT_DUMMY, OUT_CTF_METADATA, OUT_JSON, OUT_CHROME };
+enum output_format { OUT_TEXT, OUT_DUMMY, OUT_CTF_METADATA, OUT_JSON, OUT_CHROME, OUT_TRACECMD,
+		     OUT_CTF, OUT_XRAY_YAML };
 
 struct cli {
 	enum output_format format;
@@ -29,6 +34,11 @@ struct cli {
 	bool stream_intersection;
 	const char **inputs;
 	size_t n_inputs;
+	struct tmx_tcreport_opts tcreport;   /* -o tracecmd: trace-cmd report's options */
+	bool tc_invert;                      /* -v seen: the next -F filters are negated */
+	bool tc_options;                     /* one of them was given */
+	uint64_t ctf_packet_size;            /* -o ctf: --ctf-packet-size, 0: the default */
+	bool chrome_sched_slices;            /* -o chrome: --sched-slices */
 };
 
 enum {
@@ -44,6 +54,15 @@ enum {
 	OPT_FORCE_EPOCH,
 	OPT_TRACE_NAME,
 	OPT_LENIENT,
+	OPT_TC_NSEC,
+	OPT_TC_CPU,
+	OPT_TC_STAT,
+	OPT_TC_TS_DIFF,
+	OPT_CTF_PACKET_SIZE,
+	OPT_INSTR_MAP,
+	OPT_SYMBOLIZE,
+	OPT_XRAY_SORT,
+	OPT_SCHED_SLICES,
 };
 
 static const struct option long_options[] = {
@@ -63,11 +82,26 @@ static const struct option long_options[] = {
 	{ "force-clock-class-origin-unix-epoch", no_argument, NULL, OPT_FORCE_EPOCH },
 	{ "trace-name", required_argument, NULL, OPT_TRACE_NAME },
 	{ "lenient", no_argument, NULL, OPT_LENIENT },
+	{ "ctf-packet-size", required_argument, NULL, OPT_CTF_PACKET_SIZE },
+	{ "instr-map", required_argument, NULL, OPT_INSTR_MAP },
+	{ "instr_map", required_argument, NULL, OPT_INSTR_MAP },
+	{ "symbolize", no_argument, NULL, OPT_SYMBOLIZE },
+	{ "sched-slices", no_argument, NULL, OPT_SCHED_SLICES },
+	{ "sort", required_argument, NULL, OPT_XRAY_SORT },
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "begin", required_argument, NULL, 'b' },
 	{ "end", required_argument, NULL, 'e' },
 	{ "timerange", required_argument, NULL, 't' },
 	{ "stream-intersection", no_argument, NULL, OPT_STREAM_INTERSECTION },
+	{ "raw", no_argument, NULL, 'R' },
+	{ "nsec", no_argument, NULL, OPT_TC_NSEC },
+	{ "no-plugins", no_argument, NULL, 'N' },
+	{ "cpu", required_argument, NULL, OPT_TC_CPU },
+	{ "filter", required_argument, NULL, 'F' },
+	{ "invert-filter", no_argument, NULL, 'v' },
+	{ "stat", no_argument, NULL, OPT_TC_STAT },
+	{ "latency", no_argument, NULL, 'l' },
+	{ "ts-diff", no_argument, NULL, OPT_TC_TS_DIFF },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -79,6 +113,8 @@ static void usage(FILE *out)
 	      "       tracemux query [--json] trace-infos|metadata-info|support-info PATH...\n"
 	      "       tracemux info TRACE_DIR...   (summary: streams, packets, sizes, time range,\n"
 	      "                                     event counts by class, discarded events)\n"
+	      "       tracemux xray-account [--instr-map BIN] XRAY_LOG  (llvm-xray account's\n"
+	      "                                     per-function latencies; see its --help)\n"
 	      "\n"
 	      "Read CTF 1.8 traces and print them as babeltrace2 does.\n"
 	      "Each TRACE_DIR is a trace directory or a directory containing traces;\n"
@@ -88,8 +124,17 @@ static void usage(FILE *out)
 	      "  -o, --output-format=FMT  text (default), dummy (decode, print nothing),\n"
 	      "                           ctf-metadata (print the metadata text),\n"
 	      "                           json (JSON Lines: one object per event, typed fields),\n"
-	      "                           chrome (Chrome Trace Event / Perfetto JSON)\n"
+	      "                           chrome (Chrome Trace Event / Perfetto JSON; XRay logs\n"
+	      "                           as llvm-xray's trace_event; --sched-slices: also\n"
+	      "                           sched_switch events as per-CPU slices),\n"
+	      "                           tracecmd (trace-cmd report's text, see below),\n"
+	      "                           ctf (CTF 1.8 trace directories, one per input trace,\n"
+	      "                           under the directory given with -w),\n"
+	      "                           xray-yaml (llvm-xray convert --output-format=yaml)\n"
 	      "  -w, --output=PATH        write to PATH instead of standard output\n"
+	      "      --ctf-packet-size=BYTES  -o ctf: close packets at BYTES of content\n"
+	      "                           (default: one packet per input packet, as babeltrace2,\n"
+	      "                           input packets over 4 MiB split)\n"
 	      "\n"
 	      "Text output (as babeltrace2's sink.text.pretty):\n"
 	      "      --clock-cycles       print timestamps in clock cycles\n"
@@ -103,6 +148,21 @@ static void usage(FILE *out)
 	      "                           trace:domain, trace:procname, trace:vpid,\n"
 	      "                           loglevel, emf, callsite, all\n"
 	      "      --color=WHEN         never, auto (default), always\n"
+	      "\n"
+	      "trace-cmd report (-o tracecmd; trace.dat files print exactly as trace-cmd 3.1.6's\n"
+	      "report, several files merged as report -i A -i B; other traces print their\n"
+	      "events in the same layout, see the manual):\n"
+	      "  -R, --raw                fields as name=value (report -R)\n"
+	      "      --nsec               nanosecond timestamps (report -t)\n"
+	      "  -N, --no-plugins         print fmt only, no libtraceevent plugins (report -N)\n"
+	      "      --cpu=LIST           only these CPUs, e.g. 0,2-3 (report --cpu)\n"
+	      "  -F, --filter=FILTER      events and field filters, e.g. 'sched_switch: prev_pid != 0'\n"
+	      "                           (report -F; several -F: any may match)\n"
+	      "  -v, --invert-filter      the -F filters after it remove what they match (report -v)\n"
+	      "      --stat               the recorded buffer statistics only (report --stat)\n"
+	      "  -l, --latency            latency columns: irqs-off, need-resched, irq and\n"
+	      "                           preempt flags (report -l)\n"
+	      "      --ts-diff            time since the previous event (report --ts-diff)\n"
 	      "\n"
 	      "Trimming (as babeltrace2's flt.utils.trimmer):\n"
 	      "  -b, --begin=TIME         drop what comes before TIME\n"
@@ -120,6 +180,13 @@ static void usage(FILE *out)
 	      "      --trace-name=NAME    name every trace NAME\n"
 	      "      --lenient            skip damaged packets (reported) instead of stopping;\n"
 	      "                           the exit status is still 1 if any was skipped\n"
+	      "\n"
+	      "LLVM XRay logs (as llvm-xray convert):\n"
+	      "      --instr-map=BIN      instrumentation map: an instrumented ELF binary (its\n"
+	      "                           xray_instr_map section) or llvm-xray extract's YAML\n"
+	      "      --symbolize          name functions from the binary's symbol table\n"
+	      "      --sort=BOOL          true (default): records sorted by TSC; false: per\n"
+	      "                           thread, in llvm-xray's block order\n"
 	      "\n"
 	      "  -h, --help               show this help\n"
 	      "  -V, --version            show the version\n"
@@ -173,7 +240,8 @@ static int parse_args(struct cli *cli, int argc, char **argv)
 	int c;
 
 	tmx_pretty_opts_default(&cli->pretty);
-	while ((c = getopt_long(argc, argv, "o:w:n:f:b:e:t:hV", long_options, NULL)) != -1) {
+	tmx_tcreport_opts_default(&cli->tcreport);
+	while ((c = getopt_long(argc, argv, "o:w:n:f:b:e:t:hVRNF:vl", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (!strcmp(optarg, "text"))
@@ -186,6 +254,12 @@ static int parse_args(struct cli *cli, int argc, char **argv)
 				cli->format = OUT_JSON;
 			else if (!strcmp(optarg, "chrome"))
 				cli->format = OUT_CHROME;
+			else if (!strcmp(optarg, "tracecmd"))
+				cli->format = OUT_TRACECMD;
+			else if (!strcmp(optarg, "ctf"))
+				cli->format = OUT_CTF;
+			else if (!strcmp(optarg, "xray-yaml"))
+				cli->format = OUT_XRAY_YAML;
 			else
 				return usage_error("unknown output format `%s`", optarg);
 			break;
@@ -216,6 +290,31 @@ static int parse_args(struct cli *cli, int argc, char **argv)
 			break;
 		case OPT_TRACE_NAME:
 			cli->open.ctf.trace_name = optarg;
+			break;
+		case OPT_CTF_PACKET_SIZE: {
+			int64_t size;
+			if (!parse_int64(optarg, &size) || size < 64)
+				return usage_error("invalid --ctf-packet-size value `%s` (bytes, at least 64)",
+						   optarg);
+			cli->ctf_packet_size = (uint64_t)size;
+			break;
+		}
+		case OPT_INSTR_MAP:
+			cli->open.xray.instr_map = optarg;
+			break;
+		case OPT_SYMBOLIZE:
+			cli->open.xray.symbolize = true;
+			break;
+		case OPT_SCHED_SLICES:
+			cli->chrome_sched_slices = true;
+			break;
+		case OPT_XRAY_SORT:   /* llvm-xray's --sort: true (default) or false */
+			if (!strcmp(optarg, "true") || !strcmp(optarg, "1"))
+				cli->open.xray.unsorted = false;
+			else if (!strcmp(optarg, "false") || !strcmp(optarg, "0"))
+				cli->open.xray.unsorted = true;
+			else
+				return usage_error("invalid --sort value `%s`: true or false", optarg);
 			break;
 		case OPT_LENIENT:
 			cli->open.ctf.lenient = cli->open.tracedat.lenient = cli->open.xray.lenient = true;
@@ -256,6 +355,39 @@ static int parse_args(struct cli *cli, int argc, char **argv)
 			else
 				return usage_error("invalid --color value `%s`", optarg);
 			break;
+		case 'R':
+			cli->tcreport.raw = cli->tc_options = true;
+			break;
+		case OPT_TC_NSEC:
+			cli->tcreport.nsec = cli->tc_options = true;
+			break;
+		case 'N':
+			cli->tcreport.no_plugins = cli->tc_options = true;
+			break;
+		case OPT_TC_CPU:
+			cli->tcreport.cpus = optarg;
+			cli->tc_options = true;
+			break;
+		case OPT_TC_STAT:
+			cli->tcreport.stat = cli->tc_options = true;
+			break;
+		case 'l':
+			cli->tcreport.latency = cli->tc_options = true;
+			break;
+		case OPT_TC_TS_DIFF:
+			cli->tcreport.ts_diff = cli->tc_options = true;
+			break;
+		case 'v':
+			/* As trace-cmd: one -v, negating the -F filters that follow it. */
+			if (cli->tc_invert)
+				return usage_error("%s", "only one -v can be used");
+			cli->tc_invert = cli->tc_options = true;
+			break;
+		case 'F':
+			cli->tc_options = true;
+			if (tmx_tcreport_add_filter(&cli->tcreport, optarg, cli->tc_invert, &list_err))
+				return usage_error("%s", list_err.msg);
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -268,6 +400,9 @@ static int parse_args(struct cli *cli, int argc, char **argv)
 	}
 	if (optind >= argc)
 		return usage_error("%s", "no input trace given");
+	if (cli->tc_options && cli->format != OUT_TRACECMD)
+		return usage_error("%s", "-R, --nsec, -N, --cpu, -F, -v, --stat, -l and --ts-diff go "
+				   "with -o tracecmd");
 	cli->inputs = (const char **)&argv[optind];
 	cli->n_inputs = (size_t)(argc - optind);
 	return 0;
@@ -407,11 +542,33 @@ struct sink {
 	struct tmx_pretty *pretty;
 	struct tmx_jsonl *jsonl;
 	struct tmx_chrome *chrome;
+	struct tmx_tcmodel *tcmodel;
+	struct tmx_ctf_writer *ctf;
+	struct tmx_xray_yaml *xray_yaml;
 };
 
-static int sink_open(struct cli *cli, int out_fd, struct sink *sink)
+/* -o ctf: a directory per input trace, made before any message. */
+static int sink_open_ctf(struct cli *cli, struct tmx_source *src, struct sink *sink)
+{
+	static const struct tmx_diag diag = { .warn = print_warning };
+	struct tmx_ctf_writer_opts opts = {
+		.dir = cli->output_path, .packet_size = cli->ctf_packet_size, .diag = &diag,
+	};
+	struct tmx_error err = { 0 };
+
+	if (tmx_ctf_writer_new(&opts, &sink->ctf, &err))
+		return cli_report(&err);
+	for (size_t i = 0; i < tmx_source_logical_trace_count(src); i++)
+		if (tmx_ctf_writer_add_trace(sink->ctf, tmx_source_logical_trace(src, i), &err))
+			return cli_report(&err);
+	return 0;
+}
+
+static int sink_open(struct cli *cli, struct tmx_source *src, int out_fd, struct sink *sink)
 {
 	memset(sink, 0, sizeof(*sink));
+	if (cli->format == OUT_CTF)
+		return sink_open_ctf(cli, src, sink) ? -2 : 0;
 	if (cli->format == OUT_TEXT) {
 		cli->pretty.out_fd = out_fd;
 		cli->pretty.err_fd = STDERR_FILENO;
@@ -424,7 +581,17 @@ static int sink_open(struct cli *cli, int out_fd, struct sink *sink)
 	}
 	if (cli->format == OUT_CHROME) {
 		sink->chrome = tmx_chrome_new(out_fd);
+		if (sink->chrome)
+			tmx_chrome_set_sched_slices(sink->chrome, cli->chrome_sched_slices);
 		return sink->chrome ? 0 : -1;
+	}
+	if (cli->format == OUT_XRAY_YAML) {
+		sink->xray_yaml = tmx_xray_yaml_new(out_fd, src);
+		return sink->xray_yaml ? 0 : -1;
+	}
+	if (cli->format == OUT_TRACECMD) {   /* traces other than trace.dat */
+		sink->tcmodel = tmx_tcmodel_new(out_fd);
+		return sink->tcmodel ? 0 : -1;
 	}
 	return 0;
 }
@@ -437,6 +604,12 @@ static int sink_consume(struct sink *sink, const struct tmx_msg *msg, struct tmx
 		return tmx_jsonl_consume(sink->jsonl, msg, err);
 	if (sink->chrome)
 		return tmx_chrome_consume(sink->chrome, msg, err);
+	if (sink->tcmodel)
+		return tmx_tcmodel_consume(sink->tcmodel, msg, err);
+	if (sink->ctf)
+		return tmx_ctf_writer_consume(sink->ctf, msg, err);
+	if (sink->xray_yaml)
+		return tmx_xray_yaml_consume(sink->xray_yaml, msg, err);
 	return TMX_OK;
 }
 
@@ -457,6 +630,18 @@ static int sink_close(struct sink *sink, struct tmx_error *err)
 		ret = tmx_chrome_finish(sink->chrome, err);
 		tmx_chrome_free(sink->chrome);
 	}
+	if (sink->tcmodel) {
+		ret = tmx_tcmodel_flush(sink->tcmodel, err);
+		tmx_tcmodel_free(sink->tcmodel);
+	}
+	if (sink->ctf) {
+		ret = tmx_ctf_writer_finish(sink->ctf, err);
+		tmx_ctf_writer_free(sink->ctf);
+	}
+	if (sink->xray_yaml) {
+		ret = tmx_xray_yaml_finish(sink->xray_yaml, err);
+		tmx_xray_yaml_free(sink->xray_yaml);
+	}
 	return ret;
 }
 
@@ -472,7 +657,13 @@ static int run(struct cli *cli, struct tmx_source *src, int out_fd)
 
 	if (setup_trimming(cli, src, &trimmer, &trimming, &err))
 		return cli_report(&err);   /* 2 for a bad time, 1 for a trace without one */
-	if (sink_open(cli, out_fd, &sink)) {
+	switch (sink_open(cli, src, out_fd, &sink)) {
+	case 0:
+		break;
+	case -2:   /* reported */
+		sink_close(&sink, &ferr);
+		return 1;
+	default:
 		fputs("tracemux: error: out of memory\n", stderr);
 		return 1;
 	}
@@ -516,14 +707,30 @@ int main(int argc, char **argv)
 		return cli_query(argc, argv, &diag);
 	if (argc > 1 && !strcmp(argv[1], "info"))
 		return cli_info(argc, argv, &diag);
+	if (argc > 1 && !strcmp(argv[1], "xray-account"))
+		return cli_xray_account(argc, argv, &diag);
 	status = parse_args(&cli, argc, argv);
 	if (status)
 		return status;
+	/* trace.dat files are read in trace-cmd's own order by the report (cli/tracecmd.c). */
+	if (cli.format == OUT_TRACECMD) {
+		bool handled;
+		cli.tcreport.lenient = cli.open.tracedat.lenient;
+		cli.tcreport.diag = &diag;
+		status = cli_tracecmd(cli.inputs, cli.n_inputs, &cli.tcreport, cli.output_path,
+				      cli.begin_text || cli.end_text || cli.stream_intersection, &handled);
+		if (handled)
+			return status;
+	}
 	/* babeltrace2 reads only the metadata for -o ctf-metadata: so do we. */
 	cli.open.ctf.metadata_only = cli.format == OUT_CTF_METADATA;
 	if (tmx_open(cli.inputs, cli.n_inputs, &cli.open, &diag, &src, &err))
 		return cli_report(&err);
-	if (cli.output_path) {
+	if (cli.format == OUT_CTF && !cli.output_path) {
+		tmx_source_free(src);
+		return usage_error("%s", "-o ctf needs an output directory: -w DIR");
+	}
+	if (cli.output_path && cli.format != OUT_CTF) {   /* -o ctf: -w is a directory */
 		out_fd = open(cli.output_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (out_fd < 0) {
 			fprintf(stderr, "tracemux: error: %s: cannot open for writing: %s\n",

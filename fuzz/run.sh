@@ -3,7 +3,7 @@
 # each one for SECONDS (default 60):
 #
 #   fuzz/run.sh [SECONDS] [HARNESS...]
-#       harnesses: tsdl metadata_stream ctf_packets ctf_trace lttng_index
+#       harnesses: tsdl metadata_stream ctf_packets ctf_trace lttng_index tracedat tracedat_page xray
 #
 # Seeds come from the real traces of the shared corpus and tests/data; what
 # a harness finds is written to fuzz/regressions/HARNESS/ (commit it: CI
@@ -13,7 +13,7 @@ set -eu
 cd "$(dirname "$0")/.."
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-harnesses=${*:-tsdl metadata_stream ctf_packets ctf_trace lttng_index}
+harnesses=${*:-tsdl metadata_stream ctf_packets ctf_trace lttng_index tracedat tracedat_page xray}
 corpus=${TMX_CORPUS:-../shared/corpus}
 [ -d "$corpus" ] || corpus=/work/shared/corpus
 out=build-fuzz
@@ -22,6 +22,8 @@ mkdir -p "$out"
 srcs=$(find src -name '*.c' | sort)
 cflags="-g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 cflags="$cflags -Iinclude -Isrc -DTMX_FUZZ_DEFAULT_METADATA=\"$PWD/tests/data/sample-trace/metadata\""
+# libtraceevent (-o tracecmd) and libelf (XRay instrumentation maps) headers.
+cflags="$cflags $(pkg-config --cflags libtraceevent libelf)"
 
 seed() {   # HARNESS DIR: fill DIR with seed inputs
 	case $1 in
@@ -42,18 +44,37 @@ seed() {   # HARNESS DIR: fill DIR with seed inputs
 	lttng_index)
 		find "$corpus" tests/data -name '*.idx' -size -64k |
 			while read -r f; do cp "$f" "$2/$(echo "$f" | md5sum | cut -c1-12)"; done ;;
+	tracedat | tracedat_page)   # small files/pages built from the format description
+		cc -O1 -Iinclude -Isrc fuzz/make_tracedat_seeds.c -o "$out/make_tracedat_seeds" -lz -lzstd
+		if [ "$1" = tracedat ]; then
+			"$out/make_tracedat_seeds" "$2"
+			cp tests/data/tracedat/*.dat "$2"
+		else
+			"$out/make_tracedat_seeds" "$2" page
+			# Real pages: the first page of each CPU of sched-v6.dat (LE, 8-byte commit).
+			for off in 5447680 5513216; do
+				{ printf '\000'; dd if="$corpus/tracecmd-samples/sched-v6.dat" bs=4096 \
+					skip=$((off / 4096)) count=1 2>/dev/null; } >"$2/real-$off"
+			done
+		fi ;;
+	xray)   # hand-built logs of every version and record kind, small real ones
+		python3 tests/data/xray/make-inputs.py "$2" >/dev/null
+		cp "$corpus"/xray-samples/fdr-v5-small.xray "$corpus"/xray-samples/fdr-v5-tinybuf-dropped.xray \
+			"$corpus"/xray-samples/basic-v3-small.xray "$2" ;;
 	esac
 }
 
 for h in $harnesses; do
 	echo "== building fuzz_$h"
 	# shellcheck disable=SC2086
-	clang-14 $cflags "fuzz/fuzz_$h.c" $srcs -o "$out/fuzz_$h" -lm -lz -lbz2 -llzma
+	clang-14 $cflags "fuzz/fuzz_$h.c" $srcs -o "$out/fuzz_$h" -lm -lz -lbz2 -llzma -lzstd -lelf -lstdc++ $(pkg-config --libs libtraceevent)
 	mkdir -p "$out/seeds-$h" "$out/corpus-$h" "fuzz/regressions/$h"
 	seed "$h" "$out/seeds-$h"
 	dict=""
 	case $h in
 	tsdl | metadata_stream | ctf_trace) dict="-dict=fuzz/tsdl.dict" ;;
+	tracedat | tracedat_page) dict="-dict=fuzz/tracedat.dict" ;;
+	xray) dict="-dict=fuzz/xray.dict" ;;
 	*) dict="-dict=fuzz/ctf.dict" ;;
 	esac
 	echo "== running fuzz_$h for $secs s"

@@ -56,11 +56,19 @@ static int detect(const char *path, enum input_format *fmt, struct tmx_error *er
 		*fmt = FMT_TRACEDAT;
 	else if (looks_like_xray(head, (size_t)n))
 		*fmt = FMT_XRAY;
+	else if (n < 4)
+		return tmx_error_set(err, TMX_ERR_UNSUPPORTED, path,
+				     "unknown trace format: a %zd-byte file is not a CTF trace "
+				     "directory, nor a trace-cmd trace.dat file, nor an LLVM XRay "
+				     "log (32-byte header)", n);
 	else
 		return tmx_error_set(err, TMX_ERR_UNSUPPORTED, path,
 				     "unknown trace format: not a CTF trace directory, nor a "
 				     "trace-cmd trace.dat file (magic 17 08 44 \"tracing\"), nor an "
-				     "LLVM XRay log (version 1-5, type 0 or 1 at offset 0)");
+				     "LLVM XRay log (version 1-5, type 0 or 1 at offset 0; found "
+				     "version %u, type %u%s)",
+				     head[0] | (unsigned)head[1] << 8, head[2] | (unsigned)head[3] << 8,
+				     n < 32 ? ", and less than a 32-byte header" : "");
 	return TMX_OK;
 }
 

@@ -68,6 +68,11 @@ struct tmx_xray_opts {
 	bool symbolize;  /* name functions from the binary's symbol table */
 	/* On a damaged buffer, warn and go on with the next one. */
 	bool lenient;
+	/*
+	 * Records in llvm-xray's --sort=false order (per thread, block order)
+	 * instead of its default stable sort by TSC.
+	 */
+	bool unsorted;
 };
 
 struct tmx_open_opts {

@@ -27,6 +27,9 @@ void outbuf_write_slow(struct outbuf *b, const char *s, size_t n);
 
 static inline void outbuf_write(struct outbuf *b, const char *s, size_t n)
 {
+	/* An empty text may be a NULL pointer, which memcpy() must not see. */
+	if (n == 0)
+		return;
 	if (n <= OUTBUF_SIZE - b->len) {
 		memcpy(b->data + b->len, s, n);
 		b->len += n;

@@ -755,7 +755,8 @@ static size_t put_array(struct tmx_pretty *p, const struct tmx_value *vals, size
 /* A text array reads as a C string: up to its first NUL. */
 static void put_text_array(struct tmx_pretty *p, const struct tmx_value *v)
 {
-	const char *nul = memchr(v->str.ptr, '\0', v->str.len);
+	/* An empty text may have no bytes at all (NULL): memchr() must not see it. */
+	const char *nul = v->str.len ? memchr(v->str.ptr, '\0', v->str.len) : NULL;
 
 	put_quoted(p, COLOR_BOLD, v->str.ptr, nul ? (size_t)(nul - v->str.ptr) : v->str.len);
 }

@@ -1,0 +1,82 @@
+/*
+ * `-o tracecmd`: trace.dat inputs are printed by the trace-cmd report
+ * output (src/out/tracecmd/report.c), which reads the files in trace-cmd's
+ * own order; other traces go through the common model like every output
+ * (src/out/tracecmd/model.c, wired in main.c's sink).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "out/tracecmd/report.h"
+
+static const char tracedat_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+
+/* Whether the file starts like a trace.dat (a directory or unreadable file: no). */
+static bool is_tracedat(const char *path)
+{
+	char head[sizeof(tracedat_magic)];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	return n == (ssize_t)sizeof(head) && !memcmp(head, tracedat_magic, sizeof(head));
+}
+
+static bool report_options_given(const struct tmx_tcreport_opts *o)
+{
+	return o->raw || o->nsec || o->no_plugins || o->stat || o->cpus || o->n_filters;
+}
+
+int cli_tracecmd(const char *const *inputs, size_t n, struct tmx_tcreport_opts *o,
+		 const char *output_path, bool trimming, bool *handled)
+{
+	struct tmx_error err = { 0 };
+	size_t n_dat = 0;
+	int fd = STDOUT_FILENO, status = 0;
+
+	*handled = true;
+	for (size_t i = 0; i < n; i++)
+		n_dat += is_tracedat(inputs[i]);
+	if (!n_dat) {
+		if (report_options_given(o)) {
+			fputs("tracemux: error: --raw, --nsec, -N, --cpu, -F, -v and --stat of -o tracecmd "
+			      "need trace.dat inputs\n", stderr);
+			return 2;
+		}
+		*handled = false;   /* other traces: the model path */
+		return 0;
+	}
+	if (trimming) {
+		fputs("tracemux: error: --begin, --end, --timerange and --stream-intersection do not "
+		      "apply to -o tracecmd on trace.dat files\n", stderr);
+		return 2;
+	}
+	if (n_dat != n) {
+		fputs("tracemux: error: -o tracecmd cannot mix trace.dat files with other traces\n",
+		      stderr);
+		return 2;
+	}
+	if (output_path) {
+		fd = open(output_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			fprintf(stderr, "tracemux: error: %s: cannot open for writing: %s\n", output_path,
+				strerror(errno));
+			return 1;
+		}
+	}
+	o->out_fd = fd;
+	if (tmx_tcreport_run(inputs, n, o, &err))
+		status = cli_report(&err);
+	if (fd != STDOUT_FILENO && close(fd) && !status) {
+		fprintf(stderr, "tracemux: error: %s: %s\n", output_path, strerror(errno));
+		status = 1;
+	}
+	return status;
+}

@@ -1,0 +1,372 @@
+/*
+ * `tracemux xray-account [OPTIONS] --instr-map BIN TRACE`: llvm-xray
+ * account's per-function latency table (src/out/xray/account.c), with
+ * llvm-xray's options and spellings (-sort=count, -k, -d...), one call
+ * stack per thread whatever the thread order in the file, and a summary of
+ * what could not be accounted on stderr.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "out/xray/account.h"
+#include "out/xray/debuginfo.h"
+
+enum {
+	OPT_SORTORDER = 256,
+	OPT_RECURSIVE,
+	OPT_STRICT,
+	OPT_LENIENT,
+};
+
+static const struct option account_options[] = {
+	{ "instr-map", required_argument, NULL, 'm' },
+	{ "instr_map", required_argument, NULL, 'm' },
+	{ "sort", required_argument, NULL, 's' },
+	{ "sortorder", required_argument, NULL, 'r' },
+	{ "top", required_argument, NULL, 'p' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "deduce-sibling-calls", no_argument, NULL, 'd' },
+	{ "keep-going", no_argument, NULL, 'k' },
+	{ "recursive-calls-only", no_argument, NULL, OPT_RECURSIVE },
+	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "lenient", no_argument, NULL, OPT_LENIENT },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void account_usage(FILE *out)
+{
+	fputs("Usage: tracemux xray-account [OPTIONS] [--instr-map BINARY] XRAY_LOG\n"
+	      "\n"
+	      "Per-function call latencies of an LLVM XRay log, as `llvm-xray account`\n"
+	      "prints them (count, min, median, 90th/99th percentile, max, sum, in seconds),\n"
+	      "with one call stack per thread: multi-threaded logs need no --keep-going.\n"
+	      "Options take llvm-xray's spellings too (-sort=count, -k, -d, -m BIN...).\n"
+	      "\n"
+	      "  -m, --instr-map=BINARY   instrumented binary (or llvm-xray's YAML map): names\n"
+	      "                           functions (without it: #ID, as llvm-xray)\n"
+	      "  -s, --sort=FIELD         funcid (default), count, min, med, 90p, 99p, max,\n"
+	      "                           sum, func (by name)\n"
+	      "  -r, --sortorder=ORDER    asc (default) or dsc\n"
+	      "  -p, --top=N              only the first N functions\n"
+	      "  -f, --format=FMT         text (default) or csv\n"
+	      "  -o, --output=FILE        write the table to FILE ('-': standard output)\n"
+	      "  -d, --deduce-sibling-calls  an exit of a function deeper in the stack also\n"
+	      "                           closes the calls above it (llvm-xray -d)\n"
+	      "      --recursive-calls-only  only count calls of functions that are recursive\n"
+	      "  -k, --keep-going         accepted for llvm-xray compatibility: unmatched\n"
+	      "                           records are always skipped and reported\n"
+	      "      --strict             stop with an error at the first unmatched record\n"
+	      "      --lenient            skip damaged buffers of the log (reported)\n"
+	      "\n"
+	      "What was not accounted (exits with no matching entry, calls never exited)\n"
+	      "is summed up on standard error.  Exit status: 0, 1 on error, 2 on bad usage.\n",
+	      out);
+}
+
+static int account_usage_error(const char *fmt, const char *arg)
+{
+	fputs("tracemux xray-account: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nTry 'tracemux xray-account --help'.\n", stderr);
+	return 2;
+}
+
+static bool parse_sort(const char *s, enum tmx_xacct_sort *out)
+{
+	static const struct {
+		const char *name;
+		enum tmx_xacct_sort field;
+	} fields[] = {
+		{ "funcid", TMX_XACCT_SORT_FUNCID }, { "count", TMX_XACCT_SORT_COUNT },
+		{ "min", TMX_XACCT_SORT_MIN },       { "med", TMX_XACCT_SORT_MED },
+		{ "90p", TMX_XACCT_SORT_PCT90 },     { "99p", TMX_XACCT_SORT_PCT99 },
+		{ "max", TMX_XACCT_SORT_MAX },       { "sum", TMX_XACCT_SORT_SUM },
+		{ "func", TMX_XACCT_SORT_FUNC },
+	};
+
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (!strcmp(s, fields[i].name)) {
+			*out = fields[i].field;
+			return true;
+		}
+	return false;
+}
+
+/* The summary of what was not accounted (stderr). */
+static void report_unaccounted(const struct tmx_xacct_stats *s)
+{
+	uint64_t skipped = 0;
+
+	for (int k = 0; k < TMX_XACCT_N_SKIPS; k++)
+		skipped += s->skipped[k];
+	if (skipped) {
+		fprintf(stderr, "tracemux xray-account: skipped %llu of %llu function records:\n",
+			(unsigned long long)skipped, (unsigned long long)s->records);
+		for (int k = 0; k < TMX_XACCT_N_SKIPS; k++)
+			if (s->skipped[k])
+				fprintf(stderr, "  %llu %s\n", (unsigned long long)s->skipped[k],
+					tmx_xacct_skip_name((enum tmx_xacct_skip)k));
+		fprintf(stderr, "  first: thread %u, function id %d, tsc %llu (%s)\n", s->first_tid,
+			s->first_func, (unsigned long long)s->first_tsc,
+			tmx_xacct_skip_name(s->first_kind));
+	}
+	if (s->still_open)
+		fprintf(stderr, "tracemux xray-account: %llu call%s never exited (not counted)\n",
+			(unsigned long long)s->still_open, s->still_open == 1 ? "" : "s");
+	if (s->deduced)
+		fprintf(stderr, "tracemux xray-account: %llu call%s closed by the exit of a caller "
+			"(-d)\n", (unsigned long long)s->deduced, s->deduced == 1 ? "" : "s");
+}
+
+/*
+ * llvm-xray's debug-info column: "(unknown)" for an id the map does not
+ * have (or without a map), "<invalid>:0:0" with a YAML map (llvm-xray
+ * hands the YAML file to its symbolizer), else the binary's DWARF line of
+ * the function's address.
+ */
+struct debug_col {
+	int32_t id;
+	char *text;    /* NULL: "(unknown)" */
+};
+
+struct debug_table {
+	struct debug_col *cols;
+	size_t n;
+};
+
+static int col_cmp(const void *a, const void *b)
+{
+	const struct debug_col *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static const char *debug_of(void *user, int32_t id)
+{
+	const struct debug_table *t = user;
+	struct debug_col key = { id, NULL };
+	const struct debug_col *c;
+
+	if (!t->n)
+		return NULL;   /* no map */
+	c = bsearch(&key, t->cols, t->n, sizeof(key), col_cmp);
+	return c ? c->text : NULL;
+}
+
+static void debug_free(struct debug_table *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->cols[i].text);
+	free(t->cols);
+}
+
+static int debug_columns(const char *map, const struct tmx_xacct *acct, struct debug_table *t,
+			 struct tmx_error *err)
+{
+	size_t n = tmx_xacct_n_functions(acct), n_addrs = 0;
+	uint64_t *fn_addrs = NULL, *addrs;
+	char **texts;
+	size_t *where;
+	uint32_t n_fn = 0;
+	bool is_elf;
+	int ret;
+
+	t->n = 0;
+	t->cols = calloc(n ? n : 1, sizeof(*t->cols));
+	addrs = malloc((n ? n : 1) * sizeof(*addrs));
+	texts = malloc((n ? n : 1) * sizeof(*texts));
+	where = malloc((n ? n : 1) * sizeof(*where));
+	if (!t->cols || !addrs || !texts || !where) {
+		ret = tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+		goto out;
+	}
+	t->n = n;
+	if ((ret = tmx_debuginfo_xray_functions(map, &fn_addrs, &n_fn, &is_elf, err)))
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const char *name;
+		char self[16];
+		int32_t id = tmx_xacct_function(acct, i, &name);
+		t->cols[i].id = id;
+		if (is_elf) {
+			if (id >= 1 && (uint32_t)id <= n_fn) {
+				addrs[n_addrs] = fn_addrs[id - 1];
+				where[n_addrs++] = i;
+			}
+			continue;
+		}
+		/* YAML map: the reader names an id it does not have "#ID". */
+		snprintf(self, sizeof(self), "#%d", id);
+		if (name && strcmp(name, self) && !(t->cols[i].text = strdup("<invalid>:0:0"))) {
+			ret = tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+			goto out;
+		}
+	}
+	if (n_addrs && (ret = tmx_debuginfo_lookup(map, addrs, n_addrs, texts, err)))
+		goto out;
+	for (size_t k = 0; k < n_addrs; k++)
+		t->cols[where[k]].text = texts[k];
+	qsort(t->cols, t->n, sizeof(*t->cols), col_cmp);
+out:
+	free(fn_addrs);
+	free(addrs);
+	free(texts);
+	free(where);
+	return ret;
+}
+
+static void account_warning(void *user, const char *msg)
+{
+	(void)user;
+	fprintf(stderr, "tracemux: warning: %s\n", msg);
+}
+
+int cli_xray_account(int argc, char **argv, const struct tmx_diag *diag_in)
+{
+	struct tmx_xacct_opts opts = { 0 };
+	struct tmx_xray_opts xopts = { 0 };
+	struct tmx_diag diag = diag_in ? *diag_in : (struct tmx_diag){ .warn = account_warning };
+	struct tmx_error err = { 0 }, read_err = { 0 };
+	bool read_failed = false;
+	const char *output = NULL;
+	struct tmx_source *src = NULL;
+	struct tmx_xacct *acct = NULL;
+	const struct tmx_msg *msg;
+	int out_fd = STDOUT_FILENO, status = 0, c;
+	char *end;
+	long top;
+
+	argv++, argc--;   /* "xray-account" becomes argv[0] */
+	optind = 0;   /* glibc: a full reset of getopt's state */
+	while ((c = getopt_long_only(argc, argv, "m:s:r:p:f:o:dkh", account_options, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			xopts.instr_map = optarg;
+			break;
+		case 's':
+			if (!parse_sort(optarg, &opts.sort))
+				return account_usage_error("invalid -sort value `%s` (funcid, count, min, "
+							   "med, 90p, 99p, max, sum, func)", optarg);
+			break;
+		case 'r':
+			if (!strcmp(optarg, "asc"))
+				opts.descending = false;
+			else if (!strcmp(optarg, "dsc"))
+				opts.descending = true;
+			else
+				return account_usage_error("invalid -sortorder value `%s` (asc, dsc)", optarg);
+			break;
+		case 'p':
+			errno = 0;
+			top = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end)
+				return account_usage_error("invalid -top value `%s`", optarg);
+			opts.top = top;
+			break;
+		case 'f':
+			if (!strcmp(optarg, "text"))
+				opts.csv = false;
+			else if (!strcmp(optarg, "csv"))
+				opts.csv = true;
+			else
+				return account_usage_error("invalid -format value `%s` (text, csv)", optarg);
+			break;
+		case 'o':
+			output = strcmp(optarg, "-") ? optarg : NULL;
+			break;
+		case 'd':
+			opts.deduce_sibling_calls = true;
+			break;
+		case 'k':
+			break;   /* always: see the usage */
+		case OPT_RECURSIVE:
+			opts.recursive_calls_only = true;
+			break;
+		case OPT_STRICT:
+			opts.strict = true;
+			break;
+		case OPT_LENIENT:
+			xopts.lenient = true;
+			break;
+		case 'h':
+			account_usage(stdout);
+			return 0;
+		default:
+			return account_usage_error("%s", "invalid option");
+		}
+	}
+	if (optind != argc - 1)
+		return account_usage_error("%s", optind >= argc ? "no XRay log given" :
+						  "one XRay log at a time");
+	/*
+	 * llvm-xray account always names functions from the map.  Records in
+	 * TSC order (llvm-xray convert's default): each thread's calls in time
+	 * order.  llvm-xray account reads them unsorted, where a thread's FDR
+	 * blocks may come out of time order (fdr-v5-large.xray: newest first),
+	 * which pairs enters and exits of different blocks.
+	 */
+	xopts.symbolize = xopts.instr_map != NULL;
+	if (tmx_xray_open((const char *const *)&argv[optind], 1, &xopts, &diag, &src, &err))
+		return cli_report(&err);
+	acct = tmx_xacct_new(&opts);
+	if (!acct) {
+		tmx_source_free(src);
+		fputs("tracemux: error: out of memory\n", stderr);
+		return 1;
+	}
+	/*
+	 * A damaged log: the table of what was read before the damage is still
+	 * printed, then the error (exit 1).  --strict and out of memory stop
+	 * without a table, as llvm-xray without -k does.
+	 */
+	for (;;) {
+		if (tmx_source_next(src, &msg, &err)) {
+			read_failed = true;
+			read_err = err;
+			break;
+		}
+		if (!msg)
+			break;
+		if (tmx_xacct_consume(acct, msg, &err)) {
+			status = cli_report(&err);
+			break;
+		}
+	}
+	tmx_xacct_finish(acct);
+	if (!status) {
+		struct debug_table dt = { NULL, 0 };
+		if (output) {
+			out_fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+			if (out_fd < 0) {
+				fprintf(stderr, "tracemux: error: %s: cannot open for writing: %s\n",
+					output, strerror(errno));
+				status = 1;
+			}
+		}
+		if (!status && xopts.instr_map && debug_columns(xopts.instr_map, acct, &dt, &err))
+			status = cli_report(&err);
+		if (!status && tmx_xacct_write(acct, out_fd, xopts.symbolize, debug_of, &dt, &err))
+			status = cli_report(&err);
+		debug_free(&dt);
+		if (out_fd != STDOUT_FILENO && out_fd >= 0 && close(out_fd) && !status) {
+			fprintf(stderr, "tracemux: error: %s: %s\n", output, strerror(errno));
+			status = 1;
+		}
+	}
+	if (read_failed) {
+		cli_report(&read_err);
+		status = 1;
+	}
+	report_unaccounted(tmx_xacct_stats(acct));
+	tmx_xacct_free(acct);
+	tmx_source_free(src);
+	return status;
+}

@@ -1,0 +1,50 @@
+/*
+ * CTF 1.8 writer: messages of the common model in, one CTF trace
+ * directory per input trace out (see ctf_writer.c).
+ */
+#ifndef TMX_OUT_CTF_WRITER_H
+#define TMX_OUT_CTF_WRITER_H
+
+#include <stdint.h>
+
+#include "tracemux/error.h"
+#include "tracemux/model.h"
+
+/*
+ * The largest packet content written by default: a bigger input packet (or
+ * a format that puts a whole CPU in one packet) is split, so that the
+ * packet buffer, the writer's only memory per stream, stays bounded.
+ */
+#define TMX_CTF_DEFAULT_PACKET_SIZE (4 * 1024 * 1024)
+
+struct tmx_ctf_writer_opts {
+	const char *dir;          /* output directory, created if needed */
+	/*
+	 * An output packet is closed once its content reaches this many bytes
+	 * (an input packet may become several).  0: TMX_CTF_DEFAULT_PACKET_SIZE,
+	 * which keeps one output packet per input packet of ordinary size, as
+	 * babeltrace2's sink.ctf.fs.
+	 */
+	uint64_t packet_size;
+	const struct tmx_diag *diag;  /* warnings; may be NULL */
+};
+
+struct tmx_ctf_writer;
+
+int tmx_ctf_writer_new(const struct tmx_ctf_writer_opts *opts, struct tmx_ctf_writer **out,
+		       struct tmx_error *err);
+/*
+ * Creates the output directory and metadata of a trace before any of its
+ * messages (so that a trace without any stream, or whose messages are all
+ * trimmed away, still has its output).  Optional: traces are also created
+ * at their first message.
+ */
+int tmx_ctf_writer_add_trace(struct tmx_ctf_writer *w, const struct tmx_trace *trace,
+			     struct tmx_error *err);
+int tmx_ctf_writer_consume(struct tmx_ctf_writer *w, const struct tmx_msg *msg,
+			   struct tmx_error *err);
+/* Closes every open packet and stream file. */
+int tmx_ctf_writer_finish(struct tmx_ctf_writer *w, struct tmx_error *err);
+void tmx_ctf_writer_free(struct tmx_ctf_writer *w);
+
+#endif

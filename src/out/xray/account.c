@@ -1,0 +1,879 @@
+/*
+ * `llvm-xray account`: call latencies per function.
+ *
+ * What llvm-xray 14 does (tools/llvm-xray/xray-account.cpp), and what we do
+ * differently:
+ *
+ * - Records go through one call stack per thread: an enter pushes
+ *   (function, TSC); an exit whose function is the top of the stack pops it
+ *   and records the latency |exit TSC - enter TSC| for that function.  With
+ *   -d (deduce sibling calls) an exit of a function deeper in the stack
+ *   closes it and every call above it, each with the same exit TSC.
+ *   Custom and typed events are not accounted.  Same here.
+ * - llvm-xray also rejects every record whose TSC is below the TSC of the
+ *   *first record it reads*.  Its records come thread after thread (it does
+ *   not sort them for `account`), so on a multi-threaded log the threads
+ *   that started earlier than the first one read fail: without -k it stops
+ *   at once, with -k it leaves those threads out.  And a thread's FDR blocks
+ *   may come out of time order there (newest first in fdr-v5-large.xray),
+ *   pairing an enter with the exit of another block.  We take the records
+ *   in TSC order (the CLI opens the log sorted, as `llvm-xray convert`
+ *   sorts it) and have no such check, so the figures are those llvm-xray
+ *   gives on the log converted to YAML (sorted) and read back, where its
+ *   check never fires (tests/golden/test_xray_account.py does that).
+ * - Unmatched records (an exit with no open call, an exit that is not the
+ *   innermost open call) make llvm-xray stop without -k; we skip them as
+ *   -k does, count them and say so (or stop with `strict`).  Calls still
+ *   open at the end are counted too; llvm-xray ignores them silently.
+ *
+ * Output: llvm-xray's table.  The functions come in the order of llvm's
+ * DenseMap<int32_t, ...> (hash id*37, quadratic probing, 64 buckets growing
+ * at 3/4 load), which we simulate, then llvm::sort, i.e. libstdc++'s
+ * std::sort (introsort + final insertion sort, not stable), which we
+ * reproduce step for step: with ties (same count, same min...) the order
+ * is llvm-xray's.  Numbers: latencies in cycles, divided by the header's
+ * cycle frequency (seconds) when it is not 0; median = element n/2,
+ * 90p = element floor(n*0.9), 99p = element floor(n*0.99) of the sorted
+ * latencies; sum accumulated in a double in record order.  Text uses
+ * "%9.6f" for the figures, CSV "%.6e" (llvm's raw_ostream << double).
+ * -sort=func: llvm-xray 14 reaches llvm_unreachable there (undefined
+ * behaviour; its binary prints the DenseMap order unsorted); we sort by
+ * name.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "out/outbuf.h"
+#include "out/xray/account.h"
+#include "out/xray/intmap.h"
+#include "xray/xray.h"
+
+/* ------------------------------------------------------------------ */
+/* State                                                                */
+/* ------------------------------------------------------------------ */
+
+#define DIRECT_MAX (1 << 22)
+
+struct frame {
+	int32_t func;
+	uint64_t tsc;
+};
+
+struct thread {
+	uint32_t tid;
+	struct frame *stack;
+	size_t depth, cap;
+	/* --recursive-calls-only: llvm's RecursionStatus per function (depth, sign bit: recursive). */
+	struct imap recursion;
+};
+
+struct func {
+	int32_t id;
+	char *name;             /* the records' `function` field, NULL until seen */
+	uint64_t *lat;          /* latencies in cycles, in record order */
+	size_t n, cap;
+	double sum;
+};
+
+struct tmx_xacct {
+	struct tmx_xacct_opts opts;
+	struct tmx_xacct_stats stats;
+	struct imap thread_of, func_of;     /* tid / func id -> index */
+	uint32_t *direct;                   /* func id < DIRECT_MAX -> index + 1 (0: none yet) */
+	size_t n_direct;
+	struct thread *threads;
+	size_t n_threads, cap_threads;
+	struct func *funcs;
+	size_t n_funcs, cap_funcs;
+	/* Functions in the order of their first latency (llvm's insertion order). */
+	uint32_t *lat_order;
+	size_t n_lat_order, cap_lat_order;
+	/* Is the last seen trace class an XRay one? */
+	const struct tmx_trace_class *last_tc;
+	bool last_is_xray;
+	struct thread *last_thread;
+};
+
+static bool grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t cap2 = *cap ? *cap : 8;
+	void *q;
+
+	if (need <= *cap)
+		return true;
+	while (cap2 < need)
+		cap2 *= 2;
+	q = realloc(*p, cap2 * elem);
+	if (!q)
+		return false;
+	*p = q;
+	*cap = cap2;
+	return true;
+}
+
+struct tmx_xacct *tmx_xacct_new(const struct tmx_xacct_opts *opts)
+{
+	struct tmx_xacct *a = calloc(1, sizeof(*a));
+
+	if (a)
+		a->opts = *opts;
+	return a;
+}
+
+void tmx_xacct_free(struct tmx_xacct *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->n_threads; i++) {
+		free(a->threads[i].stack);
+		imap_free(&a->threads[i].recursion);
+	}
+	for (size_t i = 0; i < a->n_funcs; i++) {
+		free(a->funcs[i].name);
+		free(a->funcs[i].lat);
+	}
+	free(a->threads);
+	free(a->funcs);
+	free(a->lat_order);
+	free(a->direct);
+	imap_free(&a->thread_of);
+	imap_free(&a->func_of);
+	free(a);
+}
+
+size_t tmx_xacct_n_functions(const struct tmx_xacct *a)
+{
+	return a->n_lat_order;
+}
+
+int32_t tmx_xacct_function(const struct tmx_xacct *a, size_t i, const char **name)
+{
+	const struct func *f = &a->funcs[a->lat_order[i]];
+
+	*name = f->name;
+	return f->id;
+}
+
+const struct tmx_xacct_stats *tmx_xacct_stats(const struct tmx_xacct *a)
+{
+	return &a->stats;
+}
+
+const char *tmx_xacct_skip_name(enum tmx_xacct_skip kind)
+{
+	switch (kind) {
+	case TMX_XACCT_SKIP_EXIT_EMPTY:
+		return "exit with no open call on its thread";
+	case TMX_XACCT_SKIP_EXIT_MISMATCH:
+		return "exit of a function that is not the innermost open call";
+	case TMX_XACCT_SKIP_EXIT_NOT_OPEN:
+		return "exit of a function that is not open on its thread";
+	default:
+		return "?";
+	}
+}
+
+static struct thread *thread_of(struct tmx_xacct *a, uint32_t tid)
+{
+	uint32_t *slot;
+	bool added;
+
+	if (a->last_thread && a->last_thread->tid == tid)
+		return a->last_thread;
+	/* Room first, so that a key in the map always has its thread. */
+	if (!grow((void **)&a->threads, &a->cap_threads, a->n_threads + 1, sizeof(*a->threads)))
+		return NULL;
+	slot = imap_get(&a->thread_of, tid, (uint32_t)a->n_threads, &added);
+	if (!slot)
+		return NULL;
+	if (added) {
+		memset(&a->threads[a->n_threads], 0, sizeof(a->threads[0]));
+		a->threads[a->n_threads].tid = tid;
+		a->n_threads++;
+		a->stats.threads++;
+	}
+	a->last_thread = &a->threads[*slot];
+	return a->last_thread;
+}
+
+/* The function of `id`, named from `name` the first time (may be NULL). */
+static struct func *func_of(struct tmx_xacct *a, int32_t id, const char *name, size_t len)
+{
+	uint32_t *slot = NULL;
+	struct func *f;
+	bool added;
+
+	/* Function ids count from 1: small ones are looked up directly. */
+	if (id >= 0 && (size_t)id < a->n_direct && a->direct[id]) {
+		f = &a->funcs[a->direct[id] - 1];
+		goto named;
+	}
+	if (!grow((void **)&a->funcs, &a->cap_funcs, a->n_funcs + 1, sizeof(*a->funcs)))
+		return NULL;
+	slot = imap_get(&a->func_of, (uint32_t)id, (uint32_t)a->n_funcs, &added);
+	if (!slot)
+		return NULL;
+	if (id >= 0 && id < DIRECT_MAX) {
+		if ((size_t)id >= a->n_direct) {
+			size_t n = a->n_direct ? a->n_direct : 64;
+			uint32_t *d;
+			while (n <= (size_t)id)
+				n *= 2;
+			if (!(d = realloc(a->direct, n * sizeof(*d))))
+				return NULL;
+			memset(d + a->n_direct, 0, (n - a->n_direct) * sizeof(*d));
+			a->direct = d;
+			a->n_direct = n;
+		}
+		a->direct[id] = *slot + 1;
+	}
+	if (added) {
+		memset(&a->funcs[a->n_funcs], 0, sizeof(a->funcs[0]));
+		a->funcs[a->n_funcs].id = id;
+		a->n_funcs++;
+	}
+	f = &a->funcs[*slot];
+named:
+	if (!f->name && name) {
+		f->name = malloc(len + 1);
+		if (!f->name)
+			return NULL;
+		memcpy(f->name, name, len);
+		f->name[len] = '\0';
+	}
+	return f;
+}
+
+static bool record_latency(struct tmx_xacct *a, int32_t id, uint64_t latency)
+{
+	struct func *f = func_of(a, id, NULL, 0);
+
+	if (!f)
+		return false;
+	if (f->n == 0) {
+		if (!grow((void **)&a->lat_order, &a->cap_lat_order, a->n_lat_order + 1,
+			  sizeof(*a->lat_order)))
+			return false;
+		a->lat_order[a->n_lat_order++] = (uint32_t)(f - a->funcs);
+	}
+	if (!grow((void **)&f->lat, &f->cap, f->n + 1, sizeof(*f->lat)))
+		return false;
+	f->lat[f->n++] = latency;
+	f->sum += (double)latency;
+	return true;
+}
+
+/* llvm's RecursionStatus: low 31 bits depth, sign bit "is recursive". */
+#define REC_FLAG 0x80000000u
+
+static uint32_t *recursion_of(struct thread *t, int32_t id)
+{
+	bool added;
+
+	return imap_get(&t->recursion, (uint32_t)id, 0, &added);
+}
+
+static bool counts(struct tmx_xacct *a, struct thread *t, int32_t id, bool *ok)
+{
+	uint32_t *st;
+
+	*ok = true;
+	if (!a->opts.recursive_calls_only)
+		return true;
+	st = recursion_of(t, id);
+	if (!st) {
+		*ok = false;
+		return false;
+	}
+	return (*st & REC_FLAG) != 0;
+}
+
+static bool leave(struct tmx_xacct *a, struct thread *t, int32_t id)
+{
+	uint32_t *st;
+	uint32_t depth;
+
+	if (!a->opts.recursive_calls_only)
+		return true;
+	st = recursion_of(t, id);
+	if (!st)
+		return false;
+	depth = (*st & ~REC_FLAG) - 1;
+	if ((*st & REC_FLAG) && depth == 0)
+		*st = 0;
+	else
+		*st = (*st & REC_FLAG) | depth;
+	return true;
+}
+
+static int nomem(struct tmx_error *err)
+{
+	return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory while accounting calls");
+}
+
+static int skip(struct tmx_xacct *a, enum tmx_xacct_skip kind, uint32_t tid, int32_t id,
+		uint64_t tsc, struct tmx_error *err)
+{
+	struct tmx_xacct_stats *s = &a->stats;
+
+	s->skipped[kind]++;
+	if (!s->has_first_skip) {
+		s->has_first_skip = true;
+		s->first_kind = kind;
+		s->first_tid = tid;
+		s->first_func = id;
+		s->first_tsc = tsc;
+	}
+	if (a->opts.strict)
+		return tmx_error_set(err, TMX_ERR_DATA, NULL,
+				     "thread %u: %s (function id %d, tsc %llu)", tid,
+				     tmx_xacct_skip_name(kind), id, (unsigned long long)tsc);
+	return TMX_OK;
+}
+
+static int account_exit(struct tmx_xacct *a, struct thread *t, int32_t id, uint64_t tsc,
+		   struct tmx_error *err)
+{
+	size_t k;
+	bool ok;
+
+	if (t->depth == 0)
+		return skip(a, TMX_XACCT_SKIP_EXIT_EMPTY, t->tid, id, tsc, err);
+	if (t->stack[t->depth - 1].func == id) {
+		struct frame *top = &t->stack[t->depth - 1];
+		uint64_t lat = top->tsc > tsc ? top->tsc - tsc : tsc - top->tsc;
+		if (counts(a, t, id, &ok) && !record_latency(a, id, lat))
+			return nomem(err);
+		if (!ok || !leave(a, t, id))
+			return nomem(err);
+		t->depth--;
+		return TMX_OK;
+	}
+	if (!a->opts.deduce_sibling_calls)
+		return skip(a, TMX_XACCT_SKIP_EXIT_MISMATCH, t->tid, id, tsc, err);
+	/* -d: the innermost open call of `id`, and every call above it. */
+	for (k = t->depth; k > 0 && t->stack[k - 1].func != id; k--)
+		;
+	if (k == 0)
+		return skip(a, TMX_XACCT_SKIP_EXIT_NOT_OPEN, t->tid, id, tsc, err);
+	for (size_t i = k - 1; i < t->depth; i++) {
+		struct frame *f = &t->stack[i];
+		uint64_t lat = f->tsc > tsc ? f->tsc - tsc : tsc - f->tsc;
+		if (counts(a, t, f->func, &ok) && !record_latency(a, f->func, lat))
+			return nomem(err);
+		if (!ok)
+			return nomem(err);
+	}
+	a->stats.deduced += t->depth - k;
+	for (size_t i = t->depth; i > k - 1; i--)
+		if (!leave(a, t, t->stack[i - 1].func))
+			return nomem(err);
+	t->depth = k - 1;
+	return TMX_OK;
+}
+
+static bool is_xray(struct tmx_xacct *a, const struct tmx_trace_class *tc)
+{
+	if (tc != a->last_tc) {
+		const struct tmx_env_entry *e = tmx_trace_class_env(tc, "tracer_name");
+		a->last_tc = tc;
+		a->last_is_xray = e && !e->is_int && !strcmp(e->str_value, "llvm-xray");
+	}
+	return a->last_is_xray;
+}
+
+int tmx_xacct_consume(struct tmx_xacct *a, const struct tmx_msg *msg, struct tmx_error *err)
+{
+	const struct tmx_event *e = msg->event;
+	const struct tmx_value *ctx, *pl;
+	struct thread *t;
+	uint64_t cls;
+	int32_t id;
+
+	if (msg->kind != TMX_MSG_EVENT || !is_xray(a, msg->stream->cls->trace_class))
+		return TMX_OK;
+	cls = e->cls->id;
+	if (cls == TMX_XRAY_EV_CUSTOM || cls == TMX_XRAY_EV_TYPED) {
+		a->stats.events++;
+		return TMX_OK;
+	}
+	if (cls > TMX_XRAY_EV_ENTER_ARG)
+		return TMX_OK;   /* wall-time markers: not llvm-xray records */
+	ctx = e->scopes[TMX_SCOPE_COMMON_CONTEXT];
+	pl = e->scopes[TMX_SCOPE_PAYLOAD];
+	if (!ctx || !pl)
+		return TMX_OK;
+	a->stats.records++;
+	id = (int32_t)pl[TMX_XRAY_P_FUNC_ID].s;
+	t = thread_of(a, (uint32_t)ctx[TMX_XRAY_CTX_TID].u);
+	if (!t || !func_of(a, id, pl[TMX_XRAY_P_FUNCTION].str.ptr, pl[TMX_XRAY_P_FUNCTION].str.len))
+		return nomem(err);
+	if (cls == TMX_XRAY_EV_ENTER || cls == TMX_XRAY_EV_ENTER_ARG) {
+		if (!grow((void **)&t->stack, &t->cap, t->depth + 1, sizeof(*t->stack)))
+			return nomem(err);
+		t->stack[t->depth].func = id;
+		t->stack[t->depth].tsc = msg->cycles;
+		t->depth++;
+		if (a->opts.recursive_calls_only) {
+			uint32_t *st = recursion_of(t, id), depth;
+			if (!st)
+				return nomem(err);
+			depth = (*st & ~REC_FLAG) + 1;
+			*st = (*st & REC_FLAG) | depth;
+			if (!(*st & REC_FLAG) && depth == 2)
+				*st |= REC_FLAG;
+		}
+		return TMX_OK;
+	}
+	return account_exit(a, t, id, msg->cycles, err);
+}
+
+/* ------------------------------------------------------------------ */
+/* Statistics                                                           */
+/* ------------------------------------------------------------------ */
+
+struct row {
+	int32_t id;
+	uint64_t count;
+	double min, median, pct90, pct99, max, sum;
+	const struct func *f;
+};
+
+/* The k-th smallest of v[0..n) (v is reordered): quickselect, Hoare partition. */
+static uint64_t select_kth(uint64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2, i = lo, j = hi;
+		uint64_t a = v[lo], b = v[mid], c = v[hi], pivot;
+		/* Median of three, so sorted and equal runs stay linear. */
+		pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+		for (;;) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i >= j)
+				break;
+			uint64_t tmp = v[i];
+			v[i] = v[j];
+			v[j] = tmp;
+			i++;
+			j--;
+		}
+		/* v[lo..j] <= pivot <= v[j+1..hi] */
+		if (k <= j)
+			hi = j;
+		else
+			lo = j + 1;
+	}
+	return v[k];
+}
+
+static void stats_of(struct func *f, double freq, struct row *r)
+{
+	size_t n = f->n;
+	uint64_t mn = f->lat[0], mx = f->lat[0];
+
+	for (size_t i = 1; i < n; i++) {
+		if (f->lat[i] < mn)
+			mn = f->lat[i];
+		if (f->lat[i] > mx)
+			mx = f->lat[i];
+	}
+	r->id = f->id;
+	r->count = n;
+	r->f = f;
+	r->sum = f->sum;
+	r->min = (double)mn;
+	r->max = (double)mx;
+	r->median = (double)select_kth(f->lat, n, n / 2);
+	r->pct90 = (double)select_kth(f->lat, n, (size_t)floor((double)n * 0.9));
+	r->pct99 = (double)select_kth(f->lat, n, (size_t)floor((double)n * 0.99));
+	if (freq != 0) {
+		r->min /= freq;
+		r->median /= freq;
+		r->pct90 /= freq;
+		r->pct99 /= freq;
+		r->max /= freq;
+		r->sum /= freq;
+	}
+}
+
+/*
+ * The order in which llvm's DenseMap<int32_t, T> iterates keys inserted in
+ * `order`: buckets from 64, doubled before an insertion that would reach
+ * 3/4 load, entries moved in old-bucket order; hash (unsigned)(key * 37),
+ * quadratic probing.  No erasures, so no tombstones.
+ */
+static bool densemap_order(const struct func *funcs, const uint32_t *order, size_t n,
+			   uint32_t *out)
+{
+	size_t nb = 0, used = 0;
+	int64_t *bk = NULL;   /* function index, -1 empty */
+
+	for (size_t i = 0; i < n; i++) {
+		if ((used + 1) * 4 >= nb * 3) {
+			size_t nb2 = nb ? nb * 2 : 64;
+			int64_t *b2 = malloc(nb2 * sizeof(*b2));
+			if (!b2) {
+				free(bk);
+				return false;
+			}
+			for (size_t j = 0; j < nb2; j++)
+				b2[j] = -1;
+			for (size_t j = 0; j < nb; j++) {
+				if (bk[j] < 0)
+					continue;
+				size_t p = ((uint32_t)funcs[bk[j]].id * 37u) & (nb2 - 1), probe = 1;
+				while (b2[p] >= 0)
+					p = (p + probe++) & (nb2 - 1);
+				b2[p] = bk[j];
+			}
+			free(bk);
+			bk = b2;
+			nb = nb2;
+		}
+		size_t p = ((uint32_t)funcs[order[i]].id * 37u) & (nb - 1), probe = 1;
+		while (bk[p] >= 0)
+			p = (p + probe++) & (nb - 1);
+		bk[p] = order[i];
+		used++;
+	}
+	for (size_t j = 0, k = 0; j < nb; j++)
+		if (bk[j] >= 0)
+			out[k++] = (uint32_t)bk[j];
+	free(bk);
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* libstdc++'s std::sort, step for step (ties end up where llvm's do)   */
+/* ------------------------------------------------------------------ */
+
+struct sorter {
+	enum tmx_xacct_sort field;
+	bool desc;
+};
+
+static double key_of(const struct row *r, enum tmx_xacct_sort f)
+{
+	switch (f) {
+	case TMX_XACCT_SORT_MIN: return r->min;
+	case TMX_XACCT_SORT_MED: return r->median;
+	case TMX_XACCT_SORT_PCT90: return r->pct90;
+	case TMX_XACCT_SORT_PCT99: return r->pct99;
+	case TMX_XACCT_SORT_MAX: return r->max;
+	case TMX_XACCT_SORT_SUM: return r->sum;
+	default: return 0;
+	}
+}
+
+/* comp(l, r): l goes before r. */
+static bool before(const struct sorter *s, const struct row *l, const struct row *r)
+{
+	int c;
+
+	switch (s->field) {
+	case TMX_XACCT_SORT_FUNCID:
+		return s->desc ? l->id > r->id : l->id < r->id;
+	case TMX_XACCT_SORT_COUNT:
+		return s->desc ? l->count > r->count : l->count < r->count;
+	case TMX_XACCT_SORT_FUNC:
+		c = strcmp(l->f->name ? l->f->name : "", r->f->name ? r->f->name : "");
+		return s->desc ? c > 0 : c < 0;
+	default: {
+		double a = key_of(l, s->field), b = key_of(r, s->field);
+		return s->desc ? a > b : a < b;
+	}
+	}
+}
+
+static void swap_rows(struct row *a, struct row *b)
+{
+	struct row t = *a;
+	*a = *b;
+	*b = t;
+}
+
+static void unguarded_linear_insert(const struct sorter *s, struct row *last)
+{
+	struct row val = *last;
+	struct row *next = last - 1;
+
+	while (before(s, &val, next)) {
+		*last = *next;
+		last = next;
+		next--;
+	}
+	*last = val;
+}
+
+static void insertion_sort(const struct sorter *s, struct row *first, struct row *last)
+{
+	if (first == last)
+		return;
+	for (struct row *i = first + 1; i != last; i++) {
+		if (before(s, i, first)) {
+			struct row val = *i;
+			memmove(first + 1, first, (size_t)(i - first) * sizeof(*first));
+			*first = val;
+		} else {
+			unguarded_linear_insert(s, i);
+		}
+	}
+}
+
+static void push_heap(const struct sorter *s, struct row *first, ptrdiff_t hole, ptrdiff_t top,
+		      struct row val)
+{
+	ptrdiff_t parent = (hole - 1) / 2;
+
+	while (hole > top && before(s, &first[parent], &val)) {
+		first[hole] = first[parent];
+		hole = parent;
+		parent = (hole - 1) / 2;
+	}
+	first[hole] = val;
+}
+
+static void adjust_heap(const struct sorter *s, struct row *first, ptrdiff_t hole, ptrdiff_t len,
+			struct row val)
+{
+	ptrdiff_t top = hole, child = hole;
+
+	while (child < (len - 1) / 2) {
+		child = 2 * (child + 1);
+		if (before(s, &first[child], &first[child - 1]))
+			child--;
+		first[hole] = first[child];
+		hole = child;
+	}
+	if ((len & 1) == 0 && child == (len - 2) / 2) {
+		child = 2 * (child + 1);
+		first[hole] = first[child - 1];
+		hole = child - 1;
+	}
+	push_heap(s, first, hole, top, val);
+}
+
+/* std::__partial_sort(first, last, last): heap sort, the depth-limit fallback. */
+static void heap_sort(const struct sorter *s, struct row *first, struct row *last)
+{
+	ptrdiff_t len = last - first;
+
+	if (len >= 2)
+		for (ptrdiff_t parent = (len - 2) / 2;; parent--) {
+			adjust_heap(s, first, parent, len, first[parent]);
+			if (parent == 0)
+				break;
+		}
+	while (last - first > 1) {
+		struct row val;
+		last--;
+		val = *last;
+		*last = *first;
+		adjust_heap(s, first, 0, last - first, val);
+	}
+}
+
+static void move_median_to_first(const struct sorter *s, struct row *result, struct row *a,
+				 struct row *b, struct row *c)
+{
+	if (before(s, a, b)) {
+		if (before(s, b, c))
+			swap_rows(result, b);
+		else if (before(s, a, c))
+			swap_rows(result, c);
+		else
+			swap_rows(result, a);
+	} else if (before(s, a, c)) {
+		swap_rows(result, a);
+	} else if (before(s, b, c)) {
+		swap_rows(result, c);
+	} else {
+		swap_rows(result, b);
+	}
+}
+
+static struct row *unguarded_partition(const struct sorter *s, struct row *first,
+				       struct row *last, struct row *pivot)
+{
+	for (;;) {
+		while (before(s, first, pivot))
+			first++;
+		last--;
+		while (before(s, pivot, last))
+			last--;
+		if (!(first < last))
+			return first;
+		swap_rows(first, last);
+		first++;
+	}
+}
+
+enum { SORT_THRESHOLD = 16 };
+
+static void introsort_loop(const struct sorter *s, struct row *first, struct row *last,
+			   int depth_limit)
+{
+	while (last - first > SORT_THRESHOLD) {
+		struct row *mid, *cut;
+		if (depth_limit == 0) {
+			heap_sort(s, first, last);
+			return;
+		}
+		depth_limit--;
+		mid = first + (last - first) / 2;
+		move_median_to_first(s, first, first + 1, mid, last - 1);
+		cut = unguarded_partition(s, first + 1, last, first);
+		introsort_loop(s, cut, last, depth_limit);
+		last = cut;
+	}
+}
+
+static void std_sort(const struct sorter *s, struct row *first, struct row *last)
+{
+	size_t n = (size_t)(last - first);
+	int lg = 0;
+
+	if (n < 2)
+		return;
+	while ((n >> (lg + 1)) != 0)
+		lg++;
+	introsort_loop(s, first, last, lg * 2);
+	if (last - first > SORT_THRESHOLD) {
+		insertion_sort(s, first, first + SORT_THRESHOLD);
+		for (struct row *i = first + SORT_THRESHOLD; i != last; i++)
+			unguarded_linear_insert(s, i);
+	} else {
+		insertion_sort(s, first, last);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Output                                                               */
+/* ------------------------------------------------------------------ */
+
+/* llvm::write_double: printf into a 32-byte buffer, "INF"/"nan" spelled its way. */
+static void put_double(struct outbuf *b, const char *spec, int width, double v)
+{
+	char buf[32], out[64];
+
+	if (isnan(v))
+		snprintf(buf, sizeof(buf), "nan");
+	else if (isinf(v))
+		snprintf(buf, sizeof(buf), "%s", signbit(v) ? "-INF" : "INF");
+	else
+		snprintf(buf, sizeof(buf), spec, v);
+	snprintf(out, sizeof(out), "%*s", width, buf);
+	outbuf_puts(b, out);
+}
+
+static void put_csv_string(struct outbuf *b, const char *s)
+{
+	outbuf_putc(b, '"');
+	outbuf_puts(b, s);
+	outbuf_putc(b, '"');
+}
+
+int tmx_xacct_write(struct tmx_xacct *a, int fd, bool symbolized,
+		    const char *(*debug_info)(void *user, int32_t func_id), void *user,
+		    struct tmx_error *err)
+{
+	size_t n = a->n_lat_order, shown;
+	struct sorter sorter = { a->opts.sort, a->opts.descending };
+	uint32_t *order = malloc((n ? n : 1) * sizeof(*order));
+	struct row *rows = malloc((n ? n : 1) * sizeof(*rows));
+	struct outbuf *b = malloc(sizeof(*b));
+	double freq = 0;
+	char line[128];
+	int e;
+
+	if (!order || !rows || !b || !densemap_order(a->funcs, a->lat_order, n, order)) {
+		free(order);
+		free(rows);
+		free(b);
+		return nomem(err);
+	}
+	if (a->last_tc) {
+		const struct tmx_env_entry *cf = tmx_trace_class_env(a->last_tc, "cycle_frequency");
+		if (cf && cf->is_int)
+			freq = (double)(uint64_t)cf->int_value;
+	}
+	for (size_t i = 0; i < n; i++)
+		stats_of(&a->funcs[order[i]], freq, &rows[i]);
+	std_sort(&sorter, rows, rows + n);
+	shown = a->opts.top > 0 && (size_t)a->opts.top < n ? (size_t)a->opts.top : n;
+
+	outbuf_init(b, fd);
+	if (a->opts.csv) {
+		outbuf_puts(b, "funcid,count,min,median,90%ile,99%ile,max,sum,debug,function\n");
+	} else {
+		outbuf_puts(b, "Functions with latencies: ");
+		outbuf_u64(b, n, 0);
+		snprintf(line, sizeof(line), "\n%9s %10s [%9s, %9s, %9s, %9s, %9s] %9s  %-12s\n",
+			 "funcid", "count", "min", "med", "90p", "99p", "max", "sum", "function");
+		outbuf_puts(b, line);
+	}
+	for (size_t i = 0; i < shown; i++) {
+		const struct row *r = &rows[i];
+		const char *dbg = debug_info ? debug_info(user, r->id) : NULL;
+		char num[32];
+		const char *name = r->f->name;
+		double v[6] = { r->min, r->median, r->pct90, r->pct99, r->max, r->sum };
+
+		if (!symbolized || !name) {
+			snprintf(num, sizeof(num), "#%d", r->id);
+			name = num;
+		}
+		if (!dbg)
+			dbg = "(unknown)";
+		if (a->opts.csv) {
+			outbuf_i64(b, r->id);
+			outbuf_putc(b, ',');
+			outbuf_u64(b, r->count, 0);
+			for (int k = 0; k < 6; k++) {
+				outbuf_putc(b, ',');
+				put_double(b, "%.6e", 0, v[k]);
+			}
+			outbuf_putc(b, ',');
+			put_csv_string(b, dbg);
+			outbuf_putc(b, ',');
+			put_csv_string(b, name);
+			outbuf_putc(b, '\n');
+			continue;
+		}
+		snprintf(line, sizeof(line), "%9d %10llu [", r->id, (unsigned long long)r->count);
+		outbuf_puts(b, line);
+		for (int k = 0; k < 5; k++) {
+			if (k)
+				outbuf_puts(b, ", ");
+			put_double(b, "%.6f", 9, v[k]);
+		}
+		outbuf_puts(b, "] ");
+		put_double(b, "%.6f", 9, v[5]);
+		outbuf_puts(b, "  ");
+		outbuf_puts(b, dbg);
+		outbuf_puts(b, ": ");
+		outbuf_puts(b, name);
+		outbuf_putc(b, '\n');
+	}
+	e = outbuf_flush(b);
+	free(order);
+	free(rows);
+	free(b);
+	if (e)
+		return tmx_error_set(err, TMX_ERR_IO, NULL, "cannot write the output: %s", strerror(e));
+	return TMX_OK;
+}
+
+void tmx_xacct_finish(struct tmx_xacct *a)
+{
+	a->stats.still_open = 0;
+	for (size_t i = 0; i < a->n_threads; i++)
+		a->stats.still_open += a->threads[i].depth;
+}

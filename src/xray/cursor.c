@@ -1,0 +1,273 @@
+/*
+ * Cursors: llvm-xray's record sequence before its TSC sort, produced one
+ * record at a time from the mapped file.
+ *
+ * FDR: keys (threads) in DenseMap order, each key's blocks in llvm's sorted
+ * order, each block's records through llvm's TraceExpander state machine
+ * (FDRTraceExpander.cpp): a record is complete when the next one starts
+ * (call arguments attach to it), the record type and function id of the
+ * record being built are sticky, EndOfBuffer ignores everything up to the
+ * next NewBuffer.  Basic mode: the 32-byte records in file order, argument
+ * records appended to the record before them.
+ *
+ * A cursor's position (struct xr_pos) is small and copyable: the sorted
+ * output starts one cursor per ascending run of TSCs at a saved position.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "xray/internal.h"
+
+void xr_cursor_init(struct xr_cursor *c, const struct xr_pos *pos, uint64_t end_seq)
+{
+	memset(c, 0, sizeof(*c));
+	if (pos)
+		c->pos = *pos;
+	c->end_seq = end_seq;
+}
+
+void xr_cursor_free(struct xr_cursor *c)
+{
+	free(c->args);
+	c->args = NULL;
+	c->cap_args = 0;
+}
+
+static int push_arg(struct xr_cursor *c, uint64_t v, struct tmx_error *err)
+{
+	if (c->rec.n_args == c->cap_args) {
+		uint32_t cap = c->cap_args ? c->cap_args * 2 : 4;
+		uint64_t *a = cap > c->cap_args ? realloc(c->args, cap * sizeof(*a)) : NULL;
+		if (!a)
+			return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+		c->args = a;
+		c->cap_args = cap;
+	}
+	c->args[c->rec.n_args++] = v;
+	c->rec.args = c->args;
+	return TMX_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Basic mode                                                           */
+/* ------------------------------------------------------------------ */
+
+static int basic_next(const struct xr_layout *l, struct xr_cursor *c, bool *got,
+		      struct tmx_error *err)
+{
+	const uint8_t *d = l->file->map.data, *r;
+	struct xr_record *rec = &c->rec;
+	uint32_t stream;
+	bool found, owned = true;
+	int ret;
+
+	*got = false;
+	if (c->pos.off < XR_HEADER_SIZE)
+		c->pos.off = XR_HEADER_SIZE;
+	/*
+	 * The records the index accepted: in strict mode basic_end stops before
+	 * the first bad one; in lenient mode bad records and argument records
+	 * without their function record are skipped here as they were there.
+	 */
+	for (;;) {
+		if (c->pos.off + XR_BASIC_RECORD_SIZE > l->basic_end)
+			return TMX_OK;
+		r = d + c->pos.off;
+		if (xr_u16(r) == 0 && r[3] <= 3)
+			break;
+		c->pos.off += XR_BASIC_RECORD_SIZE;
+	}
+	memset(rec, 0, sizeof(*rec));
+	rec->kind = r[3];
+	rec->cpu = r[2];
+	rec->func_id = (int32_t)xr_u32(r + 4);
+	rec->tsc = xr_u64(r + 8);
+	rec->tid = xr_u32(r + 16);
+	rec->pid = xr_u32(r + 20);
+	for (c->pos.off += XR_BASIC_RECORD_SIZE;
+	     c->pos.off + XR_BASIC_RECORD_SIZE <= l->basic_end && xr_u16(d + c->pos.off) == 1;
+	     c->pos.off += XR_BASIC_RECORD_SIZE) {
+		const uint8_t *a = d + c->pos.off;
+		/* llvm-xray's check (Trace.cpp): same function, thread (and pid from v3). */
+		owned = owned && (int32_t)xr_u32(a + 4) == rec->func_id && xr_u32(a + 8) == rec->tid &&
+			(l->file->h.version < 3 || xr_u32(a + 12) == rec->pid);
+		if (owned && (ret = push_arg(c, xr_u64(a + 16), err)))
+			return ret;
+	}
+	stream = xr_densemap_find(l->basic_streams, rec->pid, (int32_t)rec->tid, &found);
+	if (!found)
+		return tmx_error_at(err, TMX_ERR_DATA, l->file->map.path, c->pos.off,
+				    "basic: internal error: a thread missing from the index");
+	rec->stream = stream;
+	c->pos.seq++;
+	*got = true;
+	return TMX_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* FDR: llvm's TraceExpander                                            */
+/* ------------------------------------------------------------------ */
+
+/* Starts the next record (resetCurrentRecord has emitted the last one). */
+static void start_record(struct xr_cursor *c, uint8_t kind, const struct xr_layout *l)
+{
+	struct xr_record *rec = &c->rec;
+	const struct xr_key *key = &l->keys[l->key_order[c->pos.key_pos]];
+
+	rec->kind = kind;
+	rec->record_type = c->pos.record_type;
+	rec->func_id = c->pos.func_id;
+	rec->tid = (uint32_t)c->pos.tid;
+	rec->pid = c->pos.pid;
+	rec->cpu = c->pos.cpu;
+	rec->data = NULL;
+	rec->data_size = 0;
+	rec->n_args = 0;
+	rec->args = NULL;
+	rec->stream = key->stream;
+}
+
+static int fdr_next(const struct xr_layout *l, struct xr_cursor *c, bool *got,
+		    struct tmx_error *err)
+{
+	struct xr_pos *p = &c->pos;
+	struct xr_record *rec = &c->rec;
+	bool building = false;
+	int ret;
+
+	*got = false;
+	for (;;) {
+		const struct xr_key *key;
+		struct xr_prod save;
+		struct xr_raw r;
+
+		if (p->key_pos >= l->n_keys)
+			break;
+		key = &l->keys[l->key_order[p->key_pos]];
+		if (!p->in_block) {
+			const struct xr_block *b;
+			if (p->blk_pos >= key->n_blocks) {
+				/* Expander.flush(), then a new expander for the next key. */
+				uint32_t key_pos = p->key_pos + 1;
+				uint64_t seq = p->seq;
+				memset(p, 0, sizeof(*p));
+				p->key_pos = key_pos;
+				p->seq = seq;
+				if (building)
+					break;
+				continue;
+			}
+			b = &l->blocks[key->blocks[p->blk_pos]];
+			p->prod = b->start;
+			p->blk_end = b->end;
+			p->in_block = true;
+		}
+		if (p->prod.off >= p->blk_end) {
+			p->in_block = false;
+			p->blk_pos++;
+			continue;
+		}
+		save = p->prod;
+		if ((ret = xr_fdr_produce(l->file, &p->prod, &r, err)))
+			return ret;
+		switch (r.kind) {
+		case XR_RAW_EXTENTS:
+			/* Not part of any block: llvm's indexer drops them. */
+			continue;
+		case XR_RAW_CALL_ARG:
+			if (building) {
+				if ((ret = push_arg(c, r.u64, err)))
+					return ret;
+				rec->kind = TMX_XRAY_EV_ENTER_ARG;
+			}
+			continue;
+		case XR_RAW_NEW_BUFFER:
+			p->ignoring = false;
+			p->tid = r.i32;
+			if (l->file->h.version == 2)
+				p->pid = (uint32_t)r.i32;
+			continue;
+		case XR_RAW_PID:
+			p->pid = (uint32_t)r.i32;
+			continue;
+		case XR_RAW_NEW_CPU:
+			p->cpu = r.cpu;
+			p->base_tsc = r.u64;
+			continue;
+		case XR_RAW_TSC_WRAP:
+			p->base_tsc = r.u64;
+			continue;
+		default:
+			break;
+		}
+		/* Function, custom/typed event, EndOfBuffer, walltime: the record
+		 * being built is complete.  Give it back first and read this one
+		 * again on the next call. */
+		if (building) {
+			p->prod = save;
+			break;
+		}
+		switch (r.kind) {
+		case XR_RAW_END_OF_BUFFER:
+			p->ignoring = true;
+			continue;
+		case XR_RAW_WALLTIME:
+			/* Ours: a wall-time event at the block's first TSC. */
+			start_record(c, TMX_XRAY_EV_WALLTIME, l);
+			rec->tsc = l->blocks[key->blocks[p->blk_pos]].first_tsc;
+			/* The thread's Pid record comes next: take the block's. */
+			if (l->file->h.version >= 3)
+				rec->pid = (uint32_t)l->blocks[key->blocks[p->blk_pos]].pid;
+			rec->wall_sec = r.u64;
+			rec->wall_usec = r.usec;
+			p->seq++;
+			*got = true;
+			return TMX_OK;
+		case XR_RAW_FUNCTION:
+			if (p->ignoring)
+				continue;
+			p->base_tsc += r.delta;
+			p->func_id = (int32_t)r.func_id;
+			start_record(c, r.fkind, l);
+			rec->tsc = p->base_tsc;
+			building = true;
+			continue;
+		case XR_RAW_CUSTOM:
+		case XR_RAW_TYPED:
+			if (p->ignoring)
+				continue;
+			start_record(c, r.kind == XR_RAW_CUSTOM ? TMX_XRAY_EV_CUSTOM
+								: TMX_XRAY_EV_TYPED, l);
+			if (r.has_tsc) {
+				rec->tsc = r.u64;
+				rec->cpu = r.cpu;
+			} else {
+				p->base_tsc += (uint64_t)(int64_t)r.i32;
+				rec->tsc = p->base_tsc;
+			}
+			if (r.kind == XR_RAW_TYPED)
+				rec->record_type = p->record_type = r.event_type;
+			rec->data = r.data;
+			rec->data_size = r.data_size;
+			building = true;
+			continue;
+		default:
+			continue;
+		}
+	}
+	if (building) {
+		p->seq++;
+		*got = true;
+	}
+	return TMX_OK;
+}
+
+int xr_cursor_next(const struct xr_layout *l, struct xr_cursor *c, bool *got,
+		   struct tmx_error *err)
+{
+	if (c->pos.seq >= c->end_seq) {
+		*got = false;
+		return TMX_OK;
+	}
+	return l->fdr ? fdr_next(l, c, got, err) : basic_next(l, c, got, err);
+}
