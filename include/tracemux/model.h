@@ -282,6 +282,12 @@ struct tmx_value {
  * that starts at `i`.
  */
 size_t tmx_value_skip(const struct tmx_value *values, size_t i);
+/*
+ * The length of a string or text-array value as a C string: up to its
+ * first NUL (babeltrace2 reads text arrays so).  Safe on empty values
+ * whose pointer is NULL.
+ */
+size_t tmx_value_text_len(const struct tmx_value *v);
 
 /* ------------------------------------------------------------------ */
 /* Packets, events and messages                                         */

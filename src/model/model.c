@@ -106,3 +106,10 @@ size_t tmx_value_skip(const struct tmx_value *values, size_t i)
 		return i;
 	}
 }
+
+size_t tmx_value_text_len(const struct tmx_value *v)
+{
+	const char *nul = v->str.len ? memchr(v->str.ptr, '\0', v->str.len) : NULL;
+
+	return nul ? (size_t)(nul - v->str.ptr) : (size_t)v->str.len;
+}

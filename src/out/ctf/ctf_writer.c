@@ -307,8 +307,7 @@ static int encode(struct cw_stream *s, const struct cw_node *n, const struct tmx
 		}
 	case CW_STRING: {
 		/* A string ends at its first NUL: write what a reader will see. */
-		const char *nul = val->str.len ? memchr(val->str.ptr, '\0', val->str.len) : NULL;
-		uint64_t len = nul ? (uint64_t)(nul - val->str.ptr) : val->str.len;
+		uint64_t len = tmx_value_text_len(val);
 		return put_bytes(s, val->str.ptr, len, len + 1, err);
 	}
 	case CW_STRUCT:

@@ -166,8 +166,7 @@ size_t json_value(struct outbuf *b, const struct tmx_value *vals, size_t i)
 	case TMX_FC_SEQUENCE:
 		if (v->fc->is_text) {
 			/* As babeltrace2 reads a text array: up to its first NUL. */
-			const char *nul = v->str.len ? memchr(v->str.ptr, '\0', v->str.len) : NULL;
-			json_string(b, v->str.ptr, nul ? (size_t)(nul - v->str.ptr) : v->str.len);
+			json_string(b, v->str.ptr, tmx_value_text_len(v));
 			return i + 1;
 		} else {
 			uint64_t count = v->count;

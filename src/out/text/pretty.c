@@ -755,10 +755,7 @@ static size_t put_array(struct tmx_pretty *p, const struct tmx_value *vals, size
 /* A text array reads as a C string: up to its first NUL. */
 static void put_text_array(struct tmx_pretty *p, const struct tmx_value *v)
 {
-	/* An empty text may have no bytes at all (NULL): memchr() must not see it. */
-	const char *nul = v->str.len ? memchr(v->str.ptr, '\0', v->str.len) : NULL;
-
-	put_quoted(p, COLOR_BOLD, v->str.ptr, nul ? (size_t)(nul - v->str.ptr) : v->str.len);
+	put_quoted(p, COLOR_BOLD, v->str.ptr, tmx_value_text_len(v));
 }
 
 /* Prints the subtree at vals[i]; returns the index just after it. */

@@ -130,8 +130,7 @@ static size_t put_value(struct outbuf *b, const struct tmx_value *vals, size_t i
 	case TMX_FC_ARRAY:
 	case TMX_FC_SEQUENCE:
 		if (v->fc->is_text) {
-			const char *nul = memchr(v->str.ptr, '\0', v->str.len);
-			outbuf_write(b, v->str.ptr, nul ? (size_t)(nul - v->str.ptr) : v->str.len);
+			outbuf_write(b, v->str.ptr, tmx_value_text_len(v));
 			return i + 1;
 		} else {
 			uint64_t count = v->count;
