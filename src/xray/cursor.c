@@ -168,8 +168,15 @@ static int fdr_next(const struct xr_layout *l, struct xr_cursor *c, bool *got,
 			continue;
 		}
 		save = p->prod;
-		if ((ret = xr_fdr_produce(l->file, &p->prod, &r, err)))
+		if (c->la_valid && c->la_at.off == save.off &&
+		    c->la_at.extent_left == save.extent_left &&
+		    c->la_at.block_start == save.block_start) {
+			r = c->la;
+			p->prod = c->la_next;
+			c->la_valid = false;
+		} else if ((ret = xr_fdr_produce(l->file, &p->prod, &r, err))) {
 			return ret;
+		}
 		switch (r.kind) {
 		case XR_RAW_EXTENTS:
 			/* Not part of any block: llvm's indexer drops them. */
@@ -204,6 +211,10 @@ static int fdr_next(const struct xr_layout *l, struct xr_cursor *c, bool *got,
 		 * being built is complete.  Give it back first and read this one
 		 * again on the next call. */
 		if (building) {
+			c->la = r;
+			c->la_at = save;
+			c->la_next = p->prod;
+			c->la_valid = true;
 			p->prod = save;
 			break;
 		}

@@ -225,6 +225,13 @@ struct xr_pos {
 struct xr_cursor {
 	struct xr_pos pos;
 	uint64_t end_seq;           /* stop before this record (run end) */
+	/*
+	 * The record read but given back (it ended the record being built):
+	 * used again when the cursor is at la_at, instead of parsing twice.
+	 */
+	bool la_valid;
+	struct xr_prod la_at, la_next;
+	struct xr_raw la;
 	struct xr_record rec;       /* the record last returned */
 	uint64_t *args;
 	uint32_t cap_args;

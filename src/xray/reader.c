@@ -64,6 +64,7 @@ struct xr_reader {
 	/* Per stream: first and last TSC (found by the sorted pass). */
 	uint64_t *ts_min, *ts_max;
 	bool have_ranges;
+	uint64_t *stream_bytes;   /* bytes of the file per stream (info) */
 	const struct tmx_field_class *fc_struct_ctx, *fc_cpu, *fc_tid, *fc_pid;
 	const struct tmx_field_class *fc_payload, *fc_func_id, *fc_function, *fc_rtype,
 		*fc_data_size, *fc_data, *fc_n_args, *fc_args, *fc_arg;
@@ -283,7 +284,11 @@ static int add_stream(struct xr_reader *r, uint32_t pid, uint32_t tid, uint32_t 
 		if (!s)
 			return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 		r->streams = s;
+		if (!(s = realloc(r->stream_bytes, cap * sizeof(*r->stream_bytes))))
+			return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+		r->stream_bytes = s;
 	}
+	r->stream_bytes[r->n_streams] = 0;
 	if (pid)
 		snprintf(name, sizeof(name), "pid %" PRIu32 " tid %" PRIu32, pid, tid);
 	else
@@ -435,6 +440,7 @@ static int file_block(struct xr_reader *r, uint32_t bi, struct tmx_error *err)
 	}
 	k->blocks[k->n_blocks++] = bi;
 	b->key = ki;
+	r->stream_bytes[k->stream] += b->end - b->start.off;
 	return TMX_OK;
 }
 
@@ -663,6 +669,7 @@ static int index_basic(struct xr_reader *r, struct tmx_error *err)
 				return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 			if (inserted && (ret = add_stream(r, pid, tid, &s, err)))
 				return ret;
+			r->stream_bytes[s] += XR_BASIC_RECORD_SIZE;
 			last_fid = (int32_t)xr_u32(rec + 4);
 			last_tid = tid;
 			last_pid = pid;
@@ -890,7 +897,11 @@ static int fill_event(struct xr_reader *r, const struct xr_record *rec, struct t
 		.packet = &r->packets[rec->stream], .event = &r->ev, .has_ts = true,
 		.cycles = rec->tsc,
 	};
-	if (!tmx_clock_ns_from_origin(cc, rec->tsc, &r->msg.ns))
+	/* The emulated clock (1 GHz, no offset): cycles are nanoseconds. */
+	if (cc->frequency == UINT64_C(1000000000) && !cc->offset_s && !cc->offset_cycles &&
+	    rec->tsc <= (uint64_t)INT64_MAX)
+		r->msg.ns = (int64_t)rec->tsc;
+	else if (!tmx_clock_ns_from_origin(cc, rec->tsc, &r->msg.ns))
 		r->msg.ns = INT64_MAX;
 	return TMX_OK;
 }
@@ -1009,6 +1020,7 @@ static void reader_free(void *impl)
 	free(r->packets);
 	free(r->ts_min);
 	free(r->ts_max);
+	free(r->stream_bytes);
 	free(r->pay);
 	xr_names_free(r->names);
 	tmx_arena_free(&r->arena);
@@ -1026,7 +1038,7 @@ static void reader_stream_info(const void *impl, size_t i, struct tmx_stream_inf
 	const struct xr_reader *r = impl;
 
 	*info = (struct tmx_stream_info){ .stream = &r->streams[i], .n_packets = 1,
-					  .n_files = 1 };
+					  .n_files = 1, .bytes = r->stream_bytes[i] };
 	/* Time range: known after the sorted pass (not with opts.unsorted). */
 	if (r->have_ranges && r->ts_min[i] <= r->ts_max[i] &&
 	    tmx_clock_ns_from_origin(r->tc->clocks[0], r->ts_min[i], &info->begin_ns) &&

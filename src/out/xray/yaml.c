@@ -493,48 +493,51 @@ static const char pairs[201] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-/* Up to 8 digits of a 32-bit value, right-aligned ending at `end`; returns the start. */
-static char *digits32(char *end, uint32_t v, bool pad8)
+/* Number of decimal digits of v. */
+static int n_digits(uint64_t v)
 {
-	char *p = end;
+	int n = 1;
 
-	while (v >= 100) {
-		p -= 2;
-		memcpy(p, pairs + 2 * (v % 100), 2);
-		v /= 100;
+	while (v >= 100000000) {
+		v /= 100000000;
+		n += 8;
 	}
-	if (v >= 10) {
-		p -= 2;
-		memcpy(p, pairs + 2 * v, 2);
-	} else {
-		*--p = (char)('0' + v);
+	if (v >= 10000) {
+		v /= 10000;
+		n += 4;
 	}
-	if (pad8)
-		while (p > end - 8)
-			*--p = '0';
-	return p;
+	return n + (v >= 10) + (v >= 100) + (v >= 1000);
 }
 
-/* Decimal v at q; returns the end.  Two 64-bit divisions at most. */
+/* Decimal v at q, written in place from its last digit; returns the end. */
 static char *put_u64_fast(char *q, uint64_t v)
 {
-	char tmp[24], *end = tmp + sizeof(tmp), *p;
-	size_t n;
+	char *end = q + n_digits(v), *p = end;
+	uint32_t w;
 
-	if (v < 100000000) {
-		p = digits32(end, (uint32_t)v, false);
-	} else if (v < 10000000000000000ull) {
-		p = digits32(end, (uint32_t)(v % 100000000), true);
-		p = digits32(p, (uint32_t)(v / 100000000), false);
-	} else {
-		uint64_t hi = v / 100000000;
-		p = digits32(end, (uint32_t)(v % 100000000), true);
-		p = digits32(p, (uint32_t)(hi % 100000000), true);
-		p = digits32(p, (uint32_t)(hi / 100000000), false);
+	while (v >= 100000000) {
+		/* 8 digits with 32-bit arithmetic, then one 64-bit division. */
+		w = (uint32_t)(v % 100000000);
+		v /= 100000000;
+		for (int i = 0; i < 4; i++) {
+			p -= 2;
+			memcpy(p, pairs + 2 * (w % 100), 2);
+			w /= 100;
+		}
 	}
-	n = (size_t)(end - p);
-	memcpy(q, p, n);
-	return q + n;
+	w = (uint32_t)v;
+	while (w >= 100) {
+		p -= 2;
+		memcpy(p, pairs + 2 * (w % 100), 2);
+		w /= 100;
+	}
+	if (w >= 10) {
+		p -= 2;
+		memcpy(p, pairs + 2 * w, 2);
+	} else {
+		*--p = (char)('0' + w);
+	}
+	return end;
 }
 
 #define PUT_LIT(q, lit) (memcpy((q), (lit), sizeof(lit) - 1), (q) += sizeof(lit) - 1)
