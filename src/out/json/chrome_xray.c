@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/grow.h"
 #include "out/json/chrome_xray.h"
 #include "out/json/jsonval.h"
 #include "out/xray/intmap.h"
@@ -121,19 +122,7 @@ void chrome_xray_free(struct chrome_xray *x)
 
 static bool grow_array(void **p, size_t *cap, size_t need, size_t elem)
 {
-	size_t cap2 = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return true;
-	while (cap2 < need)
-		cap2 *= 2;
-	q = realloc(*p, cap2 * elem);
-	if (!q)
-		return false;
-	*p = q;
-	*cap = cap2;
-	return true;
+	return tmx_grow_array(p, cap, need, elem, 64);
 }
 
 bool chrome_xray_is_xray(struct chrome_xray *x, const struct tmx_trace_class *tc)

@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/grow.h"
 #include "out/outbuf.h"
 #include "out/xray/account.h"
 #include "out/xray/intmap.h"
@@ -98,19 +99,7 @@ struct tmx_xacct {
 
 static bool grow(void **p, size_t *cap, size_t need, size_t elem)
 {
-	size_t cap2 = *cap ? *cap : 8;
-	void *q;
-
-	if (need <= *cap)
-		return true;
-	while (cap2 < need)
-		cap2 *= 2;
-	q = realloc(*p, cap2 * elem);
-	if (!q)
-		return false;
-	*p = q;
-	*cap = cap2;
-	return true;
+	return tmx_grow_array(p, cap, need, elem, 8);
 }
 
 struct tmx_xacct *tmx_xacct_new(const struct tmx_xacct_opts *opts)
