@@ -109,16 +109,17 @@ static const struct option long_options[] = {
 
 static void usage(FILE *out)
 {
-	fputs("Usage: tracemux [OPTIONS] TRACE_DIR...\n"
+	fputs("Usage: tracemux [OPTIONS] TRACE...\n"
 	      "       tracemux query [--json] trace-infos|metadata-info|support-info PATH...\n"
-	      "       tracemux info TRACE_DIR...   (summary: streams, packets, sizes, time range,\n"
+	      "       tracemux info TRACE...       (summary: streams, packets, sizes, time range,\n"
 	      "                                     event counts by class, discarded events)\n"
 	      "       tracemux xray-account [--instr-map BIN] XRAY_LOG  (llvm-xray account's\n"
 	      "                                     per-function latencies; see its --help)\n"
 	      "\n"
-	      "Read CTF 1.8 traces and print them as babeltrace2 does.\n"
-	      "Each TRACE_DIR is a trace directory or a directory containing traces;\n"
-	      "all their streams are merged by time.\n"
+	      "Read traces and print them as babeltrace2 does, or convert them.\n"
+	      "Each TRACE is a CTF 1.8 trace directory (or a directory containing\n"
+	      "traces), a trace-cmd trace.dat file or an LLVM XRay log; the format is\n"
+	      "recognized from the input.  All their streams are merged by time.\n"
 	      "\n"
 	      "Output:\n"
 	      "  -o, --output-format=FMT  text (default), dummy (decode, print nothing),\n"
