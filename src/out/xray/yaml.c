@@ -446,14 +446,16 @@ static int start(struct tmx_xray_yaml *y, const struct tmx_trace *t, struct tmx_
 	return TMX_OK;
 }
 
+/* llvm-xray's `kind` of each record class (ids TMX_XRAY_EV_*), with its length. */
+static const struct { const char *s; size_t n; } kinds[] = {
+#define K(x) { x, sizeof(x) - 1 }
+	K("function-enter"), K("function-exit"), K("function-tail-exit"),
+	K("function-enter-arg"), K("custom-event"), K("typed-event"),
+#undef K
+};
+
 static void put_record(struct outbuf *b, const struct tmx_event *e)
 {
-	static const struct { const char *s; size_t n; } kinds[] = {
-#define K(x) { x, sizeof(x) - 1 }
-		K("function-enter"), K("function-exit"), K("function-tail-exit"),
-		K("function-enter-arg"), K("custom-event"), K("typed-event"),
-#undef K
-	};
 	const struct tmx_value *ctx = e->scopes[TMX_SCOPE_COMMON_CONTEXT];
 	const struct tmx_value *p = e->scopes[TMX_SCOPE_PAYLOAD];
 	uint64_t n_args = p[TMX_XRAY_P_ARGS].count;
@@ -548,12 +550,6 @@ static char *put_u64_fast(char *q, uint64_t v)
  */
 static bool put_record_fast(struct outbuf *b, const struct tmx_event *e, uint64_t tsc)
 {
-	static const struct { const char *s; size_t n; } kinds[] = {
-#define K(x) { x, sizeof(x) - 1 }
-		K("function-enter"), K("function-exit"), K("function-tail-exit"),
-		K("function-enter-arg"), K("custom-event"), K("typed-event"),
-#undef K
-	};
 	const struct tmx_value *ctx = e->scopes[TMX_SCOPE_COMMON_CONTEXT];
 	const struct tmx_value *p = e->scopes[TMX_SCOPE_PAYLOAD];
 	const char *fn = p[TMX_XRAY_P_FUNCTION].str.ptr;
