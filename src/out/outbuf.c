@@ -3,7 +3,7 @@
 
 #include "out/outbuf.h"
 
-static const char digit_pairs[201] =
+const char tmx_digit_pairs[201] =
 	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
@@ -49,71 +49,87 @@ void outbuf_write_slow(struct outbuf *b, const char *s, size_t n)
 	}
 }
 
-static int digit_count(uint64_t v)
+/* v < 10^8 without leading zeros, right to left, two digits at a time. */
+static char *put_upto8(char *p, uint32_t v)
 {
-	int n = 1;
+	char *end;
 
-	while (v >= 10000) {
-		v /= 10000;
-		n += 4;
+	if (v < 10) {
+		*p = (char)('0' + v);
+		return p + 1;
 	}
-	return n + (v >= 10) + (v >= 100) + (v >= 1000);
+	if (v < 100) {
+		memcpy(p, tmx_digit_pairs + 2 * v, 2);
+		return p + 2;
+	}
+	end = p + 3 + (v >= 1000) + (v >= 10000) + (v >= 100000) + (v >= 1000000) +
+	      (v >= 10000000);
+	p = end;
+	while (v >= 100) {
+		p -= 2;
+		memcpy(p, tmx_digit_pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10)
+		memcpy(p - 2, tmx_digit_pairs + 2 * v, 2);
+	else
+		p[-1] = (char)('0' + v);
+	return end;
 }
 
-/* Written in place, right to left, two digits at a time. */
+/* v < 10^8 as exactly eight digits: four independent pairs, no carried chain. */
+static void put8(char *p, uint32_t v)
+{
+	uint32_t hi = v / 10000, lo = v % 10000;
+
+	memcpy(p, tmx_digit_pairs + 2 * (hi / 100), 2);
+	memcpy(p + 2, tmx_digit_pairs + 2 * (hi % 100), 2);
+	memcpy(p + 4, tmx_digit_pairs + 2 * (lo / 100), 2);
+	memcpy(p + 6, tmx_digit_pairs + 2 * (lo % 100), 2);
+}
+
+char *tmx_put_u64(char *p, uint64_t v)
+{
+	if (v < 100000000)
+		return put_upto8(p, (uint32_t)v);
+	if (v < 10000000000000000ULL) {
+		p = put_upto8(p, (uint32_t)(v / 100000000));
+	} else {
+		p = put_upto8(p, (uint32_t)(v / 10000000000000000ULL));
+		v %= 10000000000000000ULL;
+		put8(p, (uint32_t)(v / 100000000));
+		p += 8;
+	}
+	put8(p, (uint32_t)(v % 100000000));
+	return p + 8;
+}
+
 void outbuf_u64(struct outbuf *b, uint64_t v, int width)
 {
+	char digits[20], *end, *p;
 	int n;
-	char *p;
 
-	/* Small numbers (array indices, most fields) take the short way. */
-	if (v < 100 && width <= 1 && OUTBUF_SIZE - b->len >= 2) {
-		if (v < 10) {
-			b->data[b->len++] = (char)('0' + v);
-		} else {
-			memcpy(b->data + b->len, digit_pairs + 2 * v, 2);
-			b->len += 2;
-		}
-		return;
-	}
+	if (OUTBUF_SIZE - b->len < (width > 20 ? (size_t)width : 20))
+		outbuf_flush(b);
+	p = b->data + b->len;
 	/* Nanoseconds of a timestamp: exactly nine digits, straight-line. */
-	if (width == 9 && v < 1000000000 && OUTBUF_SIZE - b->len >= 9) {
-		char *d = b->data + b->len;
-		uint32_t x = (uint32_t)v, hi = x / 100000, lo = x % 100000;
-		d[0] = (char)('0' + hi / 1000);
-		memcpy(d + 1, digit_pairs + 2 * (hi / 10 % 100), 2);
-		d[3] = (char)('0' + hi % 10);
-		d[4] = (char)('0' + lo / 10000);
-		memcpy(d + 5, digit_pairs + 2 * (lo / 100 % 100), 2);
-		memcpy(d + 7, digit_pairs + 2 * (lo % 100), 2);
+	if (width == 9 && v < 1000000000) {
+		*p = (char)('0' + v / 100000000);
+		put8(p + 1, (uint32_t)(v % 100000000));
 		b->len += 9;
 		return;
 	}
-	n = digit_count(v);
-
-	if (n < width)
-		n = width;
-	if (OUTBUF_SIZE - b->len < 24)
-		outbuf_flush(b);
-	p = b->data + b->len + n;
-	b->len += (size_t)n;
-	while (v >= 100) {
-		unsigned r = (unsigned)(v % 100);
-		v /= 100;
-		p -= 2;
-		memcpy(p, digit_pairs + 2 * r, 2);
-		n -= 2;
+	if (width <= 1) {
+		b->len = (size_t)(tmx_put_u64(p, v) - b->data);
+		return;
 	}
-	if (v >= 10) {
-		p -= 2;
-		memcpy(p, digit_pairs + 2 * v, 2);
-		n -= 2;
-	} else {
-		*--p = (char)('0' + v);
-		n--;
-	}
-	while (n-- > 0)
-		*--p = '0';
+	/* Zero-padded: rare (fixed-width fields of the text output). */
+	end = tmx_put_u64(digits, v);
+	n = (int)(end - digits);
+	for (; n < width; width--)
+		*p++ = '0';
+	memcpy(p, digits, (size_t)n);
+	b->len = (size_t)(p + n - b->data);
 }
 
 void outbuf_i64(struct outbuf *b, int64_t v)

@@ -50,6 +50,10 @@ static inline void outbuf_putc(struct outbuf *b, char c)
 	b->data[b->len++] = c;
 }
 
+/* "00" "01" ... "99": two decimal digits at a time. */
+extern const char tmx_digit_pairs[201];
+/* Decimal v at p (room for 20 bytes), no leading zeros; returns the end. */
+char *tmx_put_u64(char *p, uint64_t v);
 /* Decimal, zero-padded to at least `width` digits. */
 void outbuf_u64(struct outbuf *b, uint64_t v, int width);
 void outbuf_i64(struct outbuf *b, int64_t v);

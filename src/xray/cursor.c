@@ -127,6 +127,30 @@ static void start_record(struct xr_cursor *c, uint8_t kind, const struct xr_layo
 	rec->stream = key->stream;
 }
 
+/* A function record starts the next record; its TSC is a delta. */
+static void begin_function(struct xr_cursor *c, const struct xr_layout *l, uint8_t fkind,
+			   uint32_t func_id, uint32_t delta)
+{
+	c->pos.base_tsc += delta;
+	c->pos.func_id = (int32_t)func_id;
+	start_record(c, fkind, l);
+	c->rec.tsc = c->pos.base_tsc;
+}
+
+/*
+ * Whether a well-formed function record starts at the cursor, inside its
+ * block and (v3+) its buffer extents: what xr_fdr_produce would accept as
+ * one without an error.
+ */
+static inline bool function_record_at(const struct xr_layout *l, const struct xr_pos *p)
+{
+	const uint8_t *fr = l->file->map.data + p->prod.off;
+
+	return p->prod.off + XR_FDR_FUNC_SIZE <= p->blk_end &&
+	       p->blk_end <= l->file->map.size && !(fr[0] & 1) && ((fr[0] >> 1) & 7) <= 3 &&
+	       (l->file->h.version < 3 || p->prod.extent_left >= XR_FDR_FUNC_SIZE);
+}
+
 static int fdr_next(const struct xr_layout *l, struct xr_cursor *c, bool *got,
 		    struct tmx_error *err)
 {
@@ -168,6 +192,25 @@ static int fdr_next(const struct xr_layout *l, struct xr_cursor *c, bool *got,
 			continue;
 		}
 		save = p->prod;
+		if (function_record_at(l, p)) {
+			/*
+			 * Nearly every record: decoded here, without the general
+			 * producer.  It completes the record being built, and is
+			 * simply read again on the next call.
+			 */
+			const uint8_t *fr = l->file->map.data + p->prod.off;
+			uint32_t w = xr_u32(fr);
+			if (building)
+				break;
+			p->prod.off += XR_FDR_FUNC_SIZE;
+			if (l->file->h.version >= 3)
+				p->prod.extent_left -= XR_FDR_FUNC_SIZE;
+			if (!p->ignoring) {
+				begin_function(c, l, (w >> 1) & 7, w >> 4, xr_u32(fr + 4));
+				building = true;
+			}
+			continue;
+		}
 		if (c->la_valid && c->la_at.off == save.off &&
 		    c->la_at.extent_left == save.extent_left &&
 		    c->la_at.block_start == save.block_start) {
@@ -237,10 +280,7 @@ static int fdr_next(const struct xr_layout *l, struct xr_cursor *c, bool *got,
 		case XR_RAW_FUNCTION:
 			if (p->ignoring)
 				continue;
-			p->base_tsc += r.delta;
-			p->func_id = (int32_t)r.func_id;
-			start_record(c, r.fkind, l);
-			rec->tsc = p->base_tsc;
+			begin_function(c, l, r.fkind, r.func_id, r.delta);
 			building = true;
 			continue;
 		case XR_RAW_CUSTOM:

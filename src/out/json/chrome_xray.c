@@ -144,16 +144,11 @@ bool chrome_xray_is_xray(struct chrome_xray *x, const struct tmx_trace_class *tc
 	return x->is_xray;
 }
 
-static const char digit_pairs[201] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
 /* v < 10000 as exactly four digits. */
 static char *put4(char *p, unsigned v)
 {
-	memcpy(p, digit_pairs + 2 * (v / 100), 2);
-	memcpy(p + 2, digit_pairs + 2 * (v % 100), 2);
+	memcpy(p, tmx_digit_pairs + 2 * (v / 100), 2);
+	memcpy(p + 2, tmx_digit_pairs + 2 * (v % 100), 2);
 	return p + 4;
 }
 
@@ -197,7 +192,7 @@ static char *fixed(struct chrome_xray *x, char *p, double v, int digits)
 			if (digits == 4)
 				return put4(p, (unsigned)r);
 			*p++ = (char)('0' + r / 100);
-			memcpy(p, digit_pairs + 2 * (r % 100), 2);
+			memcpy(p, tmx_digit_pairs + 2 * (r % 100), 2);
 			return p + 2;
 		}
 	}

@@ -490,58 +490,6 @@ static void put_record(struct outbuf *b, const struct tmx_event *e)
 	outbuf_puts(b, ", tsc: ");
 }
 
-static const char pairs[201] =
-	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-	"8081828384858687888990919293949596979899";
-
-/* Number of decimal digits of v. */
-static int n_digits(uint64_t v)
-{
-	int n = 1;
-
-	while (v >= 100000000) {
-		v /= 100000000;
-		n += 8;
-	}
-	if (v >= 10000) {
-		v /= 10000;
-		n += 4;
-	}
-	return n + (v >= 10) + (v >= 100) + (v >= 1000);
-}
-
-/* Decimal v at q, written in place from its last digit; returns the end. */
-static char *put_u64_fast(char *q, uint64_t v)
-{
-	char *end = q + n_digits(v), *p = end;
-	uint32_t w;
-
-	while (v >= 100000000) {
-		/* 8 digits with 32-bit arithmetic, then one 64-bit division. */
-		w = (uint32_t)(v % 100000000);
-		v /= 100000000;
-		for (int i = 0; i < 4; i++) {
-			p -= 2;
-			memcpy(p, pairs + 2 * (w % 100), 2);
-			w /= 100;
-		}
-	}
-	w = (uint32_t)v;
-	while (w >= 100) {
-		p -= 2;
-		memcpy(p, pairs + 2 * (w % 100), 2);
-		w /= 100;
-	}
-	if (w >= 10) {
-		p -= 2;
-		memcpy(p, pairs + 2 * w, 2);
-	} else {
-		*--p = (char)('0' + w);
-	}
-	return end;
-}
-
 #define PUT_LIT(q, lit) (memcpy((q), (lit), sizeof(lit) - 1), (q) += sizeof(lit) - 1)
 
 /*
@@ -569,13 +517,13 @@ static bool put_record_fast(struct outbuf *b, const struct tmx_event *e, uint64_
 		outbuf_flush(b);
 	q = b->data + b->len;
 	PUT_LIT(q, "  - { type: ");
-	q = put_u64_fast(q, p[TMX_XRAY_P_RECORD_TYPE].u);
+	q = tmx_put_u64(q, p[TMX_XRAY_P_RECORD_TYPE].u);
 	PUT_LIT(q, ", func-id: ");
 	if (id < 0) {
 		*q++ = '-';
-		q = put_u64_fast(q, 0 - (uint64_t)id);
+		q = tmx_put_u64(q, 0 - (uint64_t)id);
 	} else {
-		q = put_u64_fast(q, (uint64_t)id);
+		q = tmx_put_u64(q, (uint64_t)id);
 	}
 	PUT_LIT(q, ", function: ");
 	if (digits)
@@ -585,20 +533,20 @@ static bool put_record_fast(struct outbuf *b, const struct tmx_event *e, uint64_
 	if (digits)
 		*q++ = '\'';
 	PUT_LIT(q, ", cpu: ");
-	q = put_u64_fast(q, ctx[TMX_XRAY_CTX_CPU].u);
+	q = tmx_put_u64(q, ctx[TMX_XRAY_CTX_CPU].u);
 	if (ctx[TMX_XRAY_CTX_TID].u) {
 		PUT_LIT(q, ", thread: ");
-		q = put_u64_fast(q, ctx[TMX_XRAY_CTX_TID].u);
+		q = tmx_put_u64(q, ctx[TMX_XRAY_CTX_TID].u);
 	}
 	if (ctx[TMX_XRAY_CTX_PID].u) {
 		PUT_LIT(q, ", process: ");
-		q = put_u64_fast(q, ctx[TMX_XRAY_CTX_PID].u);
+		q = tmx_put_u64(q, ctx[TMX_XRAY_CTX_PID].u);
 	}
 	PUT_LIT(q, ", kind: ");
 	memcpy(q, kinds[e->cls->id].s, kinds[e->cls->id].n);
 	q += kinds[e->cls->id].n;
 	PUT_LIT(q, ", tsc: ");
-	q = put_u64_fast(q, tsc);
+	q = tmx_put_u64(q, tsc);
 	PUT_LIT(q, ", data: '' }\n");
 	b->len = (size_t)(q - b->data);
 	return true;

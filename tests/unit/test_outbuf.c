@@ -1,0 +1,132 @@
+/*
+ * The hand-rolled number formatting of every text output (out/outbuf.c),
+ * checked against printf on every digit count's bounds, on random values
+ * and through the buffered writer, with and without zero padding.
+ */
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "out/outbuf.h"
+
+static void check_put_u64(uint64_t v)
+{
+	char want[32], got[32], *end;
+
+	snprintf(want, sizeof(want), "%" PRIu64, v);
+	memset(got, 'x', sizeof(got));
+	end = tmx_put_u64(got, v);
+	assert_int_equal(end - got, strlen(want));
+	*end = '\0';
+	assert_string_equal(got, want);
+}
+
+/* Cheap reproducible 64-bit values spread over every magnitude. */
+static uint64_t next_random(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*state = x;
+	return x >> (x % 64);
+}
+
+static void test_put_u64(void **state)
+{
+	uint64_t p = 1, seed = 0x9E3779B97F4A7C15ULL;
+
+	(void)state;
+	check_put_u64(0);
+	check_put_u64(UINT64_MAX);
+	for (int digits = 1; digits <= 19; digits++, p *= 10) {
+		check_put_u64(p - 1);
+		check_put_u64(p);
+		check_put_u64(p + 1);
+		check_put_u64(p * 9 + (p - 1));      /* 99..9 of `digits` digits */
+	}
+	for (int i = 0; i < 200000; i++)
+		check_put_u64(next_random(&seed));
+}
+
+/* outbuf_u64 and outbuf_i64 through a pipe-less buffer: the text stays in b->data. */
+static void check_outbuf(uint64_t v, int width)
+{
+	static struct outbuf b;
+	char want[64];
+
+	outbuf_init(&b, -1);
+	outbuf_u64(&b, v, width);
+	snprintf(want, sizeof(want), "%0*" PRIu64, width, v);
+	assert_int_equal(b.len, strlen(want));
+	assert_memory_equal(b.data, want, b.len);
+}
+
+static void test_outbuf_widths(void **state)
+{
+	static const int widths[] = { 0, 1, 2, 3, 9, 12, 20, 24 };
+	uint64_t seed = 12345;
+
+	(void)state;
+	for (size_t w = 0; w < sizeof(widths) / sizeof(widths[0]); w++) {
+		check_outbuf(0, widths[w]);
+		check_outbuf(999999999, widths[w]);
+		check_outbuf(1000000000, widths[w]);
+		check_outbuf(UINT64_MAX, widths[w]);
+		for (int i = 0; i < 20000; i++)
+			check_outbuf(next_random(&seed), widths[w]);
+	}
+}
+
+static void test_outbuf_i64(void **state)
+{
+	static const int64_t values[] = { 0, -1, 1, INT64_MIN, INT64_MAX, -100000000, -99999999 };
+	static struct outbuf b;
+	char want[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		outbuf_init(&b, -1);
+		outbuf_i64(&b, values[i]);
+		snprintf(want, sizeof(want), "%" PRId64, values[i]);
+		assert_int_equal(b.len, strlen(want));
+		assert_memory_equal(b.data, want, b.len);
+	}
+}
+
+/* A number that does not fit the buffer's room flushes it first. */
+static void test_outbuf_flush_before_number(void **state)
+{
+	static struct outbuf b;
+	FILE *f = tmpfile();
+
+	(void)state;
+	assert_non_null(f);
+	outbuf_init(&b, fileno(f));
+	b.len = OUTBUF_SIZE - 5;
+	memset(b.data, ' ', b.len);
+	outbuf_u64(&b, 12345678901234567890ULL, 0);
+	assert_int_equal(b.len, 20);
+	assert_memory_equal(b.data, "12345678901234567890", 20);
+	assert_int_equal(lseek(fileno(f), 0, SEEK_END), OUTBUF_SIZE - 5);
+	fclose(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_put_u64),
+		cmocka_unit_test(test_outbuf_widths),
+		cmocka_unit_test(test_outbuf_i64),
+		cmocka_unit_test(test_outbuf_flush_before_number),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
