@@ -60,41 +60,26 @@ echo "round trip: babeltrace2 prints the same text for the output as for the inp
 echo "output size: tracemux $(du -sh "$tmp/check" | cut -f1)"
 rm -rf "$tmp/check"
 
-# Best wall time over $RUNS runs and the peak RSS of that run: "SECONDS KB".
-# Each run writes to a new directory, removed after the run (not timed).
-measure() {
-	best=""
-	for i in $(seq "$RUNS"); do
-		out="$tmp/out-$i"
-		t0=$(date +%s%N)
-		if ! /usr/bin/time -o "$tmp/time" -f '%M' "$@" -o ctf -w "$out" >/dev/null 2>"$tmp/err"; then
-			echo "failed: $* ($(head -1 "$tmp/err"))" >&2
-			exit 1
-		fi
-		t1=$(date +%s%N)
-		rm -rf "$out"
-		sec=$(echo "scale=3; ($t1 - $t0) / 1000000000" | bc)
-		if [ -z "$best" ] || [ "$(echo "$sec < ${best% *}" | bc)" = 1 ]; then
-			best="$sec $(tail -1 "$tmp/time")"
-		fi
-	done
-	echo "$best"
-}
+# Each timed run writes to $tmp/out, removed after the run (not timed).
+BENCH_TMP=$tmp
+. bench/lib.sh
+bench_after_run() { rm -rf "$tmp/out"; }
+ctf() { measure "$RUNS" "$@" -o ctf -w "$tmp/out"; }
 
 row() {   # name, "sec kb"
-	eps=$(echo "$EVENTS / ${2% *}" | bc)
-	printf '%-34s %8.3f s %12s ev/s %8s MB\n' "$1" "${2% *}" "$eps" "$((${2#* } / 1024))"
+	eps=$(echo "$EVENTS / $(secs "$2")" | bc)
+	printf '%-34s %8.3f s %12s ev/s %8s MB\n' "$1" "$(secs "$2")" "$eps" "$(($(kbs "$2") / 1024))"
 }
 
-tmx=$(measure "$TMX" "$TRACE")
-tmx_small=$(measure "$TMX" --ctf-packet-size=65536 "$TRACE")
-bt2=$(measure babeltrace2 "$TRACE")
+tmx=$(ctf "$TMX" "$TRACE")
+tmx_small=$(ctf "$TMX" --ctf-packet-size=65536 "$TRACE")
+bt2=$(ctf babeltrace2 "$TRACE")
 row "tracemux -o ctf" "$tmx"
 row "tracemux -o ctf (64 KiB packets)" "$tmx_small"
 row "babeltrace2 -o ctf" "$bt2"
-printf '  ratio %-27s %6.1fx\n' "babeltrace2 / tracemux" "$(echo "scale=2; ${bt2% *} / ${tmx% *}" | bc)"
+printf '  ratio %-27s %6.1fx\n' "babeltrace2 / tracemux" "$(echo "scale=2; $(secs "$bt2") / $(secs "$tmx")" | bc)"
 printf '  ratio %-27s %6.1fx\n' "peak RSS babeltrace2 / tracemux" \
-	"$(echo "scale=2; ${bt2#* } / ${tmx#* }" | bc)"
+	"$(echo "scale=2; $(kbs "$bt2") / $(kbs "$tmx")" | bc)"
 
 # Other formats: tracemux -o ctf, and babeltrace2 -o ctf on the same data as CTF.
 other() {   # name, input
@@ -108,11 +93,11 @@ other() {   # name, input
 		[ "$a" = "$b" ] || { echo "babeltrace2's text of the output differs from tracemux's of the input: no figures" >&2; exit 1; }
 		echo "  round trip: babeltrace2 prints for the output what tracemux prints for the input"
 	fi
-	o_tmx=$(measure "$TMX" "$2")
-	o_bt2=$(measure babeltrace2 "$tmp/as-ctf")
-	printf '%-34s %8.3f s %8s MB\n' "tracemux -o ctf ($1)" "${o_tmx% *}" "$((${o_tmx#* } / 1024))"
-	printf '%-34s %8.3f s %8s MB\n' "babeltrace2 -o ctf (same as CTF)" "${o_bt2% *}" "$((${o_bt2#* } / 1024))"
-	printf '  ratio %-27s %6.1fx\n' "babeltrace2 / tracemux" "$(echo "scale=2; ${o_bt2% *} / ${o_tmx% *}" | bc)"
+	o_tmx=$(ctf "$TMX" "$2")
+	o_bt2=$(ctf babeltrace2 "$tmp/as-ctf")
+	printf '%-34s %8.3f s %8s MB\n' "tracemux -o ctf ($1)" "$(secs "$o_tmx")" "$(($(kbs "$o_tmx") / 1024))"
+	printf '%-34s %8.3f s %8s MB\n' "babeltrace2 -o ctf (same as CTF)" "$(secs "$o_bt2")" "$(($(kbs "$o_bt2") / 1024))"
+	printf '  ratio %-27s %6.1fx\n' "babeltrace2 / tracemux" "$(echo "scale=2; $(secs "$o_bt2") / $(secs "$o_tmx")" | bc)"
 	rm -rf "$tmp/as-ctf"
 }
 other trace.dat "$TRACEDAT"

@@ -54,41 +54,23 @@ fi
 echo "text output: identical to babeltrace2's"
 rm -f "$tmp/tracemux.txt" "$tmp/babeltrace2.txt"
 
-# Best wall time over $RUNS runs and the peak RSS of that run: prints
-# "SECONDS KB".  Wall time is taken in nanoseconds around GNU time, whose
-# own 10 ms resolution is too coarse for small traces.  A failing run stops
-# the benchmark.
-measure() {
-	best=""
-	for _ in $(seq "$RUNS"); do
-		t0=$(date +%s%N)
-		if ! /usr/bin/time -o "$tmp/time" -f '%M' "$@" >/dev/null 2>"$tmp/err"; then
-			echo "failed: $* ($(head -1 "$tmp/err"))" >&2
-			exit 1
-		fi
-		t1=$(date +%s%N)
-		sec=$(echo "scale=3; ($t1 - $t0) / 1000000000" | bc)
-		if [ -z "$best" ] || [ "$(echo "$sec < ${best% *}" | bc)" = 1 ]; then
-			best="$sec $(tail -1 "$tmp/time")"
-		fi
-	done
-	echo "$best"
-}
+BENCH_TMP=$tmp
+. bench/lib.sh
 
 row() {   # name, "sec kb"
-	eps=$(echo "$EVENTS / ${2% *}" | bc)
-	printf '%-34s %8.3f s %12s ev/s %8s MB\n' "$1" "${2% *}" "$eps" "$((${2#* } / 1024))"
+	eps=$(echo "$EVENTS / $(secs "$2")" | bc)
+	printf '%-34s %8.3f s %12s ev/s %8s MB\n' "$1" "$(secs "$2")" "$eps" "$(($(kbs "$2") / 1024))"
 }
 
 ratio() {
-	printf '  ratio %-27s %6.1fx\n' "$1" "$(echo "scale=2; ${2% *} / ${3% *}" | bc)"
+	printf '  ratio %-27s %6.1fx\n' "$1" "$(echo "scale=2; $(secs "$2") / $(secs "$3")" | bc)"
 }
 
-tmx_text=$(measure "$TMX" "$TRACE")
-bt2_text=$(measure babeltrace2 "$TRACE")
-tmx_dummy=$(measure "$TMX" -o dummy "$TRACE")
-bt2_dummy=$(measure babeltrace2 -o dummy "$TRACE")
-bt1_dummy=$(measure babeltrace -o dummy "$TRACE")
+tmx_text=$(measure "$RUNS" "$TMX" "$TRACE")
+bt2_text=$(measure "$RUNS" babeltrace2 "$TRACE")
+tmx_dummy=$(measure "$RUNS" "$TMX" -o dummy "$TRACE")
+bt2_dummy=$(measure "$RUNS" babeltrace2 -o dummy "$TRACE")
+bt1_dummy=$(measure "$RUNS" babeltrace -o dummy "$TRACE")
 
 row "tracemux (text > /dev/null)" "$tmx_text"
 row "babeltrace2 (text > /dev/null)" "$bt2_text"
@@ -97,7 +79,7 @@ row "tracemux -o dummy" "$tmx_dummy"
 row "babeltrace2 -o dummy" "$bt2_dummy"
 row "babeltrace -o dummy (1.x)" "$bt1_dummy"
 faster=$bt2_dummy
-[ "$(echo "${bt1_dummy% *} < ${bt2_dummy% *}" | bc)" = 1 ] && faster=$bt1_dummy
+[ "$(echo "$(secs "$bt1_dummy") < $(secs "$bt2_dummy")" | bc)" = 1 ] && faster=$bt1_dummy
 ratio "dummy (vs the faster babeltrace)" "$faster" "$tmx_dummy"
 
 # A one-second --timerange in the middle of the trace: packets outside it
@@ -107,8 +89,8 @@ range=$("$TMX" query trace-infos "$TRACE" | awk '/begin:/ && (b == "" || $2 < b)
 mid=$(( (${range% *} + ${range#* }) / 2 ))
 tb="$((mid / 1000000000)).$(printf %09d $((mid % 1000000000)))"
 te="$((mid / 1000000000 + 1)).$(printf %09d $((mid % 1000000000)))"
-range_t=$(measure "$TMX" --begin "$tb" --end "$te" "$TRACE")
+range_t=$(measure "$RUNS" "$TMX" --begin "$tb" --end "$te" "$TRACE")
 kept=$("$TMX" --begin "$tb" --end "$te" "$TRACE" 2>/dev/null | wc -l)
-printf '%-34s %8.3f s  (%s events kept)\n' "tracemux 1-second --timerange" "${range_t% *}" "$kept"
+printf '%-34s %8.3f s  (%s events kept)\n' "tracemux 1-second --timerange" "$(secs "$range_t")" "$kept"
 printf '  %-33s %6.2f%% of reading it all\n' "cost" \
-	"$(echo "scale=4; 100 * ${range_t% *} / ${tmx_text% *}" | bc)"
+	"$(echo "scale=4; 100 * $(secs "$range_t") / $(secs "$tmx_text")" | bc)"

@@ -23,7 +23,6 @@ DIR=/tmp/tracemux-bench-tracecmd
 
 [ -x "$TMX" ] || { echo "no $TMX: build it first (scripts/build.sh)" >&2; exit 1; }
 command -v trace-cmd >/dev/null || { echo "trace-cmd is not installed (apt-get install trace-cmd)" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "GNU time is not installed (apt-get install time)" >&2; exit 1; }
 
 record() {
 	mkdir -p "$DIR"
@@ -55,18 +54,8 @@ export LC_ALL=C TZ=UTC
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# best wall time of RUNS runs with its peak RSS and CPU time: "SECONDS KB CPU_SECONDS"
-best() {
-	b=""
-	i=0
-	while [ $i -lt "$RUNS" ]; do
-		/usr/bin/time -f "%e %M %U %S" -o "$tmp/t" "$@" >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
-		t=$(awk '{ printf "%s %s %.2f", $1, $2, $3 + $4 }' "$tmp/t")
-		if [ -z "$b" ] || [ "$(echo "${t%% *} < ${b%% *}" | bc)" = 1 ]; then b=$t; fi
-		i=$((i + 1))
-	done
-	echo "$b"
-}
+BENCH_TMP=$tmp
+. bench/lib.sh
 
 for f in "$TRACE" "$V6"; do
 	events=$(trace-cmd report "$f" 2>/dev/null | tee "$tmp/tc.txt" | wc -l)
@@ -76,8 +65,8 @@ for f in "$TRACE" "$V6"; do
 		cmp "$tmp/tc.txt" "$tmp/tm.txt" >&2 || true
 		exit 1
 	fi
-	tc=$(best trace-cmd report "$f")
-	tm=$(best "$TMX" -o tracecmd "$f")
+	tc=$(measure "$RUNS" trace-cmd report "$f")
+	tm=$(measure "$RUNS" "$TMX" -o tracecmd "$f")
 	echo "$(basename "$f"): $(du -h "$f" | cut -f1), $events lines, outputs identical"
 	# shellcheck disable=SC2086  # three words
 	set -- $tc $tm

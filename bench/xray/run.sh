@@ -40,33 +40,17 @@ echo "log: $LOG ($(du -h "$LOG" | cut -f1)), instrumentation map: $BIN"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# "SECONDS KB" of the best of $RUNS runs of "$@" (stdout to /dev/null, stderr
-# to $ERR, default a temporary file).  Wall time in nanoseconds around GNU time, peak RSS from -v.
-measure() {
-	best=""
-	for _ in $(seq "$RUNS"); do
-		t0=$(date +%s%N)
-		if ! /usr/bin/time -v -o "$tmp/time" "$@" >/dev/null 2>"${ERR:-$tmp/err}"; then
-			echo "failed: $* ($(head -3 "$tmp/err"))" >&2
-			exit 1
-		fi
-		t1=$(date +%s%N)
-		sec=$(echo "scale=3; ($t1 - $t0) / 1000000000" | bc)
-		kb=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$tmp/time")
-		if [ -z "$best" ] || [ "$(echo "$sec < ${best% *}" | bc)" = 1 ]; then
-			best="$sec $kb"
-		fi
-	done
-	echo "$best"
-}
+BENCH_TMP=$tmp
+. bench/lib.sh
 
 row() {   # name, "sec kb"
-	printf '%-44s %9.3f s %9s MB\n' "$1" "${2% *}" "$((${2#* } / 1024))"
+	printf '%-44s %9.3f s %9s MB\n' "$1" "$(secs "$2")" "$(($(kbs "$2") / 1024))"
 }
 
 ratio() {   # name, llvm "sec kb", tracemux "sec kb"
 	printf '  %-42s %7.1fx faster, %7.1fx less memory\n' "$1" \
-		"$(echo "scale=2; ${2% *} / ${3% *}" | bc)" "$(echo "scale=2; ${2#* } / ${3#* }" | bc)"
+		"$(echo "scale=2; $(secs "$2") / $(secs "$3")" | bc)" \
+		"$(echo "scale=2; $(kbs "$2") / $(kbs "$3")" | bc)"
 }
 
 if [ "$CHECK" = 1 ]; then
@@ -97,14 +81,14 @@ if [ "$CHECK" = 1 ]; then
 	echo "  -o chrome: the same B/E event counts as llvm-xray's trace_event ($tb)"
 fi
 
-tmx_yaml=$(measure "$TMX" -o xray-yaml --instr-map "$BIN" "$LOG")
-llvm_yaml=$(measure "$LLVM_XRAY" convert --output-format=yaml --instr_map="$BIN" "$LOG")
-tmx_chrome=$(measure "$TMX" -o chrome --instr-map "$BIN" "$LOG")
-llvm_chrome=$(measure "$LLVM_XRAY" convert --output-format=trace_event --instr_map="$BIN" "$LOG")
-tmx_acct=$(measure "$TMX" xray-account --instr-map "$BIN" "$LOG")
+tmx_yaml=$(measure "$RUNS" "$TMX" -o xray-yaml --instr-map "$BIN" "$LOG")
+llvm_yaml=$(measure "$RUNS" "$LLVM_XRAY" convert --output-format=yaml --instr_map="$BIN" "$LOG")
+tmx_chrome=$(measure "$RUNS" "$TMX" -o chrome --instr-map "$BIN" "$LOG")
+llvm_chrome=$(measure "$RUNS" "$LLVM_XRAY" convert --output-format=trace_event --instr_map="$BIN" "$LOG")
+tmx_acct=$(measure "$RUNS" "$TMX" xray-account --instr-map "$BIN" "$LOG")
 # llvm-xray reports every record its TSC check rejects, with the stacks of
 # every thread: gigabytes of stderr on this log, thrown away.
-llvm_acct=$(ERR=/dev/null measure "$LLVM_XRAY" account -k --instr_map="$BIN" "$LOG")
+llvm_acct=$(BENCH_ERR=/dev/null measure "$RUNS" "$LLVM_XRAY" account -k --instr_map="$BIN" "$LOG")
 
 row "tracemux -o xray-yaml" "$tmx_yaml"
 row "llvm-xray convert --output-format=yaml" "$llvm_yaml"
