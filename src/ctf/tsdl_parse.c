@@ -452,6 +452,13 @@ static void warn_unknown(struct tsdl_parser *p, const struct value *v, const cha
 		 v->col, what, name);
 }
 
+/* A scope assignment (`name := type`) no block of this kind has: ignored, as babeltrace2 does. */
+static void warn_unknown_scope(struct tsdl_parser *p, const char *what, const char *name)
+{
+	tmx_warn(p->diag, "%s:%u:%u: unknown %s scope `%s` (ignored)", p->name, p->lx.tok.line,
+		 p->lx.tok.col, what, name);
+}
+
 /* ------------------------------------------------------------------ */
 /* integer, floating_point, string                                      */
 /* ------------------------------------------------------------------ */
@@ -1242,10 +1249,8 @@ static int trace_assign(struct tsdl_parser *p, void *obj, const char *name,
 {
 	struct tmx_trace_class *tc = obj;
 
-	if (strcmp(name, "packet.header"))
-		{
-		tmx_warn(p->diag, "%s:%u:%u: unknown trace scope `%s` (ignored)", p->name,
-			 p->lx.tok.line, p->lx.tok.col, name);
+	if (strcmp(name, "packet.header")) {
+		warn_unknown_scope(p, "trace", name);
 		return TMX_OK;
 	}
 	if (fc->kind != TMX_FC_STRUCT)
@@ -1372,11 +1377,7 @@ static int stream_assign(struct tsdl_parser *p, void *obj, const char *name,
 	else if (!strcmp(name, "event.context"))
 		sc->event_common_context = fc;
 	else
-		{
-		tmx_warn(p->diag, "%s:%u:%u: unknown stream scope `%s` (ignored)", p->name,
-			 p->lx.tok.line, p->lx.tok.col, name);
-		return TMX_OK;
-	}
+		warn_unknown_scope(p, "stream", name);
 	return TMX_OK;
 }
 
@@ -1449,11 +1450,7 @@ static int event_assign(struct tsdl_parser *p, void *obj, const char *name,
 	else if (!strcmp(name, "fields"))
 		ev->ec->payload = fc;
 	else
-		{
-		tmx_warn(p->diag, "%s:%u:%u: unknown event scope `%s` (ignored)", p->name,
-			 p->lx.tok.line, p->lx.tok.col, name);
-		return TMX_OK;
-	}
+		warn_unknown_scope(p, "event", name);
 	return TMX_OK;
 }
 
