@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "io/mapfile.h"
+#include "xray/instrmap.h"
 #include "xray/internal.h"
 
 /* libstdc++'s demangler (the GNU one, as gcc's tools use). */
@@ -169,7 +170,8 @@ static int collect_relocs(Elf *elf, struct reloc **out, size_t *n_out, struct tm
 			n++;
 		}
 	}
-	qsort(rs, n, sizeof(*rs), reloc_cmp);
+	if (n)   /* rs is NULL without relocations: qsort must not see it */
+		qsort(rs, n, sizeof(*rs), reloc_cmp);
 	*out = rs;
 	*n_out = n;
 	return TMX_OK;
@@ -237,7 +239,8 @@ static int load_symbols(struct xr_names *n, Elf *elf, struct tmx_error *err)
 			return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 		n->n_syms++;
 	}
-	qsort(n->syms, n->n_syms, sizeof(*n->syms), sym_cmp);
+	if (n->n_syms)
+		qsort(n->syms, n->n_syms, sizeof(*n->syms), sym_cmp);
 	return TMX_OK;
 }
 
@@ -476,6 +479,40 @@ void xr_names_free(struct xr_names *n)
 	free(n->addr);
 	free(n->has);
 	free(n);
+}
+
+int tmx_xray_instrmap_functions(const char *path, uint64_t **addrs, uint32_t *n, bool *is_elf,
+				struct tmx_error *err)
+{
+	struct xr_names *names;
+	unsigned char magic[4];
+	int fd, ret;
+
+	*addrs = NULL;
+	*n = 0;
+	*is_elf = false;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return tmx_error_set(err, TMX_ERR_IO, path, "cannot open: %s", strerror(errno));
+	if (read(fd, magic, 4) != 4 || memcmp(magic, "\x7f" "ELF", 4)) {
+		close(fd);
+		return TMX_OK;
+	}
+	*is_elf = true;
+	if (!(names = calloc(1, sizeof(*names)))) {
+		close(fd);
+		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	}
+	ret = load_elf(names, path, fd, err);   /* symbolize off: addresses only */
+	close(fd);
+	if (ret) {
+		tmx_error_prefix(err, "instrumentation map");
+	} else {
+		*addrs = names->addr;   /* ids are dense from 1 in an ELF map */
+		*n = names->n_funcs;
+		names->addr = NULL;
+	}
+	xr_names_free(names);
+	return ret;
 }
 
 /* Decimal text of v (the hot path of every record without --symbolize). */

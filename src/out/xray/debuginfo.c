@@ -1,14 +1,35 @@
 /*
- * DWARF line tables (.debug_line, versions 2-5), read for a handful of
- * addresses in one pass: the rows of one sequence at a time are kept, and
- * each requested address inside the sequence gets its row the way LLVM's
- * DWARFDebugLine::LineTable::findRowInSeq picks it: the last row whose
- * address is <= the address (so among rows at the same address, the last:
- * XRay's entry sled sits at a line-0 row after the function's line row,
- * hence llvm-xray's "sample.c:0:0").  Every read is bounded by its
- * section; a damaged unit is abandoned, not trusted.
+ * Source positions for xray-account, the way llvm-xray 14 gets them
+ * (FuncIdConversionHelper::FileLineAndColumn -> llvm-symbolizer's
+ * symbolizeCode -> DWARFContext::getLineInfoForAddress), with elfutils'
+ * libdw reading the DWARF:
+ *
+ * 1. The compile unit: llvm maps an address to a unit through the address
+ *    ranges of the unit DIEs (DWARFDebugAranges::generate/construct; the
+ *    binaries clang makes have no .debug_aranges), merged as cu_ranges.h
+ *    says.  libdw's dwarf_addrdie would need .debug_aranges (elfutils
+ *    0.188), so this map is built here from dwarf_ranges() of each unit.
+ * 2. The row: in that unit's line table, the last row whose address is <=
+ *    the address, unless it ends a sequence (LineTable::findRowInSeq): so
+ *    among rows at one address, the last -- XRay's entry sled sits at a
+ *    line-0 row after the function's line row, hence llvm-xray's
+ *    "sample.c:0:0".  dwarf_getsrc_die() picks exactly that row: libdw
+ *    sorts the rows by address, stably, an end_sequence row before the
+ *    rows of the next sequence at the same address.
+ * 3. The text: "FILE:LINE:COLUMN", FILE the base name of the row's file
+ *    (before DWARF 5, file index 0 names no file).  No unit, no row, no
+ *    file: the STT_FILE name before a local function symbol covering the
+ *    address (llvm-symbolizer's fallback) with line and column 0, else
+ *    "<invalid>:0:0".
+ *
+ * libdw reads the line tables (versions 2-5, compressed sections, split
+ * DWARF skeletons) and bounds every read; a damaged unit gives no rows,
+ * hence the fallback.  The Dwarf comes from libdwfl, which applies the
+ * relocations of a relocatable object's debug sections (open_dwarf()).
+ * Separate debug files (.gnu_debuglink, build-id) are not searched.
  */
-#define _GNU_SOURCE   /* qsort_r */
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -18,133 +39,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "model/grow.h"
+#include "out/xray/cu_ranges.h"
 #include "out/xray/debuginfo.h"
-
-/* A bounded little-endian reader: past the end it reads zeros and sets `bad`. */
-struct rd {
-	const uint8_t *p, *end;
-	bool bad;
-};
-
-static uint64_t rd_u(struct rd *r, unsigned n)
-{
-	uint64_t v = 0;
-
-	if ((size_t)(r->end - r->p) < n) {
-		r->bad = true;
-		r->p = r->end;
-		return 0;
-	}
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)r->p[i] << (8 * i);
-	r->p += n;
-	return v;
-}
-
-static uint64_t rd_uleb(struct rd *r)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-
-	while (r->p < r->end) {
-		uint8_t b = *r->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	r->bad = true;
-	return 0;
-}
-
-static int64_t rd_sleb(struct rd *r)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	uint8_t b = 0;
-
-	while (r->p < r->end) {
-		b = *r->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				v |= ~(uint64_t)0 << shift;
-			return (int64_t)v;
-		}
-	}
-	r->bad = true;
-	return 0;
-}
-
-/* A NUL-terminated string inside the reader's bounds, or NULL. */
-static const char *rd_cstr(struct rd *r)
-{
-	const uint8_t *nul = memchr(r->p, 0, (size_t)(r->end - r->p));
-	const char *s = (const char *)r->p;
-
-	if (!nul) {
-		r->bad = true;
-		r->p = r->end;
-		return NULL;
-	}
-	r->p = nul + 1;
-	return s;
-}
-
-struct section {
-	const uint8_t *data;
-	size_t size;
-};
-
-/* A string at `off` in a string section, or NULL. */
-static const char *str_at(const struct section *s, uint64_t off)
-{
-	if (!s->data || off >= s->size || !memchr(s->data + off, 0, s->size - off))
-		return NULL;
-	return (const char *)s->data + off;
-}
-
-struct sym {
-	uint64_t addr, size;
-	const char *file;   /* the STT_FILE before it, for a local symbol; else NULL */
-};
-
-struct ctx {
-	struct section line, line_str, str;
-	const uint64_t *addrs;
-	const size_t *order;     /* addrs[order[0..n)] ascending */
-	size_t n;
-	char **out;
-	/* The rows of the current sequence. */
-	struct row {
-		uint64_t addr;
-		uint64_t file;
-		uint32_t line, col;
-	} *rows;
-	size_t n_rows, cap_rows;
-	/* File names of the current unit (NULL: unknown). */
-	const char **files;
-	size_t n_files, cap_files;
-	bool oom;
-};
-
-static bool push(void **p, size_t *cap, size_t n, size_t elem)
-{
-	size_t cap2 = *cap ? *cap * 2 : 64;
-	void *q;
-
-	if (n < *cap)
-		return true;
-	q = realloc(*p, cap2 * elem);
-	if (!q)
-		return false;
-	*p = q;
-	*cap = cap2;
-	return true;
-}
+#include "xray/instrmap.h"
 
 static char *format_pos(const char *file, uint32_t line, uint32_t col)
 {
@@ -160,266 +58,88 @@ static char *format_pos(const char *file, uint32_t line, uint32_t col)
 	return s;
 }
 
-/* A finished sequence (its last row is the end_sequence one): resolve the addresses in it. */
-static void end_sequence(struct ctx *c, unsigned version)
-{
-	uint64_t low, high;
-	size_t lo = 0, hi = c->n;
+/* ------------------------------------------------------------------ */
+/* Address -> compile unit (llvm's DWARFDebugAranges: cu_ranges.h)      */
+/* ------------------------------------------------------------------ */
 
-	if (c->n_rows < 2)
-		goto done;
-	low = c->rows[0].addr;
-	high = c->rows[c->n_rows - 1].addr;
-	if (low >= high)
-		goto done;
-	/* The first requested address >= low. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->addrs[c->order[mid]] < low)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t k = lo; k < c->n && c->addrs[c->order[k]] < high; k++) {
-		size_t i = c->order[k], a = 0, b = c->n_rows - 1;
-		uint64_t addr = c->addrs[i], fi;
-		const struct row *r;
-		const char *name;
-		if (c->out[i])
-			continue;
-		/* The last row among rows[0 .. n_rows-1) with address <= addr. */
-		while (a + 1 < b) {
-			size_t m = a + (b - a) / 2;
-			if (c->rows[m].addr <= addr)
-				a = m;
-			else
-				b = m;
-		}
-		r = &c->rows[a];
-		fi = version >= 5 ? r->file : r->file - 1;   /* 1-based before DWARF 5 */
-		name = fi < c->n_files ? c->files[fi] : NULL;
-		if (!name)
-			continue;
-		if (!(c->out[i] = format_pos(name, r->line, r->col)))
-			c->oom = true;
-	}
-done:
-	c->n_rows = 0;
-}
-
-static bool add_file(struct ctx *c, const char *name)
-{
-	if (!push((void **)&c->files, &c->cap_files, c->n_files, sizeof(*c->files))) {
-		c->oom = true;
-		return false;
-	}
-	c->files[c->n_files++] = name;
-	return true;
-}
-
-enum {
-	DW_FORM_block = 0x09, DW_FORM_block1 = 0x0a, DW_FORM_data1 = 0x0b, DW_FORM_data2 = 0x05,
-	DW_FORM_data4 = 0x06, DW_FORM_data8 = 0x07, DW_FORM_data16 = 0x1e, DW_FORM_string = 0x08,
-	DW_FORM_strp = 0x0e, DW_FORM_udata = 0x0f, DW_FORM_sdata = 0x0d, DW_FORM_sec_offset = 0x17,
-	DW_FORM_line_strp = 0x1f, DW_FORM_strx = 0x1a, DW_FORM_strx1 = 0x25, DW_FORM_strx2 = 0x26,
-	DW_FORM_strx3 = 0x27, DW_FORM_strx4 = 0x28,
-	DW_LNCT_path = 1,
+struct unit {
+	Dwarf_Die die;
+	Dwarf_Half version;
 };
 
-/* Reads (or skips) one attribute value of a v5 entry; *str gets a string value. */
-static bool read_form(struct ctx *c, struct rd *r, uint64_t form, unsigned offsize,
-		      const char **str)
-{
-	*str = NULL;
-	switch (form) {
-	case DW_FORM_string: *str = rd_cstr(r); break;
-	case DW_FORM_line_strp: *str = str_at(&c->line_str, rd_u(r, offsize)); break;
-	case DW_FORM_strp: *str = str_at(&c->str, rd_u(r, offsize)); break;
-	case DW_FORM_sec_offset: rd_u(r, offsize); break;
-	case DW_FORM_udata: case DW_FORM_strx: rd_uleb(r); break;
-	case DW_FORM_sdata: rd_sleb(r); break;
-	case DW_FORM_data1: case DW_FORM_strx1: rd_u(r, 1); break;
-	case DW_FORM_data2: case DW_FORM_strx2: rd_u(r, 2); break;
-	case DW_FORM_strx3: rd_u(r, 3); break;
-	case DW_FORM_data4: case DW_FORM_strx4: rd_u(r, 4); break;
-	case DW_FORM_data8: rd_u(r, 8); break;
-	case DW_FORM_data16: rd_u(r, 8); rd_u(r, 8); break;
-	case DW_FORM_block1: {
-		uint64_t n = rd_u(r, 1);
-		if ((uint64_t)(r->end - r->p) < n)
-			return false;
-		r->p += n;
-		break;
-	}
-	case DW_FORM_block: {
-		uint64_t n = rd_uleb(r);
-		if ((uint64_t)(r->end - r->p) < n)
-			return false;
-		r->p += n;
-		break;
-	}
-	default:
-		return false;   /* a form a line table header does not use: give up on the unit */
-	}
-	return !r->bad;
-}
+struct unit_map {
+	struct unit *units;      /* in .debug_info order */
+	size_t n_units, cap_units;
+	struct tmx_cu_ranges ranges;
+};
 
-/* DWARF 5 directory or file entry list; file paths go to c->files. */
-static bool v5_entries(struct ctx *c, struct rd *r, unsigned offsize, bool files)
+/*
+ * The units of `dw` and the ranges of their DIEs.  A unit whose ranges
+ * cannot be read covers nothing (llvm reports the error and skips it too).
+ * False: out of memory.
+ */
+static bool unit_map_build(struct unit_map *m, Dwarf *dw)
 {
-	uint64_t types[16], forms[16], count;
-	unsigned n_fmt = (unsigned)rd_u(r, 1);
+	Dwarf_CU *cu = NULL, *next;
+	Dwarf_Half version;
+	uint8_t unit_type;
+	Dwarf_Die cudie;
 
-	if (n_fmt > 16)
-		return false;
-	for (unsigned i = 0; i < n_fmt; i++) {
-		types[i] = rd_uleb(r);
-		forms[i] = rd_uleb(r);
-	}
-	count = rd_uleb(r);
-	if (r->bad || count > (uint64_t)(r->end - r->p))
-		return false;
-	for (uint64_t e = 0; e < count; e++) {
-		const char *path = NULL, *s;
-		for (unsigned i = 0; i < n_fmt; i++) {
-			if (!read_form(c, r, forms[i], offsize, &s))
+	while (dwarf_get_units(dw, cu, &next, &version, &unit_type, &cudie, NULL) == 0) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+		uint32_t idx;
+		cu = next;
+		if (!cudie.addr || dwarf_tag(&cudie) <= 0 || m->n_units >= UINT32_MAX)
+			continue;   /* no unit DIE (libdw clears it for an unknown unit type) */
+		if (!tmx_grow_array((void **)&m->units, &m->cap_units, m->n_units + 1,
+				    sizeof(*m->units), 64))
+			return false;
+		idx = (uint32_t)m->n_units;
+		m->units[m->n_units++] = (struct unit){ cudie, version };
+		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0)
+			if (!tmx_cu_ranges_add(&m->ranges, idx, lo, hi))
 				return false;
-			if (types[i] == DW_LNCT_path)
-				path = s;
-		}
-		if (files && !add_file(c, path))
-			return false;
 	}
-	return !r->bad;
+	return tmx_cu_ranges_build(&m->ranges);
 }
 
-/* One line-table unit at [r->p, ...): returns false when the rest of the section is unusable. */
-static bool line_unit(struct ctx *c, struct rd *sec)
+/* "FILE:LINE:COLUMN" of `addr` from the line table, or NULL (*oom set when out of memory). */
+static char *line_of(const struct unit_map *m, uint64_t addr, bool *oom)
 {
-	struct rd r, hdr;
-	uint64_t len, header_len, addr = 0, file = 1;
-	unsigned offsize = 4, version, addr_size = 8, min_inst, line_range, opcode_base;
-	int line_base;
-	int64_t line = 1;
-	uint32_t col = 0;
-	uint8_t std_len[256];
+	struct unit *u;
+	uint32_t unit;
+	Dwarf_Line *line;
+	Dwarf_Files *files;
+	const char *name;
+	size_t file;
+	int lineno, col;
+	char *s;
 
-	len = rd_u(sec, 4);
-	if (len == 0xffffffff) {
-		offsize = 8;
-		len = rd_u(sec, 8);
-	}
-	if (sec->bad || len > (uint64_t)(sec->end - sec->p))
-		return false;
-	r.p = sec->p;
-	r.end = sec->p + len;
-	r.bad = false;
-	sec->p = r.end;   /* the next unit, whatever happens in this one */
-	version = (unsigned)rd_u(&r, 2);
-	if (version < 2 || version > 5)
-		return true;
-	if (version >= 5) {
-		addr_size = (unsigned)rd_u(&r, 1);
-		rd_u(&r, 1);   /* segment selector size */
-	}
-	header_len = rd_u(&r, offsize);
-	if (r.bad || header_len > (uint64_t)(r.end - r.p))
-		return true;
-	hdr.p = r.p;
-	hdr.end = r.p + header_len;
-	hdr.bad = false;
-	r.p = hdr.end;   /* the program */
-	min_inst = (unsigned)rd_u(&hdr, 1);
-	if (version >= 4)
-		rd_u(&hdr, 1);   /* maximum operations per instruction (VLIW only) */
-	rd_u(&hdr, 1);       /* default_is_stmt */
-	line_base = (int8_t)rd_u(&hdr, 1);
-	line_range = (unsigned)rd_u(&hdr, 1);
-	opcode_base = (unsigned)rd_u(&hdr, 1);
-	if (hdr.bad || line_range == 0 || opcode_base == 0)
-		return true;
-	for (unsigned i = 1; i < opcode_base; i++)
-		std_len[i] = (uint8_t)rd_u(&hdr, 1);
-	c->n_files = 0;
-	if (version >= 5) {
-		if (!v5_entries(c, &hdr, offsize, false) || !v5_entries(c, &hdr, offsize, true))
-			return !c->oom;
-	} else {
-		const char *s;
-		while ((s = rd_cstr(&hdr)) && *s)
-			;   /* include directories: the base name is all we print */
-		while ((s = rd_cstr(&hdr)) && *s) {
-			rd_uleb(&hdr);
-			rd_uleb(&hdr);
-			rd_uleb(&hdr);
-			if (!add_file(c, s))
-				return false;
-		}
-		if (hdr.bad)
-			return true;
-	}
-	c->n_rows = 0;
-	while (r.p < r.end && !r.bad) {
-		unsigned op = (unsigned)rd_u(&r, 1);
-		bool emit = false;
-		if (op >= opcode_base) {
-			unsigned adj = op - opcode_base;
-			addr += (uint64_t)(adj / line_range) * min_inst;
-			line += line_base + (int)(adj % line_range);
-			emit = true;
-		} else if (op == 0) {
-			uint64_t n = rd_uleb(&r);
-			const uint8_t *next;
-			unsigned sub;
-			if (r.bad || n == 0 || n > (uint64_t)(r.end - r.p))
-				break;
-			next = r.p + n;
-			sub = (unsigned)rd_u(&r, 1);
-			if (sub == 1) {   /* DW_LNE_end_sequence */
-				if (!push((void **)&c->rows, &c->cap_rows, c->n_rows, sizeof(*c->rows)))
-					return c->oom = true, false;
-				c->rows[c->n_rows++] = (struct row){ addr, file, (uint32_t)line, col };
-				end_sequence(c, version);
-				addr = 0, file = 1, line = 1, col = 0;
-			} else if (sub == 2) {   /* DW_LNE_set_address */
-				addr = rd_u(&r, n - 1 <= 8 ? (unsigned)(n - 1) : addr_size);
-			} else if (sub == 3 && version < 5) {   /* DW_LNE_define_file */
-				const char *s = rd_cstr(&r);
-				if (!add_file(c, s))
-					return false;
-			}
-			r.p = next;
-		} else {
-			switch (op) {
-			case 1: emit = true; break;                                   /* copy */
-			case 2: addr += rd_uleb(&r) * min_inst; break;                /* advance_pc */
-			case 3: line += rd_sleb(&r); break;                           /* advance_line */
-			case 4: file = rd_uleb(&r); break;                            /* set_file */
-			case 5: col = (uint32_t)rd_uleb(&r); break;                   /* set_column */
-			case 8: addr += (uint64_t)((255 - opcode_base) / line_range) * min_inst; break;
-			case 9: addr += rd_u(&r, 2); break;                           /* fixed_advance_pc */
-			case 6: case 7: case 10: case 11: break;                      /* flags */
-			default:   /* set_isa and unknown standard opcodes: skip their operands */
-				for (unsigned i = 0; i < std_len[op]; i++)
-					rd_uleb(&r);
-			}
-		}
-		if (emit) {
-			if (!push((void **)&c->rows, &c->cap_rows, c->n_rows, sizeof(*c->rows)))
-				return c->oom = true, false;
-			c->rows[c->n_rows++] = (struct row){ addr, file, (uint32_t)line, col };
-		}
-	}
-	return true;
+	if (!tmx_cu_ranges_find(&m->ranges, addr, &unit))
+		return NULL;
+	u = &m->units[unit];
+	if (!(line = dwarf_getsrc_die(&u->die, addr)))
+		return NULL;
+	/* File 0 is no file before DWARF 5 (the unit's version stands for its table's). */
+	if (dwarf_line_file(line, &files, &file) || (u->version < 5 && file == 0) ||
+	    !(name = dwarf_linesrc(line, NULL, NULL)) || dwarf_lineno(line, &lineno) ||
+	    dwarf_linecol(line, &col))
+		return NULL;
+	/* llvm keeps both as uint32_t. */
+	if (!(s = format_pos(name, (uint32_t)lineno, (uint32_t)col)))
+		*oom = true;
+	return s;
 }
 
-static int by_addr(const void *a, const void *b, void *addrs_)
-{
-	const uint64_t *addrs = addrs_;
-	uint64_t x = addrs[*(const size_t *)a], y = addrs[*(const size_t *)b];
+/* ------------------------------------------------------------------ */
+/* The symbol table fallback                                            */
+/* ------------------------------------------------------------------ */
 
-	return x < y ? -1 : x > y;
-}
+struct sym {
+	uint64_t addr, size;
+	const char *file;   /* the STT_FILE before it, for a local symbol; else NULL */
+};
 
 static int sym_cmp(const void *a, const void *b)
 {
@@ -428,33 +148,19 @@ static int sym_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static struct section section_data(Elf_Scn *scn, const GElf_Shdr *sh)
-{
-	struct section s = { NULL, 0 };
-	Elf_Data *d;
-
-	if (sh->sh_type == SHT_NOBITS)
-		return s;
-	if ((sh->sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
-		return s;
-	d = elf_getdata(scn, NULL);
-	if (d && d->d_buf) {
-		s.data = d->d_buf;
-		s.size = d->d_size;
-	}
-	return s;
-}
-
 /* Local function symbols and the STT_FILE before them: llvm-symbolizer's file fallback. */
-static void symtab_fallback(Elf *elf, Elf_Scn *symtab, const uint64_t *addrs, size_t n,
-			    char **out, bool *oom)
+static void symtab_fallback(Elf *elf, const uint64_t *addrs, size_t n, char **out, bool *oom)
 {
+	Elf_Scn *scn = NULL, *symtab = NULL;
 	GElf_Shdr sh;
 	Elf_Data *d;
 	struct sym *syms = NULL;
 	size_t n_syms = 0, cap = 0, count;
 	const char *file = NULL;
 
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			symtab = scn;
 	if (!symtab || !gelf_getshdr(symtab, &sh) || !(d = elf_getdata(symtab, NULL)) ||
 	    !sh.sh_entsize)
 		return;
@@ -469,14 +175,15 @@ static void symtab_fallback(Elf *elf, Elf_Scn *symtab, const uint64_t *addrs, si
 		}
 		if (GELF_ST_TYPE(s.st_info) != STT_FUNC || s.st_shndx == SHN_UNDEF)
 			continue;
-		if (!push((void **)&syms, &cap, n_syms, sizeof(*syms))) {
+		if (!tmx_grow_array((void **)&syms, &cap, n_syms + 1, sizeof(*syms), 64)) {
 			*oom = true;
 			break;
 		}
 		syms[n_syms++] = (struct sym){ s.st_value, s.st_size,
 					       GELF_ST_BIND(s.st_info) == STB_LOCAL ? file : NULL };
 	}
-	qsort(syms, n_syms, sizeof(*syms), sym_cmp);
+	if (n_syms)
+		qsort(syms, n_syms, sizeof(*syms), sym_cmp);
 	for (size_t i = 0; i < n; i++) {
 		size_t lo = 0, hi = n_syms;
 		const struct sym *s;
@@ -500,13 +207,57 @@ static void symtab_fallback(Elf *elf, Elf_Scn *symtab, const uint64_t *addrs, si
 	free(syms);
 }
 
+/* ------------------------------------------------------------------ */
+/* Entry points                                                         */
+/* ------------------------------------------------------------------ */
+
+/* DWARF in the file itself only: no search for separate debug files. */
+static int no_separate_debuginfo(Dwfl_Module *mod, void **user, const char *name, Dwarf_Addr base,
+				 const char *file, const char *debuglink, GElf_Word crc,
+				 char **path)
+{
+	(void)mod, (void)user, (void)name, (void)base, (void)file, (void)debuglink, (void)crc;
+	(void)path;
+	return -1;
+}
+
+static const Dwfl_Callbacks dwfl_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,   /* not called: the file is given */
+	.find_debuginfo = no_separate_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+/*
+ * The DWARF of `path` through libdwfl rather than dwarf_begin_elf(): in a
+ * relocatable object (a .o given as the map) libdwfl applies the
+ * relocations of the debug sections, with the sections laid out from
+ * address 0 -- as llvm resolves them, section-relative, for an object
+ * with one code section.  Executables and shared objects are read as they
+ * are (base 0: the addresses are the file's, as in the map).
+ */
+static Dwarf *open_dwarf(const char *path, Dwfl **dwflp)
+{
+	Dwarf_Addr bias;
+	Dwfl_Module *mod;
+	Dwarf *dw;
+
+	if (!(*dwflp = dwfl_begin(&dwfl_callbacks)))
+		return NULL;
+	mod = dwfl_report_elf(*dwflp, "map", path, -1, 0, false);
+	if (!mod || dwfl_report_end(*dwflp, NULL, NULL) ||
+	    !(dw = dwfl_module_getdwarf(mod, &bias)))
+		return NULL;
+	return dw;
+}
+
 int tmx_debuginfo_lookup(const char *path, const uint64_t *addrs, size_t n, char **out,
 			 struct tmx_error *err)
 {
-	struct ctx c = { 0 };
+	struct unit_map map = { 0 };
 	Elf *elf = NULL;
-	Elf_Scn *scn = NULL, *symtab = NULL;
-	size_t shstrndx, *order = NULL;
+	Dwfl *dwfl = NULL;
+	Dwarf *dw;
+	bool oom = false;
 	int fd, ret = TMX_OK;
 
 	for (size_t i = 0; i < n; i++)
@@ -517,46 +268,23 @@ int tmx_debuginfo_lookup(const char *path, const uint64_t *addrs, size_t n, char
 	if (fd < 0)
 		return tmx_error_set(err, TMX_ERR_IO, path, "cannot open");
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx)) {
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		ret = tmx_error_set(err, TMX_ERR_DATA, path, "not a readable ELF file");
 		goto out;
 	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
-			continue;
-		if (!strcmp(name, ".debug_line"))
-			c.line = section_data(scn, &sh);
-		else if (!strcmp(name, ".debug_line_str"))
-			c.line_str = section_data(scn, &sh);
-		else if (!strcmp(name, ".debug_str"))
-			c.str = section_data(scn, &sh);
-		else if (sh.sh_type == SHT_SYMTAB)
-			symtab = scn;
+	/* No DWARF at all (stripped, or built without -g): the symbol table only. */
+	if ((dw = open_dwarf(path, &dwfl))) {
+		if (!unit_map_build(&map, dw))
+			oom = true;
+		for (size_t i = 0; i < n && !oom; i++)
+			out[i] = line_of(&map, addrs[i], &oom);
 	}
-	order = malloc((n ? n : 1) * sizeof(*order));
-	if (!order) {
-		ret = tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++)
-		order[i] = i;
-	c.addrs = addrs;
-	c.order = order;
-	c.n = n;
-	c.out = out;
-	qsort_r(order, n, sizeof(*order), by_addr, (void *)addrs);
-	if (c.line.data) {
-		struct rd sec = { c.line.data, c.line.data + c.line.size, false };
-		while (sec.p < sec.end && line_unit(&c, &sec))
-			;
-	}
-	symtab_fallback(elf, symtab, addrs, n, out, &c.oom);
-	for (size_t i = 0; i < n && !c.oom; i++)
+	if (!oom)
+		symtab_fallback(elf, addrs, n, out, &oom);
+	for (size_t i = 0; i < n && !oom; i++)
 		if (!out[i] && !(out[i] = strdup("<invalid>:0:0")))
-			c.oom = true;
-	if (c.oom)
+			oom = true;
+	if (oom)
 		ret = tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 out:
 	if (ret)
@@ -564,9 +292,10 @@ out:
 			free(out[i]);
 			out[i] = NULL;
 		}
-	free(order);
-	free(c.rows);
-	free(c.files);
+	free(map.units);
+	tmx_cu_ranges_free(&map.ranges);
+	if (dwfl)
+		dwfl_end(dwfl);   /* and its Dwarf */
 	if (elf)
 		elf_end(elf);
 	close(fd);
@@ -576,69 +305,6 @@ out:
 int tmx_debuginfo_xray_functions(const char *path, uint64_t **addrs, uint32_t *n, bool *is_elf,
 				 struct tmx_error *err)
 {
-	unsigned char magic[4];
-	Elf *elf = NULL;
-	Elf_Scn *scn = NULL;
-	Elf_Data *d = NULL;
-	GElf_Shdr sh;
-	size_t shstrndx, cap = 0;
-	uint64_t *a = NULL, cur = 0;
-	uint32_t count = 0;
-	int fd, ret = TMX_OK;
-
-	*addrs = NULL;
-	*n = 0;
-	*is_elf = false;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return tmx_error_set(err, TMX_ERR_IO, path, "cannot open");
-	if (read(fd, magic, 4) != 4 || memcmp(magic, "\177ELF", 4)) {
-		close(fd);
-		return TMX_OK;
-	}
-	*is_elf = true;
-	if (elf_version(EV_CURRENT) == EV_NONE || !(elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)) ||
-	    elf_getshdrstrndx(elf, &shstrndx) || gelf_getclass(elf) != ELFCLASS64) {
-		ret = tmx_error_set(err, TMX_ERR_DATA, path, "not a readable 64-bit ELF file");
-		goto out;
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *name;
-		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-		    !strcmp(name, "xray_instr_map")) {
-			d = elf_getdata(scn, NULL);
-			break;
-		}
-	}
-	if (!d || !d->d_buf || d->d_size % 32) {
-		ret = tmx_error_set(err, TMX_ERR_DATA, path, "no usable xray_instr_map section");
-		goto out;
-	}
-	for (size_t off = 0; off + 32 <= d->d_size; off += 32) {
-		struct rd r = { (const uint8_t *)d->d_buf + off, (const uint8_t *)d->d_buf + off + 32,
-				false };
-		uint64_t function;
-		rd_u(&r, 8);                /* the sled's address */
-		function = rd_u(&r, 8);
-		rd_u(&r, 2);                /* kind, always_instrument */
-		if (rd_u(&r, 1) >= 2 && function)   /* version: PC-relative from 2 on */
-			function += sh.sh_addr + off + 8;
-		if (count && function == cur)
-			continue;
-		cur = function;
-		if (!push((void **)&a, &cap, count, sizeof(*a))) {
-			ret = tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
-			goto out;
-		}
-		a[count++] = function;
-	}
-	*addrs = a;
-	*n = count;
-	a = NULL;
-out:
-	free(a);
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return ret;
+	/* The reader's own parse of the map: the same ids, the same relocated addresses. */
+	return tmx_xray_instrmap_functions(path, addrs, n, is_elf, err);
 }
