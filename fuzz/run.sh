@@ -4,6 +4,9 @@
 #
 #   fuzz/run.sh [SECONDS] [HARNESS...]
 #       harnesses: tsdl metadata_stream ctf_packets ctf_trace lttng_index tracedat tracedat_page xray
+#                  ctf_writer
+#
+# TMX_FUZZ_BUILD names the build directory (default build-fuzz).
 #
 # Seeds come from the real traces of the shared corpus and tests/data; what
 # a harness finds is written to fuzz/regressions/HARNESS/ (commit it: CI
@@ -13,17 +16,18 @@ set -eu
 cd "$(dirname "$0")/.."
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-harnesses=${*:-tsdl metadata_stream ctf_packets ctf_trace lttng_index tracedat tracedat_page xray}
+harnesses=${*:-tsdl metadata_stream ctf_packets ctf_trace lttng_index tracedat tracedat_page xray ctf_writer}
 corpus=${TMX_CORPUS:-../shared/corpus}
 [ -d "$corpus" ] || corpus=/work/shared/corpus
-out=build-fuzz
+out=${TMX_FUZZ_BUILD:-build-fuzz}
 mkdir -p "$out"
 
 srcs=$(find src -name '*.c' | sort)
 cflags="-g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 cflags="$cflags -Iinclude -Isrc -DTMX_FUZZ_DEFAULT_METADATA=\"$PWD/tests/data/sample-trace/metadata\""
-# libtraceevent (-o tracecmd) and libelf (XRay instrumentation maps) headers.
-cflags="$cflags $(pkg-config --cflags libtraceevent libelf)"
+# libtraceevent (-o tracecmd), libelf (XRay instrumentation maps) and libdw
+# (xray-account's source positions).
+cflags="$cflags $(pkg-config --cflags libtraceevent libelf libdw)"
 
 seed() {   # HARNESS DIR: fill DIR with seed inputs
 	case $1 in
@@ -37,7 +41,11 @@ seed() {   # HARNESS DIR: fill DIR with seed inputs
 			while read -r f; do cp "$f" "$2/$(echo "$f" | md5sum | cut -c1-12)"; done ;;
 	ctf_packets)
 		cp tests/data/sample-trace/channel0_* "$2" ;;
-	ctf_trace)   # metadata, the separator line, the stream
+	ctf_trace | ctf_writer)   # metadata, the separator line, the stream
+		cp fuzz/seeds/ctf_trace-sample "$2"
+		# ctf_writer: also trace.dat files and XRay logs (other models for the writer).
+		[ "$1" = ctf_writer ] && cp fuzz/seeds/ctf_writer/* fuzz/seeds/tracedat-* \
+			tests/data/tracedat/*.dat tests/data/xray/*.xray "$2"
 		for c in "$corpus"/yactfr-tests/iter-data/ctf-1/*/; do
 			{ cat "$c/metadata"; printf '\n--DATA--\n'; cat "$c/stream"; } >"$2/$(basename "$c")"
 		done ;;
@@ -67,12 +75,12 @@ seed() {   # HARNESS DIR: fill DIR with seed inputs
 for h in $harnesses; do
 	echo "== building fuzz_$h"
 	# shellcheck disable=SC2086
-	clang-14 $cflags "fuzz/fuzz_$h.c" $srcs -o "$out/fuzz_$h" -lm -lz -lbz2 -llzma -lzstd -lelf -lstdc++ $(pkg-config --libs libtraceevent)
+	clang-14 $cflags "fuzz/fuzz_$h.c" $srcs -o "$out/fuzz_$h" -lm -lz -lbz2 -llzma -lzstd -lelf -lstdc++ $(pkg-config --libs libtraceevent libdw)
 	mkdir -p "$out/seeds-$h" "$out/corpus-$h" "fuzz/regressions/$h"
 	seed "$h" "$out/seeds-$h"
 	dict=""
 	case $h in
-	tsdl | metadata_stream | ctf_trace) dict="-dict=fuzz/tsdl.dict" ;;
+	tsdl | metadata_stream | ctf_trace | ctf_writer) dict="-dict=fuzz/tsdl.dict" ;;
 	tracedat | tracedat_page) dict="-dict=fuzz/tracedat.dict" ;;
 	xray) dict="-dict=fuzz/xray.dict" ;;
 	*) dict="-dict=fuzz/ctf.dict" ;;

@@ -231,6 +231,11 @@ static void test_trace_paths(void **state)
 		cw_sanitize_trace_path(cases[i][0], out, sizeof(out));
 		assert_string_equal(out, cases[i][1]);
 	}
+	/* Cut to the size by whole components: `..xyz` must not become `..`. */
+	cw_sanitize_trace_path("ab/..xyz", out, 6);
+	assert_string_equal(out, "ab");
+	cw_sanitize_trace_path("ab/..xyz", out, 9);
+	assert_string_equal(out, "ab/..xyz");
 	tc = parse(env_tsdl, sizeof(env_tsdl) - 1, &a);
 	assert_true(cw_lttng_trace_path(tc, out, sizeof(out)));
 	assert_string_equal(out, "h/s-20200101T000000+0000/ust/uid/1000/64-bit");

@@ -81,6 +81,12 @@ struct cw_stream {
 	uint64_t begin;
 	bool has_end;             /* input packet's end time, once known */
 	uint64_t end;
+	/*
+	 * The input packet's end time as its beginning tells it: the end of
+	 * the last packet when the input stops (a damage) before its end.
+	 */
+	bool in_has_end;
+	uint64_t in_end;
 	uint64_t n_events;
 	uint64_t first_ts, last_ts;
 	bool has_last_ts;
@@ -479,6 +485,13 @@ static int open_packet(struct cw_stream *s, bool explicit_packet, bool has_begin
 	s->begin = begin;
 	s->has_end = false;
 	s->n_events = 0;
+	/*
+	 * A reader counts the discarded events of a packet from the previous
+	 * packet's counter, or from zero when that packet has none (a packet
+	 * of another stream class in the same stream): the counter restarts.
+	 */
+	if (!sp->has_discarded)
+		s->discarded_total = 0;
 	s->discarded_at_open = s->discarded_total;
 	ret = reserve(s, 64 * 8, err);
 	if (ret)
@@ -742,6 +755,13 @@ static int find_trace(struct tmx_ctf_writer *w, const struct tmx_trace *trace,
 		return ret;
 	}
 	cw_trace_dir(trace, w->dir, full, sizeof(full));
+	if (strlen(full) >= PATH_MAX - 16) {
+		/* Cut by the buffer (or too long for the system anyway). */
+		trace_free(t);
+		return tmx_error_set(err, TMX_ERR_LIMIT, w->dir,
+				     "CTF writer: the directory path of trace `%.64s` is too long",
+				     trace->name ? trace->name : "");
+	}
 	t->path = strdup(full);
 	if (!t->path) {
 		trace_free(t);
@@ -917,9 +937,33 @@ static int find_stream(struct tmx_ctf_writer *w, const struct tmx_stream *st,
 	return TMX_OK;
 }
 
+static int end_at_pending(struct cw_stream *s, const struct tmx_value *pctx, struct tmx_error *err);
+
 static int end_stream(struct cw_stream *s, struct tmx_error *err)
 {
-	int ret = close_packet(s, err);
+	int ret;
+
+	/*
+	 * A discard whose count no packet carries yet (the input ended, or
+	 * stopped at a damage, before the next event): the packet that carries
+	 * it ends where the discarded range does, as it would have.
+	 */
+	if (s->has_pending_end) {
+		ret = end_at_pending(s, NULL, err);
+		if (ret)
+			return ret;
+	}
+
+	/*
+	 * An input packet without its end message (the input stopped at a
+	 * damage): it still ends when its context says, as babeltrace2 tells
+	 * its discarded events up to there, and as its end message would.
+	 */
+	if (s->open && s->explicit_packet && s->in_has_end && !s->has_end) {
+		s->has_end = true;
+		s->end = s->in_end;
+	}
+	ret = close_packet(s, err);
 
 	if (s->fd >= 0) {
 		if (close(s->fd) && !ret)
@@ -1051,6 +1095,16 @@ static int discard_in_packet(struct cw_stream *s, const struct tmx_msg *msg, boo
 	return ret;
 }
 
+/*
+ * A clock value whose time overflows (`has` false, cycles set: a huge value
+ * or offset) is still the value to write, so that the trace read back says
+ * the same; only no value at all (0 and `has` false) is unknown.
+ */
+static bool has_clock_value(bool has, uint64_t cycles)
+{
+	return has || cycles;
+}
+
 static int write_event(struct tmx_ctf_writer *w, struct cw_stream *s, const struct tmx_msg *msg,
 		       struct tmx_error *err)
 {
@@ -1059,7 +1113,8 @@ static int write_event(struct tmx_ctf_writer *w, struct cw_stream *s, const stru
 	const struct cw_event_plan *ep;
 	const struct tmx_value *pctx = e->packet ? e->packet->context : NULL;
 	bool be = s->t->big_endian;
-	uint64_t ts = msg->has_ts ? msg->cycles : s->has_last_ts ? s->last_ts : 0;
+	uint64_t ts = has_clock_value(msg->has_ts, msg->cycles) ? msg->cycles :
+		      s->has_last_ts ? s->last_ts : 0;
 	size_t i;
 	int ret;
 
@@ -1152,8 +1207,11 @@ int tmx_ctf_writer_consume(struct tmx_ctf_writer *w, const struct tmx_msg *msg,
 		if (ret)
 			return ret;
 		s->cont = s->has_next_begin = s->has_pending_end = false;
-		return open_packet(s, true, msg->packet->has_begin, msg->packet->begin_cycles,
-				   msg->packet->context, err);
+		s->in_has_end = has_clock_value(msg->packet->has_end, msg->packet->end_cycles);
+		s->in_end = msg->packet->end_cycles;
+		return open_packet(s, true,
+				   has_clock_value(msg->packet->has_begin, msg->packet->begin_cycles),
+				   msg->packet->begin_cycles, msg->packet->context, err);
 	case TMX_MSG_PACKET_END:
 		if (s->has_pending_end) {
 			ret = end_at_pending(s, msg->packet->context, err);
@@ -1166,10 +1224,10 @@ int tmx_ctf_writer_consume(struct tmx_ctf_writer *w, const struct tmx_msg *msg,
 			if (ret)
 				return ret;
 		}
-		s->cont = s->has_next_begin = false;
+		s->cont = s->has_next_begin = s->in_has_end = false;
 		if (!s->open)
 			return TMX_OK;
-		if (msg->packet->has_end) {
+		if (has_clock_value(msg->packet->has_end, msg->packet->end_cycles)) {
 			s->has_end = true;
 			s->end = msg->packet->end_cycles;
 		}

@@ -91,31 +91,36 @@ bool cw_lttng_trace_path(const struct tmx_trace_class *tc, char *out, size_t siz
 	return false;
 }
 
-/* `.` and `..` components become `_` and `__`; trailing slashes go. */
+/*
+ * `.` and `..` components become `_` and `__`; trailing slashes go.  Only
+ * whole components are copied: one cut by the size could end as `..`.
+ */
 void cw_sanitize_trace_path(const char *in, char *out, size_t size)
 {
 	size_t n = 0;
-	bool dir_start = true;
 
-	for (const char *c = in; *c && n + 3 < size;) {
-		if (*c == '/') {
-			dir_start = true;
-			out[n++] = *c++;
-			continue;
-		}
-		if (dir_start && c[0] == '.' && (c[1] == '\0' || c[1] == '/')) {
-			out[n++] = '_';
-			c++;
-			continue;
-		}
-		if (dir_start && c[0] == '.' && c[1] == '.' && (c[2] == '\0' || c[2] == '/')) {
-			out[n++] = '_';
-			out[n++] = '_';
-			c += 2;
-			continue;
-		}
-		out[n++] = *c++;
-		dir_start = false;
+	if (!size)
+		return;
+	for (const char *c = in; *c;) {
+		const char *end = strchr(c, '/');
+		const char *comp = c;
+		size_t len;
+
+		if (!end)
+			end = c + strlen(c);
+		len = (size_t)(end - c);
+		if (len == 1 && c[0] == '.')
+			comp = "_";
+		else if (len == 2 && c[0] == '.' && c[1] == '.')
+			comp = "__";
+		if (n + len >= size)   /* the component and the NUL */
+			break;
+		memcpy(out + n, comp, len);
+		n += len;
+		if (!*end || n + 1 >= size)
+			break;
+		out[n++] = '/';
+		c = end + 1;
 	}
 	while (n > 0 && out[n - 1] == '/')
 		n--;

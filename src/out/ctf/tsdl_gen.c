@@ -386,7 +386,8 @@ static bool relative_ref(struct resolver *r, const struct path *target, const ch
 		const struct cw_node *a = r->stack.nodes[si];
 		if (a->op == CW_ARRAY || a->op == CW_SEQUENCE)
 			continue;
-		if (a->op != CW_STRUCT && a->op != CW_VARIANT)
+		/* Options of a variant are not fields a name can find (see absolute_ref()). */
+		if (a->op != CW_STRUCT)
 			return false;
 		for (size_t i = 0; i < a->n_children; i++) {
 			if (a->children[i].name && !strcmp(a->children[i].name, t->name)) {
@@ -407,7 +408,12 @@ static bool absolute_ref(struct resolver *r, int scope, const struct path *targe
 	sb_puts(&b, scope_prefix[scope]);
 	for (size_t i = 1; i < target->n; i++) {
 		const struct cw_node *parent = target->nodes[i - 1], *n = target->nodes[i];
-		if ((parent->op != CW_STRUCT && parent->op != CW_VARIANT) || n->skip || !n->name) {
+		/*
+		 * Through structure members only: a path through a variant
+		 * option names a field that exists only when that option is
+		 * selected, which TSDL readers (babeltrace2, tracemux) refuse.
+		 */
+		if (parent->op != CW_STRUCT || n->skip || !n->name) {
 			free(b.s);
 			return false;
 		}
