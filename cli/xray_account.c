@@ -22,6 +22,7 @@ enum {
 	OPT_RECURSIVE,
 	OPT_STRICT,
 	OPT_LENIENT,
+	OPT_MEMORY,
 };
 
 static const struct option account_options[] = {
@@ -37,6 +38,7 @@ static const struct option account_options[] = {
 	{ "recursive-calls-only", no_argument, NULL, OPT_RECURSIVE },
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "lenient", no_argument, NULL, OPT_LENIENT },
+	{ "account-memory", required_argument, NULL, OPT_MEMORY },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -65,6 +67,9 @@ static void account_usage(FILE *out)
 	      "                           records are always skipped and reported\n"
 	      "      --strict             stop with an error at the first unmatched record\n"
 	      "      --lenient            skip damaged buffers of the log (reported)\n"
+	      "      --account-memory=BYTES  memory for the stored latencies (suffix K, M, G;\n"
+	      "                           default 64M); over it the percentiles are found\n"
+	      "                           exactly by reading the log again (up to 10 passes)\n"
 	      "\n"
 	      "What was not accounted (exits with no matching entry, calls never exited)\n"
 	      "is summed up on standard error.  Exit status: 0, 1 on error, 2 on bad usage.\n",
@@ -98,6 +103,34 @@ static bool parse_sort(const char *s, enum tmx_xacct_sort *out)
 			return true;
 		}
 	return false;
+}
+
+/* BYTES[K|M|G] (powers of 1024), at least 1. */
+static bool parse_bytes(const char *s, size_t *out)
+{
+	unsigned long long v;
+	char *end;
+	int shift = 0;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return false;
+	if (*end && !end[1]) {
+		switch (*end) {
+		case 'k': case 'K': shift = 10; break;
+		case 'm': case 'M': shift = 20; break;
+		case 'g': case 'G': shift = 30; break;
+		default: return false;
+		}
+		end++;
+	}
+	if (*end || v == 0 || v > (SIZE_MAX >> shift))
+		return false;
+	*out = (size_t)v << shift;
+	return true;
 }
 
 /* The summary of what was not accounted (stderr). */
@@ -229,17 +262,46 @@ static void account_warning(void *user, const char *msg)
 	fprintf(stderr, "tracemux: warning: %s\n", msg);
 }
 
+/* Later passes: pass 1 said it all. */
+static void quiet_warning(void *user, const char *msg)
+{
+	(void)user;
+	(void)msg;
+}
+
+/*
+ * One pass: every message of `src` into the accounting.  A read error
+ * ends the pass (*read_failed, *read_err: what was read before it
+ * counts); an accounting error (--strict, out of memory) is returned.
+ */
+static int account_pass(struct tmx_source *src, struct tmx_xacct *acct, bool *read_failed,
+			struct tmx_error *read_err, struct tmx_error *err)
+{
+	const struct tmx_msg *msg;
+	int ret;
+
+	for (;;) {
+		if (tmx_source_next(src, &msg, read_err)) {
+			*read_failed = true;
+			return TMX_OK;
+		}
+		if (!msg)
+			return TMX_OK;
+		if ((ret = tmx_xacct_consume(acct, msg, err)))
+			return ret;
+	}
+}
+
 int cli_xray_account(int argc, char **argv, const struct tmx_diag *diag_in)
 {
 	struct tmx_xacct_opts opts = { 0 };
 	struct tmx_xray_opts xopts = { 0 };
 	struct tmx_diag diag = diag_in ? *diag_in : (struct tmx_diag){ .warn = account_warning };
 	struct tmx_error err = { 0 }, read_err = { 0 };
-	bool read_failed = false;
+	bool read_failed = false, again = false;
 	const char *output = NULL;
 	struct tmx_source *src = NULL;
 	struct tmx_xacct *acct = NULL;
-	const struct tmx_msg *msg;
 	int out_fd = STDOUT_FILENO, status = 0, c;
 	char *end;
 	long top;
@@ -296,6 +358,11 @@ int cli_xray_account(int argc, char **argv, const struct tmx_diag *diag_in)
 		case OPT_LENIENT:
 			xopts.lenient = true;
 			break;
+		case OPT_MEMORY:
+			if (!parse_bytes(optarg, &opts.memory))
+				return account_usage_error("invalid --account-memory value `%s` (bytes, "
+							   "e.g. 65536, 512K, 64M)", optarg);
+			break;
 		case 'h':
 			account_usage(stdout);
 			return 0;
@@ -327,20 +394,32 @@ int cli_xray_account(int argc, char **argv, const struct tmx_diag *diag_in)
 	 * printed, then the error (exit 1).  --strict and out of memory stop
 	 * without a table, as llvm-xray without -k does.
 	 */
-	for (;;) {
-		if (tmx_source_next(src, &msg, &err)) {
-			read_failed = true;
-			read_err = err;
-			break;
-		}
-		if (!msg)
-			break;
-		if (tmx_xacct_consume(acct, msg, &err)) {
+	if (account_pass(src, acct, &read_failed, &read_err, &err))
+		status = cli_report(&err);
+	/* Also after an error: the calls still open are reported. */
+	if (tmx_xacct_finish(acct, &again, &err) && !status)
+		status = cli_report(&err);
+	/*
+	 * Over the --account-memory budget: the percentiles take more passes
+	 * over the same log, read the same way (a damaged log: up to the same
+	 * damage, its error already known).
+	 */
+	while (!status && again) {
+		struct tmx_diag quiet = { .warn = quiet_warning };
+		struct tmx_error pass_err = { 0 };
+		bool pass_failed = false;
+		tmx_source_free(src);
+		src = NULL;
+		if (tmx_xray_open((const char *const *)&argv[optind], 1, &xopts, &quiet, &src, &err) ||
+		    tmx_xacct_begin_pass(acct, &err) ||
+		    account_pass(src, acct, &pass_failed, &pass_err, &err) ||
+		    tmx_xacct_finish(acct, &again, &err))
 			status = cli_report(&err);
-			break;
-		}
 	}
-	tmx_xacct_finish(acct);
+	if (!status && tmx_xacct_passes(acct) > 1)
+		fprintf(stderr, "tracemux xray-account: the latencies took more than --account-memory "
+			"(%zu bytes): %u passes over the log\n",
+			opts.memory ? opts.memory : TMX_XACCT_DEFAULT_MEMORY, tmx_xacct_passes(acct));
 	if (!status) {
 		struct debug_table dt = { NULL, 0 };
 		if (output) {

@@ -39,11 +39,48 @@
  * -sort=func: llvm-xray 14 reaches llvm_unreachable there (undefined
  * behaviour; its binary prints the DenseMap order unsorted); we sort by
  * name.
+ *
+ * MEMORY.  The order statistics need the latencies, and a log far larger
+ * than RAM has more calls than RAM can hold.  So:
+ *
+ * - Pass 1 keeps count, min, max and sum per function (exact, O(1) each)
+ *   and stores the latencies compactly: those below 2^32 cycles as
+ *   uint32, the rare others in a uint64 side array (selection only needs
+ *   the multiset: a rank below the count of small ones is a small one).
+ *   Large arrays are anonymous mappings grown with mremap: no copy, and
+ *   the untouched capacity costs no resident memory.
+ * - When the stored bytes would pass opts.memory, they are all dropped and
+ *   each order statistic becomes a *target*: "the k-th smallest of
+ *   function f's latencies in [lo, hi], of which there are n_in", starting
+ *   from [min, max], or from 1/16 of an octave when the function got a
+ *   log-linear histogram for the rest of pass 1 (7.6 KiB each, given to
+ *   functions in order while they fit the budget; the dropped latencies go
+ *   in first).  The log is then read again from its start, through
+ *   the same stack machine (skip statistics are counted in pass 1 only),
+ *   so that every pass sees the same latencies; each pass checks that it
+ *   saw the same count and sum of latencies per function as pass 1.
+ * - In each later pass, the targets of one function with the same interval
+ *   share a *probe*.  A probe either collects the latencies of its interval
+ *   (n_in of them, as uint32 offsets from lo when the interval is narrow)
+ *   and selects, which resolves its targets; or counts them in a histogram
+ *   of B buckets of width 2^s over its interval, after which each target
+ *   narrows to its bucket (the rank within it follows from the counts
+ *   below).  Probes are planned cheapest collection first: as many
+ *   collections as fit the budget while every other probe keeps a
+ *   histogram of at least 256 buckets (TMX_XACCT_MIN_PROBE bytes, the one
+ *   floor over the budget), then the rest share what is left, up to 65536
+ *   buckets each.  A histogram shrinks a range R to below 2R/B <= R/128:
+ *   64-bit ranges are down to one value after at most 9 histogram passes:
+ *   at most 10 passes in all.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE   /* mremap, qsort_r */
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "model/grow.h"
 #include "out/outbuf.h"
@@ -56,6 +93,12 @@
 /* ------------------------------------------------------------------ */
 
 #define DIRECT_MAX (1 << 22)
+#define HIST_MIN_BUCKETS 256
+#define HIST_MAX_BUCKETS 65536
+#define MAX_PASSES 12   /* a guard: 10 is the bound (MEMORY above) */
+
+/* Order statistics: median, 90th, 99th percentile. */
+enum { Q_MED, Q_90, Q_99, N_Q };
 
 struct frame {
 	int32_t func;
@@ -70,12 +113,63 @@ struct thread {
 	struct imap recursion;
 };
 
+/*
+ * A growing array.  From VEC_MAP_BYTES on, an anonymous mapping grown by
+ * mremap: no copy and no resident memory for the capacity not yet written
+ * (a heap block could leave its old copy resident).
+ */
+#define VEC_MAP_BYTES ((size_t)1 << 20)
+
+struct vec {
+	void *p;
+	size_t n;          /* elements */
+	size_t bytes;      /* capacity */
+	bool mapped;
+};
+
 struct func {
 	int32_t id;
 	char *name;             /* the records' `function` field, NULL until seen */
-	uint64_t *lat;          /* latencies in cycles, in record order */
-	size_t n, cap;
-	double sum;
+	uint64_t n;             /* latencies (calls accounted) */
+	uint64_t min, max;
+	double sum;             /* in record order, as llvm-xray */
+	uint64_t check;         /* sum of the latencies mod 2^64: later passes must see the same */
+	uint64_t q[N_Q];        /* the order statistics, once found */
+	/* Pass 1 within the budget: latencies < 2^32 (uint32), the others (uint64). */
+	struct vec small, big;
+	/* Pass 1 over the budget: log-linear histogram of the latencies (NULL: none). */
+	uint64_t *lhist;
+	/* Later passes: what this pass saw, and the probes that watch this function. */
+	uint64_t seen, seen_check;
+	uint32_t probe[N_Q];
+	uint8_t n_probes;
+};
+
+/* An order statistic not known yet: the k-th smallest of the function's latencies in [lo, hi]. */
+struct target {
+	uint32_t func;
+	uint8_t which;          /* Q_* */
+	bool done;
+	uint64_t lo, hi, k;
+	uint64_t n_in;          /* the function's latencies in [lo, hi] */
+	uint32_t probe;         /* this pass */
+};
+
+enum probe_kind { PROBE_HIST, PROBE_COLLECT };
+
+/* What one pass records about one function's latencies in [lo, hi] (shared by its targets there). */
+struct probe {
+	uint32_t func;
+	enum probe_kind kind;
+	uint64_t lo, hi, n_in;
+	size_t cost;            /* bytes to collect the n_in latencies */
+	/* PROBE_HIST: bucket i counts lo + [i << shift, (i + 1) << shift). */
+	unsigned shift;
+	size_t n_buckets;
+	uint64_t *counts;
+	/* PROBE_COLLECT: the latencies, as uint32 offsets from lo when !wide. */
+	bool wide;
+	struct vec vals;
 };
 
 struct tmx_xacct {
@@ -95,6 +189,19 @@ struct tmx_xacct {
 	const struct tmx_trace_class *last_tc;
 	bool last_is_xray;
 	struct thread *last_thread;
+	double freq;                        /* cycle frequency of the log (0: figures in cycles) */
+	/* Memory. */
+	size_t budget;
+	size_t stored;                      /* bytes of latencies stored in pass 1 */
+	bool over;                          /* pass 1 went over the budget: stored nothing */
+	size_t lh_bytes;                    /* pass 1 over the budget: bytes of histograms */
+	unsigned pass;                      /* 1, 2... */
+	uint64_t total;                     /* latencies of pass 1 */
+	uint64_t pass_total, pass_skips;    /* latencies and skipped records of this pass */
+	struct target *targets;
+	size_t n_targets;
+	struct probe *probes;
+	size_t n_probes;
 };
 
 static bool grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -102,12 +209,71 @@ static bool grow(void **p, size_t *cap, size_t need, size_t elem)
 	return tmx_grow_array(p, cap, need, elem, 8);
 }
 
+/* Room for `need` elements of `elem` bytes. */
+static bool vec_reserve(struct vec *v, size_t need, size_t elem)
+{
+	size_t bytes = v->bytes ? v->bytes : 64 * elem;
+	void *q;
+
+	if (need > SIZE_MAX / elem)
+		return false;
+	if (need * elem <= v->bytes)
+		return true;
+	while (bytes < need * elem) {
+		if (bytes > SIZE_MAX / 2)
+			return false;
+		bytes *= 2;
+	}
+	if (bytes < VEC_MAP_BYTES) {
+		if (!(q = realloc(v->p, bytes)))
+			return false;
+	} else if (v->mapped) {
+		q = mremap(v->p, v->bytes, bytes, MREMAP_MAYMOVE);
+		if (q == MAP_FAILED)
+			return false;
+	} else {
+		q = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (q == MAP_FAILED)
+			return false;
+		if (v->n)
+			memcpy(q, v->p, v->n * elem);
+		free(v->p);
+		v->mapped = true;
+	}
+	v->p = q;
+	v->bytes = bytes;
+	return true;
+}
+
+static void vec_free(struct vec *v)
+{
+	if (v->mapped)
+		munmap(v->p, v->bytes);
+	else
+		free(v->p);
+	*v = (struct vec){ 0 };
+}
+
+static void free_probes(struct tmx_xacct *a)
+{
+	for (size_t i = 0; i < a->n_probes; i++) {
+		free(a->probes[i].counts);
+		vec_free(&a->probes[i].vals);
+	}
+	free(a->probes);
+	a->probes = NULL;
+	a->n_probes = 0;
+}
+
 struct tmx_xacct *tmx_xacct_new(const struct tmx_xacct_opts *opts)
 {
 	struct tmx_xacct *a = calloc(1, sizeof(*a));
 
-	if (a)
-		a->opts = *opts;
+	if (!a)
+		return NULL;
+	a->opts = *opts;
+	a->budget = opts->memory ? opts->memory : TMX_XACCT_DEFAULT_MEMORY;
+	a->pass = 1;
 	return a;
 }
 
@@ -121,8 +287,12 @@ void tmx_xacct_free(struct tmx_xacct *a)
 	}
 	for (size_t i = 0; i < a->n_funcs; i++) {
 		free(a->funcs[i].name);
-		free(a->funcs[i].lat);
+		vec_free(&a->funcs[i].small);
+		vec_free(&a->funcs[i].big);
+		free(a->funcs[i].lhist);
 	}
+	free_probes(a);
+	free(a->targets);
 	free(a->threads);
 	free(a->funcs);
 	free(a->lat_order);
@@ -145,9 +315,24 @@ int32_t tmx_xacct_function(const struct tmx_xacct *a, size_t i, const char **nam
 	return f->id;
 }
 
+void tmx_xacct_get_figures(const struct tmx_xacct *a, size_t i, struct tmx_xacct_figures *out)
+{
+	const struct func *f = &a->funcs[a->lat_order[i]];
+
+	*out = (struct tmx_xacct_figures){
+		.count = f->n, .min = f->min, .median = f->q[Q_MED], .pct90 = f->q[Q_90],
+		.pct99 = f->q[Q_99], .max = f->max, .sum = f->sum,
+	};
+}
+
 const struct tmx_xacct_stats *tmx_xacct_stats(const struct tmx_xacct *a)
 {
 	return &a->stats;
+}
+
+unsigned tmx_xacct_passes(const struct tmx_xacct *a)
+{
+	return a->pass;
 }
 
 const char *tmx_xacct_skip_name(enum tmx_xacct_skip kind)
@@ -235,23 +420,147 @@ named:
 	return f;
 }
 
+/*
+ * Pass 1 over the budget: a log-linear histogram per function (while they
+ * fit the budget), so that pass 2 starts from 1/16 of an octave rather
+ * than [min, max]: values below 16 exactly, then 16 buckets per power of
+ * two.
+ */
+#define LH_SUB 16
+#define LH_BUCKETS (LH_SUB + (64 - 4) * LH_SUB)
+#define LH_BYTES (LH_BUCKETS * sizeof(uint64_t))
+
+static unsigned lh_bucket(uint64_t v)
+{
+	unsigned e;
+
+	if (v < LH_SUB)
+		return (unsigned)v;
+	e = 63u - (unsigned)__builtin_clzll(v);   /* >= 4 */
+	return LH_SUB + (e - 4) * LH_SUB + (unsigned)((v >> (e - 4)) & (LH_SUB - 1));
+}
+
+/* The first value of bucket b, and its width as a shift. */
+static uint64_t lh_low(unsigned b, unsigned *shift)
+{
+	unsigned e;
+
+	if (b < LH_SUB) {
+		*shift = 0;
+		return b;
+	}
+	e = (b - LH_SUB) / LH_SUB + 4;
+	*shift = e - 4;
+	return (uint64_t)(LH_SUB + (b - LH_SUB) % LH_SUB) << (e - 4);
+}
+
+/* A histogram for f if the budget has room (f's latencies so far must all go in). */
+static bool lh_new(struct tmx_xacct *a, struct func *f)
+{
+	if (a->lh_bytes + LH_BYTES > a->budget)
+		return true;   /* none: pass 2 starts from [min, max] */
+	if (!(f->lhist = calloc(LH_BUCKETS, sizeof(*f->lhist))))
+		return false;
+	a->lh_bytes += LH_BYTES;
+	return true;
+}
+
+/* Over the budget: the stored latencies go (into the histograms), later passes will find the order statistics. */
+static bool drop_stored(struct tmx_xacct *a)
+{
+	a->over = true;
+	for (size_t i = 0; i < a->n_lat_order; i++) {
+		struct func *f = &a->funcs[a->lat_order[i]];
+		if (!lh_new(a, f))
+			return false;
+		if (f->lhist) {
+			for (size_t j = 0; j < f->small.n; j++)
+				f->lhist[lh_bucket(((uint32_t *)f->small.p)[j])]++;
+			for (size_t j = 0; j < f->big.n; j++)
+				f->lhist[lh_bucket(((uint64_t *)f->big.p)[j])]++;
+		}
+		vec_free(&f->small);
+		vec_free(&f->big);
+	}
+	a->stored = 0;
+	return true;
+}
+
+/* Pass 1: count, min, max, sum, and the latency itself while within the budget. */
+static bool first_latency(struct tmx_xacct *a, struct func *f, uint64_t latency)
+{
+	if (f->n == 0) {
+		if (!grow((void **)&a->lat_order, &a->cap_lat_order, a->n_lat_order + 1,
+			  sizeof(*a->lat_order)))
+			return false;
+		a->lat_order[a->n_lat_order++] = (uint32_t)(f - a->funcs);
+		if (a->over && !lh_new(a, f))
+			return false;
+		f->min = f->max = latency;
+	} else if (latency < f->min) {
+		f->min = latency;
+	} else if (latency > f->max) {
+		f->max = latency;
+	}
+	f->n++;
+	f->sum += (double)latency;
+	f->check += latency;
+	a->total++;
+	if (!a->over) {
+		bool narrow = latency <= UINT32_MAX;
+		size_t size = narrow ? sizeof(uint32_t) : sizeof(uint64_t);
+		struct vec *v = narrow ? &f->small : &f->big;
+		if (a->stored + size <= a->budget) {
+			if (!vec_reserve(v, v->n + 1, size))
+				return false;
+			if (narrow)
+				((uint32_t *)v->p)[v->n++] = (uint32_t)latency;
+			else
+				((uint64_t *)v->p)[v->n++] = latency;
+			a->stored += size;
+			return true;
+		}
+		if (!drop_stored(a))
+			return false;
+	}
+	if (f->lhist)
+		f->lhist[lh_bucket(latency)]++;
+	return true;
+}
+
+/* Later passes: the latency goes to the probes whose interval holds it. */
+static bool probe_latency(struct tmx_xacct *a, struct func *f, uint64_t latency)
+{
+	f->seen++;
+	f->seen_check += latency;
+	a->pass_total++;
+	for (unsigned i = 0; i < f->n_probes; i++) {
+		struct probe *p = &a->probes[f->probe[i]];
+		uint64_t off = latency - p->lo;
+		if (latency < p->lo || off > p->hi - p->lo)
+			continue;
+		if (p->kind == PROBE_HIST) {
+			p->counts[off >> p->shift]++;
+		} else if (p->vals.n < p->n_in) {
+			/* Room for n_in was reserved; more would mean another log (caught at the end). */
+			if (p->wide)
+				((uint64_t *)p->vals.p)[p->vals.n++] = latency;
+			else
+				((uint32_t *)p->vals.p)[p->vals.n++] = (uint32_t)off;
+		} else {
+			p->vals.n++;   /* counted only, for the check */
+		}
+	}
+	return true;
+}
+
 static bool record_latency(struct tmx_xacct *a, int32_t id, uint64_t latency)
 {
 	struct func *f = func_of(a, id, NULL, 0);
 
 	if (!f)
 		return false;
-	if (f->n == 0) {
-		if (!grow((void **)&a->lat_order, &a->cap_lat_order, a->n_lat_order + 1,
-			  sizeof(*a->lat_order)))
-			return false;
-		a->lat_order[a->n_lat_order++] = (uint32_t)(f - a->funcs);
-	}
-	if (!grow((void **)&f->lat, &f->cap, f->n + 1, sizeof(*f->lat)))
-		return false;
-	f->lat[f->n++] = latency;
-	f->sum += (double)latency;
-	return true;
+	return a->pass == 1 ? first_latency(a, f, latency) : probe_latency(a, f, latency);
 }
 
 /* llvm's RecursionStatus: low 31 bits depth, sign bit "is recursive". */
@@ -307,6 +616,11 @@ static int skip(struct tmx_xacct *a, enum tmx_xacct_skip kind, uint32_t tid, int
 {
 	struct tmx_xacct_stats *s = &a->stats;
 
+	if (a->pass > 1) {
+		/* Counted in pass 1 (--strict stopped there); only checked here. */
+		a->pass_skips++;
+		return TMX_OK;
+	}
 	s->skipped[kind]++;
 	if (!s->has_first_skip) {
 		s->has_first_skip = true;
@@ -355,7 +669,8 @@ static int account_exit(struct tmx_xacct *a, struct thread *t, int32_t id, uint6
 		if (!ok)
 			return nomem(err);
 	}
-	a->stats.deduced += t->depth - k;
+	if (a->pass == 1)
+		a->stats.deduced += t->depth - k;
 	for (size_t i = t->depth; i > k - 1; i--)
 		if (!leave(a, t, t->stack[i - 1].func))
 			return nomem(err);
@@ -367,8 +682,11 @@ static bool is_xray(struct tmx_xacct *a, const struct tmx_trace_class *tc)
 {
 	if (tc != a->last_tc) {
 		const struct tmx_env_entry *e = tmx_trace_class_env(tc, "tracer_name");
+		const struct tmx_env_entry *cf = tmx_trace_class_env(tc, "cycle_frequency");
 		a->last_tc = tc;
 		a->last_is_xray = e && !e->is_int && !strcmp(e->str_value, "llvm-xray");
+		/* The figures' unit: the last trace's (read now: the source may be gone at the end). */
+		a->freq = cf && cf->is_int ? (double)(uint64_t)cf->int_value : 0;
 	}
 	return a->last_is_xray;
 }
@@ -385,7 +703,8 @@ int tmx_xacct_consume(struct tmx_xacct *a, const struct tmx_msg *msg, struct tmx
 		return TMX_OK;
 	cls = e->cls->id;
 	if (cls == TMX_XRAY_EV_CUSTOM || cls == TMX_XRAY_EV_TYPED) {
-		a->stats.events++;
+		if (a->pass == 1)
+			a->stats.events++;
 		return TMX_OK;
 	}
 	if (cls > TMX_XRAY_EV_ENTER_ARG)
@@ -394,7 +713,8 @@ int tmx_xacct_consume(struct tmx_xacct *a, const struct tmx_msg *msg, struct tmx
 	pl = e->scopes[TMX_SCOPE_PAYLOAD];
 	if (!ctx || !pl)
 		return TMX_OK;
-	a->stats.records++;
+	if (a->pass == 1)
+		a->stats.records++;
 	id = (int32_t)pl[TMX_XRAY_P_FUNC_ID].s;
 	t = thread_of(a, (uint32_t)ctx[TMX_XRAY_CTX_TID].u);
 	if (!t || !func_of(a, id, pl[TMX_XRAY_P_FUNCTION].str.ptr, pl[TMX_XRAY_P_FUNCTION].str.len))
@@ -420,6 +740,345 @@ int tmx_xacct_consume(struct tmx_xacct *a, const struct tmx_msg *msg, struct tmx
 }
 
 /* ------------------------------------------------------------------ */
+/* Order statistics                                                     */
+/* ------------------------------------------------------------------ */
+
+/* The k-th smallest of v[0..n) (v is reordered): quickselect, Hoare partition. */
+#define DEFINE_SELECT(name, T)                                                         \
+	static T name(T *v, size_t n, size_t k)                                         \
+	{                                                                               \
+		size_t lo = 0, hi = n - 1;                                              \
+                                                                                        \
+		while (lo < hi) {                                                       \
+			size_t mid = lo + (hi - lo) / 2, i = lo, j = hi;                \
+			T a = v[lo], b = v[mid], c = v[hi], pivot;                      \
+			/* Median of three, so sorted and equal runs stay linear. */   \
+			pivot = a < b ? (b < c ? b : (a < c ? c : a))                   \
+				      : (a < c ? a : (b < c ? c : b));                  \
+			for (;;) {                                                      \
+				while (v[i] < pivot)                                    \
+					i++;                                            \
+				while (v[j] > pivot)                                    \
+					j--;                                            \
+				if (i >= j)                                             \
+					break;                                          \
+				T tmp = v[i];                                           \
+				v[i] = v[j];                                            \
+				v[j] = tmp;                                             \
+				i++;                                                    \
+				j--;                                                    \
+			}                                                               \
+			/* v[lo..j] <= pivot <= v[j+1..hi] */                           \
+			if (k <= j)                                                     \
+				hi = j;                                                 \
+			else                                                            \
+				lo = j + 1;                                             \
+		}                                                                       \
+		return v[k];                                                            \
+	}
+
+DEFINE_SELECT(select_u32, uint32_t)
+DEFINE_SELECT(select_u64, uint64_t)
+
+/* llvm-xray's ranks: element n/2, floor(n*0.9), floor(n*0.99) of the sorted latencies. */
+static uint64_t rank_of(uint64_t n, int which)
+{
+	switch (which) {
+	case Q_MED:
+		return n / 2;
+	case Q_90:
+		return (uint64_t)floor((double)n * 0.9);
+	default:
+		return (uint64_t)floor((double)n * 0.99);
+	}
+}
+
+/* Pass 1 within the budget: the order statistics from the stored latencies, which then go. */
+static void select_stored(struct func *f)
+{
+	size_t n_small = f->small.n;
+
+	for (int q = 0; q < N_Q; q++) {
+		uint64_t k = rank_of(f->n, q);
+		f->q[q] = k < n_small ? select_u32(f->small.p, n_small, (size_t)k)
+				      : select_u64(f->big.p, f->big.n, (size_t)(k - n_small));
+	}
+	vec_free(&f->small);
+	vec_free(&f->big);
+}
+
+static int changed(struct tmx_error *err, const char *what)
+{
+	return tmx_error_set(err, TMX_ERR_DATA, NULL,
+			     "the log changed between passes over it (%s): cannot account it "
+			     "within the memory budget", what);
+}
+
+/* The target within the bucket of f's pass-1 histogram that holds its rank. */
+static bool lh_narrow(const struct func *f, struct target *t)
+{
+	uint64_t below = 0, lo;
+	unsigned b = 0, shift;
+
+	while (b < LH_BUCKETS && below + f->lhist[b] <= t->k)
+		below += f->lhist[b++];
+	if (b == LH_BUCKETS)
+		return false;   /* the counts do not add up to n: cannot be */
+	lo = lh_low(b, &shift);
+	/* [lo, lo + 2^shift - 1] within [min, max] (the last bucket ends at UINT64_MAX). */
+	if (lo > t->lo)
+		t->lo = lo;
+	if (t->hi - lo > ((uint64_t)1 << shift) - 1)
+		t->hi = lo + (((uint64_t)1 << shift) - 1);
+	t->k -= below;
+	t->n_in = f->lhist[b];
+	return true;
+}
+
+/* Pass 1 over the budget: every order statistic not obvious from count, min and max is a target. */
+static int make_targets(struct tmx_xacct *a, struct tmx_error *err)
+{
+	if (!(a->targets = malloc((a->n_lat_order ? a->n_lat_order : 1) * N_Q * sizeof(*a->targets))))
+		return nomem(err);
+	for (size_t i = 0; i < a->n_lat_order; i++) {
+		struct func *f = &a->funcs[a->lat_order[i]];
+		for (int q = 0; q < N_Q; q++) {
+			uint64_t k = rank_of(f->n, q);
+			if (k == 0 || f->min == f->max) {
+				f->q[q] = f->min;
+			} else if (k == f->n - 1) {
+				f->q[q] = f->max;
+			} else {
+				struct target t = {
+					.func = a->lat_order[i], .which = (uint8_t)q,
+					.lo = f->min, .hi = f->max, .k = k, .n_in = f->n,
+				};
+				if (f->lhist && !lh_narrow(f, &t))
+					return changed(err, "internal histogram");
+				if (t.lo == t.hi)
+					f->q[q] = t.lo;
+				else
+					a->targets[a->n_targets++] = t;
+			}
+		}
+		free(f->lhist);
+		f->lhist = NULL;
+	}
+	return TMX_OK;
+}
+
+static size_t sat_add(size_t x, size_t y)
+{
+	return x > SIZE_MAX - y ? SIZE_MAX : x + y;
+}
+
+static size_t sat_mul(size_t x, size_t y)
+{
+	return y && x > SIZE_MAX / y ? SIZE_MAX : x * y;
+}
+
+static int cmp_cost(const void *x, const void *y, void *probes)
+{
+	const struct probe *p = (const struct probe *)probes + *(const uint32_t *)x;
+	const struct probe *q = (const struct probe *)probes + *(const uint32_t *)y;
+
+	if (p->cost != q->cost)
+		return p->cost < q->cost ? -1 : 1;
+	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
+}
+
+/*
+ * The probes of the next pass (see MEMORY at the top): one per function
+ * and interval of the unresolved targets; the cheapest collections that
+ * leave every other probe TMX_XACCT_MIN_PROBE bytes of histogram, then
+ * histograms sharing the rest.
+ */
+static int plan_pass(struct tmx_xacct *a, struct tmx_error *err)
+{
+	size_t n = 0, budget = a->budget, floor_bytes = 0, best = 0, prefix = 0, left, per, buckets;
+	uint32_t *order;
+
+	free_probes(a);
+	if (!(a->probes = calloc(a->n_targets ? a->n_targets : 1, sizeof(*a->probes))))
+		return nomem(err);
+	for (size_t i = 0; i < a->n_funcs; i++)
+		a->funcs[i].n_probes = 0;
+	/* Targets of one function are consecutive: its probes are the last few. */
+	for (size_t i = 0; i < a->n_targets; i++) {
+		struct target *t = &a->targets[i];
+		size_t j = n;
+		if (t->done)
+			continue;
+		while (j > 0 && a->probes[j - 1].func == t->func &&
+		       (a->probes[j - 1].lo != t->lo || a->probes[j - 1].hi != t->hi))
+			j--;
+		if (j == 0 || a->probes[j - 1].func != t->func) {
+			struct probe *p = &a->probes[n];
+			p->func = t->func;
+			p->lo = t->lo;
+			p->hi = t->hi;
+			p->n_in = t->n_in;
+			p->wide = t->hi - t->lo > UINT32_MAX;
+			p->cost = t->n_in > SIZE_MAX / 8 ? SIZE_MAX
+							 : (size_t)t->n_in * (p->wide ? 8 : 4);
+			floor_bytes = sat_add(floor_bytes, p->cost < TMX_XACCT_MIN_PROBE
+							   ? p->cost : TMX_XACCT_MIN_PROBE);
+			j = ++n;
+		}
+		t->probe = (uint32_t)(j - 1);
+	}
+	a->n_probes = n;
+	if (budget < floor_bytes)
+		budget = floor_bytes;
+	if (!(order = malloc((n ? n : 1) * sizeof(*order))))
+		return nomem(err);
+	for (size_t i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	qsort_r(order, n, sizeof(*order), cmp_cost, a->probes);
+	/* The most collections that leave the others their floor (i = the cheap ones always does). */
+	for (size_t i = 0, sum = 0;; i++) {
+		if (sat_add(sum, sat_mul(n - i, TMX_XACCT_MIN_PROBE)) <= budget) {
+			best = i;
+			prefix = sum;
+		}
+		if (i == n)
+			break;
+		sum = sat_add(sum, a->probes[order[i]].cost);
+	}
+	left = budget - prefix;
+	per = n > best ? left / (n - best) / sizeof(uint64_t) : 0;
+	for (buckets = HIST_MIN_BUCKETS; buckets < HIST_MAX_BUCKETS && buckets * 2 <= per;)
+		buckets *= 2;
+	for (size_t i = 0; i < n; i++) {
+		struct probe *p = &a->probes[order[i]];
+		struct func *f = &a->funcs[p->func];
+		if (i < best) {
+			p->kind = PROBE_COLLECT;
+			if (!vec_reserve(&p->vals, (size_t)p->n_in, p->wide ? 8 : 4))
+				goto fail;
+		} else {
+			uint64_t range = p->hi - p->lo;
+			p->kind = PROBE_HIST;
+			while ((range >> p->shift) >= buckets)
+				p->shift++;
+			p->n_buckets = (size_t)(range >> p->shift) + 1;
+			if (!(p->counts = calloc(p->n_buckets, sizeof(*p->counts))))
+				goto fail;
+		}
+		f->probe[f->n_probes++] = order[i];
+	}
+	free(order);
+	return TMX_OK;
+fail:
+	free(order);
+	return nomem(err);
+}
+
+/* After a later pass: checks that it saw pass 1's latencies, then narrows or resolves the targets. */
+static int end_pass(struct tmx_xacct *a, struct tmx_error *err)
+{
+	uint64_t skipped = 0;
+
+	for (int k = 0; k < TMX_XACCT_N_SKIPS; k++)
+		skipped += a->stats.skipped[k];
+	if (a->pass_total != a->total || a->pass_skips != skipped)
+		return changed(err, "other records");
+	for (size_t i = 0; i < a->n_lat_order; i++) {
+		const struct func *f = &a->funcs[a->lat_order[i]];
+		if (f->seen != f->n || f->seen_check != f->check)
+			return changed(err, "other latencies");
+	}
+	for (size_t i = 0; i < a->n_probes; i++) {
+		struct probe *p = &a->probes[i];
+		if (p->kind == PROBE_COLLECT && p->vals.n != p->n_in)
+			return changed(err, "other latencies");
+		if (p->kind == PROBE_HIST) {
+			uint64_t in = 0;
+			for (size_t b = 0; b < p->n_buckets; b++)
+				in += p->counts[b];
+			if (in != p->n_in)
+				return changed(err, "other latencies");
+		}
+	}
+	for (size_t i = 0; i < a->n_targets; i++) {
+		struct target *t = &a->targets[i];
+		struct probe *p = &a->probes[t->probe];
+		struct func *f = &a->funcs[t->func];
+		if (t->done)
+			continue;
+		if (p->kind == PROBE_COLLECT) {
+			f->q[t->which] = p->wide ? select_u64(p->vals.p, p->vals.n, (size_t)t->k)
+						 : p->lo + select_u32(p->vals.p, p->vals.n, (size_t)t->k);
+			t->done = true;
+			continue;
+		}
+		/* The bucket of the k-th: its bounds, and the rank within it. */
+		uint64_t below = 0, width = (uint64_t)1 << p->shift;
+		size_t b = 0;
+		while (below + p->counts[b] <= t->k)
+			below += p->counts[b++];
+		t->lo = p->lo + ((uint64_t)b << p->shift);
+		t->hi = p->hi - t->lo < width ? p->hi : t->lo + (width - 1);
+		t->k -= below;
+		t->n_in = p->counts[b];
+		if (t->lo == t->hi) {
+			f->q[t->which] = t->lo;
+			t->done = true;
+		}
+	}
+	free_probes(a);
+	return TMX_OK;
+}
+
+int tmx_xacct_begin_pass(struct tmx_xacct *a, struct tmx_error *err)
+{
+	/* A fresh stack machine over the same records. */
+	for (size_t i = 0; i < a->n_threads; i++) {
+		a->threads[i].depth = 0;
+		imap_free(&a->threads[i].recursion);
+		a->threads[i].recursion = (struct imap){ 0 };
+	}
+	for (size_t i = 0; i < a->n_funcs; i++)
+		a->funcs[i].seen = a->funcs[i].seen_check = 0;
+	a->last_tc = NULL;
+	a->last_thread = NULL;
+	a->pass_total = a->pass_skips = 0;
+	a->pass++;
+	return plan_pass(a, err);
+}
+
+int tmx_xacct_finish(struct tmx_xacct *a, bool *again, struct tmx_error *err)
+{
+	int ret;
+
+	*again = false;
+	if (a->pass == 1) {
+		a->stats.still_open = 0;
+		for (size_t i = 0; i < a->n_threads; i++)
+			a->stats.still_open += a->threads[i].depth;
+		if (!a->over) {
+			for (size_t i = 0; i < a->n_lat_order; i++)
+				select_stored(&a->funcs[a->lat_order[i]]);
+			return TMX_OK;
+		}
+		if ((ret = make_targets(a, err)))
+			return ret;
+	} else if ((ret = end_pass(a, err))) {
+		return ret;
+	}
+	for (size_t i = 0; i < a->n_targets; i++)
+		if (!a->targets[i].done) {
+			if (a->pass >= MAX_PASSES)
+				return tmx_error_set(err, TMX_ERR_LIMIT, NULL,
+						     "xray-account: order statistics unresolved after "
+						     "%u passes (internal error)", a->pass);
+			*again = true;
+			break;
+		}
+	return TMX_OK;
+}
+
+/* ------------------------------------------------------------------ */
 /* Statistics                                                           */
 /* ------------------------------------------------------------------ */
 
@@ -430,58 +1089,17 @@ struct row {
 	const struct func *f;
 };
 
-/* The k-th smallest of v[0..n) (v is reordered): quickselect, Hoare partition. */
-static uint64_t select_kth(uint64_t *v, size_t n, size_t k)
+static void stats_of(const struct func *f, double freq, struct row *r)
 {
-	size_t lo = 0, hi = n - 1;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2, i = lo, j = hi;
-		uint64_t a = v[lo], b = v[mid], c = v[hi], pivot;
-		/* Median of three, so sorted and equal runs stay linear. */
-		pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
-		for (;;) {
-			while (v[i] < pivot)
-				i++;
-			while (v[j] > pivot)
-				j--;
-			if (i >= j)
-				break;
-			uint64_t tmp = v[i];
-			v[i] = v[j];
-			v[j] = tmp;
-			i++;
-			j--;
-		}
-		/* v[lo..j] <= pivot <= v[j+1..hi] */
-		if (k <= j)
-			hi = j;
-		else
-			lo = j + 1;
-	}
-	return v[k];
-}
-
-static void stats_of(struct func *f, double freq, struct row *r)
-{
-	size_t n = f->n;
-	uint64_t mn = f->lat[0], mx = f->lat[0];
-
-	for (size_t i = 1; i < n; i++) {
-		if (f->lat[i] < mn)
-			mn = f->lat[i];
-		if (f->lat[i] > mx)
-			mx = f->lat[i];
-	}
 	r->id = f->id;
-	r->count = n;
+	r->count = f->n;
 	r->f = f;
 	r->sum = f->sum;
-	r->min = (double)mn;
-	r->max = (double)mx;
-	r->median = (double)select_kth(f->lat, n, n / 2);
-	r->pct90 = (double)select_kth(f->lat, n, (size_t)floor((double)n * 0.9));
-	r->pct99 = (double)select_kth(f->lat, n, (size_t)floor((double)n * 0.99));
+	r->min = (double)f->min;
+	r->max = (double)f->max;
+	r->median = (double)f->q[Q_MED];
+	r->pct90 = (double)f->q[Q_90];
+	r->pct99 = (double)f->q[Q_99];
 	if (freq != 0) {
 		r->min /= freq;
 		r->median /= freq;
@@ -778,7 +1396,6 @@ int tmx_xacct_write(struct tmx_xacct *a, int fd, bool symbolized,
 	uint32_t *order = malloc((n ? n : 1) * sizeof(*order));
 	struct row *rows = malloc((n ? n : 1) * sizeof(*rows));
 	struct outbuf *b = malloc(sizeof(*b));
-	double freq = 0;
 	char line[128];
 	int e;
 
@@ -788,13 +1405,8 @@ int tmx_xacct_write(struct tmx_xacct *a, int fd, bool symbolized,
 		free(b);
 		return nomem(err);
 	}
-	if (a->last_tc) {
-		const struct tmx_env_entry *cf = tmx_trace_class_env(a->last_tc, "cycle_frequency");
-		if (cf && cf->is_int)
-			freq = (double)(uint64_t)cf->int_value;
-	}
 	for (size_t i = 0; i < n; i++)
-		stats_of(&a->funcs[order[i]], freq, &rows[i]);
+		stats_of(&a->funcs[order[i]], a->freq, &rows[i]);
 	std_sort(&sorter, rows, rows + n);
 	shown = a->opts.top > 0 && (size_t)a->opts.top < n ? (size_t)a->opts.top : n;
 
@@ -860,9 +1472,3 @@ int tmx_xacct_write(struct tmx_xacct *a, int fd, bool symbolized,
 	return TMX_OK;
 }
 
-void tmx_xacct_finish(struct tmx_xacct *a)
-{
-	a->stats.still_open = 0;
-	for (size_t i = 0; i < a->n_threads; i++)
-		a->stats.still_open += a->threads[i].depth;
-}

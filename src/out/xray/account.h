@@ -32,7 +32,18 @@ struct tmx_xacct_opts {
 	bool deduce_sibling_calls;   /* llvm-xray -d */
 	bool recursive_calls_only;   /* llvm-xray --recursive-calls-only */
 	bool strict;                 /* the first unmatched record is an error */
+	/*
+	 * Bytes for the stored latencies (0: TMX_XACCT_DEFAULT_MEMORY).  Within
+	 * it, one pass over the log.  Over it, the order statistics are found
+	 * exactly by more passes over the same log (tmx_xacct_finish), whose
+	 * histograms and candidates stay within it too, except for a floor of
+	 * TMX_XACCT_MIN_PROBE bytes per unresolved percentile.
+	 */
+	size_t memory;
 };
+
+#define TMX_XACCT_DEFAULT_MEMORY ((size_t)64 << 20)
+#define TMX_XACCT_MIN_PROBE ((size_t)2048)   /* 256 buckets of 8 bytes */
 
 /* Why a record was not accounted. */
 enum tmx_xacct_skip {
@@ -66,8 +77,20 @@ struct tmx_xacct *tmx_xacct_new(const struct tmx_xacct_opts *opts);
  * when out of memory.
  */
 int tmx_xacct_consume(struct tmx_xacct *a, const struct tmx_msg *msg, struct tmx_error *err);
-/* The input is done: counts the calls still open (stats.still_open). */
-void tmx_xacct_finish(struct tmx_xacct *a);
+/*
+ * The input is done.  After the first pass: counts the calls still open
+ * (stats.still_open).  *again is false when the table is ready; true when
+ * the latencies did not fit opts.memory and the order statistics need one
+ * more pass: call tmx_xacct_begin_pass(), feed the same messages again
+ * (the same input from its start, up to the same point: the same read
+ * error, if any), then tmx_xacct_finish() again.  Fails when out of memory
+ * or when a pass did not see the latencies of the first one (the input
+ * changed).  At most 10 passes: see account.c.
+ */
+int tmx_xacct_finish(struct tmx_xacct *a, bool *again, struct tmx_error *err);
+int tmx_xacct_begin_pass(struct tmx_xacct *a, struct tmx_error *err);
+/* Passes over the input so far (1 after the first). */
+unsigned tmx_xacct_passes(const struct tmx_xacct *a);
 /*
  * Writes the table to `fd`.  `debug_info(user, func_id)` gives llvm-xray's
  * "file:line:column" column of a function (NULL: "(unknown)").  Function
@@ -81,6 +104,12 @@ int tmx_xacct_write(struct tmx_xacct *a, int fd, bool symbolized,
 /* The functions of the table (those with a latency): count, and the id and name of each. */
 size_t tmx_xacct_n_functions(const struct tmx_xacct *a);
 int32_t tmx_xacct_function(const struct tmx_xacct *a, size_t i, const char **name);
+/* The figures of function i (as tmx_xacct_function), in cycles, once tmx_xacct_finish is done. */
+struct tmx_xacct_figures {
+	uint64_t count, min, median, pct90, pct99, max;
+	double sum;
+};
+void tmx_xacct_get_figures(const struct tmx_xacct *a, size_t i, struct tmx_xacct_figures *out);
 const struct tmx_xacct_stats *tmx_xacct_stats(const struct tmx_xacct *a);
 const char *tmx_xacct_skip_name(enum tmx_xacct_skip kind);
 void tmx_xacct_free(struct tmx_xacct *a);
