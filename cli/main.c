@@ -37,6 +37,7 @@ struct cli {
 	struct tmx_tcreport_opts tcreport;   /* -o tracecmd: trace-cmd report's options */
 	bool tc_invert;                      /* -v seen: the next -F filters are negated */
 	bool tc_options;                     /* one of them was given */
+	bool tc_quiet;                       /* -q: no warnings from -o tracecmd */
 	uint64_t ctf_packet_size;            /* -o ctf: --ctf-packet-size, 0: the default */
 	bool chrome_sched_slices;            /* -o chrome: --sched-slices */
 };
@@ -58,6 +59,27 @@ enum {
 	OPT_TC_CPU,
 	OPT_TC_STAT,
 	OPT_TC_TS_DIFF,
+	OPT_TC_PAGE_SIZE,
+	OPT_TC_ENDIAN,
+	OPT_TC_CHECK_EVENTS,
+	OPT_TC_CPUS,
+	OPT_TC_FIRST_EVENT,
+	OPT_TC_LAST_EVENT,
+	OPT_TC_UNAME,
+	OPT_TC_VERSION,
+	OPT_TC_RAW_TS,
+	OPT_TC_ALIGN_TS,
+	OPT_TC_NODATE,
+	OPT_TC_TS2SECS,
+	OPT_TC_WAKEUP,
+	OPT_TC_PID,
+	OPT_TC_COMM,
+	OPT_TC_NO_HANDLER,
+	OPT_TC_FUNCS,
+	OPT_TC_PROFILE,
+	OPT_TC_BY_COMM,
+	OPT_TC_TS_CHECK,
+	OPT_TC_KALLSYMS,
 	OPT_CTF_PACKET_SIZE,
 	OPT_INSTR_MAP,
 	OPT_SYMBOLIZE,
@@ -102,6 +124,37 @@ static const struct option long_options[] = {
 	{ "stat", no_argument, NULL, OPT_TC_STAT },
 	{ "latency", no_argument, NULL, 'l' },
 	{ "ts-diff", no_argument, NULL, OPT_TC_TS_DIFF },
+	{ "page-size", no_argument, NULL, OPT_TC_PAGE_SIZE },
+	{ "endian", no_argument, NULL, OPT_TC_ENDIAN },
+	{ "check-events", no_argument, NULL, OPT_TC_CHECK_EVENTS },
+	{ "list-events", no_argument, NULL, 'E' },
+	{ "cpus", no_argument, NULL, OPT_TC_CPUS },
+	{ "first-event", no_argument, NULL, OPT_TC_FIRST_EVENT },
+	{ "last-event", no_argument, NULL, OPT_TC_LAST_EVENT },
+	{ "uname", no_argument, NULL, OPT_TC_UNAME },
+	{ "tracecmd-version", no_argument, NULL, OPT_TC_VERSION },
+	{ "raw-ts", no_argument, NULL, OPT_TC_RAW_TS },
+	{ "align-ts", no_argument, NULL, OPT_TC_ALIGN_TS },
+	{ "nodate", no_argument, NULL, OPT_TC_NODATE },
+	{ "ts2secs", required_argument, NULL, OPT_TC_TS2SECS },
+	{ "wakeup", no_argument, NULL, OPT_TC_WAKEUP },
+	{ "no-irqs", no_argument, NULL, 'I' },
+	{ "no-softirqs", no_argument, NULL, 'S' },
+	{ "pid", required_argument, NULL, OPT_TC_PID },
+	{ "comm", required_argument, NULL, OPT_TC_COMM },
+	{ "raw-events", required_argument, NULL, 'r' },
+	{ "no-handler", required_argument, NULL, OPT_TC_NO_HANDLER },
+	{ "local-plugins", no_argument, NULL, 'L' },
+	{ "funcs", no_argument, NULL, OPT_TC_FUNCS },
+	{ "printk", no_argument, NULL, 'P' },
+	{ "profile", no_argument, NULL, OPT_TC_PROFILE },
+	{ "profile-global", no_argument, NULL, 'G' },
+	{ "by-comm", no_argument, NULL, OPT_TC_BY_COMM },
+	{ "hook", required_argument, NULL, 'H' },
+	{ "filter-test", no_argument, NULL, 'T' },
+	{ "ts-check", no_argument, NULL, OPT_TC_TS_CHECK },
+	{ "kallsyms", required_argument, NULL, OPT_TC_KALLSYMS },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -164,6 +217,44 @@ static void usage(FILE *out)
 	      "  -l, --latency            latency columns: irqs-off, need-resched, irq and\n"
 	      "                           preempt flags (report -l)\n"
 	      "      --ts-diff            time since the previous event (report --ts-diff)\n"
+	      "      --raw-ts             ring-buffer timestamps, no conversion (report --raw-ts)\n"
+	      "      --align-ts           times from the first event of all files (report --align-ts)\n"
+	      "      --ts2secs=HZ         timestamps count a HZ clock (report --ts2secs)\n"
+	      "      --nodate             ignore the recorded --date offset (report --nodate)\n"
+	      "  -I, --no-irqs            drop events in hard interrupt context (report -I)\n"
+	      "  -S, --no-softirqs        drop events in soft interrupt context (report -S)\n"
+	      "      --pid=LIST           only events of these pids (common_pid, pid or next_pid)\n"
+	      "      --comm=LIST          only events of the pids of these comms (report --pid,\n"
+	      "                           --comm; with -F: either matches)\n"
+	      "  -r, --raw-events=REGEX   these events as name=value (report -r)\n"
+	      "      --no-handler=REGEX   these events without their plugin (report -n)\n"
+	      "  -L, --local-plugins      no system-wide libtraceevent plugins (report -L)\n"
+	      "      --wakeup             wakeup latency after each sched_switch, a summary at\n"
+	      "                           the end; one file only (report -w)\n"
+	      "      --profile            per task: time scheduled out by state, wakeup, syscall,\n"
+	      "                           softirq, irq times, event counts (report --profile)\n"
+	      "  -G, --profile-global     --profile: irqs and softirqs per CPU (report -G)\n"
+	      "      --by-comm            --profile: the tasks of a comm as one group (report\n"
+	      "                           --by-comm)\n"
+	      "  -H, --hook=HOOK          --profile: time another event pair, [SYS:]START,FIELD\n"
+	      "                           [,PID_FIELD]/[SYS:]END,FIELD[,FLAGS P|G] (report -H)\n"
+	      "  -T, --filter-test        print the -F filters as parsed, nothing else (report -T)\n"
+	      "      --ts-check           warn when a CPU's time goes backwards (report --ts-check)\n"
+	      "      --kallsyms=FILE      more kernel symbols, a /proc/kallsyms text (report\n"
+	      "                           --kallsyms)\n"
+	      "  -q, --quiet              no warnings (report -q)\n"
+	      "    Instead of the events:\n"
+	      "      --cpus               the CPUs with data (report --cpus)\n"
+	      "      --first-event, --last-event  the same, with each CPU's first / last time\n"
+	      "      --uname              the recorded uname (report --uname)\n"
+	      "      --tracecmd-version   the version of the recording trace-cmd (report --version)\n"
+	      "  -E, --list-events        every stored event format, system:name (report -E)\n"
+	      "      --funcs              the kernel function symbols (report -f)\n"
+	      "  -P, --printk             the printk formats (report -P)\n"
+	      "      --check-events       fail if an event format cannot be parsed (report\n"
+	      "                           --check-events; exit 1 where trace-cmd exits 22)\n"
+	      "      --endian             the file's and the host's byte order (report -e)\n"
+	      "      --page-size          the file's and the host's page size (report -p)\n"
 	      "\n"
 	      "Trimming (as babeltrace2's flt.utils.trimmer):\n"
 	      "  -b, --begin=TIME         drop what comes before TIME\n"
@@ -242,7 +333,7 @@ static int parse_args(struct cli *cli, int argc, char **argv)
 
 	tmx_pretty_opts_default(&cli->pretty);
 	tmx_tcreport_opts_default(&cli->tcreport);
-	while ((c = getopt_long(argc, argv, "o:w:n:f:b:e:t:hVRNF:vl", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:w:n:f:b:e:t:hVRNF:vlEISr:LPGH:Tq", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			if (!strcmp(optarg, "text"))
@@ -378,6 +469,121 @@ static int parse_args(struct cli *cli, int argc, char **argv)
 		case OPT_TC_TS_DIFF:
 			cli->tcreport.ts_diff = cli->tc_options = true;
 			break;
+		case OPT_TC_PAGE_SIZE:
+			cli->tcreport.page_size = cli->tc_options = true;
+			break;
+		case OPT_TC_ENDIAN:
+			cli->tcreport.endian = cli->tc_options = true;
+			break;
+		case OPT_TC_CHECK_EVENTS:
+			cli->tcreport.check_events = cli->tc_options = true;
+			break;
+		case 'E':
+			cli->tcreport.list_events = cli->tc_options = true;
+			break;
+		case OPT_TC_CPUS:
+			cli->tcreport.cpus_list = cli->tc_options = true;
+			break;
+		case OPT_TC_FIRST_EVENT:
+			cli->tcreport.first_event = cli->tc_options = true;
+			break;
+		case OPT_TC_LAST_EVENT:
+			cli->tcreport.last_event = cli->tc_options = true;
+			break;
+		case OPT_TC_UNAME:
+			cli->tcreport.uname = cli->tc_options = true;
+			break;
+		case OPT_TC_VERSION:
+			cli->tcreport.version = cli->tc_options = true;
+			break;
+		case OPT_TC_RAW_TS:
+			cli->tcreport.raw_ts = cli->tc_options = true;
+			break;
+		case OPT_TC_ALIGN_TS:
+			cli->tcreport.align_ts = cli->tc_options = true;
+			break;
+		case OPT_TC_NODATE:
+			cli->tcreport.no_date = cli->tc_options = true;
+			break;
+		case OPT_TC_TS2SECS: {
+			int64_t hz;
+			if (!parse_int64(optarg, &hz) || hz <= 0)
+				return usage_error("invalid --ts2secs value `%s`: a clock frequency in Hz "
+						   "(a positive integer)", optarg);
+			cli->tcreport.ts2secs = (uint64_t)hz;
+			cli->tc_options = true;
+			break;
+		}
+		case OPT_TC_WAKEUP:
+			cli->tcreport.wakeup = cli->tc_options = true;
+			break;
+		case 'I':
+			cli->tcreport.no_irqs = cli->tc_options = true;
+			break;
+		case 'S':
+			cli->tcreport.no_softirqs = cli->tc_options = true;
+			break;
+		case OPT_TC_PID:
+			cli->tc_options = true;
+			if (tmx_tcreport_add_item(cli->tcreport.pids, &cli->tcreport.n_pids, optarg,
+						  "--pid", &list_err))
+				return usage_error("%s", list_err.msg);
+			break;
+		case OPT_TC_COMM:
+			cli->tc_options = true;
+			if (tmx_tcreport_add_item(cli->tcreport.comms, &cli->tcreport.n_comms, optarg,
+						  "--comm", &list_err))
+				return usage_error("%s", list_err.msg);
+			break;
+		case 'r':
+			cli->tc_options = true;
+			if (tmx_tcreport_add_item(cli->tcreport.raw_events, &cli->tcreport.n_raw_events,
+						  optarg, "-r", &list_err))
+				return usage_error("%s", list_err.msg);
+			break;
+		case OPT_TC_NO_HANDLER:
+			cli->tc_options = true;
+			if (tmx_tcreport_add_item(cli->tcreport.no_handler, &cli->tcreport.n_no_handler,
+						  optarg, "--no-handler", &list_err))
+				return usage_error("%s", list_err.msg);
+			break;
+		case 'L':
+			cli->tcreport.no_sys_plugins = cli->tc_options = true;
+			break;
+		case OPT_TC_FUNCS:
+			cli->tcreport.funcs = cli->tc_options = true;
+			break;
+		case 'P':
+			cli->tcreport.printk_list = cli->tc_options = true;
+			break;
+		case OPT_TC_PROFILE:
+			cli->tcreport.profile = cli->tc_options = true;
+			break;
+		case 'G':
+			cli->tcreport.profile_global = cli->tc_options = true;
+			break;
+		case OPT_TC_BY_COMM:
+			cli->tcreport.profile_by_comm = cli->tc_options = true;
+			break;
+		case 'T':
+			cli->tcreport.filter_test = cli->tc_options = true;
+			break;
+		case OPT_TC_TS_CHECK:
+			cli->tcreport.ts_check = cli->tc_options = true;
+			break;
+		case OPT_TC_KALLSYMS:
+			cli->tcreport.kallsyms = optarg;
+			cli->tc_options = true;
+			break;
+		case 'q':
+			cli->tc_quiet = cli->tc_options = true;
+			break;
+		case 'H':
+			cli->tc_options = true;
+			if (tmx_tcreport_add_item(cli->tcreport.hooks, &cli->tcreport.n_hooks, optarg, "-H",
+						  &list_err))
+				return usage_error("%s", list_err.msg);
+			break;
 		case 'v':
 			/* As trace-cmd: one -v, negating the -F filters that follow it. */
 			if (cli->tc_invert)
@@ -402,8 +608,8 @@ static int parse_args(struct cli *cli, int argc, char **argv)
 	if (optind >= argc)
 		return usage_error("%s", "no input trace given");
 	if (cli->tc_options && cli->format != OUT_TRACECMD)
-		return usage_error("%s", "-R, --nsec, -N, --cpu, -F, -v, --stat, -l and --ts-diff go "
-				   "with -o tracecmd");
+		return usage_error("%s", "the trace-cmd report options (-R, --nsec, -N, --cpu, -F, -v, "
+				   "--stat, -l, --ts-diff... see --help) go with -o tracecmd");
 	cli->inputs = (const char **)&argv[optind];
 	cli->n_inputs = (size_t)(argc - optind);
 	return 0;
@@ -717,7 +923,7 @@ int main(int argc, char **argv)
 	if (cli.format == OUT_TRACECMD) {
 		bool handled;
 		cli.tcreport.lenient = cli.open.tracedat.lenient;
-		cli.tcreport.diag = &diag;
+		cli.tcreport.diag = cli.tc_quiet ? NULL : &diag;
 		status = cli_tracecmd(cli.inputs, cli.n_inputs, &cli.tcreport, cli.output_path,
 				      cli.begin_text || cli.end_text || cli.stream_intersection, &handled);
 		if (handled)

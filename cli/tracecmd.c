@@ -31,7 +31,14 @@ static bool is_tracedat(const char *path)
 
 static bool report_options_given(const struct tmx_tcreport_opts *o)
 {
-	return o->raw || o->nsec || o->no_plugins || o->stat || o->cpus || o->n_filters;
+	return o->raw || o->nsec || o->no_plugins || o->stat || o->cpus || o->n_filters ||
+	       o->latency || o->ts_diff || o->page_size || o->endian || o->check_events ||
+	       o->list_events || o->cpus_list || o->first_event || o->last_event || o->uname ||
+	       o->version || o->raw_ts || o->align_ts || o->no_date || o->ts2secs || o->no_irqs ||
+	       o->no_softirqs || o->wakeup || o->n_pids || o->n_comms || o->n_raw_events ||
+	       o->n_no_handler || o->no_sys_plugins || o->funcs || o->printk_list || o->profile ||
+	       o->profile_global || o->profile_by_comm || o->n_hooks || o->filter_test ||
+	       o->ts_check || o->kallsyms;
 }
 
 int cli_tracecmd(const char *const *inputs, size_t n, struct tmx_tcreport_opts *o,
@@ -46,8 +53,14 @@ int cli_tracecmd(const char *const *inputs, size_t n, struct tmx_tcreport_opts *
 		n_dat += is_tracedat(inputs[i]);
 	if (!n_dat) {
 		if (report_options_given(o)) {
-			fputs("tracemux: error: --raw, --nsec, -N, --cpu, -F, -v and --stat of -o tracecmd "
-			      "need trace.dat inputs\n", stderr);
+			/* Name the input: a missing file is the likelier mistake. */
+			if (access(inputs[0], R_OK)) {
+				fprintf(stderr, "tracemux: error: %s: %s\n", inputs[0], strerror(errno));
+				return 1;
+			}
+			fprintf(stderr, "tracemux: error: %s: not a trace.dat file; the trace-cmd report "
+				"options of -o tracecmd (--raw, --nsec, -N, --cpu, -F, --stat...) need "
+				"trace.dat inputs\n", inputs[0]);
 			return 2;
 		}
 		*handled = false;   /* other traces: the model path */

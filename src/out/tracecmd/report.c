@@ -26,15 +26,18 @@
  *     matches; a kernel/user stack event follows the event it belongs to).
  */
 #include <errno.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 #include <trace-seq.h>
 
 #include "out/outbuf.h"
 #include "out/tracecmd/fastfmt.h"
+#include "out/tracecmd/profile.h"
 #include "out/tracecmd/report.h"
 #include "tracecmd/tracedat.h"
 
@@ -57,6 +60,35 @@ struct tcr_file {
 	int n_plans;
 	bool swap;                   /* file and host byte orders differ */
 	uint32_t common_end;         /* bytes of the common fields (common_type, common_pid...) */
+	/* Formats libtraceevent could not parse (--check-events), the first one's name. */
+	int parse_failures;
+	char first_failure[96];
+	/* Timestamps (rec_time()). */
+	bool raw_ts;                 /* --raw-ts */
+	double ts2secs;              /* --ts2secs: 1e9 / HZ, 0: none */
+	uint64_t adjust;             /* added to every time: --nodate, --align-ts (modulo 2^64) */
+	bool use_trace_clock;        /* libtracecmd's use_trace_clock: --ts-diff in usecs */
+	/* -w: the sched events and fields that libtracecmd's init_wakeup() looks up. */
+	bool wakeup;
+	int wk_id, wk_new_id, sw_id;
+	struct tep_format_field *wk_pid, *wk_success, *wk_new_pid, *wk_new_success;
+	struct tep_format_field *sw_pid, *sw_prio;
+	struct tcp_profile *profile;  /* --profile */
+	struct tcp_hook *hooks;       /* the file's HOOK options, in file order */
+	size_t n_hooks;
+};
+
+/* -w: pids woken and not yet switched to, with the wakeup time (open addressing). */
+struct tcr_wakeups {
+	uint32_t *pid;
+	uint64_t *start;
+	bool *used;
+	size_t cap, n;
+};
+
+/* -w: one set of latency statistics (all tasks, or RT tasks: next_prio <= 99). */
+struct tcr_lat {
+	uint64_t total, count, max, max_time, min, min_time;
 };
 
 /* One buffer of one file: trace-cmd's tracecmd_input handle. */
@@ -67,6 +99,9 @@ struct tcr_handle {
 	size_t n_cpus;
 	struct tdat_cursor **cur;
 	const struct tdat_record *rec;   /* taken from its cursor, not printed yet */
+	uint64_t ts;                     /* its time (rec_time()) */
+	size_t rec_cursor;               /* the cursor it came from */
+	uint64_t *last_ts;               /* --ts-check: per cursor, the last printed time */
 	bool done;
 };
 
@@ -87,6 +122,12 @@ struct tcr {
 	bool multi;                  /* several input files */
 	size_t instances;            /* trace-cmd's `instances` (last file's count) */
 	size_t max_label;            /* trace-cmd's max_file_size */
+	struct tcr_wakeups wakeups;  /* -w */
+	struct tcr_lat lat, rt_lat;
+	const char *const *paths;    /* as given (--cpus names them) */
+	struct tcp_hook *hooks;      /* -H, in command-line order */
+	size_t n_hooks;
+	bool filter_test_done;       /* -T printed the filters: nothing else */
 };
 
 void tmx_tcreport_opts_default(struct tmx_tcreport_opts *o)
@@ -104,6 +145,16 @@ int tmx_tcreport_add_filter(struct tmx_tcreport_opts *o, const char *expr, bool 
 	o->filters[o->n_filters].expr = expr;
 	o->filters[o->n_filters].negated = negated;
 	o->n_filters++;
+	return TMX_OK;
+}
+
+int tmx_tcreport_add_item(const char **list, size_t *n, const char *item, const char *what,
+			  struct tmx_error *err)
+{
+	if (*n >= TMX_TCREPORT_MAX_FILTERS)
+		return tmx_error_set(err, TMX_ERR_LIMIT, NULL, "at most %d %s options",
+				     TMX_TCREPORT_MAX_FILTERS, what);
+	list[(*n)++] = item;
 	return TMX_OK;
 }
 
@@ -262,24 +313,29 @@ static bool clock_text_in_usecs(const char *text, size_t len, bool *found)
 	return false;
 }
 
-static bool file_in_usecs(const struct tdat_file *f)
+/*
+ * TRACECMD_FL_IN_USECS.  libtracecmd clears it for a clock that is not in
+ * nanoseconds, and for any clock with --raw-ts (TRACECMD_FL_RAW_TS);
+ * TSC2NSEC sets it again, except with --raw-ts (the conversion is off).
+ */
+static bool file_in_usecs(const struct tdat_file *f, bool raw_ts)
 {
 	bool found, usecs = true;
 
 	/* The TRACECLOCK option: the whole trace_clock file. */
 	if (f->has_traceclock && f->traceclock.len &&
-	    !clock_text_in_usecs(f->traceclock.ptr, f->traceclock.len, &found) && found)
+	    (!clock_text_in_usecs(f->traceclock.ptr, f->traceclock.len, &found) || raw_ts) && found)
 		usecs = false;
 	/* v6 with TRACECLOCK: the "[clock]" text after "flyrecord" too. */
 	if (f->version < 7 && f->has_traceclock && f->n_buffers && f->buffers[0].clock) {
 		char tmp[80];
 		int n = snprintf(tmp, sizeof(tmp), "[%s]", f->buffers[0].clock);
 		if (n > 0 && (size_t)n < sizeof(tmp) &&
-		    !clock_text_in_usecs(tmp, (size_t)n, &found) && found)
+		    (!clock_text_in_usecs(tmp, (size_t)n, &found) || raw_ts) && found)
 			usecs = false;
 	}
-	/* TSC2NSEC converts to nanoseconds: usecs again. */
-	if (f->has_tsc2nsec)
+	/* TSC2NSEC converts to nanoseconds: usecs again (not applied with --raw-ts). */
+	if (f->has_tsc2nsec && !raw_ts)
 		usecs = true;
 	return usecs;
 }
@@ -315,9 +371,257 @@ static int compile_plans(struct tcr_file *tf, struct tmx_error *err)
 	if (!(tf->plans = calloc((size_t)max_id + 1, sizeof(*tf->plans))))
 		return tmx_error_set(err, TMX_ERR_NOMEM, tf->f->path, "out of memory");
 	tf->n_plans = max_id + 1;
-	for (size_t i = 0; evs[i]; i++)
-		if (evs[i]->id >= 0 && evs[i]->id <= max_id)
-			tf->plans[evs[i]->id] = tcf_compile(evs[i], tf->swap, tep_get_long_size(tf->tep));
+	for (size_t i = 0; evs[i]; i++) {
+		int id = evs[i]->id;
+		/* an id that two formats claim (the blktrace hack may) is libtraceevent's to pick */
+		if (id < 0 || id > max_id || (evs[i + 1] && evs[i + 1]->id == id) ||
+		    (i && evs[i - 1]->id == id))
+			continue;
+		tf->plans[id] = tcf_compile(evs[i], tf->swap, tep_get_long_size(tf->tep));
+	}
+	return TMX_OK;
+}
+
+/*
+ * libtracecmd's tracecmd_blk_hack(), run when it reads the data: an
+ * ftrace:blktrace event made up after ftrace:power, kmem_free or user_stack
+ * (the id the kernel's TRACE_BLK had), for files with the usual common
+ * fields.  It matters to -F regexes, -T and a record of that id.
+ */
+static void blk_hack(struct tep_handle *tep)
+{
+	static const char *const after[] = { "power", "kmem_free", "user_stack" };
+	static const char *const common[] = { "common_type", "common_flags", "common_preempt_count",
+					      "common_pid" };
+	static const int offsets[] = { 0, 2, 3, 4 }, sizes[] = { 2, 1, 1, 4 };
+	struct tep_event *ev = NULL;
+	struct tep_format_field *fl;
+	char buf[2048];
+	int n;
+
+	for (size_t i = 0; i < 3 && !ev; i++)
+		ev = tep_find_event_by_name(tep, "ftrace", after[i]);
+	if (!ev)
+		return;
+	for (size_t i = 0; i < 4; i++)
+		if (!(fl = tep_find_common_field(ev, common[i])) || fl->offset != offsets[i] ||
+		    fl->size != sizes[i])
+			return;
+	n = snprintf(buf, sizeof(buf),
+		     "name: blktrace\nID: %d\nformat:\n"
+		     "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\n"
+		     "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\n"
+		     "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\n"
+		     "\tfield:int common_pid;\toffset:4;\tsize:4;\n", ev->id + 1);
+	if ((fl = tep_find_common_field(ev, "common_lock_depth"))) {
+		if (fl->offset != 8 || fl->size != 4)
+			return;
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n,
+			      "\tfield:int common_lock_depth;\toffset:8;\tsize:4;\n");
+	}
+	n += snprintf(buf + n, sizeof(buf) - (size_t)n,
+		      "\n\tfield:u64 sector;\toffset:16;\tsize:8;\n"
+		      "\tfield:int bytes;\toffset:24;\tsize:4;\n"
+		      "\tfield:int action;\toffset:28;\tsize:4;\n"
+		      "\tfield:int pid;\toffset:32;\tsize:4;\n"
+		      "\tfield:int device;\toffset:36;\tsize:4;\n"
+		      "\tfield:int cpu;\toffset:40;\tsize:4;\n"
+		      "\tfield:short error;\toffset:44;\tsize:2;\n"
+		      "\tfield:short pdu_len;\toffset:46;\tsize:2;\n"
+		      "\tfield:void data;\toffset:48;\tsize:0;\n"
+		      "\n"
+		      "print fmt: \"%%d\", REC->pid\n");
+	if (n > 0 && (size_t)n < sizeof(buf))
+		tep_parse_event(tep, buf, (unsigned long)n, "ftrace");
+}
+
+/*
+ * One format file into libtraceevent; a failure is counted (--check-events:
+ * libtracecmd's parsing_failures) with the first failing format's name.
+ */
+static void parse_format(struct tcr_file *tf, const struct tdat_format_file *ff, const char *sys)
+{
+	const char *name, *end;
+	size_t n;
+
+	if (!tep_parse_event(tf->tep, ff->text.ptr, ff->text.len, sys))
+		return;
+	if (tf->parse_failures++)
+		return;
+	/* "name: NAME" is the format's first line; the text is not NUL-terminated. */
+	n = ff->text.len;
+	name = n > 6 && !memcmp(ff->text.ptr, "name: ", 6) ? ff->text.ptr + 6 : "?";
+	end = name[0] == '?' ? name + 1 : memchr(name, '\n', n - 6);
+	if (!end)
+		end = ff->text.ptr + n;
+	snprintf(tf->first_failure, sizeof(tf->first_failure), "%s:%.*s", sys,
+		 (int)(end - name < 64 ? end - name : 64), name);
+}
+
+/* Whether the report prints events (not -p, -e, --check-events, -E, --cpus, --uname, --stat...). */
+static bool prints_events(const struct tmx_tcreport_opts *o)
+{
+	return !(o->page_size || o->endian || o->check_events || o->funcs || o->printk_list ||
+		 o->list_events || o->cpus_list || o->first_event || o->last_event || o->uname ||
+		 o->version || o->stat);
+}
+
+/* Whether kallsyms, printk formats and saved cmdlines are needed: events, -f, -P. */
+static bool needs_texts(const struct tmx_tcreport_opts *o)
+{
+	return prints_events(o) || o->funcs || o->printk_list;
+}
+
+/* The DATE options' offset in ns, read as libtracecmd does (strtoll of the text, usecs). */
+static uint64_t date_offset(const struct tdat_file *f)
+{
+	uint64_t ns = 0;
+
+	for (size_t i = 0; i < f->n_options; i++) {
+		const struct tdat_option *o = &f->options[i];
+		char tmp[64];
+		size_t m;
+
+		if (o->id != TDAT_OPT_DATE)
+			continue;
+		m = o->size < sizeof(tmp) - 1 ? o->size : sizeof(tmp) - 1;
+		memcpy(tmp, o->data, m);
+		tmp[m] = '\0';
+		ns += (uint64_t)strtoll(tmp, NULL, 0) * 1000;
+	}
+	return ns;
+}
+
+/* --raw-ts, --ts2secs, --nodate (--align-ts is set once every file is open). */
+static int setup_times(struct tcr *r, struct tcr_file *tf, struct tmx_error *err)
+{
+	const struct tdat_file *f = tf->f;
+
+	tf->raw_ts = r->o->raw_ts;
+	/* libtracecmd's use_trace_clock: a TRACECLOCK option, and no --ts2secs. */
+	tf->use_trace_clock = f->has_traceclock && !r->o->ts2secs;
+	/* tracecmd_set_ts2secs(): a double, 1e9 / HZ. */
+	tf->ts2secs = r->o->ts2secs ? 1e9 / (double)r->o->ts2secs : 0;
+	/*
+	 * --ts2secs replaces TSC2NSEC on the time after TIME_SHIFT; the reader
+	 * gives that time only without TSC2NSEC (rec->ts - the offsets) or
+	 * without TIME_SHIFT (the raw time).
+	 */
+	if (tf->ts2secs && f->has_tsc2nsec && f->tsc2nsec_mult && f->has_time_shift)
+		return tmx_error_set(err, TMX_ERR_UNSUPPORTED, f->path,
+				     "--ts2secs on a file with both TSC2NSEC and TIME_SHIFT options "
+				     "is not supported");
+	if (r->o->no_date)
+		tf->adjust -= date_offset(f);
+	return TMX_OK;
+}
+
+/*
+ * trace-cmd's record->ts under the timestamp options (libtracecmd's
+ * timestamp_calc()): the raw time for --raw-ts; else the time after
+ * TIME_SHIFT times the --ts2secs factor (instead of TSC2NSEC), plus the
+ * OFFSET and DATE options, plus the --nodate / --align-ts adjustment.
+ */
+static uint64_t time_of(const struct tcr_file *tf, uint64_t raw, uint64_t ts)
+{
+	const struct tdat_file *f = tf->f;
+
+	if (tf->raw_ts)
+		return raw;
+	if (tf->ts2secs) {
+		uint64_t synced = f->has_tsc2nsec && f->tsc2nsec_mult ? raw
+								      : ts - (uint64_t)f->ts_offset;
+		/*
+		 * libtracecmd's `ts *= ts2secs`: a double product converted back;
+		 * past 2^64 the x86-64 conversion gives 0 (C leaves it undefined).
+		 */
+		double d = (double)synced * tf->ts2secs;
+		ts = (d < 18446744073709551616.0 ? (uint64_t)d : 0) + (uint64_t)f->ts_offset;
+	}
+	return ts + tf->adjust;
+}
+
+static inline uint64_t rec_time(const struct tcr_file *tf, const struct tdat_record *rec)
+{
+	return time_of(tf, rec->ts_raw, rec->ts);
+}
+
+/*
+ * -r / -n: trace-cmd's set_event_flags(), each regex matched whole
+ * ("^REGEX$", any case) against every event's name and system.
+ */
+static int set_event_flags(struct tcr_file *tf, const char *const *list, size_t n, int flag,
+			   const char *opt, struct tmx_error *err)
+{
+	struct tep_event **evs;
+
+	if (!n)
+		return TMX_OK;
+	evs = tep_list_events(tf->tep, TEP_EVENT_SORT_ID);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(list[i]);
+		char *match = malloc(len + 3);
+		regex_t re;
+		int rc;
+
+		if (!match)
+			return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+		match[0] = '^';
+		memcpy(match + 1, list[i], len);
+		memcpy(match + 1 + len, "$", 2);
+		rc = regcomp(&re, match, REG_ICASE | REG_NOSUB);
+		free(match);
+		if (rc)
+			return tmx_error_set(err, TMX_ERR_USAGE, NULL, "%s: invalid regular expression `%s`",
+					     opt, list[i]);
+		for (size_t k = 0; evs && evs[k]; k++)
+			if ((evs[k]->name && !regexec(&re, evs[k]->name, 0, NULL, 0)) ||
+			    (evs[k]->system && !regexec(&re, evs[k]->system, 0, NULL, 0)))
+				evs[k]->flags |= flag;
+		regfree(&re);
+	}
+	return TMX_OK;
+}
+
+/* --kallsyms FILE into libtraceevent (a /proc/kallsyms text). */
+static int extra_kallsyms(struct tcr *r, struct tep_handle *tep, struct tmx_error *err)
+{
+	const char *path = r->o->kallsyms;
+	FILE *fp = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if (!fp)
+		return tmx_error_set(err, TMX_ERR_IO, path, "cannot read the --kallsyms file: %s",
+				     strerror(errno));
+	do {
+		if (cap - len < 65536) {
+			char *nb;
+			if (cap > (1u << 30)) {
+				fclose(fp);
+				free(buf);
+				return tmx_error_set(err, TMX_ERR_LIMIT, path,
+						     "--kallsyms file larger than 1 GiB");
+			}
+			if (!(nb = realloc(buf, cap = cap * 2 + 65536 + 1))) {
+				fclose(fp);
+				free(buf);
+				return tmx_error_set(err, TMX_ERR_NOMEM, path, "out of memory");
+			}
+			buf = nb;
+		}
+		n = fread(buf + len, 1, cap - len - 1, fp);
+		len += n;
+	} while (n);
+	if (ferror(fp)) {
+		fclose(fp);
+		free(buf);
+		return tmx_error_set(err, TMX_ERR_IO, path, "cannot read the --kallsyms file");
+	}
+	fclose(fp);
+	buf[len] = '\0';
+	tep_parse_kallsyms(tep, buf);
+	free(buf);
 	return TMX_OK;
 }
 
@@ -331,8 +635,15 @@ static int setup_tep(struct tcr *r, struct tcr_file *tf, struct tmx_error *err)
 	if (!(tf->tep = tep = tep_alloc()))
 		return tmx_error_set(err, TMX_ERR_NOMEM, f->path, "out of memory");
 	/* trace-cmd loads the plugins first: they attach to events as they are parsed. */
-	if (!r->o->no_plugins)
+	if (!r->o->no_plugins) {
+		/* -L: libtracecmd's TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS */
+		if (r->o->no_sys_plugins)
+			tep_set_flag(tep, TEP_DISABLE_SYS_PLUGINS);
 		tf->plugins = tep_load_plugins(tep);
+	}
+	/* --kallsyms: trace-cmd parses it right after opening, before the file's own symbols */
+	if (r->o->kallsyms && needs_texts(r->o) && (ret = extra_kallsyms(r, tep, err)))
+		return ret;
 	tep_set_file_bigendian(tep, f->big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	{
 		const uint16_t one = 1;
@@ -348,17 +659,20 @@ static int setup_tep(struct tcr *r, struct tcr_file *tf, struct tmx_error *err)
 	}
 	/* A format that libtraceevent cannot parse only loses that event, as in trace-cmd. */
 	for (size_t i = 0; i < f->n_ftrace_formats; i++)
-		tep_parse_event(tep, f->ftrace_formats[i].text.ptr, f->ftrace_formats[i].text.len,
-				"ftrace");
+		parse_format(tf, &f->ftrace_formats[i], "ftrace");
 	for (size_t i = 0; i < f->n_event_formats; i++)
-		tep_parse_event(tep, f->event_formats[i].text.ptr, f->event_formats[i].text.len,
-				f->event_formats[i].system);
-	if ((ret = parse_text(tep, &f->kallsyms, tep_parse_kallsyms, "kallsyms", f->path, err)) ||
-	    (ret = parse_text(tep, &f->printk, tep_parse_printk_formats, "printk formats", f->path,
-			      err)) ||
-	    (ret = parse_text(tep, &f->cmdlines, tep_parse_saved_cmdlines, "saved cmdlines",
-			      f->path, err)))
+		parse_format(tf, &f->event_formats[i], f->event_formats[i].system);
+	/* Symbols, printk formats and comms only matter to printed events, -f and -P. */
+	if (needs_texts(r->o) &&
+	    ((ret = parse_text(tep, &f->kallsyms, tep_parse_kallsyms, "kallsyms", f->path, err)) ||
+	     (ret = parse_text(tep, &f->printk, tep_parse_printk_formats, "printk formats", f->path,
+			       err)) ||
+	     (ret = parse_text(tep, &f->cmdlines, tep_parse_saved_cmdlines, "saved cmdlines",
+			       f->path, err))))
 		return ret;
+
+	if (prints_events(r->o))
+		blk_hack(tep);
 
 	/* libtracecmd's max_cpu: the CPU count, or more if the top buffer has more. */
 	tf->cpus = (int)f->max_cpu;
@@ -371,7 +685,9 @@ static int setup_tep(struct tcr *r, struct tcr_file *tf, struct tmx_error *err)
 	tep_set_cpus(tep, f->has_cpucount ? (int)f->cpucount : tf->cpus);
 	if (r->o->nsec)
 		tep_set_flag(tep, TEP_NSEC_OUTPUT);
-	tf->usecs = file_in_usecs(f);
+	tf->usecs = file_in_usecs(f, r->o->raw_ts);
+	if ((ret = setup_times(r, tf, err)))
+		return ret;
 	{
 		const uint16_t one = 1;
 		struct tep_event **evs = tep_list_events(tep, TEP_EVENT_SORT_ID);
@@ -383,8 +699,157 @@ static int setup_tep(struct tcr *r, struct tcr_file *tf, struct tmx_error *err)
 				    (uint32_t)(fl->offset + fl->size) > tf->common_end)
 					tf->common_end = (uint32_t)(fl->offset + fl->size);
 	}
-	if (!r->o->raw)
+	if (prints_events(r->o) &&
+	    ((ret = set_event_flags(tf, r->o->no_handler, r->o->n_no_handler, TEP_EVENT_FL_NOHANDLE,
+				    "-n", err)) ||
+	     (ret = set_event_flags(tf, r->o->raw_events, r->o->n_raw_events, TEP_EVENT_FL_PRINTRAW,
+				    "-r", err))))
+		return ret;
+	/* (after the flags: events printed raw or without their handler are not compiled) */
+	if (!r->o->raw && prints_events(r->o))
 		return compile_plans(tf, err);
+	return TMX_OK;
+}
+
+/* Appends "||" (unless first) and trace-cmd's pid filter term for one pid (as text). */
+static bool pid_term(char **s, size_t *len, size_t *cap, const char *pid)
+{
+	char term[256];
+	int n = snprintf(term, sizeof(term), "%s(common_pid==%s)||(pid==%s)||(next_pid==%s)",
+			 *len ? "||" : ".*:", pid, pid, pid);
+
+	if (n < 0 || (size_t)n >= sizeof(term))
+		return false;
+	if (*len + (size_t)n + 1 > *cap) {
+		size_t nc = (*cap ? *cap * 2 : 256) + (size_t)n;
+		char *p = realloc(*s, nc);
+		if (!p)
+			return false;
+		*s = p;
+		*cap = nc;
+	}
+	memcpy(*s + *len, term, (size_t)n + 1);
+	*len += (size_t)n;
+	return true;
+}
+
+/* A list of pid texts (at most 23 characters each). */
+struct pid_seq {
+	char (*v)[24];
+	size_t n, cap;
+};
+
+static bool pid_push(struct pid_seq *q, const char *pid, size_t len)
+{
+	if (q->n == q->cap) {
+		size_t nc = q->cap ? q->cap * 2 : 16;
+		void *p = realloc(q->v, nc * sizeof(*q->v));
+		if (!p)
+			return false;
+		q->v = p;
+		q->cap = nc;
+	}
+	snprintf(q->v[q->n++], sizeof(q->v[0]), "%.*s", (int)len, pid);
+	return true;
+}
+
+/*
+ * --pid / --comm: trace-cmd's make_pid_filter(), one positive filter
+ * ".*:(common_pid==P)||(pid==P)||(next_pid==P)||..." over the pids given
+ * and those that the saved cmdlines give each comm (a comm without any
+ * only warns; with no pid at all there is no filter).  *out is NULL then.
+ * The order is trace-cmd's (its lists are built by prepending): -T prints it.
+ */
+static int pid_filter(struct tcr *r, struct tcr_file *tf, char **out, struct tmx_error *err)
+{
+	const struct tmx_tcreport_opts *o = r->o;
+	struct pid_seq seq = { 0 }, comms = { 0 };
+	size_t len = 0, cap = 0;
+	char *s = NULL;
+	int ret = TMX_OK;
+
+	*out = NULL;
+	/* the --pid tokens, in command-line order (a pid is an integer, kept as written) */
+	for (size_t i = 0; i < o->n_pids && !ret; i++) {
+		const char *p = o->pids[i];
+		while (*p && !ret) {
+			size_t n = strcspn(p, ","), k = p[0] == '-';
+			if (!n) {
+				p++;
+				continue;
+			}
+			while (k < n && p[k] >= '0' && p[k] <= '9')
+				k++;
+			if (k != n || n == (size_t)(p[0] == '-') || n > 20)
+				ret = tmx_error_set(err, TMX_ERR_USAGE, NULL,
+						    "invalid --pid value `%s`: comma-separated pids",
+						    o->pids[i]);
+			else if (!pid_push(&seq, p, n))
+				ret = tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+			p += n + (p[n] == ',');
+		}
+	}
+	/* the comm tokens in command-line order (names up to 23 bytes: comms have 16) */
+	for (size_t i = 0; i < o->n_comms && !ret; i++) {
+		const char *p = o->comms[i];
+		while (*p && !ret) {
+			size_t n = strcspn(p, ",");
+			if (n && !pid_push(&comms, p, n))
+				ret = tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+			p += n + (p[n] == ',');
+		}
+	}
+	/* then, the last comm first, the pids of each comm as the cmdlines give them */
+	for (size_t i = comms.n; i-- > 0 && !ret;) {
+		struct tep_cmdline *cl = NULL;
+		bool found = false;
+		while (!ret && (cl = tep_data_pid_from_comm(tf->tep, comms.v[i], cl))) {
+			char pid[24];
+			int n = snprintf(pid, sizeof(pid), "%d", tep_cmdline_pid(tf->tep, cl));
+			found = true;
+			if (!pid_push(&seq, pid, (size_t)n))
+				ret = tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+		}
+		if (!found && o->diag && o->diag->warn) {
+			char msg[320];
+			snprintf(msg, sizeof(msg), "%s: comm: %s not in cmdline list", tf->f->path,
+				 comms.v[i]);
+			o->diag->warn(o->diag->user, msg);
+		}
+	}
+	/* the filter lists them newest first */
+	for (size_t i = seq.n; i-- > 0 && !ret;)
+		if (!pid_term(&s, &len, &cap, seq.v[i]))
+			ret = tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	free(seq.v);
+	free(comms.v);
+	if (ret) {
+		free(s);
+		return ret;
+	}
+	*out = s;
+	return TMX_OK;
+}
+
+static int add_filter(struct tcr_file *tf, const char *expr, bool negated, struct tmx_error *err)
+{
+	struct tep_event_filter *flt = tep_filter_alloc(tf->tep);
+	enum tep_errno e;
+	char msg[200];
+
+	if (!flt)
+		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	if (negated)
+		tf->neg[tf->n_neg++] = flt;
+	else
+		tf->pos[tf->n_pos++] = flt;
+	e = tep_filter_add_filter_str(flt, expr);
+	if (e < 0) {
+		if (tep_strerror(tf->tep, e, msg, sizeof(msg)))
+			snprintf(msg, sizeof(msg), "error %d", (int)e);
+		return tmx_error_set(err, TMX_ERR_USAGE, tf->f->path, "Error filtering: %s: %s", expr,
+				     msg);
+	}
 	return TMX_OK;
 }
 
@@ -392,32 +857,29 @@ static int setup_filters(struct tcr *r, struct tcr_file *tf, struct tmx_error *e
 {
 	const struct tmx_tcreport_opts *o = r->o;
 	struct tep_event *ev;
+	char *pids = NULL;
+	int ret;
 
-	if (!o->n_filters)
+	if ((o->n_pids || o->n_comms) && (ret = pid_filter(r, tf, &pids, err)))
+		return ret;
+	if (!o->n_filters && !pids)
 		return TMX_OK;
-	tf->pos = calloc(o->n_filters, sizeof(*tf->pos));
-	tf->neg = calloc(o->n_filters, sizeof(*tf->neg));
-	if (!tf->pos || !tf->neg)
+	tf->pos = calloc(o->n_filters + 1, sizeof(*tf->pos));
+	tf->neg = calloc(o->n_filters + 1, sizeof(*tf->neg));
+	if (!tf->pos || !tf->neg) {
+		free(pids);
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
-	for (size_t i = 0; i < o->n_filters; i++) {
-		struct tep_event_filter *flt = tep_filter_alloc(tf->tep);
-		enum tep_errno e;
-		char msg[200];
-
-		if (!flt)
-			return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
-		if (o->filters[i].negated)
-			tf->neg[tf->n_neg++] = flt;
-		else
-			tf->pos[tf->n_pos++] = flt;
-		e = tep_filter_add_filter_str(flt, o->filters[i].expr);
-		if (e < 0) {
-			if (tep_strerror(tf->tep, e, msg, sizeof(msg)))
-				snprintf(msg, sizeof(msg), "error %d", (int)e);
-			return tmx_error_set(err, TMX_ERR_USAGE, tf->f->path,
-					     "Error filtering: %s: %s", o->filters[i].expr, msg);
-		}
 	}
+	for (size_t i = 0; i < o->n_filters; i++)
+		if ((ret = add_filter(tf, o->filters[i].expr, o->filters[i].negated, err))) {
+			free(pids);
+			return ret;
+		}
+	/* trace-cmd adds the pid filter after the -F filters, positive even after -v. */
+	ret = pids ? add_filter(tf, pids, false, err) : TMX_OK;
+	free(pids);
+	if (ret)
+		return ret;
 	tf->kernel_stack_id = tf->user_stack_id = -1;
 	if ((ev = tep_find_event_by_name(tf->tep, "ftrace", "kernel_stack")))
 		tf->kernel_stack_id = ev->id;
@@ -428,6 +890,19 @@ static int setup_filters(struct tcr *r, struct tcr_file *tf, struct tmx_error *e
 	    !(tf->last_printed = calloc((size_t)tf->n_last_printed, sizeof(bool))))
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 	return TMX_OK;
+}
+
+struct filter_setup {
+	struct tcr *r;
+	struct tcr_file *tf;
+	struct tmx_error *err;
+};
+
+static int setup_filters_cb(void *arg)
+{
+	struct filter_setup *fs = arg;
+
+	return setup_filters(fs->r, fs->tf, fs->err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -604,6 +1079,7 @@ static int handle_next(struct tcr *r, struct tcr_handle *h, struct tmx_error *er
 	for (;;) {
 		const struct tdat_record *best = NULL, *rec;
 		size_t best_i = 0, n = r->n_cpu_list ? r->n_cpu_list : h->n_cpus;
+		uint64_t best_ts = 0;
 		struct tep_record tr;
 		int ret;
 
@@ -613,8 +1089,9 @@ static int handle_next(struct tcr *r, struct tcr_handle *h, struct tmx_error *er
 				continue;
 			if ((ret = tdat_cursor_peek(h->cur[i], &rec, err)))
 				return ret;
-			if (rec && (!best || rec->ts < best->ts)) {
+			if (rec && (!best || rec_time(h->file, rec) < best_ts)) {
 				best = rec;
+				best_ts = rec_time(h->file, rec);
 				best_i = (size_t)i;
 			}
 		}
@@ -635,7 +1112,18 @@ static int handle_next(struct tcr *r, struct tcr_handle *h, struct tmx_error *er
 			if (!prepare(r, h->file, rec, &tr, &ev) || !filter_pass(h->file, &tr))
 				continue;
 		}
+		/* -I / -S: trace-cmd's test_filters() drops them after the -F filters. */
+		if ((r->o->no_irqs || r->o->no_softirqs) && common_inside(h->file, rec)) {
+			int fl;
+			to_tep_record(rec, &tr);
+			fl = tep_data_flags(h->file->tep, &tr);
+			if ((r->o->no_irqs && (fl & TRACE_FLAG_HARDIRQ)) ||
+			    (r->o->no_softirqs && (fl & TRACE_FLAG_SOFTIRQ)))
+				continue;
+		}
 		h->rec = rec;
+		h->ts = rec_time(h->file, rec);
+		h->rec_cursor = best_i;
 		return TMX_OK;
 	}
 }
@@ -653,6 +1141,8 @@ static void put_label(struct tcr *r, const char *label)
 	}
 }
 
+static void process_wakeup(struct tcr *r, struct tcr_file *tf, const struct tdat_record *rec);
+
 /* One line: trace-cmd's trace_show_data(). */
 static void emit(struct tcr *r, struct tcr_handle *h, const struct tdat_record *rec)
 {
@@ -664,6 +1154,7 @@ static void emit(struct tcr *r, struct tcr_handle *h, const struct tdat_record *
 	const char *comm, *name;
 	unsigned len;
 	int pid, n;
+	uint64_t ts = rec_time(tf, rec);
 
 	put_label(r, h->label);
 	if (rec->missed_events) {
@@ -725,22 +1216,21 @@ static void emit(struct tcr *r, struct tcr_handle *h, const struct tdat_record *
 	}
 	/* " %6.1000d:", " %9.1d:" or "%12d:" */
 	if (!tf->usecs) {
-		put_time(b, rec->ts, 0, 1);
+		put_time(b, ts, 0, 1);
 	} else {
 		outbuf_putc(b, ' ');
 		if (r->o->nsec)
-			put_time(b, rec->ts, 9, 1);
+			put_time(b, ts, 9, 1);
 		else
-			put_time(b, rec->ts, 6, 1000);
+			put_time(b, ts, 6, 1000);
 	}
 	outbuf_putc(b, ':');
 	if (r->o->ts_diff) {
 		/* " %-8s" of "(+DIFF)" in the printed unit, empty for the first record */
-		uint64_t ts = rec->ts;
 		size_t dl = 0;
 		outbuf_putc(b, ' ');
-		/* trace-cmd: use_trace_clock (a TRACECLOCK option) and no -t: microseconds */
-		if (tf->f->has_traceclock && !r->o->nsec)
+		/* trace-cmd: use_trace_clock (a TRACECLOCK option, no --ts2secs) and no -t: usecs */
+		if (tf->use_trace_clock && !r->o->nsec)
 			ts = (ts + 500) / 1000;
 		if (r->last_ts) {
 			p = fmt_i64(buf, (int64_t)(ts - r->last_ts));
@@ -779,6 +1269,8 @@ static void emit(struct tcr *r, struct tcr_handle *h, const struct tdat_record *
 			len--;
 		outbuf_write(b, r->seq.buffer, len);
 	}
+	if (r->o->wakeup)
+		process_wakeup(r, tf, rec);
 	outbuf_putc(b, '\n');
 }
 
@@ -965,22 +1457,608 @@ static int add_handle(struct tcr *r, struct tcr_file *tf, size_t buffer, const c
 	return TMX_OK;
 }
 
-/* trace-cmd's read_data_info(): the header lines, then every record by time. */
-static int report(struct tcr *r, struct tmx_error *err)
+/* ------------------------------------------------------------------ */
+/* Information modes: -p, -e, --check-events, -E, --cpus, --uname...    */
+/* ------------------------------------------------------------------ */
+
+/* "%d" */
+static void put_int(struct outbuf *b, int64_t v)
 {
-	int ret;
+	char buf[24], *p = fmt_i64(buf, v);
+
+	outbuf_write(b, p, (size_t)(buf + 24 - p));
+}
+
+/* An option printed by libtracecmd with "%s\n" (up to its first NUL), or the missing text. */
+static void put_option_text(struct outbuf *b, const struct tdat_text *t, const char *missing)
+{
+	if (!t->ptr) {
+		outbuf_puts(b, missing);
+		return;
+	}
+	outbuf_write(b, t->ptr, strnlen(t->ptr, t->len));
+	outbuf_putc(b, '\n');
+}
+
+/* libtraceevent's TIME_FMT_TS: "%6.1000d", "%9.1d" (-t) or "%12d" (no usecs). */
+static void put_ts(struct tcr *r, const struct tcr_file *tf, uint64_t ts)
+{
+	if (!tf->usecs)
+		put_time(r->out, ts, 0, 1);
+	else if (r->o->nsec)
+		put_time(r->out, ts, 9, 1);
+	else
+		put_time(r->out, ts, 6, 1000);
+}
+
+static int cmp_cpu_id(const void *a, const void *b)
+{
+	const struct tdat_cpu_data *x = *(const struct tdat_cpu_data *const *)a;
+	const struct tdat_cpu_data *y = *(const struct tdat_cpu_data *const *)b;
+
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+/*
+ * The top buffer's CPUs in id order, each id once and below the file's
+ * CPU count (libtracecmd indexes its CPU data by id).  Returns the count.
+ */
+static size_t cpus_by_id(const struct tcr_file *tf, const struct tdat_cpu_data ***out)
+{
+	const struct tdat_file *f = tf->f;
+	const struct tdat_buffer *top = f->n_buffers ? &f->buffers[0] : NULL;
+	const struct tdat_cpu_data **v;
+	size_t n = 0;
+
+	*out = NULL;
+	if (!top || top->latency || !top->n_cpus)
+		return 0;
+	if (!(v = malloc(top->n_cpus * sizeof(*v))))
+		return (size_t)-1;
+	for (uint32_t i = 0; i < top->n_cpus; i++)
+		if ((int64_t)top->cpus[i].cpu < tf->cpus)
+			v[n++] = &top->cpus[i];
+	qsort(v, n, sizeof(*v), cmp_cpu_id);
+	*out = v;
+	return n;
+}
+
+/* --cpus, --first-event, --last-event for one file (trace-cmd's show_cpus). */
+static int print_cpus(struct tcr *r, size_t i, struct tmx_error *err)
+{
+	struct tcr_file *tf = &r->files[i];
+	const struct tdat_file *f = tf->f;
+	const struct tdat_cpu_data **cpus;
+	size_t n = cpus_by_id(tf, &cpus);
+
+	if (n == (size_t)-1)
+		return tmx_error_set(err, TMX_ERR_NOMEM, f->path, "out of memory");
+	outbuf_puts(r->out, "List of CPUs in ");
+	outbuf_puts(r->out, r->paths[i]);
+	outbuf_puts(r->out, " with data:\n");
+	for (size_t k = 0; k < n; k++) {
+		const struct tdat_cpu_data *cd = cpus[k];
+		uint64_t first, last;
+
+		if (k && cd->cpu == cpus[k - 1]->cpu)
+			continue;
+		if (!tdat_cpu_time_range(f, 0, (size_t)(cd - f->buffers[0].cpus), &first, &last))
+			continue;
+		outbuf_write(r->out, "  ", 2);
+		put_int(r->out, cd->cpu);
+		if (r->o->first_event) {
+			outbuf_puts(r->out, "\tFirst event:");
+			put_ts(r, tf, time_of(tf, first, tdat_convert_ts_cpu(f, first, cd->cpu)));
+		}
+		if (r->o->last_event) {
+			outbuf_puts(r->out, "\tLast event:");
+			put_ts(r, tf, time_of(tf, last, tdat_convert_ts_cpu(f, last, cd->cpu)));
+		}
+		outbuf_putc(r->out, '\n');
+	}
+	free(cpus);
+	return TMX_OK;
+}
+
+/*
+ * --align-ts: every time minus the earliest first event of the files' top
+ * buffers (libtracecmd's tracecmd_get_first_ts(): 0 for a file without CPU
+ * data, which then aligns nothing).
+ */
+static int align_times(struct tcr *r, struct tmx_error *err)
+{
+	uint64_t first_ts = 0;
 
 	for (size_t i = 0; i < r->n_files; i++) {
 		struct tcr_file *tf = &r->files[i];
+		const struct tdat_cpu_data **cpus;
+		size_t n = cpus_by_id(tf, &cpus);
+		uint64_t ts = 0;
+		bool any = false;
+
+		if (n == (size_t)-1)
+			return tmx_error_set(err, TMX_ERR_NOMEM, tf->f->path, "out of memory");
+		for (size_t k = 0; k < n; k++) {
+			uint64_t a, b, t;
+			if (!cpus[k]->size ||
+			    !tdat_cpu_time_range(tf->f, 0, (size_t)(cpus[k] - tf->f->buffers[0].cpus),
+						 &a, &b))
+				continue;
+			t = time_of(tf, a, tdat_convert_ts_cpu(tf->f, a, cpus[k]->cpu));
+			if (!any || t < ts)
+				ts = t;
+			any = true;
+		}
+		free(cpus);
+		if (!i || ts < first_ts)
+			first_ts = ts;
+	}
+	for (size_t i = 0; i < r->n_files; i++)
+		r->files[i].adjust -= first_ts;
+	return TMX_OK;
+}
+
+/*
+ * -f and -P: libtraceevent's own listings (tep_print_funcs(), tep_print_printk()),
+ * which printf() to stdout; stdout is pointed at the output for the call.
+ */
+static int through_stdout(struct tcr *r, int (*fn)(void *), void *arg, struct tmx_error *err)
+{
+	int saved = -1, e, ret;
+
+	if ((e = outbuf_flush(r->out)) || fflush(stdout))
+		return tmx_error_set(err, TMX_ERR_IO, NULL, "cannot write the output: %s",
+				     strerror(e ? e : errno));
+	if (r->o->out_fd != STDOUT_FILENO) {
+		if ((saved = dup(STDOUT_FILENO)) < 0 || dup2(r->o->out_fd, STDOUT_FILENO) < 0) {
+			e = errno;
+			if (saved >= 0)
+				close(saved);
+			return tmx_error_set(err, TMX_ERR_IO, NULL, "cannot redirect the output: %s",
+					     strerror(e));
+		}
+	}
+	ret = fn(arg);
+	e = fflush(stdout) ? errno : 0;
+	if (saved >= 0) {
+		dup2(saved, STDOUT_FILENO);
+		close(saved);
+	}
+	if (e && !ret)
+		return tmx_error_set(err, TMX_ERR_IO, NULL, "cannot write the output: %s", strerror(e));
+	return ret;
+}
+
+static int print_funcs_cb(void *tep)
+{
+	tep_print_funcs(tep);
+	return TMX_OK;
+}
+
+static int print_printk_cb(void *tep)
+{
+	tep_print_printk(tep);
+	return TMX_OK;
+}
+
+/* What trace-cmd prints instead of the events for -p, -e, --check-events, -f, -P, -E, --cpus. */
+static int info_mode(struct tcr *r, bool *done, struct tmx_error *err)
+{
+	const struct tmx_tcreport_opts *o = r->o;
+	struct tcr_file *tf = &r->files[0];
+	int ret;
+
+	*done = true;
+	/* These look at the first file only, in this order (trace-cmd's trace_report()). */
+	if (o->page_size) {
+		outbuf_puts(r->out, "file page size is ");
+		put_int(r->out, tf->f->page_size);
+		outbuf_puts(r->out, ", and host page size is ");
+		put_int(r->out, sysconf(_SC_PAGESIZE));
+		outbuf_putc(r->out, '\n');
+		return TMX_OK;
+	}
+	if (o->endian) {
+		const uint16_t one = 1;
+		outbuf_puts(r->out, tf->f->big_endian ? "file is big endian" : "file is little endian");
+		outbuf_puts(r->out, *(const uint8_t *)&one ? " and host is little endian\n"
+							  : " and host is big endian\n");
+		return TMX_OK;
+	}
+	if (o->check_events) {
+		if (tf->parse_failures)
+			return tmx_error_set(err, TMX_ERR_DATA, tf->f->path,
+					     "%d event format%s cannot be parsed (the first: %s)",
+					     tf->parse_failures, tf->parse_failures == 1 ? "" : "s",
+					     tf->first_failure);
+		return TMX_OK;
+	}
+	if (o->funcs)
+		return through_stdout(r, print_funcs_cb, tf->tep, err);
+	if (o->printk_list)
+		return through_stdout(r, print_printk_cb, tf->tep, err);
+	if (o->list_events) {
+		struct tep_event **evs = tep_list_events(tf->tep, TEP_EVENT_SORT_SYSTEM);
+		for (size_t i = 0; evs && evs[i]; i++) {
+			if (evs[i]->system) {
+				outbuf_puts(r->out, evs[i]->system);
+				outbuf_putc(r->out, ':');
+			}
+			outbuf_puts(r->out, evs[i]->name ? evs[i]->name : "(null)");
+			outbuf_putc(r->out, '\n');
+		}
+		return TMX_OK;
+	}
+	/* --cpus (--first-event, --last-event): every file. */
+	if (o->cpus_list || o->first_event || o->last_event) {
+		for (size_t i = 0; i < r->n_files; i++)
+			if ((ret = print_cpus(r, i, err)))
+				return ret;
+		return TMX_OK;
+	}
+	*done = false;
+	return TMX_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* -w: wakeup latencies (trace-cmd's process_wakeup())                  */
+/* ------------------------------------------------------------------ */
+
+/* libtracecmd's init_wakeup(): without these events and fields, -w prints nothing. */
+static void init_wakeup(struct tcr_file *tf)
+{
+	struct tep_event *ev;
+
+	tf->wakeup = false;
+	if (!(ev = tep_find_event_by_name(tf->tep, "sched", "sched_wakeup")) ||
+	    !(tf->wk_pid = tep_find_field(ev, "pid")))
+		return;
+	tf->wk_id = ev->id;
+	tf->wk_success = tep_find_field(ev, "success");
+	if (!(ev = tep_find_event_by_name(tf->tep, "sched", "sched_switch")) ||
+	    !(tf->sw_pid = tep_find_field(ev, "next_pid")) ||
+	    !(tf->sw_prio = tep_find_field(ev, "next_prio")))
+		return;
+	tf->sw_id = ev->id;
+	tf->wk_new_id = -1;
+	if ((ev = tep_find_event_by_name(tf->tep, "sched", "sched_wakeup_new"))) {
+		if (!(tf->wk_new_pid = tep_find_field(ev, "pid")))
+			return;
+		tf->wk_new_id = ev->id;
+		tf->wk_new_success = tep_find_field(ev, "success");
+	}
+	tf->wakeup = true;
+}
+
+static size_t wk_slot(const struct tcr_wakeups *w, uint32_t pid)
+{
+	size_t i = (pid * 2654435761u) & (w->cap - 1);
+
+	while (w->used[i] && w->pid[i] != pid)
+		i = (i + 1) & (w->cap - 1);
+	return i;
+}
+
+static bool wk_grow(struct tcr_wakeups *w)
+{
+	struct tcr_wakeups n = { 0 };
+
+	n.cap = w->cap ? w->cap * 2 : 256;
+	n.pid = malloc(n.cap * sizeof(*n.pid));
+	n.start = malloc(n.cap * sizeof(*n.start));
+	n.used = calloc(n.cap, sizeof(*n.used));
+	if (!n.pid || !n.start || !n.used) {
+		free(n.pid);
+		free(n.start);
+		free(n.used);
+		return false;
+	}
+	for (size_t i = 0; i < w->cap; i++) {
+		if (!w->used[i])
+			continue;
+		size_t k = wk_slot(&n, w->pid[i]);
+		n.used[k] = true;
+		n.pid[k] = w->pid[i];
+		n.start[k] = w->start[i];
+	}
+	n.n = w->n;
+	free(w->pid);
+	free(w->start);
+	free(w->used);
+	*w = n;
+	return true;
+}
+
+/* A wakeup of pid at ts (a second wakeup before the switch restarts the clock). */
+static bool wk_add(struct tcr_wakeups *w, uint32_t pid, uint64_t ts)
+{
+	size_t i;
+
+	if ((w->n + 1) * 2 > w->cap && !wk_grow(w))
+		return false;
+	i = wk_slot(w, pid);
+	if (!w->used[i]) {
+		w->used[i] = true;
+		w->pid[i] = pid;
+		w->n++;
+	}
+	w->start[i] = ts;
+	return true;
+}
+
+/* Removes pid; its wakeup time into *start.  False if it was not woken. */
+static bool wk_take(struct tcr_wakeups *w, uint32_t pid, uint64_t *start)
+{
+	size_t i, j;
+
+	if (!w->cap)
+		return false;
+	i = wk_slot(w, pid);
+	if (!w->used[i])
+		return false;
+	*start = w->start[i];
+	/* Backward-shift deletion keeps every probe chain unbroken. */
+	w->used[i] = false;
+	w->n--;
+	for (j = (i + 1) & (w->cap - 1); w->used[j]; j = (j + 1) & (w->cap - 1)) {
+		size_t home = (w->pid[j] * 2654435761u) & (w->cap - 1);
+		/* j's entry may move to i if its home is not in (i, j] (cyclically) */
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			w->used[i] = true;
+			w->pid[i] = w->pid[j];
+			w->start[i] = w->start[j];
+			w->used[j] = false;
+			i = j;
+		}
+	}
+	return true;
+}
+
+static void lat_add(struct tcr_lat *l, uint64_t cal, uint64_t end)
+{
+	if (cal > l->max) {
+		l->max = cal;
+		l->max_time = end;
+	}
+	if (!l->count || cal < l->min) {
+		l->min = cal;
+		l->min_time = end;
+	}
+	l->total += cal;
+	l->count++;
+}
+
+/* "%llu.%03llu" of a nanosecond count in usecs */
+static void put_usecs3(struct outbuf *b, uint64_t ns)
+{
+	char buf[24], *p = fmt_u64(buf, ns / 1000);
+
+	outbuf_write(b, p, (size_t)(buf + 24 - p));
+	outbuf_putc(b, '.');
+	put_zero_padded(b, ns % 1000, 3);
+}
+
+/* After a printed record (before its newline), as trace-cmd's process_wakeup(). */
+static void process_wakeup(struct tcr *r, struct tcr_file *tf, const struct tdat_record *rec)
+{
+	unsigned long long val;
+	struct tep_record tr;
+	struct tep_event *ev;
+	uint64_t ts = rec_time(tf, rec), start;
+	int id;
+
+	if (!tf->wakeup || !prepare(r, tf, rec, &tr, &ev))
+		return;
+	id = tep_data_type(tf->tep, &tr);
+	if (id == tf->wk_id || id == tf->wk_new_id) {
+		struct tep_format_field *succ = id == tf->wk_id ? tf->wk_success : tf->wk_new_success;
+		struct tep_format_field *pid = id == tf->wk_id ? tf->wk_pid : tf->wk_new_pid;
+		if (succ && !tep_read_number_field(succ, tr.data, &val) && !val)
+			return;
+		if (tep_read_number_field(pid, tr.data, &val))
+			return;
+		if (!wk_add(&r->wakeups, (uint32_t)val, ts))
+			tf->wakeup = false;   /* out of memory: stop measuring, print on */
+	} else if (id == tf->sw_id) {
+		bool rt;
+		uint64_t cal;
+		if (tep_read_number_field(tf->sw_prio, tr.data, &val))
+			return;
+		rt = val <= 99;
+		if (tep_read_number_field(tf->sw_pid, tr.data, &val) ||
+		    !wk_take(&r->wakeups, (uint32_t)val, &start))
+			return;
+		cal = ts - start;
+		lat_add(&r->lat, cal, ts);
+		if (rt)
+			lat_add(&r->rt_lat, cal, ts);
+		outbuf_puts(r->out, " Latency: ");
+		put_usecs3(r->out, cal);
+		outbuf_puts(r->out, " usecs");
+	}
+}
+
+/* trace-cmd's show_wakeup_timings() (its timestamps' odd rounding included). */
+static void put_timings(struct outbuf *b, const struct tcr_lat *l)
+{
+	char buf[24], *p;
+	uint64_t avg = l->total / l->count;
+
+	outbuf_puts(b, "\nAverage wakeup latency: ");
+	put_usecs3(b, avg);
+	outbuf_puts(b, " usecs\nMaximum Latency: ");
+	put_usecs3(b, l->max);
+	outbuf_puts(b, " usecs at timestamp: ");
+	p = fmt_u64(buf, l->max_time / 1000000000);
+	outbuf_write(b, p, (size_t)(buf + 24 - p));
+	outbuf_putc(b, '.');
+	put_zero_padded(b, ((l->max_time + 500) % 1000000000) / 1000, 6);
+	outbuf_puts(b, "\nMinimum Latency: ");
+	put_usecs3(b, l->min);
+	outbuf_puts(b, " usecs at timestamp: ");
+	p = fmt_u64(buf, l->min_time / 1000000000);
+	outbuf_write(b, p, (size_t)(buf + 24 - p));
+	outbuf_putc(b, '.');
+	put_zero_padded(b, ((l->min_time + 500) % 1000000000) / 1000, 6);
+	outbuf_puts(b, "\n\n");
+}
+
+static void finish_wakeup(struct tcr *r)
+{
+	if (!r->lat.count)
+		return;
+	put_timings(r->out, &r->lat);
+	if (r->rt_lat.count) {
+		outbuf_puts(r->out, "RT task timings:\n");
+		put_timings(r->out, &r->rt_lat);
+	}
+}
+
+/*
+ * trace_init_profile() with trace-cmd's hook list: the -H hooks newest
+ * first, then the file's HOOK options newest first.
+ */
+static int start_profile(struct tcr *r, struct tcr_file *tf, struct tmx_error *err)
+{
+	size_t n = r->n_hooks + tf->n_hooks, k = 0;
+	const struct tcp_hook **list = n ? malloc(n * sizeof(*list)) : NULL;
+
+	if (n && !list)
+		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	for (size_t i = r->n_hooks; i-- > 0;)
+		list[k++] = &r->hooks[i];
+	for (size_t i = tf->n_hooks; i-- > 0;)
+		list[k++] = &tf->hooks[i];
+	/* trace-cmd warns "Event %s not found" and leaves that hook out */
+	for (size_t i = 0; i < n && r->o->diag && r->o->diag->warn; i++) {
+		const char *missing =
+			!tep_find_event_by_name(tf->tep, list[i]->start_system, list[i]->start_event)
+				? list[i]->start_event
+			: !tep_find_event_by_name(tf->tep, list[i]->end_system, list[i]->end_event)
+				? list[i]->end_event
+				: NULL;
+		if (missing) {
+			char msg[300];
+			snprintf(msg, sizeof(msg), "%s: -H: event %s not found", tf->f->path, missing);
+			r->o->diag->warn(r->o->diag->user, msg);
+		}
+	}
+	tf->profile = tcp_profile_new(tf->tep, tf->cpus, r->o->profile_global, list, n);
+	free(list);
+	if (!tf->profile)
+		return tmx_error_set(err, TMX_ERR_DATA, tf->f->path,
+				     "--profile: the sched, irq, syscall, function graph or -H events "
+				     "lack the fields that pair them (or out of memory)");
+	return TMX_OK;
+}
+
+/*
+ * Parses hooks, printing the line trace-cmd prints for each; into *out
+ * (count *n).  `what` names them in an error.
+ */
+static int parse_hooks(struct tcr *r, const char *const *texts, const size_t *lens, size_t count,
+		       struct tcp_hook **out, size_t *n, const char *what, const char *path,
+		       struct tmx_error *err)
+{
+	if (!count)
+		return TMX_OK;
+	if (!(*out = calloc(count, sizeof(**out))))
+		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	for (size_t i = 0; i < count; i++) {
+		char line[1024], *text = lens ? strndup(texts[i], lens[i]) : NULL;
+		bool ok = tcp_hook_parse(lens ? (text ? text : "") : texts[i], &(*out)[*n], line,
+					 sizeof(line));
+		if (!ok) {
+			int ret = tmx_error_set(err, lens ? TMX_ERR_DATA : TMX_ERR_USAGE, path,
+						"invalid %s `%s`: [SYSTEM:]START,FIELD[,PID_FIELD]/"
+						"[SYSTEM:]END,FIELD[,FLAGS]", what,
+						lens ? (text ? text : "") : texts[i]);
+			free(text);
+			return ret;
+		}
+		free(text);
+		(*n)++;
+		outbuf_puts(r->out, line);
+	}
+	return TMX_OK;
+}
+
+/* The HOOK options of a file (libtracecmd parses them, and prints them, at open). */
+static int file_hooks(struct tcr *r, struct tcr_file *tf, struct tmx_error *err)
+{
+	const struct tdat_file *f = tf->f;
+	const char *texts[TMX_TCREPORT_MAX_FILTERS];
+	size_t lens[TMX_TCREPORT_MAX_FILTERS], n = 0;
+
+	for (size_t i = 0; i < f->n_options && n < TMX_TCREPORT_MAX_FILTERS; i++)
+		if (f->options[i].id == TDAT_OPT_HOOK) {
+			texts[n] = (const char *)f->options[i].data;
+			/* a C string in the option (its NUL, if any, ends it) */
+			lens[n] = strnlen(texts[n], f->options[i].size);
+			n++;
+		}
+	return parse_hooks(r, texts, lens, n, &tf->hooks, &tf->n_hooks, "HOOK option", f->path,
+			   err);
+}
+
+/* --ts-check: trace-cmd's warning when a CPU's records go back in time. */
+static void check_ts(struct tcr *r, struct tcr_handle *h)
+{
+	if (!h->last_ts && !(h->last_ts = calloc(h->n_cpus ? h->n_cpus : 1, sizeof(*h->last_ts))))
+		return;
+	if (h->rec_cursor >= h->n_cpus)
+		return;
+	if (h->last_ts[h->rec_cursor] > h->ts && r->o->diag && r->o->diag->warn) {
+		char msg[200];
+		uint64_t last = h->last_ts[h->rec_cursor];
+		snprintf(msg, sizeof(msg), "WARNING: Record on cpu %u went backwards: %lld to %lld delta: -%lld",
+			 h->rec->cpu, (long long)last, (long long)h->ts, (long long)(last - h->ts));
+		r->o->diag->warn(r->o->diag->user, msg);
+	}
+	h->last_ts[h->rec_cursor] = h->ts;
+}
+
+/* A record into its file's profile (a record libtraceevent cannot read is left out). */
+static int profile_record(struct tcr *r, struct tcr_handle *h, const struct tdat_record *rec,
+			  struct tmx_error *err)
+{
+	struct tcr_file *tf = h->file;
+	struct tep_record tr;
+	struct tep_event *ev;
+
+	/* trace-cmd 3.1.6 dies here too ("Handle not found?"): instances have no profile */
+	if (h->buffer)
+		return tmx_error_set(err, TMX_ERR_UNSUPPORTED, tf->f->path,
+				     "--profile: the events of instance buffers cannot be profiled "
+				     "(trace-cmd 3.1.6 stops at the first one too)");
+	if (!tf->profile || !prepare(r, tf, rec, &tr, &ev))
+		return TMX_OK;
+	tr.ts = rec_time(tf, rec);
+	return tcp_profile_record(tf->profile, &tr, tf->f->path, err);
+}
+
+/* trace-cmd's read_data_info(): the header lines, then every record by time. */
+static int report(struct tcr *r, struct tmx_error *err)
+{
+	const struct tmx_tcreport_opts *o = r->o;
+	/* trace-cmd: --version overrides --uname (which prints the version too), both --stat */
+	bool stat = o->stat && !o->uname && !o->version;
+	bool done;
+	int ret;
+
+	if ((ret = info_mode(r, &done, err)) || done)
+		return ret;
+	if (o->align_ts && !stat && !o->uname && !o->version && (ret = align_times(r, err)))
+		return ret;
+	for (size_t i = 0; i < r->n_files; i++) {
+		struct tcr_file *tf = &r->files[i];
 		const struct tdat_file *f = tf->f;
-		char buf[24], *p;
 
 		if ((ret = add_handle(r, tf, 0, r->multi ? tf->base : NULL, err)))
 			return ret;
 		put_label(r, r->multi ? tf->base : NULL);
 		outbuf_write(r->out, "cpus=", 5);
-		p = fmt_i64(buf, tf->cpus);
-		outbuf_write(r->out, p, (size_t)(buf + 24 - p));
+		put_int(r->out, tf->cpus);
 		outbuf_putc(r->out, '\n');
 		/* A latency trace is text: print it and stop there, as trace-cmd. */
 		if (f->n_buffers && f->buffers[0].latency) {
@@ -991,16 +2069,30 @@ static int report(struct tcr *r, struct tmx_error *err)
 				     f->buffers[0].latency_text.len);
 			return TMX_OK;
 		}
-		if (r->o->stat) {
+		if (o->uname || o->version) {
+			if (!o->version)
+				put_option_text(r->out, &f->uname,
+						" uname was not recorded in this file\n");
+			put_option_text(r->out, &f->version_text,
+					" version was not recorded in this file\n");
+			continue;
+		}
+		if (stat) {
 			print_stats(r, tf);
 			continue;
 		}
+		if (o->wakeup)
+			init_wakeup(tf);
+		if (o->profile && (ret = start_profile(r, tf, err)))
+			return ret;
+		if (tf->profile)
+			tcp_profile_set_by_comm(tf->profile, o->profile_by_comm);
 		r->instances = f->n_buffers ? f->n_buffers - 1 : 0;
 		for (size_t k = 1; k < f->n_buffers; k++)
 			if ((ret = add_handle(r, tf, k, f->buffers[k].name, err)))
 				return ret;
 	}
-	if (r->o->stat)
+	if (stat || o->uname || o->version)
 		return TMX_OK;
 
 	for (;;) {
@@ -1010,14 +2102,30 @@ static int report(struct tcr *r, struct tmx_error *err)
 			struct tcr_handle *h = &r->handles[i];
 			if (!h->rec && !h->done && (ret = handle_next(r, h, err)))
 				return ret;
-			if (h->rec && (!best || h->rec->ts < best->rec->ts))
+			if (h->rec && (!best || h->ts < best->ts))
 				best = h;
 		}
 		if (!best)
-			return TMX_OK;
-		emit(r, best, best->rec);
+			break;
+		if (o->ts_check)
+			check_ts(r, best);
+		if (o->profile) {
+			/* trace-cmd's show_data_func: the record goes to the profile, not the output */
+			put_label(r, best->label);
+			if ((ret = profile_record(r, best, best->rec, err)))
+				return ret;
+		} else {
+			emit(r, best, best->rec);
+		}
 		best->rec = NULL;
 	}
+	/* do_trace_profile(): the last file's profile first (trace-cmd lists them LIFO) */
+	for (size_t i = r->n_files; o->profile && i-- > 0;)
+		if (r->files[i].profile)
+			tcp_profile_output(r->files[i].profile, r->out);
+	if (o->wakeup)
+		finish_wakeup(r);
+	return TMX_OK;
 }
 
 static void tcr_free(struct tcr *r)
@@ -1027,6 +2135,7 @@ static void tcr_free(struct tcr *r)
 		for (size_t k = 0; k < h->n_cpus; k++)
 			tdat_cursor_close(h->cur[k]);
 		free(h->cur);
+		free(h->last_ts);
 	}
 	free(r->handles);
 	for (size_t i = 0; i < r->n_files; i++) {
@@ -1040,6 +2149,10 @@ static void tcr_free(struct tcr *r)
 		free(tf->last_printed);
 		for (int k = 0; k < tf->n_plans; k++)
 			tcf_free(tf->plans[k]);
+		tcp_profile_free(tf->profile);
+		for (size_t k = 0; k < tf->n_hooks; k++)
+			tcp_hook_free(&tf->hooks[k]);
+		free(tf->hooks);
 		free(tf->plans);
 		if (tf->tep) {
 			if (tf->plugins)
@@ -1051,6 +2164,12 @@ static void tcr_free(struct tcr *r)
 	}
 	free(r->files);
 	free(r->cpu_list);
+	for (size_t k = 0; k < r->n_hooks; k++)
+		tcp_hook_free(&r->hooks[k]);
+	free(r->hooks);
+	free(r->wakeups.pid);
+	free(r->wakeups.start);
+	free(r->wakeups.used);
 	free(r->pad);
 	trace_seq_destroy(&r->seq);
 	free(r->out);
@@ -1059,7 +2178,8 @@ static void tcr_free(struct tcr *r)
 int tmx_tcreport_run(const char *const *paths, size_t n_paths, const struct tmx_tcreport_opts *o,
 		     struct tmx_error *err)
 {
-	struct tdat_open_opts topts = { .lenient = o->lenient, .diag = o->diag };
+	struct tdat_open_opts topts = { .lenient = o->lenient, .diag = o->diag,
+					.skip_texts = !needs_texts(o) };
 	struct tcr r;
 	int ret = TMX_OK, wret;
 
@@ -1076,8 +2196,18 @@ int tmx_tcreport_run(const char *const *paths, size_t n_paths, const struct tmx_
 	}
 	outbuf_init(r.out, o->out_fd);
 	r.multi = n_paths > 1;
+	r.paths = paths;
+	if (o->wakeup && r.multi) {
+		tcr_free(&r);
+		return tmx_error_set(err, TMX_ERR_USAGE, NULL,
+				     "wakeup latencies (-w) need a single input file");
+	}
 	if (o->cpus)
 		ret = parse_cpu_list(&r, o->cpus, err);
+	/* trace-cmd parses -H while reading its options: before any file is opened */
+	if (!ret && o->n_hooks)
+		ret = parse_hooks(&r, o->hooks, NULL, o->n_hooks, &r.hooks, &r.n_hooks, "-H hook",
+				  NULL, err);
 	/* Like trace-cmd, every file is read and set up before any output. */
 	for (size_t i = 0; i < n_paths && !ret; i++) {
 		struct tcr_file *tf = &r.files[i];
@@ -1086,14 +2216,27 @@ int tmx_tcreport_run(const char *const *paths, size_t n_paths, const struct tmx_
 		if (ret)
 			break;
 		r.n_files++;
+		if ((ret = file_hooks(&r, tf, err)))
+			break;
 		tf->base = base_name(paths[i]);
 		if (r.multi && strlen(tf->base) > r.max_label)
 			r.max_label = strlen(tf->base);
 		/* A bad filter stops everything before any output, as in trace-cmd. */
-		if (!(ret = setup_tep(&r, tf, err)) && !o->stat)
+		if ((ret = setup_tep(&r, tf, err)) || o->stat)
+			continue;
+		if (o->filter_test) {
+			/* -T: libtraceevent prints each filter as it parses it; with any, that is all */
+			struct filter_setup fs = { &r, tf, err };
+			tep_set_test_filters(tf->tep, 1);
+			if (!(ret = through_stdout(&r, setup_filters_cb, &fs, err)) && (tf->n_pos || tf->n_neg)) {
+				r.filter_test_done = true;
+				break;
+			}
+		} else {
 			ret = setup_filters(&r, tf, err);
+		}
 	}
-	if (!ret)
+	if (!ret && !r.filter_test_done)
 		ret = report(&r, err);
 	/* What was printed before an error stays printed. */
 	wret = outbuf_flush(r.out);

@@ -12,13 +12,19 @@
  * one on ties), the `cpus=N` line, the file and instance prefixes, the
  * `[N EVENTS DROPPED]` lines, the comm-pid-CPU-time columns, the padded
  * event name, `--stat`, `--cpu` and the `-F` / `-v` filters (libtraceevent
- * filters, matched as libtracecmd does).
+ * filters, matched as libtracecmd does), `--pid` / `--comm`, `-I` / `-S`,
+ * the timestamp options (`--raw-ts`, `--align-ts`, `--ts2secs`,
+ * `--nodate`), `-w` wakeup latencies, `--profile` (profile.h) and what
+ * report prints instead of the events (-p, -e, --check-events, -f, -P, -E,
+ * --cpus, --first-event, --last-event, --uname, --version), in trace-cmd's
+ * order of precedence.
  */
 #ifndef TMX_OUT_TRACECMD_REPORT_H
 #define TMX_OUT_TRACECMD_REPORT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tracemux/error.h"
 
@@ -43,7 +49,54 @@ struct tmx_tcreport_opts {
 	struct tmx_tcreport_filter filters[TMX_TCREPORT_MAX_FILTERS];
 	bool lenient;       /* passed to the reader: skip damaged pages */
 	const struct tmx_diag *diag;
+
+	/* Information about the files instead of the events (trace-cmd report's order of precedence). */
+	bool page_size;     /* -p: "file page size is N, and host page size is N" (first file) */
+	bool endian;        /* -e: "file is X endian and host is Y endian" (first file) */
+	bool check_events;  /* --check-events: fail if an event format cannot be parsed (first file) */
+	bool list_events;   /* -E: system:event of every stored format (first file) */
+	bool cpus_list;     /* --cpus: the CPUs with data, per file */
+	bool first_event;   /* --first-event: with --cpus, each CPU's first time */
+	bool last_event;    /* --last-event: with --cpus, each CPU's last time */
+	bool uname;         /* --uname: the recorded uname (then the version), per file */
+	bool version;       /* --version: the recording trace-cmd's version, per file */
+
+	/* Timestamps. */
+	bool raw_ts;        /* --raw-ts: ring-buffer times, no conversion */
+	bool align_ts;      /* --align-ts: times from the first event of all files */
+	bool no_date;       /* --nodate: ignore the DATE option */
+	uint64_t ts2secs;   /* --ts2secs HZ: times are counts of a HZ clock, 0: off */
+
+	/* Records and what is printed with them. */
+	bool no_irqs;       /* -I: drop events recorded in hard interrupt context */
+	bool no_softirqs;   /* -S: drop events recorded in soft interrupt context */
+	bool wakeup;        /* -w: wakeup latency after each sched_switch, summary at the end */
+	/* --pid / --comm: comma-separated lists, several options add up (one more -F filter). */
+	size_t n_pids, n_comms;
+	const char *pids[TMX_TCREPORT_MAX_FILTERS], *comms[TMX_TCREPORT_MAX_FILTERS];
+	/* -r / -n: event regexes (matched whole, any case, on name or system). */
+	size_t n_raw_events, n_no_handler;
+	const char *raw_events[TMX_TCREPORT_MAX_FILTERS], *no_handler[TMX_TCREPORT_MAX_FILTERS];
+	bool no_sys_plugins; /* -L: no system-wide libtraceevent plugins */
+	bool funcs;         /* -f: the function symbols (first file) */
+	bool printk_list;   /* -P: the printk formats (first file) */
+	bool profile;       /* --profile: per-task timings instead of the events (profile.h) */
+	bool profile_global; /* -G: --profile counts irqs and softirqs per CPU */
+	bool profile_by_comm; /* --by-comm: --profile merges the tasks of a comm */
+	/* -H: event pairs for --profile (profile.h), printed when parsed as trace-cmd does */
+	size_t n_hooks;
+	const char *hooks[TMX_TCREPORT_MAX_FILTERS];
+	bool filter_test;   /* -T: print the filters as libtraceevent parsed them, nothing else */
+	bool ts_check;      /* --ts-check: warn when a CPU's time goes backwards */
+	const char *kallsyms; /* --kallsyms FILE: more symbols, read before the file's own */
 };
+
+/*
+ * Adds LIST to one of the string lists above (--pid, --comm, -r, -n);
+ * TMX_ERR_LIMIT past TMX_TCREPORT_MAX_FILTERS.
+ */
+int tmx_tcreport_add_item(const char **list, size_t *n, const char *item, const char *what,
+			  struct tmx_error *err);
 
 void tmx_tcreport_opts_default(struct tmx_tcreport_opts *o);
 
