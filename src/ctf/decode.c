@@ -1,16 +1,22 @@
 /*
  * CTF 1.8 binary decoding (spec sections 4 and 5).
  *
- * A recursive walk over the resolved field classes.  The class tree depth
- * is bounded by the metadata parser, so recursion is bounded too.  Every
- * read is checked against `limit` (the packet's content size, or the file
- * end while the packet header/context is read).
+ * Two ways to decode a scope that give the same result: a recursive walk
+ * over the resolved field classes (decode_field), and the scope's plan
+ * (ctf/plan.h, run_plan below), which is what normally runs.  The plan's
+ * steps call the walk's per-field functions wherever a field needs the
+ * general treatment (bit fields, damaged data), so that both report the
+ * same errors at the same offsets.  Scopes too large to plan are walked.
+ * The class tree depth is bounded by the metadata parser, so recursion is
+ * bounded too.  Every read is checked against `limit` (the packet's
+ * content size, or the file end while the packet header/context is read).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ctf/decode.h"
 #include "ctf/packet_compression.h"
+#include "ctf/plan.h"
 #include "io/bitread.h"
 
 #define CTF_PACKET_MAGIC UINT32_C(0xC1FC1FC1)
@@ -216,29 +222,6 @@ static int decode_text(struct ctf_decoder *d, const struct tmx_field_class *fc,
 	return TMX_OK;
 }
 
-/* Smallest number of bits an element of this class can take. */
-static uint64_t min_bits(const struct tmx_field_class *fc)
-{
-	switch (fc->kind) {
-	case TMX_FC_INT:
-	case TMX_FC_ENUM:
-	case TMX_FC_FLOAT:
-		return fc->size;
-	case TMX_FC_STRING:
-		return 8;
-	case TMX_FC_STRUCT: {
-		uint64_t sum = 0;
-		for (size_t i = 0; i < fc->n_members; i++)
-			sum += min_bits(fc->members[i].fc);
-		return sum;
-	}
-	case TMX_FC_ARRAY:
-		return fc->length > 64 ? 64 * min_bits(fc->elem) : fc->length * min_bits(fc->elem);
-	default:
-		return 0;
-	}
-}
-
 /*
  * A whole-byte integer that nothing refers to: arrays of those (byte
  * buffers, ID lists) are read in one tight loop.
@@ -278,6 +261,13 @@ static int decode_byte_int_array(struct ctf_decoder *d, const struct tmx_field_c
 	return TMX_OK;
 }
 
+static int too_many_empty(struct ctf_decoder *d, uint64_t length, struct tmx_error *err)
+{
+	return tmx_error_at(err, TMX_ERR_DATA, d->path, d->base_off + d->pos / 8,
+			    "array or sequence length %llu does not fit in the packet content",
+			    (unsigned long long)length);
+}
+
 static int decode_array(struct ctf_decoder *d, const struct tmx_field_class *fc,
 			uint64_t length, struct ctf_values *vals, struct tmx_error *err)
 {
@@ -295,12 +285,9 @@ static int decode_array(struct ctf_decoder *d, const struct tmx_field_class *fc,
 	 * read is checked, and fails where the data ends); elements that may
 	 * take none need an explicit cap.
 	 */
-	elem_bits = min_bits(fc->elem);
-	if (!elem_bits && length > CTF_MAX_EMPTY_ELEMENTS) {
-		return tmx_error_at(err, TMX_ERR_DATA, d->path, d->base_off + d->pos / 8,
-				    "array or sequence length %llu does not fit in the packet content",
-				    (unsigned long long)length);
-	}
+	elem_bits = ctf_min_bits(fc->elem);
+	if (!elem_bits && length > CTF_MAX_EMPTY_ELEMENTS)
+		return too_many_empty(d, length, err);
 	if (is_plain_byte_int(fc->elem) && d->pos % 8 == 0 &&
 	    length <= (d->limit - d->pos) / fc->elem->size)
 		return decode_byte_int_array(d, fc, length, vals, err);
@@ -316,39 +303,22 @@ static int decode_array(struct ctf_decoder *d, const struct tmx_field_class *fc,
 	return TMX_OK;
 }
 
-static bool range_contains(const struct tmx_field_class *tag, const struct tmx_enum_range *r,
-			   uint64_t value)
+static int no_option(struct ctf_decoder *d, const struct tmx_field_class *fc,
+		     uint64_t tag_value, struct tmx_error *err)
 {
-	if (tag->is_signed)
-		return (int64_t)value >= (int64_t)r->lower && (int64_t)value <= (int64_t)r->upper;
-	return value >= r->lower && value <= r->upper;
-}
-
-static int select_option(const struct tmx_field_class *fc, uint64_t tag_value)
-{
-	const struct tmx_field_class *tag = fc->tag;
-
-	for (size_t m = 0; m < tag->n_mappings; m++) {
-		const struct tmx_enum_mapping *map = &tag->mappings[m];
-		for (size_t r = 0; r < map->n_ranges; r++)
-			if (range_contains(tag, &map->ranges[r], tag_value))
-				return fc->option_for_mapping[m];
-	}
-	return -1;
+	return tmx_error_at(err, TMX_ERR_DATA, d->path, d->base_off + d->pos / 8,
+			    "variant tag `%s` value %lld selects no option",
+			    fc->ref_path ? fc->ref_path : "?", (long long)tag_value);
 }
 
 static int decode_variant(struct ctf_decoder *d, const struct tmx_field_class *fc,
 			  struct ctf_values *vals, struct tmx_error *err)
 {
 	uint64_t tag_value = d->slots[fc->ref_slot];
-	int option = select_option(fc, tag_value);
+	int option = ctf_variant_select(fc, tag_value);
 
-	if (option < 0) {
-		return tmx_error_at(err, TMX_ERR_DATA, d->path, d->base_off + d->pos / 8,
-				    "variant tag `%s` value %lld selects no option",
-				    fc->ref_path ? fc->ref_path : "?",
-				    (long long)tag_value);
-	}
+	if (option < 0)
+		return no_option(d, fc, tag_value, err);
 	values_push(vals, fc)->option = (uint32_t)option;
 	return decode_field(d, fc->members[option].fc, vals, err);
 }
@@ -422,14 +392,556 @@ static int decode_field(struct ctf_decoder *d, const struct tmx_field_class *fc,
 	return tmx_error_set(err, TMX_ERR_DATA, d->path, "unknown field class kind");
 }
 
-/* Decodes one scope into `vals` (cleared first); records the UUID if seen. */
-static int decode_scope(struct ctf_decoder *d, const struct tmx_field_class *fc,
-			struct ctf_values *vals, struct tmx_error *err)
+/* ------------------------------------------------------------------ */
+/* Running plans (ctf/plan.h)                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Decodes run items one by one, as the walk does: used when the run does
+ * not fit in the packet, or when an item changes the byte order inside a
+ * byte, so that the walk reports the error at the exact field.
+ */
+static int run_items_slowly(struct ctf_decoder *d, const struct ctf_run_item *it,
+			    const struct ctf_run_item *end, struct ctf_values *vals,
+			    size_t *scope_index, struct tmx_error *err)
+{
+	for (; it < end; it++) {
+		int ret;
+		if (it->code == CTF_IC_STRUCT_SCOPE)
+			scope_index[it->scope] = vals->n;
+		if (it->kind == CTF_ITEM_STRUCT) {
+			/* The structure alone: its members are the next items. */
+			ret = align_to(d, it->fc->align, err);
+			if (!ret)
+				values_push(vals, it->fc)->n_members = it->len;
+		} else {
+			ret = decode_field(d, it->fc, vals, err);
+		}
+		if (ret)
+			return ret;
+	}
+	return TMX_OK;
+}
+
+static inline uint16_t load16(const uint8_t *p)
+{
+	uint16_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint32_t load32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint64_t load64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define LE16(p) load16(p)
+#define LE32(p) load32(p)
+#define LE64(p) load64(p)
+#define BE16(p) __builtin_bswap16(load16(p))
+#define BE32(p) __builtin_bswap32(load32(p))
+#define BE64(p) __builtin_bswap64(load64(p))
+#else
+#define LE16(p) __builtin_bswap16(load16(p))
+#define LE32(p) __builtin_bswap32(load32(p))
+#define LE64(p) __builtin_bswap64(load64(p))
+#define BE16(p) load16(p)
+#define BE32(p) load32(p)
+#define BE64(p) load64(p)
+#endif
+
+/*
+ * tmx_read_bits with one 8-byte load when the 8 bytes from the field's
+ * first byte lie inside the content (bits [0, limit) of base).
+ */
+static inline uint64_t read_bits_fast(const uint8_t *base, uint64_t pos, unsigned len, int be,
+				      uint64_t limit)
+{
+	unsigned shift = (unsigned)(pos & 7);
+
+	if (shift + len <= 64 && (pos & ~UINT64_C(7)) + 64 <= limit) {
+		const uint8_t *q = base + pos / 8;
+		uint64_t w;
+		if (be)
+			return (BE64(q) << shift) >> (64 - len);
+		w = LE64(q) >> shift;
+		return len == 64 ? w : w & ((UINT64_C(1) << len) - 1);
+	}
+	return tmx_read_bits(base, pos, len, be);
+}
+
+/* note_integer with what it does decided at compile time (it->note). */
+static inline void note_item(struct ctf_decoder *d, const struct ctf_run_item *it, uint64_t u)
+{
+	const struct tmx_field_class *fc = it->fc;
+
+	if (it->note & CTF_NOTE_SLOT)
+		d->slots[fc->slot] = u;
+	if (it->note & CTF_NOTE_MEANING) {
+		d->special[fc->meaning] = u;
+		d->special_set[fc->meaning] = true;
+	}
+	if (it->note & CTF_NOTE_CLOCK)
+		d->clock = ctf_clock_update(d->clock, u, it->len);
+}
+
+static inline void put_number(struct tmx_value *v, const struct ctf_run_item *it, uint64_t u)
+{
+	switch (it->conv) {
+	case CTF_CONV_U:
+		v->u = u;
+		break;
+	case CTF_CONV_S:
+		v->s = tmx_sign_extend(u, it->len);
+		break;
+	case CTF_CONV_F32: {
+		uint32_t u32 = (uint32_t)u;
+		float f;
+		memcpy(&f, &u32, sizeof(f));
+		v->d = f;
+		break;
+	}
+	default:
+		memcpy(&v->d, &u, sizeof(v->d));
+		break;
+	}
+}
+
+/*
+ * The items [it, end) of a run that starts at bit `start` and lies inside
+ * the content (the caller checked).  The walk's byte order state is kept
+ * in bo_end_p and bo_last_p as the last bit-level item left it (aligned
+ * items leave no shared byte: see ctf_op.bo_max).  Returns NULL, or the item
+ * that would change the byte order inside a byte (nothing of it done).
+ */
+static inline __attribute__((always_inline)) const struct ctf_run_item *
+run_fast(struct ctf_decoder *d, const struct ctf_run_item *it, const struct ctf_run_item *end,
+	 uint64_t start, struct tmx_value *v, size_t *scope_index, size_t n0,
+	 uint64_t *bo_end_p, uint8_t *bo_last_p)
+{
+	const struct ctf_run_item *first = it;
+	const uint8_t *base = d->base;
+	/* Byte-addressed items are only in runs that start on a byte. */
+	const uint8_t *p = base + start / 8;
+	const uint64_t limit = d->limit;
+	uint64_t bo_end = *bo_end_p;
+	uint8_t bo_last = *bo_last_p;
+
+	for (; it < end; it++, v++) {
+		const uint8_t *q = p + it->off / 8;
+		uint64_t u;
+
+		v->fc = it->fc;
+		switch (it->code) {
+		case CTF_IC_U8:
+			v->u = q[0];
+			continue;
+		case CTF_IC_S8:
+			v->s = (int8_t)q[0];
+			continue;
+		case CTF_IC_LE16U:
+			v->u = LE16(q);
+			continue;
+		case CTF_IC_LE16S:
+			v->s = (int16_t)LE16(q);
+			continue;
+		case CTF_IC_LE32U:
+			v->u = LE32(q);
+			continue;
+		case CTF_IC_LE32S:
+			v->s = (int32_t)LE32(q);
+			continue;
+		case CTF_IC_LE64:
+			v->u = LE64(q);
+			continue;
+		case CTF_IC_BE16U:
+			v->u = BE16(q);
+			continue;
+		case CTF_IC_BE16S:
+			v->s = (int16_t)BE16(q);
+			continue;
+		case CTF_IC_BE32U:
+			v->u = BE32(q);
+			continue;
+		case CTF_IC_BE32S:
+			v->s = (int32_t)BE32(q);
+			continue;
+		case CTF_IC_BE64:
+			v->u = BE64(q);
+			continue;
+		case CTF_IC_STRUCT:
+			v->n_members = it->len;
+			continue;
+		case CTF_IC_STRUCT_SCOPE:
+			scope_index[it->scope] = n0 + (size_t)(it - first);
+			v->n_members = it->len;
+			continue;
+		case CTF_IC_TEXT:
+			v->str.ptr = (const char *)q;
+			v->str.len = it->len;
+			continue;
+		case CTF_IC_ALIGNED:
+			u = tmx_read_aligned(q, it->len / 8, it->be);
+			break;
+		default: {
+			/* CTF_IC_BITS: decode_integer / decode_float, less the bounds checks. */
+			uint64_t pos = start + it->off;
+			if (it->conv <= CTF_CONV_S && (pos & 7) == 0 && (it->len & 7) == 0) {
+				u = tmx_read_aligned(base + pos / 8, it->len / 8, it->be);
+				bo_end = UINT64_MAX;
+				break;
+			}
+			if ((pos & 7) && pos == bo_end && it->be != bo_last) {
+				*bo_end_p = bo_end;
+				*bo_last_p = bo_last;
+				return it;
+			}
+			u = read_bits_fast(base, pos, it->len, it->be, limit);
+			bo_end = pos + it->len;
+			bo_last = it->be;
+			break;
+		}
+		}
+		put_number(v, it, u);
+		if (it->note)
+			note_item(d, it, u);
+	}
+	*bo_end_p = bo_end;
+	*bo_last_p = bo_last;
+	return NULL;
+}
+
+/*
+ * The walk's bo_end just before item `it` of a run (after `first`):
+ * set by the last bit-level or aligned item before it, else `before`.
+ */
+static uint64_t bo_end_before(const struct ctf_run_item *first, const struct ctf_run_item *it,
+			      uint64_t local, uint64_t before)
+{
+	while (it > first) {
+		--it;
+		if (it->kind == CTF_ITEM_ALIGNED)
+			return UINT64_MAX;
+		if (it->kind == CTF_ITEM_BITS)
+			return local;
+	}
+	return before;
+}
+
+/*
+ * A run (see ctf/plan.h): when it fits, one bounds check covers every
+ * item; else, or at an item that would change the byte order inside a
+ * byte, the items are decoded as the walk decodes them, for its error.
+ */
+static inline __attribute__((always_inline)) int
+run_items(struct ctf_decoder *d, const struct ctf_plan *pl, const struct ctf_op *op,
+	  struct ctf_values *vals, size_t *scope_index, struct tmx_error *err)
+{
+	const struct ctf_run_item *first = pl->items + op->a, *end = first + op->b, *it;
+	const uint64_t limit = d->limit;
+	const uint64_t start = (d->pos + op->align - 1) & ~(uint64_t)(op->align - 1);
+	const size_t n0 = vals->n;   /* every item pushes one value */
+	uint64_t bo_end = d->bo_end;
+	uint8_t bo_last = d->bo_last;
+
+	if (__builtin_expect(start > limit || op->bits > limit - start, 0))
+		return run_items_slowly(d, first, end, vals, scope_index, err);
+	it = run_fast(d, first, end, start, vals->v + n0, scope_index, n0, &bo_end, &bo_last);
+	if (__builtin_expect(it == NULL, 1)) {
+		vals->n = n0 + op->b;
+		d->pos = start + op->bits;
+		d->bo_end = op->bo_max ? UINT64_MAX : bo_end;
+		d->bo_last = bo_last;
+		return TMX_OK;
+	}
+	/* Where the walk would be: right after the previous item, in its state. */
+	vals->n = n0 + (size_t)(it - first);
+	if (it != first)
+		d->pos = start + it[-1].end;
+	d->bo_end = bo_end_before(first, it, bo_end, bo_end);
+	d->bo_last = bo_last;
+	return run_items_slowly(d, it, end, vals, scope_index, err);
+}
+
+/* run_items, out of line: the hot call site in run_plan keeps it inline. */
+static __attribute__((noinline)) int run_items_outlined(struct ctf_decoder *d,
+							const struct ctf_plan *pl,
+							const struct ctf_op *op,
+							struct ctf_values *vals,
+							struct tmx_error *err)
+{
+	return run_items(d, pl, op, vals, NULL, err);
+}
+
+/*
+ * `count` elements of an array whose element is one run (ops[a] of `op`,
+ * the ARRAY op), after its value.  When the element's size is a multiple
+ * of its alignment, the elements are contiguous: one bounds check and one
+ * loop cover them all.  Otherwise, or when they do not all fit, element
+ * after element (each exact, as above).
+ */
+static __attribute__((noinline)) int run_elements(struct ctf_decoder *d,
+						  const struct ctf_plan *pl,
+						  const struct ctf_op *eop, uint64_t count,
+						  struct ctf_values *vals, struct tmx_error *err)
+{
+	const struct ctf_run_item *first = pl->items + eop->a, *end = first + eop->b, *it = NULL;
+	const uint64_t limit = d->limit, bits = eop->bits;
+	const uint64_t start = (d->pos + eop->align - 1) & ~(uint64_t)(eop->align - 1);
+	const size_t n0 = vals->n;
+	uint64_t bo_end = d->bo_end, k = 0;
+	uint8_t bo_last = d->bo_last;
+	int ret = TMX_OK;
+
+	if (bits % eop->align == 0 && start <= limit && (bits == 0 || count <= (limit - start) / bits) &&
+	    count <= (SIZE_MAX / sizeof(struct tmx_value) - n0) / (eop->b + 1)) {
+		ret = values_reserve(vals, (size_t)count * eop->b, err);
+		if (ret)
+			return ret;
+		for (; k < count; k++) {
+			it = run_fast(d, first, end, start + k * bits, vals->v + n0 + k * eop->b, NULL,
+				      0, &bo_end, &bo_last);
+			if (__builtin_expect(it != NULL, 0))
+				break;
+		}
+		if (!it) {
+			vals->n = n0 + (size_t)count * eop->b;
+			d->pos = start + count * bits;
+			d->bo_end = eop->bo_max ? UINT64_MAX : bo_end;
+			d->bo_last = bo_last;
+			return TMX_OK;
+		}
+		/* Element k breaks the byte order rule at item `it`: as the walk. */
+		vals->n = n0 + (size_t)k * eop->b + (size_t)(it - first);
+		if (it != first)
+			d->pos = start + k * bits + it[-1].end;
+		else if (k > 0)
+			d->pos = start + k * bits;
+		d->bo_end = bo_end_before(first, it, bo_end,
+					  k > 0 && eop->bo_max ? UINT64_MAX : bo_end);
+		d->bo_last = bo_last;
+		ret = run_items_slowly(d, it, end, vals, NULL, err);
+		k++;
+	}
+	for (; k < count && !ret; k++) {
+		ret = values_reserve(vals, eop->b, err);
+		if (!ret)
+			ret = run_items_outlined(d, pl, eop, vals, err);
+	}
+	return ret;
+}
+
+/*
+ * decode_field + decode_array up to the elements.  Returns the number of
+ * element blocks still to run in *length (0 when the array was decoded
+ * whole: text, plain bytes, or no elements).
+ */
+static int array_start(struct ctf_decoder *d, const struct ctf_op *op, struct ctf_values *vals,
+		       uint64_t *length, struct tmx_error *err)
+{
+	const struct tmx_field_class *fc = op->fc, *e = fc->elem;
+	uint64_t n = fc->kind == TMX_FC_SEQUENCE ? d->slots[fc->ref_slot] : fc->length;
+	int ret = align_to(d, op->align, err);
+
+	*length = 0;
+	if (ret)
+		return ret;
+	/* Element alignment applies even to an empty array. */
+	ret = align_to(d, e->align, err);
+	if (ret)
+		return ret;
+	if (fc->is_text)
+		return decode_text(d, fc, n, vals, err);
+	if (!op->bits && n > CTF_MAX_EMPTY_ELEMENTS)
+		return too_many_empty(d, n, err);
+	if (op->byte_elem && d->pos % 8 == 0 && n <= (d->limit - d->pos) / e->size)
+		return decode_byte_int_array(d, fc, n, vals, err);
+	values_push(vals, fc)->count = n;
+	*length = n;
+	return TMX_OK;
+}
+
+/* decode_field + decode_variant up to the option: its index in *option. */
+static int variant_start(struct ctf_decoder *d, const struct ctf_plan *pl,
+			 const struct ctf_op *op, struct ctf_values *vals, uint32_t *option,
+			 struct tmx_error *err)
+{
+	const struct tmx_field_class *fc = op->fc;
+	uint64_t tag_value = d->slots[fc->ref_slot];
+	int o, ret = align_to(d, op->align, err);
+
+	if (ret)
+		return ret;
+	o = op->has_table && tag_value < CTF_VARIANT_TABLE ? pl->tags[op->b + tag_value] :
+	    ctf_variant_select(fc, tag_value);
+	if (o < 0)
+		return no_option(d, fc, tag_value, err);
+	values_push(vals, fc)->option = (uint32_t)o;
+	*option = (uint32_t)o;
+	return TMX_OK;
+}
+
+/* A nested block being run: the elements of an array. */
+struct plan_frame {
+	const struct ctf_op *start, *end;  /* the block's ops */
+	const struct ctf_op *resume;       /* the op after the array's blocks */
+	uint32_t reserve;                  /* the block's own pushes */
+	uint32_t after;                    /* the enclosing block's pushes after resume */
+	uint64_t left;                     /* runs of the block still to come */
+};
+
+/*
+ * Runs plan `pl`, appending to `vals`.  No recursion: array elements use a
+ * stack of frames, bounded by the plan compiler (CTF_PLAN_MAX_NEST); a
+ * variant continues with its option's ops, which jump past the other
+ * options at their end.  The room for the values a block's own ops push is
+ * reserved once per run of the block; ops that run nested blocks reserve
+ * the room for the rest of the enclosing block again afterwards.
+ * `scope_index` receives where each scope begins (event body plans).
+ */
+static int run_plan(struct ctf_decoder *d, const struct ctf_plan *pl, struct ctf_values *vals,
+		    size_t *scope_index, struct tmx_error *err)
+{
+	struct plan_frame stack[CTF_PLAN_MAX_NEST];
+	unsigned depth = 0;
+	const struct ctf_op *op = pl->ops + pl->blocks[0].start;
+	const struct ctf_op *end = op + pl->blocks[0].n_ops, *top_end = end;
+	int ret = values_reserve(vals, pl->blocks[0].reserve, err);
+
+	while (!ret) {
+		if (op == end) {
+			struct plan_frame *f;
+			if (depth == 0)
+				return TMX_OK;
+			f = &stack[depth - 1];
+			if (f->left) {
+				/* The next array element. */
+				f->left--;
+				op = f->start;
+				ret = values_reserve(vals, f->reserve, err);
+				continue;
+			}
+			op = f->resume;
+			ret = values_reserve(vals, f->after, err);
+			depth--;
+			end = depth ? stack[depth - 1].end : top_end;
+			continue;
+		}
+		switch (op->kind) {
+		case CTF_OP_RUN:
+			ret = run_items(d, pl, op, vals, scope_index, err);
+			op++;
+			break;
+		case CTF_OP_STRUCT:
+			ret = align_to(d, op->align, err);
+			if (!ret)
+				values_push(vals, op->fc)->n_members = (uint32_t)op->fc->n_members;
+			op++;
+			break;
+		case CTF_OP_INT:
+			ret = align_to(d, op->align, err);
+			if (!ret)
+				ret = decode_integer(d, op->fc, vals, err);
+			op++;
+			break;
+		case CTF_OP_FLOAT:
+			ret = align_to(d, op->align, err);
+			if (!ret)
+				ret = decode_float(d, op->fc, vals, err);
+			op++;
+			break;
+		case CTF_OP_STRING:
+			ret = align_to(d, op->align, err);
+			if (!ret)
+				ret = decode_string(d, op->fc, vals, err);
+			op++;
+			break;
+		case CTF_OP_SCOPE:
+			scope_index[op->a] = vals->n;
+			op++;
+			break;
+		case CTF_OP_VARIANT: {
+			/* The option's ops are in this block: no frame, it ends with a jump. */
+			uint32_t option = 0;
+			const struct ctf_block *b;
+			ret = variant_start(d, pl, op, vals, &option, err);
+			if (ret)
+				break;
+			b = &pl->blocks[op->a + option];
+			ret = values_reserve(vals, b->reserve, err);
+			op = pl->ops + b->start;
+			break;
+		}
+		case CTF_OP_JUMP:
+			ret = values_reserve(vals, pl->ops[op->b].after, err);
+			op = pl->ops + op->a;
+			break;
+		case CTF_OP_ARRAY: {
+			const struct ctf_block *b = &pl->blocks[op->a];
+			uint64_t runs;
+			ret = array_start(d, op, vals, &runs, err);
+			if (ret)
+				break;
+			if (runs && op->elem_run) {
+				/* Elements of fixed layout: their run, in one loop. */
+				ret = run_elements(d, pl, op + 1, runs, vals, err);
+				runs = 0;
+				if (ret)
+					break;
+			}
+			if (runs == 0) {
+				/* Decoded whole: on to the next op of this block. */
+				ret = values_reserve(vals, op->after, err);
+				op += 1 + op->skip;
+				break;
+			}
+			stack[depth].start = pl->ops + b->start;
+			stack[depth].end = stack[depth].start + b->n_ops;
+			stack[depth].resume = op + 1 + op->skip;
+			stack[depth].reserve = b->reserve;
+			stack[depth].after = op->after;
+			stack[depth].left = runs - 1;
+			op = stack[depth].start;
+			end = stack[depth].end;
+			depth++;
+			ret = values_reserve(vals, b->reserve, err);
+			break;
+		}
+		default:
+			return tmx_error_set(err, TMX_ERR_DATA, d->path, "unknown plan op %d",
+					     (int)op->kind);
+		}
+	}
+	return ret;
+}
+
+/* Appends scope `fc` to `vals` by its plan, or by walking it when it has none. */
+static inline int run_scope(struct ctf_decoder *d, const struct ctf_plan *pl,
+			    const struct tmx_field_class *fc, struct ctf_values *vals,
+			    struct tmx_error *err)
+{
+	if (pl && !d->walk_only)
+		return run_plan(d, pl, vals, NULL, err);
+	return fc ? decode_field(d, fc, vals, err) : TMX_OK;
+}
+
+/* Decodes one scope into `vals` (cleared first). */
+static int decode_scope(struct ctf_decoder *d, const struct ctf_plan *pl,
+			const struct tmx_field_class *fc, struct ctf_values *vals,
+			struct tmx_error *err)
 {
 	vals->n = 0;
-	if (!fc)
-		return TMX_OK;
-	return decode_field(d, fc, vals, err);
+	return run_scope(d, pl, fc, vals, err);
 }
 
 int ctf_decoder_init(struct ctf_decoder *d, const struct tmx_trace_class *tc,
@@ -444,6 +956,11 @@ int ctf_decoder_init(struct ctf_decoder *d, const struct tmx_trace_class *tc,
 	d->slots = calloc(tc->n_slots > 0 ? (size_t)tc->n_slots : 1, sizeof(*d->slots));
 	if (!d->slots)
 		return tmx_error_set(err, TMX_ERR_NOMEM, path, "out of memory");
+	if (ctf_plans_new(tc, &d->plans, err)) {
+		free(d->slots);
+		d->slots = NULL;
+		return TMX_ERR_NOMEM;
+	}
 	return TMX_OK;
 }
 
@@ -454,6 +971,7 @@ void ctf_decoder_fini(struct ctf_decoder *d)
 	free(d->packet_context.v);
 	free(d->event.v);
 	free(d->inflated);
+	ctf_plans_free(d->plans);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -466,8 +984,11 @@ static int packet_header(struct ctf_decoder *d, uint64_t offset, struct ctf_pack
 			 struct tmx_error *err)
 {
 	const struct tmx_trace_class *tc = d->tc;
-	int ret = decode_scope(d, tc->packet_header, &d->header, err);
+	struct ctf_plan *pl;
+	int ret = ctf_plans_packet_header(d->plans, &pl, err);
 
+	if (!ret)
+		ret = decode_scope(d, pl, tc->packet_header, &d->header, err);
 	if (ret)
 		return ret;
 	if (d->special_set[TMX_MEANING_MAGIC] && d->special[TMX_MEANING_MAGIC] != CTF_PACKET_MAGIC) {
@@ -584,7 +1105,11 @@ int ctf_decode_packet_start(struct ctf_decoder *d, uint64_t offset,
 	ret = packet_header(d, offset, info, err);
 	if (ret)
 		return ret;
-	ret = decode_scope(d, info->sc->packet_context, &d->packet_context, err);
+	ret = ctf_plans_stream(d->plans, info->sc, &d->sp, err);
+	if (ret)
+		return ret;
+	ret = decode_scope(d, d->sp->packet_context, info->sc->packet_context, &d->packet_context,
+			   err);
 	if (ret)
 		return ret;
 	ret = packet_sizes(d, offset, info, err);
@@ -620,11 +1145,24 @@ int ctf_decode_packet_start(struct ctf_decoder *d, uint64_t offset,
 	return TMX_OK;
 }
 
+/* An event scope without a plan: walked (if present), its start recorded. */
+static int walk_scope(struct ctf_decoder *d, const struct tmx_field_class *fc,
+		      enum tmx_scope scope, size_t scope_index[TMX_N_SCOPES],
+		      struct tmx_error *err)
+{
+	if (!fc)
+		return TMX_OK;
+	scope_index[scope] = d->event.n;
+	return decode_field(d, fc, &d->event, err);
+}
+
 int ctf_decode_event(struct ctf_decoder *d, bool *more, const struct tmx_stream_class *sc,
 		     const struct tmx_event_class **ecp, size_t scope_index[TMX_N_SCOPES],
 		     struct tmx_error *err)
 {
 	const struct tmx_event_class *ec;
+	struct ctf_stream_plans *sp = d->sp;
+	struct ctf_event_plans *ep;
 	uint64_t start = d->pos;
 	uint64_t id;
 	int ret;
@@ -632,41 +1170,49 @@ int ctf_decode_event(struct ctf_decoder *d, bool *more, const struct tmx_stream_
 	*more = d->pos < d->limit;
 	if (!*more)
 		return TMX_OK;
+	if (__builtin_expect(!sp || sp->sc != sc, 0)) {
+		ret = ctf_plans_stream(d->plans, sc, &d->sp, err);
+		if (ret)
+			return ret;
+		sp = d->sp;
+	}
 	d->special_set[TMX_MEANING_EVENT_ID] = false;
 	d->event.n = 0;
-	if (sc->event_header) {
-		ret = decode_field(d, sc->event_header, &d->event, err);
+	ret = run_scope(d, sp->event_header, sc->event_header, &d->event, err);
+	if (ret)
+		return ret;
+	d->event_clock = d->clock;
+	id = d->special_set[TMX_MEANING_EVENT_ID] ? d->special[TMX_MEANING_EVENT_ID] : 0;
+	ep = ctf_plans_event_ready(sp, id);
+	if (__builtin_expect(!ep, 0)) {
+		ret = ctf_plans_event(sp, id, &ep, err);
 		if (ret)
 			return ret;
 	}
-	d->event_clock = d->clock;
-	id = d->special_set[TMX_MEANING_EVENT_ID] ? d->special[TMX_MEANING_EVENT_ID] : 0;
-	ec = tmx_stream_class_event_class(sc, id);
-	if (!ec) {
+	if (!ep) {
 		return tmx_error_at(err, TMX_ERR_DATA, d->path, d->base_off + start / 8,
 				    "no event class with ID %llu in stream class %llu",
 				    (unsigned long long)id, (unsigned long long)sc->id);
 	}
+	ec = ep->ec;
 	*ecp = ec;
 	scope_index[TMX_SCOPE_PACKET_CONTEXT] = SIZE_MAX;
 	scope_index[TMX_SCOPE_COMMON_CONTEXT] = SIZE_MAX;
 	scope_index[TMX_SCOPE_SPECIFIC_CONTEXT] = SIZE_MAX;
 	scope_index[TMX_SCOPE_PAYLOAD] = SIZE_MAX;
-	if (sc->event_common_context) {
-		scope_index[TMX_SCOPE_COMMON_CONTEXT] = d->event.n;
-		ret = decode_field(d, sc->event_common_context, &d->event, err);
+	if (ep->body && !d->walk_only) {
+		/* The three scopes in one plan, which sets scope_index[] as it goes. */
+		ret = run_plan(d, ep->body, &d->event, scope_index, err);
 		if (ret)
 			return ret;
-	}
-	if (ec->specific_context) {
-		scope_index[TMX_SCOPE_SPECIFIC_CONTEXT] = d->event.n;
-		ret = decode_field(d, ec->specific_context, &d->event, err);
-		if (ret)
-			return ret;
-	}
-	if (ec->payload) {
-		scope_index[TMX_SCOPE_PAYLOAD] = d->event.n;
-		ret = decode_field(d, ec->payload, &d->event, err);
+	} else {
+		ret = walk_scope(d, sc->event_common_context, TMX_SCOPE_COMMON_CONTEXT,
+				 scope_index, err);
+		if (!ret)
+			ret = walk_scope(d, ec->specific_context, TMX_SCOPE_SPECIFIC_CONTEXT,
+					 scope_index, err);
+		if (!ret)
+			ret = walk_scope(d, ec->payload, TMX_SCOPE_PAYLOAD, scope_index, err);
 		if (ret)
 			return ret;
 	}

@@ -4,7 +4,8 @@
  *
  * Values are decoded into reusable buffers of tmx_value (no allocation per
  * event once the buffers have grown to the largest event).  Every read is
- * checked against the packet's content size.
+ * checked against the packet's content size.  Each scope is decoded by its
+ * precompiled plan (ctf/plan.h), compiled when first needed.
  */
 #ifndef TMX_CTF_DECODE_H
 #define TMX_CTF_DECODE_H
@@ -37,6 +38,9 @@ struct ctf_packet_info {
 	uint64_t seq_num;
 };
 
+struct ctf_plans;
+struct ctf_stream_plans;
+
 /* Decoding state of one data stream file. */
 struct ctf_decoder {
 	const struct tmx_trace_class *tc;
@@ -63,6 +67,11 @@ struct ctf_decoder {
 	size_t inflated_cap;
 
 	struct ctf_values header, packet_context, event;
+
+	struct ctf_plans *plans;        /* compiled plans of tc */
+	struct ctf_stream_plans *sp;    /* plans of the current packet's stream class */
+	/* Tests only: decode by walking the class trees, as if no plan existed. */
+	bool walk_only;
 };
 
 int ctf_decoder_init(struct ctf_decoder *d, const struct tmx_trace_class *tc,

@@ -1,0 +1,230 @@
+/*
+ * CTF decoding plans: a field class tree compiled once into a flat list of
+ * steps, so that decoding an event runs the steps instead of walking the
+ * tree (src/ctf/decode.c runs them).
+ *
+ * A plan is a list of ops in pre-order.  Ops that run other ops a variable
+ * number of times (array elements, the selected variant option) own
+ * "blocks": ranges of the op list laid out right after them, which the
+ * enclosing block jumps over (`skip`).  A variant option's block ends
+ * with a CTF_OP_JUMP past the other options.  Every block knows how many values
+ * it pushes itself, so that the value buffer is grown once per block
+ * instead of once per field.
+ *
+ * The hot step is CTF_OP_RUN: a stretch of fields, in pre-order, whose
+ * sizes are fixed (integers, floats, structure headers, text arrays of
+ * static length) and whose alignments divide the alignment of the first.
+ * Their offsets from the run's start are then compile-time constants, so
+ * when the whole run fits in the packet its fields are read with one
+ * bounds check and no alignment arithmetic.  When it does not fit (or a
+ * field would change the byte order inside a byte), the remaining fields
+ * are decoded one by one exactly as the tree walk does, which gives the
+ * same error at the same offset.
+ */
+#ifndef TMX_CTF_PLAN_H
+#define TMX_CTF_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tracemux/error.h"
+#include "tracemux/model.h"
+
+enum ctf_op_kind {
+	CTF_OP_RUN,      /* fixed-size fields at fixed offsets (items a..a+b) */
+	CTF_OP_INT,      /* an integer that cannot be in a run (GNU/C bitfield) */
+	CTF_OP_FLOAT,    /* a float that cannot be in a run (not 32 or 64 bits) */
+	CTF_OP_STRING,
+	/* A structure outside a run (structures always fit one today); its
+	 * members' ops follow. */
+	CTF_OP_STRUCT,
+	CTF_OP_ARRAY,    /* array or sequence; its element block follows */
+	CTF_OP_VARIANT,  /* one block per option follows */
+	CTF_OP_SCOPE,    /* event body plans: scope `a` begins here */
+	CTF_OP_JUMP,     /* ends a variant option: on to op `a` (variant op `b`) */
+};
+
+/* What a run item is. */
+enum ctf_item_kind {
+	CTF_ITEM_ALIGNED, /* whole-byte integer at a byte offset known to be aligned */
+	CTF_ITEM_BITS,    /* any other integer, or a float: decode_integer/decode_float rules */
+	CTF_ITEM_STRUCT,  /* a structure's own value (its members are the next items) */
+	CTF_ITEM_TEXT,    /* a text array of static length */
+};
+
+/* How an integer or float item's bits become a value. */
+enum ctf_conv {
+	CTF_CONV_U,      /* unsigned integer */
+	CTF_CONV_S,      /* signed integer: sign-extended from its size */
+	CTF_CONV_F32,
+	CTF_CONV_F64,
+};
+
+/*
+ * What the run loop does for an item: one case per common integer layout
+ * (a load and a store), general cases for the others.
+ */
+enum ctf_item_code {
+	CTF_IC_U8, CTF_IC_S8,
+	CTF_IC_LE16U, CTF_IC_LE16S, CTF_IC_LE32U, CTF_IC_LE32S, CTF_IC_LE64,
+	CTF_IC_BE16U, CTF_IC_BE16S, CTF_IC_BE32U, CTF_IC_BE32S, CTF_IC_BE64,
+	CTF_IC_ALIGNED,   /* CTF_ITEM_ALIGNED of another size, or noted */
+	CTF_IC_BITS,      /* CTF_ITEM_BITS */
+	CTF_IC_STRUCT,
+	CTF_IC_STRUCT_SCOPE, /* a structure that begins scope `scope` (event bodies) */
+	CTF_IC_TEXT,
+};
+
+/* What an integer item's value is noted for. */
+#define CTF_NOTE_SLOT 1     /* a sequence length or variant tag: saved in its slot */
+#define CTF_NOTE_MEANING 2  /* a special field (packet size, event ID...) */
+#define CTF_NOTE_CLOCK 4    /* updates the stream's clock */
+
+struct ctf_run_item {
+	const struct tmx_field_class *fc;
+	uint32_t off;    /* bits from the start of the run */
+	uint32_t end;    /* bits from the start of the run to the end of the field */
+	uint32_t len;    /* integer/float: size in bits; text: bytes; structure: members */
+	uint8_t kind;    /* enum ctf_item_kind */
+	uint8_t code;    /* enum ctf_item_code */
+	uint8_t conv;    /* enum ctf_conv */
+	uint8_t be;      /* big endian */
+	uint8_t note;    /* integer: CTF_NOTE_* (what decode.c's note_integer does) */
+	uint8_t scope;   /* CTF_IC_STRUCT_SCOPE: enum tmx_scope */
+};
+
+/* A range of ops run as a unit (a whole plan, an array element, a variant option). */
+struct ctf_block {
+	uint32_t start;    /* first op */
+	uint32_t n_ops;    /* ops in the range, nested blocks included */
+	uint32_t reserve;  /* values pushed by the block's own ops */
+};
+
+/* Tag values below this select their variant option through a table. */
+#define CTF_VARIANT_TABLE 64
+
+struct ctf_op {
+	uint8_t kind;             /* enum ctf_op_kind */
+	bool byte_elem;           /* ARRAY: elements are plain whole-byte integers */
+	bool has_table;           /* VARIANT: tags[] below is filled */
+	bool elem_run;            /* ARRAY: the element block is one RUN op */
+	/*
+	 * RUN: the last item that sets the byte order state (bo_end) is an
+	 * aligned one, which leaves no byte shared: bo_end = UINT64_MAX after.
+	 */
+	bool bo_max;
+	uint32_t align;           /* bits: the alignment applied first */
+	const struct tmx_field_class *fc;  /* RUN, JUMP: NULL (see items) */
+	uint32_t skip;            /* ARRAY, VARIANT: ops of the blocks that follow */
+	/*
+	 * ARRAY, VARIANT: values that the rest of the enclosing block pushes
+	 * after this op; reserved again once the nested blocks have run.
+	 */
+	uint32_t after;
+	/* RUN: first item and item count; ARRAY: element block (b unused);
+	 * VARIANT: first option block (one per option) and first table entry. */
+	uint32_t a, b;
+	/* RUN: bits from the aligned start to the end of the last item;
+	 * ARRAY: the fewest bits an element can take (ctf_min_bits). */
+	uint64_t bits;
+};
+
+struct ctf_plan {
+	struct ctf_op *ops;
+	size_t n_ops;
+	struct ctf_block *blocks;  /* blocks[0]: the whole plan */
+	size_t n_blocks;
+	struct ctf_run_item *items;
+	size_t n_items;
+	int32_t *tags;             /* VARIANT tables: option index or -1 */
+	size_t n_tags;
+};
+
+/*
+ * Plans beyond this many ops, or with arrays and variants nested deeper
+ * than this, are not built: such scopes are walked instead.
+ */
+#define CTF_PLAN_MAX_OPS (UINT32_C(1) << 16)
+#define CTF_PLAN_MAX_NEST 48
+
+/*
+ * Compiles the scope `fc`.  Sets *out to NULL (and returns TMX_OK) when
+ * `fc` is NULL or the plan would exceed the limits above.
+ */
+int ctf_plan_compile(const struct tmx_field_class *fc, struct ctf_plan **out,
+		     struct tmx_error *err);
+/*
+ * Compiles the scopes of an event record that follow its header (common
+ * context, specific context, payload: each may be NULL) into one plan,
+ * which records where each scope begins (CTF_OP_SCOPE or
+ * CTF_IC_STRUCT_SCOPE).  *out is NULL when there is no scope or the plan
+ * would exceed the limits.
+ */
+int ctf_plan_compile_body(const struct tmx_field_class *const scopes[TMX_N_SCOPES],
+			  struct ctf_plan **out, struct tmx_error *err);
+void ctf_plan_free(struct ctf_plan *pl);
+
+/* The smallest number of bits a field of this class can take. */
+uint64_t ctf_min_bits(const struct tmx_field_class *fc);
+/* The option a variant's tag value selects, or -1 (CTF spec 4.2.2). */
+int ctf_variant_select(const struct tmx_field_class *fc, uint64_t tag_value);
+
+/* ------------------------------------------------------------------ */
+/* Plans of a trace class, compiled when first needed.                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Each decoder owns one cache (decoders of the same trace do not share
+ * their plans): only the event classes a data stream file uses are
+ * compiled, once per file.
+ */
+
+struct ctf_event_plans {
+	const struct tmx_event_class *ec;
+	bool compiled;
+	struct ctf_plan *body;     /* ctf_plan_compile_body; NULL: walk the scopes */
+};
+
+struct ctf_stream_plans {
+	const struct tmx_stream_class *sc;
+	bool compiled;
+	bool dense_ids;            /* event_classes[i]->id == i for every i */
+	struct ctf_plan *packet_context, *event_header;
+	size_t n_events;
+	struct ctf_event_plans *events;   /* one per sc->event_classes[i] */
+};
+
+struct ctf_plans {
+	const struct tmx_trace_class *tc;
+	bool header_compiled;
+	struct ctf_plan *packet_header;
+	struct ctf_stream_plans *streams; /* one per tc->stream_classes[i] */
+	struct ctf_stream_plans *last;    /* the one found last */
+};
+
+int ctf_plans_new(const struct tmx_trace_class *tc, struct ctf_plans **out,
+		  struct tmx_error *err);
+void ctf_plans_free(struct ctf_plans *ps);
+/* The packet header plan (compiled on first use). */
+int ctf_plans_packet_header(struct ctf_plans *ps, struct ctf_plan **out,
+			    struct tmx_error *err);
+/* The plans of stream class `sc` (compiled on first use). */
+int ctf_plans_stream(struct ctf_plans *ps, const struct tmx_stream_class *sc,
+		     struct ctf_stream_plans **out, struct tmx_error *err);
+/*
+ * The plans of event class `id` of a stream class; *out is NULL when the
+ * stream class has no such event class.
+ */
+int ctf_plans_event(struct ctf_stream_plans *sp, uint64_t id, struct ctf_event_plans **out,
+		    struct tmx_error *err);
+
+/* ctf_plans_event for the usual case: dense IDs, plans already compiled. */
+static inline struct ctf_event_plans *ctf_plans_event_ready(struct ctf_stream_plans *sp,
+							     uint64_t id)
+{
+	if (sp->dense_ids && id < sp->n_events && sp->events[id].compiled)
+		return &sp->events[id];
+	return NULL;
+}
+
+#endif

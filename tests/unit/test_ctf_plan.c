@@ -1,0 +1,510 @@
+/*
+ * Decoding plans (src/ctf/plan.c) against the tree walk they replace.
+ *
+ * The CTF decoder normally runs each scope's compiled plan; with
+ * `walk_only` it walks the field class tree instead.  Both must give the
+ * same result on every input: the same values in the same pre-order slots,
+ * the same positions, clock values, saved slots and byte order state, and,
+ * on damaged data, the same error (code, byte offset, message) after the
+ * same partial values.  Two decoders, one of each kind, step through the
+ * same bytes in lockstep and are compared after every packet and event:
+ *
+ *   - every CTF trace of the corpus (babeltrace2's succeed/fail traces,
+ *     yactfr's bit-level cases: odd sizes, byte order changes, bit fields,
+ *     empty structures, variants...) and the sample trace;
+ *   - damaged copies of their data streams: bytes overwritten at
+ *     pseudo-random places (fixed seed) and truncations, which drive the
+ *     plans' bounds checks and slow paths into every error;
+ *   - a few metadata texts written here for run layouts the corpus lacks.
+ *
+ * The expected side is the tree walk, whose output the golden tests check
+ * against babeltrace2 and yactfr.
+ */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "testutil.h"
+
+#include "ctf/decode.h"
+#include "ctf/metadata.h"
+#include "ctf/plan.h"
+
+/* Damaged copies made of each data stream file. */
+#define N_MUTANTS 24
+/* Only this much of a data file is used for the damaged copies. */
+#define MUTANT_MAX_BYTES (64 * 1024)
+
+struct stats {
+	size_t traces, files, packets, events, errors;
+};
+
+static uint64_t rng_state;
+
+static uint64_t rng(void)
+{
+	/* xorshift64*: deterministic across runs and platforms. */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * UINT64_C(2685821657736338717);
+}
+
+/* ---- comparison ---- */
+
+static void fail_at(const char *what, const char *name, uint64_t off, const char *detail)
+{
+	print_message("%s: %s differs (packet at byte %llu): %s\n", name, what,
+		      (unsigned long long)off, detail);
+	fail();
+}
+
+static void compare_values(const struct ctf_values *a, const struct ctf_values *b,
+			   const char *what, const char *name, uint64_t off)
+{
+	char detail[256];
+
+	if (a->n != b->n) {
+		snprintf(detail, sizeof(detail), "plan %zu values, walk %zu", a->n, b->n);
+		fail_at(what, name, off, detail);
+	}
+	for (size_t i = 0; i < a->n; i++) {
+		const struct tmx_value *x = &a->v[i], *y = &b->v[i];
+		bool same;
+
+		if (x->fc != y->fc) {
+			snprintf(detail, sizeof(detail), "value %zu has another class", i);
+			fail_at(what, name, off, detail);
+		}
+		/* Only the union member of the class's kind was written. */
+		switch (x->fc->kind) {
+		case TMX_FC_INT:
+		case TMX_FC_ENUM:
+			same = x->u == y->u;
+			break;
+		case TMX_FC_FLOAT:
+			same = memcmp(&x->d, &y->d, sizeof(x->d)) == 0;
+			break;
+		case TMX_FC_STRING:
+			same = x->str.ptr == y->str.ptr && x->str.len == y->str.len;
+			break;
+		case TMX_FC_ARRAY:
+		case TMX_FC_SEQUENCE:
+			same = x->fc->is_text ? x->str.ptr == y->str.ptr && x->str.len == y->str.len :
+			       x->count == y->count;
+			break;
+		case TMX_FC_STRUCT:
+			same = x->n_members == y->n_members;
+			break;
+		case TMX_FC_VARIANT:
+			same = x->option == y->option;
+			break;
+		default:
+			same = false;
+		}
+		if (!same) {
+			snprintf(detail, sizeof(detail), "value %zu (kind %d)", i, (int)x->fc->kind);
+			fail_at(what, name, off, detail);
+		}
+	}
+}
+
+static void compare_state(const struct ctf_decoder *a, const struct ctf_decoder *b,
+			  const char *name, uint64_t off)
+{
+	char detail[256];
+
+	if (a->pos != b->pos || a->limit != b->limit || a->base != b->base) {
+		snprintf(detail, sizeof(detail), "plan at bit %llu, walk at bit %llu",
+			 (unsigned long long)a->pos, (unsigned long long)b->pos);
+		fail_at("position", name, off, detail);
+	}
+	if (a->clock != b->clock || a->event_clock != b->event_clock)
+		fail_at("clock", name, off, "");
+	if (a->bo_end != b->bo_end || (a->bo_end != UINT64_MAX && a->bo_last != b->bo_last))
+		fail_at("byte order state", name, off, "");
+	if (memcmp(a->slots, b->slots, (size_t)(a->tc->n_slots > 0 ? a->tc->n_slots : 1) *
+		   sizeof(*a->slots)) != 0)
+		fail_at("saved slots", name, off, "");
+	for (int m = 0; m < TMX_N_MEANINGS; m++)
+		if (a->special_set[m] != b->special_set[m] ||
+		    (a->special_set[m] && a->special[m] != b->special[m]))
+			fail_at("special field", name, off, "");
+}
+
+static void compare_errors(int ra, int rb, const struct tmx_error *ea,
+			   const struct tmx_error *eb, const char *name, uint64_t off)
+{
+	char detail[2 * TMX_ERROR_MSG_MAX + 64];
+
+	if (ra != rb) {
+		snprintf(detail, sizeof(detail), "plan returns %d (%s), walk %d (%s)", ra,
+			 ra ? ea->msg : "", rb, rb ? eb->msg : "");
+		fail_at("status", name, off, detail);
+	}
+	if (!ra)
+		return;
+	if (ea->code != eb->code || ea->has_offset != eb->has_offset ||
+	    ea->offset != eb->offset || strcmp(ea->msg, eb->msg) || strcmp(ea->file, eb->file)) {
+		snprintf(detail, sizeof(detail), "plan: at %llu `%s`; walk: at %llu `%s`",
+			 (unsigned long long)ea->offset, ea->msg,
+			 (unsigned long long)eb->offset, eb->msg);
+		fail_at("error", name, off, detail);
+	}
+}
+
+static void compare_info(const struct ctf_packet_info *a, const struct ctf_packet_info *b,
+			 const char *name, uint64_t off)
+{
+	if (a->offset != b->offset || a->packet_bits != b->packet_bits ||
+	    a->content_bits != b->content_bits || a->sc != b->sc ||
+	    a->has_stream_instance_id != b->has_stream_instance_id ||
+	    a->stream_instance_id != b->stream_instance_id || a->has_ts_begin != b->has_ts_begin ||
+	    a->has_ts_end != b->has_ts_end || a->ts_begin != b->ts_begin ||
+	    a->ts_end != b->ts_end || a->has_discarded != b->has_discarded ||
+	    a->events_discarded != b->events_discarded || a->has_seq_num != b->has_seq_num ||
+	    a->seq_num != b->seq_num)
+		fail_at("packet info", name, off, "");
+}
+
+/*
+ * Decodes `data` with a planned and a walking decoder in lockstep and
+ * compares them at every step.  Returns true if decoding ended in an error.
+ */
+static bool compare_stream(const struct tmx_trace_class *tc, const char *name,
+			   const uint8_t *data, uint64_t size, bool headers_only,
+			   struct stats *st)
+{
+	struct ctf_decoder a, b;
+	struct tmx_error ea = { 0 }, eb = { 0 };
+	uint64_t off = 0;
+	bool failed = false;
+
+	assert_int_equal(ctf_decoder_init(&a, tc, name, data, size, &ea), TMX_OK);
+	assert_int_equal(ctf_decoder_init(&b, tc, name, data, size, &eb), TMX_OK);
+	b.walk_only = true;
+	a.headers_only = b.headers_only = headers_only;
+	while (!failed && off < size) {
+		struct ctf_packet_info ia, ib;
+		int ra = ctf_decode_packet_start(&a, off, &ia, &ea);
+		int rb = ctf_decode_packet_start(&b, off, &ib, &eb);
+
+		compare_errors(ra, rb, &ea, &eb, name, off);
+		compare_values(&a.header, &b.header, "packet header", name, off);
+		if (ra) {
+			failed = true;
+			break;
+		}
+		compare_values(&a.packet_context, &b.packet_context, "packet context", name, off);
+		compare_info(&ia, &ib, name, off);
+		compare_state(&a, &b, name, off);
+		st->packets++;
+		while (!headers_only) {
+			const struct tmx_event_class *eca = NULL, *ecb = NULL;
+			size_t sa[TMX_N_SCOPES], sb[TMX_N_SCOPES];
+			bool ma = false, mb = false;
+
+			for (int s = 0; s < TMX_N_SCOPES; s++)
+				sa[s] = sb[s] = SIZE_MAX;
+			ra = ctf_decode_event(&a, &ma, ia.sc, &eca, sa, &ea);
+			rb = ctf_decode_event(&b, &mb, ib.sc, &ecb, sb, &eb);
+			compare_errors(ra, rb, &ea, &eb, name, off);
+			if (ma != mb || eca != ecb || memcmp(sa, sb, sizeof(sa)) != 0)
+				fail_at("event", name, off, "more, class or scope starts");
+			/* What was decoded, also of a failed event (callers show it). */
+			compare_values(&a.event, &b.event, "event", name, off);
+			if (ra) {
+				failed = true;
+				break;
+			}
+			compare_state(&a, &b, name, off);
+			if (!ma)
+				break;
+			st->events++;
+		}
+		off += ia.packet_bits / 8;
+	}
+	if (failed)
+		st->errors++;
+	ctf_decoder_fini(&a);
+	ctf_decoder_fini(&b);
+	return failed;
+}
+
+/* The stream, then damaged copies of (the start of) it. */
+static void compare_file(const struct tmx_trace_class *tc, const char *name,
+			 const uint8_t *data, size_t size, struct stats *st)
+{
+	size_t n = size < MUTANT_MAX_BYTES ? size : MUTANT_MAX_BYTES;
+	uint8_t *copy;
+
+	compare_stream(tc, name, data, size, false, st);
+	compare_stream(tc, name, data, size, true, st);
+	st->files++;
+	if (n == 0)
+		return;
+	copy = malloc(n);
+	assert_non_null(copy);
+	for (int m = 0; m < N_MUTANTS; m++) {
+		size_t len = n;
+
+		memcpy(copy, data, n);
+		if (m % 4 == 3) {
+			len = (size_t)(rng() % n);   /* truncated */
+		} else {
+			int flips = 1 + (int)(rng() % 3);
+			for (int f = 0; f < flips; f++)
+				copy[rng() % n] = (uint8_t)rng();
+		}
+		compare_stream(tc, name, copy, len, false, st);
+	}
+	free(copy);
+}
+
+static bool is_data_file(const char *dir, const char *entry)
+{
+	char path[2048];
+	struct stat sb;
+
+	if (entry[0] == '.' || !strcmp(entry, "metadata") || strstr(entry, ".txt") ||
+	    strstr(entry, ".expect") || strstr(entry, ".json"))
+		return false;
+	snprintf(path, sizeof(path), "%s/%s", dir, entry);
+	return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
+}
+
+/* Compares every data stream file of the trace in `dir`, if it parses. */
+static void compare_trace(const char *dir, struct stats *st)
+{
+	char path[2048];
+	struct ctf_metadata_text meta;
+	struct tmx_arena arena;
+	struct tmx_trace_class *tc = NULL;
+	struct tmx_error err = { 0 };
+	struct dirent **names;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	if (ctf_metadata_read(path, &meta, &err) != TMX_OK)
+		return;
+	tmx_arena_init(&arena);
+	if (ctf_metadata_parse(meta.text, meta.len, path, NULL, &arena, &tc, &err) != TMX_OK)
+		goto out;
+	st->traces++;
+	n = scandir(dir, &names, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		if (is_data_file(dir, names[i]->d_name)) {
+			size_t len = 0;
+			char *data;
+			snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
+			data = read_whole_file(path, &len);
+			if (data)
+				compare_file(tc, path, (const uint8_t *)data, len, st);
+			free(data);
+		}
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+out:
+	tmx_arena_free(&arena);
+	ctf_metadata_text_fini(&meta);
+}
+
+/* Every directory under `root` that holds a `metadata` file. */
+static void compare_tree(const char *root, int depth, struct stats *st)
+{
+	char path[2048];
+	struct dirent **names;
+	struct stat sb;
+	int n;
+
+	snprintf(path, sizeof(path), "%s/metadata", root);
+	if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+		compare_trace(root, st);
+	if (depth > 12)
+		return;
+	n = scandir(root, &names, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		if (names[i]->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/%s", root, names[i]->d_name);
+			if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+				compare_tree(path, depth + 1, st);
+		}
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+}
+
+static void test_corpus(void **state)
+{
+	struct stats st = { 0 };
+
+	(void)state;
+	rng_state = UINT64_C(0x9E3779B97F4A7C15);
+	compare_tree(TMX_CORPUS "/babeltrace-tests", 0, &st);
+	compare_tree(TMX_CORPUS "/yactfr-tests/iter-data", 0, &st);
+	compare_tree(TMX_TEST_DATA "/sample-trace", 0, &st);
+	print_message("compared %zu traces, %zu files, %zu packets, %zu events, %zu errors\n",
+		      st.traces, st.files, st.packets, st.events, st.errors);
+	/* The corpus is there (CMake checks): make sure it was really read. */
+	assert_true(st.traces > 100);
+	assert_true(st.events > 10000);
+	assert_true(st.errors > 100);
+}
+
+/* ---- layouts written for the runs ---- */
+
+struct case_trace {
+	struct tmx_arena arena;
+	struct tmx_trace_class *tc;
+};
+
+static void parse_case(struct case_trace *ct, const char *tsdl)
+{
+	struct tmx_error err = { 0 };
+
+	tmx_arena_init(&ct->arena);
+	if (ctf_metadata_parse(tsdl, strlen(tsdl), "case", NULL, &ct->arena, &ct->tc, &err)) {
+		print_message("metadata: %s (line %u)\n", err.msg, err.line);
+		fail();
+	}
+}
+
+#define CASE_HEAD \
+	"/* CTF 1.8 */\n" \
+	"trace { major = 1; minor = 8; byte_order = le; };\n" \
+	"typealias integer { size = 8; align = 8; signed = false; } := u8;\n" \
+	"typealias integer { size = 32; align = 8; signed = false; } := u32;\n"
+
+/*
+ * Runs whose items are bit fields, sub-byte starts, byte order changes
+ * between items, signed values, floats, empty structures and static text,
+ * with no packet header or context: the whole buffer is one packet.  Each
+ * random buffer is decoded whole, cut at many lengths and with a bit
+ * changed in each of its first bytes, by both decoders.
+ */
+static const char *const layouts[] = {
+	CASE_HEAD
+	"stream { event.header := struct { u8 id; }; };\n"
+	"event { name = e0; id = 0; fields := struct {\n"
+	"  integer { size = 3; align = 1; signed = true; } a;\n"
+	"  integer { size = 13; align = 1; } b;\n"
+	"  integer { size = 4; align = 1; byte_order = be; } c;\n"
+	"  integer { size = 4; align = 1; byte_order = be; signed = true; } d;\n"
+	"  u32 e; struct { } empty; integer { size = 8; align = 8; encoding = UTF8; } t[3];\n"
+	"  floating_point { exp_dig = 8; mant_dig = 24; align = 1; } f;\n"
+	"  integer { size = 64; align = 8; signed = true; } g;\n"
+	"}; };\n",
+
+	CASE_HEAD
+	"stream { event.header := struct {\n"
+	"  enum : integer { size = 5; align = 1; } { c = 0 ... 30, x = 31 } id;\n"
+	"  variant <id> { struct { integer { size = 27; align = 1; } ts; } c;\n"
+	"    struct { u32 id; integer { size = 64; align = 8; } ts; } x; } v;\n"
+	"} align(8); };\n"
+	"event { name = e0; id = 0; fields := struct { u8 n; u32 s[n]; string str; u8 k; }; };\n"
+	"event { name = e31; id = 31; fields := struct { struct { u8 a; } s[2];\n"
+	"  integer { size = 16; align = 16; byte_order = be; signed = true; } w; }; };\n",
+
+	CASE_HEAD
+	"stream { event.header := struct { u8 id; }; };\n"
+	"event { name = e0; id = 0; fields := struct {\n"
+	"  integer { size = 1; align = 1; } bit;\n"
+	"  integer { size = 64; align = 1; byte_order = be; } wide;\n"
+	"  integer { size = 7; align = 1; } rest;\n"
+	"  integer { size = 32; align = 32; } aligned;\n"
+	"  floating_point { exp_dig = 11; mant_dig = 53; align = 8; byte_order = be; } dbl;\n"
+	"}; };\n",
+
+	/*
+	 * Arrays whose element is one run: contiguous elements (one loop),
+	 * elements padded to their alignment (element after element), and
+	 * elements that change the byte order inside a byte where one element
+	 * ends and the next begins (an error in element 1, not 0).
+	 */
+	CASE_HEAD
+	"stream { event.header := struct { u8 id; }; };\n"
+	"event { name = e0; id = 0; fields := struct {\n"
+	"  struct { integer { size = 3; align = 1; } a;\n"
+	"    integer { size = 5; align = 1; signed = true; } b; } bits[5];\n"
+	"  struct { u8 a; integer { size = 16; align = 16; byte_order = be; } b; } nat[2];\n"
+	"  u8 n; struct { integer { size = 16; align = 16; } a; u8 b; } padded[n];\n"
+	"  integer { size = 2; align = 1; } odd;\n"
+	"  struct { integer { size = 3; align = 1; } a; } tiny[n];\n"
+	"}; };\n",
+
+	CASE_HEAD
+	"stream { event.header := struct { u8 id; }; };\n"
+	"event { name = e0; id = 0; fields := struct {\n"
+	"  u8 n; struct { integer { size = 8; align = 1; byte_order = be; } a;\n"
+	"    integer { size = 4; align = 1; } b; } arr[n];\n"
+	"}; };\n",
+
+	/* GNU/C bitfields (they move to their next unit at run time: not in runs). */
+	CASE_HEAD
+	"typealias integer { size = 16; align = 8; signed = true; } := short;\n"
+	"typealias integer { size = 16; align = 8; } := uint16;\n"
+	"stream { event.header := struct { u8 id; }; };\n"
+	"event { name = e0; id = 0; fields := struct {\n"
+	"  short a:12; short b:5; u32 x:3; u32 y:30; u8 c; uint16 s:9; uint16 t:9;\n"
+	"}; };\n",
+
+	/* The byte order changes inside a byte in the middle of a run: an error. */
+	CASE_HEAD
+	"stream { event.header := struct { u8 id; }; };\n"
+	"event { name = e0; id = 0; fields := struct {\n"
+	"  u8 a; integer { size = 4; align = 1; } b;\n"
+	"  integer { size = 4; align = 1; byte_order = be; } c; u8 d;\n"
+	"}; };\n",
+};
+
+static void test_layouts(void **state)
+{
+	struct stats st = { 0 };
+	uint8_t data[96], copy[96];
+
+	(void)state;
+	rng_state = UINT64_C(0x2545F4914F6CDD1D);
+	for (size_t l = 0; l < sizeof(layouts) / sizeof(layouts[0]); l++) {
+		struct case_trace ct;
+		parse_case(&ct, layouts[l]);
+		for (int round = 0; round < 64; round++) {
+			for (size_t i = 0; i < sizeof(data); i++)
+				data[i] = (uint8_t)rng();
+			/* Event IDs the layouts know (layout 1: a 5-bit ID, low bits first). */
+			data[0] = l != 1 ? 0 : (uint8_t)((data[0] & 0xE0) | (round % 3 ? 0 : 31));
+			compare_stream(ct.tc, "case", data, sizeof(data), false, &st);
+			for (size_t len = 0; len < sizeof(data); len += 3)
+				compare_stream(ct.tc, "case", data, len, false, &st);
+			for (size_t i = 0; i < 24; i++) {
+				memcpy(copy, data, sizeof(data));
+				copy[i] ^= (uint8_t)(1u << (rng() % 8));
+				compare_stream(ct.tc, "case", copy, sizeof(copy), false, &st);
+			}
+		}
+		tmx_arena_free(&ct.arena);
+	}
+	print_message("compared %zu packets, %zu events, %zu errors\n", st.packets, st.events,
+		      st.errors);
+	assert_true(st.events > 1000);
+	assert_true(st.errors > 100);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_corpus),
+		cmocka_unit_test(test_layouts),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
