@@ -306,9 +306,15 @@ static int decode_array(struct ctf_decoder *d, const struct tmx_field_class *fc,
 static int no_option(struct ctf_decoder *d, const struct tmx_field_class *fc,
 		     uint64_t tag_value, struct tmx_error *err)
 {
+	const char *tag = fc->ref_path ? fc->ref_path : "?";
+
+	if (fc->tag->is_signed)
+		return tmx_error_at(err, TMX_ERR_DATA, d->path, d->base_off + d->pos / 8,
+				    "variant tag `%s` value %lld selects no option", tag,
+				    (long long)tmx_sign_extend(tag_value, fc->tag->size));
 	return tmx_error_at(err, TMX_ERR_DATA, d->path, d->base_off + d->pos / 8,
-			    "variant tag `%s` value %lld selects no option",
-			    fc->ref_path ? fc->ref_path : "?", (long long)tag_value);
+			    "variant tag `%s` value %llu selects no option", tag,
+			    (unsigned long long)tag_value);
 }
 
 static int decode_variant(struct ctf_decoder *d, const struct tmx_field_class *fc,

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ctf/plan.h"
+#include "io/bitread.h"
 
 /* A run ends after this many bits (keeps item offsets small). */
 #define CTF_RUN_MAX_BITS (UINT64_C(1) << 20)
@@ -52,6 +53,9 @@ int ctf_variant_select(const struct tmx_field_class *fc, uint64_t tag_value)
 {
 	const struct tmx_field_class *tag = fc->tag;
 
+	/* Slots keep the tag's raw bits: a signed tag's ranges are signed. */
+	if (tag->is_signed)
+		tag_value = (uint64_t)tmx_sign_extend(tag_value, tag->size);
 	for (size_t m = 0; m < tag->n_mappings; m++) {
 		const struct tmx_enum_mapping *map = &tag->mappings[m];
 		for (size_t r = 0; r < map->n_ranges; r++)

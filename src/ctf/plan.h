@@ -166,7 +166,7 @@ void ctf_plan_free(struct ctf_plan *pl);
 
 /* The smallest number of bits a field of this class can take. */
 uint64_t ctf_min_bits(const struct tmx_field_class *fc);
-/* The option a variant's tag value selects, or -1 (CTF spec 4.2.2). */
+/* The option a variant's tag value (its raw bits, as read) selects, or -1 (CTF spec 4.2.2). */
 int ctf_variant_select(const struct tmx_field_class *fc, uint64_t tag_value);
 
 /* ------------------------------------------------------------------ */

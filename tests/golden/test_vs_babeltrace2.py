@@ -22,6 +22,9 @@ TRACES = [
     "@DATA@/lttng/overwrite",
     "@DATA@/lttng/snap",
     "@DATA@/lttng/rot",
+    # A variant selected by a signed enum tag holding a negative value (from
+    # the CTF writer's fuzz harness, fuzz/regressions/ctf_writer/).
+    "@DATA@/ctf-signed-variant-tag",
     "babeltrace-tests/ctf-traces/succeed/wk-heartbeat-u",
     "babeltrace-tests/ctf-traces/succeed/multi-domains",
     "babeltrace-tests/ctf-traces/succeed/sequence",
