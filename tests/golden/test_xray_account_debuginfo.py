@@ -10,6 +10,8 @@ be read:
 
 - DWARF versions 2, 3, 4 and 5, position-dependent and PIE, -O0 and -O1,
   -gline-tables-only, compressed debug sections (-gz), split DWARF;
+- DWARF in a separate file named by .gnu_debuglink: next to the binary,
+  in its .debug directory, with a CRC that does not match, missing;
 - no DWARF at all (the STT_FILE fallback), `strip --strip-debug` (which
   drops the STT_FILE symbols too: "<invalid>:0:0"), the same with
   --keep-file-symbols (the fallback again), `strip --strip-all` (no symbols);
@@ -233,6 +235,30 @@ def check(report, args, llvm, what, exe, log, want):
     return lout
 
 
+def debuglink_cases(report, args, llvm, tmp, exe, log):
+    """A stripped binary whose DWARF is in a separate file named by its
+    .gnu_debuglink: found next to it and in its .debug directory; a copy
+    whose CRC does not match (one byte changed) and a missing file give
+    the symbol table's answer, as in llvm's symbolizer."""
+    debug = os.path.join(tmp, "prog.debug")
+    subprocess.run(["objcopy", "--only-keep-debug", exe, debug], check=True)
+    for case in ("next", "dot-debug", "bad-crc", "missing"):
+        d = os.path.join(tmp, "debuglink-" + case)
+        os.makedirs(os.path.join(d, ".debug"))
+        prog = os.path.join(d, "prog")
+        subprocess.run(["objcopy", "--strip-debug", "--add-gnu-debuglink=" + debug, exe, prog],
+                       check=True)
+        where = {"next": d, "dot-debug": os.path.join(d, ".debug"), "bad-crc": d}.get(case)
+        if where:
+            data = bytearray(open(debug, "rb").read())
+            if case == "bad-crc":
+                data[100] ^= 0xff
+            with open(os.path.join(where, "prog.debug"), "wb") as f:
+                f.write(data)
+        want = {"dwarf"} if case in ("next", "dot-debug") else {"invalid"}
+        check(report, args, llvm, "separate debug file (.gnu_debuglink): " + case, prog, log, want)
+
+
 def main():
     args = parse_args()
     report = Report("xray-account debug-info column vs llvm-xray account")
@@ -273,6 +299,7 @@ def main():
                     report.fail("strip --strip-all left line or symbol information")
                 else:
                     report.ok()
+                debuglink_cases(report, args, llvm, tmp, exe, log)
 
         # Damaged DWARF: libdw rejects the unit, the fallback answers (no
         # crash, no read out of bounds: the ASan build runs this too).

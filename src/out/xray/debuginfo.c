@@ -26,18 +26,24 @@
  * DWARF skeletons) and bounds every read; a damaged unit gives no rows,
  * hence the fallback.  The Dwarf comes from libdwfl, which applies the
  * relocations of a relocatable object's debug sections (open_dwarf()).
- * Separate debug files (.gnu_debuglink, build-id) are not searched.
+ * A binary without DWARF gets it from a separate debug file, searched as
+ * llvm's symbolizer searches (find_separate_debuginfo()).
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE   /* asprintf */
+#endif
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "model/grow.h"
 #include "out/xray/cu_ranges.h"
@@ -211,19 +217,103 @@ static void symtab_fallback(Elf *elf, const uint64_t *addrs, size_t n, char **ou
 /* Entry points                                                         */
 /* ------------------------------------------------------------------ */
 
-/* DWARF in the file itself only: no search for separate debug files. */
-static int no_separate_debuginfo(Dwfl_Module *mod, void **user, const char *name, Dwarf_Addr base,
-				 const char *file, const char *debuglink, GElf_Word crc,
-				 char **path)
+/* Whether the whole file's CRC-32 (.gnu_debuglink's checksum) is `want`. */
+static bool file_crc_is(int fd, uint32_t want)
 {
-	(void)mod, (void)user, (void)name, (void)base, (void)file, (void)debuglink, (void)crc;
-	(void)path;
-	return -1;
+	unsigned char buf[1 << 16];
+	uLong crc = crc32(0, NULL, 0);
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		crc = crc32(crc, buf, (uInt)n);
+	return n == 0 && (uint32_t)crc == want && lseek(fd, 0, SEEK_SET) == 0;
+}
+
+/* Opens `path` as the separate debug file (*found: its name), or -1. */
+static int open_candidate(const char *path, bool check_crc, uint32_t crc, char **found)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if ((check_crc && !file_crc_is(fd, crc)) || !(*found = strdup(path))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* /usr/lib/debug/.build-id/NN/NNNN....debug, not checked (as llvm). */
+static int find_by_build_id(Dwfl_Module *mod, char **found)
+{
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	int len = dwfl_module_build_id(mod, &id, &vaddr);
+	char path[sizeof("/usr/lib/debug/.build-id/") + 2 * 256 + sizeof("/.debug")];
+	size_t at;
+
+	if (len < 2 || len > 256)
+		return -1;
+	at = (size_t)sprintf(path, "/usr/lib/debug/.build-id/%02x/", id[0]);
+	for (int i = 1; i < len; i++)
+		at += (size_t)sprintf(path + at, "%02x", id[i]);
+	strcpy(path + at, ".debug");
+	return open_candidate(path, false, 0, found);
+}
+
+/*
+ * The .gnu_debuglink name next to the binary, in its .debug directory,
+ * then under /usr/lib/debug followed by the binary's absolute directory;
+ * the first whose CRC matches (llvm's findDebugBinary).
+ */
+static int find_by_debuglink(const char *file, const char *link, uint32_t crc, char **found)
+{
+	const char *slash = strrchr(file, '/');
+	int dir_len = slash ? (int)(slash - file + 1) : 0;   /* with its '/' */
+	char cwd[PATH_MAX] = "";
+	char *path = NULL;
+	int fd = -1;
+
+	if (file[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+		cwd[0] = '\0';
+	if (asprintf(&path, "%.*s%s", dir_len, file, link) >= 0) {
+		fd = open_candidate(path, true, crc, found);
+		free(path);
+	}
+	if (fd < 0 && asprintf(&path, "%.*s.debug/%s", dir_len, file, link) >= 0) {
+		fd = open_candidate(path, true, crc, found);
+		free(path);
+	}
+	if (fd < 0 && asprintf(&path, "/usr/lib/debug%s%s%.*s%s", cwd, cwd[0] ? "/" : "",
+			       dir_len, file, link) >= 0) {
+		fd = open_candidate(path, true, crc, found);
+		free(path);
+	}
+	return fd;
+}
+
+/*
+ * Called by libdwfl when the binary has no DWARF of its own: the separate
+ * debug file that llvm's symbolizer would use (by build ID first, then by
+ * .gnu_debuglink).  Unlike llvm, a debug file is not looked for when the
+ * binary has DWARF itself.
+ */
+static int find_separate_debuginfo(Dwfl_Module *mod, void **user, const char *name,
+				   Dwarf_Addr base, const char *file, const char *debuglink,
+				   GElf_Word crc, char **found)
+{
+	int fd;
+
+	(void)user, (void)name, (void)base;
+	fd = find_by_build_id(mod, found);
+	if (fd < 0 && file && debuglink && *debuglink)
+		fd = find_by_debuglink(file, debuglink, crc, found);
+	return fd;
 }
 
 static const Dwfl_Callbacks dwfl_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,   /* not called: the file is given */
-	.find_debuginfo = no_separate_debuginfo,
+	.find_debuginfo = find_separate_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
 
