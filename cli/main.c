@@ -62,6 +62,8 @@ enum {
 	OPT_TC_PAGE_SIZE,
 	OPT_TC_ENDIAN,
 	OPT_TC_CHECK_EVENTS,
+	OPT_TC_EVENTS,
+	OPT_TC_EVENT,
 	OPT_TC_CPUS,
 	OPT_TC_FIRST_EVENT,
 	OPT_TC_LAST_EVENT,
@@ -127,6 +129,8 @@ static const struct option long_options[] = {
 	{ "page-size", no_argument, NULL, OPT_TC_PAGE_SIZE },
 	{ "endian", no_argument, NULL, OPT_TC_ENDIAN },
 	{ "check-events", no_argument, NULL, OPT_TC_CHECK_EVENTS },
+	{ "events", no_argument, NULL, OPT_TC_EVENTS },
+	{ "event", required_argument, NULL, OPT_TC_EVENT },
 	{ "list-events", no_argument, NULL, 'E' },
 	{ "cpus", no_argument, NULL, OPT_TC_CPUS },
 	{ "first-event", no_argument, NULL, OPT_TC_FIRST_EVENT },
@@ -249,6 +253,9 @@ static void usage(FILE *out)
 	      "      --uname              the recorded uname (report --uname)\n"
 	      "      --tracecmd-version   the version of the recording trace-cmd (report --version)\n"
 	      "  -E, --list-events        every stored event format, system:name (report -E)\n"
+	      "      --events             the stored event format files (report --events)\n"
+	      "      --event=REGEX        those of the events REGEX ([SYSTEM:]EVENT) matches\n"
+	      "                           (report --event)\n"
 	      "      --funcs              the kernel function symbols (report -f)\n"
 	      "  -P, --printk             the printk formats (report -P)\n"
 	      "      --check-events       fail if an event format cannot be parsed (report\n"
@@ -329,6 +336,7 @@ static int split_timerange(struct cli *cli, char *arg)
 static int parse_args(struct cli *cli, int argc, char **argv)
 {
 	struct tmx_error list_err;
+	bool events_seen = false;   /* --events */
 	int c;
 
 	tmx_pretty_opts_default(&cli->pretty);
@@ -477,6 +485,15 @@ static int parse_args(struct cli *cli, int argc, char **argv)
 			break;
 		case OPT_TC_CHECK_EVENTS:
 			cli->tcreport.check_events = cli->tc_options = true;
+			break;
+		case OPT_TC_EVENTS:   /* wins over --event, as in trace-cmd */
+			cli->tcreport.event_formats = ".*";
+			cli->tc_options = events_seen = true;
+			break;
+		case OPT_TC_EVENT:
+			if (!events_seen)
+				cli->tcreport.event_formats = optarg;
+			cli->tc_options = true;
 			break;
 		case 'E':
 			cli->tcreport.list_events = cli->tc_options = true;

@@ -32,7 +32,8 @@ static bool is_tracedat(const char *path)
 static bool report_options_given(const struct tmx_tcreport_opts *o)
 {
 	return o->raw || o->nsec || o->no_plugins || o->stat || o->cpus || o->n_filters ||
-	       o->latency || o->ts_diff || o->page_size || o->endian || o->check_events ||
+	       o->latency || o->ts_diff || o->page_size || o->endian || o->event_formats ||
+	       o->check_events ||
 	       o->list_events || o->cpus_list || o->first_event || o->last_event || o->uname ||
 	       o->version || o->raw_ts || o->align_ts || o->no_date || o->ts2secs || o->no_irqs ||
 	       o->no_softirqs || o->wakeup || o->n_pids || o->n_comms || o->n_raw_events ||

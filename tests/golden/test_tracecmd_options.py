@@ -11,7 +11,8 @@ instance, a sparse CPU list) and on several files at once:
 
   --raw-ts, --align-ts, --ts2secs (a double product as libtracecmd's, an
   overflow to 0 included), --nodate, --cpus, --first-event, --last-event,
-  --uname, --tracecmd-version (report --version), -E, --endian (report -e),
+  --uname, --tracecmd-version (report --version), -E, --events, --event,
+  --endian (report -e),
   --page-size (report -p), --check-events, --funcs (report -f), -P, -I, -S,
   --wakeup (report -w), --pid, --comm, -r, --no-handler (report -n), -L,
   -T, --ts-check, -q, --kallsyms,
@@ -67,6 +68,15 @@ INFO = [
     ["--cpus"], ["--first-event", "--last-event", "--nsec"], ["--last-event", "--raw-ts"],
     ["--ts2secs", "1000", "--first-event", "--last-event"], ["--uname"], ["--tracecmd-version"],
     ["--uname", "--stat"], ["-E"], ["--endian"], ["--page-size"], ["--check-events"],
+]
+# The stored event formats: every regex form (SYSTEM:EVENT, one regex for both, a trailing or
+# leading colon, case, anchors), --events winning over --event, -E, --page-size.
+FORMATS = [
+    ["--events"], ["--event", "sched"], ["--event", "wakeup"], ["--event", "sched:sched_switch"],
+    ["--event", "^sys"], ["--event", "irq"], ["--event", "SCHED_SWITCH"], ["--event", "x"],
+    ["--event", ":sched_switch"], ["--event", "irq:"], ["--event", "timer:.*start"],
+    ["--event", "nosuch"], ["--event", "x", "--events"], ["--events", "-E"], ["--events", "--page-size"],
+    ["--event", "ev|rich"],
 ]
 # The corpus files that only INFO and plain --profile run on (their events are like the others').
 OTHER_CORPUS = ["sched-v7-zstd.dat", "sched-v7-nocomp.dat", "sched-v7-zstd.converted-to-v6.dat"]
@@ -169,7 +179,9 @@ def main():
         for opts, what in ((["--ts2secs", "0"], "--ts2secs"), (["--ts2secs", "1e9"], "--ts2secs"),
                            (["--ts2secs", "-5"], "--ts2secs"), (["--pid", "abc"], "--pid"),
                            (["--pid", "12,x"], "--pid"), (["-r", "sched_\\(switch"], "-r"),
-                           (["--no-handler", "[a"], "-n"), (["--profile", "-H", "garbage"], "-H")):
+                           (["--no-handler", "[a"], "-n"), (["--profile", "-H", "garbage"], "-H"),
+                           (["--event", "[a"], "--event"), (["--event", "::"], "--event"),
+                           (["--event", "sched:[a"], "--event")):
             code, out, err = tracemux(args, opts, [v6], base)
             if code != 2 or out or what.encode() not in err:
                 report.fail("bad argument " + " ".join(opts), f"exit {code}, {len(out)} bytes out: {err!r}")
@@ -277,6 +289,21 @@ def main():
         for opts in LISTINGS:
             for d in LISTING_FILES:
                 compare_live(args, report, tc, opts, [d], base, notes)
+        # --events / --event on the version 6 files (trace-cmd 3.1.6 prints nothing for a v7
+        # file); a v7 file prints what trace-cmd prints for its conversion to v6.
+        for opts in FORMATS:
+            for cwd, d in singles:
+                if open(os.path.join(cwd, d), "rb").read(12)[10:11] == b"6":
+                    compare_live(args, report, tc, opts, [d], cwd, notes)
+        for opts in (["--events"], ["--event", "sched:.*wak"]):
+            ref = subprocess.run([tc, "report"] + opts + ["-i", "sched-v7-zstd.converted-to-v6.dat"],
+                                 capture_output=True, cwd=base, timeout=300)
+            code, out, err = tracemux(args, opts, ["sched-v7-zstd.dat"], base)
+            what = f"{' '.join(opts)} on sched-v7-zstd.dat vs trace-cmd on its v6 conversion"
+            if code or not out or out != ref.stdout:
+                report.fail(what, first_diff(ref.stdout, out) if out else err.decode(errors="replace"))
+            else:
+                report.ok()
         for opts in SCHED_EVENTS:
             compare_live(args, report, tc, opts, ["sched-v6.dat"], base, notes)
         for opts in EVENTS:

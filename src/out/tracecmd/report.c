@@ -461,7 +461,8 @@ static void parse_format(struct tcr_file *tf, const struct tdat_format_file *ff,
 /* Whether the report prints events (not -p, -e, --check-events, -E, --cpus, --uname, --stat...). */
 static bool prints_events(const struct tmx_tcreport_opts *o)
 {
-	return !(o->page_size || o->endian || o->check_events || o->funcs || o->printk_list ||
+	return !(o->page_size || o->endian || o->event_formats || o->check_events || o->funcs ||
+		 o->printk_list ||
 		 o->list_events || o->cpus_list || o->first_event || o->last_event || o->uname ||
 		 o->version || o->stat);
 }
@@ -1641,7 +1642,105 @@ static int print_printk_cb(void *tep)
 	return TMX_OK;
 }
 
-/* What trace-cmd prints instead of the events for -p, -e, --check-events, -f, -P, -E, --cpus. */
+/* Compiles one half of an --event regex as libtracecmd does. */
+static int compile_event_regex(regex_t *re, const char *text, size_t len, const char *whole,
+			       struct tmx_error *err)
+{
+	char *s = strndup(text, len);
+	int rc;
+
+	if (!s)
+		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	rc = regcomp(re, s, REG_ICASE | REG_NOSUB);
+	free(s);
+	if (rc)
+		return tmx_error_set(err, TMX_ERR_USAGE, NULL,
+				     "--event: invalid regular expression `%s`", whole);
+	return TMX_OK;
+}
+
+/*
+ * libtracecmd's regex_event_buf(): the first line of a format file that is
+ * not empty, without its "name: ", against `re`.
+ */
+static bool format_name_matches(const struct tdat_text *t, const regex_t *re)
+{
+	size_t len = strnlen(t->ptr, t->len), at = 0, end;
+	char *line;
+	bool match;
+
+	while (at < len && t->ptr[at] == '\n')
+		at++;
+	for (end = at; end < len && t->ptr[end] != '\n'; end++)
+		;
+	if (at == end)
+		return false;
+	if (end - at >= 6 && !memcmp(t->ptr + at, "name: ", 6))
+		at += 6;
+	if (!(line = strndup(t->ptr + at, end - at)))
+		return false;
+	match = !regexec(re, line, 0, NULL, 0);
+	free(line);
+	return match;
+}
+
+/*
+ * --events, --event REGEX: libtracecmd's tracecmd_print_events() on the
+ * event systems (the ftrace formats, which it has already read when it is
+ * called, are never printed).  REGEX is SYSTEM:EVENT, split at colons as
+ * strtok() splits it; without an EVENT half the one regex is tried on both,
+ * and a system that matches prints all its formats.  Basic regexes, any
+ * case, unanchored.  trace-cmd 3.1.6 prints nothing for a v7 file (it
+ * looks for the formats where a v6 file keeps them); here v7 files print
+ * as v6 files do.
+ */
+static int print_event_formats(struct tcr *r, const struct tdat_file *f, const char *regex,
+			       struct tmx_error *err)
+{
+	size_t sys_at = strspn(regex, ":"), sys_len = strcspn(regex + sys_at, ":");
+	size_t ev_at = sys_at + sys_len + strspn(regex + sys_at + sys_len, ":");
+	size_t ev_len = strcspn(regex + ev_at, ":");
+	bool unique = ev_len > 0;   /* SYSTEM:EVENT */
+	regex_t sys_re, ev_re;
+	const char *printed = NULL; /* the system block whose header is out */
+	int ret;
+
+	if (!sys_len)
+		return tmx_error_set(err, TMX_ERR_USAGE, NULL, "--event: empty regular expression");
+	if ((ret = compile_event_regex(&sys_re, regex + sys_at, sys_len, regex, err)))
+		return ret;
+	if ((ret = compile_event_regex(&ev_re, unique ? regex + ev_at : regex + sys_at,
+				       unique ? ev_len : sys_len, regex, err))) {
+		regfree(&sys_re);
+		return ret;
+	}
+	for (size_t i = 0; i < f->n_event_formats; i++) {
+		const struct tdat_format_file *ff = &f->event_formats[i];
+		bool sys_match = !regexec(&sys_re, ff->system, 0, NULL, 0);
+		bool print_all = sys_match && !unique;
+
+		if (unique && !sys_match)
+			continue;
+		if (!print_all && !format_name_matches(&ff->text, &ev_re))
+			continue;
+		if (printed != ff->system) {
+			outbuf_puts(r->out, "\nsystem: ");
+			outbuf_puts(r->out, ff->system);
+			outbuf_putc(r->out, '\n');
+			printed = ff->system;
+		}
+		outbuf_write(r->out, ff->text.ptr, strnlen(ff->text.ptr, ff->text.len));
+		outbuf_putc(r->out, '\n');
+	}
+	regfree(&sys_re);
+	regfree(&ev_re);
+	return TMX_OK;
+}
+
+/*
+ * What trace-cmd prints instead of the events for -p, -e, --events,
+ * --event, --check-events, -f, -P, -E, --cpus.
+ */
 static int info_mode(struct tcr *r, bool *done, struct tmx_error *err)
 {
 	const struct tmx_tcreport_opts *o = r->o;
@@ -1665,6 +1764,8 @@ static int info_mode(struct tcr *r, bool *done, struct tmx_error *err)
 							  : " and host is big endian\n");
 		return TMX_OK;
 	}
+	if (o->event_formats)
+		return print_event_formats(r, tf->f, o->event_formats, err);
 	if (o->check_events) {
 		if (tf->parse_failures)
 			return tmx_error_set(err, TMX_ERR_DATA, tf->f->path,

@@ -55,6 +55,8 @@ struct tmx_tcreport_opts {
 	bool endian;        /* -e: "file is X endian and host is Y endian" (first file) */
 	bool check_events;  /* --check-events: fail if an event format cannot be parsed (first file) */
 	bool list_events;   /* -E: system:event of every stored format (first file) */
+	/* --events (".*"), --event REGEX: the stored event format files that match (first file) */
+	const char *event_formats;
 	bool cpus_list;     /* --cpus: the CPUs with data, per file */
 	bool first_event;   /* --first-event: with --cpus, each CPU's first time */
 	bool last_event;    /* --last-event: with --cpus, each CPU's last time */
