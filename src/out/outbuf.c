@@ -1,4 +1,6 @@
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "out/outbuf.h"
@@ -193,4 +195,101 @@ void outbuf_escaped(struct outbuf *b, const char *s, size_t len, outbuf_escapes 
 		run = c + 1;
 	}
 	outbuf_write(b, run, (size_t)(end - run));
+}
+
+/* ------------------------------------------------------------------ */
+/* %g                                                                   */
+/* ------------------------------------------------------------------ */
+
+/* 1e0 .. 1e22: every one exact in a double. */
+static const double exact_pow10[] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+/* a * 10^k with one rounding, or -1 when 10^|k| is not exact. */
+static double scale10(double a, int k)
+{
+	if (k >= 0)
+		return k <= 22 ? a * exact_pow10[k] : -1;
+	return -k <= 22 ? a / exact_pow10[-k] : -1;
+}
+
+/*
+ * The 6 significant digits of a > 0, correctly rounded, as an integer in
+ * [100000, 999999] and the decimal exponent of the first; false when the
+ * fast way cannot be sure.  a * 10^(5 - e) is computed with one rounding
+ * (relative error 2^-53, so under 1.2e-10 in absolute terms): the result
+ * is exact unless the value lies within that of a rounding tie, and the
+ * wide 1e-6 margin sends those to printf.
+ */
+static bool six_digits(double a, uint32_t *digits, int *exp10)
+{
+	int e = (int)floor(log10(a));
+	double scaled = scale10(a, 5 - e), frac;
+	uint64_t m;
+
+	if (scaled >= 0 && scaled < 1e5)        /* log10 a hair low */
+		scaled = scale10(a, 5 - --e);
+	else if (scaled >= 1e6)                 /* a hair high */
+		scaled = scale10(a, 5 - ++e);
+	if (!(scaled >= 1e5 && scaled < 1e6))
+		return false;
+	frac = scaled - floor(scaled);
+	if (fabs(frac - 0.5) < 1e-6)
+		return false;
+	m = (uint64_t)scaled + (frac > 0.5);
+	if (m == 1000000) {                    /* 999999.5 and up: next decade */
+		m = 100000;
+		e++;
+	}
+	*digits = (uint32_t)m;
+	*exp10 = e;
+	return true;
+}
+
+size_t tmx_format_g(char *p, double d)
+{
+	char digits[6], *q = p;
+	uint32_t m;
+	int e, n;
+
+	/* Zero (and its sign), infinities, NaNs and the extremes: printf. */
+	if (!(fabs(d) >= 1e-300 && fabs(d) <= 1e300) || !six_digits(fabs(d), &m, &e))
+		return (size_t)snprintf(p, 32, "%g", d);
+	for (int i = 5; i >= 0; i--, m /= 10)
+		digits[i] = (char)('0' + m % 10);
+	for (n = 6; digits[n - 1] == '0'; n--)    /* significant digits kept */
+		;
+	if (d < 0)
+		*q++ = '-';
+	if (e < -4 || e >= 6) {                   /* d.ddddde+XX */
+		*q++ = digits[0];
+		if (n > 1) {
+			*q++ = '.';
+			memcpy(q, digits + 1, (size_t)n - 1);
+			q += n - 1;
+		}
+		*q++ = 'e';
+		*q++ = e < 0 ? '-' : '+';
+		e = e < 0 ? -e : e;
+		if (e >= 100)
+			*q++ = (char)('0' + e / 100);
+		memcpy(q, tmx_digit_pairs + 2 * (e % 100), 2);
+		return (size_t)(q + 2 - p);
+	}
+	if (e < 0) {                              /* 0.000ddd */
+		memcpy(q, "0.0000", (size_t)(1 - e));
+		q += 1 - e;
+		memcpy(q, digits, (size_t)n);
+		return (size_t)(q + n - p);
+	}
+	memcpy(q, digits, (size_t)e + 1);         /* ddd[.ddd] */
+	q += e + 1;
+	if (n > e + 1) {
+		*q++ = '.';
+		memcpy(q, digits + e + 1, (size_t)(n - e - 1));
+		q += n - e - 1;
+	}
+	return (size_t)(q - p);
 }

@@ -54,6 +54,12 @@ static inline void outbuf_putc(struct outbuf *b, char c)
 extern const char tmx_digit_pairs[201];
 /* Decimal v at p (room for 20 bytes), no leading zeros; returns the end. */
 char *tmx_put_u64(char *p, uint64_t v);
+/*
+ * What printf("%g", d) writes (6 significant digits, trailing zeros
+ * removed, an exponent below 1e-4 and from 1e6), at p (room for 32
+ * bytes); returns the length.
+ */
+size_t tmx_format_g(char *p, double d);
 /* Decimal, zero-padded to at least `width` digits. */
 void outbuf_u64(struct outbuf *b, uint64_t v, int width);
 void outbuf_i64(struct outbuf *b, int64_t v);

@@ -1,9 +1,11 @@
 /*
  * The hand-rolled number formatting of every text output (out/outbuf.c),
  * checked against printf on every digit count's bounds, on random values
- * and through the buffered writer, with and without zero padding.
+ * and through the buffered writer, with and without zero padding; and %g
+ * (tmx_format_g) against printf on doubles of every kind.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,7 +31,8 @@ static void check_put_u64(uint64_t v)
 }
 
 /* Cheap reproducible 64-bit values spread over every magnitude. */
-static uint64_t next_random(uint64_t *state)
+/* xorshift64 */
+static uint64_t random_bits(uint64_t *state)
 {
 	uint64_t x = *state;
 
@@ -37,6 +40,14 @@ static uint64_t next_random(uint64_t *state)
 	x ^= x >> 7;
 	x ^= x << 17;
 	*state = x;
+	return x;
+}
+
+/* Random, with every digit count about as likely. */
+static uint64_t next_random(uint64_t *state)
+{
+	uint64_t x = random_bits(state);
+
 	return x >> (x % 64);
 }
 
@@ -120,6 +131,79 @@ static void test_outbuf_flush_before_number(void **state)
 	fclose(f);
 }
 
+static void check_format_g(double d)
+{
+	char want[64], got[64];
+	size_t n;
+
+	snprintf(want, sizeof(want), "%g", d);
+	memset(got, 'x', sizeof(got));
+	n = tmx_format_g(got, d);
+	assert_true(n < 32);
+	got[n] = '\0';
+	if (strcmp(got, want))
+		fail_msg("%%g of %a: got `%s`, printf gives `%s`", d, got, want);
+}
+
+/*
+ * Decimal-looking values (what traces hold: k / 10^j, k * 10^j), the ties
+ * and near-ties of the 7th digit in every decade, the decades' bounds and
+ * the fixed/exponent switches, signs, zero, infinities, NaN, subnormals,
+ * and random bit patterns.
+ */
+static void test_format_g(void **state)
+{
+	static const double special[] = {
+		0.0, -0.0, 1.0, -1.0, 0.5, 0.1, 0.2, 0.3, 1.5, 2.5, 1e-4, 9.99999e-5, 0.0001,
+		0.00010000005, 1e5, 1e6, 999999.0, 999999.4, 999999.5, 999999.6, 9999995.0,
+		123456.5, 1234565.0, 0.1234565, 1e-5, 1e21, 1e22, 1e23, 1e-17, 1e-18, 1e300, 1e-300,
+		1.7976931348623157e308, 4.9e-324, 2.2250738585072014e-308, 100.0, 3.14159265358979,
+	};
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++) {
+		check_format_g(special[i]);
+		check_format_g(-special[i]);
+		check_format_g(nextafter(special[i], 0));
+		check_format_g(nextafter(special[i], INFINITY));
+	}
+	check_format_g(INFINITY);
+	check_format_g(-INFINITY);
+	check_format_g(NAN);
+	check_format_g(-NAN);
+	for (int e = -30; e <= 30; e++) {
+		double p = pow(10, e);
+		for (int k = 1; k <= 20; k++) {
+			check_format_g(p * k);
+			check_format_g(p * (1 + 5e-6 * k));   /* around the 7th digit */
+			check_format_g(p * (9.999995 + 1e-7 * (k - 10)));
+			check_format_g(nextafter(p, 0) * k);
+		}
+	}
+	for (int i = 0; i < 1000000; i++) {
+		uint64_t r = random_bits(&seed);
+		double d;
+		switch (i % 4) {
+		case 0:   /* any finite bit pattern */
+			memcpy(&d, &r, sizeof(d));
+			if (!isfinite(d))
+				continue;
+			break;
+		case 1:   /* k / 10^j */
+			d = (double)(r % 100000000) / pow(10, (double)((r >> 40) % 12));
+			break;
+		case 2:   /* k * 10^j, 7-digit ties included */
+			d = (double)((r % 20000000) + 0.5) * pow(10, (double)((int)((r >> 40) % 40) - 20));
+			break;
+		default:  /* uniform in a few decades */
+			d = (double)(r >> 11) / (double)(1ULL << 53) * pow(10, (double)((int)((r >> 59) % 16) - 8));
+			break;
+		}
+		check_format_g((r >> 63) ? -d : d);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -127,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_outbuf_widths),
 		cmocka_unit_test(test_outbuf_i64),
 		cmocka_unit_test(test_outbuf_flush_before_number),
+		cmocka_unit_test(test_format_g),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

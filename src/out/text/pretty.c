@@ -688,12 +688,11 @@ static void put_enum(struct tmx_pretty *p, const struct tmx_value *v)
 
 static void put_float(struct tmx_pretty *p, double d)
 {
-	char num[64];
+	char num[32];
+	size_t n = tmx_format_g(num, d);   /* babeltrace2 prints "%g" */
 
-	/* babeltrace2 prints "%g"; rare enough for snprintf. */
-	snprintf(num, sizeof(num), "%g", d);
 	put_color(p, COLOR_BOLD);
-	outbuf_puts(&p->out, num);
+	outbuf_write(&p->out, num, n);
 	put_color(p, COLOR_RESET);
 }
 
