@@ -230,17 +230,6 @@ static void put_hex(struct outbuf *b, uint64_t v)
 	outbuf_write(b, p, (size_t)(buf + sizeof(buf) - p));
 }
 
-/* "%0*d" for a non-negative value. */
-static void put_zero_padded(struct outbuf *b, uint64_t v, int width)
-{
-	char buf[24], *p = fmt_u64(buf, v);
-	size_t len = (size_t)(buf + 24 - p);
-
-	for (; (size_t)width > len; width--)
-		outbuf_putc(b, '0');
-	outbuf_write(b, p, len);
-}
-
 /*
  * libtraceevent's print_event_time() for a "%<prec>.<div>d" format:
  * time = (ts + div/2) / div, then "%5llu.%0<prec>llu", or "%12llu" when
@@ -260,7 +249,7 @@ static void put_time(struct outbuf *b, uint64_t ts, int prec, uint64_t div)
 		p = fmt_u64(buf, ts / p10);
 		put_num(b, p, buf + 24, 5, false);
 		outbuf_putc(b, '.');
-		put_zero_padded(b, ts % p10, prec);
+		outbuf_u64(b, ts % p10, prec);
 	} else {
 		p = fmt_u64(buf, ts);
 		put_num(b, p, buf + 24, 12, false);
@@ -1160,8 +1149,7 @@ static void emit(struct tcr *r, struct tcr_handle *h, const struct tdat_record *
 	put_label(r, h->label);
 	if (rec->missed_events) {
 		outbuf_write(b, "CPU:", 4);
-		p = fmt_u64(buf, rec->cpu);
-		outbuf_write(b, p, (size_t)(buf + 24 - p));
+		outbuf_u64(b, rec->cpu, 0);
 		if (rec->missed_events > 0) {
 			outbuf_write(b, " [", 2);
 			p = fmt_i64(buf, rec->missed_events);
@@ -1174,11 +1162,9 @@ static void emit(struct tcr *r, struct tcr_handle *h, const struct tdat_record *
 	to_tep_record(rec, &tr);
 	if (!common_inside(tf, rec)) {
 		outbuf_puts(b, "CPU:");
-		p = fmt_u64(buf, rec->cpu);
-		outbuf_write(b, p, (size_t)(buf + 24 - p));
+		outbuf_u64(b, rec->cpu, 0);
 		outbuf_puts(b, " [INVALID RECORD: ");
-		p = fmt_u64(buf, rec->size);
-		outbuf_write(b, p, (size_t)(buf + 24 - p));
+		outbuf_u64(b, rec->size, 0);
 		outbuf_puts(b, " bytes, shorter than the common fields]\n");
 		return;
 	}
@@ -1212,7 +1198,7 @@ static void emit(struct tcr *r, struct tcr_handle *h, const struct tdat_record *
 		p = fmt_i64(buf, pid);
 		put_num(b, p, buf + 24, 5, true);
 		outbuf_write(b, " [", 2);
-		put_zero_padded(b, rec->cpu, 3);
+		outbuf_u64(b, rec->cpu, 3);
 		outbuf_putc(b, ']');
 	}
 	/* " %6.1000d:", " %9.1d:" or "%12d:" */
@@ -1296,7 +1282,6 @@ static void print_stats(struct tcr *r, struct tcr_file *tf)
 	uint64_t next_offset = f->page_size;   /* decompressed data: a temp file from page_size */
 	const struct tdat_buffer *top;
 	uint32_t n_ids = 0;
-	char buf[24], *p;
 
 	outbuf_puts(b, "\nKernel buffer statistics:\n"
 		    "  Note: \"entries\" are the entries left in the kernel ring buffer and are not\n"
@@ -1350,13 +1335,11 @@ static void print_stats(struct tcr *r, struct tcr_file *tf)
 			size = cd->size;
 		}
 		outbuf_write(b, "CPU", 3);
-		p = fmt_u64(buf, id);
-		outbuf_write(b, p, (size_t)(buf + 24 - p));
+		outbuf_u64(b, id, 0);
 		outbuf_puts(b, " data recorded at offset=0x");
 		put_hex(b, off);
 		outbuf_puts(b, "\n    ");
-		p = fmt_u64(buf, size);
-		outbuf_write(b, p, (size_t)(buf + 24 - p));
+		outbuf_u64(b, size, 0);
 		outbuf_puts(b, " bytes in size\n");
 	}
 }
@@ -1932,11 +1915,9 @@ static void lat_add(struct tcr_lat *l, uint64_t cal, uint64_t end)
 /* "%llu.%03llu" of a nanosecond count in usecs */
 static void put_usecs3(struct outbuf *b, uint64_t ns)
 {
-	char buf[24], *p = fmt_u64(buf, ns / 1000);
-
-	outbuf_write(b, p, (size_t)(buf + 24 - p));
+	outbuf_u64(b, ns / 1000, 0);
 	outbuf_putc(b, '.');
-	put_zero_padded(b, ns % 1000, 3);
+	outbuf_u64(b, ns % 1000, 3);
 }
 
 /* After a printed record (before its newline), as trace-cmd's process_wakeup(). */
@@ -1979,28 +1960,25 @@ static void process_wakeup(struct tcr *r, struct tcr_file *tf, const struct tdat
 	}
 }
 
-/* trace-cmd's show_wakeup_timings() (its timestamps' odd rounding included). */
+/* "LABEL: N.NNN usecs at timestamp: S.UUUUUU" (the timestamp's odd rounding included). */
+static void put_extreme(struct outbuf *b, const char *label, uint64_t ns, uint64_t time)
+{
+	outbuf_puts(b, label);
+	put_usecs3(b, ns);
+	outbuf_puts(b, " usecs at timestamp: ");
+	outbuf_u64(b, time / 1000000000, 0);
+	outbuf_putc(b, '.');
+	outbuf_u64(b, ((time + 500) % 1000000000) / 1000, 6);
+}
+
+/* trace-cmd's show_wakeup_timings(). */
 static void put_timings(struct outbuf *b, const struct tcr_lat *l)
 {
-	char buf[24], *p;
-	uint64_t avg = l->total / l->count;
-
 	outbuf_puts(b, "\nAverage wakeup latency: ");
-	put_usecs3(b, avg);
-	outbuf_puts(b, " usecs\nMaximum Latency: ");
-	put_usecs3(b, l->max);
-	outbuf_puts(b, " usecs at timestamp: ");
-	p = fmt_u64(buf, l->max_time / 1000000000);
-	outbuf_write(b, p, (size_t)(buf + 24 - p));
-	outbuf_putc(b, '.');
-	put_zero_padded(b, ((l->max_time + 500) % 1000000000) / 1000, 6);
-	outbuf_puts(b, "\nMinimum Latency: ");
-	put_usecs3(b, l->min);
-	outbuf_puts(b, " usecs at timestamp: ");
-	p = fmt_u64(buf, l->min_time / 1000000000);
-	outbuf_write(b, p, (size_t)(buf + 24 - p));
-	outbuf_putc(b, '.');
-	put_zero_padded(b, ((l->min_time + 500) % 1000000000) / 1000, 6);
+	put_usecs3(b, l->total / l->count);
+	outbuf_puts(b, " usecs");
+	put_extreme(b, "\nMaximum Latency: ", l->max, l->max_time);
+	put_extreme(b, "\nMinimum Latency: ", l->min, l->min_time);
 	outbuf_puts(b, "\n\n");
 }
 
