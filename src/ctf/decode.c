@@ -429,43 +429,6 @@ static int run_items_slowly(struct ctf_decoder *d, const struct ctf_run_item *it
 	return TMX_OK;
 }
 
-static inline uint16_t load16(const uint8_t *p)
-{
-	uint16_t v;
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline uint32_t load32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline uint64_t load64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define LE16(p) load16(p)
-#define LE32(p) load32(p)
-#define LE64(p) load64(p)
-#define BE16(p) __builtin_bswap16(load16(p))
-#define BE32(p) __builtin_bswap32(load32(p))
-#define BE64(p) __builtin_bswap64(load64(p))
-#else
-#define LE16(p) __builtin_bswap16(load16(p))
-#define LE32(p) __builtin_bswap32(load32(p))
-#define LE64(p) __builtin_bswap64(load64(p))
-#define BE16(p) load16(p)
-#define BE32(p) load32(p)
-#define BE64(p) load64(p)
-#endif
-
 /*
  * tmx_read_bits with one 8-byte load when the 8 bytes from the field's
  * first byte lie inside the content (bits [0, limit) of base).
@@ -479,8 +442,8 @@ static inline uint64_t read_bits_fast(const uint8_t *base, uint64_t pos, unsigne
 		const uint8_t *q = base + pos / 8;
 		uint64_t w;
 		if (be)
-			return (BE64(q) << shift) >> (64 - len);
-		w = LE64(q) >> shift;
+			return (tmx_be64(q) << shift) >> (64 - len);
+		w = tmx_le64(q) >> shift;
 		return len == 64 ? w : w & ((UINT64_C(1) << len) - 1);
 	}
 	return tmx_read_bits(base, pos, len, be);
@@ -556,34 +519,34 @@ run_fast(struct ctf_decoder *d, const struct ctf_run_item *it, const struct ctf_
 			v->s = (int8_t)q[0];
 			continue;
 		case CTF_IC_LE16U:
-			v->u = LE16(q);
+			v->u = tmx_le16(q);
 			continue;
 		case CTF_IC_LE16S:
-			v->s = (int16_t)LE16(q);
+			v->s = (int16_t)tmx_le16(q);
 			continue;
 		case CTF_IC_LE32U:
-			v->u = LE32(q);
+			v->u = tmx_le32(q);
 			continue;
 		case CTF_IC_LE32S:
-			v->s = (int32_t)LE32(q);
+			v->s = (int32_t)tmx_le32(q);
 			continue;
 		case CTF_IC_LE64:
-			v->u = LE64(q);
+			v->u = tmx_le64(q);
 			continue;
 		case CTF_IC_BE16U:
-			v->u = BE16(q);
+			v->u = tmx_be16(q);
 			continue;
 		case CTF_IC_BE16S:
-			v->s = (int16_t)BE16(q);
+			v->s = (int16_t)tmx_be16(q);
 			continue;
 		case CTF_IC_BE32U:
-			v->u = BE32(q);
+			v->u = tmx_be32(q);
 			continue;
 		case CTF_IC_BE32S:
-			v->s = (int32_t)BE32(q);
+			v->s = (int32_t)tmx_be32(q);
 			continue;
 		case CTF_IC_BE64:
-			v->u = BE64(q);
+			v->u = tmx_be64(q);
 			continue;
 		case CTF_IC_STRUCT:
 			v->n_members = it->len;

@@ -31,27 +31,46 @@ static inline uint64_t tmx_load_be(const uint8_t *p, unsigned n)
 	return v;
 }
 
+/*
+ * Whole 16/32/64-bit integers of either byte order, with one load each
+ * (memcpy: any alignment), whatever the host's byte order.
+ */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define TMX_FROM_LE(bits, v) (v)
+#define TMX_FROM_BE(bits, v) __builtin_bswap##bits(v)
+#else
+#define TMX_FROM_LE(bits, v) __builtin_bswap##bits(v)
+#define TMX_FROM_BE(bits, v) (v)
+#endif
+#define TMX_DEFINE_LOADS(bits)                                              \
+	static inline uint##bits##_t tmx_le##bits(const uint8_t *p)          \
+	{                                                                    \
+		uint##bits##_t v;                                            \
+		memcpy(&v, p, sizeof(v));                                    \
+		return TMX_FROM_LE(bits, v);                                 \
+	}                                                                    \
+	static inline uint##bits##_t tmx_be##bits(const uint8_t *p)          \
+	{                                                                    \
+		uint##bits##_t v;                                            \
+		memcpy(&v, p, sizeof(v));                                    \
+		return TMX_FROM_BE(bits, v);                                 \
+	}
+TMX_DEFINE_LOADS(16)
+TMX_DEFINE_LOADS(32)
+TMX_DEFINE_LOADS(64)
+
 /* Byte-aligned fast paths for the common 8/16/32/64-bit integers. */
 static inline uint64_t tmx_read_aligned(const uint8_t *p, unsigned bytes, int big_endian)
 {
 	switch (bytes) {
 	case 1:
 		return p[0];
-	case 2: {
-		uint16_t v;
-		memcpy(&v, p, 2);
-		return big_endian ? __builtin_bswap16(v) : v;
-	}
-	case 4: {
-		uint32_t v;
-		memcpy(&v, p, 4);
-		return big_endian ? __builtin_bswap32(v) : v;
-	}
-	case 8: {
-		uint64_t v;
-		memcpy(&v, p, 8);
-		return big_endian ? __builtin_bswap64(v) : v;
-	}
+	case 2:
+		return big_endian ? tmx_be16(p) : tmx_le16(p);
+	case 4:
+		return big_endian ? tmx_be32(p) : tmx_le32(p);
+	case 8:
+		return big_endian ? tmx_be64(p) : tmx_le64(p);
 	}
 	return big_endian ? tmx_load_be(p, bytes) : tmx_load_le(p, bytes);
 }

@@ -109,6 +109,16 @@ def compare_budgets(report, what, tmx_argv, llvm_argv, args, llvm, min_passes=No
             report.ok()
 
 
+def cut_sample(args, tmp, sample, size, name):
+    """The first `size` bytes of a corpus XRay sample, as tmp/name."""
+    with open(os.path.join(args.corpus, "xray-samples", sample), "rb") as f:
+        cut = f.read()[:size]
+    path = os.path.join(tmp, name)
+    with open(path, "wb") as f:
+        f.write(cut)
+    return path
+
+
 def corpus_tests(report, args, llvm, tmp):
     xs = os.path.join(args.corpus, "xray-samples")
     ymap = os.path.join(xs, "instrmap.yaml")
@@ -214,11 +224,7 @@ def scenario_tests(report, args, llvm, tmp):
     else:
         report.ok()
     # A damaged log: the table of what came before, then the error with its offset.
-    with open(os.path.join(args.corpus, "xray-samples", "fdr-v5-small.xray"), "rb") as f:
-        cut = f.read()[:1000]
-    cut_path = os.path.join(tmp, "cut.xray")
-    with open(cut_path, "wb") as f:
-        f.write(cut)
+    cut_path = cut_sample(args, tmp, "fdr-v5-small.xray", 1000, "cut.xray")
     code, out, err = run(args.tracemux, ["xray-account", cut_path])
     if code != 1 or not out.startswith(b"Functions with latencies: ") or \
             not re.search(rb"error: .*cut.xray: at byte \d+: ", err):
@@ -321,11 +327,7 @@ def budget_tests(report, args, llvm, tmp):
     # A damaged log over the budget: every pass stops at the damage, so the
     # table is the one of the records before it, as without a budget (a
     # property check: llvm-xray prints no table on a damaged log).
-    with open(os.path.join(args.corpus, "xray-samples", "fdr-v5-large.xray"), "rb") as f:
-        cut = f.read()[:900001]
-    cut_path = os.path.join(tmp, "cut-large.xray")
-    with open(cut_path, "wb") as f:
-        f.write(cut)
+    cut_path = cut_sample(args, tmp, "fdr-v5-large.xray", 900001, "cut-large.xray")
     code, out, err = run(args.tracemux, ["xray-account", cut_path])
     bcode, bout, berr = run(args.tracemux, ["xray-account", "--account-memory=1", cut_path])
     where = re.search(rb"error: .*cut-large.xray: at byte \d+: .*", err)
