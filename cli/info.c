@@ -40,13 +40,14 @@ static size_t count_event_classes(const struct tmx_source *src)
 	return n;
 }
 
-static void print_time(int64_t ns)
+/* A date when the clock's origin is the Unix epoch, else nanoseconds from its origin. */
+static void print_time(int64_t ns, bool unix_epoch)
 {
 	time_t s = (time_t)(ns / 1000000000);
 	struct tm tm;
 	char buf[64];
 
-	if (ns >= 0 && gmtime_r(&s, &tm) && strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm))
+	if (unix_epoch && ns >= 0 && gmtime_r(&s, &tm) && strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm))
 		printf("%s.%09lld UTC", buf, (long long)(ns % 1000000000));
 	else
 		printf("%lld ns from origin", (long long)ns);
@@ -83,6 +84,7 @@ static void print_trace(const struct tmx_source *src, const struct tmx_trace *tr
 	uint64_t packets = 0, bytes = 0;
 	int64_t begin = INT64_MAX, end = INT64_MIN;
 	size_t streams = 0;
+	bool unix_epoch = tc->n_clocks > 0;
 
 	printf("trace \"%s\"", trace->name);
 	if (tc->has_uuid) {
@@ -92,11 +94,23 @@ static void print_trace(const struct tmx_source *src, const struct tmx_trace *tr
 		printf(")");
 	}
 	printf("\n");
+	if (tc->format == TMX_FORMAT_CTF)
+		printf("  format: CTF %u.%u\n", (unsigned)tc->major, (unsigned)tc->minor);
+	if (tc->uid)
+		printf("  trace class: %s%s%s (UID %s)\n", tc->ns ? tc->ns : "", tc->ns ? "/" : "",
+		       tc->name ? tc->name : "", tc->uid);
 	print_env_summary(tc);
-	for (size_t i = 0; i < tc->n_clocks; i++)
-		printf("  clock %s: %llu Hz%s\n", tc->clocks[i]->name,
-		       (unsigned long long)tc->clocks[i]->frequency,
-		       tc->clocks[i]->origin_is_unix_epoch ? ", origin: Unix epoch" : "");
+	for (size_t i = 0; i < tc->n_clocks; i++) {
+		const struct tmx_clock_class *cc = tc->clocks[i];
+		unix_epoch = unix_epoch && cc->origin_is_unix_epoch;
+		printf("  clock %s: %llu Hz", cc->name, (unsigned long long)cc->frequency);
+		if (cc->origin_is_unix_epoch)
+			printf(", origin: Unix epoch");
+		else if (cc->origin_name)
+			printf(", origin: %s%s%s", cc->origin_ns ? cc->origin_ns : "",
+			       cc->origin_ns ? "/" : "", cc->origin_name);
+		printf("\n");
+	}
 	for (size_t i = 0; i < tmx_source_stream_count(src); i++) {
 		struct tmx_stream_info si;
 		tmx_source_stream_info(src, i, &si);
@@ -122,9 +136,9 @@ static void print_trace(const struct tmx_source *src, const struct tmx_trace *tr
 	printf("\n");
 	if (begin <= end) {
 		printf("  time range: ");
-		print_time(begin);
+		print_time(begin, unix_epoch);
 		printf(" to ");
-		print_time(end);
+		print_time(end, unix_epoch);
 		printf(" (%.9f s)\n", (double)(end - begin) / 1e9);
 	}
 	printf("  event classes:\n");

@@ -39,6 +39,7 @@ struct cli {
 	bool tc_options;                     /* one of them was given */
 	bool tc_quiet;                       /* -q: no warnings from -o tracecmd */
 	uint64_t ctf_packet_size;            /* -o ctf: --ctf-packet-size, 0: the default */
+	int ctf_version;                     /* -o ctf: --ctf-version, 0: 1.8 */
 	bool chrome_sched_slices;            /* -o chrome: --sched-slices */
 };
 
@@ -83,6 +84,7 @@ enum {
 	OPT_TC_TS_CHECK,
 	OPT_TC_KALLSYMS,
 	OPT_CTF_PACKET_SIZE,
+	OPT_CTF_VERSION,
 	OPT_INSTR_MAP,
 	OPT_SYMBOLIZE,
 	OPT_XRAY_SORT,
@@ -107,6 +109,7 @@ static const struct option long_options[] = {
 	{ "trace-name", required_argument, NULL, OPT_TRACE_NAME },
 	{ "lenient", no_argument, NULL, OPT_LENIENT },
 	{ "ctf-packet-size", required_argument, NULL, OPT_CTF_PACKET_SIZE },
+	{ "ctf-version", required_argument, NULL, OPT_CTF_VERSION },
 	{ "instr-map", required_argument, NULL, OPT_INSTR_MAP },
 	{ "instr_map", required_argument, NULL, OPT_INSTR_MAP },
 	{ "symbolize", no_argument, NULL, OPT_SYMBOLIZE },
@@ -186,10 +189,12 @@ static void usage(FILE *out)
 	      "                           as llvm-xray's trace_event; --sched-slices: also\n"
 	      "                           sched_switch events as per-CPU slices),\n"
 	      "                           tracecmd (trace-cmd report's text, see below),\n"
-	      "                           ctf (CTF 1.8 trace directories, one per input trace,\n"
+	      "                           ctf (CTF 1.8 or 2 trace directories, one per input trace,\n"
 	      "                           under the directory given with -w),\n"
 	      "                           xray-yaml (llvm-xray convert --output-format=yaml)\n"
 	      "  -w, --output=PATH        write to PATH instead of standard output\n"
+	      "      --ctf-version=VERSION  -o ctf: 1.8 (default; CTF 2 field classes translated\n"
+	      "                           where CTF 1.8 can say them) or 2 (JSON metadata)\n"
 	      "      --ctf-packet-size=BYTES  -o ctf: close packets at BYTES of content\n"
 	      "                           (default: one packet per input packet, as babeltrace2,\n"
 	      "                           input packets over 4 MiB split)\n"
@@ -390,6 +395,15 @@ static int parse_args(struct cli *cli, int argc, char **argv)
 			break;
 		case OPT_TRACE_NAME:
 			cli->open.ctf.trace_name = optarg;
+			break;
+		case OPT_CTF_VERSION:
+			/* babeltrace2's sink.ctf.fs spellings. */
+			if (!strcmp(optarg, "1.8") || !strcmp(optarg, "1"))
+				cli->ctf_version = TMX_CTF_VERSION_1_8;
+			else if (!strcmp(optarg, "2") || !strcmp(optarg, "2.0"))
+				cli->ctf_version = TMX_CTF_VERSION_2;
+			else
+				return usage_error("invalid --ctf-version value `%s` (1.8 or 2)", optarg);
 			break;
 		case OPT_CTF_PACKET_SIZE: {
 			int64_t size;
@@ -776,7 +790,8 @@ static int sink_open_ctf(struct cli *cli, struct tmx_source *src, struct sink *s
 {
 	static const struct tmx_diag diag = { .warn = print_warning };
 	struct tmx_ctf_writer_opts opts = {
-		.dir = cli->output_path, .packet_size = cli->ctf_packet_size, .diag = &diag,
+		.dir = cli->output_path, .packet_size = cli->ctf_packet_size,
+		.ctf_version = cli->ctf_version, .diag = &diag,
 	};
 	struct tmx_error err = { 0 };
 

@@ -3,8 +3,8 @@
 # each one for SECONDS (default 60):
 #
 #   fuzz/run.sh [SECONDS] [HARNESS...]
-#       harnesses: tsdl metadata_stream ctf_packets ctf_trace lttng_index tracedat tracedat_page xray
-#                  ctf_writer
+#       harnesses: tsdl metadata_stream ctf_packets ctf2_packets ctf_trace lttng_index tracedat
+#                  tracedat_page xray ctf_writer ctf2_metadata
 #
 # TMX_FUZZ_BUILD names the build directory (default build-fuzz).
 #
@@ -16,7 +16,7 @@ set -eu
 cd "$(dirname "$0")/.."
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-harnesses=${*:-tsdl metadata_stream ctf_packets ctf_trace lttng_index tracedat tracedat_page xray ctf_writer}
+harnesses=${*:-tsdl metadata_stream ctf_packets ctf2_packets ctf_trace lttng_index tracedat tracedat_page xray ctf_writer ctf2_metadata}
 corpus=${TMX_CORPUS:-../shared/corpus}
 [ -d "$corpus" ] || corpus=/work/shared/corpus
 out=${TMX_FUZZ_BUILD:-build-fuzz}
@@ -25,9 +25,10 @@ mkdir -p "$out"
 srcs=$(find src -name '*.c' | sort)
 cflags="-g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 cflags="$cflags -Iinclude -Isrc -DTMX_FUZZ_DEFAULT_METADATA=\"$PWD/tests/data/sample-trace/metadata\""
+cflags="$cflags -DTMX_FUZZ_CTF2_METADATA=\"$(cd "$corpus" && pwd)/ctf2/handmade/edge-cases/metadata\""
 # libtraceevent (-o tracecmd), libelf (XRay instrumentation maps) and libdw
-# (xray-account's source positions).
-cflags="$cflags $(pkg-config --cflags libtraceevent libelf libdw)"
+# (xray-account's source positions), json-c (CTF 2 metadata).
+cflags="$cflags $(pkg-config --cflags libtraceevent libelf libdw json-c)"
 
 seed() {   # HARNESS DIR: fill DIR with seed inputs
 	case $1 in
@@ -41,6 +42,8 @@ seed() {   # HARNESS DIR: fill DIR with seed inputs
 			while read -r f; do cp "$f" "$2/$(echo "$f" | md5sum | cut -c1-12)"; done ;;
 	ctf_packets)
 		cp tests/data/sample-trace/channel0_* "$2" ;;
+	ctf2_packets)   # the data stream of the metadata's trace
+		cp "$corpus/ctf2/handmade/edge-cases/data" "$2/edge-cases" ;;
 	ctf_trace | ctf_writer)   # metadata, the separator line, the stream
 		cp fuzz/seeds/ctf_trace-sample "$2"
 		# ctf_writer: also trace.dat files and XRay logs (other models for the writer).
@@ -49,6 +52,8 @@ seed() {   # HARNESS DIR: fill DIR with seed inputs
 		for c in "$corpus"/yactfr-tests/iter-data/ctf-1/*/; do
 			{ cat "$c/metadata"; printf '\n--DATA--\n'; cat "$c/stream"; } >"$2/$(basename "$c")"
 		done ;;
+	ctf2_metadata)   # small CTF 2 metadata streams, the hand-made one with every kind
+		cp fuzz/seeds/ctf2_metadata/* tests/data/ctf2-meta/all-kinds "$2" ;;
 	lttng_index)
 		find "$corpus" tests/data -name '*.idx' -size -64k |
 			while read -r f; do cp "$f" "$2/$(echo "$f" | md5sum | cut -c1-12)"; done ;;
@@ -75,7 +80,7 @@ seed() {   # HARNESS DIR: fill DIR with seed inputs
 for h in $harnesses; do
 	echo "== building fuzz_$h"
 	# shellcheck disable=SC2086
-	clang-14 $cflags "fuzz/fuzz_$h.c" $srcs -o "$out/fuzz_$h" -lm -lz -lbz2 -llzma -lzstd -lelf -lstdc++ $(pkg-config --libs libtraceevent libdw)
+	clang-14 $cflags "fuzz/fuzz_$h.c" $srcs -o "$out/fuzz_$h" -lm -lz -lbz2 -llzma -lzstd -lelf -lstdc++ $(pkg-config --libs libtraceevent libdw json-c)
 	mkdir -p "$out/seeds-$h" "$out/corpus-$h" "fuzz/regressions/$h"
 	seed "$h" "$out/seeds-$h"
 	dict=""
@@ -83,6 +88,7 @@ for h in $harnesses; do
 	tsdl | metadata_stream | ctf_trace | ctf_writer) dict="-dict=fuzz/tsdl.dict" ;;
 	tracedat | tracedat_page) dict="-dict=fuzz/tracedat.dict" ;;
 	xray) dict="-dict=fuzz/xray.dict" ;;
+	ctf2_metadata) dict="-dict=fuzz/ctf2.dict" ;;
 	*) dict="-dict=fuzz/ctf.dict" ;;
 	esac
 	echo "== running fuzz_$h for $secs s"

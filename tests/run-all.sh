@@ -7,6 +7,10 @@
 set -eu
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh test
+# babeltrace 2.1.2, the CTF 2 reference, beside Debian's 2.0.4 (/opt/bt21,
+# built once from the shared tools next to the corpus; needs root).
+shared=${TMX_CORPUS:+$TMX_CORPUS/..}
+"${shared:-../shared}/tools/build-babeltrace-2.1.sh"
 jobs=$(nproc)
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTMX_WERROR=ON -DTMX_BUILD_TESTS=ON \

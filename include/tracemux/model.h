@@ -38,6 +38,18 @@ struct tmx_clock_class {
 	bool has_uuid;
 	bool absolute;
 	bool origin_is_unix_epoch; /* CTF: absolute, or forced by a quirk/option */
+	/*
+	 * CTF 2 identity (NULL when absent): the clock class's namespace and
+	 * UID, its fragment `id` (what data stream classes refer to), and a
+	 * custom origin's namespace/name/UID (origin_is_unix_epoch false).
+	 */
+	char *ns;
+	char *uid;
+	char *ctf2_id;
+	char *origin_ns, *origin_name, *origin_uid;
+	bool has_accuracy;
+	uint64_t accuracy;         /* cycles (CTF 2) */
+	bool has_precision;        /* precision given (CTF 2 makes it optional) */
 };
 
 /*
@@ -65,7 +77,30 @@ enum tmx_fc_kind {
 	TMX_FC_STRUCT,
 	TMX_FC_ARRAY,    /* static length */
 	TMX_FC_SEQUENCE, /* length from an earlier unsigned integer field */
-	TMX_FC_VARIANT,  /* option from an earlier enumeration field */
+	TMX_FC_VARIANT,  /* option from an earlier enumeration field (CTF 1.8) or
+			    integer field whose value falls in an option's ranges (CTF 2) */
+	/* CTF 2 kinds */
+	TMX_FC_BOOL,      /* fixed-length boolean: `size` bits, false when all zero */
+	TMX_FC_BIT_ARRAY, /* fixed-length bit array; with mappings (flags of bit
+			     index ranges) it is a bit map */
+	TMX_FC_BLOB,      /* static-length (`length` bytes) or dynamic-length
+			     (`ref_slot`) sequence of bytes */
+	TMX_FC_OPTIONAL,  /* `elem` present when the selector (ref_slot, a boolean
+			     or an integer in `ranges`) says so */
+};
+
+/* How a string's length is known (TMX_FC_STRING). */
+enum tmx_str_length {
+	TMX_STR_NUL_TERMINATED = 0,
+	TMX_STR_STATIC,      /* `length` bytes; the text ends at the first NUL */
+	TMX_STR_DYNAMIC,     /* byte count from an earlier field (ref_slot) */
+};
+
+/* How a string's bytes encode its text (CTF 2: TMX_FC_STRING). */
+enum tmx_str_encoding {
+	TMX_STR_UTF8 = 0,
+	TMX_STR_UTF16BE, TMX_STR_UTF16LE,
+	TMX_STR_UTF32BE, TMX_STR_UTF32LE,
 };
 
 enum tmx_byte_order { TMX_BO_LE = 0, TMX_BO_BE = 1 };
@@ -115,6 +150,12 @@ struct tmx_field_class;
 struct tmx_member {
 	char *name;
 	struct tmx_field_class *fc;
+	/*
+	 * CTF 2 variant options: the selector values that choose this option
+	 * (inclusive ranges, read as int64 when the selector is signed).
+	 */
+	size_t n_ranges;
+	struct tmx_enum_range *ranges;
 };
 
 struct tmx_field_class {
@@ -124,6 +165,11 @@ struct tmx_field_class {
 	/* TMX_FC_INT, TMX_FC_ENUM, TMX_FC_FLOAT */
 	uint32_t size;           /* in bits: 1..64 (float: 32 or 64) */
 	uint8_t byte_order;      /* enum tmx_byte_order (resolved, never native) */
+	/*
+	 * CTF 2 bit order: false for the byte order's usual one (little-endian:
+	 * first-to-last, big-endian: last-to-first), true for the other.
+	 */
+	bool bit_order_rev;
 	bool is_signed;
 	uint8_t base;            /* 2, 8, 10 or 16: preferred display base */
 	uint8_t encoding;        /* enum tmx_encoding */
@@ -137,8 +183,16 @@ struct tmx_field_class {
 	 * the next unit instead.  0 for other integers.
 	 */
 	uint32_t bitfield_unit;
+	/*
+	 * CTF 2 variable-length integer (LEB128): `size` is 64, the value's
+	 * width; the encoded length is 1..10 bytes.
+	 */
+	bool varlen;
+	/* TMX_FC_STRING: enum tmx_str_length and enum tmx_str_encoding */
+	uint8_t str_length;
+	uint8_t str_encoding;
 
-	/* TMX_FC_ENUM */
+	/* TMX_FC_ENUM; TMX_FC_BIT_ARRAY flags (ranges of bit indexes) */
 	size_t n_mappings;
 	struct tmx_enum_mapping *mappings;
 
@@ -146,9 +200,19 @@ struct tmx_field_class {
 	size_t n_members;
 	struct tmx_member *members;
 
-	/* TMX_FC_ARRAY, TMX_FC_SEQUENCE */
+	/* TMX_FC_ARRAY, TMX_FC_SEQUENCE; TMX_FC_OPTIONAL: the optional class */
 	struct tmx_field_class *elem;
-	uint64_t length;         /* TMX_FC_ARRAY */
+	/* TMX_FC_ARRAY; TMX_FC_BLOB and TMX_FC_STRING of static length (bytes) */
+	uint64_t length;
+	/* TMX_FC_BLOB: IANA media type (NULL: application/octet-stream) */
+	char *media_type;
+	/*
+	 * TMX_FC_OPTIONAL with an integer selector: the selector values for
+	 * which the field is present.  A boolean selector has none (present
+	 * when true).
+	 */
+	size_t n_ranges;
+	struct tmx_enum_range *ranges;
 	/*
 	 * Array or sequence of 8-bit, byte-aligned integers with an encoding:
 	 * decoded as one text value (babeltrace2 prints it as a string).
@@ -161,8 +225,13 @@ struct tmx_field_class {
 	 * The sequence/variant reads the slot of its target.
 	 */
 	int32_t slot;                      /* -1: no one refers to this field */
-	int32_t ref_slot;                  /* TMX_FC_SEQUENCE, TMX_FC_VARIANT */
-	const struct tmx_field_class *tag; /* TMX_FC_VARIANT: the enum target */
+	/*
+	 * TMX_FC_SEQUENCE, TMX_FC_VARIANT, TMX_FC_OPTIONAL, and the dynamic
+	 * TMX_FC_BLOB / TMX_FC_STRING (-1 for their static forms)
+	 */
+	int32_t ref_slot;
+	/* TMX_FC_VARIANT, TMX_FC_OPTIONAL: the selector's class (enum in CTF 1.8) */
+	const struct tmx_field_class *tag;
 	/*
 	 * The reference as written in the metadata: the length or tag path of
 	 * a sequence or variant, `clock.NAME.value` of an integer mapped to a
@@ -195,6 +264,7 @@ struct tmx_event_class {
 	uint64_t id;
 	char *name;
 	int log_level;            /* TMX_LOG_LEVEL_NONE if absent */
+	char *ns, *uid;           /* CTF 2 (NULL when absent) */
 	char *emf_uri;            /* NULL if absent */
 	struct tmx_field_class *specific_context; /* may be NULL */
 	struct tmx_field_class *payload;          /* may be NULL */
@@ -213,11 +283,22 @@ struct tmx_stream_class {
 	struct tmx_trace_class *trace_class;
 };
 
+/* What format a trace was read from. */
+enum tmx_trace_format {
+	TMX_FORMAT_CTF = 0,
+	TMX_FORMAT_TRACEDAT,
+	TMX_FORMAT_XRAY,
+};
+
 struct tmx_trace_class {
+	uint8_t format;            /* enum tmx_trace_format */
+	/* CTF: 1.8 or 2.0; trace.dat: the file version; XRay: the log version */
 	uint32_t major, minor;
 	uint8_t uuid[16];
 	bool has_uuid;
 	uint8_t native_byte_order; /* enum tmx_byte_order */
+	/* CTF 2 trace class identity (NULL when absent). */
+	char *ns, *name, *uid;
 	struct tmx_field_class *packet_header; /* format-specific; may be NULL */
 	size_t n_env;
 	struct tmx_env_entry *env;
@@ -227,6 +308,18 @@ struct tmx_trace_class {
 	struct tmx_stream_class **stream_classes;
 	int32_t n_slots;           /* value slots used by dynamic references */
 };
+
+/*
+ * The bits of a bit map flag (TMX_FC_BIT_ARRAY mapping, whose ranges are
+ * bit indexes): the flag is active when the value has any of them set.
+ */
+uint64_t tmx_bit_map_flag_mask(const struct tmx_enum_mapping *flag);
+
+/* Whether the trace was read from CTF 2 (JSON) metadata. */
+static inline bool tmx_trace_class_is_ctf2(const struct tmx_trace_class *tc)
+{
+	return tc->format == TMX_FORMAT_CTF && tc->major >= 2;
+}
 
 /* Returns NULL when absent. */
 const struct tmx_env_entry *tmx_trace_class_env(const struct tmx_trace_class *tc,
@@ -257,7 +350,8 @@ struct tmx_stream {
 /*
  * One decoded field.  The values of a scope are laid out in pre-order:
  * a structure is followed by its members' values, an array or sequence by
- * `count` element subtrees, a variant by its selected option's subtree.
+ * `count` element subtrees, a variant by its selected option's subtree,
+ * an optional by its field's subtree when present.
  * Text arrays/sequences (fc->is_text) and strings carry their bytes in
  * `str` (not NUL-terminated; they may contain NULs for text arrays).
  */
@@ -267,13 +361,15 @@ struct tmx_value {
 		uint64_t u;            /* TMX_FC_INT/ENUM unsigned */
 		int64_t s;             /* TMX_FC_INT/ENUM signed */
 		double d;              /* TMX_FC_FLOAT */
+		/* TMX_FC_BOOL (0 or 1 after decoding), TMX_FC_BIT_ARRAY: in `u` */
+		uint32_t present;      /* TMX_FC_OPTIONAL: 1 when its field follows */
 		uint64_t count;        /* TMX_FC_ARRAY/SEQUENCE (not text) */
 		uint32_t option;       /* TMX_FC_VARIANT: index in fc->members */
 		uint32_t n_members;    /* TMX_FC_STRUCT */
 		struct {
 			const char *ptr;
 			uint64_t len;
-		} str;                 /* TMX_FC_STRING, text arrays */
+		} str;                 /* TMX_FC_STRING (UTF-8), text arrays, TMX_FC_BLOB */
 	};
 };
 

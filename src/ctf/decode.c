@@ -1,5 +1,6 @@
 /*
- * CTF 1.8 binary decoding (spec sections 4 and 5).
+ * CTF binary decoding: CTF 1.8 (spec sections 4 and 5) and CTF 2 (spec
+ * section 6; its own field classes are in decode_ctf2.c).
  *
  * Two ways to decode a scope that give the same result: a recursive walk
  * over the resolved field classes (decode_field), and the scope's plan
@@ -14,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctf/decode.h"
+#include "ctf/decode_impl.h"
 #include "ctf/packet_compression.h"
 #include "ctf/plan.h"
 #include "io/bitread.h"
@@ -26,13 +27,13 @@
  */
 #define CTF_MAX_EMPTY_ELEMENTS (UINT64_C(1) << 20)
 
-static int data_error(struct ctf_decoder *d, struct tmx_error *err, const char *fmt,
-		      const char *what)
+int ctf_data_error(struct ctf_decoder *d, struct tmx_error *err, const char *fmt,
+		   const char *what)
 {
 	return tmx_error_at(err, TMX_ERR_DATA, d->path, d->base_off + d->pos / 8, fmt, what);
 }
 
-static int values_grow(struct ctf_values *vals, size_t need, struct tmx_error *err)
+int ctf_values_grow(struct ctf_values *vals, size_t need, struct tmx_error *err)
 {
 	struct tmx_value *nv;
 	size_t cap;
@@ -48,46 +49,76 @@ static int values_grow(struct ctf_values *vals, size_t need, struct tmx_error *e
 	return TMX_OK;
 }
 
-static inline int values_reserve(struct ctf_values *vals, size_t extra, struct tmx_error *err)
+static int decode_field(struct ctf_decoder *d, const struct tmx_field_class *fc,
+			struct ctf_values *vals, struct tmx_error *err);
+
+/*
+ * Whether `fc` reads no bit at all when decoded now: empty arrays, arrays
+ * of such fields, empty structures, variants whose option reads nothing.
+ * The lengths and tags it depends on are already in their slots (a field
+ * that reads nothing sets none).
+ */
+static bool reads_nothing(const struct ctf_decoder *d, const struct tmx_field_class *fc)
 {
-	if (vals->n + extra <= vals->cap)
+	switch (fc->kind) {
+	case TMX_FC_STRUCT:
+		for (size_t i = 0; i < fc->n_members; i++)
+			if (!reads_nothing(d, fc->members[i].fc))
+				return false;
+		return true;
+	case TMX_FC_ARRAY:
+	case TMX_FC_SEQUENCE: {
+		uint64_t n = fc->kind == TMX_FC_SEQUENCE ? d->slots[fc->ref_slot] : fc->length;
+		return n == 0 || (!fc->is_text && reads_nothing(d, fc->elem));
+	}
+	case TMX_FC_VARIANT: {
+		int o = fc->ref_slot >= 0 ? ctf_variant_select(fc, d->slots[fc->ref_slot]) : -1;
+		return o >= 0 && reads_nothing(d, fc->members[o].fc);
+	}
+	default:
+		return false;
+	}
+}
+
+/*
+ * A field that reads nothing whose alignment goes past the content's end
+ * (an empty array of 64-bit-aligned elements in the last event): nothing
+ * is read past the content, and babeltrace2 2.0.4 decodes that event, so
+ * CTF 1.8 decoding does too.  The position stops at the content's end
+ * (never beyond: every bound check computes limit - pos), which ends the
+ * packet after this event and makes any later read in it fail.
+ */
+int ctf_align_past(struct ctf_decoder *d, uint32_t align, const struct tmx_field_class *fc,
+		   struct tmx_error *err)
+{
+	if (d->lenient_align && fc && reads_nothing(d, fc)) {
+		d->pos = d->limit;
 		return TMX_OK;
-	return values_grow(vals, vals->n + extra, err);
-}
-
-static inline struct tmx_value *values_push(struct ctf_values *vals,
-					     const struct tmx_field_class *fc)
-{
-	struct tmx_value *v = &vals->v[vals->n++];
-	v->fc = fc;
-	return v;
-}
-
-static int align_error(struct ctf_decoder *d, uint32_t align, struct tmx_error *err)
-{
+	}
 	return tmx_error_at(err, TMX_ERR_DATA, d->path, d->base_off + d->pos / 8,
 			    "alignment to %u bits goes past the end of the packet content "
 			    "(%llu bits)", align, (unsigned long long)d->limit);
 }
 
-static inline int align_to(struct ctf_decoder *d, uint32_t align, struct tmx_error *err)
-{
-	uint64_t aligned = (d->pos + align - 1) & ~(uint64_t)(align - 1);
-
-	if (__builtin_expect(aligned > d->limit, 0))
-		return align_error(d, align, err);
-	d->pos = aligned;
-	return TMX_OK;
-}
-
-static int need_bits(struct ctf_decoder *d, uint64_t bits, const char *what,
-		     struct tmx_error *err)
+int ctf_need_bits(struct ctf_decoder *d, uint64_t bits, const char *what, struct tmx_error *err)
 {
 	if (bits > d->limit - d->pos) {
 		return tmx_error_at(err, TMX_ERR_DATA, d->path, d->base_off + d->pos / 8,
 				    "%s needs %llu bits but only %llu remain in the packet content",
 				    what, (unsigned long long)bits,
 				    (unsigned long long)(d->limit - d->pos));
+	}
+	return TMX_OK;
+}
+
+int ctf_need_bytes(struct ctf_decoder *d, uint64_t bytes, const char *what,
+		   struct tmx_error *err)
+{
+	if (bytes > (d->limit - d->pos) / 8) {
+		return tmx_error_at(err, TMX_ERR_DATA, d->path, d->base_off + d->pos / 8,
+				    "%s needs %llu bytes but only %llu remain in the packet content",
+				    what, (unsigned long long)bytes,
+				    (unsigned long long)((d->limit - d->pos) / 8));
 	}
 	return TMX_OK;
 }
@@ -99,47 +130,53 @@ static int need_bits(struct ctf_decoder *d, uint64_t bits, const char *what,
 static int check_bit_field(struct ctf_decoder *d, const struct tmx_field_class *fc,
 			   const char *what, struct tmx_error *err)
 {
-	int ret = need_bits(d, fc->size, what, err);
+	int ret = ctf_need_bits(d, fc->size, what, err);
 
 	if (ret)
 		return ret;
 	if ((d->pos & 7) && d->pos == d->bo_end && fc->byte_order != d->bo_last)
-		return data_error(d, err, "%s changes the byte order in the middle of a byte", what);
+		return ctf_data_error(d, err, "%s changes the byte order in the middle of a byte",
+				      what);
 	d->bo_end = d->pos + fc->size;
 	d->bo_last = fc->byte_order;
 	return TMX_OK;
 }
 
-/* Records what a field means for the packet/event machinery. */
-static void note_integer(struct ctf_decoder *d, const struct tmx_field_class *fc, uint64_t u)
+/* What the byte order and bounds errors call a fixed-length field. */
+static const char *fixed_name(const struct tmx_field_class *fc)
 {
-	if (fc->slot >= 0)
-		d->slots[fc->slot] = u;
-	if (fc->meaning) {
-		d->special[fc->meaning] = u;
-		d->special_set[fc->meaning] = true;
+	switch (fc->kind) {
+	case TMX_FC_BOOL:
+		return "boolean field";
+	case TMX_FC_BIT_ARRAY:
+		return "bit array field";
+	case TMX_FC_FLOAT:
+		return "floating point field";
+	default:
+		return "integer field";
 	}
-	/*
-	 * A field mapped to a clock sets the low bits of the stream's clock.
-	 * The packet end time does not move the clock: events that follow
-	 * are relative to the packet's beginning.
-	 */
-	if (fc->mapped_clock && fc->meaning != TMX_MEANING_TS_END)
-		d->clock = ctf_clock_update(d->clock, u, fc->size);
 }
 
-static int decode_field(struct ctf_decoder *d, const struct tmx_field_class *fc,
-			struct ctf_values *vals, struct tmx_error *err);
-
+/*
+ * Fixed-length integers, enumerations, booleans and bit arrays (and the
+ * variable-length integers, elsewhere).  A boolean's value is 0 or 1, its
+ * slot keeps the bits; a bit order opposite to the byte order's usual one
+ * reverses the bits read (slots keep the reversed value, the field's
+ * unsigned value).
+ */
 static int decode_integer(struct ctf_decoder *d, const struct tmx_field_class *fc,
 			  struct ctf_values *vals, struct tmx_error *err)
 {
 	struct tmx_value *v;
 	uint64_t u;
 
+	if (fc->varlen)
+		return ctf_decode_varint(d, fc, vals, err);
+	if (__builtin_expect(fc->size == 0 || fc->size > 64, 0))
+		return ctf_data_error(d, err, "%s has an unsupported size", fixed_name(fc));
 	/* A GNU/C bitfield that would cross its unit starts at the next unit. */
 	if (fc->bitfield_unit && d->pos % fc->bitfield_unit + fc->size > fc->bitfield_unit) {
-		int ret = align_to(d, fc->bitfield_unit, err);
+		int ret = align_to(d, fc->bitfield_unit, NULL, err);
 		if (ret)
 			return ret;
 	}
@@ -148,19 +185,21 @@ static int decode_integer(struct ctf_decoder *d, const struct tmx_field_class *f
 		u = tmx_read_aligned(d->base + d->pos / 8, fc->size / 8, fc->byte_order == TMX_BO_BE);
 		d->bo_end = UINT64_MAX;
 	} else {
-		int ret = check_bit_field(d, fc, "integer field", err);
+		int ret = check_bit_field(d, fc, fixed_name(fc), err);
 		if (ret)
 			return ret;
 		u = tmx_read_bits(d->base, d->pos, fc->size, fc->byte_order == TMX_BO_BE);
 	}
+	if (fc->bit_order_rev)
+		u = tmx_reverse_bits(u, fc->size);
 	d->pos += fc->size;
 	v = values_push(vals, fc);
 	if (fc->is_signed)
 		v->s = tmx_sign_extend(u, fc->size);
 	else
-		v->u = u;
+		v->u = fc->kind == TMX_FC_BOOL ? u != 0 : u;
 	if (fc->slot >= 0 || fc->meaning || fc->mapped_clock)
-		note_integer(d, fc, u);
+		note_integer(d, fc, u, fc->size);
 	return TMX_OK;
 }
 
@@ -175,6 +214,8 @@ static int decode_float(struct ctf_decoder *d, const struct tmx_field_class *fc,
 	if (ret)
 		return ret;
 	u = tmx_read_bits(d->base, d->pos, fc->size, fc->byte_order == TMX_BO_BE);
+	if (fc->bit_order_rev)
+		u = tmx_reverse_bits(u, fc->size);
 	d->pos += fc->size;
 	v = values_push(vals, fc);
 	if (fc->size == 32) {
@@ -197,10 +238,10 @@ static int decode_string(struct ctf_decoder *d, const struct tmx_field_class *fc
 	struct tmx_value *v;
 
 	if (d->pos % 8)
-		return data_error(d, err, "%s is not byte-aligned", "string field");
+		return ctf_data_error(d, err, "%s is not byte-aligned", "string field");
 	if (!nul)
-		return data_error(d, err, "%s has no terminating NUL before the end of the packet content",
-				  "string field");
+		return ctf_data_error(d, err, "%s has no terminating NUL before the end of the "
+				      "packet content", "string field");
 	v = values_push(vals, fc);
 	v->str.ptr = start;
 	v->str.len = (uint64_t)(nul - start);
@@ -214,22 +255,12 @@ static int decode_text(struct ctf_decoder *d, const struct tmx_field_class *fc,
 	struct tmx_value *v;
 
 	if (length > (d->limit - d->pos) / 8)
-		return need_bits(d, length * 8, "text array", err);
+		return ctf_need_bits(d, length * 8, "text array", err);
 	v = values_push(vals, fc);
 	v->str.ptr = (const char *)d->base + d->pos / 8;
 	v->str.len = length;
 	d->pos += length * 8;
 	return TMX_OK;
-}
-
-/*
- * A whole-byte integer that nothing refers to: arrays of those (byte
- * buffers, ID lists) are read in one tight loop.
- */
-static bool is_plain_byte_int(const struct tmx_field_class *e)
-{
-	return e->kind == TMX_FC_INT && e->size % 8 == 0 && e->align <= 8 && e->slot < 0 &&
-	       !e->mapped_clock && !e->meaning;
 }
 
 static int decode_byte_int_array(struct ctf_decoder *d, const struct tmx_field_class *fc,
@@ -275,7 +306,7 @@ static int decode_array(struct ctf_decoder *d, const struct tmx_field_class *fc,
 	int ret;
 
 	/* Element alignment applies even to an empty array. */
-	ret = align_to(d, fc->elem->align, err);
+	ret = align_to(d, fc->elem->align, fc, err);
 	if (ret)
 		return ret;
 	if (fc->is_text)
@@ -288,7 +319,7 @@ static int decode_array(struct ctf_decoder *d, const struct tmx_field_class *fc,
 	elem_bits = ctf_min_bits(fc->elem);
 	if (!elem_bits && length > CTF_MAX_EMPTY_ELEMENTS)
 		return too_many_empty(d, length, err);
-	if (is_plain_byte_int(fc->elem) && d->pos % 8 == 0 &&
+	if (ctf_is_plain_byte_int(fc->elem) && d->pos % 8 == 0 &&
 	    length <= (d->limit - d->pos) / fc->elem->size)
 		return decode_byte_int_array(d, fc, length, vals, err);
 	ret = values_reserve(vals, 1, err);
@@ -303,17 +334,19 @@ static int decode_array(struct ctf_decoder *d, const struct tmx_field_class *fc,
 	return TMX_OK;
 }
 
+/* CTF 1.8 names the variant's tag, CTF 2 its selector (options by ranges). */
 static int no_option(struct ctf_decoder *d, const struct tmx_field_class *fc,
 		     uint64_t tag_value, struct tmx_error *err)
 {
 	const char *tag = fc->ref_path ? fc->ref_path : "?";
+	const char *what = fc->option_for_mapping ? "tag" : "selector";
 
-	if (fc->tag->is_signed)
+	if (fc->tag && fc->tag->is_signed)
 		return tmx_error_at(err, TMX_ERR_DATA, d->path, d->base_off + d->pos / 8,
-				    "variant tag `%s` value %lld selects no option", tag,
+				    "variant %s `%s` value %lld selects no option", what, tag,
 				    (long long)tmx_sign_extend(tag_value, fc->tag->size));
 	return tmx_error_at(err, TMX_ERR_DATA, d->path, d->base_off + d->pos / 8,
-			    "variant tag `%s` value %llu selects no option", tag,
+			    "variant %s `%s` value %llu selects no option", what, tag,
 			    (unsigned long long)tag_value);
 }
 
@@ -342,6 +375,7 @@ static inline bool read_plain_int(struct ctf_decoder *d, const struct tmx_field_
 	uint64_t u;
 
 	if (fc->kind != TMX_FC_INT || (fc->size & 7) || fc->align > 8 || (fc->align & 7) ||
+	    fc->varlen || fc->bit_order_rev ||
 	    fc->slot >= 0 || fc->meaning || fc->mapped_clock || pos > d->limit ||
 	    fc->size > d->limit - pos || vals->n == vals->cap)
 		return false;
@@ -359,7 +393,8 @@ static inline bool read_plain_int(struct ctf_decoder *d, const struct tmx_field_
 static int decode_field(struct ctf_decoder *d, const struct tmx_field_class *fc,
 			struct ctf_values *vals, struct tmx_error *err)
 {
-	int ret = align_to(d, fc->align, err);
+	bool present;
+	int ret = align_to(d, fc->align, fc, err);
 
 	if (ret)
 		return ret;
@@ -369,11 +404,20 @@ static int decode_field(struct ctf_decoder *d, const struct tmx_field_class *fc,
 	switch (fc->kind) {
 	case TMX_FC_INT:
 	case TMX_FC_ENUM:
+	case TMX_FC_BOOL:
+	case TMX_FC_BIT_ARRAY:
 		return decode_integer(d, fc, vals, err);
 	case TMX_FC_FLOAT:
 		return decode_float(d, fc, vals, err);
 	case TMX_FC_STRING:
-		return decode_string(d, fc, vals, err);
+		if (fc->str_length == TMX_STR_NUL_TERMINATED && fc->str_encoding == TMX_STR_UTF8)
+			return decode_string(d, fc, vals, err);
+		return ctf_decode_string_ext(d, fc, vals, err);
+	case TMX_FC_BLOB:
+		return ctf_decode_blob(d, fc, vals, err);
+	case TMX_FC_OPTIONAL:
+		ret = ctf_decode_optional(d, fc, vals, &present, err);
+		return ret || !present ? ret : decode_field(d, fc->elem, vals, err);
 	case TMX_FC_STRUCT:
 		ret = values_reserve(vals, fc->n_members + 1, err);
 		if (ret)
@@ -417,7 +461,7 @@ static int run_items_slowly(struct ctf_decoder *d, const struct ctf_run_item *it
 			scope_index[it->scope] = vals->n;
 		if (it->kind == CTF_ITEM_STRUCT) {
 			/* The structure alone: its members are the next items. */
-			ret = align_to(d, it->fc->align, err);
+			ret = align_to(d, it->fc->align, it->fc, err);
 			if (!ret)
 				values_push(vals, it->fc)->n_members = it->len;
 		} else {
@@ -464,14 +508,25 @@ static inline void note_item(struct ctf_decoder *d, const struct ctf_run_item *i
 		d->clock = ctf_clock_update(d->clock, u, it->len);
 }
 
-static inline void put_number(struct tmx_value *v, const struct ctf_run_item *it, uint64_t u)
+static uint64_t put_reversed(struct tmx_value *v, const struct ctf_run_item *it, uint64_t u);
+
+/*
+ * An integer or float item's value from its bits, converted as `conv`
+ * says; returns the field's unsigned value (what note_item records): the
+ * bits as read, or reversed.
+ */
+static inline uint64_t put_number_as(struct tmx_value *v, const struct ctf_run_item *it,
+				     uint8_t conv, uint64_t u)
 {
-	switch (it->conv) {
+	switch (conv) {
 	case CTF_CONV_U:
 		v->u = u;
 		break;
 	case CTF_CONV_S:
 		v->s = tmx_sign_extend(u, it->len);
+		break;
+	case CTF_CONV_BOOL:
+		v->u = u != 0;
 		break;
 	case CTF_CONV_F32: {
 		uint32_t u32 = (uint32_t)u;
@@ -480,10 +535,26 @@ static inline void put_number(struct tmx_value *v, const struct ctf_run_item *it
 		v->d = f;
 		break;
 	}
-	default:
+	case CTF_CONV_F64:
 		memcpy(&v->d, &u, sizeof(v->d));
 		break;
+	default:
+		return put_reversed(v, it, u);
 	}
+	return u;
+}
+
+/* A CTF 2 field of the opposite bit order: its bits reversed, then converted. */
+static __attribute__((noinline)) uint64_t put_reversed(struct tmx_value *v,
+						       const struct ctf_run_item *it, uint64_t u)
+{
+	u = tmx_reverse_bits(u, it->len);
+	return put_number_as(v, it, it->rev, u);
+}
+
+static inline uint64_t put_number(struct tmx_value *v, const struct ctf_run_item *it, uint64_t u)
+{
+	return put_number_as(v, it, it->conv, u);
 }
 
 /*
@@ -559,13 +630,20 @@ run_fast(struct ctf_decoder *d, const struct ctf_run_item *it, const struct ctf_
 			v->str.ptr = (const char *)q;
 			v->str.len = it->len;
 			continue;
+		case CTF_IC_SSTR: {
+			/* ctf_decode_string_ext: the text ends at the first NUL. */
+			const uint8_t *nul = memchr(q, 0, it->len);
+			v->str.ptr = (const char *)q;
+			v->str.len = nul ? (uint64_t)(nul - q) : it->len;
+			continue;
+		}
 		case CTF_IC_ALIGNED:
 			u = tmx_read_aligned(q, it->len / 8, it->be);
 			break;
 		default: {
 			/* CTF_IC_BITS: decode_integer / decode_float, less the bounds checks. */
 			uint64_t pos = start + it->off;
-			if (it->conv <= CTF_CONV_S && (pos & 7) == 0 && (it->len & 7) == 0) {
+			if (it->conv < CTF_CONV_F32 && (pos & 7) == 0 && (it->len & 7) == 0) {
 				u = tmx_read_aligned(base + pos / 8, it->len / 8, it->be);
 				bo_end = UINT64_MAX;
 				break;
@@ -581,7 +659,7 @@ run_fast(struct ctf_decoder *d, const struct ctf_run_item *it, const struct ctf_
 			break;
 		}
 		}
-		put_number(v, it, u);
+		u = put_number(v, it, u);
 		if (it->note)
 			note_item(d, it, u);
 	}
@@ -720,13 +798,13 @@ static int array_start(struct ctf_decoder *d, const struct ctf_op *op, struct ct
 {
 	const struct tmx_field_class *fc = op->fc, *e = fc->elem;
 	uint64_t n = fc->kind == TMX_FC_SEQUENCE ? d->slots[fc->ref_slot] : fc->length;
-	int ret = align_to(d, op->align, err);
+	int ret = align_to(d, op->align, fc, err);
 
 	*length = 0;
 	if (ret)
 		return ret;
 	/* Element alignment applies even to an empty array. */
-	ret = align_to(d, e->align, err);
+	ret = align_to(d, e->align, fc, err);
 	if (ret)
 		return ret;
 	if (fc->is_text)
@@ -747,7 +825,7 @@ static int variant_start(struct ctf_decoder *d, const struct ctf_plan *pl,
 {
 	const struct tmx_field_class *fc = op->fc;
 	uint64_t tag_value = d->slots[fc->ref_slot];
-	int o, ret = align_to(d, op->align, err);
+	int o, ret = align_to(d, op->align, fc, err);
 
 	if (ret)
 		return ret;
@@ -760,7 +838,7 @@ static int variant_start(struct ctf_decoder *d, const struct ctf_plan *pl,
 	return TMX_OK;
 }
 
-/* A nested block being run: the elements of an array. */
+/* A nested block being run: the elements of an array, an optional's field. */
 struct plan_frame {
 	const struct ctf_op *start, *end;  /* the block's ops */
 	const struct ctf_op *resume;       /* the op after the array's blocks */
@@ -785,6 +863,7 @@ static int run_plan(struct ctf_decoder *d, const struct ctf_plan *pl, struct ctf
 	unsigned depth = 0;
 	const struct ctf_op *op = pl->ops + pl->blocks[0].start;
 	const struct ctf_op *end = op + pl->blocks[0].n_ops, *top_end = end;
+	uint64_t runs;   /* ARRAY, OPTIONAL: runs of the nested block */
 	int ret = values_reserve(vals, pl->blocks[0].reserve, err);
 
 	while (!ret) {
@@ -812,25 +891,25 @@ static int run_plan(struct ctf_decoder *d, const struct ctf_plan *pl, struct ctf
 			op++;
 			break;
 		case CTF_OP_STRUCT:
-			ret = align_to(d, op->align, err);
+			ret = align_to(d, op->align, op->fc, err);
 			if (!ret)
 				values_push(vals, op->fc)->n_members = (uint32_t)op->fc->n_members;
 			op++;
 			break;
 		case CTF_OP_INT:
-			ret = align_to(d, op->align, err);
+			ret = align_to(d, op->align, op->fc, err);
 			if (!ret)
 				ret = decode_integer(d, op->fc, vals, err);
 			op++;
 			break;
 		case CTF_OP_FLOAT:
-			ret = align_to(d, op->align, err);
+			ret = align_to(d, op->align, op->fc, err);
 			if (!ret)
 				ret = decode_float(d, op->fc, vals, err);
 			op++;
 			break;
 		case CTF_OP_STRING:
-			ret = align_to(d, op->align, err);
+			ret = align_to(d, op->align, op->fc, err);
 			if (!ret)
 				ret = decode_string(d, op->fc, vals, err);
 			op++;
@@ -855,9 +934,36 @@ static int run_plan(struct ctf_decoder *d, const struct ctf_plan *pl, struct ctf
 			ret = values_reserve(vals, pl->ops[op->b].after, err);
 			op = pl->ops + op->a;
 			break;
-		case CTF_OP_ARRAY: {
-			const struct ctf_block *b = &pl->blocks[op->a];
-			uint64_t runs;
+		case CTF_OP_VARINT:
+			ret = align_to(d, op->align, op->fc, err);
+			if (!ret)
+				ret = ctf_decode_varint(d, op->fc, vals, err);
+			op++;
+			break;
+		case CTF_OP_STRING_EXT:
+			ret = align_to(d, op->align, op->fc, err);
+			if (!ret)
+				ret = ctf_decode_string_ext(d, op->fc, vals, err);
+			op++;
+			break;
+		case CTF_OP_BLOB:
+			ret = align_to(d, op->align, op->fc, err);
+			if (!ret)
+				ret = ctf_decode_blob(d, op->fc, vals, err);
+			op++;
+			break;
+		case CTF_OP_OPTIONAL: {
+			bool present = false;
+			ret = align_to(d, op->align, op->fc, err);
+			if (!ret)
+				ret = ctf_decode_optional(d, op->fc, vals, &present, err);
+			if (ret)
+				break;
+			/* Its field's block runs once or not at all. */
+			runs = present;
+			goto nested_block;
+		}
+		case CTF_OP_ARRAY:
 			ret = array_start(d, op, vals, &runs, err);
 			if (ret)
 				break;
@@ -868,24 +974,24 @@ static int run_plan(struct ctf_decoder *d, const struct ctf_plan *pl, struct ctf
 				if (ret)
 					break;
 			}
+		nested_block:
 			if (runs == 0) {
 				/* Decoded whole: on to the next op of this block. */
 				ret = values_reserve(vals, op->after, err);
 				op += 1 + op->skip;
 				break;
 			}
-			stack[depth].start = pl->ops + b->start;
-			stack[depth].end = stack[depth].start + b->n_ops;
+			stack[depth].start = pl->ops + pl->blocks[op->a].start;
+			stack[depth].end = stack[depth].start + pl->blocks[op->a].n_ops;
 			stack[depth].resume = op + 1 + op->skip;
-			stack[depth].reserve = b->reserve;
+			stack[depth].reserve = pl->blocks[op->a].reserve;
 			stack[depth].after = op->after;
 			stack[depth].left = runs - 1;
 			op = stack[depth].start;
 			end = stack[depth].end;
+			ret = values_reserve(vals, stack[depth].reserve, err);
 			depth++;
-			ret = values_reserve(vals, b->reserve, err);
 			break;
-		}
 		default:
 			return tmx_error_set(err, TMX_ERR_DATA, d->path, "unknown plan op %d",
 					     (int)op->kind);
@@ -909,7 +1015,7 @@ static int decode_scope(struct ctf_decoder *d, const struct ctf_plan *pl,
 			const struct tmx_field_class *fc, struct ctf_values *vals,
 			struct tmx_error *err)
 {
-	vals->n = 0;
+	values_clear(vals);
 	return run_scope(d, pl, fc, vals, err);
 }
 
@@ -922,6 +1028,7 @@ int ctf_decoder_init(struct ctf_decoder *d, const struct tmx_trace_class *tc,
 	d->path = path;
 	d->data = data;
 	d->size = size;
+	d->lenient_align = tc->major < 2;
 	d->slots = calloc(tc->n_slots > 0 ? (size_t)tc->n_slots : 1, sizeof(*d->slots));
 	if (!d->slots)
 		return tmx_error_set(err, TMX_ERR_NOMEM, path, "out of memory");
@@ -939,6 +1046,9 @@ void ctf_decoder_fini(struct ctf_decoder *d)
 	free(d->header.v);
 	free(d->packet_context.v);
 	free(d->event.v);
+	ctf_text_fini(&d->header.text);
+	ctf_text_fini(&d->packet_context.text);
+	ctf_text_fini(&d->event.text);
 	free(d->inflated);
 	ctf_plans_free(d->plans);
 	memset(d, 0, sizeof(*d));
@@ -1045,7 +1155,7 @@ static int inflate_events(struct ctf_decoder *d, uint64_t offset, struct tmx_err
 	int ret;
 
 	if (d->pos % 8)
-		return data_error(d, err, "%s does not end on a byte boundary",
+		return ctf_data_error(d, err, "%s does not end on a byte boundary",
 				  "the context of a compressed packet");
 	ret = ctf_inflate_packet(d->special[TMX_MEANING_COMPRESSION], d->base, keep,
 				 d->base + keep, (size_t)(d->limit / 8) - keep, &d->inflated,
@@ -1146,7 +1256,7 @@ int ctf_decode_event(struct ctf_decoder *d, bool *more, const struct tmx_stream_
 		sp = d->sp;
 	}
 	d->special_set[TMX_MEANING_EVENT_ID] = false;
-	d->event.n = 0;
+	values_clear(&d->event);
 	ret = run_scope(d, sp->event_header, sc->event_header, &d->event, err);
 	if (ret)
 		return ret;

@@ -1,6 +1,7 @@
 /*
- * CTF binary decoding: packets of a data stream file and the events in
- * them, driven by the resolved field classes of the metadata.
+ * CTF binary decoding (CTF 1.8 and CTF 2): packets of a data stream file
+ * and the events in them, driven by the resolved field classes of the
+ * metadata.
  *
  * Values are decoded into reusable buffers of tmx_value (no allocation per
  * event once the buffers have grown to the largest event).  Every read is
@@ -13,13 +14,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ctf/decode_text.h"
 #include "tracemux/error.h"
 #include "tracemux/model.h"
 
-/* A growable array of decoded values, reused for every event. */
+/*
+ * A growable array of decoded values, reused for every event, and the
+ * UTF-8 text of its transcoded (UTF-16/32) strings.
+ */
 struct ctf_values {
 	struct tmx_value *v;
 	size_t n, cap;
+	struct ctf_text text;
 };
 
 /* What the header and context of one packet say (the packet index entry). */
@@ -72,6 +78,12 @@ struct ctf_decoder {
 	struct ctf_stream_plans *sp;    /* plans of the current packet's stream class */
 	/* Tests only: decode by walking the class trees, as if no plan existed. */
 	bool walk_only;
+	/*
+	 * CTF 1.8: a field that reads nothing (an empty array) may be aligned
+	 * past the content's end; the position stops at the end (decode.c:
+	 * ctf_align_past).  CTF 2 makes that alignment an error (spec 6.4.1).
+	 */
+	bool lenient_align;
 };
 
 int ctf_decoder_init(struct ctf_decoder *d, const struct tmx_trace_class *tc,

@@ -38,6 +38,13 @@ struct ctf_trace {
 	struct tmx_trace_class *tc;
 	struct tmx_trace trace;       /* the logical trace's model instance */
 	struct ctf_trace *logical;    /* first physical trace with the same UUID */
+	/*
+	 * In a logical trace's first physical trace: the trace class whose
+	 * clocks its streams use, the one with the most stream and event
+	 * classes (the first of those), as babeltrace2 keeps one metadata
+	 * for merged traces.
+	 */
+	const struct tmx_trace_class *merged_tc;
 	struct ctf_quirks quirks;
 };
 
@@ -106,6 +113,9 @@ struct ctf_fs {
 	const struct tmx_ctf_fs_opts *opts;
 	const struct tmx_diag *diag;
 	uint64_t skipped_packets, skipped_bytes;   /* lenient mode */
+	/* Clocks whose times left int64 nanoseconds from origin: warned about once. */
+	const struct tmx_clock_class **out_of_range;
+	size_t n_out_of_range;
 };
 
 /* ------------------------------------------------------------------ */
@@ -591,6 +601,16 @@ static int stream_next(struct tmx_msg_iter *it, const struct tmx_msg **msg,
 		       struct tmx_error *err);
 static void stream_destroy(struct tmx_msg_iter *it);
 
+/* The default clock of the stream class `sc` in the logical trace's metadata. */
+static const struct tmx_clock_class *merged_clock(const struct tmx_trace_class *tc,
+						  const struct tmx_stream_class *sc)
+{
+	for (size_t i = 0; tc && i < tc->n_stream_classes; i++)
+		if (tc->stream_classes[i]->id == sc->id)
+			return tc->stream_classes[i]->default_clock;
+	return sc->default_clock;
+}
+
 static int stream_new(struct ctf_fs *src, struct ctf_file *first, uint64_t auto_id,
 		      struct tmx_error *err)
 {
@@ -611,7 +631,7 @@ static int stream_new(struct ctf_fs *src, struct ctf_file *first, uint64_t auto_
 	s->stream.trace = &first->trace->logical->trace;
 	s->stream.id = p0->has_stream_instance_id ? p0->stream_instance_id : auto_id;
 	s->stream.name = first->map.path;
-	s->clock = p0->sc->default_clock;
+	s->clock = merged_clock(first->trace->logical->merged_tc, p0->sc);
 	return TMX_OK;
 }
 
@@ -735,11 +755,37 @@ static int make_streams(struct ctf_fs *src, struct tmx_error *err)
 /* Stream iteration: babeltrace2's message sequence                     */
 /* ------------------------------------------------------------------ */
 
+/*
+ * A time on the stream's clock is beyond int64 nanoseconds from origin (a
+ * huge offset_s, say): the messages go on without it, which babeltrace2
+ * refuses to do (it rejects the trace), so say why, once per clock.
+ */
+static __attribute__((cold)) void time_out_of_range(const struct ctf_stream *s, uint64_t cycles)
+{
+	struct ctf_fs *src = s->src;
+	const struct tmx_clock_class *cc = s->clock;
+
+	for (size_t i = 0; i < src->n_out_of_range; i++)
+		if (src->out_of_range[i] == cc)
+			return;
+	/* Without memory to remember it, the warning may come again: harmless. */
+	(void)push_ptr((void ***)&src->out_of_range, &src->n_out_of_range, (void *)cc);
+	tmx_warn(src->diag,
+		 "%s: clock `%s` (freq = %llu, offset_s = %lld, offset = %llu): %llu cycles "
+		 "cannot be converted to nanoseconds from origin (beyond int64): the times on "
+		 "this clock are left out",
+		 s->files[0]->trace->dir, cc->name, (unsigned long long)cc->frequency,
+		 (long long)cc->offset_s, (unsigned long long)cc->offset_cycles,
+		 (unsigned long long)cycles);
+}
+
 static void set_time(const struct ctf_stream *s, uint64_t cycles, bool *has, uint64_t *cyc,
 		     int64_t *ns)
 {
 	*has = s->clock != NULL && tmx_clock_ns_from_origin(s->clock, cycles, ns);
 	*cyc = cycles;
+	if (__builtin_expect(!*has && s->clock, 0))
+		time_out_of_range(s, cycles);
 }
 
 static struct tmx_msg *make_msg(struct ctf_stream *s, enum tmx_msg_kind kind)
@@ -1018,17 +1064,47 @@ static int name_logical_trace(struct ctf_fs *src, struct ctf_trace *leader)
 	return TMX_OK;
 }
 
+static bool same_string(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/*
+ * babeltrace 2.1 merges CTF 2 traces whose trace classes have the same
+ * namespace, name and UID (name and UID given), CTF 1.8 ones with the same
+ * UUID.
+ */
+static bool same_logical_trace(const struct tmx_trace_class *a, const struct tmx_trace_class *b)
+{
+	if (a->major != b->major)
+		return false;
+	if (a->major == 2)
+		return a->name && a->uid && same_string(a->ns, b->ns) && same_string(a->name, b->name) &&
+		       same_string(a->uid, b->uid);
+	return a->has_uuid && b->has_uuid && !memcmp(a->uuid, b->uuid, 16);
+}
+
+static size_t class_count(const struct tmx_trace_class *tc)
+{
+	size_t n = tc->n_stream_classes;
+
+	for (size_t i = 0; i < tc->n_stream_classes; i++)
+		n += tc->stream_classes[i]->n_event_classes;
+	return n;
+}
+
 static int group_logical_traces(struct ctf_fs *src, struct tmx_error *err)
 {
 	for (size_t i = 0; i < src->n_traces; i++) {
 		struct ctf_trace *t = src->traces[i];
 		t->logical = t;
-		if (!t->tc->has_uuid)
-			continue;
+		t->merged_tc = t->tc;
 		for (size_t j = 0; j < i; j++) {
 			struct ctf_trace *o = src->traces[j];
-			if (o->tc->has_uuid && !memcmp(o->tc->uuid, t->tc->uuid, 16)) {
+			if (same_logical_trace(o->tc, t->tc)) {
 				t->logical = o->logical;
+				if (class_count(t->tc) > class_count(t->logical->merged_tc))
+					t->logical->merged_tc = t->tc;
 				if (name_logical_trace(src, t->logical))
 					return nomem(err);
 				break;
@@ -1220,6 +1296,7 @@ static void fs_free(void *impl)
 	for (size_t i = 0; i < src->n_traces; i++)
 		trace_free(src->traces[i]);
 	free(src->traces);
+	free(src->out_of_range);
 	free(src);
 }
 

@@ -1,10 +1,12 @@
 /*
- * CTF 1.8 metadata: from the metadata file (text or packetized) to the
+ * CTF metadata: from the metadata file (text or packetized) to the
  * resolved classes of the common model.
  *
- *   metadata file --(metadata_stream.c)--> TSDL text
- *   TSDL text --(tsdl_lexer.c, tsdl_parser.c)--> AST
- *   AST --(tsdl_resolve.c)--> struct tmx_trace_class (arena-owned)
+ *   metadata file --(metadata_file.c)--> metadata text
+ *   text --(metadata.c)--> CTF 1.8 (TSDL) or CTF 2 (JSON text sequence)
+ *   TSDL --(tsdl_lex.c, tsdl_parse.c, tsdl_resolve.c)--> struct tmx_trace_class
+ *   JSON --(ctf2_json.c, ctf2_meta.c, ctf2_fc.c, ctf2_loc.c)--> struct tmx_trace_class
+ *   (arena-owned)
  */
 #ifndef TMX_CTF_METADATA_H
 #define TMX_CTF_METADATA_H
@@ -45,13 +47,21 @@ int ctf_metadata_decode(const uint8_t *data, size_t size, const char *name,
 void ctf_metadata_text_fini(struct ctf_metadata_text *t);
 
 /*
- * Parses and resolves TSDL text into a trace class allocated in `arena`.
- * `name` is the file name used in errors (which carry line and column).
- * Unknown attributes are reported through `diag` and ignored, as
- * babeltrace2 does.  On error, nothing useful is left in *out.
+ * Parses and resolves metadata text into a trace class allocated in
+ * `arena`: a CTF 2 metadata stream when the text starts with a record
+ * separator (0x1E), as babeltrace 2.1 decides, TSDL otherwise.  `name` is
+ * the file name used in errors (which carry line and column).  On error,
+ * nothing useful is left in *out.
  */
 int ctf_metadata_parse(const char *text, size_t len, const char *name,
 		       const struct tmx_diag *diag, struct tmx_arena *arena,
 		       struct tmx_trace_class **out, struct tmx_error *err);
+/*
+ * TSDL only.  Unknown attributes are reported through `diag` and ignored,
+ * as babeltrace2 does.
+ */
+int ctf_tsdl_parse(const char *text, size_t len, const char *name,
+		   const struct tmx_diag *diag, struct tmx_arena *arena,
+		   struct tmx_trace_class **out, struct tmx_error *err);
 
 #endif

@@ -4,6 +4,11 @@
  * trace's byte order, UUID, checksum, content and packet sizes in bits,
  * compression/encryption/checksum schemes, major, minor) followed by
  * text up to the content size and padding up to the packet size.
+ *
+ * The header's version is the framing's: LTTng writes 1.8 there for CTF 2
+ * metadata too (the CTF 2 spec does not define packetized metadata), so
+ * the payload decides the language (metadata.c).  babeltrace 2.1.2 reads
+ * such a payload as TSDL and fails; we read it.
  */
 #include <stdio.h>
 #include <stdlib.h>

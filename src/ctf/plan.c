@@ -18,15 +18,30 @@
 /* Plans beyond this many run items are not built either. */
 #define CTF_PLAN_MAX_ITEMS (UINT32_C(1) << 20)
 
+/* Bytes as bits, saturated (a lower bound is all that is needed). */
+static uint64_t bytes_bits(uint64_t bytes)
+{
+	return bytes > UINT64_MAX / 8 ? UINT64_MAX / 8 * 8 : bytes * 8;
+}
+
 uint64_t ctf_min_bits(const struct tmx_field_class *fc)
 {
 	switch (fc->kind) {
 	case TMX_FC_INT:
 	case TMX_FC_ENUM:
+		return fc->varlen ? 8 : fc->size;
 	case TMX_FC_FLOAT:
+	case TMX_FC_BOOL:
+	case TMX_FC_BIT_ARRAY:
 		return fc->size;
 	case TMX_FC_STRING:
-		return 8;
+		/* The terminating NUL code unit, or the static length. */
+		if (fc->str_length == TMX_STR_NUL_TERMINATED)
+			return fc->str_encoding == TMX_STR_UTF8 ? 8 :
+			       fc->str_encoding <= TMX_STR_UTF16LE ? 16 : 32;
+		return fc->str_length == TMX_STR_STATIC ? bytes_bits(fc->length) : 0;
+	case TMX_FC_BLOB:
+		return fc->ref_slot < 0 ? bytes_bits(fc->length) : 0;
 	case TMX_FC_STRUCT: {
 		uint64_t sum = 0;
 		for (size_t i = 0; i < fc->n_members; i++)
@@ -41,28 +56,64 @@ uint64_t ctf_min_bits(const struct tmx_field_class *fc)
 	}
 }
 
-static bool range_contains(const struct tmx_field_class *tag, const struct tmx_enum_range *r,
-			   uint64_t value)
+static bool range_contains(bool is_signed, const struct tmx_enum_range *r, uint64_t value)
 {
-	if (tag->is_signed)
+	if (is_signed)
 		return (int64_t)value >= (int64_t)r->lower && (int64_t)value <= (int64_t)r->upper;
 	return value >= r->lower && value <= r->upper;
+}
+
+static bool ranges_contain(bool is_signed, const struct tmx_enum_range *r, size_t n,
+			   uint64_t value)
+{
+	for (size_t i = 0; i < n; i++)
+		if (range_contains(is_signed, &r[i], value))
+			return true;
+	return false;
+}
+
+/*
+ * A selector's value as its ranges compare it: slots keep a fixed-length
+ * field's raw bits, so a signed one is sign-extended (a variable-length
+ * one is 64 bits already).
+ */
+static uint64_t selector_value(const struct tmx_field_class *tag, uint64_t raw)
+{
+	if (tag && tag->is_signed && tag->size >= 1 && tag->size <= 64)
+		return (uint64_t)tmx_sign_extend(raw, tag->size);
+	return raw;
 }
 
 int ctf_variant_select(const struct tmx_field_class *fc, uint64_t tag_value)
 {
 	const struct tmx_field_class *tag = fc->tag;
+	bool is_signed = tag && tag->is_signed;
 
-	/* Slots keep the tag's raw bits: a signed tag's ranges are signed. */
-	if (tag->is_signed)
-		tag_value = (uint64_t)tmx_sign_extend(tag_value, tag->size);
+	tag_value = selector_value(tag, tag_value);
+	if (!fc->option_for_mapping) {
+		/* CTF 2: the first option whose ranges hold the value. */
+		for (size_t o = 0; o < fc->n_members; o++)
+			if (ranges_contain(is_signed, fc->members[o].ranges, fc->members[o].n_ranges,
+					   tag_value))
+				return (int)o;
+		return -1;
+	}
 	for (size_t m = 0; m < tag->n_mappings; m++) {
 		const struct tmx_enum_mapping *map = &tag->mappings[m];
-		for (size_t r = 0; r < map->n_ranges; r++)
-			if (range_contains(tag, &map->ranges[r], tag_value))
-				return fc->option_for_mapping[m];
+		if (ranges_contain(is_signed, map->ranges, map->n_ranges, tag_value))
+			return fc->option_for_mapping[m];
 	}
 	return -1;
+}
+
+bool ctf_optional_present(const struct tmx_field_class *fc, uint64_t sel_value)
+{
+	const struct tmx_field_class *sel = fc->tag;
+
+	if (!sel || sel->kind == TMX_FC_BOOL)
+		return sel_value != 0;
+	return ranges_contain(sel->is_signed, fc->ranges, fc->n_ranges,
+			      selector_value(sel, sel_value));
 }
 
 /* ------------------------------------------------------------------ */
@@ -123,6 +174,8 @@ static uint8_t item_code(const struct ctf_run_item *it)
 		return CTF_IC_STRUCT;
 	case CTF_ITEM_TEXT:
 		return CTF_IC_TEXT;
+	case CTF_ITEM_SSTR:
+		return CTF_IC_SSTR;
 	case CTF_ITEM_BITS:
 		return CTF_IC_BITS;
 	default:
@@ -144,7 +197,8 @@ static uint8_t item_code(const struct ctf_run_item *it)
 	default:
 		return CTF_IC_ALIGNED;
 	}
-	if (it->note)
+	/* Noted values, booleans, reversed bits: the general case. */
+	if (it->note || it->conv > CTF_CONV_S)
 		return CTF_IC_ALIGNED;
 	return it->be ? be[it->conv == CTF_CONV_S][size] : le[it->conv == CTF_CONV_S][size];
 }
@@ -271,6 +325,7 @@ static int add_item(struct compiler *c, const struct tmx_field_class *fc,
 		it->len = (uint32_t)fc->n_members;
 		break;
 	case CTF_ITEM_TEXT:
+	case CTF_ITEM_SSTR:
 		it->len = (uint32_t)fc->length;
 		break;
 	default:
@@ -281,7 +336,8 @@ static int add_item(struct compiler *c, const struct tmx_field_class *fc,
 			it->kind = CTF_ITEM_BITS;
 			it->conv = fc->size == 32 ? CTF_CONV_F32 : CTF_CONV_F64;
 		} else {
-			it->conv = fc->is_signed ? CTF_CONV_S : CTF_CONV_U;
+			it->conv = fc->kind == TMX_FC_BOOL ? CTF_CONV_BOOL :
+				   fc->is_signed ? CTF_CONV_S : CTF_CONV_U;
 			/* decode.c: note_integer */
 			it->note = (uint8_t)((fc->slot >= 0 ? CTF_NOTE_SLOT : 0) |
 					     (fc->meaning ? CTF_NOTE_MEANING : 0) |
@@ -296,6 +352,11 @@ static int add_item(struct compiler *c, const struct tmx_field_class *fc,
 				it->kind = CTF_ITEM_ALIGNED;
 			else
 				it->kind = CTF_ITEM_BITS;
+		}
+		if (fc->bit_order_rev) {
+			/* The bits reversed first, then converted (decode.c: put_number). */
+			it->rev = it->conv;
+			it->conv = fc->kind == TMX_FC_FLOAT ? CTF_CONV_FLOAT_REV : CTF_CONV_INT_REV;
 		}
 		break;
 	}
@@ -323,7 +384,8 @@ static void end_block(struct compiler *c, uint32_t bi, uint32_t start)
 	pl->blocks[bi].n_ops = (uint32_t)pl->n_ops - start;
 	for (uint32_t i = start; i < pl->n_ops; i++) {
 		struct ctf_op *op = &pl->ops[i];
-		if (op->kind == CTF_OP_ARRAY || op->kind == CTF_OP_VARIANT) {
+		if (op->kind == CTF_OP_ARRAY || op->kind == CTF_OP_VARIANT ||
+		    op->kind == CTF_OP_OPTIONAL) {
 			op->after = total - op->after;
 			i += op->skip;
 		}
@@ -383,9 +445,7 @@ static int compile_array(struct compiler *c, const struct tmx_field_class *fc)
 	if (fc->is_text)
 		return TMX_OK;   /* one text value, no element ops */
 	pl->ops[idx].bits = ctf_min_bits(e);
-	/* decode.c: is_plain_byte_int */
-	pl->ops[idx].byte_elem = e->kind == TMX_FC_INT && e->size % 8 == 0 && e->align <= 8 &&
-				 e->slot < 0 && !e->mapped_clock && !e->meaning;
+	pl->ops[idx].byte_elem = ctf_is_plain_byte_int(e);
 	ret = add_blocks(c, 1, &bi);
 	if (ret)
 		return ret;
@@ -454,6 +514,82 @@ static int compile_one(struct compiler *c, enum ctf_op_kind kind, const struct t
 	return ret;
 }
 
+/* An optional: its op, then its field's block (run once when present). */
+static int compile_optional(struct compiler *c, const struct tmx_field_class *fc)
+{
+	struct ctf_plan *pl = c->pl;
+	uint32_t idx, bi;
+	int ret = add_op(c, CTF_OP_OPTIONAL, fc, fc->align, &idx);
+
+	if (ret)
+		return ret;
+	count_pushes(c, 1);
+	pl->ops[idx].after = pl->blocks[c->cur].reserve;
+	ret = add_blocks(c, 1, &bi);
+	if (ret)
+		return ret;
+	pl->ops[idx].a = bi;
+	ret = compile_block(c, bi, fc->elem);
+	if (ret)
+		return ret;
+	pl->ops[idx].skip = (uint32_t)pl->n_ops - idx - 1;
+	return TMX_OK;
+}
+
+/* Fixed-length integers, booleans, bit arrays; variable-length integers. */
+static int compile_integer(struct compiler *c, const struct tmx_field_class *fc)
+{
+	bool added;
+	int ret;
+
+	if (fc->varlen)
+		return compile_one(c, CTF_OP_VARINT, fc);
+	/* GNU/C bitfields move to the next unit at run time: not in runs. */
+	if (fc->bitfield_unit == 0 && fc->size >= 1 && fc->size <= 64) {
+		ret = add_item(c, fc, CTF_ITEM_BITS, fc->align, fc->size, &added);
+		if (ret || added)
+			return ret;
+	}
+	return compile_one(c, CTF_OP_INT, fc);
+}
+
+/*
+ * Strings: NUL-terminated UTF-8 ones as in CTF 1.8, static-length UTF-8
+ * ones as run items (fixed size), the others (dynamic length, UTF-16/32,
+ * transcoded) one op each.
+ */
+static int compile_string(struct compiler *c, const struct tmx_field_class *fc)
+{
+	bool added;
+	int ret;
+
+	if (fc->str_encoding == TMX_STR_UTF8) {
+		if (fc->str_length == TMX_STR_NUL_TERMINATED)
+			return compile_one(c, CTF_OP_STRING, fc);
+		if (fc->str_length == TMX_STR_STATIC && fc->align % 8 == 0 &&
+		    fc->length <= CTF_RUN_MAX_BITS / 8) {
+			ret = add_item(c, fc, CTF_ITEM_SSTR, fc->align, fc->length * 8, &added);
+			if (ret || added)
+				return ret;
+		}
+	}
+	return compile_one(c, CTF_OP_STRING_EXT, fc);
+}
+
+static int compile_blob(struct compiler *c, const struct tmx_field_class *fc)
+{
+	bool added;
+	int ret;
+
+	/* Static length: a fixed-size item, its value as a text array's. */
+	if (fc->ref_slot < 0 && fc->align % 8 == 0 && fc->length <= CTF_RUN_MAX_BITS / 8) {
+		ret = add_item(c, fc, CTF_ITEM_TEXT, fc->align, fc->length * 8, &added);
+		if (ret || added)
+			return ret;
+	}
+	return compile_one(c, CTF_OP_BLOB, fc);
+}
+
 static int compile_field(struct compiler *c, const struct tmx_field_class *fc)
 {
 	bool added;
@@ -462,13 +598,9 @@ static int compile_field(struct compiler *c, const struct tmx_field_class *fc)
 	switch (fc->kind) {
 	case TMX_FC_INT:
 	case TMX_FC_ENUM:
-		/* GNU/C bitfields move to the next unit at run time: not in runs. */
-		if (fc->bitfield_unit == 0 && fc->size >= 1 && fc->size <= 64) {
-			ret = add_item(c, fc, CTF_ITEM_BITS, fc->align, fc->size, &added);
-			if (ret || added)
-				return ret;
-		}
-		return compile_one(c, CTF_OP_INT, fc);
+	case TMX_FC_BOOL:
+	case TMX_FC_BIT_ARRAY:
+		return compile_integer(c, fc);
 	case TMX_FC_FLOAT:
 		if (fc->size == 32 || fc->size == 64) {
 			ret = add_item(c, fc, CTF_ITEM_BITS, fc->align, fc->size, &added);
@@ -477,7 +609,9 @@ static int compile_field(struct compiler *c, const struct tmx_field_class *fc)
 		}
 		return compile_one(c, CTF_OP_FLOAT, fc);
 	case TMX_FC_STRING:
-		return compile_one(c, CTF_OP_STRING, fc);
+		return compile_string(c, fc);
+	case TMX_FC_BLOB:
+		return compile_blob(c, fc);
 	case TMX_FC_STRUCT:
 		ret = add_item(c, fc, CTF_ITEM_STRUCT, fc->align, 0, &added);
 		if (!ret && !added)
@@ -490,6 +624,8 @@ static int compile_field(struct compiler *c, const struct tmx_field_class *fc)
 		return compile_array(c, fc);
 	case TMX_FC_VARIANT:
 		return compile_variant(c, fc);
+	case TMX_FC_OPTIONAL:
+		return compile_optional(c, fc);
 	}
 	return tmx_error_set(c->err, TMX_ERR_METADATA, NULL, "unknown field class kind %d",
 			     (int)fc->kind);

@@ -12,8 +12,9 @@
  * instead of once per field.
  *
  * The hot step is CTF_OP_RUN: a stretch of fields, in pre-order, whose
- * sizes are fixed (integers, floats, structure headers, text arrays of
- * static length) and whose alignments divide the alignment of the first.
+ * sizes are fixed (fixed-length integers, booleans, bit arrays and floats,
+ * structure headers, text arrays, BLOBs and UTF-8 strings of static
+ * length) and whose alignments divide the alignment of the first.
  * Their offsets from the run's start are then compile-time constants, so
  * when the whole run fits in the packet its fields are read with one
  * bounds check and no alignment arithmetic.  When it does not fit (or a
@@ -42,6 +43,11 @@ enum ctf_op_kind {
 	CTF_OP_VARIANT,  /* one block per option follows */
 	CTF_OP_SCOPE,    /* event body plans: scope `a` begins here */
 	CTF_OP_JUMP,     /* ends a variant option: on to op `a` (variant op `b`) */
+	/* CTF 2 */
+	CTF_OP_VARINT,   /* a variable-length integer (LEB128) */
+	CTF_OP_STRING_EXT, /* a string of static or dynamic length, or UTF-16/32 */
+	CTF_OP_BLOB,     /* a BLOB of dynamic length (static ones are TEXT items) */
+	CTF_OP_OPTIONAL, /* its field's block (block `a`) follows */
 };
 
 /* What a run item is. */
@@ -49,15 +55,24 @@ enum ctf_item_kind {
 	CTF_ITEM_ALIGNED, /* whole-byte integer at a byte offset known to be aligned */
 	CTF_ITEM_BITS,    /* any other integer, or a float: decode_integer/decode_float rules */
 	CTF_ITEM_STRUCT,  /* a structure's own value (its members are the next items) */
-	CTF_ITEM_TEXT,    /* a text array of static length */
+	CTF_ITEM_TEXT,    /* a text array of static length, a static-length BLOB */
+	CTF_ITEM_SSTR,    /* a UTF-8 string of static length (the text ends at a NUL) */
 };
 
 /* How an integer or float item's bits become a value. */
 enum ctf_conv {
-	CTF_CONV_U,      /* unsigned integer */
+	CTF_CONV_U,      /* unsigned integer, bit array */
 	CTF_CONV_S,      /* signed integer: sign-extended from its size */
+	CTF_CONV_BOOL,   /* boolean: 1 when any bit is set */
+	/*
+	 * CTF 2 bit order opposite to the usual one: the bits are reversed,
+	 * then converted as `rev` says (one of the above, or a float's).
+	 */
+	CTF_CONV_INT_REV,
+	/* Floats last: decode_float has no whole-byte shortcut. */
 	CTF_CONV_F32,
 	CTF_CONV_F64,
+	CTF_CONV_FLOAT_REV,
 };
 
 /*
@@ -73,6 +88,7 @@ enum ctf_item_code {
 	CTF_IC_STRUCT,
 	CTF_IC_STRUCT_SCOPE, /* a structure that begins scope `scope` (event bodies) */
 	CTF_IC_TEXT,
+	CTF_IC_SSTR,
 };
 
 /* What an integer item's value is noted for. */
@@ -91,6 +107,7 @@ struct ctf_run_item {
 	uint8_t be;      /* big endian */
 	uint8_t note;    /* integer: CTF_NOTE_* (what decode.c's note_integer does) */
 	uint8_t scope;   /* CTF_IC_STRUCT_SCOPE: enum tmx_scope */
+	uint8_t rev;     /* CTF_CONV_*_REV: the conversion after the bits are reversed */
 };
 
 /* A range of ops run as a unit (a whole plan, an array element, a variant option). */
@@ -115,14 +132,15 @@ struct ctf_op {
 	bool bo_max;
 	uint32_t align;           /* bits: the alignment applied first */
 	const struct tmx_field_class *fc;  /* RUN, JUMP: NULL (see items) */
-	uint32_t skip;            /* ARRAY, VARIANT: ops of the blocks that follow */
+	uint32_t skip;            /* ARRAY, VARIANT, OPTIONAL: ops of the blocks that follow */
 	/*
-	 * ARRAY, VARIANT: values that the rest of the enclosing block pushes
-	 * after this op; reserved again once the nested blocks have run.
+	 * ARRAY, VARIANT, OPTIONAL: values that the rest of the enclosing block
+	 * pushes after this op; reserved again once the nested blocks have run.
 	 */
 	uint32_t after;
-	/* RUN: first item and item count; ARRAY: element block (b unused);
-	 * VARIANT: first option block (one per option) and first table entry. */
+	/* RUN: first item and item count; ARRAY, OPTIONAL: the nested block (b
+	 * unused); VARIANT: first option block (one per option) and first table
+	 * entry. */
 	uint32_t a, b;
 	/* RUN: bits from the aligned start to the end of the last item;
 	 * ARRAY: the fewest bits an element can take (ctf_min_bits). */
@@ -166,8 +184,28 @@ void ctf_plan_free(struct ctf_plan *pl);
 
 /* The smallest number of bits a field of this class can take. */
 uint64_t ctf_min_bits(const struct tmx_field_class *fc);
-/* The option a variant's tag value (its raw bits, as read) selects, or -1 (CTF spec 4.2.2). */
+/*
+ * The option a variant's tag value (its raw bits, as read) selects, or -1:
+ * through the tag's mappings (CTF 1.8 spec 4.2.2) or the options' ranges
+ * (CTF 2 spec 6.4.20).
+ */
 int ctf_variant_select(const struct tmx_field_class *fc, uint64_t tag_value);
+/*
+ * Whether an optional's field is present for its selector's value (raw
+ * bits as read): a boolean selector when not zero, an integer one when
+ * the value is in the optional's ranges (CTF 2 spec 6.4.19).
+ */
+bool ctf_optional_present(const struct tmx_field_class *fc, uint64_t sel_value);
+
+/*
+ * A whole-byte fixed-length integer that nothing refers to: arrays of
+ * those (byte buffers, ID lists) are read in one tight loop.
+ */
+static inline bool ctf_is_plain_byte_int(const struct tmx_field_class *e)
+{
+	return e->kind == TMX_FC_INT && e->size % 8 == 0 && e->align <= 8 && e->slot < 0 &&
+	       !e->mapped_clock && !e->meaning && !e->varlen && !e->bit_order_rev;
+}
 
 /* ------------------------------------------------------------------ */
 /* Plans of a trace class, compiled when first needed.                  */

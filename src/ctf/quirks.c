@@ -39,8 +39,12 @@ void ctf_quirks_detect(struct tmx_trace_class *tc, struct ctf_quirks *q)
 	memset(q, 0, sizeof(*q));
 	if (!strcmp(tracer, "lttng-ust") || !strcmp(tracer, "lttng-modules")) {
 		q->zero_end_is_last_event = true;
-		for (size_t i = 0; i < tc->n_clocks; i++)
-			if (!strcmp(tc->clocks[i]->name, "monotonic"))
+		/*
+		 * TSDL has no clock origin; CTF 2 states it (babeltrace 2.1 only
+		 * forces it for TSDL).  CTF 2 clock classes may have no name.
+		 */
+		for (size_t i = 0; tc->major < 2 && i < tc->n_clocks; i++)
+			if (tc->clocks[i]->name && !strcmp(tc->clocks[i]->name, "monotonic"))
 				tc->clocks[i]->origin_is_unix_epoch = true;
 	}
 	if (!strcmp(tracer, "lttng-ust"))

@@ -36,6 +36,28 @@ struct tsdl_event {
 	uint32_t line, col;
 };
 
+/*
+ * The clock properties a repeated clock block must repeat: babeltrace2's
+ * sink.ctf.fs writes one identical block per stream class, so a repeat is
+ * only an error when it disagrees.
+ */
+enum tsdl_clock_prop {
+	TSDL_CLOCK_DESCRIPTION,
+	TSDL_CLOCK_UUID,
+	TSDL_CLOCK_FREQ,
+	TSDL_CLOCK_PRECISION,
+	TSDL_CLOCK_OFFSET_S,
+	TSDL_CLOCK_OFFSET,
+	TSDL_CLOCK_ABSOLUTE,
+	TSDL_CLOCK_N_PROPS      /* also "no difference" */
+};
+
+/* Where a clock block and each of its properties are written (line 0: not written). */
+struct tsdl_clock_decl {
+	uint32_t line, col;
+	uint32_t prop_line[TSDL_CLOCK_N_PROPS], prop_col[TSDL_CLOCK_N_PROPS];
+};
+
 struct tsdl_parser {
 	struct tsdl_lexer lx;
 	struct tmx_arena *arena;
@@ -50,6 +72,7 @@ struct tsdl_parser {
 	uint32_t major_line, major_col, minor_line, minor_col;
 	struct tsdl_event *events;
 	size_t n_events;
+	struct tsdl_clock_decl *clock_decls; /* parallel to tc->clocks */
 	size_t n_copies;      /* field classes made by copying types */
 };
 
@@ -59,6 +82,16 @@ int tsdl_error(struct tsdl_parser *p, const char *fmt, const char *arg);
 int tsdl_fc_copy(struct tsdl_parser *p, const struct tmx_field_class *src,
 		 struct tmx_field_class **out);
 int tsdl_parse_uuid(const char *s, uint8_t out[16]);
+
+/*
+ * The first property in which two clock classes (offsets normalized) differ,
+ * or TSDL_CLOCK_N_PROPS if none; `a_text` and `b_text` (`size` bytes each)
+ * then describe the property's value in each.
+ */
+enum tsdl_clock_prop tsdl_clock_diff(const struct tmx_clock_class *a,
+				     const struct tmx_clock_class *b, char *a_text,
+				     char *b_text, size_t size);
+const char *tsdl_clock_prop_name(enum tsdl_clock_prop prop);
 
 /* Attaches events, resolves references, byte orders, meanings, clocks. */
 int tsdl_resolve(struct tsdl_parser *p);

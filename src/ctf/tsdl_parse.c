@@ -697,20 +697,30 @@ static int parse_declarator(struct tsdl_parser *p, const struct tmx_field_class 
 	return TMX_OK;
 }
 
+/*
+ * `array` (n elements, arena-allocated) with room for element n.  The copy
+ * doubles the capacity at powers of two, so adding N elements one by one
+ * costs O(N) arena memory (the arena never frees an outgrown array).
+ */
+static void *arena_room(struct tsdl_parser *p, void *array, size_t n, size_t size)
+{
+	if (n != 0 && (n < 4 || (n & (n - 1))))
+		return array;
+	return tmx_arena_grow(p->arena, array, n, n ? 2 * n : 4, size);
+}
+
 static int add_member(struct tsdl_parser *p, struct tmx_field_class *parent, char *name,
 		      struct tmx_field_class *fc)
 {
+	struct tmx_member *m;
+
 	for (size_t i = 0; i < parent->n_members; i++)
 		if (!strcmp(parent->members[i].name, name))
 			return tsdl_error(p, "duplicate field or option `%s`", name);
-	if ((parent->n_members & (parent->n_members - 1)) == 0) {
-		size_t cap = parent->n_members ? parent->n_members * 2 : 4;
-		struct tmx_member *m = tmx_arena_grow(p->arena, parent->members, parent->n_members,
-						      cap, sizeof(*m));
-		if (!m)
-			return nomem(p);
-		parent->members = m;
-	}
+	m = arena_room(p, parent->members, parent->n_members, sizeof(*m));
+	if (!m)
+		return nomem(p);
+	parent->members = m;
 	parent->members[parent->n_members].name = name;
 	parent->members[parent->n_members].fc = fc;
 	parent->n_members++;
@@ -884,8 +894,7 @@ static int add_mapping(struct tsdl_parser *p, struct tmx_field_class *fc, const 
 		if (!strcmp(fc->mappings[i].label, label))
 			m = &fc->mappings[i];
 	if (!m) {
-		struct tmx_enum_mapping *all = tmx_arena_grow(p->arena, fc->mappings, fc->n_mappings,
-							      fc->n_mappings + 1, sizeof(*all));
+		struct tmx_enum_mapping *all = arena_room(p, fc->mappings, fc->n_mappings, sizeof(*all));
 		if (!all)
 			return nomem(p);
 		fc->mappings = all;
@@ -893,7 +902,7 @@ static int add_mapping(struct tsdl_parser *p, struct tmx_field_class *fc, const 
 		if (!(m->label = tmx_arena_strdup(p->arena, label)))
 			return nomem(p);
 	}
-	r = tmx_arena_grow(p->arena, m->ranges, m->n_ranges, m->n_ranges + 1, sizeof(*r));
+	r = arena_room(p, m->ranges, m->n_ranges, sizeof(*r));
 	if (!r)
 		return nomem(p);
 	r[m->n_ranges].lower = lower;
@@ -1267,7 +1276,7 @@ static int env_attr(struct tsdl_parser *p, void *obj, const char *name, const st
 	for (size_t i = 0; i < tc->n_env; i++)
 		if (!strcmp(tc->env[i].name, name))
 			return value_error(p, v, "duplicate environment entry `%s`", name);
-	e = tmx_arena_grow(p->arena, tc->env, tc->n_env, tc->n_env + 1, sizeof(*e));
+	e = arena_room(p, tc->env, tc->n_env, sizeof(*e));
 	if (!e)
 		return nomem(p);
 	tc->env = e;
@@ -1284,9 +1293,22 @@ static int env_attr(struct tsdl_parser *p, void *obj, const char *name, const st
 	return TMX_OK;
 }
 
+/* A clock block being parsed: the class and where its properties are written. */
+struct clock_block {
+	struct tmx_clock_class *cc;
+	struct tsdl_clock_decl decl;
+};
+
+static void clock_prop_at(struct clock_block *b, enum tsdl_clock_prop prop, const struct value *v)
+{
+	b->decl.prop_line[prop] = v->line;
+	b->decl.prop_col[prop] = v->col;
+}
+
 static int clock_attr(struct tsdl_parser *p, void *obj, const char *name, const struct value *v)
 {
-	struct tmx_clock_class *cc = obj;
+	struct clock_block *b = obj;
+	struct tmx_clock_class *cc = b->cc;
 	uint64_t u = 0;
 
 	if (!strcmp(name, "name")) {
@@ -1297,25 +1319,69 @@ static int clock_attr(struct tsdl_parser *p, void *obj, const char *name, const 
 		if (v->kind != VAL_STRING || tsdl_parse_uuid(v->str, cc->uuid))
 			return value_error(p, v, "`%s` expects a UUID string", name);
 		cc->has_uuid = true;
+		clock_prop_at(b, TSDL_CLOCK_UUID, v);
 	} else if (!strcmp(name, "description")) {
 		if (v->kind != VAL_STRING)
 			return value_error(p, v, "clock `%s` expects a string", name);
 		cc->description = v->str;
+		clock_prop_at(b, TSDL_CLOCK_DESCRIPTION, v);
 	} else if (!strcmp(name, "freq")) {
 		TRY(value_uint(p, v, name, &u));
 		if (u == 0)
 			return value_error(p, v, "clock `%s` must not be zero", name);
 		cc->frequency = u;
+		clock_prop_at(b, TSDL_CLOCK_FREQ, v);
 	} else if (!strcmp(name, "precision")) {
 		TRY(value_uint(p, v, name, &cc->precision));
+		clock_prop_at(b, TSDL_CLOCK_PRECISION, v);
 	} else if (!strcmp(name, "offset_s")) {
 		TRY(value_int(p, v, name, &cc->offset_s));
+		clock_prop_at(b, TSDL_CLOCK_OFFSET_S, v);
 	} else if (!strcmp(name, "offset")) {
 		TRY(value_uint(p, v, name, &cc->offset_cycles));
+		clock_prop_at(b, TSDL_CLOCK_OFFSET, v);
 	} else if (!strcmp(name, "absolute")) {
 		TRY(value_bool(p, v, name, &cc->absolute));
+		clock_prop_at(b, TSDL_CLOCK_ABSOLUTE, v);
 	} else {
 		warn_unknown(p, v, "clock", name);
+	}
+	return TMX_OK;
+}
+
+/*
+ * A clock named like an earlier one: babeltrace2's sink.ctf.fs writes the
+ * same block once per stream class, so an identical repeat is dropped
+ * (*dup set); a different one is an error at the first differing property.
+ */
+static int clock_repeat(struct tsdl_parser *p, const struct clock_block *b, bool *dup)
+{
+	const struct tmx_trace_class *tc = p->tc;
+	char here[160], there[160];
+
+	*dup = false;
+	for (size_t i = 0; i < tc->n_clocks; i++) {
+		const struct tsdl_clock_decl *first = &p->clock_decls[i];
+		enum tsdl_clock_prop prop;
+		uint32_t line, col, first_line, first_col;
+
+		if (strcmp(tc->clocks[i]->name, b->cc->name))
+			continue;
+		prop = tsdl_clock_diff(b->cc, tc->clocks[i], here, there, sizeof(here));
+		if (prop == TSDL_CLOCK_N_PROPS) {
+			*dup = true;
+			return TMX_OK;
+		}
+		/* Point at the property where it is written, else at the block. */
+		line = b->decl.prop_line[prop] ? b->decl.prop_line[prop] : b->decl.line;
+		col = b->decl.prop_line[prop] ? b->decl.prop_col[prop] : b->decl.col;
+		first_line = first->prop_line[prop] ? first->prop_line[prop] : first->line;
+		first_col = first->prop_line[prop] ? first->prop_col[prop] : first->col;
+		return tmx_error_at_line(p->err, TMX_ERR_METADATA, p->name, line, col,
+					 "clock `%s` declared again with a different `%s`: %s here, "
+					 "%s at %u:%u",
+					 b->cc->name, tsdl_clock_prop_name(prop), here, there,
+					 first_line, first_col);
 	}
 	return TMX_OK;
 }
@@ -1323,30 +1389,35 @@ static int clock_attr(struct tsdl_parser *p, void *obj, const char *name, const 
 static int parse_clock(struct tsdl_parser *p)
 {
 	struct tmx_trace_class *tc = p->tc;
-	struct tmx_clock_class *cc = tmx_arena_alloc(p->arena, sizeof(*cc));
+	struct clock_block b = { .cc = tmx_arena_alloc(p->arena, sizeof(*b.cc)) };
 	struct tmx_clock_class **all;
-	uint32_t line = p->lx.tok.line, col = p->lx.tok.col;
+	struct tsdl_clock_decl *decls;
+	bool dup;
 
-	if (!cc)
+	if (!b.cc)
 		return nomem(p);
-	cc->frequency = 1000000000;
+	b.decl.line = p->lx.tok.line;
+	b.decl.col = p->lx.tok.col;
+	b.cc->frequency = 1000000000;
 	TRY(next(p));
-	TRY(parse_block(p, cc, clock_attr, NULL));
-	if (!cc->name)
-		return tmx_error_at_line(p->err, TMX_ERR_METADATA, p->name, line, col,
-					 "clock block has no `%s`", "name");
-	for (size_t i = 0; i < tc->n_clocks; i++)
-		if (!strcmp(tc->clocks[i]->name, cc->name))
-			return tmx_error_at_line(p->err, TMX_ERR_METADATA, p->name, line, col,
-						 "duplicate clock `%s`", cc->name);
+	TRY(parse_block(p, &b, clock_attr, NULL));
+	if (!b.cc->name)
+		return tmx_error_at_line(p->err, TMX_ERR_METADATA, p->name, b.decl.line,
+					 b.decl.col, "clock block has no `%s`", "name");
 	/* babeltrace2 keeps offset_cycles below the frequency. */
-	tmx_clock_add_offset(cc, 0, 0);
-	cc->origin_is_unix_epoch = cc->absolute;
-	all = tmx_arena_grow(p->arena, tc->clocks, tc->n_clocks, tc->n_clocks + 1, sizeof(*all));
-	if (!all)
+	tmx_clock_add_offset(b.cc, 0, 0);
+	b.cc->origin_is_unix_epoch = b.cc->absolute;
+	TRY(clock_repeat(p, &b, &dup));
+	if (dup)
+		return TMX_OK;
+	all = arena_room(p, tc->clocks, tc->n_clocks, sizeof(*all));
+	decls = arena_room(p, p->clock_decls, tc->n_clocks, sizeof(*decls));
+	if (!all || !decls)
 		return nomem(p);
-	all[tc->n_clocks++] = cc;
+	decls[tc->n_clocks] = b.decl;
+	all[tc->n_clocks++] = b.cc;
 	tc->clocks = all;
+	p->clock_decls = decls;
 	return TMX_OK;
 }
 
@@ -1398,8 +1469,7 @@ static int parse_stream(struct tsdl_parser *p)
 			return tmx_error_at_line(p->err, TMX_ERR_METADATA, p->name, line, col,
 						 "duplicate stream class ID %s",
 						 sc->id_is_set ? "" : "(none given)");
-	all = tmx_arena_grow(p->arena, tc->stream_classes, tc->n_stream_classes,
-			     tc->n_stream_classes + 1, sizeof(*all));
+	all = arena_room(p, tc->stream_classes, tc->n_stream_classes, sizeof(*all));
 	if (!all)
 		return nomem(p);
 	all[tc->n_stream_classes++] = sc;
@@ -1469,7 +1539,7 @@ static int parse_event(struct tsdl_parser *p)
 	if (!ev->ec->name)
 		return tmx_error_at_line(p->err, TMX_ERR_METADATA, p->name, ev->line, ev->col,
 					 "event block has no `%s`", "name");
-	all = tmx_arena_grow(p->arena, p->events, p->n_events, p->n_events + 1, sizeof(*all));
+	all = arena_room(p, p->events, p->n_events, sizeof(*all));
 	if (!all)
 		return nomem(p);
 	all[p->n_events++] = *ev;
@@ -1562,7 +1632,7 @@ int tsdl_parse_uuid(const char *s, uint8_t out[16])
 	return 0;
 }
 
-int ctf_metadata_parse(const char *text, size_t len, const char *name,
+int ctf_tsdl_parse(const char *text, size_t len, const char *name,
 		       const struct tmx_diag *diag, struct tmx_arena *arena,
 		       struct tmx_trace_class **out, struct tmx_error *err)
 {

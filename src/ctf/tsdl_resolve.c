@@ -436,49 +436,103 @@ static const struct tmx_clock_class *find_clock(const struct tmx_field_class *fc
 /* Events and stream classes                                            */
 /* ------------------------------------------------------------------ */
 
-static int cmp_event_class(const void *a, const void *b)
+/* An event block's stream class (index) and ID: events are sorted by both to be attached. */
+struct event_slot {
+	size_t sc;
+	uint64_t id;
+	size_t i;        /* index in p->events: the file order */
+};
+
+static int cmp_event_slot(const void *a, const void *b)
 {
-	const struct tmx_event_class *x = *(struct tmx_event_class *const *)a;
-	const struct tmx_event_class *y = *(struct tmx_event_class *const *)b;
-	return x->id < y->id ? -1 : x->id > y->id;
+	const struct event_slot *x = a, *y = b;
+
+	if (x->sc != y->sc)
+		return x->sc < y->sc ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-static int attach_events(struct tsdl_parser *p)
+/* The index of the event's stream class, or SIZE_MAX if it has none. */
+static size_t event_stream_class(const struct tmx_trace_class *tc, const struct tsdl_event *ev)
 {
-	struct tmx_trace_class *tc = p->tc;
+	size_t found = SIZE_MAX;
 
-	for (size_t i = 0; i < p->n_events; i++) {
-		struct tsdl_event *ev = &p->events[i];
-		struct tmx_stream_class *sc = NULL;
+	if (!ev->has_stream_id)
+		return tc->n_stream_classes == 1 ? 0 : SIZE_MAX;
+	for (size_t s = 0; s < tc->n_stream_classes; s++)
+		if (tc->stream_classes[s]->id == ev->stream_id)
+			found = s;
+	return found;
+}
+
+/* Each stream class gets its events as one array sorted by ID (lookups bisect). */
+static int fill_event_classes(struct tsdl_parser *p, const struct event_slot *slots, size_t n)
+{
+	for (size_t g = 0, end; g < n; g = end) {
+		struct tmx_stream_class *sc = p->tc->stream_classes[slots[g].sc];
 		struct tmx_event_class **all;
 
-		if (ev->has_stream_id) {
-			for (size_t s = 0; s < tc->n_stream_classes; s++)
-				if (tc->stream_classes[s]->id == ev->stream_id)
-					sc = tc->stream_classes[s];
-		} else if (tc->n_stream_classes == 1) {
-			sc = tc->stream_classes[0];
-		}
-		if (!sc)
-			return tmx_error_at_line(p->err, TMX_ERR_METADATA, p->name, ev->line, ev->col,
-						 "event `%s` has no stream class (missing or unknown "
-						 "`stream_id`)", ev->ec->name);
-		if (tmx_stream_class_event_class(sc, ev->ec->id) || (sc->n_event_classes &&
-		    sc->event_classes[sc->n_event_classes - 1]->id == ev->ec->id))
-			return tmx_error_at_line(p->err, TMX_ERR_METADATA, p->name, ev->line, ev->col,
-						 "duplicate event class ID in the stream class of "
-						 "event `%s`", ev->ec->name);
-		all = tmx_arena_grow(p->arena, sc->event_classes, sc->n_event_classes,
-				     sc->n_event_classes + 1, sizeof(*all));
+		for (end = g + 1; end < n && slots[end].sc == slots[g].sc; end++)
+			;
+		all = tmx_arena_calloc(p->arena, end - g, sizeof(*all));
 		if (!all)
 			return tmx_error_set(p->err, TMX_ERR_NOMEM, p->name, "out of memory");
-		all[sc->n_event_classes++] = ev->ec;
+		for (size_t k = g; k < end; k++) {
+			all[k - g] = p->events[slots[k].i].ec;
+			all[k - g]->stream_class = sc;
+		}
 		sc->event_classes = all;
-		ev->ec->stream_class = sc;
-		/* Kept sorted so that lookups (and the duplicate check) can bisect. */
-		qsort(sc->event_classes, sc->n_event_classes, sizeof(*all), cmp_event_class);
+		sc->n_event_classes = end - g;
 	}
 	return TMX_OK;
+}
+
+/*
+ * Events go to their stream classes.  The first faulty event in file order
+ * is reported: one with no stream class, or one whose ID an earlier event of
+ * its stream class has.  Sorting once keeps this O(N log N) for hostile
+ * metadata with many events.
+ */
+static int attach_events(struct tsdl_parser *p)
+{
+	const struct tmx_trace_class *tc = p->tc;
+	struct event_slot *slots = malloc((p->n_events ? p->n_events : 1) * sizeof(*slots));
+	size_t n = 0, dup = SIZE_MAX;
+	const struct tsdl_event *ev;
+	int ret;
+
+	if (!slots)
+		return tmx_error_set(p->err, TMX_ERR_NOMEM, p->name, "out of memory");
+	/* Only the events before the first one without a stream class matter. */
+	for (; n < p->n_events; n++) {
+		slots[n].sc = event_stream_class(tc, &p->events[n]);
+		slots[n].id = p->events[n].ec->id;
+		slots[n].i = n;
+		if (slots[n].sc == SIZE_MAX)
+			break;
+	}
+	qsort(slots, n, sizeof(*slots), cmp_event_slot);
+	for (size_t k = 1; k < n; k++)
+		if (slots[k].sc == slots[k - 1].sc && slots[k].id == slots[k - 1].id &&
+		    slots[k].i < dup)
+			dup = slots[k].i;
+	if (dup != SIZE_MAX) {
+		ev = &p->events[dup];
+		ret = tmx_error_at_line(p->err, TMX_ERR_METADATA, p->name, ev->line, ev->col,
+					"duplicate event class ID in the stream class of event `%s`",
+					ev->ec->name);
+	} else if (n < p->n_events) {
+		ev = &p->events[n];
+		ret = tmx_error_at_line(p->err, TMX_ERR_METADATA, p->name, ev->line, ev->col,
+					"event `%s` has no stream class (missing or unknown "
+					"`stream_id`)", ev->ec->name);
+	} else {
+		ret = fill_event_classes(p, slots, n);
+	}
+	free(slots);
+	return ret;
 }
 
 static int check_trace_block(struct tsdl_parser *p)

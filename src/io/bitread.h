@@ -1,5 +1,6 @@
 /*
- * Bit-field reads as CTF 1.8 lays them out (spec section 4.1.5).
+ * Bit-field reads as CTF 1.8 lays them out (spec section 4.1.5), which is
+ * also CTF 2's layout (CTF 2 spec 6.4.3) with the usual bit order.
  *
  * Little endian: the field starts at bit (off % 8) of byte off / 8,
  * counting from the least significant bit, low-order bits first.
@@ -110,6 +111,19 @@ static inline uint64_t tmx_read_bits(const uint8_t *buf, uint64_t off, unsigned 
 	if ((off & 7) == 0 && (len & 7) == 0)
 		return tmx_read_aligned(buf + (off >> 3), len >> 3, big_endian);
 	return big_endian ? tmx_read_bits_be(buf, off, len) : tmx_read_bits_le(buf, off, len);
+}
+
+/*
+ * The low `len` (1..64) bits of `v` in the opposite order: CTF 2's bit
+ * order opposite to the byte order's usual one (spec 6.4.3) fills the
+ * value from the other end, so a field read the usual way is reversed.
+ */
+static inline uint64_t tmx_reverse_bits(uint64_t v, unsigned len)
+{
+	v = ((v >> 1) & UINT64_C(0x5555555555555555)) | ((v & UINT64_C(0x5555555555555555)) << 1);
+	v = ((v >> 2) & UINT64_C(0x3333333333333333)) | ((v & UINT64_C(0x3333333333333333)) << 2);
+	v = ((v >> 4) & UINT64_C(0x0F0F0F0F0F0F0F0F)) | ((v & UINT64_C(0x0F0F0F0F0F0F0F0F)) << 4);
+	return __builtin_bswap64(v) >> (64 - len);
 }
 
 static inline int64_t tmx_sign_extend(uint64_t v, unsigned len)

@@ -54,6 +54,23 @@ bool tmx_clock_ns_from_origin(const struct tmx_clock_class *cc, uint64_t cycles,
 	return true;
 }
 
+uint64_t tmx_bit_map_flag_mask(const struct tmx_enum_mapping *flag)
+{
+	uint64_t mask = 0;
+
+	for (size_t r = 0; r < flag->n_ranges; r++) {
+		uint64_t lo = flag->ranges[r].lower, hi = flag->ranges[r].upper;
+		/* Indexes past the 64 bits a bit array can hold select nothing. */
+		if (lo > hi || lo > 63)
+			continue;
+		if (hi > 63)
+			hi = 63;
+		mask |= (hi == 63 ? ~UINT64_C(0) : (UINT64_C(1) << (hi + 1)) - 1) &
+			~((UINT64_C(1) << lo) - 1);
+	}
+	return mask;
+}
+
 const struct tmx_env_entry *tmx_trace_class_env(const struct tmx_trace_class *tc,
 						const char *name)
 {
@@ -102,6 +119,8 @@ size_t tmx_value_skip(const struct tmx_value *values, size_t i)
 		return i;
 	case TMX_FC_VARIANT:
 		return tmx_value_skip(values, i);
+	case TMX_FC_OPTIONAL:
+		return v->present ? tmx_value_skip(values, i) : i;
 	default:
 		return i;
 	}

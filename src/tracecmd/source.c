@@ -277,6 +277,7 @@ static int build_file(struct tdm_file *tf, struct tmx_error *err)
 	size_t blen = 0;
 	bool fail = false;
 
+	tf->tc.format = TMX_FORMAT_TRACEDAT;
 	tf->tc.major = (uint32_t)f->version;
 	tf->tc.native_byte_order = f->big_endian ? TMX_BO_BE : TMX_BO_LE;
 	tf->trace.name = (char *)f->path;

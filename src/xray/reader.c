@@ -165,6 +165,7 @@ static int build_classes(struct xr_reader *r, const char *path, struct tmx_error
 	cc = tmx_arena_calloc(a, 1, sizeof(*cc));
 	if (!r->tc || !r->sc || !cc)
 		goto nomem;
+	r->tc->format = TMX_FORMAT_XRAY;
 	cc->name = tmx_arena_strdup(a, "xray_tsc");
 	cc->description = tmx_arena_strdup(a, "XRay time stamp counter (header cycle_frequency)");
 	cc->frequency = h->cycle_frequency ? h->cycle_frequency : UINT64_C(1000000000);

@@ -90,6 +90,9 @@ VARIABLE = [
     (re.compile(rb'\((?:no UUID|UUID: [0-9a-f-]+)\)'), b"(UUID)"),
     (re.compile(rb'within stream "(?:[^"]*/)?([^"/]*)"'), rb'within stream "\1"'),
 ]
+# The writer's options: test_ctf_writer_ctf2.py runs these checks with
+# --ctf-version=2.
+WRITER_ARGS = []
 
 
 def traces(corpus):
@@ -114,12 +117,12 @@ def path_of(corpus, key):
     return os.path.join(corpus, "babeltrace-tests", "ctf-traces", key)
 
 
-def warnings(stderr):
+def warnings(stderr, variable=None):
     """The discarded events/packets warnings, trace names blanked."""
     lines = []
     for line in stderr.splitlines():
         if line.startswith(b"WARNING: Tracer"):
-            for pattern, repl in VARIABLE:
+            for pattern, repl in variable or VARIABLE:
                 line = pattern.sub(repl, line)
             lines.append(line)
     return b"\n".join(lines)
@@ -148,7 +151,7 @@ def bt2_run(bt2, argv, env):
 
 
 def write_ctf(report, args, what, argv, out_dir):
-    code, _, err = run(args.tracemux, argv + ["-o", "ctf", "-w", out_dir])
+    code, _, err = run(args.tracemux, argv + ["-o", "ctf", "-w", out_dir] + WRITER_ARGS)
     if code != 0:
         report.fail(what, f"tracemux -o ctf: exit {code}: {err.decode(errors='replace')[-800:]}")
         return False

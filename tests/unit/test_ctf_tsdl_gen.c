@@ -113,7 +113,7 @@ static void round_trip_variant(const char *trace, const char *const *tsdl_option
 	text = read_whole_file(path, &len);
 	assert_non_null(text);
 	in = parse(text, len, &a1);
-	assert_int_equal(cw_plan_build(&plan, in, uuid, &err), TMX_OK);
+	assert_int_equal(cw_plan_build(&plan, in, uuid, CW_CTF_1_8, &err), TMX_OK);
 	out = parse(plan.metadata, plan.metadata_len, &a2);
 
 	v1 = payload_member(in, "var");
@@ -185,7 +185,7 @@ static void test_generated_length(void **state)
 
 	(void)state;
 	in = parse(generated_length_tsdl, sizeof(generated_length_tsdl) - 1, &a1);
-	assert_int_equal(cw_plan_build(&plan, in, uuid, &err), TMX_OK);
+	assert_int_equal(cw_plan_build(&plan, in, uuid, CW_CTF_1_8, &err), TMX_OK);
 	/* The event header is the writer's own: the length of x comes just before x. */
 	assert_non_null(strstr(plan.metadata, "integer { size = 32; align = 8; } __x_len;\n"));
 	assert_non_null(strstr(plan.metadata, " _x[__x_len];\n"));

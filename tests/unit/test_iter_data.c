@@ -124,6 +124,12 @@ static size_t walk(const struct tmx_value *v, size_t i, size_t n, const char *na
 	case TMX_FC_VARIANT:
 		/* yactfr names the variant, not its selected option. */
 		return walk(v, i + 1, n, NULL, out);
+	case TMX_FC_BOOL:
+	case TMX_FC_BIT_ARRAY:
+	case TMX_FC_BLOB:
+	case TMX_FC_OPTIONAL:
+		/* CTF 2 kinds: no CTF 1.8 case of yactfr can produce them. */
+		fail_msg("CTF 2 field class in a CTF 1.8 case");
 	}
 	return n;
 }

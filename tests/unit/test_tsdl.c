@@ -782,12 +782,60 @@ static void test_clock_mapping(void **state)
 	assert_rejected(TRACE_BE UINT_ALIASES "clock { name = a; };\nclock { name = b; };\n"
 			"stream { event.header := struct { uint64_t timestamp; }; };\n", 0, 0,
 			"several clocks");
-	assert_rejected(TRACE_BE UINT_ALIASES "clock { name = a; };\nclock { name = a; };\n", 7, 1,
-			"duplicate clock `a`");
 	assert_rejected(TRACE_BE "typealias integer { size = 64; map = clock.x.value; } := t;\n"
 			"event { name = e; fields := struct { t f; }; };\n", 2, 11,
 			"undeclared clock");
 	assert_rejected(TRACE_BE "clock { name = c; freq = 0; };", 2, 26, "must not be zero");
+}
+
+/*
+ * babeltrace2's sink.ctf.fs writes a trace's clock once per stream class: an
+ * identical repeat is one clock; a different one is rejected where the
+ * property differs (at the block when the repeat leaves it out).
+ */
+static void test_repeated_clocks(void **state)
+{
+	struct parsed pr;
+	const struct tmx_trace_class *tc;
+
+	(void)state;
+	/* The same offset written differently (1 s as cycles) is the same clock. */
+	tc = parse_ok(&pr, TRACE_BE UINT_ALIASES
+		"clock { name = m; description = \"d\"; offset_s = 1; absolute = true;\n"
+		"  uuid = \"77022494-db44-4d35-9d19-5696b9beabe5\"; };\n"
+		"stream { id = 0; event.header := struct { integer { size = 64; map = clock.m.value; } "
+		"timestamp; }; };\n"
+		"clock { absolute = true; offset = 1000000000; name = m; description = \"d\";\n"
+		"  uuid = \"77022494-db44-4d35-9d19-5696b9beabe5\"; precision = 0; };\n"
+		"stream { id = 1; event.header := struct { integer { size = 64; map = clock.m.value; } "
+		"timestamp; }; };\n"
+		"event { name = a; stream_id = 0; };\nevent { name = b; stream_id = 1; };\n");
+	assert_int_equal(tc->n_clocks, 1);
+	assert_int_equal(tc->clocks[0]->offset_s, 1);
+	assert_ptr_equal(tc->stream_classes[0]->default_clock, tc->clocks[0]);
+	assert_ptr_equal(tc->stream_classes[1]->default_clock, tc->clocks[0]);
+	tmx_arena_free(&pr.arena);
+
+	assert_rejected(TRACE_BE "clock { name = a; freq = 100; };\nclock { name = a; freq = 200; };\n",
+			3, 26, "clock `a` declared again with a different `freq`: 200 here, 100 at 2:26");
+	assert_rejected(TRACE_BE "clock { name = a; description = \"x\"; };\nclock { name = a; };\n",
+			3, 1, "different `description`: none here, \"x\" at 2:33");
+	assert_rejected(TRACE_BE "clock { name = a; };\nclock { name = a; precision = 2; };\n",
+			3, 31, "different `precision`: 2 here, 0 at 2:1");
+	assert_rejected(TRACE_BE "clock { name = a; offset = 5; };\nclock { name = a; offset_s = 5; };\n",
+			3, 30, "different `offset_s`: offset_s = 5, offset = 0 here, "
+			"offset_s = 0, offset = 5 at 2:1");
+	assert_rejected(TRACE_BE "clock { name = a; offset = 5; };\nclock { name = a; offset = 6; };\n",
+			3, 28, "different `offset`");
+	assert_rejected(TRACE_BE "clock { name = a; absolute = true; };\nclock { name = a; };\n",
+			3, 1, "different `absolute`: false here, true at 2:30");
+	assert_rejected(TRACE_BE "clock { name = a; };\n"
+			"clock { name = a; uuid = \"77022494-db44-4d35-9d19-5696b9beabe5\"; };\n",
+			3, 26, "different `uuid`: 77022494-db44-4d35-9d19-5696b9beabe5 here, none at 2:1");
+	/* The repeat is compared with the first declaration, not with the others. */
+	assert_rejected(TRACE_BE "clock { name = a; };\nclock { name = b; };\nclock { name = a; };\n"
+			"clock { name = a; freq = 7; };\n",
+			5, 26, "different `freq`: 7 here, 1000000000 at 2:1");
 }
 
 static void test_stream_and_event_classes(void **state)
@@ -1019,6 +1067,58 @@ static void test_large_metadata(void **state)
 	free(text);
 }
 
+/*
+ * Blocks added one at a time (events, clocks, stream classes, environment
+ * entries, enumeration labels): the arrays grow by doubling, so the arena
+ * stays linear in the metadata size.  Arrays regrown by one element each time
+ * took O(N^2) memory (40000 events in 1.5 MB of TSDL: 24 GB).
+ */
+static void test_many_blocks(void **state)
+{
+	enum { N = 5000 };
+	size_t cap = 64 * N + 4096, len = 0;
+	char *text = malloc(cap * 5);
+	struct parsed pr;
+
+	(void)state;
+	assert_non_null(text);
+	len += (size_t)sprintf(text + len, TRACE_LE "env {\n");
+	for (int i = 0; i < N; i++)
+		len += (size_t)sprintf(text + len, "e%d = %d;\n", i, i);
+	len += (size_t)sprintf(text + len, "};\n");
+	/* Stream class i has ID i; the events, in decreasing ID order, go to the last one. */
+	for (int i = 0; i < N; i++)
+		len += (size_t)sprintf(text + len, "clock { name = c%d; };\nstream { id = %d; };\n"
+				       "event { name = e%d; id = %d; stream_id = %d; };\n",
+				       i, i, i, N - i, N);
+	len += (size_t)sprintf(text + len, "stream { id = %d; };\n", N);
+	len += (size_t)sprintf(text + len, "event { name = en; stream_id = 0; fields := struct { "
+			       "enum : integer { size = 16; } {");
+	for (int i = 0; i < N; i++)
+		len += (size_t)sprintf(text + len, "%sL%d = %d", i ? ", " : " ", i, i);
+	sprintf(text + len, " } x; }; };\n");
+	assert_true(strlen(text) < cap * 5);
+	assert_int_equal(parse_text(&pr, text), TMX_OK);
+	assert_int_equal(pr.tc->n_clocks, N);
+	assert_int_equal(pr.tc->n_env, N);
+	assert_int_equal(pr.tc->n_stream_classes, N + 1);
+	assert_int_equal(tmx_stream_class_event_class(pr.tc->stream_classes[0], 0)->payload->members[0]
+			 .fc->n_mappings, N);
+	/* Events sorted by ID, whatever their order in the text. */
+	assert_int_equal(pr.tc->stream_classes[N]->n_event_classes, N);
+	for (uint64_t id = 1; id <= N; id++)
+		assert_int_equal(pr.tc->stream_classes[N]->event_classes[id - 1]->id, id);
+	print_message("%d blocks of each kind: %zu arena bytes\n", N, pr.arena.total);
+	assert_true(pr.arena.total < 32u << 20);
+	tmx_arena_free(&pr.arena);
+
+	/* The duplicate reported is the first one in file order. */
+	assert_rejected(TRACE_LE "stream { };\nevent { name = a; id = 9; };\n"
+			"event { name = b; id = 3; };\nevent { name = c; id = 3; };\n"
+			"event { name = d; id = 9; };\n", 5, 1, "event `c`");
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1033,6 +1133,7 @@ int main(void)
 		cmocka_unit_test(test_variants),
 		cmocka_unit_test(test_meanings_and_clocks),
 		cmocka_unit_test(test_clock_mapping),
+		cmocka_unit_test(test_repeated_clocks),
 		cmocka_unit_test(test_stream_and_event_classes),
 		cmocka_unit_test(test_types_and_scopes),
 		cmocka_unit_test(test_literals_escapes_comments),
@@ -1040,6 +1141,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_attributes),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_large_metadata),
+		cmocka_unit_test(test_many_blocks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

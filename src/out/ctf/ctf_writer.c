@@ -1,11 +1,13 @@
 /*
- * CTF 1.8 writer.
+ * CTF writer (CTF 1.8 or CTF 2: the same data layout, only the metadata
+ * and the CTF 2 field classes differ).
  *
  * Each input trace becomes a directory under the output directory, named
  * as babeltrace2's sink.ctf.fs names it (LTTng's session layout from the
  * trace environment, else the trace's name, else `trace`; `.`/`..`
  * components made `_`/`__`; `-N` added when it exists).  Its `metadata`
- * is generated from the model (tsdl_gen.c) when the trace is first seen;
+ * is generated from the model (plan_build.c, then tsdl_gen.c or
+ * json_gen.c) when the trace is first seen;
  * each stream is one data file named after the input stream's file.
  *
  * Packets: by default one output packet per input packet (up to 4 MiB, so
@@ -20,10 +22,10 @@
  * is split, except the one that carries new discarded events: its end time
  * is what babeltrace2 shows as the end of the discarded range).
  *
- * Encoding: each event is written straight into its stream's packet
- * buffer by walking the precomputed plan of its class (plan.h) alongside
- * its values; the buffer only grows, packets are written with one write()
- * when they close.  Nothing is allocated per event.
+ * Encoding (encode.c): each event is written straight into its stream's
+ * packet buffer by walking the precomputed plan of its class (plan.h)
+ * alongside its values; the buffer only grows, packets are written with
+ * one write() when they close.  Nothing is allocated per event.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +39,7 @@
 #include <unistd.h>
 
 #include "out/ctf/ctf_writer.h"
+#include "out/ctf/encode.h"
 #include "out/ctf/paths.h"
 #include "out/ctf/plan.h"
 
@@ -50,6 +53,7 @@
  */
 struct cw_trace {
 	const struct tmx_trace *trace;
+	enum cw_version version;
 	size_t n_plans;
 	struct cw_trace_plan **plans;
 	size_t meta_events;            /* event classes in the metadata written */
@@ -70,9 +74,7 @@ struct cw_stream {
 	int fd;
 	bool ended;
 
-	uint8_t *buf;
-	size_t cap;               /* bytes */
-	uint64_t pos;             /* bits written in the open packet */
+	struct cw_buf b;          /* the open packet */
 
 	/* The open packet. */
 	bool open;
@@ -123,319 +125,6 @@ struct tmx_ctf_writer {
 	struct cw_stream *last;        /* lookup cache */
 };
 
-static bool host_is_le(void)
-{
-	return __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
-}
-
-/* ------------------------------------------------------------------ */
-/* Packet buffer: bit-level writes                                      */
-/* ------------------------------------------------------------------ */
-
-static int grow(struct cw_stream *s, uint64_t need, struct tmx_error *err)
-{
-	size_t cap;
-	uint8_t *b;
-
-	if (need > (uint64_t)SIZE_MAX / 2)
-		return tmx_error_set(err, TMX_ERR_LIMIT, s->path, "packet too large");
-	cap = s->cap ? s->cap : 4096;
-	while (cap < need)
-		cap *= 2;
-	b = realloc(s->buf, cap);
-	if (!b)
-		return tmx_error_set(err, TMX_ERR_NOMEM, s->path, "out of memory");
-	/* Bit-level writes OR into the buffer: it is kept zeroed ahead. */
-	memset(b + s->cap, 0, cap - s->cap);
-	s->buf = b;
-	s->cap = cap;
-	return TMX_OK;
-}
-
-/* Room for `more_bits` more bits (and 8 bytes of slack for 64-bit stores). */
-static inline int reserve(struct cw_stream *s, uint64_t more_bits, struct tmx_error *err)
-{
-	uint64_t need = (s->pos + more_bits + 7) / 8 + 8;
-
-	if (__builtin_expect(need <= s->cap, 1))
-		return TMX_OK;
-	return grow(s, need, err);
-}
-
-static inline void align_to(struct cw_stream *s, uint32_t align)
-{
-	if (align > 1)
-		s->pos = (s->pos + align - 1) & ~(uint64_t)(align - 1);
-}
-
-/* Writes the low `size` bits of `v`; room is reserved by the caller. */
-static inline void put_bits(struct cw_stream *s, uint64_t v, unsigned size, bool be)
-{
-	uint8_t *p = s->buf + (s->pos >> 3);
-
-	if (!(s->pos & 7) && !(size & 7) && host_is_le()) {
-		if (be)
-			v = __builtin_bswap64(v) >> (64 - size);
-		switch (size) {
-		case 8: p[0] = (uint8_t)v; break;
-		case 16: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
-		case 32: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
-		case 64: memcpy(p, &v, 8); break;
-		default: memcpy(p, &v, size >> 3); break;
-		}
-		s->pos += size;
-		return;
-	}
-	/* Any size at any bit offset (CTF 1.8 section 4.1.5). */
-	for (unsigned k = 0; k < size; k++) {
-		uint64_t at = s->pos + k;
-		unsigned bit = be ? (unsigned)(v >> (size - 1 - k)) & 1 : (unsigned)(v >> k) & 1;
-		if (bit)
-			s->buf[at >> 3] |= (uint8_t)(be ? 0x80u >> (at & 7) : 1u << (at & 7));
-	}
-	s->pos += size;
-}
-
-static inline int put_int(struct cw_stream *s, uint64_t v, unsigned size, uint32_t align, bool be,
-		   struct tmx_error *err)
-{
-	int ret;
-
-	align_to(s, align);
-	ret = reserve(s, size, err);
-	if (ret)
-		return ret;
-	put_bits(s, v, size, be);
-	return TMX_OK;
-}
-
-static int put_bytes(struct cw_stream *s, const void *data, uint64_t len, uint64_t total,
-		     struct tmx_error *err)
-{
-	int ret;
-
-	align_to(s, 8);
-	if (total > UINT64_MAX / 16)
-		return tmx_error_set(err, TMX_ERR_LIMIT, s->path, "field too large");
-	ret = reserve(s, total * 8, err);
-	if (ret)
-		return ret;
-	if (len > total)
-		len = total;
-	if (len)
-		memcpy(s->buf + (s->pos >> 3), data, len);
-	/* The rest (padding of a short text array) is already zero. */
-	s->pos += total * 8;
-	return TMX_OK;
-}
-
-static void patch_u64(struct cw_stream *s, size_t off, uint64_t v)
-{
-	uint64_t save = s->pos;
-
-	s->pos = (uint64_t)off * 8;
-	memset(s->buf + off, 0, 8);
-	put_bits(s, v, 64, s->t->big_endian);
-	s->pos = save;
-}
-
-/* ------------------------------------------------------------------ */
-/* Field encoding                                                       */
-/* ------------------------------------------------------------------ */
-
-static int mismatch(struct cw_stream *s, struct tmx_error *err)
-{
-	return tmx_error_set(err, TMX_ERR_DATA, s->path,
-			     "CTF writer: an event's values do not match its class");
-}
-
-static int encode(struct cw_stream *s, const struct cw_node *n, const struct tmx_value *v,
-		  size_t *i, struct tmx_error *err);
-
-static int encode_elements(struct cw_stream *s, const struct cw_node *n, uint64_t count,
-			   const struct tmx_value *v, size_t *i, struct tmx_error *err)
-{
-	const struct cw_node *c = n->children;
-
-	if (c->op == CW_INT && count) {
-		/* Integer elements: one reservation, no call per element. */
-		int ret;
-		uint64_t per = (uint64_t)c->size + c->align;   /* bits, padding included */
-		if (count > UINT64_MAX / 16 / per)
-			return tmx_error_set(err, TMX_ERR_LIMIT, s->path, "array too large");
-		ret = reserve(s, count * per, err);
-		if (ret)
-			return ret;
-		for (uint64_t k = 0; k < count; k++, (*i)++) {
-			if (v[*i].fc != c->fc && v[*i].fc->kind != c->fc->kind)
-				return mismatch(s, err);
-			align_to(s, c->align);
-			put_bits(s, v[*i].u, c->size, c->big_endian);
-		}
-		return TMX_OK;
-	}
-	for (uint64_t k = 0; k < count; k++) {
-		int ret = encode(s, n->children, v, i, err);
-		if (ret)
-			return ret;
-	}
-	return TMX_OK;
-}
-
-static int encode(struct cw_stream *s, const struct cw_node *n, const struct tmx_value *v,
-		  size_t *i, struct tmx_error *err)
-{
-	const struct tmx_value *val = &v[*i];
-	bool trace_be = s->t->big_endian;
-	int ret;
-
-	/*
-	 * The same class, or (for a packet context read through another
-	 * physical trace of the same logical trace) one of the same kind: the
-	 * counts below are checked too.
-	 */
-	if (val->fc != n->fc && val->fc->kind != n->fc->kind)
-		return mismatch(s, err);
-	(*i)++;
-	switch (n->op) {
-	case CW_INT:
-		return put_int(s, val->u, n->size, n->align, n->big_endian, err);
-	case CW_FLOAT:
-		if (n->size == 32) {
-			float f = (float)val->d;
-			uint32_t bits;
-			memcpy(&bits, &f, 4);
-			return put_int(s, bits, 32, n->align, n->big_endian, err);
-		} else {
-			uint64_t bits;
-			memcpy(&bits, &val->d, 8);
-			return put_int(s, bits, 64, n->align, n->big_endian, err);
-		}
-	case CW_STRING: {
-		/* A string ends at its first NUL: write what a reader will see. */
-		uint64_t len = tmx_value_text_len(val);
-		return put_bytes(s, val->str.ptr, len, len + 1, err);
-	}
-	case CW_STRUCT:
-		align_to(s, n->align);
-		if (val->n_members != n->n_children)
-			return mismatch(s, err);
-		for (size_t k = 0; k < n->n_children; k++) {
-			const struct cw_node *c = &n->children[k];
-			if (c->op == CW_INT && !c->skip && v[*i].fc == c->fc) {
-				/* Most members are integers: no call for them. */
-				align_to(s, c->align);
-				ret = reserve(s, c->size, err);
-				if (ret)
-					return ret;
-				put_bits(s, v[*i].u, c->size, c->big_endian);
-				(*i)++;
-				continue;
-			}
-			if (c->skip) {
-				*i = tmx_value_skip(v, *i);
-				continue;
-			}
-			ret = encode(s, c, v, i, err);
-			if (ret)
-				return ret;
-		}
-		return TMX_OK;
-	case CW_ARRAY:
-		if (val->count != n->length)
-			return mismatch(s, err);
-		align_to(s, n->align);
-		return encode_elements(s, n, val->count, v, i, err);
-	case CW_SEQUENCE:
-		if (n->gen_before) {
-			if (val->count > UINT32_MAX)
-				return tmx_error_set(err, TMX_ERR_LIMIT, s->path,
-						     "sequence of more than 2^32-1 elements");
-			ret = put_int(s, val->count, 32, 8, trace_be, err);
-			if (ret)
-				return ret;
-		}
-		align_to(s, n->align);
-		return encode_elements(s, n, val->count, v, i, err);
-	case CW_TEXT_ARRAY:
-		align_to(s, n->align);
-		return put_bytes(s, val->str.ptr, val->str.len, n->length, err);
-	case CW_TEXT_SEQ:
-		if (n->gen_before) {
-			if (val->str.len > UINT32_MAX)
-				return tmx_error_set(err, TMX_ERR_LIMIT, s->path,
-						     "sequence of more than 2^32-1 elements");
-			ret = put_int(s, val->str.len, 32, 8, trace_be, err);
-			if (ret)
-				return ret;
-		}
-		align_to(s, n->align);
-		return put_bytes(s, val->str.ptr, val->str.len, val->str.len, err);
-	case CW_VARIANT:
-		if (val->option >= n->n_children)
-			return mismatch(s, err);
-		if (n->gen_before) {
-			ret = put_int(s, val->option, 16, 8, trace_be, err);
-			if (ret)
-				return ret;
-		}
-		return encode(s, &n->children[val->option], v, i, err);
-	}
-	return mismatch(s, err);
-}
-
-/*
- * Zero values for a packet context when no input packet gives one (events
- * outside packets of a format that has a packet context).
- */
-static int encode_zero(struct cw_stream *s, const struct cw_node *n, struct tmx_error *err)
-{
-	int ret;
-
-	switch (n->op) {
-	case CW_INT:
-	case CW_FLOAT:
-		return put_int(s, 0, n->size, n->align, n->big_endian, err);
-	case CW_STRING:
-		return put_bytes(s, "", 0, 1, err);
-	case CW_STRUCT:
-		align_to(s, n->align);
-		for (size_t k = 0; k < n->n_children; k++) {
-			if (n->children[k].skip)
-				continue;
-			ret = encode_zero(s, &n->children[k], err);
-			if (ret)
-				return ret;
-		}
-		return TMX_OK;
-	case CW_ARRAY:
-		align_to(s, n->align);
-		for (uint64_t k = 0; k < n->length; k++) {
-			ret = encode_zero(s, n->children, err);
-			if (ret)
-				return ret;
-		}
-		return TMX_OK;
-	case CW_TEXT_ARRAY:
-		align_to(s, n->align);
-		return put_bytes(s, NULL, 0, n->length, err);
-	case CW_SEQUENCE:
-	case CW_TEXT_SEQ:
-		/* Its length field, written before, is zero. */
-		if (n->gen_before)
-			return put_int(s, 0, 32, 8, s->t->big_endian, err);
-		return TMX_OK;
-	case CW_VARIANT:
-		if (n->gen_before && n->n_children) {
-			ret = put_int(s, 0, 16, 8, s->t->big_endian, err);
-			return ret ? ret : encode_zero(s, n->children, err);
-		}
-		break;
-	}
-	return tmx_error_set(err, TMX_ERR_UNSUPPORTED, s->path,
-			     "CTF writer: no packet context values to write");
-}
-
 /* ------------------------------------------------------------------ */
 /* Packets                                                              */
 /* ------------------------------------------------------------------ */
@@ -459,6 +148,12 @@ static int write_all(struct cw_stream *s, const uint8_t *p, size_t len, struct t
 static const struct cw_stream_plan *plan_of_context(const struct cw_trace *t,
 						     const struct tmx_field_class *ctx_fc);
 
+static int mismatch(struct cw_stream *s, struct tmx_error *err)
+{
+	return tmx_error_set(err, TMX_ERR_DATA, s->path,
+			     "CTF writer: an event's values do not match its class");
+}
+
 /*
  * Opens a packet: header, and the context with its sizes and end time
  * left to close_packet().  `ctx` is the input packet's context, if any.
@@ -478,7 +173,7 @@ static int open_packet(struct cw_stream *s, bool explicit_packet, bool has_begin
 			s->sp = own;
 	}
 	sp = s->sp;
-	s->pos = 0;
+	s->b.pos = 0;
 	s->open = true;
 	s->explicit_packet = explicit_packet;
 	s->has_begin = has_begin;
@@ -493,40 +188,42 @@ static int open_packet(struct cw_stream *s, bool explicit_packet, bool has_begin
 	if (!sp->has_discarded)
 		s->discarded_total = 0;
 	s->discarded_at_open = s->discarded_total;
-	ret = reserve(s, 64 * 8, err);
+	ret = cw_buf_slots(&s->b, sp->n_slots, err);
+	if (!ret)
+		ret = cw_reserve(&s->b, 64 * 8, err);
 	if (ret)
 		return ret;
-	put_bits(s, CTF_MAGIC, 32, be);
-	memcpy(s->buf + 4, s->t->uuid, 16);
-	s->pos += 128;
-	put_bits(s, sp->sc->id, 64, be);
+	cw_put_bits(&s->b, CTF_MAGIC, 32, be);
+	memcpy(s->b.buf + 4, s->t->uuid, 16);
+	s->b.pos += 128;
+	cw_put_bits(&s->b, sp->sc->id, 64, be);
 	/*
 	 * The model's stream id.  babeltrace2 orders messages of equal times
 	 * by stream id: for a CTF input that gives the input's order back.
 	 */
-	put_bits(s, s->stream->id, 64, be);
+	cw_put_bits(&s->b, s->stream->id, 64, be);
 
 	if (sp->packet_context && sp->packet_context->align > ctx_align)
 		ctx_align = sp->packet_context->align;
-	align_to(s, ctx_align);
-	ret = reserve(s, 6 * 64, err);
+	cw_align(&s->b, ctx_align);
+	ret = cw_reserve(&s->b, 6 * 64, err);
 	if (ret)
 		return ret;
-	s->off_packet_size = (size_t)(s->pos / 8);
-	put_bits(s, 0, 64, be);
-	s->off_content_size = (size_t)(s->pos / 8);
-	put_bits(s, 0, 64, be);
+	s->off_packet_size = (size_t)(s->b.pos / 8);
+	cw_put_bits(&s->b, 0, 64, be);
+	s->off_content_size = (size_t)(s->b.pos / 8);
+	cw_put_bits(&s->b, 0, 64, be);
 	if (sp->has_ts_begin) {
-		s->off_ts_begin = (size_t)(s->pos / 8);
-		put_bits(s, 0, 64, be);
+		s->off_ts_begin = (size_t)(s->b.pos / 8);
+		cw_put_bits(&s->b, 0, 64, be);
 	}
 	if (sp->has_ts_end) {
-		s->off_ts_end = (size_t)(s->pos / 8);
-		put_bits(s, 0, 64, be);
+		s->off_ts_end = (size_t)(s->b.pos / 8);
+		cw_put_bits(&s->b, 0, 64, be);
 	}
 	if (sp->has_discarded)
-		put_bits(s, s->discarded_total, 64, be);
-	put_bits(s, s->seq++, 64, be);
+		cw_put_bits(&s->b, s->discarded_total, 64, be);
+	cw_put_bits(&s->b, s->seq++, 64, be);
 	if (!sp->packet_context)
 		return TMX_OK;
 	if (ctx) {
@@ -541,7 +238,7 @@ static int open_packet(struct cw_stream *s, bool explicit_packet, bool has_begin
 				i = tmx_value_skip(ctx, i);
 				continue;
 			}
-			ret = encode(s, &n->children[k], ctx, &i, err);
+			ret = cw_encode(&s->b, &n->children[k], ctx, &i, err);
 			if (ret)
 				return ret;
 		}
@@ -550,7 +247,7 @@ static int open_packet(struct cw_stream *s, bool explicit_packet, bool has_begin
 	for (size_t k = 0; k < sp->packet_context->n_children; k++) {
 		if (sp->packet_context->children[k].skip)
 			continue;
-		ret = encode_zero(s, &sp->packet_context->children[k], err);
+		ret = cw_encode_zero(&s->b, &sp->packet_context->children[k], err);
 		if (ret)
 			return ret;
 	}
@@ -559,7 +256,7 @@ static int open_packet(struct cw_stream *s, bool explicit_packet, bool has_begin
 
 static int close_packet(struct cw_stream *s, struct tmx_error *err)
 {
-	uint64_t bytes = (s->pos + 7) / 8;
+	uint64_t bytes = (s->b.pos + 7) / 8;
 	uint64_t begin, end;
 	int ret;
 
@@ -573,17 +270,17 @@ static int close_packet(struct cw_stream *s, struct tmx_error *err)
 	end = s->has_end ? s->end : s->n_events ? s->last_ts : begin;
 	if (!s->has_end && end < begin)
 		end = begin;
-	patch_u64(s, s->off_packet_size, bytes * 8);
-	patch_u64(s, s->off_content_size, s->pos);
+	cw_patch_u64(&s->b, s->off_packet_size, bytes * 8);
+	cw_patch_u64(&s->b, s->off_content_size, s->b.pos);
 	if (s->sp->has_ts_begin)
-		patch_u64(s, s->off_ts_begin, begin);
+		cw_patch_u64(&s->b, s->off_ts_begin, begin);
 	if (s->sp->has_ts_end)
-		patch_u64(s, s->off_ts_end, end);
+		cw_patch_u64(&s->b, s->off_ts_end, end);
 	s->open = false;
 	s->discarded_prev_packet = s->discarded_at_open;
-	ret = write_all(s, s->buf, (size_t)bytes, err);
-	memset(s->buf, 0, (size_t)bytes);
-	s->pos = 0;
+	ret = write_all(s, s->b.buf, (size_t)bytes, err);
+	memset(s->b.buf, 0, (size_t)bytes);
+	s->b.pos = 0;
 	return ret;
 }
 
@@ -680,7 +377,7 @@ static int plan_for(struct cw_trace *t, const struct tmx_trace_class *tc,
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 	}
 	t->plans = grown;
-	ret = cw_plan_build(p, tc, t->uuid, err);
+	ret = cw_plan_build(p, tc, t->uuid, t->version, err);
 	if (ret) {
 		cw_plan_free(p);
 		free(p);
@@ -744,6 +441,7 @@ static int find_trace(struct tmx_ctf_writer *w, const struct tmx_trace *trace,
 	if (!t)
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 	t->trace = trace;
+	t->version = w->opts.ctf_version == TMX_CTF_VERSION_2 ? CW_CTF_2 : CW_CTF_1_8;
 	if (tc->has_uuid)
 		memcpy(t->uuid, tc->uuid, 16);
 	else
@@ -874,7 +572,7 @@ static void stream_free(struct cw_stream *s)
 		return;
 	if (s->fd >= 0)
 		close(s->fd);
-	free(s->buf);
+	cw_buf_free(&s->b);
 	free(s->path);
 	free(s->file_name);
 	free(s);
@@ -915,6 +613,8 @@ static int find_stream(struct tmx_ctf_writer *w, const struct tmx_stream *st,
 		stream_free(s);
 		return ret;
 	}
+	s->b.path = s->path;
+	s->b.trace_be = t->big_endian;
 	s->fd = open(s->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (s->fd < 0) {
 		ret = tmx_error_set(err, TMX_ERR_IO, s->path, "cannot create: %s", strerror(errno));
@@ -972,9 +672,7 @@ static int end_stream(struct cw_stream *s, struct tmx_error *err)
 		s->fd = -1;
 	}
 	/* A stream that ended keeps no memory. */
-	free(s->buf);
-	s->buf = NULL;
-	s->cap = 0;
+	cw_buf_free(&s->b);
 	s->ended = true;
 	return ret;
 }
@@ -1132,7 +830,7 @@ static int write_event(struct tmx_ctf_writer *w, struct cw_stream *s, const stru
 		if (ret)
 			return ret;
 	}
-	if (s->open && s->n_events && s->pos / 8 >= packet_limit(w, s) &&
+	if (s->open && s->n_events && s->b.pos / 8 >= packet_limit(w, s) &&
 	    !(s->discarded_at_open != s->discarded_prev_packet)) {
 		/* Split: the rest of the input packet continues in a new one. */
 		bool explicit_packet = s->explicit_packet;
@@ -1148,18 +846,20 @@ static int write_event(struct tmx_ctf_writer *w, struct cw_stream *s, const stru
 			return ret;
 	}
 	/* Header: 64-bit id and 64-bit timestamp, byte-aligned. */
-	align_to(s, 8);
-	ret = reserve(s, 128, err);
+	cw_align(&s->b, 8);
+	ret = cw_buf_slots(&s->b, sp->n_slots, err);
+	if (!ret)
+		ret = cw_reserve(&s->b, 128, err);
 	if (ret)
 		return ret;
-	put_bits(s, e->cls->id, 64, be);
+	cw_put_bits(&s->b, e->cls->id, 64, be);
 	if (sp->clock)
-		put_bits(s, ts, 64, be);
+		cw_put_bits(&s->b, ts, 64, be);
 	if (sp->common_context) {
 		if (!e->scopes[TMX_SCOPE_COMMON_CONTEXT])
 			return mismatch(s, err);
 		i = 0;
-		ret = encode(s, sp->common_context, e->scopes[TMX_SCOPE_COMMON_CONTEXT], &i, err);
+		ret = cw_encode(&s->b, sp->common_context, e->scopes[TMX_SCOPE_COMMON_CONTEXT], &i, err);
 		if (ret)
 			return ret;
 	}
@@ -1167,7 +867,7 @@ static int write_event(struct tmx_ctf_writer *w, struct cw_stream *s, const stru
 		if (!e->scopes[TMX_SCOPE_SPECIFIC_CONTEXT])
 			return mismatch(s, err);
 		i = 0;
-		ret = encode(s, ep->specific_context, e->scopes[TMX_SCOPE_SPECIFIC_CONTEXT], &i, err);
+		ret = cw_encode(&s->b, ep->specific_context, e->scopes[TMX_SCOPE_SPECIFIC_CONTEXT], &i, err);
 		if (ret)
 			return ret;
 	}
@@ -1175,7 +875,7 @@ static int write_event(struct tmx_ctf_writer *w, struct cw_stream *s, const stru
 		if (!e->scopes[TMX_SCOPE_PAYLOAD])
 			return mismatch(s, err);
 		i = 0;
-		ret = encode(s, ep->payload, e->scopes[TMX_SCOPE_PAYLOAD], &i, err);
+		ret = cw_encode(&s->b, ep->payload, e->scopes[TMX_SCOPE_PAYLOAD], &i, err);
 		if (ret)
 			return ret;
 	}

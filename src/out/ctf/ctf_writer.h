@@ -1,6 +1,6 @@
 /*
- * CTF 1.8 writer: messages of the common model in, one CTF trace
- * directory per input trace out (see ctf_writer.c).
+ * CTF writer: messages of the common model in, one CTF 1.8 or CTF 2
+ * trace directory per input trace out (see ctf_writer.c).
  */
 #ifndef TMX_OUT_CTF_WRITER_H
 #define TMX_OUT_CTF_WRITER_H
@@ -17,6 +17,8 @@
  */
 #define TMX_CTF_DEFAULT_PACKET_SIZE (4 * 1024 * 1024)
 
+enum { TMX_CTF_VERSION_1_8 = 1, TMX_CTF_VERSION_2 = 2 };
+
 struct tmx_ctf_writer_opts {
 	const char *dir;          /* output directory, created if needed */
 	/*
@@ -26,6 +28,12 @@ struct tmx_ctf_writer_opts {
 	 * babeltrace2's sink.ctf.fs.
 	 */
 	uint64_t packet_size;
+	/*
+	 * TMX_CTF_VERSION_2: CTF 2 (JSON metadata, every field class kept);
+	 * TMX_CTF_VERSION_1_8 or 0: CTF 1.8, the CTF 2 field classes
+	 * translated, or refused with the field named where 1.8 cannot say them.
+	 */
+	int ctf_version;
 	const struct tmx_diag *diag;  /* warnings; may be NULL */
 };
 

@@ -116,6 +116,43 @@ static void put_enum(struct outbuf *b, const struct tmx_value *v)
 	outbuf_puts(b, "]}");
 }
 
+/* A bit map: its value and the labels of its active flags (any bit of theirs set). */
+static void put_bit_array(struct outbuf *b, const struct tmx_value *v)
+{
+	const struct tmx_field_class *fc = v->fc;
+	bool first = true;
+
+	if (!fc->n_mappings) {
+		outbuf_u64(b, v->u, 0);
+		return;
+	}
+	outbuf_puts(b, "{\"value\":");
+	outbuf_u64(b, v->u, 0);
+	outbuf_puts(b, ",\"flags\":[");
+	for (size_t m = 0; m < fc->n_mappings; m++)
+		if (v->u & tmx_bit_map_flag_mask(&fc->mappings[m])) {
+			if (!first)
+				outbuf_putc(b, ',');
+			json_string(b, fc->mappings[m].label, strlen(fc->mappings[m].label));
+			first = false;
+		}
+	outbuf_puts(b, "]}");
+}
+
+/* A BLOB as a string of lowercase hex digits, two per byte. */
+static void put_blob(struct outbuf *b, const struct tmx_value *v)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)v->str.ptr;
+
+	outbuf_putc(b, '"');
+	for (uint64_t k = 0; k < v->str.len; k++) {
+		outbuf_putc(b, hex[s[k] >> 4]);
+		outbuf_putc(b, hex[s[k] & 15]);
+	}
+	outbuf_putc(b, '"');
+}
+
 static void put_float(struct outbuf *b, double d)
 {
 	char num[32];
@@ -189,6 +226,22 @@ size_t json_value(struct outbuf *b, const struct tmx_value *vals, size_t i)
 		outbuf_putc(b, '}');
 		return i;
 	}
+	case TMX_FC_BOOL:
+		outbuf_puts(b, v->u ? "true" : "false");
+		return i + 1;
+	case TMX_FC_BIT_ARRAY:
+		put_bit_array(b, v);
+		return i + 1;
+	case TMX_FC_BLOB:
+		put_blob(b, v);
+		return i + 1;
+	case TMX_FC_OPTIONAL:
+		/* An absent field is null; a present one is its value. */
+		if (!v->present) {
+			outbuf_puts(b, "null");
+			return i + 1;
+		}
+		return json_value(b, vals, i + 1);
 	}
 	return i + 1;
 }

@@ -72,6 +72,12 @@ struct tmx_pretty {
 	int64_t last_ns;
 	uint64_t last_cycles;
 	bool negative_warning_done;
+	/*
+	 * The event being printed is of a CTF 2 trace: babeltrace 2.1 braces
+	 * several enumeration labels (`( { "A", "B" } : ...`), which 2.0.4,
+	 * the reference for CTF 1.8, does not.
+	 */
+	bool brace_labels;
 	struct timefmt time;
 	struct outbuf out;
 	struct outbuf err;
@@ -659,12 +665,23 @@ static bool mapping_contains(const struct tmx_field_class *fc, const struct tmx_
 	return false;
 }
 
+/* Whether a mapping from `from` on also holds the value. */
+static bool more_labels(const struct tmx_field_class *fc, size_t from, uint64_t value)
+{
+	for (size_t m = from; m < fc->n_mappings; m++)
+		if (mapping_contains(fc, &fc->mappings[m], value))
+			return true;
+	return false;
+}
+
 /* `( "A", "B" : container = 5 )`: every label whose ranges hold the value. */
 static void put_enum(struct tmx_pretty *p, const struct tmx_value *v)
 {
 	const struct tmx_field_class *fc = v->fc;
 	struct outbuf *b = &p->out;
 	size_t printed = 0;
+
+	bool braces = false;
 
 	outbuf_write(b, "( ", 2);
 	for (size_t m = 0; m < fc->n_mappings; m++) {
@@ -674,8 +691,14 @@ static void put_enum(struct tmx_pretty *p, const struct tmx_value *v)
 			continue;
 		if (printed++)
 			outbuf_write(b, ", ", 2);
+		else if (p->brace_labels && more_labels(fc, m + 1, v->u)) {
+			braces = true;
+			outbuf_write(b, "{ ", 2);
+		}
 		put_quoted(p, COLOR_BOLD, label, strlen(label));
 	}
+	if (braces)
+		outbuf_write(b, " }", 2);
 	if (!printed) {
 		put_color(p, p->colors.unknown);
 		outbuf_puts(b, "<unknown>");
@@ -694,6 +717,72 @@ static void put_float(struct tmx_pretty *p, double d)
 	put_color(p, COLOR_BOLD);
 	outbuf_write(&p->out, num, n);
 	put_color(p, COLOR_RESET);
+}
+
+static void put_bool(struct tmx_pretty *p, const struct tmx_value *v)
+{
+	put_color(p, COLOR_BOLD);
+	outbuf_puts(&p->out, v->u ? "true" : "false");
+	put_color(p, COLOR_RESET);
+}
+
+/* Label comparison for qsort: babeltrace 2.1 sorts active flags by name. */
+static int cmp_labels(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * `0x8B { "A", "B", "HIGH" }`: the value in hex, then the labels of the
+ * flags with any of their bits set, sorted (babeltrace 2.1's print_bit_array).
+ */
+static void put_bit_array(struct tmx_pretty *p, const struct tmx_value *v)
+{
+	const struct tmx_field_class *fc = v->fc;
+	const char *stack_labels[64], **labels = stack_labels;
+	size_t n = 0;
+
+	put_color(p, COLOR_BOLD);
+	outbuf_write(&p->out, "0x", 2);
+	outbuf_hex(&p->out, v->u);
+	put_color(p, COLOR_RESET);
+	if (!fc->n_mappings)
+		return;
+	if (fc->n_mappings > 64) {
+		labels = malloc(fc->n_mappings * sizeof(*labels));
+		if (!labels)
+			return;
+	}
+	for (size_t m = 0; m < fc->n_mappings; m++)
+		if (v->u & tmx_bit_map_flag_mask(&fc->mappings[m]))
+			labels[n++] = fc->mappings[m].label;
+	if (n) {
+		qsort(labels, n, sizeof(*labels), cmp_labels);
+		outbuf_write(&p->out, " { ", 3);
+		for (size_t k = 0; k < n; k++) {
+			if (k)
+				outbuf_write(&p->out, ", ", 2);
+			put_quoted(p, COLOR_BOLD, labels[k], strlen(labels[k]));
+		}
+		outbuf_write(&p->out, " }", 2);
+	}
+	if (labels != stack_labels)
+		free(labels);
+}
+
+/* `{ de ad }`: each byte in lowercase hex followed by a space (babeltrace 2.1). */
+static void put_blob(struct tmx_pretty *p, const struct tmx_value *v)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)v->str.ptr;
+	struct outbuf *b = &p->out;
+
+	outbuf_write(b, "{ ", 2);
+	for (uint64_t k = 0; k < v->str.len; k++) {
+		char byte[3] = { hex[s[k] >> 4], hex[s[k] & 15], ' ' };
+		outbuf_write(b, byte, 3);
+	}
+	outbuf_putc(b, '}');
 }
 
 static size_t put_value(struct tmx_pretty *p, const struct tmx_value *vals, size_t i, bool names,
@@ -790,6 +879,24 @@ static size_t put_value(struct tmx_pretty *p, const struct tmx_value *vals, size
 		i = put_value(p, vals, i + 1, names, false);
 		outbuf_write(&p->out, " }", 2);
 		return i;
+	case TMX_FC_BOOL:
+		put_bool(p, v);
+		break;
+	case TMX_FC_BIT_ARRAY:
+		put_bit_array(p, v);
+		break;
+	case TMX_FC_BLOB:
+		put_blob(p, v);
+		break;
+	case TMX_FC_OPTIONAL:
+		if (!v->present) {
+			outbuf_puts(&p->out, "<none>");
+			break;
+		}
+		outbuf_write(&p->out, "{ ", 2);
+		i = put_value(p, vals, i + 1, names, false);
+		outbuf_write(&p->out, " }", 2);
+		return i;
 	}
 	return i + 1;
 }
@@ -852,6 +959,7 @@ static void put_event(struct tmx_pretty *p, const struct tmx_msg *msg)
 	const struct tmx_event *e = msg->event;
 
 	p->start_line = true;
+	p->brace_labels = tmx_trace_class_is_ctf2(msg->stream->trace->cls);
 	put_event_header(p, msg);
 	put_packet_context(p, e);
 	put_scope(p, e->scopes[TMX_SCOPE_COMMON_CONTEXT], "stream.event.context",
@@ -916,7 +1024,16 @@ static void put_discarded_origin(struct outbuf *b, const struct tmx_stream *s)
 	outbuf_puts(b, " in trace \"");
 	outbuf_puts(b, s->trace->name ? s->trace->name : "(unknown)");
 	outbuf_puts(b, "\" ");
-	if (tc->has_uuid) {
+	if (tmx_trace_class_is_ctf2(tc)) {
+		/* babeltrace 2.1 names a CTF 2 trace by its trace class's UID. */
+		if (tc->uid) {
+			outbuf_puts(b, "(UID: ");
+			outbuf_puts(b, tc->uid);
+			outbuf_puts(b, ") ");
+		} else {
+			outbuf_puts(b, "(no UID) ");
+		}
+	} else if (tc->has_uuid) {
 		outbuf_puts(b, "(UUID: ");
 		put_uuid(b, tc->uuid);
 		outbuf_puts(b, ") ");

@@ -146,6 +146,29 @@ static size_t put_value(struct outbuf *b, const struct tmx_value *vals, size_t i
 		}
 	case TMX_FC_VARIANT:
 		return put_value(b, vals, i + 1);
+	case TMX_FC_BOOL:
+		/* As a C bool reads in a print fmt. */
+		outbuf_putc(b, v->u ? '1' : '0');
+		return i + 1;
+	case TMX_FC_BIT_ARRAY:
+		outbuf_write(b, "0x", 2);
+		outbuf_hex(b, v->u);
+		return i + 1;
+	case TMX_FC_BLOB:
+		/* As trace-cmd's __print_hex: bytes in hex, no separators. */
+		for (uint64_t k = 0; k < v->str.len; k++) {
+			static const char hex[] = "0123456789abcdef";
+			unsigned char c = (unsigned char)v->str.ptr[k];
+			outbuf_putc(b, hex[c >> 4]);
+			outbuf_putc(b, hex[c & 15]);
+		}
+		return i + 1;
+	case TMX_FC_OPTIONAL:
+		if (!v->present) {
+			outbuf_puts(b, "<none>");
+			return i + 1;
+		}
+		return put_value(b, vals, i + 1);
 	}
 	return i + 1;
 }

@@ -1,0 +1,113 @@
+"""Golden test: CTF 2 traces print what babeltrace 2.1.2 prints.
+
+Every trace directory X of ../shared/corpus/ctf2 has X.bt21.txt (default
+pretty text), X.bt21.nodelta-seconds.txt (`--no-delta --clock-seconds`),
+X.bt21.rc and X.bt21.stderr.txt beside it, made by babeltrace 2.1.2 run from
+the ctf2 directory with relative paths (TZ=UTC LC_ALL=C).  tracemux runs the
+same way: stdout must be byte-identical, the exit status must agree (a
+failing trace exits non-zero with a message), babeltrace's discarded-event
+and discarded-packet warnings must be on stderr with the same words, and
+nothing may crash.
+
+Where babeltrace 2.1.2 itself crashes on valid CTF 2 (INDEX.md, "defects"),
+tracemux does the right thing and the expected text is derived here from a
+sibling trace, as explained at each entry of BT21_CRASHES.
+"""
+import os
+
+from bt2ref import Report, first_diff, parse_args, read_ref, run
+
+
+def blob_len0_expect(text):
+    """handmade/static-blob-len0 = handmade/edge-cases plus a first payload
+    member `sb0`, a static-length BLOB of length 0 (same data bytes: it
+    reads none).  babeltrace 2.1.2 aborts on it (g_malloc(0) taken for an
+    allocation failure); the right output is edge-cases' with `sb0 = { }`."""
+    return text.replace(b"handmade blobs: { dlen", b"handmade blobs: { sb0 = { }, dlen")
+
+
+def same_text(text):
+    return text
+
+
+# trace -> (sibling whose references to use, transformation of its text).
+BT21_CRASHES = {
+    "handmade/static-blob-len0": ("handmade/edge-cases", blob_len0_expect),
+    # An optional with a boolean selector that also has
+    # `selector-field-ranges` (babeltrace's own writer makes those): the
+    # spec gives the ranges no meaning for a boolean selector, so the field
+    # is enabled when the selector is true.  babeltrace 2.1.2 fails an
+    # assertion; the same trace without the ranges is the reference.
+    "synthetic/bt2py-all-field-classes-unpatched": ("synthetic/bt2py-all-field-classes", same_text),
+}
+
+
+def traces(ctf2):
+    """Every trace directory that has babeltrace 2.1.2 references, relative to ctf2."""
+    found = []
+    for root, dirs, files in os.walk(ctf2):
+        dirs.sort()
+        for f in files:
+            if f.endswith(".bt21.txt"):
+                rel = os.path.relpath(os.path.join(root, f[: -len(".bt21.txt")]), ctf2)
+                if os.path.isdir(os.path.join(ctf2, rel)):
+                    found.append(rel)
+    return sorted(found)
+
+
+def warnings(stderr, ctf2=None):
+    """The WARNING lines.  babeltrace names streams by absolute path; the
+    stored references have the paths relative to the ctf2 directory."""
+    lines = [line for line in stderr.decode(errors="replace").splitlines() if line.startswith("WARNING:")]
+    if ctf2:
+        lines = [line.replace(os.path.realpath(ctf2) + "/", "") for line in lines]
+    return lines
+
+
+def main():
+    args = parse_args()
+    ctf2 = os.path.join(args.corpus, "ctf2")
+    tracemux = os.path.abspath(args.tracemux)
+    report = Report("ctf2 corpus vs babeltrace 2.1.2")
+    all_traces = traces(ctf2)
+    if len(all_traces) < 70:
+        report.fail("corpus", f"only {len(all_traces)} CTF 2 traces found in {ctf2}")
+    os.chdir(ctf2)
+    for trace in all_traces:
+        ref, transform = BT21_CRASHES.get(trace, (trace, same_text))
+        with open(ref + ".bt21.rc") as f:
+            want_rc = int(f.read().strip())
+        with open(ref + ".bt21.stderr.txt", "rb") as f:
+            want_warnings = warnings(f.read())
+        for suffix, opts in ((".bt21.txt", []), (".bt21.nodelta-seconds.txt", ["--no-delta", "--clock-seconds"])):
+            what = f"{trace} {' '.join(opts)}".rstrip()
+            expected = transform(read_ref(ref + suffix))
+            try:
+                code, out, err = run(tracemux, opts + [trace])
+            except Exception as e:  # timeout
+                report.fail(what, str(e))
+                continue
+            if code < 0 or code > 2:
+                report.fail(what, f"crashed with status {code}\n{err.decode(errors='replace')[-2000:]}")
+                continue
+            if (code == 0) != (want_rc == 0):
+                report.fail(what, f"exit status {code}, babeltrace 2.1.2's {want_rc}\n"
+                            f"stderr: {err.decode(errors='replace')[-1500:]}")
+                continue
+            if code != 0 and not err.strip():
+                report.fail(what, "failed without a message on stderr")
+                continue
+            if out != expected:
+                report.fail(what, first_diff(expected, out))
+                continue
+            if not opts and warnings(err, ctf2) != want_warnings:
+                report.fail(what, "warnings differ:\n  ours: %s\n  bt21: %s" % (warnings(err, ctf2), want_warnings))
+                continue
+            if args.verbose:
+                print(f"ok {what}")
+            report.ok()
+    report.finish()
+
+
+if __name__ == "__main__":
+    main()
