@@ -146,7 +146,7 @@ static void print_trace(const struct tmx_source *src, const struct tmx_trace *tr
 		for (size_t e = 0; e < tc->stream_classes[s]->n_event_classes; e++) {
 			const struct tmx_event_class *ec = tc->stream_classes[s]->event_classes[e];
 			printf("    %12llu  %s (stream class %llu, ID %llu)\n",
-			       (unsigned long long)*count_slot(counts, ec), ec->name,
+			       (unsigned long long)*count_slot(counts, ec), ec->name ? ec->name : "<unknown>",
 			       (unsigned long long)tc->stream_classes[s]->id,
 			       (unsigned long long)ec->id);
 		}

@@ -168,7 +168,9 @@ static void put_event(struct tmx_chrome *c, const struct tmx_msg *msg, size_t pi
 
 	begin_record(c);
 	outbuf_puts(b, "\"name\":");
-	json_string(b, e->cls->name, strlen(e->cls->name));
+	/* CTF 2 names are optional; babeltrace2's text says <unknown>. */
+	json_string(b, e->cls->name ? e->cls->name : "<unknown>",
+		    e->cls->name ? strlen(e->cls->name) : 9);
 	outbuf_puts(b, ",\"cat\":");
 	json_string(b, msg->stream->trace->name, strlen(msg->stream->trace->name));
 	outbuf_puts(b, ",\"ph\":\"i\",\"s\":\"t\"");
@@ -285,7 +287,7 @@ static int put_sched_slice(struct tmx_chrome *c, const struct tmx_msg *msg, size
 	uint64_t cpu, next_tid;
 	size_t comm;
 
-	size_t len = strlen(e->cls->name);
+	size_t len = e->cls->name ? strlen(e->cls->name) : 0;
 
 	/* "sched_switch" (LTTng), "sched:sched_switch" (ftrace: system:event). */
 	if (len < 12 || strcmp(e->cls->name + len - 12, "sched_switch") ||

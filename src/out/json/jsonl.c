@@ -75,7 +75,10 @@ static void put_event(struct outbuf *b, const struct tmx_msg *msg)
 	const struct tmx_event *e = msg->event;
 
 	outbuf_puts(b, "{\"type\":\"event\",\"name\":");
-	json_string(b, e->cls->name, strlen(e->cls->name));
+	if (e->cls->name)
+		json_string(b, e->cls->name, strlen(e->cls->name));
+	else
+		outbuf_puts(b, "null");   /* CTF 2 names are optional */
 	outbuf_puts(b, ",\"id\":");
 	outbuf_u64(b, e->cls->id, 0);
 	put_stream(b, msg->stream);

@@ -554,7 +554,7 @@ static void put_event_header_fields(struct tmx_pretty *p, const struct tmx_msg *
 	if (names)
 		put_name_equal(p, "name");
 	put_color(p, p->colors.event_name);
-	outbuf_puts(b, ec->name);
+	outbuf_puts(b, ec->name ? ec->name : "<unknown>");   /* CTF 2 names are optional */
 	put_color(p, COLOR_RESET);
 	outbuf_write(b, names ? ", " : ": ", 2);
 }
