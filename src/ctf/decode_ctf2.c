@@ -2,7 +2,7 @@
  * Decoding the CTF 2 field classes that CTF 1.8 lacks (CTF 2 spec 6.4):
  * variable-length integers, strings of static or dynamic length and in
  * UTF-16/32, BLOBs, optionals.  (Fixed-length booleans, bit arrays and the
- * bit order are decode.c's decode_integer; variants with option ranges are
+ * bit order are decode.c's ctf_decode_integer; variants with option ranges are
  * plan.c's ctf_variant_select.)  Each function runs after the field's
  * alignment, for the tree walk and the plans alike, so both give the same
  * values and errors.  Every length read from the data is checked against

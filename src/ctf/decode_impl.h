@@ -1,7 +1,8 @@
 /*
  * Inside the CTF decoder: the helpers and per-field decoding functions
- * that decode.c (the tree walk, the plan runner) and decode_ctf2.c (the
- * CTF 2 field classes) share.  Not an interface: only those two include it.
+ * that decode.c (the tree walk, packets and events), decode_plan.c (the
+ * plan runner) and decode_ctf2.c (the CTF 2 field classes) share.  Not an
+ * interface: only those include it.
  */
 #ifndef TMX_CTF_DECODE_IMPL_H
 #define TMX_CTF_DECODE_IMPL_H
@@ -81,6 +82,41 @@ static inline void note_integer(struct ctf_decoder *d, const struct tmx_field_cl
 	if (fc->mapped_clock && fc->meaning != TMX_MEANING_TS_END)
 		d->clock = ctf_clock_update(d->clock, u, bits);
 }
+
+/*
+ * Arrays whose elements may take no bits at all (empty structures) cannot
+ * be bounded by the remaining bytes; cap their length instead.
+ */
+#define CTF_MAX_EMPTY_ELEMENTS (UINT64_C(1) << 20)
+
+/* decode.c: the tree walk; one field (aligned first) and its subtree. */
+int ctf_decode_field(struct ctf_decoder *d, const struct tmx_field_class *fc,
+		     struct ctf_values *vals, struct tmx_error *err);
+/* decode.c: the walk's per-field steps that the plans share, after the alignment. */
+int ctf_decode_integer(struct ctf_decoder *d, const struct tmx_field_class *fc,
+		       struct ctf_values *vals, struct tmx_error *err);
+int ctf_decode_float(struct ctf_decoder *d, const struct tmx_field_class *fc,
+		     struct ctf_values *vals, struct tmx_error *err);
+/* NUL-terminated UTF-8 strings (CTF 1.8's only kind). */
+int ctf_decode_string(struct ctf_decoder *d, const struct tmx_field_class *fc,
+		      struct ctf_values *vals, struct tmx_error *err);
+/* A text array or sequence of `length` bytes: one value. */
+int ctf_decode_text(struct ctf_decoder *d, const struct tmx_field_class *fc, uint64_t length,
+		    struct ctf_values *vals, struct tmx_error *err);
+/* An array of plain whole-byte integers (ctf_is_plain_byte_int) that fits. */
+int ctf_decode_byte_int_array(struct ctf_decoder *d, const struct tmx_field_class *fc,
+			      uint64_t length, struct ctf_values *vals, struct tmx_error *err);
+int ctf_too_many_empty(struct ctf_decoder *d, uint64_t length, struct tmx_error *err);
+int ctf_no_option(struct ctf_decoder *d, const struct tmx_field_class *fc, uint64_t tag_value,
+		  struct tmx_error *err);
+
+/*
+ * decode_plan.c: runs plan `pl`, appending to `vals`; `scope_index` (event
+ * body plans) receives where each scope begins.
+ */
+struct ctf_plan;
+int ctf_run_plan(struct ctf_decoder *d, const struct ctf_plan *pl, struct ctf_values *vals,
+		 size_t *scope_index, struct tmx_error *err);
 
 /* decode_ctf2.c: the CTF 2 field classes, each after its alignment. */
 int ctf_decode_varint(struct ctf_decoder *d, const struct tmx_field_class *fc,

@@ -332,19 +332,19 @@ static int add_item(struct compiler *c, const struct tmx_field_class *fc,
 		it->len = fc->size;
 		it->be = fc->byte_order == TMX_BO_BE;
 		if (fc->kind == TMX_FC_FLOAT) {
-			/* decode_float never notes a value, and always checks the byte order. */
+			/* ctf_decode_float never notes a value, and always checks the byte order. */
 			it->kind = CTF_ITEM_BITS;
 			it->conv = fc->size == 32 ? CTF_CONV_F32 : CTF_CONV_F64;
 		} else {
 			it->conv = fc->kind == TMX_FC_BOOL ? CTF_CONV_BOOL :
 				   fc->is_signed ? CTF_CONV_S : CTF_CONV_U;
-			/* decode.c: note_integer */
+			/* decode_impl.h: note_integer */
 			it->note = (uint8_t)((fc->slot >= 0 ? CTF_NOTE_SLOT : 0) |
 					     (fc->meaning ? CTF_NOTE_MEANING : 0) |
 					     (fc->mapped_clock && fc->meaning != TMX_MEANING_TS_END ?
 					      CTF_NOTE_CLOCK : 0));
 			/*
-			 * decode_integer's fast path, known to apply here: the run
+			 * ctf_decode_integer's fast path, known to apply here: the run
 			 * starts on a byte and the item is whole bytes at a whole-byte
 			 * offset.  Otherwise its rules are applied when it runs.
 			 */
@@ -354,7 +354,7 @@ static int add_item(struct compiler *c, const struct tmx_field_class *fc,
 				it->kind = CTF_ITEM_BITS;
 		}
 		if (fc->bit_order_rev) {
-			/* The bits reversed first, then converted (decode.c: put_number). */
+			/* The bits reversed first, then converted (decode_plan.c: put_number). */
 			it->rev = it->conv;
 			it->conv = fc->kind == TMX_FC_FLOAT ? CTF_CONV_FLOAT_REV : CTF_CONV_INT_REV;
 		}

@@ -1,7 +1,7 @@
 /*
  * CTF decoding plans: a field class tree compiled once into a flat list of
  * steps, so that decoding an event runs the steps instead of walking the
- * tree (src/ctf/decode.c runs them).
+ * tree (src/ctf/decode_plan.c runs them).
  *
  * A plan is a list of ops in pre-order.  Ops that run other ops a variable
  * number of times (array elements, the selected variant option) own
@@ -53,7 +53,7 @@ enum ctf_op_kind {
 /* What a run item is. */
 enum ctf_item_kind {
 	CTF_ITEM_ALIGNED, /* whole-byte integer at a byte offset known to be aligned */
-	CTF_ITEM_BITS,    /* any other integer, or a float: decode_integer/decode_float rules */
+	CTF_ITEM_BITS,    /* any other integer, or a float: ctf_decode_integer/_float rules */
 	CTF_ITEM_STRUCT,  /* a structure's own value (its members are the next items) */
 	CTF_ITEM_TEXT,    /* a text array of static length, a static-length BLOB */
 	CTF_ITEM_SSTR,    /* a UTF-8 string of static length (the text ends at a NUL) */
@@ -69,7 +69,7 @@ enum ctf_conv {
 	 * then converted as `rev` says (one of the above, or a float's).
 	 */
 	CTF_CONV_INT_REV,
-	/* Floats last: decode_float has no whole-byte shortcut. */
+	/* Floats last: ctf_decode_float has no whole-byte shortcut. */
 	CTF_CONV_F32,
 	CTF_CONV_F64,
 	CTF_CONV_FLOAT_REV,
@@ -105,7 +105,7 @@ struct ctf_run_item {
 	uint8_t code;    /* enum ctf_item_code */
 	uint8_t conv;    /* enum ctf_conv */
 	uint8_t be;      /* big endian */
-	uint8_t note;    /* integer: CTF_NOTE_* (what decode.c's note_integer does) */
+	uint8_t note;    /* integer: CTF_NOTE_* (what decode_impl.h's note_integer does) */
 	uint8_t scope;   /* CTF_IC_STRUCT_SCOPE: enum tmx_scope */
 	uint8_t rev;     /* CTF_CONV_*_REV: the conversion after the bits are reversed */
 };

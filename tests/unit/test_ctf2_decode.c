@@ -100,6 +100,7 @@ static void run_case(struct run *r, struct tmx_field_class *payload, int32_t n_s
 		assert_string_equal(err[0].msg, err[1].msg);
 	} else {
 		assert_int_equal(r->d[0].pos, r->d[1].pos);
+		assert_int_equal(r->d[0].clock, r->d[1].clock);
 		assert_memory_equal(r->d[0].slots, r->d[1].slots,
 				    (size_t)(n_slots ? n_slots : 1) * sizeof(uint64_t));
 	}
@@ -338,6 +339,36 @@ static void test_varint_length(void **state)
 	assert_int_equal(r.ret, TMX_OK);
 	expect_str(&r.v[2], "xyz");
 	assert_false(r.more_after);
+	run_fini(&r);
+}
+
+static const struct tmx_clock_class test_clock = { .name = "c", .frequency = 1000 };
+
+static struct tmx_field_class *clock_varint(void)
+{
+	struct tmx_field_class *fc = fcb_varint(false);
+
+	fc->mapped_clock = &test_clock;
+	return fc;
+}
+
+/* A variable-length clock value of S bytes updates the clock's low 7 * S bits (spec 6.3). */
+static void test_varint_clock(void **state)
+{
+	struct run r;
+
+	(void)state;
+	/* 300 (2 bytes: 14 bits); then 5 (7 bits) < 300 % 128: one wrap of 2^7. */
+	run_case(&r, fcb_struct(2, clock_varint(), clock_varint()), 0, B(0xAC, 0x02, 0x05));
+	assert_int_equal(r.ret, TMX_OK);
+	assert_int_equal(r.d[0].clock, 256 + 128 + 5);
+	run_fini(&r);
+	/* Then 2^14 + 1 in 3 bytes (21 bits): above, no wrap. */
+	run_case(&r, fcb_struct(3, clock_varint(), clock_varint(), clock_varint()), 0,
+		 B(0xAC, 0x02, 0x05, 0x81, 0x80, 0x01));
+	assert_int_equal(r.ret, TMX_OK);
+	assert_int_equal(r.v[2].u, 5);
+	assert_int_equal(r.d[0].clock, (UINT64_C(1) << 14) + 1);
 	run_fini(&r);
 }
 
@@ -729,6 +760,7 @@ int main(void)
 		cmocka_unit_test(test_varint_signed),
 		cmocka_unit_test(test_varint_errors),
 		cmocka_unit_test(test_varint_length),
+		cmocka_unit_test(test_varint_clock),
 		cmocka_unit_test(test_utf8_strings),
 		cmocka_unit_test(test_utf16_strings),
 		cmocka_unit_test(test_utf32_strings),
