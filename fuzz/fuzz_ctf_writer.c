@@ -54,6 +54,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "io/utf8.h"
 #include "out/ctf/ctf_writer.h"
 #include "tracemux/tracemux.h"
 
@@ -259,35 +260,6 @@ static void put_bytes(struct canon *c, const void *p, uint64_t n)
 /* The version being written (TMX_CTF_VERSION_1_8 or _2). */
 static int written_version;
 
-/* Length of the valid UTF-8 sequence at `s` (`n` bytes left), 0 if invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t len;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 /*
  * A name (event class, member, label) as the metadata written can hold
  * it: CTF 2's is UTF-8 JSON, so an invalid byte becomes U+FFFD.  Returns
@@ -301,7 +273,7 @@ static char *name_as_written(const char *name)
 	if (!out)
 		fail();
 	for (size_t i = 0; i < n;) {
-		size_t len = utf8_seq((const unsigned char *)name + i, n - i);
+		size_t len = tmx_utf8_seq_len((const unsigned char *)name + i, n - i);
 		if (written_version == TMX_CTF_VERSION_2 && !len) {
 			memcpy(out + k, "\xef\xbf\xbd", 3);
 			k += 3;

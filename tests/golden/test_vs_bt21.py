@@ -40,8 +40,10 @@ GROUPS = [
 ]
 
 
-def compare(report, args, what, paths, opts, env):
-    ref = subprocess.run([BT21] + paths + opts, capture_output=True, env=env, timeout=120)
+def compare(report, args, what, paths, opts, env, bt_opts=None):
+    """bt21 with `bt_opts` (default: `opts`) and tracemux with `opts` on `paths`."""
+    ref = subprocess.run([BT21] + paths + (opts if bt_opts is None else bt_opts),
+                         capture_output=True, env=env, timeout=120)
     code, out, err = run(args.tracemux, opts + paths)
     if ref.returncode != 0:
         report.fail(what, f"babeltrace 2.1.2 failed: {ref.stderr.decode(errors='replace')[-500:]}")
@@ -67,19 +69,7 @@ def main():
         for opts in OPTION_SETS:
             bt_opts = [("--params=trace-name=\"%s\"" % o.split("=", 1)[1]) if o.startswith("--trace-name=") else o
                        for o in opts]
-            ref = subprocess.run([BT21, path] + bt_opts, capture_output=True, env=env, timeout=120)
-            code, out, err = run(args.tracemux, opts + [path])
-            what = f"{trace} {' '.join(opts)}"
-            if ref.returncode != 0:
-                report.fail(what, f"babeltrace 2.1.2 failed: {ref.stderr.decode(errors='replace')[-500:]}")
-            elif code != 0:
-                report.fail(what, f"exit {code}: {err.decode(errors='replace')[-500:]}")
-            elif not same_output(ref.stdout, out):
-                report.fail(what, first_diff(ref.stdout, out))
-            elif not opts and warnings(ref.stderr) != warnings(err):
-                report.fail(what + " (stderr)", first_diff(warnings(ref.stderr), warnings(err)))
-            else:
-                report.ok()
+            compare(report, args, f"{trace} {' '.join(opts)}", [path], opts, env, bt_opts)
         check_trimming(report, args, BT21, path, trace, env)
     for group in GROUPS:
         paths = [os.path.join(args.corpus, t) for t in group]

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/utf8.h"
 #include "out/ctf/plan_int.h"
 
 /* ------------------------------------------------------------------ */
@@ -68,36 +69,6 @@ static void jw_close(struct jw *w, char c)
 		w->depth--;
 }
 
-/* Length of the valid UTF-8 sequence at `s` (at most `n` bytes), 0 if invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	uint32_t cp;
-	size_t len;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates, beyond U+10FFFF. */
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 /* A JSON string (RFC 8259): quotes, backslashes and control characters escaped. */
 static void jw_raw_string(struct sbuf *b, const char *s)
 {
@@ -106,7 +77,7 @@ static void jw_raw_string(struct sbuf *b, const char *s)
 
 	cw_sb_put(b, "\"", 1);
 	while (n) {
-		size_t len = utf8_seq(p, n);
+		size_t len = tmx_utf8_seq_len(p, n);
 		if (!len) {
 			cw_sb_puts(b, "\\ufffd");
 			len = 1;
