@@ -13,32 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctf/decode.h"
-#include "ctf/metadata.h"
+#include "decode_all.h"
 
 #ifndef TMX_FUZZ_CTF2_METADATA
 #define TMX_FUZZ_CTF2_METADATA "../shared/corpus/ctf2/handmade/edge-cases/metadata"
 #endif
-
-static struct tmx_arena arena;
-static struct tmx_trace_class *tc;
-
-static void load_metadata(void)
-{
-	const char *path = getenv("TMX_FUZZ_METADATA");
-	struct ctf_metadata_text text;
-	struct tmx_error err;
-
-	if (!path)
-		path = TMX_FUZZ_CTF2_METADATA;
-	tmx_arena_init(&arena);
-	if (ctf_metadata_read(path, &text, &err) ||
-	    ctf_metadata_parse(text.text, text.len, path, NULL, &arena, &tc, &err)) {
-		fprintf(stderr, "fuzz_ctf2_packets: %s: %s\n", path, err.msg);
-		abort();
-	}
-	ctf_metadata_text_fini(&text);
-}
 
 /* The plan and the walk must agree after every step. */
 static void same(int ra, int rb, const struct ctf_decoder *a, const struct ctf_decoder *b,
@@ -54,13 +33,12 @@ static void same(int ra, int rb, const struct ctf_decoder *a, const struct ctf_d
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	const struct tmx_trace_class *tc = fixed_metadata(TMX_FUZZ_CTF2_METADATA, "fuzz_ctf2_packets");
 	struct ctf_decoder a, b;
 	struct tmx_error ea, eb;
 	uint64_t off = 0;
 	int ra = 0, rb;
 
-	if (!tc)
-		load_metadata();
 	if (ctf_decoder_init(&a, tc, "fuzz", data, size, &ea))
 		return 0;
 	if (ctf_decoder_init(&b, tc, "fuzz", data, size, &eb)) {

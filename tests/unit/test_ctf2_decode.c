@@ -254,6 +254,31 @@ static void test_byte_order_change(void **state)
 		     0, B(0xFF), 0, "bit array field changes the byte order");
 }
 
+/*
+ * CTF 2 (decoding step 3) compares with the LAST fixed-length bit array
+ * field, not with a field that ends exactly here: fields that read no bit
+ * in between (an empty array of big-endian nibbles, an absent optional)
+ * do not make a change of byte order inside the byte legal.  Every other
+ * CTF 2 field is byte-aligned, so the position inside a byte is always
+ * where the last bit array ended.
+ */
+static void test_byte_order_change_across_empty(void **state)
+{
+	struct tmx_field_class *sel;
+
+	(void)state;
+	expect_error(fcb_struct(3, fcb_fixed(TMX_FC_INT, 4, TMX_BO_LE, false, false, 1),
+				fcb_array(fcb_fixed(TMX_FC_INT, 4, TMX_BO_BE, false, false, 1), 0, -1),
+				fcb_fixed(TMX_FC_INT, 4, TMX_BO_BE, false, false, 1)),
+		     0, B(0xFF), 0, "changes the byte order in the middle of a byte");
+	sel = fcb_slot(fcb_fixed(TMX_FC_BOOL, 1, TMX_BO_LE, false, false, 1), 0);
+	expect_error(fcb_struct(3, sel,
+				fcb_optional(sel, 0, fcb_fixed(TMX_FC_INT, 4, TMX_BO_BE, false, false, 1),
+					     0, NULL),
+				fcb_fixed(TMX_FC_INT, 4, TMX_BO_BE, false, false, 1)),
+		     1, B(0x00), 0, "changes the byte order in the middle of a byte");
+}
+
 /* ---- variable-length integers ---- */
 
 /* Decodes `bytes` as a variable-length integer between two u8 (0x11 and 0x5A). */
@@ -756,6 +781,7 @@ int main(void)
 		cmocka_unit_test(test_bit_order_aligned),
 		cmocka_unit_test(test_bool_selector_bits),
 		cmocka_unit_test(test_byte_order_change),
+		cmocka_unit_test(test_byte_order_change_across_empty),
 		cmocka_unit_test(test_varint_unsigned),
 		cmocka_unit_test(test_varint_signed),
 		cmocka_unit_test(test_varint_errors),
