@@ -13,13 +13,8 @@
 
 #include "cli.h"
 #include "mux/trim.h"
-#include "out/ctf/ctf_writer.h"
-#include "out/json/chrome.h"
-#include "out/json/jsonl.h"
-#include "out/text/pretty.h"
-#include "out/tracecmd/model.h"
 #include "out/tracecmd/report.h"
-#include "out/xray/yaml.h"
+#include "tracemux/sink.h"
 #include "tracemux/tracemux.h"
 
 enum output_format { OUT_TEXT, OUT_DUMMY, OUT_CTF_METADATA, OUT_JSON, OUT_CHROME, OUT_TRACECMD,
@@ -29,7 +24,12 @@ struct cli {
 	enum output_format format;
 	const char *output_path;
 	struct tmx_open_opts open;
-	struct tmx_pretty_opts pretty;
+	/* Parameters of the sinks (checked when given, applied to the chosen one). */
+	struct sink_arg {
+		const char *sink, *key, *value;
+	} sink_args[32];
+	size_t n_sink_args;
+	bool clock_gmt;                      /* --clock-gmt: also for --begin/--end */
 	const char *begin_text, *end_text;   /* --begin, --end, --timerange */
 	bool stream_intersection;
 	const char **inputs;
@@ -38,9 +38,6 @@ struct cli {
 	bool tc_invert;                      /* -v seen: the next -F filters are negated */
 	bool tc_options;                     /* one of them was given */
 	bool tc_quiet;                       /* -q: no warnings from -o tracecmd */
-	uint64_t ctf_packet_size;            /* -o ctf: --ctf-packet-size, 0: the default */
-	int ctf_version;                     /* -o ctf: --ctf-version, 0: 1.8 */
-	bool chrome_sched_slices;            /* -o chrome: --sched-slices */
 };
 
 enum {
@@ -338,13 +335,48 @@ static int split_timerange(struct cli *cli, char *arg)
 	return 0;
 }
 
+/* The long name of the option whose getopt value is `val`. */
+static const char *long_option_name(int val)
+{
+	for (const struct option *o = long_options; o->name; o++)
+		if (o->val == val)
+			return o->name;
+	return "";
+}
+
+/*
+ * A parameter of sink `sink`, given by the option whose getopt value is
+ * `opt`: checked now (as the option is read) and kept for when the chosen
+ * sink is opened.  Returns 2 after a usage message naming the option.
+ */
+static int sink_arg(struct cli *cli, int opt, const char *sink, const char *key,
+		    const char *value)
+{
+	char what[64];
+
+	struct tmx_error err = { 0 };
+	struct tmx_sink_params *p;
+	int ret;
+
+	if (cli->n_sink_args == sizeof(cli->sink_args) / sizeof(cli->sink_args[0]))
+		return usage_error("%s", "too many output options");
+	p = tmx_sink_params_new(sink, &err);
+	ret = p ? tmx_sink_params_set(p, key, value, &err) : (int)err.code;
+	tmx_sink_params_free(p);
+	if (ret) {
+		snprintf(what, sizeof(what), "--%s: %%s", long_option_name(opt));
+		return usage_error(what, err.msg);
+	}
+	cli->sink_args[cli->n_sink_args++] = (struct sink_arg){ sink, key, value };
+	return 0;
+}
+
 static int parse_args(struct cli *cli, int argc, char **argv)
 {
 	struct tmx_error list_err;
 	bool events_seen = false;   /* --events */
 	int c;
 
-	tmx_pretty_opts_default(&cli->pretty);
 	tmx_tcreport_opts_default(&cli->tcreport);
 	while ((c = getopt_long(argc, argv, "o:w:n:f:b:e:t:hVRNF:vlEISr:LPGH:Tq", long_options, NULL)) != -1) {
 		switch (c) {
@@ -372,12 +404,12 @@ static int parse_args(struct cli *cli, int argc, char **argv)
 			cli->output_path = optarg;
 			break;
 		case 'n':
-			if (tmx_pretty_set_names(&cli->pretty, optarg, &list_err))
-				return usage_error("%s", list_err.msg);
+			if (sink_arg(cli, c, "text", "names", optarg))
+				return 2;
 			break;
 		case 'f':
-			if (tmx_pretty_set_fields(&cli->pretty, optarg, &list_err))
-				return usage_error("%s", list_err.msg);
+			if (sink_arg(cli, c, "text", "fields", optarg))
+				return 2;
 			break;
 		case 'b':
 			cli->begin_text = optarg;
@@ -397,22 +429,13 @@ static int parse_args(struct cli *cli, int argc, char **argv)
 			cli->open.ctf.trace_name = optarg;
 			break;
 		case OPT_CTF_VERSION:
-			/* babeltrace2's sink.ctf.fs spellings. */
-			if (!strcmp(optarg, "1.8") || !strcmp(optarg, "1"))
-				cli->ctf_version = TMX_CTF_VERSION_1_8;
-			else if (!strcmp(optarg, "2") || !strcmp(optarg, "2.0"))
-				cli->ctf_version = TMX_CTF_VERSION_2;
-			else
-				return usage_error("invalid --ctf-version value `%s` (1.8 or 2)", optarg);
+			if (sink_arg(cli, c, "ctf", "ctf-version", optarg))
+				return 2;
 			break;
-		case OPT_CTF_PACKET_SIZE: {
-			int64_t size;
-			if (!parse_int64(optarg, &size) || size < 64)
-				return usage_error("invalid --ctf-packet-size value `%s` (bytes, at least 64)",
-						   optarg);
-			cli->ctf_packet_size = (uint64_t)size;
+		case OPT_CTF_PACKET_SIZE:
+			if (sink_arg(cli, c, "ctf", "packet-size", optarg))
+				return 2;
 			break;
-		}
 		case OPT_INSTR_MAP:
 			cli->open.xray.instr_map = optarg;
 			break;
@@ -420,7 +443,8 @@ static int parse_args(struct cli *cli, int argc, char **argv)
 			cli->open.xray.symbolize = true;
 			break;
 		case OPT_SCHED_SLICES:
-			cli->chrome_sched_slices = true;
+			if (sink_arg(cli, c, "chrome", "sched-slices", NULL))
+				return 2;
 			break;
 		case OPT_XRAY_SORT:   /* llvm-xray's --sort: true (default) or false */
 			if (!strcmp(optarg, "true") || !strcmp(optarg, "1"))
@@ -437,19 +461,14 @@ static int parse_args(struct cli *cli, int argc, char **argv)
 			cli->stream_intersection = true;
 			break;
 		case OPT_CLOCK_CYCLES:
-			cli->pretty.clock_cycles = true;
-			break;
 		case OPT_CLOCK_SECONDS:
-			cli->pretty.clock_seconds = true;
-			break;
 		case OPT_CLOCK_DATE:
-			cli->pretty.clock_date = true;
-			break;
 		case OPT_CLOCK_GMT:
-			cli->pretty.clock_gmt = true;
-			break;
 		case OPT_NO_DELTA:
-			cli->pretty.no_delta = true;
+			/* The text sink's boolean parameters are named as these options. */
+			cli->clock_gmt |= c == OPT_CLOCK_GMT;
+			if (sink_arg(cli, c, "text", long_option_name(c), NULL))
+				return 2;
 			break;
 		case OPT_CLOCK_OFFSET:
 			if (!parse_int64(optarg, &cli->open.ctf.clock_offset_s))
@@ -460,14 +479,8 @@ static int parse_args(struct cli *cli, int argc, char **argv)
 				return usage_error("invalid --clock-offset-ns value `%s`", optarg);
 			break;
 		case OPT_COLOR:
-			if (!strcmp(optarg, "never"))
-				cli->pretty.color = TMX_COLOR_NEVER;
-			else if (!strcmp(optarg, "auto"))
-				cli->pretty.color = TMX_COLOR_AUTO;
-			else if (!strcmp(optarg, "always"))
-				cli->pretty.color = TMX_COLOR_ALWAYS;
-			else
-				return usage_error("invalid --color value `%s`", optarg);
+			if (sink_arg(cli, c, "text", "color", optarg))
+				return 2;
 			break;
 		case 'R':
 			cli->tcreport.raw = cli->tc_options = true;
@@ -720,7 +733,7 @@ static int bound_range(struct cli *cli, struct tmx_source *src, struct tmx_trimm
 {
 	struct tmx_time_bound begin = { 0 }, end = { 0 };
 	struct tmx_time_range *r = &t->ranges[t->n_ranges++];
-	bool gmt = cli->pretty.clock_gmt;
+	bool gmt = cli->clock_gmt;
 	int64_t first_ns = 0;
 
 	r->trace = NULL;
@@ -775,119 +788,36 @@ static int report_skipped(const struct tmx_source *src)
 	return 1;
 }
 
-/* The chosen output, behind one interface (none for -o dummy). */
-struct sink {
-	struct tmx_pretty *pretty;
-	struct tmx_jsonl *jsonl;
-	struct tmx_chrome *chrome;
-	struct tmx_tcmodel *tcmodel;
-	struct tmx_ctf_writer *ctf;
-	struct tmx_xray_yaml *xray_yaml;
-};
-
-/* -o ctf: a directory per input trace, made before any message. */
-static int sink_open_ctf(struct cli *cli, struct tmx_source *src, struct sink *sink)
+/* The sink of the chosen output, with the parameters given for it. */
+static int sink_open(struct cli *cli, struct tmx_source *src, int out_fd, struct tmx_sink **sink)
 {
 	static const struct tmx_diag diag = { .warn = print_warning };
-	struct tmx_ctf_writer_opts opts = {
-		.dir = cli->output_path, .packet_size = cli->ctf_packet_size,
-		.ctf_version = cli->ctf_version, .diag = &diag,
+	static const char *const names[] = {
+		[OUT_TEXT] = "text", [OUT_DUMMY] = "dummy", [OUT_JSON] = "json",
+		[OUT_CHROME] = "chrome", [OUT_TRACECMD] = "tracecmd", [OUT_CTF] = "ctf",
+		[OUT_XRAY_YAML] = "xray-yaml",
 	};
+	const struct tmx_sink_io io = { .out_fd = out_fd, .err_fd = STDERR_FILENO, .diag = &diag };
 	struct tmx_error err = { 0 };
+	struct tmx_sink_params *p = tmx_sink_params_new(names[cli->format], &err);
+	int ret = p ? TMX_OK : (int)err.code;
 
-	if (tmx_ctf_writer_new(&opts, &sink->ctf, &err))
-		return cli_report(&err);
-	for (size_t i = 0; i < tmx_source_logical_trace_count(src); i++)
-		if (tmx_ctf_writer_add_trace(sink->ctf, tmx_source_logical_trace(src, i), &err))
-			return cli_report(&err);
-	return 0;
-}
-
-static int sink_open(struct cli *cli, struct tmx_source *src, int out_fd, struct sink *sink)
-{
-	memset(sink, 0, sizeof(*sink));
-	if (cli->format == OUT_CTF)
-		return sink_open_ctf(cli, src, sink) ? -2 : 0;
-	if (cli->format == OUT_TEXT) {
-		cli->pretty.out_fd = out_fd;
-		cli->pretty.err_fd = STDERR_FILENO;
-		sink->pretty = tmx_pretty_new(&cli->pretty);
-		return sink->pretty ? 0 : -1;
-	}
-	if (cli->format == OUT_JSON) {
-		sink->jsonl = tmx_jsonl_new(out_fd);
-		return sink->jsonl ? 0 : -1;
-	}
-	if (cli->format == OUT_CHROME) {
-		sink->chrome = tmx_chrome_new(out_fd);
-		if (sink->chrome)
-			tmx_chrome_set_sched_slices(sink->chrome, cli->chrome_sched_slices);
-		return sink->chrome ? 0 : -1;
-	}
-	if (cli->format == OUT_XRAY_YAML) {
-		sink->xray_yaml = tmx_xray_yaml_new(out_fd, src);
-		return sink->xray_yaml ? 0 : -1;
-	}
-	if (cli->format == OUT_TRACECMD) {   /* traces other than trace.dat */
-		sink->tcmodel = tmx_tcmodel_new(out_fd);
-		return sink->tcmodel ? 0 : -1;
-	}
-	return 0;
-}
-
-static int sink_consume(struct sink *sink, const struct tmx_msg *msg, struct tmx_error *err)
-{
-	if (sink->pretty)
-		return tmx_pretty_consume(sink->pretty, msg, err);
-	if (sink->jsonl)
-		return tmx_jsonl_consume(sink->jsonl, msg, err);
-	if (sink->chrome)
-		return tmx_chrome_consume(sink->chrome, msg, err);
-	if (sink->tcmodel)
-		return tmx_tcmodel_consume(sink->tcmodel, msg, err);
-	if (sink->ctf)
-		return tmx_ctf_writer_consume(sink->ctf, msg, err);
-	if (sink->xray_yaml)
-		return tmx_xray_yaml_consume(sink->xray_yaml, msg, err);
-	return TMX_OK;
-}
-
-/* Flushes and frees; returns the flush status. */
-static int sink_close(struct sink *sink, struct tmx_error *err)
-{
-	int ret = TMX_OK;
-
-	if (sink->pretty) {
-		ret = tmx_pretty_flush(sink->pretty, err);
-		tmx_pretty_free(sink->pretty);
-	}
-	if (sink->jsonl) {
-		ret = tmx_jsonl_flush(sink->jsonl, err);
-		tmx_jsonl_free(sink->jsonl);
-	}
-	if (sink->chrome) {
-		ret = tmx_chrome_finish(sink->chrome, err);
-		tmx_chrome_free(sink->chrome);
-	}
-	if (sink->tcmodel) {
-		ret = tmx_tcmodel_flush(sink->tcmodel, err);
-		tmx_tcmodel_free(sink->tcmodel);
-	}
-	if (sink->ctf) {
-		ret = tmx_ctf_writer_finish(sink->ctf, err);
-		tmx_ctf_writer_free(sink->ctf);
-	}
-	if (sink->xray_yaml) {
-		ret = tmx_xray_yaml_finish(sink->xray_yaml, err);
-		tmx_xray_yaml_free(sink->xray_yaml);
-	}
-	return ret;
+	if (!ret && cli->format == OUT_CTF)   /* -o ctf: -w is the output directory */
+		ret = tmx_sink_params_set(p, "path", cli->output_path, &err);
+	for (size_t i = 0; !ret && i < cli->n_sink_args; i++)
+		if (!strcmp(cli->sink_args[i].sink, names[cli->format]))
+			ret = tmx_sink_params_set(p, cli->sink_args[i].key, cli->sink_args[i].value,
+						  &err);
+	if (!ret)
+		ret = tmx_sink_open(p, src, &io, sink, &err);
+	tmx_sink_params_free(p);
+	return ret ? cli_report(&err) : 0;
 }
 
 /* Pulls every message and hands it to the output. */
 static int run(struct cli *cli, struct tmx_source *src, int out_fd)
 {
-	struct sink sink;
+	struct tmx_sink *sink;
 	struct tmx_error err = { 0 }, ferr = { 0 };
 	struct tmx_trimmer trimmer;
 	const struct tmx_msg *msg;
@@ -896,16 +826,9 @@ static int run(struct cli *cli, struct tmx_source *src, int out_fd)
 
 	if (setup_trimming(cli, src, &trimmer, &trimming, &err))
 		return cli_report(&err);   /* 2 for a bad time, 1 for a trace without one */
-	switch (sink_open(cli, src, out_fd, &sink)) {
-	case 0:
-		break;
-	case -2:   /* reported */
-		sink_close(&sink, &ferr);
-		return 1;
-	default:
-		fputs("tracemux: error: out of memory\n", stderr);
-		return 1;
-	}
+	status = sink_open(cli, src, out_fd, &sink);
+	if (status)
+		return status;
 	for (;;) {
 		if (tmx_source_next(src, &msg, &err)) {
 			status = 1;
@@ -918,16 +841,17 @@ static int run(struct cli *cli, struct tmx_source *src, int out_fd)
 				break;
 			continue;
 		}
-		if (sink_consume(&sink, msg, &err)) {
+		if (tmx_sink_consume(sink, msg, &err)) {
 			status = 1;
 			break;
 		}
 	}
 	/* Everything decoded before an error is still printed. */
-	if (sink_close(&sink, &ferr) && !status) {
+	if (tmx_sink_finish(sink, &ferr) && !status) {
 		err = ferr;
 		status = 1;
 	}
+	tmx_sink_free(sink);
 	if (status)
 		cli_report(&err);
 	return status ? status : report_skipped(src);

@@ -27,8 +27,8 @@ cflags="-g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-reco
 cflags="$cflags -Iinclude -Isrc -DTMX_FUZZ_DEFAULT_METADATA=\"$PWD/tests/data/sample-trace/metadata\""
 cflags="$cflags -DTMX_FUZZ_CTF2_METADATA=\"$(cd "$corpus" && pwd)/ctf2/handmade/edge-cases/metadata\""
 # libtraceevent (-o tracecmd), libelf (XRay instrumentation maps) and libdw
-# (xray-account's source positions), json-c (CTF 2 metadata).
-cflags="$cflags $(pkg-config --cflags libtraceevent libelf libdw json-c)"
+# (xray-account's source positions), json-c (CTF 2 metadata), libyaml (XRay YAML traces).
+cflags="$cflags $(pkg-config --cflags libtraceevent libelf libdw json-c yaml-0.1)"
 
 seed() {   # HARNESS DIR: fill DIR with seed inputs
 	case $1 in
@@ -80,7 +80,7 @@ seed() {   # HARNESS DIR: fill DIR with seed inputs
 for h in $harnesses; do
 	echo "== building fuzz_$h"
 	# shellcheck disable=SC2086
-	clang-14 $cflags "fuzz/fuzz_$h.c" $srcs -o "$out/fuzz_$h" -lm -lz -lbz2 -llzma -lzstd -lelf -lstdc++ $(pkg-config --libs libtraceevent libdw json-c)
+	clang-14 $cflags "fuzz/fuzz_$h.c" $srcs -o "$out/fuzz_$h" -lm -lz -lbz2 -llzma -lzstd -lelf -lstdc++ $(pkg-config --libs libtraceevent libdw json-c yaml-0.1)
 	mkdir -p "$out/seeds-$h" "$out/corpus-$h" "fuzz/regressions/$h"
 	seed "$h" "$out/seeds-$h"
 	dict=""

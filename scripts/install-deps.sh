@@ -4,7 +4,7 @@
 #   scripts/install-deps.sh test     building and the test suite
 set -eu
 
-BUILD_PKGS="gcc make cmake pkg-config libc6-dev zlib1g-dev libbz2-dev liblzma-dev libzstd-dev libtraceevent-dev libtraceevent1-plugin libelf-dev libdw-dev libstdc++-12-dev libjson-c-dev"
+BUILD_PKGS="gcc make cmake pkg-config libc6-dev zlib1g-dev libbz2-dev liblzma-dev libzstd-dev libtraceevent-dev libtraceevent1-plugin libelf-dev libdw-dev libstdc++-12-dev libjson-c-dev libyaml-dev"
 TEST_PKGS="$BUILD_PKGS libcmocka-dev python3 babeltrace2 trace-cmd llvm-14 clang-14 libclang-rt-14-dev lld-14"
 
 case "${1:-build}" in

@@ -8,6 +8,8 @@
 #ifndef TRACEMUX_ERROR_H
 #define TRACEMUX_ERROR_H
 
+#include "tracemux/export.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -39,29 +41,29 @@ struct tmx_error {
 };
 
 /* Sets `err` (may be NULL) and returns `code`. */
-int tmx_error_set(struct tmx_error *err, enum tmx_status code, const char *file,
+TMX_API int tmx_error_set(struct tmx_error *err, enum tmx_status code, const char *file,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Same, with a byte offset in the file. */
-int tmx_error_at(struct tmx_error *err, enum tmx_status code, const char *file,
+TMX_API int tmx_error_at(struct tmx_error *err, enum tmx_status code, const char *file,
 		 uint64_t offset, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 /* Same, with a line and column in a text file. */
-int tmx_error_at_line(struct tmx_error *err, enum tmx_status code, const char *file,
+TMX_API int tmx_error_at_line(struct tmx_error *err, enum tmx_status code, const char *file,
 		      uint32_t line, uint32_t col, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 /* Prepends "context: " to the message (a cause chain in one line). */
-void tmx_error_prefix(struct tmx_error *err, const char *fmt, ...)
+TMX_API void tmx_error_prefix(struct tmx_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Formats "file:line:col: msg" or "file: at byte N: msg" into buf. */
-void tmx_error_format(const struct tmx_error *err, char *buf, unsigned size);
-const char *tmx_status_name(enum tmx_status code);
+TMX_API void tmx_error_format(const struct tmx_error *err, char *buf, unsigned size);
+TMX_API const char *tmx_status_name(enum tmx_status code);
 
 /* Warnings: the library calls `warn` (if set) with a formatted message. */
 struct tmx_diag {
 	void (*warn)(void *user, const char *msg);
 	void *user;
 };
-void tmx_warn(const struct tmx_diag *diag, const char *fmt, ...)
+TMX_API void tmx_warn(const struct tmx_diag *diag, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 #ifdef __cplusplus

@@ -15,6 +15,8 @@
 #ifndef TRACEMUX_MODEL_H
 #define TRACEMUX_MODEL_H
 
+#include "tracemux/export.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -56,14 +58,14 @@ struct tmx_clock_class {
  * Converts a clock value in cycles to nanoseconds from the clock's origin,
  * exactly as babeltrace2 does.  Returns false on int64 overflow.
  */
-bool tmx_clock_ns_from_origin(const struct tmx_clock_class *cc, uint64_t cycles,
+TMX_API bool tmx_clock_ns_from_origin(const struct tmx_clock_class *cc, uint64_t cycles,
 			      int64_t *ns);
 /*
  * Adds `s` seconds and `cycles` cycles to the clock's offset and keeps
  * offset_cycles below the frequency.  The seconds saturate at the int64
  * limits (every conversion then reports overflow) instead of wrapping.
  */
-void tmx_clock_add_offset(struct tmx_clock_class *cc, int64_t s, uint64_t cycles);
+TMX_API void tmx_clock_add_offset(struct tmx_clock_class *cc, int64_t s, uint64_t cycles);
 
 /* ------------------------------------------------------------------ */
 /* Field classes                                                        */
@@ -313,7 +315,7 @@ struct tmx_trace_class {
  * The bits of a bit map flag (TMX_FC_BIT_ARRAY mapping, whose ranges are
  * bit indexes): the flag is active when the value has any of them set.
  */
-uint64_t tmx_bit_map_flag_mask(const struct tmx_enum_mapping *flag);
+TMX_API uint64_t tmx_bit_map_flag_mask(const struct tmx_enum_mapping *flag);
 
 /* Whether the trace was read from CTF 2 (JSON) metadata. */
 static inline bool tmx_trace_class_is_ctf2(const struct tmx_trace_class *tc)
@@ -322,9 +324,9 @@ static inline bool tmx_trace_class_is_ctf2(const struct tmx_trace_class *tc)
 }
 
 /* Returns NULL when absent. */
-const struct tmx_env_entry *tmx_trace_class_env(const struct tmx_trace_class *tc,
+TMX_API const struct tmx_env_entry *tmx_trace_class_env(const struct tmx_trace_class *tc,
 						const char *name);
-struct tmx_event_class *tmx_stream_class_event_class(const struct tmx_stream_class *sc,
+TMX_API struct tmx_event_class *tmx_stream_class_event_class(const struct tmx_stream_class *sc,
 						     uint64_t id);
 
 /* ------------------------------------------------------------------ */
@@ -377,13 +379,13 @@ struct tmx_value {
  * Walks a pre-order value array: returns the index just after the subtree
  * that starts at `i`.
  */
-size_t tmx_value_skip(const struct tmx_value *values, size_t i);
+TMX_API size_t tmx_value_skip(const struct tmx_value *values, size_t i);
 /*
  * The length of a string or text-array value as a C string: up to its
  * first NUL (babeltrace2 reads text arrays so).  Safe on empty values
  * whose pointer is NULL.
  */
-size_t tmx_value_text_len(const struct tmx_value *v);
+TMX_API size_t tmx_value_text_len(const struct tmx_value *v);
 
 /* ------------------------------------------------------------------ */
 /* Packets, events and messages                                         */

@@ -14,6 +14,8 @@
 #ifndef TRACEMUX_TRACEMUX_H
 #define TRACEMUX_TRACEMUX_H
 
+#include "tracemux/export.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -51,7 +53,7 @@ struct tmx_ctf_fs_opts {
  * parsed and every packet header indexed before this returns, so invalid
  * metadata or packet sizes fail here, before any event is produced.
  */
-int tmx_ctf_fs_open(const char *const *paths, size_t n_paths,
+TMX_API int tmx_ctf_fs_open(const char *const *paths, size_t n_paths,
 		    const struct tmx_ctf_fs_opts *opts, const struct tmx_diag *diag,
 		    struct tmx_source **out, struct tmx_error *err);
 
@@ -88,41 +90,41 @@ struct tmx_open_opts {
  * opened together (several trace.dat files merge as `trace-cmd report -i A
  * -i B` does); inputs of different formats merge by time.
  */
-int tmx_open(const char *const *paths, size_t n_paths, const struct tmx_open_opts *opts,
+TMX_API int tmx_open(const char *const *paths, size_t n_paths, const struct tmx_open_opts *opts,
 	     const struct tmx_diag *diag, struct tmx_source **out, struct tmx_error *err);
 
 /* The trace-cmd trace.dat reader alone: every path is a trace.dat file. */
-int tmx_tracedat_open(const char *const *paths, size_t n_paths,
+TMX_API int tmx_tracedat_open(const char *const *paths, size_t n_paths,
 		      const struct tmx_tracedat_opts *opts, const struct tmx_diag *diag,
 		      struct tmx_source **out, struct tmx_error *err);
 
 /* The XRay reader alone: every path is an XRay log (FDR or basic mode). */
-int tmx_xray_open(const char *const *paths, size_t n_paths, const struct tmx_xray_opts *opts,
+TMX_API int tmx_xray_open(const char *const *paths, size_t n_paths, const struct tmx_xray_opts *opts,
 		  const struct tmx_diag *diag, struct tmx_source **out, struct tmx_error *err);
 
 /* Sets *msg to the next message in time order, or NULL at the end. */
-int tmx_source_next(struct tmx_source *src, const struct tmx_msg **msg,
+TMX_API int tmx_source_next(struct tmx_source *src, const struct tmx_msg **msg,
 		    struct tmx_error *err);
 
 /* Earliest packet beginning time of all streams (from the index). */
-int tmx_source_first_ns(const struct tmx_source *src, int64_t *ns);
+TMX_API int tmx_source_first_ns(const struct tmx_source *src, int64_t *ns);
 /* Logical traces (physical traces sharing a UUID count once). */
-size_t tmx_source_logical_trace_count(const struct tmx_source *src);
-const struct tmx_trace *tmx_source_logical_trace(const struct tmx_source *src, size_t i);
+TMX_API size_t tmx_source_logical_trace_count(const struct tmx_source *src);
+TMX_API const struct tmx_trace *tmx_source_logical_trace(const struct tmx_source *src, size_t i);
 /*
  * babeltrace2's --stream-intersection, per trace: the time range in which
  * every stream of `trace` is active (from each stream's first packet
  * beginning to its last packet end).  Fails when the trace has no stream
  * or its streams have no time in common.
  */
-int tmx_source_stream_intersection(const struct tmx_source *src, const struct tmx_trace *trace,
+TMX_API int tmx_source_stream_intersection(const struct tmx_source *src, const struct tmx_trace *trace,
 				   int64_t *begin, int64_t *end, struct tmx_error *err);
 /*
  * Packets that end before `ns` are skipped without being decoded (call
  * before the first tmx_source_next()).  Events before `ns` in the packets
  * that are read still come out: trimming them is the caller's job.
  */
-void tmx_source_skip_before(struct tmx_source *src, int64_t ns);
+TMX_API void tmx_source_skip_before(struct tmx_source *src, int64_t ns);
 
 /* What babeltrace2's `trace-infos` query tells about a stream. */
 struct tmx_stream_info {
@@ -134,18 +136,33 @@ struct tmx_stream_info {
 	uint64_t bytes;                   /* their total size */
 	size_t n_files;
 };
-size_t tmx_source_stream_count(const struct tmx_source *src);
-void tmx_source_stream_info(const struct tmx_source *src, size_t i, struct tmx_stream_info *info);
+TMX_API size_t tmx_source_stream_count(const struct tmx_source *src);
+TMX_API void tmx_source_stream_info(const struct tmx_source *src, size_t i, struct tmx_stream_info *info);
 
 /* Number of physical traces and, for each, its metadata text. */
-size_t tmx_source_trace_count(const struct tmx_source *src);
-const char *tmx_source_trace_metadata(const struct tmx_source *src, size_t i);
-bool tmx_source_trace_packetized(const struct tmx_source *src, size_t i);
+TMX_API size_t tmx_source_trace_count(const struct tmx_source *src);
+TMX_API const char *tmx_source_trace_metadata(const struct tmx_source *src, size_t i);
+TMX_API bool tmx_source_trace_packetized(const struct tmx_source *src, size_t i);
 
 /* With `lenient`: how many damaged packets were skipped, and how many bytes. */
-void tmx_source_skipped(const struct tmx_source *src, uint64_t *packets, uint64_t *bytes);
+TMX_API void tmx_source_skipped(const struct tmx_source *src, uint64_t *packets, uint64_t *bytes);
 
-void tmx_source_free(struct tmx_source *src);
+/*
+ * Dense numbers for event classes: every event class that the source's
+ * streams can produce, numbered 0..count-1 (in stream order, then by class
+ * id), so that a caller can keep per-class data in a plain array.  Made
+ * at the first call (0 classes if memory runs out).  The index of a class
+ * is SIZE_MAX when the class is not one of the source's.
+ */
+TMX_API size_t tmx_source_event_class_count(struct tmx_source *src);
+TMX_API const struct tmx_event_class *tmx_source_event_class(struct tmx_source *src, size_t i);
+TMX_API size_t tmx_source_event_class_index(struct tmx_source *src,
+					    const struct tmx_event_class *ec);
+
+/* The format of the source's first input (its first logical trace). */
+TMX_API enum tmx_trace_format tmx_source_format(const struct tmx_source *src);
+
+TMX_API void tmx_source_free(struct tmx_source *src);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
  * becomes an iterator of a muxer, so their streams merge by time just as
  * the streams of one reader do.
  */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "model/msg_iter.h"
@@ -16,10 +17,21 @@ struct reader {
 	void *impl;
 };
 
+/* Dense numbering of event classes: made at the first question about it. */
+struct class_index {
+	const struct tmx_event_class **dense;   /* in stream order, then by id */
+	struct class_pos {
+		const struct tmx_event_class *ec;
+		size_t i;
+	} *sorted;                              /* by address, for look-ups */
+	size_t n;
+};
+
 struct tmx_source {
 	struct reader *readers;
 	size_t n_readers;
 	struct tmx_muxer *mux;      /* only with several readers */
+	struct class_index *classes;
 };
 
 static int reader_next(struct tmx_msg_iter *it, const struct tmx_msg **msg,
@@ -271,5 +283,123 @@ void tmx_source_free(struct tmx_source *src)
 	for (size_t r = 0; r < src->n_readers; r++)
 		src->readers[r].ops->free(src->readers[r].impl);
 	free(src->readers);
+	if (src->classes) {
+		free(src->classes->dense);
+		free(src->classes->sorted);
+		free(src->classes);
+	}
 	free(src);
+}
+
+/* By address, then by order of discovery. */
+static int cmp_class_pos(const void *a, const void *b)
+{
+	const struct class_pos *x = a, *y = b;
+
+	if (x->ec != y->ec)
+		return (uintptr_t)x->ec < (uintptr_t)y->ec ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static int cmp_class_order(const void *a, const void *b)
+{
+	const struct class_pos *x = a, *y = b;
+
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static const struct class_pos *find_class(const struct class_index *ix,
+					  const struct tmx_event_class *ec)
+{
+	size_t lo = 0, hi = ix->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ix->sorted[mid].ec == ec)
+			return &ix->sorted[mid];
+		if ((uintptr_t)ix->sorted[mid].ec < (uintptr_t)ec)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/*
+ * Every event class of the stream classes that streams use, once, numbered
+ * in stream order and then by class id (each stream class's order).
+ */
+static struct class_index *class_index(struct tmx_source *src)
+{
+	struct class_index *ix = src->classes;
+	size_t total = 0, n = 0;
+
+	if (ix)
+		return ix;
+	for (size_t i = 0; i < tmx_source_stream_count(src); i++) {
+		struct tmx_stream_info info;
+
+		tmx_source_stream_info(src, i, &info);
+		total += info.stream->cls->n_event_classes;
+	}
+	ix = calloc(1, sizeof(*ix));
+	if (!ix || !(ix->sorted = malloc((total ? total : 1) * sizeof(*ix->sorted))) ||
+	    !(ix->dense = malloc((total ? total : 1) * sizeof(*ix->dense)))) {
+		if (ix)
+			free(ix->sorted);
+		free(ix);
+		return NULL;
+	}
+	for (size_t i = 0; i < tmx_source_stream_count(src); i++) {
+		struct tmx_stream_info info;
+
+		tmx_source_stream_info(src, i, &info);
+		for (size_t e = 0; e < info.stream->cls->n_event_classes; e++, n++)
+			ix->sorted[n] = (struct class_pos){ info.stream->cls->event_classes[e], n };
+	}
+	/* Keep each class's first place, number them in that order. */
+	qsort(ix->sorted, n, sizeof(*ix->sorted), cmp_class_pos);
+	for (size_t i = 0; i < n; i++)
+		if (!ix->n || ix->sorted[ix->n - 1].ec != ix->sorted[i].ec)
+			ix->sorted[ix->n++] = ix->sorted[i];
+	qsort(ix->sorted, ix->n, sizeof(*ix->sorted), cmp_class_order);
+	for (size_t i = 0; i < ix->n; i++) {
+		ix->dense[i] = ix->sorted[i].ec;
+		ix->sorted[i].i = i;
+	}
+	qsort(ix->sorted, ix->n, sizeof(*ix->sorted), cmp_class_pos);
+	src->classes = ix;
+	return ix;
+}
+
+size_t tmx_source_event_class_count(struct tmx_source *src)
+{
+	const struct class_index *ix = class_index(src);
+
+	return ix ? ix->n : 0;
+}
+
+const struct tmx_event_class *tmx_source_event_class(struct tmx_source *src, size_t i)
+{
+	const struct class_index *ix = class_index(src);
+
+	return ix && i < ix->n ? ix->dense[i] : NULL;
+}
+
+size_t tmx_source_event_class_index(struct tmx_source *src, const struct tmx_event_class *ec)
+{
+	const struct class_index *ix = class_index(src);
+	const struct class_pos *p = ix ? find_class(ix, ec) : NULL;
+
+	return p ? p->i : SIZE_MAX;
+}
+
+enum tmx_trace_format tmx_source_format(const struct tmx_source *src)
+{
+	const struct tmx_trace *t = tmx_source_logical_trace_count(src)
+					    ? tmx_source_logical_trace(src, 0)
+					    : NULL;
+
+	return t ? (enum tmx_trace_format)t->cls->format : TMX_FORMAT_CTF;
 }

@@ -1,0 +1,100 @@
+/*
+ * tracemux — outputs ("sinks", as babeltrace2 calls them).
+ *
+ * Every output the CLI has is a sink that consumes the messages of a
+ * source, whatever format the source read:
+ *
+ *   struct tmx_sink_params *p = tmx_sink_params_new("json", &err);
+ *   tmx_sink_open(p, src, &(struct tmx_sink_io){ .out_fd = 1, .err_fd = 2 },
+ *                 &sink, &err);
+ *   tmx_sink_params_free(p);
+ *   while (tmx_source_next(src, &msg, &err) == TMX_OK && msg)
+ *           tmx_sink_consume(sink, msg, &err);
+ *   tmx_sink_finish(sink, &err);
+ *   tmx_sink_free(sink);
+ *
+ * Sinks and their parameters (values are strings, checked when set):
+ *
+ *   text       babeltrace2's sink.text.pretty, byte for byte.
+ *              names=LIST (payload, context, scope, header, all, none),
+ *              fields=LIST (trace, trace:hostname, trace:domain,
+ *              trace:procname, trace:vpid, loglevel, emf, callsite, all),
+ *              clock-cycles, clock-seconds, clock-date, clock-gmt,
+ *              no-delta (booleans: true/false, yes/no, 1/0; no value is
+ *              true), color=never|auto|always.
+ *   json       JSON Lines: one object per message.
+ *   chrome     Chrome Trace Event / Perfetto JSON.  sched-slices (boolean):
+ *              sched_switch events drawn as per-CPU slices.
+ *   ctf        CTF written to a directory per trace, as sink.ctf.fs.
+ *              path=DIR (required), ctf-version=1.8|2,
+ *              packet-size=BYTES (at least 64).
+ *   tracecmd   events in trace-cmd report's layout (from the model; the CLI
+ *              reads trace.dat files with its own trace-cmd emulation).
+ *   xray-yaml  llvm-xray convert --output-format=yaml (XRay sources).
+ *   dummy      consumes everything, writes nothing.
+ */
+#ifndef TRACEMUX_SINK_H
+#define TRACEMUX_SINK_H
+
+#include <stddef.h>
+
+#include "tracemux/export.h"
+#include "tracemux/error.h"
+#include "tracemux/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct tmx_source;
+struct tmx_sink;
+struct tmx_sink_params;
+
+/*
+ * Parameters for the sink named `name`, at their defaults.  Returns NULL
+ * with `err` filled (TMX_ERR_USAGE) for an unknown name, or TMX_ERR_NOMEM.
+ * The caller frees it with tmx_sink_params_free() (after tmx_sink_open():
+ * the sink keeps a copy of what it needs).
+ */
+TMX_API struct tmx_sink_params *tmx_sink_params_new(const char *name, struct tmx_error *err);
+/*
+ * Sets parameter `key` (see above) to `value` (NULL for a boolean means
+ * true).  An unknown key or a bad value fills `err` (TMX_ERR_USAGE, naming
+ * the sink, the key and what was expected) and leaves `p` as it was.
+ */
+TMX_API int tmx_sink_params_set(struct tmx_sink_params *p, const char *key, const char *value,
+				struct tmx_error *err);
+TMX_API void tmx_sink_params_free(struct tmx_sink_params *p);
+
+/* Where a sink writes: events and data to out_fd, warnings to err_fd. */
+struct tmx_sink_io {
+	int out_fd;
+	int err_fd;
+	const struct tmx_diag *diag;   /* library warnings (may be NULL) */
+};
+
+/*
+ * Opens a sink for the messages of `src` (which must outlive the sink).
+ * The ctf sink creates its output directories here, before any message.
+ * On failure returns the error code with `err` filled and *out NULL.
+ */
+TMX_API int tmx_sink_open(const struct tmx_sink_params *p, const struct tmx_source *src,
+			  const struct tmx_sink_io *io, struct tmx_sink **out,
+			  struct tmx_error *err);
+/* Consumes one message of the source, in the source's order. */
+TMX_API int tmx_sink_consume(struct tmx_sink *sink, const struct tmx_msg *msg,
+			     struct tmx_error *err);
+/*
+ * Ends the output (closing brackets, last packets) and flushes it.  Call
+ * once, after the last message, also after an error of the source: what
+ * was consumed before it is still written out.
+ */
+TMX_API int tmx_sink_finish(struct tmx_sink *sink, struct tmx_error *err);
+/* Frees the sink (without finishing it when tmx_sink_finish was not called). */
+TMX_API void tmx_sink_free(struct tmx_sink *sink);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRACEMUX_SINK_H */

@@ -1,0 +1,244 @@
+/*
+ * Typed access to decoded values (include/tracemux/event.h).  Values are a
+ * pre-order array (model.h): a structure's members follow it, each one's
+ * subtree after the previous one's, so finding a member or an element is a
+ * walk with tmx_value_skip().  Variants and present optionals are looked
+ * through, so that a reader asks for a field's value, not for its layout.
+ */
+#include <string.h>
+
+#include "tracemux/event.h"
+
+/* The value itself, or what a variant selects / a present optional holds. */
+static const struct tmx_value *through(const struct tmx_value *v)
+{
+	while (v) {
+		if (v->fc->kind == TMX_FC_VARIANT)
+			v++;
+		else if (v->fc->kind == TMX_FC_OPTIONAL)
+			v = v->present ? v + 1 : NULL;
+		else
+			break;
+	}
+	return v;
+}
+
+static bool is_text(const struct tmx_value *v)
+{
+	return v->fc->kind == TMX_FC_STRING ||
+	       ((v->fc->kind == TMX_FC_ARRAY || v->fc->kind == TMX_FC_SEQUENCE) && v->fc->is_text);
+}
+
+enum tmx_value_type tmx_value_type(const struct tmx_value *v)
+{
+	v = through(v);
+	if (!v)
+		return TMX_TYPE_NONE;
+	if (is_text(v))
+		return TMX_TYPE_STRING;
+	switch (v->fc->kind) {
+	case TMX_FC_INT:
+	case TMX_FC_ENUM:
+		return v->fc->is_signed ? TMX_TYPE_SIGNED : TMX_TYPE_UNSIGNED;
+	case TMX_FC_BIT_ARRAY:
+		return TMX_TYPE_UNSIGNED;
+	case TMX_FC_FLOAT:
+		return TMX_TYPE_DOUBLE;
+	case TMX_FC_BOOL:
+		return TMX_TYPE_BOOL;
+	case TMX_FC_BLOB:
+		return TMX_TYPE_BYTES;
+	case TMX_FC_ARRAY:
+	case TMX_FC_SEQUENCE:
+		return TMX_TYPE_ARRAY;
+	case TMX_FC_STRUCT:
+		return TMX_TYPE_STRUCT;
+	default:
+		return TMX_TYPE_NONE;
+	}
+}
+
+bool tmx_value_int64(const struct tmx_value *v, int64_t *out)
+{
+	switch (tmx_value_type(v)) {
+	case TMX_TYPE_SIGNED:
+		*out = through(v)->s;
+		return true;
+	case TMX_TYPE_UNSIGNED:
+	case TMX_TYPE_BOOL:
+		if (through(v)->u > INT64_MAX)
+			return false;
+		*out = (int64_t)through(v)->u;
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool tmx_value_uint64(const struct tmx_value *v, uint64_t *out)
+{
+	switch (tmx_value_type(v)) {
+	case TMX_TYPE_SIGNED:
+		if (through(v)->s < 0)
+			return false;
+		*out = (uint64_t)through(v)->s;
+		return true;
+	case TMX_TYPE_UNSIGNED:
+	case TMX_TYPE_BOOL:
+		*out = through(v)->u;
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool tmx_value_double(const struct tmx_value *v, double *out)
+{
+	switch (tmx_value_type(v)) {
+	case TMX_TYPE_DOUBLE:
+		*out = through(v)->d;
+		return true;
+	case TMX_TYPE_SIGNED:
+		*out = (double)through(v)->s;
+		return true;
+	case TMX_TYPE_UNSIGNED:
+	case TMX_TYPE_BOOL:
+		*out = (double)through(v)->u;
+		return true;
+	default:
+		return false;
+	}
+}
+
+const char *tmx_value_text(const struct tmx_value *v, size_t *len)
+{
+	v = through(v);
+	if (!v || !is_text(v))
+		return NULL;
+	/* Text arrays end at their first NUL; strings are already cut there. */
+	*len = tmx_value_text_len(v);
+	return v->str.ptr ? v->str.ptr : "";
+}
+
+const uint8_t *tmx_value_bytes(const struct tmx_value *v, size_t *len)
+{
+	static const uint8_t none[1];
+
+	v = through(v);
+	if (!v || v->fc->kind != TMX_FC_BLOB)
+		return NULL;
+	*len = (size_t)v->str.len;
+	return v->str.ptr ? (const uint8_t *)v->str.ptr : none;
+}
+
+static bool in_range(const struct tmx_enum_range *r, const struct tmx_value *v)
+{
+	if (v->fc->is_signed)
+		return (int64_t)r->lower <= v->s && v->s <= (int64_t)r->upper;
+	return r->lower <= v->u && v->u <= r->upper;
+}
+
+const char *tmx_value_label(const struct tmx_value *v)
+{
+	const struct tmx_field_class *fc;
+
+	v = through(v);
+	if (!v || (v->fc->kind != TMX_FC_ENUM && v->fc->kind != TMX_FC_BIT_ARRAY))
+		return NULL;
+	fc = v->fc;
+	for (size_t m = 0; m < fc->n_mappings; m++) {
+		const struct tmx_enum_mapping *map = &fc->mappings[m];
+
+		if (fc->kind == TMX_FC_BIT_ARRAY) {
+			if (v->u & tmx_bit_map_flag_mask(map))
+				return map->label;
+			continue;
+		}
+		for (size_t r = 0; r < map->n_ranges; r++)
+			if (in_range(&map->ranges[r], v))
+				return map->label;
+	}
+	return NULL;
+}
+
+size_t tmx_value_length(const struct tmx_value *v)
+{
+	switch (tmx_value_type(v)) {
+	case TMX_TYPE_ARRAY:
+		return (size_t)through(v)->count;
+	case TMX_TYPE_STRUCT:
+		return through(v)->n_members;
+	default:
+		return 0;
+	}
+}
+
+const struct tmx_value *tmx_value_element(const struct tmx_value *v, size_t i)
+{
+	size_t at = 1;
+
+	if (tmx_value_type(v) != TMX_TYPE_ARRAY || i >= through(v)->count)
+		return NULL;
+	v = through(v);
+	while (i--)
+		at = tmx_value_skip(v, at);
+	return &v[at];
+}
+
+const struct tmx_value *tmx_value_member(const struct tmx_value *v, const char *name)
+{
+	size_t at = 1;
+
+	if (tmx_value_type(v) != TMX_TYPE_STRUCT)
+		return NULL;
+	v = through(v);
+	for (uint32_t m = 0; m < v->n_members; m++) {
+		if (!strcmp(v->fc->members[m].name, name))
+			return &v[at];
+		at = tmx_value_skip(v, at);
+	}
+	return NULL;
+}
+
+/* Follows `path` (names separated by dots) from a scope's root structure. */
+static const struct tmx_value *follow(const struct tmx_value *root, const char *path)
+{
+	char name[256];
+	const struct tmx_value *v = root;
+
+	while (v && *path) {
+		const char *dot = strchr(path, '.');
+		size_t n = dot ? (size_t)(dot - path) : strlen(path);
+
+		if (n >= sizeof(name))
+			return NULL;
+		memcpy(name, path, n);
+		name[n] = '\0';
+		v = tmx_value_member(v, name);
+		path += n + (dot != NULL);
+	}
+	return v;
+}
+
+const struct tmx_value *tmx_event_field_in(const struct tmx_event *ev, enum tmx_scope scope,
+					   const char *path)
+{
+	if ((unsigned)scope >= TMX_N_SCOPES || !ev->scopes[scope] || !*path)
+		return NULL;
+	return follow(ev->scopes[scope], path);
+}
+
+const struct tmx_value *tmx_event_field(const struct tmx_event *ev, const char *path)
+{
+	static const enum tmx_scope order[] = { TMX_SCOPE_PAYLOAD, TMX_SCOPE_SPECIFIC_CONTEXT,
+						TMX_SCOPE_COMMON_CONTEXT,
+						TMX_SCOPE_PACKET_CONTEXT };
+
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		const struct tmx_value *v = tmx_event_field_in(ev, order[i], path);
+
+		if (v)
+			return v;
+	}
+	return NULL;
+}
