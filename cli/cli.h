@@ -12,6 +12,8 @@ int cli_query(int argc, char **argv, const struct tmx_diag *diag);
 int cli_info(int argc, char **argv, const struct tmx_diag *diag);
 /* `tracemux xray-account ...` (argv[1] is "xray-account"). */
 int cli_xray_account(int argc, char **argv, const struct tmx_diag *diag);
+/* `tracemux xray-stack ...` (argv[1] is "xray-stack"). */
+int cli_xray_stack(int argc, char **argv, const struct tmx_diag *diag);
 
 /*
  * `-o tracecmd`: prints trace.dat inputs as `trace-cmd report` and returns

@@ -172,6 +172,8 @@ static void usage(FILE *out)
 	      "                                     event counts by class, discarded events)\n"
 	      "       tracemux xray-account [--instr-map BIN] XRAY_LOG  (llvm-xray account's\n"
 	      "                                     per-function latencies; see its --help)\n"
+	      "       tracemux xray-stack [--instr-map BIN] XRAY_LOG...  (llvm-xray stack's\n"
+	      "                                     call stacks, flame graphs; see its --help)\n"
 	      "\n"
 	      "Read traces and print them as babeltrace2 does, or convert them.\n"
 	      "Each TRACE is a CTF 1.8 trace directory (or a directory containing\n"
@@ -872,6 +874,8 @@ int main(int argc, char **argv)
 		return cli_info(argc, argv, &diag);
 	if (argc > 1 && !strcmp(argv[1], "xray-account"))
 		return cli_xray_account(argc, argv, &diag);
+	if (argc > 1 && !strcmp(argv[1], "xray-stack"))
+		return cli_xray_stack(argc, argv, &diag);
 	status = parse_args(&cli, argc, argv);
 	if (status)
 		return status;

@@ -27,8 +27,7 @@
  *   open at the end are counted too; llvm-xray ignores them silently.
  *
  * Output: llvm-xray's table.  The functions come in the order of llvm's
- * DenseMap<int32_t, ...> (hash id*37, quadratic probing, 64 buckets growing
- * at 3/4 load), which we simulate, then llvm::sort, i.e. libstdc++'s
+ * DenseMap<int32_t, ...> (llvm_densemap.c), then llvm::sort, i.e. libstdc++'s
  * std::sort (introsort + final insertion sort, not stable), which we
  * reproduce step for step: with ties (same count, same min...) the order
  * is llvm-xray's.  Numbers: latencies in cycles, divided by the header's
@@ -86,6 +85,7 @@
 #include "out/outbuf.h"
 #include "out/xray/account.h"
 #include "out/xray/intmap.h"
+#include "out/xray/llvm_densemap.h"
 #include "xray/xray.h"
 
 /* ------------------------------------------------------------------ */
@@ -1110,51 +1110,22 @@ static void stats_of(const struct func *f, double freq, struct row *r)
 	}
 }
 
-/*
- * The order in which llvm's DenseMap<int32_t, T> iterates keys inserted in
- * `order`: buckets from 64, doubled before an insertion that would reach
- * 3/4 load, entries moved in old-bucket order; hash (unsigned)(key * 37),
- * quadratic probing.  No erasures, so no tombstones.
- */
+/* The functions inserted in `order` (llvm's DenseMap<int32_t, T> of them) in iteration order. */
 static bool densemap_order(const struct func *funcs, const uint32_t *order, size_t n,
 			   uint32_t *out)
 {
-	size_t nb = 0, used = 0;
-	int64_t *bk = NULL;   /* function index, -1 empty */
+	uint32_t *keys = calloc(n ? n : 1, sizeof(*keys));
+	bool ok;
 
-	for (size_t i = 0; i < n; i++) {
-		if ((used + 1) * 4 >= nb * 3) {
-			size_t nb2 = nb ? nb * 2 : 64;
-			int64_t *b2 = malloc(nb2 * sizeof(*b2));
-			if (!b2) {
-				free(bk);
-				return false;
-			}
-			for (size_t j = 0; j < nb2; j++)
-				b2[j] = -1;
-			for (size_t j = 0; j < nb; j++) {
-				if (bk[j] < 0)
-					continue;
-				size_t p = ((uint32_t)funcs[bk[j]].id * 37u) & (nb2 - 1), probe = 1;
-				while (b2[p] >= 0)
-					p = (p + probe++) & (nb2 - 1);
-				b2[p] = bk[j];
-			}
-			free(bk);
-			bk = b2;
-			nb = nb2;
-		}
-		size_t p = ((uint32_t)funcs[order[i]].id * 37u) & (nb - 1), probe = 1;
-		while (bk[p] >= 0)
-			p = (p + probe++) & (nb - 1);
-		bk[p] = order[i];
-		used++;
-	}
-	for (size_t j = 0, k = 0; j < nb; j++)
-		if (bk[j] >= 0)
-			out[k++] = (uint32_t)bk[j];
-	free(bk);
-	return true;
+	if (!keys)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		keys[i] = (uint32_t)funcs[order[i]].id;
+	ok = llvm_densemap32_order(keys, n, out);
+	for (size_t i = 0; ok && i < n; i++)
+		out[i] = order[out[i]];
+	free(keys);
+	return ok;
 }
 
 /* ------------------------------------------------------------------ */

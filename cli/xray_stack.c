@@ -1,0 +1,304 @@
+/*
+ * `tracemux xray-stack [OPTIONS] XRAY_LOG...`: llvm-xray stack's call-stack
+ * report (src/out/xray/stack.c) with llvm-xray's options and spellings
+ * (-all-stacks, -stack-format=flame, -k, -m...), plus --flame-exclusive.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "out/xray/stack.h"
+
+enum {
+	OPT_PER_THREAD = 256,
+	OPT_AGGREGATE,
+	OPT_ALL,
+	OPT_FORMAT,
+	OPT_AGGREGATION,
+	OPT_EXCLUSIVE,
+	OPT_LENIENT,
+};
+
+static const struct option stack_options[] = {
+	{ "instr-map", required_argument, NULL, 'm' },
+	{ "instr_map", required_argument, NULL, 'm' },
+	{ "keep-going", no_argument, NULL, 'k' },
+	{ "per-thread-stacks", no_argument, NULL, OPT_PER_THREAD },
+	{ "aggregate-threads", no_argument, NULL, OPT_AGGREGATE },
+	{ "all-stacks", no_argument, NULL, OPT_ALL },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "stack-format", required_argument, NULL, OPT_FORMAT },
+	{ "aggregation-type", required_argument, NULL, OPT_AGGREGATION },
+	{ "flame-exclusive", no_argument, NULL, OPT_EXCLUSIVE },
+	{ "lenient", no_argument, NULL, OPT_LENIENT },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void stack_usage(FILE *out)
+{
+	fputs("Usage: tracemux xray-stack [OPTIONS] [--instr-map BINARY] XRAY_LOG...\n"
+	      "\n"
+	      "Call stacks of LLVM XRay logs, as `llvm-xray stack` prints them: the number\n"
+	      "of unique stacks and the top 10 stacks by leaf sum and by leaf count (time in\n"
+	      "TSC cycles), or every stack for flamegraph.pl.  Several logs add up.\n"
+	      "Options take llvm-xray's spellings too (-all-stacks, -k, -m BIN...).\n"
+	      "\n"
+	      "  -m, --instr-map=BINARY   instrumented binary (or llvm-xray's YAML map): names\n"
+	      "                           functions (without it: #ID, as llvm-xray)\n"
+	      "      --per-thread-stacks  the top stacks of each thread\n"
+	      "      --aggregate-threads  the threads' call trees merged\n"
+	      "      --all-stacks, --all  every stack, one line each (needs --stack-format=flame)\n"
+	      "      --stack-format=FMT   human (default, without --all-stacks) or flame\n"
+	      "                           (flamegraph.pl's folded stacks, with --all-stacks)\n"
+	      "      --aggregation-type=TYPE  flame values: time (default: the time of every\n"
+	      "                           call of the stack, its callees' included) or count\n"
+	      "                           (its calls)\n"
+	      "      --flame-exclusive    flame values: the time of each stack less its\n"
+	      "                           callees' time, so that flamegraph.pl, which adds a\n"
+	      "                           stack's callees to it, draws the true times (llvm-xray\n"
+	      "                           prints inclusive times, which it counts twice:\n"
+	      "                           llvm-project issue 63676); a stack that never exited\n"
+	      "                           counts 0.  Needs --all-stacks --stack-format=flame,\n"
+	      "                           time aggregation\n"
+	      "  -k, --keep-going         go on after an exit record with no matching entry\n"
+	      "                           (reported on standard error, the stack it closes\n"
+	      "                           accounted as llvm-xray does) and after a log that\n"
+	      "                           cannot be read\n"
+	      "      --lenient            skip damaged buffers of a log (reported)\n"
+	      "  -o, --output=FILE        write the report to FILE ('-': standard output)\n"
+	      "\n"
+	      "Without -k, an exit record with no matching entry is an error and nothing is\n"
+	      "printed, as llvm-xray does.  A damaged log: the stacks read before the damage\n"
+	      "are printed, then the error.  Exit status: 0, 1 on error, 2 on bad usage.\n",
+	      out);
+}
+
+static int stack_usage_error(const char *fmt, const char *arg)
+{
+	fputs("tracemux xray-stack: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nTry 'tracemux xray-stack --help'.\n", stderr);
+	return 2;
+}
+
+static void stack_warning(void *user, const char *msg)
+{
+	(void)user;
+	fprintf(stderr, "tracemux: warning: %s\n", msg);
+}
+
+/* The first unmatched records are shown as llvm-xray -k shows them, the others counted. */
+#define SHOWN_UNMATCHED 10
+
+struct run {
+	struct tmx_xstack *stack;
+	bool keep_going;
+	uint64_t unmatched;
+	bool failed;               /* an error was reported: exit 1 */
+	bool no_report;            /* llvm-xray would print nothing (an unmatched exit without -k) */
+};
+
+/*
+ * Every record of one log into the stacks.  Returns false when the run
+ * must stop (an error without -k, out of memory); a read error with -k is
+ * reported and the run goes on with the next log.
+ */
+static bool stack_log(struct run *r, const char *path, const struct tmx_xray_opts *xopts,
+		      const struct tmx_diag *diag)
+{
+	struct tmx_error err = { 0 };
+	struct tmx_source *src = NULL;
+	const struct tmx_msg *msg;
+	struct tmx_xstack_unmatched um;
+	char text[1024];
+	bool unmatched, go_on = true;
+
+	if (tmx_xray_open(&path, 1, xopts, diag, &src, &err)) {
+		cli_report(&err);
+		r->failed = true;
+		return r->keep_going;
+	}
+	tmx_xstack_begin_file(r->stack);
+	for (;;) {
+		if (tmx_source_next(src, &msg, &err)) {
+			cli_report(&err);
+			r->failed = true;
+			go_on = r->keep_going;
+			break;
+		}
+		if (!msg)
+			break;
+		if (tmx_xstack_consume(r->stack, msg, &unmatched, &um, &err)) {
+			cli_report(&err);
+			r->failed = r->no_report = true;
+			go_on = false;
+			break;
+		}
+		if (!unmatched)
+			continue;
+		tmx_xstack_describe(r->stack, &um, text, sizeof(text));
+		if (!r->keep_going) {
+			/* As llvm-xray without -k: this error, no report. */
+			fprintf(stderr, "tracemux: error: %s: %s (tsc %llu; -k goes on)\n", path, text,
+				(unsigned long long)um.tsc);
+			r->failed = r->no_report = true;
+			go_on = false;
+			break;
+		}
+		if (r->unmatched++ < SHOWN_UNMATCHED)
+			fprintf(stderr, "tracemux: warning: %s: %s\n", path, text);
+	}
+	tmx_source_free(src);
+	return go_on;
+}
+
+/* Checks the option combinations llvm-xray refuses, and ours. */
+static int check_options(const struct tmx_xstack_opts *o, bool flame)
+{
+	if (o->per_thread && o->aggregate_threads)
+		return stack_usage_error("%s", "can't specify options for per thread reporting and "
+					 "reporting that aggregates threads");
+	if (!o->all_stacks && flame)
+		return stack_usage_error("%s", "can't specify a non-human format without --all-stacks");
+	if (o->all_stacks && !flame)
+		return stack_usage_error("%s", "you must specify a non-human format when reporting "
+					 "with --all-stacks (--stack-format=flame)");
+	if (o->exclusive && !o->all_stacks)
+		return stack_usage_error("%s", "--flame-exclusive goes with --all-stacks "
+					 "--stack-format=flame");
+	if (o->exclusive && o->count)
+		return stack_usage_error("%s", "--flame-exclusive takes times off: with "
+					 "--aggregation-type=count each line already counts the "
+					 "calls of its own stack only");
+	return 0;
+}
+
+static int write_report(struct tmx_xstack *stack, const char *output)
+{
+	struct tmx_error err = { 0 };
+	int fd = STDOUT_FILENO, status = 0;
+
+	if (output) {
+		fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			fprintf(stderr, "tracemux: error: %s: cannot open for writing: %s\n", output,
+				strerror(errno));
+			return 1;
+		}
+	}
+	if (tmx_xstack_write(stack, fd, &err))
+		status = cli_report(&err);
+	if (fd != STDOUT_FILENO && close(fd) && !status) {
+		fprintf(stderr, "tracemux: error: %s: %s\n", output, strerror(errno));
+		status = 1;
+	}
+	return status;
+}
+
+/* After the logs: the report (or why there is none); returns the exit status. */
+static int finish(struct run *r, const char *output)
+{
+	uint64_t clamped;
+
+	if (tmx_xstack_empty(r->stack)) {
+		/* After a read error, that error says it all. */
+		if (!r->failed)
+			fputs("tracemux: error: no instrumented calls were accounted in the input\n",
+			      stderr);
+		return 1;
+	}
+	if (write_report(r->stack, output))
+		return 1;
+	clamped = tmx_xstack_clamped(r->stack);
+	if (clamped)
+		fprintf(stderr, "tracemux xray-stack: %llu stack%s took less time than %s callees "
+			"(a call never exited): printed as 0\n", (unsigned long long)clamped,
+			clamped == 1 ? "" : "s", clamped == 1 ? "its" : "their");
+	return r->failed ? 1 : 0;
+}
+
+int cli_xray_stack(int argc, char **argv, const struct tmx_diag *diag_in)
+{
+	struct tmx_xstack_opts opts = { 0 };
+	struct tmx_xray_opts xopts = { .unsorted = true };
+	struct tmx_diag diag = diag_in ? *diag_in : (struct tmx_diag){ .warn = stack_warning };
+	struct run r = { 0 };
+	const char *output = NULL;
+	bool flame = false;
+	int status, c;
+
+	argv++, argc--;   /* "xray-stack" becomes argv[0] */
+	optind = 0;   /* glibc: a full reset of getopt's state */
+	while ((c = getopt_long_only(argc, argv, "m:ko:h", stack_options, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			xopts.instr_map = optarg;
+			break;
+		case 'k':
+			r.keep_going = true;
+			break;
+		case OPT_PER_THREAD:
+			opts.per_thread = true;
+			break;
+		case OPT_AGGREGATE:
+			opts.aggregate_threads = true;
+			break;
+		case OPT_ALL:
+			opts.all_stacks = true;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "human") && strcmp(optarg, "flame"))
+				return stack_usage_error("invalid --stack-format value `%s` (human, flame)",
+							 optarg);
+			flame = !strcmp(optarg, "flame");
+			break;
+		case OPT_AGGREGATION:
+			if (strcmp(optarg, "time") && strcmp(optarg, "count"))
+				return stack_usage_error("invalid --aggregation-type value `%s` (time, "
+							 "count)", optarg);
+			opts.count = !strcmp(optarg, "count");
+			break;
+		case OPT_EXCLUSIVE:
+			opts.exclusive = true;
+			break;
+		case OPT_LENIENT:
+			xopts.lenient = true;
+			break;
+		case 'o':
+			output = strcmp(optarg, "-") ? optarg : NULL;
+			break;
+		case 'h':
+			stack_usage(stdout);
+			return 0;
+		default:
+			return stack_usage_error("%s", "invalid option");
+		}
+	}
+	if (optind >= argc)
+		return stack_usage_error("%s", "no XRay log given");
+	if ((status = check_options(&opts, flame)))
+		return status;
+	/* llvm-xray stack names functions from the map whenever there is one. */
+	xopts.symbolize = opts.symbolized = xopts.instr_map != NULL;
+	r.stack = tmx_xstack_new(&opts);
+	if (!r.stack) {
+		fputs("tracemux: error: out of memory\n", stderr);
+		return 1;
+	}
+	for (int i = optind; i < argc; i++)
+		if (!stack_log(&r, argv[i], &xopts, &diag))
+			break;
+	if (r.unmatched > SHOWN_UNMATCHED)
+		fprintf(stderr, "tracemux xray-stack: %llu exit records with no matching entry in "
+			"all (-k)\n", (unsigned long long)r.unmatched);
+	status = r.no_report ? 1 : finish(&r, output);
+	tmx_xstack_free(r.stack);
+	return status;
+}
