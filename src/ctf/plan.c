@@ -12,6 +12,7 @@
 
 #include "ctf/plan.h"
 #include "io/bitread.h"
+#include "model/grow.h"
 
 /* A run ends after this many bits (keeps item offsets small). */
 #define CTF_RUN_MAX_BITS (UINT64_C(1) << 20)
@@ -135,18 +136,8 @@ struct compiler {
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem, struct tmx_error *err)
 {
-	size_t n = *cap ? *cap : 16;
-	void *np;
-
-	if (need <= *cap)
-		return TMX_OK;
-	while (n < need)
-		n *= 2;
-	np = realloc(*p, n * elem);
-	if (!np)
+	if (!tmx_grow_array(p, cap, need, elem, 16))
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory for a decoding plan");
-	*p = np;
-	*cap = n;
 	return TMX_OK;
 }
 

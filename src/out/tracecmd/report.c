@@ -37,6 +37,8 @@
 
 #include "out/outbuf.h"
 #include "out/tracecmd/fastfmt.h"
+#include "out/tracecmd/funcgraph.h"
+#include "out/tracecmd/guest.h"
 #include "out/tracecmd/profile.h"
 #include "out/tracecmd/report.h"
 #include "tracecmd/tracedat.h"
@@ -103,6 +105,7 @@ struct tcr_handle {
 	size_t rec_cursor;               /* the cursor it came from */
 	uint64_t *last_ts;               /* --ts-check: per cursor, the last printed time */
 	bool done;
+	struct tfg_handle fg;            /* what the function graph look-ahead reads */
 };
 
 struct tcr {
@@ -128,6 +131,8 @@ struct tcr {
 	struct tcp_hook *hooks;      /* -H, in command-line order */
 	size_t n_hooks;
 	bool filter_test_done;       /* -T printed the filters: nothing else */
+	struct tcg_vcpus *guests;    /* KVM guests' vCPUs (guest.h) */
+	struct tfg *fg;              /* funcgraph_entry/exit handlers (funcgraph.h) */
 };
 
 void tmx_tcreport_opts_default(struct tmx_tcreport_opts *o)
@@ -536,6 +541,12 @@ static inline uint64_t rec_time(const struct tcr_file *tf, const struct tdat_rec
 	return time_of(tf, rec->ts_raw, rec->ts);
 }
 
+/* rec_time() for the function graph look-ahead (funcgraph.h). */
+static uint64_t fg_time(const void *tf, const struct tdat_record *rec)
+{
+	return rec_time(tf, rec);
+}
+
 /*
  * -r / -n: trace-cmd's set_event_flags(), each regex matched whole
  * ("^REGEX$", any case) against every event's name and system.
@@ -630,6 +641,9 @@ static int setup_tep(struct tcr *r, struct tcr_file *tf, struct tmx_error *err)
 		if (r->o->no_sys_plugins)
 			tep_set_flag(tep, TEP_DISABLE_SYS_PLUGINS);
 		tf->plugins = tep_load_plugins(tep);
+		/* libtracecmd's trace-ftrace.c handlers come with the system plugins (-N, -L: none) */
+		if (!r->o->no_sys_plugins && (ret = tfg_attach(r->fg, tep, f->path, err)))
+			return ret;
 	}
 	/* --kallsyms: trace-cmd parses it right after opening, before the file's own symbols */
 	if (r->o->kallsyms && needs_texts(r->o) && (ret = extra_kallsyms(r, tep, err)))
@@ -1052,15 +1066,15 @@ static bool filter_pass(struct tcr_file *tf, struct tep_record *tr)
 	return !found;
 }
 
-/* Cursor index of a CPU id in a handle, or -1. */
-static long cpu_index(const struct tcr_handle *h, unsigned cpu)
+/* Whether the handle's cursor i is printed: every CPU, or one --cpu names. */
+static bool cpu_listed(const struct tcr *r, const struct tcr_handle *h, size_t i)
 {
 	const struct tdat_buffer *b = &h->file->f->buffers[h->buffer];
 
-	for (uint32_t i = 0; i < b->n_cpus && i < h->n_cpus; i++)
-		if (b->cpus[i].cpu == cpu)
-			return (long)i;
-	return -1;
+	for (size_t k = 0; k < r->n_cpu_list; k++)
+		if (b->cpus[i].cpu == r->cpu_list[k])
+			return true;
+	return !r->n_cpu_list;
 }
 
 /* The handle's next record that passes the filters, into h->rec (NULL at the end). */
@@ -1068,14 +1082,14 @@ static int handle_next(struct tcr *r, struct tcr_handle *h, struct tmx_error *er
 {
 	for (;;) {
 		const struct tdat_record *best = NULL, *rec;
-		size_t best_i = 0, n = r->n_cpu_list ? r->n_cpu_list : h->n_cpus;
+		size_t best_i = 0;
 		uint64_t best_ts = 0;
 		struct tep_record tr;
 		int ret;
 
-		for (size_t k = 0; k < n; k++) {
-			long i = r->n_cpu_list ? cpu_index(h, r->cpu_list[k]) : (long)k;
-			if (i < 0)
+		/* --cpu too: trace-cmd reads the CPUs in their order (the first wins ties) */
+		for (size_t i = 0; i < h->n_cpus; i++) {
+			if (!cpu_listed(r, h, i))
 				continue;
 			if ((ret = tdat_cursor_peek(h->cur[i], &rec, err)))
 				return ret;
@@ -1438,6 +1452,7 @@ static int add_handle(struct tcr *r, struct tcr_file *tf, size_t buffer, const c
 			return ret;
 		h->n_cpus = i + 1;
 	}
+	h->fg = (struct tfg_handle){ h->cur, h->n_cpus, b, r->cpu_list, r->n_cpu_list, fg_time, tf };
 	return TMX_OK;
 }
 
@@ -2173,6 +2188,11 @@ static int report(struct tcr *r, struct tmx_error *err)
 	}
 	if (stat || o->uname || o->version)
 		return TMX_OK;
+	/* trace-cmd's map_vcpus(): guest symbols in the host's kvm events (guest.h) */
+	for (size_t i = 0; i < r->n_files && !ret; i++)
+		ret = tcg_add_file(&r->guests, r->files[i].f, r->files[i].tep, err);
+	if (ret || (ret = tcg_start(r->guests, o->diag, err)))
+		return ret;
 
 	for (;;) {
 		struct tcr_handle *best = NULL;
@@ -2194,7 +2214,11 @@ static int report(struct tcr *r, struct tmx_error *err)
 			if ((ret = profile_record(r, best, best->rec, err)))
 				return ret;
 		} else {
+			/* a funcgraph entry may take the next record of its handle (funcgraph.h) */
+			best->rec = tfg_before_print(r->fg, &best->fg, best->rec_cursor, best->rec);
 			emit(r, best, best->rec);
+			if ((ret = tfg_after_print(r->fg, err)))
+				return ret;
 		}
 		best->rec = NULL;
 	}
@@ -2217,6 +2241,7 @@ static void tcr_free(struct tcr *r)
 		free(h->last_ts);
 	}
 	free(r->handles);
+	tcg_free(r->guests);
 	for (size_t i = 0; i < r->n_files; i++) {
 		struct tcr_file *tf = &r->files[i];
 		for (size_t k = 0; k < tf->n_pos; k++)
@@ -2250,6 +2275,7 @@ static void tcr_free(struct tcr *r)
 	free(r->wakeups.start);
 	free(r->wakeups.used);
 	free(r->pad);
+	tfg_free(r->fg);
 	trace_seq_destroy(&r->seq);
 	free(r->out);
 }
@@ -2269,7 +2295,8 @@ int tmx_tcreport_run(const char *const *paths, size_t n_paths, const struct tmx_
 		return tmx_error_set(err, TMX_ERR_USAGE, NULL, "no input trace given");
 	r.out = malloc(sizeof(*r.out));
 	r.files = calloc(n_paths, sizeof(*r.files));
-	if (!r.out || !r.files) {
+	r.fg = tfg_new();
+	if (!r.out || !r.files || !r.fg) {
 		tcr_free(&r);
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 	}

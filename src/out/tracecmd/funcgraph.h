@@ -1,0 +1,74 @@
+/*
+ * The function_graph tracer's events in `-o tracecmd`, as trace-cmd 3.1.6
+ * prints them (libtracecmd's trace-ftrace.c, which registers them as
+ * libtraceevent handlers when plugins are loaded: not with -N or -L):
+ *
+ *   funcgraph_entry  "  " + "           |  " + 2*depth spaces + "func() {"
+ *                    or, when the handle's next record (by time, over all
+ *                    its CPUs, read or not) is the exit of the same pid and
+ *                    function, that exit is taken (never printed) and the
+ *                    call is one line: mark, duration, indent, "func();"
+ *   funcgraph_exit   mark, duration, indent, "}"
+ *
+ * The mark is "$ " past 1 s, "# " past 1 ms, "! " past 100 us, "+ " past
+ * 10 us, else "  " (also for a duration of ~0); the duration is
+ * "USECS.NNN us " (without ".NNN" from 7 digits) padded to 7 + " us ",
+ * then "|  ".  Names come from kallsyms (tep_find_function), else the
+ * address in hex.  -R, -r and -n bypass the handlers (libtraceevent's
+ * flags).
+ *
+ * The look-ahead reads the cursors of the handle being printed, which
+ * report.c reads in trace-cmd's order; records of CPUs that --cpu leaves
+ * out are passed over up to the printed record's time first, as trace-cmd
+ * reads every CPU and drops them after.  Where trace-cmd 3.1.6 differs on
+ * purpose: after taking an exit from another CPU than the entry's, its
+ * iterator keeps a pointer to the freed record and its next choices depend
+ * on freed memory; here records stay in time order.  An indent past
+ * TFG_MAX_INDENT columns (depth > 32767, trace-cmd prints up to 2^31
+ * spaces) is cut there.
+ */
+#ifndef TMX_OUT_TRACECMD_FUNCGRAPH_H
+#define TMX_OUT_TRACECMD_FUNCGRAPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tracecmd/tracedat.h"
+#include "tracemux/error.h"
+
+#define TFG_MAX_INDENT 65536
+
+struct tep_handle;
+struct tfg;
+
+struct tfg *tfg_new(void);
+void tfg_free(struct tfg *g);
+
+/* Registers the funcgraph_entry / funcgraph_exit handlers on a file's libtraceevent handle. */
+int tfg_attach(struct tfg *g, struct tep_handle *tep, const char *path, struct tmx_error *err);
+
+/* One trace-cmd handle (a buffer of a file) as the look-ahead reads it. */
+struct tfg_handle {
+	struct tdat_cursor **cur;          /* the buffer's CPUs, in file order */
+	size_t n_cur;
+	const struct tdat_buffer *buffer;  /* the CPU ids of the cursors */
+	const unsigned *cpu_list;          /* --cpu: the CPUs printed, NULL: all */
+	size_t n_cpu_list;
+	/* The report's time of a record (trace-cmd's record->ts under the timestamp options). */
+	uint64_t (*time)(const void *arg, const struct tdat_record *rec);
+	const void *time_arg;
+};
+
+/*
+ * Before `rec`, taken from cursor `at` of `h`, is printed.  Returns the
+ * record to print: for a funcgraph entry a copy that the look-ahead's
+ * cursor reads leave intact, else `rec` itself.  The handlers read `h`
+ * until tfg_after_print().
+ */
+const struct tdat_record *tfg_before_print(struct tfg *g, const struct tfg_handle *h, size_t at,
+					   const struct tdat_record *rec);
+
+/* After the print: TMX_OK, or what a cursor read (or memory) of the look-ahead failed on. */
+int tfg_after_print(struct tfg *g, struct tmx_error *err);
+
+#endif
