@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "out/tracecmd/report.h"
+#include "tools/tracecmd/report.h"
 #include "tracemux/tracemux.h"
 
 enum output_format { OUT_TEXT, OUT_DUMMY, OUT_CTF_METADATA, OUT_JSON, OUT_CHROME, OUT_TRACECMD,

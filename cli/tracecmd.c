@@ -1,8 +1,8 @@
 /*
  * `-o tracecmd`: trace.dat inputs are printed by the trace-cmd report
- * output (src/out/tracecmd/report.c), which reads the files in trace-cmd's
+ * output (src/tools/tracecmd/report.c), which reads the files in trace-cmd's
  * own order; other traces go through the common model like every output
- * (src/out/tracecmd/model.c, wired in main.c's sink).
+ * (src/sink/tracecmd/layout.c, wired in main.c's sink).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "out/tracecmd/report.h"
+#include "tools/tracecmd/report.h"
 
 static const char tracedat_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 

@@ -1,6 +1,6 @@
 /*
  * `tracemux xray-account [OPTIONS] --instr-map BIN TRACE`: llvm-xray
- * account's per-function latency table (src/out/xray/account.c), with
+ * account's per-function latency table (src/tools/xray/account.c), with
  * llvm-xray's options and spellings (-sort=count, -k, -d...), one call
  * stack per thread whatever the thread order in the file, and a summary of
  * what could not be accounted on stderr.
@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "out/xray/account.h"
-#include "out/xray/debuginfo.h"
+#include "tools/xray/account.h"
+#include "tools/xray/debuginfo.h"
 
 enum {
 	OPT_SORTORDER = 256,

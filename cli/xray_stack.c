@@ -1,6 +1,6 @@
 /*
  * `tracemux xray-stack [OPTIONS] XRAY_LOG...`: llvm-xray stack's call-stack
- * report (src/out/xray/stack.c) with llvm-xray's options and spellings
+ * report (src/tools/xray/stack.c) with llvm-xray's options and spellings
  * (-all-stacks, -stack-format=flame, -k, -m...), plus --flame-exclusive.
  */
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "out/xray/stack.h"
+#include "tools/xray/stack.h"
 
 enum {
 	OPT_PER_THREAD = 256,

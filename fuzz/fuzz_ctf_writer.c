@@ -6,7 +6,7 @@
  * metadata, a line "--DATA--", then one data stream), so its seeds work
  * here.  It becomes a CTF trace directory (in a private temporary
  * directory, on tmpfs when there is one), which tracemux's CTF reader
- * reads; every message goes to the CTF writer (src/out/ctf/), and the
+ * reads; every message goes to the CTF writer (src/sink/ctf/), and the
  * trace written is read back with the same reader.  Each input is written
  * twice: as CTF 1.8 (the CTF 2 field classes translated: the input's form
  * is made what the translation must read back as, see canon_ctf2_kind())
@@ -55,7 +55,7 @@
 #include <unistd.h>
 
 #include "io/utf8.h"
-#include "out/ctf/ctf_writer.h"
+#include "sink/ctf/ctf_writer.h"
 #include "tracemux/tracemux.h"
 
 #define SEPARATOR "\n--DATA--\n"

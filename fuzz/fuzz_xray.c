@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "out/xray/yaml.h"
+#include "sink/xray/yaml.h"
 #include "tracemux/tracemux.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -23,7 +23,7 @@
  * Conventions: functions return TMX_OK or a tmx_status code with `err`
  * filled (file name, byte offset, what was expected).
  *
- * Stability: this header is read by src/out/tracecmd/; fields and functions
+ * Stability: this header is read by src/sink/tracecmd/; fields and functions
  * are only ever added.
  */
 #ifndef TMX_TRACEDAT_H

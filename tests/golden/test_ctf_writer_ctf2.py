@@ -20,7 +20,7 @@ BT21 environment variable names another) and by tracemux.
 4. The same traces written as CTF 1.8: the same, except
    TRANSLATED: traces with field classes CTF 1.8 lacks (booleans, bit maps,
    BLOBs, optionals, variants chosen by ranges) or names TSDL cannot hold,
-   which read back as their translations (see src/out/ctf/plan_build.c).
+   which read back as their translations (see src/sink/ctf/encode_plan.c).
    Checked: the text does differ (else the entry is stale) and becomes the
    output's by the rewrites the entry gives; without rewrites, the same
    events at the same times, the values themselves being compared by the

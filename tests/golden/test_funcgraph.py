@@ -4,7 +4,7 @@
 trace-cmd prints funcgraph_entry / funcgraph_exit as a call graph: an
 entry followed by its exit is one line `func();` with its duration, other
 entries `func() {`, exits `}`, with duration marks (+ ! # $) and an indent
-by depth (src/out/tracecmd/funcgraph.h).
+by depth (src/tools/tracecmd/funcgraph.h).
 
   - ../shared/corpus/tracecmd-samples/external/kinmax_trace_22063697.dat
     (a real i686 recording, one CPU, do_IRQ calls around interrupts) against

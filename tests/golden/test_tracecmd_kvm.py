@@ -4,7 +4,7 @@
 trace-cmd maps each guest's vCPUs to the host tasks that run them (the
 host's GUEST options, the guests' TRACEID) and appends the guest kernel
 function to the guest addresses of the host's kvm_entry / kvm_exit events
-(`rip 0xffffffffa13f2e30 default_idle+0x10`); see src/out/tracecmd/guest.h.
+(`rip 0xffffffffa13f2e30 default_idle+0x10`); see src/tools/tracecmd/guest.h.
 
   - the real recordings of ../shared/corpus/tracecmd-samples/external/
     (INDEX.md: a Linux 6.5 host and its 5.15 guest, v7 files compressed

@@ -1,6 +1,6 @@
 /*
- * The CTF writer's CTF 2 metadata (src/out/ctf/json_gen.c) and its CTF 1.8
- * translation of the CTF 2 field classes (src/out/ctf/tsdl_gen.c).
+ * The CTF writer's CTF 2 metadata (src/sink/ctf/json_gen.c) and its CTF 1.8
+ * translation of the CTF 2 field classes (src/sink/ctf/tsdl_gen.c).
  *
  * 1. Every field class kind of the model, built by hand, gives the JSON
  *    that CTF2-SPEC-2.0 section 5.3 describes (exact text): integers of
@@ -35,7 +35,7 @@
 #include <cmocka.h>
 
 #include "ctf/metadata.h"
-#include "out/ctf/plan.h"
+#include "sink/ctf/encode_plan.h"
 
 static const uint8_t uuid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
 static struct tmx_arena A;

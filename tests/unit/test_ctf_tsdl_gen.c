@@ -1,5 +1,5 @@
 /*
- * The CTF writer's metadata generation (src/out/ctf/tsdl_gen.c).
+ * The CTF writer's metadata generation (src/sink/ctf/tsdl_gen.c).
  *
  * 1. TSDL names as babeltrace2's sink.ctf.fs writes them: every structure
  *    member gets a `_` (its output of smalltrace has `_str` for `str`);
@@ -12,7 +12,7 @@
  * 3. A sequence whose length lives in a scope the writer replaces (the
  *    event header) gets a generated 32-bit length just before it, as
  *    babeltrace2 does when it cannot name the length field.
- * 4. Output directories (src/out/ctf/paths.c), as babeltrace2's
+ * 4. Output directories (src/sink/ctf/paths.c), as babeltrace2's
  *    sink.ctf.fs makes them (fs-sink-trace.c: sanitize_trace_path(),
  *    make_lttng_trace_path_rel()); the golden test also compares whole
  *    trees with babeltrace2 -o ctf.
@@ -29,8 +29,8 @@
 #include "testutil.h"
 
 #include "ctf/metadata.h"
-#include "out/ctf/paths.h"
-#include "out/ctf/plan.h"
+#include "sink/ctf/paths.h"
+#include "sink/ctf/encode_plan.h"
 
 #define BT_SUCCEED TMX_CORPUS "/babeltrace-tests/ctf-traces/succeed"
 

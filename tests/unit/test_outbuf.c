@@ -1,5 +1,5 @@
 /*
- * The hand-rolled number formatting of every text output (out/outbuf.c),
+ * The hand-rolled number formatting of every text output (sink/outbuf.c),
  * checked against printf on every digit count's bounds, on random values
  * and through the buffered writer, with and without zero padding; and %g
  * (tmx_format_g) against printf on doubles of every kind.
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "out/outbuf.h"
+#include "sink/outbuf.h"
 
 static void check_put_u64(uint64_t v)
 {

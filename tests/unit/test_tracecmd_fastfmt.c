@@ -1,5 +1,5 @@
 /*
- * The compiled print fmts of -o tracecmd (src/out/tracecmd/fastfmt.c)
+ * The compiled print fmts of -o tracecmd (src/tools/tracecmd/fastfmt.c)
  * against libtraceevent itself: for hand-written event formats and many
  * generated records (both byte orders), tcf_render() must give exactly
  * what tep_print_event(TEP_PRINT_INFO) gives; and the print fmts outside
@@ -17,7 +17,7 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
-#include "out/tracecmd/fastfmt.h"
+#include "tools/tracecmd/fastfmt.h"
 
 /* Payload layout shared by the test formats (offsets in the record). */
 #define OFF_A 8       /* int */

@@ -1,5 +1,5 @@
 /*
- * The order statistics of `xray-account` (src/out/xray/account.c) under a
+ * The order statistics of `xray-account` (src/tools/xray/account.c) under a
  * memory budget: hand-made basic-mode logs (layout from
  * /work/shared/spec/xray-format-notes.md section 2) whose latencies are
  * chosen here, accounted with budgets from "everything stored" down to 1
@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "out/xray/account.h"
+#include "tools/xray/account.h"
 #include "tracemux/tracemux.h"
 
 /* ------------------------------------------------------------------ */

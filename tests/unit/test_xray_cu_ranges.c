@@ -1,5 +1,5 @@
 /*
- * Address -> compile unit (src/out/xray/cu_ranges.c) against llvm 14's
+ * Address -> compile unit (src/tools/xray/cu_ranges.c) against llvm 14's
  * DWARFDebugAranges::construct(), worked by hand for each case: disjoint,
  * adjacent and overlapping unit ranges, the unit before keeping an address
  * when ranges overlap, empty ranges dropped, the ends of the address space,
@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "out/xray/cu_ranges.h"
+#include "tools/xray/cu_ranges.h"
 
 struct seg {
 	uint64_t lo, hi;

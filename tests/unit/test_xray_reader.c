@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "out/xray/yaml.h"
+#include "sink/xray/yaml.h"
 #include "tracemux/tracemux.h"
 #include "xray/xray.h"
 

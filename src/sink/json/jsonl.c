@@ -1,0 +1,134 @@
+/*
+ * JSON Lines: one JSON object per event and per discarded-events/packets
+ * record, with every field in its real type.  Keys always come in the same
+ * order; integers are printed exactly (64-bit values included); text is
+ * always valid UTF-8: a byte that is not part of valid UTF-8 is written as
+ * the code point of the same value (\u00XX), so nothing is lost.
+ *
+ *   {"type":"event","name":"sched:switch","id":0,"trace":"host","stream":
+ *    {"class_id":0,"id":0,"name":"/path"},"ts_ns":123,"cycles":456,
+ *    "packet_context":{...},"common_context":{...},"specific_context":{...},
+ *    "payload":{...}}
+ *   {"type":"discarded_events","trace":...,"stream":{...},"count":5,
+ *    "begin_ns":...,"end_ns":...}
+ *
+ * Field values are written by jsonval.c.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sink/json/jsonl.h"
+#include "sink/json/jsonval.h"
+#include "sink/outbuf.h"
+
+struct tmx_jsonl {
+	struct outbuf out;
+};
+
+struct tmx_jsonl *tmx_jsonl_new(int fd)
+{
+	struct tmx_jsonl *j = malloc(sizeof(*j));
+
+	if (j)
+		outbuf_init(&j->out, fd);
+	return j;
+}
+
+void tmx_jsonl_free(struct tmx_jsonl *j)
+{
+	free(j);
+}
+
+int tmx_jsonl_flush(struct tmx_jsonl *j, struct tmx_error *err)
+{
+	int e = outbuf_flush(&j->out);
+
+	if (e)
+		return tmx_error_set(err, TMX_ERR_IO, NULL, "cannot write the output: %s", strerror(e));
+	return TMX_OK;
+}
+
+static void put_stream(struct outbuf *b, const struct tmx_stream *s)
+{
+	outbuf_puts(b, ",\"trace\":");
+	json_string(b, s->trace->name, strlen(s->trace->name));
+	outbuf_puts(b, ",\"stream\":{\"class_id\":");
+	outbuf_u64(b, s->cls->id, 0);
+	outbuf_puts(b, ",\"id\":");
+	outbuf_u64(b, s->id, 0);
+	outbuf_puts(b, ",\"name\":");
+	json_string(b, s->name, strlen(s->name));
+	outbuf_putc(b, '}');
+}
+
+static void put_scope(struct outbuf *b, const char *key, const struct tmx_value *vals)
+{
+	if (!vals)
+		return;
+	outbuf_putc(b, ',');
+	json_key(b, key, true);
+	json_value(b, vals, 0);
+}
+
+static void put_event(struct outbuf *b, const struct tmx_msg *msg)
+{
+	const struct tmx_event *e = msg->event;
+
+	outbuf_puts(b, "{\"type\":\"event\",\"name\":");
+	if (e->cls->name)
+		json_string(b, e->cls->name, strlen(e->cls->name));
+	else
+		outbuf_puts(b, "null");   /* CTF 2 names are optional */
+	outbuf_puts(b, ",\"id\":");
+	outbuf_u64(b, e->cls->id, 0);
+	put_stream(b, msg->stream);
+	if (msg->has_ts) {
+		outbuf_puts(b, ",\"ts_ns\":");
+		outbuf_i64(b, msg->ns);
+		outbuf_puts(b, ",\"cycles\":");
+		outbuf_u64(b, msg->cycles, 0);
+	}
+	put_scope(b, "packet_context", e->scopes[TMX_SCOPE_PACKET_CONTEXT]);
+	put_scope(b, "common_context", e->scopes[TMX_SCOPE_COMMON_CONTEXT]);
+	put_scope(b, "specific_context", e->scopes[TMX_SCOPE_SPECIFIC_CONTEXT]);
+	put_scope(b, "payload", e->scopes[TMX_SCOPE_PAYLOAD]);
+	outbuf_puts(b, "}\n");
+}
+
+static void put_discarded(struct outbuf *b, const struct tmx_msg *msg, const char *type)
+{
+	outbuf_puts(b, "{\"type\":\"");
+	outbuf_puts(b, type);
+	outbuf_putc(b, '"');
+	put_stream(b, msg->stream);
+	outbuf_puts(b, ",\"count\":");
+	outbuf_u64(b, msg->count, 0);
+	if (msg->has_range) {
+		outbuf_puts(b, ",\"begin_ns\":");
+		outbuf_i64(b, msg->begin_ns);
+		outbuf_puts(b, ",\"end_ns\":");
+		outbuf_i64(b, msg->end_ns);
+	}
+	outbuf_puts(b, "}\n");
+}
+
+int tmx_jsonl_consume(struct tmx_jsonl *j, const struct tmx_msg *msg, struct tmx_error *err)
+{
+	switch (msg->kind) {
+	case TMX_MSG_EVENT:
+		put_event(&j->out, msg);
+		break;
+	case TMX_MSG_DISCARDED_EVENTS:
+		put_discarded(&j->out, msg, "discarded_events");
+		break;
+	case TMX_MSG_DISCARDED_PACKETS:
+		put_discarded(&j->out, msg, "discarded_packets");
+		break;
+	default:
+		return TMX_OK;
+	}
+	if (j->out.error)
+		return tmx_error_set(err, TMX_ERR_IO, NULL, "cannot write the output: %s",
+				     strerror(j->out.error));
+	return TMX_OK;
+}

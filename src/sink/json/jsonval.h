@@ -1,0 +1,22 @@
+/*
+ * JSON values of decoded fields: integers exact (64-bit included), enums
+ * {"value":N,"labels":[...]}, variants {"option":NAME,"value":...}, floats
+ * as numbers (null if not finite), text always valid UTF-8 (a byte that is
+ * not part of valid UTF-8 becomes the code point \u00XX).
+ */
+#ifndef TMX_OUT_JSONVAL_H
+#define TMX_OUT_JSONVAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sink/outbuf.h"
+#include "tracemux/model.h"
+
+void json_string(struct outbuf *b, const char *s, size_t n);
+/* `"key":`, preceded by a comma unless first. */
+void json_key(struct outbuf *b, const char *key, bool first);
+/* The value at vals[i] and its subtree; returns the index after it. */
+size_t json_value(struct outbuf *b, const struct tmx_value *vals, size_t i);
+
+#endif

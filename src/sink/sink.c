@@ -1,0 +1,404 @@
+/*
+ * The sink interface (include/tracemux/sink.h): every output behind one
+ * handle.  Two tables drive it: the sinks (how each one is made, fed and
+ * finished) and their parameters (how each key=value is checked and
+ * stored), so that adding an output or an option is one row.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tracemux/sink.h"
+#include "tracemux/tracemux.h"
+
+#include "sink/ctf/ctf_writer.h"
+#include "sink/json/chrome.h"
+#include "sink/json/jsonl.h"
+#include "sink/text/pretty.h"
+#include "sink/tracecmd/layout.h"
+#include "sink/xray/yaml.h"
+
+enum sink_kind { SINK_TEXT, SINK_JSON, SINK_CHROME, SINK_CTF, SINK_TRACECMD, SINK_XRAY_YAML,
+		 SINK_DUMMY };
+
+struct tmx_sink_params {
+	enum sink_kind kind;
+	struct tmx_pretty_opts pretty;       /* text */
+	bool sched_slices;                   /* chrome */
+	char *path;                          /* ctf: output directory */
+	uint64_t packet_size;                /* ctf: 0 for the default */
+	int ctf_version;                     /* ctf: TMX_CTF_VERSION_* */
+};
+
+/* ---- the sinks ---- */
+
+struct tmx_sink {
+	const struct sink_ops *ops;
+	void *out;   /* the output's own handle; NULL for dummy */
+};
+
+struct sink_ops {
+	const char *name;
+	enum sink_kind kind;
+	/* Makes the output into *out; returns TMX_OK or the error code. */
+	int (*open)(const struct tmx_sink_params *p, const struct tmx_source *src,
+		    const struct tmx_sink_io *io, void **out, struct tmx_error *err);
+	int (*consume)(void *out, const struct tmx_msg *msg, struct tmx_error *err);
+	int (*finish)(void *out, struct tmx_error *err);
+	void (*free)(void *out);
+};
+
+static int made(void *handle, void **out, struct tmx_error *err)
+{
+	*out = handle;
+	return handle ? TMX_OK : tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+}
+
+static int open_text(const struct tmx_sink_params *p, const struct tmx_source *src,
+		     const struct tmx_sink_io *io, void **out, struct tmx_error *err)
+{
+	struct tmx_pretty_opts o = p->pretty;
+
+	(void)src;
+	o.out_fd = io->out_fd;
+	o.err_fd = io->err_fd;
+	return made(tmx_pretty_new(&o), out, err);
+}
+
+static int open_json(const struct tmx_sink_params *p, const struct tmx_source *src,
+		     const struct tmx_sink_io *io, void **out, struct tmx_error *err)
+{
+	(void)p, (void)src;
+	return made(tmx_jsonl_new(io->out_fd), out, err);
+}
+
+static int open_chrome(const struct tmx_sink_params *p, const struct tmx_source *src,
+		       const struct tmx_sink_io *io, void **out, struct tmx_error *err)
+{
+	struct tmx_chrome *c = tmx_chrome_new(io->out_fd);
+
+	(void)src;
+	if (c)
+		tmx_chrome_set_sched_slices(c, p->sched_slices);
+	return made(c, out, err);
+}
+
+/* A directory per logical trace, made before any message. */
+static int open_ctf(const struct tmx_sink_params *p, const struct tmx_source *src,
+		    const struct tmx_sink_io *io, void **out, struct tmx_error *err)
+{
+	struct tmx_ctf_writer_opts opts = {
+		.dir = p->path, .packet_size = p->packet_size, .ctf_version = p->ctf_version,
+		.diag = io->diag,
+	};
+	struct tmx_ctf_writer *w;
+	int ret;
+
+	if (!p->path)
+		return tmx_error_set(err, TMX_ERR_USAGE, NULL,
+				     "sink `ctf` needs an output directory (parameter `path`)");
+	ret = tmx_ctf_writer_new(&opts, &w, err);
+	for (size_t i = 0; !ret && i < tmx_source_logical_trace_count(src); i++)
+		ret = tmx_ctf_writer_add_trace(w, tmx_source_logical_trace(src, i), err);
+	if (ret) {
+		tmx_ctf_writer_free(w);
+		return ret;
+	}
+	*out = w;
+	return TMX_OK;
+}
+
+static int open_tracecmd(const struct tmx_sink_params *p, const struct tmx_source *src,
+			 const struct tmx_sink_io *io, void **out, struct tmx_error *err)
+{
+	(void)p, (void)src;
+	return made(tmx_tclayout_new(io->out_fd), out, err);
+}
+
+static int open_xray_yaml(const struct tmx_sink_params *p, const struct tmx_source *src,
+			  const struct tmx_sink_io *io, void **out, struct tmx_error *err)
+{
+	(void)p;
+	return made(tmx_xray_yaml_new(io->out_fd, src), out, err);
+}
+
+/* Adapters from the outputs' own handle types to the table's void *. */
+#define ADAPT(prefix, type, finish)                                                   \
+	static int prefix##_consume_any(void *o, const struct tmx_msg *m,             \
+					struct tmx_error *e)                          \
+	{                                                                             \
+		return prefix##_consume((type *)o, m, e);                             \
+	}                                                                             \
+	static int prefix##_finish_any(void *o, struct tmx_error *e)                  \
+	{                                                                             \
+		return prefix##_##finish((type *)o, e);                               \
+	}                                                                             \
+	static void prefix##_free_any(void *o)                                        \
+	{                                                                             \
+		prefix##_free((type *)o);                                             \
+	}
+ADAPT(tmx_pretty, struct tmx_pretty, flush)
+ADAPT(tmx_jsonl, struct tmx_jsonl, flush)
+ADAPT(tmx_chrome, struct tmx_chrome, finish)
+ADAPT(tmx_ctf_writer, struct tmx_ctf_writer, finish)
+ADAPT(tmx_tclayout, struct tmx_tclayout, flush)
+ADAPT(tmx_xray_yaml, struct tmx_xray_yaml, finish)
+#define OUTPUT(name, kind, open, prefix) \
+	{ name, kind, open, prefix##_consume_any, prefix##_finish_any, prefix##_free_any }
+
+static const struct sink_ops sinks[] = {
+	OUTPUT("text", SINK_TEXT, open_text, tmx_pretty),
+	OUTPUT("json", SINK_JSON, open_json, tmx_jsonl),
+	OUTPUT("chrome", SINK_CHROME, open_chrome, tmx_chrome),
+	OUTPUT("ctf", SINK_CTF, open_ctf, tmx_ctf_writer),
+	OUTPUT("tracecmd", SINK_TRACECMD, open_tracecmd, tmx_tclayout),
+	OUTPUT("xray-yaml", SINK_XRAY_YAML, open_xray_yaml, tmx_xray_yaml),
+	{ "dummy", SINK_DUMMY, NULL, NULL, NULL, NULL },
+};
+
+static const struct sink_ops *sink_named(const char *name)
+{
+	for (size_t i = 0; i < sizeof(sinks) / sizeof(sinks[0]); i++)
+		if (!strcmp(sinks[i].name, name))
+			return &sinks[i];
+	return NULL;
+}
+
+/* ---- parameters ---- */
+
+static const char *const true_words[] = { "true", "yes", "1", NULL };
+static const char *const false_words[] = { "false", "no", "0", NULL };
+
+static bool word_in(const char *s, const char *const *words)
+{
+	for (; *words; words++)
+		if (!strcmp(s, *words))
+			return true;
+	return false;
+}
+
+static int bad_value(const struct tmx_sink_params *p, const char *key, const char *value,
+		     const char *expected, struct tmx_error *err)
+{
+	const struct sink_ops *s = NULL;
+
+	for (size_t i = 0; i < sizeof(sinks) / sizeof(sinks[0]); i++)
+		if (sinks[i].kind == p->kind)
+			s = &sinks[i];
+	return tmx_error_set(err, TMX_ERR_USAGE, NULL,
+			     "sink `%s`: invalid value `%s` for parameter `%s`: expected %s",
+			     s ? s->name : "?", value ? value : "", key, expected);
+}
+
+/* A boolean: no value, or one of the words. */
+static int parse_bool(const struct tmx_sink_params *p, const char *key, const char *value,
+		      bool *out, struct tmx_error *err)
+{
+	if (!value || word_in(value, true_words))
+		*out = true;
+	else if (word_in(value, false_words))
+		*out = false;
+	else
+		return bad_value(p, key, value, "true or false", err);
+	return TMX_OK;
+}
+
+/* Where a boolean parameter is stored in the parameters. */
+static bool *bool_field(struct tmx_sink_params *p, const char *key)
+{
+	static const struct {
+		const char *key;
+		size_t offset;
+	} bools[] = {
+		{ "clock-cycles", offsetof(struct tmx_sink_params, pretty.clock_cycles) },
+		{ "clock-seconds", offsetof(struct tmx_sink_params, pretty.clock_seconds) },
+		{ "clock-date", offsetof(struct tmx_sink_params, pretty.clock_date) },
+		{ "clock-gmt", offsetof(struct tmx_sink_params, pretty.clock_gmt) },
+		{ "no-delta", offsetof(struct tmx_sink_params, pretty.no_delta) },
+		{ "sched-slices", offsetof(struct tmx_sink_params, sched_slices) },
+	};
+
+	for (size_t i = 0; i < sizeof(bools) / sizeof(bools[0]); i++)
+		if (!strcmp(bools[i].key, key))
+			return (bool *)((char *)p + bools[i].offset);
+	return NULL;
+}
+
+static int set_bool(struct tmx_sink_params *p, const char *key, const char *value,
+		    struct tmx_error *err)
+{
+	return parse_bool(p, key, value, bool_field(p, key), err);
+}
+
+static int set_names(struct tmx_sink_params *p, const char *key, const char *value,
+		     struct tmx_error *err)
+{
+	(void)key;
+	return tmx_pretty_set_names(&p->pretty, value ? value : "", err);
+}
+
+static int set_fields(struct tmx_sink_params *p, const char *key, const char *value,
+		      struct tmx_error *err)
+{
+	(void)key;
+	return tmx_pretty_set_fields(&p->pretty, value ? value : "", err);
+}
+
+static int set_color(struct tmx_sink_params *p, const char *key, const char *value,
+		     struct tmx_error *err)
+{
+	static const char *const modes[] = { "never", "auto", "always" };
+
+	for (int i = 0; value && i < 3; i++)
+		if (!strcmp(value, modes[i])) {
+			p->pretty.color = (enum tmx_color_mode)i;
+			return TMX_OK;
+		}
+	return bad_value(p, key, value, "never, auto or always", err);
+}
+
+static int set_path(struct tmx_sink_params *p, const char *key, const char *value,
+		    struct tmx_error *err)
+{
+	char *copy;
+
+	if (!value || !*value)
+		return bad_value(p, key, value, "a directory", err);
+	copy = strdup(value);
+	if (!copy)
+		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	free(p->path);
+	p->path = copy;
+	return TMX_OK;
+}
+
+/* babeltrace2's sink.ctf.fs spellings. */
+static int set_ctf_version(struct tmx_sink_params *p, const char *key, const char *value,
+			   struct tmx_error *err)
+{
+	if (value && (!strcmp(value, "1.8") || !strcmp(value, "1")))
+		p->ctf_version = TMX_CTF_VERSION_1_8;
+	else if (value && (!strcmp(value, "2") || !strcmp(value, "2.0")))
+		p->ctf_version = TMX_CTF_VERSION_2;
+	else
+		return bad_value(p, key, value, "1.8 or 2", err);
+	return TMX_OK;
+}
+
+static int set_packet_size(struct tmx_sink_params *p, const char *key, const char *value,
+			   struct tmx_error *err)
+{
+	char *end;
+	unsigned long long size;
+
+	if (!value || *value < '0' || *value > '9')
+		return bad_value(p, key, value, "a size in bytes, at least 64", err);
+	size = strtoull(value, &end, 10);
+	if (*end || size < 64 || size > INT64_MAX)
+		return bad_value(p, key, value, "a size in bytes, at least 64", err);
+	p->packet_size = size;
+	return TMX_OK;
+}
+
+static const struct param {
+	enum sink_kind kind;
+	const char *key;
+	int (*set)(struct tmx_sink_params *p, const char *key, const char *value,
+		   struct tmx_error *err);
+} params[] = {
+	{ SINK_TEXT, "names", set_names },
+	{ SINK_TEXT, "fields", set_fields },
+	{ SINK_TEXT, "clock-cycles", set_bool },
+	{ SINK_TEXT, "clock-seconds", set_bool },
+	{ SINK_TEXT, "clock-date", set_bool },
+	{ SINK_TEXT, "clock-gmt", set_bool },
+	{ SINK_TEXT, "no-delta", set_bool },
+	{ SINK_TEXT, "color", set_color },
+	{ SINK_CHROME, "sched-slices", set_bool },
+	{ SINK_CTF, "path", set_path },
+	{ SINK_CTF, "ctf-version", set_ctf_version },
+	{ SINK_CTF, "packet-size", set_packet_size },
+};
+
+struct tmx_sink_params *tmx_sink_params_new(const char *name, struct tmx_error *err)
+{
+	const struct sink_ops *s = name ? sink_named(name) : NULL;
+	struct tmx_sink_params *p;
+
+	if (!s) {
+		tmx_error_set(err, TMX_ERR_USAGE, NULL,
+			      "unknown sink `%s` (text, json, chrome, ctf, tracecmd, xray-yaml, dummy)",
+			      name ? name : "");
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+		return NULL;
+	}
+	p->kind = s->kind;
+	tmx_pretty_opts_default(&p->pretty);
+	return p;
+}
+
+int tmx_sink_params_set(struct tmx_sink_params *p, const char *key, const char *value,
+			struct tmx_error *err)
+{
+	for (size_t i = 0; i < sizeof(params) / sizeof(params[0]); i++)
+		if (params[i].kind == p->kind && !strcmp(params[i].key, key))
+			return params[i].set(p, key, value, err);
+	return bad_value(p, key, value, "a parameter of this sink (see tracemux/sink.h)", err);
+}
+
+void tmx_sink_params_free(struct tmx_sink_params *p)
+{
+	if (p)
+		free(p->path);
+	free(p);
+}
+
+/* ---- the sink handle ---- */
+
+int tmx_sink_open(const struct tmx_sink_params *p, const struct tmx_source *src,
+		  const struct tmx_sink_io *io, struct tmx_sink **out, struct tmx_error *err)
+{
+	const struct sink_ops *s = NULL;
+	struct tmx_sink *sink;
+
+	*out = NULL;
+	for (size_t i = 0; i < sizeof(sinks) / sizeof(sinks[0]); i++)
+		if (sinks[i].kind == p->kind)
+			s = &sinks[i];
+	sink = calloc(1, sizeof(*sink));
+	if (!sink)
+		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	sink->ops = s;
+	if (s->open) {
+		int ret = s->open(p, src, io, &sink->out, err);
+
+		if (ret) {
+			free(sink);
+			return ret;
+		}
+	}
+	*out = sink;
+	return TMX_OK;
+}
+
+int tmx_sink_consume(struct tmx_sink *sink, const struct tmx_msg *msg, struct tmx_error *err)
+{
+	return sink->out ? sink->ops->consume(sink->out, msg, err) : TMX_OK;
+}
+
+int tmx_sink_finish(struct tmx_sink *sink, struct tmx_error *err)
+{
+	return sink->out ? sink->ops->finish(sink->out, err) : TMX_OK;
+}
+
+void tmx_sink_free(struct tmx_sink *sink)
+{
+	if (!sink)
+		return;
+	if (sink->out)
+		sink->ops->free(sink->out);
+	free(sink);
+}
