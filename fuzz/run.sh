@@ -70,8 +70,9 @@ seed() {   # HARNESS DIR: fill DIR with seed inputs
 					skip=$((off / 4096)) count=1 2>/dev/null; } >"$2/real-$off"
 			done
 		fi ;;
-	xray)   # hand-built logs of every version and record kind, small real ones
+	xray)   # hand-built logs of every version and record kind, small real ones, YAML traces
 		python3 tests/data/xray/make-inputs.py "$2" >/dev/null
+		cp tests/data/xray/*.yaml "$2"
 		cp "$corpus"/xray-samples/fdr-v5-small.xray "$corpus"/xray-samples/fdr-v5-tinybuf-dropped.xray \
 			"$corpus"/xray-samples/basic-v3-small.xray "$2" ;;
 	esac

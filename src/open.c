@@ -12,6 +12,7 @@
 
 #include "model/source.h"
 #include "tracemux/tracemux.h"
+#include "xray/xray.h"
 
 enum input_format { FMT_CTF, FMT_TRACEDAT, FMT_XRAY, N_FORMATS };
 
@@ -34,7 +35,8 @@ static bool looks_like_xray(const unsigned char *head, size_t n)
 
 static int detect(const char *path, enum input_format *fmt, struct tmx_error *err)
 {
-	unsigned char head[32];
+	/* Enough for the comments that may come before a YAML document. */
+	unsigned char head[4096];
 	struct stat st;
 	ssize_t n;
 	int fd;
@@ -54,19 +56,21 @@ static int detect(const char *path, enum input_format *fmt, struct tmx_error *er
 		return tmx_error_set(err, TMX_ERR_IO, path, "cannot read: %s", strerror(errno));
 	if ((size_t)n >= sizeof(tracedat_magic) && !memcmp(head, tracedat_magic, sizeof(tracedat_magic)))
 		*fmt = FMT_TRACEDAT;
-	else if (looks_like_xray(head, (size_t)n))
+	else if (looks_like_xray(head, (size_t)n) ||
+		 tmx_xray_looks_like_yaml(head, (size_t)n, (size_t)n < sizeof(head)))
 		*fmt = FMT_XRAY;
 	else if (n < 4)
 		return tmx_error_set(err, TMX_ERR_UNSUPPORTED, path,
 				     "unknown trace format: a %zd-byte file is not a CTF trace "
 				     "directory, nor a trace-cmd trace.dat file, nor an LLVM XRay "
-				     "log (32-byte header)", n);
+				     "log (32-byte header), nor llvm-xray's YAML trace", n);
 	else
 		return tmx_error_set(err, TMX_ERR_UNSUPPORTED, path,
 				     "unknown trace format: not a CTF trace directory, nor a "
 				     "trace-cmd trace.dat file (magic 17 08 44 \"tracing\"), nor an "
 				     "LLVM XRay log (version 1-5, type 0 or 1 at offset 0; found "
-				     "version %u, type %u%s)",
+				     "version %u, type %u%s), nor llvm-xray's YAML trace (a mapping "
+				     "of header: and records:)",
 				     head[0] | (unsigned)head[1] << 8, head[2] | (unsigned)head[3] << 8,
 				     n < 32 ? ", and less than a 32-byte header" : "");
 	return TMX_OK;

@@ -86,7 +86,8 @@ struct tmx_open_opts {
 /*
  * Opens inputs of any format, each recognized by what it is: a directory
  * holds CTF traces; a file starting with trace-cmd's magic is a trace.dat;
- * a file with an XRay header is an XRay log.  Inputs of one format are
+ * a file with an XRay header is an XRay log, and so is llvm-xray's YAML
+ * trace (`llvm-xray convert --output-format=yaml`).  Inputs of one format are
  * opened together (several trace.dat files merge as `trace-cmd report -i A
  * -i B` does); inputs of different formats merge by time.
  */
@@ -98,7 +99,10 @@ TMX_API int tmx_tracedat_open(const char *const *paths, size_t n_paths,
 		      const struct tmx_tracedat_opts *opts, const struct tmx_diag *diag,
 		      struct tmx_source **out, struct tmx_error *err);
 
-/* The XRay reader alone: every path is an XRay log (FDR or basic mode). */
+/*
+ * The XRay reader alone: every path is an XRay log (FDR or basic mode) or
+ * llvm-xray's YAML trace.
+ */
 TMX_API int tmx_xray_open(const char *const *paths, size_t n_paths, const struct tmx_xray_opts *opts,
 		  const struct tmx_diag *diag, struct tmx_source **out, struct tmx_error *err);
 

@@ -320,5 +320,9 @@ int xr_cursor_next(const struct xr_layout *l, struct xr_cursor *c, bool *got,
 		*got = false;
 		return TMX_OK;
 	}
+	if (l->yaml) {
+		xr_yaml_next(l->yaml, c, got);
+		return TMX_OK;
+	}
 	return l->fdr ? fdr_next(l, c, got, err) : basic_next(l, c, got, err);
 }

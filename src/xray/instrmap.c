@@ -8,7 +8,17 @@
  *   (R_X86_64_RELATIVE addend, R_X86_64_64 symbol + addend) at that place,
  *   as llvm does.  Function ids count from 1 in section order, a new id
  *   each time the function address changes (compiler-rt's scheme).
- * - YAML map (`llvm-xray extract`): `id` and `function` of each entry.
+ * - YAML map (`llvm-xray extract`), read with libyaml as llvm's YAMLIO
+ *   reads it (yaml_io.h): a sequence of sled entries, each a mapping of
+ *   id, address, function, kind, always-instrument (required),
+ *   function-name, version; the id and function address of each entry are
+ *   kept.  Like llvm-xray, an empty document is an empty map and anything
+ *   else (a mapping, entries that are not mappings, missing or unknown
+ *   keys, values of the wrong type) is refused.  Unlike it, ids below 1
+ *   (never in compiler-rt's maps) are refused, and typed-event sleds are
+ *   accepted, as in an ELF map.
+ * - An empty file is refused (llvm-xray too); a truncated ELF file is said
+ *   to be, with where it ends and what lies beyond.
  * - Names (--symbolize): the ELF symbol (.symtab, else .dynsym; function
  *   and data symbols) containing the function's address, demangled when it
  *   starts with _Z (llvm-symbolizer prefers the symbol table over DWARF for
@@ -25,11 +35,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "io/mapfile.h"
 #include "xray/instrmap.h"
 #include "xray/internal.h"
+#include "xray/yaml_io.h"
 
 /* libstdc++'s demangler (the GNU one, as gcc's tools use). */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -244,6 +256,46 @@ static int load_symbols(struct xr_names *n, Elf *elf, struct tmx_error *err)
 	return TMX_OK;
 }
 
+/*
+ * A file cut short: libelf then sees no sections at all (the section
+ * header table is at the end), which would read as "no xray_instr_map".
+ * Said as what it is, with where the file ends and what lies beyond.
+ */
+static int check_truncated(Elf *elf, const GElf_Ehdr *eh, uint64_t size, const char *path,
+			   struct tmx_error *err)
+{
+	/* e_shnum 0 with a table: the count is in entry 0 (extended numbering). */
+	uint64_t n = eh->e_shnum ? eh->e_shnum : 1, table = n * eh->e_shentsize;
+	uint64_t end = eh->e_shoff > UINT64_MAX - table ? UINT64_MAX : eh->e_shoff + table;
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (!eh->e_shoff)
+		return TMX_OK;
+	if (eh->e_shoff > size || end > size)
+		return tmx_error_at(err, TMX_ERR_DATA, path, size, "truncated ELF file: the file "
+				    "ends here, before the end of its section header table (%" PRIu64
+				    " entries of %u bytes, bytes %" PRIu64 " to %" PRIu64 ")", n,
+				    (unsigned)eh->e_shentsize, (uint64_t)eh->e_shoff, end);
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		shstrndx = 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    (sh.sh_offset <= size && sh.sh_size <= size - sh.sh_offset))
+			continue;
+		/* Its name may be lost too: the name table is often last. */
+		name = shstrndx ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+		return tmx_error_at(err, TMX_ERR_DATA, path, size, "truncated ELF file: the file "
+				    "ends here, before the end of section [%zu]%s%s (bytes %" PRIu64
+				    " to %" PRIu64 ")", elf_ndxscn(scn), name ? " " : "",
+				    name ? name : "", (uint64_t)sh.sh_offset,
+				    (uint64_t)sh.sh_offset + sh.sh_size);
+	}
+	return TMX_OK;
+}
+
 static int load_elf(struct xr_names *n, const char *path, int fd, struct tmx_error *err)
 {
 	Elf *elf;
@@ -256,14 +308,21 @@ static int load_elf(struct xr_names *n, const char *path, int fd, struct tmx_err
 	size_t n_rs = 0;
 	uint32_t cap = 0, id = 1;
 	uint64_t cur_fn = 0;
+	struct stat st;
 	int ret = TMX_OK;
 
+	if (fstat(fd, &st))
+		return tmx_error_set(err, TMX_ERR_IO, path, "cannot read: %s", strerror(errno));
+	if ((uint64_t)st.st_size < sizeof(Elf64_Ehdr))
+		return tmx_error_at(err, TMX_ERR_DATA, path, (uint64_t)st.st_size,
+				    "truncated ELF file: the file ends here, inside the %zu-byte ELF "
+				    "header", sizeof(Elf64_Ehdr));
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return tmx_error_set(err, TMX_ERR_IO, path, "libelf: %s", elf_errmsg(-1));
 	if (!(elf = elf_begin(fd, ELF_C_READ_MMAP, NULL)))
 		return tmx_error_set(err, TMX_ERR_DATA, path, "not a readable ELF file: %s",
 				     elf_errmsg(-1));
-	if (!gelf_getehdr(elf, &eh) || elf_getshdrstrndx(elf, &shstrndx)) {
+	if (!gelf_getehdr(elf, &eh)) {
 		ret = tmx_error_set(err, TMX_ERR_DATA, path, "bad ELF header: %s", elf_errmsg(-1));
 		goto out;
 	}
@@ -271,6 +330,12 @@ static int load_elf(struct xr_names *n, const char *path, int fd, struct tmx_err
 		ret = tmx_error_set(err, TMX_ERR_UNSUPPORTED, path,
 				    "instrumentation map: only 64-bit little-endian ELF files are "
 				    "supported");
+		goto out;
+	}
+	if ((ret = check_truncated(elf, &eh, (uint64_t)st.st_size, path, err)))
+		goto out;
+	if (elf_getshdrstrndx(elf, &shstrndx)) {
+		ret = tmx_error_set(err, TMX_ERR_DATA, path, "bad ELF header: %s", elf_errmsg(-1));
 		goto out;
 	}
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -334,89 +399,113 @@ out:
 /* YAML (llvm-xray extract)                                             */
 /* ------------------------------------------------------------------ */
 
-/* A decimal or 0x-hexadecimal integer at [p, end), bounded (no strtoull past the map). */
-static bool parse_uint(const char *p, const char *end, uint64_t *v)
-{
-	unsigned base = 10;
-	uint64_t x = 0;
-	int digits = 0;
+enum { SK_ID, SK_ADDRESS, SK_FUNCTION, SK_KIND, SK_ALWAYS, SK_NAME, SK_VERSION, N_SK };
+static const char *const sled_keys[N_SK] = {
+	"id", "address", "function", "kind", "always-instrument", "function-name", "version",
+};
+#define SLED_REQUIRED ((1u << SK_NAME) - 1)
 
-	if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
-		base = 16;
-		p += 2;
+/* llvm's SledEntry::FunctionKinds spellings (typed-event: as the ELF reader, accepted). */
+static int sled_kind(const struct xy_parser *y, struct tmx_error *err)
+{
+	static const char *const kinds[] = { "function-enter", "function-exit", "tail-exit",
+					     "log-args-enter", "custom-event", "typed-event" };
+	const char *s;
+	char buf[64];
+	size_t len;
+	int ret;
+
+	if ((ret = xy_string(y, "kind", &s, &len, err)))
+		return ret;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strlen(kinds[i]) == len && !memcmp(kinds[i], s, len))
+			return TMX_OK;
+	return xy_error(y, err, "unknown sled kind %s (expected function-enter, "
+			"function-exit, tail-exit, log-args-enter, custom-event or typed-event)",
+			xy_what(y, buf, sizeof(buf)));
+}
+
+/* One value of a sled entry; only the id and the function address are kept. */
+static int sled_value(const struct xy_parser *y, size_t k, int64_t *id, uint64_t *fn,
+		      struct tmx_error *err)
+{
+	const char *s;
+	uint64_t u;
+	size_t len;
+	bool b;
+
+	switch (k) {
+	case SK_ID:
+		return xy_int(y, "id", 1, MAX_FUNCS, id, err);
+	case SK_ADDRESS:
+		return xy_uint(y, "address", UINT64_MAX, &u, err);
+	case SK_FUNCTION:
+		return xy_uint(y, "function", UINT64_MAX, fn, err);
+	case SK_KIND:
+		return sled_kind(y, err);
+	case SK_ALWAYS:
+		return xy_bool(y, "always-instrument", &b, err);
+	case SK_NAME:
+		return xy_string(y, "function-name", &s, &len, err);
+	default:
+		return xy_uint(y, "version", UINT8_MAX, &u, err);
 	}
-	for (; p < end; p++, digits++) {
-		unsigned d;
-		if (*p >= '0' && *p <= '9')
-			d = (unsigned)(*p - '0');
-		else if (base == 16 && *p >= 'a' && *p <= 'f')
-			d = (unsigned)(*p - 'a' + 10);
-		else if (base == 16 && *p >= 'A' && *p <= 'F')
-			d = (unsigned)(*p - 'A' + 10);
-		else
+}
+
+/* One entry of the map (the current node): a mapping of llvm's YAMLXRaySledEntry keys. */
+static int load_sled(struct xr_names *n, uint32_t *cap, struct xy_parser *y,
+		     struct tmx_error *err)
+{
+	yaml_mark_t start = y->ev.start_mark;
+	uint32_t seen = 0;
+	int64_t id = 0;
+	uint64_t fn = 0;
+	size_t k = 0;
+	int ret;
+
+	if ((ret = xy_expect_mapping(y, "a sled entry", err)))
+		return ret;
+	for (;;) {
+		if ((ret = xy_next(y, err)))
+			return ret;
+		if (y->ev.type == YAML_MAPPING_END_EVENT)
 			break;
-		if (x > (UINT64_MAX - d) / base)
-			return false;
-		x = x * base + d;
+		if ((ret = xy_key(y, sled_keys, N_SK, "a sled entry", &seen, &k, &start, err)) ||
+		    (ret = xy_next(y, err)) || (ret = sled_value(y, k, &id, &fn, err)))
+			return ret;
 	}
-	*v = x;
-	return digits > 0;
+	if ((ret = xy_missing_key(y, &start, sled_keys, N_SK, SLED_REQUIRED, seen, "a sled entry",
+				  err)))
+		return ret;
+	/* llvm: FunctionAddresses[id] = function, the last entry of an id wins. */
+	return add_func(n, cap, (uint32_t)id, fn, err);
 }
 
-/* The value after `key:` in [start, end), as an integer (decimal or 0x hex). */
-static bool yaml_int(const char *start, const char *end, const char *key, uint64_t *v)
-{
-	size_t klen = strlen(key);
-
-	for (const char *p = start; p + klen < end; p++) {
-		const char *q;
-		if (memcmp(p, key, klen) || p[klen] != ':')
-			continue;
-		/* A whole key: preceded by a separator. */
-		if (p > start && p[-1] != ' ' && p[-1] != '{' && p[-1] != ',' && p[-1] != '\n' &&
-		    p[-1] != '\t')
-			continue;
-		q = p + klen + 1;
-		while (q < end && (*q == ' ' || *q == '\t'))
-			q++;
-		return parse_uint(q, end, v);
-	}
-	return false;
-}
-
+/*
+ * llvm-xray's YAML map (`llvm-xray extract`): one document, a sequence of
+ * sled entries (or nothing at all: an empty map, as llvm takes it).
+ * Anything else is refused where llvm refuses it, with the position.
+ */
 static int load_yaml(struct xr_names *n, const char *path, struct tmx_error *err)
 {
 	struct tmx_mapfile m;
-	const char *s, *end, *entry;
+	struct xy_parser y;
 	uint32_t cap = 0;
+	bool is_seq = false;
 	int ret;
 
 	if ((ret = tmx_mapfile_open(&m, path, err)))
 		return ret;
-	s = (const char *)m.data;
-	end = s + m.size;
 	n->from_yaml = true;
-	/* Entries start with "- " at the start of a line. */
-	for (entry = s; entry && entry < end;) {
-		const char *next = entry + 1, *line;
-		uint64_t id, fn;
-		while ((line = memchr(next, '\n', (size_t)(end - next))) &&
-		       !(line + 1 < end && line[1] == '-' && (line + 2 >= end || line[2] == ' ')))
-			next = line + 1;
-		next = line ? line + 1 : end;
-		if (entry[0] == '-' && yaml_int(entry, next, "id", &id) &&
-		    yaml_int(entry, next, "function", &fn)) {
-			if (id == 0 || id > MAX_FUNCS) {
-				ret = tmx_error_set(err, TMX_ERR_DATA, path,
-						    "instrumentation map: function id %" PRIu64
-						    " out of range", id);
-				break;
-			}
-			if ((ret = add_func(n, &cap, (uint32_t)id, fn, err)))
-				break;
-		}
-		entry = next;
-	}
+	xy_init(&y, path, m.data, m.size, false);
+	if (!(ret = xy_next(&y, err)) && !(ret = xy_next(&y, err)) &&
+	    y.ev.type == YAML_DOCUMENT_START_EVENT && !(ret = xy_next(&y, err)))
+		ret = xy_begin_sequence(&y, "a sequence of sled entries (llvm-xray extract's "
+					"YAML)", &is_seq, err);
+	while (!ret && is_seq && !(ret = xy_next(&y, err)) &&
+	       y.ev.type != YAML_SEQUENCE_END_EVENT)
+		ret = load_sled(n, &cap, &y, err);
+	xy_fini(&y);
 	tmx_mapfile_close(&m);
 	return ret;
 }
@@ -424,6 +513,23 @@ static int load_yaml(struct xr_names *n, const char *path, struct tmx_error *err
 /* ------------------------------------------------------------------ */
 /* Names                                                                */
 /* ------------------------------------------------------------------ */
+
+/*
+ * The first bytes of a map (an ELF binary starts with 7f "ELF"; anything
+ * else is taken as YAML, as llvm-xray does).  An empty file is neither:
+ * llvm-xray refuses it too.
+ */
+static int map_kind(const char *path, int fd, unsigned char magic[4], struct tmx_error *err)
+{
+	ssize_t got = read(fd, magic, 4);
+
+	if (got < 0)
+		return tmx_error_set(err, TMX_ERR_IO, path, "cannot read: %s", strerror(errno));
+	if (got == 0)
+		return tmx_error_set(err, TMX_ERR_DATA, path, "empty file: expected an instrumented "
+				     "ELF binary or llvm-xray extract's YAML map");
+	return TMX_OK;
+}
 
 int xr_names_load(const char *path, bool symbolize, const struct tmx_diag *diag,
 		  struct xr_names **out, struct tmx_error *err)
@@ -443,9 +549,10 @@ int xr_names_load(const char *path, bool symbolize, const struct tmx_diag *diag,
 			return tmx_error_set(err, TMX_ERR_IO, path, "cannot open: %s",
 					     strerror(errno));
 		}
-		if (read(fd, magic, 4) == 4 && !memcmp(magic, "\x7f" "ELF", 4))
+		ret = map_kind(path, fd, magic, err);
+		if (!ret && !memcmp(magic, "\x7f" "ELF", 4))
 			ret = load_elf(n, path, fd, err);
-		else
+		else if (!ret)
 			ret = load_yaml(n, path, err);
 		close(fd);
 		if (ret)

@@ -182,8 +182,6 @@ int xr_names_load(const char *path, bool symbolize, const struct tmx_diag *diag,
 const char *xr_names_get(const struct xr_names *n, int32_t func_id, char buf[32], size_t *len);
 void xr_names_free(struct xr_names *n);
 
-#endif
-
 /* ------------------------------------------------------------------ */
 /* Cursors over llvm-xray's unsorted record sequence (cursor.c)         */
 /* ------------------------------------------------------------------ */
@@ -192,6 +190,7 @@ void xr_names_free(struct xr_names *n);
 struct xr_layout {
 	const struct xr_file *file;
 	bool fdr;
+	const struct xr_ytrace *yaml;  /* a YAML trace: its records, in memory */
 	/* FDR */
 	const struct xr_block *blocks;
 	const struct xr_key *keys;
@@ -245,3 +244,51 @@ void xr_cursor_free(struct xr_cursor *c);
  */
 int xr_cursor_next(const struct xr_layout *l, struct xr_cursor *c, bool *got,
 		   struct tmx_error *err);
+
+/* ------------------------------------------------------------------ */
+/* llvm-xray's YAML traces (yaml_in.c)                                  */
+/* ------------------------------------------------------------------ */
+
+/* One record as llvm's YAMLXRayRecord holds it. */
+struct xr_yrec {
+	uint64_t tsc;
+	uint64_t data_off;          /* in xr_ytrace.bytes */
+	uint64_t args_off;          /* in xr_ytrace.args */
+	uint32_t data_size, n_args;
+	int32_t func_id;
+	uint32_t tid, pid;
+	uint32_t stream;            /* set by the reader */
+	uint32_t span;              /* bytes of the file it takes (info) */
+	uint16_t cpu, record_type;
+	uint8_t kind;               /* enum tmx_xray_event_id */
+};
+
+struct xr_ytrace {
+	struct tmx_xray_header h;
+	bool has_header;
+	struct xr_yrec *recs;
+	size_t n_recs, cap_recs;
+	uint8_t *bytes;             /* the records' data */
+	size_t n_bytes, cap_bytes;
+	uint64_t *args;
+	size_t n_args, cap_args;
+	uint32_t *order;            /* output order: indexes into recs */
+	uint64_t skipped;           /* lenient: records left out, */
+	uint64_t skipped_bytes;     /* and their bytes */
+};
+
+/*
+ * Reads the YAML trace in `data`.  On a fault the records before it are
+ * kept: the caller outputs them when t->has_header (a TMX_ERR_DATA error),
+ * then reports the error.  `lenient`: records at fault are left out with a
+ * warning instead.
+ */
+int xr_yaml_load(const char *path, const uint8_t *data, size_t size, bool lenient,
+		 const struct tmx_diag *diag, struct xr_ytrace *t, struct tmx_error *err);
+void xr_yaml_free(struct xr_ytrace *t);
+/* t->order: the records stable-sorted by TSC (llvm's --sort), or in file order. */
+int xr_yaml_order(struct xr_ytrace *t, bool unsorted, struct tmx_error *err);
+/* The record at the cursor's position in t->order into c->rec. */
+void xr_yaml_next(const struct xr_ytrace *t, struct xr_cursor *c, bool *got);
+
+#endif

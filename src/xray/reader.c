@@ -37,6 +37,8 @@ struct xr_run {
 
 struct xr_reader {
 	struct xr_file file;
+	bool is_yaml;              /* llvm-xray's YAML trace (yaml_in.c) */
+	struct xr_ytrace yaml;
 	struct tmx_xray_opts opts;
 	const struct tmx_diag *diag;
 	struct xr_names *names;
@@ -186,7 +188,7 @@ static int build_classes(struct xr_reader *r, const char *path, struct tmx_error
 	bad |= add_env(r, &n_env, "constant_tsc", true, h->constant_tsc, NULL);
 	bad |= add_env(r, &n_env, "nonstop_tsc", true, h->nonstop_tsc, NULL);
 	bad |= add_env(r, &n_env, "cycle_frequency", true, (int64_t)h->cycle_frequency, NULL);
-	if (h->type)
+	if (h->type && !r->is_yaml)   /* a YAML trace has no buffers */
 		bad |= add_env(r, &n_env, "buffer_size", true, (int64_t)h->buffer_size, NULL);
 	if (bad)
 		goto nomem;
@@ -721,6 +723,44 @@ bad:
 	return TMX_OK;
 }
 
+/*
+ * A YAML trace: read whole (records before a fault kept, the fault
+ * reported after them), its threads found in file order.
+ */
+static int index_yaml(struct xr_reader *r, struct tmx_error *err)
+{
+	const struct tmx_mapfile *m = &r->file.map;
+	struct tmx_error e;
+	int ret;
+
+	ret = xr_yaml_load(m->path, m->data, m->size, r->opts.lenient, r->diag, &r->yaml, &e);
+	tmx_mapfile_release(&r->file.map, 0, r->file.map.size);
+	if (ret && (ret != TMX_ERR_DATA || !r->yaml.has_header))
+		return *err = e, ret;
+	if (ret) {   /* reported after the records (even lenient: nothing to resume at) */
+		r->deferred = e;
+		r->has_deferred = true;
+	}
+	r->file.h = r->yaml.h;
+	r->skipped_units = r->yaml.skipped;
+	r->skipped_bytes = r->yaml.skipped_bytes;
+	if ((ret = build_classes(r, m->path, err)))
+		return ret;
+	for (size_t i = 0; i < r->yaml.n_recs; i++) {
+		struct xr_yrec *y = &r->yaml.recs[i];
+		uint32_t s;
+		bool inserted;
+		if (xr_densemap_insert(&r->map, y->pid, (int32_t)y->tid, r->n_streams, &s, &inserted))
+			return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+		if (inserted && (ret = add_stream(r, y->pid, y->tid, &s, err)))
+			return ret;
+		r->stream_bytes[s] += y->span;
+		y->stream = s;
+	}
+	r->layout = (struct xr_layout){ .file = &r->file, .yaml = &r->yaml };
+	return TMX_OK;
+}
+
 /* ------------------------------------------------------------------ */
 /* Runs and the merge                                                   */
 /* ------------------------------------------------------------------ */
@@ -767,7 +807,20 @@ static int setup_output(struct xr_reader *r, struct tmx_error *err)
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 	for (uint32_t i = 0; i < r->n_streams; i++)
 		r->ts_min[i] = UINT64_MAX;
-	if (r->opts.unsorted) {
+	/* A YAML trace is in memory: sorted there, read by one cursor. */
+	if (r->is_yaml) {
+		if ((ret = xr_yaml_order(&r->yaml, r->opts.unsorted, err)))
+			return ret;
+		for (size_t i = 0; i < r->yaml.n_recs; i++) {
+			const struct xr_yrec *y = &r->yaml.recs[i];
+			if (y->tsc < r->ts_min[y->stream])
+				r->ts_min[y->stream] = y->tsc;
+			if (y->tsc > r->ts_max[y->stream])
+				r->ts_max[y->stream] = y->tsc;
+		}
+		r->have_ranges = true;
+	}
+	if (r->opts.unsorted || r->is_yaml) {
 		if (!(r->cursors = calloc(1, sizeof(*r->cursors))) ||
 		    !(r->heap = calloc(1, sizeof(*r->heap))))
 			return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
@@ -923,7 +976,7 @@ static int next_event(struct xr_reader *r, const struct tmx_msg **msg, struct tm
 	int ret;
 
 	*msg = NULL;
-	if (r->opts.unsorted) {
+	if (r->opts.unsorted || r->is_yaml) {
 		c = &r->cursors[0];
 		if ((ret = xr_cursor_next(&r->layout, c, &got, err)))
 			return ret;
@@ -1032,6 +1085,7 @@ static void reader_free(void *impl)
 	free(r->stream_bytes);
 	free(r->pay);
 	xr_names_free(r->names);
+	xr_yaml_free(&r->yaml);
 	tmx_arena_free(&r->arena);
 	tmx_mapfile_close(&r->file.map);
 	free(r);
@@ -1111,12 +1165,14 @@ static int open_one(const char *path, const struct tmx_xray_opts *opts,
 	xr_densemap_init(&r->map);
 	if ((ret = tmx_mapfile_open(&r->file.map, path, err)))
 		goto fail;
-	if ((ret = xr_parse_header(r->file.map.data, r->file.map.size, path, &r->file.h, err)))
-		goto fail;
-	if ((ret = build_classes(r, path, err)))
-		goto fail;
 	tmx_mapfile_advise_sequential(&r->file.map);
-	ret = r->file.h.type ? index_fdr(r, err) : index_basic(r, err);
+	r->is_yaml = tmx_xray_looks_like_yaml(r->file.map.data, r->file.map.size, true);
+	if (r->is_yaml)
+		ret = index_yaml(r, err);
+	else if (!(ret = xr_parse_header(r->file.map.data, r->file.map.size, path, &r->file.h,
+					 err)) &&
+		 !(ret = build_classes(r, path, err)))
+		ret = r->file.h.type ? index_fdr(r, err) : index_basic(r, err);
 	if (ret)
 		goto fail;
 	if (!(r->packets = calloc(r->n_streams ? r->n_streams : 1, sizeof(*r->packets)))) {

@@ -1,5 +1,9 @@
 /*
- * LLVM XRay logs (FDR versions 1-5, basic versions 1-3) in the common model.
+ * LLVM XRay logs (FDR versions 1-5, basic versions 1-3) in the common model;
+ * llvm-xray's YAML traces too (yaml_in.c), mapped the same way from their
+ * records: the YAML header is the file header (no buffer_size), one stream
+ * per (process, thread) in order of first appearance, no walltime event,
+ * llvm's order (stable sort by TSC, or file order with opts.unsorted).
  *
  * Formats: /work/shared/spec/xray-format-notes.md.  What llvm-xray 14 makes of
  * a log is the contract: the reader produces exactly the records that
@@ -94,12 +98,14 @@
  * - Instrumentation map (opts.instr_map): an ELF binary's xray_instr_map
  *   section (ids numbered as llvm-xray/compiler-rt do) or llvm-xray's YAML
  *   map (`llvm-xray extract`).  Only used to name functions with
- *   opts.symbolize, exactly as llvm-xray convert does.
+ *   opts.symbolize, exactly as llvm-xray convert does; but read whenever
+ *   given, and refused when llvm-xray refuses it (instrmap.c).
  */
 #ifndef TMX_XRAY_H
 #define TMX_XRAY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "model/source.h"
@@ -150,6 +156,15 @@ struct tmx_xray_header {
 };
 
 extern const struct tmx_source_ops tmx_xray_source_ops;
+
+/*
+ * Whether a file starting with the n bytes at `head` is llvm-xray's YAML
+ * trace rather than a binary log: after comments, blank lines and
+ * directives, a document start (---), a flow mapping or a `header:` or
+ * `records:` key.  `whole_file`: the n bytes are the whole file (else a
+ * head of nothing but comments may still be YAML).
+ */
+bool tmx_xray_looks_like_yaml(const unsigned char *head, size_t n, bool whole_file);
 
 /*
  * The file header of an XRay source (of its first XRay file when it merges
