@@ -15,6 +15,7 @@
 #include "options.h"
 #include "tracemux/sink.h"
 #include "tracemux/tracemux.h"
+#include "model/errors.h"
 
 void cli_usage(FILE *out)
 {

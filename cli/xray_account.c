@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "tools/xray/account.h"
 #include "tools/xray/debuginfo.h"
+#include "model/errors.h"
 
 enum {
 	OPT_SORTORDER = 256,

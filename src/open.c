@@ -13,6 +13,7 @@
 #include "model/source.h"
 #include "tracemux/tracemux.h"
 #include "xray/xray.h"
+#include "model/errors.h"
 
 enum input_format { FMT_CTF, FMT_TRACEDAT, FMT_XRAY, N_FORMATS };
 

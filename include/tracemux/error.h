@@ -40,31 +40,15 @@ struct tmx_error {
 	char msg[TMX_ERROR_MSG_MAX];
 };
 
-/* Sets `err` (may be NULL) and returns `code`. */
-TMX_API int tmx_error_set(struct tmx_error *err, enum tmx_status code, const char *file,
-		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-/* Same, with a byte offset in the file. */
-TMX_API int tmx_error_at(struct tmx_error *err, enum tmx_status code, const char *file,
-		 uint64_t offset, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-/* Same, with a line and column in a text file. */
-TMX_API int tmx_error_at_line(struct tmx_error *err, enum tmx_status code, const char *file,
-		      uint32_t line, uint32_t col, const char *fmt, ...)
-	__attribute__((format(printf, 6, 7)));
-/* Prepends "context: " to the message (a cause chain in one line). */
-TMX_API void tmx_error_prefix(struct tmx_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 /* Formats "file:line:col: msg" or "file: at byte N: msg" into buf. */
 TMX_API void tmx_error_format(const struct tmx_error *err, char *buf, unsigned size);
 TMX_API const char *tmx_status_name(enum tmx_status code);
 
-/* Warnings: the library calls `warn` (if set) with a formatted message. */
+/* Warnings: the library calls `warn` (if set) with each formatted message. */
 struct tmx_diag {
 	void (*warn)(void *user, const char *msg);
 	void *user;
 };
-TMX_API void tmx_warn(const struct tmx_diag *diag, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 #ifdef __cplusplus
 }

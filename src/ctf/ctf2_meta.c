@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "ctf/ctf2.h"
+#include "model/errors.h"
 
 #define TRY(x) do { int ret_ = (x); if (ret_) return ret_; } while (0)
 #define FRAGMENT_KEYS "type", "attributes", "extensions"

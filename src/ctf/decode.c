@@ -19,6 +19,7 @@
 #include "ctf/packet_compression.h"
 #include "ctf/plan.h"
 #include "io/bitread.h"
+#include "model/errors.h"
 
 #define CTF_PACKET_MAGIC UINT32_C(0xC1FC1FC1)
 

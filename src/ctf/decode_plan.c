@@ -10,6 +10,7 @@
 #include "ctf/decode_impl.h"
 #include "ctf/plan.h"
 #include "io/bitread.h"
+#include "model/errors.h"
 
 /*
  * Decodes run items one by one, as the walk does: used when the run does

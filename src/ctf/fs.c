@@ -27,6 +27,7 @@
 #include "model/source.h"
 #include "mux/muxer.h"
 #include "tracemux/tracemux.h"
+#include "model/errors.h"
 
 #define FS_MAX_DEPTH 32
 

@@ -16,6 +16,7 @@
 #include "ctf/lttng_index.h"
 #include "io/bitread.h"
 #include "io/mapfile.h"
+#include "model/errors.h"
 
 #define INDEX_MAGIC UINT32_C(0xC1F1DCC1)
 #define HEADER_SIZE 16

@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include "ctf/packet_compression.h"
+#include "model/errors.h"
 
 /* Makes room for at least `more` bytes after `used`; false when over the cap. */
 static bool grow(uint8_t **buf, size_t *cap, size_t used, size_t more)

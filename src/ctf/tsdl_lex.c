@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ctf/tsdl_lex.h"
+#include "model/errors.h"
 
 void tsdl_lex_init(struct tsdl_lexer *lx, const char *text, size_t len, const char *name)
 {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ctf/tsdl.h"
+#include "model/errors.h"
 
 #define TRY(x) do { int ret_ = (x); if (ret_) return ret_; } while (0)
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ctf/tsdl.h"
+#include "model/errors.h"
 
 #define TRY(x) do { int ret_ = (x); if (ret_) return ret_; } while (0)
 #define MAX_FRAMES 4096

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "tracemux/error.h"
+#include "model/errors.h"
 
 static void set_file(struct tmx_error *err, const char *file)
 {

@@ -10,6 +10,7 @@
 #include "model/msg_iter.h"
 #include "model/source.h"
 #include "mux/muxer.h"
+#include "model/errors.h"
 
 struct reader {
 	struct tmx_msg_iter iter;   /* first: the muxer hands it back */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "mux/muxer.h"
+#include "model/errors.h"
 
 struct mux_entry {
 	struct tmx_msg_iter *it;

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "mux/trim.h"
+#include "model/errors.h"
 
 #define NS_PER_S INT64_C(1000000000)
 

@@ -13,6 +13,7 @@
 #include <zstd.h>
 
 #include "tracecmd/internal.h"
+#include "model/errors.h"
 
 #define GROW_MIN (64u * 1024)
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "tracecmd/internal.h"
+#include "model/errors.h"
 
 static const uint8_t magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 

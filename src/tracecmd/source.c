@@ -32,6 +32,7 @@
 #include "model/source.h"
 #include "mux/muxer.h"
 #include "tracecmd/internal.h"
+#include "model/errors.h"
 
 /* Marks the stream classes of this reader (see tdat_record_of). */
 static struct tmx_field_class event_header_marker = {

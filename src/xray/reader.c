@@ -22,6 +22,7 @@
 #include "model/arena.h"
 #include "model/source.h"
 #include "xray/internal.h"
+#include "model/errors.h"
 
 /* Bounds: the positions of the sorted runs are kept in memory. */
 #define XR_MAX_RUNS (1u << 17)

@@ -40,6 +40,7 @@
 #include "model/grow.h"
 #include "xray/internal.h"
 #include "xray/yaml_io.h"
+#include "model/errors.h"
 
 #define XR_YAML_MAX_RECORDS (UINT32_MAX - 1)
 

@@ -42,6 +42,7 @@
 #include "sink/ctf/encode.h"
 #include "sink/ctf/paths.h"
 #include "sink/ctf/encode_plan.h"
+#include "model/errors.h"
 
 #define CTF_MAGIC UINT32_C(0xC1FC1FC1)
 

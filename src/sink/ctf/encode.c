@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sink/ctf/encode.h"
+#include "model/errors.h"
 
 int cw_buf_grow(struct cw_buf *b, uint64_t need, struct tmx_error *err)
 {

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "sink/ctf/encode_plan_int.h"
+#include "model/errors.h"
 
 int cw_nomem(struct cw_builder *bd)
 {

@@ -24,6 +24,7 @@
 
 #include "io/utf8.h"
 #include "sink/ctf/encode_plan_int.h"
+#include "model/errors.h"
 
 /* ------------------------------------------------------------------ */
 /* JSON writer                                                          */

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "sink/ctf/encode_plan_int.h"
+#include "model/errors.h"
 
 /* ------------------------------------------------------------------ */
 /* Names                                                                */

@@ -31,6 +31,7 @@
 #include "sink/json/jsonval.h"
 #include "sink/outbuf.h"
 #include "sink/json/chrome_xray.h"
+#include "model/errors.h"
 
 #define MAX_IDS 4096
 

@@ -40,6 +40,7 @@
 #include "sink/json/jsonval.h"
 #include "sink/xray/intmap.h"
 #include "xray/xray.h"
+#include "model/errors.h"
 
 #define NO_FRAME UINT32_MAX
 /* Longer names are cut (their JSON text must fit the scratch buffer). */

@@ -20,6 +20,7 @@
 #include "sink/json/jsonl.h"
 #include "sink/json/jsonval.h"
 #include "sink/outbuf.h"
+#include "model/errors.h"
 
 struct tmx_jsonl {
 	struct outbuf out;

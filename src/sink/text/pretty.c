@@ -25,6 +25,7 @@
 #include "sink/outbuf.h"
 #include "sink/text/pretty.h"
 #include "sink/timefmt.h"
+#include "model/errors.h"
 
 /* babeltrace2's terminal codes; the "bright" ones depend on the environment. */
 #define COLOR_RESET "\033[0m"

@@ -5,6 +5,7 @@
 
 #include "sink/outbuf.h"
 #include "sink/tracecmd/layout.h"
+#include "model/errors.h"
 
 struct tmx_tclayout {
 	struct outbuf out;

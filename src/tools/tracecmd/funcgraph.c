@@ -14,6 +14,7 @@
 
 #include "model/grow.h"
 #include "tools/tracecmd/funcgraph.h"
+#include "model/errors.h"
 
 #define INDENT_PER_LEVEL 2   /* trace-cmd's TRACE_GRAPH_INDENT */
 

@@ -8,6 +8,7 @@
 
 #include "model/grow.h"
 #include "tools/tracecmd/guest.h"
+#include "model/errors.h"
 
 /* One GUEST option of the host, as trace_guest_load() keeps it. */
 struct tcg_guest {

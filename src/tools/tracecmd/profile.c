@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "tools/tracecmd/profile.h"
+#include "model/errors.h"
 
 enum ev_type { T_UNDEF, T_STACK, T_SWITCH, T_WAKEUP, T_FUNC, T_SYSCALL, T_IRQ, T_SOFTIRQ,
 	       T_SOFTIRQ_RAISE, T_EXEC, T_USER_MATE };

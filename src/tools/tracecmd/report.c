@@ -42,6 +42,7 @@
 #include "tools/tracecmd/profile.h"
 #include "tools/tracecmd/report.h"
 #include "tracecmd/tracedat.h"
+#include "model/errors.h"
 
 /* One input file: its reader, its libtraceevent handle and its filters. */
 struct tcr_file {

@@ -87,6 +87,7 @@
 #include "sink/xray/intmap.h"
 #include "tools/xray/llvm_densemap.h"
 #include "xray/xray.h"
+#include "model/errors.h"
 
 /* ------------------------------------------------------------------ */
 /* State                                                                */

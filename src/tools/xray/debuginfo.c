@@ -49,6 +49,7 @@
 #include "tools/xray/cu_ranges.h"
 #include "tools/xray/debuginfo.h"
 #include "xray/instrmap.h"
+#include "model/errors.h"
 
 static char *format_pos(const char *file, uint32_t line, uint32_t col)
 {

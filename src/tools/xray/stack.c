@@ -67,6 +67,7 @@
 #include "tools/xray/llvm_densemap.h"
 #include "tools/xray/stack.h"
 #include "xray/xray.h"
+#include "model/errors.h"
 
 #define NONE UINT32_MAX
 #define TOP_N 10
