@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ctf/ctf2.h"
+#include "model/field_class.h"
 
 static void check(int32_t n_slots, const struct tmx_field_class *fc)
 {

@@ -55,6 +55,7 @@
 #include <unistd.h>
 
 #include "io/utf8.h"
+#include "model/field_class.h"
 #include "sink/ctf/ctf_writer.h"
 #include "tracemux/tracemux.h"
 

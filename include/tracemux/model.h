@@ -134,119 +134,35 @@ enum tmx_meaning {
 	TMX_N_MEANINGS,
 };
 
-struct tmx_enum_range {
-	/* Inclusive bounds; read as int64 when the container is signed. */
-	uint64_t lower;
-	uint64_t upper;
-};
 
-struct tmx_enum_mapping {
-	char *label;
-	size_t n_ranges;
-	struct tmx_enum_range *ranges;
-};
-
+/*
+ * Field classes are opaque: what a reader needs of them is here.  Each
+ * accessor takes any field class and answers for the kinds it names (0,
+ * false or NULL for the others).
+ */
 struct tmx_field_class;
-
-/* A named member of a structure or an option of a variant. */
-struct tmx_member {
-	char *name;
-	struct tmx_field_class *fc;
-	/*
-	 * CTF 2 variant options: the selector values that choose this option
-	 * (inclusive ranges, read as int64 when the selector is signed).
-	 */
-	size_t n_ranges;
-	struct tmx_enum_range *ranges;
-};
-
-struct tmx_field_class {
-	enum tmx_fc_kind kind;
-	uint32_t align;          /* in bits, power of two, >= 1 */
-
-	/* TMX_FC_INT, TMX_FC_ENUM, TMX_FC_FLOAT */
-	uint32_t size;           /* in bits: 1..64 (float: 32 or 64) */
-	uint8_t byte_order;      /* enum tmx_byte_order (resolved, never native) */
-	/*
-	 * CTF 2 bit order: false for the byte order's usual one (little-endian:
-	 * first-to-last, big-endian: last-to-first), true for the other.
-	 */
-	bool bit_order_rev;
-	bool is_signed;
-	uint8_t base;            /* 2, 8, 10 or 16: preferred display base */
-	uint8_t encoding;        /* enum tmx_encoding */
-	uint8_t meaning;         /* enum tmx_meaning */
-	const struct tmx_clock_class *mapped_clock; /* NULL if none */
-	uint32_t exp_dig;        /* float */
-	uint32_t mant_dig;       /* float */
-	/*
-	 * GNU/C bitfield (CTF spec 4.1.6, `unit_type name:size`): the unit's
-	 * size in bits.  A bitfield that would cross a unit boundary starts at
-	 * the next unit instead.  0 for other integers.
-	 */
-	uint32_t bitfield_unit;
-	/*
-	 * CTF 2 variable-length integer (LEB128): `size` is 64, the value's
-	 * width; the encoded length is 1..10 bytes.
-	 */
-	bool varlen;
-	/* TMX_FC_STRING: enum tmx_str_length and enum tmx_str_encoding */
-	uint8_t str_length;
-	uint8_t str_encoding;
-
-	/* TMX_FC_ENUM; TMX_FC_BIT_ARRAY flags (ranges of bit indexes) */
-	size_t n_mappings;
-	struct tmx_enum_mapping *mappings;
-
-	/* TMX_FC_STRUCT members, TMX_FC_VARIANT options */
-	size_t n_members;
-	struct tmx_member *members;
-
-	/* TMX_FC_ARRAY, TMX_FC_SEQUENCE; TMX_FC_OPTIONAL: the optional class */
-	struct tmx_field_class *elem;
-	/* TMX_FC_ARRAY; TMX_FC_BLOB and TMX_FC_STRING of static length (bytes) */
-	uint64_t length;
-	/* TMX_FC_BLOB: IANA media type (NULL: application/octet-stream) */
-	char *media_type;
-	/*
-	 * TMX_FC_OPTIONAL with an integer selector: the selector values for
-	 * which the field is present.  A boolean selector has none (present
-	 * when true).
-	 */
-	size_t n_ranges;
-	struct tmx_enum_range *ranges;
-	/*
-	 * Array or sequence of 8-bit, byte-aligned integers with an encoding:
-	 * decoded as one text value (babeltrace2 prints it as a string).
-	 */
-	bool is_text;
-
-	/*
-	 * Dynamic references.  A field that a sequence length or a variant tag
-	 * refers to has a value slot (>= 0): the decoder saves its value there.
-	 * The sequence/variant reads the slot of its target.
-	 */
-	int32_t slot;                      /* -1: no one refers to this field */
-	/*
-	 * TMX_FC_SEQUENCE, TMX_FC_VARIANT, TMX_FC_OPTIONAL, and the dynamic
-	 * TMX_FC_BLOB / TMX_FC_STRING (-1 for their static forms)
-	 */
-	int32_t ref_slot;
-	/* TMX_FC_VARIANT, TMX_FC_OPTIONAL: the selector's class (enum in CTF 1.8) */
-	const struct tmx_field_class *tag;
-	/*
-	 * The reference as written in the metadata: the length or tag path of
-	 * a sequence or variant, `clock.NAME.value` of an integer mapped to a
-	 * clock.
-	 */
-	char *ref_path;
-	uint32_t line, col;                /* where declared (metadata), 0 if unknown */
-	/*
-	 * TMX_FC_VARIANT: for each mapping of `tag`, the index of the option it
-	 * selects, or -1 when no option has that label.
-	 */
-	int32_t *option_for_mapping;
-};
+TMX_API enum tmx_fc_kind tmx_fc_kind(const struct tmx_field_class *fc);
+/* Fixed-length kinds (integers, enumerations, floats, booleans, bit arrays): bits. */
+TMX_API uint32_t tmx_fc_size(const struct tmx_field_class *fc);
+TMX_API bool tmx_fc_is_signed(const struct tmx_field_class *fc);
+/* Preferred display base of an integer: 2, 8, 10 or 16. */
+TMX_API unsigned tmx_fc_base(const struct tmx_field_class *fc);
+/* Strings, and arrays/sequences of 8-bit characters read as one text. */
+TMX_API bool tmx_fc_is_text(const struct tmx_field_class *fc);
+/* Structure members and variant options: how many, their names and classes. */
+TMX_API size_t tmx_fc_member_count(const struct tmx_field_class *fc);
+TMX_API const char *tmx_fc_member_name(const struct tmx_field_class *fc, size_t i);
+TMX_API const struct tmx_field_class *tmx_fc_member_class(const struct tmx_field_class *fc,
+							  size_t i);
+/* The element class of an array or sequence, the field class of an optional. */
+TMX_API const struct tmx_field_class *tmx_fc_element(const struct tmx_field_class *fc);
+/* Static length: elements of an array, bytes of a BLOB or a static string. */
+TMX_API uint64_t tmx_fc_length(const struct tmx_field_class *fc);
+/* Enumeration mappings and bit map flags: how many, and their labels. */
+TMX_API size_t tmx_fc_mapping_count(const struct tmx_field_class *fc);
+TMX_API const char *tmx_fc_mapping_label(const struct tmx_field_class *fc, size_t i);
+/* The clock an integer's value updates (CTF timestamps), or NULL. */
+TMX_API const struct tmx_clock_class *tmx_fc_mapped_clock(const struct tmx_field_class *fc);
 
 /* ------------------------------------------------------------------ */
 /* Trace, stream and event classes                                      */
@@ -310,12 +226,6 @@ struct tmx_trace_class {
 	struct tmx_stream_class **stream_classes;
 	int32_t n_slots;           /* value slots used by dynamic references */
 };
-
-/*
- * The bits of a bit map flag (TMX_FC_BIT_ARRAY mapping, whose ranges are
- * bit indexes): the flag is active when the value has any of them set.
- */
-TMX_API uint64_t tmx_bit_map_flag_mask(const struct tmx_enum_mapping *flag);
 
 /* Whether the trace was read from CTF 2 (JSON) metadata. */
 static inline bool tmx_trace_class_is_ctf2(const struct tmx_trace_class *tc)

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "ctf/metadata.h"
+#include "model/field_class.h"
 
 /* What a hostile metadata stream cannot get past. */
 #define CTF2_MAX_JSON_DEPTH 1024   /* about TSDL_MAX_TYPE_DEPTH field class levels */

@@ -20,6 +20,7 @@
 #include "ctf/plan.h"
 #include "io/bitread.h"
 #include "model/errors.h"
+#include "model/field_class.h"
 
 #define CTF_PACKET_MAGIC UINT32_C(0xC1FC1FC1)
 

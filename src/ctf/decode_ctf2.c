@@ -13,6 +13,7 @@
 #include "ctf/decode_impl.h"
 #include "ctf/plan.h"
 #include "model/errors.h"
+#include "model/field_class.h"
 
 /* A LEB128 integer takes at most 10 bytes for 64 bits of value. */
 #define CTF_VARINT_MAX_BYTES 10

@@ -8,6 +8,7 @@
 #define TMX_CTF_DECODE_IMPL_H
 
 #include "ctf/decode.h"
+#include "model/field_class.h"
 
 int ctf_data_error(struct ctf_decoder *d, struct tmx_error *err, const char *fmt,
 		   const char *what);

@@ -11,6 +11,7 @@
 #include "ctf/plan.h"
 #include "io/bitread.h"
 #include "model/errors.h"
+#include "model/field_class.h"
 
 /*
  * Decodes run items one by one, as the walk does: used when the run does

@@ -23,6 +23,7 @@
 #include "ctf/metadata.h"
 #include "ctf/quirks.h"
 #include "io/mapfile.h"
+#include "model/field_class.h"
 #include "model/msg_iter.h"
 #include "model/source.h"
 #include "mux/muxer.h"

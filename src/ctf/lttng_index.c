@@ -17,6 +17,7 @@
 #include "io/bitread.h"
 #include "io/mapfile.h"
 #include "model/errors.h"
+#include "model/field_class.h"
 
 #define INDEX_MAGIC UINT32_C(0xC1F1DCC1)
 #define HEADER_SIZE 16

@@ -6,6 +6,7 @@
  */
 #include "ctf/ctf2.h"
 #include "ctf/metadata.h"
+#include "model/field_class.h"
 
 int ctf_metadata_parse(const char *text, size_t len, const char *name,
 		       const struct tmx_diag *diag, struct tmx_arena *arena,

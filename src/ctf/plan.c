@@ -12,6 +12,7 @@
 
 #include "ctf/plan.h"
 #include "io/bitread.h"
+#include "model/field_class.h"
 #include "model/grow.h"
 #include "model/errors.h"
 

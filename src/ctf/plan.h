@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "model/field_class.h"
 #include "tracemux/error.h"
 #include "tracemux/model.h"
 

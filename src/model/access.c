@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "tracemux/event.h"
+#include "model/field_class.h"
 
 /* The value itself, or what a variant selects / a present optional holds. */
 static const struct tmx_value *through(const struct tmx_value *v)

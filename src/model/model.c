@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "tracemux/model.h"
+#include "model/field_class.h"
 
 /*
  * babeltrace2 converts cycles with a double division unless the clock runs

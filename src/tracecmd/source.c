@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "model/arena.h"
+#include "model/field_class.h"
 #include "model/msg_iter.h"
 #include "model/source.h"
 #include "mux/muxer.h"

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "model/arena.h"
+#include "model/field_class.h"
 #include "model/source.h"
 #include "xray/internal.h"
 #include "model/errors.h"

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tracemux/model.h"
+#include "model/field_class.h"
 
 #define FCB_MAX_ALLOCS 4096
 

@@ -21,6 +21,7 @@
 #include "ctf/decode.h"
 #include "ctf/metadata.h"
 #include "ctf/plan.h"
+#include "model/field_class.h"
 
 /* ---- decoding by plan and by walk ---- */
 

@@ -35,6 +35,7 @@
 #include <cmocka.h>
 
 #include "ctf/metadata.h"
+#include "model/field_class.h"
 #include "sink/ctf/encode_plan.h"
 
 static const uint8_t uuid[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };

@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "model/field_class.h"
 #include "testutil.h"
 #include "ctf2_meta_util.h"
 

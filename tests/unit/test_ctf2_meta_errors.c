@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "ctf2_meta_util.h"
+#include "model/field_class.h"
 
 static void test_fragment_errors(void **state)
 {

@@ -33,6 +33,7 @@
 #include <cmocka.h>
 
 #include "fcbuild.h"
+#include "model/field_class.h"
 #include "testutil.h"
 
 #include "ctf/decode.h"

@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "model/field_class.h"
 #include "testutil.h"
 
 #include "ctf/decode.h"

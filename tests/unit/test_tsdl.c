@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "model/field_class.h"
 #include "testutil.h"
 
 #include "ctf/metadata.h"

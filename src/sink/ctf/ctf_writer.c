@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "model/field_class.h"
 #include "sink/ctf/ctf_writer.h"
 #include "sink/ctf/encode.h"
 #include "sink/ctf/paths.h"

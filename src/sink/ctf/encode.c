@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/field_class.h"
 #include "sink/ctf/encode.h"
 #include "model/errors.h"
 

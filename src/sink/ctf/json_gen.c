@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "io/utf8.h"
+#include "model/field_class.h"
 #include "sink/ctf/encode_plan_int.h"
 #include "model/errors.h"
 

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/field_class.h"
 #include "sink/ctf/encode_plan_int.h"
 
 enum want { WANT_LENGTH, WANT_VARIANT_SELECTOR, WANT_OPTIONAL_SELECTOR };

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/field_class.h"
 #include "sink/ctf/encode_plan_int.h"
 #include "model/errors.h"
 

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/field_class.h"
 #include "sink/json/chrome.h"
 #include "sink/json/jsonval.h"
 #include "sink/outbuf.h"

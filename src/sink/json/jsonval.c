@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "io/utf8.h"
+#include "model/field_class.h"
 #include "sink/json/jsonval.h"
 
 void json_string(struct outbuf *b, const char *str, size_t n)

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "model/field_class.h"
 #include "sink/outbuf.h"
 #include "sink/text/pretty.h"
 #include "sink/timefmt.h"

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/field_class.h"
 #include "sink/outbuf.h"
 #include "sink/tracecmd/layout.h"
 #include "model/errors.h"
