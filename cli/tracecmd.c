@@ -13,20 +13,13 @@
 #include "cli.h"
 #include "tools/tracecmd/report.h"
 
-static const char tracedat_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-
-/* Whether the file starts like a trace.dat (a directory or unreadable file: no). */
+/* Whether the library reads the input as a trace.dat (unreadable or unknown: no). */
 static bool is_tracedat(const char *path)
 {
-	char head[sizeof(tracedat_magic)];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	enum tmx_trace_format fmt;
+	struct tmx_error err;
 
-	if (fd < 0)
-		return false;
-	n = read(fd, head, sizeof(head));
-	close(fd);
-	return n == (ssize_t)sizeof(head) && !memcmp(head, tracedat_magic, sizeof(head));
+	return !tmx_detect_format(path, &fmt, &err) && fmt == TMX_FORMAT_TRACEDAT;
 }
 
 static bool report_options_given(const struct tmx_tcreport_opts *o)

@@ -10,14 +10,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "model/errors.h"
 #include "model/source.h"
+#include "tracecmd/tracedat.h"
 #include "tracemux/tracemux.h"
 #include "xray/xray.h"
-#include "model/errors.h"
 
-enum input_format { FMT_CTF, FMT_TRACEDAT, FMT_XRAY, N_FORMATS };
-
-static const char tracedat_magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+#define N_FORMATS (TMX_FORMAT_XRAY + 1)
 
 /*
  * An XRay log starts with a 32-byte header: version (1 to 5) and type
@@ -34,7 +33,7 @@ static bool looks_like_xray(const unsigned char *head, size_t n)
 	return version >= 1 && version <= 5 && type <= 1;
 }
 
-static int detect(const char *path, enum input_format *fmt, struct tmx_error *err)
+int tmx_detect_format(const char *path, enum tmx_trace_format *fmt, struct tmx_error *err)
 {
 	/* Enough for the comments that may come before a YAML document. */
 	unsigned char head[4096];
@@ -45,7 +44,7 @@ static int detect(const char *path, enum input_format *fmt, struct tmx_error *er
 	if (stat(path, &st))
 		return tmx_error_set(err, TMX_ERR_IO, path, "cannot open: %s", strerror(errno));
 	if (S_ISDIR(st.st_mode)) {
-		*fmt = FMT_CTF;
+		*fmt = TMX_FORMAT_CTF;
 		return TMX_OK;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -55,11 +54,11 @@ static int detect(const char *path, enum input_format *fmt, struct tmx_error *er
 	close(fd);
 	if (n < 0)
 		return tmx_error_set(err, TMX_ERR_IO, path, "cannot read: %s", strerror(errno));
-	if ((size_t)n >= sizeof(tracedat_magic) && !memcmp(head, tracedat_magic, sizeof(tracedat_magic)))
-		*fmt = FMT_TRACEDAT;
+	if ((size_t)n >= TDAT_MAGIC_LEN && !memcmp(head, TDAT_MAGIC, TDAT_MAGIC_LEN))
+		*fmt = TMX_FORMAT_TRACEDAT;
 	else if (looks_like_xray(head, (size_t)n) ||
 		 tmx_xray_looks_like_yaml(head, (size_t)n, (size_t)n < sizeof(head)))
-		*fmt = FMT_XRAY;
+		*fmt = TMX_FORMAT_XRAY;
 	else if (n < 4)
 		return tmx_error_set(err, TMX_ERR_UNSUPPORTED, path,
 				     "unknown trace format: a %zd-byte file is not a CTF trace "
@@ -77,14 +76,14 @@ static int detect(const char *path, enum input_format *fmt, struct tmx_error *er
 	return TMX_OK;
 }
 
-static int open_format(enum input_format fmt, const char *const *paths, size_t n,
+static int open_format(enum tmx_trace_format fmt, const char *const *paths, size_t n,
 		       const struct tmx_open_opts *o, const struct tmx_diag *diag,
 		       struct tmx_source **out, struct tmx_error *err)
 {
 	switch (fmt) {
-	case FMT_CTF:
+	case TMX_FORMAT_CTF:
 		return tmx_ctf_fs_open(paths, n, &o->ctf, diag, out, err);
-	case FMT_TRACEDAT:
+	case TMX_FORMAT_TRACEDAT:
 		return tmx_tracedat_open(paths, n, &o->tracedat, diag, out, err);
 	default:
 		return tmx_xray_open(paths, n, &o->xray, diag, out, err);
@@ -108,8 +107,8 @@ int tmx_open(const char *const *paths, size_t n_paths, const struct tmx_open_opt
 		if (!(by_format[f] = malloc((n_paths ? n_paths : 1) * sizeof(char *))))
 			ret = tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 	for (size_t i = 0; i < n_paths && !ret; i++) {
-		enum input_format fmt = FMT_CTF;
-		if (!(ret = detect(paths[i], &fmt, err)))
+		enum tmx_trace_format fmt = TMX_FORMAT_CTF;
+		if (!(ret = tmx_detect_format(paths[i], &fmt, err)))
 			by_format[fmt][n_by_format[fmt]++] = paths[i];
 	}
 	for (int f = 0; f < N_FORMATS && !ret; f++)

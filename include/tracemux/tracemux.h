@@ -94,6 +94,15 @@ struct tmx_open_opts {
 TMX_API int tmx_open(const char *const *paths, size_t n_paths, const struct tmx_open_opts *opts,
 	     const struct tmx_diag *diag, struct tmx_source **out, struct tmx_error *err);
 
+/*
+ * What tmx_open() would read `path` as: a directory is CTF; a file is a
+ * trace.dat (by its magic), an XRay log (by its header) or llvm-xray's YAML
+ * trace.  Fails (TMX_ERR_UNSUPPORTED, saying what was found) for anything
+ * else, or when the path cannot be read.
+ */
+TMX_API int tmx_detect_format(const char *path, enum tmx_trace_format *fmt,
+			      struct tmx_error *err);
+
 /* The trace-cmd trace.dat reader alone: every path is a trace.dat file. */
 TMX_API int tmx_tracedat_open(const char *const *paths, size_t n_paths,
 		      const struct tmx_tracedat_opts *opts, const struct tmx_diag *diag,

@@ -16,7 +16,6 @@
 #include "tracecmd/internal.h"
 #include "model/errors.h"
 
-static const uint8_t magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
 #define MAX_OPTIONS_SECTIONS 4096
 #define MAX_OPTIONS 65536
@@ -1259,9 +1258,9 @@ static int open_common(struct tdat_file_priv *fp, struct tmx_error *err)
 	int ret;
 
 	rd_init_file(&r, fp, 0, "initial format", err);
-	if ((ret = rd_bytes(&r, 10, &m, "magic")))
+	if ((ret = rd_bytes(&r, TDAT_MAGIC_LEN, &m, "magic")))
 		return ret;
-	if (memcmp(m, magic, 10))
+	if (memcmp(m, TDAT_MAGIC, TDAT_MAGIC_LEN))
 		return tmx_error_at(err, TMX_ERR_DATA, f->path, 0,
 				    "not a trace.dat file: expected the magic 17 08 44 \"tracing\"");
 	if ((ret = rd_str(&r, &ver, "version string")))

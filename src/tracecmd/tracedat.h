@@ -214,6 +214,10 @@ struct tdat_file {
 };
 
 /* Limits on sizes read from a file (no decompression bombs). */
+/* Every trace.dat starts with these 10 bytes. */
+#define TDAT_MAGIC "\x17\x08\x44tracing"
+#define TDAT_MAGIC_LEN 10
+
 #define TDAT_MAX_SECTION_UNCOMPRESSED (1ULL << 30)  /* one metadata section */
 #define TDAT_MAX_CHUNK_UNCOMPRESSED (64u << 20)     /* one flyrecord chunk */
 #define TDAT_MAX_PAGE_SIZE (1u << 24)
