@@ -92,9 +92,15 @@ def check_shared_library(pcdir, f):
     f.check(re.search(r"SONAME.*\[libtracemux\.so\.\d+\]", dyn) is not None,
             "SONAME libtracemux.so.N")
     syms = sh(["nm", "-D", "--defined-only", so]).stdout.decode().split("\n")
-    names = [line.split()[-1] for line in syms if line.strip()]
-    bad = [n for n in names if not n.startswith("tmx_")]
-    f.check(names and not bad, f"exports only tmx_ symbols ({len(names)}; others: {bad[:5]})")
+    names = {line.split()[-1] for line in syms if line.strip()}
+    # The API: every function declared TMX_API in the installed headers.
+    api = set()
+    for h in glob.glob(os.path.join(ROOT, "include", "tracemux", "*.h")):
+        with open(h) as fh:
+            text = re.sub(r"/\*.*?\*/", "", fh.read(), flags=re.S)
+        api |= set(re.findall(r"TMX_API[^;{]*?\b(tmx_\w+)\s*\(", text))
+    f.check(names == api, f"exports exactly the TMX_API functions ({len(api)}; "
+            f"extra: {sorted(names - api)[:5]}, missing: {sorted(api - names)[:5]})")
     libs = needed(so)
     f.check(not any("traceevent" in n or "libdw" in n for n in libs),
             f"core library needs neither libtraceevent nor libdw ({' '.join(libs)})")
