@@ -6,6 +6,11 @@
 
 /* Prints "tracemux: error: ..." and returns the exit status (2 for usage errors, else 1). */
 int cli_report(const struct tmx_error *err);
+/*
+ * --lenient: after all the output, "tracemux: warning: skipped N damaged
+ * packets (B bytes)" and exit status 1 when anything was skipped, else 0.
+ */
+int cli_report_skipped(uint64_t packets, uint64_t bytes);
 /* `tracemux query ...` (argv[1] is "query"). */
 int cli_query(int argc, char **argv, const struct tmx_diag *diag);
 /* `tracemux info ...` (argv[1] is "info"). */

@@ -211,17 +211,22 @@ static int setup_trimming(struct cli *cli, struct tmx_source *src, struct tmx_tr
 	return bound_range(cli, src, t, err);
 }
 
+int cli_report_skipped(uint64_t packets, uint64_t bytes)
+{
+	if (!packets)
+		return 0;
+	fprintf(stderr, "tracemux: warning: skipped %llu damaged packet%s (%llu bytes)\n",
+		(unsigned long long)packets, packets == 1 ? "" : "s", (unsigned long long)bytes);
+	return 1;
+}
+
 /* --lenient: what was skipped makes the run fail, after all the output. */
 static int report_skipped(const struct tmx_source *src)
 {
 	uint64_t packets, bytes;
 
 	tmx_source_skipped(src, &packets, &bytes);
-	if (!packets)
-		return 0;
-	fprintf(stderr, "tracemux: warning: skipped %llu damaged packet%s (%llu bytes)\n",
-		(unsigned long long)packets, packets == 1 ? "" : "s", (unsigned long long)bytes);
-	return 1;
+	return cli_report_skipped(packets, bytes);
 }
 
 /* The sink of the chosen output, with the parameters given for it. */

@@ -39,6 +39,7 @@ int cli_tracecmd(const char *const *inputs, size_t n, struct tmx_tcreport_opts *
 		 const char *output_path, bool trimming, bool *handled)
 {
 	struct tmx_error err = { 0 };
+	struct tmx_tcreport_skipped skipped;
 	size_t n_dat = 0;
 	int fd = STDOUT_FILENO, status = 0;
 
@@ -79,11 +80,11 @@ int cli_tracecmd(const char *const *inputs, size_t n, struct tmx_tcreport_opts *
 		}
 	}
 	o->out_fd = fd;
-	if (tmx_tcreport_run(inputs, n, o, &err))
+	if (tmx_tcreport_run(inputs, n, o, &skipped, &err))
 		status = cli_report(&err);
 	if (fd != STDOUT_FILENO && close(fd) && !status) {
 		fprintf(stderr, "tracemux: error: %s: %s\n", output_path, strerror(errno));
 		status = 1;
 	}
-	return status;
+	return status ? status : cli_report_skipped(skipped.units, skipped.bytes);
 }

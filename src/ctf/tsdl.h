@@ -1,6 +1,6 @@
 /*
- * Internals shared by the TSDL parser (tsdl_parse.c) and the resolution
- * pass (tsdl_resolve.c).
+ * Internals shared by the TSDL parser (tsdl_parse.c and its parts, see
+ * tsdl_parse_impl.h) and the resolution pass (tsdl_resolve.c).
  */
 #ifndef TMX_TSDL_H
 #define TMX_TSDL_H

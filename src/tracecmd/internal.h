@@ -1,5 +1,5 @@
 /*
- * trace.dat reader internals shared by file.c, format.c, page.c and
+ * trace.dat reader internals shared by file*.c, format.c, page.c and
  * source.c (not part of the API that outputs read: see tracedat.h).
  */
 #ifndef TMX_TRACECMD_INTERNAL_H

@@ -12,6 +12,7 @@
 
 #include "io/mapfile.h"
 #include "tracemux/error.h"
+#include "xray/densemap.h"
 #include "xray/xray.h"
 
 #define XR_HEADER_SIZE 32
@@ -138,26 +139,8 @@ struct xr_key {
 };
 
 /* ------------------------------------------------------------------ */
-/* Ordering (order.c)                                                   */
+/* Ordering (order.c; the DenseMap: densemap.h)                        */
 /* ------------------------------------------------------------------ */
-
-/* llvm::DenseMap<std::pair<uint64_t, int32_t>, ...>, insertion and iteration. */
-struct xr_densemap {
-	uint32_t n_buckets, n_entries;
-	uint64_t *kpid;
-	int32_t *ktid;
-	uint32_t *val;
-};
-
-void xr_densemap_init(struct xr_densemap *m);
-void xr_densemap_free(struct xr_densemap *m);
-/* Finds or inserts; *val is the stored value (set to `new_val` if inserted). */
-int xr_densemap_insert(struct xr_densemap *m, uint64_t pid, int32_t tid, uint32_t new_val,
-		       uint32_t *val, bool *inserted);
-/* The value stored for a key; *found tells whether it is there. */
-uint32_t xr_densemap_find(const struct xr_densemap *m, uint64_t pid, int32_t tid, bool *found);
-/* Values in iteration order (bucket order); `out` has n_entries slots. */
-void xr_densemap_values(const struct xr_densemap *m, uint32_t *out);
 
 /*
  * libstdc++'s std::sort of block indexes with llvm-xray's (not strict-weak)

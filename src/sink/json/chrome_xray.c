@@ -121,11 +121,6 @@ void chrome_xray_free(struct chrome_xray *x)
 	free(x);
 }
 
-static bool grow_array(void **p, size_t *cap, size_t need, size_t elem)
-{
-	return tmx_grow_array(p, cap, need, elem, 64);
-}
-
 bool chrome_xray_is_xray(struct chrome_xray *x, const struct tmx_trace_class *tc)
 {
 	const struct tmx_env_entry *e;
@@ -214,7 +209,7 @@ static uint32_t pool_add(struct chrome_xray *x, const char *s, size_t n)
 	size_t off = x->pool_len;
 
 	if (x->pool_len + n > UINT32_MAX - 1 ||
-	    !grow_array((void **)&x->pool, &x->pool_cap, x->pool_len + n, 1))
+	    !tmx_grow_array((void **)&x->pool, &x->pool_cap, x->pool_len + n, 1, 64))
 		return UINT32_MAX;
 	memcpy(x->pool + off, s, n);
 	x->pool_len += n;
@@ -270,12 +265,13 @@ static bool child_of(struct chrome_xray *x, uint32_t parent, int32_t func,
 		return false;
 	if (added) {
 		struct frame *f;
-		if (!grow_array((void **)&x->frames, &x->cap_frames, x->n_frames + 1,
-				sizeof(*x->frames)) ||
+		if (!tmx_grow_array((void **)&x->frames, &x->cap_frames, x->n_frames + 1,
+				    sizeof(*x->frames), 64) ||
 		    !func_name(x, func, name, &noff, &nlen))
 			return false;
 		/* `{"name":NAME,"ph":"`, NAME copied from the pool itself: room first. */
-		if (!grow_array((void **)&x->pool, &x->pool_cap, x->pool_len + 8 + nlen + 7, 1))
+		if (!tmx_grow_array((void **)&x->pool, &x->pool_cap, x->pool_len + 8 + nlen + 7, 1,
+				    64))
 			return false;
 		head = pool_add(x, "{\"name\":", 8);
 		if (head == UINT32_MAX || pool_add(x, x->pool + noff, nlen) == UINT32_MAX ||
@@ -372,8 +368,8 @@ static struct thread *thread_of(struct chrome_xray *x, struct outbuf *b, bool *f
 	if (x->last_thread != NO_FRAME && x->threads[x->last_thread].tid == tid) {
 		t = &x->threads[x->last_thread];
 	} else {
-		if (!grow_array((void **)&x->threads, &x->cap_threads, x->n_threads + 1,
-				sizeof(*x->threads)))
+		if (!tmx_grow_array((void **)&x->threads, &x->cap_threads, x->n_threads + 1,
+				    sizeof(*x->threads), 64))
 			return NULL;
 		slot = imap_get(&x->thread_of, tid, (uint32_t)x->n_threads, &added);
 		if (!slot)

@@ -172,16 +172,6 @@ int tfg_after_print(struct tfg *g, struct tmx_error *err)
 /* The look-ahead: libtracecmd's tracecmd_peek_next_data()               */
 /* ------------------------------------------------------------------ */
 
-static bool cpu_listed(const struct tfg_handle *h, size_t i)
-{
-	uint32_t id = h->buffer->cpus[i].cpu;
-
-	for (size_t k = 0; k < h->n_cpu_list; k++)
-		if (h->cpu_list[k] == id)
-			return true;
-	return false;
-}
-
 /*
  * --cpu: trace-cmd reads the other CPUs too, in time order, and drops
  * their records; what it has dropped by now is what comes before the
@@ -192,9 +182,9 @@ static bool catch_up(struct tfg *g)
 	const struct tfg_handle *h = g->h;
 	struct tmx_error err;
 
-	for (size_t i = 0; h->cpu_list && i < h->n_cur; i++) {
+	for (size_t i = 0; h->listed && i < h->n_cur; i++) {
 		const struct tdat_record *rec;
-		if (i == g->at || cpu_listed(h, i))
+		if (i == g->at || h->listed[i])
 			continue;
 		for (;;) {
 			uint64_t t;

@@ -30,6 +30,7 @@
 #ifndef TMX_OUT_TRACECMD_FUNCGRAPH_H
 #define TMX_OUT_TRACECMD_FUNCGRAPH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,9 +52,7 @@ int tfg_attach(struct tfg *g, struct tep_handle *tep, const char *path, struct t
 struct tfg_handle {
 	struct tdat_cursor **cur;          /* the buffer's CPUs, in file order */
 	size_t n_cur;
-	const struct tdat_buffer *buffer;  /* the CPU ids of the cursors */
-	const unsigned *cpu_list;          /* --cpu: the CPUs printed, NULL: all */
-	size_t n_cpu_list;
+	const bool *listed;                /* --cpu: per cursor, printed or not; NULL: all are */
 	/* The report's time of a record (trace-cmd's record->ts under the timestamp options). */
 	uint64_t (*time)(const void *arg, const struct tdat_record *rec);
 	const void *time_arg;

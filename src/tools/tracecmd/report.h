@@ -11,8 +11,9 @@
  * timestamp, the lowest CPU on ties; across files and instances the first
  * one on ties), the `cpus=N` line, the file and instance prefixes, the
  * `[N EVENTS DROPPED]` lines, the comm-pid-CPU-time columns, the padded
- * event name, `--stat`, `--cpu` and the `-F` / `-v` filters (libtraceevent
- * filters, matched as libtracecmd does), `--pid` / `--comm`, `-I` / `-S`,
+ * event name, `--stat`, `--cpu` (CPUs numbered across files and instances)
+ * and the `-F` / `-v` filters (libtraceevent filters, matched as
+ * libtracecmd does, on the first file only), `--pid` / `--comm`, `-I` / `-S`,
  * the timestamp options (`--raw-ts`, `--align-ts`, `--ts2secs`,
  * `--nodate`), `-w` wakeup latencies, `--profile` (profile.h) and what
  * report prints instead of the events (-p, -e, --check-events, -f, -P, -E,
@@ -109,12 +110,18 @@ void tmx_tcreport_opts_default(struct tmx_tcreport_opts *o);
 int tmx_tcreport_add_filter(struct tmx_tcreport_opts *o, const char *expr, bool negated,
 			    struct tmx_error *err);
 
+/* With --lenient: the damaged ring-buffer pages or compressed chunks skipped, and their bytes. */
+struct tmx_tcreport_skipped {
+	uint64_t units, bytes;
+};
+
 /*
  * Prints the report of the trace.dat files `paths` (several files are
  * merged as `trace-cmd report -i A -i B`).  Everything read before an
- * error is printed; returns TMX_OK or the error.
+ * error is printed; returns TMX_OK or the error.  *skipped (may be NULL)
+ * gets what the lenient readers skipped, summed over the files.
  */
 int tmx_tcreport_run(const char *const *paths, size_t n_paths, const struct tmx_tcreport_opts *o,
-		     struct tmx_error *err);
+		     struct tmx_tcreport_skipped *skipped, struct tmx_error *err);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * `llvm-xray account` for XRay traces: per-function call latencies
  * (count, min, median, 90th and 99th percentile, max, sum) with llvm-xray
- * 14's table, sorting and number formatting.  See account.c.
+ * 14's table, sorting and number formatting.  See account.c (and
+ * account_int.h for its parts).
  */
 #ifndef TMX_OUT_XRAY_ACCOUNT_H
 #define TMX_OUT_XRAY_ACCOUNT_H
@@ -85,7 +86,7 @@ int tmx_xacct_consume(struct tmx_xacct *a, const struct tmx_msg *msg, struct tmx
  * (the same input from its start, up to the same point: the same read
  * error, if any), then tmx_xacct_finish() again.  Fails when out of memory
  * or when a pass did not see the latencies of the first one (the input
- * changed).  At most 10 passes: see account.c.
+ * changed).  At most 10 passes: see account_passes.c.
  */
 int tmx_xacct_finish(struct tmx_xacct *a, bool *again, struct tmx_error *err);
 int tmx_xacct_begin_pass(struct tmx_xacct *a, struct tmx_error *err);

@@ -7,16 +7,12 @@
 #include "model/grow.h"
 #include "tools/xray/cu_ranges.h"
 
-static bool grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	return tmx_grow_array(p, cap, need, elem, 16);
-}
-
 bool tmx_cu_ranges_add(struct tmx_cu_ranges *r, uint32_t unit, uint64_t lo, uint64_t hi)
 {
 	if (lo >= hi)
 		return true;
-	if (!grow((void **)&r->ranges, &r->cap_ranges, r->n_ranges + 1, sizeof(*r->ranges)))
+	if (!tmx_grow_array((void **)&r->ranges, &r->cap_ranges, r->n_ranges + 1,
+			    sizeof(*r->ranges), 16))
 		return false;
 	r->ranges[r->n_ranges++] = (struct tmx_cu_range){ lo, hi, unit };
 	return true;
@@ -48,7 +44,7 @@ static bool active_add(struct active *a, uint32_t unit)
 {
 	size_t i;
 
-	if (!grow((void **)&a->v, &a->cap, a->n + 1, sizeof(*a->v)))
+	if (!tmx_grow_array((void **)&a->v, &a->cap, a->n + 1, sizeof(*a->v), 16))
 		return false;
 	for (i = a->n; i > 0 && a->v[i - 1] > unit; i--)
 		a->v[i] = a->v[i - 1];
@@ -108,8 +104,8 @@ bool tmx_cu_ranges_build(struct tmx_cu_ranges *r)
 			if (last && last->hi == prev && active_has(&act, last->unit)) {
 				last->hi = e->addr;   /* the unit before keeps the address */
 			} else {
-				if (!grow((void **)&r->segs, &cap_segs, r->n_segs + 1,
-					  sizeof(*r->segs)))
+				if (!tmx_grow_array((void **)&r->segs, &cap_segs, r->n_segs + 1,
+						    sizeof(*r->segs), 16))
 					goto out;
 				r->segs[r->n_segs++] = seg;
 			}

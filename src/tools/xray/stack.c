@@ -21,7 +21,7 @@
  * all llvm-xray prints.
  *
  * ORDER.  Threads come in the order of llvm's DenseMap<uint32_t> of roots
- * (llvm_densemap.c), keyed by thread id, inserted when a thread first
+ * (src/xray/densemap.c), keyed by thread id, inserted when a thread first
  * enters a call on an empty stack.  Roots and callees are in creation
  * order; walks are depth first with an explicit stack, so the callees of a
  * node come out LAST created FIRST.  The top 10 lists keep the 10 largest
@@ -64,8 +64,8 @@
 #include "model/grow.h"
 #include "sink/outbuf.h"
 #include "sink/xray/intmap.h"
-#include "tools/xray/llvm_densemap.h"
 #include "tools/xray/stack.h"
+#include "xray/densemap.h"
 #include "xray/xray.h"
 #include "model/errors.h"
 
@@ -121,11 +121,6 @@ struct tmx_xstack {
 	bool last_is_xray;
 	uint64_t clamped;
 };
-
-static bool grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	return tmx_grow_array(p, cap, need, elem, 8);
-}
 
 static int nomem(struct tmx_error *err)
 {
@@ -184,7 +179,8 @@ static uint32_t new_node(struct tmx_xstack *s, int32_t func, uint32_t parent)
 {
 	/* Indexes stay below NONE, and below 2^32 - 1 as imap keys. */
 	if (s->n_nodes >= NONE - 1 ||
-	    !grow((void **)&s->nodes, &s->cap_nodes, s->n_nodes + 1, sizeof(*s->nodes)))
+	    !tmx_grow_array((void **)&s->nodes, &s->cap_nodes, s->n_nodes + 1,
+			    sizeof(*s->nodes), 8))
 		return NONE;
 	s->nodes[s->n_nodes] = (struct node){ .func = func, .parent = parent, .first = NONE,
 					      .last = NONE };
@@ -195,7 +191,8 @@ static uint32_t new_node(struct tmx_xstack *s, int32_t func, uint32_t parent)
 static bool append_edge(struct tmx_xstack *s, uint32_t *first, uint32_t *last, uint32_t node)
 {
 	if (s->n_edges >= NONE - 1 ||
-	    !grow((void **)&s->edges, &s->cap_edges, s->n_edges + 1, sizeof(*s->edges)))
+	    !tmx_grow_array((void **)&s->edges, &s->cap_edges, s->n_edges + 1,
+			    sizeof(*s->edges), 8))
 		return false;
 	s->edges[s->n_edges] = (struct edge){ node, NONE };
 	if (*last == NONE)
@@ -270,7 +267,8 @@ static struct thread *thread_of(struct tmx_xstack *s, uint32_t tid)
 		return s->last_thread;
 	/* Room first, so that a key in the map always has its thread. */
 	if (s->n_threads >= NONE - 1 ||
-	    !grow((void **)&s->threads, &s->cap_threads, s->n_threads + 1, sizeof(*s->threads)))
+	    !tmx_grow_array((void **)&s->threads, &s->cap_threads, s->n_threads + 1,
+			    sizeof(*s->threads), 8))
 		return NULL;
 	slot = imap_get(&s->thread_of, tid, (uint32_t)s->n_threads, &added);
 	if (!slot)
@@ -292,7 +290,8 @@ static bool remember_name(struct tmx_xstack *s, int32_t func, const struct tmx_v
 
 	if (!s->opts.symbolized || imap_find(&s->name_of, (uint32_t)func))
 		return true;
-	if (!grow((void **)&s->names, &s->cap_names, s->n_names + 1, sizeof(*s->names)) ||
+	if (!tmx_grow_array((void **)&s->names, &s->cap_names, s->n_names + 1,
+			    sizeof(*s->names), 8) ||
 	    !(name = malloc(v->str.len + 1)))
 		return false;
 	if (v->str.len)
@@ -325,8 +324,8 @@ static int enter(struct tmx_xstack *s, struct thread *t, int32_t func, uint64_t 
 	s->last_exit = false;
 	if (t->depth == 0) {
 		if (!t->in_roots) {
-			if (!grow((void **)&s->roots_order, &s->cap_roots_order, s->n_roots_order + 1,
-				  sizeof(*s->roots_order)))
+			if (!tmx_grow_array((void **)&s->roots_order, &s->cap_roots_order,
+					    s->n_roots_order + 1, sizeof(*s->roots_order), 8))
 				return nomem(err);
 			s->roots_order[s->n_roots_order++] = (uint32_t)(t - s->threads);
 			t->in_roots = true;
@@ -335,7 +334,8 @@ static int enter(struct tmx_xstack *s, struct thread *t, int32_t func, uint64_t 
 	} else {
 		n = callee(s, t->stack[t->depth - 1].node, func);
 	}
-	if (n == NONE || !grow((void **)&t->stack, &t->cap, t->depth + 1, sizeof(*t->stack)))
+	if (n == NONE ||
+	    !tmx_grow_array((void **)&t->stack, &t->cap, t->depth + 1, sizeof(*t->stack), 8))
 		return s->n_nodes >= NONE - 1 ?
 			tmx_error_set(err, TMX_ERR_LIMIT, NULL, "more than 2^32 call stacks") :
 			nomem(err);
@@ -461,7 +461,8 @@ static uint32_t merged_node(struct tmx_xstack *s, struct merger *m, uint32_t lef
 	uint32_t n = new_node(s, s->nodes[left].func, parent);
 	struct node *l, *r, *x;
 
-	if (n == NONE || !grow((void **)&m->tasks, &m->cap_tasks, m->n_tasks + 1, sizeof(*m->tasks)))
+	if (n == NONE || !tmx_grow_array((void **)&m->tasks, &m->cap_tasks, m->n_tasks + 1,
+					 sizeof(*m->tasks), 8))
 		return NONE;
 	l = &s->nodes[left];
 	r = &s->nodes[right];
@@ -488,14 +489,17 @@ static bool merge_callees(struct tmx_xstack *s, struct merger *m, struct merge_t
 	}
 	/* The left callees not merged, in the order of llvm's DenseMap<int32_t> of them. */
 	for (uint32_t e = s->nodes[t.left].first; e != NONE; e = s->edges[e].next, nl++) {
-		if (!grow((void **)&m->lnode, &m->cap_lnode, nl + 1, sizeof(*m->lnode)) ||
-		    !grow((void **)&m->lfunc, &m->cap_lfunc, nl + 1, sizeof(*m->lfunc)) ||
-		    !grow((void **)&m->lorder, &m->cap_lorder, nl + 1, sizeof(*m->lorder)))
+		if (!tmx_grow_array((void **)&m->lnode, &m->cap_lnode, nl + 1,
+				    sizeof(*m->lnode), 8) ||
+		    !tmx_grow_array((void **)&m->lfunc, &m->cap_lfunc, nl + 1,
+				    sizeof(*m->lfunc), 8) ||
+		    !tmx_grow_array((void **)&m->lorder, &m->cap_lorder, nl + 1,
+				    sizeof(*m->lorder), 8))
 			return false;
 		m->lnode[nl] = s->edges[e].node;
 		m->lfunc[nl] = (uint32_t)s->nodes[m->lnode[nl]].func;
 	}
-	if (!llvm_densemap32_order(m->lfunc, nl, m->lorder))
+	if (!xr_densemap32_order(m->lfunc, nl, m->lorder))
 		return false;
 	for (size_t i = 0; i < nl; i++) {
 		uint32_t l = m->lnode[m->lorder[i]];
@@ -531,7 +535,7 @@ static bool root_list_append(struct root_list *l, uint32_t node, int32_t func)
 	uint32_t *slot;
 	bool added;
 
-	if (!grow((void **)&l->e, &l->cap, l->n + 1, sizeof(*l->e)))
+	if (!tmx_grow_array((void **)&l->e, &l->cap, l->n + 1, sizeof(*l->e), 8))
 		return false;
 	slot = imap_get(&l->by_func, (uint32_t)func, 0, &added);
 	if (!slot)
@@ -571,7 +575,7 @@ struct nodes {
 
 static bool push(struct nodes *a, uint32_t x)
 {
-	if (!grow((void **)&a->v, &a->cap, a->n + 1, sizeof(*a->v)))
+	if (!tmx_grow_array((void **)&a->v, &a->cap, a->n + 1, sizeof(*a->v), 8))
 		return false;
 	a->v[a->n++] = x;
 	return true;
@@ -596,7 +600,7 @@ static uint32_t *threads_in_order(const struct tmx_xstack *s)
 
 	for (size_t i = 0; ok && i < n; i++)
 		tids[i] = s->threads[s->roots_order[i]].tid;
-	ok = ok && llvm_densemap32_order(tids, n, order);
+	ok = ok && xr_densemap32_order(tids, n, order);
 	for (size_t i = 0; ok && i < n; i++)
 		order[i] = s->roots_order[order[i]];
 	free(tids);
@@ -803,8 +807,10 @@ static bool print_flame(struct tmx_xstack *s, struct outbuf *b, const struct nod
 			const char *name = name_of(s, s->nodes[top].func, num);
 			size_t start = d ? w->ends[d - 1] : 0, len = strlen(name);
 			uint64_t v;
-			if (!grow((void **)&w->path, &w->cap_path, start + len + 1, 1) ||
-			    !grow((void **)&w->ends, &w->cap_ends, (size_t)d + 1, sizeof(*w->ends)))
+			if (!tmx_grow_array((void **)&w->path, &w->cap_path, start + len + 1,
+					    1, 8) ||
+			    !tmx_grow_array((void **)&w->ends, &w->cap_ends, (size_t)d + 1,
+					    sizeof(*w->ends), 8))
 				return false;
 			memcpy(w->path + start, name, len);
 			w->path[start + len] = ';';

@@ -1,0 +1,289 @@
+/*
+ * The parts of `trace-cmd report` (report.h) share this state; one file per
+ * job of trace-cmd's trace-read.c:
+ *
+ *   report.c         the run: files opened and set up, each printed line
+ *                    (trace_show_data()), --profile glue, the main loop
+ *   report_tep.c     libtraceevent set up as trace-cmd sets it up
+ *                    (plugins, header page, formats, kallsyms, printk, comms)
+ *   report_filter.c  -F / -v, --pid / --comm, -T, and the -r / -n event flags
+ *   report_order.c   records handed to libtraceevent, handles and their
+ *                    cursors, --cpu, libtracecmd's record order, --ts-check
+ *   report_time.c    --raw-ts, --ts2secs, --nodate, --align-ts, time columns
+ *   report_stat.c    --stat
+ *   report_info.c    what is printed instead of the events (-p, -e, --events,
+ *                    --check-events, -f, -P, -E, --cpus, --uname, --version)
+ *   report_wakeup.c  -w wakeup latencies
+ *
+ * Functions that several parts call are prefixed tcr_ (the report); the
+ * helpers inlined here are on the per-record path.
+ */
+#ifndef TMX_TOOLS_TRACECMD_REPORT_INT_H
+#define TMX_TOOLS_TRACECMD_REPORT_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <event-parse.h>
+#include <trace-seq.h>
+
+#include "sink/outbuf.h"
+#include "tools/tracecmd/funcgraph.h"
+#include "tools/tracecmd/report.h"
+#include "tracecmd/tracedat.h"
+
+struct tcf_plan;
+struct tcg_vcpus;
+struct tcp_hook;
+struct tcp_profile;
+struct tfg;
+
+/* One input file: its reader, its libtraceevent handle and its filters. */
+struct tcr_file {
+	struct tdat_file *f;
+	const char *base;            /* base name, the prefix with several files */
+	struct tep_handle *tep;
+	struct tep_plugin_list *plugins;
+	struct tep_event_filter **pos, **neg;
+	size_t n_pos, n_neg;
+	/* libtracecmd's stack-trace follow-up for filters. */
+	int kernel_stack_id, user_stack_id;
+	bool *last_printed;
+	int n_last_printed;
+	bool usecs;                  /* TRACECMD_FL_IN_USECS */
+	int cpus;                    /* what `cpus=` prints (libtracecmd's max_cpu) */
+	/* Compiled print fmts by event id (fastfmt.h), NULL: libtraceevent renders it. */
+	struct tcf_plan **plans;
+	int n_plans;
+	bool swap;                   /* file and host byte orders differ */
+	uint32_t common_end;         /* bytes of the common fields (common_type, common_pid...) */
+	/* Formats libtraceevent could not parse (--check-events), the first one's name. */
+	int parse_failures;
+	char first_failure[96];
+	/* Timestamps (rec_time()). */
+	bool raw_ts;                 /* --raw-ts */
+	double ts2secs;              /* --ts2secs: 1e9 / HZ, 0: none */
+	uint64_t adjust;             /* added to every time: --nodate, --align-ts (modulo 2^64) */
+	bool use_trace_clock;        /* libtracecmd's use_trace_clock: --ts-diff in usecs */
+	/* -w: the sched events and fields that libtracecmd's init_wakeup() looks up. */
+	bool wakeup;
+	int wk_id, wk_new_id, sw_id;
+	struct tep_format_field *wk_pid, *wk_success, *wk_new_pid, *wk_new_success;
+	struct tep_format_field *sw_pid, *sw_prio;
+	struct tcp_profile *profile;  /* --profile */
+	struct tcp_hook *hooks;       /* the file's HOOK options, in file order */
+	size_t n_hooks;
+};
+
+/* -w: pids woken and not yet switched to, with the wakeup time (open addressing). */
+struct tcr_wakeups {
+	uint32_t *pid;
+	uint64_t *start;
+	bool *used;
+	size_t cap, n;
+};
+
+/* -w: one set of latency statistics (all tasks, or RT tasks: next_prio <= 99). */
+struct tcr_lat {
+	uint64_t total, count, max, max_time, min, min_time;
+};
+
+/* One buffer of one file: trace-cmd's tracecmd_input handle. */
+struct tcr_handle {
+	struct tcr_file *file;
+	size_t buffer;
+	const char *label;           /* prefix name, NULL for a lone file's top buffer */
+	size_t n_cpus;
+	struct tdat_cursor **cur;
+	const struct tdat_record *rec;   /* taken from its cursor, not printed yet */
+	uint64_t ts;                     /* its time (rec_time()) */
+	size_t rec_cursor;               /* the cursor it came from */
+	uint64_t cpu_base;               /* the index of its CPU 0 among all handles' CPUs */
+	bool *listed;                    /* --cpu: per cursor, printed or not (NULL: all are) */
+	bool done;
+	struct tfg_handle fg;            /* what the function graph look-ahead reads */
+};
+
+struct tcr {
+	const struct tmx_tcreport_opts *o;
+	struct outbuf *out;
+	struct trace_seq seq;
+	struct tcr_file *files;
+	size_t n_files;
+	struct tcr_handle *handles;
+	size_t n_handles, cap_handles;
+	unsigned *cpu_list;          /* --cpu, in the order given */
+	size_t n_cpu_list;
+	uint64_t cpu_base;           /* the next handle's cpu_base (tcr_add_handle()) */
+	uint64_t check_ts;           /* --ts-check: the previous printed time */
+	char scratch[4096];          /* one event's text from a compiled print fmt */
+	uint8_t *pad;                /* a short record padded for libtraceevent (tcr_prepare()) */
+	size_t pad_size;
+	uint64_t last_ts;            /* --ts-diff: previous printed time (0: none yet) */
+	bool multi;                  /* several input files */
+	size_t instances;            /* trace-cmd's `instances` (last file's count) */
+	size_t max_label;            /* trace-cmd's max_file_size */
+	struct tcr_wakeups wakeups;  /* -w */
+	struct tcr_lat lat, rt_lat;
+	const char *const *paths;    /* as given (--cpus names them) */
+	struct tcp_hook *hooks;      /* -H, in command-line order */
+	size_t n_hooks;
+	bool filter_test_done;       /* -T printed the filters: nothing else */
+	struct tcg_vcpus *guests;    /* KVM guests' vCPUs (guest.h) */
+	struct tfg *fg;              /* funcgraph_entry/exit handlers (funcgraph.h) */
+};
+
+/* ---- Columns (printf semantics without printf; digits from outbuf.h) ---- */
+
+static inline void put_spaces(struct outbuf *b, size_t n)
+{
+	static const char spaces[] = "                                ";
+
+	while (n) {
+		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+		outbuf_write(b, spaces, k);
+		n -= k;
+	}
+}
+
+/* "%lld" at p (room for 21 bytes); returns the end. */
+static inline char *fmt_i64(char *p, int64_t v)
+{
+	if (v >= 0)
+		return tmx_put_u64(p, (uint64_t)v);
+	*p++ = '-';
+	return tmx_put_u64(p, 0 - (uint64_t)v);
+}
+
+/* "%*s" (right) or "%-*s" (left) of the text [p, end): padded, never cut. */
+static inline void put_num(struct outbuf *b, const char *p, const char *end, size_t width,
+			   bool left)
+{
+	size_t len = (size_t)(end - p);
+
+	if (!left && width > len)
+		put_spaces(b, width - len);
+	outbuf_write(b, p, len);
+	if (left && width > len)
+		put_spaces(b, width - len);
+}
+
+/* "%*s": right-aligned, never cut. */
+static inline void put_right(struct outbuf *b, const char *s, size_t width)
+{
+	put_num(b, s, s + strlen(s), width, false);
+}
+
+/* "%llx" (outbuf_hex() writes upper-case digits) */
+static inline void put_hex(struct outbuf *b, uint64_t v)
+{
+	char buf[16], *p = buf + sizeof(buf);
+
+	do {
+		*--p = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	outbuf_write(b, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+/* ---- Records ---- */
+
+static inline void to_tep_record(const struct tdat_record *rec, struct tep_record *tr)
+{
+	memset(tr, 0, sizeof(*tr));
+	tr->ts = rec->ts;
+	tr->offset = rec->offset;
+	tr->missed_events = rec->missed_events;
+	tr->size = (int)rec->size;
+	tr->record_size = (int)rec->size;
+	/* libtraceevent only reads the data; its API is not const-correct. */
+	tr->data = (void *)(uintptr_t)rec->data;
+	tr->cpu = (int)rec->cpu;
+	tr->ref_count = 1;
+}
+
+/* The record holds its common fields (what the columns and the event lookup read). */
+static inline bool common_inside(const struct tcr_file *tf, const struct tdat_record *rec)
+{
+	return rec->size >= tf->common_end;
+}
+
+/*
+ * The tep_record to hand libtraceevent for `rec` (report_order.c); false
+ * when libtraceevent cannot be given the record at all.
+ */
+bool tcr_prepare(struct tcr *r, const struct tcr_file *tf, const struct tdat_record *rec,
+		 struct tep_record *tr, struct tep_event **evp);
+
+/* ---- Timestamps ---- */
+
+/*
+ * trace-cmd's record->ts under the timestamp options (libtracecmd's
+ * timestamp_calc()): the raw time for --raw-ts; else the time after
+ * TIME_SHIFT times the --ts2secs factor (instead of TSC2NSEC), plus the
+ * OFFSET and DATE options, plus the --nodate / --align-ts adjustment.
+ */
+static inline uint64_t time_of(const struct tcr_file *tf, uint64_t raw, uint64_t ts)
+{
+	const struct tdat_file *f = tf->f;
+
+	if (tf->raw_ts)
+		return raw;
+	if (tf->ts2secs) {
+		uint64_t synced = f->has_tsc2nsec && f->tsc2nsec_mult ? raw
+								      : ts - (uint64_t)f->ts_offset;
+		/*
+		 * libtracecmd's `ts *= ts2secs`: a double product converted back;
+		 * past 2^64 the x86-64 conversion gives 0 (C leaves it undefined).
+		 */
+		double d = (double)synced * tf->ts2secs;
+		ts = (d < 18446744073709551616.0 ? (uint64_t)d : 0) + (uint64_t)f->ts_offset;
+	}
+	return ts + tf->adjust;
+}
+
+static inline uint64_t rec_time(const struct tcr_file *tf, const struct tdat_record *rec)
+{
+	return time_of(tf, rec->ts_raw, rec->ts);
+}
+
+/* report_time.c */
+int tcr_setup_times(struct tcr *r, struct tcr_file *tf, struct tmx_error *err);
+int tcr_align_times(struct tcr *r, struct tmx_error *err);
+void tcr_put_ts(struct tcr *r, const struct tcr_file *tf, uint64_t ts);
+
+/* report_tep.c */
+bool tcr_needs_texts(const struct tmx_tcreport_opts *o);
+int tcr_setup_tep(struct tcr *r, struct tcr_file *tf, struct tmx_error *err);
+
+/* report_filter.c */
+int tcr_set_event_flags(struct tcr_file *tf, const char *const *list, size_t n, int flag,
+			const char *opt, struct tmx_error *err);
+int tcr_setup_filters(struct tcr *r, struct tcr_file *tf, struct tmx_error *err);
+int tcr_test_filters(struct tcr *r, struct tcr_file *tf, struct tmx_error *err);
+bool tcr_filter_pass(struct tcr_file *tf, struct tep_record *tr);
+
+/* report_order.c */
+int tcr_parse_cpu_list(struct tcr *r, const char *s, struct tmx_error *err);
+int tcr_add_handle(struct tcr *r, struct tcr_file *tf, size_t buffer, const char *label,
+		   struct tmx_error *err);
+int tcr_next_handle(struct tcr *r, struct tcr_handle **best, struct tmx_error *err);
+void tcr_check_ts(struct tcr *r, struct tcr_handle *h);
+
+/* report_stat.c */
+void tcr_print_stats(struct tcr *r, struct tcr_file *tf);
+
+/* report_info.c */
+int tcr_info_mode(struct tcr *r, bool *done, struct tmx_error *err);
+void tcr_print_uname(struct tcr *r, const struct tdat_file *f);
+size_t tcr_cpus_by_id(const struct tcr_file *tf, const struct tdat_cpu_data ***out);
+int tcr_through_stdout(struct tcr *r, int (*fn)(void *), void *arg, struct tmx_error *err);
+
+/* report_wakeup.c */
+void tcr_init_wakeup(struct tcr_file *tf);
+void tcr_process_wakeup(struct tcr *r, struct tcr_file *tf, const struct tdat_record *rec);
+void tcr_finish_wakeup(struct tcr *r);
+void tcr_free_wakeup(struct tcr *r);
+
+#endif
