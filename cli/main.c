@@ -43,13 +43,18 @@ void cli_usage(FILE *out)
 	      "                           tracecmd (trace-cmd report's text, see below),\n"
 	      "                           ctf (CTF 1.8 or 2 trace directories, one per input trace,\n"
 	      "                           under the directory given with -w),\n"
-	      "                           xray-yaml (llvm-xray convert --output-format=yaml)\n"
+	      "                           xray-yaml (llvm-xray convert --output-format=yaml),\n"
+	      "                           parquet (a Parquet dataset under the directory given\n"
+	      "                           with -w: DIR/event=NAME/part-N.parquet per event class,\n"
+	      "                           DIR/_streams.parquet, DIR/_traces.parquet, DIR/_discarded/)\n"
 	      "  -w, --output=PATH        write to PATH instead of standard output\n"
 	      "      --ctf-version=VERSION  -o ctf: 1.8 (default; CTF 2 field classes translated\n"
 	      "                           where CTF 1.8 can say them) or 2 (JSON metadata)\n"
 	      "      --ctf-packet-size=BYTES  -o ctf: close packets at BYTES of content\n"
 	      "                           (default: one packet per input packet, as babeltrace2,\n"
 	      "                           input packets over 4 MiB split)\n"
+	      "      --parquet-row-group-rows=N  -o parquet: rows per row group (default 65536)\n"
+	      "      --parquet-part-row-groups=N  -o parquet: row groups per part file (default 128)\n"
 	      "\n"
 	      "Text output (as babeltrace2's sink.text.pretty):\n"
 	      "      --clock-cycles       print timestamps in clock cycles\n"
@@ -236,14 +241,15 @@ static int sink_open(struct cli *cli, struct tmx_source *src, int out_fd, struct
 	static const char *const names[] = {
 		[OUT_TEXT] = "text", [OUT_DUMMY] = "dummy", [OUT_JSON] = "json",
 		[OUT_CHROME] = "chrome", [OUT_TRACECMD] = "tracecmd", [OUT_CTF] = "ctf",
-		[OUT_XRAY_YAML] = "xray-yaml",
+		[OUT_XRAY_YAML] = "xray-yaml", [OUT_PARQUET] = "parquet",
 	};
 	const struct tmx_sink_io io = { .out_fd = out_fd, .err_fd = STDERR_FILENO, .diag = &diag };
 	struct tmx_error err = { 0 };
 	struct tmx_sink_params *p = tmx_sink_params_new(names[cli->format], &err);
 	int ret = p ? TMX_OK : (int)err.code;
 
-	if (!ret && cli->format == OUT_CTF)   /* -o ctf: -w is the output directory */
+	/* -o ctf, -o parquet: -w is the output directory */
+	if (!ret && (cli->format == OUT_CTF || cli->format == OUT_PARQUET))
 		ret = tmx_sink_params_set(p, "path", cli->output_path, &err);
 	for (size_t i = 0; !ret && i < cli->n_sink_args; i++)
 		if (!strcmp(cli->sink_args[i].sink, names[cli->format]))
@@ -332,11 +338,14 @@ int main(int argc, char **argv)
 	cli.open.ctf.metadata_only = cli.format == OUT_CTF_METADATA;
 	if (tmx_open(cli.inputs, cli.n_inputs, &cli.open, &diag, &src, &err))
 		return cli_report(&err);
-	if (cli.format == OUT_CTF && !cli.output_path) {
+	if ((cli.format == OUT_CTF || cli.format == OUT_PARQUET) && !cli.output_path) {
 		tmx_source_free(src);
-		return cli_usage_error("%s", "-o ctf needs an output directory: -w DIR");
+		return cli_usage_error("%s", cli.format == OUT_CTF
+						     ? "-o ctf needs an output directory: -w DIR"
+						     : "-o parquet needs an output directory: -w DIR");
 	}
-	if (cli.output_path && cli.format != OUT_CTF) {   /* -o ctf: -w is a directory */
+	/* -o ctf, -o parquet: -w is a directory */
+	if (cli.output_path && cli.format != OUT_CTF && cli.format != OUT_PARQUET) {
 		out_fd = open(cli.output_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (out_fd < 0) {
 			fprintf(stderr, "tracemux: error: %s: cannot open for writing: %s\n",

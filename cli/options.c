@@ -64,7 +64,7 @@ static int set_output_format(struct cli *cli, const struct cli_option *o, const 
 	static const char *const names[] = {
 		[OUT_TEXT] = "text", [OUT_DUMMY] = "dummy", [OUT_CTF_METADATA] = "ctf-metadata",
 		[OUT_JSON] = "json", [OUT_CHROME] = "chrome", [OUT_TRACECMD] = "tracecmd",
-		[OUT_CTF] = "ctf", [OUT_XRAY_YAML] = "xray-yaml",
+		[OUT_CTF] = "ctf", [OUT_XRAY_YAML] = "xray-yaml", [OUT_PARQUET] = "parquet",
 	};
 
 	(void)o;
@@ -223,6 +223,8 @@ const struct cli_option cli_general_options[] = {
 	SINK("ctf-version", 0, true, "ctf"),
 	SINK_AS("ctf-packet-size", 0, true, "ctf", "packet-size"),
 	SINK("sched-slices", 0, false, "chrome"),
+	SINK_AS("parquet-row-group-rows", 0, true, "parquet", "row-group-rows"),
+	SINK_AS("parquet-part-row-groups", 0, true, "parquet", "part-row-groups"),
 	/* Text output */
 	SINK("clock-cycles", 0, false, "text"),
 	SINK("clock-seconds", 0, false, "text"),

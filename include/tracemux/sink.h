@@ -31,6 +31,11 @@
  *   tracecmd   events in trace-cmd report's layout (from the model; the CLI
  *              reads trace.dat files with its own trace-cmd emulation).
  *   xray-yaml  llvm-xray convert --output-format=yaml (XRay sources).
+ *   parquet    a Parquet dataset in a directory: one table per event class
+ *              (DIR/event=NAME/part-N.parquet), DIR/_streams.parquet,
+ *              DIR/_traces.parquet, DIR/_discarded/.  path=DIR (required),
+ *              row-group-rows=N (default 65536), part-row-groups=N (row
+ *              groups per part file, default 128).
  *   dummy      consumes everything, writes nothing.
  */
 #ifndef TRACEMUX_SINK_H
@@ -75,7 +80,8 @@ struct tmx_sink_io {
 
 /*
  * Opens a sink for the messages of `src` (which must outlive the sink).
- * The ctf sink creates its output directories here, before any message.
+ * The ctf and parquet sinks create their output directories here, before
+ * any message.
  * On failure returns the error code with `err` filled and *out NULL.
  */
 TMX_API int tmx_sink_open(const struct tmx_sink_params *p, const struct tmx_source *src,

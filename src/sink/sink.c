@@ -13,21 +13,24 @@
 #include "sink/ctf/ctf_writer.h"
 #include "sink/json/chrome.h"
 #include "sink/json/jsonl.h"
+#include "sink/parquet/parquet.h"
 #include "sink/text/pretty.h"
 #include "sink/tracecmd/layout.h"
 #include "sink/xray/yaml.h"
 #include "model/errors.h"
 
 enum sink_kind { SINK_TEXT, SINK_JSON, SINK_CHROME, SINK_CTF, SINK_TRACECMD, SINK_XRAY_YAML,
-		 SINK_DUMMY };
+		 SINK_PARQUET, SINK_DUMMY };
 
 struct tmx_sink_params {
 	enum sink_kind kind;
 	struct tmx_pretty_opts pretty;       /* text */
 	bool sched_slices;                   /* chrome */
-	char *path;                          /* ctf: output directory */
+	char *path;                          /* ctf, parquet: output directory */
 	uint64_t packet_size;                /* ctf: 0 for the default */
 	int ctf_version;                     /* ctf: TMX_CTF_VERSION_* */
+	uint64_t row_group_rows;             /* parquet: 0 for the default */
+	uint64_t part_row_groups;            /* parquet: 0 for the default */
 };
 
 /* ---- the sinks ---- */
@@ -108,6 +111,22 @@ static int open_ctf(const struct tmx_sink_params *p, const struct tmx_source *sr
 	return TMX_OK;
 }
 
+/* The dataset's directory, made before any message. */
+static int open_parquet(const struct tmx_sink_params *p, const struct tmx_source *src,
+			const struct tmx_sink_io *io, void **out, struct tmx_error *err)
+{
+	struct tmx_parquet_opts opts = {
+		.dir = p->path, .row_group_rows = p->row_group_rows,
+		.part_row_groups = p->part_row_groups,
+	};
+
+	(void)io;
+	if (!p->path)
+		return tmx_error_set(err, TMX_ERR_USAGE, NULL,
+				     "sink `parquet` needs an output directory (parameter `path`)");
+	return tmx_parquet_new(&opts, src, (struct tmx_parquet **)out, err);
+}
+
 static int open_tracecmd(const struct tmx_sink_params *p, const struct tmx_source *src,
 			 const struct tmx_sink_io *io, void **out, struct tmx_error *err)
 {
@@ -143,6 +162,7 @@ ADAPT(tmx_chrome, struct tmx_chrome, finish)
 ADAPT(tmx_ctf_writer, struct tmx_ctf_writer, finish)
 ADAPT(tmx_tclayout, struct tmx_tclayout, flush)
 ADAPT(tmx_xray_yaml, struct tmx_xray_yaml, finish)
+ADAPT(tmx_parquet, struct tmx_parquet, finish)
 #define OUTPUT(name, kind, open, prefix) \
 	{ name, kind, open, prefix##_consume_any, prefix##_finish_any, prefix##_free_any }
 
@@ -153,6 +173,7 @@ static const struct sink_ops sinks[] = {
 	OUTPUT("ctf", SINK_CTF, open_ctf, tmx_ctf_writer),
 	OUTPUT("tracecmd", SINK_TRACECMD, open_tracecmd, tmx_tclayout),
 	OUTPUT("xray-yaml", SINK_XRAY_YAML, open_xray_yaml, tmx_xray_yaml),
+	OUTPUT("parquet", SINK_PARQUET, open_parquet, tmx_parquet),
 	{ "dummy", SINK_DUMMY, NULL, NULL, NULL, NULL },
 };
 
@@ -300,6 +321,25 @@ static int set_packet_size(struct tmx_sink_params *p, const char *key, const cha
 	return TMX_OK;
 }
 
+/* A positive count (parquet's row-group-rows and part-row-groups). */
+static int set_count(struct tmx_sink_params *p, const char *key, const char *value,
+		     struct tmx_error *err)
+{
+	char *end;
+	unsigned long long n;
+
+	if (!value || *value < '0' || *value > '9')
+		return bad_value(p, key, value, "a positive number", err);
+	n = strtoull(value, &end, 10);
+	if (*end || n == 0 || n > INT32_MAX)
+		return bad_value(p, key, value, "a positive number", err);
+	if (!strcmp(key, "row-group-rows"))
+		p->row_group_rows = n;
+	else
+		p->part_row_groups = n;
+	return TMX_OK;
+}
+
 static const struct param {
 	enum sink_kind kind;
 	const char *key;
@@ -318,6 +358,9 @@ static const struct param {
 	{ SINK_CTF, "path", set_path },
 	{ SINK_CTF, "ctf-version", set_ctf_version },
 	{ SINK_CTF, "packet-size", set_packet_size },
+	{ SINK_PARQUET, "path", set_path },
+	{ SINK_PARQUET, "row-group-rows", set_count },
+	{ SINK_PARQUET, "part-row-groups", set_count },
 };
 
 struct tmx_sink_params *tmx_sink_params_new(const char *name, struct tmx_error *err)
@@ -327,7 +370,7 @@ struct tmx_sink_params *tmx_sink_params_new(const char *name, struct tmx_error *
 
 	if (!s) {
 		tmx_error_set(err, TMX_ERR_USAGE, NULL,
-			      "unknown sink `%s` (text, json, chrome, ctf, tracecmd, xray-yaml, dummy)",
+			      "unknown sink `%s` (text, json, chrome, ctf, tracecmd, xray-yaml, parquet, dummy)",
 			      name ? name : "");
 		return NULL;
 	}

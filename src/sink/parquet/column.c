@@ -1,0 +1,178 @@
+/*
+ * Filling a column: levels, PLAIN values and the dictionary of byte-array
+ * columns (see column.h).  Writing it out as a chunk is in page.c.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/grow.h"
+#include "sink/parquet/column.h"
+
+void pq_col_init(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_t max_rep,
+		 size_t *acct)
+{
+	*c = (struct pq_col){ .type = type, .max_def = max_def, .max_rep = max_rep, .acct = acct };
+	/* Strings start with a dictionary; it is dropped when it grows too large. */
+	c->dict_on = type.phys == PQ_BYTE_ARRAY;
+}
+
+static void dict_free(struct pq_dict *d)
+{
+	pq_buf_free(&d->plain);
+	pq_buf_free(&d->idx);
+	free(d->offs);
+	free(d->slots);
+	*d = (struct pq_dict){ 0 };
+}
+
+void pq_col_free(struct pq_col *c)
+{
+	pq_buf_free(&c->defs);
+	pq_buf_free(&c->reps);
+	pq_buf_free(&c->vals);
+	dict_free(&c->dict);
+}
+
+bool pq_col_oom(const struct pq_col *c)
+{
+	return c->defs.oom || c->reps.oom || c->vals.oom || c->dict.plain.oom || c->dict.idx.oom;
+}
+
+void pq_col_double(struct pq_col *c, uint8_t rep, uint8_t def, double v)
+{
+	pq_col_levels(c, rep, def);
+	if (c->type.phys == PQ_FLOAT) {
+		float f = (float)v;
+		uint32_t u;
+		memcpy(&u, &f, 4);
+		pq_buf_le(&c->vals, u, 4);
+	} else {
+		uint64_t u;
+		memcpy(&u, &v, 8);
+		pq_buf_le(&c->vals, u, 8);
+	}
+	c->n_vals++;
+	*c->acct += c->type.phys == PQ_FLOAT ? 4 : 8;
+}
+
+/* PLAIN booleans: one bit each, from the least significant bit of each byte. */
+void pq_col_bool(struct pq_col *c, uint8_t rep, uint8_t def, bool v)
+{
+	pq_col_levels(c, rep, def);
+	if (c->bool_bits == 0 || c->bool_bits == 8) {
+		pq_buf_byte(&c->vals, 0);
+		c->bool_bits = 0;
+		*c->acct += 1;
+	}
+	if (v && !c->vals.oom)
+		c->vals.p[c->vals.len - 1] |= (uint8_t)(1u << c->bool_bits);
+	c->bool_bits++;
+	c->n_vals++;
+}
+
+static uint64_t hash_bytes(const uint8_t *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;   /* FNV-1a */
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static bool entry_is(const struct pq_dict *d, uint32_t e, const void *p, size_t n)
+{
+	const uint8_t *at = d->plain.p + d->offs[e];
+	uint32_t len = (uint32_t)pq_le_at(at, 4);
+
+	return len == n && !memcmp(at + 4, p, n);
+}
+
+/* Doubles the hash table (entries rehashed from their bytes). */
+static bool dict_rehash(struct pq_dict *d)
+{
+	size_t n_slots = d->n_slots ? d->n_slots * 2 : 1024;
+	uint32_t *slots = calloc(n_slots, sizeof(*slots));
+
+	if (!slots)
+		return false;
+	for (size_t e = 0; e < d->n; e++) {
+		const uint8_t *at = d->plain.p + d->offs[e];
+		size_t len = (size_t)pq_le_at(at, 4);
+		size_t s = hash_bytes(at + 4, len) & (n_slots - 1);
+
+		while (slots[s])
+			s = (s + 1) & (n_slots - 1);
+		slots[s] = (uint32_t)e + 1;
+	}
+	free(d->slots);
+	d->slots = slots;
+	d->n_slots = n_slots;
+	return true;
+}
+
+/*
+ * The entry of the value (added when new), or -1 when the dictionary would
+ * grow past its limits or memory runs out.
+ */
+static int64_t dict_entry(struct pq_col *c, const void *p, size_t n)
+{
+	struct pq_dict *d = &c->dict;
+	size_t s;
+	void *offs = d->offs;
+
+	if ((d->n + 1) * 2 > d->n_slots && !dict_rehash(d))
+		return -1;
+	s = hash_bytes(p, n) & (d->n_slots - 1);
+	while (d->slots[s]) {
+		if (entry_is(d, d->slots[s] - 1, p, n))
+			return d->slots[s] - 1;
+		s = (s + 1) & (d->n_slots - 1);
+	}
+	if (d->n == PQ_DICT_MAX_ENTRIES || n > PQ_DICT_MAX_BYTES ||
+	    d->plain.len + n + 4 > PQ_DICT_MAX_BYTES || !pq_buf_reserve(&d->plain, n + 4) ||
+	    !tmx_grow_array(&offs, &d->offs_cap, d->n + 1, sizeof(*d->offs), 64))
+		return -1;
+	d->offs = offs;
+	d->offs[d->n] = (uint32_t)d->plain.len;
+	pq_buf_le(&d->plain, n, 4);
+	pq_buf_put(&d->plain, p, n);
+	*c->acct += n + 4;
+	d->slots[s] = (uint32_t)++d->n;
+	return (int64_t)d->n - 1;
+}
+
+/* Too many distinct values: the values so far become PLAIN ones. */
+static void dict_drop(struct pq_col *c)
+{
+	const uint32_t *idx = (const uint32_t *)c->dict.idx.p;
+	size_t n = c->dict.idx.len / 4;
+
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *at = c->dict.plain.p + c->dict.offs[idx[i]];
+		size_t len = (size_t)pq_le_at(at, 4);
+		pq_buf_put(&c->vals, at, len + 4);
+		*c->acct += len + 4;
+	}
+	dict_free(&c->dict);
+	c->dict_on = false;
+}
+
+void pq_col_bytes(struct pq_col *c, uint8_t rep, uint8_t def, const void *p, size_t n)
+{
+	pq_col_levels(c, rep, def);
+	c->n_vals++;
+	if (c->dict_on) {
+		int64_t e = dict_entry(c, p, n);
+		uint32_t u = (uint32_t)e;
+
+		if (e >= 0) {
+			pq_buf_put(&c->dict.idx, &u, 4);
+			*c->acct += 4;
+			return;
+		}
+		dict_drop(c);
+	}
+	pq_buf_le(&c->vals, n, 4);
+	pq_buf_put(&c->vals, p, n);
+	*c->acct += n + 4;
+}

@@ -1,0 +1,120 @@
+/*
+ * One column of a table while its row group fills: definition and
+ * repetition levels, PLAIN-encoded values, and for byte arrays a
+ * dictionary while the column has few distinct values.  When the row
+ * group is written, the column becomes a column chunk: a dictionary page
+ * (when the dictionary held), one data page v1 (levels RLE-encoded,
+ * values PLAIN or dictionary indices), each compressed with zstd, and the
+ * chunk's metadata (sizes, offsets, min/max statistics) for the footer.
+ */
+#ifndef TMX_SINK_PARQUET_COLUMN_H
+#define TMX_SINK_PARQUET_COLUMN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sink/parquet/pqbuf.h"
+#include "sink/parquet/schema.h"
+
+/* Distinct values of a dictionary, and their bytes, beyond which it is dropped. */
+#define PQ_DICT_MAX_ENTRIES 40000
+#define PQ_DICT_MAX_BYTES (1u << 20)
+
+struct pq_dict {
+	struct pq_buf plain;    /* the entries, PLAIN-encoded (the dictionary page) */
+	uint32_t *offs;         /* where each entry starts in `plain` */
+	size_t n, offs_cap;
+	uint32_t *slots;        /* hash table: entry + 1, 0 when empty */
+	size_t n_slots;         /* power of two, or 0 */
+	struct pq_buf idx;      /* uint32 entry of each non-null value */
+};
+
+struct pq_col {
+	struct pq_type type;
+	uint8_t max_def, max_rep;
+	bool dict_on;           /* values go to the dictionary, not to `vals` */
+	struct pq_buf defs, reps, vals;
+	struct pq_dict dict;
+	uint64_t n_levels;      /* values including nulls (the page's num_values) */
+	uint64_t n_nulls;
+	uint64_t n_vals;        /* non-null values */
+	unsigned bool_bits;     /* booleans: bits used in the last byte of `vals` */
+	size_t *acct;           /* bytes buffered, summed by the table */
+};
+
+/* Statistics kept for a chunk; byte-array bounds longer than this are not kept. */
+#define PQ_STAT_MAX 64
+
+struct pq_chunk {
+	uint8_t phys;
+	bool dict;              /* dictionary page + RLE_DICTIONARY data page */
+	int64_t num_values;
+	int64_t uncompressed, compressed;   /* pages and their headers */
+	int64_t data_offset, dict_offset;
+	int64_t null_count;
+	bool has_minmax, has_nan_count;
+	int64_t nan_count;
+	uint8_t min_len, max_len;
+	uint8_t min[PQ_STAT_MAX], max[PQ_STAT_MAX];
+};
+
+/* What encoding a chunk needs besides the column: zstd's context and scratch space. */
+struct pq_encoder {
+	void *zctx;             /* ZSTD_CCtx */
+	int level;
+	struct pq_buf body, packed;
+};
+
+void pq_col_init(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_t max_rep,
+		 size_t *acct);
+void pq_col_free(struct pq_col *c);
+
+/* The levels of a value or a null (the hot path: inline). */
+static inline void pq_col_levels(struct pq_col *c, uint8_t rep, uint8_t def)
+{
+	if (c->max_rep)
+		pq_buf_byte(&c->reps, rep);
+	if (c->max_def)
+		pq_buf_byte(&c->defs, def);
+	c->n_levels++;
+	*c->acct += 2;
+}
+
+static inline void pq_col_null(struct pq_col *c, uint8_t rep, uint8_t def)
+{
+	pq_col_levels(c, rep, def);
+	c->n_nulls++;
+}
+
+/* INT32 (low 32 bits) or INT64 columns. */
+static inline void pq_col_int(struct pq_col *c, uint8_t rep, uint8_t def, uint64_t bits)
+{
+	unsigned n = c->type.phys == PQ_INT32 ? 4 : 8;
+
+	pq_col_levels(c, rep, def);
+	pq_buf_le(&c->vals, bits, n);
+	c->n_vals++;
+	*c->acct += n;
+}
+
+/* FLOAT (converted) or DOUBLE columns. */
+void pq_col_double(struct pq_col *c, uint8_t rep, uint8_t def, double v);
+void pq_col_bool(struct pq_col *c, uint8_t rep, uint8_t def, bool v);
+void pq_col_bytes(struct pq_col *c, uint8_t rep, uint8_t def, const void *p, size_t n);
+/* Whether an allocation failed since the last chunk. */
+bool pq_col_oom(const struct pq_col *c);
+
+/*
+ * Appends the column chunk's pages to `out` (which will be written at file
+ * offset `base`), fills `meta` and empties the column for the next row
+ * group.  Returns false when memory runs out, compression fails or a page
+ * would be larger than Parquet's 2 GiB.
+ */
+bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, struct pq_buf *out,
+		   struct pq_chunk *meta);
+/* The chunk's ColumnMetaData statistics (field `id`). */
+struct pq_thrift;
+void pq_chunk_stats_thrift(const struct pq_chunk *m, struct pq_thrift *t, int16_t id);
+
+#endif

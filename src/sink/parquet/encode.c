@@ -1,0 +1,100 @@
+/* The RLE / bit-packing hybrid: see encode.h. */
+#include "sink/parquet/encode.h"
+
+/*
+ * Runs of at least this many equal values are RLE runs; shorter ones go
+ * into bit-packed groups (a group of 8 costs `width` bytes, a run header
+ * and value 2 or more).
+ */
+#define MIN_RLE_RUN 8
+/* Groups per bit-packed run: 63 keeps the header in one byte. */
+#define MAX_GROUPS 63
+
+static inline uint32_t get(const void *vals, size_t elem_size, size_t i)
+{
+	return elem_size == 1 ? ((const uint8_t *)vals)[i] : ((const uint32_t *)vals)[i];
+}
+
+unsigned pq_bit_width(uint64_t max)
+{
+	unsigned w = 0;
+
+	while (max) {
+		w++;
+		max >>= 1;
+	}
+	return w;
+}
+
+/* How many values equal to vals[i] start at i. */
+static size_t run_length(const void *vals, size_t elem_size, size_t n, size_t i)
+{
+	uint32_t v = get(vals, elem_size, i);
+	size_t j = i + 1;
+
+	while (j < n && get(vals, elem_size, j) == v)
+		j++;
+	return j - i;
+}
+
+static void rle_run(struct pq_buf *out, uint32_t value, size_t count, unsigned width)
+{
+	pq_buf_uvarint(out, (uint64_t)count << 1);
+	pq_buf_le(out, value, (width + 7) / 8);
+}
+
+/* Values [i, i + 8 * groups) (zeros past n), `width` bits each, LSB first. */
+static void bit_packed_run(struct pq_buf *out, const void *vals, size_t elem_size, size_t n,
+			   size_t i, size_t groups, unsigned width)
+{
+	uint64_t acc = 0;
+	unsigned bits = 0;
+
+	pq_buf_uvarint(out, (uint64_t)groups << 1 | 1);
+	for (size_t k = i; k < i + groups * 8; k++) {
+		acc |= (uint64_t)(k < n ? get(vals, elem_size, k) : 0) << bits;
+		bits += width;
+		while (bits >= 8) {
+			pq_buf_byte(out, (uint8_t)acc);
+			acc >>= 8;
+			bits -= 8;
+		}
+	}
+	/* 8 values of `width` bits fill whole bytes: nothing is left over. */
+}
+
+void pq_rle_hybrid(struct pq_buf *out, const void *vals, size_t elem_size, size_t n,
+		   unsigned width)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t run = run_length(vals, elem_size, n, i), groups = 0;
+
+		if (run >= MIN_RLE_RUN) {
+			rle_run(out, get(vals, elem_size, i), run, width);
+			i += run;
+			continue;
+		}
+		/* Groups of 8 until a long run starts at a group boundary. */
+		do
+			groups++;
+		while (groups < MAX_GROUPS && i + groups * 8 < n &&
+		       run_length(vals, elem_size, n, i + groups * 8) < MIN_RLE_RUN);
+		bit_packed_run(out, vals, elem_size, n, i, groups, width);
+		i += groups * 8;
+	}
+}
+
+void pq_levels(struct pq_buf *out, const uint8_t *levels, size_t n, unsigned max_level)
+{
+	size_t at = out->len, len;
+
+	pq_buf_le(out, 0, 4);
+	pq_rle_hybrid(out, levels, 1, n, pq_bit_width(max_level));
+	if (out->oom)
+		return;
+	len = out->len - at - 4;
+	for (unsigned k = 0; k < 4; k++)
+		out->p[at + k] = (uint8_t)(len >> (8 * k));
+}

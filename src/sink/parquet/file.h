@@ -1,0 +1,48 @@
+/*
+ * One Parquet file being written: "PAR1", the row groups' column chunks as
+ * they come, and at close the footer (FileMetaData in Thrift's compact
+ * protocol, its length on 4 bytes LE, "PAR1").  The footer's row group
+ * metadata is kept in memory until then: the table that writes the file
+ * starts another part before that grows large.
+ */
+#ifndef TMX_SINK_PARQUET_FILE_H
+#define TMX_SINK_PARQUET_FILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tracemux/error.h"
+#include "sink/parquet/column.h"
+#include "sink/parquet/schema.h"
+
+struct pq_row_group {
+	int64_t num_rows, offset, uncompressed, compressed;
+	struct pq_chunk *chunks;   /* one per column */
+};
+
+struct pq_file {
+	int fd;
+	char *path;
+	uint64_t size;             /* bytes written so far */
+	const struct pq_schema *schema;
+	size_t n_groups, cap;
+	struct pq_row_group *groups;
+	struct pq_buf out;         /* one column chunk, then the footer */
+};
+
+/* Creates (or truncates) `path` and writes the magic. */
+int pq_file_open(const char *path, const struct pq_schema *schema, struct pq_file **out,
+		 struct tmx_error *err);
+/* Writes the columns (one per schema column, `n_rows` rows) as a row group; empties them. */
+int pq_file_add_group(struct pq_file *f, struct pq_col *cols, int64_t n_rows,
+		      struct pq_encoder *enc, struct tmx_error *err);
+/* Closes the file without its footer (the output was not finished); frees `f`. */
+void pq_file_abandon(struct pq_file *f);
+/* Writes the footer and closes the file; frees `f` in any case. */
+int pq_file_close(struct pq_file *f, struct tmx_error *err);
+
+/* The footer alone (FileMetaData), for the unit tests and pq_file_close(). */
+void pq_footer_thrift(const struct pq_schema *schema, const struct pq_row_group *groups,
+		      size_t n_groups, struct pq_buf *out);
+
+#endif

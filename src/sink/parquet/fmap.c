@@ -1,0 +1,391 @@
+/* Field classes to Parquet columns, values to column entries: see fmap.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/utf8.h"
+#include "model/field_class.h"
+#include "sink/parquet/fmap.h"
+
+enum how {
+	F_INT, F_FLOAT, F_BOOL, F_STRING, F_TEXT, F_BLOB, F_ENUM, F_BITS,
+	F_STRUCT, F_VARIANT, F_OPTIONAL, F_LIST,
+};
+
+/* Definition and repetition levels reached at schema element `e`. */
+static void levels_at(const struct pq_schema *s, int e, uint8_t *def, uint8_t *rep)
+{
+	unsigned d = 0, r = 0;
+
+	for (; e > 0; e = s->elems[e].parent) {
+		d += s->elems[e].repetition != PQ_REQUIRED;
+		r += s->elems[e].repetition == PQ_REPEATED;
+	}
+	/* Deeper nesting is refused by pq_schema_finish(): these stay unused then. */
+	*def = (uint8_t)(d > PQ_MAX_LEVEL ? PQ_MAX_LEVEL : d);
+	*rep = (uint8_t)(r > PQ_MAX_LEVEL ? PQ_MAX_LEVEL : r);
+}
+
+/* `prefix.name` (or `name` without a prefix), made unique under `parent` with _2, _3... */
+static char *child_name(const struct pq_schema *s, int parent, const char *prefix,
+			const char *name, const char *suffix)
+{
+	size_t len = strlen(prefix) + strlen(name) + strlen(suffix) + 16;
+	char *out = malloc(len);
+	int n = 1;
+
+	if (!out)
+		return NULL;
+	snprintf(out, len, "%s%s%s%s", prefix, *prefix && *name ? "." : "", name, suffix);
+	while (pq_schema_has_child(s, parent, out))
+		snprintf(out, len, "%s%s%s%s_%d", prefix, *prefix && *name ? "." : "", name, suffix,
+			 ++n);
+	return out;
+}
+
+static int leaf(struct pq_schema *s, int parent, const char *prefix, const char *suffix,
+		bool nullable, struct pq_type type)
+{
+	char *name = child_name(s, parent, prefix, "", suffix);
+	int col;
+
+	if (!name) {
+		s->oom = true;
+		return -1;
+	}
+	col = pq_schema_leaf(s, parent, name, nullable ? PQ_OPTIONAL : PQ_REQUIRED, type);
+	free(name);
+	return col;
+}
+
+static bool build(struct pq_fmap *fm, const struct tmx_field_class *fc, struct pq_schema *s,
+		  int parent, const char *prefix, bool nullable);
+
+static bool alloc_children(struct pq_fmap *fm, size_t n)
+{
+	fm->n_children = n;
+	fm->children = calloc(n ? n : 1, sizeof(*fm->children));
+	return fm->children != NULL;
+}
+
+/* Members (or, with `nullable`, variant options) flattened under `prefix`. */
+static bool build_members(struct pq_fmap *fm, const struct tmx_field_class *fc,
+			  struct pq_schema *s, int parent, const char *prefix, bool nullable)
+{
+	if (!alloc_children(fm, fc->n_members))
+		return false;
+	for (size_t m = 0; m < fc->n_members; m++) {
+		const char *mname = fc->members[m].name ? fc->members[m].name : "";
+		char *name = child_name(s, parent, prefix, mname, "");
+		bool ok = name && build(&fm->children[m], fc->members[m].fc, s, parent, name,
+					nullable);
+		free(name);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/* Whether an element class makes exactly one leaf (or list) of its own. */
+static bool single_node(const struct tmx_field_class *fc)
+{
+	switch (fc->kind) {
+	case TMX_FC_INT: case TMX_FC_FLOAT: case TMX_FC_BOOL: case TMX_FC_STRING:
+	case TMX_FC_BLOB: case TMX_FC_ARRAY: case TMX_FC_SEQUENCE:
+		return true;
+	case TMX_FC_BIT_ARRAY:
+		return fc->n_mappings == 0;
+	default:
+		return false;
+	}
+}
+
+/* NAME (LIST) > list (repeated) > element. */
+static bool build_list(struct pq_fmap *fm, const struct tmx_field_class *fc, struct pq_schema *s,
+		       int parent, const char *prefix, bool nullable)
+{
+	char *name = child_name(s, parent, prefix, "", "");
+	int g, list;
+	uint8_t rep;
+
+	if (!name)
+		return false;
+	g = pq_schema_group(s, parent, name, nullable ? PQ_OPTIONAL : PQ_REQUIRED, PQ_LT_LIST);
+	free(name);
+	list = g < 0 ? -1 : pq_schema_group(s, g, "list", PQ_REPEATED, PQ_LT_NONE);
+	if (list < 0 || !alloc_children(fm, 1))
+		return false;
+	levels_at(s, g, &fm->list_def, &rep);
+	levels_at(s, list, &rep, &fm->elem_rep);
+	if (single_node(fc->elem))
+		return build(&fm->children[0], fc->elem, s, list, "element", false);
+	g = pq_schema_group(s, list, "element", PQ_REQUIRED, PQ_LT_NONE);
+	if (g < 0)
+		return false;
+	if (fc->elem->kind == TMX_FC_STRUCT) {
+		fm->children[0] = (struct pq_fmap){ .fc = fc->elem, .how = F_STRUCT, .col = -1,
+						    .col2 = -1, .col_begin = (int)s->n_cols };
+		levels_at(s, g, &fm->children[0].null_def, &rep);
+		if (!build_members(&fm->children[0], fc->elem, s, g, "", false))
+			return false;
+		fm->children[0].col_end = (int)s->n_cols;
+		return true;
+	}
+	return build(&fm->children[0], fc->elem, s, g, "value", false);
+}
+
+static struct pq_type int_type(const struct tmx_field_class *fc)
+{
+	return pq_type_int(fc->size ? fc->size : 64, fc->is_signed);
+}
+
+static bool build(struct pq_fmap *fm, const struct tmx_field_class *fc, struct pq_schema *s,
+		  int parent, const char *prefix, bool nullable)
+{
+	uint8_t rep;
+	bool ok = true;
+
+	*fm = (struct pq_fmap){ .fc = fc, .col = -1, .col2 = -1, .col_begin = (int)s->n_cols };
+	levels_at(s, parent, &fm->null_def, &rep);
+	switch (fc->kind) {
+	case TMX_FC_INT:
+		fm->how = F_INT;
+		fm->col = leaf(s, parent, prefix, "", nullable, int_type(fc));
+		break;
+	case TMX_FC_ENUM:
+	case TMX_FC_BIT_ARRAY:
+		fm->how = fc->kind == TMX_FC_ENUM ? F_ENUM : F_BITS;
+		fm->col = leaf(s, parent, prefix, "", nullable,
+			       fc->kind == TMX_FC_ENUM ? int_type(fc) : pq_type_int(fc->size, false));
+		if (fc->kind == TMX_FC_ENUM || fc->n_mappings)
+			fm->col2 = leaf(s, parent, prefix, fc->kind == TMX_FC_ENUM ? "_label" : "_flags",
+					true, pq_type_string());
+		break;
+	case TMX_FC_FLOAT:
+		fm->how = F_FLOAT;
+		fm->col = leaf(s, parent, prefix, "", nullable,
+			       pq_type_plain(fc->size == 32 ? PQ_FLOAT : PQ_DOUBLE));
+		break;
+	case TMX_FC_BOOL:
+		fm->how = F_BOOL;
+		fm->col = leaf(s, parent, prefix, "", nullable, pq_type_plain(PQ_BOOLEAN));
+		break;
+	case TMX_FC_STRING:
+		fm->how = F_STRING;
+		fm->col = leaf(s, parent, prefix, "", nullable, pq_type_string());
+		break;
+	case TMX_FC_BLOB:
+		fm->how = F_BLOB;
+		fm->col = leaf(s, parent, prefix, "", nullable, pq_type_plain(PQ_BYTE_ARRAY));
+		break;
+	case TMX_FC_ARRAY:
+	case TMX_FC_SEQUENCE:
+		if (fc->is_text) {
+			fm->how = F_TEXT;
+			fm->col = leaf(s, parent, prefix, "", nullable, pq_type_string());
+		} else {
+			fm->how = F_LIST;
+			ok = build_list(fm, fc, s, parent, prefix, nullable);
+		}
+		break;
+	case TMX_FC_STRUCT:
+		fm->how = F_STRUCT;
+		ok = build_members(fm, fc, s, parent, prefix, nullable);
+		break;
+	case TMX_FC_VARIANT:
+		fm->how = F_VARIANT;
+		fm->col = leaf(s, parent, prefix, "", nullable, pq_type_string());
+		ok = build_members(fm, fc, s, parent, prefix, true);
+		break;
+	case TMX_FC_OPTIONAL:
+		fm->how = F_OPTIONAL;
+		ok = alloc_children(fm, 1) &&
+		     build(&fm->children[0], fc->elem, s, parent, prefix, true);
+		break;
+	}
+	fm->col_end = (int)s->n_cols;
+	return ok && !s->oom;
+}
+
+bool pq_fmap_scope(struct pq_fmap *fm, const struct tmx_field_class *fc, struct pq_schema *s,
+		   const char *scope)
+{
+	*fm = (struct pq_fmap){ .fc = fc, .how = F_STRUCT, .col = -1, .col2 = -1,
+				.col_begin = (int)s->n_cols };
+	if (fc->kind != TMX_FC_STRUCT)   /* every reader makes its scopes structures */
+		return build(fm, fc, s, 0, scope, false);
+	if (!alloc_children(fm, fc->n_members))
+		return false;
+	for (size_t m = 0; m < fc->n_members; m++) {
+		const char *mname = fc->members[m].name ? fc->members[m].name : "";
+		char *name = child_name(s, 0, pq_schema_has_child(s, 0, mname) ? scope : "", mname,
+					"");
+		bool ok = name && build(&fm->children[m], fc->members[m].fc, s, 0, name, false);
+		free(name);
+		if (!ok)
+			return false;
+	}
+	fm->col_end = (int)s->n_cols;
+	return !s->oom;
+}
+
+void pq_fmap_free(struct pq_fmap *fm)
+{
+	for (size_t i = 0; fm->children && i < fm->n_children; i++)
+		pq_fmap_free(&fm->children[i]);
+	free(fm->children);
+	fm->children = NULL;
+}
+
+/* ---- values ---- */
+
+/* Every column of the field: absent at its level. */
+static void nulls(const struct pq_emit *em, const struct pq_fmap *fm, uint8_t rep)
+{
+	for (int c = fm->col_begin; c < fm->col_end; c++)
+		pq_col_null(&em->cols[c], rep, fm->null_def);
+}
+
+/* A value goes in at the column's deepest level: every node above it is there. */
+static inline void put_int(const struct pq_emit *em, int col, uint8_t rep, uint64_t bits)
+{
+	pq_col_int(&em->cols[col], rep, em->cols[col].max_def, bits);
+}
+
+void pq_put_text(const struct pq_emit *em, int col, uint8_t rep, const char *p, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)p;
+	struct pq_col *c = &em->cols[col];
+	size_t i = 0, l;
+
+	while (i < n && (l = tmx_utf8_seq_len(s + i, n - i)))
+		i += l;
+	if (i == n) {
+		pq_col_bytes(c, rep, c->max_def, p, n);
+		return;
+	}
+	/* Bytes that are not UTF-8 become the code points of their values, as in JSON. */
+	em->scratch->len = 0;
+	for (i = 0; i < n; i += l) {
+		l = tmx_utf8_seq_len(s + i, n - i);
+		if (l) {
+			pq_buf_put(em->scratch, s + i, l);
+			continue;
+		}
+		pq_buf_byte(em->scratch, (uint8_t)(0xC0 | s[i] >> 6));
+		pq_buf_byte(em->scratch, (uint8_t)(0x80 | (s[i] & 0x3F)));
+		l = 1;
+	}
+	pq_col_bytes(c, rep, c->max_def, em->scratch->p, em->scratch->len);
+}
+
+static bool in_range(const struct tmx_field_class *fc, const struct tmx_enum_range *r, uint64_t u)
+{
+	if (fc->is_signed)
+		return (int64_t)u >= (int64_t)r->lower && (int64_t)u <= (int64_t)r->upper;
+	return u >= r->lower && u <= r->upper;
+}
+
+static bool mapping_has(const struct tmx_field_class *fc, const struct tmx_enum_mapping *m,
+			uint64_t u)
+{
+	if (fc->kind == TMX_FC_BIT_ARRAY)
+		return (u & tmx_bit_map_flag_mask(m)) != 0;
+	for (size_t r = 0; r < m->n_ranges; r++)
+		if (in_range(fc, &m->ranges[r], u))
+			return true;
+	return false;
+}
+
+/* The labels of an enumeration's value or a bit map's active flags, joined by ", ". */
+static void put_labels(const struct pq_emit *em, const struct pq_fmap *fm, uint64_t u,
+		       uint8_t rep)
+{
+	const struct tmx_field_class *fc = fm->fc;
+	struct pq_buf *b = em->labels;
+
+	b->len = 0;
+	for (size_t m = 0; m < fc->n_mappings; m++) {
+		if (!mapping_has(fc, &fc->mappings[m], u))
+			continue;
+		if (b->len)
+			pq_buf_put(b, ", ", 2);
+		pq_buf_put(b, fc->mappings[m].label, strlen(fc->mappings[m].label));
+	}
+	if (b->len)   /* labels come from the metadata: checked like any text */
+		pq_put_text(em, fm->col2, rep, (const char *)b->p, b->len);
+	else
+		pq_col_null(&em->cols[fm->col2], rep, fm->null_def);
+}
+
+static size_t emit_list(const struct pq_emit *em, const struct pq_fmap *fm,
+			const struct tmx_value *vals, size_t i, uint8_t rep)
+{
+	uint64_t count = vals[i].count;
+
+	i++;
+	if (!count) {
+		for (int c = fm->col_begin; c < fm->col_end; c++)
+			pq_col_null(&em->cols[c], rep, fm->list_def);
+		return i;
+	}
+	for (uint64_t k = 0; k < count; k++)
+		i = pq_fmap_emit(em, &fm->children[0], vals, i, k ? fm->elem_rep : rep);
+	return i;
+}
+
+size_t pq_fmap_emit(const struct pq_emit *em, const struct pq_fmap *fm,
+		    const struct tmx_value *vals, size_t i, uint8_t rep)
+{
+	const struct tmx_value *v = &vals[i];
+	const struct tmx_field_class *fc = fm->fc;
+
+	switch (fm->how) {
+	case F_INT:   /* signed or not, `u` has the value's bits */
+		put_int(em, fm->col, rep, v->u);
+		return i + 1;
+	case F_ENUM:
+	case F_BITS:
+		put_int(em, fm->col, rep, v->u);
+		if (fm->col2 >= 0)
+			put_labels(em, fm, v->u, rep);
+		return i + 1;
+	case F_FLOAT:
+		pq_col_double(&em->cols[fm->col], rep, em->cols[fm->col].max_def, v->d);
+		return i + 1;
+	case F_BOOL:
+		pq_col_bool(&em->cols[fm->col], rep, em->cols[fm->col].max_def, v->u != 0);
+		return i + 1;
+	case F_STRING:
+		pq_put_text(em, fm->col, rep, v->str.ptr, v->str.len);
+		return i + 1;
+	case F_TEXT:   /* as babeltrace2 reads a text array: up to its first NUL */
+		pq_put_text(em, fm->col, rep, v->str.ptr, tmx_value_text_len(v));
+		return i + 1;
+	case F_BLOB:
+		pq_col_bytes(&em->cols[fm->col], rep, em->cols[fm->col].max_def, v->str.ptr,
+			     v->str.len);
+		return i + 1;
+	case F_STRUCT:
+		i++;
+		for (size_t m = 0; m < fm->n_children; m++)
+			i = pq_fmap_emit(em, &fm->children[m], vals, i, rep);
+		return i;
+	case F_VARIANT: {
+		const char *name = fc->members[v->option].name;
+		pq_put_text(em, fm->col, rep, name ? name : "", name ? strlen(name) : 0);
+		for (size_t o = 0; o < fm->n_children; o++)
+			if (o != v->option)
+				nulls(em, &fm->children[o], rep);
+		return pq_fmap_emit(em, &fm->children[v->option], vals, i + 1, rep);
+	}
+	case F_OPTIONAL:
+		if (!v->present) {
+			nulls(em, &fm->children[0], rep);
+			return i + 1;
+		}
+		return pq_fmap_emit(em, &fm->children[0], vals, i + 1, rep);
+	default:
+		return emit_list(em, fm, vals, i, rep);
+	}
+}

@@ -1,0 +1,275 @@
+/*
+ * A column becomes a column chunk (see column.h): statistics, the
+ * dictionary page, the data page v1, zstd compression, page headers.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "sink/parquet/column.h"
+#include "sink/parquet/encode.h"
+#include "sink/parquet/thrift.h"
+
+/* parquet.thrift's Encoding and PageType values. */
+enum { ENC_PLAIN = 0, ENC_RLE = 3, ENC_RLE_DICTIONARY = 8 };
+enum { PAGE_DATA = 0, PAGE_DICTIONARY = 2 };
+
+/* PLAIN bounds: `n` bytes of each, little-endian. */
+static void set_bounds_le(struct pq_chunk *m, uint64_t lo, uint64_t hi, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		m->min[i] = (uint8_t)(lo >> (8 * i));
+		m->max[i] = (uint8_t)(hi >> (8 * i));
+	}
+	m->min_len = m->max_len = (uint8_t)n;
+	m->has_minmax = true;
+}
+
+/* The bits of a FLOAT (n = 4) or DOUBLE value. */
+static uint64_t float_bits(double d, unsigned n)
+{
+	uint64_t u;
+
+	if (n == 4) {
+		float f = (float)d;
+		uint32_t w;
+		memcpy(&w, &f, 4);
+		return w;
+	}
+	memcpy(&u, &d, 8);
+	return u;
+}
+
+/* Integers: signed order, or unsigned for unsigned logical types. */
+static void int_stats(const struct pq_col *c, struct pq_chunk *m)
+{
+	unsigned n = c->type.phys == PQ_INT32 ? 4 : 8, sh = 64 - 8 * n;
+	const uint8_t *p = c->vals.p, *end = p + c->vals.len;
+	uint64_t lo, hi;
+
+	if (!c->n_vals)
+		return;
+	lo = hi = pq_le_at(p, n);
+	if (c->type.logical == PQ_LT_INT && !c->type.is_signed) {
+		for (; p < end; p += n) {
+			uint64_t u = pq_le_at(p, n);
+			lo = u < lo ? u : lo;
+			hi = u > hi ? u : hi;
+		}
+	} else {
+		int64_t slo = (int64_t)(lo << sh) >> sh, shi = slo;   /* sign-extended */
+		for (; p < end; p += n) {
+			int64_t s = (int64_t)(pq_le_at(p, n) << sh) >> sh;
+			slo = s < slo ? s : slo;
+			shi = s > shi ? s : shi;
+		}
+		lo = (uint64_t)slo;
+		hi = (uint64_t)shi;
+	}
+	set_bounds_le(m, lo, hi, n);
+}
+
+/*
+ * Floating point (TYPE_ORDER rules of parquet.thrift): NaNs counted and
+ * left out of the bounds; a zero minimum is -0.0, a zero maximum +0.0.
+ */
+static void float_stats(const struct pq_col *c, struct pq_chunk *m)
+{
+	unsigned n = c->type.phys == PQ_FLOAT ? 4 : 8;
+	double lo = INFINITY, hi = -INFINITY;
+	bool any = false;
+
+	m->has_nan_count = true;
+	for (size_t i = 0; i < c->vals.len; i += n) {
+		uint64_t u = pq_le_at(c->vals.p + i, n);
+		double d;
+		if (n == 4) {
+			float f;
+			uint32_t w = (uint32_t)u;
+			memcpy(&f, &w, 4);
+			d = f;
+		} else {
+			memcpy(&d, &u, 8);
+		}
+		if (isnan(d)) {
+			m->nan_count++;
+			continue;
+		}
+		any = true;
+		lo = d < lo ? d : lo;
+		hi = d > hi ? d : hi;
+	}
+	if (!any)
+		return;
+	if (lo == 0)
+		lo = -0.0;
+	if (hi == 0)
+		hi = 0.0;
+	set_bounds_le(m, float_bits(lo, n), float_bits(hi, n), n);
+}
+
+static void bool_stats(const struct pq_col *c, struct pq_chunk *m)
+{
+	uint8_t lo = 1, hi = 0;
+
+	for (uint64_t i = 0; i < c->n_vals; i++) {
+		uint8_t b = (uint8_t)((c->vals.p[i / 8] >> (i % 8)) & 1);
+		lo = b < lo ? b : lo;
+		hi = b > hi ? b : hi;
+	}
+	if (c->n_vals)
+		set_bounds_le(m, lo, hi, 1);
+}
+
+/* Unsigned byte-wise order, a prefix first. */
+static int bytes_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+	int r = memcmp(a, b, an < bn ? an : bn);
+
+	return r ? r : (an > bn) - (an < bn);
+}
+
+/* Byte arrays: from the dictionary's entries or from the PLAIN values. */
+static void bytes_stats(const struct pq_col *c, struct pq_chunk *m)
+{
+	const struct pq_buf *b = c->dict_on ? &c->dict.plain : &c->vals;
+	const uint8_t *lo = NULL, *hi = NULL;
+	size_t lo_n = 0, hi_n = 0;
+
+	for (size_t i = 0; i + 4 <= b->len;) {
+		size_t n = (size_t)pq_le_at(b->p + i, 4);
+		const uint8_t *p = b->p + i + 4;
+		if (!lo || bytes_cmp(p, n, lo, lo_n) < 0)
+			lo = p, lo_n = n;
+		if (!hi || bytes_cmp(p, n, hi, hi_n) > 0)
+			hi = p, hi_n = n;
+		i += 4 + n;
+	}
+	if (!lo || lo_n > PQ_STAT_MAX || hi_n > PQ_STAT_MAX)
+		return;   /* longer bounds would have to be truncated: none is kept */
+	memcpy(m->min, lo, lo_n);
+	memcpy(m->max, hi, hi_n);
+	m->min_len = (uint8_t)lo_n;
+	m->max_len = (uint8_t)hi_n;
+	m->has_minmax = true;
+}
+
+static void stats(const struct pq_col *c, struct pq_chunk *m)
+{
+	m->null_count = (int64_t)c->n_nulls;
+	switch (c->type.phys) {
+	case PQ_INT32:
+	case PQ_INT64:
+		int_stats(c, m);
+		break;
+	case PQ_FLOAT:
+	case PQ_DOUBLE:
+		float_stats(c, m);
+		break;
+	case PQ_BOOLEAN:
+		bool_stats(c, m);
+		break;
+	default:
+		bytes_stats(c, m);
+		break;
+	}
+}
+
+void pq_chunk_stats_thrift(const struct pq_chunk *m, struct pq_thrift *t, int16_t id)
+{
+	pq_t_struct(t, id);
+	pq_t_i64(t, 3, m->null_count);
+	if (m->has_minmax) {
+		pq_t_binary(t, 5, m->max, m->max_len);
+		pq_t_binary(t, 6, m->min, m->min_len);
+	}
+	if (m->has_nan_count)
+		pq_t_i64(t, 9, m->nan_count);
+	pq_t_struct_end(t);
+}
+
+/*
+ * One page: `enc->body` compressed, after its header (PageHeader with the
+ * data or dictionary page header).  Adds the sizes to `m`.
+ */
+static bool put_page(struct pq_encoder *enc, struct pq_buf *out, bool dict_page,
+		     uint64_t num_values, bool dict_values, struct pq_chunk *m)
+{
+	size_t bound = ZSTD_compressBound(enc->body.len), at = out->len, zn;
+	struct pq_thrift t;
+
+	if (enc->body.oom || enc->body.len > INT32_MAX || num_values > INT32_MAX)
+		return false;
+	enc->packed.len = 0;
+	if (!pq_buf_reserve(&enc->packed, bound))
+		return false;
+	zn = ZSTD_compressCCtx(enc->zctx, enc->packed.p, bound, enc->body.p, enc->body.len,
+			       enc->level);
+	if (ZSTD_isError(zn) || zn > INT32_MAX)
+		return false;
+	pq_t_begin(&t, out);
+	pq_t_i32(&t, 1, dict_page ? PAGE_DICTIONARY : PAGE_DATA);
+	pq_t_i32(&t, 2, (int32_t)enc->body.len);
+	pq_t_i32(&t, 3, (int32_t)zn);
+	if (dict_page) {
+		pq_t_struct(&t, 7);
+		pq_t_i32(&t, 1, (int32_t)num_values);
+		pq_t_i32(&t, 2, ENC_PLAIN);
+	} else {
+		pq_t_struct(&t, 5);
+		pq_t_i32(&t, 1, (int32_t)num_values);
+		pq_t_i32(&t, 2, dict_values ? ENC_RLE_DICTIONARY : ENC_PLAIN);
+		pq_t_i32(&t, 3, ENC_RLE);
+		pq_t_i32(&t, 4, ENC_RLE);
+	}
+	pq_t_struct_end(&t);
+	pq_t_struct_end(&t);
+	m->uncompressed += (int64_t)(out->len - at + enc->body.len);
+	pq_buf_put(out, enc->packed.p, zn);
+	m->compressed += (int64_t)(out->len - at);
+	return !out->oom;
+}
+
+static void reset(struct pq_col *c)
+{
+	struct pq_type type = c->type;
+	uint8_t max_def = c->max_def, max_rep = c->max_rep;
+	size_t *acct = c->acct;
+
+	/* Freed, not kept: the memory of a quiet table goes back. */
+	pq_col_free(c);
+	pq_col_init(c, type, max_def, max_rep, acct);
+}
+
+bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, struct pq_buf *out,
+		   struct pq_chunk *meta)
+{
+	bool dict = c->dict_on && c->dict.n > 0, ok = !pq_col_oom(c);
+
+	*meta = (struct pq_chunk){ .phys = c->type.phys, .dict = dict,
+				   .num_values = (int64_t)c->n_levels, .dict_offset = -1 };
+	stats(c, meta);
+	if (ok && dict) {
+		meta->dict_offset = (int64_t)(base + out->len);
+		enc->body.len = 0;
+		pq_buf_put(&enc->body, c->dict.plain.p, c->dict.plain.len);
+		ok = put_page(enc, out, true, c->dict.n, false, meta);
+	}
+	meta->data_offset = (int64_t)(base + out->len);
+	enc->body.len = 0;
+	if (c->max_rep)
+		pq_levels(&enc->body, c->reps.p, c->n_levels, c->max_rep);
+	if (c->max_def)
+		pq_levels(&enc->body, c->defs.p, c->n_levels, c->max_def);
+	if (dict) {
+		unsigned width = pq_bit_width(c->dict.n - 1);
+		pq_buf_byte(&enc->body, (uint8_t)width);
+		pq_rle_hybrid(&enc->body, c->dict.idx.p, 4, c->dict.idx.len / 4, width);
+	} else {
+		pq_buf_put(&enc->body, c->vals.p, c->vals.len);
+	}
+	ok = ok && put_page(enc, out, false, c->n_levels, dict, meta);
+	reset(c);
+	return ok;
+}

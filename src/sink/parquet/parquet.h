@@ -1,0 +1,49 @@
+/*
+ * `-o parquet -w DIR`: a Parquet dataset that SQL engines and dataframes
+ * read directly.  One table per event class, Hive-style:
+ *
+ *   DIR/event=NAME/part-N.parquet     NAME percent-encoded (bytes other
+ *                                     than A-Z a-z 0-9 - _ . as %XX);
+ *                                     __HIVE_DEFAULT_PARTITION__ without one
+ *   DIR/_streams.parquet, DIR/_traces.parquet, DIR/_discarded/  (meta.h)
+ *
+ * Columns of an event table: ts (ns from the clock's origin; a
+ * TIMESTAMP(NANOS) when the origin is the Unix epoch, UTC but not marked
+ * isAdjustedToUTC, which DuckDB would read in microseconds; null without a
+ * clock), cycles, trace, stream_id, stream_class_id, then the fields of
+ * the packet context, the common context, the specific context and the
+ * payload (fmap.h), each by its name, or `SCOPE.NAME` when an earlier
+ * column has that name.  Classes of one name with the same columns share
+ * a table; a class of the same name with other columns writes other parts
+ * in the same directory.
+ *
+ * Rows are buffered per table and written as row groups of at most
+ * `row_group_rows` rows or 64 MiB; when all the tables together buffer
+ * more than 256 MiB, the largest one is written.  Parts hold at most
+ * `part_row_groups` row groups or 1 GiB.  Column chunks are zstd-compressed.
+ */
+#ifndef TMX_SINK_PARQUET_PARQUET_H
+#define TMX_SINK_PARQUET_PARQUET_H
+
+#include <stdint.h>
+
+#include "tracemux/error.h"
+#include "tracemux/model.h"
+
+struct tmx_source;
+struct tmx_parquet;
+
+struct tmx_parquet_opts {
+	const char *dir;
+	uint64_t row_group_rows;     /* 0: 65536 */
+	uint64_t part_row_groups;    /* 0: 128 */
+};
+
+int tmx_parquet_new(const struct tmx_parquet_opts *opts, const struct tmx_source *src,
+		    struct tmx_parquet **out, struct tmx_error *err);
+int tmx_parquet_consume(struct tmx_parquet *p, const struct tmx_msg *msg, struct tmx_error *err);
+/* Writes what is buffered, every footer, _streams and _traces. */
+int tmx_parquet_finish(struct tmx_parquet *p, struct tmx_error *err);
+void tmx_parquet_free(struct tmx_parquet *p);
+
+#endif

@@ -1,0 +1,477 @@
+/*
+ * The Parquet sink (parquet.h): event classes to tables, events to rows,
+ * the memory bound over all tables, and the meta tables at the end.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "model/errors.h"
+#include "model/grow.h"
+#include "sink/ctf/paths.h"
+#include "sink/parquet/fmap.h"
+#include "sink/parquet/meta.h"
+#include "sink/parquet/parquet.h"
+#include "sink/parquet/thrift.h"
+#include "sink/xray/intmap.h"
+#include "tracemux/tracemux.h"
+
+#define GROUP_BYTES (64u << 20)
+#define TOTAL_BYTES (256u << 20)
+#define PART_BYTES (1ull << 30)
+#define ZSTD_LEVEL 3
+
+/* The columns every event table starts with. */
+enum { COL_TS, COL_CYCLES, COL_TRACE, COL_STREAM_ID, COL_STREAM_CLASS_ID };
+
+static const char *const scope_names[TMX_N_SCOPES] = {
+	"packet_context", "common_context", "specific_context", "payload",
+};
+
+struct ptr_vec {
+	void **items;
+	size_t n, cap;
+};
+
+/* A directory of parts, shared by the tables of one class name. */
+struct part_dir {
+	char *path;
+	unsigned next_part;
+};
+
+struct evtab {
+	struct pq_table t;
+	struct pq_buf sig;        /* the schema as the footer writes it */
+	struct part_dir *dir;
+};
+
+/* What an event class writes to. */
+struct class_map {
+	const struct tmx_event_class *ec;
+	struct evtab *tab;
+	bool has[TMX_N_SCOPES];
+	const struct tmx_field_class *fc[TMX_N_SCOPES];
+	struct pq_fmap scope[TMX_N_SCOPES];
+};
+
+struct tmx_parquet {
+	char *dir;
+	const struct tmx_source *src;
+	struct pq_limits lim;
+	struct pq_encoder enc;
+	struct pq_buf scratch, labels;
+	struct imap by_class;           /* event class address -> maps[] */
+	struct ptr_vec maps;            /* struct class_map * */
+	struct ptr_vec tabs;            /* struct evtab *, each once */
+	struct ptr_vec dirs;            /* struct part_dir * */
+	size_t total;                   /* bytes buffered by all the tables */
+	struct imap by_stream;          /* stream address -> events[] */
+	uint64_t *events;
+	size_t n_streams, events_cap;
+	struct pq_discarded discarded;
+};
+
+static int nomem(struct tmx_error *err)
+{
+	return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+}
+
+static bool push(struct ptr_vec *v, void *item)
+{
+	void *items = v->items;
+
+	if (!tmx_grow_array(&items, &v->cap, v->n + 1, sizeof(void *), 8))
+		return false;
+	v->items = items;
+	v->items[v->n++] = item;
+	return true;
+}
+
+/*
+ * Hive's partition value: bytes other than A-Z a-z 0-9 - _ . as %XX.
+ * False when it does not fit in `size` bytes.
+ */
+static bool percent_encode(const char *name, char *out, size_t size)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t o = 0;
+
+	if (!name || !*name) {
+		snprintf(out, size, "__HIVE_DEFAULT_PARTITION__");
+		return true;
+	}
+	for (const unsigned char *s = (const unsigned char *)name; *s; s++) {
+		if (o + 4 > size)
+			return false;
+		if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		    *s == '-' || *s == '_' || *s == '.') {
+			out[o++] = (char)*s;
+		} else {
+			out[o++] = '%';
+			out[o++] = hex[*s >> 4];
+			out[o++] = hex[*s & 15];
+		}
+	}
+	out[o] = '\0';
+	return true;
+}
+
+static struct part_dir *part_dir(struct tmx_parquet *p, const char *path)
+{
+	struct part_dir *d;
+
+	for (size_t i = 0; i < p->dirs.n; i++) {
+		d = p->dirs.items[i];
+		if (!strcmp(d->path, path))
+			return d;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d || !(d->path = strdup(path)) || !push(&p->dirs, d)) {
+		if (d)
+			free(d->path);
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+/* ts, cycles, trace, stream_id, stream_class_id. */
+static void fixed_columns(struct pq_schema *s, const struct tmx_stream_class *sc)
+{
+	const struct tmx_clock_class *cc = sc->default_clock;
+	struct pq_type ts = pq_type_int(64, true);
+
+	/*
+	 * Not marked as adjusted to UTC although it is: DuckDB reads such
+	 * timestamps as TIMESTAMP WITH TIME ZONE, in microseconds, and the
+	 * nanoseconds would be lost; without the mark it reads TIMESTAMP_NS.
+	 */
+	if (cc && cc->origin_is_unix_epoch)
+		ts = (struct pq_type){ .phys = PQ_INT64, .logical = PQ_LT_TIMESTAMP_NS, .utc = false };
+	pq_schema_leaf(s, 0, "ts", PQ_OPTIONAL, ts);
+	pq_schema_leaf(s, 0, "cycles", PQ_OPTIONAL, pq_type_int(64, false));
+	pq_schema_leaf(s, 0, "trace", PQ_REQUIRED, pq_type_string());
+	pq_schema_leaf(s, 0, "stream_id", PQ_REQUIRED, pq_type_int(64, false));
+	pq_schema_leaf(s, 0, "stream_class_id", PQ_REQUIRED, pq_type_int(64, false));
+}
+
+/* The table of a new class's columns: an existing one with the same name and columns, or a new one. */
+static int find_table(struct tmx_parquet *p, struct evtab *tab, struct class_map *cm,
+		      struct tmx_error *err)
+{
+	struct pq_thrift t;
+
+	pq_t_begin(&t, &tab->sig);
+	pq_schema_thrift(&tab->t.schema, &t);
+	if (tab->sig.oom)
+		return nomem(err);
+	for (size_t i = 0; i < p->tabs.n; i++) {
+		struct evtab *o = p->tabs.items[i];
+		if (o->dir == tab->dir && o->sig.len == tab->sig.len &&
+		    !memcmp(o->sig.p, tab->sig.p, tab->sig.len)) {
+			cm->tab = o;
+			return TMX_OK;
+		}
+	}
+	cm->tab = tab;
+	return TMX_OK;
+}
+
+static void evtab_free(struct evtab *tab)
+{
+	if (!tab)
+		return;
+	pq_table_free(&tab->t);
+	pq_buf_free(&tab->sig);
+	free(tab);
+}
+
+static void class_map_free(struct class_map *cm)
+{
+	if (!cm)
+		return;
+	for (int s = 0; s < TMX_N_SCOPES; s++)
+		if (cm->has[s])
+			pq_fmap_free(&cm->scope[s]);
+	free(cm);
+}
+
+static int build_class(struct tmx_parquet *p, const struct tmx_event_class *ec,
+		       struct class_map *cm, struct evtab *tab, struct tmx_error *err)
+{
+	const struct tmx_stream_class *sc = ec->stream_class;
+	/* A directory name is at most 255 bytes (NAME_MAX), `event=` included. */
+	char name[255 - 6 + 1], path[4096];
+	int ret;
+
+	if (!percent_encode(ec->name, name, sizeof(name)))
+		return tmx_error_set(err, TMX_ERR_LIMIT, p->dir,
+				     "event class name `%.64s...` too long for a directory name",
+				     ec->name);
+	if ((size_t)snprintf(path, sizeof(path), "%s/event=%s", p->dir, name) >= sizeof(path))
+		return tmx_error_set(err, TMX_ERR_LIMIT, p->dir, "path too long");
+	tab->dir = part_dir(p, path);
+	if (!tab->dir)
+		return nomem(err);
+	ret = pq_table_init(&tab->t, path, &tab->dir->next_part, &p->lim, err);
+	if (ret)
+		return ret;
+	fixed_columns(&tab->t.schema, sc);
+	cm->ec = ec;
+	cm->fc[TMX_SCOPE_PACKET_CONTEXT] = sc->packet_context;
+	cm->fc[TMX_SCOPE_COMMON_CONTEXT] = sc->event_common_context;
+	cm->fc[TMX_SCOPE_SPECIFIC_CONTEXT] = ec->specific_context;
+	cm->fc[TMX_SCOPE_PAYLOAD] = ec->payload;
+	for (int s = 0; s < TMX_N_SCOPES; s++) {
+		if (!cm->fc[s])
+			continue;
+		cm->has[s] = true;
+		if (!pq_fmap_scope(&cm->scope[s], cm->fc[s], &tab->t.schema, scope_names[s]))
+			return nomem(err);
+	}
+	ret = pq_table_ready(&tab->t, err);
+	return ret ? ret : find_table(p, tab, cm, err);
+}
+
+/* The class map of `ec`, made at its first event. */
+static int class_of(struct tmx_parquet *p, const struct tmx_event_class *ec,
+		    struct class_map **out, struct tmx_error *err)
+{
+	uint32_t *found = imap_find(&p->by_class, (uint64_t)(uintptr_t)ec);
+	struct class_map *cm;
+	struct evtab *tab;
+	bool added;
+	int ret;
+
+	if (found) {
+		*out = p->maps.items[*found];
+		return TMX_OK;
+	}
+	cm = calloc(1, sizeof(*cm));
+	tab = calloc(1, sizeof(*tab));
+	ret = cm && tab ? build_class(p, ec, cm, tab, err) : nomem(err);
+	if (!ret && cm->tab == tab && !push(&p->tabs, tab))
+		ret = nomem(err);
+	if (ret || cm->tab != tab)
+		evtab_free(tab);   /* not kept: a failure, or a table of the same columns exists */
+	if (!ret && (!push(&p->maps, cm) ||
+		     !imap_get(&p->by_class, (uint64_t)(uintptr_t)ec, (uint32_t)(p->maps.n - 1),
+			       &added))) {
+		/* The map is in p->maps (freed with the sink) unless the push failed. */
+		if (!p->maps.n || p->maps.items[p->maps.n - 1] != cm)
+			class_map_free(cm);
+		return nomem(err);
+	}
+	if (ret) {
+		class_map_free(cm);
+		return ret;
+	}
+	*out = cm;
+	return TMX_OK;
+}
+
+/* The event count of a stream, found or added. */
+static uint64_t *stream_events(struct tmx_parquet *p, const struct tmx_stream *s)
+{
+	bool added;
+	uint32_t *slot = imap_get(&p->by_stream, (uint64_t)(uintptr_t)s, (uint32_t)p->n_streams,
+				  &added);
+	void *events = p->events;
+
+	if (!slot)
+		return NULL;
+	if (added) {
+		if (!tmx_grow_array(&events, &p->events_cap, p->n_streams + 1, sizeof(uint64_t), 16)) {
+			*slot = UINT32_MAX;   /* counted nowhere; the row still is written */
+			return NULL;
+		}
+		p->events = events;
+		p->events[p->n_streams++] = 0;
+	}
+	return *slot == UINT32_MAX ? NULL : &p->events[*slot];
+}
+
+static uint64_t stream_events_of(void *user, const struct tmx_stream *s)
+{
+	struct tmx_parquet *p = user;
+	uint32_t *slot = imap_find(&p->by_stream, (uint64_t)(uintptr_t)s);
+
+	return slot && *slot != UINT32_MAX ? p->events[*slot] : 0;
+}
+
+/* The largest buffer goes out when all of them hold too much together. */
+static int bound_memory(struct tmx_parquet *p, struct tmx_error *err)
+{
+	struct evtab *big = NULL;
+	int ret;
+
+	if (p->total < TOTAL_BYTES)
+		return TMX_OK;
+	for (size_t i = 0; i < p->tabs.n; i++) {
+		struct evtab *tab = p->tabs.items[i];
+		if (!big || tab->t.bytes > big->t.bytes)
+			big = tab;
+	}
+	p->total -= big->t.bytes;
+	ret = pq_table_flush(&big->t, &p->enc, err);
+	big->t.bytes = 0;   /* also when the flush failed: that table writes nothing more */
+	return ret;
+}
+
+static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, struct tmx_error *err)
+{
+	const struct tmx_event *e = msg->event;
+	const struct tmx_stream *st = msg->stream;
+	struct class_map *cm = NULL;
+	struct pq_table *t;
+	struct pq_emit em;
+	uint64_t *count;
+	size_t before;
+	int ret = class_of(p, e->cls, &cm, err);
+
+	if (ret)
+		return ret;
+	t = &cm->tab->t;
+	if (t->broken)
+		return TMX_OK;   /* its error was reported */
+	/* Every scope of the class is checked before a column gets a value. */
+	for (int s = 0; s < TMX_N_SCOPES; s++)
+		if (cm->has[s] && (!e->scopes[s] || e->scopes[s][0].fc != cm->fc[s]))
+			return tmx_error_set(err, TMX_ERR_DATA, st->name,
+					     "event of class `%s`: its %s does not have the class's fields",
+					     e->cls->name ? e->cls->name : "", scope_names[s]);
+	em = (struct pq_emit){ t->cols, &p->scratch, &p->labels };
+	before = t->bytes;
+	if (msg->has_ts) {
+		pq_col_int(&t->cols[COL_TS], 0, 1, (uint64_t)msg->ns);
+		pq_col_int(&t->cols[COL_CYCLES], 0, 1, msg->cycles);
+	} else {
+		pq_col_null(&t->cols[COL_TS], 0, 0);
+		pq_col_null(&t->cols[COL_CYCLES], 0, 0);
+	}
+	pq_put_text(&em, COL_TRACE, 0, st->trace->name, strlen(st->trace->name));
+	pq_col_int(&t->cols[COL_STREAM_ID], 0, 0, st->id);
+	pq_col_int(&t->cols[COL_STREAM_CLASS_ID], 0, 0, st->cls->id);
+	for (int s = 0; s < TMX_N_SCOPES; s++)
+		if (cm->has[s])
+			pq_fmap_emit(&em, &cm->scope[s], e->scopes[s], 0, 0);
+	count = stream_events(p, st);
+	if (count)
+		++*count;
+	/* The table's bytes before and after, a row group written or not. */
+	p->total -= before;
+	ret = pq_table_row_end(t, &p->enc, err);
+	p->total += t->bytes;
+	return ret ? ret : bound_memory(p, err);
+}
+
+static struct pq_meta_ctx meta_ctx(struct tmx_parquet *p)
+{
+	return (struct pq_meta_ctx){ p->dir, &p->lim, &p->enc, &p->scratch, &p->labels };
+}
+
+int tmx_parquet_consume(struct tmx_parquet *p, const struct tmx_msg *msg, struct tmx_error *err)
+{
+	struct pq_meta_ctx ctx;
+
+	switch (msg->kind) {
+	case TMX_MSG_EVENT:
+		return put_event(p, msg, err);
+	case TMX_MSG_DISCARDED_EVENTS:
+	case TMX_MSG_DISCARDED_PACKETS:
+		ctx = meta_ctx(p);
+		return pq_discarded_add(&p->discarded, &ctx, msg, err);
+	default:
+		return TMX_OK;
+	}
+}
+
+int tmx_parquet_new(const struct tmx_parquet_opts *opts, const struct tmx_source *src,
+		    struct tmx_parquet **out, struct tmx_error *err)
+{
+	struct tmx_parquet *p = calloc(1, sizeof(*p));
+	char *dir;
+
+	*out = NULL;
+	if (!p || !(p->dir = strdup(opts->dir)) || !(p->enc.zctx = ZSTD_createCCtx())) {
+		tmx_parquet_free(p);
+		return nomem(err);
+	}
+	/* Made now, so that a bad directory fails before any event. */
+	dir = p->dir;
+	if (cw_mkdir_p(dir)) {
+		int ret = tmx_error_set(err, TMX_ERR_IO, opts->dir, "cannot create the directory: %s",
+					strerror(errno));
+		tmx_parquet_free(p);
+		return ret;
+	}
+	p->src = src;
+	p->enc.level = ZSTD_LEVEL;
+	p->lim = (struct pq_limits){
+		.group_rows = opts->row_group_rows ? (int64_t)opts->row_group_rows : 65536,
+		.group_bytes = GROUP_BYTES,
+		.file_groups = opts->part_row_groups ? opts->part_row_groups : 128,
+		.file_bytes = PART_BYTES,
+	};
+	*out = p;
+	return TMX_OK;
+}
+
+/* Keeps the first error, goes on with the rest. */
+static void keep(int *ret, struct tmx_error *err, int r, const struct tmx_error *e)
+{
+	if (r && !*ret) {
+		*ret = r;
+		if (err)
+			*err = *e;
+	}
+}
+
+int tmx_parquet_finish(struct tmx_parquet *p, struct tmx_error *err)
+{
+	struct pq_meta_ctx ctx = meta_ctx(p);
+	struct tmx_error e = { 0 };
+	int ret = TMX_OK;
+
+	for (size_t i = 0; i < p->tabs.n; i++)
+		keep(&ret, err, pq_table_close(&((struct evtab *)p->tabs.items[i])->t, &p->enc, &e),
+		     &e);
+	keep(&ret, err, pq_discarded_close(&p->discarded, &ctx, &e), &e);
+	keep(&ret, err, pq_write_streams(&ctx, p->src, stream_events_of, p, &e), &e);
+	keep(&ret, err, pq_write_traces(&ctx, p->src, &e), &e);
+	p->total = 0;
+	return ret;
+}
+
+void tmx_parquet_free(struct tmx_parquet *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->maps.n; i++)
+		class_map_free(p->maps.items[i]);
+	for (size_t i = 0; i < p->tabs.n; i++)
+		evtab_free(p->tabs.items[i]);
+	for (size_t i = 0; i < p->dirs.n; i++) {
+		struct part_dir *d = p->dirs.items[i];
+		free(d->path);
+		free(d);
+	}
+	free(p->maps.items);
+	free(p->tabs.items);
+	free(p->dirs.items);
+	free(p->by_class.keys);
+	free(p->by_class.vals);
+	free(p->by_stream.keys);
+	free(p->by_stream.vals);
+	free(p->events);
+	pq_discarded_free(&p->discarded);
+	pq_buf_free(&p->scratch);
+	pq_buf_free(&p->labels);
+	pq_buf_free(&p->enc.body);
+	pq_buf_free(&p->enc.packed);
+	ZSTD_freeCCtx(p->enc.zctx);
+	free(p->dir);
+	free(p);
+}

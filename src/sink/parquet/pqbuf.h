@@ -1,0 +1,82 @@
+/*
+ * A growable byte buffer for the Parquet writer: pages, levels, values and
+ * the Thrift footer are built in these before they are compressed or
+ * written.  An allocation failure is remembered (`oom`) and later appends
+ * do nothing, so that callers check once, where the bytes are used.
+ */
+#ifndef TMX_SINK_PARQUET_PQBUF_H
+#define TMX_SINK_PARQUET_PQBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+struct pq_buf {
+	uint8_t *p;
+	size_t len, cap;
+	bool oom;
+};
+
+/* Room for `n` more bytes; false (and `oom` set) when memory runs out. */
+bool pq_buf_reserve_slow(struct pq_buf *b, size_t n);
+void pq_buf_free(struct pq_buf *b);
+
+static inline bool pq_buf_reserve(struct pq_buf *b, size_t n)
+{
+	return (!b->oom && n <= b->cap - b->len) || pq_buf_reserve_slow(b, n);
+}
+
+static inline void pq_buf_put(struct pq_buf *b, const void *p, size_t n)
+{
+	if (n && pq_buf_reserve(b, n)) {
+		memcpy(b->p + b->len, p, n);
+		b->len += n;
+	}
+}
+
+static inline void pq_buf_byte(struct pq_buf *b, uint8_t c)
+{
+	if (pq_buf_reserve(b, 1))
+		b->p[b->len++] = c;
+}
+
+/* Little-endian fixed-width integers (PLAIN encoding, length prefixes). */
+static inline void pq_buf_le(struct pq_buf *b, uint64_t v, unsigned bytes)
+{
+	if (!pq_buf_reserve(b, bytes))
+		return;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(b->p + b->len, &v, bytes);   /* the low bytes first: already in order */
+	b->len += bytes;
+#else
+	for (unsigned i = 0; i < bytes; i++)
+		b->p[b->len++] = (uint8_t)(v >> (8 * i));
+#endif
+}
+
+/* The little-endian integer of `n` bytes at `p`. */
+static inline uint64_t pq_le_at(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(&v, p, n);
+#else
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+#endif
+	return v;
+}
+
+/* Unsigned LEB128 (Thrift's and the RLE hybrid's varints). */
+static inline void pq_buf_uvarint(struct pq_buf *b, uint64_t v)
+{
+	while (v >= 0x80) {
+		pq_buf_byte(b, (uint8_t)(v | 0x80));
+		v >>= 7;
+	}
+	pq_buf_byte(b, (uint8_t)v);
+}
+
+#endif

@@ -1,0 +1,122 @@
+/* Tables: row groups and part files (see table.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/errors.h"
+#include "sink/ctf/paths.h"
+#include "sink/parquet/table.h"
+
+int pq_table_init(struct pq_table *t, const char *where, unsigned *next_part,
+		  const struct pq_limits *lim, struct tmx_error *err)
+{
+	*t = (struct pq_table){ .single = !next_part, .next_part = next_part, .lim = lim };
+	t->where = strdup(where);
+	if (!t->where)
+		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	pq_schema_init(&t->schema);
+	return TMX_OK;
+}
+
+int pq_table_ready(struct pq_table *t, struct tmx_error *err)
+{
+	if (!pq_schema_finish(&t->schema))
+		return tmx_error_set(err, t->schema.oom ? TMX_ERR_NOMEM : TMX_ERR_LIMIT, t->where,
+				     t->schema.oom ? "out of memory"
+						   : "fields nested more than %d levels deep",
+				     PQ_MAX_LEVEL);
+	t->cols = calloc(t->schema.n_cols ? t->schema.n_cols : 1, sizeof(*t->cols));
+	if (!t->cols)
+		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	for (size_t c = 0; c < t->schema.n_cols; c++) {
+		const struct pq_elem *e = &t->schema.elems[t->schema.col_elem[c]];
+		pq_col_init(&t->cols[c], e->type, t->schema.max_def[c], t->schema.max_rep[c],
+			    &t->bytes);
+	}
+	return TMX_OK;
+}
+
+void pq_table_free(struct pq_table *t)
+{
+	if (t->file) {   /* not closed by pq_table_close(): the output was not finished */
+		pq_file_abandon(t->file);
+		t->file = NULL;
+	}
+	if (t->cols)
+		for (size_t c = 0; c < t->schema.n_cols; c++)
+			pq_col_free(&t->cols[c]);
+	free(t->cols);
+	pq_schema_free(&t->schema);
+	free(t->where);
+	t->cols = NULL;
+	t->where = NULL;
+}
+
+/* The next part file, in a directory made now if need be. */
+static int open_part(struct pq_table *t, struct tmx_error *err)
+{
+	char path[4096];
+	int ret;
+
+	if (t->single) {
+		ret = snprintf(path, sizeof(path), "%s", t->where);
+	} else {
+		snprintf(path, sizeof(path), "%s", t->where);
+		if (cw_mkdir_p(path))
+			return tmx_error_set(err, TMX_ERR_IO, t->where, "cannot create the directory");
+		ret = snprintf(path, sizeof(path), "%s/part-%u.parquet", t->where, (*t->next_part)++);
+	}
+	if (ret < 0 || (size_t)ret >= sizeof(path))
+		return tmx_error_set(err, TMX_ERR_LIMIT, t->where, "path too long");
+	return pq_file_open(path, &t->schema, &t->file, err);
+}
+
+int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error *err)
+{
+	int ret = TMX_OK;
+
+	if (t->broken || !t->n_rows)
+		return TMX_OK;
+	if (!t->file)
+		ret = open_part(t, err);
+	if (!ret)
+		ret = pq_file_add_group(t->file, t->cols, t->n_rows, enc, err);
+	if (ret) {
+		/* The columns are half written: only the footer is written after this. */
+		t->broken = true;
+		return ret;
+	}
+	t->n_rows = 0;
+	t->bytes = 0;
+	if (!t->single &&
+	    (t->file->n_groups >= t->lim->file_groups || t->file->size >= t->lim->file_bytes)) {
+		ret = pq_file_close(t->file, err);
+		t->file = NULL;
+	}
+	return ret;
+}
+
+int pq_table_row_end(struct pq_table *t, struct pq_encoder *enc, struct tmx_error *err)
+{
+	t->n_rows++;
+	if (t->n_rows >= t->lim->group_rows || t->bytes >= t->lim->group_bytes)
+		return pq_table_flush(t, enc, err);
+	return TMX_OK;
+}
+
+int pq_table_close(struct pq_table *t, struct pq_encoder *enc, struct tmx_error *err)
+{
+	int ret = pq_table_flush(t, enc, err);
+	struct tmx_error ferr = { 0 };
+
+	if (t->file) {
+		int fret = pq_file_close(t->file, &ferr);
+		t->file = NULL;
+		if (fret && !ret) {
+			ret = fret;
+			if (err)
+				*err = ferr;
+		}
+	}
+	return ret;
+}

@@ -1,0 +1,59 @@
+/*
+ * A table: a schema, its columns filling up, and the files they go to.
+ * Rows are buffered until the row group is full (a number of rows or of
+ * bytes), then written as one row group; a part file holds a bounded
+ * number of row groups and bytes, after which the next part starts
+ * (DIR/part-0.parquet, DIR/part-1.parquet...).  A table made for one file
+ * (`single`) keeps every row group in it.
+ */
+#ifndef TMX_SINK_PARQUET_TABLE_H
+#define TMX_SINK_PARQUET_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tracemux/error.h"
+#include "sink/parquet/column.h"
+#include "sink/parquet/file.h"
+#include "sink/parquet/schema.h"
+
+struct pq_limits {
+	int64_t group_rows;       /* rows of a row group */
+	size_t group_bytes;       /* bytes buffered for a row group */
+	size_t file_groups;       /* row groups of a part */
+	uint64_t file_bytes;      /* bytes of a part */
+};
+
+struct pq_table {
+	char *where;              /* the directory of the parts, or the single file */
+	bool single;
+	unsigned *next_part;      /* shared by the tables of one directory */
+	const struct pq_limits *lim;
+	struct pq_schema schema;
+	struct pq_col *cols;
+	int64_t n_rows;           /* rows buffered */
+	size_t bytes;             /* bytes buffered (the columns add to it) */
+	struct pq_file *file;     /* the part being written, NULL between parts */
+	bool broken;              /* a write failed: nothing more is written */
+};
+
+/*
+ * A table writing to the directory `where` (parts numbered from *next_part)
+ * or, when next_part is NULL, to the file `where`.  Build t->schema, then
+ * call pq_table_ready().
+ */
+int pq_table_init(struct pq_table *t, const char *where, unsigned *next_part,
+		  const struct pq_limits *lim, struct tmx_error *err);
+/* The columns of the finished schema. */
+int pq_table_ready(struct pq_table *t, struct tmx_error *err);
+void pq_table_free(struct pq_table *t);
+
+/* A row's values are in the columns: writes the row group when it is full. */
+int pq_table_row_end(struct pq_table *t, struct pq_encoder *enc, struct tmx_error *err);
+/* Writes what is buffered as a row group. */
+int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error *err);
+/* Writes what is buffered and closes the part (its footer). */
+int pq_table_close(struct pq_table *t, struct pq_encoder *enc, struct tmx_error *err);
+
+#endif

@@ -1,0 +1,44 @@
+// Reads Parquet files with DuckDB and prints what tests/golden/test_parquet.py
+// compares, as one JSON object on stdout:
+//   node pqread.mjs DATASET_DIR FILE...
+//   {"files": {FILE: {"columns": [[name, type]...], "rows": [{...}...],
+//                     "row_groups": [{"column": path, "min": .., "max": ..,
+//                                     "encodings": ..}...]}},
+//    "counts": {event: rows}}      (the whole dataset, Hive partitioning)
+// Values are made exact for JSON: TIMESTAMP_NS as epoch nanoseconds, BLOBs
+// as lowercase hex; 64-bit integers come as strings.
+import { DuckDBInstance } from '@duckdb/node-api';
+
+const [dir, ...files] = process.argv.slice(2);
+const db = await DuckDBInstance.create(':memory:');
+const con = await db.connect();
+const quote = (s) => "'" + s.replaceAll("'", "''") + "'";
+const ident = (s) => '"' + s.replaceAll('"', '""') + '"';
+
+async function rows(sql) {
+  return (await con.runAndReadAll(sql)).getRowObjectsJson();
+}
+
+const out = { files: {}, counts: {} };
+for (const f of files) {
+  const src = `read_parquet(${quote(f)}, hive_partitioning = false)`;
+  const cols = await rows(`DESCRIBE SELECT * FROM ${src}`);
+  const sel = cols.map(({ column_name: n, column_type: t }) =>
+    t === 'TIMESTAMP_NS' ? `epoch_ns(${ident(n)}) AS ${ident(n)}`
+      : t === 'BLOB' ? `lower(hex(${ident(n)})) AS ${ident(n)}` : ident(n));
+  out.files[f] = {
+    columns: cols.map((c) => [c.column_name, c.column_type]),
+    rows: cols.length ? await rows(`SELECT ${sel.join(', ')} FROM ${src}`) : [],
+    row_groups: await rows(`SELECT row_group_id, path_in_schema AS column, stats_min_value AS min,
+      stats_max_value AS max, encodings, row_group_num_rows AS num_rows
+      FROM parquet_metadata(${quote(f)}) ORDER BY row_group_id, column_id`),
+  };
+}
+const events = `${dir}/event=*/*.parquet`;
+const any = await rows(`SELECT count(*) AS n FROM glob(${quote(events)})`);
+if (Number(any[0].n) > 0) {
+  for (const r of await rows(`SELECT event, count(*) AS n FROM read_parquet(${quote(events)},
+      hive_partitioning = true, union_by_name = true) GROUP BY event`))
+    out.counts[r.event] = Number(r.n);
+}
+process.stdout.write(JSON.stringify(out));

@@ -1,0 +1,426 @@
+"""-o parquet: the dataset read back by a real reader, DuckDB.
+
+For every trace of the corpus (CTF 1.8 and 2, trace.dat, XRay):
+- DuckDB reads every file of the dataset (each part, _streams, _traces,
+  _discarded) and the whole dataset with Hive partitioning;
+- each event class's rows, in order, equal the events `tracemux -o json`
+  prints for it: the same count and every column's value (the JSON fields
+  flattened as the Parquet output names its columns: structures dotted,
+  enumeration labels in NAME_label, variants as NAME plus NAME.OPTION...,
+  lists as lists);
+- _streams counts the events of each stream, _discarded has the JSON
+  output's discard records, _traces one row per trace.
+Small row groups and parts (--parquet-row-group-rows/--parquet-part-row-groups)
+give the same rows, with min/max statistics of each row group equal to its
+values, and strings dictionary-encoded.  Damaged inputs give exit 1 with
+the error, and a dataset that DuckDB reads holding what was read before the
+fault (what -o json prints).
+
+DuckDB comes from npm (@duckdb/node-api, tests/duckdb/package.json),
+installed into tests/duckdb/node_modules on the first run; without node and
+npm (Debian: nodejs, npm) the test is skipped (exit 77).
+"""
+import fcntl
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.parse
+
+from bt2ref import Report, parse_args, run
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+DUCK = os.path.join(REPO, "tests", "duckdb")
+SCOPES = ("packet_context", "common_context", "specific_context", "payload")
+FIXED = ("ts", "cycles", "trace", "stream_id", "stream_class_id")
+
+
+def skip(why):
+    print(f"SKIP: {why}")
+    sys.exit(77)
+
+
+def setup_duckdb():
+    """node and DuckDB's npm package, installed once (under a lock: builds test in parallel)."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if not node or not npm:
+        skip("node and npm are needed to read Parquet with DuckDB (Debian: nodejs npm, "
+             "see scripts/install-deps.sh test)")
+    with open(os.path.join(DUCK, ".install.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not os.path.exists(os.path.join(DUCK, "node_modules", "@duckdb", "node-api", "package.json")):
+            p = subprocess.run([npm, "install", "--prefix", DUCK, "--no-audit", "--no-fund"],
+                               capture_output=True, timeout=600)
+            if p.returncode:
+                skip("npm could not install @duckdb/node-api: " + p.stderr.decode(errors="replace")[-500:])
+    return node
+
+
+def duck_read(node, dataset, files):
+    p = subprocess.run([node, os.path.join(DUCK, "pqread.mjs"), dataset] + files,
+                       capture_output=True, timeout=600)
+    if p.returncode:
+        raise RuntimeError("DuckDB: " + p.stderr.decode(errors="replace")[-1500:])
+    return json.loads(p.stdout)
+
+
+# ---- the JSON output, flattened as the Parquet output names its columns ----
+
+def is_enum(v):
+    return isinstance(v, dict) and set(v) == {"value", "labels"}
+
+
+def is_bitmap(v):
+    return isinstance(v, dict) and set(v) == {"value", "flags"}
+
+
+def is_variant(v):
+    return isinstance(v, dict) and set(v) == {"option", "value"}
+
+
+def flatten(name, v, out):
+    if is_enum(v) or is_bitmap(v):
+        labels = v["labels"] if is_enum(v) else v["flags"]
+        out[name] = v["value"]
+        out[name + ("_label" if is_enum(v) else "_flags")] = ", ".join(labels) if labels else None
+    elif is_variant(v):
+        out[name] = v["option"]
+        flatten(f"{name}.{v['option']}", v["value"], out)
+    elif isinstance(v, dict):
+        for k, m in v.items():
+            flatten(f"{name}.{k}" if name else k, m, out)
+    elif isinstance(v, list):
+        out[name] = [element(e) for e in v]
+    elif v is not None:   # null: an absent optional (its columns are null)
+        out[name] = v
+
+
+def element(e):
+    """A list element: a leaf's value, a structure's members, or `value`..."""
+    if isinstance(e, dict) and not (is_enum(e) or is_bitmap(e) or is_variant(e)):
+        d = {}
+        flatten("", e, d)
+        return d
+    if isinstance(e, list):
+        return [element(x) for x in e]
+    if isinstance(e, dict):
+        d = {}
+        flatten("value", e, d)
+        return d
+    return e
+
+
+def expected_row(o):
+    out = {"ts": o.get("ts_ns"), "cycles": o.get("cycles"), "trace": o["trace"],
+           "stream_id": o["stream"]["id"], "stream_class_id": o["stream"]["class_id"]}
+    for scope in SCOPES:
+        for k, v in (o.get(scope) or {}).items():
+            flatten(f"{scope}.{k}" if k in out else k, v, out)
+    return out
+
+
+def same(exp, got):
+    if exp is None:   # JSON writes non-finite floats as null
+        return got is None or got in ("NaN", "Infinity", "-Infinity")
+    if isinstance(exp, bool):
+        return got is exp
+    if isinstance(exp, int):
+        return got is not None and not isinstance(got, bool) and int(got) == exp
+    if isinstance(exp, float):
+        return isinstance(got, (int, float)) and float(got) == exp
+    if isinstance(exp, list):
+        return isinstance(got, list) and len(got) == len(exp) and all(map(same, exp, got))
+    if isinstance(exp, dict):
+        return (isinstance(got, dict) and set(exp) <= set(got)
+                and all(same(exp.get(k), got[k]) for k in got))
+    return exp == got
+
+
+# ---- one dataset against the JSON output ----
+
+def part_number(path):
+    m = re.search(r"part-(\d+)\.parquet$", path)
+    return int(m.group(1)) if m else -1
+
+
+def event_files(dataset):
+    """{class name: [part files in part order]}"""
+    out = {}
+    for d in glob.glob(os.path.join(dataset, "event=*")):
+        value = os.path.basename(d)[len("event="):]
+        name = None if value == "__HIVE_DEFAULT_PARTITION__" else urllib.parse.unquote(value)
+        out[name] = sorted(glob.glob(os.path.join(d, "*.parquet")), key=part_number)
+    return out
+
+
+def compare_rows(what, rows_by_file, events):
+    """Rows of the files (in order) against the JSON events; returns an error or None."""
+    rows = [(cols, r) for cols, rs in rows_by_file for r in rs]
+    if len(rows) != len(events):
+        return f"{what}: {len(rows)} rows, -o json has {len(events)} events"
+    for n, ((cols, row), o) in enumerate(zip(rows, events)):
+        exp = expected_row(o)
+        missing = sorted(set(exp) - set(cols))
+        if missing:
+            return f"{what} row {n}: no column for {missing} (columns {cols})"
+        for c in cols:
+            if not same(exp.get(c), row[c]):
+                return f"{what} row {n}, column {c}: {row[c]!r}, -o json has {exp.get(c)!r}"
+    return None
+
+
+def check_dataset(node, dataset, objs):
+    """Everything the module docstring says about one dataset; returns the errors."""
+    errors = []
+    classes = event_files(dataset)
+    meta = [os.path.join(dataset, f) for f in ("_streams.parquet", "_traces.parquet")]
+    meta = [f for f in meta if os.path.exists(f)]
+    discarded = sorted(glob.glob(os.path.join(dataset, "_discarded", "*.parquet")), key=part_number)
+    files = [f for fs in classes.values() for f in fs] + meta + discarded
+    got = duck_read(node, dataset, files)
+    events = [o for o in objs if o["type"] == "event"]
+    by_name = {}
+    for o in events:
+        by_name.setdefault(o["name"], []).append(o)
+    if set(by_name) != set(classes):
+        errors.append(f"classes {sorted(map(str, classes))}, -o json has {sorted(map(str, by_name))}")
+    for name, fs in classes.items():
+        tables = [(tuple(c for c, _ in got["files"][f]["columns"]), got["files"][f]["rows"]) for f in fs]
+        # Classes of one name with other columns write other parts: each
+        # event goes with the first columns that have all its fields.
+        schemas = list(dict.fromkeys(cols for cols, _ in tables))
+        share = {cols: [] for cols in schemas}
+        for o in by_name.get(name, []):
+            keys = set(expected_row(o))
+            fit = next((cols for cols in schemas if keys <= set(cols)), schemas[0])
+            share[fit].append(o)
+        for cols in schemas:
+            err = compare_rows(f"class {name}" + (f" {cols}" if len(schemas) > 1 else ""),
+                               [t for t in tables if t[0] == cols], share[cols])
+            if err:
+                errors.append(err)
+    counts = {name: len(evs) for name, evs in by_name.items() if name is not None}
+    if {k: v for k, v in got["counts"].items() if k is not None} != counts:
+        errors.append(f"whole dataset per class {got['counts']}, -o json {counts}")
+    if events and not meta:
+        errors.append("no _streams.parquet / _traces.parquet")
+    for f in meta:
+        if f.endswith("_streams.parquet"):
+            total = sum(int(r["events"]) for r in got["files"][f]["rows"])
+            if total != len(events):
+                errors.append(f"_streams counts {total} events, -o json {len(events)}")
+        elif not got["files"][f]["rows"]:
+            errors.append("_traces.parquet has no row")
+    discards = [o for o in objs if o["type"].startswith("discarded_")]
+    rows = [r for f in discarded for r in got["files"][f]["rows"]]
+    want = [(o["type"][len("discarded_"):], o["trace"], o["stream"]["id"], o["count"],
+             o.get("begin_ns"), o.get("end_ns")) for o in discards]
+    have = [(r["kind"], r["trace"], int(r["stream_id"]), int(r["count"]),
+             None if r["begin_ns"] is None else int(r["begin_ns"]),
+             None if r["end_ns"] is None else int(r["end_ns"])) for r in rows]
+    if want != have:
+        errors.append(f"_discarded {have[:3]}..., -o json {want[:3]}...")
+    return errors, got
+
+
+def convert(report, args, node, work, what, argv, extra=()):
+    """-o json and -o parquet of the same input, the dataset checked; returns DuckDB's view."""
+    code_j, out_j, _ = run(args.tracemux, ["-o", "json"] + argv, timeout=300)
+    dataset = os.path.join(work, "ds")
+    shutil.rmtree(dataset, ignore_errors=True)
+    code_p, _, err_p = run(args.tracemux, ["-o", "parquet", "-w", dataset] + list(extra) + argv, timeout=300)
+    if code_p != code_j:
+        report.fail(what, f"exit {code_p}, -o json exits {code_j}\n{err_p.decode(errors='replace')[-800:]}")
+        return None, code_p, err_p
+    objs = [json.loads(l) for l in out_j.decode().split("\n") if l]
+    try:
+        errors, got = check_dataset(node, dataset, objs)
+    except RuntimeError as e:
+        report.fail(what, str(e))
+        return None, code_p, err_p
+    if errors:
+        report.fail(what, "\n".join(errors[:5]))
+        return None, code_p, err_p
+    report.ok()
+    return got, code_p, err_p
+
+
+def corpus_traces(args):
+    ctf = sorted(glob.glob(os.path.join(args.corpus, "babeltrace-tests/ctf-traces/succeed/*/")))
+    ctf2 = sorted(glob.glob(os.path.join(args.corpus, "ctf2/bt-tests/2/succeed/*/")) +
+                  [d for d in glob.glob(os.path.join(args.corpus, "ctf2/handmade/*/")) +
+                   glob.glob(os.path.join(args.corpus, "ctf2/synthetic/*/"))])
+    tracecmd = sorted(glob.glob(os.path.join(args.corpus, "tracecmd-samples", "*.dat")) +
+                      glob.glob(os.path.join(args.corpus, "tracecmd-samples", "external", "*.dat")))
+    xray = sorted(glob.glob(os.path.join(args.corpus, "xray-samples", "*.xray")))
+    data = os.path.join(REPO, "tests", "data")
+    return ([d.rstrip("/") for d in ctf + ctf2] + [os.path.join(data, "sample-trace")] + tracecmd +
+            sorted(glob.glob(os.path.join(data, "tracedat", "*.dat"))) + xray +
+            sorted(glob.glob(os.path.join(data, "xray", "*.xray"))))
+
+
+def check_row_groups(report, args, node, work):
+    """Small row groups and parts: same rows, right statistics, dictionaries."""
+    trace = os.path.join(REPO, "tests", "data", "sample-trace")
+    got, _, _ = convert(report, args, node, work, "row groups of 7 rows, parts of 2",
+                        [trace], ["--parquet-row-group-rows=7", "--parquet-part-row-groups=2"])
+    if not got:
+        return
+    files = {f: v for f, v in got["files"].items() if "/event=" in f}
+    parts = max(part_number(f) for f in files)
+    groups = [v["row_groups"] for v in files.values()]
+    if parts < 1 or max(len({g["row_group_id"] for g in gs}) for gs in groups) != 2:
+        report.fail("row groups and parts", f"{parts + 1} parts, row groups {[len(g) for g in groups]}")
+        return
+    for f, v in files.items():
+        at = 0
+        for rg in sorted({g["row_group_id"] for g in v["row_groups"]}):
+            meta = {g["column"]: g for g in v["row_groups"] if g["row_group_id"] == rg}
+            n = int(meta["ts"]["num_rows"])
+            rows = v["rows"][at:at + n]
+            at += n
+            for col in ("ts", "cycles", "stream_id"):
+                vals = [int(r[col]) for r in rows]
+                lo, hi = meta[col]["min"], meta[col]["max"]
+                # DuckDB shows TIMESTAMP_NS bounds as timestamps: compare those through cycles only.
+                if col != "ts" and (int(lo) != min(vals) or int(hi) != max(vals)):
+                    report.fail("statistics", f"{f} row group {rg} {col}: [{lo}, {hi}], values {vals}")
+                    return
+            if "RLE_DICTIONARY" not in meta["trace"]["encodings"]:
+                report.fail("dictionary", f"{f}: trace column encodings {meta['trace']['encodings']}")
+                return
+        if at != len(v["rows"]):
+            report.fail("row groups", f"{f}: row groups hold {at} rows of {len(v['rows'])}")
+            return
+    report.ok()
+
+
+def truncated_copy(src, work, name, keep):
+    """A copy of a trace (file or directory) whose data is cut at `keep` (a fraction)."""
+    dst = os.path.join(work, name)
+    shutil.rmtree(dst, ignore_errors=True)
+    if os.path.isdir(src):
+        shutil.copytree(src, dst)
+        victim = os.path.join(dst, sorted(f for f in os.listdir(dst) if f != "metadata" and not f.startswith(".")
+                                          and os.path.isfile(os.path.join(dst, f)))[0])
+    else:
+        shutil.copy(src, dst)
+        victim = dst
+    with open(victim, "r+b") as f:
+        size = f.seek(0, 2)
+        f.truncate(int(size * keep))
+    return dst, victim
+
+
+def check_damaged(report, args, node, work):
+    """Exit 1, the error naming the file, and a valid dataset of what was read before."""
+    data = os.path.join(REPO, "tests", "data")
+    cases = [
+        (os.path.join(args.corpus, "babeltrace-tests/ctf-traces/succeed/wk-heartbeat-u"), 0.6),
+        (os.path.join(data, "sample-trace"), 0.7),
+        (os.path.join(data, "tracedat", "rich-fields-be-v7.dat"), 0.8),
+        (os.path.join(data, "xray", "fdr-v5-many-blocks.xray"), 0.5),
+    ]
+    for src, keep in cases:
+        what = f"damaged {os.path.basename(src)} (cut at {keep:.0%})"
+        trace, victim = truncated_copy(src, work, "damaged-" + os.path.basename(src), keep)
+        got, code, err = convert(report, args, node, work, what, [trace])
+        if got is None:
+            continue
+        if code != 1 or b"error:" not in err or os.path.basename(victim).encode() not in err:
+            report.fail(what + ": the error", f"exit {code}: {err.decode(errors='replace')[-500:]}")
+        else:
+            report.ok()
+
+
+def check_invalid_utf8(report, args, node, work):
+    """A string with a byte that is not UTF-8: the code point of its value, as in JSON."""
+    trace = os.path.join(work, "bad-utf8")
+    shutil.rmtree(trace, ignore_errors=True)
+    shutil.copytree(os.path.join(args.corpus, "babeltrace-tests/ctf-traces/succeed/smalltrace"), trace)
+    stream = os.path.join(trace, "dummystream")
+    with open(stream, "rb") as f:
+        data = bytearray(f.read())
+    at = data.index(b"This is")
+    data[at:at + 2] = b"\xc3\x28"
+    with open(stream, "wb") as f:
+        f.write(data)
+    got, _, _ = convert(report, args, node, work, "invalid UTF-8", [trace])
+    if got:
+        rows = [r for f, v in got["files"].items() if "/event=" in f for r in v["rows"]]
+        if not rows or rows[0].get("str") != "\u00c3(is is a test trace":
+            report.fail("invalid UTF-8 value", repr(rows[:1]))
+        else:
+            report.ok()
+
+
+def check_same_name(report, args, node, work):
+    """Two classes of one name with other fields: other parts of the same directory."""
+    src = os.path.join(args.corpus, "babeltrace-tests/ctf-traces/succeed/smalltrace")
+    traces = []
+    for field in ("str", "txt"):
+        trace = os.path.join(work, "same-name-" + field)
+        shutil.rmtree(trace, ignore_errors=True)
+        shutil.copytree(src, trace)
+        with open(os.path.join(trace, "metadata"), "rb") as f:
+            meta = f.read()
+        with open(os.path.join(trace, "metadata"), "wb") as f:
+            f.write(meta.replace(b"string str;", b"string %s;" % field.encode()))
+        traces.append(trace)
+    got, _, _ = convert(report, args, node, work, "one class name, two sets of fields", traces)
+    if got:
+        parts = sorted(os.path.basename(f) for f in got["files"] if "/event=" in f)
+        if parts != ["part-0.parquet", "part-1.parquet"]:
+            report.fail("one class name, two sets of fields: parts", repr(parts))
+        else:
+            report.ok()
+
+
+def check_usage(report, args, work):
+    trace = os.path.join(REPO, "tests", "data", "sample-trace")
+    code, _, err = run(args.tracemux, ["-o", "parquet", trace])
+    if code != 2 or b"-w DIR" not in err:
+        report.fail("-o parquet without -w", f"exit {code}: {err!r}")
+    else:
+        report.ok()
+    code, _, err = run(args.tracemux, ["-o", "parquet", "-w", os.path.join(work, "x"),
+                                       "--parquet-row-group-rows=0", trace])
+    if code != 2 or b"row-group-rows" not in err:
+        report.fail("--parquet-row-group-rows=0", f"exit {code}: {err!r}")
+    else:
+        report.ok()
+    blocker = os.path.join(work, "a-file")
+    open(blocker, "w").close()
+    code, _, err = run(args.tracemux, ["-o", "parquet", "-w", os.path.join(blocker, "sub"), trace])
+    if code != 1 or b"sub" not in err:
+        report.fail("-o parquet into a path that cannot be a directory", f"exit {code}: {err!r}")
+    else:
+        report.ok()
+
+
+def main():
+    args = parse_args()
+    node = setup_duckdb()
+    report = Report("parquet")
+    work = tempfile.mkdtemp(prefix="tracemux-parquet-")
+    try:
+        for trace in corpus_traces(args):
+            convert(report, args, node, work, os.path.relpath(trace, args.corpus)
+                    if trace.startswith(args.corpus) else os.path.relpath(trace, REPO), [trace])
+        check_row_groups(report, args, node, work)
+        check_damaged(report, args, node, work)
+        check_invalid_utf8(report, args, node, work)
+        check_same_name(report, args, node, work)
+        check_usage(report, args, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    report.finish()
+
+
+if __name__ == "__main__":
+    main()

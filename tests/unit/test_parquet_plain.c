@@ -1,0 +1,324 @@
+/*
+ * PLAIN values, levels and dictionaries of the Parquet writer's columns
+ * (sink/parquet/column.c, page.c) against bytes worked out by hand:
+ * little-endian integers and IEEE floats, booleans one bit each, byte
+ * arrays with a 4-byte length; a string column's dictionary and indices,
+ * and the dictionary dropped for PLAIN values when it grows too large;
+ * then whole column chunks: the page headers read back, the pages
+ * decompressed and compared, and the min/max statistics (signed, unsigned,
+ * floating point with NaN, byte arrays).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <zstd.h>
+
+#include <cmocka.h>
+
+#include "sink/parquet/column.h"
+
+static size_t acct;
+
+static void expect_buf(const struct pq_buf *b, const uint8_t *want, size_t n)
+{
+	assert_false(b->oom);
+	assert_int_equal(b->len, n);
+	assert_memory_equal(b->p, want, n);
+}
+
+static void test_plain_numbers(void **state)
+{
+	struct pq_col c;
+
+	(void)state;
+	pq_col_init(&c, pq_type_int(32, true), 0, 0, &acct);
+	pq_col_int(&c, 0, 0, (uint64_t)-2);
+	pq_col_int(&c, 0, 0, 0x01020304);
+	expect_buf(&c.vals, (const uint8_t[]){ 0xFE, 0xFF, 0xFF, 0xFF, 0x04, 0x03, 0x02, 0x01 }, 8);
+	assert_int_equal(c.defs.len, 0);   /* a required column has no levels */
+	pq_col_free(&c);
+
+	pq_col_init(&c, pq_type_int(64, false), 1, 0, &acct);
+	pq_col_int(&c, 0, 1, 0x0102030405060708ull);
+	pq_col_null(&c, 0, 0);
+	expect_buf(&c.vals, (const uint8_t[]){ 8, 7, 6, 5, 4, 3, 2, 1 }, 8);
+	expect_buf(&c.defs, (const uint8_t[]){ 1, 0 }, 2);
+	assert_int_equal(c.n_levels, 2);
+	assert_int_equal(c.n_nulls, 1);
+	pq_col_free(&c);
+
+	pq_col_init(&c, pq_type_plain(PQ_DOUBLE), 0, 0, &acct);
+	pq_col_double(&c, 0, 0, 1.5);
+	pq_col_double(&c, 0, 0, -2.0);
+	expect_buf(&c.vals, (const uint8_t[]){ 0, 0, 0, 0, 0, 0, 0xF8, 0x3F, 0, 0, 0, 0, 0, 0, 0, 0xC0 }, 16);
+	pq_col_free(&c);
+
+	pq_col_init(&c, pq_type_plain(PQ_FLOAT), 0, 0, &acct);
+	pq_col_double(&c, 0, 0, 1.5);
+	expect_buf(&c.vals, (const uint8_t[]){ 0, 0, 0xC0, 0x3F }, 4);
+	pq_col_free(&c);
+}
+
+static void test_plain_bools(void **state)
+{
+	static const bool v[] = { true, false, true, true, false, false, false, false, true };
+	struct pq_col c;
+
+	(void)state;
+	pq_col_init(&c, pq_type_plain(PQ_BOOLEAN), 0, 0, &acct);
+	for (size_t i = 0; i < sizeof(v); i++)
+		pq_col_bool(&c, 0, 0, v[i]);
+	/* 1 0 1 1 0 0 0 0 | 1 from the least significant bit: 0x0D, 0x01 */
+	expect_buf(&c.vals, (const uint8_t[]){ 0x0D, 0x01 }, 2);
+	pq_col_free(&c);
+}
+
+static void test_dictionary(void **state)
+{
+	struct pq_col c;
+
+	(void)state;
+	pq_col_init(&c, pq_type_string(), 1, 0, &acct);
+	assert_true(c.dict_on);
+	pq_col_bytes(&c, 0, 1, "a", 1);
+	pq_col_bytes(&c, 0, 1, "bc", 2);
+	pq_col_null(&c, 0, 0);
+	pq_col_bytes(&c, 0, 1, "a", 1);
+	assert_true(c.dict_on);
+	assert_int_equal(c.dict.n, 2);
+	expect_buf(&c.dict.plain, (const uint8_t[]){ 1, 0, 0, 0, 'a', 2, 0, 0, 0, 'b', 'c' }, 11);
+	expect_buf(&c.dict.idx, (const uint8_t *)(const uint32_t[]){ 0, 1, 0 }, 12);
+	assert_int_equal(c.vals.len, 0);
+	pq_col_free(&c);
+}
+
+/* Past PQ_DICT_MAX_ENTRIES distinct values, every value so far becomes PLAIN. */
+static void test_dictionary_dropped(void **state)
+{
+	struct pq_col c;
+	char s[16];
+	size_t at = 0;
+
+	(void)state;
+	pq_col_init(&c, pq_type_string(), 0, 0, &acct);
+	for (unsigned i = 0; i <= PQ_DICT_MAX_ENTRIES; i++) {
+		snprintf(s, sizeof(s), "v%u", i % (PQ_DICT_MAX_ENTRIES + 1));
+		pq_col_bytes(&c, 0, 0, s, strlen(s));
+	}
+	assert_false(c.dict_on);
+	assert_int_equal(c.dict.n, 0);
+	for (unsigned i = 0; i <= PQ_DICT_MAX_ENTRIES; i++) {
+		size_t n = (size_t)snprintf(s, sizeof(s), "v%u", i);
+		assert_int_equal(c.vals.p[at], n);
+		assert_memory_equal(c.vals.p + at + 1, ((const uint8_t[]){ 0, 0, 0 }), 3);
+		assert_memory_equal(c.vals.p + at + 4, s, n);
+		at += 4 + n;
+	}
+	assert_int_equal(at, c.vals.len);
+	pq_col_free(&c);
+}
+
+/* ---- whole chunks: a small reader of Thrift's compact protocol ---- */
+
+struct rd {
+	const uint8_t *p, *end;
+};
+
+static uint64_t rd_varint(struct rd *r)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+
+	while (r->p < r->end) {
+		uint8_t b = *r->p++;
+		v |= (uint64_t)(b & 0x7F) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			break;
+	}
+	return v;
+}
+
+static int64_t rd_zigzag(struct rd *r)
+{
+	uint64_t u = rd_varint(r);
+	return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
+
+/*
+ * Reads a struct; every integer field is stored by its path of field ids
+ * (as id1 * 100 + id2: the page header has two levels) in `ints`.
+ */
+static void rd_struct(struct rd *r, int64_t *ints, int base)
+{
+	int16_t last = 0;
+
+	for (;;) {
+		uint8_t h = *r->p++;
+		int type = h & 15, id;
+		if (!h)
+			return;
+		id = (h >> 4) ? last + (h >> 4) : (int)rd_zigzag(r);
+		last = (int16_t)id;
+		if (type == 5 || type == 6)
+			ints[base + id] = rd_zigzag(r);
+		else if (type == 12)
+			rd_struct(r, ints, id * 100);
+		else
+			fail_msg("unexpected field type %d", type);
+	}
+}
+
+/* One page: its header's integers, then its decompressed body. */
+static void read_page(struct rd *r, int64_t *ints, uint8_t *body, size_t cap, size_t *n)
+{
+	memset(ints, 0, 1000 * sizeof(*ints));
+	rd_struct(r, ints, 0);
+	assert_true((size_t)ints[3] <= (size_t)(r->end - r->p));
+	*n = ZSTD_decompress(body, cap, r->p, (size_t)ints[3]);
+	assert_false(ZSTD_isError(*n));
+	assert_int_equal(*n, ints[2]);   /* uncompressed_page_size */
+	r->p += ints[3];
+}
+
+static void encode(struct pq_col *c, struct pq_buf *out, struct pq_chunk *m)
+{
+	struct pq_encoder enc = { .zctx = ZSTD_createCCtx(), .level = 3 };
+
+	assert_true(pq_col_encode(c, &enc, 1000, out, m));
+	ZSTD_freeCCtx(enc.zctx);
+	pq_buf_free(&enc.body);
+	pq_buf_free(&enc.packed);
+}
+
+static void test_chunk_dictionary(void **state)
+{
+	static int64_t ints[1000];
+	uint8_t body[256];
+	struct pq_buf out = { 0 };
+	struct pq_chunk m;
+	struct pq_col c;
+	struct rd r;
+	size_t n;
+
+	(void)state;
+	pq_col_init(&c, pq_type_string(), 1, 0, &acct);
+	pq_col_bytes(&c, 0, 1, "b", 1);
+	pq_col_bytes(&c, 0, 1, "a", 1);
+	pq_col_null(&c, 0, 0);
+	pq_col_bytes(&c, 0, 1, "b", 1);
+	encode(&c, &out, &m);
+	assert_true(m.dict);
+	assert_int_equal(m.dict_offset, 1000);
+	assert_int_equal(m.num_values, 4);
+	assert_int_equal(m.null_count, 1);
+	assert_int_equal(m.compressed, out.len);
+	assert_true(m.has_minmax);
+	assert_int_equal(m.min_len, 1);
+	assert_int_equal(m.min[0], 'a');
+	assert_int_equal(m.max[0], 'b');
+	r = (struct rd){ out.p, out.p + out.len };
+	read_page(&r, ints, body, sizeof(body), &n);
+	assert_int_equal(ints[1], 2);        /* DICTIONARY_PAGE */
+	assert_int_equal(ints[701], 2);      /* num_values */
+	assert_int_equal(ints[702], 0);      /* PLAIN */
+	assert_int_equal(n, 10);
+	assert_memory_equal(body, ((const uint8_t[]){ 1, 0, 0, 0, 'b', 1, 0, 0, 0, 'a' }), 10);
+	assert_int_equal(m.data_offset, 1000 + (r.p - out.p));
+	read_page(&r, ints, body, sizeof(body), &n);
+	assert_int_equal(ints[1], 0);        /* DATA_PAGE */
+	assert_int_equal(ints[501], 4);      /* num_values, nulls included */
+	assert_int_equal(ints[502], 8);      /* RLE_DICTIONARY */
+	assert_int_equal(ints[503], 3);      /* levels: RLE */
+	/*
+	 * Definition levels 1 1 0 1 (length 2: header 0x03, bits 1011 -> 0x0B),
+	 * bit width 1, indices 0 1 0 bit-packed (0x03, 010 -> 0x02).
+	 */
+	assert_int_equal(n, 4 + 2 + 1 + 2);
+	assert_memory_equal(body, ((const uint8_t[]){ 2, 0, 0, 0, 0x03, 0x0B, 1, 0x03, 0x02 }), 9);
+	assert_ptr_equal(r.p, out.p + out.len);
+	/* The column is empty again, ready for the next row group. */
+	assert_int_equal(c.n_levels, 0);
+	assert_int_equal(c.dict.n, 0);
+	pq_buf_free(&out);
+	pq_col_free(&c);
+}
+
+static void test_chunk_plain_stats(void **state)
+{
+	static int64_t ints[1000];
+	uint8_t body[64];
+	struct pq_buf out = { 0 };
+	struct pq_chunk m;
+	struct pq_col c;
+	struct rd r;
+	size_t n;
+
+	(void)state;
+	/* Unsigned 32-bit: 0xFFFFFFFF is the maximum, not -1. */
+	pq_col_init(&c, pq_type_int(32, false), 0, 0, &acct);
+	pq_col_int(&c, 0, 0, 0xFFFFFFFFu);
+	pq_col_int(&c, 0, 0, 5);
+	encode(&c, &out, &m);
+	assert_false(m.dict);
+	assert_int_equal(m.dict_offset, -1);
+	assert_memory_equal(m.min, ((const uint8_t[]){ 5, 0, 0, 0 }), 4);
+	assert_memory_equal(m.max, ((const uint8_t[]){ 0xFF, 0xFF, 0xFF, 0xFF }), 4);
+	r = (struct rd){ out.p, out.p + out.len };
+	read_page(&r, ints, body, sizeof(body), &n);
+	assert_int_equal(ints[502], 0);      /* PLAIN */
+	/* No levels at all for a required, unrepeated column. */
+	assert_memory_equal(body, ((const uint8_t[]){ 0xFF, 0xFF, 0xFF, 0xFF, 5, 0, 0, 0 }), 8);
+	assert_int_equal(n, 8);
+	pq_col_free(&c);
+
+	/* Signed 64-bit. */
+	out.len = 0;
+	pq_col_init(&c, pq_type_int(64, true), 0, 0, &acct);
+	pq_col_int(&c, 0, 0, (uint64_t)-1);
+	pq_col_int(&c, 0, 0, 7);
+	encode(&c, &out, &m);
+	assert_memory_equal(m.min, ((const uint8_t[]){ 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF }), 8);
+	assert_memory_equal(m.max, ((const uint8_t[]){ 7, 0, 0, 0, 0, 0, 0, 0 }), 8);
+	pq_col_free(&c);
+
+	/* Doubles: NaN counted and left out; a zero minimum is -0.0. */
+	out.len = 0;
+	pq_col_init(&c, pq_type_plain(PQ_DOUBLE), 0, 0, &acct);
+	pq_col_double(&c, 0, 0, NAN);
+	pq_col_double(&c, 0, 0, 0.0);
+	pq_col_double(&c, 0, 0, 2.0);
+	encode(&c, &out, &m);
+	assert_true(m.has_nan_count);
+	assert_int_equal(m.nan_count, 1);
+	assert_memory_equal(m.min, ((const uint8_t[]){ 0, 0, 0, 0, 0, 0, 0, 0x80 }), 8);
+	assert_memory_equal(m.max, ((const uint8_t[]){ 0, 0, 0, 0, 0, 0, 0, 0x40 }), 8);
+	pq_col_free(&c);
+
+	/* Booleans, and a column of nulls only: no bounds. */
+	out.len = 0;
+	pq_col_init(&c, pq_type_plain(PQ_BOOLEAN), 1, 0, &acct);
+	pq_col_null(&c, 0, 0);
+	encode(&c, &out, &m);
+	assert_false(m.has_minmax);
+	assert_int_equal(m.null_count, 1);
+	pq_col_free(&c);
+	pq_buf_free(&out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plain_numbers),
+		cmocka_unit_test(test_plain_bools),
+		cmocka_unit_test(test_dictionary),
+		cmocka_unit_test(test_dictionary_dropped),
+		cmocka_unit_test(test_chunk_dictionary),
+		cmocka_unit_test(test_chunk_plain_stats),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,147 @@
+/*
+ * The RLE / bit-packing hybrid of the Parquet writer (sink/parquet/encode.c)
+ * against bytes worked out by hand from Encodings.md: bit widths, RLE runs
+ * (values on ceil(width / 8) bytes), bit-packed groups (LSB first, padded),
+ * the switch between them, bit-packed runs split at 63 groups, width 0,
+ * and the 4-byte length prefix of data page levels.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sink/parquet/encode.h"
+
+static void expect(const struct pq_buf *b, const uint8_t *want, size_t n)
+{
+	assert_false(b->oom);
+	assert_int_equal(b->len, n);
+	assert_memory_equal(b->p, want, n);
+}
+
+static void hybrid32(const uint32_t *v, size_t n, unsigned width, const uint8_t *want, size_t wn)
+{
+	struct pq_buf b = { 0 };
+
+	pq_rle_hybrid(&b, v, 4, n, width);
+	expect(&b, want, wn);
+	pq_buf_free(&b);
+}
+
+static void test_bit_width(void **state)
+{
+	(void)state;
+	assert_int_equal(pq_bit_width(0), 0);
+	assert_int_equal(pq_bit_width(1), 1);
+	assert_int_equal(pq_bit_width(2), 2);
+	assert_int_equal(pq_bit_width(3), 2);
+	assert_int_equal(pq_bit_width(255), 8);
+	assert_int_equal(pq_bit_width(256), 9);
+	assert_int_equal(pq_bit_width(UINT32_MAX), 32);
+}
+
+/* Encodings.md's example: 0..7 on 3 bits pack as 10001000 11000110 11111010. */
+static void test_bit_packed_spec_example(void **state)
+{
+	static const uint32_t v[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+
+	(void)state;
+	hybrid32(v, 8, 3, (const uint8_t[]){ 0x03, 0x88, 0xC6, 0xFA }, 4);
+}
+
+static void test_rle_runs(void **state)
+{
+	uint32_t v[20];
+
+	(void)state;
+	for (int i = 0; i < 10; i++)
+		v[i] = 3;
+	/* 10 times 3 on 2 bits: header 10 << 1, value on one byte */
+	hybrid32(v, 10, 2, (const uint8_t[]){ 0x14, 0x03 }, 2);
+	for (int i = 0; i < 9; i++)
+		v[i] = 70000;   /* 0x011170 on 17 bits: three bytes */
+	hybrid32(v, 9, 17, (const uint8_t[]){ 0x12, 0x70, 0x11, 0x01 }, 4);
+	for (int i = 0; i < 20; i++)
+		v[i] = 0;
+	/* width 0 (a dictionary of one entry): no value bytes */
+	hybrid32(v, 20, 0, (const uint8_t[]){ 0x28 }, 1);
+	/* 5 values are too few for a run: one bit-packed group of 0 bytes */
+	hybrid32(v, 5, 0, (const uint8_t[]){ 0x03 }, 1);
+}
+
+/* A short run inside bit-packed groups, the last group padded with zeros. */
+static void test_bit_packed_padding(void **state)
+{
+	static const uint32_t v[] = { 1, 2, 1, 1, 1, 1, 1, 1, 1, 1 };
+
+	(void)state;
+	/*
+	 * 2 groups (header 2 << 1 | 1); on 2 bits: 01 10 01 01 -> 0x59,
+	 * 01 01 01 01 -> 0x55, 01 01 00 00 -> 0x05, then 0x00.
+	 */
+	hybrid32(v, 10, 2, (const uint8_t[]){ 0x05, 0x59, 0x55, 0x05, 0x00 }, 5);
+}
+
+/* Bit-packed, then a run from a group boundary. */
+static void test_packed_then_run(void **state)
+{
+	uint32_t v[28];
+
+	(void)state;
+	for (int i = 0; i < 8; i++)
+		v[i] = (uint32_t)(i & 1) ^ 1;          /* 1 0 1 0 1 0 1 0 -> 0x55 */
+	for (int i = 8; i < 28; i++)
+		v[i] = 1;                               /* 20 ones: header 40 */
+	hybrid32(v, 28, 1, (const uint8_t[]){ 0x03, 0x55, 0x28, 0x01 }, 4);
+}
+
+/* 600 alternating bits: 75 groups, as 63 (header 0x7F) and 12 (header 0x19). */
+static void test_long_bit_packed(void **state)
+{
+	uint8_t v[600], want[2 + 75];
+	struct pq_buf b = { 0 };
+
+	(void)state;
+	for (int i = 0; i < 600; i++)
+		v[i] = (uint8_t)(i & 1);                /* 0 1 0 1 ... -> 0xAA */
+	memset(want, 0xAA, sizeof(want));
+	want[0] = 0x7F;
+	want[64] = 0x19;
+	pq_rle_hybrid(&b, v, 1, 600, 1);
+	expect(&b, want, sizeof(want));
+	pq_buf_free(&b);
+}
+
+/* Data page levels: 4-byte LE length, then the runs. */
+static void test_levels(void **state)
+{
+	static const uint8_t ones[10] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+	static const uint8_t mixed[4] = { 0, 2, 1, 2 };
+	struct pq_buf b = { 0 };
+
+	(void)state;
+	pq_levels(&b, ones, 10, 1);
+	expect(&b, (const uint8_t[]){ 0x02, 0x00, 0x00, 0x00, 0x14, 0x01 }, 6);
+	b.len = 0;
+	/* max level 2: 2 bits; 00 10 01 10 -> 0x98, then 0x00 for the padding */
+	pq_levels(&b, mixed, 4, 2);
+	expect(&b, (const uint8_t[]){ 0x03, 0x00, 0x00, 0x00, 0x03, 0x98, 0x00 }, 7);
+	pq_buf_free(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bit_width),
+		cmocka_unit_test(test_bit_packed_spec_example),
+		cmocka_unit_test(test_rle_runs),
+		cmocka_unit_test(test_bit_packed_padding),
+		cmocka_unit_test(test_packed_then_run),
+		cmocka_unit_test(test_long_bit_packed),
+		cmocka_unit_test(test_levels),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
