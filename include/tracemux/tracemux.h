@@ -171,6 +171,11 @@ TMX_API size_t tmx_source_event_class_count(struct tmx_source *src);
 TMX_API const struct tmx_event_class *tmx_source_event_class(struct tmx_source *src, size_t i);
 TMX_API size_t tmx_source_event_class_index(struct tmx_source *src,
 					    const struct tmx_event_class *ec);
+/*
+ * The number i of a stream, as tmx_source_stream_info(src, i) knows it
+ * (0..tmx_source_stream_count-1), or SIZE_MAX for a stream not of `src`.
+ */
+TMX_API size_t tmx_source_stream_index(struct tmx_source *src, const struct tmx_stream *stream);
 
 /* The format of the source's first input (its first logical trace). */
 TMX_API enum tmx_trace_format tmx_source_format(const struct tmx_source *src);

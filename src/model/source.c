@@ -7,10 +7,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "model/errors.h"
 #include "model/msg_iter.h"
+#include "model/ptr_index.h"
 #include "model/source.h"
 #include "mux/muxer.h"
-#include "model/errors.h"
 
 struct reader {
 	struct tmx_msg_iter iter;   /* first: the muxer hands it back */
@@ -18,21 +19,13 @@ struct reader {
 	void *impl;
 };
 
-/* Dense numbering of event classes: made at the first question about it. */
-struct class_index {
-	const struct tmx_event_class **dense;   /* in stream order, then by id */
-	struct class_pos {
-		const struct tmx_event_class *ec;
-		size_t i;
-	} *sorted;                              /* by address, for look-ups */
-	size_t n;
-};
-
 struct tmx_source {
 	struct reader *readers;
 	size_t n_readers;
 	struct tmx_muxer *mux;      /* only with several readers */
-	struct class_index *classes;
+	/* Dense numbers, made at the first question about them. */
+	struct ptr_index classes, streams;
+	bool classes_made, streams_made;
 };
 
 static int reader_next(struct tmx_msg_iter *it, const struct tmx_msg **msg,
@@ -284,116 +277,77 @@ void tmx_source_free(struct tmx_source *src)
 	for (size_t r = 0; r < src->n_readers; r++)
 		src->readers[r].ops->free(src->readers[r].impl);
 	free(src->readers);
-	if (src->classes) {
-		free(src->classes->dense);
-		free(src->classes->sorted);
-		free(src->classes);
-	}
+	ptr_index_free(&src->classes);
+	ptr_index_free(&src->streams);
 	free(src);
-}
-
-/* By address, then by order of discovery. */
-static int cmp_class_pos(const void *a, const void *b)
-{
-	const struct class_pos *x = a, *y = b;
-
-	if (x->ec != y->ec)
-		return (uintptr_t)x->ec < (uintptr_t)y->ec ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
-static int cmp_class_order(const void *a, const void *b)
-{
-	const struct class_pos *x = a, *y = b;
-
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
-static const struct class_pos *find_class(const struct class_index *ix,
-					  const struct tmx_event_class *ec)
-{
-	size_t lo = 0, hi = ix->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ix->sorted[mid].ec == ec)
-			return &ix->sorted[mid];
-		if ((uintptr_t)ix->sorted[mid].ec < (uintptr_t)ec)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
 }
 
 /*
  * Every event class of the stream classes that streams use, once, numbered
  * in stream order and then by class id (each stream class's order).
  */
-static struct class_index *class_index(struct tmx_source *src)
+static const struct ptr_index *class_index(struct tmx_source *src)
 {
-	struct class_index *ix = src->classes;
-	size_t total = 0, n = 0;
+	const void **list;
+	size_t n = 0, total = 0;
 
-	if (ix)
-		return ix;
+	if (src->classes_made)
+		return &src->classes;
 	for (size_t i = 0; i < tmx_source_stream_count(src); i++) {
 		struct tmx_stream_info info;
 
 		tmx_source_stream_info(src, i, &info);
 		total += info.stream->cls->n_event_classes;
 	}
-	ix = calloc(1, sizeof(*ix));
-	if (!ix || !(ix->sorted = malloc((total ? total : 1) * sizeof(*ix->sorted))) ||
-	    !(ix->dense = malloc((total ? total : 1) * sizeof(*ix->dense)))) {
-		if (ix)
-			free(ix->sorted);
-		free(ix);
-		return NULL;
-	}
+	if (!(list = malloc((total ? total : 1) * sizeof(*list))))
+		return &src->classes;   /* empty: retried at the next question */
 	for (size_t i = 0; i < tmx_source_stream_count(src); i++) {
 		struct tmx_stream_info info;
 
 		tmx_source_stream_info(src, i, &info);
-		for (size_t e = 0; e < info.stream->cls->n_event_classes; e++, n++)
-			ix->sorted[n] = (struct class_pos){ info.stream->cls->event_classes[e], n };
+		for (size_t e = 0; e < info.stream->cls->n_event_classes; e++)
+			list[n++] = info.stream->cls->event_classes[e];
 	}
-	/* Keep each class's first place, number them in that order. */
-	qsort(ix->sorted, n, sizeof(*ix->sorted), cmp_class_pos);
-	for (size_t i = 0; i < n; i++)
-		if (!ix->n || ix->sorted[ix->n - 1].ec != ix->sorted[i].ec)
-			ix->sorted[ix->n++] = ix->sorted[i];
-	qsort(ix->sorted, ix->n, sizeof(*ix->sorted), cmp_class_order);
-	for (size_t i = 0; i < ix->n; i++) {
-		ix->dense[i] = ix->sorted[i].ec;
-		ix->sorted[i].i = i;
-	}
-	qsort(ix->sorted, ix->n, sizeof(*ix->sorted), cmp_class_pos);
-	src->classes = ix;
-	return ix;
+	src->classes_made = ptr_index_build(&src->classes, list, n);
+	free(list);
+	return &src->classes;
 }
 
 size_t tmx_source_event_class_count(struct tmx_source *src)
 {
-	const struct class_index *ix = class_index(src);
-
-	return ix ? ix->n : 0;
+	return class_index(src)->n;
 }
 
 const struct tmx_event_class *tmx_source_event_class(struct tmx_source *src, size_t i)
 {
-	const struct class_index *ix = class_index(src);
+	const struct ptr_index *ix = class_index(src);
 
-	return ix && i < ix->n ? ix->dense[i] : NULL;
+	return i < ix->n ? ix->dense[i] : NULL;
 }
 
 size_t tmx_source_event_class_index(struct tmx_source *src, const struct tmx_event_class *ec)
 {
-	const struct class_index *ix = class_index(src);
-	const struct class_pos *p = ix ? find_class(ix, ec) : NULL;
+	return ptr_index_find(class_index(src), ec);
+}
 
-	return p ? p->i : SIZE_MAX;
+size_t tmx_source_stream_index(struct tmx_source *src, const struct tmx_stream *stream)
+{
+	if (!src->streams_made) {
+		size_t n = tmx_source_stream_count(src);
+		const void **list = malloc((n ? n : 1) * sizeof(*list));
+
+		if (!list)
+			return SIZE_MAX;
+		for (size_t i = 0; i < n; i++) {
+			struct tmx_stream_info info;
+
+			tmx_source_stream_info(src, i, &info);
+			list[i] = info.stream;
+		}
+		src->streams_made = ptr_index_build(&src->streams, list, n);
+		free(list);
+	}
+	return ptr_index_find(&src->streams, stream);
 }
 
 enum tmx_trace_format tmx_source_format(const struct tmx_source *src)
