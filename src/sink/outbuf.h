@@ -50,6 +50,19 @@ static inline void outbuf_putc(struct outbuf *b, char c)
 	b->data[b->len++] = c;
 }
 
+/* `n` spaces (column padding). */
+static inline void outbuf_spaces(struct outbuf *b, size_t n)
+{
+	static const char spaces[] = "                                ";
+
+	while (n) {
+		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+
+		outbuf_write(b, spaces, k);
+		n -= k;
+	}
+}
+
 /* "00" "01" ... "99": two decimal digits at a time. */
 extern const char tmx_digit_pairs[201];
 /* Decimal v at p (room for 20 bytes), no leading zeros; returns the end. */

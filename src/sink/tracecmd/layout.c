@@ -35,12 +35,6 @@ int tmx_tclayout_flush(struct tmx_tclayout *m, struct tmx_error *err)
 	return TMX_OK;
 }
 
-static void put_spaces(struct outbuf *b, size_t n)
-{
-	while (n--)
-		outbuf_putc(b, ' ');
-}
-
 /* A member of a structure value by name: its value index, or 0 if none. */
 static size_t find_member(const struct tmx_value *vals, const char *name)
 {
@@ -239,10 +233,10 @@ int tmx_tclayout_consume(struct tmx_tclayout *m, const struct tmx_msg *msg, stru
 	if (comm) {
 		len = comm->str.len;
 		if (len < 16)
-			put_spaces(b, 16 - len);
+			outbuf_spaces(b, 16 - len);
 		outbuf_write(b, comm->str.ptr, len);
 	} else {
-		put_spaces(b, 11);
+		outbuf_spaces(b, 11);
 		outbuf_puts(b, "<...>");
 	}
 	snprintf(tmp, sizeof(tmp), "-%-5lld [%03llu] ", pid ? (long long)int_of(pid) : 0LL,
@@ -254,7 +248,7 @@ int tmx_tclayout_consume(struct tmx_tclayout *m, const struct tmx_msg *msg, stru
 	outbuf_puts(b, name);
 	outbuf_puts(b, ": ");
 	if (strlen(name) < 20)
-		put_spaces(b, 20 - strlen(name));
+		outbuf_spaces(b, 20 - strlen(name));
 	for (int s = TMX_SCOPE_SPECIFIC_CONTEXT; s <= TMX_SCOPE_PAYLOAD; s++) {
 		const struct tmx_value *vals = ev->scopes[s];
 		if (!vals || vals[0].fc->kind != TMX_FC_STRUCT || !vals[0].n_members)

@@ -80,7 +80,7 @@ static void put_label(struct tcr *r, const char *label)
 		put_right(r->out, label, r->max_label);
 		outbuf_write(r->out, ": ", 2);
 	} else {
-		put_spaces(r->out, r->max_label + 2);
+		outbuf_spaces(r->out, r->max_label + 2);
 	}
 }
 
@@ -125,7 +125,7 @@ static void emit(struct tcr *r, struct tcr_handle *h, const struct tdat_record *
 	if (r->o->latency) {
 		/* "%8.8s-%-5d %3d", then libtraceevent's latency flags (-R: "-0x%x" of them) */
 		size_t cl = strnlen(comm, 8);
-		put_spaces(b, 8 - cl);
+		outbuf_spaces(b, 8 - cl);
 		outbuf_write(b, comm, cl);
 		outbuf_putc(b, '-');
 		end = fmt_i64(buf, pid);
@@ -171,7 +171,7 @@ static void emit(struct tcr *r, struct tcr_handle *h, const struct tdat_record *
 			outbuf_putc(b, ')');
 		}
 		if (dl < 8)
-			put_spaces(b, 8 - dl);
+			outbuf_spaces(b, 8 - dl);
 		r->last_ts = ts;
 	}
 	/* " %s: " and the name padded to 20 columns */
@@ -181,7 +181,7 @@ static void emit(struct tcr *r, struct tcr_handle *h, const struct tdat_record *
 	outbuf_puts(b, name);
 	outbuf_write(b, ": ", 2);
 	if (strlen(name) < 20)
-		put_spaces(b, 20 - strlen(name));
+		outbuf_spaces(b, 20 - strlen(name));
 	/* trace-cmd drops one newline at the end of the line. */
 	if (ev && ev->id >= 0 && ev->id < tf->n_plans && tf->plans[ev->id] &&
 	    (n = tcf_render(tf->plans[ev->id], rec->data, rec->size, r->scratch,

@@ -136,17 +136,6 @@ struct tcr {
 
 /* ---- Columns (printf semantics without printf; digits from outbuf.h) ---- */
 
-static inline void put_spaces(struct outbuf *b, size_t n)
-{
-	static const char spaces[] = "                                ";
-
-	while (n) {
-		size_t k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
-		outbuf_write(b, spaces, k);
-		n -= k;
-	}
-}
-
 /* "%lld" at p (room for 21 bytes); returns the end. */
 static inline char *fmt_i64(char *p, int64_t v)
 {
@@ -163,10 +152,10 @@ static inline void put_num(struct outbuf *b, const char *p, const char *end, siz
 	size_t len = (size_t)(end - p);
 
 	if (!left && width > len)
-		put_spaces(b, width - len);
+		outbuf_spaces(b, width - len);
 	outbuf_write(b, p, len);
 	if (left && width > len)
-		put_spaces(b, width - len);
+		outbuf_spaces(b, width - len);
 }
 
 /* "%*s": right-aligned, never cut. */
