@@ -4,6 +4,11 @@
 
 #include "tracemux/tracemux.h"
 
+/*
+ * Prints "tracemux COMMAND: MESSAGE" (COMMAND may be NULL) and the --help
+ * hint of that command; returns 2, the usage exit status.
+ */
+int cli_command_usage_error(const char *command, const char *fmt, const char *arg);
 /* Prints "tracemux: error: ..." and returns the exit status (2 for usage errors, else 1). */
 int cli_report(const struct tmx_error *err);
 /*

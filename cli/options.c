@@ -10,15 +10,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "options.h"
 #include "tracemux/sink.h"
 
+int cli_command_usage_error(const char *command, const char *fmt, const char *arg)
+{
+	const char *sep = command ? " " : "";
+
+	command = command ? command : "";
+	fprintf(stderr, "tracemux%s%s: ", sep, command);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'tracemux%s%s --help'.\n", sep, command);
+	return 2;
+}
+
 int cli_usage_error(const char *fmt, const char *arg)
 {
-	fputs("tracemux: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\nTry 'tracemux --help'.\n", stderr);
-	return 2;
+	return cli_command_usage_error(NULL, fmt, arg);
 }
 
 static bool parse_int64(const char *s, int64_t *out)

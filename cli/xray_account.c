@@ -77,14 +77,6 @@ static void account_usage(FILE *out)
 	      out);
 }
 
-static int account_usage_error(const char *fmt, const char *arg)
-{
-	fputs("tracemux xray-account: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\nTry 'tracemux xray-account --help'.\n", stderr);
-	return 2;
-}
-
 static bool parse_sort(const char *s, enum tmx_xacct_sort *out)
 {
 	static const struct {
@@ -316,8 +308,9 @@ int cli_xray_account(int argc, char **argv, const struct tmx_diag *diag_in)
 			break;
 		case 's':
 			if (!parse_sort(optarg, &opts.sort))
-				return account_usage_error("invalid -sort value `%s` (funcid, count, min, "
-							   "med, 90p, 99p, max, sum, func)", optarg);
+				return cli_command_usage_error("xray-account",
+							       "invalid -sort value `%s` (funcid, count, min, "
+							       "med, 90p, 99p, max, sum, func)", optarg);
 			break;
 		case 'r':
 			if (!strcmp(optarg, "asc"))
@@ -325,13 +318,15 @@ int cli_xray_account(int argc, char **argv, const struct tmx_diag *diag_in)
 			else if (!strcmp(optarg, "dsc"))
 				opts.descending = true;
 			else
-				return account_usage_error("invalid -sortorder value `%s` (asc, dsc)", optarg);
+				return cli_command_usage_error("xray-account",
+							       "invalid -sortorder value `%s` (asc, dsc)", optarg);
 			break;
 		case 'p':
 			errno = 0;
 			top = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end)
-				return account_usage_error("invalid -top value `%s`", optarg);
+				return cli_command_usage_error("xray-account",
+							       "invalid -top value `%s`", optarg);
 			opts.top = top;
 			break;
 		case 'f':
@@ -340,7 +335,8 @@ int cli_xray_account(int argc, char **argv, const struct tmx_diag *diag_in)
 			else if (!strcmp(optarg, "csv"))
 				opts.csv = true;
 			else
-				return account_usage_error("invalid -format value `%s` (text, csv)", optarg);
+				return cli_command_usage_error("xray-account",
+							       "invalid -format value `%s` (text, csv)", optarg);
 			break;
 		case 'o':
 			output = strcmp(optarg, "-") ? optarg : NULL;
@@ -361,19 +357,20 @@ int cli_xray_account(int argc, char **argv, const struct tmx_diag *diag_in)
 			break;
 		case OPT_MEMORY:
 			if (!parse_bytes(optarg, &opts.memory))
-				return account_usage_error("invalid --account-memory value `%s` (bytes, "
-							   "e.g. 65536, 512K, 64M)", optarg);
+				return cli_command_usage_error("xray-account",
+							       "invalid --account-memory value `%s` (bytes, "
+							       "e.g. 65536, 512K, 64M)", optarg);
 			break;
 		case 'h':
 			account_usage(stdout);
 			return 0;
 		default:
-			return account_usage_error("%s", "invalid option");
+			return cli_command_usage_error("xray-account", "%s", "invalid option");
 		}
 	}
 	if (optind != argc - 1)
-		return account_usage_error("%s", optind >= argc ? "no XRay log given" :
-						  "one XRay log at a time");
+		return cli_command_usage_error("xray-account",
+					       "%s", optind >= argc ? "no XRay log given" : "one XRay log at a time");
 	/*
 	 * llvm-xray account always names functions from the map.  Records in
 	 * TSC order (llvm-xray convert's default): each thread's calls in time

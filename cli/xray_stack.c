@@ -80,14 +80,6 @@ static void stack_usage(FILE *out)
 	      out);
 }
 
-static int stack_usage_error(const char *fmt, const char *arg)
-{
-	fputs("tracemux xray-stack: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs("\nTry 'tracemux xray-stack --help'.\n", stderr);
-	return 2;
-}
-
 static void stack_warning(void *user, const char *msg)
 {
 	(void)user;
@@ -163,20 +155,25 @@ static bool stack_log(struct run *r, const char *path, const struct tmx_xray_opt
 static int check_options(const struct tmx_xstack_opts *o, bool flame)
 {
 	if (o->per_thread && o->aggregate_threads)
-		return stack_usage_error("%s", "can't specify options for per thread reporting and "
-					 "reporting that aggregates threads");
+		return cli_command_usage_error("xray-stack",
+					       "%s", "can't specify options for per thread reporting and "
+					       "reporting that aggregates threads");
 	if (!o->all_stacks && flame)
-		return stack_usage_error("%s", "can't specify a non-human format without --all-stacks");
+		return cli_command_usage_error("xray-stack",
+					       "%s", "can't specify a non-human format without --all-stacks");
 	if (o->all_stacks && !flame)
-		return stack_usage_error("%s", "you must specify a non-human format when reporting "
-					 "with --all-stacks (--stack-format=flame)");
+		return cli_command_usage_error("xray-stack",
+					       "%s", "you must specify a non-human format when reporting "
+					       "with --all-stacks (--stack-format=flame)");
 	if (o->exclusive && !o->all_stacks)
-		return stack_usage_error("%s", "--flame-exclusive goes with --all-stacks "
-					 "--stack-format=flame");
+		return cli_command_usage_error("xray-stack",
+					       "%s", "--flame-exclusive goes with --all-stacks "
+					       "--stack-format=flame");
 	if (o->exclusive && o->count)
-		return stack_usage_error("%s", "--flame-exclusive takes times off: with "
-					 "--aggregation-type=count each line already counts the "
-					 "calls of its own stack only");
+		return cli_command_usage_error("xray-stack",
+					       "%s", "--flame-exclusive takes times off: with "
+					       "--aggregation-type=count each line already counts the "
+					       "calls of its own stack only");
 	return 0;
 }
 
@@ -255,14 +252,15 @@ int cli_xray_stack(int argc, char **argv, const struct tmx_diag *diag_in)
 			break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "human") && strcmp(optarg, "flame"))
-				return stack_usage_error("invalid --stack-format value `%s` (human, flame)",
-							 optarg);
+				return cli_command_usage_error("xray-stack",
+							       "invalid --stack-format value `%s` (human, flame)", optarg);
 			flame = !strcmp(optarg, "flame");
 			break;
 		case OPT_AGGREGATION:
 			if (strcmp(optarg, "time") && strcmp(optarg, "count"))
-				return stack_usage_error("invalid --aggregation-type value `%s` (time, "
-							 "count)", optarg);
+				return cli_command_usage_error("xray-stack",
+							       "invalid --aggregation-type value `%s` (time, "
+							       "count)", optarg);
 			opts.count = !strcmp(optarg, "count");
 			break;
 		case OPT_EXCLUSIVE:
@@ -278,11 +276,11 @@ int cli_xray_stack(int argc, char **argv, const struct tmx_diag *diag_in)
 			stack_usage(stdout);
 			return 0;
 		default:
-			return stack_usage_error("%s", "invalid option");
+			return cli_command_usage_error("xray-stack", "%s", "invalid option");
 		}
 	}
 	if (optind >= argc)
-		return stack_usage_error("%s", "no XRay log given");
+		return cli_command_usage_error("xray-stack", "%s", "no XRay log given");
 	if ((status = check_options(&opts, flame)))
 		return status;
 	/* llvm-xray stack names functions from the map whenever there is one. */

@@ -7,8 +7,8 @@
  */
 #include <string.h>
 
-#include "tracemux/event.h"
 #include "model/field_class.h"
+#include "tracemux/event.h"
 
 /* The value itself, or what a variant selects / a present optional holds. */
 static const struct tmx_value *through(const struct tmx_value *v)
@@ -24,18 +24,12 @@ static const struct tmx_value *through(const struct tmx_value *v)
 	return v;
 }
 
-static bool is_text(const struct tmx_value *v)
+/* The type of a value already looked through (NULL: none). */
+static enum tmx_value_type type_of(const struct tmx_value *v)
 {
-	return v->fc->kind == TMX_FC_STRING ||
-	       ((v->fc->kind == TMX_FC_ARRAY || v->fc->kind == TMX_FC_SEQUENCE) && v->fc->is_text);
-}
-
-enum tmx_value_type tmx_value_type(const struct tmx_value *v)
-{
-	v = through(v);
 	if (!v)
 		return TMX_TYPE_NONE;
-	if (is_text(v))
+	if (tmx_fc_is_text(v->fc))
 		return TMX_TYPE_STRING;
 	switch (v->fc->kind) {
 	case TMX_FC_INT:
@@ -59,17 +53,23 @@ enum tmx_value_type tmx_value_type(const struct tmx_value *v)
 	}
 }
 
+enum tmx_value_type tmx_value_type(const struct tmx_value *v)
+{
+	return type_of(through(v));
+}
+
 bool tmx_value_int64(const struct tmx_value *v, int64_t *out)
 {
-	switch (tmx_value_type(v)) {
+	v = through(v);
+	switch (type_of(v)) {
 	case TMX_TYPE_SIGNED:
-		*out = through(v)->s;
+		*out = v->s;
 		return true;
 	case TMX_TYPE_UNSIGNED:
 	case TMX_TYPE_BOOL:
-		if (through(v)->u > INT64_MAX)
+		if (v->u > INT64_MAX)
 			return false;
-		*out = (int64_t)through(v)->u;
+		*out = (int64_t)v->u;
 		return true;
 	default:
 		return false;
@@ -78,15 +78,16 @@ bool tmx_value_int64(const struct tmx_value *v, int64_t *out)
 
 bool tmx_value_uint64(const struct tmx_value *v, uint64_t *out)
 {
-	switch (tmx_value_type(v)) {
+	v = through(v);
+	switch (type_of(v)) {
 	case TMX_TYPE_SIGNED:
-		if (through(v)->s < 0)
+		if (v->s < 0)
 			return false;
-		*out = (uint64_t)through(v)->s;
+		*out = (uint64_t)v->s;
 		return true;
 	case TMX_TYPE_UNSIGNED:
 	case TMX_TYPE_BOOL:
-		*out = through(v)->u;
+		*out = v->u;
 		return true;
 	default:
 		return false;
@@ -95,16 +96,17 @@ bool tmx_value_uint64(const struct tmx_value *v, uint64_t *out)
 
 bool tmx_value_double(const struct tmx_value *v, double *out)
 {
-	switch (tmx_value_type(v)) {
+	v = through(v);
+	switch (type_of(v)) {
 	case TMX_TYPE_DOUBLE:
-		*out = through(v)->d;
+		*out = v->d;
 		return true;
 	case TMX_TYPE_SIGNED:
-		*out = (double)through(v)->s;
+		*out = (double)v->s;
 		return true;
 	case TMX_TYPE_UNSIGNED:
 	case TMX_TYPE_BOOL:
-		*out = (double)through(v)->u;
+		*out = (double)v->u;
 		return true;
 	default:
 		return false;
@@ -114,7 +116,7 @@ bool tmx_value_double(const struct tmx_value *v, double *out)
 const char *tmx_value_text(const struct tmx_value *v, size_t *len)
 {
 	v = through(v);
-	if (!v || !is_text(v))
+	if (type_of(v) != TMX_TYPE_STRING)
 		return NULL;
 	/* Text arrays end at their first NUL; strings are already cut there. */
 	*len = tmx_value_text_len(v);
@@ -164,11 +166,12 @@ const char *tmx_value_label(const struct tmx_value *v)
 
 size_t tmx_value_length(const struct tmx_value *v)
 {
-	switch (tmx_value_type(v)) {
+	v = through(v);
+	switch (type_of(v)) {
 	case TMX_TYPE_ARRAY:
-		return (size_t)through(v)->count;
+		return (size_t)v->count;
 	case TMX_TYPE_STRUCT:
-		return through(v)->n_members;
+		return v->n_members;
 	default:
 		return 0;
 	}
@@ -178,9 +181,9 @@ const struct tmx_value *tmx_value_element(const struct tmx_value *v, size_t i)
 {
 	size_t at = 1;
 
-	if (tmx_value_type(v) != TMX_TYPE_ARRAY || i >= through(v)->count)
-		return NULL;
 	v = through(v);
+	if (type_of(v) != TMX_TYPE_ARRAY || i >= v->count)
+		return NULL;
 	while (i--)
 		at = tmx_value_skip(v, at);
 	return &v[at];
@@ -190,9 +193,9 @@ const struct tmx_value *tmx_value_member(const struct tmx_value *v, const char *
 {
 	size_t at = 1;
 
-	if (tmx_value_type(v) != TMX_TYPE_STRUCT)
-		return NULL;
 	v = through(v);
+	if (type_of(v) != TMX_TYPE_STRUCT)
+		return NULL;
 	for (uint32_t m = 0; m < v->n_members; m++) {
 		if (!strcmp(v->fc->members[m].name, name))
 			return &v[at];

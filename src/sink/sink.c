@@ -23,7 +23,7 @@ enum sink_kind { SINK_TEXT, SINK_JSON, SINK_CHROME, SINK_CTF, SINK_TRACECMD, SIN
 		 SINK_PARQUET, SINK_DUMMY };
 
 struct tmx_sink_params {
-	enum sink_kind kind;
+	const struct sink_ops *ops;          /* the sink they are for */
 	struct tmx_pretty_opts pretty;       /* text */
 	bool sched_slices;                   /* chrome */
 	char *path;                          /* ctf, parquet: output directory */
@@ -201,14 +201,9 @@ static bool word_in(const char *s, const char *const *words)
 static int bad_value(const struct tmx_sink_params *p, const char *key, const char *value,
 		     const char *expected, struct tmx_error *err)
 {
-	const struct sink_ops *s = NULL;
-
-	for (size_t i = 0; i < sizeof(sinks) / sizeof(sinks[0]); i++)
-		if (sinks[i].kind == p->kind)
-			s = &sinks[i];
 	return tmx_error_set(err, TMX_ERR_USAGE, NULL,
 			     "sink `%s`: invalid value `%s` for parameter `%s`: expected %s",
-			     s ? s->name : "?", value ? value : "", key, expected);
+			     p->ops->name, value ? value : "", key, expected);
 }
 
 /* A boolean: no value, or one of the words. */
@@ -379,7 +374,7 @@ struct tmx_sink_params *tmx_sink_params_new(const char *name, struct tmx_error *
 		tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 		return NULL;
 	}
-	p->kind = s->kind;
+	p->ops = s;
 	tmx_pretty_opts_default(&p->pretty);
 	return p;
 }
@@ -388,7 +383,7 @@ int tmx_sink_params_set(struct tmx_sink_params *p, const char *key, const char *
 			struct tmx_error *err)
 {
 	for (size_t i = 0; i < sizeof(params) / sizeof(params[0]); i++)
-		if (params[i].kind == p->kind && !strcmp(params[i].key, key))
+		if (params[i].kind == p->ops->kind && !strcmp(params[i].key, key))
 			return params[i].set(p, key, value, err);
 	return bad_value(p, key, value, "a parameter of this sink (see tracemux/sink.h)", err);
 }
@@ -405,13 +400,10 @@ void tmx_sink_params_free(struct tmx_sink_params *p)
 int tmx_sink_open(const struct tmx_sink_params *p, const struct tmx_source *src,
 		  const struct tmx_sink_io *io, struct tmx_sink **out, struct tmx_error *err)
 {
-	const struct sink_ops *s = NULL;
+	const struct sink_ops *s = p->ops;
 	struct tmx_sink *sink;
 
 	*out = NULL;
-	for (size_t i = 0; i < sizeof(sinks) / sizeof(sinks[0]); i++)
-		if (sinks[i].kind == p->kind)
-			s = &sinks[i];
 	sink = calloc(1, sizeof(*sink));
 	if (!sink)
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
