@@ -31,6 +31,7 @@ that CPU's next one, and the order that follows depends on freed memory.
 For fg-migrate.dat the output is compared up to that leaf, and tracemux's
 must stay in time order after it.
 """
+import collections
 import gzip
 import os
 import re
@@ -74,6 +75,20 @@ def trace_cmd(tc, opts, files, cwd):
     p = subprocess.run(argv, capture_output=True, env=dict(os.environ, TZ="UTC", LC_ALL="C"),
                        cwd=cwd, timeout=300)
     return p.returncode, p.stdout
+
+
+def kinmax_trace_cmd(tc, opts, cwd):
+    """trace-cmd report on the kinmax file, the most frequent of three runs.
+
+    The file's trace_clock block is empty, and trace-cmd 3.1.6 tokenizes it
+    past its end (valgrind: "Invalid read of size 1 ... strtok_r ...
+    tracecmd_parse_trace_clock", 0 bytes after a block of size 0). Almost
+    always the heap garbage leaves the [local] fallback and microsecond
+    timestamps; once in a while (seen in CI) it leaves a raw counter clock
+    and 12-digit timestamps. The majority of three runs is the output of the
+    documented fallback that tracemux implements."""
+    runs = [trace_cmd(tc, opts, [KINMAX], cwd) for _ in range(3)]
+    return collections.Counter(runs).most_common(1)[0][0]
 
 
 def sections(path):
@@ -218,7 +233,7 @@ def main():
                     exp_out, exp_code)
             counts["live"] += 1
     for opts in KINMAX_LIVE:
-        exp_code, exp_out = trace_cmd(tc, opts, [KINMAX], external)
+        exp_code, exp_out = kinmax_trace_cmd(tc, opts, external)
         code, out, err = tracemux(args, opts, [KINMAX], external)
         compare(report, "live: trace-cmd report %s -i %s" % (" ".join(opts), KINMAX), code, out, err,
                 exp_out, exp_code)
