@@ -31,6 +31,7 @@ struct tmx_sink_params {
 	int ctf_version;                     /* ctf: TMX_CTF_VERSION_* */
 	uint64_t row_group_rows;             /* parquet: 0 for the default */
 	uint64_t part_row_groups;            /* parquet: 0 for the default */
+	unsigned partition;                  /* parquet: TMX_PARQUET_BY_* */
 };
 
 /* ---- the sinks ---- */
@@ -117,7 +118,7 @@ static int open_parquet(const struct tmx_sink_params *p, const struct tmx_source
 {
 	struct tmx_parquet_opts opts = {
 		.dir = p->path, .row_group_rows = p->row_group_rows,
-		.part_row_groups = p->part_row_groups,
+		.part_row_groups = p->part_row_groups, .partition = p->partition,
 	};
 
 	(void)io;
@@ -335,6 +336,33 @@ static int set_count(struct tmx_sink_params *p, const char *key, const char *val
 	return TMX_OK;
 }
 
+/* Hive partitions of the parquet dataset under event=NAME: host, trace or both. */
+static int set_partition(struct tmx_sink_params *p, const char *key, const char *value,
+			 struct tmx_error *err)
+{
+	static const struct { const char *word; unsigned flag; } keys[] = {
+		{ "host", TMX_PARQUET_BY_HOST }, { "trace", TMX_PARQUET_BY_TRACE },
+	};
+	unsigned flags = 0;
+	const char *s = value;
+
+	while (s && *s) {
+		size_t n = strcspn(s, ","), k = 0;
+
+		while (k < sizeof(keys) / sizeof(keys[0]) &&
+		       (strlen(keys[k].word) != n || strncmp(keys[k].word, s, n)))
+			k++;
+		if (k == sizeof(keys) / sizeof(keys[0]))
+			return bad_value(p, key, value, "host, trace or host,trace", err);
+		flags |= keys[k].flag;
+		s += n + (s[n] == ',');
+	}
+	if (!flags)
+		return bad_value(p, key, value, "host, trace or host,trace", err);
+	p->partition = flags;
+	return TMX_OK;
+}
+
 static const struct param {
 	enum sink_kind kind;
 	const char *key;
@@ -356,6 +384,7 @@ static const struct param {
 	{ SINK_PARQUET, "path", set_path },
 	{ SINK_PARQUET, "row-group-rows", set_count },
 	{ SINK_PARQUET, "part-row-groups", set_count },
+	{ SINK_PARQUET, "partition", set_partition },
 };
 
 struct tmx_sink_params *tmx_sink_params_new(const char *name, struct tmx_error *err)

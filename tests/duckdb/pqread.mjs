@@ -5,11 +5,12 @@
 //                     "row_groups": [{"column": path, "min": .., "max": ..,
 //                                     "encodings": ..}...]}},
 //    "counts": {event: rows}}      (the whole dataset, Hive partitioning)
+//   node pqread.mjs --partitions DATASET_DIR    (a dataset made with --partition host,trace)
+//   {"partitions": [{"event", "host", "trace", "n"}...], "file_columns": [names]}
 // Values are made exact for JSON: TIMESTAMP_NS as epoch nanoseconds, BLOBs
 // as lowercase hex; 64-bit integers come as strings.
 import { DuckDBInstance } from '@duckdb/node-api';
 
-const [dir, ...files] = process.argv.slice(2);
 const db = await DuckDBInstance.create(':memory:');
 const con = await db.connect();
 const quote = (s) => "'" + s.replaceAll("'", "''") + "'";
@@ -19,6 +20,19 @@ async function rows(sql) {
   return (await con.runAndReadAll(sql)).getRowObjectsJson();
 }
 
+if (process.argv[2] === '--partitions') {
+  const parts = `${process.argv[3]}/event=*/host=*/trace=*/*.parquet`;
+  const src = `read_parquet(${quote(parts)}, hive_partitioning = true, union_by_name = true)`;
+  const cols = await rows(`DESCRIBE SELECT * FROM read_parquet(${quote(parts)},
+      hive_partitioning = false, union_by_name = true)`);
+  process.stdout.write(JSON.stringify({
+    partitions: await rows(`SELECT event, host, trace, count(*) AS n FROM ${src} GROUP BY ALL`),
+    file_columns: cols.map((c) => c.column_name),
+  }));
+  process.exit(0);
+}
+
+const [dir, ...files] = process.argv.slice(2);
 const out = { files: {}, counts: {} };
 for (const f of files) {
   const src = `read_parquet(${quote(f)}, hive_partitioning = false)`;

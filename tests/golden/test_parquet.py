@@ -9,7 +9,12 @@ For every trace of the corpus (CTF 1.8 and 2, trace.dat, XRay):
   enumeration labels in NAME_label, variants as NAME plus NAME.OPTION...,
   lists as lists);
 - _streams counts the events of each stream, _discarded has the JSON
-  output's discard records, _traces one row per trace.
+  output's discard records, _traces one row per trace;
+- the rows per class equal what the real tools count: babeltrace2's
+  sink.text.details (babeltrace 2.1.2 for CTF 2) and trace-cmd report.
+--partition host,trace: several traces in one dataset, the rows of each
+(event, host, trace) partition equal the JSON output's events of that
+trace, hosts as babeltrace2 and trace-cmd report them, no `trace` column.
 Small row groups and parts (--parquet-row-group-rows/--parquet-part-row-groups)
 give the same rows, with min/max statistics of each row group equal to its
 values, and strings dictionary-encoded.  Damaged inputs give exit 1 with
@@ -403,15 +408,133 @@ def check_usage(report, args, work):
         report.ok()
 
 
+BT2_EVENT = re.compile(rb"\} Event `(.*)` \(\d+\)$")
+TC_EVENT = re.compile(rb"^.*?\[\d+\]\s+\d+(?:\.\d+)?:\s+([^:\s]+):")
+
+
+def reference_counts(trace):
+    """Events per class as babeltrace2 (CTF) or trace-cmd report (trace.dat) count them; None if neither."""
+    if os.path.isdir(trace):
+        bt = "/opt/bt21/bt21" if "/ctf2/" in trace else shutil.which("babeltrace2")
+        argv = [bt, trace, "-c", "sink.text.details", "--params=with-metadata=false,compact=true"]
+        pattern = BT2_EVENT
+    elif trace.endswith(".dat") and shutil.which("trace-cmd"):
+        argv, pattern = [shutil.which("trace-cmd"), "report", "-i", trace], TC_EVENT
+    else:
+        return None
+    if not argv[0] or not os.path.exists(argv[0]):
+        return None
+    p = subprocess.run(argv, capture_output=True, timeout=300, env=dict(os.environ, LC_ALL="C"))
+    if p.returncode:
+        return None
+    counts = {}
+    for line in p.stdout.split(b"\n"):
+        m = pattern.search(line)
+        if m:
+            name = m.group(1).decode()
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def check_reference_counts(report, what, trace, got):
+    """The dataset's rows per class against the real tool's count (trace-cmd: names without system)."""
+    want = reference_counts(trace)
+    if want is None:
+        return 0
+    have = {}
+    for name, n in got["counts"].items():
+        key = name.split(":", 1)[-1] if trace.endswith(".dat") else name
+        have[key] = have.get(key, 0) + n
+    if have != want:
+        diff = {k: (have.get(k), want.get(k)) for k in set(have) | set(want) if have.get(k) != want.get(k)}
+        report.fail(what + ": rows per class vs the real tool", f"(parquet, tool): {dict(list(diff.items())[:6])}")
+    else:
+        report.ok()
+    return 1
+
+
+def trace_hosts(trace):
+    """The host name as the real tools show it: the CTF metadata's env, trace-cmd report --uname."""
+    if os.path.isdir(trace):
+        p = subprocess.run([shutil.which("babeltrace2"), "-o", "ctf-metadata", trace], capture_output=True)
+        m = re.search(rb'\bhostname = "([^"]*)";', p.stdout)
+    elif trace.endswith(".dat"):
+        p = subprocess.run([shutil.which("trace-cmd"), "report", "--uname", "-i", trace], capture_output=True)
+        m = re.search(rb"^cpus=\d+\n\S+ (\S+) ", p.stdout)
+    else:
+        return None
+    return m.group(1).decode() if m else None
+
+
+def check_partition(report, args, node, work):
+    """Several traces, one dataset partitioned by host and trace."""
+    traces = [os.path.join(args.corpus, "babeltrace-tests/ctf-traces/succeed/wk-heartbeat-u"),
+              os.path.join(args.corpus, "babeltrace-tests/ctf-traces/succeed/trace-with-index"),
+              os.path.join(args.corpus, "tracecmd-samples/sched-v6.dat"),
+              os.path.join(args.corpus, "tracecmd-samples/sched-v7-zstd.dat"),
+              os.path.join(args.corpus, "xray-samples/fdr-v5-small.xray")]
+    dataset = os.path.join(work, "partitioned")
+    shutil.rmtree(dataset, ignore_errors=True)
+    code, _, err = run(args.tracemux, ["-o", "parquet", "-w", dataset, "--partition", "host,trace"] + traces,
+                       timeout=300)
+    _, out_j, _ = run(args.tracemux, ["-o", "json"] + traces, timeout=300)
+    if code:
+        report.fail("--partition host,trace", f"exit {code}: {err.decode(errors='replace')[-500:]}")
+        return
+    hosts = {}
+    want = {}
+    for line in out_j.decode().split("\n"):
+        o = json.loads(line) if line else {}
+        if o.get("type") == "event":
+            if o["trace"] not in hosts:
+                # An XRay stream is a thread: its trace is named after the log.
+                src = next(t for t in traces if o["trace"] == t or
+                           o["stream"]["name"].startswith(os.path.realpath(t) + "/"))
+                hosts[o["trace"]] = trace_hosts(src)
+            # An empty name is Hive's default partition, which DuckDB reads as NULL.
+            key = (o["name"], hosts[o["trace"]] or None, o["trace"] or None)
+            want[key] = want.get(key, 0) + 1
+    p = subprocess.run([node, os.path.join(DUCK, "pqread.mjs"), "--partitions", dataset],
+                       capture_output=True, timeout=600)
+    if p.returncode:
+        report.fail("--partition host,trace: DuckDB", p.stderr.decode(errors="replace")[-800:])
+        return
+    got = json.loads(p.stdout)
+    have = {(r["event"], r["host"], r["trace"]): int(r["n"]) for r in got["partitions"]}
+    if have != want:
+        report.fail("--partition host,trace: rows per (event, host, trace)",
+                    f"DuckDB {sorted(have.items())[:4]}...\n-o json {sorted(want.items())[:4]}...")
+    elif "trace" in got["file_columns"]:
+        report.fail("--partition host,trace", "the files still have a `trace` column")
+    elif {h for _, h, _ in have} != {None, "joraj-alpa", "vm"}:
+        report.fail("--partition host,trace", f"hosts {sorted({str(h) for _, h, _ in have})}: "
+                    "expected joraj-alpa, vm and none (the XRay log, a trace without hostname)")
+    else:
+        report.ok()
+    code, _, err = run(args.tracemux, ["-o", "parquet", "-w", dataset, "--partition", "cpu", traces[0]])
+    if code != 2 or b"host, trace or host,trace" not in err:
+        report.fail("--partition cpu", f"exit {code}: {err!r}")
+    else:
+        report.ok()
+
+
 def main():
     args = parse_args()
     node = setup_duckdb()
     report = Report("parquet")
     work = tempfile.mkdtemp(prefix="tracemux-parquet-")
     try:
+        checked = 0
         for trace in corpus_traces(args):
-            convert(report, args, node, work, os.path.relpath(trace, args.corpus)
-                    if trace.startswith(args.corpus) else os.path.relpath(trace, REPO), [trace])
+            what = (os.path.relpath(trace, args.corpus) if trace.startswith(args.corpus)
+                    else os.path.relpath(trace, REPO))
+            got, code, _ = convert(report, args, node, work, what, [trace])
+            if got and code == 0:
+                checked += check_reference_counts(report, what, trace, got)
+        if checked < 20:
+            report.fail("rows per class vs the real tools", f"only {checked} traces compared")
+        print(f"rows per class compared with babeltrace2 / trace-cmd report on {checked} traces")
+        check_partition(report, args, node, work)
         check_row_groups(report, args, node, work)
         check_damaged(report, args, node, work)
         check_invalid_utf8(report, args, node, work)

@@ -7,10 +7,16 @@
  *                                     __HIVE_DEFAULT_PARTITION__ without one
  *   DIR/_streams.parquet, DIR/_traces.parquet, DIR/_discarded/  (meta.h)
  *
+ * With `partition`, the parts of a class are further split by trace, as
+ * DIR/event=NAME/host=HOST/trace=TRACE/part-N.parquet (either level alone
+ * too): one dataset for a fleet of traces, queried with Hive partitioning.
+ * A partition key is not also a column of the files (Spark refuses a
+ * column that is in both).
+ *
  * Columns of an event table: ts (ns from the clock's origin; a
  * TIMESTAMP(NANOS) when the origin is the Unix epoch, UTC but not marked
  * isAdjustedToUTC, which DuckDB would read in microseconds; null without a
- * clock), cycles, trace, stream_id, stream_class_id, then the fields of
+ * clock), cycles, trace (unless partitioned by trace), stream_id, stream_class_id, then the fields of
  * the packet context, the common context, the specific context and the
  * payload (fmap.h), each by its name, or `SCOPE.NAME` when an earlier
  * column has that name.  Classes of one name with the same columns share
@@ -33,10 +39,17 @@
 struct tmx_source;
 struct tmx_parquet;
 
+/* Hive partitions under event=NAME, in this order. */
+enum {
+	TMX_PARQUET_BY_HOST = 1,     /* host=HOSTNAME (the trace environment's `hostname`) */
+	TMX_PARQUET_BY_TRACE = 2,    /* trace=NAME; the `trace` column is then left out */
+};
+
 struct tmx_parquet_opts {
 	const char *dir;
 	uint64_t row_group_rows;     /* 0: 65536 */
 	uint64_t part_row_groups;    /* 0: 128 */
+	unsigned partition;          /* TMX_PARQUET_BY_* */
 };
 
 int tmx_parquet_new(const struct tmx_parquet_opts *opts, const struct tmx_source *src,

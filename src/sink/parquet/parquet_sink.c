@@ -23,8 +23,8 @@
 #define PART_BYTES (1ull << 30)
 #define ZSTD_LEVEL 3
 
-/* The columns every event table starts with. */
-enum { COL_TS, COL_CYCLES, COL_TRACE, COL_STREAM_ID, COL_STREAM_CLASS_ID };
+/* The columns every event table starts with (`trace` unless it is a partition). */
+enum { COL_TS, COL_CYCLES, COL_TRACE };
 
 static const char *const scope_names[TMX_N_SCOPES] = {
 	"packet_context", "common_context", "specific_context", "payload",
@@ -45,11 +45,14 @@ struct evtab {
 	struct pq_table t;
 	struct pq_buf sig;        /* the schema as the footer writes it */
 	struct part_dir *dir;
+	bool trace_col;           /* has the `trace` column */
 };
 
-/* What an event class writes to. */
+/* What an event class writes to (for one trace, when partitioned by trace). */
 struct class_map {
 	const struct tmx_event_class *ec;
+	const struct tmx_trace *trace;  /* NULL unless partitioned by host or trace */
+	uint32_t next;                  /* maps[] of the same class, other trace; UINT32_MAX */
 	struct evtab *tab;
 	bool has[TMX_N_SCOPES];
 	const struct tmx_field_class *fc[TMX_N_SCOPES];
@@ -62,7 +65,8 @@ struct tmx_parquet {
 	struct pq_limits lim;
 	struct pq_encoder enc;
 	struct pq_buf scratch, labels;
-	struct imap by_class;           /* event class address -> maps[] */
+	unsigned partition;             /* TMX_PARQUET_BY_* */
+	struct imap by_class;           /* event class address -> first of its maps[] */
 	struct ptr_vec maps;            /* struct class_map * */
 	struct ptr_vec tabs;            /* struct evtab *, each once */
 	struct ptr_vec dirs;            /* struct part_dir * */
@@ -137,8 +141,8 @@ static struct part_dir *part_dir(struct tmx_parquet *p, const char *path)
 	return d;
 }
 
-/* ts, cycles, trace, stream_id, stream_class_id. */
-static void fixed_columns(struct pq_schema *s, const struct tmx_stream_class *sc)
+/* ts, cycles, trace (unless partitioned by it), stream_id, stream_class_id. */
+static void fixed_columns(struct pq_schema *s, const struct tmx_stream_class *sc, bool trace)
 {
 	const struct tmx_clock_class *cc = sc->default_clock;
 	struct pq_type ts = pq_type_int(64, true);
@@ -152,7 +156,8 @@ static void fixed_columns(struct pq_schema *s, const struct tmx_stream_class *sc
 		ts = (struct pq_type){ .phys = PQ_INT64, .logical = PQ_LT_TIMESTAMP_NS, .utc = false };
 	pq_schema_leaf(s, 0, "ts", PQ_OPTIONAL, ts);
 	pq_schema_leaf(s, 0, "cycles", PQ_OPTIONAL, pq_type_int(64, false));
-	pq_schema_leaf(s, 0, "trace", PQ_REQUIRED, pq_type_string());
+	if (trace)
+		pq_schema_leaf(s, 0, "trace", PQ_REQUIRED, pq_type_string());
 	pq_schema_leaf(s, 0, "stream_id", PQ_REQUIRED, pq_type_int(64, false));
 	pq_schema_leaf(s, 0, "stream_class_id", PQ_REQUIRED, pq_type_int(64, false));
 }
@@ -198,28 +203,62 @@ static void class_map_free(struct class_map *cm)
 	free(cm);
 }
 
-static int build_class(struct tmx_parquet *p, const struct tmx_event_class *ec,
-		       struct class_map *cm, struct evtab *tab, struct tmx_error *err)
+/* Appends `/KEY=VALUE` (the value percent-encoded) to `path`. */
+static int add_level(struct tmx_parquet *p, char *path, size_t size, const char *key,
+		     const char *value, struct tmx_error *err)
 {
-	const struct tmx_stream_class *sc = ec->stream_class;
-	/* A directory name is at most 255 bytes (NAME_MAX), `event=` included. */
-	char name[255 - 6 + 1], path[4096];
+	/* A directory name is at most 255 bytes (NAME_MAX), `KEY=` included. */
+	char enc[255 + 1];
+	size_t len = strlen(path);
+
+	if (!percent_encode(value, enc, sizeof(enc) - strlen(key) - 1))
+		return tmx_error_set(err, TMX_ERR_LIMIT, p->dir,
+				     "%s `%.64s...` too long for a directory name", key, value);
+	if ((size_t)snprintf(path + len, size - len, "/%s=%s", key, enc) >= size - len)
+		return tmx_error_set(err, TMX_ERR_LIMIT, p->dir, "path too long");
+	return TMX_OK;
+}
+
+/* DIR/event=NAME[/host=HOST][/trace=TRACE] */
+static int table_path(struct tmx_parquet *p, const struct tmx_event_class *ec,
+		      const struct tmx_trace *trace, char *path, size_t size, struct tmx_error *err)
+{
+	const struct tmx_env_entry *host;
 	int ret;
 
-	if (!percent_encode(ec->name, name, sizeof(name)))
-		return tmx_error_set(err, TMX_ERR_LIMIT, p->dir,
-				     "event class name `%.64s...` too long for a directory name",
-				     ec->name);
-	if ((size_t)snprintf(path, sizeof(path), "%s/event=%s", p->dir, name) >= sizeof(path))
-		return tmx_error_set(err, TMX_ERR_LIMIT, p->dir, "path too long");
+	snprintf(path, size, "%s", p->dir);
+	ret = add_level(p, path, size, "event", ec->name, err);
+	if (!ret && (p->partition & TMX_PARQUET_BY_HOST)) {
+		host = tmx_trace_class_env(trace->cls, "hostname");
+		ret = add_level(p, path, size, "host", host && !host->is_int ? host->str_value : NULL,
+				err);
+	}
+	if (!ret && (p->partition & TMX_PARQUET_BY_TRACE))
+		ret = add_level(p, path, size, "trace", trace->name, err);
+	return ret;
+}
+
+static int build_class(struct tmx_parquet *p, const struct tmx_event_class *ec,
+		       const struct tmx_trace *trace, struct class_map *cm, struct evtab *tab,
+		       struct tmx_error *err)
+{
+	const struct tmx_stream_class *sc = ec->stream_class;
+	char path[4096];
+	int ret = table_path(p, ec, trace, path, sizeof(path), err);
+
+	if (ret)
+		return ret;
 	tab->dir = part_dir(p, path);
 	if (!tab->dir)
 		return nomem(err);
 	ret = pq_table_init(&tab->t, path, &tab->dir->next_part, &p->lim, err);
 	if (ret)
 		return ret;
-	fixed_columns(&tab->t.schema, sc);
+	tab->trace_col = !(p->partition & TMX_PARQUET_BY_TRACE);
+	fixed_columns(&tab->t.schema, sc, tab->trace_col);
 	cm->ec = ec;
+	cm->trace = p->partition ? trace : NULL;
+	cm->next = UINT32_MAX;
 	cm->fc[TMX_SCOPE_PACKET_CONTEXT] = sc->packet_context;
 	cm->fc[TMX_SCOPE_COMMON_CONTEXT] = sc->event_common_context;
 	cm->fc[TMX_SCOPE_SPECIFIC_CONTEXT] = ec->specific_context;
@@ -235,39 +274,43 @@ static int build_class(struct tmx_parquet *p, const struct tmx_event_class *ec,
 	return ret ? ret : find_table(p, tab, cm, err);
 }
 
-/* The class map of `ec`, made at its first event. */
+/*
+ * The class map of `ec` for events of `trace`, made at its first event.
+ * Partitioned, a class has one map per trace (in a chain from by_class):
+ * traces of one class are rare (several trace.dat files of one session).
+ */
 static int class_of(struct tmx_parquet *p, const struct tmx_event_class *ec,
-		    struct class_map **out, struct tmx_error *err)
+		    const struct tmx_trace *trace, struct class_map **out, struct tmx_error *err)
 {
 	uint32_t *found = imap_find(&p->by_class, (uint64_t)(uintptr_t)ec);
-	struct class_map *cm;
+	struct class_map *cm, *last = NULL;
 	struct evtab *tab;
 	bool added;
 	int ret;
 
-	if (found) {
-		*out = p->maps.items[*found];
-		return TMX_OK;
+	for (uint32_t i = found ? *found : UINT32_MAX; i != UINT32_MAX; i = last->next) {
+		last = p->maps.items[i];
+		if (!p->partition || last->trace == trace) {
+			*out = last;
+			return TMX_OK;
+		}
 	}
 	cm = calloc(1, sizeof(*cm));
 	tab = calloc(1, sizeof(*tab));
-	ret = cm && tab ? build_class(p, ec, cm, tab, err) : nomem(err);
+	ret = cm && tab ? build_class(p, ec, trace, cm, tab, err) : nomem(err);
 	if (!ret && cm->tab == tab && !push(&p->tabs, tab))
 		ret = nomem(err);
 	if (ret || cm->tab != tab)
 		evtab_free(tab);   /* not kept: a failure, or a table of the same columns exists */
-	if (!ret && (!push(&p->maps, cm) ||
-		     !imap_get(&p->by_class, (uint64_t)(uintptr_t)ec, (uint32_t)(p->maps.n - 1),
-			       &added))) {
-		/* The map is in p->maps (freed with the sink) unless the push failed. */
-		if (!p->maps.n || p->maps.items[p->maps.n - 1] != cm)
-			class_map_free(cm);
-		return nomem(err);
-	}
-	if (ret) {
+	if (ret || !push(&p->maps, cm)) {
 		class_map_free(cm);
-		return ret;
+		return ret ? ret : nomem(err);
 	}
+	/* From here on, the map is freed with the sink. */
+	if (last)
+		last->next = (uint32_t)(p->maps.n - 1);
+	else if (!imap_get(&p->by_class, (uint64_t)(uintptr_t)ec, (uint32_t)(p->maps.n - 1), &added))
+		return nomem(err);
 	*out = cm;
 	return TMX_OK;
 }
@@ -329,7 +372,8 @@ static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, struct tm
 	struct pq_emit em;
 	uint64_t *count;
 	size_t before;
-	int ret = class_of(p, e->cls, &cm, err);
+	int ret = class_of(p, e->cls, st->trace, &cm, err);
+	int col = COL_TRACE;
 
 	if (ret)
 		return ret;
@@ -351,9 +395,10 @@ static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, struct tm
 		pq_col_null(&t->cols[COL_TS], 0, 0);
 		pq_col_null(&t->cols[COL_CYCLES], 0, 0);
 	}
-	pq_put_text(&em, COL_TRACE, 0, st->trace->name, strlen(st->trace->name));
-	pq_col_int(&t->cols[COL_STREAM_ID], 0, 0, st->id);
-	pq_col_int(&t->cols[COL_STREAM_CLASS_ID], 0, 0, st->cls->id);
+	if (cm->tab->trace_col)
+		pq_put_text(&em, col++, 0, st->trace->name, strlen(st->trace->name));
+	pq_col_int(&t->cols[col++], 0, 0, st->id);
+	pq_col_int(&t->cols[col], 0, 0, st->cls->id);
 	for (int s = 0; s < TMX_N_SCOPES; s++)
 		if (cm->has[s])
 			pq_fmap_emit(&em, &cm->scope[s], e->scopes[s], 0, 0);
@@ -408,6 +453,7 @@ int tmx_parquet_new(const struct tmx_parquet_opts *opts, const struct tmx_source
 		return ret;
 	}
 	p->src = src;
+	p->partition = opts->partition;
 	p->enc.level = ZSTD_LEVEL;
 	p->lim = (struct pq_limits){
 		.group_rows = opts->row_group_rows ? (int64_t)opts->row_group_rows : 65536,
