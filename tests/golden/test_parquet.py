@@ -25,53 +25,22 @@ DuckDB comes from npm (@duckdb/node-api, tests/duckdb/package.json),
 installed into tests/duckdb/node_modules on the first run; without node and
 npm (Debian: nodejs, npm) the test is skipped (exit 77).
 """
-import fcntl
 import glob
 import json
 import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import urllib.parse
 
 from bt2ref import Report, parse_args, run
+from duck import DUCK, duck_read, setup_duckdb
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-DUCK = os.path.join(REPO, "tests", "duckdb")
 SCOPES = ("packet_context", "common_context", "specific_context", "payload")
 FIXED = ("ts", "cycles", "trace", "stream_id", "stream_class_id")
-
-
-def skip(why):
-    print(f"SKIP: {why}")
-    sys.exit(77)
-
-
-def setup_duckdb():
-    """node and DuckDB's npm package, installed once (under a lock: builds test in parallel)."""
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if not node or not npm:
-        skip("node and npm are needed to read Parquet with DuckDB (Debian: nodejs npm, "
-             "see scripts/install-deps.sh test)")
-    with open(os.path.join(DUCK, ".install.lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not os.path.exists(os.path.join(DUCK, "node_modules", "@duckdb", "node-api", "package.json")):
-            p = subprocess.run([npm, "install", "--prefix", DUCK, "--no-audit", "--no-fund"],
-                               capture_output=True, timeout=600)
-            if p.returncode:
-                skip("npm could not install @duckdb/node-api: " + p.stderr.decode(errors="replace")[-500:])
-    return node
-
-
-def duck_read(node, dataset, files):
-    p = subprocess.run([node, os.path.join(DUCK, "pqread.mjs"), dataset] + files,
-                       capture_output=True, timeout=600)
-    if p.returncode:
-        raise RuntimeError("DuckDB: " + p.stderr.decode(errors="replace")[-1500:])
-    return json.loads(p.stdout)
 
 
 # ---- the JSON output, flattened as the Parquet output names its columns ----
