@@ -85,6 +85,21 @@ TMX_API const struct tmx_value *tmx_event_field(const struct tmx_event *ev, cons
 TMX_API const struct tmx_value *tmx_event_field_in(const struct tmx_event *ev,
 						   enum tmx_scope scope, const char *path);
 
+/*
+ * The CPU an event was recorded on, where the format knows it: trace.dat
+ * (the per-CPU buffer, `cpu_id` of the packet context), LTTng and other CTF
+ * traces with a `cpu_id` integer in the packet context, XRay (the record's
+ * `cpu` in the common context).  One rule for every user (filters' `$cpu`,
+ * the Parquet `cpu` column, the Python package's `ev.cpu`).
+ *
+ * tmx_stream_class_cpu_field: the name of the field that holds it for the
+ * events of `sc`, and its scope; NULL when its events have no CPU.
+ * tmx_event_cpu: false when the event has no CPU.
+ */
+TMX_API const char *tmx_stream_class_cpu_field(const struct tmx_stream_class *sc,
+					       enum tmx_scope *scope);
+TMX_API bool tmx_event_cpu(const struct tmx_event *ev, uint64_t *cpu);
+
 #ifdef __cplusplus
 }
 #endif

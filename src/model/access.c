@@ -246,3 +246,49 @@ const struct tmx_value *tmx_event_field(const struct tmx_event *ev, const char *
 	}
 	return NULL;
 }
+
+/* Where each format keeps the CPU (see event.h). */
+static const struct {
+	uint8_t format;
+	enum tmx_scope scope;
+	const char *name;
+} cpu_fields[] = {
+	{ TMX_FORMAT_CTF, TMX_SCOPE_PACKET_CONTEXT, "cpu_id" },
+	{ TMX_FORMAT_TRACEDAT, TMX_SCOPE_PACKET_CONTEXT, "cpu_id" },
+	{ TMX_FORMAT_XRAY, TMX_SCOPE_COMMON_CONTEXT, "cpu" },
+};
+
+static bool is_int_member(const struct tmx_field_class *st, const char *name)
+{
+	for (size_t i = 0; st && i < tmx_fc_member_count(st); i++)
+		if (!strcmp(tmx_fc_member_name(st, i), name)) {
+			enum tmx_fc_kind k = tmx_fc_kind(tmx_fc_member_class(st, i));
+			return k == TMX_FC_INT || k == TMX_FC_ENUM;
+		}
+	return false;
+}
+
+const char *tmx_stream_class_cpu_field(const struct tmx_stream_class *sc, enum tmx_scope *scope)
+{
+	for (size_t i = 0; i < sizeof(cpu_fields) / sizeof(cpu_fields[0]); i++) {
+		const struct tmx_field_class *root;
+
+		if (cpu_fields[i].format != sc->trace_class->format)
+			continue;
+		root = cpu_fields[i].scope == TMX_SCOPE_PACKET_CONTEXT ? sc->packet_context
+								       : sc->event_common_context;
+		if (!is_int_member(root, cpu_fields[i].name))
+			return NULL;
+		*scope = cpu_fields[i].scope;
+		return cpu_fields[i].name;
+	}
+	return NULL;
+}
+
+bool tmx_event_cpu(const struct tmx_event *ev, uint64_t *cpu)
+{
+	enum tmx_scope scope;
+	const char *name = tmx_stream_class_cpu_field(ev->cls->stream_class, &scope);
+
+	return name && tmx_value_uint64(tmx_event_field_in(ev, scope, name), cpu);
+}

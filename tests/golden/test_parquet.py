@@ -40,7 +40,6 @@ from duck import DUCK, duck_read, setup_duckdb
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 SCOPES = ("packet_context", "common_context", "specific_context", "payload")
-FIXED = ("ts", "cycles", "trace", "stream_id", "stream_class_id")
 
 
 # ---- the JSON output, flattened as the Parquet output names its columns ----
@@ -92,6 +91,10 @@ def element(e):
 def expected_row(o):
     out = {"ts": o.get("ts_ns"), "cycles": o.get("cycles"), "trace": o["trace"],
            "stream_id": o["stream"]["id"], "stream_class_id": o["stream"]["class_id"]}
+    # cpu: the packet context's integer cpu_id (trace.dat, LTTng); XRay's is its own `cpu` field.
+    cpu = (o.get("packet_context") or {}).get("cpu_id")
+    if isinstance(cpu, int) or (isinstance(cpu, dict) and isinstance(cpu.get("value"), int)):
+        out["cpu"] = cpu if isinstance(cpu, int) else cpu["value"]
     for scope in SCOPES:
         for k, v in (o.get(scope) or {}).items():
             flatten(f"{scope}.{k}" if k in out else k, v, out)

@@ -2,7 +2,8 @@
  * The public accessors (include/tracemux/event.h, the field class accessors
  * of model.h) on value arrays laid out as the decoders lay them out:
  * lookup by path through structures, variants and optionals, typed reads
- * with their range checks, text arrays read as strings, labels.
+ * with their range checks, text arrays read as strings, labels, the CPU
+ * of an event in each format.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -156,11 +157,55 @@ static void test_field_class_accessors(void **state)
 	fcb_free_all();
 }
 
+/* tmx_event_cpu: each format's field, an integer only, absent when the class has none. */
+static void test_event_cpu(void **state)
+{
+	static const struct { uint8_t format; enum tmx_scope scope; const char *name; } cases[] = {
+		{ TMX_FORMAT_CTF, TMX_SCOPE_PACKET_CONTEXT, "cpu_id" },
+		{ TMX_FORMAT_TRACEDAT, TMX_SCOPE_PACKET_CONTEXT, "cpu_id" },
+		{ TMX_FORMAT_XRAY, TMX_SCOPE_COMMON_CONTEXT, "cpu" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fcb_trace t;
+		struct tmx_field_class *none = NULL, *root = fcb_struct(2, fcb_u8(), fcb_u8());
+		struct tmx_value v[3] = {
+			{ .fc = root, .n_members = 2 }, { .fc = root->members[0].fc, .u = 5 },
+			{ .fc = root->members[1].fc, .u = 3 },
+		};
+		struct tmx_event ev = { 0 };
+		enum tmx_scope scope;
+		uint64_t cpu = 99;
+
+		fcb_trace_init(&t, 0, 1, &none);
+		t.tc.format = cases[i].format;
+		ev.cls = &t.ec[0];
+		/* Another name: no CPU. */
+		*(cases[i].scope == TMX_SCOPE_PACKET_CONTEXT ? &t.sc.packet_context
+							     : &t.sc.event_common_context) = root;
+		ev.scopes[cases[i].scope] = v;
+		assert_null(tmx_stream_class_cpu_field(&t.sc, &scope));
+		assert_false(tmx_event_cpu(&ev, &cpu));
+		/* The format's name, second member. */
+		root->members[1].name = (char *)cases[i].name;
+		assert_string_equal(tmx_stream_class_cpu_field(&t.sc, &scope), cases[i].name);
+		assert_int_equal(scope, cases[i].scope);
+		assert_true(tmx_event_cpu(&ev, &cpu));
+		assert_int_equal(cpu, 3);
+		/* Not an integer: no CPU. */
+		root->members[1].fc = fcb_string(TMX_STR_NUL_TERMINATED, TMX_STR_UTF8, 0);
+		assert_null(tmx_stream_class_cpu_field(&t.sc, &scope));
+	}
+	fcb_free_all();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lookup_and_types),
 		cmocka_unit_test(test_field_class_accessors),
+		cmocka_unit_test(test_event_cpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,8 +16,9 @@
  * Columns of an event table: ts (ns from the clock's origin; a
  * TIMESTAMP(NANOS) when the origin is the Unix epoch, UTC but not marked
  * isAdjustedToUTC, which DuckDB would read in microseconds; null without a
- * clock), cycles, trace (unless partitioned by trace), stream_id, stream_class_id, then the fields of
- * the packet context, the common context, the specific context and the
+ * clock), cycles, trace (unless partitioned by trace), stream_id,
+ * stream_class_id, cpu (where the format knows it: tmx_event_cpu; XRay's
+ * own `cpu` field is that column), then the fields of the packet context, the common context, the specific context and the
  * payload (fmap.h), each by its name, or `SCOPE.NAME` when an earlier
  * column has that name.  Classes of one name with the same columns share
  * a table; a class of the same name with other columns writes other parts

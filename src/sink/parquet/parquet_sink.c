@@ -16,6 +16,7 @@
 #include "sink/parquet/parquet.h"
 #include "sink/parquet/thrift.h"
 #include "sink/xray/intmap.h"
+#include "tracemux/event.h"
 #include "tracemux/tracemux.h"
 
 #define GROUP_BYTES (64u << 20)
@@ -23,7 +24,11 @@
 #define PART_BYTES (1ull << 30)
 #define ZSTD_LEVEL 3
 
-/* The columns every event table starts with (`trace` unless it is a partition). */
+/*
+ * The columns every event table starts with: ts, cycles, trace (unless it
+ * is a partition), stream_id, stream_class_id, cpu (where the format knows
+ * it, unless a field is already named so: XRay's).
+ */
 enum { COL_TS, COL_CYCLES, COL_TRACE };
 
 static const char *const scope_names[TMX_N_SCOPES] = {
@@ -46,6 +51,7 @@ struct evtab {
 	struct pq_buf sig;        /* the schema as the footer writes it */
 	struct part_dir *dir;
 	bool trace_col;           /* has the `trace` column */
+	bool cpu_col;             /* has the `cpu` column */
 };
 
 /* What an event class writes to (for one trace, when partitioned by trace). */
@@ -141,8 +147,9 @@ static struct part_dir *part_dir(struct tmx_parquet *p, const char *path)
 	return d;
 }
 
-/* ts, cycles, trace (unless partitioned by it), stream_id, stream_class_id. */
-static void fixed_columns(struct pq_schema *s, const struct tmx_stream_class *sc, bool trace)
+/* ts, cycles, trace (unless partitioned by it), stream_id, stream_class_id, cpu. */
+static void fixed_columns(struct pq_schema *s, const struct tmx_stream_class *sc, bool trace,
+			  bool cpu)
 {
 	const struct tmx_clock_class *cc = sc->default_clock;
 	struct pq_type ts = pq_type_int(64, true);
@@ -160,6 +167,8 @@ static void fixed_columns(struct pq_schema *s, const struct tmx_stream_class *sc
 		pq_schema_leaf(s, 0, "trace", PQ_REQUIRED, pq_type_string());
 	pq_schema_leaf(s, 0, "stream_id", PQ_REQUIRED, pq_type_int(64, false));
 	pq_schema_leaf(s, 0, "stream_class_id", PQ_REQUIRED, pq_type_int(64, false));
+	if (cpu)
+		pq_schema_leaf(s, 0, "cpu", PQ_OPTIONAL, pq_type_int(32, false));
 }
 
 /* The table of a new class's columns: an existing one with the same name and columns, or a new one. */
@@ -243,6 +252,8 @@ static int build_class(struct tmx_parquet *p, const struct tmx_event_class *ec,
 		       struct tmx_error *err)
 {
 	const struct tmx_stream_class *sc = ec->stream_class;
+	enum tmx_scope cpu_scope;
+	const char *cpu;
 	char path[4096];
 	int ret = table_path(p, ec, trace, path, sizeof(path), err);
 
@@ -255,7 +266,9 @@ static int build_class(struct tmx_parquet *p, const struct tmx_event_class *ec,
 	if (ret)
 		return ret;
 	tab->trace_col = !(p->partition & TMX_PARQUET_BY_TRACE);
-	fixed_columns(&tab->t.schema, sc, tab->trace_col);
+	cpu = tmx_stream_class_cpu_field(sc, &cpu_scope);
+	tab->cpu_col = cpu && strcmp(cpu, "cpu");
+	fixed_columns(&tab->t.schema, sc, tab->trace_col, tab->cpu_col);
 	cm->ec = ec;
 	cm->trace = p->partition ? trace : NULL;
 	cm->next = UINT32_MAX;
@@ -370,7 +383,7 @@ static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, struct tm
 	struct class_map *cm = NULL;
 	struct pq_table *t;
 	struct pq_emit em;
-	uint64_t *count;
+	uint64_t *count, cpu;
 	size_t before;
 	int ret = class_of(p, e->cls, st->trace, &cm, err);
 	int col = COL_TRACE;
@@ -398,7 +411,13 @@ static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, struct tm
 	if (cm->tab->trace_col)
 		pq_put_text(&em, col++, 0, st->trace->name, strlen(st->trace->name));
 	pq_col_int(&t->cols[col++], 0, 0, st->id);
-	pq_col_int(&t->cols[col], 0, 0, st->cls->id);
+	pq_col_int(&t->cols[col++], 0, 0, st->cls->id);
+	if (cm->tab->cpu_col) {
+		if (tmx_event_cpu(e, &cpu) && cpu <= UINT32_MAX)
+			pq_col_int(&t->cols[col], 0, 1, cpu);
+		else
+			pq_col_null(&t->cols[col], 0, 0);
+	}
 	for (int s = 0; s < TMX_N_SCOPES; s++)
 		if (cm->has[s])
 			pq_fmap_emit(&em, &cm->scope[s], e->scopes[s], 0, 0);
