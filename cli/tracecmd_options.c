@@ -157,6 +157,7 @@ const struct cli_option cli_tracecmd_options[] = {
 	FLAG("filter-test", 'T', filter_test),
 	FLAG("ts-check", 0, ts_check),
 	STRING("kallsyms", 0, kallsyms),
+	LIST("plugin-option", 'O', NULL, plugin_options, n_plugin_options),
 	DO("quiet", 'q', false, tc_quiet),
 };
 const size_t cli_n_tracecmd_options = sizeof(cli_tracecmd_options) / sizeof(cli_tracecmd_options[0]);
@@ -201,6 +202,9 @@ const char cli_tracecmd_usage[] =
 	      "      --ts-check           warn when a CPU's time goes backwards (report --ts-check)\n"
 	      "      --kallsyms=FILE      more kernel symbols, a /proc/kallsyms text (report\n"
 	      "                           --kallsyms)\n"
+	      "  -O, --plugin-option=[PLUGIN:]OPTION[=VALUE]  a libtraceevent plugin option;\n"
+	      "                           fgraph:tailprint and fgraph:depth for function graphs\n"
+	      "                           (report -O)\n"
 	      "  -q, --quiet              no warnings (report -q)\n"
 	      "    Instead of the events:\n"
 	      "      --cpus               the CPUs with data (report --cpus)\n"

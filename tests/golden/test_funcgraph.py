@@ -50,8 +50,13 @@ SPELLING = {"-t": "--nsec", "-n": "--no-handler"}
 # Live only: options whose effect on the function graph lines the stored sets do not show.
 LIVE = [["--raw-ts"], ["--ts2secs", "1000000000"], ["--nodate"], ["-S"], ["--pid", "777"],
         ["-F", "irq_handler_entry"], ["-F", "funcgraph_exit:depth>0"], ["--ts-check"],
-        ["--cpu", "1", "-l"], ["--cpu", "0", "-F", "funcgraph_entry"], ["-R", "--cpu", "0"]]
+        ["--cpu", "1", "-l"], ["--cpu", "0", "-F", "funcgraph_entry"], ["-R", "--cpu", "0"],
+        # libtraceevent's plugin options: fgraph:X before X, a bare X toggles, =1/=true/=0/=false set
+        ["-O", "fgraph:tailprint"], ["-O", "depth", "-O", "tailprint"], ["-O", "tailprint=TRUE"],
+        ["-O", "tailprint", "-O", "fgraph:tailprint=0"], ["-O", "fgraph:depth", "-O", "depth=false"],
+        ["-O", "ftrace:depth"], ["-N", "-O", "depth"], ["-L", "-O", "tailprint"]]
 KINMAX_LIVE = [["-N"], ["-L"], ["-t"], ["-l"], ["--ts-diff"], ["--cpu", "0"], ["-I"],
+               ["-O", "fgraph:tailprint", "-O", "fgraph:depth"],
                ["-F", "funcgraph_entry"], ["-n", "funcgraph_entry"], ["-r", "funcgraph_exit"]]
 
 
@@ -238,7 +243,8 @@ def main():
         compare(report, "live: trace-cmd report %s -i %s" % (" ".join(opts), KINMAX), code, out, err,
                 exp_out, exp_code)
         counts["live"] += 1
-    for opts in ([], ["-t", "--ts-diff"], ["-I"]):
+    # A bare -O toggles once per input file (trace-cmd registers fgraph's options per handle).
+    for opts in ([], ["-t", "--ts-diff"], ["-I"], ["-O", "depth"], ["-O", "fgraph:tailprint=1"]):
         files = ["fg-pair-b.dat", "fg-pair-a.dat"]
         exp_code, exp_out = trace_cmd(tc, opts, files, DATA)
         code, out, err = tracemux(args, opts, files, DATA)

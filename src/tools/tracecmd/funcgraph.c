@@ -43,6 +43,10 @@ struct tfg {
 	struct rec_copy entry, next;
 	bool failed;
 	struct tmx_error err;
+	/* -O: trace-ftrace.c's fgraph options, global to all files as in trace-cmd */
+	const char *const *opts;
+	size_t n_opts;
+	bool tailprint, depth;
 };
 
 struct tfg *tfg_new(void)
@@ -338,6 +342,13 @@ static void put_func(struct trace_seq *s, struct tep_handle *tep, unsigned long 
 		trace_seq_printf(s, "%llx%s", addr, tail);
 }
 
+/* -O fgraph:depth */
+static void put_depth(struct trace_seq *s, const struct tfg *g, unsigned long long depth)
+{
+	if (g->depth)
+		trace_seq_printf(s, " (%lld)", (long long)depth);
+}
+
 /* An entry and its exit as one line: mark, duration, indent, "func();". */
 static void put_leaf(struct trace_seq *s, struct tfg_file *gf, struct tep_event *ev,
 		     struct tep_record *entry, struct tep_record *exit)
@@ -360,10 +371,12 @@ static void put_leaf(struct trace_seq *s, struct tfg_file *gf, struct tep_event 
 		return;
 	}
 	put_func(s, ev->tep, func, "();");
+	put_depth(s, gf->g, depth);
 }
 
 /* An entry whose exit comes later: no mark, no duration, "func() {". */
-static void put_nested(struct trace_seq *s, struct tep_event *ev, struct tep_record *entry)
+static void put_nested(struct trace_seq *s, const struct tfg *g, struct tep_event *ev,
+		       struct tep_record *entry)
 {
 	unsigned long long depth, func;
 
@@ -379,6 +392,7 @@ static void put_nested(struct trace_seq *s, struct tep_event *ev, struct tep_rec
 		return;
 	}
 	put_func(s, ev->tep, func, "() {");
+	put_depth(s, g, depth);
 }
 
 /*
@@ -401,14 +415,16 @@ static int entry_handler(struct trace_seq *s, struct tep_record *record, struct 
 	if (take_exit(gf, s, (int)pid, func, &exit))
 		put_leaf(s, gf, ev, record, &exit);
 	else
-		put_nested(s, ev, record);
+		put_nested(s, gf->g, ev, record);
 	return 0;
 }
 
 static int exit_handler(struct trace_seq *s, struct tep_record *record, struct tep_event *ev,
 			void *context)
 {
-	unsigned long long rettime, calltime, depth;
+	const struct tfg *g = ((const struct tfg_file *)context)->g;
+	unsigned long long rettime, calltime, depth, func;
+	const char *name;
 
 	if (!exit_event(context, ev->tep))
 		return -1;
@@ -420,7 +436,86 @@ static int exit_handler(struct trace_seq *s, struct tep_record *record, struct t
 		return trace_seq_putc(s, '!');
 	put_indent(s, depth);
 	trace_seq_putc(s, '}');
+	/* -O fgraph:tailprint; without a func field or its symbol, not even the depth */
+	if (g->tailprint) {
+		if (tep_get_field_val(s, ev, "func", record, &func, 0) ||
+		    !(name = tep_find_function(ev->tep, func)))
+			return 0;
+		trace_seq_printf(s, " /* %s */", name);
+	}
+	put_depth(s, g, depth);
 	return 0;
+}
+
+void tfg_set_options(struct tfg *g, const char *const *opts, size_t n)
+{
+	g->opts = opts;
+	g->n_opts = n;
+}
+
+/*
+ * The value libtraceevent keeps for `-O [plugin:]name[=value]` options of
+ * this plugin (or of none): the last such option's, `*found` false when
+ * there is none.  Its value is NULL without '='.
+ */
+static const char *stored_value(const struct tfg *g, const char *plugin, const char *name,
+				bool *found)
+{
+	const char *value = NULL;
+	size_t plen = plugin ? strlen(plugin) : 0, nlen = strlen(name);
+
+	*found = false;
+	for (size_t i = 0; i < g->n_opts; i++) {
+		const char *o = g->opts[i], *eq = strchr(o, '='), *colon = strchr(o, ':');
+		size_t len = eq ? (size_t)(eq - o) : strlen(o);
+
+		if (colon && colon > o + len)
+			colon = NULL;   /* a ':' in the value */
+		if (plugin ? !colon || (size_t)(colon - o) != plen || strncmp(o, plugin, plen) : !!colon)
+			continue;
+		if (colon) {
+			len -= (size_t)(colon + 1 - o);
+			o = colon + 1;
+		}
+		if (len == nlen && !strncmp(o, name, nlen)) {
+			*found = true;
+			value = eq ? eq + 1 : NULL;
+		}
+	}
+	return value;
+}
+
+/* libtraceevent's update_option_value() on a boolean option. */
+static void update_value(bool *set, const char *value)
+{
+	if (!value)
+		*set = !*set;
+	else if (!strcmp(value, "1") || !strcmp(value, "true"))
+		*set = true;
+	else if (!strcmp(value, "0") || !strcmp(value, "false"))
+		*set = false;
+}
+
+/*
+ * What libtraceevent does to a plugin option each time its plugin is
+ * registered (trace-cmd registers trace-ftrace.c's once per input file):
+ * the value stored for "fgraph:name", then the one for "name".  So a bare
+ * `-O depth` toggles the option once per file.
+ */
+static void register_options(struct tfg *g)
+{
+	static const char *const names[] = { "tailprint", "depth" };
+
+	for (size_t i = 0; i < 2; i++) {
+		bool *set = i ? &g->depth : &g->tailprint, found;
+		const char *value = stored_value(g, "fgraph", names[i], &found);
+
+		if (found)
+			update_value(set, value);
+		value = stored_value(g, NULL, names[i], &found);
+		if (found)
+			update_value(set, value);
+	}
 }
 
 int tfg_attach(struct tfg *g, struct tep_handle *tep, const char *path, struct tmx_error *err)
@@ -432,6 +527,7 @@ int tfg_attach(struct tfg *g, struct tep_handle *tep, const char *path, struct t
 		return tmx_error_set(err, TMX_ERR_NOMEM, path, "out of memory");
 	gf->g = g;
 	g->files[g->n_files++] = gf;
+	register_options(g);
 	/* by name: the formats may not be parsed yet (libtraceevent keeps the handler until then) */
 	if (tep_register_event_handler(tep, -1, "ftrace", "funcgraph_entry", entry_handler, gf) < 0 ||
 	    tep_register_event_handler(tep, -1, "ftrace", "funcgraph_exit", exit_handler, gf) < 0)

@@ -10,6 +10,11 @@
  *                    call is one line: mark, duration, indent, "func();"
  *   funcgraph_exit   mark, duration, indent, "}"
  *
+ * With -O fgraph:tailprint, an exit ends with a C comment naming its
+ * function (nothing more when it has no symbol); with -O fgraph:depth, every line ends
+ * with " (depth)".  As in trace-cmd, a bare `-O depth` toggles the option
+ * once per input file, `=1`/`=true` and `=0`/`=false` set it.
+ *
  * The mark is "$ " past 1 s, "# " past 1 ms, "! " past 100 us, "+ " past
  * 10 us, else "  " (also for a duration of ~0); the duration is
  * "USECS.NNN us " (without ".NNN" from 7 digits) padded to 7 + " us ",
@@ -44,6 +49,9 @@ struct tfg;
 
 struct tfg *tfg_new(void);
 void tfg_free(struct tfg *g);
+
+/* The -O options (trace-cmd's strings), read at every tfg_attach(); kept, not copied. */
+void tfg_set_options(struct tfg *g, const char *const *opts, size_t n);
 
 /* Registers the funcgraph_entry / funcgraph_exit handlers on a file's libtraceevent handle. */
 int tfg_attach(struct tfg *g, struct tep_handle *tep, const char *path, struct tmx_error *err);

@@ -29,6 +29,24 @@
 #include "tools/tracecmd/profile.h"
 #include "tools/tracecmd/report_int.h"
 
+/*
+ * -O: trace-cmd hands each "[plugin:]option[=value]" to libtraceevent, which
+ * keeps it for the plugins it loads later (tep_load_plugins, per file).
+ */
+static int add_plugin_options(const struct tmx_tcreport_opts *o, struct tmx_error *err)
+{
+	for (size_t i = 0; i < o->n_plugin_options; i++) {
+		const char *opt = o->plugin_options[i], *eq = strchr(opt, '=');
+		char *name = strndup(opt, eq ? (size_t)(eq - opt) : strlen(opt));
+		int ret = name ? tep_plugin_add_option(name, eq ? eq + 1 : NULL) : -1;
+
+		free(name);
+		if (ret)
+			return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	}
+	return TMX_OK;
+}
+
 void tmx_tcreport_opts_default(struct tmx_tcreport_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -476,6 +494,8 @@ int tmx_tcreport_run(const char *const *paths, size_t n_paths, const struct tmx_
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 	}
 	outbuf_init(r.out, o->out_fd);
+	tfg_set_options(r.fg, o->plugin_options, o->n_plugin_options);
+	ret = add_plugin_options(o, err);
 	r.multi = n_paths > 1;
 	r.paths = paths;
 	if (o->wakeup && r.multi) {

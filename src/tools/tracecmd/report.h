@@ -92,6 +92,9 @@ struct tmx_tcreport_opts {
 	bool filter_test;   /* -T: print the filters as libtraceevent parsed them, nothing else */
 	bool ts_check;      /* --ts-check: warn when a CPU's time goes backwards */
 	const char *kallsyms; /* --kallsyms FILE: more symbols, read before the file's own */
+	/* -O [PLUGIN:]OPTION[=VALUE]: libtraceevent plugin options (and fgraph's), in order */
+	size_t n_plugin_options;
+	const char *plugin_options[TMX_TCREPORT_MAX_FILTERS];
 };
 
 /*
