@@ -193,8 +193,11 @@ static PyObject *get_trace(PyObject *self, void *closure)
 
 static PyObject *get_class_index(PyObject *self, void *closure)
 {
+	Event *ev = (Event *)self;
+	size_t dense = ev->reader->classes[ev->class_index].dense;
+
 	(void)closure;
-	return PyLong_FromSize_t(((Event *)self)->class_index);
+	return dense == SIZE_MAX ? Py_NewRef(Py_None) : PyLong_FromSize_t(dense);
 }
 
 /* ev["path"]: a field by path (payload, then specific, common and packet context). */
@@ -239,7 +242,7 @@ static PyGetSetDef event_getset[] = {
 	{ "stream_id", get_stream_id, NULL, "the stream's id", NULL },
 	{ "stream_class_id", get_stream_class_id, NULL, "the stream class's id", NULL },
 	{ "trace", get_trace, NULL, "the trace's name", NULL },
-	{ "class_index", get_class_index, NULL, "the index of its class in Trace.event_classes", NULL },
+	{ "class_index", get_class_index, NULL, "the index of its class in Trace.event_classes (None: a class only some chunk has)", NULL },
 	{ "fields", get_fields, NULL, "{column: value}: the field columns of to_pandas()", NULL },
 	{ NULL, NULL, NULL, NULL, NULL },
 };

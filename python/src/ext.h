@@ -113,17 +113,34 @@ PyObject *plan_cell(const struct column *col, const struct tmx_value *v);
 
 /* ---- reader.c ---- */
 
+/*
+ * The classes events come with.  The first n_dense are the library's dense
+ * classes (tmx_source_event_class), in its order; after them, classes met
+ * while reading that the dense numbering does not know: a logical trace
+ * made of several physical ones (LTTng session rotation chunks) decodes
+ * each member's events with its own copy of the classes.  Such a class
+ * counts as the dense class of the same name, id and stream class id
+ * (`dense`), or SIZE_MAX when there is none.
+ */
 struct ext_class {
 	const struct tmx_event_class *ec;
 	PyObject *name;          /* str, or None */
 	struct plan *plan;       /* made when first needed */
+	size_t dense;
+};
+
+struct ptr_slot {
+	const void *key;
+	size_t value;
 };
 
 typedef struct {
 	PyObject_HEAD
 	struct tmx_source *src;
-	size_t n_classes;
+	size_t n_dense, n_classes, cap_classes;
 	struct ext_class *classes;
+	struct ptr_slot *by_ec;  /* class pointer -> index in classes (open addressing) */
+	size_t n_slots;
 	struct tmx_diag diag;    /* the source keeps a pointer to it */
 	PyObject *warnings;      /* list of str: sent as Python warnings after each call */
 	bool done;               /* the end or an error was reached */
@@ -133,6 +150,8 @@ typedef struct {
 extern PyTypeObject ReaderType;
 /* The plan of class i, made at its first use (NULL with MemoryError set). */
 struct plan *reader_plan(Reader *r, size_t i);
+/* The index in r->classes of the class of an event (SIZE_MAX with MemoryError set). */
+size_t reader_class(Reader *r, const struct tmx_event_class *ec);
 
 /* ---- table.c ---- */
 

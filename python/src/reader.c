@@ -42,8 +42,10 @@ static void reader_clear_classes(Reader *r)
 		plan_free(r->classes[i].plan);
 	}
 	free(r->classes);
+	free(r->by_ec);
 	r->classes = NULL;
-	r->n_classes = 0;
+	r->by_ec = NULL;
+	r->n_classes = r->n_dense = r->cap_classes = r->n_slots = 0;
 }
 
 static void reader_dealloc(PyObject *self)
@@ -57,25 +59,93 @@ static void reader_dealloc(PyObject *self)
 	Py_TYPE(self)->tp_free(self);
 }
 
+static size_t slot_of(const struct ptr_slot *slots, size_t n_slots, const void *key)
+{
+	size_t i = (size_t)(((uintptr_t)key >> 4) * 0x9E3779B97F4A7C15ull) & (n_slots - 1);
+
+	while (slots[i].key && slots[i].key != key)
+		i = (i + 1) & (n_slots - 1);
+	return i;
+}
+
+/* Class `i` found by its pointer from now on; false: no memory. */
+static bool map_class(Reader *r, size_t i)
+{
+	if ((r->n_classes + 1) * 2 > r->n_slots) {
+		size_t n = r->n_slots ? 2 * r->n_slots : 64;
+		struct ptr_slot *slots = calloc(n, sizeof(*slots));
+		if (!slots)
+			return false;
+		for (size_t k = 0; k < r->n_slots; k++)
+			if (r->by_ec[k].key)
+				slots[slot_of(slots, n, r->by_ec[k].key)] = r->by_ec[k];
+		free(r->by_ec);
+		r->by_ec = slots;
+		r->n_slots = n;
+	}
+	r->by_ec[slot_of(r->by_ec, r->n_slots, r->classes[i].ec)] =
+		(struct ptr_slot){ r->classes[i].ec, i };
+	return true;
+}
+
+/* Appends `ec` to r->classes: its index, or SIZE_MAX with an exception set. */
+static size_t add_class(Reader *r, const struct tmx_event_class *ec, size_t dense)
+{
+	struct ext_class *c;
+
+	if (r->n_classes == r->cap_classes) {
+		size_t cap = r->cap_classes ? 2 * r->cap_classes : 64;
+		struct ext_class *n = realloc(r->classes, cap * sizeof(*n));
+		if (!n)
+			goto nomem;
+		r->classes = n;
+		r->cap_classes = cap;
+	}
+	c = &r->classes[r->n_classes];
+	*c = (struct ext_class){ .ec = ec, .dense = dense == SIZE_MAX && r->n_classes < r->n_dense
+							  ? r->n_classes : dense };
+	c->name = ec->name ? ext_text(ec->name, strlen(ec->name)) : Py_NewRef(Py_None);
+	if (!c->name)
+		return SIZE_MAX;
+	r->n_classes++;
+	if (!map_class(r, r->n_classes - 1))
+		goto nomem;
+	return r->n_classes - 1;
+nomem:
+	PyErr_NoMemory();
+	return SIZE_MAX;
+}
+
 static int load_classes(Reader *r)
 {
 	size_t n = tmx_source_event_class_count(r->src);
 
-	r->classes = calloc(n ? n : 1, sizeof(*r->classes));
-	if (!r->classes) {
-		PyErr_NoMemory();
-		return -1;
-	}
-	r->n_classes = n;
-	for (size_t i = 0; i < n; i++) {
-		const struct tmx_event_class *ec = tmx_source_event_class(r->src, i);
-		r->classes[i].ec = ec;
-		r->classes[i].name = ec->name ? ext_text(ec->name, strlen(ec->name))
-					      : Py_NewRef(Py_None);
-		if (!r->classes[i].name)
+	r->n_dense = n;
+	for (size_t i = 0; i < n; i++)
+		if (add_class(r, tmx_source_event_class(r->src, i), SIZE_MAX) == SIZE_MAX)
 			return -1;
-	}
 	return 0;
+}
+
+static bool same_class(const struct tmx_event_class *a, const struct tmx_event_class *b)
+{
+	return a->id == b->id && a->stream_class->id == b->stream_class->id &&
+	       (a->name == b->name || (a->name && b->name && !strcmp(a->name, b->name)));
+}
+
+size_t reader_class(Reader *r, const struct tmx_event_class *ec)
+{
+	size_t dense = SIZE_MAX;
+
+	if (r->n_slots) {
+		const struct ptr_slot *slot = &r->by_ec[slot_of(r->by_ec, r->n_slots, ec)];
+		if (slot->key)
+			return slot->value;
+	}
+	for (size_t i = 0; i < r->n_dense && dense == SIZE_MAX; i++)
+		if (same_class(r->classes[i].ec, ec))
+			dense = i;
+	return add_class(r, ec, dense);
 }
 
 /* Reader(paths, instr_map=None, symbolize=False, lenient=False) */
@@ -168,9 +238,9 @@ static PyObject *reader_event_classes(PyObject *self, PyObject *unused)
 	PyObject *list;
 
 	(void)unused;
-	if (!check_open(r) || !(list = PyList_New((Py_ssize_t)r->n_classes)))
+	if (!check_open(r) || !(list = PyList_New((Py_ssize_t)r->n_dense)))
 		return NULL;
-	for (size_t i = 0; i < r->n_classes; i++) {
+	for (size_t i = 0; i < r->n_dense; i++) {
 		const struct tmx_event_class *ec = r->classes[i].ec;
 		PyObject *level = ec->log_level == TMX_LOG_LEVEL_NONE ? Py_NewRef(Py_None)
 								      : PyLong_FromLong(ec->log_level);
@@ -322,7 +392,7 @@ static int parse_selection(Reader *r, PyObject *mask, PyObject *begin, PyObject 
 	if (mask != Py_None) {
 		if (PyObject_GetBuffer(mask, view, PyBUF_SIMPLE))
 			return -1;
-		if ((size_t)view->len != r->n_classes) {
+		if ((size_t)view->len != r->n_dense) {
 			PyBuffer_Release(view);
 			PyErr_SetString(PyExc_ValueError, "the class mask has the wrong length");
 			return -1;
@@ -348,6 +418,13 @@ static int parse_selection(Reader *r, PyObject *mask, PyObject *begin, PyObject 
 		r->skipped = true;
 	}
 	return 0;
+}
+
+static bool selected(const Reader *r, const struct selection *sel, size_t ci)
+{
+	size_t dense = r->classes[ci].dense;
+
+	return !sel->mask || (dense != SIZE_MAX && sel->mask[dense]);
 }
 
 /*
@@ -385,8 +462,9 @@ static int next_selected(Reader *r, const struct selection *sel, const struct tm
 		}
 		if (sel->has_begin && m->ns < sel->begin)
 			continue;
-		*ci = tmx_source_event_class_index(r->src, m->event->cls);
-		if (*ci >= r->n_classes || (sel->mask && !sel->mask[*ci]))
+		if ((*ci = reader_class(r, m->event->cls)) == SIZE_MAX)
+			return -1;
+		if (!selected(r, sel, *ci))
 			continue;
 		*msg = m;
 		return TMX_OK;
@@ -439,10 +517,10 @@ static void scope_mismatch(const struct tmx_msg *msg, const struct plan *p, stru
 }
 
 struct tables {
-	struct table **by_class;   /* NULL where the class is not selected */
+	struct table **by_class;   /* by index in r->classes; NULL: none (yet) */
 	size_t n;
 	const struct tmx_value **cells;
-	size_t max_cols;
+	size_t n_cells;
 };
 
 static void tables_free(struct tables *ts)
@@ -453,30 +531,44 @@ static void tables_free(struct tables *ts)
 	free(ts->cells);
 }
 
+/* The table of class ci, made when missing (NULL with an exception set). */
+static struct table *table_of(Reader *r, struct tables *ts, size_t ci)
+{
+	struct plan *p;
+
+	if (ci < ts->n && ts->by_class[ci])
+		return ts->by_class[ci];
+	if (!(p = reader_plan(r, ci)))
+		return NULL;
+	if (ci >= ts->n) {
+		struct table **n = realloc(ts->by_class, r->n_classes * sizeof(*n));
+		if (!n)
+			return PyErr_NoMemory(), NULL;
+		memset(n + ts->n, 0, (r->n_classes - ts->n) * sizeof(*n));
+		ts->by_class = n;
+		ts->n = r->n_classes;
+	}
+	if (p->n_cols > ts->n_cells) {
+		const struct tmx_value **c = realloc(ts->cells, p->n_cols * sizeof(*c));
+		if (!c)
+			return PyErr_NoMemory(), NULL;
+		ts->cells = c;
+		ts->n_cells = p->n_cols;
+	}
+	return ts->by_class[ci] = table_new(ci, p);
+}
+
 /* A table for every selected class, made before reading so that empty ones are there too. */
 static int tables_init(Reader *r, const struct selection *sel, struct tables *ts)
 {
-	*ts = (struct tables){ .by_class = calloc(r->n_classes ? r->n_classes : 1, sizeof(struct table *)),
-			       .n = r->n_classes };
-	if (!ts->by_class)
-		goto nomem;
-	for (size_t i = 0; i < r->n_classes; i++) {
-		struct plan *p;
-		if (sel->mask && !sel->mask[i])
-			continue;
-		if (!(p = reader_plan(r, i)) || !(ts->by_class[i] = table_new(i, p)))
+	*ts = (struct tables){ 0 };
+	for (size_t i = 0; i < r->n_dense; i++)
+		if (selected(r, sel, i) && !table_of(r, ts, i))
 			return -1;
-		if (p->n_cols > ts->max_cols)
-			ts->max_cols = p->n_cols;
-	}
-	if (!(ts->cells = calloc(ts->max_cols ? ts->max_cols : 1, sizeof(*ts->cells))))
-		goto nomem;
 	return 0;
-nomem:
-	PyErr_NoMemory();
-	return -1;
 }
 
+/* [{"name": class name, ...table_export()}, ...] */
 static PyObject *tables_export(Reader *r, struct tables *ts)
 {
 	PyObject *list = PyList_New(0);
@@ -486,7 +578,7 @@ static PyObject *tables_export(Reader *r, struct tables *ts)
 		if (!ts->by_class[i])
 			continue;
 		t = table_export(ts->by_class[i], r->classes[i].plan);
-		if (!t || PyList_Append(list, t))
+		if (!t || PyDict_SetItemString(t, "name", r->classes[i].name) || PyList_Append(list, t))
 			Py_CLEAR(list);
 		Py_XDECREF(t);
 	}
@@ -517,6 +609,7 @@ static PyObject *reader_read(PyObject *self, PyObject *args)
 	for (;;) {
 		const struct tmx_msg *msg;
 		const struct plan *p;
+		struct table *t;
 		size_t ci;
 
 		ret = next_selected(r, &sel, &msg, &ci, &err);
@@ -524,6 +617,8 @@ static PyObject *reader_read(PyObject *self, PyObject *args)
 			goto fail;
 		if (ret != TMX_OK || !msg)
 			break;
+		if (!(t = table_of(r, &ts, ci)))
+			goto fail;
 		p = r->classes[ci].plan;
 		if (!plan_walk(p, msg->event->scopes, ts.cells)) {
 			scope_mismatch(msg, p, &err);
@@ -531,7 +626,7 @@ static PyObject *reader_read(PyObject *self, PyObject *args)
 			r->done = true;
 			break;
 		}
-		if (!table_add(ts.by_class[ci], p, msg, ts.cells, seq++))
+		if (!table_add(t, p, msg, ts.cells, seq++))
 			goto fail;
 	}
 	if (view.obj)

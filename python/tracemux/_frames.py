@@ -1,6 +1,7 @@
 """Tables filled by the extension (Reader.read) as NumPy arrays and pandas DataFrames.
 
-A table is a dict: "class" (dense class number), "rows", "seq" (each row's
+A table is a dict: "name" (its event class's), "class" (the class's number
+in the Reader), "rows", "seq" (each row's
 event number in the read, to merge classes of one name in reading order)
 and "columns", each a dict: name, dtype (a NumPy dtype name, or "text",
 "label", "option", "object"), data (a buffer of the dtype, dictionary codes
@@ -120,9 +121,9 @@ def pandas_tables(tables):
     return pd.concat(frames, ignore_index=True).take(order).reset_index(drop=True)
 
 
-def group_by_name(tables, class_names):
+def group_by_name(tables):
     """{class name: [tables]} in class order."""
     groups = {}
     for t in tables:
-        groups.setdefault(class_names[t["class"]], []).append(t)
+        groups.setdefault(t["name"], []).append(t)
     return groups

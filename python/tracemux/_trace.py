@@ -157,8 +157,7 @@ class Trace:
         """(the tables, grouped by class name, and the error that stopped the read or None)"""
         mask = self._selection(events, filter)
         tables, error = self._reader().read(mask, _ns(begin), _ns(end))
-        names = [c.name for c in self.event_classes]
-        return _frames.group_by_name(tables, names), error
+        return _frames.group_by_name(tables), error
 
     def to_numpy(self, event, filter=None, begin=None, end=None):
         """
