@@ -142,6 +142,7 @@ typedef struct {
 	struct ptr_slot *by_ec;  /* class pointer -> index in classes (open addressing) */
 	size_t n_slots;
 	struct tmx_diag diag;    /* the source keeps a pointer to it */
+	PyObject *instr_map;     /* bytes (or NULL): the XRay map's path given to the source */
 	PyObject *warnings;      /* list of str: sent as Python warnings after each call */
 	bool done;               /* the end or an error was reached */
 	bool skipped;            /* tmx_source_skip_before() was called */

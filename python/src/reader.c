@@ -56,6 +56,7 @@ static void reader_dealloc(PyObject *self)
 	if (r->src)
 		tmx_source_free(r->src);
 	Py_XDECREF(r->warnings);
+	Py_XDECREF(r->instr_map);
 	Py_TYPE(self)->tp_free(self);
 }
 
@@ -201,7 +202,7 @@ out:
 	if (cpaths != small)
 		PyMem_Free(cpaths);
 	Py_XDECREF(seq);
-	Py_XDECREF(instr_map);
+	r->instr_map = instr_map;
 	return ret;
 }
 

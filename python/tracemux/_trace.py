@@ -52,19 +52,23 @@ class TraceInfo(NamedTuple):
 
 
 def _ns(t):
-    """A time as ns from the clock's origin: an int, numpy.datetime64 or an aware datetime."""
+    """A time as ns from the clock's origin: an int, numpy.datetime64, or an aware
+    pandas.Timestamp or datetime (ns since the Unix epoch)."""
     if t is None or isinstance(t, (int, np.integer)):
         return None if t is None else int(t)
     if isinstance(t, np.datetime64):
         return int(t.astype("datetime64[ns]").astype(np.int64))
+    if hasattr(t, "value") and hasattr(t, "nanosecond"):   # pandas.Timestamp: ns since 1970 UTC
+        if t.tzinfo is None:
+            raise ValueError("begin/end: a Timestamp needs a time zone (the clock's origin is UTC)")
+        return int(t.value)
     if isinstance(t, datetime.datetime):
         if t.tzinfo is None:
             raise ValueError("begin/end: a datetime needs a time zone (the clock's origin is UTC)")
         delta = t - datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
         return (delta.days * 86400 + delta.seconds) * 10**9 + delta.microseconds * 1000
-    if hasattr(t, "value"):   # pandas.Timestamp
-        return int(t.value)
-    raise TypeError(f"begin/end: ns as an int, numpy.datetime64 or datetime, not {type(t).__name__}")
+    raise TypeError(f"begin/end: ns as an int, numpy.datetime64, Timestamp or datetime, "
+                    f"not {type(t).__name__}")
 
 
 class Trace:
