@@ -80,7 +80,10 @@ setup(
         "tracemux._tracemux",
         sources=[f"src/{s}" for s in SOURCES],
         depends=["src/ext.h"],
-        extra_compile_args=["-std=gnu11", "-Wall", "-Wextra"],
+        # Only PyInit__tracemux is exported (PyMODINIT_FUNC), not the helpers.
+        extra_compile_args=["-std=gnu11", "-Wall", "-Wextra", "-fvisibility=hidden"],
+        # ...nor the archive's tmx_ API (another module may load libtracemux.so).
+        extra_link_args=["-Wl,--exclude-libs,ALL"],
     )],
     cmdclass={"build_ext": BuildWithLibrary},
 )
