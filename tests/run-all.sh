@@ -17,6 +17,8 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTMX_WERROR=ON -DTMX_BUIL
 	${TMX_CORPUS:+"-DTMX_CORPUS=$TMX_CORPUS"} >/dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build -j"$jobs" --output-on-failure
+# The Python package, installed into a venv under build/ and tested with pytest.
+tests/python/run.sh build
 
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DTMX_WERROR=ON -DTMX_SANITIZE=ON \
 	-DTMX_BUILD_TESTS=ON ${TMX_CORPUS:+"-DTMX_CORPUS=$TMX_CORPUS"} >/dev/null

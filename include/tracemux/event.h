@@ -67,6 +67,13 @@ TMX_API const uint8_t *tmx_value_bytes(const struct tmx_value *v, size_t *len);
  * flag); NULL when it has none or is not an enumeration.
  */
 TMX_API const char *tmx_value_label(const struct tmx_value *v);
+/*
+ * Whether mapping `i` of an enumeration holds the value of `v` (one of its
+ * ranges contains it), or, for a bit map, whether flag `i` is active (a bit
+ * of its ranges is set): with tmx_fc_mapping_count() and
+ * tmx_fc_mapping_label(), every label of a value.  False for anything else.
+ */
+TMX_API bool tmx_value_has_mapping(const struct tmx_value *v, size_t i);
 
 /* Number of elements of an array or members of a structure (else 0). */
 TMX_API size_t tmx_value_length(const struct tmx_value *v);

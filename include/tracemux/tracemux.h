@@ -89,7 +89,9 @@ struct tmx_open_opts {
  * a file with an XRay header is an XRay log, and so is llvm-xray's YAML
  * trace (`llvm-xray convert --output-format=yaml`).  Inputs of one format are
  * opened together (several trace.dat files merge as `trace-cmd report -i A
- * -i B` does); inputs of different formats merge by time.
+ * -i B` does); inputs of different formats merge by time.  Every opening
+ * function copies `opts`; `diag` (may be NULL) is kept: warnings also come
+ * while reading, so it must stay valid while the source lives.
  */
 TMX_API int tmx_open(const char *const *paths, size_t n_paths, const struct tmx_open_opts *opts,
 	     const struct tmx_diag *diag, struct tmx_source **out, struct tmx_error *err);

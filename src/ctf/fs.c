@@ -333,7 +333,8 @@ int tmx_ctf_fs_open(const char *const *paths, size_t n_paths,
 	*out = NULL;
 	if (!src)
 		return nomem(err);
-	src->opts = opts ? opts : &no_opts;
+	src->own_opts = opts ? *opts : no_opts;
+	src->opts = &src->own_opts;
 	src->diag = diag;
 	for (size_t i = 0; !ret && i < n_paths; i++) {
 		char *root = realpath(paths[i], NULL);

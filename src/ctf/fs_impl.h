@@ -105,7 +105,13 @@ struct ctf_fs {
 	struct ctf_stream **streams;
 	size_t n_streams;
 	struct tmx_muxer *mux;
-	const struct tmx_ctf_fs_opts *opts;
+	/*
+	 * The caller's options, copied: its structure may be gone once the
+	 * source is open, as with the other readers (trace_name is only read
+	 * while opening).
+	 */
+	struct tmx_ctf_fs_opts own_opts;
+	const struct tmx_ctf_fs_opts *opts;   /* &own_opts */
 	const struct tmx_diag *diag;
 	uint64_t skipped_packets, skipped_bytes;   /* lenient mode */
 	/* Clocks whose times left int64 nanoseconds from origin: warned about once. */

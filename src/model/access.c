@@ -141,27 +141,37 @@ static bool in_range(const struct tmx_enum_range *r, const struct tmx_value *v)
 	return r->lower <= v->u && v->u <= r->upper;
 }
 
+/* Whether `map` of an enumeration or bit map `v` (already looked through) holds its value. */
+static bool holds(const struct tmx_value *v, const struct tmx_enum_mapping *map)
+{
+	if (v->fc->kind == TMX_FC_BIT_ARRAY)
+		return (v->u & tmx_bit_map_flag_mask(map)) != 0;
+	for (size_t r = 0; r < map->n_ranges; r++)
+		if (in_range(&map->ranges[r], v))
+			return true;
+	return false;
+}
+
+static bool has_mappings(const struct tmx_value *v)
+{
+	return v && (v->fc->kind == TMX_FC_ENUM || v->fc->kind == TMX_FC_BIT_ARRAY);
+}
+
 const char *tmx_value_label(const struct tmx_value *v)
 {
-	const struct tmx_field_class *fc;
-
 	v = through(v);
-	if (!v || (v->fc->kind != TMX_FC_ENUM && v->fc->kind != TMX_FC_BIT_ARRAY))
+	if (!has_mappings(v))
 		return NULL;
-	fc = v->fc;
-	for (size_t m = 0; m < fc->n_mappings; m++) {
-		const struct tmx_enum_mapping *map = &fc->mappings[m];
-
-		if (fc->kind == TMX_FC_BIT_ARRAY) {
-			if (v->u & tmx_bit_map_flag_mask(map))
-				return map->label;
-			continue;
-		}
-		for (size_t r = 0; r < map->n_ranges; r++)
-			if (in_range(&map->ranges[r], v))
-				return map->label;
-	}
+	for (size_t m = 0; m < v->fc->n_mappings; m++)
+		if (holds(v, &v->fc->mappings[m]))
+			return v->fc->mappings[m].label;
 	return NULL;
+}
+
+bool tmx_value_has_mapping(const struct tmx_value *v, size_t i)
+{
+	v = through(v);
+	return has_mappings(v) && i < v->fc->n_mappings && holds(v, &v->fc->mappings[i]);
 }
 
 size_t tmx_value_length(const struct tmx_value *v)

@@ -102,6 +102,11 @@ static void test_lookup_and_types(void **state)
 	assert_true(tmx_value_uint64(tmx_event_field(&fx.ev, "d.a"), &u) && u == 42);
 	assert_string_equal(tmx_value_label(tmx_event_field(&fx.ev, "d.a")), "HIGH");
 	assert_null(tmx_value_label(tmx_event_field(&fx.ev, "a")));
+	/* Every label, one mapping at a time: 42 is HIGH only. */
+	assert_false(tmx_value_has_mapping(tmx_event_field(&fx.ev, "d.a"), 0));
+	assert_true(tmx_value_has_mapping(tmx_event_field(&fx.ev, "d.a"), 1));
+	assert_false(tmx_value_has_mapping(tmx_event_field(&fx.ev, "d.a"), 2));
+	assert_false(tmx_value_has_mapping(tmx_event_field(&fx.ev, "a"), 0));
 	/* A variant reads as its selected option; an absent optional as nothing. */
 	s = tmx_value_text(tmx_event_field(&fx.ev, "e"), &len);
 	assert_true(s && len == 2 && !memcmp(s, "hi", 2));

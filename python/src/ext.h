@@ -1,0 +1,185 @@
+/*
+ * The _tracemux extension: what its files share.
+ *
+ *   module.c   the module, tracemux.Error and its subclasses, warnings,
+ *              the Buffer type (malloc'd memory numpy.frombuffer wraps)
+ *   reader.c   Reader: one opened tmx_source, its metadata, the message loop
+ *   plan.c     an event class's columns (the Parquet output's column model)
+ *              and the walk that finds each column's value in an event
+ *   table.c    columns filled in C, one table per event class
+ *   strdict.c  text columns as dictionary codes
+ *   event.c    Event: one event copied out of the source, decoded on demand
+ *   convert.c  values as Python objects
+ *
+ * Only the public API of libtracemux (include/tracemux/) is used.
+ */
+#ifndef TRACEMUX_PY_EXT_H
+#define TRACEMUX_PY_EXT_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <tracemux/event.h>
+#include <tracemux/tracemux.h>
+
+/* ---- module.c ---- */
+
+/* Raises the tracemux.Error subclass of err->code; returns NULL. */
+PyObject *ext_raise(const struct tmx_error *err);
+/* The exception object for `err`, not raised (NULL with an exception set on failure). */
+PyObject *ext_error_object(const struct tmx_error *err);
+
+/* tracemux.TraceWarning: what the library warns about (e.g. with lenient=True). */
+extern PyObject *ext_warning_class;
+
+/* A block of malloc'd memory exposed through the buffer protocol. */
+PyObject *ext_buffer_new(void *data, size_t len);   /* takes `data` (freed on failure) */
+extern PyTypeObject ExtBufferType;
+
+/* ---- convert.c ---- */
+
+/* UTF-8 text as str; bytes that are not UTF-8 become U+0000-U+00FF, as in the JSON output. */
+PyObject *ext_text(const char *s, size_t n);
+/* The value at vals[i] (a whole subtree) as a Python object; *next gets the index after it. */
+PyObject *ext_value(const struct tmx_value *vals, size_t i, size_t *next);
+/* Registers the decoding error handler ext_text() uses. */
+int ext_convert_init(void);
+
+/* ---- plan.c ---- */
+
+enum col_kind {
+	COL_I8, COL_I16, COL_I32, COL_I64, COL_U8, COL_U16, COL_U32, COL_U64,
+	COL_F32, COL_F64, COL_BOOL,
+	COL_TEXT,     /* strings and text arrays (dictionary codes) */
+	COL_LABEL,    /* an enumeration's labels / a bit map's flags, joined by ", " */
+	COL_OPTION,   /* a variant's selected option name */
+	COL_OBJECT,   /* arrays (lists) and BLOBs (bytes): a Python object per row */
+	COL_N_KINDS,
+};
+
+/* The fixed columns every table starts with (some only when the class has them). */
+enum fixed_col {
+	FIX_TS, FIX_CYCLES, FIX_TRACE, FIX_STREAM_ID, FIX_STREAM_CLASS_ID, FIX_CPU, FIX_N,
+};
+
+struct pnode;
+
+struct column {
+	char *name;
+	enum col_kind kind;
+	bool nullable;        /* inside a variant or an optional */
+	bool epoch_ts;        /* the ts column of a Unix-epoch clock */
+};
+
+/*
+ * An event class's columns.  Fixed columns come first; `fixed[f]` is the
+ * column of fixed column f, or -1 when the class has none (no clock: no
+ * ts/cycles; no `cpu_id` in the packet context nor `cpu` in the common
+ * context: no cpu).
+ */
+struct plan {
+	size_t n_cols;
+	size_t n_fixed;       /* columns 0..n_fixed-1 are the fixed ones */
+	struct column *cols;
+	int fixed[FIX_N];
+	const struct tmx_field_class *scope_fc[TMX_N_SCOPES];
+	struct pnode *scope[TMX_N_SCOPES];   /* NULL where the class has no such scope */
+};
+
+/* Where a class's CPU number comes from (see plan_cpu). */
+extern const char *const ext_scope_names[TMX_N_SCOPES];
+
+struct plan *plan_new(const struct tmx_event_class *ec);   /* NULL: no memory */
+void plan_free(struct plan *p);
+/*
+ * Sets out[c] to the value of every field column c of the event's scopes
+ * (NULL: no value, e.g. an option not selected).  Returns false when a
+ * scope of the event does not have its class's fields.
+ */
+bool plan_walk(const struct plan *p, const struct tmx_value *const scopes[TMX_N_SCOPES],
+	       const struct tmx_value **out);
+/* The event's CPU number, false when it has none. */
+bool plan_cpu(const struct tmx_value *const scopes[TMX_N_SCOPES], uint64_t *cpu);
+/*
+ * Joins the labels of an enumeration / flags of a bit map value with ", "
+ * into buf; returns the length (0: none), or SIZE_MAX when buf is too small.
+ */
+size_t plan_labels(const struct tmx_value *v, char *buf, size_t size);
+/* The column value of out[c] (non-NULL) as a Python object, as its table column holds it. */
+PyObject *plan_cell(const struct column *col, const struct tmx_value *v);
+
+/* ---- reader.c ---- */
+
+/*
+ * The classes events come with.  The first n_dense are the library's dense
+ * classes (tmx_source_event_class), in its order; after them, classes met
+ * while reading that the dense numbering does not know: a logical trace
+ * made of several physical ones (LTTng session rotation chunks) decodes
+ * each member's events with its own copy of the classes.  Such a class
+ * counts as the dense class of the same name, id and stream class id
+ * (`dense`), or SIZE_MAX when there is none.
+ */
+struct ext_class {
+	const struct tmx_event_class *ec;
+	PyObject *name;          /* str, or None */
+	struct plan *plan;       /* made when first needed */
+	size_t dense;
+};
+
+struct ptr_slot {
+	const void *key;
+	size_t value;
+};
+
+typedef struct {
+	PyObject_HEAD
+	struct tmx_source *src;
+	size_t n_dense, n_classes, cap_classes;
+	struct ext_class *classes;
+	struct ptr_slot *by_ec;  /* class pointer -> index in classes (open addressing) */
+	size_t n_slots;
+	struct tmx_diag diag;    /* the source keeps a pointer to it */
+	PyObject *instr_map;     /* bytes (or NULL): the XRay map's path given to the source */
+	PyObject *warnings;      /* list of str: sent as Python warnings after each call */
+	bool done;               /* the end or an error was reached */
+	bool skipped;            /* tmx_source_skip_before() was called */
+} Reader;
+
+extern PyTypeObject ReaderType;
+/* The plan of class i, made at its first use (NULL with MemoryError set). */
+struct plan *reader_plan(Reader *r, size_t i);
+/* The index in r->classes of the class of an event (SIZE_MAX with MemoryError set). */
+size_t reader_class(Reader *r, const struct tmx_event_class *ec);
+
+/* ---- table.c ---- */
+
+struct table;
+struct table *table_new(size_t class_index, const struct plan *p);
+void table_free(struct table *t);
+/* Appends a row: false with a Python exception set (no memory). */
+bool table_add(struct table *t, const struct plan *p, const struct tmx_msg *msg,
+	       const struct tmx_value **cells, uint64_t seq);
+/* The table as a dict for tracemux._frames; the table is emptied. */
+PyObject *table_export(struct table *t, const struct plan *p);
+
+/* ---- strdict.c ---- */
+
+/* Distinct byte strings numbered 1, 2, 3... in order of first appearance. */
+struct strdict;
+struct strdict *strdict_new(void);
+void strdict_free(struct strdict *d);
+/* The code of `s`, added if new; 0 when memory runs out. */
+uint32_t strdict_code(struct strdict *d, const char *s, size_t n);
+/* [None, str of code 1, str of code 2, ...] */
+PyObject *strdict_list(const struct strdict *d);
+
+/* ---- event.c ---- */
+
+extern PyTypeObject EventType;
+/* An Event holding a copy of the message's event (NULL with an exception set). */
+PyObject *event_new(Reader *r, size_t class_index, const struct tmx_msg *msg);
+
+#endif

@@ -1,0 +1,672 @@
+/*
+ * Reader: one tmx_source opened with tmx_open(), read once from the start
+ * (a source cannot go back: tracemux.Trace opens a Reader per read).  Its
+ * metadata (classes, streams, traces, clocks, environment), the events
+ * one at a time (next) or every selected one into tables (read).
+ *
+ * Selection: a mask of dense class numbers (tmx_source_event_class_index)
+ * made by the Python layer from the class-name globs, and an optional
+ * [begin, end] time range in ns.
+ */
+#include <string.h>
+
+#include "ext.h"
+
+static void on_warning(void *user, const char *msg)
+{
+	Reader *r = user;
+	PyObject *s = ext_text(msg, strlen(msg));
+
+	if (!s || PyList_Append(r->warnings, s))
+		PyErr_Clear();   /* a warning lost, nothing else */
+	Py_XDECREF(s);
+}
+
+/* The library's warnings since the last call, as Python warnings; -1 if one raised. */
+static int flush_warnings(Reader *r)
+{
+	Py_ssize_t n = PyList_GET_SIZE(r->warnings);
+	int ret = 0;
+
+	for (Py_ssize_t i = 0; i < n && !ret; i++)
+		ret = PyErr_WarnEx(ext_warning_class, PyUnicode_AsUTF8(PyList_GET_ITEM(r->warnings, i)),
+				   1);
+	PyList_SetSlice(r->warnings, 0, n, NULL);
+	return ret;
+}
+
+static void reader_clear_classes(Reader *r)
+{
+	for (size_t i = 0; r->classes && i < r->n_classes; i++) {
+		Py_XDECREF(r->classes[i].name);
+		plan_free(r->classes[i].plan);
+	}
+	free(r->classes);
+	free(r->by_ec);
+	r->classes = NULL;
+	r->by_ec = NULL;
+	r->n_classes = r->n_dense = r->cap_classes = r->n_slots = 0;
+}
+
+static void reader_dealloc(PyObject *self)
+{
+	Reader *r = (Reader *)self;
+
+	reader_clear_classes(r);
+	if (r->src)
+		tmx_source_free(r->src);
+	Py_XDECREF(r->warnings);
+	Py_XDECREF(r->instr_map);
+	Py_TYPE(self)->tp_free(self);
+}
+
+static size_t slot_of(const struct ptr_slot *slots, size_t n_slots, const void *key)
+{
+	size_t i = (size_t)(((uintptr_t)key >> 4) * 0x9E3779B97F4A7C15ull) & (n_slots - 1);
+
+	while (slots[i].key && slots[i].key != key)
+		i = (i + 1) & (n_slots - 1);
+	return i;
+}
+
+/* Class `i` found by its pointer from now on; false: no memory. */
+static bool map_class(Reader *r, size_t i)
+{
+	if ((r->n_classes + 1) * 2 > r->n_slots) {
+		size_t n = r->n_slots ? 2 * r->n_slots : 64;
+		struct ptr_slot *slots = calloc(n, sizeof(*slots));
+		if (!slots)
+			return false;
+		for (size_t k = 0; k < r->n_slots; k++)
+			if (r->by_ec[k].key)
+				slots[slot_of(slots, n, r->by_ec[k].key)] = r->by_ec[k];
+		free(r->by_ec);
+		r->by_ec = slots;
+		r->n_slots = n;
+	}
+	r->by_ec[slot_of(r->by_ec, r->n_slots, r->classes[i].ec)] =
+		(struct ptr_slot){ r->classes[i].ec, i };
+	return true;
+}
+
+/* Appends `ec` to r->classes: its index, or SIZE_MAX with an exception set. */
+static size_t add_class(Reader *r, const struct tmx_event_class *ec, size_t dense)
+{
+	struct ext_class *c;
+
+	if (r->n_classes == r->cap_classes) {
+		size_t cap = r->cap_classes ? 2 * r->cap_classes : 64;
+		struct ext_class *n = realloc(r->classes, cap * sizeof(*n));
+		if (!n)
+			goto nomem;
+		r->classes = n;
+		r->cap_classes = cap;
+	}
+	c = &r->classes[r->n_classes];
+	*c = (struct ext_class){ .ec = ec, .dense = dense == SIZE_MAX && r->n_classes < r->n_dense
+							  ? r->n_classes : dense };
+	c->name = ec->name ? ext_text(ec->name, strlen(ec->name)) : Py_NewRef(Py_None);
+	if (!c->name)
+		return SIZE_MAX;
+	r->n_classes++;
+	if (!map_class(r, r->n_classes - 1))
+		goto nomem;
+	return r->n_classes - 1;
+nomem:
+	PyErr_NoMemory();
+	return SIZE_MAX;
+}
+
+static int load_classes(Reader *r)
+{
+	size_t n = tmx_source_event_class_count(r->src);
+
+	r->n_dense = n;
+	for (size_t i = 0; i < n; i++)
+		if (add_class(r, tmx_source_event_class(r->src, i), SIZE_MAX) == SIZE_MAX)
+			return -1;
+	return 0;
+}
+
+static bool same_class(const struct tmx_event_class *a, const struct tmx_event_class *b)
+{
+	return a->id == b->id && a->stream_class->id == b->stream_class->id &&
+	       (a->name == b->name || (a->name && b->name && !strcmp(a->name, b->name)));
+}
+
+size_t reader_class(Reader *r, const struct tmx_event_class *ec)
+{
+	size_t dense = SIZE_MAX;
+
+	if (r->n_slots) {
+		const struct ptr_slot *slot = &r->by_ec[slot_of(r->by_ec, r->n_slots, ec)];
+		if (slot->key)
+			return slot->value;
+	}
+	for (size_t i = 0; i < r->n_dense && dense == SIZE_MAX; i++)
+		if (same_class(r->classes[i].ec, ec))
+			dense = i;
+	return add_class(r, ec, dense);
+}
+
+/* Reader(paths, instr_map=None, symbolize=False, lenient=False) */
+static int reader_init(PyObject *self, PyObject *args, PyObject *kw)
+{
+	static char *names[] = { "paths", "instr_map", "symbolize", "lenient", NULL };
+	Reader *r = (Reader *)self;
+	PyObject *paths, *seq = NULL, *instr_map = NULL, **items;
+	PyObject *encoded[64], **enc = encoded;
+	const char *small[64], **cpaths = small;
+	struct tmx_open_opts opts = { 0 };
+	struct tmx_error err;
+	int symbolize = 0, lenient = 0, ret = -1;
+	Py_ssize_t n = 0, done = 0;
+
+	if (r->src || r->warnings) {
+		PyErr_SetString(PyExc_RuntimeError, "Reader is already open");
+		return -1;
+	}
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O&pp", names, &paths, PyUnicode_FSConverter,
+					 &instr_map, &symbolize, &lenient))
+		return -1;
+	if (!(r->warnings = PyList_New(0)) || !(seq = PySequence_Fast(paths, "paths: a sequence")))
+		goto out;
+	n = PySequence_Fast_GET_SIZE(seq);
+	items = PySequence_Fast_ITEMS(seq);
+	if (n > 64 && (!(enc = PyMem_Calloc((size_t)n, sizeof(*enc))) ||
+		       !(cpaths = PyMem_Calloc((size_t)n, sizeof(*cpaths))))) {
+		PyErr_NoMemory();
+		goto out;
+	}
+	for (; done < n; done++) {
+		if (!PyUnicode_FSConverter(items[done], &enc[done]))
+			goto out;
+		cpaths[done] = PyBytes_AS_STRING(enc[done]);
+	}
+	opts.xray.instr_map = instr_map ? PyBytes_AS_STRING(instr_map) : NULL;
+	opts.xray.symbolize = symbolize;
+	opts.ctf.lenient = opts.tracedat.lenient = opts.xray.lenient = lenient;
+	r->diag = (struct tmx_diag){ on_warning, r };
+	if (tmx_open(cpaths, (size_t)n, &opts, &r->diag, &r->src, &err)) {
+		r->src = NULL;
+		flush_warnings(r);
+		ext_raise(&err);
+		goto out;
+	}
+	ret = load_classes(r) || flush_warnings(r) ? -1 : 0;
+out:
+	while (done > 0)
+		Py_DECREF(enc[--done]);
+	if (enc != encoded)
+		PyMem_Free(enc);
+	if (cpaths != small)
+		PyMem_Free(cpaths);
+	Py_XDECREF(seq);
+	r->instr_map = instr_map;
+	return ret;
+}
+
+static bool check_open(Reader *r)
+{
+	if (!r->src)
+		PyErr_SetString(PyExc_ValueError, "the Reader is not open");
+	return r->src != NULL;
+}
+
+struct plan *reader_plan(Reader *r, size_t i)
+{
+	if (!r->classes[i].plan && !(r->classes[i].plan = plan_new(r->classes[i].ec)))
+		PyErr_NoMemory();
+	return r->classes[i].plan;
+}
+
+/* ---- metadata ---- */
+
+static PyObject *text_or_none(const char *s)
+{
+	return s ? ext_text(s, strlen(s)) : Py_NewRef(Py_None);
+}
+
+static PyObject *uuid_or_none(bool has, const uint8_t *uuid)
+{
+	return has ? PyBytes_FromStringAndSize((const char *)uuid, 16) : Py_NewRef(Py_None);
+}
+
+/* [(name, id, stream_class_id, log_level or None), ...] by dense class number. */
+static PyObject *reader_event_classes(PyObject *self, PyObject *unused)
+{
+	Reader *r = (Reader *)self;
+	PyObject *list;
+
+	(void)unused;
+	if (!check_open(r) || !(list = PyList_New((Py_ssize_t)r->n_dense)))
+		return NULL;
+	for (size_t i = 0; i < r->n_dense; i++) {
+		const struct tmx_event_class *ec = r->classes[i].ec;
+		PyObject *level = ec->log_level == TMX_LOG_LEVEL_NONE ? Py_NewRef(Py_None)
+								      : PyLong_FromLong(ec->log_level);
+		PyObject *t = Py_BuildValue("(OKKN)", r->classes[i].name, (unsigned long long)ec->id,
+					    (unsigned long long)ec->stream_class->id, level);
+		if (!t) {
+			Py_DECREF(list);
+			return NULL;
+		}
+		PyList_SET_ITEM(list, (Py_ssize_t)i, t);
+	}
+	return list;
+}
+
+static PyObject *stream_dict(const struct tmx_stream_info *si)
+{
+	const struct tmx_stream *s = si->stream;
+
+	return Py_BuildValue("{s:K,s:N,s:K,s:N,s:N,s:N,s:K,s:K,s:n}", "id", (unsigned long long)s->id,
+			     "name", text_or_none(s->name), "class_id", (unsigned long long)s->cls->id,
+			     "trace", text_or_none(s->trace ? s->trace->name : NULL),
+			     "begin_ns", si->has_range ? PyLong_FromLongLong(si->begin_ns) : Py_NewRef(Py_None),
+			     "end_ns", si->has_range ? PyLong_FromLongLong(si->end_ns) : Py_NewRef(Py_None),
+			     "packets", (unsigned long long)si->n_packets, "bytes",
+			     (unsigned long long)si->bytes, "files", (Py_ssize_t)si->n_files);
+}
+
+static PyObject *reader_streams(PyObject *self, PyObject *unused)
+{
+	Reader *r = (Reader *)self;
+	size_t n;
+	PyObject *list;
+
+	(void)unused;
+	if (!check_open(r))
+		return NULL;
+	n = tmx_source_stream_count(r->src);
+	if (!(list = PyList_New((Py_ssize_t)n)))
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct tmx_stream_info si;
+		PyObject *d;
+
+		tmx_source_stream_info(r->src, i, &si);
+		if (!(d = stream_dict(&si))) {
+			Py_DECREF(list);
+			return NULL;
+		}
+		PyList_SET_ITEM(list, (Py_ssize_t)i, d);
+	}
+	return list;
+}
+
+static PyObject *clock_dict(const struct tmx_clock_class *cc)
+{
+	return Py_BuildValue("{s:N,s:N,s:K,s:L,s:K,s:K,s:N,s:O}", "name", text_or_none(cc->name),
+			     "description", text_or_none(cc->description), "frequency",
+			     (unsigned long long)cc->frequency, "offset_s", (long long)cc->offset_s,
+			     "offset_cycles", (unsigned long long)cc->offset_cycles, "precision",
+			     (unsigned long long)cc->precision, "uuid",
+			     uuid_or_none(cc->has_uuid, cc->uuid), "origin_is_unix_epoch",
+			     cc->origin_is_unix_epoch ? Py_True : Py_False);
+}
+
+static PyObject *env_dict(const struct tmx_trace_class *tc)
+{
+	PyObject *d = PyDict_New();
+
+	for (size_t i = 0; d && i < tc->n_env; i++) {
+		const struct tmx_env_entry *e = &tc->env[i];
+		PyObject *v = e->is_int ? PyLong_FromLongLong(e->int_value) : text_or_none(e->str_value);
+		PyObject *k = text_or_none(e->name);
+		if (!v || !k || PyDict_SetItem(d, k, v))
+			Py_CLEAR(d);
+		Py_XDECREF(v);
+		Py_XDECREF(k);
+	}
+	return d;
+}
+
+static PyObject *clock_list(const struct tmx_trace_class *tc)
+{
+	PyObject *list = PyList_New((Py_ssize_t)tc->n_clocks);
+
+	for (size_t i = 0; list && i < tc->n_clocks; i++) {
+		PyObject *c = clock_dict(tc->clocks[i]);
+		if (!c)
+			Py_CLEAR(list);
+		else
+			PyList_SET_ITEM(list, (Py_ssize_t)i, c);
+	}
+	return list;
+}
+
+static const char *format_name(uint8_t format)
+{
+	switch (format) {
+	case TMX_FORMAT_CTF:
+		return "ctf";
+	case TMX_FORMAT_TRACEDAT:
+		return "trace.dat";
+	default:
+		return "xray";
+	}
+}
+
+/* The logical traces: [{name, format, version, uuid, environment, clocks}, ...] */
+static PyObject *reader_traces(PyObject *self, PyObject *unused)
+{
+	Reader *r = (Reader *)self;
+	size_t n;
+	PyObject *list;
+
+	(void)unused;
+	if (!check_open(r))
+		return NULL;
+	n = tmx_source_logical_trace_count(r->src);
+	if (!(list = PyList_New((Py_ssize_t)n)))
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct tmx_trace *t = tmx_source_logical_trace(r->src, i);
+		const struct tmx_trace_class *tc = t->cls;
+		PyObject *d = Py_BuildValue("{s:N,s:s,s:(II),s:N,s:N,s:N}", "name", text_or_none(t->name),
+					    "format", format_name(tc->format), "version", tc->major,
+					    tc->minor, "uuid", uuid_or_none(tc->has_uuid, tc->uuid),
+					    "environment", env_dict(tc), "clocks", clock_list(tc));
+		if (!d) {
+			Py_DECREF(list);
+			return NULL;
+		}
+		PyList_SET_ITEM(list, (Py_ssize_t)i, d);
+	}
+	return list;
+}
+
+/* ---- reading ---- */
+
+struct selection {
+	const char *mask;          /* one byte per class, NULL: every class */
+	bool has_begin, has_end;
+	int64_t begin, end;
+};
+
+static int parse_selection(Reader *r, PyObject *mask, PyObject *begin, PyObject *end,
+			   struct selection *sel, Py_buffer *view)
+{
+	*sel = (struct selection){ 0 };
+	view->obj = NULL;
+	if (mask != Py_None) {
+		if (PyObject_GetBuffer(mask, view, PyBUF_SIMPLE))
+			return -1;
+		if ((size_t)view->len != r->n_dense) {
+			PyBuffer_Release(view);
+			PyErr_SetString(PyExc_ValueError, "the class mask has the wrong length");
+			return -1;
+		}
+		sel->mask = view->buf;
+	}
+	if (begin != Py_None) {
+		sel->has_begin = true;
+		sel->begin = PyLong_AsLongLong(begin);
+	}
+	if (end != Py_None) {
+		sel->has_end = true;
+		sel->end = PyLong_AsLongLong(end);
+	}
+	if (PyErr_Occurred()) {
+		if (view->obj)
+			PyBuffer_Release(view);
+		return -1;
+	}
+	/* Packets that end before `begin` are skipped without being decoded. */
+	if (sel->has_begin && !r->skipped) {
+		tmx_source_skip_before(r->src, sel->begin);
+		r->skipped = true;
+	}
+	return 0;
+}
+
+static bool selected(const Reader *r, const struct selection *sel, size_t ci)
+{
+	size_t dense = r->classes[ci].dense;
+
+	return !sel->mask || (dense != SIZE_MAX && sel->mask[dense]);
+}
+
+/*
+ * The next selected event: TMX_OK with *msg NULL at the end (or past the
+ * time range: the muxer gives events in time order), an error code with
+ * `err` filled, or -1 with a Python exception set (an interrupt).
+ */
+static int next_selected(Reader *r, const struct selection *sel, const struct tmx_msg **msg,
+			 size_t *ci, struct tmx_error *err)
+{
+	static unsigned ticks;
+	int ret;
+
+	*msg = NULL;
+	while (!r->done) {
+		const struct tmx_msg *m;
+
+		if (!(++ticks & 0xffff) && PyErr_CheckSignals())
+			return -1;
+		if ((ret = tmx_source_next(r->src, &m, err)) != TMX_OK) {
+			r->done = true;
+			return ret;
+		}
+		if (!m) {
+			r->done = true;
+			break;
+		}
+		if (m->kind != TMX_MSG_EVENT)
+			continue;
+		if ((sel->has_begin || sel->has_end) && !m->has_ts)
+			continue;
+		if (sel->has_end && m->ns > sel->end) {
+			r->done = true;
+			break;
+		}
+		if (sel->has_begin && m->ns < sel->begin)
+			continue;
+		if ((*ci = reader_class(r, m->event->cls)) == SIZE_MAX)
+			return -1;
+		if (!selected(r, sel, *ci))
+			continue;
+		*msg = m;
+		return TMX_OK;
+	}
+	return TMX_OK;
+}
+
+/* next(mask, begin, end) -> Event or None */
+static PyObject *reader_next(PyObject *self, PyObject *args)
+{
+	Reader *r = (Reader *)self;
+	PyObject *mask, *begin, *end, *ev = NULL;
+	struct selection sel;
+	Py_buffer view;
+	const struct tmx_msg *msg;
+	struct tmx_error err;
+	size_t ci;
+	int ret;
+
+	if (!check_open(r) || !PyArg_ParseTuple(args, "OOO", &mask, &begin, &end) ||
+	    parse_selection(r, mask, begin, end, &sel, &view))
+		return NULL;
+	ret = next_selected(r, &sel, &msg, &ci, &err);
+	if (view.obj)
+		PyBuffer_Release(&view);
+	if (flush_warnings(r) || ret == -1)
+		return NULL;
+	if (ret != TMX_OK)
+		return ext_raise(&err);
+	if (!msg)
+		Py_RETURN_NONE;
+	ev = event_new(r, ci, msg);
+	return ev;
+}
+
+/* An event whose scopes are not its class's: a data error, as the Parquet output reports it. */
+static void scope_mismatch(const struct tmx_msg *msg, const struct plan *p, struct tmx_error *err)
+{
+	const char *scope = "fields";
+
+	for (int s = 0; s < TMX_N_SCOPES; s++)
+		if (p->scope[s] && (!msg->event->scopes[s] ||
+				    msg->event->scopes[s][0].fc != p->scope_fc[s]))
+			scope = ext_scope_names[s];
+	memset(err, 0, sizeof(*err));
+	err->code = TMX_ERR_DATA;
+	snprintf(err->file, sizeof(err->file), "%s", msg->stream->name ? msg->stream->name : "");
+	snprintf(err->msg, sizeof(err->msg), "event of class `%s`: its %s does not have the class's fields",
+		 msg->event->cls->name ? msg->event->cls->name : "", scope);
+}
+
+struct tables {
+	struct table **by_class;   /* by index in r->classes; NULL: none (yet) */
+	size_t n;
+	const struct tmx_value **cells;
+	size_t n_cells;
+};
+
+static void tables_free(struct tables *ts)
+{
+	for (size_t i = 0; ts->by_class && i < ts->n; i++)
+		table_free(ts->by_class[i]);
+	free(ts->by_class);
+	free(ts->cells);
+}
+
+/* The table of class ci, made when missing (NULL with an exception set). */
+static struct table *table_of(Reader *r, struct tables *ts, size_t ci)
+{
+	struct plan *p;
+
+	if (ci < ts->n && ts->by_class[ci])
+		return ts->by_class[ci];
+	if (!(p = reader_plan(r, ci)))
+		return NULL;
+	if (ci >= ts->n) {
+		struct table **n = realloc(ts->by_class, r->n_classes * sizeof(*n));
+		if (!n)
+			return PyErr_NoMemory(), NULL;
+		memset(n + ts->n, 0, (r->n_classes - ts->n) * sizeof(*n));
+		ts->by_class = n;
+		ts->n = r->n_classes;
+	}
+	if (p->n_cols > ts->n_cells) {
+		const struct tmx_value **c = realloc(ts->cells, p->n_cols * sizeof(*c));
+		if (!c)
+			return PyErr_NoMemory(), NULL;
+		ts->cells = c;
+		ts->n_cells = p->n_cols;
+	}
+	return ts->by_class[ci] = table_new(ci, p);
+}
+
+/* A table for every selected class, made before reading so that empty ones are there too. */
+static int tables_init(Reader *r, const struct selection *sel, struct tables *ts)
+{
+	*ts = (struct tables){ 0 };
+	for (size_t i = 0; i < r->n_dense; i++)
+		if (selected(r, sel, i) && !table_of(r, ts, i))
+			return -1;
+	return 0;
+}
+
+/* [{"name": class name, ...table_export()}, ...] */
+static PyObject *tables_export(Reader *r, struct tables *ts)
+{
+	PyObject *list = PyList_New(0);
+
+	for (size_t i = 0; list && i < ts->n; i++) {
+		PyObject *t;
+		if (!ts->by_class[i])
+			continue;
+		t = table_export(ts->by_class[i], r->classes[i].plan);
+		if (!t || PyDict_SetItemString(t, "name", r->classes[i].name) || PyList_Append(list, t))
+			Py_CLEAR(list);
+		Py_XDECREF(t);
+	}
+	return list;
+}
+
+/*
+ * read(mask, begin, end) -> (tables, error): every selected event into a
+ * table per class; `error` is the tracemux.Error that stopped the read
+ * (not raised: the tables hold what came before it), or None.
+ */
+static PyObject *reader_read(PyObject *self, PyObject *args)
+{
+	Reader *r = (Reader *)self;
+	PyObject *mask, *begin, *end, *list, *error = NULL;
+	struct selection sel;
+	struct tables ts;
+	Py_buffer view;
+	struct tmx_error err;
+	uint64_t seq = 0;
+	int ret = TMX_OK;
+
+	if (!check_open(r) || !PyArg_ParseTuple(args, "OOO", &mask, &begin, &end) ||
+	    parse_selection(r, mask, begin, end, &sel, &view))
+		return NULL;
+	if (tables_init(r, &sel, &ts))
+		goto fail;
+	for (;;) {
+		const struct tmx_msg *msg;
+		const struct plan *p;
+		struct table *t;
+		size_t ci;
+
+		ret = next_selected(r, &sel, &msg, &ci, &err);
+		if (ret == -1)
+			goto fail;
+		if (ret != TMX_OK || !msg)
+			break;
+		if (!(t = table_of(r, &ts, ci)))
+			goto fail;
+		p = r->classes[ci].plan;
+		if (!plan_walk(p, msg->event->scopes, ts.cells)) {
+			scope_mismatch(msg, p, &err);
+			ret = TMX_ERR_DATA;
+			r->done = true;
+			break;
+		}
+		if (!table_add(t, p, msg, ts.cells, seq++))
+			goto fail;
+	}
+	if (view.obj)
+		PyBuffer_Release(&view);
+	view.obj = NULL;
+	if (flush_warnings(r) || (ret != TMX_OK && !(error = ext_error_object(&err))))
+		goto fail;
+	list = tables_export(r, &ts);
+	tables_free(&ts);
+	if (!list) {
+		Py_XDECREF(error);
+		return NULL;
+	}
+	return Py_BuildValue("(NN)", list, error ? error : Py_NewRef(Py_None));
+fail:
+	if (view.obj)
+		PyBuffer_Release(&view);
+	tables_free(&ts);
+	return NULL;
+}
+
+static PyMethodDef reader_methods[] = {
+	{ "event_classes", reader_event_classes, METH_NOARGS,
+	  "[(name, id, stream_class_id, log_level), ...] by dense class number" },
+	{ "streams", reader_streams, METH_NOARGS, "a dict per stream" },
+	{ "traces", reader_traces, METH_NOARGS, "a dict per logical trace" },
+	{ "next", reader_next, METH_VARARGS, "next(mask, begin, end) -> Event or None" },
+	{ "read", reader_read, METH_VARARGS, "read(mask, begin, end) -> (tables, error or None)" },
+	{ NULL, NULL, 0, NULL },
+};
+
+PyTypeObject ReaderType = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "tracemux._tracemux.Reader",
+	.tp_doc = "Reader(paths, instr_map=None, symbolize=False, lenient=False): one opened source.",
+	.tp_basicsize = sizeof(Reader),
+	.tp_flags = Py_TPFLAGS_DEFAULT,
+	.tp_new = PyType_GenericNew,
+	.tp_init = reader_init,
+	.tp_dealloc = reader_dealloc,
+	.tp_methods = reader_methods,
+};

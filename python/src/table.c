@@ -1,0 +1,343 @@
+/*
+ * Columns filled in C: a table per event class, a growing buffer per
+ * column in the column's own type (integers of their width, floats,
+ * booleans as bytes, text as dictionary codes), a validity byte per row
+ * only once a column gets its first missing value, and Python objects only
+ * for arrays and BLOBs.  Exported as Buffers that numpy.frombuffer wraps
+ * without a copy (tracemux/_frames.py).
+ */
+#include <string.h>
+
+#include "ext.h"
+
+struct colbuf {
+	unsigned char *data;
+	size_t len, cap;
+	unsigned char *valid;      /* NULL: every row has a value */
+	size_t valid_cap;
+	struct strdict *dict;      /* COL_TEXT, COL_LABEL, COL_OPTION */
+	PyObject *objs;            /* COL_OBJECT: a list */
+};
+
+struct table {
+	size_t class_index;
+	size_t n_rows;
+	size_t n_cols;
+	struct colbuf *cols;
+	struct colbuf seq;         /* each row's event number in the read */
+	char *labels;              /* scratch for joined labels */
+	size_t labels_cap;
+};
+
+static const struct {
+	const char *dtype;         /* for tracemux/_frames.py */
+	unsigned width;            /* bytes per row in `data` (0: objects) */
+} kinds[COL_N_KINDS] = {
+	[COL_I8] = { "int8", 1 }, [COL_I16] = { "int16", 2 }, [COL_I32] = { "int32", 4 },
+	[COL_I64] = { "int64", 8 }, [COL_U8] = { "uint8", 1 }, [COL_U16] = { "uint16", 2 },
+	[COL_U32] = { "uint32", 4 }, [COL_U64] = { "uint64", 8 }, [COL_F32] = { "float32", 4 },
+	[COL_F64] = { "float64", 8 }, [COL_BOOL] = { "bool", 1 }, [COL_TEXT] = { "text", 4 },
+	[COL_LABEL] = { "label", 4 }, [COL_OPTION] = { "option", 4 },
+	[COL_OBJECT] = { "object", 0 },
+};
+
+static bool is_text_kind(enum col_kind k)
+{
+	return k == COL_TEXT || k == COL_LABEL || k == COL_OPTION;
+}
+
+void table_free(struct table *t)
+{
+	if (!t)
+		return;
+	for (size_t c = 0; c < t->n_cols; c++) {
+		free(t->cols[c].data);
+		free(t->cols[c].valid);
+		strdict_free(t->cols[c].dict);
+		Py_XDECREF(t->cols[c].objs);
+	}
+	free(t->cols);
+	free(t->seq.data);
+	free(t->labels);
+	free(t);
+}
+
+struct table *table_new(size_t class_index, const struct plan *p)
+{
+	struct table *t = calloc(1, sizeof(*t));
+	bool ok = t && (t->cols = calloc(p->n_cols ? p->n_cols : 1, sizeof(*t->cols)));
+
+	if (ok)
+		t->n_cols = p->n_cols;
+	for (size_t c = 0; ok && c < p->n_cols; c++) {
+		if (is_text_kind(p->cols[c].kind))
+			ok = (t->cols[c].dict = strdict_new()) != NULL;
+		else if (p->cols[c].kind == COL_OBJECT)
+			ok = (t->cols[c].objs = PyList_New(0)) != NULL;
+	}
+	if (!ok) {
+		table_free(t);
+		PyErr_NoMemory();
+		return NULL;
+	}
+	t->class_index = class_index;
+	return t;
+}
+
+static bool grow(unsigned char **p, size_t *cap, size_t need)
+{
+	size_t c = *cap ? *cap : 256;
+	unsigned char *n;
+
+	if (need <= *cap)
+		return true;
+	while (c < need)
+		c *= 2;
+	if (!(n = realloc(*p, c)))
+		return false;
+	*p = n;
+	*cap = c;
+	return true;
+}
+
+static bool put_bytes(struct colbuf *cb, const void *v, size_t n)
+{
+	if (!grow(&cb->data, &cb->cap, cb->len + n))
+		return false;
+	memcpy(cb->data + cb->len, v, n);
+	cb->len += n;
+	return true;
+}
+
+/* An integer (its low bits) or a code in a column of `width` bytes. */
+static bool put_int(struct colbuf *cb, unsigned width, uint64_t bits)
+{
+	uint8_t u8 = (uint8_t)bits;
+	uint16_t u16 = (uint16_t)bits;
+	uint32_t u32 = (uint32_t)bits;
+
+	switch (width) {
+	case 1:
+		return put_bytes(cb, &u8, 1);
+	case 2:
+		return put_bytes(cb, &u16, 2);
+	case 4:
+		return put_bytes(cb, &u32, 4);
+	default:
+		return put_bytes(cb, &bits, 8);
+	}
+}
+
+/* A value in row `row`: marked valid once the column has a validity buffer. */
+static bool mark_valid(struct colbuf *cb, size_t row)
+{
+	if (!cb->valid)
+		return true;
+	if (!grow(&cb->valid, &cb->valid_cap, row + 1))
+		return false;
+	cb->valid[row] = 1;
+	return true;
+}
+
+static bool put_null(struct colbuf *cb, enum col_kind kind, size_t row)
+{
+	static const uint64_t zero;
+
+	if (kind == COL_OBJECT)
+		return PyList_Append(cb->objs, Py_None) == 0;
+	if (is_text_kind(kind))   /* code 0 */
+		return put_int(cb, 4, 0);
+	if (!cb->valid) {
+		if (!grow(&cb->valid, &cb->valid_cap, row + 1))
+			return false;
+		memset(cb->valid, 1, row);
+	} else if (!grow(&cb->valid, &cb->valid_cap, row + 1)) {
+		return false;
+	}
+	cb->valid[row] = 0;
+	return put_bytes(cb, &zero, kinds[kind].width);
+}
+
+static bool put_text(struct colbuf *cb, const char *s, size_t n)
+{
+	uint32_t code = strdict_code(cb->dict, s ? s : "", n);
+
+	return code && put_int(cb, 4, code);
+}
+
+static bool put_labels(struct table *t, struct colbuf *cb, const struct tmx_value *v)
+{
+	size_t len;
+
+	while ((len = plan_labels(v, t->labels, t->labels_cap)) == SIZE_MAX) {
+		size_t cap = t->labels_cap ? 4 * t->labels_cap : 256;
+		char *b = realloc(t->labels, cap);
+		if (!b)
+			return false;
+		t->labels = b;
+		t->labels_cap = cap;
+	}
+	return len ? put_text(cb, t->labels, len) : put_int(cb, 4, 0);
+}
+
+static bool put_object(struct colbuf *cb, const struct column *col, const struct tmx_value *v)
+{
+	PyObject *o = plan_cell(col, v);
+	int ret;
+
+	if (!o)
+		return false;
+	ret = PyList_Append(cb->objs, o);
+	Py_DECREF(o);
+	return ret == 0;
+}
+
+/* A field column's value (v non-NULL). */
+static bool put_value(struct table *t, struct colbuf *cb, const struct column *col,
+		      const struct tmx_value *v)
+{
+	const char *s;
+	size_t len;
+
+	switch (col->kind) {
+	case COL_F32: {
+		float f = (float)v->d;
+		return put_bytes(cb, &f, 4);
+	}
+	case COL_F64:
+		return put_bytes(cb, &v->d, 8);
+	case COL_BOOL:
+		return put_int(cb, 1, v->u != 0);
+	case COL_TEXT:
+		s = tmx_value_text(v, &len);
+		return put_text(cb, s, s ? len : 0);
+	case COL_LABEL:
+		return put_labels(t, cb, v);
+	case COL_OPTION:
+		s = tmx_fc_member_name(v->fc, v->option);
+		return put_text(cb, s, s ? strlen(s) : 0);
+	case COL_OBJECT:
+		return put_object(cb, col, v);
+	default:   /* integers: `u` has the value's bits, signed or not */
+		return put_int(cb, kinds[col->kind].width, v->u);
+	}
+}
+
+/* The fixed columns' values; false: no memory. */
+static bool put_fixed(struct table *t, const struct plan *p, const struct tmx_msg *msg)
+{
+	const struct tmx_stream *st = msg->stream;
+	const char *trace = st->trace && st->trace->name ? st->trace->name : "";
+	bool ok = true;
+
+	for (int f = 0; f < FIX_N && ok; f++) {
+		int c = p->fixed[f];
+		struct colbuf *cb = c >= 0 ? &t->cols[c] : NULL;
+		bool has = true;
+		uint64_t bits = 0;
+
+		if (!cb)
+			continue;
+		switch (f) {
+		case FIX_TS:
+			has = msg->has_ts, bits = (uint64_t)msg->ns;
+			break;
+		case FIX_CYCLES:
+			has = msg->has_ts, bits = msg->cycles;
+			break;
+		case FIX_TRACE:
+			ok = put_text(cb, trace, strlen(trace));
+			continue;
+		case FIX_STREAM_ID:
+			bits = st->id;
+			break;
+		case FIX_STREAM_CLASS_ID:
+			bits = st->cls->id;
+			break;
+		default:   /* FIX_CPU */
+			has = plan_cpu(msg->event->scopes, &bits);
+			break;
+		}
+		if (!has)
+			ok = put_null(cb, p->cols[c].kind, t->n_rows);
+		else
+			ok = put_int(cb, 8, bits) && mark_valid(cb, t->n_rows);
+	}
+	return ok;
+}
+
+bool table_add(struct table *t, const struct plan *p, const struct tmx_msg *msg,
+	       const struct tmx_value **cells, uint64_t seq)
+{
+	bool ok = put_fixed(t, p, msg) && put_int(&t->seq, 8, seq);
+
+	for (size_t c = p->n_fixed; ok && c < p->n_cols; c++) {
+		struct colbuf *cb = &t->cols[c];
+
+		if (!cells[c])
+			ok = put_null(cb, p->cols[c].kind, t->n_rows);
+		else
+			ok = put_value(t, cb, &p->cols[c], cells[c]) && mark_valid(cb, t->n_rows);
+	}
+	if (!ok) {
+		if (!PyErr_Occurred())
+			PyErr_NoMemory();
+		return false;
+	}
+	t->n_rows++;
+	return true;
+}
+
+/* A buffer's bytes as a Buffer (the colbuf gives them up). */
+static PyObject *take_buffer(unsigned char **data, size_t len)
+{
+	void *p = *data ? *data : malloc(1);
+
+	*data = NULL;
+	return p ? ext_buffer_new(p, len) : PyErr_NoMemory();
+}
+
+static PyObject *export_column(struct table *t, const struct plan *p, size_t c)
+{
+	const struct column *col = &p->cols[c];
+	struct colbuf *cb = &t->cols[c];
+	PyObject *data, *valid, *dict;
+
+	if (col->kind == COL_OBJECT)
+		data = Py_NewRef(cb->objs);
+	else
+		data = take_buffer(&cb->data, cb->len);
+	valid = cb->valid ? take_buffer(&cb->valid, t->n_rows) : Py_NewRef(Py_None);
+	dict = cb->dict ? strdict_list(cb->dict) : Py_NewRef(Py_None);
+	if (!data || !valid || !dict) {
+		Py_XDECREF(data);
+		Py_XDECREF(valid);
+		Py_XDECREF(dict);
+		return NULL;
+	}
+	return Py_BuildValue("{s:N,s:s,s:N,s:N,s:N,s:O,s:O}", "name",
+			     ext_text(col->name, strlen(col->name)), "dtype",
+			     kinds[col->kind].dtype, "data", data, "valid", valid, "strings", dict,
+			     "nullable", col->nullable ? Py_True : Py_False, "epoch",
+			     col->epoch_ts ? Py_True : Py_False);
+}
+
+PyObject *table_export(struct table *t, const struct plan *p)
+{
+	PyObject *cols = PyList_New((Py_ssize_t)p->n_cols), *seq;
+
+	for (size_t c = 0; cols && c < p->n_cols; c++) {
+		PyObject *col = export_column(t, p, c);
+		if (!col)
+			Py_CLEAR(cols);
+		else
+			PyList_SET_ITEM(cols, (Py_ssize_t)c, col);
+	}
+	seq = cols ? take_buffer(&t->seq.data, t->seq.len) : NULL;
+	if (!seq) {
+		Py_XDECREF(cols);
+		return NULL;
+	}
+	return Py_BuildValue("{s:n,s:n,s:N,s:N}", "class", (Py_ssize_t)t->class_index, "rows",
+			     (Py_ssize_t)t->n_rows, "seq", seq, "columns", cols);
+}

@@ -1,0 +1,135 @@
+"""The API around the columns: selection, time bounds, metadata, types, memory over many reads."""
+import gc
+import tracemalloc
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import tracemux
+
+BT = "babeltrace-tests/ctf-traces/succeed/"
+
+
+@pytest.fixture(scope="module")
+def kernel(corpus):
+    return tracemux.open(corpus / BT / "lttng-tracefile-rotation")
+
+
+def test_metadata(kernel, corpus):
+    assert len(kernel.event_classes) > 0
+    assert [c.index for c in kernel.event_classes] == list(range(len(kernel.event_classes)))
+    assert kernel.environment["domain"] == "kernel"
+    assert kernel.clocks and kernel.clocks[0].origin_is_unix_epoch
+    assert sum(s.files for s in kernel.streams) > len(kernel.streams)   # rotated files
+    begin, end = kernel.time_range
+    assert begin == min(s.begin_ns for s in kernel.streams)
+    assert end == max(s.end_ns for s in kernel.streams)
+    t = tracemux.open(corpus / "xray-samples/fdr-v5-small.xray",
+                      instr_map=corpus / "xray-samples/instrmap-symbolized.yaml")
+    assert t.traces[0].format == "xray"
+    assert tracemux.open(corpus / "tracecmd-samples/sched-v7-zstd.dat").traces[0].format \
+        == "trace.dat"
+
+
+def test_selection_by_glob(kernel):
+    every = kernel.to_pandas()
+    sched = kernel.to_pandas(events=["sched_*"])
+    assert set(sched) == {n for n in every if n.startswith("sched_")}
+    for name, df in sched.items():
+        assert df.equals(every[name])
+    assert kernel.to_pandas(events="no_such_event") == {}
+    n = sum(1 for ev in kernel.events(events="sched_switch"))
+    assert n == len(every["sched_switch"])
+    with pytest.raises(KeyError):
+        kernel.to_numpy("no_such_event")
+    with pytest.raises(ValueError):
+        kernel.to_numpy("sched_*")   # several classes
+
+
+def test_time_bounds(kernel):
+    df = kernel.to_pandas(events="sched_switch")["sched_switch"]
+    ts = df["ts"].astype("int64").to_numpy()
+    begin, end = int(ts[len(ts) // 4]), int(ts[len(ts) // 2])
+    inside = df[(ts >= begin) & (ts <= end)]
+    part = kernel.to_pandas(events="sched_switch", begin=begin, end=end)["sched_switch"]
+    assert part.reset_index(drop=True).equals(inside.reset_index(drop=True))
+    evs = list(kernel.events(events="sched_switch", begin=np.datetime64(begin, "ns"),
+                             end=pd.Timestamp(end, tz="UTC")))
+    assert [ev.ts for ev in evs] == list(ts[(ts >= begin) & (ts <= end)])
+
+
+def test_filter_waits_for_the_library(kernel):
+    with pytest.raises(NotImplementedError):
+        kernel.to_pandas(filter="prev_tid == 0")
+    with pytest.raises(NotImplementedError):
+        next(kernel.events(filter="prev_tid == 0"))
+
+
+def test_column_types(kernel, corpus):
+    df = kernel.to_pandas(events="sched_switch")["sched_switch"]
+    assert str(df["ts"].dtype) == "datetime64[ns]"   # LTTng's clock: Unix epoch origin
+    assert df["cycles"].dtype == np.uint64
+    assert df["prev_tid"].dtype == np.int32
+    assert df["prev_comm"].dtype == object and isinstance(df["prev_comm"].iloc[0], str)
+    assert df["cpu"].dtype == np.int64
+    arrays = kernel.to_numpy("sched_switch")
+    assert arrays["ts"].dtype == np.int64 and arrays["prev_tid"].dtype == np.int32
+    # Enumerations: the integer and a categorical label.
+    md = tracemux.open(corpus / BT / "multi-domains").to_pandas()["lttng_test_filter_event"]
+    assert str(md["enum202_label"].dtype) == "category"
+    assert set(md["enum202_label"].cat.categories) == {"RANGE: 101 TO 303"}
+    # No clock: no ts/cycles columns.
+    nc = tracemux.open(corpus / BT / "succeed1").to_pandas()
+    assert all("ts" not in df.columns for df in nc.values())
+    # Variants and optionals: the options not selected are missing values (pandas NA).
+    v = tracemux.open(corpus / "ctf2/synthetic/bt2py-all-field-classes").to_pandas()
+    nullable = [c for c in v["variants"].columns if v["variants"][c].isna().any()]
+    assert nullable
+
+
+def test_event_access(kernel):
+    ev = next(kernel.events(events="sched_switch"))
+    assert ev.name == "sched_switch"
+    assert isinstance(ev["prev_comm"], str) and ev["prev_comm"] == ev.fields["prev_comm"]
+    assert ev["cpu_id"] == ev.cpu
+    with pytest.raises(KeyError):
+        ev["no_such_field"]
+    assert repr(ev).startswith("<tracemux.Event 'sched_switch' ts=")
+
+
+def rss_kib():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def test_no_leak_over_many_reads(corpus):
+    """200 open + to_pandas cycles and 200 event loops: Python and C memory stay flat."""
+    path = corpus / BT / "multi-domains"
+
+    def cycle():
+        t = tracemux.open(path)
+        frames = t.to_pandas()
+        assert sum(len(df) for df in frames.values()) == 4272
+        for i, ev in enumerate(t.events()):
+            ev.fields
+            if i == 100:
+                break
+
+    for _ in range(20):   # warm-up: caches, allocator pools
+        cycle()
+    gc.collect()
+    tracemalloc.start()
+    rss0 = rss_kib()
+    snap0 = tracemalloc.take_snapshot()
+    for _ in range(200):
+        cycle()
+    gc.collect()
+    grown = sum(s.size_diff for s in tracemalloc.take_snapshot().compare_to(snap0, "filename"))
+    tracemalloc.stop()
+    # A leaked frame set is ~2 MB a cycle here, a leaked Event or Reader several KiB.
+    assert grown < 256 * 1024
+    assert rss_kib() - rss0 < 16 * 1024

@@ -1,0 +1,129 @@
+"""Tables filled by the extension (Reader.read) as NumPy arrays and pandas DataFrames.
+
+A table is a dict: "name" (its event class's), "class" (the class's number
+in the Reader), "rows", "seq" (each row's
+event number in the read, to merge classes of one name in reading order)
+and "columns", each a dict: name, dtype (a NumPy dtype name, or "text",
+"label", "option", "object"), data (a buffer of the dtype, dictionary codes
+for the text kinds, a list for "object"), valid (one byte per row, or None
+when every row has a value), strings ([None, str...] for the text kinds),
+nullable (inside a variant or an optional), epoch (a ts column of a
+Unix-epoch clock).  Every buffer is wrapped, not copied.
+"""
+import numpy as np
+
+_TEXT_KINDS = ("text", "label", "option")
+
+
+def _objects(values):
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+def _mask(col, rows):
+    """True where a row has no value, or None when the column has no missing value."""
+    if col["valid"] is None:
+        return None
+    return ~np.frombuffer(col["valid"], dtype=bool, count=rows)
+
+
+def numpy_column(col, rows):
+    """A column as a NumPy array: typed, masked (numpy.ma) when it can have missing values."""
+    kind = col["dtype"]
+    if kind == "object":
+        return _objects(col["data"])
+    if kind in _TEXT_KINDS:
+        codes = np.frombuffer(col["data"], dtype=np.uint32, count=rows)
+        return _objects(col["strings"]).take(codes)
+    values = np.frombuffer(col["data"], dtype=kind, count=rows)
+    mask = _mask(col, rows)
+    if mask is None and not col["nullable"]:
+        return values
+    return np.ma.MaskedArray(values, mask=np.zeros(rows, bool) if mask is None else mask)
+
+
+def _categorical(col, rows):
+    import pandas as pd
+
+    codes = np.frombuffer(col["data"], dtype=np.uint32, count=rows).astype(np.int32) - 1
+    categories = col["strings"][1:]
+    if len(set(categories)) != len(categories):
+        # Two byte strings can read as one text (a byte that is not UTF-8
+        # reads as the code point of its value).
+        return pd.Categorical(_objects(col["strings"]).take(codes + 1))
+    return pd.Categorical.from_codes(codes, categories=categories)
+
+
+def pandas_column(col, rows):
+    """A column as pandas holds it: the NumPy array, or a pandas array for nulls and categories."""
+    import pandas as pd
+
+    kind = col["dtype"]
+    if kind in ("label", "option"):
+        return _categorical(col, rows)
+    if kind in ("text", "object"):
+        return numpy_column(col, rows)
+    values = np.frombuffer(col["data"], dtype=kind, count=rows)
+    mask = _mask(col, rows)
+    if col["epoch"]:
+        values = values.view("datetime64[ns]")
+        if mask is not None:
+            values = values.copy()
+            values[mask] = np.datetime64("NaT")
+        return values
+    if mask is None and not col["nullable"]:
+        return values
+    mask = np.zeros(rows, bool) if mask is None else mask
+    if kind == "bool":
+        return pd.arrays.BooleanArray(values, mask)
+    if kind.startswith("float"):
+        return pd.arrays.FloatingArray(values, mask)
+    return pd.arrays.IntegerArray(values, mask)
+
+
+def _seq(table):
+    return np.frombuffer(table["seq"], dtype=np.uint64, count=table["rows"])
+
+
+def _signature(table):
+    return [(c["name"], c["dtype"]) for c in table["columns"]]
+
+
+def numpy_tables(tables):
+    """Tables of one event class name merged into {column: array}, in reading order."""
+    if any(_signature(t) != _signature(tables[0]) for t in tables):
+        raise ValueError("event classes of this name have different fields: use to_pandas()")
+    parts = [{c["name"]: numpy_column(c, t["rows"]) for c in t["columns"]} for t in tables]
+    if len(parts) == 1:
+        return parts[0]
+    order = np.argsort(np.concatenate([_seq(t) for t in tables]), kind="stable")
+    merged = {}
+    for name, first in parts[0].items():
+        join = np.ma.concatenate if np.ma.isMaskedArray(first) else np.concatenate
+        merged[name] = join([p[name] for p in parts])[order]
+    return merged
+
+
+def pandas_tables(tables):
+    """Tables of one event class name as one DataFrame, rows in reading order."""
+    import pandas as pd
+
+    frames = []
+    for t in tables:
+        columns = {c["name"]: pandas_column(c, t["rows"]) for c in t["columns"]}
+        # copy=False: each column keeps its own array (no consolidation into
+        # 2-D blocks, which would copy every column once more).
+        frames.append(pd.DataFrame(columns, copy=False))
+    if len(frames) == 1:
+        return frames[0]
+    order = np.argsort(np.concatenate([_seq(t) for t in tables]), kind="stable")
+    return pd.concat(frames, ignore_index=True).take(order).reset_index(drop=True)
+
+
+def group_by_name(tables):
+    """{class name: [tables]} in class order."""
+    groups = {}
+    for t in tables:
+        groups.setdefault(t["name"], []).append(t)
+    return groups
