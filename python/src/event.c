@@ -79,7 +79,7 @@ PyObject *event_new(Reader *r, size_t class_index, const struct tmx_msg *msg)
 	ev->has_ts = msg->has_ts;
 	ev->ns = msg->ns;
 	ev->cycles = msg->cycles;
-	ev->has_cpu = plan_cpu(msg->event->scopes, &ev->cpu);
+	ev->has_cpu = tmx_event_cpu(msg->event, &ev->cpu);
 	ev->fields = NULL;
 	memset(ev->scopes, 0, sizeof(ev->scopes));
 	if (!copy_scopes(ev, msg->event)) {
@@ -238,7 +238,7 @@ static PyGetSetDef event_getset[] = {
 	{ "name", get_name, NULL, "the event class's name (None when it has none)", NULL },
 	{ "ts", get_ts, NULL, "time in ns from the clock's origin (None without a clock)", NULL },
 	{ "cycles", get_cycles, NULL, "the clock value in cycles (None without a clock)", NULL },
-	{ "cpu", get_cpu, NULL, "packet context cpu_id or common context cpu, else None", NULL },
+	{ "cpu", get_cpu, NULL, "the CPU the event was recorded on (tmx_event_cpu), else None", NULL },
 	{ "stream_id", get_stream_id, NULL, "the stream's id", NULL },
 	{ "stream_class_id", get_stream_class_id, NULL, "the stream class's id", NULL },
 	{ "trace", get_trace, NULL, "the trace's name", NULL },

@@ -89,7 +89,7 @@ struct plan {
 	struct pnode *scope[TMX_N_SCOPES];   /* NULL where the class has no such scope */
 };
 
-/* Where a class's CPU number comes from (see plan_cpu). */
+/* The scopes' names, as the Parquet output prefixes clashing columns. */
 extern const char *const ext_scope_names[TMX_N_SCOPES];
 
 struct plan *plan_new(const struct tmx_event_class *ec);   /* NULL: no memory */
@@ -101,8 +101,6 @@ void plan_free(struct plan *p);
  */
 bool plan_walk(const struct plan *p, const struct tmx_value *const scopes[TMX_N_SCOPES],
 	       const struct tmx_value **out);
-/* The event's CPU number, false when it has none. */
-bool plan_cpu(const struct tmx_value *const scopes[TMX_N_SCOPES], uint64_t *cpu);
 /*
  * Joins the labels of an enumeration / flags of a bit map value with ", "
  * into buf; returns the length (0: none), or SIZE_MAX when buf is too small.

@@ -200,18 +200,12 @@ static bool build_scope(struct builder *b, struct pnode *n, const struct tmx_fie
 	return !b->oom;
 }
 
-static bool has_member(const struct tmx_field_class *fc, const char *name)
-{
-	for (size_t m = 0; fc && m < tmx_fc_member_count(fc); m++)
-		if (tmx_fc_member_name(fc, m) && !strcmp(tmx_fc_member_name(fc, m), name))
-			return true;
-	return false;
-}
-
 static void fixed_columns(struct builder *b, const struct tmx_event_class *ec)
 {
 	const struct tmx_stream_class *sc = ec->stream_class;
 	struct plan *p = b->p;
+	enum tmx_scope cpu_scope;
+	const char *cpu;
 
 	for (int f = 0; f < FIX_N; f++)
 		p->fixed[f] = -1;
@@ -224,7 +218,9 @@ static void fixed_columns(struct builder *b, const struct tmx_event_class *ec)
 	p->fixed[FIX_TRACE] = add_column(b, "trace", "", COL_TEXT, false);
 	p->fixed[FIX_STREAM_ID] = add_column(b, "stream_id", "", COL_U64, false);
 	p->fixed[FIX_STREAM_CLASS_ID] = add_column(b, "stream_class_id", "", COL_U64, false);
-	if (has_member(sc->packet_context, "cpu_id") || has_member(sc->event_common_context, "cpu"))
+	/* As the Parquet output: XRay's own `cpu` field is that column already. */
+	cpu = tmx_stream_class_cpu_field(sc, &cpu_scope);
+	if (cpu && strcmp(cpu, "cpu"))
 		p->fixed[FIX_CPU] = add_column(b, "cpu", "", COL_I64, false);
 	p->n_fixed = p->n_cols;
 }
@@ -329,17 +325,6 @@ bool plan_walk(const struct plan *p, const struct tmx_value *const scopes[TMX_N_
 		walk(p->scope[s], scopes[s], 0, out);
 	}
 	return true;
-}
-
-bool plan_cpu(const struct tmx_value *const scopes[TMX_N_SCOPES], uint64_t *cpu)
-{
-	const struct tmx_value *v = NULL;
-
-	if (scopes[TMX_SCOPE_PACKET_CONTEXT])
-		v = tmx_value_member(scopes[TMX_SCOPE_PACKET_CONTEXT], "cpu_id");
-	if (!v && scopes[TMX_SCOPE_COMMON_CONTEXT])
-		v = tmx_value_member(scopes[TMX_SCOPE_COMMON_CONTEXT], "cpu");
-	return v && tmx_value_uint64(v, cpu);
 }
 
 size_t plan_labels(const struct tmx_value *v, char *buf, size_t size)

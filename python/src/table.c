@@ -255,7 +255,7 @@ static bool put_fixed(struct table *t, const struct plan *p, const struct tmx_ms
 			bits = st->cls->id;
 			break;
 		default:   /* FIX_CPU */
-			has = plan_cpu(msg->event->scopes, &bits);
+			has = tmx_event_cpu(msg->event, &bits);
 			break;
 		}
 		if (!has)

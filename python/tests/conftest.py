@@ -128,10 +128,19 @@ def flatten(value, prefix, taken, out):
         out[name] = plain(value)
 
 
+def packet_cpu(rec):
+    """The packet context's integer cpu_id (an enumeration's value too), else None."""
+    cpu = rec.get("packet_context", {}).get("cpu_id")
+    if isinstance(cpu, dict):
+        cpu = cpu.get("value")
+    return cpu if isinstance(cpu, int) and not isinstance(cpu, bool) else None
+
+
 def fixed_columns(rec):
-    """The fixed columns of an event's table: cpu when it has packet_context.cpu_id or
-    common_context.cpu, ts and cycles when it has a time (a clock)."""
-    has_cpu = "cpu_id" in rec.get("packet_context", {}) or "cpu" in rec.get("common_context", {})
+    """The fixed columns of an event's table: cpu when it has an integer packet_context.cpu_id
+    (XRay's common_context.cpu is a field named cpu already), ts and cycles when it has a
+    time (a clock)."""
+    has_cpu = packet_cpu(rec) is not None
     return [c for c in FIXED if (c != "cpu" or has_cpu) and (c not in ("ts", "cycles")
                                                              or "ts_ns" in rec)]
 
@@ -144,8 +153,7 @@ def json_row(rec, fixed):
         out["ts"] = rec.get("ts_ns")
         out["cycles"] = rec.get("cycles")
     if "cpu" in fixed:
-        out["cpu"] = rec.get("packet_context", {}).get("cpu_id",
-                                                        rec.get("common_context", {}).get("cpu"))
+        out["cpu"] = packet_cpu(rec)
     taken = set(fixed)
     for scope in SCOPES:
         for k, v in rec.get(scope, {}).items():

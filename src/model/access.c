@@ -134,22 +134,10 @@ const uint8_t *tmx_value_bytes(const struct tmx_value *v, size_t *len)
 	return v->str.ptr ? (const uint8_t *)v->str.ptr : none;
 }
 
-static bool in_range(const struct tmx_enum_range *r, const struct tmx_value *v)
-{
-	if (v->fc->is_signed)
-		return (int64_t)r->lower <= v->s && v->s <= (int64_t)r->upper;
-	return r->lower <= v->u && v->u <= r->upper;
-}
-
 /* Whether `map` of an enumeration or bit map `v` (already looked through) holds its value. */
 static bool holds(const struct tmx_value *v, const struct tmx_enum_mapping *map)
 {
-	if (v->fc->kind == TMX_FC_BIT_ARRAY)
-		return (v->u & tmx_bit_map_flag_mask(map)) != 0;
-	for (size_t r = 0; r < map->n_ranges; r++)
-		if (in_range(&map->ranges[r], v))
-			return true;
-	return false;
+	return tmx_mapping_holds(v->fc, map, v->u);
 }
 
 static bool has_mappings(const struct tmx_value *v)

@@ -130,4 +130,12 @@ struct tmx_field_class {
  */
 uint64_t tmx_bit_map_flag_mask(const struct tmx_enum_mapping *flag);
 
+/*
+ * Whether mapping `m` of `fc` holds the value whose bits are `u`: one of
+ * its ranges (compared signed when fc is), or for a bit map any of its
+ * flag's bits.  The one test behind every label printed or stored.
+ */
+bool tmx_mapping_holds(const struct tmx_field_class *fc, const struct tmx_enum_mapping *m,
+		       uint64_t u);
+
 #endif

@@ -55,6 +55,21 @@ bool tmx_clock_ns_from_origin(const struct tmx_clock_class *cc, uint64_t cycles,
 	return true;
 }
 
+bool tmx_mapping_holds(const struct tmx_field_class *fc, const struct tmx_enum_mapping *m,
+		       uint64_t u)
+{
+	if (fc->kind == TMX_FC_BIT_ARRAY)
+		return (u & tmx_bit_map_flag_mask(m)) != 0;
+	for (size_t r = 0; r < m->n_ranges; r++) {
+		const struct tmx_enum_range *rg = &m->ranges[r];
+
+		if (fc->is_signed ? (int64_t)rg->lower <= (int64_t)u && (int64_t)u <= (int64_t)rg->upper
+				  : rg->lower <= u && u <= rg->upper)
+			return true;
+	}
+	return false;
+}
+
 uint64_t tmx_bit_map_flag_mask(const struct tmx_enum_mapping *flag)
 {
 	uint64_t mask = 0;

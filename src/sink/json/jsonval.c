@@ -60,14 +60,6 @@ static void put_int(struct outbuf *b, const struct tmx_value *v)
 		outbuf_u64(b, v->u, 0);
 }
 
-static bool in_range(const struct tmx_field_class *fc, const struct tmx_enum_range *r,
-		     uint64_t u)
-{
-	if (fc->is_signed)
-		return (int64_t)u >= (int64_t)r->lower && (int64_t)u <= (int64_t)r->upper;
-	return u >= r->lower && u <= r->upper;
-}
-
 static void put_enum(struct outbuf *b, const struct tmx_value *v)
 {
 	const struct tmx_field_class *fc = v->fc;
@@ -77,14 +69,12 @@ static void put_enum(struct outbuf *b, const struct tmx_value *v)
 	put_int(b, v);
 	outbuf_puts(b, ",\"labels\":[");
 	for (size_t m = 0; m < fc->n_mappings; m++)
-		for (size_t r = 0; r < fc->mappings[m].n_ranges; r++)
-			if (in_range(fc, &fc->mappings[m].ranges[r], v->u)) {
-				if (!first)
-					outbuf_putc(b, ',');
-				json_string(b, fc->mappings[m].label, strlen(fc->mappings[m].label));
-				first = false;
-				break;
-			}
+		if (tmx_mapping_holds(fc, &fc->mappings[m], v->u)) {
+			if (!first)
+				outbuf_putc(b, ',');
+			json_string(b, fc->mappings[m].label, strlen(fc->mappings[m].label));
+			first = false;
+		}
 	outbuf_puts(b, "]}");
 }
 
@@ -102,7 +92,7 @@ static void put_bit_array(struct outbuf *b, const struct tmx_value *v)
 	outbuf_u64(b, v->u, 0);
 	outbuf_puts(b, ",\"flags\":[");
 	for (size_t m = 0; m < fc->n_mappings; m++)
-		if (v->u & tmx_bit_map_flag_mask(&fc->mappings[m])) {
+		if (tmx_mapping_holds(fc, &fc->mappings[m], v->u)) {
 			if (!first)
 				outbuf_putc(b, ',');
 			json_string(b, fc->mappings[m].label, strlen(fc->mappings[m].label));

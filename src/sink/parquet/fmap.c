@@ -279,24 +279,6 @@ void pq_put_text(const struct pq_emit *em, int col, uint8_t rep, const char *p, 
 	pq_col_bytes(c, rep, c->max_def, em->scratch->p, em->scratch->len);
 }
 
-static bool in_range(const struct tmx_field_class *fc, const struct tmx_enum_range *r, uint64_t u)
-{
-	if (fc->is_signed)
-		return (int64_t)u >= (int64_t)r->lower && (int64_t)u <= (int64_t)r->upper;
-	return u >= r->lower && u <= r->upper;
-}
-
-static bool mapping_has(const struct tmx_field_class *fc, const struct tmx_enum_mapping *m,
-			uint64_t u)
-{
-	if (fc->kind == TMX_FC_BIT_ARRAY)
-		return (u & tmx_bit_map_flag_mask(m)) != 0;
-	for (size_t r = 0; r < m->n_ranges; r++)
-		if (in_range(fc, &m->ranges[r], u))
-			return true;
-	return false;
-}
-
 /* The labels of an enumeration's value or a bit map's active flags, joined by ", ". */
 static void put_labels(const struct pq_emit *em, const struct pq_fmap *fm, uint64_t u,
 		       uint8_t rep)
@@ -306,7 +288,7 @@ static void put_labels(const struct pq_emit *em, const struct pq_fmap *fm, uint6
 
 	b->len = 0;
 	for (size_t m = 0; m < fc->n_mappings; m++) {
-		if (!mapping_has(fc, &fc->mappings[m], u))
+		if (!tmx_mapping_holds(fc, &fc->mappings[m], u))
 			continue;
 		if (b->len)
 			pq_buf_put(b, ", ", 2);

@@ -650,28 +650,11 @@ static void put_integer(struct tmx_pretty *p, const struct tmx_value *v)
 	put_color(p, COLOR_RESET);
 }
 
-static bool range_contains(const struct tmx_field_class *fc, const struct tmx_enum_range *r,
-			   uint64_t value)
-{
-	if (fc->is_signed)
-		return (int64_t)value >= (int64_t)r->lower && (int64_t)value <= (int64_t)r->upper;
-	return value >= r->lower && value <= r->upper;
-}
-
-static bool mapping_contains(const struct tmx_field_class *fc, const struct tmx_enum_mapping *map,
-			     uint64_t value)
-{
-	for (size_t r = 0; r < map->n_ranges; r++)
-		if (range_contains(fc, &map->ranges[r], value))
-			return true;
-	return false;
-}
-
 /* Whether a mapping from `from` on also holds the value. */
 static bool more_labels(const struct tmx_field_class *fc, size_t from, uint64_t value)
 {
 	for (size_t m = from; m < fc->n_mappings; m++)
-		if (mapping_contains(fc, &fc->mappings[m], value))
+		if (tmx_mapping_holds(fc, &fc->mappings[m], value))
 			return true;
 	return false;
 }
@@ -689,7 +672,7 @@ static void put_enum(struct tmx_pretty *p, const struct tmx_value *v)
 	for (size_t m = 0; m < fc->n_mappings; m++) {
 		const char *label = fc->mappings[m].label;
 
-		if (!mapping_contains(fc, &fc->mappings[m], v->u))
+		if (!tmx_mapping_holds(fc, &fc->mappings[m], v->u))
 			continue;
 		if (printed++)
 			outbuf_write(b, ", ", 2);
@@ -756,7 +739,7 @@ static void put_bit_array(struct tmx_pretty *p, const struct tmx_value *v)
 			return;
 	}
 	for (size_t m = 0; m < fc->n_mappings; m++)
-		if (v->u & tmx_bit_map_flag_mask(&fc->mappings[m]))
+		if (tmx_mapping_holds(fc, &fc->mappings[m], v->u))
 			labels[n++] = fc->mappings[m].label;
 	if (n) {
 		qsort(labels, n, sizeof(*labels), cmp_labels);
