@@ -242,7 +242,7 @@ static PyGetSetDef event_getset[] = {
 	{ "stream_id", get_stream_id, NULL, "the stream's id", NULL },
 	{ "stream_class_id", get_stream_class_id, NULL, "the stream class's id", NULL },
 	{ "trace", get_trace, NULL, "the trace's name", NULL },
-	{ "class_index", get_class_index, NULL, "the index of its class in Trace.event_classes (None: a class only some chunk has)", NULL },
+	{ "class_index", get_class_index, NULL, "the index of its class in Trace.event_classes", NULL },
 	{ "fields", get_fields, NULL, "{column: value}: the field columns of to_pandas()", NULL },
 	{ NULL, NULL, NULL, NULL, NULL },
 };

@@ -112,13 +112,9 @@ PyObject *plan_cell(const struct column *col, const struct tmx_value *v);
 /* ---- reader.c ---- */
 
 /*
- * The classes events come with.  The first n_dense are the library's dense
- * classes (tmx_source_event_class), in its order; after them, classes met
- * while reading that the dense numbering does not know: a logical trace
- * made of several physical ones (LTTng session rotation chunks) decodes
- * each member's events with its own copy of the classes.  Such a class
- * counts as the dense class of the same name, id and stream class id
- * (`dense`), or SIZE_MAX when there is none.
+ * The classes events come with, in the library's dense order
+ * (tmx_source_event_class); `dense` is their number there, SIZE_MAX for a
+ * class the source does not list (none is known).
  */
 struct ext_class {
 	const struct tmx_event_class *ec;

@@ -128,25 +128,15 @@ static int load_classes(Reader *r)
 	return 0;
 }
 
-static bool same_class(const struct tmx_event_class *a, const struct tmx_event_class *b)
-{
-	return a->id == b->id && a->stream_class->id == b->stream_class->id &&
-	       (a->name == b->name || (a->name && b->name && !strcmp(a->name, b->name)));
-}
-
+/* The index of `ec` in r->classes, added at its first event (SIZE_MAX: an exception). */
 size_t reader_class(Reader *r, const struct tmx_event_class *ec)
 {
-	size_t dense = SIZE_MAX;
-
 	if (r->n_slots) {
 		const struct ptr_slot *slot = &r->by_ec[slot_of(r->by_ec, r->n_slots, ec)];
 		if (slot->key)
 			return slot->value;
 	}
-	for (size_t i = 0; i < r->n_dense && dense == SIZE_MAX; i++)
-		if (same_class(r->classes[i].ec, ec))
-			dense = i;
-	return add_class(r, ec, dense);
+	return add_class(r, ec, tmx_source_event_class_index(r->src, ec));
 }
 
 /* Reader(paths, instr_map=None, symbolize=False, lenient=False) */

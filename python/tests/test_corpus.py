@@ -67,11 +67,8 @@ def test_counts_equal_info(case):
     for rec in events:
         by_name[rec["name"]] = by_name.get(rec["name"], 0) + 1
     assert frames == by_name
-    # `info` counts per class by the library's dense class numbers, which
-    # miss the classes of a logical trace's other members (session-rotation
-    # chunks): its per-class lines are a reference only when they add up.
-    if sum(counts.values()) == total:
-        assert frames == counts
+    assert sum(counts.values()) == total
+    assert frames == counts
 
 
 def test_values_equal_json_lines(case):

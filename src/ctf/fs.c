@@ -315,6 +315,9 @@ static int group_logical_traces(struct ctf_fs *src, struct tmx_error *err)
 			}
 		}
 	}
+	/* The logical trace's classes are those its data is decoded with. */
+	for (size_t i = 0; i < src->n_traces; i++)
+		src->traces[i]->trace.cls = src->traces[i]->merged_tc;
 	return TMX_OK;
 }
 

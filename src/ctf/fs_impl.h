@@ -34,14 +34,21 @@ struct ctf_trace {
 	struct tmx_trace trace;       /* the logical trace's model instance */
 	struct ctf_trace *logical;    /* first physical trace with the same UUID */
 	/*
-	 * In a logical trace's first physical trace: the trace class whose
-	 * clocks its streams use, the one with the most stream and event
-	 * classes (the first of those), as babeltrace2 keeps one metadata
-	 * for merged traces.
+	 * In a logical trace's first physical trace: the trace class of all
+	 * its members' data, the one with the most stream and event classes
+	 * (the first of those), as babeltrace2 decodes the data streams of
+	 * merged traces with the metadata of that one.  So one logical trace
+	 * has one set of classes, whichever directory an event comes from.
 	 */
 	const struct tmx_trace_class *merged_tc;
 	struct ctf_quirks quirks;
 };
+
+/* The trace class that decodes the data files of `t` (see merged_tc). */
+static inline const struct tmx_trace_class *ctf_data_tc(const struct ctf_trace *t)
+{
+	return t->logical->merged_tc;
+}
 
 struct ctf_file {
 	struct tmx_mapfile map;

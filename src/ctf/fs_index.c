@@ -45,7 +45,7 @@ void ctf_fs_skip_damage(struct ctf_fs *src, const struct tmx_error *damage, uint
  */
 static uint64_t next_magic(const struct ctf_file *f, uint64_t off)
 {
-	const struct tmx_trace_class *tc = f->trace->tc;
+	const struct tmx_trace_class *tc = ctf_data_tc(f->trace);
 	static const uint8_t le[4] = { 0xC1, 0x1F, 0xFC, 0xC1 }, be[4] = { 0xC1, 0xFC, 0x1F, 0xC1 };
 	const uint8_t *magic = tc->native_byte_order == TMX_BO_BE ? be : le;
 	const uint8_t *p;
@@ -62,7 +62,7 @@ static int index_packets(struct ctf_fs *src, struct ctf_file *f, struct tmx_erro
 	struct ctf_decoder dec;
 	uint64_t off = 0;
 	size_t cap = 0;
-	int ret = ctf_decoder_init(&dec, f->trace->tc, f->map.path, f->map.data, f->map.size, err);
+	int ret = ctf_decoder_init(&dec, ctf_data_tc(f->trace), f->map.path, f->map.data, f->map.size, err);
 
 	dec.headers_only = true;
 	while (!ret && off < f->map.size) {
@@ -126,7 +126,7 @@ static bool packet_event_times(const struct ctf_file *f, size_t pi, uint64_t *fi
 	struct tmx_error err;
 	bool any = false;
 
-	if (ctf_decoder_init(&dec, f->trace->tc, f->map.path, f->map.data, f->map.size, &err))
+	if (ctf_decoder_init(&dec, ctf_data_tc(f->trace), f->map.path, f->map.data, f->map.size, &err))
 		return false;
 	if (!ctf_decode_packet_start(&dec, f->packets[pi].offset, &info, &err)) {
 		for (;;) {
@@ -195,7 +195,7 @@ static bool use_lttng_index(struct ctf_fs *src, struct ctf_file *f)
 		free(idx);
 		return false;
 	}
-	used = ctf_lttng_index_read(idx, f->trace->tc, f->map.size, &f->packets, &f->n_packets,
+	used = ctf_lttng_index_read(idx, ctf_data_tc(f->trace), f->map.size, &f->packets, &f->n_packets,
 				    &err) == TMX_OK;
 	if (!used) {
 		char msg[TMX_ERROR_MSG_MAX + TMX_ERROR_FILE_MAX + 64];

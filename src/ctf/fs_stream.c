@@ -39,16 +39,6 @@ static int cmp_file_time(const void *a, const void *b)
 static int stream_next(struct tmx_msg_iter *it, const struct tmx_msg **msg,
 		       struct tmx_error *err);
 
-/* The default clock of the stream class `sc` in the logical trace's metadata. */
-static const struct tmx_clock_class *merged_clock(const struct tmx_trace_class *tc,
-						  const struct tmx_stream_class *sc)
-{
-	for (size_t i = 0; tc && i < tc->n_stream_classes; i++)
-		if (tc->stream_classes[i]->id == sc->id)
-			return tc->stream_classes[i]->default_clock;
-	return sc->default_clock;
-}
-
 static int stream_new(struct ctf_fs *src, struct ctf_file *first, uint64_t auto_id,
 		      struct tmx_error *err)
 {
@@ -69,7 +59,7 @@ static int stream_new(struct ctf_fs *src, struct ctf_file *first, uint64_t auto_
 	s->stream.trace = &first->trace->logical->trace;
 	s->stream.id = p0->has_stream_instance_id ? p0->stream_instance_id : auto_id;
 	s->stream.name = first->map.path;
-	s->clock = merged_clock(first->trace->logical->merged_tc, p0->sc);
+	s->clock = p0->sc->default_clock;   /* of the logical trace's classes (ctf_data_tc) */
 	return TMX_OK;
 }
 
@@ -248,7 +238,7 @@ static int open_packet(struct ctf_stream *s, struct tmx_error *err)
 
 	if (s->dec_file != f) {
 		close_decoder(s);
-		ret = ctf_decoder_init(&s->dec, f->trace->tc, f->map.path, f->map.data,
+		ret = ctf_decoder_init(&s->dec, ctf_data_tc(f->trace), f->map.path, f->map.data,
 				       f->map.size, err);
 		if (ret)
 			return ret;

@@ -34,7 +34,9 @@ def main():
     report = Report("info")
     cases = [(os.path.join(HERE, "..", "data", "sample-trace"),
               open(os.path.join(HERE, "..", "data", "sample-trace.expect"), "rb").read(), 5)]
-    for name, discarded in (("succeed__multi-domains.txt.gz", 728), ("succeed__wk-heartbeat-u.txt", 0)):
+    # session-rotation: logical traces of several directories (one set of classes each).
+    for name, discarded in (("succeed__multi-domains.txt.gz", 728), ("succeed__wk-heartbeat-u.txt", 0),
+                            ("succeed__session-rotation.txt.gz", 0)):
         path = os.path.join(args.corpus, "babeltrace-tests/ctf-traces", *name.split(".txt")[0].split("__"))
         opener = gzip.open if name.endswith(".gz") else open
         with opener(os.path.join(refs, name), "rb") as f:

@@ -337,17 +337,28 @@ def check_invalid_utf8(report, args, node, work):
 
 
 def check_same_name(report, args, node, work):
-    """Two classes of one name with other fields: other parts of the same directory."""
+    """Two classes of one name with other fields: other parts of the same directory.
+
+    The copies get different UUIDs (metadata and packet headers): with the
+    same one they would be one logical trace, all decoded with one metadata."""
     src = os.path.join(args.corpus, "babeltrace-tests/ctf-traces/succeed/smalltrace")
+    uuid = "2a6422d0-6cee-11e0-8c08-cb07d7b3a564"
     traces = []
-    for field in ("str", "txt"):
+    for n, field in enumerate(("str", "txt")):
         trace = os.path.join(work, "same-name-" + field)
         shutil.rmtree(trace, ignore_errors=True)
         shutil.copytree(src, trace)
+        other = uuid[:-1] + str(n)
         with open(os.path.join(trace, "metadata"), "rb") as f:
             meta = f.read()
         with open(os.path.join(trace, "metadata"), "wb") as f:
-            f.write(meta.replace(b"string str;", b"string %s;" % field.encode()))
+            f.write(meta.replace(b"string str;", b"string %s;" % field.encode())
+                    .replace(uuid.encode(), other.encode()))
+        with open(os.path.join(trace, "dummystream"), "rb") as f:
+            data = f.read()
+        with open(os.path.join(trace, "dummystream"), "wb") as f:
+            f.write(data.replace(bytes.fromhex(uuid.replace("-", "")),
+                                 bytes.fromhex(other.replace("-", ""))))
         traces.append(trace)
     got, _, _ = convert(report, args, node, work, "one class name, two sets of fields", traces)
     if got:

@@ -25,6 +25,8 @@ TRACES = [
     # A variant selected by a signed enum tag holding a negative value (from
     # the CTF writer's fuzz harness, fuzz/regressions/ctf_writer/).
     "@DATA@/ctf-signed-variant-tag",
+    # Two traces of one UUID whose metadata differ: one logical trace, one metadata.
+    "@DATA@/same-uuid-other-fields",
     "babeltrace-tests/ctf-traces/succeed/wk-heartbeat-u",
     "babeltrace-tests/ctf-traces/succeed/multi-domains",
     "babeltrace-tests/ctf-traces/succeed/sequence",
