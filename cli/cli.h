@@ -32,6 +32,6 @@ int cli_xray_stack(int argc, char **argv, const struct tmx_diag *diag);
  */
 struct tmx_tcreport_opts;
 int cli_tracecmd(const char *const *inputs, size_t n, struct tmx_tcreport_opts *o,
-		 const char *output_path, bool trimming, bool *handled);
+		 const char *output_path, bool trimming, bool filtering, bool *handled);
 
 #endif

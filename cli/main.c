@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "mux/trim.h"
 #include "options.h"
+#include "tracemux/filter.h"
 #include "tracemux/sink.h"
 #include "tracemux/tracemux.h"
 #include "model/errors.h"
@@ -310,6 +311,7 @@ int main(int argc, char **argv)
 	struct tmx_diag diag = { .warn = print_warning };
 	struct tmx_error err = { 0 };
 	struct tmx_source *src;
+	struct tmx_filter *filter = NULL;
 	int out_fd = STDOUT_FILENO;
 	int status;
 
@@ -330,7 +332,8 @@ int main(int argc, char **argv)
 		cli.tcreport.lenient = cli.open.tracedat.lenient;
 		cli.tcreport.diag = cli.tc_quiet ? NULL : &diag;
 		status = cli_tracecmd(cli.inputs, cli.n_inputs, &cli.tcreport, cli.output_path,
-				      cli.begin_text || cli.end_text || cli.stream_intersection, &handled);
+				      cli.begin_text || cli.end_text || cli.stream_intersection,
+				      cli.n_event_args || cli.filter_expr, &handled);
 		if (handled)
 			return status;
 	}
@@ -354,7 +357,11 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (cli.format == OUT_CTF_METADATA)
+	/* Filters apply before any output sees a message (and trimming after them). */
+	status = cli_filter_setup(cli.event_args, cli.n_event_args, cli.filter_expr, src, &filter);
+	if (status)
+		;
+	else if (cli.format == OUT_CTF_METADATA)
 		status = print_metadata(src, out_fd);
 	else
 		status = run(&cli, src, out_fd);
@@ -363,5 +370,6 @@ int main(int argc, char **argv)
 		status = 1;
 	}
 	tmx_source_free(src);
+	tmx_filter_free(filter);   /* after the source, which reads it */
 	return status;
 }

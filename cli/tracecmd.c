@@ -36,7 +36,7 @@ static bool report_options_given(const struct tmx_tcreport_opts *o)
 }
 
 int cli_tracecmd(const char *const *inputs, size_t n, struct tmx_tcreport_opts *o,
-		 const char *output_path, bool trimming, bool *handled)
+		 const char *output_path, bool trimming, bool filtering, bool *handled)
 {
 	struct tmx_error err = { 0 };
 	struct tmx_tcreport_skipped skipped;
@@ -64,6 +64,11 @@ int cli_tracecmd(const char *const *inputs, size_t n, struct tmx_tcreport_opts *
 	if (trimming) {
 		fputs("tracemux: error: --begin, --end, --timerange and --stream-intersection do not "
 		      "apply to -o tracecmd on trace.dat files\n", stderr);
+		return 2;
+	}
+	if (filtering) {
+		fputs("tracemux: error: --events=GLOB and --filter do not apply to -o tracecmd on "
+		      "trace.dat files (trace-cmd report's -F does)\n", stderr);
 		return 2;
 	}
 	if (n_dat != n) {

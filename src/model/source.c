@@ -11,6 +11,7 @@
 #include "model/msg_iter.h"
 #include "model/ptr_index.h"
 #include "model/source.h"
+#include "mux/filter.h"
 #include "mux/muxer.h"
 
 struct reader {
@@ -26,6 +27,7 @@ struct tmx_source {
 	/* Dense numbers, made at the first question about them. */
 	struct ptr_index classes, streams;
 	bool classes_made, streams_made;
+	struct tmx_filter_bound *filter;   /* NULL: every event */
 };
 
 static int reader_next(struct tmx_msg_iter *it, const struct tmx_msg **msg,
@@ -111,7 +113,9 @@ void *tmx_source_impl(const struct tmx_source *src, const struct tmx_source_ops 
 	return NULL;
 }
 
-int tmx_source_next(struct tmx_source *src, const struct tmx_msg **msg, struct tmx_error *err)
+static const struct ptr_index *class_index(struct tmx_source *src);
+
+static int next_message(struct tmx_source *src, const struct tmx_msg **msg, struct tmx_error *err)
 {
 	if (src->mux)
 		return tmx_muxer_next(src->mux, msg, err);
@@ -120,6 +124,52 @@ int tmx_source_next(struct tmx_source *src, const struct tmx_msg **msg, struct t
 		return TMX_OK;
 	}
 	return src->readers[0].ops->next(src->readers[0].impl, msg, err);
+}
+
+int tmx_source_next(struct tmx_source *src, const struct tmx_msg **msg, struct tmx_error *err)
+{
+	int ret;
+
+	while (!(ret = next_message(src, msg, err)) && *msg && src->filter &&
+	       !tmx_filter_match(src->filter, *msg))
+		;
+	return ret;
+}
+
+/* A reader's question: can events of this class pass the filter? */
+static bool class_wanted(const void *ctx, const struct tmx_event_class *ec)
+{
+	const struct tmx_source *src = ctx;
+
+	return tmx_filter_class_wanted(src->filter, ptr_index_find(&src->classes, ec));
+}
+
+int tmx_source_set_filter(struct tmx_source *src, const struct tmx_filter *f,
+			  struct tmx_error *err)
+{
+	struct tmx_filter_bound *b = NULL;
+	int ret;
+
+	if (f) {
+		class_index(src);
+		if (!src->classes_made)
+			return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+		if ((ret = tmx_filter_bind(f, class_index(src), &b, err)))
+			return ret;
+	}
+	tmx_filter_bound_free(src->filter);
+	src->filter = b;
+	/* Readers that can skip the events of classes that never pass are told which. */
+	for (size_t r = 0; r < src->n_readers; r++)
+		if (src->readers[r].ops->want_classes)
+			src->readers[r].ops->want_classes(src->readers[r].impl,
+							  b ? class_wanted : NULL, src);
+	return TMX_OK;
+}
+
+const struct tmx_filter_bound *tmx_source_filter(const struct tmx_source *src)
+{
+	return src->filter;
 }
 
 /* Finds the reader of the i-th item when each reader counts its own. */
@@ -279,6 +329,7 @@ void tmx_source_free(struct tmx_source *src)
 	free(src->readers);
 	ptr_index_free(&src->classes);
 	ptr_index_free(&src->streams);
+	tmx_filter_bound_free(src->filter);
 	free(src);
 }
 

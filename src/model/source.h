@@ -25,6 +25,15 @@ struct tmx_source_ops {
 	size_t (*trace_count)(const void *impl);
 	const char *(*trace_metadata)(const void *impl, size_t i);
 	bool (*trace_packetized)(const void *impl, size_t i);
+	/*
+	 * Filters (tmx_source_set_filter): events of the classes for which
+	 * `wanted` is false will be dropped, so the reader may skip decoding
+	 * their fields (it must still produce the other messages, and give
+	 * every event it does produce in full).  NULL `wanted`: every class.
+	 */
+	void (*want_classes)(void *impl,
+			     bool (*wanted)(const void *ctx, const struct tmx_event_class *ec),
+			     const void *ctx);
 };
 
 /*
@@ -40,6 +49,14 @@ int tmx_source_new(const struct tmx_source_ops *ops, void *impl, struct tmx_sour
  */
 int tmx_source_merge(struct tmx_source **srcs, size_t n, struct tmx_source **out,
 		     struct tmx_error *err);
+
+/*
+ * The filter bound to the source's classes (tmx_source_set_filter), or
+ * NULL: tmx_filter_match(tmx_source_filter(src), msg) (mux/filter.h) is
+ * what tmx_source_next() asks of every message.
+ */
+struct tmx_filter_bound;
+const struct tmx_filter_bound *tmx_source_filter(const struct tmx_source *src);
 
 /* The reader behind a source of that format, or NULL (for format-specific outputs). */
 void *tmx_source_impl(const struct tmx_source *src, const struct tmx_source_ops *ops);
