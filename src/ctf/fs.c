@@ -389,6 +389,16 @@ static int fs_next(void *impl, const struct tmx_msg **msg, struct tmx_error *err
 	return tmx_muxer_next(fs->mux, msg, err);
 }
 
+/* Filters drop events per stream, before the muxer orders them. */
+static void fs_set_filter(void *impl, bool (*keep)(const void *ctx, const struct tmx_msg *msg),
+			  const void *ctx)
+{
+	struct ctf_fs *fs = impl;
+
+	if (fs->mux)
+		tmx_muxer_set_filter(fs->mux, keep, ctx);
+}
+
 /* A stream's time range from its packet index: first packet begin, last packet end. */
 static bool stream_range(const struct ctf_stream *s, int64_t *begin, int64_t *end)
 {
@@ -518,4 +528,5 @@ static const struct tmx_source_ops ctf_fs_ops = {
 	.trace_count = fs_trace_count,
 	.trace_metadata = fs_trace_metadata,
 	.trace_packetized = fs_trace_packetized,
+	.set_filter = fs_set_filter,
 };

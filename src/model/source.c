@@ -28,6 +28,7 @@ struct tmx_source {
 	struct ptr_index classes, streams;
 	bool classes_made, streams_made;
 	struct tmx_filter_bound *filter;   /* NULL: every event */
+	bool readers_filter;               /* every reader applies it itself */
 };
 
 static int reader_next(struct tmx_msg_iter *it, const struct tmx_msg **msg,
@@ -130,18 +131,15 @@ int tmx_source_next(struct tmx_source *src, const struct tmx_msg **msg, struct t
 {
 	int ret;
 
-	while (!(ret = next_message(src, msg, err)) && *msg && src->filter &&
+	while (!(ret = next_message(src, msg, err)) && *msg && src->filter && !src->readers_filter &&
 	       !tmx_filter_match(src->filter, *msg))
 		;
 	return ret;
 }
 
-/* A reader's question: can events of this class pass the filter? */
-static bool class_wanted(const void *ctx, const struct tmx_event_class *ec)
+static bool keep_message(const void *ctx, const struct tmx_msg *msg)
 {
-	const struct tmx_source *src = ctx;
-
-	return tmx_filter_class_wanted(src->filter, ptr_index_find(&src->classes, ec));
+	return tmx_filter_match(ctx, msg);
 }
 
 int tmx_source_set_filter(struct tmx_source *src, const struct tmx_filter *f,
@@ -157,13 +155,21 @@ int tmx_source_set_filter(struct tmx_source *src, const struct tmx_filter *f,
 		if ((ret = tmx_filter_bind(f, class_index(src), &b, err)))
 			return ret;
 	}
+	/*
+	 * Readers drop what does not pass per stream, before their muxer
+	 * orders it; the source does it for those that cannot.
+	 */
+	src->readers_filter = true;
+	for (size_t r = 0; r < src->n_readers; r++) {
+		const struct tmx_source_ops *ops = src->readers[r].ops;
+
+		if (ops->set_filter)
+			ops->set_filter(src->readers[r].impl, b ? keep_message : NULL, b);
+		else
+			src->readers_filter = false;
+	}
 	tmx_filter_bound_free(src->filter);
 	src->filter = b;
-	/* Readers that can skip the events of classes that never pass are told which. */
-	for (size_t r = 0; r < src->n_readers; r++)
-		if (src->readers[r].ops->want_classes)
-			src->readers[r].ops->want_classes(src->readers[r].impl,
-							  b ? class_wanted : NULL, src);
 	return TMX_OK;
 }
 

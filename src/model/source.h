@@ -26,14 +26,13 @@ struct tmx_source_ops {
 	const char *(*trace_metadata)(const void *impl, size_t i);
 	bool (*trace_packetized)(const void *impl, size_t i);
 	/*
-	 * Filters (tmx_source_set_filter): events of the classes for which
-	 * `wanted` is false will be dropped, so the reader may skip decoding
-	 * their fields (it must still produce the other messages, and give
-	 * every event it does produce in full).  NULL `wanted`: every class.
+	 * Filters (tmx_source_set_filter): from now on, drop the events for
+	 * which keep(ctx, msg) is false (and nothing else) as early as the
+	 * reader can, per stream; NULL keep: drop nothing.  Readers without
+	 * it have their events filtered by the source.
 	 */
-	void (*want_classes)(void *impl,
-			     bool (*wanted)(const void *ctx, const struct tmx_event_class *ec),
-			     const void *ctx);
+	void (*set_filter)(void *impl, bool (*keep)(const void *ctx, const struct tmx_msg *msg),
+			   const void *ctx);
 };
 
 /*

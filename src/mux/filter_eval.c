@@ -38,6 +38,27 @@ static const struct tmx_value *field_value(const struct fbound_ref *r, const str
 	return tmx_event_field_in(ev, (enum tmx_scope)r->scope, r->path);
 }
 
+/* The value at the bound index when it is there (the same class as at bind time). */
+static const struct tmx_value *fixed_value(const struct fbound_ref *r, const struct tmx_event *ev)
+{
+	const struct tmx_value *root = ev->scopes[r->scope];
+
+	return root && root[r->index].fc == r->fc ? &root[r->index] : NULL;
+}
+
+/* A plain number whose class was known at bind time: no type questions. */
+static void read_fixed(const struct fbound_ref *r, const struct tmx_value *v, struct rval *out)
+{
+	out->v = v;
+	if (r->read == FR_DOUBLE) {
+		out->kind = RV_FLOAT;
+		out->d = v->d;
+	} else {
+		out->kind = RV_INT;
+		out->i = r->read == FR_SIGNED ? from_int64(v->s) : (struct fint){ false, v->u };
+	}
+}
+
 /* A value as a number or a string, whatever its field class. */
 static void read_value(const struct tmx_value *v, struct rval *out)
 {
@@ -106,6 +127,8 @@ static struct rval operand(const struct tmx_filter_bound *b, size_t ci, const st
 		br = &b->refs[ci * b->f->n_refs + o->ref];
 		if (br->type == FT_MISSING)
 			r.kind = RV_NONE;
+		else if (msg && br->read && (v = fixed_value(br, msg->event)))
+			read_fixed(br, v, &r);
 		else if (msg && (v = field_value(br, msg->event)))
 			read_value(v, &r);
 		else if (msg)
@@ -257,7 +280,7 @@ bool tmx_filter_match(const struct tmx_filter_bound *b, const struct tmx_msg *ms
 
 	if (msg->kind != TMX_MSG_EVENT)
 		return true;
-	ci = ptr_index_find(b->classes, msg->event->cls);
+	ci = tmx_filter_class_number(b, msg->event->cls);
 	if (ci >= b->n_classes || b->verdict[ci] == FV_NEVER)
 		return false;
 	return b->verdict[ci] == FV_ALWAYS || tmx_filter_eval(b, ci, msg) == TRI_TRUE;

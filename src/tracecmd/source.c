@@ -746,6 +746,15 @@ static int src_next(void *impl, const struct tmx_msg **msg, struct tmx_error *er
 	return tmx_muxer_next(ts->mux, msg, err);
 }
 
+/* Filters drop events per stream, before the muxer orders them. */
+static void src_set_filter(void *impl, bool (*keep)(const void *ctx, const struct tmx_msg *msg),
+			   const void *ctx)
+{
+	struct tdm_source *ts = impl;
+
+	tmx_muxer_set_filter(ts->mux, keep, ctx);
+}
+
 static size_t src_stream_count(const void *impl)
 {
 	return ((const struct tdm_source *)impl)->n_streams;
@@ -803,6 +812,7 @@ const struct tmx_source_ops tdat_source_ops = {
 	.logical_trace_count = src_trace_count,
 	.logical_trace = src_trace,
 	.skipped = src_skipped,
+	.set_filter = src_set_filter,
 };
 
 static int add_streams(struct tdm_source *ts, struct tdm_file *tf, size_t *cap,
