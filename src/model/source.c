@@ -29,6 +29,7 @@ struct tmx_source {
 	bool classes_made, streams_made;
 	struct tmx_filter_bound *filter;   /* NULL: every event */
 	bool readers_filter;               /* every reader applies it itself */
+	struct tmx_reader_filter reader_filter;   /* what the readers are given */
 };
 
 static int reader_next(struct tmx_msg_iter *it, const struct tmx_msg **msg,
@@ -142,6 +143,13 @@ static bool keep_message(const void *ctx, const struct tmx_msg *msg)
 	return tmx_filter_match(ctx, msg);
 }
 
+static bool class_wanted(const void *ctx, const struct tmx_event_class *ec)
+{
+	const struct tmx_filter_bound *b = ctx;
+
+	return tmx_filter_class_wanted(b, tmx_filter_class_number(b, ec));
+}
+
 int tmx_source_set_filter(struct tmx_source *src, const struct tmx_filter *f,
 			  struct tmx_error *err)
 {
@@ -160,11 +168,12 @@ int tmx_source_set_filter(struct tmx_source *src, const struct tmx_filter *f,
 	 * orders it; the source does it for those that cannot.
 	 */
 	src->readers_filter = true;
+	src->reader_filter = (struct tmx_reader_filter){ keep_message, class_wanted, b };
 	for (size_t r = 0; r < src->n_readers; r++) {
 		const struct tmx_source_ops *ops = src->readers[r].ops;
 
 		if (ops->set_filter)
-			ops->set_filter(src->readers[r].impl, b ? keep_message : NULL, b);
+			ops->set_filter(src->readers[r].impl, b ? &src->reader_filter : NULL);
 		else
 			src->readers_filter = false;
 	}

@@ -9,6 +9,15 @@
 
 #include "tracemux/tracemux.h"
 
+/* What a reader is told of a filter (see set_filter below). */
+struct tmx_reader_filter {
+	/* Whether a message passes (every message that is not an event does). */
+	bool (*keep)(const void *ctx, const struct tmx_msg *msg);
+	/* False when no event of the class can pass: the reader may skip decoding them. */
+	bool (*wanted)(const void *ctx, const struct tmx_event_class *ec);
+	const void *ctx;
+};
+
 struct tmx_source_ops {
 	const char *format;   /* "ctf", "tracedat", "xray" */
 	/* Required. */
@@ -26,13 +35,12 @@ struct tmx_source_ops {
 	const char *(*trace_metadata)(const void *impl, size_t i);
 	bool (*trace_packetized)(const void *impl, size_t i);
 	/*
-	 * Filters (tmx_source_set_filter): from now on, drop the events for
-	 * which keep(ctx, msg) is false (and nothing else) as early as the
-	 * reader can, per stream; NULL keep: drop nothing.  Readers without
-	 * it have their events filtered by the source.
+	 * Filters (tmx_source_set_filter): from now on, drop the events that
+	 * `f` does not keep (and nothing else) as early as the reader can, per
+	 * stream; f NULL: drop nothing.  f outlives the reader's use of it.
+	 * Readers without this have their events filtered by the source.
 	 */
-	void (*set_filter)(void *impl, bool (*keep)(const void *ctx, const struct tmx_msg *msg),
-			   const void *ctx);
+	void (*set_filter)(void *impl, const struct tmx_reader_filter *f);
 };
 
 /*

@@ -110,8 +110,18 @@ MULTIBUF = "tracecmd-samples/multibuf-v7-zstd.dat"
 XRAY = "xray-samples/fdr-v5-small.xray"
 XRAY_BASIC = "xray-samples/basic-v3-small.xray"
 
+# tests/data's LTTng-like trace: classes of fixed size, with strings, with sequences.
+SAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "sample-trace")
+
 # (trace, options, the same selection in Python on a JSON event)
 CASES = [
+    # Unwanted classes are skipped by the decoder (by size, strings by their NUL) or dropped.
+    (SAMPLE, ["--events=net:*,app:*"], lambda o: glob(o, "net:*", "app:*")),
+    (SAMPLE, ["--filter=value < 500.0 || dfd == -100"],
+     lambda o: (num(o, "value") is not None and num(o, "value") < 500)
+     or num(o, "dfd") == -100),
+    (SAMPLE, ["--events=sched:switch", "--filter=prev_tid >= 2000"],
+     lambda o: o["name"] == "sched:switch" and num(o, "prev_tid") >= 2000),
     # CTF 1.8, LTTng kernel
     (KERNEL, ["--events=sched_switch"], lambda o: o["name"] == "sched_switch"),
     (KERNEL, ["--events=sched_w*,sched_stat_*"], lambda o: glob(o, "sched_w*", "sched_stat_*")),
