@@ -316,6 +316,13 @@ static int parse_string(struct parser *ps, struct foperand *o)
 	return TMX_OK;
 }
 
+static void operand_free(struct foperand *o)
+{
+	if (o->kind == OPD_STRING)
+		free(o->str.ptr);
+	o->kind = OPD_INT;
+}
+
 /* The reference of a field path or special, shared by every use of the name. */
 static int add_ref(struct parser *ps, const char *path, size_t len, enum fspecial special,
 		   size_t *ref)
@@ -394,7 +401,11 @@ static int parse_operand(struct parser *ps, struct foperand *o, const char *afte
 		return tok_error(ps, "expected a comparison (a field, $name, $ts, $cpu, $pid, $tid "
 				 "or a literal), '!' or '('%s", "");
 	}
-	return ret ? ret : next_token(ps);
+	if (!ret)
+		ret = next_token(ps);
+	if (ret)
+		operand_free(o);   /* a string read before the error */
+	return ret;
 }
 
 static int add_node(struct parser *ps, const struct fnode *n, size_t *at)
@@ -411,12 +422,6 @@ static int add_node(struct parser *ps, const struct fnode *n, size_t *at)
 	return TMX_OK;
 }
 
-static void operand_free(struct foperand *o)
-{
-	if (o->kind == OPD_STRING)
-		free(o->str.ptr);
-	o->kind = OPD_INT;
-}
 
 static const char *op_text(enum fop op)
 {

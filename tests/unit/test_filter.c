@@ -163,6 +163,9 @@ static void test_syntax_errors(void **state)
 		{ "!", "1:2: expected a comparison (a field, $name, $ts, $cpu, $pid, $tid or a literal), "
 		       "'!' or '('" },
 		{ "a == #", "1:6: unexpected character '#'" },
+		/* A string read before the error is freed (the sanitizer build checks). */
+		{ "\"a\" # 1", "1:5: unexpected character '#'" },
+		{ "a == \"b\" &", "1:10: '&' is not an operator: expected '&&'" },
 		{ "a == \"abc", "1:6: unterminated string: expected '\"' before the end of the expression" },
 		{ "a == \"ab\nc\"", "1:6: unterminated string: expected '\"' before the end of the line" },
 		{ "a == \"a\\qb\"", "1:8: unknown escape '\\q' (expected \\\" \\\\ \\n \\t \\r \\0 or \\xHH)" },
