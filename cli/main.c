@@ -80,8 +80,7 @@ void cli_usage(FILE *out)
 	      "  TIME is YYYY-MM-DD hh:mm[:ss[.ns]], hh:mm[:ss[.ns]] (on the trace's first day)\n"
 	      "  or [-]s[.ns] (seconds from the clock's origin); local time unless --clock-gmt.\n"
 	      "\n"
-	      "Filters (every output but -o tracecmd on trace.dat files, and info; see the\n"
-	      "manual, FILTERS):\n"
+	      "Filters (every output, and info; see the manual, FILTERS):\n"
 	      "      --events=GLOB[,GLOB...]  only the event classes whose name matches a glob\n"
 	      "                           (sched_*, syscall_entry_*; trace.dat's system:event\n"
 	      "                           also by its event part: sched:*, sched_switch; XRay:\n"
@@ -346,9 +345,11 @@ int main(int argc, char **argv)
 		bool handled;
 		cli.tcreport.lenient = cli.open.tracedat.lenient;
 		cli.tcreport.diag = cli.tc_quiet ? NULL : &diag;
+		const struct cli_filter_args fa = { cli.event_args, cli.n_event_args, cli.filter_expr };
+
 		status = cli_tracecmd(cli.inputs, cli.n_inputs, &cli.tcreport, cli.output_path,
-				      cli.begin_text || cli.end_text || cli.stream_intersection,
-				      cli.n_event_args || cli.filter_expr, &handled);
+				      cli.begin_text || cli.end_text || cli.stream_intersection, &fa,
+				      &diag, &handled);
 		if (handled)
 			return status;
 	}

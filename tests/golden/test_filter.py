@@ -9,7 +9,9 @@ Lines, independently of tracemux's evaluator, and compared with:
   babeltrace2 prints a trace in which the other events are absent;
 - `tracemux info` with the filter: the counts per class;
 - other outputs: `-o ctf` read back, `-o xray-yaml`, `-o tracecmd` (model
-  layout), `-o chrome`, `-o dummy`; trimming combined with a filter.
+  layout; and trace-cmd report on trace.dat files, against the same
+  selection made with report's -F), `-o chrome`, `-o dummy`; trimming
+  combined with a filter.
 Errors (syntax, unknown field, type mismatch, glob without a class) exit 2
 and name the option and the column.
 """
@@ -371,11 +373,31 @@ def main():
                 report.fail(f"error {' '.join(cmd + opts)}", f"exit {code}: {err.decode()[:300]}")
             else:
                 report.ok()
-    # trace-cmd's own -F keeps its meaning with -o tracecmd; ours do not apply there.
+    # -o tracecmd on trace.dat files: the report's records that the filter keeps, as
+    # trace-cmd's -F (emulated exactly, see test_tracecmd_options) leaves them.
     dat = os.path.join(args.corpus, DAT)
-    code, _, err = run(args.tracemux, ["-o", "tracecmd", "--filter=$cpu == 0", dat])
-    if code != 2 or b"do not apply to -o tracecmd on trace.dat" not in err:
-        report.fail("-o tracecmd on trace.dat with --filter", f"exit {code}: {err[:200]}")
+    for ours, theirs in [(["--events=sched_switch"], ["-F", "sched/sched_switch"]),
+                         (["--events=sched_switch,sched_wakeup", "--filter=prev_pid == 0 || pid > 12000"],
+                          ["-F", "sched/sched_switch: prev_pid == 0", "-F", "sched/sched_wakeup: pid > 12000"]),
+                         (["--filter=$pid == 12747"], ["-F", ".*: common_pid == 12747"]),
+                         (["--events=sched:*", "--filter=$cpu == 1"], ["--cpu", "1", "-F", "sched/.*"])]:
+        code, out, err = run(args.tracemux, ["-o", "tracecmd"] + ours + [dat])
+        code2, ref, _ = run(args.tracemux, ["-o", "tracecmd"] + theirs + [dat])
+        if code != 0 or code2 != 0 or out != ref or len(lines(out)) < 3:
+            report.fail(f"-o tracecmd {' '.join(ours)}", f"exit {code} {err[:200]}: "
+                        f"{len(lines(out))} lines, -F gives {len(lines(ref))}")
+        else:
+            report.ok()
+    # trace-cmd's -F keeps its meaning, and the two combine.
+    code, out, err = run(args.tracemux, ["-o", "tracecmd", "-F", "sched_switch", "--filter=$cpu == 0", dat])
+    _, ref, _ = run(args.tracemux, ["-o", "tracecmd", "-F", "sched_switch", "--cpu", "0", dat])
+    if code != 0 or out != ref:
+        report.fail("-o tracecmd -F with --filter", f"exit {code} {err[:200]}")
+    else:
+        report.ok()
+    code, out, err = run(args.tracemux, ["-o", "tracecmd", "--filter=nosuch == 1", dat])
+    if code != 2 or b"--filter: 1:1: unknown field 'nosuch'" not in err or out:
+        report.fail("-o tracecmd with a bad --filter", f"exit {code}: {err[:200]}")
     else:
         report.ok()
     report.finish()

@@ -29,6 +29,8 @@
 
 #include "tracemux/error.h"
 
+struct tdat_record;
+
 #define TMX_TCREPORT_MAX_FILTERS 64
 #define TMX_TCREPORT_MAX_CPUS 4096
 
@@ -92,6 +94,14 @@ struct tmx_tcreport_opts {
 	bool filter_test;   /* -T: print the filters as libtraceevent parsed them, nothing else */
 	bool ts_check;      /* --ts-check: warn when a CPU's time goes backwards */
 	const char *kallsyms; /* --kallsyms FILE: more symbols, read before the file's own */
+	/*
+	 * --events / --filter (decided on the model, see cli/tracecmd.c): the
+	 * records of file `file` (index in the paths) for which keep() is false
+	 * are left out as the -F filters leave records out (after them).
+	 * NULL: every record.
+	 */
+	bool (*keep)(const void *ctx, size_t file, const struct tdat_record *rec);
+	const void *keep_ctx;
 };
 
 /*
