@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "fcbuild.h"
 #include "model/source.h"
 #include "mux/filter.h"
 #include "tracemux/event.h"
@@ -474,13 +475,137 @@ static void test_verdicts(void **state)
 	tmx_filter_free(f);
 }
 
+/*
+ * Hand-made classes and events for paths: class 0's payload is
+ * { a: u8, b: u8[a], c: { a: i32, b: string }, d: variant(string | i32), e: u8 }
+ * (the sequence moves everything after it: c.a and e are looked up by
+ * name), class 1's is { a: u8, b: { a: u8 } } (b.a at the fixed index 3).
+ */
+struct hand {
+	struct fcb_trace t;
+	struct ptr_index ix;
+	struct tmx_value v0[11], v1[4];
+	struct tmx_event ev[2];
+	struct tmx_msg msg[2];
+};
+
+static void hand_init(struct hand *h)
+{
+	struct tmx_field_class *seq_len = fcb_slot(fcb_u8(), 0), *sel = fcb_slot(fcb_u8(), 1);
+	struct tmx_field_class *i32 = fcb_fixed(TMX_FC_INT, 32, TMX_BO_LE, false, true, 8);
+	struct tmx_field_class *opts[2] = { fcb_string(TMX_STR_NUL_TERMINATED, TMX_STR_UTF8, 0),
+					    fcb_fixed(TMX_FC_INT, 32, TMX_BO_LE, false, true, 8) };
+	static const int64_t bounds[] = { 0, 0, 1, 1 };
+	struct tmx_field_class *seq = fcb_array(fcb_u8(), 0, 0);
+	struct tmx_field_class *c = fcb_struct(2, i32, fcb_string(TMX_STR_NUL_TERMINATED, TMX_STR_UTF8, 0));
+	struct tmx_field_class *d = fcb_variant(sel, 1, 2, opts, bounds);
+	struct tmx_field_class *p0 = fcb_struct(5, seq_len, seq, c, d, fcb_u8());
+	struct tmx_field_class *inner = fcb_struct(1, fcb_u8());
+	struct tmx_field_class *p1 = fcb_struct(2, fcb_u8(), inner);
+	struct tmx_field_class *payloads[2] = { p0, p1 };
+	const void *list[2];
+
+	fcb_trace_init(&h->t, 2, 2, payloads);
+	h->t.ec[0].name = "zero";
+	h->t.ec[1].name = "sys:one";
+	list[0] = &h->t.ec[0];
+	list[1] = &h->t.ec[1];
+	assert_true(ptr_index_build(&h->ix, list, 2));
+	h->v0[0] = (struct tmx_value){ .fc = p0, .n_members = 5 };
+	h->v0[1] = (struct tmx_value){ .fc = seq_len, .u = 2 };
+	h->v0[2] = (struct tmx_value){ .fc = seq, .count = 2 };
+	h->v0[3] = (struct tmx_value){ .fc = seq->elem, .u = 7 };
+	h->v0[4] = (struct tmx_value){ .fc = seq->elem, .u = 8 };
+	h->v0[5] = (struct tmx_value){ .fc = c, .n_members = 2 };
+	h->v0[6] = (struct tmx_value){ .fc = i32, .s = -3 };
+	h->v0[7] = (struct tmx_value){ .fc = c->members[1].fc, .str = { "abc", 3 } };
+	h->v0[8] = (struct tmx_value){ .fc = d, .option = 0 };
+	h->v0[9] = (struct tmx_value){ .fc = opts[0], .str = { "xyz", 3 } };
+	h->v0[10] = (struct tmx_value){ .fc = p0->members[4].fc, .u = 9 };
+	h->v1[0] = (struct tmx_value){ .fc = p1, .n_members = 2 };
+	h->v1[1] = (struct tmx_value){ .fc = p1->members[0].fc, .u = 1 };
+	h->v1[2] = (struct tmx_value){ .fc = inner, .n_members = 1 };
+	h->v1[3] = (struct tmx_value){ .fc = inner->members[0].fc, .u = 200 };
+	for (int i = 0; i < 2; i++) {
+		h->ev[i] = (struct tmx_event){ .cls = &h->t.ec[i] };
+		h->ev[i].scopes[TMX_SCOPE_PAYLOAD] = i ? h->v1 : h->v0;
+		h->msg[i] = (struct tmx_msg){ .kind = TMX_MSG_EVENT, .event = &h->ev[i], .has_ts = true,
+					      .ns = 100 + i };
+	}
+}
+
+/* Which of the two events `expr` (with `glob`) keeps: bit 0 class 0's, bit 1 class 1's. */
+static unsigned hand_match(struct hand *h, const char *glob, const char *expr)
+{
+	struct tmx_filter *f;
+	struct tmx_filter_bound *b;
+	struct tmx_error err = { 0 };
+	const char *globs[1] = { glob };
+	unsigned got;
+
+	if (tmx_filter_new(globs, glob ? 1 : 0, expr, &f, &err) || tmx_filter_bind(f, &h->ix, &b, &err))
+		fail_msg("%s: %s", expr, err.msg);
+	got = (unsigned)tmx_filter_match(b, &h->msg[0]) | (unsigned)tmx_filter_match(b, &h->msg[1]) << 1;
+	tmx_filter_bound_free(b);
+	tmx_filter_free(f);
+	return got;
+}
+
+static void test_paths(void **state)
+{
+	struct hand h;
+	struct tmx_filter *f;
+	struct tmx_filter_bound *b;
+	struct tmx_error err = { 0 };
+
+	(void)state;
+	hand_init(&h);
+	assert_int_equal(hand_match(&h, NULL, "c.a == -3 && c.b == \"abc\""), 1);
+	assert_int_equal(hand_match(&h, NULL, "c.a < -2 && !(c.a > -3) && c.b =~ \"^ab\""), 1);
+	assert_int_equal(hand_match(&h, NULL, "e == 9 && a == 2"), 1);
+	assert_int_equal(hand_match(&h, NULL, "a == 2 || a == 1"), 3);
+	assert_int_equal(hand_match(&h, NULL, "b.a == 200"), 2);   /* class 0's b is a sequence */
+	assert_int_equal(hand_match(&h, NULL, "b.a != 200"), 0);
+	assert_int_equal(hand_match(&h, NULL, "!(b.a == 200)"), 1);
+	/* A variant: its option's type, per event. */
+	assert_int_equal(hand_match(&h, NULL, "d == \"xyz\""), 1);
+	assert_int_equal(hand_match(&h, NULL, "d == 5"), 0);
+	assert_int_equal(hand_match(&h, NULL, "d =~ \"y\" && $ts == 100"), 1);
+	assert_int_equal(hand_match(&h, NULL, "$ts >= 100"), 3);
+	/* Names: the whole one, or the part after "system:". */
+	assert_int_equal(hand_match(&h, "one", NULL), 2);
+	assert_int_equal(hand_match(&h, "sys:*", "a > 0"), 2);
+	assert_int_equal(hand_match(&h, NULL, "$name == \"sys:one\""), 2);
+	/* Where the values are: at fixed indexes, or looked up behind the sequence. */
+	assert_int_equal(tmx_filter_new(NULL, 0, "b.a == 1 || c.a == 1 || e == 1", &f, &err), TMX_OK);
+	assert_int_equal(tmx_filter_bind(f, &h.ix, &b, &err), TMX_OK);
+	assert_int_equal(b->refs[1 * 3 + 0].index, 3);         /* class 1, b.a */
+	assert_int_equal(b->refs[0 * 3 + 0].type, FT_MISSING); /* class 0, b.a */
+	assert_int_equal(b->refs[0 * 3 + 1].index, SIZE_MAX);  /* class 0, c.a */
+	assert_int_equal(b->refs[0 * 3 + 2].index, SIZE_MAX);  /* class 0, e */
+	tmx_filter_bound_free(b);
+	tmx_filter_free(f);
+	/* A structure is no value; a member that no class has is unknown. */
+	assert_int_equal(tmx_filter_new(NULL, 0, "c == 1", &f, &err), TMX_OK);
+	assert_int_equal(tmx_filter_bind(f, &h.ix, &b, &err), TMX_ERR_USAGE);
+	assert_string_equal(err.msg, "1:1: 'c' is a structure, an array or a BLOB in event class "
+			    "'zero': it cannot be compared (name one of its members)");
+	tmx_filter_free(f);
+	assert_int_equal(tmx_filter_new(NULL, 0, "c.z == 1", &f, &err), TMX_OK);
+	assert_int_equal(tmx_filter_bind(f, &h.ix, &b, &err), TMX_ERR_USAGE);
+	assert_string_equal(err.msg, "1:1: unknown field 'c.z': no selected event class has it");
+	tmx_filter_free(f);
+	ptr_index_free(&h.ix);
+	fcb_free_all();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_precedence),    cmocka_unit_test(test_literals),
 		cmocka_unit_test(test_syntax_errors), cmocka_unit_test(test_nesting_limits),
 		cmocka_unit_test(test_bind_errors),   cmocka_unit_test(test_matches),
-		cmocka_unit_test(test_verdicts),
+		cmocka_unit_test(test_verdicts),      cmocka_unit_test(test_paths),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
