@@ -8,6 +8,7 @@
  * dense class numbers, read-only afterwards.
  */
 #include <fnmatch.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,42 +305,66 @@ static bool numeric(enum ftype t)
 	return t == FT_INT || t == FT_FLOAT;
 }
 
+/* An error at an operand's place in the expression. */
+static int opd_error(const struct foperand *o, struct tmx_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int opd_error(const struct foperand *o, struct tmx_error *err, const char *fmt, ...)
+{
+	char what[TMX_ERROR_MSG_MAX - 32];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return tmx_error_at_line(err, TMX_ERR_USAGE, NULL, o->line, o->col, "%u:%u: %s",
+				 (unsigned)o->line, (unsigned)o->col, what);
+}
+
+/* How an error names an operand: a field's path, a special; NULL for a literal. */
+static const char *opd_name(const struct tmx_filter *f, const struct foperand *o)
+{
+	switch (o->kind) {
+	case OPD_FIELD: return f->refs[o->ref].path;
+	case OPD_NAME: return "$name";
+	case OPD_TS: return "$ts";
+	default: return NULL;
+	}
+}
+
 /* A comparison in one class: both sides comparable, regexes on text. */
 static int check_cmp(const struct tmx_filter_bound *b, size_t ci, const struct fnode *n,
 		     struct tmx_error *err)
 {
 	const struct tmx_filter *f = b->f;
-	enum ftype lt = operand_type(b, ci, &n->l), rt = operand_type(b, ci, &n->r);
-	const struct foperand *side[2] = { &n->l, &n->r };
-	enum ftype type[2] = { lt, rt };
-	char where[600];
+	const struct foperand *side[2] = { &n->l, &n->r }, *named;
+	enum ftype type[2] = { operand_type(b, ci, &n->l), operand_type(b, ci, &n->r) };
+	const char *cls = class_name(b->cls[ci]);
+	int i;
 
-	if (lt == FT_MISSING || rt == FT_MISSING)
+	if (type[0] == FT_MISSING || type[1] == FT_MISSING)
 		return TMX_OK;   /* never true in this class */
-	snprintf(where, sizeof(where), "in event class '%s'", class_name(b->cls[ci]));
-	for (int i = 0; i < 2; i++)
+	for (i = 0; i < 2; i++)
 		if (type[i] == FT_COMPOUND)
-			return ref_error(&f->refs[side[i]->ref], err,
-					 "'%s' is a structure, an array or a BLOB %s: it cannot be "
-					 "compared (name one of its members)", f->refs[side[i]->ref].path,
-					 where);
+			return opd_error(side[i], err, "'%s' is a structure, an array or a BLOB in event "
+					 "class '%s': it cannot be compared (name one of its members)",
+					 opd_name(f, side[i]), cls);
 	if (n->op == OP_MATCH || n->op == OP_NOMATCH) {
-		if (numeric(lt))
-			return ref_error(&f->refs[n->l.ref], err, "'%s' is a number %s: it cannot be "
-					 "matched with a regular expression", f->refs[n->l.ref].path,
-					 where);
+		if (numeric(type[0]))
+			return opd_error(&n->l, err, "'%s' is a number in event class '%s': it cannot be "
+					 "matched with a regular expression", opd_name(f, &n->l), cls);
 		return TMX_OK;
 	}
-	if ((numeric(lt) && rt == FT_STRING) || (lt == FT_STRING && numeric(rt))) {
-		const struct foperand *field = n->l.kind == OPD_FIELD ? &n->l : &n->r;
-		enum ftype ft = field == &n->l ? lt : rt, other = field == &n->l ? rt : lt;
-		char what[700];
-
-		snprintf(what, sizeof(what), "cannot compare '%%s' (%s %s) with %s%%s",
-			 type_name(ft), where, type_name(other));
-		return ref_error(&f->refs[field->ref], err, what, f->refs[field->ref].path, "");
-	}
-	return TMX_OK;
+	if (!(numeric(type[0]) && type[1] == FT_STRING) && !(type[0] == FT_STRING && numeric(type[1])))
+		return TMX_OK;
+	/* Name a field first, then a special; two literals are named by their types. */
+	i = n->l.kind == OPD_FIELD ? 0 : n->r.kind == OPD_FIELD ? 1 : opd_name(f, &n->l) ? 0 : 1;
+	named = side[i];
+	if (!opd_name(f, named))
+		return opd_error(&n->l, err, "cannot compare %s with %s", type_name(type[0]),
+				 type_name(type[1]));
+	return opd_error(named, err, "cannot compare '%s' (%s in event class '%s') with %s",
+			 opd_name(f, named), type_name(type[i]), cls, type_name(type[1 - i]));
 }
 
 static int check_types(const struct tmx_filter_bound *b, struct tmx_error *err)

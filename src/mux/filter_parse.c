@@ -430,6 +430,95 @@ static const char *op_text(enum fop op)
 	return text[op];
 }
 
+/* Beyond this, regcomp's automaton (which copies repeated parts) is refused. */
+#define REGEX_MAX_COST 65536
+
+/* `{m}`, `{m,}`, `{m,n}` at p: how many copies of its atom it makes, 0 when it is no bound. */
+static uint64_t bound_copies(const char **p)
+{
+	const char *q = *p + 1;
+	uint64_t m = 0, n;
+
+	if (!isdigit((unsigned char)*q))
+		return 0;
+	while (isdigit((unsigned char)*q) && m < REGEX_MAX_COST)
+		m = m * 10 + (uint64_t)(*q++ - '0');
+	while (isdigit((unsigned char)*q))
+		q++;
+	n = m;
+	if (*q == ',') {
+		n = m + 1;
+		for (q++, n = isdigit((unsigned char)*q) ? 0 : n; isdigit((unsigned char)*q); q++)
+			n = n < REGEX_MAX_COST ? n * 10 + (uint64_t)(*q - '0') : n;
+	}
+	if (*q != '}')
+		return 0;
+	*p = q;
+	return (n > m ? n : m) + 1;
+}
+
+/*
+ * An estimate of the size of the automaton that glibc's regcomp builds:
+ * every repetition copies what it repeats, so nested and stacked
+ * repetitions ("(a|b)++++...", "((a{99}){99}){99}") grow exponentially and
+ * would take gigabytes.  Atoms count 1, a repetition multiplies its atom.
+ */
+static uint64_t regex_cost(const char *p)
+{
+	uint64_t total[REGEX_MAX_COST / 256 + 1], last[REGEX_MAX_COST / 256 + 1];
+	size_t depth = 0;
+
+	total[0] = last[0] = 0;
+	for (; *p; p++) {
+		uint64_t copies = 0, atom = 1;
+
+		switch (*p) {
+		case '(':
+			if (++depth >= sizeof(total) / sizeof(total[0]))
+				return UINT64_MAX;
+			total[depth] = last[depth] = 0;
+			continue;
+		case ')':
+			if (!depth)
+				break;
+			atom = total[depth--] + 1;
+			break;
+		case '*': case '+': case '?':
+			copies = 2;
+			break;
+		case '{':
+			copies = bound_copies(&p);
+			break;
+		case '[':   /* a bracket expression is one atom: to its ']' (a first ']' is in it) */
+			p += p[1] == '^';
+			p += p[1] == ']';
+			while (p[1] && p[1] != ']')
+				p++;
+			p += p[1] != 0;
+			break;
+		case '\\':
+			p += p[1] != 0;
+			break;
+		default:
+			break;
+		}
+		if (copies) {
+			uint64_t extra = last[depth] * (copies - 1);
+
+			total[depth] += extra;
+			last[depth] *= copies;
+		} else {
+			total[depth] += atom;
+			last[depth] = atom;
+		}
+		if (total[depth] > REGEX_MAX_COST || last[depth] > REGEX_MAX_COST)
+			return UINT64_MAX;
+	}
+	while (depth)
+		total[depth - 1] += total[depth], depth--;
+	return total[0];
+}
+
 /* The right side of =~ / !~: a string literal, compiled as a POSIX extended regex. */
 static int compile_regex(struct parser *ps, struct fnode *n)
 {
@@ -440,6 +529,12 @@ static int compile_regex(struct parser *ps, struct fnode *n)
 		return syntax_error(ps, n->r.line, n->r.col,
 				    "expected a string (a POSIX extended regular expression) after "
 				    "'%s'", op_text(n->op));
+	if (strlen(n->r.str.ptr) != n->r.str.len)
+		return syntax_error(ps, n->r.line, n->r.col, "a regular expression cannot hold a NUL "
+				    "byte%s", "");
+	if (regex_cost(n->r.str.ptr) > REGEX_MAX_COST)
+		return syntax_error(ps, n->r.line, n->r.col, "regular expression too complex (its "
+				    "repetitions of repetitions would make a huge automaton)%s", "");
 	if (!(n->re = malloc(sizeof(*n->re))))
 		return tmx_error_set(ps->err, TMX_ERR_NOMEM, NULL, "out of memory");
 	rc = regcomp(n->re, n->r.str.ptr, REG_EXTENDED | REG_NOSUB);

@@ -184,6 +184,11 @@ static void test_syntax_errors(void **state)
 		{ "a !~ b", "1:6: expected a string (a POSIX extended regular expression) after '!~'" },
 		{ "1 =~ \"x\"", "1:1: expected a field or $name before '=~' (it matches text)" },
 		{ "a =~ \"(\"", "1:6: invalid regular expression: " },
+		{ "a =~ \"(a|b)++++++++++++++++\"", "1:6: regular expression too complex (its "
+						  "repetitions of repetitions would make a huge automaton)" },
+		{ "a =~ \"((a{99}){99}){99}\"", "1:6: regular expression too complex (its repetitions "
+					      "of repetitions would make a huge automaton)" },
+		{ "a =~ \"x\\0y\"", "1:6: a regular expression cannot hold a NUL byte" },
 		{ "a == 1 &&\n  b = 2", "2:5: '=' is not an operator: expected '==' or '=~'" },
 		{ "a == 1 ||\n\n (", "3:3: expected a comparison (a field, $name, $ts, $cpu, $pid, $tid or a "
 				 "literal), '!' or '('" },
@@ -259,6 +264,14 @@ static void test_bind_errors(void **state)
 					     "'sched:switch') with a string" },
 		{ NULL, "$ts == msg", "1:8: cannot compare 'msg' (a string in event class 'app:measure') "
 				      "with an integer" },
+		{ NULL, "$name != 1201", "1:1: cannot compare '$name' (a string in event class "
+					 "'sched:switch') with an integer" },
+		{ NULL, "5 < $name", "1:5: cannot compare '$name' (a string in event class "
+				     "'sched:switch') with an integer" },
+		{ NULL, "1 == \"a\"", "1:1: cannot compare an integer with a string" },
+		{ NULL, "prev_tid == 1 && 1.5 < prev_comm", "1:24: cannot compare 'prev_comm' (a string "
+							   "in event class 'sched:switch') with a "
+							   "floating-point number" },
 		{ NULL, "data == 1", "1:1: 'data' is a structure, an array or a BLOB in event class "
 				     "'net:packet': it cannot be compared (name one of its members)" },
 		{ "nosuch*", NULL, "event class pattern 'nosuch*' matches no event class" },
