@@ -49,7 +49,9 @@ struct tmx_source;
 /*
  * globs: NULL/0 = every class; expr: NULL = no expression.  Parses and
  * checks the syntax: errors (TMX_ERR_USAGE) say "LINE:COLUMN: what was
- * expected" and set err->line and err->col.
+ * expected" and set err->line and err->col.  Regular expressions are
+ * compiled here (regcomp); those whose nested repetitions would make a
+ * huge automaton are refused.
  */
 TMX_API int tmx_filter_new(const char *const *globs, size_t n_globs, const char *expr,
 			   struct tmx_filter **out, struct tmx_error *err);
