@@ -186,6 +186,10 @@ CASES = [
      lambda o: glob(o, "function-*") and (cpu(o) == 0 or text(o, "function") == "1")),
     (XRAY_BASIC, ["--filter=$pid > 0 && $name != \"function-exit\""],
      lambda o: pid(o) is not None and pid(o) > 0 and o["name"] != "function-exit"),
+    # Inputs of several formats merged by time, one filter over all their classes.
+    ([UST, DAT, XRAY], ["--events=heartbeat:*,sched_switch,function-enter", "--filter=$cpu < 2"],
+     lambda o: glob(o, "heartbeat:*", "sched_switch", "function-enter") and cpu(o) is not None
+     and cpu(o) < 2),
 ]
 
 
@@ -227,8 +231,8 @@ def info_counts(out):
     return {k: v for k, v in counts.items() if v}, total
 
 
-def check_case(report, tmx, path, opts, select, what):
-    code, out, err = run(tmx, ["-o", "json", path])
+def check_case(report, tmx, paths, opts, select, what):
+    code, out, err = run(tmx, ["-o", "json"] + paths)
     if code != 0:
         report.fail(what, f"unfiltered json: exit {code}: {err[:300]}")
         return
@@ -239,7 +243,7 @@ def check_case(report, tmx, path, opts, select, what):
     if not selected or len(selected) == sum(o["type"] == "event" for o in objs):
         report.fail(what, f"the case selects {len(selected)} events: it tests nothing")
         return
-    code, out, err = run(tmx, ["-o", "json"] + opts + [path])
+    code, out, err = run(tmx, ["-o", "json"] + opts + paths)
     if code != 0 or lines(out) != keep:
         got = lines(out)
         report.fail(what + " (json)", f"exit {code} {err[:300]}: {len(got)} lines, want {len(keep)}")
@@ -247,10 +251,10 @@ def check_case(report, tmx, path, opts, select, what):
         report.ok()
 
     # Text: the same lines as unfiltered, deltas from the previous printed event.
-    code, full, _ = run(tmx, ["--clock-seconds", path])
+    code, full, _ = run(tmx, ["--clock-seconds"] + paths)
     events = [o for o in objs if o["type"] == "event"]
     full_lines = lines(full)
-    code2, out, err = run(tmx, ["--clock-seconds"] + opts + [path])
+    code2, out, err = run(tmx, ["--clock-seconds"] + opts + paths)
     if code != 0 or code2 != 0 or len(full_lines) != len(events):
         report.fail(what + " (text)", f"exit {code}/{code2}, {len(full_lines)} lines for {len(events)} events")
     else:
@@ -266,7 +270,7 @@ def check_case(report, tmx, path, opts, select, what):
     want = {}
     for o in selected:
         want[o["name"]] = want.get(o["name"], 0) + 1
-    code, out, err = run(tmx, ["info"] + opts + [path])
+    code, out, err = run(tmx, ["info"] + opts + paths)
     counts, total = info_counts(out)
     if code != 0 or counts != want or total != len(selected):
         report.fail(what + " (info)", f"exit {code} {err[:200]}: {counts} total {total}, want {want}")
@@ -358,8 +362,9 @@ def main():
     args = parse_args()
     report = Report("event filters")
     for trace, opts, select in CASES:
-        check_case(report, args.tracemux, os.path.join(args.corpus, trace), opts, select,
-                   f"{trace} {' '.join(opts)}")
+        traces = trace if isinstance(trace, list) else [trace]
+        check_case(report, args.tracemux, [os.path.join(args.corpus, t) for t in traces], opts,
+                   select, f"{' '.join(traces)} {' '.join(opts)}")
     work = tempfile.mkdtemp(prefix="tracemux-filter-")
     try:
         check_outputs(report, args.tracemux, args.corpus, work)
