@@ -28,10 +28,18 @@ int cli_xray_stack(int argc, char **argv, const struct tmx_diag *diag);
 /*
  * `-o tracecmd`: prints trace.dat inputs as `trace-cmd report` and returns
  * the exit status with *handled set; *handled is false for other traces
- * (the caller prints them through the model).
+ * (the caller prints them through the model).  --events / --filter select
+ * the records there too (after report's own -F filters).
  */
 struct tmx_tcreport_opts;
+/* --events and --filter as given (see cli_filter_setup in options.h). */
+struct cli_filter_args {
+	const char *const *event_args;
+	size_t n_event_args;
+	const char *expr;
+};
 int cli_tracecmd(const char *const *inputs, size_t n, struct tmx_tcreport_opts *o,
-		 const char *output_path, bool trimming, bool *handled);
+		 const char *output_path, bool trimming, const struct cli_filter_args *filter,
+		 const struct tmx_diag *diag, bool *handled);
 
 #endif

@@ -4,12 +4,15 @@
  * packets.  Packet figures come from the index; counting events needs one
  * pass over them (at -o dummy speed).
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cli.h"
+#include "options.h"
+#include "tracemux/filter.h"
 
 /* Event counts by event class: open addressing on the class pointer. */
 struct counts {
@@ -152,21 +155,56 @@ static void print_trace(const struct tmx_source *src, const struct tmx_trace *tr
 		}
 }
 
+/* info's options: --events=GLOB[,GLOB...] (repeatable) and --filter=EXPR. */
+static int info_options(int argc, char **argv, const char **event_args, size_t *n_event_args,
+			const char **expr)
+{
+	static const struct option longs[] = {
+		{ "events", required_argument, NULL, 'e' },
+		{ "filter", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 2;   /* after "tracemux info" */
+	while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+		if (c == 'e' && *n_event_args < CLI_MAX_EVENT_ARGS)
+			event_args[(*n_event_args)++] = optarg;
+		else if (c == 'f' && !*expr)
+			*expr = optarg;
+		else
+			return cli_command_usage_error("info", "%s", c == 'e' ? "too many --events options"
+						       : c == 'f' ? "--filter can be given once"
+								  : "invalid option");
+	}
+	if (optind >= argc) {
+		fputs("Usage: tracemux info [--events=GLOB[,GLOB...]] [--filter=EXPR] TRACE...\n",
+		      stderr);
+		return 2;
+	}
+	return 0;
+}
+
 int cli_info(int argc, char **argv, const struct tmx_diag *diag)
 {
 	struct tmx_error err = { 0 };
 	struct tmx_source *src;
+	struct tmx_filter *filter = NULL;
 	const struct tmx_msg *msg;
 	struct counts counts = { 0 };
 	uint64_t discarded_events = 0, discarded_packets = 0, events = 0;
-	int status = 0;
+	const char *event_args[CLI_MAX_EVENT_ARGS], *expr = NULL;
+	size_t n_event_args = 0;
+	int status;
 
-	if (argc < 3) {
-		fputs("Usage: tracemux info TRACE_DIR...\n", stderr);
-		return 2;
-	}
-	if (tmx_open((const char *const *)&argv[2], (size_t)(argc - 2), NULL, diag, &src, &err))
+	if ((status = info_options(argc, argv, event_args, &n_event_args, &expr)))
+		return status;
+	if (tmx_open((const char *const *)&argv[optind], (size_t)(argc - optind), NULL, diag, &src,
+		     &err))
 		return cli_report(&err);
+	/* Only the events that pass are counted. */
+	if ((status = cli_filter_setup(event_args, n_event_args, expr, src, &filter)))
+		goto out;
 	counts.cap = 2 * count_event_classes(src) + 16;
 	counts.keys = calloc(counts.cap, sizeof(*counts.keys));
 	counts.values = calloc(counts.cap, sizeof(*counts.values));
@@ -196,5 +234,6 @@ out:
 	free(counts.keys);
 	free(counts.values);
 	tmx_source_free(src);
+	tmx_filter_free(filter);
 	return status;
 }

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "mux/trim.h"
 #include "options.h"
+#include "tracemux/filter.h"
 #include "tracemux/sink.h"
 #include "tracemux/tracemux.h"
 #include "model/errors.h"
@@ -21,8 +22,9 @@ void cli_usage(FILE *out)
 {
 	fputs("Usage: tracemux [OPTIONS] TRACE...\n"
 	      "       tracemux query [--json] trace-infos|metadata-info|support-info PATH...\n"
-	      "       tracemux info TRACE...       (summary: streams, packets, sizes, time range,\n"
-	      "                                     event counts by class, discarded events)\n"
+	      "       tracemux info [--events=GLOBS] [--filter=EXPR] TRACE...  (summary: streams,\n"
+	      "                                     packets, sizes, time range, event counts by\n"
+	      "                                     class, discarded events)\n"
 	      "       tracemux xray-account [--instr-map BIN] XRAY_LOG  (llvm-xray account's\n"
 	      "                                     per-function latencies; see its --help)\n"
 	      "       tracemux xray-stack [--instr-map BIN] XRAY_LOG...  (llvm-xray stack's\n"
@@ -80,6 +82,19 @@ void cli_usage(FILE *out)
 	      "      --stream-intersection  only the time range in which every stream is active\n"
 	      "  TIME is YYYY-MM-DD hh:mm[:ss[.ns]], hh:mm[:ss[.ns]] (on the trace's first day)\n"
 	      "  or [-]s[.ns] (seconds from the clock's origin); local time unless --clock-gmt.\n"
+	      "\n"
+	      "Filters (every output, and info; see the manual, FILTERS):\n"
+	      "      --events=GLOB[,GLOB...]  only the event classes whose name matches a glob\n"
+	      "                           (sched_*, syscall_entry_*; trace.dat's system:event\n"
+	      "                           also by its event part: sched:*, sched_switch; XRay:\n"
+	      "                           function-enter...); repeatable; the '=' is needed\n"
+	      "      --filter=EXPR        only the events for which EXPR holds: comparisons\n"
+	      "                           (== != < <= > >=) of fields, numbers and \"strings\",\n"
+	      "                           =~ and !~ (POSIX extended regex), &&, ||, !, ( );\n"
+	      "                           $name $ts $cpu $pid $tid; e.g. 'prev_tid > 0 &&\n"
+	      "                           next_comm =~ \"^kworker\"'.  Fields: payload, then\n"
+	      "                           specific, common and packet context; a missing field\n"
+	      "                           makes a comparison false\n"
 	      "\n"
 	      "Input (as babeltrace2's src.ctf.fs):\n"
 	      "      --clock-offset=SEC   add SEC seconds to every clock's offset\n"
@@ -313,6 +328,7 @@ int main(int argc, char **argv)
 	struct tmx_diag diag = { .warn = print_warning };
 	struct tmx_error err = { 0 };
 	struct tmx_source *src;
+	struct tmx_filter *filter = NULL;
 	int out_fd = STDOUT_FILENO;
 	int status;
 
@@ -332,8 +348,11 @@ int main(int argc, char **argv)
 		bool handled;
 		cli.tcreport.lenient = cli.open.tracedat.lenient;
 		cli.tcreport.diag = cli.tc_quiet ? NULL : &diag;
+		const struct cli_filter_args fa = { cli.event_args, cli.n_event_args, cli.filter_expr };
+
 		status = cli_tracecmd(cli.inputs, cli.n_inputs, &cli.tcreport, cli.output_path,
-				      cli.begin_text || cli.end_text || cli.stream_intersection, &handled);
+				      cli.begin_text || cli.end_text || cli.stream_intersection, &fa,
+				      &diag, &handled);
 		if (handled)
 			return status;
 	}
@@ -357,7 +376,11 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (cli.format == OUT_CTF_METADATA)
+	/* Filters apply before any output sees a message (and trimming after them). */
+	status = cli_filter_setup(cli.event_args, cli.n_event_args, cli.filter_expr, src, &filter);
+	if (status)
+		;
+	else if (cli.format == OUT_CTF_METADATA)
 		status = print_metadata(src, out_fd);
 	else
 		status = run(&cli, src, out_fd);
@@ -366,5 +389,6 @@ int main(int argc, char **argv)
 		status = 1;
 	}
 	tmx_source_free(src);
+	tmx_filter_free(filter);   /* after the source, which reads it */
 	return status;
 }

@@ -204,6 +204,29 @@ static int set_xray_sort(struct cli *cli, const struct cli_option *o, const char
 	return 0;
 }
 
+/*
+ * --events=GLOB[,GLOB...] (repeatable) selects event classes; `--events`
+ * alone is trace-cmd report's (the stored formats, with -o tracecmd).
+ */
+static int set_events(struct cli *cli, const struct cli_option *o, const char *arg)
+{
+	if (!arg)
+		return cli_tracecmd_events(cli, o, arg);
+	if (cli->n_event_args == CLI_MAX_EVENT_ARGS)
+		return cli_usage_error("%s", "too many --events options");
+	cli->event_args[cli->n_event_args++] = arg;
+	return 0;
+}
+
+static int set_filter(struct cli *cli, const struct cli_option *o, const char *arg)
+{
+	(void)o;
+	if (cli->filter_expr)
+		return cli_usage_error("%s", "--filter can be given once (join expressions with &&)");
+	cli->filter_expr = arg;
+	return 0;
+}
+
 static int show_help(struct cli *cli, const struct cli_option *o, const char *arg)
 {
 	(void)cli, (void)o, (void)arg;
@@ -249,6 +272,9 @@ const struct cli_option cli_general_options[] = {
 	DO("end", 'e', true, set_end),
 	DO("timerange", 't', true, set_timerange),
 	DO("stream-intersection", 0, false, set_stream_intersection),
+	/* Filters */
+	DO("events", 0, optional_argument, set_events),
+	DO("filter", 0, true, set_filter),
 	/* Input */
 	{ "clock-offset", 0, true, set_clock_offset, NULL, "s", 0, 0 },
 	{ "clock-offset-ns", 0, true, set_clock_offset, NULL, "ns", 0, 0 },
@@ -292,8 +318,8 @@ int cli_parse_args(struct cli *cli, int argc, char **argv)
 		const struct cli_option *o = row(i);
 
 		/* A short option is returned as its letter, a long one as 256 + its row. */
-		longs[i] = (struct option){ o->name, o->has_arg ? required_argument : no_argument,
-					    NULL, o->short_name ? o->short_name : 256 + (int)i };
+		longs[i] = (struct option){ o->name, o->has_arg, NULL,
+					    o->short_name ? o->short_name : 256 + (int)i };
 		if (o->short_name) {
 			*s++ = (char)o->short_name;
 			if (o->has_arg)
@@ -320,6 +346,10 @@ int cli_parse_args(struct cli *cli, int argc, char **argv)
 		return status;
 	if (optind >= argc)
 		return cli_usage_error("%s", "no input trace given");
+	if (cli->tc_events_seen && cli->format != OUT_TRACECMD)
+		return cli_usage_error("%s", "--events selects event classes with its value attached: "
+				       "--events=GLOB[,GLOB...] (alone, it is trace-cmd report's "
+				       "--events, with -o tracecmd)");
 	if (cli->tc_options && cli->format != OUT_TRACECMD)
 		return cli_usage_error("%s", "the trace-cmd report options (-R, --nsec, -N, --cpu, -F, "
 				       "-v, --stat, -l, --ts-diff... see --help) go with -o tracecmd");

@@ -18,6 +18,7 @@ enum output_format { OUT_TEXT, OUT_DUMMY, OUT_CTF_METADATA, OUT_JSON, OUT_CHROME
 		     OUT_CTF, OUT_XRAY_YAML, OUT_PARQUET };
 
 #define CLI_MAX_SINK_ARGS 32
+#define CLI_MAX_EVENT_ARGS 64
 
 struct cli {
 	enum output_format format;
@@ -38,12 +39,17 @@ struct cli {
 	bool tc_options;                     /* one of them was given */
 	bool tc_quiet;                       /* -q: no warnings from -o tracecmd */
 	bool tc_events_seen;                 /* --events: wins over --event */
+	/* --events=GLOB[,GLOB...] (each option as given) and --filter=EXPR */
+	const char *event_args[CLI_MAX_EVENT_ARGS];
+	size_t n_event_args;
+	const char *filter_expr;
 };
 
 struct cli_option {
 	const char *name;         /* long name */
 	int short_name;           /* 0: none */
-	bool has_arg;
+	/* getopt's no_argument (false), required_argument (true) or optional_argument */
+	int has_arg;
 	/* Applies the option (`arg` is NULL without a value); 0 or an exit status. */
 	int (*apply)(struct cli *cli, const struct cli_option *o, const char *arg);
 	/* What the generic appliers below use. */
@@ -56,6 +62,8 @@ extern const struct cli_option cli_general_options[];
 extern const size_t cli_n_general_options;
 extern const struct cli_option cli_tracecmd_options[];
 extern const size_t cli_n_tracecmd_options;
+/* trace-cmd report's --events (no value): the general --events row hands it over. */
+int cli_tracecmd_events(struct cli *cli, const struct cli_option *o, const char *arg);
 /* The --help text of the trace-cmd report options. */
 extern const char cli_tracecmd_usage[];
 
@@ -66,6 +74,15 @@ int cli_sink_param(struct cli *cli, const struct cli_option *o, const char *arg)
 int cli_usage_error(const char *fmt, const char *arg);
 /* The --help text. */
 void cli_usage(FILE *out);
+
+/*
+ * --events and --filter (cli/filter.c): the filter they make, bound to
+ * `src` (NULL *f when neither was given); 0, or the exit status after a
+ * message (2 for errors in them).  *f must outlive src.
+ */
+struct tmx_filter;
+int cli_filter_setup(const char *const *event_args, size_t n_event_args, const char *expr,
+		     struct tmx_source *src, struct tmx_filter **f);
 
 /* Fills `cli` from the command line; 0, or the exit status after a message. */
 int cli_parse_args(struct cli *cli, int argc, char **argv);

@@ -2,16 +2,90 @@
  * `-o tracecmd`: trace.dat inputs are printed by the trace-cmd report
  * output (src/tools/tracecmd/report.c), which reads the files in trace-cmd's
  * own order; other traces go through the common model like every output
- * (src/sink/tracecmd/layout.c, wired in main.c's sink).
+ * (src/sink/tracecmd/layout.c, wired in main.c's sink).  --events and
+ * --filter are decided on the model in a first pass (the same filter as
+ * for every output), which notes the records it keeps; the report then
+ * leaves the others out.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "model/grow.h"
+#include "options.h"
 #include "tools/tracecmd/report.h"
+#include "tracecmd/tracedat.h"
+#include "tracemux/filter.h"
+
+/* A record, as the model's messages and the report's cursors both know it. */
+struct rec_key {
+	size_t file;
+	uint32_t buffer, cpu;
+	uint64_t offset;
+};
+
+struct kept {
+	struct rec_key *keys;   /* sorted */
+	size_t n, cap;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct rec_key *x = a, *y = b;
+
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	if (x->buffer != y->buffer)
+		return x->buffer < y->buffer ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static bool keep_record(const void *ctx, size_t file, const struct tdat_record *rec)
+{
+	const struct kept *k = ctx;
+	struct rec_key key = { file, rec->buffer, rec->cpu, rec->offset };
+
+	return bsearch(&key, k->keys, k->n, sizeof(key), cmp_key) != NULL;
+}
+
+/* The records of the events that --events / --filter keep, read through the model. */
+static int kept_records(const char *const *inputs, size_t n, bool lenient,
+			const struct cli_filter_args *fa, const struct tmx_diag *diag, struct kept *k)
+{
+	const struct tmx_tracedat_opts opts = { .lenient = lenient };
+	struct tmx_error err = { 0 };
+	struct tmx_source *src;
+	struct tmx_filter *filter;
+	const struct tmx_msg *msg;
+	int status;
+
+	if (tmx_tracedat_open(inputs, n, &opts, diag, &src, &err))
+		return cli_report(&err);
+	status = cli_filter_setup(fa->event_args, fa->n_event_args, fa->expr, src, &filter);
+	while (!status && !(status = tmx_source_next(src, &msg, &err) ? cli_report(&err) : 0) && msg) {
+		const struct tdat_record *rec = msg->kind == TMX_MSG_EVENT ? tdat_record_of(msg) : NULL;
+
+		if (!rec)
+			continue;
+		if (!tmx_grow_array((void **)&k->keys, &k->cap, k->n + 1, sizeof(*k->keys), 1024)) {
+			fputs("tracemux: error: out of memory\n", stderr);
+			status = 1;
+			break;
+		}
+		k->keys[k->n++] = (struct rec_key){ rec->file_index, rec->buffer, rec->cpu, rec->offset };
+	}
+	tmx_source_free(src);
+	tmx_filter_free(filter);
+	if (!status)
+		qsort(k->keys, k->n, sizeof(*k->keys), cmp_key);
+	return status;
+}
 
 /* Whether the library reads the input as a trace.dat (unreadable or unknown: no). */
 static bool is_tracedat(const char *path)
@@ -36,10 +110,12 @@ static bool report_options_given(const struct tmx_tcreport_opts *o)
 }
 
 int cli_tracecmd(const char *const *inputs, size_t n, struct tmx_tcreport_opts *o,
-		 const char *output_path, bool trimming, bool *handled)
+		 const char *output_path, bool trimming, const struct cli_filter_args *filter,
+		 const struct tmx_diag *diag, bool *handled)
 {
 	struct tmx_error err = { 0 };
 	struct tmx_tcreport_skipped skipped;
+	struct kept kept = { 0 };
 	size_t n_dat = 0;
 	int fd = STDOUT_FILENO, status = 0;
 
@@ -71,17 +147,27 @@ int cli_tracecmd(const char *const *inputs, size_t n, struct tmx_tcreport_opts *
 		      stderr);
 		return 2;
 	}
+	if (filter->n_event_args || filter->expr) {
+		if ((status = kept_records(inputs, n, o->lenient, filter, diag, &kept))) {
+			free(kept.keys);
+			return status;
+		}
+		o->keep = keep_record;
+		o->keep_ctx = &kept;
+	}
 	if (output_path) {
 		fd = open(output_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (fd < 0) {
 			fprintf(stderr, "tracemux: error: %s: cannot open for writing: %s\n", output_path,
 				strerror(errno));
+			free(kept.keys);
 			return 1;
 		}
 	}
 	o->out_fd = fd;
 	if (tmx_tcreport_run(inputs, n, o, &skipped, &err))
 		status = cli_report(&err);
+	free(kept.keys);
 	if (fd != STDOUT_FILENO && close(fd) && !status) {
 		fprintf(stderr, "tracemux: error: %s: %s\n", output_path, strerror(errno));
 		status = 1;

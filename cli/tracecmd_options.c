@@ -73,8 +73,12 @@ static int tc_filter(struct cli *cli, const struct cli_option *o, const char *ar
 	return 0;
 }
 
-/* --events wins over --event, as in trace-cmd. */
-static int tc_events(struct cli *cli, const struct cli_option *o, const char *arg)
+/*
+ * --events wins over --event, as in trace-cmd.  `--events` without a value
+ * (the general options' row, which hands it here) is report's; with one
+ * (`--events=GLOB`) it selects event classes for every output.
+ */
+int cli_tracecmd_events(struct cli *cli, const struct cli_option *o, const char *arg)
 {
 	(void)o, (void)arg;
 	cli->tcreport.event_formats = ".*";
@@ -120,7 +124,8 @@ const struct cli_option cli_tracecmd_options[] = {
 	FLAG("nsec", 0, nsec),
 	FLAG("no-plugins", 'N', no_plugins),
 	STRING("cpu", 0, cpus),
-	DO("filter", 'F', true, tc_filter),
+	/* -F's long name is not --filter, which selects events for every output. */
+	DO("tracecmd-filter", 'F', true, tc_filter),
 	DO("invert-filter", 'v', false, tc_invert),
 	FLAG("stat", 0, stat),
 	FLAG("latency", 'l', latency),
@@ -128,7 +133,6 @@ const struct cli_option cli_tracecmd_options[] = {
 	FLAG("page-size", 0, page_size),
 	FLAG("endian", 0, endian),
 	FLAG("check-events", 0, check_events),
-	DO("events", 0, false, tc_events),
 	DO("event", 0, true, tc_event),
 	FLAG("list-events", 'E', list_events),
 	FLAG("cpus", 0, cpus_list),
@@ -170,7 +174,8 @@ const char cli_tracecmd_usage[] =
 	      "      --nsec               nanosecond timestamps (report -t)\n"
 	      "  -N, --no-plugins         print fmt only, no libtraceevent plugins (report -N)\n"
 	      "      --cpu=LIST           only these CPUs, e.g. 0,2-3 (report --cpu)\n"
-	      "  -F, --filter=FILTER      events and field filters, e.g. 'sched_switch: prev_pid != 0'\n"
+	      "  -F FILTER                events and field filters, e.g. 'sched_switch: prev_pid != 0'\n"
+	      "                           (report -F; also --tracecmd-filter=FILTER)\n"
 	      "                           (report -F; several -F: any may match)\n"
 	      "  -v, --invert-filter      the -F filters after it remove what they match (report -v)\n"
 	      "      --stat               the recorded buffer statistics only (report --stat)\n"
@@ -212,7 +217,8 @@ const char cli_tracecmd_usage[] =
 	      "      --uname              the recorded uname (report --uname)\n"
 	      "      --tracecmd-version   the version of the recording trace-cmd (report --version)\n"
 	      "  -E, --list-events        every stored event format, system:name (report -E)\n"
-	      "      --events             the stored event format files (report --events)\n"
+	      "      --events             the stored event format files (report --events; with\n"
+	      "                           a value, --events=GLOB selects events, see below)\n"
 	      "      --event=REGEX        those of the events REGEX ([SYSTEM:]EVENT) matches\n"
 	      "                           (report --event)\n"
 	      "      --funcs              the kernel function symbols (report -f)\n"

@@ -4,7 +4,7 @@
 #
 #   fuzz/run.sh [SECONDS] [HARNESS...]
 #       harnesses: tsdl metadata_stream ctf_packets ctf2_packets ctf_trace lttng_index tracedat
-#                  tracedat_page xray ctf_writer ctf2_metadata
+#                  tracedat_page xray ctf_writer ctf2_metadata filter
 #
 # TMX_FUZZ_BUILD names the build directory (default build-fuzz).
 #
@@ -16,7 +16,7 @@ set -eu
 cd "$(dirname "$0")/.."
 secs=${1:-60}
 [ $# -gt 0 ] && shift
-harnesses=${*:-tsdl metadata_stream ctf_packets ctf2_packets ctf_trace lttng_index tracedat tracedat_page xray ctf_writer ctf2_metadata}
+harnesses=${*:-tsdl metadata_stream ctf_packets ctf2_packets ctf_trace lttng_index tracedat tracedat_page xray ctf_writer ctf2_metadata filter}
 corpus=${TMX_CORPUS:-../shared/corpus}
 [ -d "$corpus" ] || corpus=/work/shared/corpus
 out=${TMX_FUZZ_BUILD:-build-fuzz}
@@ -70,6 +70,8 @@ seed() {   # HARNESS DIR: fill DIR with seed inputs
 					skip=$((off / 4096)) count=1 2>/dev/null; } >"$2/real-$off"
 			done
 		fi ;;
+	filter)   # expressions (then a NUL and a glob) over the sample trace
+		cp fuzz/seeds/filter/* "$2" ;;
 	xray)   # hand-built logs of every version and record kind, small real ones, YAML traces
 		python3 tests/data/xray/make-inputs.py "$2" >/dev/null
 		cp tests/data/xray/*.yaml "$2"
@@ -90,6 +92,7 @@ for h in $harnesses; do
 	tracedat | tracedat_page) dict="-dict=fuzz/tracedat.dict" ;;
 	xray) dict="-dict=fuzz/xray.dict" ;;
 	ctf2_metadata) dict="-dict=fuzz/ctf2.dict" ;;
+	filter) dict="-dict=fuzz/filter.dict" ;;
 	*) dict="-dict=fuzz/ctf.dict" ;;
 	esac
 	echo "== running fuzz_$h for $secs s"

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include <tracemux/event.h>
+#include <tracemux/filter.h>
 #include <tracemux/tracemux.h>
 
 /* ---- module.c ---- */
@@ -138,6 +139,7 @@ typedef struct {
 	struct tmx_diag diag;    /* the source keeps a pointer to it */
 	PyObject *instr_map;     /* bytes (or NULL): the XRay map's path given to the source */
 	PyObject *warnings;      /* list of str: sent as Python warnings after each call */
+	struct tmx_filter *filter; /* select()'s, freed after the source */
 	bool done;               /* the end or an error was reached */
 	bool skipped;            /* tmx_source_skip_before() was called */
 } Reader;

@@ -4,9 +4,9 @@
  * metadata (classes, streams, traces, clocks, environment), the events
  * one at a time (next) or every selected one into tables (read).
  *
- * Selection: a mask of dense class numbers (tmx_source_event_class_index)
- * made by the Python layer from the class-name globs, and an optional
- * [begin, end] time range in ns.
+ * Selection: the library's event filter (class globs and an expression,
+ * tmx_source_set_filter, set once before reading with select()), and an
+ * optional [begin, end] time range in ns.
  */
 #include <string.h>
 
@@ -55,6 +55,7 @@ static void reader_dealloc(PyObject *self)
 	reader_clear_classes(r);
 	if (r->src)
 		tmx_source_free(r->src);
+	tmx_filter_free(r->filter);   /* after the source, which reads it */
 	Py_XDECREF(r->warnings);
 	Py_XDECREF(r->instr_map);
 	Py_TYPE(self)->tp_free(self);
@@ -370,26 +371,60 @@ static PyObject *reader_traces(PyObject *self, PyObject *unused)
 /* ---- reading ---- */
 
 struct selection {
-	const char *mask;          /* one byte per class, NULL: every class */
 	bool has_begin, has_end;
 	int64_t begin, end;
 };
 
-static int parse_selection(Reader *r, PyObject *mask, PyObject *begin, PyObject *end,
-			   struct selection *sel, Py_buffer *view)
+/* select(globs, expr): the library's filter (globs: a list of str or None, expr: str or None). */
+static PyObject *reader_select(PyObject *self, PyObject *args)
+{
+	Reader *r = (Reader *)self;
+	PyObject *globs, *expr, *seq = NULL;
+	const char *small[16], **g = small, *text = NULL;
+	struct tmx_filter *f = NULL;
+	struct tmx_error err;
+	Py_ssize_t n = 0;
+	int ret;
+
+	if (!check_open(r) || !PyArg_ParseTuple(args, "OO", &globs, &expr))
+		return NULL;
+	if (r->filter) {
+		PyErr_SetString(PyExc_RuntimeError, "the Reader has its selection already");
+		return NULL;
+	}
+	if (globs != Py_None) {
+		if (!(seq = PySequence_Fast(globs, "globs: a list of str")))
+			return NULL;
+		n = PySequence_Fast_GET_SIZE(seq);
+		if (n > 16 && !(g = PyMem_Calloc((size_t)n, sizeof(*g)))) {
+			Py_DECREF(seq);
+			return PyErr_NoMemory();
+		}
+		for (Py_ssize_t i = 0; i < n; i++)
+			if (!(g[i] = PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(seq, i))))
+				goto out;
+	}
+	if (expr != Py_None && !(text = PyUnicode_AsUTF8(expr)))
+		goto out;
+	ret = tmx_filter_new(globs != Py_None ? g : NULL, (size_t)n, text, &f, &err);
+	if (!ret && (ret = tmx_source_set_filter(r->src, f, &err)))
+		tmx_filter_free(f);
+	if (ret)
+		ext_raise(&err);
+	else
+		r->filter = f;
+out:
+	if (g != small)
+		PyMem_Free(g);
+	Py_XDECREF(seq);
+	if (PyErr_Occurred())
+		return NULL;
+	Py_RETURN_NONE;
+}
+
+static int parse_selection(Reader *r, PyObject *begin, PyObject *end, struct selection *sel)
 {
 	*sel = (struct selection){ 0 };
-	view->obj = NULL;
-	if (mask != Py_None) {
-		if (PyObject_GetBuffer(mask, view, PyBUF_SIMPLE))
-			return -1;
-		if ((size_t)view->len != r->n_dense) {
-			PyBuffer_Release(view);
-			PyErr_SetString(PyExc_ValueError, "the class mask has the wrong length");
-			return -1;
-		}
-		sel->mask = view->buf;
-	}
 	if (begin != Py_None) {
 		sel->has_begin = true;
 		sel->begin = PyLong_AsLongLong(begin);
@@ -398,24 +433,14 @@ static int parse_selection(Reader *r, PyObject *mask, PyObject *begin, PyObject 
 		sel->has_end = true;
 		sel->end = PyLong_AsLongLong(end);
 	}
-	if (PyErr_Occurred()) {
-		if (view->obj)
-			PyBuffer_Release(view);
+	if (PyErr_Occurred())
 		return -1;
-	}
 	/* Packets that end before `begin` are skipped without being decoded. */
 	if (sel->has_begin && !r->skipped) {
 		tmx_source_skip_before(r->src, sel->begin);
 		r->skipped = true;
 	}
 	return 0;
-}
-
-static bool selected(const Reader *r, const struct selection *sel, size_t ci)
-{
-	size_t dense = r->classes[ci].dense;
-
-	return !sel->mask || (dense != SIZE_MAX && sel->mask[dense]);
 }
 
 /*
@@ -455,32 +480,27 @@ static int next_selected(Reader *r, const struct selection *sel, const struct tm
 			continue;
 		if ((*ci = reader_class(r, m->event->cls)) == SIZE_MAX)
 			return -1;
-		if (!selected(r, sel, *ci))
-			continue;
 		*msg = m;
 		return TMX_OK;
 	}
 	return TMX_OK;
 }
 
-/* next(mask, begin, end) -> Event or None */
+/* next(begin, end) -> Event or None */
 static PyObject *reader_next(PyObject *self, PyObject *args)
 {
 	Reader *r = (Reader *)self;
-	PyObject *mask, *begin, *end, *ev = NULL;
+	PyObject *begin, *end, *ev = NULL;
 	struct selection sel;
-	Py_buffer view;
 	const struct tmx_msg *msg;
 	struct tmx_error err;
 	size_t ci;
 	int ret;
 
-	if (!check_open(r) || !PyArg_ParseTuple(args, "OOO", &mask, &begin, &end) ||
-	    parse_selection(r, mask, begin, end, &sel, &view))
+	if (!check_open(r) || !PyArg_ParseTuple(args, "OO", &begin, &end) ||
+	    parse_selection(r, begin, end, &sel))
 		return NULL;
 	ret = next_selected(r, &sel, &msg, &ci, &err);
-	if (view.obj)
-		PyBuffer_Release(&view);
 	if (flush_warnings(r) || ret == -1)
 		return NULL;
 	if (ret != TMX_OK)
@@ -550,11 +570,12 @@ static struct table *table_of(Reader *r, struct tables *ts, size_t ci)
 }
 
 /* A table for every selected class, made before reading so that empty ones are there too. */
-static int tables_init(Reader *r, const struct selection *sel, struct tables *ts)
+/* A table for every class the selection keeps, events or not. */
+static int tables_init(Reader *r, struct tables *ts)
 {
 	*ts = (struct tables){ 0 };
 	for (size_t i = 0; i < r->n_dense; i++)
-		if (selected(r, sel, i) && !table_of(r, ts, i))
+		if (tmx_source_event_class_selected(r->src, i) && !table_of(r, ts, i))
 			return -1;
 	return 0;
 }
@@ -577,25 +598,24 @@ static PyObject *tables_export(Reader *r, struct tables *ts)
 }
 
 /*
- * read(mask, begin, end) -> (tables, error): every selected event into a
+ * read(begin, end) -> (tables, error): every selected event into a
  * table per class; `error` is the tracemux.Error that stopped the read
  * (not raised: the tables hold what came before it), or None.
  */
 static PyObject *reader_read(PyObject *self, PyObject *args)
 {
 	Reader *r = (Reader *)self;
-	PyObject *mask, *begin, *end, *list, *error = NULL;
+	PyObject *begin, *end, *list, *error = NULL;
 	struct selection sel;
 	struct tables ts;
-	Py_buffer view;
 	struct tmx_error err;
 	uint64_t seq = 0;
 	int ret = TMX_OK;
 
-	if (!check_open(r) || !PyArg_ParseTuple(args, "OOO", &mask, &begin, &end) ||
-	    parse_selection(r, mask, begin, end, &sel, &view))
+	if (!check_open(r) || !PyArg_ParseTuple(args, "OO", &begin, &end) ||
+	    parse_selection(r, begin, end, &sel))
 		return NULL;
-	if (tables_init(r, &sel, &ts))
+	if (tables_init(r, &ts))
 		goto fail;
 	for (;;) {
 		const struct tmx_msg *msg;
@@ -620,9 +640,6 @@ static PyObject *reader_read(PyObject *self, PyObject *args)
 		if (!table_add(t, p, msg, ts.cells, seq++))
 			goto fail;
 	}
-	if (view.obj)
-		PyBuffer_Release(&view);
-	view.obj = NULL;
 	if (flush_warnings(r) || (ret != TMX_OK && !(error = ext_error_object(&err))))
 		goto fail;
 	list = tables_export(r, &ts);
@@ -633,8 +650,6 @@ static PyObject *reader_read(PyObject *self, PyObject *args)
 	}
 	return Py_BuildValue("(NN)", list, error ? error : Py_NewRef(Py_None));
 fail:
-	if (view.obj)
-		PyBuffer_Release(&view);
 	tables_free(&ts);
 	return NULL;
 }
@@ -644,8 +659,10 @@ static PyMethodDef reader_methods[] = {
 	  "[(name, id, stream_class_id, log_level), ...] by dense class number" },
 	{ "streams", reader_streams, METH_NOARGS, "a dict per stream" },
 	{ "traces", reader_traces, METH_NOARGS, "a dict per logical trace" },
-	{ "next", reader_next, METH_VARARGS, "next(mask, begin, end) -> Event or None" },
-	{ "read", reader_read, METH_VARARGS, "read(mask, begin, end) -> (tables, error or None)" },
+	{ "select", reader_select, METH_VARARGS,
+	  "select(globs, expr): the library's event filter, before reading" },
+	{ "next", reader_next, METH_VARARGS, "next(begin, end) -> Event or None" },
+	{ "read", reader_read, METH_VARARGS, "read(begin, end) -> (tables, error or None)" },
 	{ NULL, NULL, 0, NULL },
 };
 

@@ -1,6 +1,5 @@
 """tracemux.open() and Trace: a trace's metadata, its events one at a time or as columns."""
 import datetime
-import fnmatch
 import os
 from typing import NamedTuple, Optional
 
@@ -123,44 +122,40 @@ class Trace:
             return None
         return min(b for b, _ in spans), max(e for _, e in spans)
 
-    def _selection(self, events, filter):
+    def _selected(self, events, filter):
         """
-        The classes to read, as a mask of dense class numbers (None: all).
-        Event class globs are matched here by name (fnmatch): this is the one
-        place the library's filter (tmx_filter_new + tmx_source_set_filter)
-        will take over, with `filter` expressions.
+        A reader of the events that `events` (a glob or a list of globs on
+        class names: `sched_*`, trace.dat's `sched:*`) and `filter` (an
+        expression over fields: `prev_tid > 0 && $cpu == 1`, see the
+        manual's FILTERS) select: the library's event filter, so the same
+        selection as the command line's --events and --filter.  A glob that
+        matches no class or a bad expression raises tracemux.UsageError.
         """
-        if filter is not None:
-            raise NotImplementedError(
-                "filter= needs the library's event filter (tracemux/filter.h), "
-                "which this build does not have yet; select classes with events=")
-        if events is None:
-            return None
-        globs = [events] if isinstance(events, str) else list(events)
-        return bytes(any(c.name is not None and fnmatch.fnmatchcase(c.name, g) for g in globs)
-                     for c in self.event_classes)
+        reader = self._reader()
+        if events is not None or filter is not None:
+            globs = None if events is None else [events] if isinstance(events, str) else list(events)
+            reader.select(globs, filter)
+        return reader
 
     def events(self, events=None, filter=None, begin=None, end=None):
         """
-        The events in time order, one Event at a time: `events` is a class
-        name glob or a list of them, `begin`/`end` bound the time (ns from
-        the clock's origin, inclusive; events without a time are left out
-        then).  An error in the data raises a tracemux.Error once every
-        event before it has been yielded.
+        The events in time order, one Event at a time: `events` and
+        `filter` select them (see _selected), `begin`/`end` bound the time
+        (ns from the clock's origin, inclusive; events without a time are
+        left out then).  An error in the data raises a tracemux.Error once
+        every event before it has been yielded.
         """
-        reader = self._reader()
-        mask = self._selection(events, filter)
+        reader = self._selected(events, filter)
         begin, end = _ns(begin), _ns(end)
         while True:
-            ev = reader.next(mask, begin, end)
+            ev = reader.next(begin, end)
             if ev is None:
                 return
             yield ev
 
     def _read(self, events, filter, begin, end):
         """(the tables, grouped by class name, and the error that stopped the read or None)"""
-        mask = self._selection(events, filter)
-        tables, error = self._reader().read(mask, _ns(begin), _ns(end))
+        tables, error = self._selected(events, filter).read(_ns(begin), _ns(end))
         return _frames.group_by_name(tables), error
 
     def to_numpy(self, event, filter=None, begin=None, end=None):

@@ -671,6 +671,100 @@ static int walk_scope(struct ctf_decoder *d, const struct tmx_field_class *fc,
 	return ctf_decode_field(d, fc, &d->event, err);
 }
 
+void ctf_decoder_set_wanted(struct ctf_decoder *d,
+			    bool (*wanted)(const void *ctx, const struct tmx_event_class *ec),
+			    const void *ctx)
+{
+	d->wanted = wanted;
+	d->wanted_ctx = ctx;
+	d->wanted_gen++;
+}
+
+/*
+ * Whether a body plan is runs of fixed-size fields and NUL-terminated
+ * strings only, none of them noted (a length, a tag, a clock, a meaning)
+ * and each run leaving the byte order state as skipping it would: an
+ * unwanted event of that class is then skipped without decoding it, by
+ * the runs' sizes and the strings' NULs.
+ */
+static bool body_fixed(const struct ctf_plan *pl)
+{
+	for (size_t o = 0; o < pl->n_ops; o++) {
+		const struct ctf_op *op = &pl->ops[o];
+		bool sets_bo = false;
+
+		if (op->kind == CTF_OP_SCOPE || op->kind == CTF_OP_STRING)
+			continue;
+		if (op->kind != CTF_OP_RUN)
+			return false;
+		for (uint32_t i = op->a; i < op->a + op->b; i++) {
+			const struct ctf_run_item *it = &pl->items[i];
+
+			if (it->note)
+				return false;
+			/* Bit fields not on bytes: their byte order checks are the decoder's. */
+			if (it->kind == CTF_ITEM_BITS && (op->align % 8 || it->off % 8 || it->len % 8))
+				return false;
+			sets_bo |= it->kind == CTF_ITEM_ALIGNED || it->kind == CTF_ITEM_BITS;
+		}
+		if (sets_bo && !op->bo_max)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Past a body of runs and strings (body_fixed) without decoding it; false
+ * when it does not fit (then decoding it gives the error).
+ */
+static bool skip_fixed_body(struct ctf_decoder *d, const struct ctf_plan *pl)
+{
+	uint64_t pos = d->pos, bo_end = d->bo_end;
+
+	for (size_t o = 0; o < pl->n_ops; o++) {
+		const struct ctf_op *op = &pl->ops[o];
+		const char *nul;
+
+		if (op->kind == CTF_OP_SCOPE)
+			continue;
+		pos = (pos + op->align - 1) & ~(uint64_t)(op->align - 1);
+		if (pos > d->limit)
+			return false;
+		if (op->kind == CTF_OP_STRING) {
+			/* As ctf_decode_string: byte-aligned, a NUL within the content. */
+			if (pos % 8 || !(nul = memchr(d->base + pos / 8, '\0', (d->limit - pos) / 8)))
+				return false;
+			pos = (uint64_t)((const uint8_t *)nul + 1 - d->base) * 8;
+			continue;
+		}
+		if (op->bits > d->limit - pos)
+			return false;
+		pos += op->bits;
+		if (op->bo_max)
+			bo_end = UINT64_MAX;
+	}
+	d->pos = pos;
+	d->bo_end = bo_end;
+	return true;
+}
+
+/* Filters: whether this event is skipped, and skipped without decoding its body. */
+static bool skip_unwanted(struct ctf_decoder *d, struct ctf_event_plans *ep)
+{
+	if (ep->wanted_gen != d->wanted_gen) {
+		ep->unwanted = !d->wanted(d->wanted_ctx, ep->ec);
+		ep->wanted_gen = d->wanted_gen;
+	}
+	d->skipped = ep->unwanted;
+	if (!ep->unwanted || !ep->body || d->walk_only)
+		return false;
+	if (!ep->fixed_known) {
+		ep->fixed = body_fixed(ep->body);
+		ep->fixed_known = true;
+	}
+	return ep->fixed && skip_fixed_body(d, ep->body);
+}
+
 int ctf_decode_event(struct ctf_decoder *d, bool *more, const struct tmx_stream_class *sc,
 		     const struct tmx_event_class **ecp, size_t scope_index[TMX_N_SCOPES],
 		     struct tmx_error *err)
@@ -711,6 +805,9 @@ int ctf_decode_event(struct ctf_decoder *d, bool *more, const struct tmx_stream_
 	}
 	ec = ep->ec;
 	*ecp = ec;
+	d->skipped = false;
+	if (__builtin_expect(d->wanted != NULL, 0) && skip_unwanted(d, ep))
+		goto decoded;
 	scope_index[TMX_SCOPE_PACKET_CONTEXT] = SIZE_MAX;
 	scope_index[TMX_SCOPE_COMMON_CONTEXT] = SIZE_MAX;
 	scope_index[TMX_SCOPE_SPECIFIC_CONTEXT] = SIZE_MAX;
@@ -731,6 +828,7 @@ int ctf_decode_event(struct ctf_decoder *d, bool *more, const struct tmx_stream_
 		if (ret)
 			return ret;
 	}
+decoded:
 	if (d->pos == start) {
 		return tmx_error_at(err, TMX_ERR_DATA, d->path, d->base_off + start / 8,
 				    "event record of class `%s` takes no space: cannot make progress",

@@ -84,7 +84,22 @@ struct ctf_decoder {
 	 * ctf_align_past).  CTF 2 makes that alignment an error (spec 6.4.1).
 	 */
 	bool lenient_align;
+	/*
+	 * Filters: the events of classes for which wanted() is false are
+	 * skipped (`skipped` set, the event's values not to be read); their
+	 * bodies are not even decoded when their size is fixed.  NULL: every
+	 * event is decoded.  Set with ctf_decoder_set_wanted().
+	 */
+	bool (*wanted)(const void *ctx, const struct tmx_event_class *ec);
+	const void *wanted_ctx;
+	uint32_t wanted_gen;       /* the event plans' cached answers are of this generation */
+	bool skipped;              /* the last event decoded was skipped */
 };
+
+/* The decoder's filter (see above); the answers per class are asked again. */
+void ctf_decoder_set_wanted(struct ctf_decoder *d,
+			    bool (*wanted)(const void *ctx, const struct tmx_event_class *ec),
+			    const void *ctx);
 
 int ctf_decoder_init(struct ctf_decoder *d, const struct tmx_trace_class *tc,
 		     const char *path, const uint8_t *data, uint64_t size,

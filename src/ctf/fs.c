@@ -393,6 +393,21 @@ static int fs_next(void *impl, const struct tmx_msg **msg, struct tmx_error *err
 	return tmx_muxer_next(fs->mux, msg, err);
 }
 
+/*
+ * Filters drop events per stream, before the muxer orders them; the
+ * decoders skip the events of classes that cannot pass.
+ */
+static void fs_set_filter(void *impl, const struct tmx_reader_filter *f)
+{
+	struct ctf_fs *fs = impl;
+
+	fs->filter = f;
+	for (size_t i = 0; i < fs->n_streams; i++)
+		ctf_fs_stream_set_filter(fs->streams[i]);
+	if (fs->mux)
+		tmx_muxer_set_filter(fs->mux, f ? f->keep : NULL, f ? f->ctx : NULL);
+}
+
 /* A stream's time range from its packet index: first packet begin, last packet end. */
 static bool stream_range(const struct ctf_stream *s, int64_t *begin, int64_t *end)
 {
@@ -522,4 +537,5 @@ static const struct tmx_source_ops ctf_fs_ops = {
 	.trace_count = fs_trace_count,
 	.trace_metadata = fs_trace_metadata,
 	.trace_packetized = fs_trace_packetized,
+	.set_filter = fs_set_filter,
 };

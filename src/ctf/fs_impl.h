@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "ctf/decode.h"
+#include "model/source.h"
 #include "ctf/metadata.h"
 #include "ctf/quirks.h"
 #include "io/mapfile.h"
@@ -124,6 +125,7 @@ struct ctf_fs {
 	/* Clocks whose times left int64 nanoseconds from origin: warned about once. */
 	const struct tmx_clock_class **out_of_range;
 	size_t n_out_of_range;
+	const struct tmx_reader_filter *filter;    /* tmx_source_set_filter; NULL: none */
 };
 
 /* ------------------------------------------------------------------ */
@@ -173,5 +175,7 @@ void ctf_fs_skip_damage(struct ctf_fs *src, const struct tmx_error *damage, uint
 int ctf_fs_make_streams(struct ctf_fs *src, struct tmx_error *err);
 
 void ctf_fs_stream_destroy(struct tmx_msg_iter *it);
+/* The source's filter (src->filter) given to the stream's decoder. */
+void ctf_fs_stream_set_filter(struct ctf_stream *s);
 
 #endif

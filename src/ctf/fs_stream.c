@@ -243,6 +243,7 @@ static int open_packet(struct ctf_stream *s, struct tmx_error *err)
 		if (ret)
 			return ret;
 		s->dec_file = f;
+		ctf_fs_stream_set_filter(s);
 		tmx_mapfile_advise_sequential(&f->map);
 	}
 	ret = ctf_decode_packet_start(&s->dec, f->packets[e->pi].offset, &s->cur, err);
@@ -438,6 +439,8 @@ again:
 			return ret;
 		}
 		if (more) {
+			if (s->dec.skipped)   /* of a class that the filter never keeps */
+				goto again;
 			*msg = event_msg(s, ec, scope_index);
 			return TMX_OK;
 		} else {
@@ -454,6 +457,15 @@ again:
 		return TMX_OK;
 	}
 	return TMX_OK;
+}
+
+void ctf_fs_stream_set_filter(struct ctf_stream *s)
+{
+	const struct tmx_reader_filter *f = s->src->filter;
+
+	/* A decoder is set up with its file; until then, it has nothing to keep. */
+	if (s->dec_file)
+		ctf_decoder_set_wanted(&s->dec, f ? f->wanted : NULL, f ? f->ctx : NULL);
 }
 
 void ctf_fs_stream_destroy(struct tmx_msg_iter *it)

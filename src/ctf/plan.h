@@ -222,6 +222,10 @@ struct ctf_event_plans {
 	const struct tmx_event_class *ec;
 	bool compiled;
 	struct ctf_plan *body;     /* ctf_plan_compile_body; NULL: walk the scopes */
+	/* Filters (decode.c): whether the class is wanted, for decoder generation `wanted_gen`. */
+	uint32_t wanted_gen;
+	bool unwanted;
+	bool fixed_known, fixed;   /* the body is runs only: skipped by its size */
 };
 
 struct ctf_stream_plans {

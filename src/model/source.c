@@ -11,6 +11,7 @@
 #include "model/msg_iter.h"
 #include "model/ptr_index.h"
 #include "model/source.h"
+#include "mux/filter.h"
 #include "mux/muxer.h"
 
 struct reader {
@@ -26,6 +27,9 @@ struct tmx_source {
 	/* Dense numbers, made at the first question about them. */
 	struct ptr_index classes, streams;
 	bool classes_made, streams_made;
+	struct tmx_filter_bound *filter;   /* NULL: every event */
+	bool readers_filter;               /* every reader applies it itself */
+	struct tmx_reader_filter reader_filter;   /* what the readers are given */
 };
 
 static int reader_next(struct tmx_msg_iter *it, const struct tmx_msg **msg,
@@ -111,7 +115,9 @@ void *tmx_source_impl(const struct tmx_source *src, const struct tmx_source_ops 
 	return NULL;
 }
 
-int tmx_source_next(struct tmx_source *src, const struct tmx_msg **msg, struct tmx_error *err)
+static const struct ptr_index *class_index(struct tmx_source *src);
+
+static int next_message(struct tmx_source *src, const struct tmx_msg **msg, struct tmx_error *err)
 {
 	if (src->mux)
 		return tmx_muxer_next(src->mux, msg, err);
@@ -120,6 +126,72 @@ int tmx_source_next(struct tmx_source *src, const struct tmx_msg **msg, struct t
 		return TMX_OK;
 	}
 	return src->readers[0].ops->next(src->readers[0].impl, msg, err);
+}
+
+int tmx_source_next(struct tmx_source *src, const struct tmx_msg **msg, struct tmx_error *err)
+{
+	int ret;
+
+	while (!(ret = next_message(src, msg, err)) && *msg && src->filter && !src->readers_filter &&
+	       !tmx_filter_match(src->filter, *msg))
+		;
+	return ret;
+}
+
+static bool keep_message(const void *ctx, const struct tmx_msg *msg)
+{
+	return tmx_filter_match(ctx, msg);
+}
+
+static bool class_wanted(const void *ctx, const struct tmx_event_class *ec)
+{
+	const struct tmx_filter_bound *b = ctx;
+
+	return tmx_filter_class_wanted(b, tmx_filter_class_number(b, ec));
+}
+
+int tmx_source_set_filter(struct tmx_source *src, const struct tmx_filter *f,
+			  struct tmx_error *err)
+{
+	struct tmx_filter_bound *b = NULL;
+	int ret;
+
+	if (f) {
+		class_index(src);
+		if (!src->classes_made)
+			return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+		if ((ret = tmx_filter_bind(f, class_index(src), &b, err)))
+			return ret;
+	}
+	/*
+	 * Readers drop what does not pass per stream, before their muxer
+	 * orders it; the source does it for those that cannot.
+	 */
+	src->readers_filter = true;
+	src->reader_filter = (struct tmx_reader_filter){ keep_message, class_wanted, b };
+	for (size_t r = 0; r < src->n_readers; r++) {
+		const struct tmx_source_ops *ops = src->readers[r].ops;
+
+		if (ops->set_filter)
+			ops->set_filter(src->readers[r].impl, b ? &src->reader_filter : NULL);
+		else
+			src->readers_filter = false;
+	}
+	tmx_filter_bound_free(src->filter);
+	src->filter = b;
+	return TMX_OK;
+}
+
+const struct tmx_filter_bound *tmx_source_filter(const struct tmx_source *src)
+{
+	return src->filter;
+}
+
+bool tmx_source_event_class_selected(struct tmx_source *src, size_t i)
+{
+	if (i >= class_index(src)->n)
+		return false;
+	return !src->filter || tmx_filter_class_wanted(src->filter, i);
 }
 
 /* Finds the reader of the i-th item when each reader counts its own. */
@@ -279,6 +351,7 @@ void tmx_source_free(struct tmx_source *src)
 	free(src->readers);
 	ptr_index_free(&src->classes);
 	ptr_index_free(&src->streams);
+	tmx_filter_bound_free(src->filter);
 	free(src);
 }
 

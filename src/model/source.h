@@ -9,6 +9,15 @@
 
 #include "tracemux/tracemux.h"
 
+/* What a reader is told of a filter (see set_filter below). */
+struct tmx_reader_filter {
+	/* Whether a message passes (every message that is not an event does). */
+	bool (*keep)(const void *ctx, const struct tmx_msg *msg);
+	/* False when no event of the class can pass: the reader may skip decoding them. */
+	bool (*wanted)(const void *ctx, const struct tmx_event_class *ec);
+	const void *ctx;
+};
+
 struct tmx_source_ops {
 	const char *format;   /* "ctf", "tracedat", "xray" */
 	/* Required. */
@@ -25,6 +34,13 @@ struct tmx_source_ops {
 	size_t (*trace_count)(const void *impl);
 	const char *(*trace_metadata)(const void *impl, size_t i);
 	bool (*trace_packetized)(const void *impl, size_t i);
+	/*
+	 * Filters (tmx_source_set_filter): from now on, drop the events that
+	 * `f` does not keep (and nothing else) as early as the reader can, per
+	 * stream; f NULL: drop nothing.  f outlives the reader's use of it.
+	 * Readers without this have their events filtered by the source.
+	 */
+	void (*set_filter)(void *impl, const struct tmx_reader_filter *f);
 };
 
 /*
@@ -40,6 +56,14 @@ int tmx_source_new(const struct tmx_source_ops *ops, void *impl, struct tmx_sour
  */
 int tmx_source_merge(struct tmx_source **srcs, size_t n, struct tmx_source **out,
 		     struct tmx_error *err);
+
+/*
+ * The filter bound to the source's classes (tmx_source_set_filter), or
+ * NULL: tmx_filter_match(tmx_source_filter(src), msg) (mux/filter.h) is
+ * what tmx_source_next() asks of every message.
+ */
+struct tmx_filter_bound;
+const struct tmx_filter_bound *tmx_source_filter(const struct tmx_source *src);
 
 /* The reader behind a source of that format, or NULL (for format-specific outputs). */
 void *tmx_source_impl(const struct tmx_source *src, const struct tmx_source_ops *ops);

@@ -20,6 +20,7 @@ struct mux_entry {
 	const struct tmx_msg *msg;   /* pending message */
 	int64_t key;                 /* its time */
 	size_t index;                /* input order, the last tie-break */
+	bool unchecked;              /* pending from before the filter was set */
 };
 
 struct tmx_muxer {
@@ -29,6 +30,8 @@ struct tmx_muxer {
 	size_t n_iters;
 	int64_t last_ts;
 	bool has_returned;
+	bool (*keep)(const void *ctx, const struct tmx_msg *msg);   /* NULL: all */
+	const void *keep_ctx;
 };
 
 /* babeltrace2: SB < PB < EV < DE < PE < DP < SE */
@@ -149,10 +152,21 @@ static void sift_down(struct tmx_muxer *m, size_t i)
 	m->heap[i] = e;
 }
 
+/* The next message of `it` that the filter keeps (NULL at the end). */
+static int next_kept(const struct tmx_muxer *m, struct tmx_msg_iter *it, const struct tmx_msg **msg,
+		     struct tmx_error *err)
+{
+	int ret;
+
+	while (!(ret = it->next(it, msg, err)) && *msg && m->keep && !m->keep(m->keep_ctx, *msg))
+		;
+	return ret;
+}
+
 /* Fetches the next message of `e->it` and pushes it into the heap. */
 static int refill(struct tmx_muxer *m, struct mux_entry e, struct tmx_error *err)
 {
-	int ret = e.it->next(e.it, &e.msg, err);
+	int ret = next_kept(m, e.it, &e.msg, err);
 
 	if (ret)
 		return ret;
@@ -193,6 +207,33 @@ int tmx_muxer_new(struct tmx_msg_iter **iters, size_t n, struct tmx_muxer **out,
 	return TMX_OK;
 }
 
+/* The root's iterator gives its next (kept) message, which goes where its time says. */
+static int advance_root(struct tmx_muxer *m, struct tmx_error *err)
+{
+	struct mux_entry *root = &m->heap[0];
+	int ret = next_kept(m, root->it, &root->msg, err);
+
+	if (ret)
+		return ret;
+	root->unchecked = false;
+	if (root->msg)
+		root->key = root->msg->has_ts ? root->msg->ns : m->last_ts;
+	else
+		*root = m->heap[--m->n];
+	if (m->n)
+		sift_down(m, 0);
+	return TMX_OK;
+}
+
+void tmx_muxer_set_filter(struct tmx_muxer *m,
+			  bool (*keep)(const void *ctx, const struct tmx_msg *msg), const void *ctx)
+{
+	m->keep = keep;
+	m->keep_ctx = ctx;
+	for (size_t i = 0; i < m->n; i++)
+		m->heap[i].unchecked = true;
+}
+
 int tmx_muxer_next(struct tmx_muxer *m, const struct tmx_msg **msg, struct tmx_error *err)
 {
 	/*
@@ -202,18 +243,21 @@ int tmx_muxer_next(struct tmx_muxer *m, const struct tmx_msg **msg, struct tmx_e
 	 * stream is still the earliest.
 	 */
 	if (m->has_returned) {
-		struct mux_entry *root = &m->heap[0];
-		int ret = root->it->next(root->it, &root->msg, err);
+		int ret = advance_root(m, err);
 
 		m->has_returned = false;
 		if (ret)
 			return ret;
-		if (root->msg)
-			root->key = root->msg->has_ts ? root->msg->ns : m->last_ts;
-		else
-			*root = m->heap[--m->n];
-		if (m->n)
-			sift_down(m, 0);
+	}
+	/* Messages that were pending when the filter was set are checked as they come up. */
+	while (m->n && m->heap[0].unchecked) {
+		int ret;
+
+		m->heap[0].unchecked = false;
+		if (!m->keep || m->keep(m->keep_ctx, m->heap[0].msg))
+			break;
+		if ((ret = advance_root(m, err)))
+			return ret;
 	}
 	if (m->n == 0) {
 		*msg = NULL;

@@ -9,6 +9,7 @@
 #ifndef TMX_MUXER_H
 #define TMX_MUXER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "model/msg_iter.h"
@@ -19,6 +20,13 @@ struct tmx_muxer;
 int tmx_muxer_new(struct tmx_msg_iter **iters, size_t n, struct tmx_muxer **out,
 		  struct tmx_error *err);
 int tmx_muxer_next(struct tmx_muxer *m, const struct tmx_msg **msg, struct tmx_error *err);
+/*
+ * From now on, messages for which keep(ctx, msg) is false are dropped as
+ * each stream's iterator gives them, before they enter the heap (the
+ * pending ones are checked when they come up); NULL keep: every message.
+ */
+void tmx_muxer_set_filter(struct tmx_muxer *m,
+			  bool (*keep)(const void *ctx, const struct tmx_msg *msg), const void *ctx);
 void tmx_muxer_free(struct tmx_muxer *m);
 
 #endif

@@ -67,6 +67,7 @@ struct tdm_event {
 	struct tmx_event_class ec;
 	const struct tdat_event *ev;
 	struct plan payload;
+	bool unwanted;                  /* a filter never keeps its events: not decoded */
 };
 
 struct tdm_file;
@@ -118,6 +119,7 @@ struct tdm_source {
 	struct tdm_stream **streams;
 	size_t n_streams;
 	struct tmx_muxer *mux;
+	const struct tmx_reader_filter *filter;   /* tmx_source_set_filter; NULL: none */
 };
 
 static int nomem(struct tmx_error *err)
@@ -655,6 +657,8 @@ static int stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, stru
 				}
 				continue;
 			}
+			if (te->unwanted)
+				continue;
 			if (s->file->common.fc && (ret = decode_plan(s, &s->file->common, &n, err))) {
 				s->state = S_DONE;
 				return ret;
@@ -746,6 +750,24 @@ static int src_next(void *impl, const struct tmx_msg **msg, struct tmx_error *er
 	return tmx_muxer_next(ts->mux, msg, err);
 }
 
+/*
+ * Filters drop events per stream, before the muxer orders them; the
+ * streams do not decode the records of classes that cannot pass.
+ */
+static void src_set_filter(void *impl, const struct tmx_reader_filter *f)
+{
+	struct tdm_source *ts = impl;
+
+	ts->filter = f;
+	for (size_t i = 0; i < ts->n_files; i++) {
+		struct tdm_file *tf = ts->files[i];
+
+		for (size_t e = 0; e < tf->sc.n_event_classes; e++)
+			tf->by_id_events[e]->unwanted = f && !f->wanted(f->ctx, &tf->by_id_events[e]->ec);
+	}
+	tmx_muxer_set_filter(ts->mux, f ? f->keep : NULL, f ? f->ctx : NULL);
+}
+
 static size_t src_stream_count(const void *impl)
 {
 	return ((const struct tdm_source *)impl)->n_streams;
@@ -803,6 +825,7 @@ const struct tmx_source_ops tdat_source_ops = {
 	.logical_trace_count = src_trace_count,
 	.logical_trace = src_trace,
 	.skipped = src_skipped,
+	.set_filter = src_set_filter,
 };
 
 static int add_streams(struct tdm_source *ts, struct tdm_file *tf, size_t *cap,

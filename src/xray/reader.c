@@ -289,6 +289,7 @@ const struct tmx_source_ops tmx_xray_source_ops = {
 	.logical_trace_count = reader_logical_trace_count,
 	.logical_trace = reader_logical_trace,
 	.skipped = reader_skipped,
+	.set_filter = xr_reader_set_filter,
 };
 
 const struct tmx_xray_header *tmx_xray_source_header(const struct tmx_source *src)

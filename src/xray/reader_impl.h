@@ -15,6 +15,7 @@
 #define TMX_XRAY_READER_IMPL_H
 
 #include "model/arena.h"
+#include "model/source.h"
 #include "xray/internal.h"
 
 /* Bounds: the positions of the sorted runs are kept in memory. */
@@ -31,6 +32,7 @@ struct xr_reader {
 	struct tmx_xray_opts opts;
 	const struct tmx_diag *diag;
 	struct xr_names *names;
+	const struct tmx_reader_filter *filter;   /* tmx_source_set_filter; NULL: none */
 
 	/* Index */
 	struct xr_block *blocks;
@@ -96,5 +98,7 @@ int xr_index_yaml(struct xr_reader *r, struct tmx_error *err);
 /* reader_output.c: the runs and their cursors; the next message. */
 int xr_setup_output(struct xr_reader *r, struct tmx_error *err);
 int xr_reader_next(void *impl, const struct tmx_msg **msg, struct tmx_error *err);
+/* Filters: the events that the filter does not keep are dropped here. */
+void xr_reader_set_filter(void *impl, const struct tmx_reader_filter *f);
 
 #endif

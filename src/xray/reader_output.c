@@ -265,6 +265,13 @@ static int next_event(struct xr_reader *r, const struct tmx_msg **msg, struct tm
 enum { PH_STREAM_BEGIN, PH_PACKET_BEGIN, PH_EVENTS, PH_PACKET_END, PH_STREAM_END, PH_ERROR,
        PH_DONE };
 
+void xr_reader_set_filter(void *impl, const struct tmx_reader_filter *f)
+{
+	struct xr_reader *r = impl;
+
+	r->filter = f;
+}
+
 int xr_reader_next(void *impl, const struct tmx_msg **msg, struct tmx_error *err)
 {
 	struct xr_reader *r = impl;
@@ -282,6 +289,8 @@ int xr_reader_next(void *impl, const struct tmx_msg **msg, struct tmx_error *err
 				r->phase = PH_DONE;
 				return ret;
 			}
+			if (*msg && r->filter && !r->filter->keep(r->filter->ctx, *msg))
+				continue;
 			if (*msg)
 				return TMX_OK;
 			r->phase++;

@@ -29,6 +29,8 @@
 
 #include "tracemux/error.h"
 
+struct tdat_record;
+
 #define TMX_TCREPORT_MAX_FILTERS 64
 #define TMX_TCREPORT_MAX_CPUS 4096
 
@@ -95,6 +97,14 @@ struct tmx_tcreport_opts {
 	/* -O [PLUGIN:]OPTION[=VALUE]: libtraceevent plugin options (and fgraph's), in order */
 	size_t n_plugin_options;
 	const char *plugin_options[TMX_TCREPORT_MAX_FILTERS];
+	/*
+	 * --events / --filter (decided on the model, see cli/tracecmd.c): the
+	 * records of file `file` (index in the paths) for which keep() is false
+	 * are left out as the -F filters leave records out (after them).
+	 * NULL: every record.
+	 */
+	bool (*keep)(const void *ctx, size_t file, const struct tdat_record *rec);
+	const void *keep_ctx;
 };
 
 /*

@@ -144,6 +144,9 @@ static int handle_next(struct tcr *r, struct tcr_handle *h, struct tmx_error *er
 			if (!tcr_prepare(r, h->file, rec, &tr, &ev) || !tcr_filter_pass(h->file, &tr))
 				continue;
 		}
+		/* --events / --filter: after the -F filters, as one more of them. */
+		if (r->o->keep && !r->o->keep(r->o->keep_ctx, (size_t)(h->file - r->files), rec))
+			continue;
 		/* -I / -S: trace-cmd's test_filters() drops them after the -F filters. */
 		if ((r->o->no_irqs || r->o->no_softirqs) && common_inside(h->file, rec)) {
 			int fl;
