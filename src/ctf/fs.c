@@ -389,6 +389,16 @@ static int fs_next(void *impl, const struct tmx_msg **msg, struct tmx_error *err
 	return tmx_muxer_next(fs->mux, msg, err);
 }
 
+/*
+ * Each stream reads only its own files and decoder; what streams share
+ * (the source's lenient-mode counters, the out-of-range clock warnings) is
+ * atomic or goes through tmx_warn: they may be read on worker threads.
+ */
+static struct tmx_muxer *fs_stream_muxer(void *impl)
+{
+	return ((struct ctf_fs *)impl)->mux;
+}
+
 /* A stream's time range from its packet index: first packet begin, last packet end. */
 static bool stream_range(const struct ctf_stream *s, int64_t *begin, int64_t *end)
 {
@@ -518,4 +528,5 @@ static const struct tmx_source_ops ctf_fs_ops = {
 	.trace_count = fs_trace_count,
 	.trace_metadata = fs_trace_metadata,
 	.trace_packetized = fs_trace_packetized,
+	.stream_muxer = fs_stream_muxer,
 };

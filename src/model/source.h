@@ -25,6 +25,14 @@ struct tmx_source_ops {
 	size_t (*trace_count)(const void *impl);
 	const char *(*trace_metadata)(const void *impl, size_t i);
 	bool (*trace_packetized)(const void *impl, size_t i);
+	/*
+	 * The muxer over the reader's per-stream iterators (NULL: none), for
+	 * the parallel runner (src/par/), which reads the streams on worker
+	 * threads: reading one stream must then touch nothing another stream
+	 * touches, except through atomics and tmx_warn (captured per thread).
+	 * A reader without it is read as one unit.
+	 */
+	struct tmx_muxer *(*stream_muxer)(void *impl);
 };
 
 /*
@@ -40,6 +48,19 @@ int tmx_source_new(const struct tmx_source_ops *ops, void *impl, struct tmx_sour
  */
 int tmx_source_merge(struct tmx_source **srcs, size_t n, struct tmx_source **out,
 		     struct tmx_error *err);
+
+/*
+ * The source's streams taken over for the parallel runner: every iterator
+ * still going (each reader's per-stream iterators, or the reader itself
+ * when it has no stream_muxer), with the message it holds and its muxer
+ * key, in the order in which the source's muxers break ties (by reader,
+ * then by stream).  Sets *heads (malloc'ed, `index` renumbered 0..n-1) and
+ * *n; the source gives no message afterwards and still frees everything.
+ * TMX_ERR_USAGE, leaving the source as it was, once a message was pulled.
+ */
+struct tmx_mux_head;
+int tmx_source_take_streams(struct tmx_source *src, struct tmx_mux_head **heads, size_t *n,
+			    struct tmx_error *err);
 
 /* The reader behind a source of that format, or NULL (for format-specific outputs). */
 void *tmx_source_impl(const struct tmx_source *src, const struct tmx_source_ops *ops);

@@ -15,6 +15,16 @@ void outbuf_init(struct outbuf *b, int fd)
 	b->fd = fd;
 	b->len = 0;
 	b->error = 0;
+	b->drain = NULL;
+	b->drain_ctx = NULL;
+	b->drained = 0;
+}
+
+void outbuf_set_drain(struct outbuf *b, void (*drain)(void *ctx, const char *data, size_t len),
+		      void *ctx)
+{
+	b->drain = drain;
+	b->drain_ctx = ctx;
 }
 
 int outbuf_flush(struct outbuf *b)
@@ -22,6 +32,13 @@ int outbuf_flush(struct outbuf *b)
 	const char *p = b->data;
 	size_t n = b->len;
 
+	if (b->drain) {
+		b->drain(b->drain_ctx, p, n);
+		b->drained += n;
+		b->len = 0;
+		return 0;
+	}
+	b->drained += n;
 	while (n && !b->error) {
 		ssize_t w = write(b->fd, p, n);
 		if (w < 0) {

@@ -20,6 +20,7 @@
 #include "sink/json/jsonl.h"
 #include "sink/json/jsonval.h"
 #include "sink/outbuf.h"
+#include "sink/split.h"
 #include "model/errors.h"
 
 struct tmx_jsonl {
@@ -113,23 +114,57 @@ static void put_discarded(struct outbuf *b, const struct tmx_msg *msg, const cha
 	outbuf_puts(b, "}\n");
 }
 
-int tmx_jsonl_consume(struct tmx_jsonl *j, const struct tmx_msg *msg, struct tmx_error *err)
+/* Writes one message into `b`; false for the kinds that print nothing. */
+static bool put_msg(struct outbuf *b, const struct tmx_msg *msg)
 {
 	switch (msg->kind) {
 	case TMX_MSG_EVENT:
-		put_event(&j->out, msg);
-		break;
+		put_event(b, msg);
+		return true;
 	case TMX_MSG_DISCARDED_EVENTS:
-		put_discarded(&j->out, msg, "discarded_events");
-		break;
+		put_discarded(b, msg, "discarded_events");
+		return true;
 	case TMX_MSG_DISCARDED_PACKETS:
-		put_discarded(&j->out, msg, "discarded_packets");
-		break;
+		put_discarded(b, msg, "discarded_packets");
+		return true;
 	default:
-		return TMX_OK;
+		return false;
 	}
+}
+
+static int write_error(const struct tmx_jsonl *j, struct tmx_error *err)
+{
 	if (j->out.error)
 		return tmx_error_set(err, TMX_ERR_IO, NULL, "cannot write the output: %s",
 				     strerror(j->out.error));
 	return TMX_OK;
+}
+
+int tmx_jsonl_consume(struct tmx_jsonl *j, const struct tmx_msg *msg, struct tmx_error *err)
+{
+	return put_msg(&j->out, msg) ? write_error(j, err) : TMX_OK;
+}
+
+/* The split (src/sink/split.h): every line depends on its message only. */
+struct tmx_jsonl *tmx_jsonl_worker_new(const struct tmx_jsonl *sink)
+{
+	(void)sink;
+	return tmx_jsonl_new(-1);
+}
+
+struct outbuf *tmx_jsonl_worker_outbuf(struct tmx_jsonl *w)
+{
+	return &w->out;
+}
+
+void tmx_jsonl_format(struct tmx_jsonl *w, const struct tmx_msg *msg, uint64_t hole[2])
+{
+	hole[0] = hole[1] = SINK_NO_POS;
+	put_msg(&w->out, msg);
+}
+
+int tmx_jsonl_emit(struct tmx_jsonl *j, const struct sink_piece *pc, struct tmx_error *err)
+{
+	outbuf_write(&j->out, pc->text, pc->len);
+	return write_error(j, err);
 }

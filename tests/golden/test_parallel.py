@@ -1,0 +1,133 @@
+"""The parallel runner: output bytes never depend on the number of jobs.
+
+Runs the text, json and dummy outputs (and text with trimming, --lenient,
+cycles and field names) of many corpus traces -- CTF 1.8, CTF 2, trace.dat,
+XRay, traces that fail midway, damaged copies (cuts and bit flips of
+multi-stream traces), the fuzz regressions that are whole input files --
+with --jobs 1, 2 and 8, and requires identical standard output, standard
+error and exit status.  --jobs 1 is the sequential path that the other
+golden tests check against the real tools; this test makes the parallel
+path answer for the same bytes.
+
+--quick: a small subset, for the ThreadSanitizer build (tests/run-all.sh).
+"""
+import glob
+import os
+import random
+import shutil
+import sys
+import tempfile
+
+from bt2ref import Report, parse_args, run
+
+JOBS = ["1", "2", "8"]
+OPTION_SETS = [
+    [],
+    ["-o", "json"],
+    ["-o", "dummy"],
+    ["--clock-cycles", "-n", "all", "-f", "all"],
+    ["--stream-intersection"],
+    ["--lenient"],
+]
+QUICK_OPTION_SETS = [[], ["-o", "json"], ["-o", "dummy"]]
+# Multi-stream traces whose damaged copies are compared.
+DAMAGED = [
+    "babeltrace-tests/ctf-traces/succeed/wk-heartbeat-u",     # 8 streams
+    "babeltrace-tests/ctf-traces/succeed/multi-domains/ust",
+]
+DAMAGES_PER_FILE = 4
+
+
+def corpus_inputs(corpus, quick):
+    bt = os.path.join(corpus, "babeltrace-tests/ctf-traces")
+    ctf = sorted(os.path.dirname(m) for m in glob.glob(os.path.join(bt, "**/metadata"), recursive=True))
+    ctf2 = sorted(d for d in glob.glob(os.path.join(corpus, "ctf2/converted/*"))
+                  if os.path.isfile(os.path.join(d, "metadata")))
+    dat = sorted(glob.glob(os.path.join(corpus, "tracecmd-samples/*.dat")))
+    xray = sorted(glob.glob(os.path.join(corpus, "xray-samples/*.xray")))
+    here = os.path.dirname(os.path.abspath(__file__))
+    regressions = sorted(glob.glob(os.path.join(here, "../../fuzz/regressions/tracedat/*")) +
+                         glob.glob(os.path.join(here, "../../fuzz/regressions/xray/*")))
+    if quick:
+        return ctf[::6] + ctf2[::8] + dat[:2] + xray[:1] + regressions[:2]
+    return ctf + ctf2 + dat + xray + regressions
+
+
+def compare(report, args, what, argv):
+    results = {j: run(args.tracemux, ["--jobs", j] + argv, timeout=120) for j in JOBS}
+    ref = results[JOBS[0]]
+    if ref[0] not in (0, 1, 2):
+        report.fail(what, f"--jobs 1: exit status {ref[0]}\n{ref[2].decode(errors='replace')[-800:]}")
+        return
+    for j in JOBS[1:]:
+        got = results[j]
+        for name, i in (("exit status", 0), ("stdout", 1), ("stderr", 2)):
+            if got[i] != ref[i]:
+                detail = f"{name} differs with --jobs {j}"
+                if i == 0:
+                    detail += f": {got[0]} vs {ref[0]}\n{got[2].decode(errors='replace')[-800:]}"
+                report.fail(what, detail)
+                return
+    report.ok()
+
+
+def damaged_copies(corpus, work, rng):
+    """Yields (name, path) for cut and bit-flipped copies of DAMAGED's data files."""
+    for rel in DAMAGED:
+        trace = os.path.join(work, "t")
+        shutil.rmtree(trace, ignore_errors=True)
+        shutil.copytree(os.path.join(corpus, rel), trace)
+        files = sorted(f for f in os.listdir(trace) if f != "metadata" and
+                       os.path.isfile(os.path.join(trace, f)) and not f.startswith("."))
+        for name in files[:3]:
+            path = os.path.join(trace, name)
+            with open(path, "rb") as f:
+                original = f.read()
+            if len(original) < 8:
+                continue
+            for k in range(DAMAGES_PER_FILE):
+                pos = rng.randrange(len(original))
+                if k % 2:
+                    damaged = original[:pos]
+                    kind = f"cut at {pos}"
+                else:
+                    damaged = bytearray(original)
+                    damaged[pos] ^= 1 << rng.randrange(8)
+                    kind = f"bit flip at {pos}"
+                with open(path, "wb") as f:
+                    f.write(damaged)
+                yield f"{rel}/{name} {kind}", trace
+            with open(path, "wb") as f:
+                f.write(original)
+
+
+def main():
+    quick = "--quick" in sys.argv
+    if quick:
+        sys.argv.remove("--quick")
+    args = parse_args()
+    report = Report("parallel runner (--jobs 1, 2, 8)")
+    option_sets = QUICK_OPTION_SETS if quick else OPTION_SETS
+    for path in corpus_inputs(args.corpus, quick):
+        for opts in option_sets:
+            compare(report, args, f"{os.path.relpath(path, args.corpus)} {' '.join(opts)}", opts + [path])
+    # Every stream of the first trace at once beside a second: several readers.
+    dat = sorted(glob.glob(os.path.join(args.corpus, "tracecmd-samples/*.dat")))
+    ctf = os.path.join(args.corpus, DAMAGED[0])
+    for opts in option_sets:
+        compare(report, args, f"ctf + trace.dat {' '.join(opts)}", opts + [ctf] + dat[:1])
+    work = tempfile.mkdtemp(prefix="tracemux-parallel-")
+    try:
+        rng = random.Random(16)
+        for what, trace in damaged_copies(args.corpus, work, rng):
+            for opts in ([[], ["--lenient"]] if quick else [[], ["--lenient"], ["-o", "json"]]):
+                compare(report, args, f"{what} {' '.join(opts)}", opts + [trace])
+            if quick:
+                break
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    report.finish()
+
+
+if __name__ == "__main__":
+    main()
