@@ -64,11 +64,25 @@ struct context_cache {
 	char text[240];
 };
 
+/*
+ * `name = ` of every member of a structure class, colors included,
+ * formatted once per class: member m's is text[start(m), end[m]).
+ */
+#define NAME_CACHE_SIZE 512
+#define NAME_CACHE_PROBES 8
+
+struct name_prefixes {
+	const struct tmx_field_class *fc;
+	uint32_t *end;
+	char *text;
+};
+
 struct tmx_pretty {
 	struct tmx_pretty_opts opts;
 	struct colors colors;
 	struct header_cache header_cache[HEADER_CACHE_SIZE];
 	struct context_cache context_cache[CONTEXT_CACHE_SIZE];
+	struct name_prefixes names[NAME_CACHE_SIZE];
 	/* Nothing printed yet on the line (babeltrace2's `start_line`). */
 	bool start_line;
 	bool has_last_ns, has_last_cycles;
@@ -310,6 +324,10 @@ struct tmx_pretty *tmx_pretty_new(const struct tmx_pretty_opts *opts)
 
 void tmx_pretty_free(struct tmx_pretty *p)
 {
+	if (!p)
+		return;
+	for (size_t i = 0; i < NAME_CACHE_SIZE; i++)
+		free(p->names[i].end);   /* text is in the same block */
 	free(p);
 }
 
@@ -825,6 +843,65 @@ static void put_blob(struct tmx_pretty *p, const struct tmx_value *v)
 static size_t put_value(struct tmx_pretty *p, const struct tmx_value *vals, size_t i, bool names,
 			bool hide_meaning);
 
+/* Formats the member prefixes of `fc` into `np`; false without memory. */
+static bool make_prefixes(struct tmx_pretty *p, const struct tmx_field_class *fc,
+			  struct name_prefixes *np)
+{
+	size_t color_len = p->colors.events ? strlen(COLOR_FIELD_NAME) + strlen(COLOR_RESET) : 0;
+	size_t total = 0, at = 0;
+	char *text;
+
+	for (size_t m = 0; m < fc->n_members; m++)
+		total += strlen(fc->members[m].name) + color_len + 3;
+	if (total > UINT32_MAX ||
+	    !(np->end = malloc(fc->n_members * sizeof(*np->end) + total + 1)))
+		return false;
+	text = (char *)(np->end + fc->n_members);
+	for (size_t m = 0; m < fc->n_members; m++) {
+		const char *parts[4] = { p->colors.events ? COLOR_FIELD_NAME : "",
+					 fc->members[m].name, p->colors.events ? COLOR_RESET : "",
+					 " = " };
+		for (int k = 0; k < 4; k++) {
+			size_t len = strlen(parts[k]);
+			memcpy(text + at, parts[k], len);
+			at += len;
+		}
+		np->end[m] = (uint32_t)at;
+	}
+	np->text = text;
+	np->fc = fc;
+	return true;
+}
+
+/* The member prefixes of `fc`, made at its first use; NULL when the table is full. */
+static const struct name_prefixes *prefixes_of(struct tmx_pretty *p,
+					       const struct tmx_field_class *fc)
+{
+	size_t h = ((uintptr_t)fc >> 4) % NAME_CACHE_SIZE;
+
+	for (size_t i = 0; i < NAME_CACHE_PROBES; i++) {
+		struct name_prefixes *np = &p->names[(h + i) % NAME_CACHE_SIZE];
+		if (np->fc == fc)
+			return np;
+		if (!np->fc)
+			return make_prefixes(p, fc, np) ? np : NULL;
+	}
+	return NULL;
+}
+
+static void put_member_name(struct tmx_pretty *p, const struct name_prefixes *np,
+			    const struct tmx_field_class *fc, uint32_t m)
+{
+	uint32_t start;
+
+	if (!np) {
+		put_colored_name(p, COLOR_FIELD_NAME, fc->members[m].name);
+		return;
+	}
+	start = m ? np->end[m - 1] : 0;
+	outbuf_write(&p->out, np->text + start, np->end[m] - start);
+}
+
 static size_t put_struct(struct tmx_pretty *p, const struct tmx_value *vals, size_t i, bool names,
 			 bool hide_meaning)
 {
@@ -832,6 +909,7 @@ static size_t put_struct(struct tmx_pretty *p, const struct tmx_value *vals, siz
 	uint32_t n = vals[i].n_members;
 	struct outbuf *b = &p->out;
 	size_t printed = 0;
+	const struct name_prefixes *np = names && n ? prefixes_of(p, fc) : NULL;
 
 	i++;
 	outbuf_putc(b, '{');
@@ -845,7 +923,7 @@ static size_t put_struct(struct tmx_pretty *p, const struct tmx_value *vals, siz
 		outbuf_write(b, printed ? ", " : " ", printed ? 2 : 1);
 		printed++;
 		if (names)
-			put_colored_name(p, COLOR_FIELD_NAME, mem->name);
+			put_member_name(p, np, fc, m);
 		i = put_value(p, vals, i, names, false);
 	}
 	outbuf_write(b, " }", 2);
