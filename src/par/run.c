@@ -22,8 +22,8 @@
 #define PAR_BUDGET_PER_WORKER (8u << 20)
 #define PAR_DEPTH 2
 #define PAR_MIN_ELEMS 16
-#define PAR_MAX_ELEMS 4096
-#define PAR_MAX_BATCH_BYTES (1u << 20)
+#define PAR_MAX_ELEMS 512
+#define PAR_MAX_BATCH_BYTES (128u << 10)
 
 unsigned tmx_cpu_count(void)
 {

@@ -144,14 +144,14 @@ static void add_piece(struct par_worker *w, const struct tmx_msg *msg, int64_t k
 	if (!e)
 		return;
 	tmx_mux_pos_set(&e->pos, msg, key);
-	e->msg = *msg;
-	e->msg.packet = NULL;
-	e->msg.event = NULL;
 	e->len = 0;
 	for (int h = 0; h < SINK_HOLES; h++)
 		e->hole[h] = SINK_NO_HOLE;
 	if (!w->fmt)
 		return;
+	e->msg = *msg;
+	e->msg.packet = NULL;
+	e->msg.event = NULL;
 	start = outbuf_pos(w->out);
 	r->split->format(w->fmt, msg, hole);
 	e->text_off = (uint32_t)(start - w->base);
@@ -211,9 +211,9 @@ static void fill(struct par_worker *w, struct par_stream *s, struct par_batch *b
 		}
 		s->has_skip = false;
 		add_piece(w, msg, key);
-		if (w->out)   /* what the formatter holds goes to this batch */
-			outbuf_flush(w->out);
 	}
+	if (w->out)   /* what the formatter still holds is this batch's */
+		outbuf_flush(w->out);
 	tmx_warn_capture_set(NULL);
 	if (b->oom)
 		add_oom_error(s, b);

@@ -746,6 +746,16 @@ static int src_next(void *impl, const struct tmx_msg **msg, struct tmx_error *er
 	return tmx_muxer_next(ts->mux, msg, err);
 }
 
+/*
+ * Each stream reads its own cursor (pages, decompression context); what
+ * the streams of a file share is read-only but the lenient-mode counters
+ * (atomic): they may be read on worker threads.
+ */
+static struct tmx_muxer *src_stream_muxer(void *impl)
+{
+	return ((struct tdm_source *)impl)->mux;
+}
+
 static size_t src_stream_count(const void *impl)
 {
 	return ((const struct tdm_source *)impl)->n_streams;
@@ -803,6 +813,7 @@ const struct tmx_source_ops tdat_source_ops = {
 	.logical_trace_count = src_trace_count,
 	.logical_trace = src_trace,
 	.skipped = src_skipped,
+	.stream_muxer = src_stream_muxer,
 };
 
 static int add_streams(struct tdm_source *ts, struct tdm_file *tf, size_t *cap,

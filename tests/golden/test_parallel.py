@@ -34,6 +34,8 @@ QUICK_OPTION_SETS = [[], ["-o", "json"], ["-o", "dummy"]]
 DAMAGED = [
     "babeltrace-tests/ctf-traces/succeed/wk-heartbeat-u",     # 8 streams
     "babeltrace-tests/ctf-traces/succeed/multi-domains/ust",
+    "tracecmd-samples/sched-v6.dat",                          # per-CPU streams
+    "tracecmd-samples/sched-v7-zstd.dat",                     # compressed chunks
 ]
 DAMAGES_PER_FILE = 4
 
@@ -74,19 +76,27 @@ def compare(report, args, what, argv):
 def damaged_copies(corpus, work, rng):
     """Yields (name, path) for cut and bit-flipped copies of DAMAGED's data files."""
     for rel in DAMAGED:
-        trace = os.path.join(work, "t")
-        shutil.rmtree(trace, ignore_errors=True)
-        shutil.copytree(os.path.join(corpus, rel), trace)
-        files = sorted(f for f in os.listdir(trace) if f != "metadata" and
-                       os.path.isfile(os.path.join(trace, f)) and not f.startswith("."))
-        for name in files[:3]:
-            path = os.path.join(trace, name)
+        src = os.path.join(corpus, rel)
+        if os.path.isfile(src):   # a trace.dat: the file itself
+            trace = os.path.join(work, os.path.basename(src))
+            shutil.copyfile(src, trace)
+            targets = [(os.path.basename(src), trace)]
+        else:
+            trace = os.path.join(work, "t")
+            shutil.rmtree(trace, ignore_errors=True)
+            shutil.copytree(src, trace)
+            files = sorted(f for f in os.listdir(trace) if f != "metadata" and
+                           os.path.isfile(os.path.join(trace, f)) and not f.startswith("."))
+            targets = [(name, os.path.join(trace, name)) for name in files[:3]]
+        for name, path in targets:
             with open(path, "rb") as f:
                 original = f.read()
             if len(original) < 8:
                 continue
             for k in range(DAMAGES_PER_FILE):
-                pos = rng.randrange(len(original))
+                # trace.dat: the data is in the second half, after the headers.
+                low = len(original) // 2 if trace == path else 0
+                pos = rng.randrange(low, len(original))
                 if k % 2:
                     damaged = original[:pos]
                     kind = f"cut at {pos}"
