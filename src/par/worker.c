@@ -38,7 +38,7 @@ static void drain(void *ctx, const char *data, size_t len)
 	struct par_worker *w = ctx;
 	struct par_batch *b = w->batch;
 
-	if (!b || b->oom)
+	if (!b || b->oom || len == 0)
 		return;
 	if (!tmx_grow_array((void **)&b->text, &b->text_cap, b->len + len, 1, 64 * 1024)) {
 		b->oom = true;
