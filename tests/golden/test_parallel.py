@@ -55,6 +55,20 @@ def corpus_inputs(corpus, quick):
     return ctf + ctf2 + dat + xray + regressions
 
 
+def trim_range(args, path):
+    """--begin/--end at a third and two thirds of the events' times, or None."""
+    code, out, _ = run(args.tracemux, ["--jobs", "1", "-o", "json", path])
+    times = [int(m.split(b'"ts_ns":')[1].split(b",")[0]) for m in out.splitlines()
+             if m.startswith(b'{"type":"event"') and b'"ts_ns":' in m]
+    if code != 0 or len(times) < 6:
+        return None
+    times.sort()
+    def text(ns):
+        sign = "-" if ns < 0 else ""
+        return f"{sign}{abs(ns) // 1000000000}.{abs(ns) % 1000000000:09d}"
+    return ["--begin", text(times[len(times) // 3]), "--end", text(times[2 * len(times) // 3])]
+
+
 def compare(report, args, what, argv):
     results = {j: run(args.tracemux, ["--jobs", j] + argv, timeout=120) for j in JOBS}
     ref = results[JOBS[0]]
@@ -73,8 +87,10 @@ def compare(report, args, what, argv):
     report.ok()
 
 
-def damaged_copies(corpus, work, rng):
-    """Yields (name, path) for cut and bit-flipped copies of DAMAGED's data files."""
+def damaged_copies(args, work, rng):
+    """Yields (name, path, trim options of the intact trace) for cut and bit-flipped copies
+    of DAMAGED's data files."""
+    corpus = args.corpus
     for rel in DAMAGED:
         src = os.path.join(corpus, rel)
         if os.path.isfile(src):   # a trace.dat: the file itself
@@ -88,6 +104,7 @@ def damaged_copies(corpus, work, rng):
             files = sorted(f for f in os.listdir(trace) if f != "metadata" and
                            os.path.isfile(os.path.join(trace, f)) and not f.startswith("."))
             targets = [(name, os.path.join(trace, name)) for name in files[:3]]
+        trim = trim_range(args, trace)
         for name, path in targets:
             with open(path, "rb") as f:
                 original = f.read()
@@ -106,7 +123,7 @@ def damaged_copies(corpus, work, rng):
                     kind = f"bit flip at {pos}"
                 with open(path, "wb") as f:
                     f.write(damaged)
-                yield f"{rel}/{name} {kind}", trace
+                yield f"{rel}/{name} {kind}", trace, trim
             with open(path, "wb") as f:
                 f.write(original)
 
@@ -119,7 +136,11 @@ def main():
     report = Report("parallel runner (--jobs 1, 2, 8)")
     option_sets = QUICK_OPTION_SETS if quick else OPTION_SETS
     for path in corpus_inputs(args.corpus, quick):
-        for opts in option_sets:
+        sets = list(option_sets)
+        trim = trim_range(args, path)
+        if trim:   # trimming: dropped messages, the stop at the end time
+            sets += [trim, ["-o", "json"] + trim]
+        for opts in sets:
             compare(report, args, f"{os.path.relpath(path, args.corpus)} {' '.join(opts)}", opts + [path])
     # Every stream of the first trace at once beside a second: several readers.
     dat = sorted(glob.glob(os.path.join(args.corpus, "tracecmd-samples/*.dat")))
@@ -129,8 +150,11 @@ def main():
     work = tempfile.mkdtemp(prefix="tracemux-parallel-")
     try:
         rng = random.Random(16)
-        for what, trace in damaged_copies(args.corpus, work, rng):
-            for opts in ([[], ["--lenient"]] if quick else [[], ["--lenient"], ["-o", "json"]]):
+        for what, trace, trim in damaged_copies(args, work, rng):
+            sets = [[], ["--lenient"]] if quick else [[], ["--lenient"], ["-o", "json"]]
+            if trim:   # an error or a warning after a message trimming dropped
+                sets += [trim, ["--lenient"] + trim]
+            for opts in sets:
                 compare(report, args, f"{what} {' '.join(opts)}", opts + [trace])
             if quick:
                 break
