@@ -1,7 +1,7 @@
 """The parallel runner: output bytes never depend on the number of jobs.
 
-Runs the text, json and dummy outputs (and text with trimming, --lenient,
-cycles and field names) of many corpus traces -- CTF 1.8, CTF 2, trace.dat,
+Runs the text, json, dummy and tracecmd outputs (and text with trimming,
+--lenient, cycles and field names) of many corpus traces -- CTF 1.8, CTF 2, trace.dat,
 XRay, traces that fail midway, damaged copies (cuts and bit flips of
 multi-stream traces), the fuzz regressions that are whole input files --
 with --jobs 1, 2 and 8, and requires identical standard output, standard
@@ -28,8 +28,9 @@ OPTION_SETS = [
     ["--clock-cycles", "-n", "all", "-f", "all"],
     ["--stream-intersection"],
     ["--lenient"],
+    ["-o", "tracecmd"],   # the layout of model events; trace.dat: the report emulation
 ]
-QUICK_OPTION_SETS = [[], ["-o", "json"], ["-o", "dummy"]]
+QUICK_OPTION_SETS = [[], ["-o", "json"], ["-o", "dummy"], ["-o", "tracecmd"]]
 # Multi-stream traces whose damaged copies are compared.
 DAMAGED = [
     "babeltrace-tests/ctf-traces/succeed/wk-heartbeat-u",     # 8 streams
@@ -142,11 +143,14 @@ def main():
             sets += [trim, ["-o", "json"] + trim]
         for opts in sets:
             compare(report, args, f"{os.path.relpath(path, args.corpus)} {' '.join(opts)}", opts + [path])
-    # Every stream of the first trace at once beside a second: several readers.
+    # Inputs of several formats at once: several readers, merged by the source's muxer
+    # (XRay has no per-stream iterators: its reader is one unit).
     dat = sorted(glob.glob(os.path.join(args.corpus, "tracecmd-samples/*.dat")))
+    xray = sorted(glob.glob(os.path.join(args.corpus, "xray-samples/*.xray")))
     ctf = os.path.join(args.corpus, DAMAGED[0])
     for opts in option_sets:
         compare(report, args, f"ctf + trace.dat {' '.join(opts)}", opts + [ctf] + dat[:1])
+        compare(report, args, f"ctf + xray {' '.join(opts)}", opts + [ctf] + xray[:1])
     work = tempfile.mkdtemp(prefix="tracemux-parallel-")
     try:
         rng = random.Random(16)
