@@ -151,6 +151,11 @@ def main():
     for opts in option_sets:
         compare(report, args, f"ctf + trace.dat {' '.join(opts)}", opts + [ctf] + dat[:1])
         compare(report, args, f"ctf + xray {' '.join(opts)}", opts + [ctf] + xray[:1])
+    # Times on both sides of the origin: the first negative one is printed as
+    # seconds after a warning, in merged order (a hole the merge fills).
+    for opts in ([], ["-n", "header", "--no-delta"], ["--clock-date"], ["-o", "json"]):
+        compare(report, args, f"negative times {' '.join(opts)}",
+                ["--clock-offset=-1351532898"] + opts + [ctf])
     work = tempfile.mkdtemp(prefix="tracemux-parallel-")
     try:
         rng = random.Random(16)
