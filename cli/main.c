@@ -14,6 +14,7 @@
 #include "mux/trim.h"
 #include "options.h"
 #include "tracemux/filter.h"
+#include "tracemux/run.h"
 #include "tracemux/sink.h"
 #include "tracemux/tracemux.h"
 #include "model/errors.h"
@@ -104,6 +105,14 @@ void cli_usage(FILE *out)
 	      "      --trace-name=NAME    name every trace NAME\n"
 	      "      --lenient            skip damaged packets (reported) instead of stopping;\n"
 	      "                           the exit status is still 1 if any was skipped\n"
+	      "\n"
+	      "Threads:\n"
+	      "  -j, --jobs=N             read and format on N threads (default: the\n"
+	      "                           environment variable TRACEMUX_JOBS, else every CPU the\n"
+	      "                           process may use; 0: every CPU; 1: one thread). The\n"
+	      "                           output is the same whatever N: text, json, dummy and\n"
+	      "                           tracecmd (not of trace.dat files) are formatted in\n"
+	      "                           parallel, the other outputs after a sequential read\n"
 	      "\n"
 	      "LLVM XRay logs (as llvm-xray convert):\n"
 	      "      --instr-map=BIN      instrumentation map: an instrumented ELF binary (its\n"
@@ -279,43 +288,47 @@ static int sink_open(struct cli *cli, struct tmx_source *src, int out_fd, struct
 	return ret ? cli_report(&err) : 0;
 }
 
+/* Trimming as tmx_run's keep predicate (it depends on the message only). */
+static bool trim_keep(void *user, const struct tmx_msg *msg, bool *stop)
+{
+	return tmx_trimmer_keep(user, msg, stop);
+}
+
+/* -j/--jobs, else TRACEMUX_JOBS, else every CPU (0). */
+static int jobs_of(const struct cli *cli, unsigned *jobs)
+{
+	const char *env = getenv("TRACEMUX_JOBS");
+
+	*jobs = cli->jobs;
+	if (cli->jobs_set || !env || !*env)
+		return 0;
+	return cli_parse_jobs("TRACEMUX_JOBS", env, jobs);
+}
+
 /* Pulls every message and hands it to the output. */
 static int run(struct cli *cli, struct tmx_source *src, int out_fd)
 {
 	struct tmx_sink *sink;
-	struct tmx_error err = { 0 }, ferr = { 0 };
+	struct tmx_error err = { 0 };
 	struct tmx_trimmer trimmer;
-	const struct tmx_msg *msg;
-	bool trimming, past_end = false;
+	struct tmx_run_opts opts = { 0 };
+	bool trimming;
 	int status = 0;
 
+	if (jobs_of(cli, &opts.jobs))
+		return 2;
 	if (setup_trimming(cli, src, &trimmer, &trimming, &err))
 		return cli_report(&err);   /* 2 for a bad time, 1 for a trace without one */
+	if (trimming) {
+		opts.keep = trim_keep;
+		opts.keep_user = &trimmer;
+	}
 	status = sink_open(cli, src, out_fd, &sink);
 	if (status)
 		return status;
-	for (;;) {
-		if (tmx_source_next(src, &msg, &err)) {
-			status = 1;
-			break;
-		}
-		if (!msg)
-			break;
-		if (trimming && !tmx_trimmer_keep(&trimmer, msg, &past_end)) {
-			if (past_end)
-				break;
-			continue;
-		}
-		if (tmx_sink_consume(sink, msg, &err)) {
-			status = 1;
-			break;
-		}
-	}
 	/* Everything decoded before an error is still printed. */
-	if (tmx_sink_finish(sink, &ferr) && !status) {
-		err = ferr;
+	if (tmx_run(src, sink, &opts, &err))
 		status = 1;
-	}
 	tmx_sink_free(sink);
 	if (status)
 		cli_report(&err);

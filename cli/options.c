@@ -227,6 +227,30 @@ static int set_filter(struct cli *cli, const struct cli_option *o, const char *a
 	return 0;
 }
 
+/* The number of jobs of -j/--jobs and TRACEMUX_JOBS: 1 or more, 0 for every CPU. */
+int cli_parse_jobs(const char *what, const char *arg, unsigned *jobs)
+{
+	char *end;
+	unsigned long n;
+	char fmt[96];
+
+	errno = 0;
+	n = strtoul(arg, &end, 10);
+	if (!errno && end != arg && !*end && *arg >= '0' && *arg <= '9' && n <= 4096) {
+		*jobs = (unsigned)n;
+		return 0;
+	}
+	snprintf(fmt, sizeof(fmt), "invalid %s value `%%s`: a number of jobs (0: every CPU)", what);
+	return cli_usage_error(fmt, arg);
+}
+
+static int set_jobs(struct cli *cli, const struct cli_option *o, const char *arg)
+{
+	(void)o;
+	cli->jobs_set = true;
+	return cli_parse_jobs("--jobs", arg, &cli->jobs);
+}
+
 static int show_help(struct cli *cli, const struct cli_option *o, const char *arg)
 {
 	(void)cli, (void)o, (void)arg;
@@ -283,6 +307,8 @@ const struct cli_option cli_general_options[] = {
 	DO("force-clock-class-origin-unix-epoch", 0, false, set_force_epoch),
 	DO("trace-name", 0, true, set_trace_name),
 	DO("lenient", 0, false, set_lenient),
+	/* Threads */
+	DO("jobs", 'j', true, set_jobs),
 	/* LLVM XRay */
 	DO("instr-map", 0, true, set_instr_map),
 	DO("instr_map", 0, true, set_instr_map),

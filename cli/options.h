@@ -43,6 +43,8 @@ struct cli {
 	const char *event_args[CLI_MAX_EVENT_ARGS];
 	size_t n_event_args;
 	const char *filter_expr;
+	unsigned jobs;                       /* -j/--jobs (0: every CPU) */
+	bool jobs_set;                       /* else TRACEMUX_JOBS, else every CPU */
 };
 
 struct cli_option {
@@ -72,6 +74,8 @@ int cli_sink_param(struct cli *cli, const struct cli_option *o, const char *arg)
 
 /* Prints "tracemux: MESSAGE" and the --help hint; returns 2 (usage exit status). */
 int cli_usage_error(const char *fmt, const char *arg);
+/* A number of jobs (`what` names the option or variable); 0, or 2 after a message. */
+int cli_parse_jobs(const char *what, const char *arg, unsigned *jobs);
 /* The --help text. */
 void cli_usage(FILE *out);
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The whole test suite, as CI runs it: install what the tests need, build
 # with warnings as errors and run every test, then build again with
-# AddressSanitizer + UndefinedBehaviorSanitizer and run every test again.
+# AddressSanitizer + UndefinedBehaviorSanitizer and run every test again,
+# then with ThreadSanitizer for the parallel runner's test (label tsan).
 # The corpus of real traces is found next to the checkout (../shared/corpus)
 # unless TMX_CORPUS names it.
 set -eu
@@ -28,3 +29,10 @@ cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0" \
 	ctest --test-dir build-asan -j"$jobs" --output-on-failure
+
+# ThreadSanitizer: the parallel runner (src/par/) on a subset of the corpus,
+# --jobs 1, 2 and 8 (tests/golden/test_parallel.py --quick).
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTMX_WERROR=ON -DTMX_TSAN=ON \
+	-DTMX_BUILD_TESTS=ON ${TMX_CORPUS:+"-DTMX_CORPUS=$TMX_CORPUS"} >/dev/null
+cmake --build build-tsan -j"$jobs" --target tracemux test_par_run
+ctest --test-dir build-tsan -L tsan --output-on-failure

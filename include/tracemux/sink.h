@@ -37,6 +37,10 @@
  *              row-group-rows=N (default 65536), part-row-groups=N (row
  *              groups per part file, default 128).
  *   dummy      consumes everything, writes nothing.
+ *
+ * tmx_run() (tracemux/run.h) feeds a sink on several threads: text, json,
+ * tracecmd (the layout) and dummy are formatted in parallel; the others are fed on the calling
+ * thread, after a sequential read, with the same output either way.
  */
 #ifndef TRACEMUX_SINK_H
 #define TRACEMUX_SINK_H

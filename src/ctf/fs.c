@@ -408,6 +408,16 @@ static void fs_set_filter(void *impl, const struct tmx_reader_filter *f)
 		tmx_muxer_set_filter(fs->mux, f ? f->keep : NULL, f ? f->ctx : NULL);
 }
 
+/*
+ * Each stream reads only its own files and decoder; what streams share
+ * (the source's lenient-mode counters, the out-of-range clock warnings) is
+ * atomic or goes through tmx_warn: they may be read on worker threads.
+ */
+static struct tmx_muxer *fs_stream_muxer(void *impl)
+{
+	return ((struct ctf_fs *)impl)->mux;
+}
+
 /* A stream's time range from its packet index: first packet begin, last packet end. */
 static bool stream_range(const struct ctf_stream *s, int64_t *begin, int64_t *end)
 {
@@ -538,4 +548,5 @@ static const struct tmx_source_ops ctf_fs_ops = {
 	.trace_metadata = fs_trace_metadata,
 	.trace_packetized = fs_trace_packetized,
 	.set_filter = fs_set_filter,
+	.stream_muxer = fs_stream_muxer,
 };

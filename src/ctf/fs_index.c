@@ -35,8 +35,9 @@ void ctf_fs_skip_damage(struct ctf_fs *src, const struct tmx_error *damage, uint
 	tmx_error_format(damage, msg, sizeof(msg));
 	tmx_warn(src->diag, "%s; skipping %llu bytes to the next packet", msg,
 		 (unsigned long long)bytes);
-	src->skipped_packets++;
-	src->skipped_bytes += bytes;
+	/* Streams may be read on several threads (src/par/). */
+	__atomic_fetch_add(&src->skipped_packets, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&src->skipped_bytes, bytes, __ATOMIC_RELAXED);
 }
 
 /*

@@ -188,12 +188,18 @@ static __attribute__((cold)) void time_out_of_range(const struct ctf_stream *s, 
 	struct ctf_fs *src = s->src;
 	const struct tmx_clock_class *cc = s->clock;
 
-	for (size_t i = 0; i < src->n_out_of_range; i++)
-		if (src->out_of_range[i] == cc)
-			return;
-	/* Without memory to remember it, the warning may come again: harmless. */
-	(void)push_ptr((void ***)&src->out_of_range, &src->n_out_of_range, (void *)cc);
-	tmx_warn(src->diag,
+	/*
+	 * On a worker thread of the parallel runner the capture deduplicates
+	 * (in merged order); the list is the sequential path's.
+	 */
+	if (!tmx_warn_captured()) {
+		for (size_t i = 0; i < src->n_out_of_range; i++)
+			if (src->out_of_range[i] == cc)
+				return;
+		/* Without memory to remember it, the warning may come again: harmless. */
+		(void)push_ptr((void ***)&src->out_of_range, &src->n_out_of_range, (void *)cc);
+	}
+	tmx_warn_once(src->diag, cc,
 		 "%s: clock `%s` (freq = %llu, offset_s = %lld, offset = %llu): %llu cycles "
 		 "cannot be converted to nanoseconds from origin (beyond int64): the times on "
 		 "this clock are left out",

@@ -117,15 +117,45 @@ const char *tmx_status_name(enum tmx_status code)
 	return "unknown error";
 }
 
-void tmx_warn(const struct tmx_diag *diag, const char *fmt, ...)
+static _Thread_local const struct tmx_warn_capture *thread_capture;
+
+void tmx_warn_capture_set(const struct tmx_warn_capture *capture)
+{
+	thread_capture = capture;
+}
+
+bool tmx_warn_captured(void)
+{
+	return thread_capture != NULL;
+}
+
+static void vwarn(const struct tmx_diag *diag, const void *key, const char *fmt, va_list ap)
 {
 	char msg[TMX_ERROR_MSG_MAX];
-	va_list ap;
 
 	if (!diag || !diag->warn)
 		return;
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (thread_capture)
+		thread_capture->put(thread_capture->ctx, diag, key, msg);
+	else
+		diag->warn(diag->user, msg);
+}
+
+void tmx_warn(const struct tmx_diag *diag, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(diag, NULL, fmt, ap);
 	va_end(ap);
-	diag->warn(diag->user, msg);
+}
+
+void tmx_warn_once(const struct tmx_diag *diag, const void *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(diag, key, fmt, ap);
+	va_end(ap);
 }

@@ -6,6 +6,8 @@
 #ifndef TMX_MODEL_ERRORS_H
 #define TMX_MODEL_ERRORS_H
 
+#include <stdbool.h>
+
 #include "tracemux/error.h"
 
 /* Sets `err` (may be NULL) and returns `code`. */
@@ -25,5 +27,25 @@ void tmx_error_prefix(struct tmx_error *err, const char *fmt, ...)
 /* Formats a warning and hands it to diag->warn (nothing when diag or warn is NULL). */
 void tmx_warn(const struct tmx_diag *diag, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * A warning said once per `key` (a clock, say) over the whole run.  Without
+ * a capture the caller keeps its own list of keys already warned about; a
+ * capture gets the key and deduplicates (see below).
+ */
+void tmx_warn_once(const struct tmx_diag *diag, const void *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Warnings of the calling thread diverted (the parallel runner's workers,
+ * src/par/): instead of diag->warn, `put` gets them, to be handed to
+ * diag->warn later at their place in merged order.  NULL restores the
+ * direct path.
+ */
+struct tmx_warn_capture {
+	void (*put)(void *ctx, const struct tmx_diag *diag, const void *key, const char *msg);
+	void *ctx;
+};
+void tmx_warn_capture_set(const struct tmx_warn_capture *capture);
+bool tmx_warn_captured(void);
 
 #endif

@@ -194,6 +194,79 @@ bool tmx_source_event_class_selected(struct tmx_source *src, size_t i)
 	return !src->filter || tmx_filter_class_wanted(src->filter, i);
 }
 
+/* The muxer of reader r's streams, or NULL when it has none. */
+static struct tmx_muxer *stream_muxer(const struct reader *r)
+{
+	return r->ops->stream_muxer ? r->ops->stream_muxer(r->impl) : NULL;
+}
+
+/*
+ * Whether messages were pulled already.  With several readers, their own
+ * muxers have returned one message each (held by the source's muxer).
+ */
+static bool started(const struct tmx_source *src)
+{
+	if (src->mux)
+		return tmx_muxer_returned(src->mux);
+	if (src->n_readers == 1 && stream_muxer(&src->readers[0]))
+		return tmx_muxer_returned(stream_muxer(&src->readers[0]));
+	return false;
+}
+
+static size_t take_capacity(const struct tmx_source *src)
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < src->n_readers; r++) {
+		struct tmx_muxer *m = stream_muxer(&src->readers[r]);
+		n += m ? tmx_muxer_input_count(m) : 1;
+	}
+	return n;
+}
+
+int tmx_source_take_streams(struct tmx_source *src, struct tmx_mux_head **heads, size_t *n,
+			    struct tmx_error *err)
+{
+	struct tmx_mux_head *out, *outer = NULL;
+	size_t n_outer = 0, k = 0;
+
+	*heads = NULL;
+	*n = 0;
+	if (started(src))
+		return tmx_error_set(err, TMX_ERR_USAGE, NULL,
+				     "the source's streams cannot be taken over once read");
+	out = malloc((take_capacity(src) + 1) * sizeof(*out));
+	if (src->mux && out)
+		outer = malloc((src->n_readers + 1) * sizeof(*outer));
+	if (!out || (src->mux && !outer)) {
+		free(out);
+		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	}
+	/* The source's muxer holds each reader's first message (or none when it ended). */
+	if (src->mux)
+		n_outer = tmx_muxer_take(src->mux, outer);
+	for (size_t r = 0, o = 0; r < src->n_readers; r++) {
+		struct tmx_muxer *m = stream_muxer(&src->readers[r]);
+
+		if (m) {
+			k += tmx_muxer_take(m, out + k);
+			continue;
+		}
+		while (o < n_outer && outer[o].index < r)
+			o++;
+		if (!src->mux)   /* one reader, nothing pulled yet */
+			out[k++] = (struct tmx_mux_head){ &src->readers[r].iter, NULL, INT64_MIN, 0 };
+		else if (o < n_outer && outer[o].index == r)
+			out[k++] = outer[o];
+	}
+	for (size_t i = 0; i < k; i++)
+		out[i].index = i;
+	free(outer);
+	*heads = out;
+	*n = k;
+	return TMX_OK;
+}
+
 /* Finds the reader of the i-th item when each reader counts its own. */
 static const struct reader *locate(const struct tmx_source *src,
 				   size_t (*count_of)(const struct reader *), size_t *i)

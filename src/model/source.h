@@ -41,6 +41,14 @@ struct tmx_source_ops {
 	 * Readers without this have their events filtered by the source.
 	 */
 	void (*set_filter)(void *impl, const struct tmx_reader_filter *f);
+	/*
+	 * The muxer over the reader's per-stream iterators (NULL: none), for
+	 * the parallel runner (src/par/), which reads the streams on worker
+	 * threads: reading one stream must then touch nothing another stream
+	 * touches, except through atomics and tmx_warn (captured per thread).
+	 * A reader without it is read as one unit.
+	 */
+	struct tmx_muxer *(*stream_muxer)(void *impl);
 };
 
 /*
@@ -64,6 +72,19 @@ int tmx_source_merge(struct tmx_source **srcs, size_t n, struct tmx_source **out
  */
 struct tmx_filter_bound;
 const struct tmx_filter_bound *tmx_source_filter(const struct tmx_source *src);
+
+/*
+ * The source's streams taken over for the parallel runner: every iterator
+ * still going (each reader's per-stream iterators, or the reader itself
+ * when it has no stream_muxer), with the message it holds and its muxer
+ * key, in the order in which the source's muxers break ties (by reader,
+ * then by stream).  Sets *heads (malloc'ed, `index` renumbered 0..n-1) and
+ * *n; the source gives no message afterwards and still frees everything.
+ * TMX_ERR_USAGE, leaving the source as it was, once a message was pulled.
+ */
+struct tmx_mux_head;
+int tmx_source_take_streams(struct tmx_source *src, struct tmx_mux_head **heads, size_t *n,
+			    struct tmx_error *err);
 
 /* The reader behind a source of that format, or NULL (for format-specific outputs). */
 void *tmx_source_impl(const struct tmx_source *src, const struct tmx_source_ops *ops);

@@ -6,19 +6,19 @@
  * message the muxer returned, as babeltrace2's muxer does; since that time
  * never decreases, it can be fixed when the message enters the heap.
  * Equal times are ordered as babeltrace2's common_muxing_compare_messages()
- * orders them: trace UUID, trace name, stream class ID, stream ID, message
- * type, then event class properties, then the iterator's position.
+ * orders them (src/mux/order.c), then by the iterator's position.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "mux/muxer.h"
+#include "mux/order.h"
 #include "model/errors.h"
 
 struct mux_entry {
 	struct tmx_msg_iter *it;
 	const struct tmx_msg *msg;   /* pending message */
-	int64_t key;                 /* its time */
+	struct tmx_mux_pos pos;      /* its time and tie-breaks */
 	size_t index;                /* input order, the last tie-break */
 	bool unchecked;              /* pending from before the filter was set */
 };
@@ -34,87 +34,13 @@ struct tmx_muxer {
 	const void *keep_ctx;
 };
 
-/* babeltrace2: SB < PB < EV < DE < PE < DP < SE */
-static int type_rank(enum tmx_msg_kind k)
-{
-	switch (k) {
-	case TMX_MSG_STREAM_BEGIN: return 0;
-	case TMX_MSG_PACKET_BEGIN: return 1;
-	case TMX_MSG_EVENT: return 2;
-	case TMX_MSG_DISCARDED_EVENTS: return 3;
-	case TMX_MSG_PACKET_END: return 4;
-	case TMX_MSG_DISCARDED_PACKETS: return 5;
-	case TMX_MSG_STREAM_END: return 6;
-	}
-	return 7;
-}
-
-static int cmp_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? -1 : a > b;
-}
-
-static int cmp_str(const char *a, const char *b)
-{
-	if (a && b)
-		return strcmp(a, b);
-	return a ? 1 : b ? -1 : 0;
-}
-
-static int compare_events(const struct tmx_event_class *a, const struct tmx_event_class *b)
-{
-	int r = cmp_u64(a->id, b->id);
-
-	if (r)
-		return r;
-	r = cmp_str(a->name, b->name);
-	if (r)
-		return r;
-	if (a->log_level != b->log_level) {
-		if (a->log_level == TMX_LOG_LEVEL_NONE)
-			return 1;
-		if (b->log_level == TMX_LOG_LEVEL_NONE)
-			return -1;
-		return a->log_level < b->log_level ? -1 : 1;
-	}
-	return cmp_str(a->emf_uri, b->emf_uri);
-}
-
-static int compare_msgs(const struct tmx_msg *a, const struct tmx_msg *b)
-{
-	const struct tmx_trace_class *ta = a->stream->trace->cls, *tb = b->stream->trace->cls;
-	int r;
-
-	if (ta->has_uuid != tb->has_uuid)
-		return ta->has_uuid ? -1 : 1;
-	if (ta->has_uuid) {
-		r = memcmp(ta->uuid, tb->uuid, 16);
-		if (r)
-			return r;
-	}
-	r = cmp_str(a->stream->trace->name, b->stream->trace->name);
-	if (r)
-		return r;
-	r = cmp_u64(a->stream->cls->id, b->stream->cls->id);
-	if (r)
-		return r;
-	r = cmp_u64(a->stream->id, b->stream->id);
-	if (r)
-		return r;
-	if (a->kind != b->kind)
-		return type_rank(a->kind) - type_rank(b->kind);
-	if (a->kind == TMX_MSG_EVENT)
-		return compare_events(a->event->cls, b->event->cls);
-	return 0;
-}
-
 static bool entry_before(const struct mux_entry *a, const struct mux_entry *b)
 {
 	int r;
 
-	if (a->key != b->key)
-		return a->key < b->key;
-	r = compare_msgs(a->msg, b->msg);
+	if (a->pos.key != b->pos.key)
+		return a->pos.key < b->pos.key;
+	r = tmx_mux_compare(&a->pos, &b->pos);
 	if (r)
 		return r < 0;
 	return a->index < b->index;
@@ -172,7 +98,7 @@ static int refill(struct tmx_muxer *m, struct mux_entry e, struct tmx_error *err
 		return ret;
 	if (!e.msg)
 		return TMX_OK;
-	e.key = e.msg->has_ts ? e.msg->ns : m->last_ts;
+	tmx_mux_pos_set(&e.pos, e.msg, tmx_mux_key(e.msg, m->last_ts));
 	m->heap[m->n++] = e;
 	sift_up(m, m->n - 1);
 	return TMX_OK;
@@ -217,7 +143,7 @@ static int advance_root(struct tmx_muxer *m, struct tmx_error *err)
 		return ret;
 	root->unchecked = false;
 	if (root->msg)
-		root->key = root->msg->has_ts ? root->msg->ns : m->last_ts;
+		tmx_mux_pos_set(&root->pos, root->msg, tmx_mux_key(root->msg, m->last_ts));
 	else
 		*root = m->heap[--m->n];
 	if (m->n)
@@ -264,7 +190,7 @@ int tmx_muxer_next(struct tmx_muxer *m, const struct tmx_msg **msg, struct tmx_e
 		return TMX_OK;
 	}
 	m->has_returned = true;
-	m->last_ts = m->heap[0].key;
+	m->last_ts = m->heap[0].pos.key;
 	*msg = m->heap[0].msg;
 	return TMX_OK;
 }
@@ -278,4 +204,34 @@ void tmx_muxer_free(struct tmx_muxer *m)
 	free(m->iters);
 	free(m->heap);
 	free(m);
+}
+
+bool tmx_muxer_returned(const struct tmx_muxer *m)
+{
+	return m->has_returned;
+}
+
+static int by_index(const void *a, const void *b)
+{
+	const struct mux_entry *x = a, *y = b;
+
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+size_t tmx_muxer_take(struct tmx_muxer *m, struct tmx_mux_head *out)
+{
+	size_t n = m->n;
+
+	qsort(m->heap, n, sizeof(*m->heap), by_index);
+	for (size_t i = 0; i < n; i++)
+		out[i] = (struct tmx_mux_head){ m->heap[i].it, m->heap[i].msg, m->heap[i].pos.key,
+						m->heap[i].index };
+	m->n = 0;
+	m->has_returned = false;
+	return n;
+}
+
+size_t tmx_muxer_input_count(const struct tmx_muxer *m)
+{
+	return m->n_iters;
 }

@@ -15,6 +15,16 @@ void outbuf_init(struct outbuf *b, int fd)
 	b->fd = fd;
 	b->len = 0;
 	b->error = 0;
+	b->drain = NULL;
+	b->drain_ctx = NULL;
+	b->drained = 0;
+}
+
+void outbuf_set_drain(struct outbuf *b, void (*drain)(void *ctx, const char *data, size_t len),
+		      void *ctx)
+{
+	b->drain = drain;
+	b->drain_ctx = ctx;
 }
 
 int outbuf_flush(struct outbuf *b)
@@ -22,6 +32,13 @@ int outbuf_flush(struct outbuf *b)
 	const char *p = b->data;
 	size_t n = b->len;
 
+	if (b->drain) {
+		b->drain(b->drain_ctx, p, n);
+		b->drained += n;
+		b->len = 0;
+		return 0;
+	}
+	b->drained += n;
 	while (n && !b->error) {
 		ssize_t w = write(b->fd, p, n);
 		if (w < 0) {
@@ -144,17 +161,33 @@ void outbuf_i64(struct outbuf *b, int64_t v)
 	}
 }
 
+/* "00" "01" ... "FF": two hexadecimal digits at a time. */
+static const char hex_pairs[513] =
+	"000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F"
+	"202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F"
+	"404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F"
+	"606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F"
+	"808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9F"
+	"A0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBF"
+	"C0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDF"
+	"E0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF";
+
+/* Written in place, right to left, a byte at a time: the digit count is known up front. */
 void outbuf_hex(struct outbuf *b, uint64_t v)
 {
-	static const char hex[] = "0123456789ABCDEF";
-	char tmp[16];
-	int n = 0;
+	int n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1;
+	char *p;
 
-	do {
-		tmp[15 - n++] = hex[v & 15];
-		v >>= 4;
-	} while (v);
-	outbuf_write(b, tmp + 16 - n, (size_t)n);
+	if (OUTBUF_SIZE - b->len < 16)
+		outbuf_flush(b);
+	p = b->data + b->len + n;
+	b->len += (size_t)n;
+	for (; n >= 2; n -= 2, v >>= 8) {
+		p -= 2;
+		memcpy(p, hex_pairs + 2 * (v & 0xff), 2);
+	}
+	if (n)
+		p[-1] = hex_pairs[2 * (v & 0xf) + 1];
 }
 
 void outbuf_oct(struct outbuf *b, uint64_t v)

@@ -17,10 +17,26 @@ struct outbuf {
 	int fd;
 	size_t len;
 	int error;              /* errno of the first failed write, 0 if none */
+	/*
+	 * Set: flushing hands the bytes to drain() instead of writing them
+	 * (a worker of the parallel runner formats into memory, src/par/).
+	 */
+	void (*drain)(void *ctx, const char *data, size_t len);
+	void *drain_ctx;
+	uint64_t drained;       /* bytes handed to drain() so far */
 	char data[OUTBUF_SIZE];
 };
 
 void outbuf_init(struct outbuf *b, int fd);
+/* Flushes go to drain(ctx, ...) from now on. */
+void outbuf_set_drain(struct outbuf *b, void (*drain)(void *ctx, const char *data, size_t len),
+		      void *ctx);
+
+/* Bytes appended since outbuf_init (whether flushed, drained or buffered). */
+static inline uint64_t outbuf_pos(const struct outbuf *b)
+{
+	return b->drained + b->len;
+}
 /* Writes everything buffered; returns 0 or the errno of a failed write. */
 int outbuf_flush(struct outbuf *b);
 void outbuf_write_slow(struct outbuf *b, const char *s, size_t n);

@@ -14,6 +14,7 @@
 #include "sink/json/chrome.h"
 #include "sink/json/jsonl.h"
 #include "sink/parquet/parquet.h"
+#include "sink/split.h"
 #include "sink/text/pretty.h"
 #include "sink/tracecmd/layout.h"
 #include "sink/xray/yaml.h"
@@ -50,6 +51,7 @@ struct sink_ops {
 	int (*consume)(void *out, const struct tmx_msg *msg, struct tmx_error *err);
 	int (*finish)(void *out, struct tmx_error *err);
 	void (*free)(void *out);
+	const struct sink_split *split;   /* NULL: no parallel formatting */
 };
 
 static int made(void *handle, void **out, struct tmx_error *err)
@@ -165,17 +167,50 @@ ADAPT(tmx_tclayout, struct tmx_tclayout, flush)
 ADAPT(tmx_xray_yaml, struct tmx_xray_yaml, finish)
 ADAPT(tmx_parquet, struct tmx_parquet, finish)
 #define OUTPUT(name, kind, open, prefix) \
-	{ name, kind, open, prefix##_consume_any, prefix##_finish_any, prefix##_free_any }
+	{ name, kind, open, prefix##_consume_any, prefix##_finish_any, prefix##_free_any, NULL }
+
+/* The splits (src/sink/split.h) of the outputs that have one. */
+#define SPLIT(prefix, type)                                                           \
+	static void *prefix##_worker_new_any(const void *o)                           \
+	{                                                                             \
+		return prefix##_worker_new((const type *)o);                          \
+	}                                                                             \
+	static struct outbuf *prefix##_worker_outbuf_any(void *w)                     \
+	{                                                                             \
+		return prefix##_worker_outbuf((type *)w);                             \
+	}                                                                             \
+	static void prefix##_format_any(void *w, const struct tmx_msg *m,             \
+					uint64_t hole[SINK_HOLES])                    \
+	{                                                                             \
+		prefix##_format((type *)w, m, hole);                                  \
+	}                                                                             \
+	static int prefix##_emit_any(void *o, const struct sink_piece *pc,            \
+				     struct tmx_error *e)                             \
+	{                                                                             \
+		return prefix##_emit((type *)o, pc, e);                               \
+	}                                                                             \
+	static const struct sink_split prefix##_split = {                             \
+		prefix##_worker_new_any, prefix##_free_any, prefix##_worker_outbuf_any,  \
+		prefix##_format_any, prefix##_emit_any,                               \
+	};
+SPLIT(tmx_pretty, struct tmx_pretty)
+SPLIT(tmx_jsonl, struct tmx_jsonl)
+SPLIT(tmx_tclayout, struct tmx_tclayout)
+#define SPLIT_OUTPUT(name, kind, open, prefix) \
+	{ name, kind, open, prefix##_consume_any, prefix##_finish_any, prefix##_free_any, \
+	  &prefix##_split }
+/* The dummy sink: nothing to format, the streams are read on the workers. */
+static const struct sink_split dummy_split;
 
 static const struct sink_ops sinks[] = {
-	OUTPUT("text", SINK_TEXT, open_text, tmx_pretty),
-	OUTPUT("json", SINK_JSON, open_json, tmx_jsonl),
+	SPLIT_OUTPUT("text", SINK_TEXT, open_text, tmx_pretty),
+	SPLIT_OUTPUT("json", SINK_JSON, open_json, tmx_jsonl),
 	OUTPUT("chrome", SINK_CHROME, open_chrome, tmx_chrome),
 	OUTPUT("ctf", SINK_CTF, open_ctf, tmx_ctf_writer),
-	OUTPUT("tracecmd", SINK_TRACECMD, open_tracecmd, tmx_tclayout),
+	SPLIT_OUTPUT("tracecmd", SINK_TRACECMD, open_tracecmd, tmx_tclayout),
 	OUTPUT("xray-yaml", SINK_XRAY_YAML, open_xray_yaml, tmx_xray_yaml),
 	OUTPUT("parquet", SINK_PARQUET, open_parquet, tmx_parquet),
-	{ "dummy", SINK_DUMMY, NULL, NULL, NULL, NULL },
+	{ "dummy", SINK_DUMMY, NULL, NULL, NULL, NULL, &dummy_split },
 };
 
 static const struct sink_ops *sink_named(const char *name)
@@ -457,6 +492,12 @@ int tmx_sink_consume(struct tmx_sink *sink, const struct tmx_msg *msg, struct tm
 int tmx_sink_finish(struct tmx_sink *sink, struct tmx_error *err)
 {
 	return sink->out ? sink->ops->finish(sink->out, err) : TMX_OK;
+}
+
+const struct sink_split *tmx_sink_split(const struct tmx_sink *sink, void **out)
+{
+	*out = sink->out;
+	return sink->ops->split;
 }
 
 void tmx_sink_free(struct tmx_sink *sink)

@@ -1,3 +1,4 @@
+#include <string.h>
 #include <time.h>
 
 #include "sink/timefmt.h"
@@ -37,8 +38,12 @@ bool timefmt_put_clock(struct timefmt *t, struct outbuf *b, uint64_t sec, uint32
 	if ((!t->valid || t->sec != sec) && !convert_second(t, sec))
 		return false;
 	from = with_date ? 0 : t->date_len;
-	outbuf_write(b, t->text + from, t->len - from);
-	outbuf_putc(b, '.');
+	/* The cached text, the dot and nine digits, straight into the buffer. */
+	if (OUTBUF_SIZE - b->len < sizeof(t->text) + 10)
+		outbuf_flush(b);
+	memcpy(b->data + b->len, t->text + from, sizeof(t->text) - from);
+	b->len += t->len - from;
+	b->data[b->len++] = '.';
 	outbuf_u64(b, nsec, 9);
 	return true;
 }

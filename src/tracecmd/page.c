@@ -360,8 +360,10 @@ static int advance(struct tdat_cursor *c, struct tmx_error *err)
 				char buf[TMX_ERROR_MSG_MAX + 600];
 				tmx_error_format(err, buf, sizeof(buf));
 				tmx_warn(c->fp->opts.diag, "%s (skipped)", buf);
-				c->fp->skipped_units++;
-				c->fp->skipped_bytes += c->fail_bytes;
+				/* Streams may be read on several threads (src/par/). */
+				__atomic_fetch_add(&c->fp->skipped_units, 1, __ATOMIC_RELAXED);
+				__atomic_fetch_add(&c->fp->skipped_bytes, c->fail_bytes,
+						   __ATOMIC_RELAXED);
 				continue;
 			}
 			if (ret)
@@ -385,8 +387,9 @@ static int advance(struct tdat_cursor *c, struct tmx_error *err)
 				char buf[TMX_ERROR_MSG_MAX + 600];
 				tmx_error_format(err, buf, sizeof(buf));
 				tmx_warn(c->fp->opts.diag, "%s (rest of the page skipped)", buf);
-				c->fp->skipped_units++;
-				c->fp->skipped_bytes += c->pg.commit - c->pg.pos;
+				__atomic_fetch_add(&c->fp->skipped_units, 1, __ATOMIC_RELAXED);
+				__atomic_fetch_add(&c->fp->skipped_bytes, c->pg.commit - c->pg.pos,
+						   __ATOMIC_RELAXED);
 				continue;
 			}
 			return ret;

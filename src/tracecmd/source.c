@@ -768,6 +768,16 @@ static void src_set_filter(void *impl, const struct tmx_reader_filter *f)
 	tmx_muxer_set_filter(ts->mux, f ? f->keep : NULL, f ? f->ctx : NULL);
 }
 
+/*
+ * Each stream reads its own cursor (pages, decompression context); what
+ * the streams of a file share is read-only but the lenient-mode counters
+ * (atomic): they may be read on worker threads.
+ */
+static struct tmx_muxer *src_stream_muxer(void *impl)
+{
+	return ((struct tdm_source *)impl)->mux;
+}
+
 static size_t src_stream_count(const void *impl)
 {
 	return ((const struct tdm_source *)impl)->n_streams;
@@ -826,6 +836,7 @@ const struct tmx_source_ops tdat_source_ops = {
 	.logical_trace = src_trace,
 	.skipped = src_skipped,
 	.set_filter = src_set_filter,
+	.stream_muxer = src_stream_muxer,
 };
 
 static int add_streams(struct tdm_source *ts, struct tdm_file *tf, size_t *cap,

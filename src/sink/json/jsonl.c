@@ -20,9 +20,23 @@
 #include "sink/json/jsonl.h"
 #include "sink/json/jsonval.h"
 #include "sink/outbuf.h"
+#include "sink/split.h"
 #include "model/errors.h"
 
+/*
+ * A stream's `,"trace":...,"stream":{...}` is the same for each of its
+ * messages: formatted once (direct-mapped by the stream's address).
+ */
+#define STREAM_CACHE_SIZE 64
+
+struct stream_cache {
+	const struct tmx_stream *stream;
+	size_t len;
+	char text[448];
+};
+
 struct tmx_jsonl {
+	struct stream_cache streams[STREAM_CACHE_SIZE];
 	struct outbuf out;
 };
 
@@ -30,8 +44,11 @@ struct tmx_jsonl *tmx_jsonl_new(int fd)
 {
 	struct tmx_jsonl *j = malloc(sizeof(*j));
 
-	if (j)
+	if (j) {
+		for (size_t i = 0; i < STREAM_CACHE_SIZE; i++)
+			j->streams[i].stream = NULL;
 		outbuf_init(&j->out, fd);
+	}
 	return j;
 }
 
@@ -62,6 +79,26 @@ static void put_stream(struct outbuf *b, const struct tmx_stream *s)
 	outbuf_putc(b, '}');
 }
 
+/* put_stream() through the cache: copied when it was formatted before. */
+static void put_stream_cached(struct tmx_jsonl *j, const struct tmx_stream *s)
+{
+	struct stream_cache *c = &j->streams[((uintptr_t)s >> 4) % STREAM_CACHE_SIZE];
+	size_t before;
+
+	if (c->stream == s) {
+		outbuf_write(&j->out, c->text, c->len);
+		return;
+	}
+	before = j->out.len;
+	put_stream(&j->out, s);
+	/* Cached unless the buffer was flushed meanwhile or it is too long. */
+	if (j->out.len >= before && j->out.len - before <= sizeof(c->text)) {
+		c->stream = s;
+		c->len = j->out.len - before;
+		memcpy(c->text, j->out.data + before, c->len);
+	}
+}
+
 static void put_scope(struct outbuf *b, const char *key, const struct tmx_value *vals)
 {
 	if (!vals)
@@ -71,9 +108,10 @@ static void put_scope(struct outbuf *b, const char *key, const struct tmx_value 
 	json_value(b, vals, 0);
 }
 
-static void put_event(struct outbuf *b, const struct tmx_msg *msg)
+static void put_event(struct tmx_jsonl *j, const struct tmx_msg *msg)
 {
 	const struct tmx_event *e = msg->event;
+	struct outbuf *b = &j->out;
 
 	outbuf_puts(b, "{\"type\":\"event\",\"name\":");
 	if (e->cls->name)
@@ -82,7 +120,7 @@ static void put_event(struct outbuf *b, const struct tmx_msg *msg)
 		outbuf_puts(b, "null");   /* CTF 2 names are optional */
 	outbuf_puts(b, ",\"id\":");
 	outbuf_u64(b, e->cls->id, 0);
-	put_stream(b, msg->stream);
+	put_stream_cached(j, msg->stream);
 	if (msg->has_ts) {
 		outbuf_puts(b, ",\"ts_ns\":");
 		outbuf_i64(b, msg->ns);
@@ -96,12 +134,14 @@ static void put_event(struct outbuf *b, const struct tmx_msg *msg)
 	outbuf_puts(b, "}\n");
 }
 
-static void put_discarded(struct outbuf *b, const struct tmx_msg *msg, const char *type)
+static void put_discarded(struct tmx_jsonl *j, const struct tmx_msg *msg, const char *type)
 {
+	struct outbuf *b = &j->out;
+
 	outbuf_puts(b, "{\"type\":\"");
 	outbuf_puts(b, type);
 	outbuf_putc(b, '"');
-	put_stream(b, msg->stream);
+	put_stream_cached(j, msg->stream);
 	outbuf_puts(b, ",\"count\":");
 	outbuf_u64(b, msg->count, 0);
 	if (msg->has_range) {
@@ -113,23 +153,57 @@ static void put_discarded(struct outbuf *b, const struct tmx_msg *msg, const cha
 	outbuf_puts(b, "}\n");
 }
 
-int tmx_jsonl_consume(struct tmx_jsonl *j, const struct tmx_msg *msg, struct tmx_error *err)
+/* Writes one message; false for the kinds that print nothing. */
+static bool put_msg(struct tmx_jsonl *j, const struct tmx_msg *msg)
 {
 	switch (msg->kind) {
 	case TMX_MSG_EVENT:
-		put_event(&j->out, msg);
-		break;
+		put_event(j, msg);
+		return true;
 	case TMX_MSG_DISCARDED_EVENTS:
-		put_discarded(&j->out, msg, "discarded_events");
-		break;
+		put_discarded(j, msg, "discarded_events");
+		return true;
 	case TMX_MSG_DISCARDED_PACKETS:
-		put_discarded(&j->out, msg, "discarded_packets");
-		break;
+		put_discarded(j, msg, "discarded_packets");
+		return true;
 	default:
-		return TMX_OK;
+		return false;
 	}
+}
+
+static int write_error(const struct tmx_jsonl *j, struct tmx_error *err)
+{
 	if (j->out.error)
 		return tmx_error_set(err, TMX_ERR_IO, NULL, "cannot write the output: %s",
 				     strerror(j->out.error));
 	return TMX_OK;
+}
+
+int tmx_jsonl_consume(struct tmx_jsonl *j, const struct tmx_msg *msg, struct tmx_error *err)
+{
+	return put_msg(j, msg) ? write_error(j, err) : TMX_OK;
+}
+
+/* The split (src/sink/split.h): every line depends on its message only. */
+struct tmx_jsonl *tmx_jsonl_worker_new(const struct tmx_jsonl *sink)
+{
+	(void)sink;
+	return tmx_jsonl_new(-1);
+}
+
+struct outbuf *tmx_jsonl_worker_outbuf(struct tmx_jsonl *w)
+{
+	return &w->out;
+}
+
+void tmx_jsonl_format(struct tmx_jsonl *w, const struct tmx_msg *msg, uint64_t hole[2])
+{
+	hole[0] = hole[1] = SINK_NO_POS;
+	put_msg(w, msg);
+}
+
+int tmx_jsonl_emit(struct tmx_jsonl *j, const struct sink_piece *pc, struct tmx_error *err)
+{
+	outbuf_write(&j->out, pc->text, pc->len);
+	return write_error(j, err);
 }

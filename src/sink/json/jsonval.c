@@ -15,14 +15,17 @@ void json_string(struct outbuf *b, const char *str, size_t n)
 
 	outbuf_putc(b, '"');
 	while (i < n) {
-		unsigned char c = s[i];
+		size_t run = i;
+		unsigned char c;
 		size_t l;
 
-		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-			outbuf_putc(b, (char)c);
-			i++;
-			continue;
-		}
+		/* Printable ASCII but the quote and the backslash: copied in runs. */
+		while (run < n && s[run] >= 0x20 && s[run] < 0x80 && s[run] != '"' && s[run] != '\\')
+			run++;
+		outbuf_write(b, str + i, run - i);
+		if ((i = run) == n)
+			break;
+		c = s[i];
 		if (c == '"' || c == '\\') {
 			outbuf_putc(b, '\\');
 			outbuf_putc(b, (char)c);

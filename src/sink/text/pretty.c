@@ -24,6 +24,7 @@
 
 #include "model/field_class.h"
 #include "sink/outbuf.h"
+#include "sink/split.h"
 #include "sink/text/pretty.h"
 #include "sink/timefmt.h"
 #include "model/errors.h"
@@ -63,11 +64,25 @@ struct context_cache {
 	char text[240];
 };
 
+/*
+ * `name = ` of every member of a structure class, colors included,
+ * formatted once per class: member m's is text[start(m), end[m]).
+ */
+#define NAME_CACHE_SIZE 512
+#define NAME_CACHE_PROBES 8
+
+struct name_prefixes {
+	const struct tmx_field_class *fc;
+	uint32_t *end;
+	char *text;
+};
+
 struct tmx_pretty {
 	struct tmx_pretty_opts opts;
 	struct colors colors;
 	struct header_cache header_cache[HEADER_CACHE_SIZE];
 	struct context_cache context_cache[CONTEXT_CACHE_SIZE];
+	struct name_prefixes names[NAME_CACHE_SIZE];
 	/* Nothing printed yet on the line (babeltrace2's `start_line`). */
 	bool start_line;
 	bool has_last_ns, has_last_cycles;
@@ -81,6 +96,12 @@ struct tmx_pretty {
 	 */
 	bool brace_labels;
 	struct timefmt time;
+	/*
+	 * A worker's formatter (src/par/): the time column of a negative time
+	 * and the delta column are holes, filled by tmx_pretty_emit().
+	 */
+	bool worker;
+	uint64_t *hole;
 	struct outbuf out;
 	struct outbuf err;
 };
@@ -303,6 +324,10 @@ struct tmx_pretty *tmx_pretty_new(const struct tmx_pretty_opts *opts)
 
 void tmx_pretty_free(struct tmx_pretty *p)
 {
+	if (!p)
+		return;
+	for (size_t i = 0; i < NAME_CACHE_SIZE; i++)
+		free(p->names[i].end);   /* text is in the same block */
 	free(p);
 }
 
@@ -427,43 +452,71 @@ static void put_delta(struct tmx_pretty *p, bool known, uint64_t delta)
 		outbuf_write(b, ") ", 2);
 }
 
-/* Events of a stream without a clock have no timestamp column at all. */
-static void put_timestamp(struct tmx_pretty *p, const struct tmx_msg *msg)
+/*
+ * The delta column: the time since the previous event printed (in merged
+ * order: on the main thread with the parallel runner).
+ */
+static void put_delta_of(struct tmx_pretty *p, const struct tmx_msg *msg)
 {
-	struct outbuf *b = &p->out;
-	bool names = p->opts.names_header;
-	struct timefmt_split ts;
-	bool as_seconds, known;
+	bool known;
 	uint64_t delta;
 
-	if (!msg->has_ts)
-		return;
-	ts = timefmt_split(msg->ns);
-	as_seconds = !p->opts.clock_cycles && negative_fallback(p, &ts);
-	if (names)
-		put_name_equal(p, "timestamp");
-	else
-		outbuf_putc(b, '[');
-	put_color(p, p->colors.timestamp);
 	if (p->opts.clock_cycles) {
-		outbuf_u64(b, msg->cycles, 20);
 		known = p->has_last_cycles;
 		delta = msg->cycles - p->last_cycles;
 		p->last_cycles = msg->cycles;
 		p->has_last_cycles = true;
 	} else {
-		put_wall_time(p, b, &ts, as_seconds);
 		/* babeltrace2 keeps the difference in 64 unsigned bits. */
 		known = p->has_last_ns;
 		delta = (uint64_t)msg->ns - (uint64_t)p->last_ns;
 		p->last_ns = msg->ns;
 		p->has_last_ns = true;
 	}
+	if (!p->opts.no_delta)
+		put_delta(p, known, delta);
+}
+
+/*
+ * Whether the time is printed by the main thread: a negative time may be
+ * the first one, printed as seconds after a warning.
+ */
+static bool time_deferred(const struct tmx_pretty *p, const struct timefmt_split *ts)
+{
+	return p->worker && ts->negative && !p->opts.clock_cycles && !p->opts.clock_seconds;
+}
+
+/* Events of a stream without a clock have no timestamp column at all. */
+static void put_timestamp(struct tmx_pretty *p, const struct tmx_msg *msg)
+{
+	struct outbuf *b = &p->out;
+	bool names = p->opts.names_header;
+	struct timefmt_split ts;
+	bool as_seconds = false;
+
+	if (!msg->has_ts)
+		return;
+	ts = timefmt_split(msg->ns);
+	if (!p->worker && !p->opts.clock_cycles)
+		as_seconds = negative_fallback(p, &ts);
+	if (names)
+		put_name_equal(p, "timestamp");
+	else
+		outbuf_putc(b, '[');
+	put_color(p, p->colors.timestamp);
+	if (p->opts.clock_cycles)
+		outbuf_u64(b, msg->cycles, 20);
+	else if (time_deferred(p, &ts))
+		p->hole[0] = outbuf_pos(b);
+	else
+		put_wall_time(p, b, &ts, as_seconds);
 	put_color(p, COLOR_RESET);
 	if (!names)
 		outbuf_write(b, "] ", 2);
-	if (!p->opts.no_delta)
-		put_delta(p, known, delta);
+	if (p->worker)
+		p->hole[1] = outbuf_pos(b);
+	else
+		put_delta_of(p, msg);
 	p->start_line = !names;
 }
 
@@ -773,6 +826,65 @@ static void put_blob(struct tmx_pretty *p, const struct tmx_value *v)
 static size_t put_value(struct tmx_pretty *p, const struct tmx_value *vals, size_t i, bool names,
 			bool hide_meaning);
 
+/* Formats the member prefixes of `fc` into `np`; false without memory. */
+static bool make_prefixes(struct tmx_pretty *p, const struct tmx_field_class *fc,
+			  struct name_prefixes *np)
+{
+	size_t color_len = p->colors.events ? strlen(COLOR_FIELD_NAME) + strlen(COLOR_RESET) : 0;
+	size_t total = 0, at = 0;
+	char *text;
+
+	for (size_t m = 0; m < fc->n_members; m++)
+		total += strlen(fc->members[m].name) + color_len + 3;
+	if (total > UINT32_MAX ||
+	    !(np->end = malloc(fc->n_members * sizeof(*np->end) + total + 1)))
+		return false;
+	text = (char *)(np->end + fc->n_members);
+	for (size_t m = 0; m < fc->n_members; m++) {
+		const char *parts[4] = { p->colors.events ? COLOR_FIELD_NAME : "",
+					 fc->members[m].name, p->colors.events ? COLOR_RESET : "",
+					 " = " };
+		for (int k = 0; k < 4; k++) {
+			size_t len = strlen(parts[k]);
+			memcpy(text + at, parts[k], len);
+			at += len;
+		}
+		np->end[m] = (uint32_t)at;
+	}
+	np->text = text;
+	np->fc = fc;
+	return true;
+}
+
+/* The member prefixes of `fc`, made at its first use; NULL when the table is full. */
+static const struct name_prefixes *prefixes_of(struct tmx_pretty *p,
+					       const struct tmx_field_class *fc)
+{
+	size_t h = ((uintptr_t)fc >> 4) % NAME_CACHE_SIZE;
+
+	for (size_t i = 0; i < NAME_CACHE_PROBES; i++) {
+		struct name_prefixes *np = &p->names[(h + i) % NAME_CACHE_SIZE];
+		if (np->fc == fc)
+			return np;
+		if (!np->fc)
+			return make_prefixes(p, fc, np) ? np : NULL;
+	}
+	return NULL;
+}
+
+static void put_member_name(struct tmx_pretty *p, const struct name_prefixes *np,
+			    const struct tmx_field_class *fc, uint32_t m)
+{
+	uint32_t start;
+
+	if (!np) {
+		put_colored_name(p, COLOR_FIELD_NAME, fc->members[m].name);
+		return;
+	}
+	start = m ? np->end[m - 1] : 0;
+	outbuf_write(&p->out, np->text + start, np->end[m] - start);
+}
+
 static size_t put_struct(struct tmx_pretty *p, const struct tmx_value *vals, size_t i, bool names,
 			 bool hide_meaning)
 {
@@ -780,6 +892,7 @@ static size_t put_struct(struct tmx_pretty *p, const struct tmx_value *vals, siz
 	uint32_t n = vals[i].n_members;
 	struct outbuf *b = &p->out;
 	size_t printed = 0;
+	const struct name_prefixes *np = names && n ? prefixes_of(p, fc) : NULL;
 
 	i++;
 	outbuf_putc(b, '{');
@@ -793,7 +906,7 @@ static size_t put_struct(struct tmx_pretty *p, const struct tmx_value *vals, siz
 		outbuf_write(b, printed ? ", " : " ", printed ? 2 : 1);
 		printed++;
 		if (names)
-			put_colored_name(p, COLOR_FIELD_NAME, mem->name);
+			put_member_name(p, np, fc, m);
 		i = put_value(p, vals, i, names, false);
 	}
 	outbuf_write(b, " }", 2);
@@ -1077,5 +1190,68 @@ int tmx_pretty_consume(struct tmx_pretty *p, const struct tmx_msg *msg, struct t
 	default:
 		return TMX_OK;
 	}
+	return write_error(p, err);
+}
+
+/* ------------------------------------------------------------------ */
+/* The split for the parallel runner (src/sink/split.h)                 */
+/* ------------------------------------------------------------------ */
+
+struct tmx_pretty *tmx_pretty_worker_new(const struct tmx_pretty *sink)
+{
+	struct tmx_pretty *w = tmx_pretty_new(&sink->opts);
+
+	if (w) {
+		w->colors = sink->colors;
+		w->worker = true;
+	}
+	return w;
+}
+
+struct outbuf *tmx_pretty_worker_outbuf(struct tmx_pretty *w)
+{
+	return &w->out;
+}
+
+/*
+ * Events only: discarded items are warnings on the error stream, written
+ * by tmx_pretty_emit() in merged order.
+ */
+void tmx_pretty_format(struct tmx_pretty *w, const struct tmx_msg *msg, uint64_t hole[2])
+{
+	hole[0] = hole[1] = SINK_NO_POS;
+	if (msg->kind != TMX_MSG_EVENT)
+		return;
+	w->hole = hole;
+	put_event(w, msg);
+}
+
+/* Writes text[from, to). */
+static void put_part(struct tmx_pretty *p, const struct sink_piece *pc, uint32_t from, uint32_t to)
+{
+	outbuf_write(&p->out, pc->text + from, to - from);
+}
+
+int tmx_pretty_emit(struct tmx_pretty *p, const struct sink_piece *pc, struct tmx_error *err)
+{
+	const struct tmx_msg *msg = &pc->msg;
+	uint32_t at = 0;
+
+	if (msg->kind != TMX_MSG_EVENT)
+		return tmx_pretty_consume(p, msg, err);
+	if (pc->hole[0] != SINK_NO_HOLE) {
+		struct timefmt_split ts = timefmt_split(msg->ns);
+		bool as_seconds = negative_fallback(p, &ts);
+
+		put_part(p, pc, 0, pc->hole[0]);
+		put_wall_time(p, &p->out, &ts, as_seconds);
+		at = pc->hole[0];
+	}
+	if (pc->hole[1] != SINK_NO_HOLE) {
+		put_part(p, pc, at, pc->hole[1]);
+		put_delta_of(p, msg);
+		at = pc->hole[1];
+	}
+	put_part(p, pc, at, pc->len);
 	return write_error(p, err);
 }

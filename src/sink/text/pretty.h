@@ -6,6 +6,7 @@
 #define TMX_OUT_PRETTY_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "tracemux/error.h"
 #include "tracemux/model.h"
@@ -69,5 +70,19 @@ int tmx_pretty_consume(struct tmx_pretty *p, const struct tmx_msg *msg,
 /* Flushes buffered output. */
 int tmx_pretty_flush(struct tmx_pretty *p, struct tmx_error *err);
 void tmx_pretty_free(struct tmx_pretty *p);
+
+/*
+ * The split for the parallel runner (src/sink/split.h): a worker's
+ * formatter with the sink's options (free it with tmx_pretty_free); events
+ * formatted with two holes, the time of a negative timestamp (which may be
+ * the first, printed as seconds after a warning) and the delta; emit()
+ * fills them and writes the discarded-items warnings.
+ */
+struct outbuf;
+struct sink_piece;
+struct tmx_pretty *tmx_pretty_worker_new(const struct tmx_pretty *sink);
+struct outbuf *tmx_pretty_worker_outbuf(struct tmx_pretty *w);
+void tmx_pretty_format(struct tmx_pretty *w, const struct tmx_msg *msg, uint64_t hole[2]);
+int tmx_pretty_emit(struct tmx_pretty *p, const struct sink_piece *pc, struct tmx_error *err);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include "model/field_class.h"
 #include "sink/outbuf.h"
+#include "sink/split.h"
 #include "sink/tracecmd/layout.h"
 #include "model/errors.h"
 
@@ -259,5 +260,31 @@ int tmx_tclayout_consume(struct tmx_tclayout *m, const struct tmx_msg *msg, stru
 		first = false;
 	}
 	outbuf_putc(b, '\n');
+	return TMX_OK;
+}
+
+/* The split (src/sink/split.h): every line depends on its message only. */
+struct tmx_tclayout *tmx_tclayout_worker_new(const struct tmx_tclayout *sink)
+{
+	(void)sink;
+	return tmx_tclayout_new(-1);
+}
+
+struct outbuf *tmx_tclayout_worker_outbuf(struct tmx_tclayout *w)
+{
+	return &w->out;
+}
+
+void tmx_tclayout_format(struct tmx_tclayout *w, const struct tmx_msg *msg, uint64_t hole[2])
+{
+	hole[0] = hole[1] = SINK_NO_POS;
+	(void)tmx_tclayout_consume(w, msg, NULL);   /* fails only on writes, not here */
+}
+
+/* Write errors come out at the flush, as with tmx_tclayout_consume. */
+int tmx_tclayout_emit(struct tmx_tclayout *m, const struct sink_piece *pc, struct tmx_error *err)
+{
+	(void)err;
+	outbuf_write(&m->out, pc->text, pc->len);
 	return TMX_OK;
 }

@@ -24,6 +24,8 @@
 #ifndef TMX_OUT_TRACECMD_MODEL_H
 #define TMX_OUT_TRACECMD_MODEL_H
 
+#include <stdint.h>
+
 #include "tracemux/error.h"
 #include "tracemux/model.h"
 
@@ -33,5 +35,13 @@ struct tmx_tclayout *tmx_tclayout_new(int out_fd);
 int tmx_tclayout_consume(struct tmx_tclayout *m, const struct tmx_msg *msg, struct tmx_error *err);
 int tmx_tclayout_flush(struct tmx_tclayout *m, struct tmx_error *err);
 void tmx_tclayout_free(struct tmx_tclayout *m);
+
+/* The split for the parallel runner (src/sink/split.h): no holes. */
+struct outbuf;
+struct sink_piece;
+struct tmx_tclayout *tmx_tclayout_worker_new(const struct tmx_tclayout *sink);
+struct outbuf *tmx_tclayout_worker_outbuf(struct tmx_tclayout *w);
+void tmx_tclayout_format(struct tmx_tclayout *w, const struct tmx_msg *msg, uint64_t hole[2]);
+int tmx_tclayout_emit(struct tmx_tclayout *m, const struct sink_piece *pc, struct tmx_error *err);
 
 #endif

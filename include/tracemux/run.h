@@ -1,0 +1,63 @@
+/*
+ * tracemux — running a source into a sink, on every core.
+ *
+ *   struct tmx_run_opts opts = { .jobs = 0 };   (0: every CPU available)
+ *   status = tmx_run(src, sink, &opts, &err);
+ *   tmx_sink_free(sink);
+ *
+ * The output does not depend on the number of jobs: with one job the
+ * messages are pulled and consumed in turn on the calling thread; with more,
+ * worker threads read the streams and format their messages (for the text,
+ * json, tracecmd and dummy sinks; the others are fed on the calling thread after a
+ * sequential read) and the calling thread merges them in the source's
+ * order and writes.  An error ends the run as with one job: what comes
+ * before it in merged order is written, then the error is returned.
+ */
+#ifndef TRACEMUX_RUN_H
+#define TRACEMUX_RUN_H
+
+#include <stdbool.h>
+
+#include "tracemux/export.h"
+#include "tracemux/error.h"
+#include "tracemux/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct tmx_source;
+struct tmx_sink;
+
+struct tmx_run_opts {
+	/* Threads that read and format; 0: the CPUs the process may run on; 1: sequential. */
+	unsigned jobs;
+	/*
+	 * Which messages reach the sink (NULL: all), called for each message in
+	 * its stream's order, possibly on a worker thread: it must depend on
+	 * the message only.  Setting *stop (with false returned) ends the run
+	 * at that message in merged order, as if the source ended there
+	 * (trimming past its end time).
+	 */
+	bool (*keep)(void *user, const struct tmx_msg *msg, bool *stop);
+	void *keep_user;
+};
+
+/*
+ * Consumes every message of `src` (which must not have been read yet for
+ * more than one job to be used) into `sink`, then finishes the sink (also
+ * after an error: what was consumed is written).  Returns TMX_OK, or the
+ * first error (the source's, the sink's, then the finish's) with `err`
+ * filled.
+ */
+TMX_API int tmx_run(struct tmx_source *src, struct tmx_sink *sink, const struct tmx_run_opts *opts,
+		    struct tmx_error *err);
+
+/* The CPUs available to the process (sched_getaffinity), at least 1: jobs = 0. */
+TMX_API unsigned tmx_cpu_count(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRACEMUX_RUN_H */

@@ -1,0 +1,237 @@
+/*
+ * The main thread's part of the parallel runner: a binary heap over the
+ * streams' current elements, ordered as the muxer orders messages
+ * (src/mux/order.h, then the stream's input position), and the sink's
+ * emit() for each piece in that order.
+ *
+ * What the sequential muxer meets when it reads a stream again (right
+ * after handing out that stream's previous message) is met here at the
+ * same point: when a stream's element has been handed out, the elements
+ * that follow it are looked at at once, warnings replayed, an error
+ * returned.
+ */
+#include <stdlib.h>
+
+#include "model/grow.h"
+#include "par/par.h"
+
+struct cursor {
+	struct par_stream *s;
+	size_t index;               /* input position: the last tie-break */
+	struct par_batch *b;
+	size_t i;                   /* current element of b */
+};
+
+struct merge {
+	struct par_runner *r;
+	struct cursor *heap;
+	size_t n;
+	/* tmx_warn_once keys warned about in this run. */
+	const void **keys;
+	size_t n_keys, keys_cap;
+};
+
+static const struct par_elem *head(const struct cursor *c)
+{
+	return &c->b->elems[c->i];
+}
+
+static bool before(const struct cursor *a, const struct cursor *b)
+{
+	const struct tmx_mux_pos *pa = &head(a)->pos, *pb = &head(b)->pos;
+	int r;
+
+	if (pa->key != pb->key)
+		return pa->key < pb->key;
+	r = tmx_mux_compare(pa, pb);
+	return r ? r < 0 : a->index < b->index;
+}
+
+static void sift_down(struct merge *m, size_t i)
+{
+	struct cursor c = m->heap[i];
+
+	for (;;) {
+		size_t child = 2 * i + 1;
+		if (child >= m->n)
+			break;
+		if (child + 1 < m->n && before(&m->heap[child + 1], &m->heap[child]))
+			child++;
+		if (!before(&m->heap[child], &c))
+			break;
+		m->heap[i] = m->heap[child];
+		i = child;
+	}
+	m->heap[i] = c;
+}
+
+static void sift_up(struct merge *m, size_t i)
+{
+	struct cursor c = m->heap[i];
+
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+		if (!before(&c, &m->heap[parent]))
+			break;
+		m->heap[i] = m->heap[parent];
+		i = parent;
+	}
+	m->heap[i] = c;
+}
+
+/* The stream's next batch, waiting for it; NULL when the stream got no memory for one. */
+static struct par_batch *wait_batch(struct par_runner *r, struct par_stream *s)
+{
+	struct par_batch *b;
+
+	pthread_mutex_lock(&r->lock);
+	while (!s->q_head && !s->done)
+		pthread_cond_wait(&r->main_cv, &r->lock);
+	b = s->q_head;
+	if (b) {
+		s->q_head = b->next;
+		if (!s->q_head)
+			s->q_tail = NULL;
+		s->queued--;
+		/* Room in the queue: a waiting worker may read this stream again. */
+		pthread_cond_broadcast(&r->work_cv);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return b;
+}
+
+static void release_batch(struct par_runner *r, struct par_stream *s, struct par_batch *b)
+{
+	pthread_mutex_lock(&r->lock);
+	b->next = s->spare;
+	s->spare = b;
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* A warning at its place in merged order; a keyed one once per run. */
+static void replay(struct merge *m, const struct par_elem *e)
+{
+	if (!e->warning)
+		return;
+	if (e->key) {
+		for (size_t k = 0; k < m->n_keys; k++)
+			if (m->keys[k] == e->key)
+				return;
+		/* Without memory to remember the key, the warning may come again: harmless. */
+		if (tmx_grow_array((void **)&m->keys, &m->keys_cap, m->n_keys + 1, sizeof(*m->keys), 8))
+			m->keys[m->n_keys++] = e->key;
+	}
+	e->diag->warn(e->diag->user, e->warning);
+}
+
+enum settle { SETTLED, ENDED, FAILED };
+
+/*
+ * Moves `c` to its stream's next message-like element (MSG, SKIP, STOP),
+ * replaying warnings and returning the stream's error on the way.
+ */
+static enum settle settle(struct merge *m, struct cursor *c, struct tmx_error *err)
+{
+	for (;;) {
+		const struct par_elem *e;
+
+		if (!c->b || c->i == c->b->n) {
+			bool last = c->b && c->b->last;
+
+			if (c->b)
+				release_batch(m->r, c->s, c->b);
+			c->b = NULL;
+			if (last)
+				return ENDED;
+			c->i = 0;
+			if (!(c->b = wait_batch(m->r, c->s))) {
+				tmx_error_set(err, TMX_ERR_NOMEM, NULL,
+					      "out of memory for the parallel runner");
+				return FAILED;
+			}
+			continue;
+		}
+		e = head(c);
+		if (e->kind == PE_WARN) {
+			replay(m, e);
+			c->i++;
+			continue;
+		}
+		if (e->kind == PE_ERROR) {
+			*err = c->b->err;
+			return FAILED;
+		}
+		return SETTLED;
+	}
+}
+
+static int emit(struct merge *m, const struct cursor *c, void *out, struct tmx_error *err)
+{
+	const struct par_elem *e = head(c);
+	struct sink_piece pc;
+
+	if (!m->r->split->emit)
+		return TMX_OK;
+	pc.msg = e->msg;
+	pc.text = c->b->text + e->text_off;
+	pc.len = e->len;
+	for (int h = 0; h < SINK_HOLES; h++)
+		pc.hole[h] = e->hole[h];
+	return m->r->split->emit(out, &pc, err);
+}
+
+static int run(struct merge *m, struct tmx_error *err)
+{
+	struct par_runner *r = m->r;
+
+	for (size_t i = 0; i < r->n_streams; i++) {
+		struct cursor c = { &r->streams[i], i, NULL, 0 };
+		enum settle st = settle(m, &c, err);
+
+		if (st == FAILED) {
+			if (c.b)
+				release_batch(r, c.s, c.b);
+			return err->code;
+		}
+		if (st == SETTLED) {
+			m->heap[m->n++] = c;
+			sift_up(m, m->n - 1);
+		}
+	}
+	while (m->n) {
+		struct cursor *top = &m->heap[0];
+		enum settle st;
+
+		if (head(top)->kind == PE_STOP)
+			return TMX_OK;
+		if (head(top)->kind == PE_MSG && emit(m, top, r->sink_out, err))
+			return err->code;
+		top->i++;
+		st = settle(m, top, err);
+		if (st == FAILED)
+			return err->code;
+		if (st == ENDED)
+			m->heap[0] = m->heap[--m->n];
+		if (m->n)
+			sift_down(m, 0);
+	}
+	return TMX_OK;
+}
+
+int par_merge(struct par_runner *r, struct tmx_error *err)
+{
+	struct merge m = { .r = r };
+	int ret;
+
+	m.heap = malloc((r->n_streams ? r->n_streams : 1) * sizeof(*m.heap));
+	if (!m.heap)
+		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	ret = run(&m, err);
+	/* Batches still held by cursors go back to their streams, freed with them. */
+	for (size_t i = 0; i < m.n; i++)
+		if (m.heap[i].b)
+			release_batch(r, m.heap[i].s, m.heap[i].b);
+	free(m.heap);
+	free(m.keys);
+	return ret;
+}

@@ -1,0 +1,111 @@
+/*
+ * The parallel runner (tmx_run with more than one job): what the worker
+ * threads (worker.c) and the merging main thread (merge.c) share.
+ *
+ * Units of work are the source's streams (tmx_source_take_streams).  A
+ * worker takes a stream that has room in its queue, reads a batch of its
+ * messages and formats them with its own formatter (src/sink/split.h) into
+ * the batch; the main thread merges the batch heads of all streams by the
+ * muxer's order (src/mux/order.h), replays warnings and errors where the
+ * sequential muxer would have met them, and has the sink emit each piece.
+ */
+#ifndef TMX_PAR_H
+#define TMX_PAR_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tracemux/run.h"
+#include "model/errors.h"
+#include "model/msg_iter.h"
+#include "mux/muxer.h"
+#include "mux/order.h"
+#include "sink/split.h"
+
+enum par_kind {
+	PE_MSG,     /* a message that reaches the sink */
+	PE_SKIP,    /* a message the keep predicate dropped, just before a warning or an error */
+	PE_STOP,    /* the message at which keep() said stop */
+	PE_WARN,    /* a warning met while reading the next element */
+	PE_ERROR,   /* the stream's error: always its last element */
+};
+
+struct par_elem {
+	enum par_kind kind;
+	struct tmx_mux_pos pos;          /* MSG, SKIP, STOP */
+	struct tmx_msg msg;              /* MSG: the message's own fields, views NULL */
+	uint32_t text_off, len;          /* MSG: its text in the batch */
+	uint32_t hole[SINK_HOLES];       /* MSG: offsets in its text */
+	const struct tmx_diag *diag;     /* WARN */
+	const void *key;                 /* WARN: tmx_warn_once's key, or NULL */
+	char *warning;                   /* WARN: malloc'ed text */
+};
+
+struct par_batch {
+	struct par_batch *next;
+	struct par_elem *elems;
+	size_t n, cap;
+	char *text;                      /* the pieces' bytes, one after the other */
+	size_t len, text_cap;
+	bool last;                       /* the stream has nothing after this batch */
+	bool oom;                        /* the text could not grow */
+	struct tmx_error err;            /* PE_ERROR's */
+};
+
+struct par_stream {
+	struct tmx_msg_iter *it;
+	const struct tmx_msg *first;     /* the message taken over with the stream, until read */
+	int64_t last_key;                /* the key of its previous message (src/mux/order.h) */
+	/* Under the runner's lock. */
+	struct par_batch *q_head, *q_tail, *spare;
+	size_t queued;
+	bool busy;                       /* a worker is reading it */
+	bool done;                       /* its last batch is queued */
+	/* The reading worker's. */
+	bool has_skip;                   /* a dropped message not followed by a kept one */
+	struct tmx_mux_pos skip;
+	const void *warned[8];           /* tmx_warn_once keys met in this stream */
+	size_t n_warned;
+};
+
+struct par_runner;
+
+struct par_worker {
+	struct par_runner *r;
+	pthread_t thread;
+	bool started;
+	void *fmt;                       /* the sink's formatter; NULL for the dummy sink */
+	struct outbuf *out;              /* its output, drained into `batch` */
+	struct par_stream *stream;       /* being read */
+	struct par_batch *batch;         /* being filled */
+	uint64_t base;                   /* outbuf_pos() at the batch's first byte */
+	struct tmx_warn_capture capture;
+};
+
+struct par_runner {
+	pthread_mutex_t lock;
+	pthread_cond_t main_cv;          /* a batch was queued */
+	pthread_cond_t work_cv;          /* a queue has room again, or stop */
+	bool stop;
+	struct par_stream *streams;
+	size_t n_streams;
+	struct par_worker *workers;
+	size_t n_workers;
+	const struct sink_split *split;
+	void *sink_out;                  /* the sink's output handle */
+	const struct tmx_run_opts *opts;
+	const struct tmx_filter_bound *filter; /* the source's event filter, or NULL */
+	size_t batch_elems, batch_bytes; /* when a batch is sealed */
+	size_t depth;                    /* batches queued per stream at most */
+};
+
+/* worker.c */
+int par_workers_start(struct par_runner *r, struct tmx_error *err);
+void par_workers_stop(struct par_runner *r);
+void par_batch_free(struct par_batch *b);
+
+/* merge.c: the main thread's part, until the end, a stop or an error. */
+int par_merge(struct par_runner *r, struct tmx_error *err);
+
+#endif

@@ -1,0 +1,171 @@
+/*
+ * tmx_run (include/tracemux/run.h): a source into a sink, with one job the
+ * sequential loop, with more the parallel runner when the sink has a split
+ * (src/sink/split.h) and the source's streams can be taken over.
+ *
+ * Memory: a stream's queue holds at most `depth` batches, plus one being
+ * filled and one being merged; batches are sealed at a size chosen so that
+ * all of them fit in PAR_BUDGET_BASE + PAR_BUDGET_PER_WORKER per worker
+ * (a batch holds at least PAR_MIN_ELEMS elements whatever the number of
+ * streams, and the one message that crosses the size limit).
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdlib.h>
+
+#include "tracemux/sink.h"
+#include "tracemux/tracemux.h"
+#include "model/source.h"
+#include "par/par.h"
+
+#define PAR_BUDGET_BASE (32u << 20)
+#define PAR_BUDGET_PER_WORKER (8u << 20)
+#define PAR_DEPTH 2
+#define PAR_MIN_ELEMS 16
+#define PAR_MAX_ELEMS 512
+#define PAR_MAX_BATCH_BYTES (128u << 10)
+
+unsigned tmx_cpu_count(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	n = CPU_COUNT(&set);
+	return n > 0 ? (unsigned)n : 1;
+}
+
+/* Today's loop: pull, keep, consume. */
+static int run_sequential(struct tmx_source *src, struct tmx_sink *sink,
+			  const struct tmx_run_opts *opts, struct tmx_error *err)
+{
+	const struct tmx_msg *msg;
+
+	for (;;) {
+		bool stop = false;
+
+		if (tmx_source_next(src, &msg, err))
+			return err->code;
+		if (!msg)
+			return TMX_OK;
+		if (opts->keep && !opts->keep(opts->keep_user, msg, &stop)) {
+			if (stop)
+				return TMX_OK;
+			continue;
+		}
+		if (tmx_sink_consume(sink, msg, err))
+			return err->code;
+	}
+}
+
+/* Batch sizes for the memory budget (see the top of this file). */
+static void size_batches(struct par_runner *r)
+{
+	size_t budget = PAR_BUDGET_BASE + PAR_BUDGET_PER_WORKER * r->n_workers;
+	size_t per_batch = budget / (r->n_streams * (PAR_DEPTH + 2));
+
+	r->depth = PAR_DEPTH;
+	r->batch_bytes = per_batch / 2 < PAR_MAX_BATCH_BYTES ? per_batch / 2 : PAR_MAX_BATCH_BYTES;
+	r->batch_elems = per_batch / 2 / sizeof(struct par_elem);
+	if (r->batch_elems < PAR_MIN_ELEMS)
+		r->batch_elems = PAR_MIN_ELEMS;
+	if (r->batch_elems > PAR_MAX_ELEMS)
+		r->batch_elems = PAR_MAX_ELEMS;
+}
+
+static void runner_free(struct par_runner *r)
+{
+	for (size_t i = 0; i < r->n_streams; i++) {
+		struct par_stream *s = &r->streams[i];
+		for (struct par_batch *b = s->q_head, *next; b; b = next) {
+			next = b->next;
+			par_batch_free(b);
+		}
+		for (struct par_batch *b = s->spare, *next; b; b = next) {
+			next = b->next;
+			par_batch_free(b);
+		}
+	}
+	free(r->streams);
+	free(r->workers);
+	pthread_mutex_destroy(&r->lock);
+	pthread_cond_destroy(&r->main_cv);
+	pthread_cond_destroy(&r->work_cv);
+}
+
+static int run_parallel(struct par_runner *r, const struct tmx_mux_head *heads,
+			struct tmx_error *err)
+{
+	int ret;
+
+	r->streams = calloc(r->n_streams, sizeof(*r->streams));
+	r->workers = calloc(r->n_workers, sizeof(*r->workers));
+	if (!r->streams || !r->workers)
+		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	for (size_t i = 0; i < r->n_streams; i++) {
+		r->streams[i].it = heads[i].it;
+		r->streams[i].first = heads[i].msg;
+		r->streams[i].last_key = heads[i].key;
+	}
+	size_batches(r);
+	ret = par_workers_start(r, err);
+	if (!ret)
+		ret = par_merge(r, err);
+	par_workers_stop(r);
+	return ret;
+}
+
+/*
+ * The parallel path, when it applies: sets *ran and returns the run's
+ * status.
+ */
+static int try_parallel(struct tmx_source *src, struct tmx_sink *sink, unsigned jobs,
+			const struct tmx_run_opts *opts, bool *ran, struct tmx_error *err)
+{
+	struct par_runner r = { .opts = opts, .filter = tmx_source_filter(src) };
+	struct tmx_mux_head *heads;
+	struct tmx_error ignored;
+	int ret;
+
+	*ran = false;
+	r.split = tmx_sink_split(sink, &r.sink_out);
+	if (!r.split || tmx_source_take_streams(src, &heads, &r.n_streams, &ignored))
+		return TMX_OK;
+	*ran = true;
+	r.n_workers = jobs < r.n_streams ? jobs : r.n_streams;
+	if (r.n_streams == 0) {
+		free(heads);
+		return TMX_OK;
+	}
+	pthread_mutex_init(&r.lock, NULL);
+	pthread_cond_init(&r.main_cv, NULL);
+	pthread_cond_init(&r.work_cv, NULL);
+	ret = run_parallel(&r, heads, err);
+	runner_free(&r);
+	free(heads);
+	return ret;
+}
+
+int tmx_run(struct tmx_source *src, struct tmx_sink *sink, const struct tmx_run_opts *opts,
+	    struct tmx_error *err)
+{
+	static const struct tmx_run_opts defaults = { 0 };
+	struct tmx_error ferr = { 0 };
+	unsigned jobs;
+	bool ran = false;
+	int ret = TMX_OK;
+
+	opts = opts ? opts : &defaults;
+	jobs = opts->jobs ? opts->jobs : tmx_cpu_count();
+	if (jobs > 1)
+		ret = try_parallel(src, sink, jobs, opts, &ran, err);
+	if (!ran)
+		ret = run_sequential(src, sink, opts, err);
+	/* Everything consumed before an error is still written. */
+	if (tmx_sink_finish(sink, &ferr) && !ret) {
+		*err = ferr;
+		ret = ferr.code;
+	}
+	return ret;
+}

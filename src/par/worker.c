@@ -1,0 +1,346 @@
+/*
+ * Worker threads: each takes a stream whose queue has room (the one with
+ * the fewest batches queued, so the stream the merge waits for comes
+ * first), reads up to one batch of its messages, formats them and queues
+ * the batch.  A stream is read by one worker at a time, any worker.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/grow.h"
+#include "mux/filter.h"
+#include "par/par.h"
+
+void par_batch_free(struct par_batch *b)
+{
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->n; i++)
+		free(b->elems[i].warning);
+	free(b->elems);
+	free(b->text);
+	free(b);
+}
+
+static void batch_reset(struct par_batch *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		free(b->elems[i].warning);
+	b->next = NULL;
+	b->n = 0;
+	b->len = 0;
+	b->last = false;
+	b->oom = false;
+}
+
+/* The formatter's outbuf flushes here: the bytes join the batch's text. */
+static void drain(void *ctx, const char *data, size_t len)
+{
+	struct par_worker *w = ctx;
+	struct par_batch *b = w->batch;
+
+	if (!b || b->oom || len == 0)
+		return;
+	if (!tmx_grow_array((void **)&b->text, &b->text_cap, b->len + len, 1, 64 * 1024)) {
+		b->oom = true;
+		return;
+	}
+	memcpy(b->text + b->len, data, len);
+	b->len += len;
+}
+
+/*
+ * A new element of the batch being filled, or NULL without memory (b->oom
+ * set).  One more slot is always allocated: room for the error that ends
+ * a batch.
+ */
+static struct par_elem *add_elem(struct par_batch *b, enum par_kind kind)
+{
+	struct par_elem *e;
+
+	if (!tmx_grow_array((void **)&b->elems, &b->cap, b->n + 2, sizeof(*b->elems), 64)) {
+		b->oom = true;
+		return NULL;
+	}
+	e = &b->elems[b->n++];
+	e->kind = kind;
+	e->warning = NULL;
+	return e;
+}
+
+/*
+ * Before a warning or an error: the sequential muxer meets them when it
+ * reads the stream again after handing out its previous message, which
+ * may be one the keep predicate dropped.  That one takes its place in the
+ * merge (and writes nothing).
+ */
+static void flush_skip(struct par_stream *s, struct par_batch *b)
+{
+	struct par_elem *e;
+
+	if (!s->has_skip)
+		return;
+	s->has_skip = false;
+	if ((e = add_elem(b, PE_SKIP)))
+		e->pos = s->skip;
+}
+
+/* Warnings of the stream being read (tmx_warn on this thread). */
+static void capture_warning(void *ctx, const struct tmx_diag *diag, const void *key,
+			    const char *msg)
+{
+	struct par_worker *w = ctx;
+	struct par_stream *s = w->stream;
+	struct par_elem *e;
+
+	if (key) {   /* once per stream here; once per run at the merge */
+		for (size_t i = 0; i < s->n_warned; i++)
+			if (s->warned[i] == key)
+				return;
+		if (s->n_warned < sizeof(s->warned) / sizeof(s->warned[0]))
+			s->warned[s->n_warned++] = key;
+	}
+	flush_skip(s, w->batch);
+	if (!(e = add_elem(w->batch, PE_WARN)))
+		return;
+	e->diag = diag;
+	e->key = key;
+	e->warning = strdup(msg);
+	if (!e->warning)
+		w->batch->oom = true;
+}
+
+/* The stream's error ends the batch (in the slot add_elem keeps free). */
+static void add_error(struct par_stream *s, struct par_batch *b, const struct tmx_error *err)
+{
+	struct par_elem *e;
+
+	flush_skip(s, b);
+	e = &b->elems[b->n++];
+	e->kind = PE_ERROR;
+	e->warning = NULL;
+	b->err = *err;
+	b->last = true;
+}
+
+/* Out of memory: the pieces whose text was lost are dropped, the error ends the batch. */
+static void add_oom_error(struct par_stream *s, struct par_batch *b)
+{
+	struct tmx_error err = { 0 };
+
+	while (b->n && b->elems[b->n - 1].kind == PE_MSG &&
+	       b->elems[b->n - 1].text_off + (size_t)b->elems[b->n - 1].len > b->len)
+		b->n--;
+	tmx_error_set(&err, TMX_ERR_NOMEM, NULL, "out of memory for the parallel runner");
+	add_error(s, b, &err);
+}
+
+/* Formats `msg` into the batch as a piece. */
+static void add_piece(struct par_worker *w, const struct tmx_msg *msg, int64_t key)
+{
+	struct par_runner *r = w->r;
+	struct par_elem *e = add_elem(w->batch, PE_MSG);
+	uint64_t hole[SINK_HOLES], start;
+
+	if (!e)
+		return;
+	tmx_mux_pos_set(&e->pos, msg, key);
+	e->len = 0;
+	for (int h = 0; h < SINK_HOLES; h++)
+		e->hole[h] = SINK_NO_HOLE;
+	if (!w->fmt)
+		return;
+	e->msg = *msg;
+	e->msg.packet = NULL;
+	e->msg.event = NULL;
+	start = outbuf_pos(w->out);
+	r->split->format(w->fmt, msg, hole);
+	e->text_off = (uint32_t)(start - w->base);
+	e->len = (uint32_t)(outbuf_pos(w->out) - start);
+	for (int h = 0; h < SINK_HOLES; h++)
+		if (hole[h] != SINK_NO_POS)
+			e->hole[h] = (uint32_t)(hole[h] - start);
+}
+
+/*
+ * Reads messages of `s` into `b` until the batch is full, the stream ends,
+ * fails or keep() says stop.
+ */
+static void fill(struct par_worker *w, struct par_stream *s, struct par_batch *b)
+{
+	const struct tmx_run_opts *opts = w->r->opts;
+	struct tmx_error err = { 0 };
+
+	w->stream = s;
+	w->batch = b;
+	if (w->out)
+		w->base = outbuf_pos(w->out);
+	tmx_warn_capture_set(&w->capture);
+	while (b->n < w->r->batch_elems && b->len < w->r->batch_bytes && !b->oom) {
+		const struct tmx_msg *msg = s->first;
+		bool stop = false;
+		int64_t key = s->last_key;   /* the first message's: the muxer's */
+
+		s->first = NULL;
+		if (!msg) {
+			if (s->it->next(s->it, &msg, &err)) {
+				add_error(s, b, &err);
+				break;
+			}
+			if (!msg) {
+				b->last = true;
+				break;
+			}
+			key = tmx_mux_key(msg, s->last_key);
+		}
+		/*
+		 * The source's event filter drops events within their stream,
+		 * before any ordering, as the readers' muxers do when read in
+		 * sequence (tmx_muxer_set_filter): a dropped event leaves no
+		 * trace, not even its key, and an error after it comes where
+		 * the stream's previous kept message leaves it.
+		 */
+		if (w->r->filter && !tmx_filter_match(w->r->filter, msg))
+			continue;
+		s->last_key = key;
+		/*
+		 * The one place where a per-stream predicate on merged order
+		 * applies (trimming, through keep()).
+		 */
+		if (opts->keep && !opts->keep(opts->keep_user, msg, &stop)) {
+			if (stop) {
+				struct par_elem *e = add_elem(b, PE_STOP);
+				if (e)
+					tmx_mux_pos_set(&e->pos, msg, key);
+				b->last = true;
+				break;
+			}
+			s->has_skip = true;
+			tmx_mux_pos_set(&s->skip, msg, key);
+			continue;
+		}
+		s->has_skip = false;
+		add_piece(w, msg, key);
+	}
+	if (w->out)   /* what the formatter still holds is this batch's */
+		outbuf_flush(w->out);
+	tmx_warn_capture_set(NULL);
+	if (b->oom)
+		add_oom_error(s, b);
+	w->batch = NULL;
+}
+
+/* The stream to read next: free, with room, the fewest batches queued. */
+static struct par_stream *pick(struct par_runner *r, struct par_stream *prev, bool *all_done)
+{
+	struct par_stream *best = NULL;
+
+	*all_done = true;
+	for (size_t i = 0; i < r->n_streams; i++) {
+		struct par_stream *s = &r->streams[i];
+
+		if (s->done)
+			continue;
+		*all_done = false;
+		if (s->busy || s->queued >= r->depth)
+			continue;
+		if (!best || s->queued < best->queued || (s->queued == best->queued && s == prev))
+			best = s;
+	}
+	return best;
+}
+
+static void *worker_main(void *arg)
+{
+	struct par_worker *w = arg;
+	struct par_runner *r = w->r;
+	struct par_stream *s = NULL;
+	bool all_done;
+
+	pthread_mutex_lock(&r->lock);
+	while (!r->stop) {
+		struct par_batch *b;
+
+		if (!(s = pick(r, s, &all_done))) {
+			if (all_done)
+				break;
+			pthread_cond_wait(&r->work_cv, &r->lock);
+			continue;
+		}
+		s->busy = true;
+		if ((b = s->spare))
+			s->spare = b->next;
+		pthread_mutex_unlock(&r->lock);
+		if (b)
+			batch_reset(b);
+		else if ((b = calloc(1, sizeof(*b))) &&
+			 !tmx_grow_array((void **)&b->elems, &b->cap, 2, sizeof(*b->elems), 64)) {
+			free(b);
+			b = NULL;
+		}
+		if (b)
+			fill(w, s, b);
+		pthread_mutex_lock(&r->lock);
+		s->busy = false;
+		if (!b) {
+			/* Without a batch the stream ends here: the merge says so. */
+			s->done = true;
+			pthread_cond_signal(&r->main_cv);
+			continue;
+		}
+		if (s->q_tail)
+			s->q_tail->next = b;
+		else
+			s->q_head = b;
+		s->q_tail = b;
+		s->queued++;
+		s->done = b->last;
+		pthread_cond_signal(&r->main_cv);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+static int start_one(struct par_runner *r, struct par_worker *w, struct tmx_error *err)
+{
+	w->r = r;
+	w->capture = (struct tmx_warn_capture){ capture_warning, w };
+	if (r->split->worker_new) {
+		w->fmt = r->split->worker_new(r->sink_out);
+		if (!w->fmt)
+			return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+		w->out = r->split->worker_outbuf(w->fmt);
+		outbuf_set_drain(w->out, drain, w);
+	}
+	if (pthread_create(&w->thread, NULL, worker_main, w))
+		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "cannot start a worker thread");
+	w->started = true;
+	return TMX_OK;
+}
+
+int par_workers_start(struct par_runner *r, struct tmx_error *err)
+{
+	for (size_t i = 0; i < r->n_workers; i++) {
+		int ret = start_one(r, &r->workers[i], err);
+		if (ret)
+			return ret;
+	}
+	return TMX_OK;
+}
+
+/* Stops the workers (they finish the batch in hand) and frees what they hold. */
+void par_workers_stop(struct par_runner *r)
+{
+	pthread_mutex_lock(&r->lock);
+	r->stop = true;
+	pthread_cond_broadcast(&r->work_cv);
+	pthread_mutex_unlock(&r->lock);
+	for (size_t i = 0; i < r->n_workers; i++) {
+		struct par_worker *w = &r->workers[i];
+
+		if (w->started)
+			pthread_join(w->thread, NULL);
+		if (w->fmt)
+			r->split->worker_free(w->fmt);
+	}
+}

@@ -1,0 +1,62 @@
+/*
+ * A sink split for the parallel runner (src/par/): what depends on one
+ * message only is formatted on worker threads, what depends on the
+ * messages before it in merged order is done by emit() on the main thread.
+ *
+ *   worker threads:  format(msg) -> bytes, with holes at the places that
+ *                    depend on earlier messages (the text output's
+ *                    `(+delta)`, say)
+ *   main thread:     emit(piece), in merged order: the bytes, the holes
+ *                    filled, and whatever else needs the merged order
+ *                    (discarded-items warnings, the first negative time)
+ *
+ * A sink without a split runs on the main thread as today (after a
+ * sequential read).  Internal to the library.
+ */
+#ifndef TMX_SINK_SPLIT_H
+#define TMX_SINK_SPLIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tracemux/model.h"
+#include "tracemux/sink.h"
+#include "sink/outbuf.h"
+
+#define SINK_HOLES 2
+#define SINK_NO_HOLE UINT32_MAX
+#define SINK_NO_POS UINT64_MAX   /* format(): no hole */
+
+/* One message as a worker formatted it, handed to emit(). */
+struct sink_piece {
+	/* The message's own fields; its views (packet, event) are gone: NULL. */
+	struct tmx_msg msg;
+	const char *text;               /* what format() wrote */
+	uint32_t len;
+	/* Offsets in `text` where emit() inserts, in increasing order, or SINK_NO_HOLE. */
+	uint32_t hole[SINK_HOLES];
+};
+
+struct sink_split {
+	/*
+	 * A formatter for one worker thread, set up as the sink `out` is.
+	 * NULL (the dummy sink): there is nothing to format or emit.
+	 */
+	void *(*worker_new)(const void *out);
+	void (*worker_free)(void *w);
+	/* Where format() writes (the runner makes it drain into its batches). */
+	struct outbuf *(*worker_outbuf)(void *w);
+	/*
+	 * Formats `msg` into the worker's outbuf.  Holes are recorded as
+	 * outbuf_pos() values (SINK_NO_POS for none); the runner makes them
+	 * offsets in the piece.
+	 */
+	void (*format)(void *w, const struct tmx_msg *msg, uint64_t hole[SINK_HOLES]);
+	/* Writes one piece, in merged order. */
+	int (*emit)(void *out, const struct sink_piece *pc, struct tmx_error *err);
+};
+
+/* The sink's split (NULL when it has none) and its output handle. */
+const struct sink_split *tmx_sink_split(const struct tmx_sink *sink, void **out);
+
+#endif
