@@ -47,6 +47,9 @@ struct tfg {
 	const char *const *opts;
 	size_t n_opts;
 	bool tailprint, depth;
+	/* The last record's event format and whether it is ftrace:funcgraph_entry (per record, no strcmp). */
+	const struct tdat_event *last_ev;
+	bool last_is_entry;
 };
 
 struct tfg *tfg_new(void)
@@ -140,17 +143,21 @@ static void fail_nomem(struct tfg *g)
 	fail(g, &e);
 }
 
-static bool is_entry(const struct tdat_record *rec)
+static bool is_entry(struct tfg *g, const struct tdat_record *rec)
 {
-	return rec->event && !strcmp(rec->event->name, "funcgraph_entry") &&
-	       !strcmp(rec->event->system, "ftrace");
+	if (rec->event != g->last_ev) {
+		g->last_ev = rec->event;
+		g->last_is_entry = rec->event && !strcmp(rec->event->name, "funcgraph_entry") &&
+				   !strcmp(rec->event->system, "ftrace");
+	}
+	return g->last_is_entry;
 }
 
 const struct tdat_record *tfg_before_print(struct tfg *g, const struct tfg_handle *h, size_t at,
 					   const struct tdat_record *rec)
 {
 	g->h = NULL;
-	if (!g->n_files || !is_entry(rec))
+	if (!g->n_files || !is_entry(g, rec))
 		return rec;
 	if (!copy_record(&g->entry, rec, tdat_span(rec->event))) {
 		fail_nomem(g);
