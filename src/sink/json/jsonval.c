@@ -63,14 +63,13 @@ static void put_int(struct outbuf *b, const struct tmx_value *v)
 		outbuf_u64(b, v->u, 0);
 }
 
-static void put_enum(struct outbuf *b, const struct tmx_value *v)
+/* `[...]`: the labels of the mappings that hold the value (enumeration labels, bit map flags). */
+static void put_label_list(struct outbuf *b, const struct tmx_value *v)
 {
 	const struct tmx_field_class *fc = v->fc;
 	bool first = true;
 
-	outbuf_puts(b, "{\"value\":");
-	put_int(b, v);
-	outbuf_puts(b, ",\"labels\":[");
+	outbuf_putc(b, '[');
 	for (size_t m = 0; m < fc->n_mappings; m++)
 		if (tmx_mapping_holds(fc, &fc->mappings[m], v->u)) {
 			if (!first)
@@ -78,30 +77,30 @@ static void put_enum(struct outbuf *b, const struct tmx_value *v)
 			json_string(b, fc->mappings[m].label, strlen(fc->mappings[m].label));
 			first = false;
 		}
-	outbuf_puts(b, "]}");
+	outbuf_putc(b, ']');
+}
+
+static void put_enum(struct outbuf *b, const struct tmx_value *v)
+{
+	outbuf_puts(b, "{\"value\":");
+	put_int(b, v);
+	outbuf_puts(b, ",\"labels\":");
+	put_label_list(b, v);
+	outbuf_putc(b, '}');
 }
 
 /* A bit map: its value and the labels of its active flags (any bit of theirs set). */
 static void put_bit_array(struct outbuf *b, const struct tmx_value *v)
 {
-	const struct tmx_field_class *fc = v->fc;
-	bool first = true;
-
-	if (!fc->n_mappings) {
+	if (!v->fc->n_mappings) {
 		outbuf_u64(b, v->u, 0);
 		return;
 	}
 	outbuf_puts(b, "{\"value\":");
 	outbuf_u64(b, v->u, 0);
-	outbuf_puts(b, ",\"flags\":[");
-	for (size_t m = 0; m < fc->n_mappings; m++)
-		if (tmx_mapping_holds(fc, &fc->mappings[m], v->u)) {
-			if (!first)
-				outbuf_putc(b, ',');
-			json_string(b, fc->mappings[m].label, strlen(fc->mappings[m].label));
-			first = false;
-		}
-	outbuf_puts(b, "]}");
+	outbuf_puts(b, ",\"flags\":");
+	put_label_list(b, v);
+	outbuf_putc(b, '}');
 }
 
 /* A BLOB as a string of lowercase hex digits, two per byte. */
