@@ -356,11 +356,30 @@ static void put_depth(struct trace_seq *s, const struct tfg *g, unsigned long lo
 		trace_seq_printf(s, " (%lld)", (long long)depth);
 }
 
+/* An entry's indent, function and `tail` ("();" or "() {"), then -O fgraph:depth's mark. */
+static void put_call(struct trace_seq *s, const struct tfg *g, struct tep_event *ev,
+		     struct tep_record *entry, const char *tail)
+{
+	unsigned long long depth, func;
+
+	if (tep_get_field_val(s, ev, "depth", entry, &depth, 1)) {
+		trace_seq_putc(s, '!');
+		return;
+	}
+	put_indent(s, depth);
+	if (tep_get_field_val(s, ev, "func", entry, &func, 1)) {
+		trace_seq_putc(s, '!');
+		return;
+	}
+	put_func(s, ev->tep, func, tail);
+	put_depth(s, g, depth);
+}
+
 /* An entry and its exit as one line: mark, duration, indent, "func();". */
 static void put_leaf(struct trace_seq *s, struct tfg_file *gf, struct tep_event *ev,
 		     struct tep_record *entry, struct tep_record *exit)
 {
-	unsigned long long rettime, calltime, depth, func;
+	unsigned long long rettime, calltime;
 
 	if (tep_get_field_val(s, gf->exit_ev, "rettime", exit, &rettime, 1) ||
 	    tep_get_field_val(s, gf->exit_ev, "calltime", exit, &calltime, 1)) {
@@ -368,38 +387,16 @@ static void put_leaf(struct trace_seq *s, struct tfg_file *gf, struct tep_event 
 		return;
 	}
 	put_duration(s, rettime - calltime);
-	if (tep_get_field_val(s, ev, "depth", entry, &depth, 1)) {
-		trace_seq_putc(s, '!');
-		return;
-	}
-	put_indent(s, depth);
-	if (tep_get_field_val(s, ev, "func", entry, &func, 1)) {
-		trace_seq_putc(s, '!');
-		return;
-	}
-	put_func(s, ev->tep, func, "();");
-	put_depth(s, gf->g, depth);
+	put_call(s, gf->g, ev, entry, "();");
 }
 
 /* An entry whose exit comes later: no mark, no duration, "func() {". */
 static void put_nested(struct trace_seq *s, const struct tfg *g, struct tep_event *ev,
 		       struct tep_record *entry)
 {
-	unsigned long long depth, func;
-
 	trace_seq_puts(s, "  ");
 	trace_seq_puts(s, "           |  ");
-	if (tep_get_field_val(s, ev, "depth", entry, &depth, 1)) {
-		trace_seq_putc(s, '!');
-		return;
-	}
-	put_indent(s, depth);
-	if (tep_get_field_val(s, ev, "func", entry, &func, 1)) {
-		trace_seq_putc(s, '!');
-		return;
-	}
-	put_func(s, ev->tep, func, "() {");
-	put_depth(s, g, depth);
+	put_call(s, g, ev, entry, "() {");
 }
 
 /*
