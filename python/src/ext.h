@@ -78,14 +78,17 @@ struct column {
 /*
  * An event class's columns.  Fixed columns come first; `fixed[f]` is the
  * column of fixed column f, or -1 when the class has none (no clock: no
- * ts/cycles; no `cpu_id` in the packet context nor `cpu` in the common
- * context: no cpu).
+ * ts/cycles; no CPU, or XRay's own `cpu` field, as the Parquet output: no
+ * cpu).
  */
 struct plan {
 	size_t n_cols;
 	size_t n_fixed;       /* columns 0..n_fixed-1 are the fixed ones */
 	struct column *cols;
 	int fixed[FIX_N];
+	/* With a cpu column: its field (tmx_stream_class_cpu_field), found once. */
+	const char *cpu_field;
+	enum tmx_scope cpu_scope;
 	const struct tmx_field_class *scope_fc[TMX_N_SCOPES];
 	struct pnode *scope[TMX_N_SCOPES];   /* NULL where the class has no such scope */
 };

@@ -204,7 +204,6 @@ static void fixed_columns(struct builder *b, const struct tmx_event_class *ec)
 {
 	const struct tmx_stream_class *sc = ec->stream_class;
 	struct plan *p = b->p;
-	enum tmx_scope cpu_scope;
 	const char *cpu;
 
 	for (int f = 0; f < FIX_N; f++)
@@ -219,9 +218,11 @@ static void fixed_columns(struct builder *b, const struct tmx_event_class *ec)
 	p->fixed[FIX_STREAM_ID] = add_column(b, "stream_id", "", COL_U64, false);
 	p->fixed[FIX_STREAM_CLASS_ID] = add_column(b, "stream_class_id", "", COL_U64, false);
 	/* As the Parquet output: XRay's own `cpu` field is that column already. */
-	cpu = tmx_stream_class_cpu_field(sc, &cpu_scope);
-	if (cpu && strcmp(cpu, "cpu"))
+	cpu = tmx_stream_class_cpu_field(sc, &p->cpu_scope);
+	if (cpu && strcmp(cpu, "cpu")) {
 		p->fixed[FIX_CPU] = add_column(b, "cpu", "", COL_I64, false);
+		p->cpu_field = cpu;
+	}
 	p->n_fixed = p->n_cols;
 }
 

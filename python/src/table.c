@@ -255,7 +255,9 @@ static bool put_fixed(struct table *t, const struct plan *p, const struct tmx_ms
 			bits = st->cls->id;
 			break;
 		default:   /* FIX_CPU */
-			has = tmx_event_cpu(msg->event, &bits);
+			/* tmx_event_cpu, without finding the field again */
+			has = tmx_value_uint64(tmx_event_field_in(msg->event, p->cpu_scope,
+								  p->cpu_field), &bits);
 			break;
 		}
 		if (!has)

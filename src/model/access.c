@@ -259,7 +259,7 @@ static const struct {
 static bool is_int_member(const struct tmx_field_class *st, const char *name)
 {
 	for (size_t i = 0; st && i < tmx_fc_member_count(st); i++)
-		if (!strcmp(tmx_fc_member_name(st, i), name)) {
+		if (tmx_fc_member_name(st, i) && !strcmp(tmx_fc_member_name(st, i), name)) {
 			enum tmx_fc_kind k = tmx_fc_kind(tmx_fc_member_class(st, i));
 			return k == TMX_FC_INT || k == TMX_FC_ENUM;
 		}

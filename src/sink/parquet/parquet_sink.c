@@ -59,6 +59,9 @@ struct class_map {
 	const struct tmx_event_class *ec;
 	const struct tmx_trace *trace;  /* NULL unless partitioned by host or trace */
 	uint32_t next;                  /* maps[] of the same class, other trace; UINT32_MAX */
+	/* The field of the `cpu` column (tmx_stream_class_cpu_field), found once per class. */
+	const char *cpu_field;          /* NULL: no cpu column */
+	enum tmx_scope cpu_scope;
 	struct evtab *tab;
 	bool has[TMX_N_SCOPES];
 	const struct tmx_field_class *fc[TMX_N_SCOPES];
@@ -252,7 +255,6 @@ static int build_class(struct tmx_parquet *p, const struct tmx_event_class *ec,
 		       struct tmx_error *err)
 {
 	const struct tmx_stream_class *sc = ec->stream_class;
-	enum tmx_scope cpu_scope;
 	const char *cpu;
 	char path[4096];
 	int ret = table_path(p, ec, trace, path, sizeof(path), err);
@@ -266,8 +268,9 @@ static int build_class(struct tmx_parquet *p, const struct tmx_event_class *ec,
 	if (ret)
 		return ret;
 	tab->trace_col = !(p->partition & TMX_PARQUET_BY_TRACE);
-	cpu = tmx_stream_class_cpu_field(sc, &cpu_scope);
+	cpu = tmx_stream_class_cpu_field(sc, &cm->cpu_scope);
 	tab->cpu_col = cpu && strcmp(cpu, "cpu");
+	cm->cpu_field = tab->cpu_col ? cpu : NULL;
 	fixed_columns(&tab->t.schema, sc, tab->trace_col, tab->cpu_col);
 	cm->ec = ec;
 	cm->trace = p->partition ? trace : NULL;
@@ -412,8 +415,9 @@ static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, struct tm
 		pq_put_text(&em, col++, 0, st->trace->name, strlen(st->trace->name));
 	pq_col_int(&t->cols[col++], 0, 0, st->id);
 	pq_col_int(&t->cols[col++], 0, 0, st->cls->id);
-	if (cm->tab->cpu_col) {
-		if (tmx_event_cpu(e, &cpu) && cpu <= UINT32_MAX)
+	if (cm->cpu_field) {   /* tmx_event_cpu, without finding the field again */
+		if (tmx_value_uint64(tmx_event_field_in(e, cm->cpu_scope, cm->cpu_field), &cpu) &&
+		    cpu <= UINT32_MAX)
 			pq_col_int(&t->cols[col], 0, 1, cpu);
 		else
 			pq_col_null(&t->cols[col], 0, 0);
