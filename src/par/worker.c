@@ -169,6 +169,16 @@ static void add_piece(struct par_worker *w, const struct tmx_msg *msg, int64_t k
 static void fill(struct par_worker *w, struct par_stream *s, struct par_batch *b)
 {
 	const struct tmx_run_opts *opts = w->r->opts;
+	/*
+	 * A sink with nothing to emit (dummy) needs no element per message:
+	 * each one is left as the stream's pending SKIP, so that the batch
+	 * holds only what the merge replays (warnings, the error, the stop),
+	 * each after the position of the message before it.  The merge of
+	 * these few elements meets them in the same order as the merge of
+	 * every message would.
+	 */
+	bool sparse = !w->r->split->emit;
+	size_t read = 0;
 	struct tmx_error err = { 0 };
 
 	w->stream = s;
@@ -176,12 +186,13 @@ static void fill(struct par_worker *w, struct par_stream *s, struct par_batch *b
 	if (w->out)
 		w->base = outbuf_pos(w->out);
 	tmx_warn_capture_set(&w->capture);
-	while (b->n < w->r->batch_elems && b->len < w->r->batch_bytes && !b->oom) {
+	while (read < w->r->batch_elems && b->len < w->r->batch_bytes && !b->oom) {
 		const struct tmx_msg *msg = s->first;
-		bool stop = false;
+		bool stop = false, kept;
 		int64_t key = s->last_key;   /* the first message's: the muxer's */
 
 		s->first = NULL;
+		read++;
 		if (!msg) {
 			if (s->it->next(s->it, &msg, &err)) {
 				add_error(s, b, &err);
@@ -207,14 +218,15 @@ static void fill(struct par_worker *w, struct par_stream *s, struct par_batch *b
 		 * The one place where a per-stream predicate on merged order
 		 * applies (trimming, through keep()).
 		 */
-		if (opts->keep && !opts->keep(opts->keep_user, msg, &stop)) {
-			if (stop) {
-				struct par_elem *e = add_elem(b, PE_STOP);
-				if (e)
-					tmx_mux_pos_set(&e->pos, msg, key);
-				b->last = true;
-				break;
-			}
+		kept = !opts->keep || opts->keep(opts->keep_user, msg, &stop);
+		if (stop) {
+			struct par_elem *e = add_elem(b, PE_STOP);
+			if (e)
+				tmx_mux_pos_set(&e->pos, msg, key);
+			b->last = true;
+			break;
+		}
+		if (!kept || sparse) {
 			s->has_skip = true;
 			tmx_mux_pos_set(&s->skip, msg, key);
 			continue;
