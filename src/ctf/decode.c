@@ -683,9 +683,9 @@ void ctf_decoder_set_wanted(struct ctf_decoder *d,
 /*
  * Whether a body plan is runs of fixed-size fields and NUL-terminated
  * strings only, none of them noted (a length, a tag, a clock, a meaning)
- * and each run leaving the byte order state as skipping it would: an
- * unwanted event of that class is then skipped without decoding it, by
- * the runs' sizes and the strings' NULs.
+ * and each run leaving the byte order state as skipping it would: a body
+ * of that class whose values no one reads (skip_body) is then stepped
+ * over without decoding it, by the runs' sizes and the strings' NULs.
  */
 static bool body_fixed(const struct ctf_plan *pl)
 {
@@ -748,15 +748,21 @@ static bool skip_fixed_body(struct ctf_decoder *d, const struct ctf_plan *pl)
 	return true;
 }
 
-/* Filters: whether this event is skipped, and skipped without decoding its body. */
-static bool skip_unwanted(struct ctf_decoder *d, struct ctf_event_plans *ep)
+/*
+ * Filters: whether this event is skipped; and whether its body is stepped
+ * over without decoding it (an unwanted event's, or any when no one reads
+ * the values).
+ */
+static bool skip_body(struct ctf_decoder *d, struct ctf_event_plans *ep)
 {
-	if (ep->wanted_gen != d->wanted_gen) {
-		ep->unwanted = !d->wanted(d->wanted_ctx, ep->ec);
-		ep->wanted_gen = d->wanted_gen;
+	if (d->wanted) {
+		if (ep->wanted_gen != d->wanted_gen) {
+			ep->unwanted = !d->wanted(d->wanted_ctx, ep->ec);
+			ep->wanted_gen = d->wanted_gen;
+		}
+		d->skipped = ep->unwanted;
 	}
-	d->skipped = ep->unwanted;
-	if (!ep->unwanted || !ep->body || d->walk_only)
+	if (!(d->skipped || d->values_unread) || !ep->body || d->walk_only)
 		return false;
 	if (!ep->fixed_known) {
 		ep->fixed = body_fixed(ep->body);
@@ -806,12 +812,12 @@ int ctf_decode_event(struct ctf_decoder *d, bool *more, const struct tmx_stream_
 	ec = ep->ec;
 	*ecp = ec;
 	d->skipped = false;
-	if (__builtin_expect(d->wanted != NULL, 0) && skip_unwanted(d, ep))
-		goto decoded;
 	scope_index[TMX_SCOPE_PACKET_CONTEXT] = SIZE_MAX;
 	scope_index[TMX_SCOPE_COMMON_CONTEXT] = SIZE_MAX;
 	scope_index[TMX_SCOPE_SPECIFIC_CONTEXT] = SIZE_MAX;
 	scope_index[TMX_SCOPE_PAYLOAD] = SIZE_MAX;
+	if (__builtin_expect(d->wanted != NULL || d->values_unread, 0) && skip_body(d, ep))
+		goto decoded;
 	if (ep->body && !d->walk_only) {
 		/* The three scopes in one plan, which sets scope_index[] as it goes. */
 		ret = ctf_run_plan(d, ep->body, &d->event, scope_index, err);

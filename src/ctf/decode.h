@@ -94,6 +94,13 @@ struct ctf_decoder {
 	const void *wanted_ctx;
 	uint32_t wanted_gen;       /* the event plans' cached answers are of this generation */
 	bool skipped;              /* the last event decoded was skipped */
+	/*
+	 * Nothing reads the events' field values (the dummy sink): bodies of
+	 * fixed size are stepped over as the filter steps over unwanted ones,
+	 * and such an event has no scopes.  Errors are the same: a body that
+	 * does not fit is decoded, for its error.
+	 */
+	bool values_unread;
 };
 
 /* The decoder's filter (see above); the answers per class are asked again. */

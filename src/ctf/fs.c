@@ -408,6 +408,15 @@ static void fs_set_filter(void *impl, const struct tmx_reader_filter *f)
 		tmx_muxer_set_filter(fs->mux, f ? f->keep : NULL, f ? f->ctx : NULL);
 }
 
+static void fs_skip_fields(void *impl)
+{
+	struct ctf_fs *fs = impl;
+
+	fs->skip_fields = true;
+	for (size_t i = 0; i < fs->n_streams; i++)
+		ctf_fs_stream_set_filter(fs->streams[i]);
+}
+
 /*
  * Each stream reads only its own files and decoder; what streams share
  * (the source's lenient-mode counters, the out-of-range clock warnings) is
@@ -548,5 +557,6 @@ static const struct tmx_source_ops ctf_fs_ops = {
 	.trace_metadata = fs_trace_metadata,
 	.trace_packetized = fs_trace_packetized,
 	.set_filter = fs_set_filter,
+	.skip_fields = fs_skip_fields,
 	.stream_muxer = fs_stream_muxer,
 };

@@ -126,6 +126,7 @@ struct ctf_fs {
 	const struct tmx_clock_class **out_of_range;
 	size_t n_out_of_range;
 	const struct tmx_reader_filter *filter;    /* tmx_source_set_filter; NULL: none */
+	bool skip_fields;                          /* tmx_source_skip_fields */
 };
 
 /* ------------------------------------------------------------------ */

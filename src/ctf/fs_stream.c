@@ -470,8 +470,10 @@ void ctf_fs_stream_set_filter(struct ctf_stream *s)
 	const struct tmx_reader_filter *f = s->src->filter;
 
 	/* A decoder is set up with its file; until then, it has nothing to keep. */
-	if (s->dec_file)
+	if (s->dec_file) {
 		ctf_decoder_set_wanted(&s->dec, f ? f->wanted : NULL, f ? f->ctx : NULL);
+		s->dec.values_unread = s->src->skip_fields;
+	}
 }
 
 void ctf_fs_stream_destroy(struct tmx_msg_iter *it)

@@ -187,6 +187,15 @@ const struct tmx_filter_bound *tmx_source_filter(const struct tmx_source *src)
 	return src->filter;
 }
 
+void tmx_source_skip_fields(struct tmx_source *src)
+{
+	if (src->filter && tmx_filter_reads_fields(src->filter))
+		return;
+	for (size_t r = 0; r < src->n_readers; r++)
+		if (src->readers[r].ops->skip_fields)
+			src->readers[r].ops->skip_fields(src->readers[r].impl);
+}
+
 bool tmx_source_event_class_selected(struct tmx_source *src, size_t i)
 {
 	if (i >= class_index(src)->n)

@@ -42,6 +42,12 @@ struct tmx_source_ops {
 	 */
 	void (*set_filter)(void *impl, const struct tmx_reader_filter *f);
 	/*
+	 * From now on no one reads the events' field values (tmx_source_skip_fields):
+	 * the reader may step over an event's body without decoding it, with
+	 * the same errors, the event then having no scopes (NULL).
+	 */
+	void (*skip_fields)(void *impl);
+	/*
 	 * The muxer over the reader's per-stream iterators (NULL: none), for
 	 * the parallel runner (src/par/), which reads the streams on worker
 	 * threads: reading one stream must then touch nothing another stream
@@ -72,6 +78,13 @@ int tmx_source_merge(struct tmx_source **srcs, size_t n, struct tmx_source **out
  */
 struct tmx_filter_bound;
 const struct tmx_filter_bound *tmx_source_filter(const struct tmx_source *src);
+
+/*
+ * The consumer reads no field of any event (the dummy sink): readers that
+ * can (skip_fields) stop decoding them.  Nothing changes when the
+ * source's filter reads fields.  Call after tmx_source_set_filter.
+ */
+void tmx_source_skip_fields(struct tmx_source *src);
 
 /*
  * The source's streams taken over for the parallel runner: every iterator

@@ -165,6 +165,12 @@ static inline size_t tmx_filter_class_number(const struct tmx_filter_bound *b,
 	}
 }
 
+/* Whether the expression reads any field (or $cpu, $pid, $tid). */
+static inline bool tmx_filter_reads_fields(const struct tmx_filter_bound *b)
+{
+	return b->f->n_refs != 0;
+}
+
 /* Whether events of class number `ci` can pass at all (readers may skip the others). */
 static inline bool tmx_filter_class_wanted(const struct tmx_filter_bound *b, size_t ci)
 {

@@ -40,7 +40,9 @@ struct sink_piece {
 struct sink_split {
 	/*
 	 * A formatter for one worker thread, set up as the sink `out` is.
-	 * NULL (the dummy sink): there is nothing to format or emit.
+	 * NULL (the dummy sink): there is nothing to format or emit, and the
+	 * sink reads nothing of the messages (tmx_run tells the source that
+	 * event fields need not be decoded).
 	 */
 	void *(*worker_new)(const void *out);
 	void (*worker_free)(void *w);

@@ -68,7 +68,17 @@ def check(report, args, what, trace, intact_out, truncated):
     if truncated and not intact_out.startswith(out):
         report.fail(what, "output is not a prefix of the intact trace's output")
         return
+    check_dummy(report, args, what, trace, code, err)
     report.ok()
+
+
+def check_dummy(report, args, what, trace, code, err):
+    """-o dummy steps over event bodies that no one reads: same errors as the text output."""
+    dcode, _, derr = run(args.tracemux, ["-o", "dummy", trace], timeout=30)
+    def errors(text):
+        return [l for l in text.splitlines() if b"error" in l]
+    if dcode != code or errors(derr) != errors(err):
+        report.fail("-o dummy " + what, f"exit {dcode} vs {code}\n{derr[-500:]!r}\nvs\n{err[-500:]!r}")
 
 
 def main():
