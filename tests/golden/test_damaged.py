@@ -81,6 +81,35 @@ def check_dummy(report, args, what, trace, code, err):
         report.fail("-o dummy " + what, f"exit {dcode} vs {code}\n{derr[-500:]!r}\nvs\n{err[-500:]!r}")
 
 
+# An LTTng-UST stream whose packet context's content_size (bits, 64-bit
+# little endian at byte 48 of its first packet) is made smaller byte by
+# byte: the last events of the packet then end past its content.
+SHRINK_TRACE = "babeltrace-tests/ctf-traces/succeed/multi-domains/ust"
+SHRINK_FILE, CONTENT_SIZE_AT = "ust2_channel_0", 48
+
+
+def check_shrunk_content(report, args, work):
+    trace = os.path.join(work, "shrunk")
+    shutil.copytree(os.path.join(args.corpus, SHRINK_TRACE), trace)
+    path = os.path.join(trace, SHRINK_FILE)
+    with open(path, "rb") as f:
+        original = bytearray(f.read())
+    content = int.from_bytes(original[CONTENT_SIZE_AT:CONTENT_SIZE_AT + 8], "little")
+    failed = 0
+    for less in range(1, 97):
+        damaged = bytearray(original)
+        damaged[CONTENT_SIZE_AT:CONTENT_SIZE_AT + 8] = (content - 8 * less).to_bytes(8, "little")
+        with open(path, "wb") as f:
+            f.write(damaged)
+        code, _, err = run(args.tracemux, [trace], timeout=30)
+        failed += code == 1
+        check_dummy(report, args, f"{SHRINK_FILE} content {less} bytes smaller", trace, code, err)
+        report.ok()
+    # The shrinking must cut events, else the comparison above proves nothing.
+    if failed == 0:
+        report.fail("content_size made smaller", "no error at all: the offset is wrong")
+
+
 def main():
     args = parse_args()
     report = Report("damaged traces")
@@ -116,6 +145,7 @@ def main():
                           intact_out, truncated=False)
                 with open(path, "wb") as f:
                     f.write(original)
+        check_shrunk_content(report, args, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     report.finish()
