@@ -264,14 +264,16 @@ int ctf_decode_byte_int_array(struct ctf_decoder *d, const struct tmx_field_clas
 	const uint8_t *p = d->base + d->pos / 8;
 	unsigned bytes = e->size / 8;
 	bool be = e->byte_order == TMX_BO_BE;
+	/* No one reads the elements: none is made (the event will have no scopes). */
+	uint64_t made = d->values_unread ? 0 : length;
 	struct tmx_value *v;
-	int ret = values_reserve(vals, length + 1, err);
+	int ret = values_reserve(vals, made + 1, err);
 
 	if (ret)
 		return ret;
-	values_push(vals, fc)->count = length;
+	values_push(vals, fc)->count = made;
 	v = &vals->v[vals->n];
-	for (uint64_t i = 0; i < length; i++, p += bytes) {
+	for (uint64_t i = 0; i < made; i++, p += bytes) {
 		uint64_t u = tmx_read_aligned(p, bytes, be);
 		v[i].fc = e;
 		if (e->is_signed)
@@ -279,7 +281,7 @@ int ctf_decode_byte_int_array(struct ctf_decoder *d, const struct tmx_field_clas
 		else
 			v[i].u = u;
 	}
-	vals->n += length;
+	vals->n += made;
 	d->pos += length * e->size;
 	d->bo_end = d->pos;
 	d->bo_last = e->byte_order;
@@ -823,6 +825,9 @@ int ctf_decode_event(struct ctf_decoder *d, bool *more, const struct tmx_stream_
 		ret = ctf_run_plan(d, ep->body, &d->event, scope_index, err);
 		if (ret)
 			return ret;
+		if (d->values_unread)   /* its byte arrays have no elements (ctf_decode_byte_int_array) */
+			for (int s = TMX_SCOPE_COMMON_CONTEXT; s < TMX_N_SCOPES; s++)
+				scope_index[s] = SIZE_MAX;
 	} else {
 		ret = walk_scope(d, sc->event_common_context, TMX_SCOPE_COMMON_CONTEXT,
 				 scope_index, err);
