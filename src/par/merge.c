@@ -79,14 +79,24 @@ static void sift_up(struct merge *m, size_t i)
 	m->heap[i] = c;
 }
 
-/* The stream's next batch, waiting for it; NULL when the stream got no memory for one. */
+/*
+ * The stream's next batch; NULL when the stream got no memory for one.
+ * When no worker is reading it, the main thread reads it itself rather
+ * than wait (so that `jobs` threads in all do the work).
+ */
 static struct par_batch *wait_batch(struct par_runner *r, struct par_stream *s)
 {
 	struct par_batch *b;
 
 	pthread_mutex_lock(&r->lock);
-	while (!s->q_head && !s->done)
+	while (!s->q_head && !s->done) {
+		if (!s->busy) {
+			s->busy = true;
+			par_read_batch(&r->workers[0], s);
+			continue;
+		}
 		pthread_cond_wait(&r->main_cv, &r->lock);
+	}
 	b = s->q_head;
 	if (b) {
 		s->q_head = b->next;

@@ -90,6 +90,10 @@ struct par_runner {
 	bool stop;
 	struct par_stream *streams;
 	size_t n_streams;
+	/*
+	 * workers[0] is the main thread's: it reads a stream itself when the
+	 * merge waits for one that no worker is reading.
+	 */
 	struct par_worker *workers;
 	size_t n_workers;
 	const struct sink_split *split;
@@ -101,6 +105,12 @@ struct par_runner {
 };
 
 /* worker.c */
+/*
+ * Reads one batch of `s` (marked busy by the caller) with w's formatter
+ * and queues it; called and returns with the runner's lock held.
+ */
+void par_read_batch(struct par_worker *w, struct par_stream *s);
+/* Sets up every formatter and starts a thread for each but workers[0], the main thread's. */
 int par_workers_start(struct par_runner *r, struct tmx_error *err);
 void par_workers_stop(struct par_runner *r);
 void par_batch_free(struct par_batch *b);

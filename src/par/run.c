@@ -133,7 +133,8 @@ static int try_parallel(struct tmx_source *src, struct tmx_sink *sink, unsigned 
 	if (!r.split || tmx_source_take_streams(src, &heads, &r.n_streams, &ignored))
 		return TMX_OK;
 	*ran = true;
-	r.n_workers = jobs < r.n_streams ? jobs : r.n_streams;
+	/* The main thread and jobs - 1 workers, at most one per stream. */
+	r.n_workers = 1 + (jobs - 1 < r.n_streams ? jobs - 1 : r.n_streams);
 	if (r.n_streams == 0) {
 		free(heads);
 		return TMX_OK;

@@ -262,6 +262,41 @@ static struct par_stream *pick(struct par_runner *r, struct par_stream *prev, bo
 	return best;
 }
 
+void par_read_batch(struct par_worker *w, struct par_stream *s)
+{
+	struct par_runner *r = w->r;
+	struct par_batch *b;
+
+	if ((b = s->spare))
+		s->spare = b->next;
+	pthread_mutex_unlock(&r->lock);
+	if (b)
+		batch_reset(b);
+	else if ((b = calloc(1, sizeof(*b))) &&
+		 !tmx_grow_array((void **)&b->elems, &b->cap, 2, sizeof(*b->elems), 64)) {
+		free(b);
+		b = NULL;
+	}
+	if (b)
+		fill(w, s, b);
+	pthread_mutex_lock(&r->lock);
+	s->busy = false;
+	if (!b) {
+		/* Without a batch the stream ends here: the merge says so. */
+		s->done = true;
+		pthread_cond_signal(&r->main_cv);
+		return;
+	}
+	if (s->q_tail)
+		s->q_tail->next = b;
+	else
+		s->q_head = b;
+	s->q_tail = b;
+	s->queued++;
+	s->done = b->last;
+	pthread_cond_signal(&r->main_cv);
+}
+
 static void *worker_main(void *arg)
 {
 	struct par_worker *w = arg;
@@ -271,8 +306,6 @@ static void *worker_main(void *arg)
 
 	pthread_mutex_lock(&r->lock);
 	while (!r->stop) {
-		struct par_batch *b;
-
 		if (!(s = pick(r, s, &all_done))) {
 			if (all_done)
 				break;
@@ -280,34 +313,7 @@ static void *worker_main(void *arg)
 			continue;
 		}
 		s->busy = true;
-		if ((b = s->spare))
-			s->spare = b->next;
-		pthread_mutex_unlock(&r->lock);
-		if (b)
-			batch_reset(b);
-		else if ((b = calloc(1, sizeof(*b))) &&
-			 !tmx_grow_array((void **)&b->elems, &b->cap, 2, sizeof(*b->elems), 64)) {
-			free(b);
-			b = NULL;
-		}
-		if (b)
-			fill(w, s, b);
-		pthread_mutex_lock(&r->lock);
-		s->busy = false;
-		if (!b) {
-			/* Without a batch the stream ends here: the merge says so. */
-			s->done = true;
-			pthread_cond_signal(&r->main_cv);
-			continue;
-		}
-		if (s->q_tail)
-			s->q_tail->next = b;
-		else
-			s->q_head = b;
-		s->q_tail = b;
-		s->queued++;
-		s->done = b->last;
-		pthread_cond_signal(&r->main_cv);
+		par_read_batch(w, s);
 	}
 	pthread_mutex_unlock(&r->lock);
 	return NULL;
@@ -324,6 +330,8 @@ static int start_one(struct par_runner *r, struct par_worker *w, struct tmx_erro
 		w->out = r->split->worker_outbuf(w->fmt);
 		outbuf_set_drain(w->out, drain, w);
 	}
+	if (w == &r->workers[0])   /* the main thread's: no thread of its own */
+		return TMX_OK;
 	if (pthread_create(&w->thread, NULL, worker_main, w))
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "cannot start a worker thread");
 	w->started = true;
