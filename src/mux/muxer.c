@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mux/heap.h"
 #include "mux/muxer.h"
 #include "mux/order.h"
 #include "model/errors.h"
@@ -36,47 +37,10 @@ struct tmx_muxer {
 
 static bool entry_before(const struct mux_entry *a, const struct mux_entry *b)
 {
-	int r;
-
-	if (a->pos.key != b->pos.key)
-		return a->pos.key < b->pos.key;
-	r = tmx_mux_compare(&a->pos, &b->pos);
-	if (r)
-		return r < 0;
-	return a->index < b->index;
+	return tmx_mux_before(&a->pos, a->index, &b->pos, b->index);
 }
 
-static void sift_up(struct tmx_muxer *m, size_t i)
-{
-	struct mux_entry e = m->heap[i];
-
-	while (i > 0) {
-		size_t parent = (i - 1) / 2;
-		if (!entry_before(&e, &m->heap[parent]))
-			break;
-		m->heap[i] = m->heap[parent];
-		i = parent;
-	}
-	m->heap[i] = e;
-}
-
-static void sift_down(struct tmx_muxer *m, size_t i)
-{
-	struct mux_entry e = m->heap[i];
-
-	for (;;) {
-		size_t child = 2 * i + 1;
-		if (child >= m->n)
-			break;
-		if (child + 1 < m->n && entry_before(&m->heap[child + 1], &m->heap[child]))
-			child++;
-		if (!entry_before(&m->heap[child], &e))
-			break;
-		m->heap[i] = m->heap[child];
-		i = child;
-	}
-	m->heap[i] = e;
-}
+TMX_HEAP_DEFINE(mux, struct mux_entry, entry_before)
 
 /* The next message of `it` that the filter keeps (NULL at the end). */
 static int next_kept(const struct tmx_muxer *m, struct tmx_msg_iter *it, const struct tmx_msg **msg,
@@ -100,7 +64,7 @@ static int refill(struct tmx_muxer *m, struct mux_entry e, struct tmx_error *err
 		return TMX_OK;
 	tmx_mux_pos_set(&e.pos, e.msg, tmx_mux_key(e.msg, m->last_ts));
 	m->heap[m->n++] = e;
-	sift_up(m, m->n - 1);
+	mux_sift_up(m->heap, m->n - 1);
 	return TMX_OK;
 }
 
@@ -147,7 +111,7 @@ static int advance_root(struct tmx_muxer *m, struct tmx_error *err)
 	else
 		*root = m->heap[--m->n];
 	if (m->n)
-		sift_down(m, 0);
+		mux_sift_down(m->heap, m->n, 0);
 	return TMX_OK;
 }
 

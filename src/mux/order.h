@@ -11,6 +11,8 @@
 #ifndef TMX_MUX_ORDER_H
 #define TMX_MUX_ORDER_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tracemux/model.h"
@@ -43,5 +45,20 @@ static inline int64_t tmx_mux_key(const struct tmx_msg *msg, int64_t prev_key)
  * caller breaks a tie by input order.
  */
 int tmx_mux_compare(const struct tmx_mux_pos *a, const struct tmx_mux_pos *b);
+
+/*
+ * Whether the message at `a` (input position ia) comes before the one at
+ * `b` (ib): by key, then tmx_mux_compare, then input position.
+ */
+static inline bool tmx_mux_before(const struct tmx_mux_pos *a, size_t ia,
+				  const struct tmx_mux_pos *b, size_t ib)
+{
+	int r;
+
+	if (a->key != b->key)
+		return a->key < b->key;
+	r = tmx_mux_compare(a, b);
+	return r ? r < 0 : ia < ib;
+}
 
 #endif

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "model/grow.h"
+#include "mux/heap.h"
 #include "par/par.h"
 
 struct cursor {
@@ -38,46 +39,10 @@ static const struct par_elem *head(const struct cursor *c)
 
 static bool before(const struct cursor *a, const struct cursor *b)
 {
-	const struct tmx_mux_pos *pa = &head(a)->pos, *pb = &head(b)->pos;
-	int r;
-
-	if (pa->key != pb->key)
-		return pa->key < pb->key;
-	r = tmx_mux_compare(pa, pb);
-	return r ? r < 0 : a->index < b->index;
+	return tmx_mux_before(&head(a)->pos, a->index, &head(b)->pos, b->index);
 }
 
-static void sift_down(struct merge *m, size_t i)
-{
-	struct cursor c = m->heap[i];
-
-	for (;;) {
-		size_t child = 2 * i + 1;
-		if (child >= m->n)
-			break;
-		if (child + 1 < m->n && before(&m->heap[child + 1], &m->heap[child]))
-			child++;
-		if (!before(&m->heap[child], &c))
-			break;
-		m->heap[i] = m->heap[child];
-		i = child;
-	}
-	m->heap[i] = c;
-}
-
-static void sift_up(struct merge *m, size_t i)
-{
-	struct cursor c = m->heap[i];
-
-	while (i > 0) {
-		size_t parent = (i - 1) / 2;
-		if (!before(&c, &m->heap[parent]))
-			break;
-		m->heap[i] = m->heap[parent];
-		i = parent;
-	}
-	m->heap[i] = c;
-}
+TMX_HEAP_DEFINE(cursor, struct cursor, before)
 
 /*
  * The stream's next batch; NULL when the stream got no memory for one.
@@ -205,7 +170,7 @@ static int run(struct merge *m, struct tmx_error *err)
 		}
 		if (st == SETTLED) {
 			m->heap[m->n++] = c;
-			sift_up(m, m->n - 1);
+			cursor_sift_up(m->heap, m->n - 1);
 		}
 	}
 	while (m->n) {
@@ -223,7 +188,7 @@ static int run(struct merge *m, struct tmx_error *err)
 		if (st == ENDED)
 			m->heap[0] = m->heap[--m->n];
 		if (m->n)
-			sift_down(m, 0);
+			cursor_sift_down(m->heap, m->n, 0);
 	}
 	return TMX_OK;
 }
