@@ -3,7 +3,7 @@ depend on the number of jobs.
 
 Runs -o chrome (and --sched-slices) and -o ctf (CTF 1.8 and CTF 2 output, and small
 packets, which splits input packets) on corpus CTF 1.8 and CTF 2 traces, trace.dat
-files, inputs of several formats and damaged copies (cuts and bit flips, see
+files, XRay logs, inputs of several formats and damaged copies (cuts and bit flips, see
 test_parallel.py), with --jobs 1, 2 and 8, and requires identical standard output,
 standard error, exit status and, for -o ctf, the same files with the same bytes.
 --jobs 1 is the sequential path that test_ctf_writer.py and the Chrome tests check;
@@ -34,9 +34,11 @@ def inputs(corpus, quick):
     ctf2 = sorted(d for d in glob.glob(os.path.join(corpus, "ctf2/converted/*"))
                   if os.path.isfile(os.path.join(d, "metadata")))
     dat = sorted(glob.glob(os.path.join(corpus, "tracecmd-samples/*.dat")))
+    # XRay: one unit of several streams (threads) for the CTF writer; Chrome sequential.
+    xray = sorted(glob.glob(os.path.join(corpus, "xray-samples/*.xray")))
     if quick:
-        return ctf[::12] + ctf2[::60] + dat[:2]
-    return ctf + ctf2[::4] + dat
+        return ctf[::12] + ctf2[::60] + dat[:2] + xray[:1]
+    return ctf + ctf2[::4] + dat + xray
 
 
 def uuids(out_dir):
