@@ -23,6 +23,9 @@
  *   WRITE n   a packet is complete: its n bytes go to the file
  *   WARN      the trace cannot record discarded events (said once)
  *   STATE     the stream's state after the message (struct cw_pstate)
+ *   EVENT     instead of STATE and COPY for most events: the event's bytes,
+ *             its time and the new position (cw_event_step on the main
+ *             thread makes the same state)
  *   ERROR     the message failed: the error, at its place in merged order
  *
  * After an error (the writer's or a reader's) the run stops there and
@@ -41,7 +44,7 @@
 
 #define CW_SHADOW_PATH "\001stream"
 
-enum cw_journal_op { OP_USE, OP_CREATE, OP_COPY, OP_WRITE, OP_WARN, OP_STATE, OP_ERROR };
+enum cw_journal_op { OP_USE, OP_CREATE, OP_COPY, OP_WRITE, OP_WARN, OP_STATE, OP_EVENT, OP_ERROR };
 
 struct op_hdr {
 	uint64_t op, a, b;
@@ -96,15 +99,33 @@ void cw_journal_warn_discards(struct cw_stream *s)
 	put_op(s->journal, OP_WARN, 0, 0);
 }
 
-/* The end of a message: the new bytes (the last one may still change) and the state. */
-static void put_state(struct cw_stream *s)
+/*
+ * The end of a message: the new bytes (the last one may still change) and
+ * the state; for an event that only added its bits to the open packet,
+ * what the main thread needs to make the same state.
+ */
+static void put_state(struct cw_stream *s, bool event)
 {
-	if (s->b.buf) {
-		put_copy(s, s->synced, (size_t)((s->b.pos + 7) / 8));
-		s->synced = (size_t)(s->b.pos / 8);
+	size_t end = (size_t)((s->b.pos + 7) / 8);
+
+	if (event && s->b.buf && s->synced == s->sent_pos / 8) {
+		/* `sent` made what the main thread will make of it. */
+		cw_event_step(&s->sent, s->st.last_ts);
+		if (!memcmp(&s->sent, &s->st, sizeof(s->st))) {
+			put_op(s->journal, OP_EVENT, s->b.pos, s->st.last_ts);
+			outbuf_write(s->journal, (const char *)s->b.buf + s->synced, end - s->synced);
+			goto sent;
+		}
 	}
+	if (s->b.buf)
+		put_copy(s, s->synced, end);
 	put_op(s->journal, OP_STATE, s->b.pos, 0);
 	outbuf_write(s->journal, (const char *)&s->st, sizeof(s->st));
+	s->sent = s->st;
+sent:
+	if (s->b.buf)
+		s->synced = (size_t)(s->b.pos / 8);
+	s->sent_pos = s->b.pos;
 }
 
 static void put_error(struct outbuf *j, const struct tmx_error *err)
@@ -255,7 +276,7 @@ static void format(void *fmt, const struct tmx_msg *msg, uint64_t hole[SINK_HOLE
 {
 	struct cw_fmt *f = fmt;
 	struct cw_stream *s = f->last;
-	struct tmx_error err = { 0 };
+	struct tmx_error err;   /* set with the status (1.5 KB: not cleared per message) */
 	int ret;
 
 	hole[0] = hole[1] = SINK_NO_POS;
@@ -265,7 +286,7 @@ static void format(void *fmt, const struct tmx_msg *msg, uint64_t hole[SINK_HOLE
 	f->last = s;
 	s->journal = &f->out;
 	ret = cw_consume(f->w, s, msg, &err);
-	put_state(s);
+	put_state(s, !ret && msg->kind == TMX_MSG_EVENT);
 	if (ret)
 		put_error(&f->out, &err);
 }
@@ -351,8 +372,8 @@ static int emit(void *out, const struct sink_piece *pc, struct tmx_error *err)
 			p += h.b;
 			break;
 		case OP_WRITE:
+			/* Not zeroed: COPY gives every byte again (see cw_replicas_zero). */
 			ret = cw_write_all(s, s->b.buf, (size_t)h.a, err);
-			memset(s->b.buf, 0, (size_t)h.a);
 			break;
 		case OP_WARN:
 			cw_warn_discards(w, s->t);
@@ -361,11 +382,31 @@ static int emit(void *out, const struct sink_piece *pc, struct tmx_error *err)
 			ret = apply_state(s, h.a, p, err);
 			p += sizeof(s->st);
 			break;
+		case OP_EVENT: {
+			size_t lo = (size_t)(s->b.pos / 8), hi = (size_t)((h.a + 7) / 8);
+
+			ret = copy(s, lo, hi - lo, p, err);
+			p += hi - lo;
+			cw_event_step(&s->st, h.b);
+			s->b.pos = h.a;
+			break;
+		}
 		case OP_ERROR:
 			return replay_error(s, p, err);
 		}
 	}
 	return ret;
+}
+
+void cw_replicas_zero(struct tmx_ctf_writer *w)
+{
+	for (size_t i = 0; w->shadows && i < w->n_streams; i++) {
+		struct cw_stream *s = w->streams[i];
+		size_t end = (size_t)((s->b.pos + 7) / 8);
+
+		if (s->b.buf && end < s->b.cap)
+			memset(s->b.buf + end, 0, s->b.cap - end);
+	}
 }
 
 const struct sink_split tmx_ctf_writer_split = {

@@ -371,6 +371,14 @@ static bool has_clock_value(bool has, uint64_t cycles)
 	return has || cycles;
 }
 
+void cw_event_step(struct cw_pstate *st, uint64_t ts)
+{
+	if (!st->n_events++)
+		st->first_ts = ts;
+	st->last_ts = ts;
+	st->has_last_ts = true;
+}
+
 static int write_event(struct tmx_ctf_writer *w, struct cw_stream *s, const struct tmx_msg *msg,
 		       struct tmx_error *err)
 {
@@ -447,10 +455,7 @@ static int write_event(struct tmx_ctf_writer *w, struct cw_stream *s, const stru
 		if (ret)
 			return ret;
 	}
-	if (!s->st.n_events++)
-		s->st.first_ts = ts;
-	s->st.last_ts = ts;
-	s->st.has_last_ts = true;
+	cw_event_step(&s->st, ts);
 	return TMX_OK;
 }
 
@@ -613,6 +618,7 @@ int tmx_ctf_writer_finish(struct tmx_ctf_writer *w, struct tmx_error *err)
 {
 	int ret = TMX_OK;
 
+	cw_replicas_zero(w);
 	for (size_t i = 0; i < w->n_streams; i++) {
 		struct cw_stream *s = w->streams[i];
 		struct tmx_error e2;

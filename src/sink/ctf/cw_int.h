@@ -111,6 +111,8 @@ struct cw_stream {
 	 */
 	struct outbuf *journal;
 	size_t synced;
+	struct cw_pstate sent;    /* the state the main thread's copy has */
+	uint64_t sent_pos;        /* and its packet buffer's position */
 };
 
 struct tmx_ctf_writer {
@@ -150,6 +152,8 @@ int cw_write_all(struct cw_stream *s, const uint8_t *p, size_t len, struct tmx_e
 /* ctf_writer.c: one message into stream `s` (created for it). */
 int cw_consume(struct tmx_ctf_writer *w, struct cw_stream *s, const struct tmx_msg *msg,
 	       struct tmx_error *err);
+/* What an event written into the open packet changes besides its bits. */
+void cw_event_step(struct cw_pstate *st, uint64_t ts);
 /* The stream's file is closed (after `ret`, the status so far) and its memory freed. */
 int cw_stream_ended(struct cw_stream *s, int ret, struct tmx_error *err);
 /* Trace `t` cannot record discarded events: said once. */
@@ -161,5 +165,11 @@ void cw_journal_use(struct cw_stream *s, struct cw_trace_plan *p);
 void cw_journal_write(struct cw_stream *s, size_t lo, size_t hi, size_t bytes);
 void cw_journal_warn_discards(struct cw_stream *s);
 void cw_shadows_free(struct cw_shadows *sh);
+/*
+ * The main thread's copies of the streams, fed by the journals, hold old
+ * bytes beyond their position (packets are not zeroed after their write):
+ * zeroed before the writer closes them itself.
+ */
+void cw_replicas_zero(struct tmx_ctf_writer *w);
 
 #endif
