@@ -26,6 +26,10 @@
  * packet buffer by walking the precomputed plan of its class (plan.h)
  * alongside its values; the buffer only grows, packets are written with
  * one write() when they close.  Nothing is allocated per event.
+ *
+ * Traces, plans and data files are cw_setup.c's; with more than one job,
+ * each stream's messages run through cw_consume() on the workers and the
+ * main thread replays what they did (ctf_split.c).
  */
 #include <errno.h>
 #include <stdlib.h>
