@@ -11,7 +11,8 @@
 # same file system as $TMPDIR.  First checks that babeltrace2 prints the
 # same text for tracemux's output as for the input (no figures otherwise),
 # then prints wall time (best of RUNS), events per second, peak RSS and the
-# ratio babeltrace2 / tracemux.
+# ratio babeltrace2 / tracemux.  tracemux runs with its default --jobs
+# (every CPU); bench/parallel.sh has -o ctf per job count.
 #
 # Then, when they exist, the large trace.dat ($BENCH_TRACEDAT, default
 # /tmp/tracemux-bench-tracecmd/big-v6.dat, from bench/tracecmd.sh) and XRay

@@ -5,9 +5,11 @@
 #   bench/parallel.sh [EVENTS] [RUNS] [STREAMS]
 #       defaults: 2000000 events, best of 3 runs, 2 streams per CPU (at least 4)
 #
-# For the text, dummy and json outputs and for --jobs 1, 2, 4 ... up to
-# every CPU the process may use (nproc): wall time (best of RUNS), events
-# per second, speed-up over --jobs 1 and peak RSS; then babeltrace2's text
+# For the text, dummy, json and chrome outputs and the CTF writer (ctf:
+# CTF 1.8, ctf2: CTF 2, written to a scratch directory removed after each
+# run) and for --jobs 1, 2, 4 ... up to every CPU the process may use
+# (nproc): wall time (best of RUNS), events per second, speed-up over
+# --jobs 1 and peak RSS; then babeltrace2's text
 # and `-o dummy` (sink.utils.dummy) times and the ratios babeltrace2 /
 # tracemux with one job and with all of them.  Stops without figures if
 # an output differs between job counts or the text differs from
@@ -48,16 +50,32 @@ job_counts() {
 	echo "$CPUS"
 }
 
-# The figures only mean something if every job count prints the same bytes.
-for fmt in text json; do
-	"$TMX" -o "$fmt" --jobs 1 "$TRACE" >"$tmp/ref" 2>"$tmp/ref.err"
+# An output's options: the CTF writer's go to $tmp/out (a directory).
+out_opts() {
+	case $1 in
+	ctf) echo "-o ctf -w $tmp/out" ;;
+	ctf2) echo "-o ctf --ctf-version=2 -w $tmp/out" ;;
+	*) echo "-o $1" ;;
+	esac
+}
+bench_after_run() { rm -rf "$tmp/out"; }
+
+# The figures only mean something if every job count writes the same bytes.
+for fmt in text json chrome ctf ctf2; do
+	# shellcheck disable=SC2046  # out_opts: words
+	"$TMX" $(out_opts "$fmt") --jobs 1 "$TRACE" >"$tmp/ref" 2>"$tmp/ref.err"
+	[ -d "$tmp/out" ] && mv "$tmp/out" "$tmp/ref.dir"
 	for j in $(job_counts); do
-		"$TMX" -o "$fmt" --jobs "$j" "$TRACE" >"$tmp/out" 2>"$tmp/out.err"
-		if ! cmp -s "$tmp/ref" "$tmp/out" || ! cmp -s "$tmp/ref.err" "$tmp/out.err"; then
+		# shellcheck disable=SC2046
+		"$TMX" $(out_opts "$fmt") --jobs "$j" "$TRACE" >"$tmp/out.txt" 2>"$tmp/out.err"
+		if ! cmp -s "$tmp/ref" "$tmp/out.txt" || ! cmp -s "$tmp/ref.err" "$tmp/out.err" ||
+		   { [ -d "$tmp/ref.dir" ] && ! diff -r "$tmp/ref.dir" "$tmp/out" >/dev/null; }; then
 			echo "-o $fmt --jobs $j differs from --jobs 1: no figures" >&2
 			exit 1
 		fi
+		rm -rf "$tmp/out"
 	done
+	rm -rf "$tmp/ref.dir"
 done
 "$TMX" --jobs 1 "$TRACE" >"$tmp/ref" 2>/dev/null
 babeltrace2 "$TRACE" >"$tmp/bt2" 2>/dev/null
@@ -65,15 +83,16 @@ if ! cmp -s "$tmp/ref" "$tmp/bt2"; then
 	echo "tracemux's text differs from babeltrace2's: no figures" >&2
 	exit 1
 fi
-rm -f "$tmp/ref" "$tmp/out" "$tmp/bt2"
+rm -f "$tmp/ref" "$tmp/out.txt" "$tmp/bt2"
 echo "trace: $TRACE ($(du -sh "$TRACE" | cut -f1), $EVENTS events, $STREAMS streams), $CPUS CPUs"
 echo "outputs identical for every job count, text identical to babeltrace2's"
 
 eps() { echo "$EVENTS / $(secs "$1")" | bc; }
 printf '%-10s %5s %9s %13s %9s %8s\n' output jobs seconds events/s speed-up "peak MB"
-for fmt in text dummy json; do
+for fmt in text dummy json chrome ctf ctf2; do
 	for j in $(job_counts); do
-		r=$(measure "$RUNS" "$TMX" -o "$fmt" --jobs "$j" "$TRACE")
+		# shellcheck disable=SC2046
+		r=$(measure "$RUNS" "$TMX" $(out_opts "$fmt") --jobs "$j" "$TRACE")
 		[ "$j" = 1 ] && one=$r
 		eval "last_$fmt=\$r"
 		[ "$j" = 1 ] && eval "one_$fmt=\$r"

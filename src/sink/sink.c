@@ -83,9 +83,10 @@ static int open_chrome(const struct tmx_sink_params *p, const struct tmx_source 
 {
 	struct tmx_chrome *c = tmx_chrome_new(io->out_fd);
 
-	(void)src;
-	if (c)
+	if (c) {
 		tmx_chrome_set_sched_slices(c, p->sched_slices);
+		tmx_chrome_note_traces(c, src);
+	}
 	return made(c, out, err);
 }
 
@@ -170,7 +171,7 @@ ADAPT(tmx_parquet, struct tmx_parquet, finish)
 	{ name, kind, open, prefix##_consume_any, prefix##_finish_any, prefix##_free_any, NULL }
 
 /* The splits (src/sink/split.h) of the outputs that have one. */
-#define SPLIT(prefix, type)                                                           \
+#define SPLIT(prefix, type, applies)                                                  \
 	static void *prefix##_worker_new_any(const void *o)                           \
 	{                                                                             \
 		return prefix##_worker_new((const type *)o);                          \
@@ -191,11 +192,16 @@ ADAPT(tmx_parquet, struct tmx_parquet, finish)
 	}                                                                             \
 	static const struct sink_split prefix##_split = {                             \
 		prefix##_worker_new_any, prefix##_free_any, prefix##_worker_outbuf_any,  \
-		prefix##_format_any, prefix##_emit_any,                               \
+		prefix##_format_any, prefix##_emit_any, applies,                      \
 	};
-SPLIT(tmx_pretty, struct tmx_pretty)
-SPLIT(tmx_jsonl, struct tmx_jsonl)
-SPLIT(tmx_tclayout, struct tmx_tclayout)
+SPLIT(tmx_pretty, struct tmx_pretty, NULL)
+SPLIT(tmx_jsonl, struct tmx_jsonl, NULL)
+SPLIT(tmx_tclayout, struct tmx_tclayout, NULL)
+static bool tmx_chrome_splits_any(const void *o)
+{
+	return tmx_chrome_splits((const struct tmx_chrome *)o);
+}
+SPLIT(tmx_chrome, struct tmx_chrome, tmx_chrome_splits_any)
 #define SPLIT_OUTPUT(name, kind, open, prefix) \
 	{ name, kind, open, prefix##_consume_any, prefix##_finish_any, prefix##_free_any, \
 	  &prefix##_split }
@@ -205,8 +211,9 @@ static const struct sink_split dummy_split;
 static const struct sink_ops sinks[] = {
 	SPLIT_OUTPUT("text", SINK_TEXT, open_text, tmx_pretty),
 	SPLIT_OUTPUT("json", SINK_JSON, open_json, tmx_jsonl),
-	OUTPUT("chrome", SINK_CHROME, open_chrome, tmx_chrome),
-	OUTPUT("ctf", SINK_CTF, open_ctf, tmx_ctf_writer),
+	SPLIT_OUTPUT("chrome", SINK_CHROME, open_chrome, tmx_chrome),
+	{ "ctf", SINK_CTF, open_ctf, tmx_ctf_writer_consume_any, tmx_ctf_writer_finish_any,
+	  tmx_ctf_writer_free_any, &tmx_ctf_writer_split },
 	SPLIT_OUTPUT("tracecmd", SINK_TRACECMD, open_tracecmd, tmx_tclayout),
 	OUTPUT("xray-yaml", SINK_XRAY_YAML, open_xray_yaml, tmx_xray_yaml),
 	OUTPUT("parquet", SINK_PARQUET, open_parquet, tmx_parquet),
@@ -496,8 +503,10 @@ int tmx_sink_finish(struct tmx_sink *sink, struct tmx_error *err)
 
 const struct sink_split *tmx_sink_split(const struct tmx_sink *sink, void **out)
 {
+	const struct sink_split *split = sink->ops->split;
+
 	*out = sink->out;
-	return sink->ops->split;
+	return split && split->applies && !split->applies(sink->out) ? NULL : split;
 }
 
 void tmx_sink_free(struct tmx_sink *sink)

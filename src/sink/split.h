@@ -16,6 +16,7 @@
 #ifndef TMX_SINK_SPLIT_H
 #define TMX_SINK_SPLIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,6 +57,8 @@ struct sink_split {
 	void (*format)(void *w, const struct tmx_msg *msg, uint64_t hole[SINK_HOLES]);
 	/* Writes one piece, in merged order. */
 	int (*emit)(void *out, const struct sink_piece *pc, struct tmx_error *err);
+	/* Whether the split applies to this output (NULL: always). */
+	bool (*applies)(const void *out);
 };
 
 /* The sink's split (NULL when it has none) and its output handle. */

@@ -55,4 +55,8 @@ int tmx_ctf_writer_consume(struct tmx_ctf_writer *w, const struct tmx_msg *msg,
 int tmx_ctf_writer_finish(struct tmx_ctf_writer *w, struct tmx_error *err);
 void tmx_ctf_writer_free(struct tmx_ctf_writer *w);
 
+/* The split for the parallel runner (src/sink/split.h, ctf_split.c). */
+struct sink_split;
+extern const struct sink_split tmx_ctf_writer_split;
+
 #endif

@@ -356,6 +356,20 @@ static int encode_elements(struct cw_buf *b, const struct cw_node *n, uint64_t c
 		ret = cw_reserve(b, count * per, err);
 		if (ret)
 			return ret;
+		if (c->size == 8 && c->align <= 8 && !(b->pos & 7)) {
+			/* Bytes (a byte sequence that is not text): stored one by one. */
+			uint8_t *p = b->buf + (b->pos >> 3);
+			const struct tmx_value *e = v + *i;
+
+			for (uint64_t k = 0; k < count; k++) {
+				if (e[k].fc != c->fc && e[k].fc->kind != c->fc->kind)
+					return mismatch(b, err);
+				p[k] = (uint8_t)e[k].u;
+			}
+			*i += count;
+			b->pos += count * 8;
+			return TMX_OK;
+		}
 		for (uint64_t k = 0; k < count; k++, (*i)++) {
 			if (v[*i].fc != c->fc && v[*i].fc->kind != c->fc->kind)
 				return mismatch(b, err);

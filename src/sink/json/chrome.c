@@ -31,8 +31,10 @@
 #include "sink/json/chrome.h"
 #include "sink/json/jsonval.h"
 #include "sink/outbuf.h"
+#include "sink/split.h"
 #include "sink/json/chrome_xray.h"
 #include "model/errors.h"
+#include "tracemux/tracemux.h"
 
 #define MAX_IDS 4096
 
@@ -46,6 +48,7 @@ struct cpu_slice {
 struct tmx_chrome {
 	bool first;
 	bool sched_slices;
+	bool has_xray;             /* of the source's traces (no split) */
 	struct cpu_slice *cpus;
 	size_t n_cpus, cap_cpus;
 	int64_t last_ns;           /* of the last event with a time */
@@ -56,7 +59,8 @@ struct tmx_chrome {
 	struct outbuf out;
 };
 
-struct tmx_chrome *tmx_chrome_new(int fd)
+/* A Chrome output on `fd` (-1: a worker's formatter, src/sink/split.h). */
+static struct tmx_chrome *chrome_alloc(int fd, bool sched_slices)
 {
 	struct tmx_chrome *c = calloc(1, sizeof(*c));
 
@@ -67,8 +71,17 @@ struct tmx_chrome *tmx_chrome_new(int fd)
 		return NULL;
 	}
 	outbuf_init(&c->out, fd);
-	outbuf_puts(&c->out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 	c->first = true;
+	c->sched_slices = sched_slices;
+	return c;
+}
+
+struct tmx_chrome *tmx_chrome_new(int fd)
+{
+	struct tmx_chrome *c = chrome_alloc(fd, false);
+
+	if (c)
+		outbuf_puts(&c->out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 	return c;
 }
 
@@ -93,18 +106,19 @@ static size_t id_of(const void **table, size_t *n, const void *p)
 	return *n;
 }
 
+/* A record's separator ("{" is the record's own). */
 static void begin_record(struct tmx_chrome *c)
 {
-	outbuf_puts(&c->out, c->first ? "\n{" : ",\n{");
+	outbuf_puts(&c->out, c->first ? "\n" : ",\n");
 	c->first = false;
 }
 
-static void put_ids(struct tmx_chrome *c, size_t pid, size_t tid)
+static void put_ids(struct outbuf *b, size_t pid, size_t tid)
 {
-	outbuf_puts(&c->out, ",\"pid\":");
-	outbuf_u64(&c->out, pid, 0);
-	outbuf_puts(&c->out, ",\"tid\":");
-	outbuf_u64(&c->out, tid, 0);
+	outbuf_puts(b, ",\"pid\":");
+	outbuf_u64(b, pid, 0);
+	outbuf_puts(b, ",\"tid\":");
+	outbuf_u64(b, tid, 0);
 }
 
 /* Microseconds with three decimals: exact nanoseconds. */
@@ -130,7 +144,7 @@ static void name_stream(struct tmx_chrome *c, const struct tmx_stream *s, size_t
 	*tid = id_of((const void **)c->streams, &c->n_streams, s);
 	if (c->n_traces > nt) {
 		begin_record(c);
-		outbuf_puts(b, "\"name\":\"process_name\",\"ph\":\"M\",\"pid\":");
+		outbuf_puts(b, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":");
 		outbuf_u64(b, *pid, 0);
 		outbuf_puts(b, ",\"args\":{\"name\":");
 		json_string(b, s->trace->name, strlen(s->trace->name));
@@ -138,8 +152,8 @@ static void name_stream(struct tmx_chrome *c, const struct tmx_stream *s, size_t
 	}
 	if (c->n_streams > ns) {
 		begin_record(c);
-		outbuf_puts(b, "\"name\":\"thread_name\",\"ph\":\"M\"");
-		put_ids(c, *pid, *tid);
+		outbuf_puts(b, "{\"name\":\"thread_name\",\"ph\":\"M\"");
+		put_ids(b, *pid, *tid);
 		outbuf_puts(b, ",\"args\":{\"name\":");
 		json_string(b, s->name, strlen(s->name));
 		outbuf_puts(b, "}}");
@@ -162,22 +176,43 @@ static void put_scope_args(struct outbuf *b, const struct tmx_value *vals, bool 
 	}
 }
 
-static void put_event(struct tmx_chrome *c, const struct tmx_msg *msg, size_t pid, size_t tid)
+/*
+ * The parts of a record around its ids, which are numbered in order of
+ * first appearance (merged order): what comes before them...
+ */
+static void put_head(struct outbuf *b, const struct tmx_msg *msg)
+{
+	const struct tmx_event_class *ec = msg->kind == TMX_MSG_EVENT ? msg->event->cls : NULL;
+
+	outbuf_puts(b, "{\"name\":");
+	if (!ec)
+		json_string(b, msg->kind == TMX_MSG_DISCARDED_EVENTS ? "discarded events" :
+			    "discarded packets", msg->kind == TMX_MSG_DISCARDED_EVENTS ? 16 : 17);
+	else   /* CTF 2 names are optional; babeltrace2's text says <unknown>. */
+		json_string(b, ec->name ? ec->name : "<unknown>", ec->name ? strlen(ec->name) : 9);
+	if (ec) {
+		outbuf_puts(b, ",\"cat\":");
+		json_string(b, msg->stream->trace->name, strlen(msg->stream->trace->name));
+	}
+	outbuf_puts(b, ",\"ph\":\"i\",\"s\":\"t\"");
+	if (ec)
+		put_ts(b, msg->has_ts ? msg->ns : 0);
+	else
+		put_ts(b, msg->has_range ? msg->begin_ns : 0);
+}
+
+/* ...and after them. */
+static void put_tail(struct outbuf *b, const struct tmx_msg *msg)
 {
 	const struct tmx_event *e = msg->event;
-	struct outbuf *b = &c->out;
 	bool first = true;
 
-	begin_record(c);
-	outbuf_puts(b, "\"name\":");
-	/* CTF 2 names are optional; babeltrace2's text says <unknown>. */
-	json_string(b, e->cls->name ? e->cls->name : "<unknown>",
-		    e->cls->name ? strlen(e->cls->name) : 9);
-	outbuf_puts(b, ",\"cat\":");
-	json_string(b, msg->stream->trace->name, strlen(msg->stream->trace->name));
-	outbuf_puts(b, ",\"ph\":\"i\",\"s\":\"t\"");
-	put_ts(b, msg->has_ts ? msg->ns : 0);
-	put_ids(c, pid, tid);
+	if (msg->kind != TMX_MSG_EVENT) {
+		outbuf_puts(b, ",\"args\":{\"count\":");
+		outbuf_u64(b, msg->count, 0);
+		outbuf_puts(b, "}}");
+		return;
+	}
 	outbuf_puts(b, ",\"args\":{");
 	put_scope_args(b, e->scopes[TMX_SCOPE_COMMON_CONTEXT], &first);
 	put_scope_args(b, e->scopes[TMX_SCOPE_SPECIFIC_CONTEXT], &first);
@@ -221,11 +256,11 @@ static void put_slice_edge(struct tmx_chrome *c, const char *ph, size_t pid, uin
 	struct outbuf *b = &c->out;
 
 	begin_record(c);
-	outbuf_puts(b, "\"ph\":\"");
+	outbuf_puts(b, "{\"ph\":\"");
 	outbuf_puts(b, ph);
 	outbuf_putc(b, '"');
 	put_ts(b, ns);
-	put_ids(c, 1000000 + pid, cpu);
+	put_ids(b, 1000000 + pid, cpu);
 }
 
 /* The slice state of (trace, CPU), named on first use; NULL when out of memory. */
@@ -258,7 +293,7 @@ static struct cpu_slice *cpu_slice(struct tmx_chrome *c, const struct tmx_msg *m
 		memcpy(pname, "CPUs: ", 6);
 		memcpy(pname + 6, t, n + 1);
 		begin_record(c);
-		outbuf_puts(b, "\"name\":\"process_name\",\"ph\":\"M\",\"pid\":");
+		outbuf_puts(b, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":");
 		outbuf_u64(b, 1000000 + pid, 0);
 		outbuf_puts(b, ",\"args\":{\"name\":");
 		json_string(b, pname, n + 6);
@@ -266,8 +301,8 @@ static struct cpu_slice *cpu_slice(struct tmx_chrome *c, const struct tmx_msg *m
 		free(pname);
 	}
 	begin_record(c);
-	outbuf_puts(b, "\"name\":\"thread_name\",\"ph\":\"M\"");
-	put_ids(c, 1000000 + pid, cpu);
+	outbuf_puts(b, "{\"name\":\"thread_name\",\"ph\":\"M\"");
+	put_ids(b, 1000000 + pid, cpu);
 	outbuf_puts(b, ",\"args\":{\"name\":\"CPU ");
 	outbuf_u64(b, cpu, 0);
 	outbuf_puts(b, "\"}}");
@@ -278,38 +313,32 @@ static struct cpu_slice *cpu_slice(struct tmx_chrome *c, const struct tmx_msg *m
 	return s;
 }
 
-static int put_sched_slice(struct tmx_chrome *c, const struct tmx_msg *msg, size_t pid,
-			   struct tmx_error *err)
+/*
+ * What a sched_switch event says for the slices (false for any other
+ * event, or one without a time, a CPU or a next tid): its CPU and next tid.
+ */
+static bool sched_switch(const struct tmx_msg *msg, uint64_t *cpu, uint64_t *next_tid)
 {
 	const struct tmx_event *e = msg->event;
 	const struct tmx_value *pl = e->scopes[TMX_SCOPE_PAYLOAD];
 	const struct tmx_value *pc = msg->packet ? msg->packet->context : NULL;
-	struct outbuf *b = &c->out;
-	struct cpu_slice *s;
-	uint64_t cpu, next_tid;
-	size_t comm;
-
 	size_t len = e->cls->name ? strlen(e->cls->name) : 0;
 
 	/* "sched_switch" (LTTng), "sched:sched_switch" (ftrace: system:event). */
 	if (len < 12 || strcmp(e->cls->name + len - 12, "sched_switch") ||
 	    (len > 12 && e->cls->name[len - 13] != ':'))
-		return TMX_OK;
-	if (!msg->has_ts || !int_member(pc, "cpu_id", &cpu) ||
-	    !(int_member(pl, "next_tid", &next_tid) || int_member(pl, "next_pid", &next_tid)))
-		return TMX_OK;
-	if (!(s = cpu_slice(c, msg, pid, cpu)))
-		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory (Chrome output)");
-	if (s->open) {
-		put_slice_edge(c, "E", pid, cpu, msg->ns);
-		outbuf_putc(b, '}');
-	}
-	s->open = next_tid != 0;
-	if (!s->open)
-		return TMX_OK;
-	put_slice_edge(c, "B", pid, cpu, msg->ns);
+		return false;
+	return msg->has_ts && int_member(pc, "cpu_id", cpu) &&
+	       (int_member(pl, "next_tid", next_tid) || int_member(pl, "next_pid", next_tid));
+}
+
+/* The end of the "B" record of a slice that begins (name and args). */
+static void put_slice_tail(struct outbuf *b, const struct tmx_msg *msg, uint64_t next_tid)
+{
+	const struct tmx_value *pl = msg->event->scopes[TMX_SCOPE_PAYLOAD];
+	size_t comm = member(pl, "next_comm");
+
 	outbuf_puts(b, ",\"name\":");
-	comm = member(pl, "next_comm");
 	if (comm && pl[comm].fc->kind == TMX_FC_STRING)
 		json_string(b, pl[comm].str.ptr, pl[comm].str.len);
 	else if (comm && pl[comm].fc->is_text)
@@ -319,53 +348,69 @@ static int put_sched_slice(struct tmx_chrome *c, const struct tmx_msg *msg, size
 	outbuf_puts(b, ",\"args\":{\"tid\":");
 	outbuf_u64(b, next_tid, 0);
 	outbuf_puts(b, "}}");
+}
+
+/*
+ * A switch on `cpu` at `ns`: the slice running there ends, and one begins
+ * when `opens`, whose "B" record the caller ends.
+ */
+static int switch_slice(struct tmx_chrome *c, const struct tmx_msg *msg, size_t pid,
+			uint64_t cpu, bool opens, struct tmx_error *err)
+{
+	struct cpu_slice *s = cpu_slice(c, msg, pid, cpu);
+
+	if (!s)
+		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory (Chrome output)");
+	if (s->open) {
+		put_slice_edge(c, "E", pid, cpu, msg->ns);
+		outbuf_putc(&c->out, '}');
+	}
+	s->open = opens;
+	if (opens)
+		put_slice_edge(c, "B", pid, cpu, msg->ns);
 	return TMX_OK;
 }
 
-static void put_discarded(struct tmx_chrome *c, const struct tmx_msg *msg, const char *what,
-			  size_t pid, size_t tid)
+static int write_error(const struct tmx_chrome *c, struct tmx_error *err)
 {
-	struct outbuf *b = &c->out;
+	if (c->out.error)
+		return tmx_error_set(err, TMX_ERR_IO, NULL, "cannot write the output: %s",
+				     strerror(c->out.error));
+	return TMX_OK;
+}
 
-	begin_record(c);
-	outbuf_puts(b, "\"name\":\"");
-	outbuf_puts(b, what);
-	outbuf_puts(b, "\",\"ph\":\"i\",\"s\":\"t\"");
-	put_ts(b, msg->has_range ? msg->begin_ns : 0);
-	put_ids(c, pid, tid);
-	outbuf_puts(b, ",\"args\":{\"count\":");
-	outbuf_u64(b, msg->count, 0);
-	outbuf_puts(b, "}}");
+static bool charted(const struct tmx_msg *msg)
+{
+	return msg->kind == TMX_MSG_EVENT || msg->kind == TMX_MSG_DISCARDED_EVENTS ||
+	       msg->kind == TMX_MSG_DISCARDED_PACKETS;
 }
 
 int tmx_chrome_consume(struct tmx_chrome *c, const struct tmx_msg *msg, struct tmx_error *err)
 {
+	uint64_t cpu, next_tid;
 	size_t pid, tid;
 
 	if (msg->kind == TMX_MSG_EVENT && chrome_xray_is_xray(c->xr, msg->stream->cls->trace_class)) {
 		if (chrome_xray_event(c->xr, &c->out, &c->first, msg, err))
 			return err->code;
-		goto written;
+		return write_error(c, err);
 	}
-	if (msg->kind != TMX_MSG_EVENT && msg->kind != TMX_MSG_DISCARDED_EVENTS &&
-	    msg->kind != TMX_MSG_DISCARDED_PACKETS)
+	if (!charted(msg))
 		return TMX_OK;
 	name_stream(c, msg->stream, &pid, &tid);
-	if (msg->kind == TMX_MSG_EVENT) {
-		put_event(c, msg, pid, tid);
-		if (c->sched_slices && put_sched_slice(c, msg, pid, err))
+	begin_record(c);
+	put_head(&c->out, msg);
+	put_ids(&c->out, pid, tid);
+	put_tail(&c->out, msg);
+	if (msg->kind == TMX_MSG_EVENT && msg->has_ts)
+		c->last_ns = msg->ns;
+	if (c->sched_slices && msg->kind == TMX_MSG_EVENT && sched_switch(msg, &cpu, &next_tid)) {
+		if (switch_slice(c, msg, pid, cpu, next_tid != 0, err))
 			return err->code;
-		if (msg->has_ts)
-			c->last_ns = msg->ns;
+		if (next_tid)
+			put_slice_tail(&c->out, msg, next_tid);
 	}
-	else
-		put_discarded(c, msg, msg->kind == TMX_MSG_DISCARDED_EVENTS ? "discarded events" :
-				      "discarded packets", pid, tid);
-written:
-	if (c->out.error)
-		return tmx_error_set(err, TMX_ERR_IO, NULL, "cannot write the output: %s",
-				     strerror(c->out.error));
-	return TMX_OK;
+	return write_error(c, err);
 }
 
 int tmx_chrome_finish(struct tmx_chrome *c, struct tmx_error *err)
@@ -384,4 +429,77 @@ int tmx_chrome_finish(struct tmx_chrome *c, struct tmx_error *err)
 	if (e)
 		return tmx_error_set(err, TMX_ERR_IO, NULL, "cannot write the output: %s", strerror(e));
 	return TMX_OK;
+}
+
+/*
+ * The split (src/sink/split.h).  A worker writes a record's head, a hole
+ * for its ids (numbered in merged order), its tail; for a sched_switch
+ * with slices on, a second hole, then the CPU and next tid (8 bytes each,
+ * host order) and the "B" record's end.  emit() writes the separators,
+ * the process and thread names when new, the ids and the slices, whose
+ * state runs in merged order.
+ */
+void tmx_chrome_note_traces(struct tmx_chrome *c, const struct tmx_source *src)
+{
+	for (size_t i = 0; i < tmx_source_logical_trace_count(src); i++)
+		c->has_xray |= chrome_xray_is_xray(c->xr, tmx_source_logical_trace(src, i)->cls);
+}
+
+bool tmx_chrome_splits(const struct tmx_chrome *c)
+{
+	/* XRay's B/E stacks run in llvm-xray's order: sequential. */
+	return !c->has_xray;
+}
+
+struct tmx_chrome *tmx_chrome_worker_new(const struct tmx_chrome *sink)
+{
+	return chrome_alloc(-1, sink->sched_slices);
+}
+
+struct outbuf *tmx_chrome_worker_outbuf(struct tmx_chrome *w)
+{
+	return &w->out;
+}
+
+void tmx_chrome_format(struct tmx_chrome *w, const struct tmx_msg *msg, uint64_t hole[2])
+{
+	uint64_t sw[2];
+
+	hole[0] = hole[1] = SINK_NO_POS;
+	if (!charted(msg))
+		return;
+	put_head(&w->out, msg);
+	hole[0] = outbuf_pos(&w->out);
+	put_tail(&w->out, msg);
+	if (!w->sched_slices || msg->kind != TMX_MSG_EVENT || !sched_switch(msg, &sw[0], &sw[1]))
+		return;
+	hole[1] = outbuf_pos(&w->out);
+	outbuf_write(&w->out, (const char *)sw, sizeof(sw));
+	if (sw[1])
+		put_slice_tail(&w->out, msg, sw[1]);
+}
+
+int tmx_chrome_emit(struct tmx_chrome *c, const struct sink_piece *pc, struct tmx_error *err)
+{
+	const struct tmx_msg *msg = &pc->msg;
+	uint32_t end = pc->hole[1] == SINK_NO_HOLE ? pc->len : pc->hole[1];
+	uint64_t sw[2];
+	size_t pid, tid;
+
+	if (!charted(msg))
+		return TMX_OK;
+	name_stream(c, msg->stream, &pid, &tid);
+	begin_record(c);
+	outbuf_write(&c->out, pc->text, pc->hole[0]);
+	put_ids(&c->out, pid, tid);
+	outbuf_write(&c->out, pc->text + pc->hole[0], end - pc->hole[0]);
+	if (msg->kind == TMX_MSG_EVENT && msg->has_ts)
+		c->last_ns = msg->ns;
+	if (end < pc->len) {
+		memcpy(sw, pc->text + end, sizeof(sw));
+		if (switch_slice(c, msg, pid, sw[0], sw[1] != 0, err))
+			return err->code;
+		outbuf_write(&c->out, pc->text + end + sizeof(sw), pc->len - end - sizeof(sw));
+	}
+	return write_error(c, err);
 }

@@ -7,20 +7,44 @@
 #include "model/field_class.h"
 #include "sink/json/jsonval.h"
 
-void json_string(struct outbuf *b, const char *str, size_t n)
+/*
+ * Whether none of the 8 bytes of `x` needs escaping: each is printable
+ * ASCII, neither the quote nor the backslash (bytewise tests without
+ * branches: a byte below n sets its high bit in (x - n) & ~x).
+ */
+static inline bool plain8(uint64_t x)
+{
+	const uint64_t ones = UINT64_C(0x0101010101010101), highs = ones << 7;
+	uint64_t q = x ^ (ones * '"'), bs = x ^ (ones * '\\');
+
+	return !((((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((bs - ones) & ~bs) | x) & highs);
+}
+
+/* Bytes copied as they are (the NUL is not: it ends a key). */
+static const bool plain_byte[256] = {
+	[0x20 ... 0x21] = true, [0x23 ... 0x5b] = true, [0x5d ... 0x7f] = true,
+};
+
+static inline bool plain(unsigned char c)
+{
+	return plain_byte[c];
+}
+
+/* The rest of a string from byte i, escaped where needed, and its closing quote. */
+static void string_tail(struct outbuf *b, const char *str, size_t i, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0;
 
-	outbuf_putc(b, '"');
 	while (i < n) {
 		size_t run = i;
 		unsigned char c;
 		size_t l;
 
 		/* Printable ASCII but the quote and the backslash: copied in runs. */
-		while (run < n && s[run] >= 0x20 && s[run] < 0x80 && s[run] != '"' && s[run] != '\\')
+		for (uint64_t x; run + 8 <= n && (memcpy(&x, s + run, 8), plain8(x));)
+			run += 8;
+		while (run < n && plain(s[run]))
 			run++;
 		outbuf_write(b, str + i, run - i);
 		if ((i = run) == n)
@@ -47,8 +71,55 @@ void json_string(struct outbuf *b, const char *str, size_t n)
 	outbuf_putc(b, '"');
 }
 
+void json_string(struct outbuf *b, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	char *p = b->data + b->len;
+	size_t i = 0;
+
+	if (n + 2 > OUTBUF_SIZE - b->len) {
+		outbuf_putc(b, '"');
+		string_tail(b, str, 0, n);
+		return;
+	}
+	/* Room for it unescaped: the plain bytes go straight into the buffer. */
+	*p++ = '"';
+	for (uint64_t x; i + 8 <= n && (memcpy(&x, s + i, 8), plain8(x)); i += 8)
+		memcpy(p + i, &x, 8);
+	for (; i < n && plain(s[i]); i++)
+		p[i] = (char)s[i];
+	if (i == n) {
+		p[n] = '"';
+		b->len += n + 2;
+		return;
+	}
+	b->len += i + 1;
+	string_tail(b, str, i, n);
+}
+
+/* Longest key written by json_key()'s fast path. */
+#define KEY_FAST 64
+
 void json_key(struct outbuf *b, const char *key, bool first)
 {
+	/* Names are short identifiers: without strlen(), straight into the buffer. */
+	if (OUTBUF_SIZE - b->len >= KEY_FAST + 4) {
+		char *p = b->data + b->len, *start = p;
+		size_t k = 0;
+
+		if (!first)
+			*p++ = ',';
+		*p++ = '"';
+		for (; k < KEY_FAST && plain((unsigned char)key[k]); k++)
+			p[k] = key[k];
+		if (!key[k]) {
+			p += k;
+			*p++ = '"';
+			*p++ = ':';
+			b->len += (size_t)(p - start);
+			return;
+		}
+	}
 	if (!first)
 		outbuf_putc(b, ',');
 	json_string(b, key, strlen(key));
@@ -117,16 +188,123 @@ static void put_blob(struct outbuf *b, const struct tmx_value *v)
 	outbuf_putc(b, '"');
 }
 
+/*
+ * %.17g of a finite double whose magnitude is in [1e-5, 1e17): 17
+ * significant digits, exactly rounded (to nearest, ties to even, as
+ * glibc's printf in the default rounding mode), without printf's
+ * multi-precision arithmetic: |d| = m / 2^s with m < 2^53 and s <= 70,
+ * so |d| * 10^p for the p that gives 17 digits (p <= 21) is m * 10^p,
+ * below 2^127, divided by 2^s.  Returns the length, 0 outside the range.
+ */
+static size_t format_g17(char *out, double d)
+{
+	static const uint64_t pow10[] = {
+		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
+		10000000000u, 100000000000u, 1000000000000u, 10000000000000u, 100000000000000u,
+		1000000000000000u, 10000000000000000u, 100000000000000000u,
+		1000000000000000000u, 10000000000000000000u,
+	};
+	double a = fabs(d);
+	uint64_t bits, m, q = 0;
+	int s, e, x;
+	char dig[20], *o = out;
+	int nd = 17;
+
+	if (!(a >= 1e-5 && a < 1e17))
+		return 0;
+	memcpy(&bits, &a, 8);
+	m = (bits & ((UINT64_C(1) << 52) - 1)) | UINT64_C(1) << 52;
+	s = 1075 - (int)(bits >> 52);    /* a = m / 2^s */
+	x = (int)floor(log10(a));        /* decimal exponent, corrected below */
+	for (int tries = 0; tries < 3; tries++) {
+		int p = 16 - x;
+		unsigned __int128 n, r, half;
+
+		if (p < 0 || p > 21)
+			return 0;
+		n = (unsigned __int128)m * (p > 19 ? pow10[19] : pow10[p]);
+		if (p > 19)
+			n *= pow10[p - 19];
+		if (s <= 0) {
+			if (s < -10)
+				return 0;
+			n <<= -s;
+			q = (uint64_t)n;
+		} else {
+			q = (uint64_t)(n >> s);
+			r = n - ((unsigned __int128)q << s);
+			half = (unsigned __int128)1 << (s - 1);
+			q += r > half || (r == half && (q & 1));
+		}
+		if (q >= pow10[17])
+			x++;
+		else if (q < pow10[16])
+			x--;
+		else
+			break;
+	}
+	if (q < pow10[16] || q >= pow10[17])
+		return 0;
+	tmx_put_u64(dig, q);
+	while (nd > 1 && dig[nd - 1] == '0')
+		nd--;
+	if (d < 0)
+		*o++ = '-';
+	if (x < -4 || x >= 17) {
+		*o++ = dig[0];
+		if (nd > 1) {
+			*o++ = '.';
+			memcpy(o, dig + 1, (size_t)nd - 1);
+			o += nd - 1;
+		}
+		e = x < 0 ? -x : x;
+		*o++ = 'e';
+		*o++ = x < 0 ? '-' : '+';
+		*o++ = (char)('0' + e / 10);
+		*o++ = (char)('0' + e % 10);
+	} else if (x >= 0) {
+		memcpy(o, dig, (size_t)x + 1);
+		o += x + 1;
+		if (nd > x + 1) {
+			*o++ = '.';
+			memcpy(o, dig + x + 1, (size_t)(nd - x - 1));
+			o += nd - x - 1;
+		}
+	} else {
+		*o++ = '0';
+		*o++ = '.';
+		for (int z = -1; z > x; z--)
+			*o++ = '0';
+		memcpy(o, dig, (size_t)nd);
+		o += nd;
+	}
+	return (size_t)(o - out);
+}
+
+size_t json_double(char out[32], double d)
+{
+	size_t n;
+
+	if (!isfinite(d))
+		return (size_t)snprintf(out, 32, "null");
+	/* Integers below 10^17: their digits (printf's %.17g gives the same). */
+	if (fabs(d) < 1e17 && d == (double)(int64_t)d && (d != 0 || !signbit(d))) {
+		char *o = out;
+
+		if (d < 0)
+			*o++ = '-';
+		return (size_t)(tmx_put_u64(o, (uint64_t)fabs(d)) - out);
+	}
+	if ((n = format_g17(out, d)))
+		return n;
+	return (size_t)snprintf(out, 32, "%.17g", d);
+}
+
 static void put_float(struct outbuf *b, double d)
 {
 	char num[32];
 
-	if (!isfinite(d)) {
-		outbuf_puts(b, "null");
-		return;
-	}
-	snprintf(num, sizeof(num), "%.17g", d);
-	outbuf_puts(b, num);
+	outbuf_write(b, num, json_double(num, d));
 }
 
 static size_t put_struct(struct outbuf *b, const struct tmx_value *vals, size_t i)

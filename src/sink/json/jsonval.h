@@ -16,6 +16,8 @@
 void json_string(struct outbuf *b, const char *s, size_t n);
 /* `"key":`, preceded by a comma unless first. */
 void json_key(struct outbuf *b, const char *key, bool first);
+/* A float as printf's %.17g (null if not finite) into `out`; returns its length. */
+size_t json_double(char out[32], double d);
 /* The value at vals[i] and its subtree; returns the index after it. */
 size_t json_value(struct outbuf *b, const struct tmx_value *vals, size_t i);
 

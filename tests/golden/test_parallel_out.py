@@ -1,0 +1,147 @@
+"""The parallel runner with the Chrome output and the CTF writer: output bytes never
+depend on the number of jobs.
+
+Runs -o chrome (and --sched-slices) and -o ctf (CTF 1.8 and CTF 2 output, and small
+packets, which splits input packets) on corpus CTF 1.8 and CTF 2 traces, trace.dat
+files, XRay logs, inputs of several formats and damaged copies (cuts and bit flips, see
+test_parallel.py), with --jobs 1, 2 and 8, and requires identical standard output,
+standard error, exit status and, for -o ctf, the same files with the same bytes.
+--jobs 1 is the sequential path that test_ctf_writer.py and the Chrome tests check;
+this test makes the parallel path answer for the same bytes.  A trace without a UUID
+gets a random one per run: it is masked in the metadata and the packet headers.
+
+--quick: a small subset, for the ThreadSanitizer build.
+"""
+import glob
+import os
+import random
+import re
+import shutil
+import sys
+import tempfile
+
+from bt2ref import Report, parse_args, run
+from test_parallel import DAMAGED, damaged_copies
+
+JOBS = ["1", "2", "8"]
+CTF_SETS = [["-o", "ctf"], ["-o", "ctf", "--ctf-version=2"], ["-o", "ctf", "--ctf-packet-size=200"]]
+CHROME_SETS = [["-o", "chrome"], ["-o", "chrome", "--sched-slices"]]
+
+
+def inputs(corpus, quick):
+    bt = os.path.join(corpus, "babeltrace-tests/ctf-traces")
+    ctf = sorted(os.path.dirname(m) for m in glob.glob(os.path.join(bt, "**/metadata"), recursive=True))
+    ctf2 = sorted(d for d in glob.glob(os.path.join(corpus, "ctf2/converted/*"))
+                  if os.path.isfile(os.path.join(d, "metadata")))
+    dat = sorted(glob.glob(os.path.join(corpus, "tracecmd-samples/*.dat")))
+    # XRay: one unit of several streams (threads) for the CTF writer; Chrome sequential.
+    xray = sorted(glob.glob(os.path.join(corpus, "xray-samples/*.xray")))
+    if quick:
+        return ctf[::12] + ctf2[::60] + dat[:2] + xray[:1]
+    return ctf + ctf2[::4] + dat + xray
+
+
+def uuids(out_dir):
+    """The UUIDs written, as (text form, JSON array form, bytes), from each metadata file."""
+    found = []
+    for meta in glob.glob(os.path.join(out_dir, "**/metadata"), recursive=True):
+        with open(meta, "rb") as f:
+            text = f.read()
+        m = re.search(rb'uuid = "([0-9a-f-]{36})"', text)
+        if m:
+            raw = bytes.fromhex(m.group(1).decode().replace("-", ""))
+        else:
+            m = re.search(rb'"uuid":\[([0-9,]+)\]', text)
+            if not m:
+                continue
+            raw = bytes(int(x) for x in m.group(1).split(b","))
+        found.append((m.group(1), raw))
+    return found
+
+
+def written(out_dir):
+    """Every file under out_dir: relative path -> bytes, with the UUIDs masked."""
+    masks = uuids(out_dir)
+    files = {}
+    for root, _, names in os.walk(out_dir):
+        for name in names:
+            path = os.path.join(root, name)
+            with open(path, "rb") as f:
+                data = f.read()
+            for text, raw in masks:
+                data = data.replace(text, b"UUID").replace(raw, b"\0" * 16)
+            files[os.path.relpath(path, out_dir)] = data
+    return files
+
+
+def compare(report, args, work, what, argv, ctf):
+    out_dir = os.path.join(work, "out")
+    results = {}
+    for j in JOBS:
+        shutil.rmtree(out_dir, ignore_errors=True)
+        extra = ["-w", out_dir] if ctf else []
+        code, out, err = run(args.tracemux, ["--jobs", j] + extra + argv, timeout=120)
+        results[j] = (code, out, err, written(out_dir) if ctf else {})
+    ref = results[JOBS[0]]
+    if ref[0] not in (0, 1, 2):
+        report.fail(what, f"--jobs 1: exit status {ref[0]}\n{ref[2].decode(errors='replace')[-800:]}")
+        return
+    for j in JOBS[1:]:
+        got = results[j]
+        for name, i in (("exit status", 0), ("stdout", 1), ("stderr", 2)):
+            if got[i] != ref[i]:
+                detail = f"{name} differs with --jobs {j}"
+                if i == 0:
+                    detail += f": {got[0]} vs {ref[0]}\n{got[2].decode(errors='replace')[-800:]}"
+                report.fail(what, detail)
+                return
+        if sorted(got[3]) != sorted(ref[3]):
+            report.fail(what, f"files differ with --jobs {j}: {sorted(got[3])} vs {sorted(ref[3])}")
+            return
+        for name in ref[3]:
+            if got[3][name] != ref[3][name]:
+                report.fail(what, f"{name} differs with --jobs {j}")
+                return
+    report.ok()
+
+
+def main():
+    quick = "--quick" in sys.argv
+    if quick:
+        sys.argv.remove("--quick")
+    args = parse_args()
+    report = Report("parallel runner, chrome and ctf outputs (--jobs 1, 2, 8)")
+    work = tempfile.mkdtemp(prefix="tracemux-parallel-out-")
+    ctf_sets = CTF_SETS[:2] if quick else CTF_SETS
+    try:
+        def both(what, argv, lenient=False):
+            extra = ["--lenient"] if lenient else []
+            for opts in CHROME_SETS[:1] + ctf_sets:
+                compare(report, args, work, f"{what} {' '.join(extra + opts)}", extra + opts + argv,
+                        "ctf" in opts)
+
+        for path in inputs(args.corpus, quick):
+            both(os.path.relpath(path, args.corpus), [path])
+            if path.endswith(".dat") or "lttng" in path or "kernel" in path:
+                compare(report, args, work, f"{os.path.relpath(path, args.corpus)} --sched-slices",
+                        CHROME_SETS[1] + [path], False)
+        # Several readers at once; with XRay, Chrome stays sequential (llvm-xray's order).
+        dat = sorted(glob.glob(os.path.join(args.corpus, "tracecmd-samples/*.dat")))
+        xray = sorted(glob.glob(os.path.join(args.corpus, "xray-samples/*.xray")))
+        ctf = os.path.join(args.corpus, DAMAGED[0])
+        both("ctf + trace.dat", [ctf] + dat[:2])
+        compare(report, args, work, "ctf + xray -o chrome", ["-o", "chrome", ctf] + xray[:1], False)
+        # Damaged inputs: what is written before the fault, then the same error.
+        rng = random.Random(16)
+        for what, trace, _ in damaged_copies(args, work, rng):
+            both(what, [trace])
+            both(what, [trace], lenient=True)
+            if quick:
+                break
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    report.finish()
+
+
+if __name__ == "__main__":
+    main()
