@@ -159,7 +159,9 @@ static bool is_entry(struct tfg *g, const struct tdat_record *rec)
 {
 	if (rec->event != g->last_ev) {
 		g->last_ev = rec->event;
-		g->last_is_entry = rec->event && !strcmp(rec->event->name, "funcgraph_entry") &&
+		/* (events alternate: most names fail at their first byte) */
+		g->last_is_entry = rec->event && rec->event->name[0] == 'f' &&
+				   !strcmp(rec->event->name, "funcgraph_entry") &&
 				   !strcmp(rec->event->system, "ftrace");
 	}
 	return g->last_is_entry;

@@ -210,10 +210,26 @@ static void put_latency(struct tcr *r, struct tcr_file *tf, const char *comm, in
 		outbuf_write(b, "-0x", 3);
 		put_hex(b, (uint32_t)tep_data_flags(tf->tep, tr));
 	} else {
+		r->comm_gen++;
 		trace_seq_reset(&r->seq);
 		tep_print_event(tf->tep, &r->seq, tr, "%s", TEP_PRINT_LATENCY);
 		outbuf_write(b, r->seq.buffer, r->seq.len);
 	}
+}
+
+/* tep_data_comm_from_pid(), remembered until the next libtraceevent print. */
+static const char *comm_of(struct tcr *r, const struct tcr_file *tf, int pid)
+{
+	struct tcr_comm *c = &r->comms[(unsigned)pid % 256];
+
+	if (c->gen != r->comm_gen || c->pid != pid || r->multi) {
+		c->pid = pid;
+		c->gen = r->comm_gen;
+		c->comm = tep_data_comm_from_pid(tf->tep, pid);
+		if (!c->comm)
+			c->comm = "<...>";
+	}
+	return c->comm;
 }
 
 /* --ts-diff: " %-8s" of "(+DIFF)" in the printed unit, empty for the first record. */
@@ -250,6 +266,7 @@ static void put_tep_text(struct tcr *r, struct tcr_file *tf, const struct tdat_r
 		outbuf_puts(r->out, "[INVALID RECORD: a field lies outside the record]");
 		return;
 	}
+	r->comm_gen++;
 	trace_seq_reset(&r->seq);
 	tep_print_event(tf->tep, &r->seq, &tr, "%s", r->o->raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);
 	len = r->seq.len;
@@ -279,29 +296,26 @@ static void emit(struct tcr *r, struct tcr_handle *h, const struct tdat_record *
 		return;
 	to_tep_record(rec, &tr);
 	pid = ahead ? ahead->pid : tep_data_pid(tf->tep, &tr);
-	comm = tep_data_comm_from_pid(tf->tep, pid);
-	if (!comm)
-		comm = "<...>";
-	if (r->o->latency) {
+	comm = comm_of(r, tf, pid);
+	if (r->o->latency)
 		put_latency(r, tf, comm, pid, &tr);
-	} else {
-		/* "%16s-%-5d [%03d]" */
-		put_right(b, comm, 16);
-		if (ahead)
-			outbuf_write(b, ahead->pid_cpu, ahead->pid_cpu_len);
-		else
-			tcr_put_pid_cpu(b, pid, rec->cpu);
-	}
-	if (ahead)
-		outbuf_write(b, ahead->time, ahead->time_len);
 	else
-		tcr_put_time_col(r, b, tf, ts);
-	if (r->o->ts_diff)
+		put_right(b, comm, 16);   /* "%16s-%-5d [%03d]" */
+	if (ahead && !r->o->ts_diff) {
+		/* pid, CPU, time, name and text are one run of bytes */
+		outbuf_write(b, ahead->pid_cpu, (size_t)(ahead->text + ahead->text_len - ahead->pid_cpu));
+		rendered = ahead->rendered;
+	} else if (ahead) {
+		outbuf_write(b, ahead->pid_cpu, (size_t)(ahead->text - ahead->pid_cpu));
 		put_ts_diff(r, tf, ts);
-	if (ahead) {
 		outbuf_write(b, ahead->text, ahead->text_len);
 		rendered = ahead->rendered;
 	} else {
+		if (!r->o->latency)
+			tcr_put_pid_cpu(b, pid, rec->cpu);
+		tcr_put_time_col(r, b, tf, ts);
+		if (r->o->ts_diff)
+			put_ts_diff(r, tf, ts);
 		rendered = tcr_put_name_text(b, tf, tcr_event_of(tf, rec), rec, r->scratch,
 					     sizeof(r->scratch));
 	}
@@ -548,6 +562,7 @@ static void tcr_free(struct tcr *r)
 		free(tf->hooks);
 		free(tf->plans);
 		free(tf->ev_by_id);
+		free(tf->need_by_id);
 		if (tf->tep) {
 			if (tf->plugins)
 				tep_unload_plugins(tf->plugins, tf->tep);
@@ -582,6 +597,7 @@ int tmx_tcreport_run(const char *const *paths, size_t n_paths, const struct tmx_
 		return tmx_error_set(err, TMX_ERR_USAGE, NULL, "no input trace given");
 	memset(&r, 0, sizeof(r));
 	r.o = o;
+	r.comm_gen = 1;
 	trace_seq_init(&r.seq);
 	r.out = malloc(sizeof(*r.out));
 	r.files = calloc(n_paths, sizeof(*r.files));

@@ -66,6 +66,7 @@ struct tcr_file {
 	 * n_ev_by_id, so an id past it has no event.
 	 */
 	struct tep_event **ev_by_id;
+	int64_t *need_by_id;         /* and tcr_fixed_need() of it */
 	size_t n_ev_by_id;
 	bool ids_all;
 	bool primed;                 /* libtraceevent's common field offsets found (index_events()) */
@@ -148,6 +149,17 @@ struct tcr {
 	struct tcg_vcpus *guests;    /* KVM guests' vCPUs (guest.h) */
 	struct tfg *fg;              /* funcgraph_entry/exit handlers (funcgraph.h) */
 	struct tcr_par *par;         /* worker threads read the cursors (report_par.c), or NULL */
+	/*
+	 * tep_data_comm_from_pid()'s answers by pid (a bsearch each): valid
+	 * while gen is comm_gen, which each libtraceevent print moves on (the
+	 * sched plugins register comms as they print).
+	 */
+	struct tcr_comm {
+		int pid;
+		uint32_t gen;
+		const char *comm;
+	} comms[256];
+	uint32_t comm_gen;
 };
 
 /* ---- Columns (printf semantics without printf; digits from outbuf.h) ---- */
@@ -221,6 +233,13 @@ static inline bool common_inside(const struct tcr_file *tf, const struct tdat_re
 bool tcr_prepare(struct tcr *r, const struct tcr_file *tf, const struct tdat_record *rec,
 		 struct tep_record *tr, struct tep_event **evp);
 uint32_t tcr_copy_size(const struct tcr_file *tf, const struct tdat_record *rec);
+/*
+ * The bytes libtraceevent reads of any record of `ev` (at least), -1 when
+ * it cannot be given one, TCR_NEED_VARIES when that depends on the record
+ * (dynamic fields).
+ */
+#define TCR_NEED_VARIES (-2)
+int64_t tcr_fixed_need(const struct tep_event *ev);
 
 /* libtraceevent's tep_find_event_by_record() for a record holding its common fields. */
 static inline struct tep_event *tcr_event_of(const struct tcr_file *tf,

@@ -73,14 +73,34 @@ static int64_t fields_need(const struct tep_format_field *fl, const uint8_t *d, 
 static int64_t bytes_read(const struct tcr_file *tf, const struct tep_event *ev,
 			  const struct tdat_record *rec)
 {
-	int64_t a = fields_need(ev->format.common_fields, rec->data, rec->size, tf->swap);
-	int64_t b = fields_need(ev->format.fields, rec->data, rec->size, tf->swap);
+	int64_t a, b = (size_t)ev->id < tf->n_ev_by_id ? tf->need_by_id[ev->id] : TCR_NEED_VARIES;
 
-	if (a < 0 || b < 0)
+	if (b == TCR_NEED_VARIES) {
+		a = fields_need(ev->format.common_fields, rec->data, rec->size, tf->swap);
+		b = fields_need(ev->format.fields, rec->data, rec->size, tf->swap);
+		if (a < 0 || b < 0)
+			return -1;
+		if (b < a)
+			b = a;
+	}
+	if (b < 0)
 		return -1;
-	if (b < a)
-		b = a;
 	return b > rec->size ? b : rec->size;
+}
+
+int64_t tcr_fixed_need(const struct tep_event *ev)
+{
+	const struct tep_format_field *lists[2] = { ev->format.common_fields, ev->format.fields };
+	int64_t a, b;
+
+	for (int k = 0; k < 2; k++)
+		for (const struct tep_format_field *fl = lists[k]; fl; fl = fl->next)
+			if ((fl->flags & TEP_FIELD_IS_DYNAMIC) && fl->size == 4)
+				return TCR_NEED_VARIES;
+	/* without dynamic fields fields_need() reads no record */
+	a = fields_need(lists[0], NULL, 0, false);
+	b = fields_need(lists[1], NULL, 0, false);
+	return a < 0 || b < 0 ? -1 : b > a ? b : a;
 }
 
 /*

@@ -72,6 +72,7 @@ struct worker {
 struct reader {
 	struct batch *b;
 	size_t pos;
+	const struct tdat_record *head;  /* the record at pos, once peeked */
 	bool ended;                  /* took NULL from the pool */
 };
 
@@ -79,6 +80,11 @@ struct unit {
 	struct tcr_handle *h;
 	size_t cursor;
 	size_t look_span;            /* its file's tfg_look_span() */
+	/*
+	 * Its next batch's size: the first ones small (the main thread starts
+	 * early, short traces have several batches), doubling up to max_items.
+	 */
+	size_t items;
 };
 
 struct tcr_par {
@@ -87,7 +93,6 @@ struct tcr_par {
 	struct unit *units;
 	struct reader *readers;
 	size_t n_units;
-	size_t *unit_of;             /* by h->unit + cursor: its unit, SIZE_MAX when not listed */
 	size_t max_items, max_bytes;
 };
 
@@ -241,7 +246,7 @@ static bool fill(void *ctx, void *ws, size_t u, void *p)
 	struct tcr_par *par = ctx;
 	struct worker *w = ws;
 	struct batch *b = p;
-	const struct unit *un = &par->units[u];
+	struct unit *un = &par->units[u];
 	struct tdat_cursor *cur = un->h->cur[un->cursor];
 	struct tmx_error err = { 0 };
 	bool last = false;
@@ -250,7 +255,7 @@ static bool fill(void *ctx, void *ws, size_t u, void *p)
 	w->b = b;
 	w->base = outbuf_pos(&w->out);
 	tmx_warn_capture_set(&w->capture);
-	while (!last && !b->oom && b->n < par->max_items && rel(w) < par->max_bytes) {
+	while (!last && !b->oom && b->n < un->items && rel(w) < par->max_bytes) {
 		const struct tdat_record *rec;
 
 		if (tdat_cursor_next(cur, &rec, &err)) {
@@ -266,6 +271,8 @@ static bool fill(void *ctx, void *ws, size_t u, void *p)
 	}
 	tmx_warn_capture_set(NULL);
 	outbuf_flush(&w->out);
+	if (un->items < par->max_items)
+		un->items = un->items * 2 < par->max_items ? un->items * 2 : par->max_items;
 	w->b = NULL;
 	if (b->oom) {
 		/* what lost its bytes goes; the error closes the unit where it happened */
@@ -292,11 +299,11 @@ static const struct par_pool_ops pool_ops = {
 
 /* ---- The main thread ---- */
 
-int tcr_par_peek(struct tcr *r, struct tcr_handle *h, size_t i, const struct tdat_record **rec,
-		 struct tmx_error *err)
+/* The unit's next record, past its warnings (replayed now), as tdat_cursor_peek(). */
+static int peek_slow(struct tcr *r, size_t u, const struct tdat_record **rec,
+		     struct tmx_error *err)
 {
 	struct tcr_par *par = r->par;
-	size_t u = par->unit_of[h->unit + i];
 	struct reader *rd = &par->readers[u];
 
 	*rec = NULL;
@@ -327,7 +334,7 @@ int tcr_par_peek(struct tcr *r, struct tcr_handle *h, size_t i, const struct tda
 			rd->pos++;
 			continue;
 		case IT_REC:
-			*rec = &it->rec;
+			*rec = rd->head = &it->rec;
 			return TMX_OK;
 		case IT_END:
 			return TMX_OK;
@@ -338,13 +345,28 @@ int tcr_par_peek(struct tcr *r, struct tcr_handle *h, size_t i, const struct tda
 	}
 }
 
+int tcr_par_peek(struct tcr *r, struct tcr_handle *h, size_t i, const struct tdat_record **rec,
+		 struct tmx_error *err)
+{
+	const struct tdat_record *head = r->par->readers[h->unit + i].head;
+
+	if (head) {
+		*rec = head;
+		return TMX_OK;
+	}
+	return peek_slow(r, h->unit + i, rec, err);
+}
+
 int tcr_par_next(struct tcr *r, struct tcr_handle *h, size_t i, const struct tdat_record **rec,
 		 struct tmx_error *err)
 {
-	int ret = tcr_par_peek(r, h, i, rec, err);
+	struct reader *rd = &r->par->readers[h->unit + i];
+	int ret = rd->head ? (*rec = rd->head, TMX_OK) : peek_slow(r, h->unit + i, rec, err);
 
-	if (!ret && *rec)
-		r->par->readers[r->par->unit_of[h->unit + i]].pos++;
+	if (!ret && *rec) {
+		rd->pos++;
+		rd->head = NULL;
+	}
 	return ret;
 }
 
@@ -379,7 +401,6 @@ static void par_free(struct tcr_par *par)
 {
 	free(par->units);
 	free(par->readers);
-	free(par->unit_of);
 	free(par);
 }
 
@@ -396,32 +417,25 @@ int tcr_par_start(struct tcr *r, unsigned jobs, struct tmx_error *err)
 	for (size_t k = 0; k < r->n_handles; k++)
 		n_cur += r->handles[k].n_cpus;
 	if (!(par = calloc(1, sizeof(*par))) ||
-	    !(par->unit_of = malloc((n_cur ? n_cur : 1) * sizeof(*par->unit_of))) ||
 	    !(par->units = calloc(n_cur ? n_cur : 1, sizeof(*par->units)))) {
 		if (par)
 			par_free(par);
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 	}
 	par->r = r;
-	n_cur = 0;
 	for (size_t k = 0; k < r->n_handles; k++) {
 		struct tcr_handle *h = &r->handles[k];
 
-		h->unit = n_cur;
-		for (size_t i = 0; i < h->n_cpus; i++, n_cur++) {
-			/*
-			 * Also the CPUs that --cpu leaves out: the function graph
-			 * look-ahead reads them (what is never asked for costs
-			 * `depth` batches, its warnings and errors never come out).
-			 */
-			if (h->done) {
-				par->unit_of[n_cur] = SIZE_MAX;
-				continue;
-			}
-			par->unit_of[n_cur] = par->n_units;
+		/*
+		 * Every CPU, also those that --cpu leaves out: the function graph
+		 * look-ahead reads them (what is never asked for costs `depth`
+		 * batches, its warnings and errors never come out).
+		 */
+		h->unit = par->n_units;
+		for (size_t i = 0; i < h->n_cpus; i++)
 			par->units[par->n_units++] =
-				(struct unit){ h, i, tfg_look_span(h->file->tep, h->file->f) };
-		}
+				(struct unit){ h, i, tfg_look_span(h->file->tep, h->file->f),
+					       PAR_MIN_ITEMS };
 	}
 	if (!par->n_units) {
 		par_free(par);

@@ -150,14 +150,28 @@ static int index_events(struct tcr_file *tf, struct tmx_error *err)
 	}
 	if (max_id < 0)   /* no events: libtraceevent warns at every lookup, leave it so */
 		return TMX_OK;
-	if (!(tf->ev_by_id = calloc((size_t)max_id + 1, sizeof(*tf->ev_by_id))))
+	if (!(tf->ev_by_id = calloc((size_t)max_id + 1, sizeof(*tf->ev_by_id))) ||
+	    !(tf->need_by_id = calloc((size_t)max_id + 1, sizeof(*tf->need_by_id))))
 		return tmx_error_set(err, TMX_ERR_NOMEM, tf->f->path, "out of memory");
 	tf->n_ev_by_id = (size_t)max_id + 1;
-	for (size_t i = 0; evs[i]; i++)
-		if (evs[i]->id >= 0 && evs[i]->id <= max_id && !tf->ev_by_id[evs[i]->id])
-			tf->ev_by_id[evs[i]->id] = tep_find_event(tf->tep, evs[i]->id);
+	for (size_t i = 0; evs[i]; i++) {
+		int id = evs[i]->id;
+		if (id >= 0 && id <= max_id && !tf->ev_by_id[id]) {
+			tf->ev_by_id[id] = tep_find_event(tf->tep, id);
+			tf->need_by_id[id] = tcr_fixed_need(tf->ev_by_id[id]);
+		}
+	}
 	tf->ids_all = all;
-	if (tf->common_end <= sizeof(zeros)) {
+	/*
+	 * libtraceevent takes the offsets from its first event by id and looks
+	 * again at every call while the size it found is 0: then not primed.
+	 */
+	for (size_t i = 0; i < 3 && all; i++) {
+		static const char *const names[] = { "common_type", "common_pid", "common_flags" };
+		const struct tep_format_field *fl = tep_find_common_field(evs[0], names[i]);
+		all = !fl || fl->size > 0;
+	}
+	if (all && tf->common_end <= sizeof(zeros)) {
 		tep_data_type(tf->tep, &tr);
 		tep_data_pid(tf->tep, &tr);
 		tep_data_flags(tf->tep, &tr);
