@@ -113,10 +113,10 @@ static void put_label(const struct tcr *r, struct outbuf *b, const char *label)
  * The label, the DROPPED line, and for a record shorter than its common
  * fields the whole line: returns false then.
  */
-bool tcr_put_head(const struct tcr *r, struct outbuf *b, const struct tcr_handle *h,
-		  const struct tdat_record *rec)
+bool tcr_put_head(const struct tcr *r, struct outbuf *b, const struct tcr_file *tf,
+		  const char *label, const struct tdat_record *rec)
 {
-	put_label(r, b, h->label);
+	put_label(r, b, label);
 	if (rec->missed_events) {
 		outbuf_write(b, "CPU:", 4);
 		outbuf_u64(b, rec->cpu, 0);
@@ -128,7 +128,7 @@ bool tcr_put_head(const struct tcr *r, struct outbuf *b, const struct tcr_handle
 			outbuf_puts(b, " [EVENTS DROPPED]\n");
 		}
 	}
-	if (!common_inside(h->file, rec)) {
+	if (!common_inside(tf, rec)) {
 		outbuf_puts(b, "CPU:");
 		outbuf_u64(b, rec->cpu, 0);
 		outbuf_puts(b, " [INVALID RECORD: ");
@@ -292,7 +292,7 @@ static void emit(struct tcr *r, struct tcr_handle *h, const struct tdat_record *
 
 	if (ahead)
 		outbuf_write(b, ahead->head, ahead->head_len);
-	if (ahead ? ahead->whole : !tcr_put_head(r, b, h, rec))
+	if (ahead ? ahead->whole : !tcr_put_head(r, b, tf, h->label, rec))
 		return;
 	to_tep_record(rec, &tr);
 	pid = ahead ? ahead->pid : tep_data_pid(tf->tep, &tr);

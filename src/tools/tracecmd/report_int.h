@@ -293,8 +293,8 @@ int tcr_align_times(struct tcr *r, struct tmx_error *err);
 void tcr_put_ts(const struct tcr *r, struct outbuf *b, const struct tcr_file *tf, uint64_t ts);
 
 /* report.c: the parts of a line that depend on the record alone (emit()). */
-bool tcr_put_head(const struct tcr *r, struct outbuf *b, const struct tcr_handle *h,
-		  const struct tdat_record *rec);
+bool tcr_put_head(const struct tcr *r, struct outbuf *b, const struct tcr_file *tf,
+		  const char *label, const struct tdat_record *rec);
 void tcr_put_pid_cpu(struct outbuf *b, int pid, uint32_t cpu);
 void tcr_put_time_col(const struct tcr *r, struct outbuf *b, const struct tcr_file *tf,
 		      uint64_t ts);

@@ -76,9 +76,14 @@ struct reader {
 	bool ended;                  /* took NULL from the pool */
 };
 
+/*
+ * A unit as its workers see it: copies of what they read of the handle and
+ * of the report, whose cache lines the main thread writes at every record.
+ */
 struct unit {
-	struct tcr_handle *h;
-	size_t cursor;
+	struct tdat_cursor *cur;
+	const struct tcr_file *tf;
+	const char *label;
 	size_t look_span;            /* its file's tfg_look_span() */
 	/*
 	 * Its next batch's size: the first ones small (the main thread starts
@@ -89,6 +94,7 @@ struct unit {
 
 struct tcr_par {
 	struct tcr *r;
+	struct tcr rc;               /* the report's settings for the workers: a copy */
 	struct par_pool *pool;
 	struct unit *units;
 	struct reader *readers;
@@ -101,7 +107,8 @@ struct tcr_par {
 static void batch_reset(struct batch *b)
 {
 	for (size_t i = 0; i < b->n; i++)
-		free(b->items[i].warning);
+		if (b->items[i].kind == IT_WARN)
+			free(b->items[i].warning);
 	b->n = 0;
 	b->len = 0;
 	b->oom = false;
@@ -157,8 +164,8 @@ static struct item *add_item(struct batch *b, enum item_kind kind)
 		return NULL;
 	}
 	it = &b->items[b->n++];
-	memset(it, 0, sizeof(*it));
 	it->kind = kind;
+	it->warning = NULL;
 	return it;
 }
 
@@ -203,10 +210,9 @@ static uint32_t rel(const struct worker *w)
 /* One record into the batch: its bytes, then the parts of its line. */
 static void add_record(struct worker *w, const struct unit *un, const struct tdat_record *rec)
 {
-	const struct tcr_handle *h = un->h;
 	static const char zeros[8];
-	const struct tcr *r = w->par->r;
-	const struct tcr_file *tf = h->file;
+	const struct tcr *r = &w->par->rc;
+	const struct tcr_file *tf = un->tf;
 	struct item *it = add_item(w->b, IT_REC);
 	struct tep_record tr;
 	uint32_t size;
@@ -224,8 +230,10 @@ static void add_record(struct worker *w, const struct unit *un, const struct tda
 	outbuf_write(&w->out, (const char *)rec->data, size);
 	it->rec.avail = size;
 	it->at[0] = rel(w);
-	it->whole = !tcr_put_head(r, &w->out, h, rec);
+	it->whole = !tcr_put_head(r, &w->out, tf, un->label, rec);
 	it->at[1] = it->at[2] = it->at[3] = it->at[4] = rel(w);
+	it->rendered = false;
+	it->pid = 0;
 	if (it->whole)
 		return;
 	to_tep_record(rec, &tr);
@@ -247,7 +255,7 @@ static bool fill(void *ctx, void *ws, size_t u, void *p)
 	struct worker *w = ws;
 	struct batch *b = p;
 	struct unit *un = &par->units[u];
-	struct tdat_cursor *cur = un->h->cur[un->cursor];
+	struct tdat_cursor *cur = un->cur;
 	struct tmx_error err = { 0 };
 	bool last = false;
 
@@ -423,6 +431,7 @@ int tcr_par_start(struct tcr *r, unsigned jobs, struct tmx_error *err)
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 	}
 	par->r = r;
+	par->rc = *r;
 	for (size_t k = 0; k < r->n_handles; k++) {
 		struct tcr_handle *h = &r->handles[k];
 
@@ -434,8 +443,8 @@ int tcr_par_start(struct tcr *r, unsigned jobs, struct tmx_error *err)
 		h->unit = par->n_units;
 		for (size_t i = 0; i < h->n_cpus; i++)
 			par->units[par->n_units++] =
-				(struct unit){ h, i, tfg_look_span(h->file->tep, h->file->f),
-					       PAR_MIN_ITEMS };
+				(struct unit){ h->cur[i], h->file, h->label,
+					       tfg_look_span(h->file->tep, h->file->f), PAR_MIN_ITEMS };
 	}
 	if (!par->n_units) {
 		par_free(par);
