@@ -32,9 +32,9 @@
 #include "tools/tracecmd/report_int.h"
 #include "tracemux/run.h"
 
-#define PAR_DEPTH 2
+#define PAR_DEPTH 4
 #define PAR_BUDGET (32u << 20)      /* all units' batches, at most (about) */
-#define PAR_MAX_ITEMS 1024
+#define PAR_MAX_ITEMS 4096
 #define PAR_MIN_ITEMS 16
 #define PAR_ITEM_BYTES 384          /* an item and its bytes, for the budget */
 
