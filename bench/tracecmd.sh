@@ -11,10 +11,13 @@
 # trace-cmd 3.1.6 default).  Also makes a v6 uncompressed copy with
 # `trace-cmd convert` and times both.
 #
-# Needs build/tracemux (or $TMX), trace-cmd and GNU time.  The two outputs
-# must be identical, else no figures are printed.  Prints wall time (best
-# of RUNS), peak RSS and the ratio trace-cmd / tracemux.  Not part of the
-# test suite.
+# Needs build/tracemux (or $TMX), trace-cmd, GNU time and bc.  The outputs of
+# every job count must be trace-cmd's, else no figures are printed.  Prints,
+# for trace-cmd and for --jobs 1, 2, 4 ... every CPU the process may use
+# (nproc), the wall time (best of RUNS), events per second, speed-up over
+# --jobs 1, CPU time, peak RSS and the ratio trace-cmd / tracemux, with the
+# load average at the start (the machine may be shared).  Runs unchanged on
+# any number of cores.  Not part of the test suite.
 set -eu
 cd "$(dirname "$0")/.."
 TMX=${TMX:-build/tracemux}
@@ -51,27 +54,49 @@ V6=$DIR/$(basename "$TRACE" .dat)-v6.dat
 [ -f "$V6" ] || { mkdir -p "$DIR"; trace-cmd convert -i "$TRACE" -o "$V6" --file-version 6 --compression none >/dev/null 2>&1; }
 
 export LC_ALL=C TZ=UTC
+unset TRACEMUX_JOBS
+CPUS=$(nproc)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 BENCH_TMP=$tmp
 . bench/lib.sh
 
+# 1 2 4 ... below the CPU count, then the CPU count itself.
+job_counts() {
+	j=1
+	while [ "$j" -lt "$CPUS" ]; do
+		echo "$j"
+		j=$((j * 2))
+	done
+	echo "$CPUS"
+}
+
+echo "$CPUS CPUs, load: $(uptime | sed 's/.*load average: //')"
 for f in "$TRACE" "$V6"; do
-	events=$(trace-cmd report "$f" 2>/dev/null | tee "$tmp/tc.txt" | wc -l)
-	"$TMX" -o tracecmd "$f" >"$tmp/tm.txt"
-	if ! cmp -s "$tmp/tc.txt" "$tmp/tm.txt"; then
-		echo "$f: tracemux -o tracecmd differs from trace-cmd report: no figures" >&2
-		cmp "$tmp/tc.txt" "$tmp/tm.txt" >&2 || true
-		exit 1
-	fi
+	trace-cmd report "$f" >"$tmp/tc.txt" 2>/dev/null
+	events=$(($(wc -l <"$tmp/tc.txt") - 1))   # less the cpus= line
+	# The figures only mean something if every job count prints trace-cmd's bytes.
+	for j in $(job_counts); do
+		"$TMX" -o tracecmd --jobs "$j" "$f" >"$tmp/tm.txt"
+		if ! cmp -s "$tmp/tc.txt" "$tmp/tm.txt"; then
+			echo "$f: tracemux -o tracecmd --jobs $j differs from trace-cmd report: no figures" >&2
+			cmp "$tmp/tc.txt" "$tmp/tm.txt" >&2 || true
+			exit 1
+		fi
+	done
+	rm -f "$tmp/tc.txt" "$tmp/tm.txt"
+	echo "$(basename "$f"): $(du -h "$f" | cut -f1), $events events, outputs identical to trace-cmd's for every job count"
 	tc=$(measure "$RUNS" trace-cmd report "$f")
-	tm=$(measure "$RUNS" "$TMX" -o tracecmd "$f")
-	echo "$(basename "$f"): $(du -h "$f" | cut -f1), $events lines, outputs identical"
-	# shellcheck disable=SC2086  # three words
-	set -- $tc $tm
-	echo "  trace-cmd report      $1 s wall, $3 s CPU, $2 KB peak RSS"
-	echo "  tracemux -o tracecmd  $4 s wall, $6 s CPU, $5 KB peak RSS"
-	echo "  ratio (trace-cmd / tracemux): $(echo "scale=1; $1 / $4" | bc)x wall," \
-		"$(echo "scale=1; $3 / $6" | bc)x CPU"
+	printf '  %-22s %5s %9s %13s %9s %8s %8s %9s\n' "" jobs seconds events/s speed-up "CPU s" "peak MB" "vs t-cmd"
+	printf '  %-22s %5s %9.3f %13s %9s %8s %8s\n' "trace-cmd report" "" "$(secs "$tc")" \
+		"$(echo "$events / $(secs "$tc")" | bc)" "" "$(cpus "$tc")" "$(($(kbs "$tc") / 1024))"
+	for j in $(job_counts); do
+		r=$(measure "$RUNS" "$TMX" -o tracecmd --jobs "$j" "$f")
+		[ "$j" = 1 ] && one=$r
+		printf '  %-22s %5s %9.3f %13s %8.2fx %8s %8s %8.1fx\n' "tracemux -o tracecmd" "$j" \
+			"$(secs "$r")" "$(echo "$events / $(secs "$r")" | bc)" \
+			"$(echo "scale=3; $(secs "$one") / $(secs "$r")" | bc)" "$(cpus "$r")" \
+			"$(($(kbs "$r") / 1024))" "$(echo "scale=2; $(secs "$tc") / $(secs "$r")" | bc)"
+	done
 done

@@ -361,6 +361,8 @@ int main(int argc, char **argv)
 		bool handled;
 		cli.tcreport.lenient = cli.open.tracedat.lenient;
 		cli.tcreport.diag = cli.tc_quiet ? NULL : &diag;
+		if (jobs_of(&cli, &cli.tcreport.jobs))
+			return 2;
 		const struct cli_filter_args fa = { cli.event_args, cli.n_event_args, cli.filter_expr };
 
 		status = cli_tracecmd(cli.inputs, cli.n_inputs, &cli.tcreport, cli.output_path,

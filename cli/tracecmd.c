@@ -51,7 +51,8 @@ static bool keep_record(const void *ctx, size_t file, const struct tdat_record *
 	const struct kept *k = ctx;
 	struct rec_key key = { file, rec->buffer, rec->cpu, rec->offset };
 
-	return bsearch(&key, k->keys, k->n, sizeof(key), cmp_key) != NULL;
+	/* (no records kept: no array, which bsearch() must not see) */
+	return k->n && bsearch(&key, k->keys, k->n, sizeof(key), cmp_key) != NULL;
 }
 
 /* The records of the events that --events / --filter keep, read through the model. */
@@ -82,7 +83,7 @@ static int kept_records(const char *const *inputs, size_t n, bool lenient,
 	}
 	tmx_source_free(src);
 	tmx_filter_free(filter);
-	if (!status)
+	if (!status && k->n)
 		qsort(k->keys, k->n, sizeof(*k->keys), cmp_key);
 	return status;
 }

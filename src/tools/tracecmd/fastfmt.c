@@ -4,6 +4,7 @@
 
 #include <event-parse.h>
 
+#include "sink/outbuf.h"
 #include "tools/tracecmd/fastfmt.h"
 
 enum seg_kind {
@@ -383,13 +384,12 @@ static bool put_num(struct out *o, const struct seg *s, uint64_t raw)
 			*--q = hex[v & 15];
 			v >>= 4;
 		} while (v);
+		n = (size_t)(digits + sizeof(digits) - q);
 	} else {
-		do {
-			*--q = (char)('0' + v % 10);
-			v /= 10;
-		} while (v);
+		/* two digits at a time (outbuf.h) */
+		q = digits;
+		n = (size_t)(tmx_put_u64(digits, v) - digits);
 	}
-	n = (size_t)(digits + sizeof(digits) - q);
 	total = n + neg;
 	if (s->left) {
 		if ((neg && !put(o, "-", 1)) || !put(o, q, n))

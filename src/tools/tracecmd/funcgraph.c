@@ -117,6 +117,18 @@ static bool copy_record(struct rec_copy *c, const struct tdat_record *rec, size_
 	return true;
 }
 
+size_t tfg_look_span(struct tep_handle *tep, const struct tdat_file *f)
+{
+	const struct tep_event *exit_ev = tep_find_event_by_name(tep, "ftrace", "funcgraph_exit");
+	size_t span = exit_ev ? tep_span(exit_ev) : 0;
+
+	for (size_t i = 0; i < f->n_events; i++)
+		if (!strcmp(f->events[i]->name, "funcgraph_entry") &&
+		    !strcmp(f->events[i]->system, "ftrace") && tdat_span(f->events[i]) > span)
+			span = tdat_span(f->events[i]);
+	return span;
+}
+
 static void to_tep_record(const struct tdat_record *rec, struct tep_record *tr)
 {
 	memset(tr, 0, sizeof(*tr));
@@ -147,7 +159,9 @@ static bool is_entry(struct tfg *g, const struct tdat_record *rec)
 {
 	if (rec->event != g->last_ev) {
 		g->last_ev = rec->event;
-		g->last_is_entry = rec->event && !strcmp(rec->event->name, "funcgraph_entry") &&
+		/* (events alternate: most names fail at their first byte) */
+		g->last_is_entry = rec->event && rec->event->name[0] == 'f' &&
+				   !strcmp(rec->event->name, "funcgraph_entry") &&
 				   !strcmp(rec->event->system, "ftrace");
 	}
 	return g->last_is_entry;
@@ -199,7 +213,7 @@ static bool catch_up(struct tfg *g)
 			continue;
 		for (;;) {
 			uint64_t t;
-			if (tdat_cursor_peek(h->cur[i], &rec, &err)) {
+			if (h->peek(h, i, &rec, &err)) {
 				fail(g, &err);
 				return false;
 			}
@@ -208,7 +222,7 @@ static bool catch_up(struct tfg *g)
 			t = h->time(h->time_arg, rec);
 			if (t > g->at_time || (t == g->at_time && i > g->at))
 				break;
-			if (tdat_cursor_next(h->cur[i], &rec, &err)) {
+			if (h->next(h, i, &rec, &err)) {
 				fail(g, &err);
 				return false;
 			}
@@ -228,7 +242,7 @@ static bool peek_next(struct tfg *g, const struct tdat_record **next, size_t *at
 	for (size_t i = 0; i < h->n_cur; i++) {
 		const struct tdat_record *rec;
 		uint64_t t;
-		if (tdat_cursor_peek(h->cur[i], &rec, &err)) {
+		if (h->peek(h, i, &rec, &err)) {
 			fail(g, &err);
 			return false;
 		}
@@ -283,7 +297,7 @@ static bool take_exit(struct tfg_file *gf, struct trace_seq *s, int pid, unsigne
 		return false;
 	if (tep_get_field_val(s, gf->exit_ev, "func", exit, &nfunc, 1) || nfunc != func)
 		return false;
-	if (tdat_cursor_next(g->h->cur[at], &next, &err)) {
+	if (g->h->next(g->h, at, &next, &err)) {
 		fail(g, &err);
 		return false;
 	}

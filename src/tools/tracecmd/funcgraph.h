@@ -22,7 +22,7 @@
  * address in hex.  -R, -r and -n bypass the handlers (libtraceevent's
  * flags).
  *
- * The look-ahead reads the cursors of the handle being printed, which
+ * The look-ahead reads the CPUs of the handle being printed, which
  * report.c reads in trace-cmd's order; records of CPUs that --cpu leaves
  * out are passed over up to the printed record's time first, as trace-cmd
  * reads every CPU and drops them after.  Where trace-cmd 3.1.6 differs on
@@ -58,13 +58,28 @@ int tfg_attach(struct tfg *g, struct tep_handle *tep, const char *path, struct t
 
 /* One trace-cmd handle (a buffer of a file) as the look-ahead reads it. */
 struct tfg_handle {
-	struct tdat_cursor **cur;          /* the buffer's CPUs, in file order */
-	size_t n_cur;
-	const bool *listed;                /* --cpu: per cursor, printed or not; NULL: all are */
+	size_t n_cur;                      /* the buffer's CPUs, in file order */
+	const bool *listed;                /* --cpu: per CPU, printed or not; NULL: all are */
+	/*
+	 * CPU i's next record, left there (peek) or taken (next), as
+	 * tdat_cursor_peek() / tdat_cursor_next() (the report reads its
+	 * cursors itself or through its workers).
+	 */
+	int (*peek)(const struct tfg_handle *h, size_t i, const struct tdat_record **rec,
+		    struct tmx_error *err);
+	int (*next)(const struct tfg_handle *h, size_t i, const struct tdat_record **rec,
+		    struct tmx_error *err);
 	/* The report's time of a record (trace-cmd's record->ts under the timestamp options). */
 	uint64_t (*time)(const void *arg, const struct tdat_record *rec);
 	const void *time_arg;
 };
+
+/*
+ * The bytes of a record that the look-ahead copies at most (from its page,
+ * see tfg_before_print()), on a file: what a copy of the record must hold
+ * for it to read the same.
+ */
+size_t tfg_look_span(struct tep_handle *tep, const struct tdat_file *f);
 
 /*
  * Before `rec`, taken from cursor `at` of `h`, is printed.  Returns the

@@ -90,32 +90,33 @@ static void note_label(struct tcr *r, const char *label)
 }
 
 /* trace-cmd's print_handle_file(). */
-static void put_label(struct tcr *r, const char *label)
+static void put_label(const struct tcr *r, struct outbuf *b, const char *label)
 {
 	if (!r->multi && !r->instances)
 		return;
 	if (label) {
-		put_right(r->out, label, r->max_label);
-		outbuf_write(r->out, ": ", 2);
+		put_right(b, label, r->max_label);
+		outbuf_write(b, ": ", 2);
 	} else {
-		outbuf_spaces(r->out, r->max_label + 2);
+		outbuf_spaces(b, r->max_label + 2);
 	}
 }
 
-/* One line: trace-cmd's trace_show_data(). */
-static void emit(struct tcr *r, struct tcr_handle *h, const struct tdat_record *rec)
-{
-	struct tcr_file *tf = h->file;
-	struct outbuf *b = r->out;
-	struct tep_record tr;
-	struct tep_event *ev;
-	char buf[24], *end;
-	const char *comm, *name;
-	unsigned len;
-	int pid, n;
-	uint64_t ts = rec_time(tf, rec);
+/*
+ * The parts of one line (trace-cmd's trace_show_data()) that depend on the
+ * record alone: report_par.c has worker threads write them ahead, emit()
+ * adds what depends on the records printed before (the comm, which the
+ * sched plugins register as they print; --ts-diff; text from libtraceevent).
+ */
 
-	put_label(r, h->label);
+/*
+ * The label, the DROPPED line, and for a record shorter than its common
+ * fields the whole line: returns false then.
+ */
+bool tcr_put_head(const struct tcr *r, struct outbuf *b, const struct tcr_file *tf,
+		  const char *label, const struct tdat_record *rec)
+{
+	put_label(r, b, label);
 	if (rec->missed_events) {
 		outbuf_write(b, "CPU:", 4);
 		outbuf_u64(b, rec->cpu, 0);
@@ -127,97 +128,199 @@ static void emit(struct tcr *r, struct tcr_handle *h, const struct tdat_record *
 			outbuf_puts(b, " [EVENTS DROPPED]\n");
 		}
 	}
-	to_tep_record(rec, &tr);
 	if (!common_inside(tf, rec)) {
 		outbuf_puts(b, "CPU:");
 		outbuf_u64(b, rec->cpu, 0);
 		outbuf_puts(b, " [INVALID RECORD: ");
 		outbuf_u64(b, rec->size, 0);
 		outbuf_puts(b, " bytes, shorter than the common fields]\n");
-		return;
+		return false;
 	}
-	pid = tep_data_pid(tf->tep, &tr);
-	comm = tep_data_comm_from_pid(tf->tep, pid);
-	if (!comm)
-		comm = "<...>";
-	if (r->o->latency) {
-		/* "%8.8s-%-5d %3d", then libtraceevent's latency flags (-R: "-0x%x" of them) */
-		size_t cl = strnlen(comm, 8);
-		outbuf_spaces(b, 8 - cl);
-		outbuf_write(b, comm, cl);
-		outbuf_putc(b, '-');
-		end = fmt_i64(buf, pid);
-		put_num(b, buf, end, 5, true);
-		outbuf_putc(b, ' ');
-		end = tmx_put_u64(buf, rec->cpu);
-		put_num(b, buf, end, 3, false);
-		if (r->o->raw) {
-			outbuf_write(b, "-0x", 3);
-			put_hex(b, (uint32_t)tep_data_flags(tf->tep, &tr));
-		} else {
-			trace_seq_reset(&r->seq);
-			tep_print_event(tf->tep, &r->seq, &tr, "%s", TEP_PRINT_LATENCY);
-			outbuf_write(b, r->seq.buffer, r->seq.len);
-		}
-	} else {
-		/* "%16s-%-5d [%03d]" */
-		put_right(b, comm, 16);
-		outbuf_putc(b, '-');
-		end = fmt_i64(buf, pid);
-		put_num(b, buf, end, 5, true);
-		outbuf_write(b, " [", 2);
-		outbuf_u64(b, rec->cpu, 3);
-		outbuf_putc(b, ']');
-	}
-	/* " %6.1000d:", " %9.1d:" or "%12d:" */
+	return true;
+}
+
+/* "-%-5d [%03d]" after the comm (not with -l). */
+void tcr_put_pid_cpu(struct outbuf *b, int pid, uint32_t cpu)
+{
+	char buf[24], *end;
+
+	outbuf_putc(b, '-');
+	end = fmt_i64(buf, pid);
+	put_num(b, buf, end, 5, true);
+	outbuf_write(b, " [", 2);
+	outbuf_u64(b, cpu, 3);
+	outbuf_putc(b, ']');
+}
+
+/* " %6.1000d:", " %9.1d:" or "%12d:" */
+void tcr_put_time_col(const struct tcr *r, struct outbuf *b, const struct tcr_file *tf,
+		      uint64_t ts)
+{
 	if (tf->usecs)
 		outbuf_putc(b, ' ');
-	tcr_put_ts(r, tf, ts);
+	tcr_put_ts(r, b, tf, ts);
 	outbuf_putc(b, ':');
-	if (r->o->ts_diff) {
-		/* " %-8s" of "(+DIFF)" in the printed unit, empty for the first record */
-		size_t dl = 0;
-		outbuf_putc(b, ' ');
-		/* trace-cmd: use_trace_clock (a TRACECLOCK option, no --ts2secs) and no -t: usecs */
-		if (tf->use_trace_clock && !r->o->nsec)
-			ts = (ts + 500) / 1000;
-		if (r->last_ts) {
-			end = fmt_i64(buf, (int64_t)(ts - r->last_ts));
-			dl = (size_t)(end - buf) + 3;
-			outbuf_write(b, "(+", 2);
-			outbuf_write(b, buf, dl - 3);
-			outbuf_putc(b, ')');
-		}
-		if (dl < 8)
-			outbuf_spaces(b, 8 - dl);
-		r->last_ts = ts;
-	}
-	/* " %s: " and the name padded to 20 columns */
-	ev = tep_find_event_by_record(tf->tep, &tr);
-	name = ev && ev->name ? ev->name : "";
+}
+
+/*
+ * " %s: " and the name padded to 20 columns, then the event text when a
+ * compiled print fmt renders it (into scratch, sizeof r->scratch): true;
+ * false when libtraceevent has to print the text.
+ */
+bool tcr_put_name_text(struct outbuf *b, const struct tcr_file *tf, const struct tep_event *ev,
+		       const struct tdat_record *rec, char *scratch, size_t cap)
+{
+	const char *name = ev && ev->name ? ev->name : "";
+	size_t len = strlen(name);
+	int n;
+
 	outbuf_putc(b, ' ');
-	outbuf_puts(b, name);
+	outbuf_write(b, name, len);
 	outbuf_write(b, ": ", 2);
-	if (strlen(name) < 20)
-		outbuf_spaces(b, 20 - strlen(name));
+	if (len < 20)
+		outbuf_spaces(b, 20 - len);
 	/* trace-cmd drops one newline at the end of the line. */
 	if (ev && ev->id >= 0 && ev->id < tf->n_plans && tf->plans[ev->id] &&
-	    (n = tcf_render(tf->plans[ev->id], rec->data, rec->size, r->scratch,
-			    sizeof(r->scratch))) >= 0) {
-		if (n && r->scratch[n - 1] == '\n')
+	    (n = tcf_render(tf->plans[ev->id], rec->data, rec->size, scratch, cap)) >= 0) {
+		if (n && scratch[n - 1] == '\n')
 			n--;
-		outbuf_write(b, r->scratch, (size_t)n);
-	} else if (!tcr_prepare(r, tf, rec, &tr, &ev)) {
-		outbuf_puts(b, "[INVALID RECORD: a field lies outside the record]");
-	} else {
-		trace_seq_reset(&r->seq);
-		tep_print_event(tf->tep, &r->seq, &tr, "%s",
-				r->o->raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);
-		len = r->seq.len;
-		if (len && r->seq.buffer[len - 1] == '\n')
-			len--;
-		outbuf_write(b, r->seq.buffer, len);
+		outbuf_write(b, scratch, (size_t)n);
+		return true;
 	}
+	return false;
+}
+
+/* The comm and pid columns of -l: "%8.8s-%-5d %3d", then libtraceevent's latency flags. */
+static void put_latency(struct tcr *r, struct tcr_file *tf, const char *comm, int pid,
+			struct tep_record *tr)
+{
+	struct outbuf *b = r->out;
+	char buf[24], *end;
+	size_t cl = strnlen(comm, 8);
+
+	outbuf_spaces(b, 8 - cl);
+	outbuf_write(b, comm, cl);
+	outbuf_putc(b, '-');
+	end = fmt_i64(buf, pid);
+	put_num(b, buf, end, 5, true);
+	outbuf_putc(b, ' ');
+	end = tmx_put_u64(buf, (uint64_t)tr->cpu);
+	put_num(b, buf, end, 3, false);
+	if (r->o->raw) {   /* -R: "-0x%x" of them */
+		outbuf_write(b, "-0x", 3);
+		put_hex(b, (uint32_t)tep_data_flags(tf->tep, tr));
+	} else {
+		r->comm_gen++;
+		trace_seq_reset(&r->seq);
+		tep_print_event(tf->tep, &r->seq, tr, "%s", TEP_PRINT_LATENCY);
+		outbuf_write(b, r->seq.buffer, r->seq.len);
+	}
+}
+
+/* tep_data_comm_from_pid(), remembered until the next libtraceevent print. */
+static const char *comm_of(struct tcr *r, const struct tcr_file *tf, int pid)
+{
+	struct tcr_comm *c = &r->comms[(unsigned)pid % 256];
+
+	if (c->gen != r->comm_gen || c->pid != pid || r->multi) {
+		c->pid = pid;
+		c->gen = r->comm_gen;
+		c->comm = tep_data_comm_from_pid(tf->tep, pid);
+		if (!c->comm)
+			c->comm = "<...>";
+	}
+	return c->comm;
+}
+
+/* --ts-diff: " %-8s" of "(+DIFF)" in the printed unit, empty for the first record. */
+static void put_ts_diff(struct tcr *r, const struct tcr_file *tf, uint64_t ts)
+{
+	struct outbuf *b = r->out;
+	char buf[24], *end;
+	size_t dl = 0;
+
+	outbuf_putc(b, ' ');
+	/* trace-cmd: use_trace_clock (a TRACECLOCK option, no --ts2secs) and no -t: usecs */
+	if (tf->use_trace_clock && !r->o->nsec)
+		ts = (ts + 500) / 1000;
+	if (r->last_ts) {
+		end = fmt_i64(buf, (int64_t)(ts - r->last_ts));
+		dl = (size_t)(end - buf) + 3;
+		outbuf_write(b, "(+", 2);
+		outbuf_write(b, buf, dl - 3);
+		outbuf_putc(b, ')');
+	}
+	if (dl < 8)
+		outbuf_spaces(b, 8 - dl);
+	r->last_ts = ts;
+}
+
+/* The event text from libtraceevent, one newline at the end dropped. */
+static void put_tep_text(struct tcr *r, struct tcr_file *tf, const struct tdat_record *rec)
+{
+	struct tep_record tr;
+	struct tep_event *ev;
+	unsigned len;
+
+	if (!tcr_prepare(r, tf, rec, &tr, &ev)) {
+		outbuf_puts(r->out, "[INVALID RECORD: a field lies outside the record]");
+		return;
+	}
+	r->comm_gen++;
+	trace_seq_reset(&r->seq);
+	tep_print_event(tf->tep, &r->seq, &tr, "%s", r->o->raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);
+	len = r->seq.len;
+	if (len && r->seq.buffer[len - 1] == '\n')
+		len--;
+	outbuf_write(r->out, r->seq.buffer, len);
+}
+
+/*
+ * One line: trace-cmd's trace_show_data().  With workers the parts that
+ * depend on the record alone come written (`ahead`, else NULL).
+ */
+static void emit(struct tcr *r, struct tcr_handle *h, const struct tdat_record *rec,
+		 const struct tcr_parts *ahead)
+{
+	struct tcr_file *tf = h->file;
+	struct outbuf *b = r->out;
+	struct tep_record tr;
+	const char *comm;
+	int pid;
+	uint64_t ts = rec_time(tf, rec);
+	bool rendered;
+
+	if (ahead)
+		outbuf_write(b, ahead->head, ahead->head_len);
+	if (ahead ? ahead->whole : !tcr_put_head(r, b, tf, h->label, rec))
+		return;
+	to_tep_record(rec, &tr);
+	pid = ahead ? ahead->pid : tep_data_pid(tf->tep, &tr);
+	comm = comm_of(r, tf, pid);
+	if (r->o->latency)
+		put_latency(r, tf, comm, pid, &tr);
+	else
+		put_right(b, comm, 16);   /* "%16s-%-5d [%03d]" */
+	if (ahead && !r->o->ts_diff) {
+		/* pid, CPU, time, name and text are one run of bytes */
+		outbuf_write(b, ahead->pid_cpu, (size_t)(ahead->text + ahead->text_len - ahead->pid_cpu));
+		rendered = ahead->rendered;
+	} else if (ahead) {
+		outbuf_write(b, ahead->pid_cpu, (size_t)(ahead->text - ahead->pid_cpu));
+		put_ts_diff(r, tf, ts);
+		outbuf_write(b, ahead->text, ahead->text_len);
+		rendered = ahead->rendered;
+	} else {
+		if (!r->o->latency)
+			tcr_put_pid_cpu(b, pid, rec->cpu);
+		tcr_put_time_col(r, b, tf, ts);
+		if (r->o->ts_diff)
+			put_ts_diff(r, tf, ts);
+		rendered = tcr_put_name_text(b, tf, tcr_event_of(tf, rec), rec, r->scratch,
+					     sizeof(r->scratch));
+	}
+	if (!rendered)
+		put_tep_text(r, tf, rec);
 	if (r->o->wakeup)
 		tcr_process_wakeup(r, tf, rec);
 	outbuf_putc(b, '\n');
@@ -348,7 +451,7 @@ static int report(struct tcr *r, struct tmx_error *err)
 
 		if ((ret = tcr_add_handle(r, tf, 0, r->multi ? tf->base : NULL, err)))
 			return ret;
-		put_label(r, r->multi ? tf->base : NULL);
+		put_label(r, r->out, r->multi ? tf->base : NULL);
 		outbuf_write(r->out, "cpus=", 5);
 		outbuf_i64(r->out, tf->cpus);
 		outbuf_putc(r->out, '\n');
@@ -391,6 +494,8 @@ static int report(struct tcr *r, struct tmx_error *err)
 		ret = tcg_add_file(&r->guests, r->files[i].f, r->files[i].tep, err);
 	if (ret || (ret = tcg_start(r->guests, o->diag, err)))
 		return ret;
+	if (!o->profile && (ret = tcr_par_start(r, o->jobs, err)))
+		return ret;
 
 	for (;;) {
 		struct tcr_handle *best;
@@ -403,13 +508,17 @@ static int report(struct tcr *r, struct tmx_error *err)
 			tcr_check_ts(r, best);
 		if (o->profile) {
 			/* trace-cmd's show_data_func: the record goes to the profile, not the output */
-			put_label(r, best->label);
+			put_label(r, r->out, best->label);
 			if ((ret = profile_record(r, best, best->rec, err)))
 				return ret;
 		} else {
+			struct tcr_parts parts;
+
+			if (r->par)
+				tcr_par_parts(best->rec, &parts);
 			/* a funcgraph entry may take the next record of its handle (funcgraph.h) */
 			best->rec = tfg_before_print(r->fg, &best->fg, best->rec_cursor, best->rec);
-			emit(r, best, best->rec);
+			emit(r, best, best->rec, r->par ? &parts : NULL);
 			if ((ret = tfg_after_print(r->fg, err)))
 				return ret;
 		}
@@ -426,6 +535,7 @@ static int report(struct tcr *r, struct tmx_error *err)
 
 static void tcr_free(struct tcr *r)
 {
+	tcr_par_stop(r);
 	for (size_t i = 0; i < r->n_handles; i++) {
 		struct tcr_handle *h = &r->handles[i];
 		for (size_t k = 0; k < h->n_cpus; k++)
@@ -451,6 +561,8 @@ static void tcr_free(struct tcr *r)
 			tcp_hook_free(&tf->hooks[k]);
 		free(tf->hooks);
 		free(tf->plans);
+		free(tf->ev_by_id);
+		free(tf->need_by_id);
 		if (tf->tep) {
 			if (tf->plugins)
 				tep_unload_plugins(tf->plugins, tf->tep);
@@ -485,6 +597,7 @@ int tmx_tcreport_run(const char *const *paths, size_t n_paths, const struct tmx_
 		return tmx_error_set(err, TMX_ERR_USAGE, NULL, "no input trace given");
 	memset(&r, 0, sizeof(r));
 	r.o = o;
+	r.comm_gen = 1;
 	trace_seq_init(&r.seq);
 	r.out = malloc(sizeof(*r.out));
 	r.files = calloc(n_paths, sizeof(*r.files));

@@ -51,6 +51,11 @@ struct tmx_tcreport_opts {
 	size_t n_filters;
 	struct tmx_tcreport_filter filters[TMX_TCREPORT_MAX_FILTERS];
 	bool lenient;       /* passed to the reader: skip damaged pages */
+	/*
+	 * Threads that read and write the records ahead (0: every CPU
+	 * available, 1: none); the output does not depend on it.
+	 */
+	unsigned jobs;
 	const struct tmx_diag *diag;
 
 	/* Information about the files instead of the events (trace-cmd report's order of precedence). */

@@ -91,11 +91,11 @@ static int print_cpus(struct tcr *r, size_t i, struct tmx_error *err)
 		outbuf_i64(r->out, cd->cpu);
 		if (r->o->first_event) {
 			outbuf_puts(r->out, "\tFirst event:");
-			tcr_put_ts(r, tf, time_of(tf, first, tdat_convert_ts_cpu(f, first, cd->cpu)));
+			tcr_put_ts(r, r->out, tf, time_of(tf, first, tdat_convert_ts_cpu(f, first, cd->cpu)));
 		}
 		if (r->o->last_event) {
 			outbuf_puts(r->out, "\tLast event:");
-			tcr_put_ts(r, tf, time_of(tf, last, tdat_convert_ts_cpu(f, last, cd->cpu)));
+			tcr_put_ts(r, r->out, tf, time_of(tf, last, tdat_convert_ts_cpu(f, last, cd->cpu)));
 		}
 		outbuf_putc(r->out, '\n');
 	}

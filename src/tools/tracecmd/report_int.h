@@ -14,6 +14,8 @@
  *   report_info.c    what is printed instead of the events (-p, -e, --events,
  *                    --check-events, -f, -P, -E, --cpus, --uname, --version)
  *   report_wakeup.c  -w wakeup latencies
+ *   report_par.c     --jobs: the CPUs read and their lines written ahead on
+ *                    worker threads, merged here in libtracecmd's order
  *
  * Functions that several parts call are prefixed tcr_ (the report); the
  * helpers inlined here are on the per-record path.
@@ -34,6 +36,7 @@
 #include "tracecmd/tracedat.h"
 
 struct tcf_plan;
+struct tcr_par;
 struct tcg_vcpus;
 struct tcp_hook;
 struct tcp_profile;
@@ -56,6 +59,17 @@ struct tcr_file {
 	/* Compiled print fmts by event id (fastfmt.h), NULL: libtraceevent renders it. */
 	struct tcf_plan **plans;
 	int n_plans;
+	/*
+	 * libtraceevent's event by id (tep_find_event(), looked up once per
+	 * id at set-up: its one-entry cache misses on alternating events, and
+	 * worker threads must not write it); ids_all: every id is below
+	 * n_ev_by_id, so an id past it has no event.
+	 */
+	struct tep_event **ev_by_id;
+	int64_t *need_by_id;         /* and tcr_fixed_need() of it */
+	size_t n_ev_by_id;
+	bool ids_all;
+	bool primed;                 /* libtraceevent's common field offsets found (index_events()) */
 	bool swap;                   /* file and host byte orders differ */
 	uint32_t common_end;         /* bytes of the common fields (common_type, common_pid...) */
 	/* Formats libtraceevent could not parse (--check-events), the first one's name. */
@@ -91,6 +105,7 @@ struct tcr_lat {
 
 /* One buffer of one file: trace-cmd's tracecmd_input handle. */
 struct tcr_handle {
+	struct tcr *r;
 	struct tcr_file *file;
 	size_t buffer;
 	const char *label;           /* prefix name, NULL for a lone file's top buffer */
@@ -103,6 +118,7 @@ struct tcr_handle {
 	bool *listed;                    /* --cpu: per cursor, printed or not (NULL: all are) */
 	bool done;
 	struct tfg_handle fg;            /* what the function graph look-ahead reads */
+	size_t unit;                     /* with workers: its cursor i is unit `unit + i` (report_par.c) */
 };
 
 struct tcr {
@@ -132,6 +148,18 @@ struct tcr {
 	bool filter_test_done;       /* -T printed the filters: nothing else */
 	struct tcg_vcpus *guests;    /* KVM guests' vCPUs (guest.h) */
 	struct tfg *fg;              /* funcgraph_entry/exit handlers (funcgraph.h) */
+	struct tcr_par *par;         /* worker threads read the cursors (report_par.c), or NULL */
+	/*
+	 * tep_data_comm_from_pid()'s answers by pid (a bsearch each): valid
+	 * while gen is comm_gen, which each libtraceevent print moves on (the
+	 * sched plugins register comms as they print).
+	 */
+	struct tcr_comm {
+		int pid;
+		uint32_t gen;
+		const char *comm;
+	} comms[256];
+	uint32_t comm_gen;
 };
 
 /* ---- Columns (printf semantics without printf; digits from outbuf.h) ---- */
@@ -204,6 +232,28 @@ static inline bool common_inside(const struct tcr_file *tf, const struct tdat_re
  */
 bool tcr_prepare(struct tcr *r, const struct tcr_file *tf, const struct tdat_record *rec,
 		 struct tep_record *tr, struct tep_event **evp);
+uint32_t tcr_copy_size(const struct tcr_file *tf, const struct tdat_record *rec);
+/*
+ * The bytes libtraceevent reads of any record of `ev` (at least), -1 when
+ * it cannot be given one, TCR_NEED_VARIES when that depends on the record
+ * (dynamic fields).
+ */
+#define TCR_NEED_VARIES (-2)
+int64_t tcr_fixed_need(const struct tep_event *ev);
+
+/* libtraceevent's tep_find_event_by_record() for a record holding its common fields. */
+static inline struct tep_event *tcr_event_of(const struct tcr_file *tf,
+					     const struct tdat_record *rec)
+{
+	struct tep_record tr;
+	int id;
+
+	to_tep_record(rec, &tr);
+	id = tep_data_type(tf->tep, &tr);
+	if (id >= 0 && (size_t)id < tf->n_ev_by_id)
+		return tf->ev_by_id[id];
+	return tf->ids_all ? NULL : tep_find_event(tf->tep, id);
+}
 
 /* ---- Timestamps ---- */
 
@@ -240,7 +290,16 @@ static inline uint64_t rec_time(const struct tcr_file *tf, const struct tdat_rec
 /* report_time.c */
 int tcr_setup_times(struct tcr *r, struct tcr_file *tf, struct tmx_error *err);
 int tcr_align_times(struct tcr *r, struct tmx_error *err);
-void tcr_put_ts(struct tcr *r, const struct tcr_file *tf, uint64_t ts);
+void tcr_put_ts(const struct tcr *r, struct outbuf *b, const struct tcr_file *tf, uint64_t ts);
+
+/* report.c: the parts of a line that depend on the record alone (emit()). */
+bool tcr_put_head(const struct tcr *r, struct outbuf *b, const struct tcr_file *tf,
+		  const char *label, const struct tdat_record *rec);
+void tcr_put_pid_cpu(struct outbuf *b, int pid, uint32_t cpu);
+void tcr_put_time_col(const struct tcr *r, struct outbuf *b, const struct tcr_file *tf,
+		      uint64_t ts);
+bool tcr_put_name_text(struct outbuf *b, const struct tcr_file *tf, const struct tep_event *ev,
+		       const struct tdat_record *rec, char *scratch, size_t cap);
 
 /* report_tep.c */
 bool tcr_needs_texts(const struct tmx_tcreport_opts *o);
@@ -259,6 +318,32 @@ int tcr_add_handle(struct tcr *r, struct tcr_file *tf, size_t buffer, const char
 		   struct tmx_error *err);
 int tcr_next_handle(struct tcr *r, struct tcr_handle **best, struct tmx_error *err);
 void tcr_check_ts(struct tcr *r, struct tcr_handle *h);
+
+/* report_par.c */
+
+/* Those parts, written ahead by a worker (emit() adds the rest); valid until the next read. */
+struct tcr_parts {
+	const char *head, *pid_cpu, *time, *text;
+	size_t head_len, pid_cpu_len, time_len, text_len;
+	bool whole;                  /* head is the whole line (a record too short) */
+	bool rendered;               /* text has the event text, else libtraceevent prints it */
+	int pid;
+};
+
+/*
+ * With more than one job, and when the report's options let the records be
+ * read ahead (not --profile, not function graphs...): workers read every
+ * listed cursor of the handles (added by now) from here on.
+ */
+int tcr_par_start(struct tcr *r, unsigned jobs, struct tmx_error *err);
+void tcr_par_stop(struct tcr *r);
+/* tdat_cursor_peek() / tdat_cursor_next() of handle h's cursor i, through the workers. */
+int tcr_par_peek(struct tcr *r, struct tcr_handle *h, size_t i, const struct tdat_record **rec,
+		 struct tmx_error *err);
+int tcr_par_next(struct tcr *r, struct tcr_handle *h, size_t i, const struct tdat_record **rec,
+		 struct tmx_error *err);
+/* The parts written ahead for a record that tcr_par_next() gave. */
+void tcr_par_parts(const struct tdat_record *rec, struct tcr_parts *parts);
 
 /* report_stat.c */
 void tcr_print_stats(struct tcr *r, struct tcr_file *tf);

@@ -8,6 +8,7 @@
  * out, the filters drop records as they are taken; and every record is
  * checked before libtraceevent, which trusts it, reads it.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,44 @@ static int64_t fields_need(const struct tep_format_field *fl, const uint8_t *d, 
 #define TCR_MAX_PAD 65536
 
 /*
+ * The bytes that libtraceevent reads of `rec` (its event `ev`): -1 when it
+ * cannot be given the record at all, else the record's size or more (the
+ * format's static fields past its end).
+ */
+static int64_t bytes_read(const struct tcr_file *tf, const struct tep_event *ev,
+			  const struct tdat_record *rec)
+{
+	int64_t a, b = (size_t)ev->id < tf->n_ev_by_id ? tf->need_by_id[ev->id] : TCR_NEED_VARIES;
+
+	if (b == TCR_NEED_VARIES) {
+		a = fields_need(ev->format.common_fields, rec->data, rec->size, tf->swap);
+		b = fields_need(ev->format.fields, rec->data, rec->size, tf->swap);
+		if (a < 0 || b < 0)
+			return -1;
+		if (b < a)
+			b = a;
+	}
+	if (b < 0)
+		return -1;
+	return b > rec->size ? b : rec->size;
+}
+
+int64_t tcr_fixed_need(const struct tep_event *ev)
+{
+	const struct tep_format_field *lists[2] = { ev->format.common_fields, ev->format.fields };
+	int64_t a, b;
+
+	for (int k = 0; k < 2; k++)
+		for (const struct tep_format_field *fl = lists[k]; fl; fl = fl->next)
+			if ((fl->flags & TEP_FIELD_IS_DYNAMIC) && fl->size == 4)
+				return TCR_NEED_VARIES;
+	/* without dynamic fields fields_need() reads no record */
+	a = fields_need(lists[0], NULL, 0, false);
+	b = fields_need(lists[1], NULL, 0, false);
+	return a < 0 || b < 0 ? -1 : b > a ? b : a;
+}
+
+/*
  * The tep_record to hand libtraceevent for `rec`: the record itself (also
  * when the format's static fields run past its end but stay inside its page:
  * libtraceevent then reads what follows, as trace-cmd prints it), or a copy
@@ -75,23 +114,17 @@ bool tcr_prepare(struct tcr *r, const struct tcr_file *tf, const struct tdat_rec
 		 struct tep_record *tr, struct tep_event **evp)
 {
 	struct tep_event *ev;
-	int64_t a, b;
+	int64_t b;
 
 	to_tep_record(rec, tr);
 	*evp = NULL;
 	if (!common_inside(tf, rec))
 		return false;
-	*evp = ev = tep_find_event_by_record(tf->tep, tr);
+	*evp = ev = tcr_event_of(tf, rec);
 	if (!ev)
 		return true;
-	a = fields_need(ev->format.common_fields, rec->data, rec->size, tf->swap);
-	b = fields_need(ev->format.fields, rec->data, rec->size, tf->swap);
-	if (a < 0 || b < 0)
+	if ((b = bytes_read(tf, ev, rec)) < 0)
 		return false;
-	if (b < a)
-		b = a;
-	if (b <= rec->size)
-		return true;
 	/* What follows the record in its page: libtraceevent reads it, as in trace-cmd. */
 	if (b <= rec->avail)
 		return true;
@@ -103,6 +136,35 @@ bool tcr_prepare(struct tcr *r, const struct tcr_file *tf, const struct tdat_rec
 	memset(r->pad + rec->size, 0, (size_t)b - rec->size);
 	tr->data = r->pad;
 	return true;
+}
+
+/*
+ * The bytes of `rec` to copy for tcr_prepare() to see the same record later
+ * (report_par.c): the record, and what libtraceevent reads after it in its
+ * page.
+ */
+uint32_t tcr_copy_size(const struct tcr_file *tf, const struct tdat_record *rec)
+{
+	const struct tep_event *ev;
+	int64_t b;
+
+	if (!common_inside(tf, rec) || !(ev = tcr_event_of(tf, rec)) ||
+	    (b = bytes_read(tf, ev, rec)) < 0 || b > rec->avail)
+		return rec->size;
+	return (uint32_t)b;
+}
+
+/* The cursors, or with workers what they read of them (report_par.c). */
+static int cursor_peek(struct tcr *r, struct tcr_handle *h, size_t i,
+		       const struct tdat_record **rec, struct tmx_error *err)
+{
+	return r->par ? tcr_par_peek(r, h, i, rec, err) : tdat_cursor_peek(h->cur[i], rec, err);
+}
+
+static int cursor_next(struct tcr *r, struct tcr_handle *h, size_t i,
+		       const struct tdat_record **rec, struct tmx_error *err)
+{
+	return r->par ? tcr_par_next(r, h, i, rec, err) : tdat_cursor_next(h->cur[i], rec, err);
 }
 
 /* The handle's next record that passes the filters, into h->rec (NULL at the end). */
@@ -119,7 +181,7 @@ static int handle_next(struct tcr *r, struct tcr_handle *h, struct tmx_error *er
 		for (size_t i = 0; i < h->n_cpus; i++) {
 			if (h->listed && !h->listed[i])
 				continue;
-			if ((ret = tdat_cursor_peek(h->cur[i], &rec, err)))
+			if ((ret = cursor_peek(r, h, i, &rec, err)))
 				return ret;
 			if (rec && (!best || rec_time(h->file, rec) < best_ts)) {
 				best = rec;
@@ -132,7 +194,7 @@ static int handle_next(struct tcr *r, struct tcr_handle *h, struct tmx_error *er
 			h->rec = NULL;
 			return TMX_OK;
 		}
-		if ((ret = tdat_cursor_next(h->cur[best_i], &rec, err)))
+		if ((ret = cursor_next(r, h, best_i, &rec, err)))
 			return ret;
 		if (!rec) {   /* cannot happen after a peek; do not loop on it */
 			h->done = true;
@@ -233,6 +295,23 @@ int tcr_parse_cpu_list(struct tcr *r, const char *s, struct tmx_error *err)
 	return TMX_OK;
 }
 
+/* The function graph look-ahead reads the handle's CPUs as handle_next() does. */
+static int fg_peek(const struct tfg_handle *fh, size_t i, const struct tdat_record **rec,
+		   struct tmx_error *err)
+{
+	struct tcr_handle *h = (struct tcr_handle *)((char *)fh - offsetof(struct tcr_handle, fg));
+
+	return cursor_peek(h->r, h, i, rec, err);
+}
+
+static int fg_next(const struct tfg_handle *fh, size_t i, const struct tdat_record **rec,
+		   struct tmx_error *err)
+{
+	struct tcr_handle *h = (struct tcr_handle *)((char *)fh - offsetof(struct tcr_handle, fg));
+
+	return cursor_next(h->r, h, i, rec, err);
+}
+
 /* rec_time() for the function graph look-ahead (funcgraph.h). */
 static uint64_t fg_time(const void *tf, const struct tdat_record *rec)
 {
@@ -287,6 +366,7 @@ int tcr_add_handle(struct tcr *r, struct tcr_file *tf, size_t buffer, const char
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 	h = &r->handles[r->n_handles++];
 	memset(h, 0, sizeof(*h));
+	h->r = r;
 	h->file = tf;
 	h->buffer = buffer;
 	h->label = label;
@@ -305,7 +385,7 @@ int tcr_add_handle(struct tcr *r, struct tcr_file *tf, size_t buffer, const char
 			return ret;
 		h->n_cpus = i + 1;
 	}
-	h->fg = (struct tfg_handle){ h->cur, h->n_cpus, h->listed, fg_time, tf };
+	h->fg = (struct tfg_handle){ h->n_cpus, h->listed, fg_peek, fg_next, fg_time, tf };
 	return TMX_OK;
 }
 

@@ -128,6 +128,59 @@ static int compile_plans(struct tcr_file *tf, struct tmx_error *err)
 }
 
 /*
+ * tep_find_event() of every id up to the largest (ids_all when that covers
+ * every format: at most 65536 ids), and libtraceevent's common field
+ * offsets (found at its first tep_data_type(), tep_data_pid()...) found now:
+ * worker threads read records with them (report_par.c), which must not be
+ * what writes them.
+ */
+static int index_events(struct tcr_file *tf, struct tmx_error *err)
+{
+	struct tep_event **evs = tep_list_events(tf->tep, TEP_EVENT_SORT_ID);
+	int max_id = -1;
+	bool all = true;
+	uint8_t zeros[64] = { 0 };
+	struct tep_record tr = { .data = zeros, .size = sizeof(zeros) };
+
+	for (size_t i = 0; evs && evs[i]; i++) {
+		if (evs[i]->id < 0 || evs[i]->id >= 65536)
+			all = false;
+		else if (evs[i]->id > max_id)
+			max_id = evs[i]->id;
+	}
+	if (max_id < 0)   /* no events: libtraceevent warns at every lookup, leave it so */
+		return TMX_OK;
+	if (!(tf->ev_by_id = calloc((size_t)max_id + 1, sizeof(*tf->ev_by_id))) ||
+	    !(tf->need_by_id = calloc((size_t)max_id + 1, sizeof(*tf->need_by_id))))
+		return tmx_error_set(err, TMX_ERR_NOMEM, tf->f->path, "out of memory");
+	tf->n_ev_by_id = (size_t)max_id + 1;
+	for (size_t i = 0; evs[i]; i++) {
+		int id = evs[i]->id;
+		if (id >= 0 && id <= max_id && !tf->ev_by_id[id]) {
+			tf->ev_by_id[id] = tep_find_event(tf->tep, id);
+			tf->need_by_id[id] = tcr_fixed_need(tf->ev_by_id[id]);
+		}
+	}
+	tf->ids_all = all;
+	/*
+	 * libtraceevent takes the offsets from its first event by id and looks
+	 * again at every call while the size it found is 0: then not primed.
+	 */
+	for (size_t i = 0; i < 3 && all; i++) {
+		static const char *const names[] = { "common_type", "common_pid", "common_flags" };
+		const struct tep_format_field *fl = tep_find_common_field(evs[0], names[i]);
+		all = !fl || fl->size > 0;
+	}
+	if (all && tf->common_end <= sizeof(zeros)) {
+		tep_data_type(tf->tep, &tr);
+		tep_data_pid(tf->tep, &tr);
+		tep_data_flags(tf->tep, &tr);
+		tf->primed = true;
+	}
+	return TMX_OK;
+}
+
+/*
  * libtracecmd's tracecmd_blk_hack(), run when it reads the data: an
  * ftrace:blktrace event made up after ftrace:power, kmem_free or user_stack
  * (the id the kernel's TRACE_BLK had), for files with the usual common
@@ -338,6 +391,8 @@ int tcr_setup_tep(struct tcr *r, struct tcr_file *tf, struct tmx_error *err)
 					TEP_EVENT_FL_NOHANDLE, "-n", err)) ||
 	     (ret = tcr_set_event_flags(tf, r->o->raw_events, r->o->n_raw_events,
 					TEP_EVENT_FL_PRINTRAW, "-r", err))))
+		return ret;
+	if ((ret = index_events(tf, err)))
 		return ret;
 	/* (after the flags: events printed raw or without their handler are not compiled) */
 	if (!r->o->raw && prints_events(r->o))

@@ -36,14 +36,14 @@ static void put_time(struct outbuf *b, uint64_t ts, int prec, uint64_t div)
 }
 
 /* libtraceevent's TIME_FMT_TS: "%6.1000d", "%9.1d" (-t) or "%12d" (no usecs). */
-void tcr_put_ts(struct tcr *r, const struct tcr_file *tf, uint64_t ts)
+void tcr_put_ts(const struct tcr *r, struct outbuf *b, const struct tcr_file *tf, uint64_t ts)
 {
 	if (!tf->usecs)
-		put_time(r->out, ts, 0, 1);
+		put_time(b, ts, 0, 1);
 	else if (r->o->nsec)
-		put_time(r->out, ts, 9, 1);
+		put_time(b, ts, 9, 1);
 	else
-		put_time(r->out, ts, 6, 1000);
+		put_time(b, ts, 6, 1000);
 }
 
 /* The DATE options' offset in ns, read as libtracecmd does (strtoll of the text, usecs). */

@@ -1,0 +1,487 @@
+/*
+ * `-o tracecmd --jobs N` on trace.dat files: each listed CPU of each handle
+ * (a cursor) is a unit of the worker pool (src/par/pool.h).  A worker reads
+ * a run of the cursor's records into a batch: each record with a copy of
+ * the bytes libtraceevent reads of it (tcr_copy_size()) and the parts of
+ * its line that depend on it alone, written ahead (report.c's tcr_put_*:
+ * label, DROPPED line, pid and CPU, time, name and the text of a compiled
+ * print fmt), and the cursor's warnings, end or error where it met them.
+ *
+ * The main thread reads the batches as it would read the cursors
+ * (tcr_par_peek/next, called by report_order.c's libtracecmd order), so
+ * the order, the filters, and where warnings and errors come are those of
+ * the sequential report; emit() adds what depends on the records printed
+ * before: the comm (the sched plugins register comms as they print),
+ * --ts-diff, -l's latency columns, text from libtraceevent (its handle is
+ * the main thread's alone: its event cache, its comm list and the plugins'
+ * state are written as it prints), -w.
+ *
+ * The workers touch libtraceevent only through what set-up made read-only:
+ * the event table by id, the common field offsets (index_events() in
+ * report_tep.c), the formats' field lists and the compiled print fmts.
+ * The function graph look-ahead reads the CPUs through tcr_par_peek/next
+ * too (funcgraph.h's tfg_handle), on the main thread.  Not with --profile,
+ * nor without a usable event table: one job then.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/errors.h"
+#include "model/grow.h"
+#include "par/pool.h"
+#include "tools/tracecmd/report_int.h"
+#include "tracemux/run.h"
+
+#define PAR_DEPTH 4
+#define PAR_BUDGET (32u << 20)      /* all units' batches, at most (about) */
+#define PAR_MAX_ITEMS 4096
+#define PAR_MIN_ITEMS 16
+#define PAR_ITEM_BYTES 384          /* an item and its bytes, for the budget */
+
+enum item_kind { IT_REC, IT_WARN, IT_END, IT_ERROR };
+
+struct item {
+	enum item_kind kind;
+	bool whole, rendered;        /* REC: see struct tcr_parts */
+	int pid;
+	uint32_t data;               /* REC: the record's bytes in the batch */
+	uint32_t at[5];              /* REC: head, pid_cpu, time, text, end in the batch */
+	struct tdat_record rec;      /* REC: data points into the batch once filled */
+	char *warning;               /* WARN: malloc'ed */
+};
+
+struct batch {
+	struct item *items;
+	size_t n, cap;
+	char *bytes;
+	size_t len, cap_bytes;
+	bool oom;
+	struct tmx_error err;        /* ERROR's */
+};
+
+struct worker {
+	struct tcr_par *par;
+	struct batch *b;             /* being filled: the outbuf drains into it */
+	uint64_t base;               /* outbuf_pos() at its first byte */
+	struct tmx_warn_capture capture;
+	char scratch[4096];
+	struct outbuf out;
+};
+
+/* Where the main thread is in a unit's batches. */
+struct reader {
+	struct batch *b;
+	size_t pos;
+	const struct tdat_record *head;  /* the record at pos, once peeked */
+	bool ended;                  /* took NULL from the pool */
+};
+
+/*
+ * A unit as its workers see it: copies of what they read of the handle and
+ * of the report, whose cache lines the main thread writes at every record.
+ */
+struct unit {
+	struct tdat_cursor *cur;
+	const struct tcr_file *tf;
+	const char *label;
+	size_t look_span;            /* its file's tfg_look_span() */
+	/*
+	 * Its next batch's size: the first ones small (the main thread starts
+	 * early, short traces have several batches), doubling up to max_items.
+	 */
+	size_t items;
+};
+
+struct tcr_par {
+	struct tcr *r;
+	struct tcr rc;               /* the report's settings for the workers: a copy */
+	struct par_pool *pool;
+	struct unit *units;
+	struct reader *readers;
+	size_t n_units;
+	size_t max_items, max_bytes;
+};
+
+/* ---- Batches (worker side) ---- */
+
+static void batch_reset(struct batch *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (b->items[i].kind == IT_WARN)
+			free(b->items[i].warning);
+	b->n = 0;
+	b->len = 0;
+	b->oom = false;
+}
+
+/* With room for two items: what ends a batch always fits (add_item()). */
+static void *batch_new(void *ctx)
+{
+	struct batch *b = calloc(1, sizeof(*b));
+
+	(void)ctx;
+	if (b && !tmx_grow_array((void **)&b->items, &b->cap, 2, sizeof(*b->items), 64)) {
+		free(b);
+		b = NULL;
+	}
+	return b;
+}
+
+static void batch_free(void *ctx, void *p)
+{
+	struct batch *b = p;
+
+	(void)ctx;
+	batch_reset(b);
+	free(b->items);
+	free(b->bytes);
+	free(b);
+}
+
+/* The worker's outbuf flushes here. */
+static void drain(void *ctx, const char *data, size_t len)
+{
+	struct worker *w = ctx;
+	struct batch *b = w->b;
+
+	if (!b || b->oom || !len)
+		return;
+	if (!tmx_grow_array((void **)&b->bytes, &b->cap_bytes, b->len + len, 1, 64 * 1024)) {
+		b->oom = true;
+		return;
+	}
+	memcpy(b->bytes + b->len, data, len);
+	b->len += len;
+}
+
+/* A new item; one more slot is always kept for the error or end that closes a batch. */
+static struct item *add_item(struct batch *b, enum item_kind kind)
+{
+	struct item *it;
+
+	if (!tmx_grow_array((void **)&b->items, &b->cap, b->n + 2, sizeof(*b->items), 64)) {
+		b->oom = true;
+		return NULL;
+	}
+	it = &b->items[b->n++];
+	it->kind = kind;
+	it->warning = NULL;
+	return it;
+}
+
+/* The cursor's warnings, in their place among its records. */
+static void capture_warning(void *ctx, const struct tmx_diag *diag, const void *key,
+			    const char *msg)
+{
+	struct worker *w = ctx;
+	struct item *it = add_item(w->b, IT_WARN);
+
+	(void)diag;   /* the report's own (o->diag), replayed with it */
+	(void)key;    /* the cursors warn with tmx_warn(): no key */
+	if (it && !(it->warning = strdup(msg)))
+		w->b->oom = true;
+}
+
+static void *worker_new(void *ctx)
+{
+	struct worker *w = malloc(sizeof(*w));
+
+	if (w) {
+		w->par = ctx;
+		w->b = NULL;
+		w->capture = (struct tmx_warn_capture){ capture_warning, w };
+		outbuf_init(&w->out, -1);
+		outbuf_set_drain(&w->out, drain, w);
+	}
+	return w;
+}
+
+static void worker_free(void *ctx, void *w)
+{
+	(void)ctx;
+	free(w);
+}
+
+static uint32_t rel(const struct worker *w)
+{
+	return (uint32_t)(outbuf_pos(&w->out) - w->base);
+}
+
+/* One record into the batch: its bytes, then the parts of its line. */
+static void add_record(struct worker *w, const struct unit *un, const struct tdat_record *rec)
+{
+	static const char zeros[8];
+	const struct tcr *r = &w->par->rc;
+	const struct tcr_file *tf = un->tf;
+	struct item *it = add_item(w->b, IT_REC);
+	struct tep_record tr;
+	uint32_t size;
+
+	if (!it)
+		return;
+	it->rec = *rec;
+	size = tcr_copy_size(tf, rec);
+	/* and what the function graph look-ahead copies of it (its page's bytes) */
+	if (un->look_span > size)
+		size = (uint32_t)(un->look_span < rec->avail ? un->look_span : rec->avail);
+	/* 8-byte aligned, as in the ring-buffer page */
+	outbuf_write(&w->out, zeros, (8 - rel(w) % 8) % 8);
+	it->data = rel(w);
+	outbuf_write(&w->out, (const char *)rec->data, size);
+	it->rec.avail = size;
+	it->at[0] = rel(w);
+	it->whole = !tcr_put_head(r, &w->out, tf, un->label, rec);
+	it->at[1] = it->at[2] = it->at[3] = it->at[4] = rel(w);
+	it->rendered = false;
+	it->pid = 0;
+	if (it->whole)
+		return;
+	to_tep_record(rec, &tr);
+	it->pid = tep_data_pid(tf->tep, &tr);
+	if (!r->o->latency)
+		tcr_put_pid_cpu(&w->out, it->pid, rec->cpu);
+	it->at[2] = rel(w);
+	tcr_put_time_col(r, &w->out, tf, rec_time(tf, rec));
+	it->at[3] = rel(w);
+	it->rendered = tcr_put_name_text(&w->out, tf, tcr_event_of(tf, rec), rec, w->scratch,
+					 sizeof(w->scratch));
+	it->at[4] = rel(w);
+}
+
+/* pool fill(): the unit's next records, up to the batch's size, its end or its error. */
+static bool fill(void *ctx, void *ws, size_t u, void *p)
+{
+	struct tcr_par *par = ctx;
+	struct worker *w = ws;
+	struct batch *b = p;
+	struct unit *un = &par->units[u];
+	struct tdat_cursor *cur = un->cur;
+	struct tmx_error err = { 0 };
+	bool last = false;
+
+	batch_reset(b);
+	w->b = b;
+	w->base = outbuf_pos(&w->out);
+	tmx_warn_capture_set(&w->capture);
+	while (!last && !b->oom && b->n < un->items && rel(w) < par->max_bytes) {
+		const struct tdat_record *rec;
+
+		if (tdat_cursor_next(cur, &rec, &err)) {
+			b->err = err;
+			b->items[b->n++] = (struct item){ .kind = IT_ERROR };
+			last = true;
+		} else if (!rec) {
+			b->items[b->n++] = (struct item){ .kind = IT_END };
+			last = true;
+		} else {
+			add_record(w, un, rec);
+		}
+	}
+	tmx_warn_capture_set(NULL);
+	outbuf_flush(&w->out);
+	if (un->items < par->max_items)
+		un->items = un->items * 2 < par->max_items ? un->items * 2 : par->max_items;
+	w->b = NULL;
+	if (b->oom) {
+		/* what lost its bytes goes; the error closes the unit where it happened */
+		while (b->n && b->items[b->n - 1].kind == IT_REC &&
+		       b->items[b->n - 1].at[4] > b->len)
+			b->n--;
+		tmx_error_set(&b->err, TMX_ERR_NOMEM, NULL, "out of memory for the worker threads");
+		b->items[b->n++] = (struct item){ .kind = IT_ERROR };
+		return true;
+	}
+	for (size_t i = 0; i < b->n; i++)
+		if (b->items[i].kind == IT_REC)
+			b->items[i].rec.data = (const uint8_t *)b->bytes + b->items[i].data;
+	return last;
+}
+
+static const struct par_pool_ops pool_ops = {
+	.worker_new = worker_new,
+	.worker_free = worker_free,
+	.batch_new = batch_new,
+	.batch_free = batch_free,
+	.fill = fill,
+};
+
+/* ---- The main thread ---- */
+
+/* The unit's next record, past its warnings (replayed now), as tdat_cursor_peek(). */
+static int peek_slow(struct tcr *r, size_t u, const struct tdat_record **rec,
+		     struct tmx_error *err)
+{
+	struct tcr_par *par = r->par;
+	struct reader *rd = &par->readers[u];
+
+	*rec = NULL;
+	for (;;) {
+		struct item *it;
+
+		if (!rd->b) {
+			if (rd->ended)
+				return TMX_OK;
+			if (!(rd->b = par_pool_take(par->pool, u))) {
+				rd->ended = true;
+				return tmx_error_set(err, TMX_ERR_NOMEM, NULL,
+						     "out of memory for the worker threads");
+			}
+			rd->pos = 0;
+		}
+		if (rd->pos == rd->b->n) {
+			/* the batch's last record has been printed (report_order.c asks after) */
+			par_pool_give_back(par->pool, u, rd->b);
+			rd->b = NULL;
+			continue;
+		}
+		it = &rd->b->items[rd->pos];
+		switch (it->kind) {
+		case IT_WARN:
+			if (r->o->diag && r->o->diag->warn)
+				r->o->diag->warn(r->o->diag->user, it->warning);
+			rd->pos++;
+			continue;
+		case IT_REC:
+			*rec = rd->head = &it->rec;
+			return TMX_OK;
+		case IT_END:
+			return TMX_OK;
+		case IT_ERROR:
+			*err = rd->b->err;
+			return err->code;
+		}
+	}
+}
+
+int tcr_par_peek(struct tcr *r, struct tcr_handle *h, size_t i, const struct tdat_record **rec,
+		 struct tmx_error *err)
+{
+	const struct tdat_record *head = r->par->readers[h->unit + i].head;
+
+	if (head) {
+		*rec = head;
+		return TMX_OK;
+	}
+	return peek_slow(r, h->unit + i, rec, err);
+}
+
+int tcr_par_next(struct tcr *r, struct tcr_handle *h, size_t i, const struct tdat_record **rec,
+		 struct tmx_error *err)
+{
+	struct reader *rd = &r->par->readers[h->unit + i];
+	int ret = rd->head ? (*rec = rd->head, TMX_OK) : peek_slow(r, h->unit + i, rec, err);
+
+	if (!ret && *rec) {
+		rd->pos++;
+		rd->head = NULL;
+	}
+	return ret;
+}
+
+void tcr_par_parts(const struct tdat_record *rec, struct tcr_parts *parts)
+{
+	const struct item *it = (const struct item *)((const char *)rec -
+						      offsetof(struct item, rec));
+	const char *base = (const char *)rec->data - it->data;
+
+	*parts = (struct tcr_parts){
+		.head = base + it->at[0], .head_len = it->at[1] - it->at[0],
+		.pid_cpu = base + it->at[1], .pid_cpu_len = it->at[2] - it->at[1],
+		.time = base + it->at[2], .time_len = it->at[3] - it->at[2],
+		.text = base + it->at[3], .text_len = it->at[4] - it->at[3],
+		.whole = it->whole, .rendered = it->rendered, .pid = it->pid,
+	};
+}
+
+/* Whether workers may read ahead for this report (see the top of the file). */
+static bool par_applies(const struct tcr *r)
+{
+	for (size_t i = 0; i < r->n_files; i++) {
+		const struct tcr_file *tf = &r->files[i];
+
+		if (!tf->primed || !tf->ids_all)
+			return false;
+	}
+	return !r->o->profile;
+}
+
+static void par_free(struct tcr_par *par)
+{
+	free(par->units);
+	free(par->readers);
+	free(par);
+}
+
+int tcr_par_start(struct tcr *r, unsigned jobs, struct tmx_error *err)
+{
+	struct tcr_par *par;
+	size_t n_cur = 0, workers, per_unit;
+	int ret;
+
+	if (!jobs)
+		jobs = tmx_cpu_count();
+	if (jobs <= 1 || !par_applies(r))
+		return TMX_OK;
+	for (size_t k = 0; k < r->n_handles; k++)
+		n_cur += r->handles[k].n_cpus;
+	if (!(par = calloc(1, sizeof(*par))) ||
+	    !(par->units = calloc(n_cur ? n_cur : 1, sizeof(*par->units)))) {
+		if (par)
+			par_free(par);
+		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	}
+	par->r = r;
+	par->rc = *r;
+	for (size_t k = 0; k < r->n_handles; k++) {
+		struct tcr_handle *h = &r->handles[k];
+
+		/*
+		 * Every CPU, also those that --cpu leaves out: the function graph
+		 * look-ahead reads them (what is never asked for costs `depth`
+		 * batches, its warnings and errors never come out).
+		 */
+		h->unit = par->n_units;
+		for (size_t i = 0; i < h->n_cpus; i++)
+			par->units[par->n_units++] =
+				(struct unit){ h->cur[i], h->file, h->label,
+					       tfg_look_span(h->file->tep, h->file->f), PAR_MIN_ITEMS };
+	}
+	if (!par->n_units) {
+		par_free(par);
+		return TMX_OK;
+	}
+	if (!(par->readers = calloc(par->n_units, sizeof(*par->readers)))) {
+		par_free(par);
+		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	}
+	/* every unit's batches within the budget, but batches never tiny */
+	per_unit = PAR_BUDGET / (par->n_units * (PAR_DEPTH + 2));
+	par->max_items = per_unit / PAR_ITEM_BYTES;
+	if (par->max_items > PAR_MAX_ITEMS)
+		par->max_items = PAR_MAX_ITEMS;
+	if (par->max_items < PAR_MIN_ITEMS)
+		par->max_items = PAR_MIN_ITEMS;
+	par->max_bytes = par->max_items * (PAR_ITEM_BYTES - sizeof(struct item));
+	workers = jobs < par->n_units ? jobs : par->n_units;
+	if ((ret = par_pool_start(&par->pool, par->n_units, workers, PAR_DEPTH, &pool_ops, par,
+				  err))) {
+		par_free(par);
+		return ret;
+	}
+	r->par = par;
+	return TMX_OK;
+}
+
+void tcr_par_stop(struct tcr *r)
+{
+	struct tcr_par *par = r->par;
+
+	if (!par)
+		return;
+	par_pool_stop(par->pool);
+	for (size_t u = 0; u < par->n_units; u++)
+		if (par->readers[u].b)
+			batch_free(NULL, par->readers[u].b);
+	par_free(par);
+	r->par = NULL;
+}
