@@ -11,50 +11,13 @@
 #include "model/field_class.h"
 #include "xray/reader_impl.h"
 
-/* ------------------------------------------------------------------ */
-/* Runs and the merge                                                   */
-/* ------------------------------------------------------------------ */
-
-struct xr_run {
-	struct xr_pos pos;
-	uint64_t end_seq;
-};
-
-static bool heap_less(const struct xr_reader *r, uint32_t a, uint32_t b)
-{
-	uint64_t ta = r->cursors[a].rec.tsc, tb = r->cursors[b].rec.tsc;
-
-	return ta < tb || (ta == tb && a < b);
-}
-
-static void heap_down(struct xr_reader *r, uint32_t i)
-{
-	for (;;) {
-		uint32_t l = 2 * i + 1, m = i;
-		if (l < r->n_heap && heap_less(r, r->heap[l], r->heap[m]))
-			m = l;
-		if (l + 1 < r->n_heap && heap_less(r, r->heap[l + 1], r->heap[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		uint32_t t = r->heap[i];
-		r->heap[i] = r->heap[m];
-		r->heap[m] = t;
-		i = m;
-	}
-}
-
 /*
- * The ascending runs of TSCs in llvm's unsorted order, one cursor each,
- * merged by a heap.  Unsorted: one cursor.
+ * The stream ranges and, sorted, the runs and chunks (reader_runs.c).
+ * Unsorted, or a YAML trace (sorted in memory): one cursor.
  */
 int xr_setup_output(struct xr_reader *r, struct tmx_error *err)
 {
-	struct xr_run *runs = NULL;
-	uint32_t n_runs = 0, cap_runs = 0;
-	struct xr_cursor c;
-	uint64_t prev = 0;
-	int ret = TMX_OK;
+	int ret;
 
 	r->ts_min = malloc((r->n_streams ? r->n_streams : 1) * sizeof(*r->ts_min));
 	r->ts_max = calloc(r->n_streams ? r->n_streams : 1, sizeof(*r->ts_max));
@@ -62,7 +25,7 @@ int xr_setup_output(struct xr_reader *r, struct tmx_error *err)
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 	for (uint32_t i = 0; i < r->n_streams; i++)
 		r->ts_min[i] = UINT64_MAX;
-	/* A YAML trace is in memory: sorted there, read by one cursor. */
+	xr_cursor_init(&r->cursor, NULL, UINT64_MAX);
 	if (r->is_yaml) {
 		if ((ret = xr_yaml_order(&r->yaml, r->opts.unsorted, err)))
 			return ret;
@@ -74,83 +37,9 @@ int xr_setup_output(struct xr_reader *r, struct tmx_error *err)
 				r->ts_max[y->stream] = y->tsc;
 		}
 		r->have_ranges = true;
-	}
-	if (r->opts.unsorted || r->is_yaml) {
-		if (!(r->cursors = calloc(1, sizeof(*r->cursors))) ||
-		    !(r->heap = calloc(1, sizeof(*r->heap))))
-			return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
-		xr_cursor_init(&r->cursors[0], NULL, UINT64_MAX);
-		r->n_cursors = 1;
 		return TMX_OK;
 	}
-	xr_cursor_init(&c, NULL, UINT64_MAX);
-	for (;;) {
-		struct xr_pos before = c.pos;
-		bool got;
-		if ((ret = xr_cursor_next(&r->layout, &c, &got, err)))
-			break;
-		if (!got)
-			break;
-		maybe_release(r, 16);
-		if (c.rec.stream < r->n_streams) {
-			if (c.rec.tsc < r->ts_min[c.rec.stream])
-				r->ts_min[c.rec.stream] = c.rec.tsc;
-			if (c.rec.tsc > r->ts_max[c.rec.stream])
-				r->ts_max[c.rec.stream] = c.rec.tsc;
-		}
-		if (n_runs == 0 || c.rec.tsc < prev) {
-			if (n_runs == XR_MAX_RUNS) {
-				ret = tmx_error_set(err, TMX_ERR_LIMIT, r->file.map.path,
-						    "XRay records go back in time more than %u "
-						    "times: too many runs to sort in bounded memory "
-						    "(use --sort=false)", XR_MAX_RUNS);
-				break;
-			}
-			if (n_runs == cap_runs) {
-				uint32_t cap = cap_runs ? cap_runs * 2 : 64;
-				void *p = realloc(runs, (size_t)cap * sizeof(*runs));
-				if (!p) {
-					ret = tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
-					break;
-				}
-				runs = p;
-				cap_runs = cap;
-			}
-			if (n_runs)
-				runs[n_runs - 1].end_seq = before.seq;
-			runs[n_runs++] = (struct xr_run){ .pos = before, .end_seq = UINT64_MAX };
-		}
-		prev = c.rec.tsc;
-	}
-	xr_cursor_free(&c);
-	r->have_ranges = !ret;
-	tmx_mapfile_release(&r->file.map, 0, r->file.map.size);
-	if (!ret && (!(r->cursors = calloc(n_runs ? n_runs : 1, sizeof(*r->cursors))) ||
-		     !(r->heap = calloc(n_runs ? n_runs : 1, sizeof(*r->heap)))))
-		ret = tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
-	for (uint32_t i = 0; i < n_runs && !ret; i++) {
-		bool got;
-		xr_cursor_init(&r->cursors[i], &runs[i].pos, runs[i].end_seq);
-		r->n_cursors = i + 1;
-		if ((ret = xr_cursor_next(&r->layout, &r->cursors[i], &got, err)))
-			break;
-		if (got)
-			r->heap[r->n_heap++] = i;
-		/*
-		 * Each cursor's first read faults in the file where its run
-		 * starts, and on recent kernels a fault maps a whole large
-		 * page-cache folio (up to 2 MiB): released every few cursors, or
-		 * a log with a hundred runs peaks at 200 MB of mapped file here.
-		 */
-		if (i % 8 == 7)
-			tmx_mapfile_release(&r->file.map, 0, r->file.map.size);
-	}
-	free(runs);
-	if (ret)
-		return ret;
-	for (uint32_t i = r->n_heap / 2; i-- > 0;)
-		heap_down(r, i);
-	return TMX_OK;
+	return r->opts.unsorted ? TMX_OK : xr_find_runs(r, err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -225,39 +114,38 @@ static int fill_event(struct xr_reader *r, const struct xr_record *rec, struct t
 
 static int next_event(struct xr_reader *r, const struct tmx_msg **msg, struct tmx_error *err)
 {
-	struct xr_cursor *c;
-	uint32_t ci;
+	struct xr_chunk *ch;
+	struct xr_record *rec;
 	bool got;
 	int ret;
 
 	*msg = NULL;
 	if (r->opts.unsorted || r->is_yaml) {
-		c = &r->cursors[0];
-		if ((ret = xr_cursor_next(&r->layout, c, &got, err)))
+		if ((ret = xr_cursor_next(&r->layout, &r->cursor, &got, err)))
 			return ret;
 		if (!got)
 			return TMX_OK;
 		maybe_release(r, 16);
-		if ((ret = fill_event(r, &c->rec, err)))
-			return ret;
-		*msg = &r->msg;
-		return TMX_OK;
+		rec = &r->cursor.rec;
+	} else {
+		for (;;) {
+			if (!(ch = r->chunk) && r->started_chunks)
+				return TMX_OK;
+			if (ch && ch->next < ch->n)
+				break;
+			if (ch && ch->ret) {
+				*err = ch->err;
+				return ch->ret;
+			}
+			r->started_chunks = true;
+			xr_next_chunk(r);
+		}
+		rec = &ch->recs[ch->next++];
+		rec->args = ch->args + ch->next_arg;
+		ch->next_arg += rec->n_args;
 	}
-	if (!r->n_heap)
-		return TMX_OK;
-	ci = r->heap[0];
-	c = &r->cursors[ci];
-	if ((ret = fill_event(r, &c->rec, err)))
+	if ((ret = fill_event(r, rec, err)))
 		return ret;
-	/* The message holds copies (and pointers into the mapping): advance. */
-	if ((ret = xr_cursor_next(&r->layout, c, &got, err)))
-		return ret;
-	maybe_release(r, 16);
-	if (!got) {
-		xr_cursor_free(c);
-		r->heap[0] = r->heap[--r->n_heap];
-	}
-	heap_down(r, 0);
 	*msg = &r->msg;
 	return TMX_OK;
 }
