@@ -70,6 +70,14 @@ struct xr_chunk {
 	size_t next, next_arg;    /* the consumer's place */
 };
 
+/* A function text made from its id alone (reader_output.c). */
+#define XR_FN_SLOTS 256
+struct xr_fn_slot {
+	int32_t id;
+	uint8_t len;              /* 0: empty */
+	char text[23];
+};
+
 struct xr_hent {
 	uint64_t tsc;
 	uint32_t c;               /* the cursor, in run order */
@@ -156,12 +164,15 @@ struct xr_reader {
 	int phase;
 	uint32_t phase_i;
 	uint64_t since_release;
-	struct tmx_msg msg;
+	struct tmx_msg msg;           /* stream and packet messages */
+	struct tmx_msg ev_msg;        /* events */
 	struct tmx_event ev;
 	struct tmx_value ctx[4];
-	struct tmx_value *pay;
+	struct tmx_value *pay;        /* function records (init_values) */
 	size_t cap_pay;
+	struct tmx_value wall[3];     /* wall-time events */
 	char fn_buf[32];
+	struct xr_fn_slot fn_cache[XR_FN_SLOTS];
 };
 
 static inline void maybe_release(struct xr_reader *r, uint64_t bytes)

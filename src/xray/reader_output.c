@@ -6,10 +6,61 @@
  * between the streams' begin and packet messages and their ends.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "model/errors.h"
 #include "model/field_class.h"
 #include "xray/reader_impl.h"
+
+/*
+ * The value arrays' classes are set once (init_values); a record changes
+ * only their values.
+ */
+static void init_values(struct xr_reader *r)
+{
+	struct tmx_value *v = r->pay;
+
+	r->ctx[0] = (struct tmx_value){ .fc = r->fc_struct_ctx, .n_members = 3 };
+	r->ctx[1] = (struct tmx_value){ .fc = r->fc_cpu };
+	r->ctx[2] = (struct tmx_value){ .fc = r->fc_tid };
+	r->ctx[3] = (struct tmx_value){ .fc = r->fc_pid };
+	v[0] = (struct tmx_value){ .fc = r->fc_payload, .n_members = 7 };
+	v[1] = (struct tmx_value){ .fc = r->fc_func_id };
+	v[2] = (struct tmx_value){ .fc = r->fc_function };
+	v[3] = (struct tmx_value){ .fc = r->fc_rtype };
+	v[4] = (struct tmx_value){ .fc = r->fc_data_size };
+	v[5] = (struct tmx_value){ .fc = r->fc_data };
+	v[6] = (struct tmx_value){ .fc = r->fc_n_args };
+	v[7] = (struct tmx_value){ .fc = r->fc_args };
+	r->wall[0] = (struct tmx_value){ .fc = r->fc_wall, .n_members = 2 };
+	r->wall[1] = (struct tmx_value){ .fc = r->fc_wall_sec };
+	r->wall[2] = (struct tmx_value){ .fc = r->fc_wall_usec };
+	r->ev_msg = (struct tmx_msg){ .kind = TMX_MSG_EVENT, .event = &r->ev, .has_ts = true };
+	r->ev.scopes[TMX_SCOPE_COMMON_CONTEXT] = r->ctx;
+}
+
+/*
+ * llvm-xray's `function` text of an id.  Texts made from the id alone
+ * (decimal, "#id") are kept in a small direct-mapped cache: formatting them
+ * again for every record was a tenth of the reading.
+ */
+static const char *function_text(struct xr_reader *r, int32_t id, size_t *len)
+{
+	struct xr_fn_slot *c = &r->fn_cache[(uint32_t)id % XR_FN_SLOTS];
+	const char *t;
+
+	if (c->len && c->id == id) {
+		*len = c->len;
+		return c->text;
+	}
+	t = xr_names_get(r->names, id, r->fn_buf, len);
+	if (t != r->fn_buf || *len >= sizeof(c->text))
+		return t;
+	memcpy(c->text, t, *len);
+	c->id = id;
+	c->len = (uint8_t)*len;
+	return c->text;
+}
 
 /*
  * The stream ranges and, sorted, the runs and chunks (reader_runs.c).
@@ -25,6 +76,10 @@ int xr_setup_output(struct xr_reader *r, struct tmx_error *err)
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 	for (uint32_t i = 0; i < r->n_streams; i++)
 		r->ts_min[i] = UINT64_MAX;
+	if (!(r->pay = malloc(16 * sizeof(*r->pay))))
+		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	r->cap_pay = 16;
+	init_values(r);
 	xr_cursor_init(&r->cursor, NULL, UINT64_MAX);
 	if (r->is_yaml) {
 		if ((ret = xr_yaml_order(&r->yaml, r->opts.unsorted, err)))
@@ -51,64 +106,53 @@ static int fill_event(struct xr_reader *r, const struct xr_record *rec, struct t
 	const struct tmx_clock_class *cc = r->tc->clocks[0];
 	struct tmx_value *v;
 	size_t need = 8 + (size_t)rec->n_args, len;
-	const char *fn;
 
 	if (rec->kind >= TMX_XRAY_N_EVENT_CLASSES || rec->stream >= r->n_streams)
 		return tmx_error_set(err, TMX_ERR_DATA, r->file.map.path,
 				     "XRay: internal error: record of kind %u for stream %u of %u",
 				     rec->kind, rec->stream, r->n_streams);
-
-	r->ctx[0] = (struct tmx_value){ .fc = r->fc_struct_ctx, .n_members = 3 };
-	r->ctx[1] = (struct tmx_value){ .fc = r->fc_cpu, .u = rec->cpu };
-	r->ctx[2] = (struct tmx_value){ .fc = r->fc_tid, .u = rec->tid };
-	r->ctx[3] = (struct tmx_value){ .fc = r->fc_pid, .u = rec->pid };
+	r->ctx[1].u = rec->cpu;
+	r->ctx[2].u = rec->tid;
+	r->ctx[3].u = rec->pid;
 	if (need > r->cap_pay) {
-		size_t cap = need < 16 ? 16 : need * 2;
+		size_t cap = need * 2;
 		void *p = realloc(r->pay, cap * sizeof(*r->pay));
 		if (!p)
 			return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 		r->pay = p;
 		r->cap_pay = cap;
 	}
-	v = r->pay;
 	if (rec->kind == TMX_XRAY_EV_WALLTIME) {
-		v[0] = (struct tmx_value){ .fc = r->fc_wall, .n_members = 2 };
-		v[1] = (struct tmx_value){ .fc = r->fc_wall_sec, .u = rec->wall_sec };
-		v[2] = (struct tmx_value){ .fc = r->fc_wall_usec, .u = rec->wall_usec };
+		r->wall[1].u = rec->wall_sec;
+		r->wall[2].u = rec->wall_usec;
+		r->ev.scopes[TMX_SCOPE_PAYLOAD] = r->wall;
 	} else {
-		fn = xr_names_get(r->names, rec->func_id, r->fn_buf, &len);
-		v[0] = (struct tmx_value){ .fc = r->fc_payload, .n_members = 7 };
-		v[1] = (struct tmx_value){ .fc = r->fc_func_id, .s = rec->func_id };
-		v[2] = (struct tmx_value){ .fc = r->fc_function };
-		v[2].str.ptr = fn;
+		v = r->pay;
+		v[1].s = rec->func_id;
+		v[2].str.ptr = function_text(r, rec->func_id, &len);
 		v[2].str.len = len;
-		v[3] = (struct tmx_value){ .fc = r->fc_rtype, .u = rec->record_type };
-		v[4] = (struct tmx_value){ .fc = r->fc_data_size, .u = rec->data_size };
-		v[5] = (struct tmx_value){ .fc = r->fc_data };
+		v[3].u = rec->record_type;
+		v[4].u = rec->data_size;
 		/* Never NULL: outputs hand the bytes to memchr & co. */
 		v[5].str.ptr = rec->data ? (const char *)rec->data : "";
 		v[5].str.len = rec->data_size;
-		v[6] = (struct tmx_value){ .fc = r->fc_n_args, .u = rec->n_args };
-		v[7] = (struct tmx_value){ .fc = r->fc_args, .count = rec->n_args };
+		v[6].u = rec->n_args;
+		v[7].count = rec->n_args;
 		for (uint32_t i = 0; i < rec->n_args; i++)
 			v[8 + i] = (struct tmx_value){ .fc = r->fc_arg, .u = rec->args[i] };
+		r->ev.scopes[TMX_SCOPE_PAYLOAD] = v;
 	}
-	r->ev = (struct tmx_event){
-		.cls = r->sc->event_classes[rec->kind],
-		.packet = &r->packets[rec->stream],
-		.scopes = { [TMX_SCOPE_COMMON_CONTEXT] = r->ctx, [TMX_SCOPE_PAYLOAD] = r->pay },
-	};
-	r->msg = (struct tmx_msg){
-		.kind = TMX_MSG_EVENT, .stream = &r->streams[rec->stream],
-		.packet = &r->packets[rec->stream], .event = &r->ev, .has_ts = true,
-		.cycles = rec->tsc,
-	};
+	r->ev.cls = r->sc->event_classes[rec->kind];
+	r->ev.packet = &r->packets[rec->stream];
+	r->ev_msg.stream = &r->streams[rec->stream];
+	r->ev_msg.packet = &r->packets[rec->stream];
+	r->ev_msg.cycles = rec->tsc;
 	/* The emulated clock (1 GHz, no offset): cycles are nanoseconds. */
 	if (cc->frequency == UINT64_C(1000000000) && !cc->offset_s && !cc->offset_cycles &&
 	    rec->tsc <= (uint64_t)INT64_MAX)
-		r->msg.ns = (int64_t)rec->tsc;
-	else if (!tmx_clock_ns_from_origin(cc, rec->tsc, &r->msg.ns))
-		r->msg.ns = INT64_MAX;
+		r->ev_msg.ns = (int64_t)rec->tsc;
+	else if (!tmx_clock_ns_from_origin(cc, rec->tsc, &r->ev_msg.ns))
+		r->ev_msg.ns = INT64_MAX;
 	return TMX_OK;
 }
 
@@ -146,7 +190,7 @@ static int next_event(struct xr_reader *r, const struct tmx_msg **msg, struct tm
 	}
 	if ((ret = fill_event(r, rec, err)))
 		return ret;
-	*msg = &r->msg;
+	*msg = &r->ev_msg;
 	return TMX_OK;
 }
 
