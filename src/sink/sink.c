@@ -196,7 +196,6 @@ ADAPT(tmx_parquet, struct tmx_parquet, finish)
 SPLIT(tmx_pretty, struct tmx_pretty)
 SPLIT(tmx_jsonl, struct tmx_jsonl)
 SPLIT(tmx_tclayout, struct tmx_tclayout)
-SPLIT(tmx_xray_yaml, struct tmx_xray_yaml)
 #define SPLIT_OUTPUT(name, kind, open, prefix) \
 	{ name, kind, open, prefix##_consume_any, prefix##_finish_any, prefix##_free_any, \
 	  &prefix##_split }
@@ -209,7 +208,7 @@ static const struct sink_ops sinks[] = {
 	OUTPUT("chrome", SINK_CHROME, open_chrome, tmx_chrome),
 	OUTPUT("ctf", SINK_CTF, open_ctf, tmx_ctf_writer),
 	SPLIT_OUTPUT("tracecmd", SINK_TRACECMD, open_tracecmd, tmx_tclayout),
-	SPLIT_OUTPUT("xray-yaml", SINK_XRAY_YAML, open_xray_yaml, tmx_xray_yaml),
+	OUTPUT("xray-yaml", SINK_XRAY_YAML, open_xray_yaml, tmx_xray_yaml),
 	OUTPUT("parquet", SINK_PARQUET, open_parquet, tmx_parquet),
 	{ "dummy", SINK_DUMMY, NULL, NULL, NULL, NULL, &dummy_split },
 };

@@ -9,9 +9,9 @@
  * until their records leave the range: exactly the stretch of llvm-xray's
  * stable sort that falls in the range, whatever decodes it.
  *
- * With more than one job, decoder threads fill a ring of chunk slots ahead
- * of the consumer (the thread pulling messages), which takes the chunks in
- * order: a slot is reused once the consumer has moved past its chunk, so
+ * With more than one job, jobs - 1 decoder threads fill a ring of chunk
+ * slots ahead of the consumer (the thread pulling messages, busy making
+ * and writing them), which takes the chunks in order: a slot is reused once the consumer has moved past its chunk, so
  * memory stays at n_slots chunks.  With one job the consumer decodes each
  * chunk itself when it needs it.
  */
@@ -244,9 +244,12 @@ static void *decoder_thread(void *arg)
 static bool pool_start(struct xr_reader *r)
 {
 	struct xr_pool *p = &r->pool;
-	unsigned n = r->jobs < r->n_chunks ? r->jobs : r->n_chunks;
+	/* The consumer is busy with the messages: the other jobs decode. */
+	unsigned n = r->jobs > 1 ? r->jobs - 1 : 0;
 
-	if (n < 2)
+	if (n > r->n_chunks)
+		n = r->n_chunks;
+	if (n < 1 || r->n_chunks < 2)
 		return false;
 	p->n_slots = n + 2;
 	p->slots = calloc(p->n_slots, sizeof(*p->slots));

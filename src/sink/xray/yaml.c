@@ -25,7 +25,6 @@
 #include <string.h>
 
 #include "sink/outbuf.h"
-#include "sink/split.h"
 #include "sink/xray/yaml.h"
 #include "xray/xray.h"
 
@@ -677,44 +676,6 @@ int tmx_xray_yaml_consume(struct tmx_xray_yaml *y, const struct tmx_msg *msg,
 	if (y->n_records++ == 0)
 		outbuf_puts(&y->out, "records:\n");
 	put_any_record(y, msg);
-	return TMX_OK;
-}
-
-/*
- * The split (src/sink/split.h): a record line depends on its record only;
- * the header and `records:` are written by emit, in order.
- */
-struct tmx_xray_yaml *tmx_xray_yaml_worker_new(const struct tmx_xray_yaml *sink)
-{
-	(void)sink;
-	return tmx_xray_yaml_new(-1, NULL);
-}
-
-struct outbuf *tmx_xray_yaml_worker_outbuf(struct tmx_xray_yaml *w)
-{
-	return &w->out;
-}
-
-void tmx_xray_yaml_format(struct tmx_xray_yaml *w, const struct tmx_msg *msg,
-			  uint64_t hole[SINK_HOLES])
-{
-	hole[0] = hole[1] = SINK_NO_POS;
-	if (is_record(msg))
-		put_any_record(w, msg);
-}
-
-int tmx_xray_yaml_emit(struct tmx_xray_yaml *y, const struct sink_piece *pc, struct tmx_error *err)
-{
-	int ret;
-
-	if ((ret = check_msg(y, &pc->msg, err)))
-		return ret;
-	/* Only records have text. */
-	if (pc->len) {
-		if (y->n_records++ == 0)
-			outbuf_puts(&y->out, "records:\n");
-		outbuf_write(&y->out, pc->text, pc->len);
-	}
 	return TMX_OK;
 }
 

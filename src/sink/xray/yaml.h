@@ -3,7 +3,6 @@
 #define TMX_OUT_XRAY_YAML_H
 
 #include <stddef.h>
-#include <stdint.h>
 
 #include "tracemux/error.h"
 #include "tracemux/model.h"
@@ -21,14 +20,6 @@ int tmx_xray_yaml_consume(struct tmx_xray_yaml *y, const struct tmx_msg *msg,
 /* Ends the document and flushes. */
 int tmx_xray_yaml_finish(struct tmx_xray_yaml *y, struct tmx_error *err);
 void tmx_xray_yaml_free(struct tmx_xray_yaml *y);
-
-/* The split for the parallel runner (src/sink/split.h): no holes. */
-struct outbuf;
-struct sink_piece;
-struct tmx_xray_yaml *tmx_xray_yaml_worker_new(const struct tmx_xray_yaml *sink);
-struct outbuf *tmx_xray_yaml_worker_outbuf(struct tmx_xray_yaml *w);
-void tmx_xray_yaml_format(struct tmx_xray_yaml *w, const struct tmx_msg *msg, uint64_t hole[2]);
-int tmx_xray_yaml_emit(struct tmx_xray_yaml *y, const struct sink_piece *pc, struct tmx_error *err);
 
 /*
  * llvm's YAML scalar for `s` (yaml::needsQuotes + Output::scalarString):
