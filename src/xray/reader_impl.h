@@ -33,10 +33,14 @@
 #define XR_RELEASE_BYTES ((uint64_t)16 << 20)
 /* What one fault may map on recent kernels (a large page-cache folio). */
 #define XR_FOLIO_BYTES ((uint64_t)2 << 20)
-/* Checkpoints in a run every so many records at least, 2^16 of them at most. */
-#define XR_CP_MIN_EVERY 512u
+/*
+ * Checkpoints in a run every so many records at least, about 2^16 of them
+ * at most (plus one per run).
+ */
+#define XR_CP_MIN_EVERY 8u
 #define XR_CP_MAX 65536u
-/* Records of a chunk of the sorted output (about). */
+/* Records of a chunk of the sorted output (about): at least, at most. */
+#define XR_CHUNK_MIN 64u
 #define XR_CHUNK_RECORDS 32768u
 
 /*

@@ -13,8 +13,8 @@
  * boundary changes nothing to the merge.  Basic logs are one sequence.
  *
  * Every cp_every records a run keeps a checkpoint (the cursor position and
- * the TSC there).  The sorted output is cut by TSC into chunks of about
- * XR_CHUNK_RECORDS records (bounds taken from the checkpoints' TSCs): a
+ * the TSC there).  The sorted output is cut by TSC into chunks of up to
+ * about XR_CHUNK_RECORDS records (bounds taken from the checkpoints' TSCs): a
  * chunk is the merge of the parts of the runs within its TSC range, each
  * part found from the last checkpoint before the range, so chunks are
  * decoded independently (reader_chunks.c), and the records of equal TSC
@@ -215,13 +215,22 @@ static int cmp_u64(const void *a, const void *b)
 
 /*
  * The chunks' TSC bounds: every so many checkpoints in TSC order (each
- * stands for cp_every records), strictly increasing.
+ * stands for cp_every records), strictly increasing.  A chunk holds about
+ * 1/8 of a job's share of the records, between XR_CHUNK_MIN and
+ * XR_CHUNK_RECORDS: enough chunks to keep every decoder busy, and small
+ * logs cut too (the cuts never show in the output).
  */
 static int chunk_bounds(struct xr_reader *r, struct tmx_error *err)
 {
-	uint32_t per_chunk = XR_CHUNK_RECORDS / r->cp_every, n = 0;
+	uint64_t n_recs = 0, want;
+	uint32_t per_chunk, n = 0;
 	uint64_t *tscs;
 
+	for (uint32_t i = 0; i < r->n_runs; i++)
+		n_recs += r->runs[i].end_seq - r->runs[i].pos.seq;
+	want = n_recs / 8 / (r->jobs ? r->jobs : 1);
+	want = want < XR_CHUNK_MIN ? XR_CHUNK_MIN : want > XR_CHUNK_RECORDS ? XR_CHUNK_RECORDS : want;
+	per_chunk = (uint32_t)(want / r->cp_every) ? (uint32_t)(want / r->cp_every) : 1;
 	r->n_chunks = r->n_runs ? 1 : 0;
 	if (r->n_cps <= per_chunk)
 		return TMX_OK;
