@@ -150,8 +150,7 @@ static int open_runs(struct xr_reader *r, struct xr_decoder *d, uint64_t lo, boo
 			return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 		c = &d->cursors[*n];
 		reuse_cursor(c, &start_of(r, run, lo)->pos, run->end_seq);
-		/* Its first read may fault in a whole large folio of the file. */
-		count_release(r, d, XR_FOLIO_BYTES);
+		count_release(r, d, XR_CURSOR_OPEN_BYTES);
 		do {
 			if ((ret = xr_cursor_next(&r->layout, c, &got, err)))
 				return ret;

@@ -31,8 +31,13 @@
 #define XR_MAX_STREAMS (1u << 20)
 /* Mapped pages are given back every so many bytes read. */
 #define XR_RELEASE_BYTES ((uint64_t)16 << 20)
-/* What one fault may map on recent kernels (a large page-cache folio). */
-#define XR_FOLIO_BYTES ((uint64_t)2 << 20)
+/*
+ * What a cursor opened at a checkpoint counts toward the next release: its
+ * first reads fault in large page-cache folios around it (counting 2 MiB,
+ * a whole folio, released the mapping so often that the pages being read
+ * were faulted in again and again).
+ */
+#define XR_CURSOR_OPEN_BYTES ((uint64_t)256 << 10)
 /*
  * Checkpoints in a run every so many records at least, about 2^16 of them
  * at most (plus one per run).
