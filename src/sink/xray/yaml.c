@@ -544,7 +544,6 @@ static const char *ctx_text(struct tmx_xray_yaml *y, uint64_t cpu, uint64_t tid,
 static char *put_tsc(struct tmx_xray_yaml *y, char *q, uint64_t tsc)
 {
 	uint64_t hi = tsc / 100000000;
-	char last;
 
 	if (!hi)
 		return tmx_put_u64(q, tsc);
@@ -554,11 +553,7 @@ static char *put_tsc(struct tmx_xray_yaml *y, char *q, uint64_t tsc)
 	}
 	memcpy(q, y->tsc_hi_text, sizeof(y->tsc_hi_text));
 	q += y->tsc_hi_len;
-	/* The last eight digits, zero-padded: 10^8 + them, its leading 1 over the
-	 * last digit of the high part, which is put back. */
-	last = q[-1];
-	tmx_put_u64(q - 1, 100000000 + tsc % 100000000);
-	q[-1] = last;
+	tmx_put_8digits(q, (uint32_t)(tsc % 100000000));
 	return q + 8;
 }
 
