@@ -86,6 +86,17 @@ static int add_checkpoint(struct seg *s, const struct xr_pos *at, uint64_t tsc,
 	return TMX_OK;
 }
 
+/* The TSC range [lo, hi] of records of `stream` joins the stream's. */
+static void note_range(struct xr_reader *r, uint32_t stream, uint64_t lo, uint64_t hi)
+{
+	if (stream >= r->n_streams || lo > hi)
+		return;
+	if (lo < r->ts_min[stream])
+		r->ts_min[stream] = lo;
+	if (hi > r->ts_max[stream])
+		r->ts_max[stream] = hi;
+}
+
 /*
  * One segment's records, once: its runs and checkpoints, and the TSC range
  * of its records' streams (a segment's streams are its own).
@@ -95,6 +106,10 @@ static int scan_segment(struct xr_reader *r, uint32_t i, struct seg *s, struct t
 	struct xr_pos start = { .key_pos = i };
 	struct xr_cursor c;
 	uint64_t prev = 0, in_run = 0, since_release = 0;
+	/* The TSC range of the stream being read, kept here: writing the
+	 * arrays at every record shared their cache lines between threads. */
+	uint32_t stream = UINT32_MAX;
+	uint64_t lo = UINT64_MAX, hi = 0;
 	int ret = TMX_OK;
 
 	xr_cursor_init(&c, &start, UINT64_MAX);
@@ -111,12 +126,12 @@ static int scan_segment(struct xr_reader *r, uint32_t i, struct seg *s, struct t
 			since_release = 0;
 		}
 		tsc = c.rec.tsc;
-		if (c.rec.stream < r->n_streams) {
-			if (tsc < r->ts_min[c.rec.stream])
-				r->ts_min[c.rec.stream] = tsc;
-			if (tsc > r->ts_max[c.rec.stream])
-				r->ts_max[c.rec.stream] = tsc;
+		if (c.rec.stream != stream) {
+			note_range(r, stream, lo, hi);
+			stream = c.rec.stream, lo = UINT64_MAX, hi = 0;
 		}
+		lo = tsc < lo ? tsc : lo;
+		hi = tsc > hi ? tsc : hi;
 		if (s->n_runs == 0 || tsc < prev) {
 			if (s->n_runs) {
 				s->runs[s->n_runs - 1].end_seq = before.seq;
@@ -134,6 +149,7 @@ static int scan_segment(struct xr_reader *r, uint32_t i, struct seg *s, struct t
 		s->runs[s->n_runs - 1].end_seq = c.pos.seq;
 		s->runs[s->n_runs - 1].last_tsc = prev;
 	}
+	note_range(r, stream, lo, hi);
 	xr_cursor_free(&c);
 	return ret;
 }
