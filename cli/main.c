@@ -373,6 +373,9 @@ int main(int argc, char **argv)
 	}
 	/* babeltrace2 reads only the metadata for -o ctf-metadata: so do we. */
 	cli.open.ctf.metadata_only = cli.format == OUT_CTF_METADATA;
+	/* The XRay reader decodes its sorted output on as many threads as tmx_run uses. */
+	if (jobs_of(&cli, &cli.open.xray.jobs))
+		return 2;
 	if (tmx_open(cli.inputs, cli.n_inputs, &cli.open, &diag, &src, &err))
 		return cli_report(&err);
 	if ((cli.format == OUT_CTF || cli.format == OUT_PARQUET) && !cli.output_path) {

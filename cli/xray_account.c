@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "options.h"
 #include "tools/xray/account.h"
 #include "tools/xray/debuginfo.h"
 #include "model/errors.h"
@@ -40,6 +41,7 @@ static const struct option account_options[] = {
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "lenient", no_argument, NULL, OPT_LENIENT },
 	{ "account-memory", required_argument, NULL, OPT_MEMORY },
+	{ "jobs", required_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -71,6 +73,8 @@ static void account_usage(FILE *out)
 	      "      --account-memory=BYTES  memory for the stored latencies (suffix K, M, G;\n"
 	      "                           default 64M); over it the percentiles are found\n"
 	      "                           exactly by reading the log again (up to 10 passes)\n"
+	      "  -j, --jobs=N             decode the log on N threads (default: TRACEMUX_JOBS,\n"
+	      "                           else every CPU); the table does not depend on it\n"
 	      "\n"
 	      "What was not accounted (exits with no matching entry, calls never exited)\n"
 	      "is summed up on standard error.  Exit status: 0, 1 on error, 2 on bad usage.\n",
@@ -299,9 +303,12 @@ int cli_xray_account(int argc, char **argv, const struct tmx_diag *diag_in)
 	char *end;
 	long top;
 
+	if (getenv("TRACEMUX_JOBS") && *getenv("TRACEMUX_JOBS") &&
+	    cli_parse_jobs("TRACEMUX_JOBS", getenv("TRACEMUX_JOBS"), &xopts.jobs))
+		return 2;
 	argv++, argc--;   /* "xray-account" becomes argv[0] */
 	optind = 0;   /* glibc: a full reset of getopt's state */
-	while ((c = getopt_long_only(argc, argv, "m:s:r:p:f:o:dkh", account_options, NULL)) != -1) {
+	while ((c = getopt_long_only(argc, argv, "m:s:r:p:f:o:dkj:h", account_options, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			xopts.instr_map = optarg;
@@ -360,6 +367,10 @@ int cli_xray_account(int argc, char **argv, const struct tmx_diag *diag_in)
 				return cli_command_usage_error("xray-account",
 							       "invalid --account-memory value `%s` (bytes, "
 							       "e.g. 65536, 512K, 64M)", optarg);
+			break;
+		case 'j':
+			if (cli_parse_jobs("--jobs", optarg, &xopts.jobs))
+				return 2;
 			break;
 		case 'h':
 			account_usage(stdout);

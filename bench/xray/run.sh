@@ -11,12 +11,15 @@
 #   tracemux xray-account   vs  llvm-xray account -k   (llvm-xray's figures
 #                               leave out the threads its TSC check rejects)
 # each with --instr-map/--instr_map of the workload binary, output to
-# /dev/null.  Prints wall time (best of RUNS), peak RSS (GNU time -v) and the
-# ratios llvm-xray / tracemux.  Before timing, the outputs are checked
-# (CHECK=0 skips it): the YAML must be byte-identical (compared by SHA-256
-# while llvm-xray is timed) and the Chrome output must have as many B and E
-# events as llvm-xray's.  llvm-xray 14 needs about a minute and 6 to 8 GB
-# per task on a 256 MiB log.  Not part of the test suite.
+# /dev/null.  tracemux runs with --jobs 1, 2, 4 ... and every CPU (JOBS
+# overrides the list); each row gives wall time (best of RUNS), CPU time,
+# peak RSS (GNU time -v), records per second and the speed-up over one job,
+# then the ratios llvm-xray / tracemux with one job and with every CPU.
+# Before timing, the outputs are checked (CHECK=0 skips it): the YAML must
+# be byte-identical (compared by SHA-256 while llvm-xray is timed) and the
+# Chrome output must have as many B and E events as llvm-xray's.  llvm-xray
+# 14 needs about a minute and 6 to 8 GB per task on a 256 MiB log.  Not part
+# of the test suite.  Wall times need a quiet machine: note `uptime`.
 set -eu
 cd "$(dirname "$0")/../.."
 MIB=${1:-256}
@@ -81,21 +84,48 @@ if [ "$CHECK" = 1 ]; then
 	echo "  -o chrome: the same B/E event counts as llvm-xray's trace_event ($tb)"
 fi
 
-tmx_yaml=$(measure "$RUNS" "$TMX" -o xray-yaml --instr-map "$BIN" "$LOG")
+# Job counts: 1, 2, 4 ... below the CPUs, and the CPUs.
+CPUS=$(nproc)
+if [ -z "${JOBS:-}" ]; then
+	JOBS=1
+	j=2
+	while [ "$j" -lt "$CPUS" ]; do JOBS="$JOBS $j"; j=$((j * 2)); done
+	[ "$CPUS" -gt 1 ] && JOBS="$JOBS $CPUS"
+fi
+# Records (function, custom and typed events; tracemux's wall-time events are not records).
+RECORDS=$("$TMX" info "$LOG" | awk '$2 ~ /^(function|custom|typed)/ { n += $1 } END { print n + 0 }')
+echo "records: $RECORDS; CPUs: $CPUS; load: $(uptime | sed 's/.*load average: //')"
+
+jobs_rows() {   # task name, tracemux arguments...; sets $one and $all ("sec kb cpu")
+	_name=$1
+	shift
+	one=""
+	for j in $JOBS; do
+		_r=$(measure "$RUNS" "$@" --jobs "$j")
+		[ -n "$one" ] || one=$_r
+		all=$_r
+		printf '%-30s --jobs %-3s %8.3f s %7.2f s CPU %6s MB %12.0f records/s %6.2fx\n' "$_name" "$j" \
+			"$(secs "$_r")" "$(cpus "$_r")" "$(($(kbs "$_r") / 1024))" \
+			"$(echo "$RECORDS / $(secs "$_r")" | bc)" "$(echo "scale=2; $(secs "$one") / $(secs "$_r")" | bc)"
+	done
+}
+
+ratios() {   # name, llvm "sec kb cpu"
+	ratio "$1, --jobs 1" "$2" "$one"
+	ratio "$1, --jobs $(echo "$JOBS" | awk '{ print $NF }')" "$2" "$all"
+}
+
+jobs_rows "tracemux -o xray-yaml" "$TMX" -o xray-yaml --instr-map "$BIN" "$LOG"
 llvm_yaml=$(measure "$RUNS" "$LLVM_XRAY" convert --output-format=yaml --instr_map="$BIN" "$LOG")
-tmx_chrome=$(measure "$RUNS" "$TMX" -o chrome --instr-map "$BIN" "$LOG")
+row "llvm-xray convert --output-format=yaml" "$llvm_yaml"
+ratios "yaml" "$llvm_yaml"
+jobs_rows "tracemux -o chrome" "$TMX" -o chrome --instr-map "$BIN" "$LOG"
 llvm_chrome=$(measure "$RUNS" "$LLVM_XRAY" convert --output-format=trace_event --instr_map="$BIN" "$LOG")
-tmx_acct=$(measure "$RUNS" "$TMX" xray-account --instr-map "$BIN" "$LOG")
+row "llvm-xray convert --output-format=trace_event" "$llvm_chrome"
+ratios "chrome / trace_event" "$llvm_chrome"
+jobs_rows "tracemux xray-account" "$TMX" xray-account --instr-map "$BIN" "$LOG"
 # llvm-xray reports every record its TSC check rejects, with the stacks of
 # every thread: gigabytes of stderr on this log, thrown away.
 llvm_acct=$(BENCH_ERR=/dev/null measure "$RUNS" "$LLVM_XRAY" account -k --instr_map="$BIN" "$LOG")
-
-row "tracemux -o xray-yaml" "$tmx_yaml"
-row "llvm-xray convert --output-format=yaml" "$llvm_yaml"
-ratio "yaml" "$llvm_yaml" "$tmx_yaml"
-row "tracemux -o chrome" "$tmx_chrome"
-row "llvm-xray convert --output-format=trace_event" "$llvm_chrome"
-ratio "chrome / trace_event" "$llvm_chrome" "$tmx_chrome"
-row "tracemux xray-account" "$tmx_acct"
 row "llvm-xray account -k" "$llvm_acct"
-ratio "account" "$llvm_acct" "$tmx_acct"
+ratios "account" "$llvm_acct"

@@ -75,6 +75,12 @@ struct tmx_xray_opts {
 	 * instead of its default stable sort by TSC.
 	 */
 	bool unsorted;
+	/*
+	 * Threads that find the runs of TSCs and decode the sorted output
+	 * ahead of the reading thread (0: the CPUs available; 1: none).  The
+	 * records do not depend on it.
+	 */
+	unsigned jobs;
 };
 
 struct tmx_open_opts {

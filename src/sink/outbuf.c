@@ -97,7 +97,7 @@ static char *put_upto8(char *p, uint32_t v)
 }
 
 /* v < 10^8 as exactly eight digits: four independent pairs, no carried chain. */
-static void put8(char *p, uint32_t v)
+void tmx_put_8digits(char *p, uint32_t v)
 {
 	uint32_t hi = v / 10000, lo = v % 10000;
 
@@ -116,10 +116,10 @@ char *tmx_put_u64(char *p, uint64_t v)
 	} else {
 		p = put_upto8(p, (uint32_t)(v / 10000000000000000ULL));
 		v %= 10000000000000000ULL;
-		put8(p, (uint32_t)(v / 100000000));
+		tmx_put_8digits(p, (uint32_t)(v / 100000000));
 		p += 8;
 	}
-	put8(p, (uint32_t)(v % 100000000));
+	tmx_put_8digits(p, (uint32_t)(v % 100000000));
 	return p + 8;
 }
 
@@ -134,7 +134,7 @@ void outbuf_u64(struct outbuf *b, uint64_t v, int width)
 	/* Nanoseconds of a timestamp: exactly nine digits, straight-line. */
 	if (width == 9 && v < 1000000000) {
 		*p = (char)('0' + v / 100000000);
-		put8(p + 1, (uint32_t)(v % 100000000));
+		tmx_put_8digits(p + 1, (uint32_t)(v % 100000000));
 		b->len += 9;
 		return;
 	}

@@ -83,6 +83,8 @@ static inline void outbuf_spaces(struct outbuf *b, size_t n)
 extern const char tmx_digit_pairs[201];
 /* Decimal v at p (room for 20 bytes), no leading zeros; returns the end. */
 char *tmx_put_u64(char *p, uint64_t v);
+/* v < 10^8 as exactly eight digits at p, leading zeros included. */
+void tmx_put_8digits(char *p, uint32_t v);
 /*
  * What printf("%g", d) writes (6 significant digits, trailing zeros
  * removed, an exponent below 1e-4 and from 1e6), at p (room for 32

@@ -25,6 +25,7 @@ void xr_cursor_init(struct xr_cursor *c, const struct xr_pos *pos, uint64_t end_
 	if (pos)
 		c->pos = *pos;
 	c->end_seq = end_seq;
+	c->key_end = UINT32_MAX;
 }
 
 void xr_cursor_free(struct xr_cursor *c)
@@ -166,7 +167,7 @@ static int fdr_next(const struct xr_layout *l, struct xr_cursor *c, bool *got,
 		struct xr_prod save;
 		struct xr_raw r;
 
-		if (p->key_pos >= l->n_keys)
+		if (p->key_pos >= l->n_keys || p->key_pos >= c->key_end)
 			break;
 		key = &l->keys[l->key_order[p->key_pos]];
 		if (!p->in_block) {

@@ -207,6 +207,7 @@ struct xr_pos {
 struct xr_cursor {
 	struct xr_pos pos;
 	uint64_t end_seq;           /* stop before this record (run end) */
+	uint32_t key_end;           /* FDR: stop at this key (UINT32_MAX: none) */
 	/*
 	 * The record read but given back (it ended the record being built):
 	 * used again when the cursor is at la_at, instead of parsing twice.
@@ -219,7 +220,13 @@ struct xr_cursor {
 	uint32_t cap_args;
 };
 
+/* key_end is UINT32_MAX: xr_cursor_stop_at_key() sets it. */
 void xr_cursor_init(struct xr_cursor *c, const struct xr_pos *pos, uint64_t end_seq);
+/* FDR: the cursor ends with the records of the key before key position `key_end`. */
+static inline void xr_cursor_stop_at_key(struct xr_cursor *c, uint32_t key_end)
+{
+	c->key_end = key_end;
+}
 void xr_cursor_free(struct xr_cursor *c);
 /*
  * The next record in llvm-xray's unsorted order into c->rec; *got is false

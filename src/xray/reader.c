@@ -19,6 +19,7 @@
  */
 #include <stdlib.h>
 
+#include "tracemux/run.h"
 #include "model/errors.h"
 #include "model/field_class.h"
 #include "model/source.h"
@@ -219,10 +220,11 @@ static void reader_free(void *impl)
 
 	if (!r)
 		return;
-	for (uint32_t i = 0; i < r->n_cursors; i++)
-		xr_cursor_free(&r->cursors[i]);
-	free(r->cursors);
-	free(r->heap);
+	xr_chunks_free(r);
+	xr_cursor_free(&r->cursor);
+	free(r->runs);
+	free(r->cps);
+	free(r->bounds);
 	for (uint32_t k = 0; k < r->n_keys; k++)
 		free(r->keys[k].blocks);
 	free(r->keys);
@@ -311,6 +313,7 @@ static int open_one(const char *path, const struct tmx_xray_opts *opts,
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 	}
 	r->opts = *opts;
+	r->jobs = opts->jobs ? opts->jobs : tmx_cpu_count();
 	r->diag = diag;
 	r->names = names;
 	tmx_arena_init(&r->arena);

@@ -6,13 +6,20 @@
  *   reader_index.c   the index: FDR blocks verified as llvm's BlockVerifier
  *                    does and filed by thread, basic records checked, YAML
  *                    traces' threads; damage reported after the output
- *   reader_output.c  the ascending runs of TSCs merged by a heap (a stable
- *                    sort by TSC in bounded memory), records as messages
+ *   reader_runs.c    the ascending runs of TSCs in llvm's unsorted order,
+ *                    found per thread (FDR key) on several threads, with
+ *                    checkpoints; the TSC ranges of the chunks
+ *   reader_chunks.c  a chunk of the sorted output (its runs merged by a
+ *                    heap: a stable sort by TSC in bounded memory) decoded
+ *                    into records, on decoder threads, handed out in order
+ *   reader_output.c  records as messages
  *
  * Functions that several files call are prefixed xr_.
  */
 #ifndef TMX_XRAY_READER_IMPL_H
 #define TMX_XRAY_READER_IMPL_H
+
+#include <pthread.h>
 
 #include "model/arena.h"
 #include "model/source.h"
@@ -24,6 +31,91 @@
 #define XR_MAX_STREAMS (1u << 20)
 /* Mapped pages are given back every so many bytes read. */
 #define XR_RELEASE_BYTES ((uint64_t)16 << 20)
+/*
+ * What a cursor opened at a checkpoint counts toward the next release: its
+ * first read may fault in a whole large page-cache folio (up to 2 MiB on
+ * recent kernels).  Counting less (256 KiB) gave the same times and, with
+ * large folios, 115 MB of peak RSS on a 256 MiB log instead of 45 MB.
+ */
+#define XR_CURSOR_OPEN_BYTES ((uint64_t)2 << 20)
+/*
+ * Checkpoints in a run every so many records at least, about 2^16 of them
+ * at most (plus one per run).
+ */
+#define XR_CP_MIN_EVERY 8u
+#define XR_CP_MAX 65536u
+/* Records of a chunk of the sorted output (about): at least, at most. */
+#define XR_CHUNK_MIN 64u
+#define XR_CHUNK_RECORDS 32768u
+
+/*
+ * An ascending run of TSCs in llvm's unsorted order, inside one FDR key
+ * (thread): its first record's position (seq counted from the key's
+ * start), where it ends, its TSC range and its checkpoints.
+ */
+struct xr_run {
+	struct xr_pos pos;
+	uint64_t end_seq;
+	uint64_t first_tsc, last_tsc;
+	uint32_t cp, n_cp;        /* in xr_reader.cps */
+};
+
+/* Where the record at index i * cp_every of a run is, and its TSC. */
+struct xr_checkpoint {
+	uint64_t tsc;
+	struct xr_pos pos;
+};
+
+/* A chunk of the sorted output, decoded: its records and their arguments. */
+struct xr_chunk {
+	uint32_t index;           /* which chunk the slot holds */
+	bool ready;
+	struct xr_record *recs;
+	size_t n, cap;
+	uint64_t *args;           /* the records' arguments one after the other */
+	size_t n_args, cap_args;
+	int ret;                  /* an error after the records, or TMX_OK */
+	struct tmx_error err;
+	size_t next, next_arg;    /* the consumer's place */
+};
+
+/* A function text made from its id alone (reader_output.c). */
+#define XR_FN_SLOTS 256
+struct xr_fn_slot {
+	int32_t id;
+	uint8_t len;              /* 0: empty */
+	char text[23];
+};
+
+struct xr_hent {
+	uint64_t tsc;
+	uint32_t c;               /* the cursor, in run order */
+};
+
+/* What one decoding thread (or the consumer, with one job) keeps between chunks. */
+struct xr_decoder {
+	struct xr_reader *r;
+	struct xr_cursor *cursors;
+	uint32_t cap_cursors;
+	struct xr_hent *heap;
+	uint64_t since_release;
+};
+
+/* The decoder threads and the ring of chunks they fill. */
+struct xr_pool {
+	pthread_mutex_t lock;
+	pthread_cond_t work_cv;   /* a slot was freed, or stop */
+	pthread_cond_t ready_cv;  /* a chunk was decoded */
+	pthread_t *threads;
+	struct xr_decoder *decoders;
+	unsigned n_threads, started;
+	bool initialized;         /* the lock and conditions */
+	struct xr_chunk *slots;
+	uint32_t n_slots;
+	uint32_t next_take;       /* the next chunk to decode */
+	uint32_t consuming;       /* the chunk the consumer reads */
+	bool stop;
+};
 
 struct xr_reader {
 	struct xr_file file;
@@ -64,18 +156,32 @@ struct xr_reader {
 	const struct tmx_field_class *fc_wall, *fc_wall_sec, *fc_wall_usec;
 
 	/* Output */
-	struct xr_cursor *cursors;    /* sorted: one per run; unsorted: one */
-	uint32_t *heap;
-	uint32_t n_heap, n_cursors;
+	unsigned jobs;                /* threads for the runs and the chunks */
+	struct xr_run *runs;          /* sorted: the runs, in sequence order */
+	uint32_t n_runs;
+	struct xr_checkpoint *cps;
+	uint32_t n_cps, cp_every;
+	uint64_t *bounds;             /* chunk i > 0 starts at TSC bounds[i - 1] */
+	uint32_t n_chunks;
+	struct xr_pool pool;
+	bool inline_mode;             /* one job: chunks decoded by the consumer, */
+	struct xr_decoder inline_dec; /* with this, */
+	struct xr_chunk inline_chunk; /* into this */
+	struct xr_chunk *chunk;       /* being consumed */
+	bool started_chunks;          /* r->chunk NULL: at the end */
+	struct xr_cursor cursor;      /* unsorted and YAML: the one cursor */
 	int phase;
 	uint32_t phase_i;
 	uint64_t since_release;
-	struct tmx_msg msg;
+	struct tmx_msg msg;           /* stream and packet messages */
+	struct tmx_msg ev_msg;        /* events */
 	struct tmx_event ev;
 	struct tmx_value ctx[4];
-	struct tmx_value *pay;
+	struct tmx_value *pay;        /* function records (init_values) */
 	size_t cap_pay;
+	struct tmx_value wall[3];     /* wall-time events */
 	char fn_buf[32];
+	struct xr_fn_slot fn_cache[XR_FN_SLOTS];
 };
 
 static inline void maybe_release(struct xr_reader *r, uint64_t bytes)
@@ -95,7 +201,17 @@ int xr_index_fdr(struct xr_reader *r, struct tmx_error *err);
 int xr_index_basic(struct xr_reader *r, struct tmx_error *err);
 int xr_index_yaml(struct xr_reader *r, struct tmx_error *err);
 
-/* reader_output.c: the runs and their cursors; the next message. */
+/* reader_runs.c: the runs, checkpoints, stream ranges and chunk bounds (sorted output). */
+int xr_find_runs(struct xr_reader *r, struct tmx_error *err);
+
+/*
+ * reader_chunks.c: r->chunk becomes the next chunk of the sorted output
+ * (NULL after the last); decoding errors come in the chunk, after its records.
+ */
+void xr_next_chunk(struct xr_reader *r);
+void xr_chunks_free(struct xr_reader *r);
+
+/* reader_output.c: the output's set-up; the next message. */
 int xr_setup_output(struct xr_reader *r, struct tmx_error *err);
 int xr_reader_next(void *impl, const struct tmx_msg **msg, struct tmx_error *err);
 /* Filters: the events that the filter does not keep are dropped here. */

@@ -113,6 +113,30 @@ static bool terminal(enum vstate s)
 	return s >= V_CPU;
 }
 
+/* Moves past the well-formed function records at p (llvm's 8-byte FunctionRecord); false if none. */
+static bool skip_functions(const struct xr_file *f, struct xr_prod *p)
+{
+	const uint8_t *d = f->map.data;
+	uint64_t off = p->off, size = f->map.size;
+
+	if (f->h.version >= 3) {
+		uint64_t left = p->extent_left;
+		while (off + XR_FDR_FUNC_SIZE <= size && left >= XR_FDR_FUNC_SIZE &&
+		       !(d[off] & 1) && ((d[off] >> 1) & 7) <= 3) {
+			off += XR_FDR_FUNC_SIZE;
+			left -= XR_FDR_FUNC_SIZE;
+		}
+		p->extent_left = left;
+	} else {
+		while (off + XR_FDR_FUNC_SIZE <= size && !(d[off] & 1) && ((d[off] >> 1) & 7) <= 3)
+			off += XR_FDR_FUNC_SIZE;
+	}
+	if (off == p->off)
+		return false;
+	p->off = off;
+	return true;
+}
+
 static int new_block(struct xr_reader *r, const struct xr_prod *start, int32_t tid,
 		     struct tmx_error *err)
 {
@@ -198,6 +222,16 @@ int xr_index_fdr(struct xr_reader *r, struct tmx_error *err)
 
 		maybe_release(r, p.off - last_off);
 		last_off = p.off;
+		/*
+		 * Function records, nearly all of them, in a buffer past its
+		 * header: any terminal state takes them, and these are the
+		 * ones the producer would read without an error.
+		 */
+		if (b && terminal(vs) && skip_functions(f, &p)) {
+			if (vs != V_EOB)
+				vs = V_FUNCTION;
+			continue;
+		}
 		raw.crosses = false;
 		if (xr_fdr_produce(f, &p, &raw, &e)) {
 			if (e.code != TMX_ERR_DATA)

@@ -28,12 +28,24 @@
 #include "sink/xray/yaml.h"
 #include "xray/xray.h"
 
+/* Cached ", cpu: C, thread: T, process: P" texts (put_record_fast). */
+#define YAML_CTX_SLOTS 64
+struct yaml_ctx_slot {
+	uint64_t cpu, tid, pid;
+	uint8_t len;              /* 0: empty */
+	char text[64];            /* at most 53 bytes: cpu 16 bits, thread and process 32 */
+};
+
 struct tmx_xray_yaml {
 	const struct tmx_source *src;
 	const struct tmx_trace *trace;   /* the trace being written */
 	bool started;
 	bool failed;                     /* a consume error: finish adds nothing */
 	uint64_t n_records;
+	uint64_t tsc_hi;                 /* the digits of the last TSC above its last eight */
+	uint8_t tsc_hi_len;              /* 0: none yet */
+	char tsc_hi_text[24];
+	struct yaml_ctx_slot ctx_cache[YAML_CTX_SLOTS];
 	struct outbuf out;
 };
 
@@ -374,6 +386,8 @@ struct tmx_xray_yaml *tmx_xray_yaml_new(int fd, const struct tmx_source *src)
 		y->started = false;
 		y->failed = false;
 		y->n_records = 0;
+		y->tsc_hi_len = 0;
+		memset(y->ctx_cache, 0, sizeof(y->ctx_cache));
 		outbuf_init(&y->out, fd);
 	}
 	return y;
@@ -494,20 +508,74 @@ static void put_record(struct outbuf *b, const struct tmx_event *e)
 #define PUT_LIT(q, lit) (memcpy((q), (lit), sizeof(lit) - 1), (q) += sizeof(lit) - 1)
 
 /*
+ * ", cpu: C, thread: T, process: P" of a (cpu, tid, pid): made once per
+ * thread seen, the integers being most of a record's formatting.
+ */
+static const char *ctx_text(struct tmx_xray_yaml *y, uint64_t cpu, uint64_t tid, uint64_t pid,
+			    size_t *len)
+{
+	struct yaml_ctx_slot *c = &y->ctx_cache[(tid ^ cpu << 7) % YAML_CTX_SLOTS];
+	char *q;
+
+	if (c->len && c->cpu == cpu && c->tid == tid && c->pid == pid) {
+		*len = c->len;
+		return c->text;
+	}
+	q = c->text;
+	PUT_LIT(q, ", cpu: ");
+	q = tmx_put_u64(q, cpu);
+	if (tid) {
+		PUT_LIT(q, ", thread: ");
+		q = tmx_put_u64(q, tid);
+	}
+	if (pid) {
+		PUT_LIT(q, ", process: ");
+		q = tmx_put_u64(q, pid);
+	}
+	c->cpu = cpu, c->tid = tid, c->pid = pid;
+	*len = c->len = (uint8_t)(q - c->text);
+	return c->text;
+}
+
+/*
+ * A TSC in decimal: consecutive records share the digits above the last
+ * eight, kept from the previous one.
+ */
+static char *put_tsc(struct tmx_xray_yaml *y, char *q, uint64_t tsc)
+{
+	uint64_t hi = tsc / 100000000;
+
+	if (!hi)
+		return tmx_put_u64(q, tsc);
+	if (hi != y->tsc_hi || !y->tsc_hi_len) {
+		y->tsc_hi = hi;
+		y->tsc_hi_len = (uint8_t)(tmx_put_u64(y->tsc_hi_text, hi) - y->tsc_hi_text);
+	}
+	memcpy(q, y->tsc_hi_text, sizeof(y->tsc_hi_text));
+	q += y->tsc_hi_len;
+	tmx_put_8digits(q, (uint32_t)(tsc % 100000000));
+	return q + 8;
+}
+
+/*
  * The common record -- no arguments, no payload, a function text that is
  * plain or digits -- written in one go; false for anything else.
  */
-static bool put_record_fast(struct outbuf *b, const struct tmx_event *e, uint64_t tsc)
+static bool put_record_fast(struct tmx_xray_yaml *y, const struct tmx_event *e, uint64_t tsc)
 {
+	struct outbuf *b = &y->out;
 	const struct tmx_value *ctx = e->scopes[TMX_SCOPE_COMMON_CONTEXT];
 	const struct tmx_value *p = e->scopes[TMX_SCOPE_PAYLOAD];
-	const char *fn = p[TMX_XRAY_P_FUNCTION].str.ptr;
-	size_t fn_len = p[TMX_XRAY_P_FUNCTION].str.len, i;
+	const char *fn = p[TMX_XRAY_P_FUNCTION].str.ptr, *ct;
+	size_t fn_len = p[TMX_XRAY_P_FUNCTION].str.len, i, ct_len;
 	int64_t id = p[TMX_XRAY_P_FUNC_ID].s;
+	uint64_t type = p[TMX_XRAY_P_RECORD_TYPE].u;
 	bool digits;
 	char *q;
 
-	if (p[TMX_XRAY_P_ARGS].count || p[TMX_XRAY_P_DATA].str.len || fn_len == 0 || fn_len > 64)
+	if (p[TMX_XRAY_P_ARGS].count || p[TMX_XRAY_P_DATA].str.len || fn_len == 0 || fn_len > 64 ||
+	    ctx[TMX_XRAY_CTX_CPU].u > UINT16_MAX || ctx[TMX_XRAY_CTX_TID].u > UINT32_MAX ||
+	    ctx[TMX_XRAY_CTX_PID].u > UINT32_MAX)
 		return false;
 	digits = is_digit(fn[0]);
 	for (i = 0; i < fn_len && is_digit(fn[i]) == digits; i++)
@@ -518,7 +586,10 @@ static bool put_record_fast(struct outbuf *b, const struct tmx_event *e, uint64_
 		outbuf_flush(b);
 	q = b->data + b->len;
 	PUT_LIT(q, "  - { type: ");
-	q = tmx_put_u64(q, p[TMX_XRAY_P_RECORD_TYPE].u);
+	if (type < 10)
+		*q++ = (char)('0' + type);
+	else
+		q = tmx_put_u64(q, type);
 	PUT_LIT(q, ", func-id: ");
 	if (id < 0) {
 		*q++ = '-';
@@ -533,31 +604,44 @@ static bool put_record_fast(struct outbuf *b, const struct tmx_event *e, uint64_
 	q += fn_len;
 	if (digits)
 		*q++ = '\'';
-	PUT_LIT(q, ", cpu: ");
-	q = tmx_put_u64(q, ctx[TMX_XRAY_CTX_CPU].u);
-	if (ctx[TMX_XRAY_CTX_TID].u) {
-		PUT_LIT(q, ", thread: ");
-		q = tmx_put_u64(q, ctx[TMX_XRAY_CTX_TID].u);
-	}
-	if (ctx[TMX_XRAY_CTX_PID].u) {
-		PUT_LIT(q, ", process: ");
-		q = tmx_put_u64(q, ctx[TMX_XRAY_CTX_PID].u);
-	}
+	ct = ctx_text(y, ctx[TMX_XRAY_CTX_CPU].u, ctx[TMX_XRAY_CTX_TID].u, ctx[TMX_XRAY_CTX_PID].u,
+		      &ct_len);
+	memcpy(q, ct, sizeof(y->ctx_cache[0].text));
+	q += ct_len;
 	PUT_LIT(q, ", kind: ");
 	memcpy(q, kinds[e->cls->id].s, kinds[e->cls->id].n);
 	q += kinds[e->cls->id].n;
 	PUT_LIT(q, ", tsc: ");
-	q = tmx_put_u64(q, tsc);
+	q = put_tsc(y, q, tsc);
 	PUT_LIT(q, ", data: '' }\n");
 	b->len = (size_t)(q - b->data);
 	return true;
 }
 
-int tmx_xray_yaml_consume(struct tmx_xray_yaml *y, const struct tmx_msg *msg,
-			  struct tmx_error *err)
+/* A record line: every XRay record class but the wall-time marks (ours). */
+static bool is_record(const struct tmx_msg *msg)
 {
-	const struct tmx_event *e;
-	const struct tmx_value *p;
+	return msg->kind == TMX_MSG_EVENT && msg->event->cls->id <= TMX_XRAY_EV_TYPED;
+}
+
+static void put_any_record(struct tmx_xray_yaml *y, const struct tmx_msg *msg)
+{
+	const struct tmx_event *e = msg->event;
+	const struct tmx_value *p = e->scopes[TMX_SCOPE_PAYLOAD];
+	struct outbuf *b = &y->out;
+
+	if (put_record_fast(y, e, msg->cycles))
+		return;
+	put_record(b, e);
+	outbuf_u64(b, msg->cycles, 0);
+	outbuf_puts(b, ", data: ");
+	put_scalar(b, p[TMX_XRAY_P_DATA].str.ptr, p[TMX_XRAY_P_DATA].str.len);
+	outbuf_puts(b, " }\n");
+}
+
+/* The header before the first message; every message of the same trace. */
+static int check_msg(struct tmx_xray_yaml *y, const struct tmx_msg *msg, struct tmx_error *err)
+{
 	int ret;
 
 	if (y->failed)
@@ -572,21 +656,21 @@ int tmx_xray_yaml_consume(struct tmx_xray_yaml *y, const struct tmx_msg *msg,
 		return tmx_error_set(err, TMX_ERR_USAGE, NULL,
 				     "-o xray-yaml writes one XRay log: give one input");
 	}
-	if (msg->kind != TMX_MSG_EVENT)
-		return TMX_OK;
-	e = msg->event;
-	if (e->cls->id > TMX_XRAY_EV_TYPED)
+	return TMX_OK;
+}
+
+int tmx_xray_yaml_consume(struct tmx_xray_yaml *y, const struct tmx_msg *msg,
+			  struct tmx_error *err)
+{
+	int ret;
+
+	if ((ret = check_msg(y, msg, err)))
+		return ret;
+	if (!is_record(msg))
 		return TMX_OK;
 	if (y->n_records++ == 0)
 		outbuf_puts(&y->out, "records:\n");
-	if (put_record_fast(&y->out, e, msg->cycles))
-		return TMX_OK;
-	put_record(&y->out, e);
-	outbuf_u64(&y->out, msg->cycles, 0);
-	p = e->scopes[TMX_SCOPE_PAYLOAD];
-	outbuf_puts(&y->out, ", data: ");
-	put_scalar(&y->out, p[TMX_XRAY_P_DATA].str.ptr, p[TMX_XRAY_P_DATA].str.len);
-	outbuf_puts(&y->out, " }\n");
+	put_any_record(y, msg);
 	return TMX_OK;
 }
 
