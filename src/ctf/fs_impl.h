@@ -92,6 +92,13 @@ struct ctf_stream {
 
 	enum stream_state state;
 	struct ctf_file *dec_file;   /* the file the decoder reads, NULL if none */
+	/*
+	 * Packets read but not yet released (advance_packet): one madvise per
+	 * RELEASE_BATCH bytes, since each one costs the other CPUs running the
+	 * process's threads a TLB shoot-down.
+	 */
+	struct ctf_file *rel_file;
+	uint64_t rel_off, rel_len;
 	struct ctf_decoder dec;
 	struct ctf_packet_info cur;
 	struct ctf_packet_info prev;

@@ -228,8 +228,33 @@ static struct tmx_msg *make_msg(struct ctf_stream *s, enum tmx_msg_kind kind)
 	return m;
 }
 
+/* Released in batches of this many bytes (see ctf_stream.rel_file). */
+#define RELEASE_BATCH (4u << 20)
+
+static void release_pending(struct ctf_stream *s)
+{
+	if (s->rel_file && s->rel_len)
+		tmx_mapfile_release(&s->rel_file->map, s->rel_off, s->rel_len);
+	s->rel_file = NULL;
+	s->rel_len = 0;
+}
+
+/* Done with these bytes: their pages need not stay resident. */
+static void release_later(struct ctf_stream *s, struct ctf_file *f, uint64_t off, uint64_t len)
+{
+	if (s->rel_file != f || off != s->rel_off + s->rel_len) {
+		release_pending(s);
+		s->rel_file = f;
+		s->rel_off = off;
+	}
+	s->rel_len += len;
+	if (s->rel_len >= RELEASE_BATCH)
+		release_pending(s);
+}
+
 static void close_decoder(struct ctf_stream *s)
 {
+	release_pending(s);
 	if (s->dec_file) {
 		ctf_decoder_fini(&s->dec);
 		s->dec_file = NULL;
@@ -325,8 +350,7 @@ static void advance_packet(struct ctf_stream *s)
 {
 	struct ctf_file *f = s->plist[s->next].file;
 
-	/* Done with this packet: its pages need not stay resident. */
-	tmx_mapfile_release(&f->map, s->cur.offset, s->cur.packet_bits / 8);
+	release_later(s, f, s->cur.offset, s->cur.packet_bits / 8);
 	s->prev = s->cur;
 	s->has_prev = true;
 	s->next++;

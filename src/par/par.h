@@ -56,18 +56,22 @@ struct par_batch {
 struct par_stream {
 	struct tmx_msg_iter *it;
 	const struct tmx_msg *first;     /* the message taken over with the stream, until read */
-	int64_t last_key;                /* the key of its previous message (src/mux/order.h) */
 	/* Under the runner's lock. */
 	struct par_batch *q_head, *q_tail, *spare;
 	size_t queued;
 	bool busy;                       /* a worker is reading it */
 	bool done;                       /* its last batch is queued */
-	/* The reading worker's. */
+	/*
+	 * The reading worker's, written for every message: on cache lines of
+	 * their own, away from the fields above (which the merge reads) and
+	 * from the other streams (read by other threads).
+	 */
+	int64_t last_key __attribute__((aligned(64))); /* of its previous message (src/mux/order.h) */
 	bool has_skip;                   /* a dropped message not followed by a kept one */
 	struct tmx_mux_pos skip;
 	const void *warned[8];           /* tmx_warn_once keys met in this stream */
 	size_t n_warned;
-};
+} __attribute__((aligned(64)));
 
 struct par_runner;
 

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tracemux/sink.h"
 #include "tracemux/tracemux.h"
@@ -24,6 +25,8 @@
 #define PAR_MIN_ELEMS 16
 #define PAR_MAX_ELEMS 512
 #define PAR_MAX_BATCH_BYTES (128u << 10)
+#define PAR_SPARSE_MSGS 16384
+#define PAR_SPARSE_DEPTH 64
 
 unsigned tmx_cpu_count(void)
 {
@@ -72,6 +75,16 @@ static void size_batches(struct par_runner *r)
 		r->batch_elems = PAR_MIN_ELEMS;
 	if (r->batch_elems > PAR_MAX_ELEMS)
 		r->batch_elems = PAR_MAX_ELEMS;
+	/*
+	 * Nothing to emit (dummy): a batch holds only warnings and errors, so
+	 * it may span many messages and many may be queued; the workers then
+	 * read ahead on every stream while the merge goes through one (it
+	 * meets nothing in the others until their first warning).
+	 */
+	if (!r->split->emit) {
+		r->batch_elems = PAR_SPARSE_MSGS;
+		r->depth = PAR_SPARSE_DEPTH;
+	}
 }
 
 static void runner_free(struct par_runner *r)
@@ -99,7 +112,10 @@ static int run_parallel(struct par_runner *r, const struct tmx_mux_head *heads,
 {
 	int ret;
 
-	r->streams = calloc(r->n_streams, sizeof(*r->streams));
+	/* Aligned: a stream's worker fields share no cache line with another's (par.h). */
+	r->streams = aligned_alloc(_Alignof(struct par_stream), r->n_streams * sizeof(*r->streams));
+	if (r->streams)
+		memset(r->streams, 0, r->n_streams * sizeof(*r->streams));
 	r->workers = calloc(r->n_workers, sizeof(*r->workers));
 	if (!r->streams || !r->workers)
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
