@@ -19,6 +19,7 @@ import sys
 import tempfile
 
 from bt2ref import Report, parse_args, run
+from jobsdiff import jobs_difference
 
 JOBS = ["1", "2", "8"]
 # Any trace has class names: about half of them end with a vowel.
@@ -76,20 +77,11 @@ def trim_range(args, path):
 
 def compare(report, args, what, argv):
     results = {j: run(args.tracemux, ["--jobs", j] + argv, timeout=120) for j in JOBS}
-    ref = results[JOBS[0]]
-    if ref[0] not in (0, 1, 2):
-        report.fail(what, f"--jobs 1: exit status {ref[0]}\n{ref[2].decode(errors='replace')[-800:]}")
-        return
-    for j in JOBS[1:]:
-        got = results[j]
-        for name, i in (("exit status", 0), ("stdout", 1), ("stderr", 2)):
-            if got[i] != ref[i]:
-                detail = f"{name} differs with --jobs {j}"
-                if i == 0:
-                    detail += f": {got[0]} vs {ref[0]}\n{got[2].decode(errors='replace')[-800:]}"
-                report.fail(what, detail)
-                return
-    report.ok()
+    detail = jobs_difference(results, JOBS)
+    if detail:
+        report.fail(what, detail)
+    else:
+        report.ok()
 
 
 def damaged_copies(args, work, rng):

@@ -21,6 +21,7 @@ import sys
 import tempfile
 
 from bt2ref import Report, parse_args, run
+from jobsdiff import jobs_difference
 from test_parallel import DAMAGED, damaged_copies
 
 JOBS = ["1", "2", "8"]
@@ -82,19 +83,13 @@ def compare(report, args, work, what, argv, ctf):
         extra = ["-w", out_dir] if ctf else []
         code, out, err = run(args.tracemux, ["--jobs", j] + extra + argv, timeout=120)
         results[j] = (code, out, err, written(out_dir) if ctf else {})
-    ref = results[JOBS[0]]
-    if ref[0] not in (0, 1, 2):
-        report.fail(what, f"--jobs 1: exit status {ref[0]}\n{ref[2].decode(errors='replace')[-800:]}")
+    detail = jobs_difference(results, JOBS)
+    if detail:
+        report.fail(what, detail)
         return
+    ref = results[JOBS[0]]
     for j in JOBS[1:]:
         got = results[j]
-        for name, i in (("exit status", 0), ("stdout", 1), ("stderr", 2)):
-            if got[i] != ref[i]:
-                detail = f"{name} differs with --jobs {j}"
-                if i == 0:
-                    detail += f": {got[0]} vs {ref[0]}\n{got[2].decode(errors='replace')[-800:]}"
-                report.fail(what, detail)
-                return
         if sorted(got[3]) != sorted(ref[3]):
             report.fail(what, f"files differ with --jobs {j}: {sorted(got[3])} vs {sorted(ref[3])}")
             return
