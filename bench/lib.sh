@@ -40,3 +40,14 @@ measure() {
 secs() { echo "${1%% *}"; }
 kbs() { _r=${1#* }; echo "${_r%% *}"; }
 cpus() { echo "${1##* }"; }
+
+# --jobs values to time: 1 2 4 ... below the CPU count, then the CPU count ($(nproc)).
+job_counts() {
+	_cpus=$(nproc)
+	_j=1
+	while [ "$_j" -lt "$_cpus" ]; do
+		echo "$_j"
+		_j=$((_j * 2))
+	done
+	echo "$_cpus"
+}

@@ -40,16 +40,6 @@ trap 'rm -rf "$tmp"' EXIT
 BENCH_TMP=$tmp
 . bench/lib.sh
 
-# 1 2 4 ... below the CPU count, then the CPU count itself.
-job_counts() {
-	j=1
-	while [ "$j" -lt "$CPUS" ]; do
-		echo "$j"
-		j=$((j * 2))
-	done
-	echo "$CPUS"
-}
-
 # An output's options: the CTF writer's go to $tmp/out (a directory).
 out_opts() {
 	case $1 in

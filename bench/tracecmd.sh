@@ -62,16 +62,6 @@ trap 'rm -rf "$tmp"' EXIT
 BENCH_TMP=$tmp
 . bench/lib.sh
 
-# 1 2 4 ... below the CPU count, then the CPU count itself.
-job_counts() {
-	j=1
-	while [ "$j" -lt "$CPUS" ]; do
-		echo "$j"
-		j=$((j * 2))
-	done
-	echo "$CPUS"
-}
-
 echo "$CPUS CPUs, load: $(uptime | sed 's/.*load average: //')"
 for f in "$TRACE" "$V6"; do
 	trace-cmd report "$f" >"$tmp/tc.txt" 2>/dev/null
