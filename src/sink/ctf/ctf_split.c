@@ -293,27 +293,6 @@ static void format(void *fmt, const struct tmx_msg *msg, uint64_t hole[SINK_HOLE
 
 /* ---- the main thread ---- */
 
-static int create(struct tmx_ctf_writer *w, const struct tmx_stream *st, struct cw_stream **out,
-		  struct tmx_error *err)
-{
-	struct cw_stream *s = calloc(1, sizeof(*s));
-	int ret;
-
-	if (!s)
-		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
-	s->fd = -1;
-	s->stream = st;
-	ret = cw_find_trace(w, st->trace, &s->t, err);
-	if (!ret)
-		ret = cw_stream_add(w, s, err);
-	if (ret) {
-		cw_stream_free(s);
-		return ret;
-	}
-	*out = s;
-	return TMX_OK;
-}
-
 static int copy(struct cw_stream *s, uint64_t off, uint64_t len, const char *data,
 		struct tmx_error *err)
 {
@@ -365,7 +344,7 @@ static int emit(void *out, const struct sink_piece *pc, struct tmx_error *err)
 				ret = cw_plan_use(t, (struct cw_trace_plan *)(uintptr_t)h.a, err);
 			break;
 		case OP_CREATE:
-			ret = create(w, st, &s, err);
+			ret = cw_stream_new(w, st, false, &s, err);
 			break;
 		case OP_COPY:
 			ret = copy(s, h.a, h.b, p, err);

@@ -468,8 +468,6 @@ static int find_stream(struct tmx_ctf_writer *w, const struct tmx_stream *st,
 		       struct cw_stream **out, struct tmx_error *err)
 {
 	struct cw_stream *s;
-	struct cw_trace *t;
-	int ret;
 
 	if (w->last && w->last->stream == st) {
 		*out = w->last;
@@ -479,24 +477,7 @@ static int find_stream(struct tmx_ctf_writer *w, const struct tmx_stream *st,
 		*out = w->last = s;
 		return TMX_OK;
 	}
-	ret = cw_find_trace(w, st->trace, &t, err);
-	if (ret)
-		return ret;
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
-	s->fd = -1;
-	s->stream = st;
-	s->t = t;
-	ret = cw_stream_plan_for(s, st->cls, &s->st.sp, err);
-	if (!ret)
-		ret = cw_stream_add(w, s, err);
-	if (ret) {
-		cw_stream_free(s);
-		return ret;
-	}
-	*out = s;
-	return TMX_OK;
+	return cw_stream_new(w, st, true, out, err);
 }
 
 void cw_warn_discards(const struct tmx_ctf_writer *w, struct cw_trace *t)

@@ -143,6 +143,13 @@ int cw_stream_plan_for(struct cw_stream *s, const struct tmx_stream_class *sc,
 		       const struct cw_stream_plan **out, struct tmx_error *err);
 /* Stream `s` (its trace and plan set) gets its data file and joins the writer's streams. */
 int cw_stream_add(struct tmx_ctf_writer *w, struct cw_stream *s, struct tmx_error *err);
+/*
+ * A new stream of the writer for `st`: its trace found, its plan chosen
+ * when `with_plan` (the main thread of the split takes it from the
+ * journal instead), added as cw_stream_add says.
+ */
+int cw_stream_new(struct tmx_ctf_writer *w, const struct tmx_stream *st, bool with_plan,
+		  struct cw_stream **out, struct tmx_error *err);
 struct cw_stream *cw_stream_find(const struct tmx_ctf_writer *w, const struct tmx_stream *st);
 void cw_stream_free(struct cw_stream *s);
 void cw_trace_free(struct cw_trace *t);

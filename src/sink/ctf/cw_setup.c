@@ -347,6 +347,29 @@ void cw_stream_free(struct cw_stream *s)
 	free(s);
 }
 
+int cw_stream_new(struct tmx_ctf_writer *w, const struct tmx_stream *st, bool with_plan,
+		  struct cw_stream **out, struct tmx_error *err)
+{
+	struct cw_stream *s = calloc(1, sizeof(*s));
+	int ret;
+
+	if (!s)
+		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	s->fd = -1;
+	s->stream = st;
+	ret = cw_find_trace(w, st->trace, &s->t, err);
+	if (!ret && with_plan)
+		ret = cw_stream_plan_for(s, st->cls, &s->st.sp, err);
+	if (!ret)
+		ret = cw_stream_add(w, s, err);
+	if (ret) {
+		cw_stream_free(s);
+		return ret;
+	}
+	*out = s;
+	return TMX_OK;
+}
+
 int cw_stream_add(struct tmx_ctf_writer *w, struct cw_stream *s, struct tmx_error *err)
 {
 	struct cw_stream **grown;
