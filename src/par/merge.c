@@ -46,8 +46,10 @@ TMX_HEAP_DEFINE(cursor, struct cursor, before)
 
 /*
  * The stream's next batch; NULL when the stream got no memory for one.
- * When no worker is reading it, the main thread reads it itself rather
- * than wait (so that `jobs` threads in all do the work).
+ * The main thread does not wait idle (so that `jobs` threads in all do
+ * the work): when no worker is reading the stream, it reads it itself;
+ * while a worker is, it reads ahead another stream with room, as a worker
+ * would.
  */
 static struct par_batch *wait_batch(struct par_runner *r, struct par_stream *s)
 {
@@ -55,9 +57,16 @@ static struct par_batch *wait_batch(struct par_runner *r, struct par_stream *s)
 
 	pthread_mutex_lock(&r->lock);
 	while (!s->q_head && !s->done) {
-		if (!s->busy) {
-			s->busy = true;
-			par_read_batch(&r->workers[0], s);
+		struct par_stream *other;
+		bool all_done;
+
+		if (!s->busy)
+			other = s;
+		else
+			other = par_pick(r, NULL, &all_done);
+		if (other) {
+			other->busy = true;
+			par_read_batch(&r->workers[0], other);
 			continue;
 		}
 		pthread_cond_wait(&r->main_cv, &r->lock);
@@ -147,7 +156,7 @@ static int emit(struct merge *m, const struct cursor *c, void *out, struct tmx_e
 
 	if (!m->r->split->emit)
 		return TMX_OK;
-	pc.msg = e->msg;
+	pc.msg = &e->msg;
 	pc.text = c->b->text + e->text_off;
 	pc.len = e->len;
 	for (int h = 0; h < SINK_HOLES; h++)

@@ -114,6 +114,13 @@ struct par_runner {
  * and queues it; called and returns with the runner's lock held.
  */
 void par_read_batch(struct par_worker *w, struct par_stream *s);
+/*
+ * The stream to read next (under the runner's lock): not being read, with
+ * room in its queue, the fewest batches queued (`prev` on a tie: the
+ * caller's last one, still warm in its caches); NULL when there is none.
+ * *all_done: every stream has queued its last batch.
+ */
+struct par_stream *par_pick(struct par_runner *r, struct par_stream *prev, bool *all_done);
 /* Sets up every formatter and starts a thread for each but workers[0], the main thread's. */
 int par_workers_start(struct par_runner *r, struct tmx_error *err);
 void par_workers_stop(struct par_runner *r);

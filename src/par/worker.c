@@ -242,8 +242,7 @@ static void fill(struct par_worker *w, struct par_stream *s, struct par_batch *b
 	w->batch = NULL;
 }
 
-/* The stream to read next: free, with room, the fewest batches queued. */
-static struct par_stream *pick(struct par_runner *r, struct par_stream *prev, bool *all_done)
+struct par_stream *par_pick(struct par_runner *r, struct par_stream *prev, bool *all_done)
 {
 	struct par_stream *best = NULL;
 
@@ -306,7 +305,7 @@ static void *worker_main(void *arg)
 
 	pthread_mutex_lock(&r->lock);
 	while (!r->stop) {
-		if (!(s = pick(r, s, &all_done))) {
+		if (!(s = par_pick(r, s, &all_done))) {
 			if (all_done)
 				break;
 			pthread_cond_wait(&r->work_cv, &r->lock);

@@ -151,6 +151,23 @@ void outbuf_u64(struct outbuf *b, uint64_t v, int width)
 	b->len = (size_t)(p + n - b->data);
 }
 
+void outbuf_sec_ns(struct outbuf *b, uint64_t sec, uint32_t nsec)
+{
+	char *p;
+
+	if (OUTBUF_SIZE - b->len < 30)
+		outbuf_flush(b);
+	p = b->data + b->len;
+	if (sec < 10)
+		*p++ = (char)('0' + sec);
+	else
+		p = tmx_put_u64(p, sec);
+	*p++ = '.';
+	p[0] = (char)('0' + nsec / 100000000);
+	tmx_put_8digits(p + 1, nsec % 100000000);
+	b->len = (size_t)(p + 9 - b->data);
+}
+
 void outbuf_i64(struct outbuf *b, int64_t v)
 {
 	if (v < 0) {

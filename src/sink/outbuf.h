@@ -93,6 +93,8 @@ void tmx_put_8digits(char *p, uint32_t v);
 size_t tmx_format_g(char *p, double d);
 /* Decimal, zero-padded to at least `width` digits. */
 void outbuf_u64(struct outbuf *b, uint64_t v, int width);
+/* "S.nnnnnnnnn": whole seconds, then nanoseconds (nsec < 10^9) as nine digits. */
+void outbuf_sec_ns(struct outbuf *b, uint64_t sec, uint32_t nsec);
 void outbuf_i64(struct outbuf *b, int64_t v);
 /* Upper-case hexadecimal digits, no prefix. */
 void outbuf_hex(struct outbuf *b, uint64_t v);

@@ -31,7 +31,7 @@
 /* One message as a worker formatted it, handed to emit(). */
 struct sink_piece {
 	/* The message's own fields; its views (packet, event) are gone: NULL. */
-	struct tmx_msg msg;
+	const struct tmx_msg *msg;
 	const char *text;               /* what format() wrote */
 	uint32_t len;
 	/* Offsets in `text` where emit() inserts, in increasing order, or SINK_NO_HOLE. */

@@ -34,6 +34,7 @@ bool timefmt_put_clock(struct timefmt *t, struct outbuf *b, uint64_t sec, uint32
 		       bool with_date)
 {
 	size_t from;
+	char *p;
 
 	if ((!t->valid || t->sec != sec) && !convert_second(t, sec))
 		return false;
@@ -43,8 +44,11 @@ bool timefmt_put_clock(struct timefmt *t, struct outbuf *b, uint64_t sec, uint32
 		outbuf_flush(b);
 	memcpy(b->data + b->len, t->text + from, sizeof(t->text) - from);
 	b->len += t->len - from;
-	b->data[b->len++] = '.';
-	outbuf_u64(b, nsec, 9);
+	p = b->data + b->len;
+	p[0] = '.';
+	p[1] = (char)('0' + nsec / 100000000);
+	tmx_put_8digits(p + 2, nsec % 100000000);
+	b->len += 10;
 	return true;
 }
 
@@ -52,7 +56,5 @@ void timefmt_put_seconds(struct outbuf *b, const struct timefmt_split *ts)
 {
 	if (ts->negative)
 		outbuf_putc(b, '-');
-	outbuf_u64(b, ts->sec, 0);
-	outbuf_putc(b, '.');
-	outbuf_u64(b, ts->nsec, 9);
+	outbuf_sec_ns(b, ts->sec, ts->nsec);
 }

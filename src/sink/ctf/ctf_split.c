@@ -325,7 +325,7 @@ static int replay_error(const struct cw_stream *s, const char *data, struct tmx_
 static int emit(void *out, const struct sink_piece *pc, struct tmx_error *err)
 {
 	struct tmx_ctf_writer *w = out;
-	const struct tmx_stream *st = pc->msg.stream;
+	const struct tmx_stream *st = pc->msg->stream;
 	struct cw_stream *s = w->last && w->last->stream == st ? w->last : cw_stream_find(w, st);
 	const char *p = pc->text, *end = pc->text + pc->len;
 	struct cw_trace *t;

@@ -481,7 +481,7 @@ void tmx_chrome_format(struct tmx_chrome *w, const struct tmx_msg *msg, uint64_t
 
 int tmx_chrome_emit(struct tmx_chrome *c, const struct sink_piece *pc, struct tmx_error *err)
 {
-	const struct tmx_msg *msg = &pc->msg;
+	const struct tmx_msg *msg = pc->msg;
 	uint32_t end = pc->hole[1] == SINK_NO_HOLE ? pc->len : pc->hole[1];
 	uint64_t sw[2];
 	size_t pid, tid;

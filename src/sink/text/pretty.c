@@ -444,9 +444,7 @@ static void put_delta(struct tmx_pretty *p, bool known, uint64_t delta)
 		outbuf_u64(b, delta, 12);
 	} else {
 		outbuf_putc(b, '+');
-		outbuf_u64(b, delta / TIMEFMT_NS_PER_S, 0);
-		outbuf_putc(b, '.');
-		outbuf_u64(b, delta % TIMEFMT_NS_PER_S, 9);
+		outbuf_sec_ns(b, delta / TIMEFMT_NS_PER_S, (uint32_t)(delta % TIMEFMT_NS_PER_S));
 	}
 	if (!p->opts.names_header)
 		outbuf_write(b, ") ", 2);
@@ -1234,7 +1232,7 @@ static void put_part(struct tmx_pretty *p, const struct sink_piece *pc, uint32_t
 
 int tmx_pretty_emit(struct tmx_pretty *p, const struct sink_piece *pc, struct tmx_error *err)
 {
-	const struct tmx_msg *msg = &pc->msg;
+	const struct tmx_msg *msg = pc->msg;
 	uint32_t at = 0;
 
 	if (msg->kind != TMX_MSG_EVENT)
