@@ -189,22 +189,25 @@ static const char hex_pairs[513] =
 	"C0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDF"
 	"E0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF";
 
-/* Written in place, right to left, a byte at a time: the digit count is known up front. */
-void outbuf_hex(struct outbuf *b, uint64_t v)
+/* Written right to left, a byte at a time: the digit count is known up front. */
+char *tmx_put_hex(char *p, uint64_t v)
 {
 	int n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1;
-	char *p;
+	char *end = p + n;
 
-	if (OUTBUF_SIZE - b->len < 16)
-		outbuf_flush(b);
-	p = b->data + b->len + n;
-	b->len += (size_t)n;
+	p = end;
 	for (; n >= 2; n -= 2, v >>= 8) {
 		p -= 2;
 		memcpy(p, hex_pairs + 2 * (v & 0xff), 2);
 	}
 	if (n)
 		p[-1] = hex_pairs[2 * (v & 0xf) + 1];
+	return end;
+}
+
+void outbuf_hex(struct outbuf *b, uint64_t v)
+{
+	outbuf_commit(b, tmx_put_hex(outbuf_reserve(b, 16), v));
 }
 
 void outbuf_oct(struct outbuf *b, uint64_t v)

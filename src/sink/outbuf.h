@@ -54,6 +54,34 @@ static inline void outbuf_write(struct outbuf *b, const char *s, size_t n)
 	}
 }
 
+/*
+ * Room for `n` more bytes (n <= OUTBUF_SIZE), flushed first when there is
+ * less; returns where they go.  outbuf_commit() then says where they end:
+ * one bounds check for several small pieces written in place.
+ */
+static inline char *outbuf_reserve(struct outbuf *b, size_t n)
+{
+	if (OUTBUF_SIZE - b->len < n)
+		outbuf_flush(b);
+	return b->data + b->len;
+}
+
+static inline void outbuf_commit(struct outbuf *b, const char *end)
+{
+	b->len = (size_t)(end - b->data);
+}
+
+/*
+ * s[0, n) for n <= OUTBUF_PAD, where s may be read up to s + OUTBUF_PAD
+ * (a table padded for it): one copy of a fixed size, no call.
+ */
+#define OUTBUF_PAD 32
+static inline void outbuf_write_padded(struct outbuf *b, const char *s, size_t n)
+{
+	memcpy(outbuf_reserve(b, OUTBUF_PAD), s, OUTBUF_PAD);
+	b->len += n;
+}
+
 static inline void outbuf_puts(struct outbuf *b, const char *s)
 {
 	outbuf_write(b, s, strlen(s));
@@ -96,6 +124,8 @@ void outbuf_u64(struct outbuf *b, uint64_t v, int width);
 /* "S.nnnnnnnnn": whole seconds, then nanoseconds (nsec < 10^9) as nine digits. */
 void outbuf_sec_ns(struct outbuf *b, uint64_t sec, uint32_t nsec);
 void outbuf_i64(struct outbuf *b, int64_t v);
+/* Upper-case hexadecimal digits of v at p (room for 16 bytes), no prefix; returns the end. */
+char *tmx_put_hex(char *p, uint64_t v);
 /* Upper-case hexadecimal digits, no prefix. */
 void outbuf_hex(struct outbuf *b, uint64_t v);
 void outbuf_oct(struct outbuf *b, uint64_t v);

@@ -672,11 +672,45 @@ static uint64_t low_bits(uint64_t u, unsigned bits)
 	return bits < 64 ? u & ((UINT64_C(1) << bits) - 1) : u;
 }
 
+/* Decimal and hexadecimal integers take at most this many bytes. */
+#define INT_TEXT_MAX 21
+
+/* Whether int_text() writes the integer (decimal or hexadecimal). */
+static bool int_text_base(const struct tmx_field_class *fc)
+{
+	return fc->base != 2 && fc->base != 8;
+}
+
+/* A decimal or hexadecimal integer at q (room for INT_TEXT_MAX bytes); returns the end. */
+static char *int_text(char *q, const struct tmx_value *v)
+{
+	const struct tmx_field_class *fc = v->fc;
+	uint64_t u = v->u;
+
+	if (fc->base == 16) {
+		memcpy(q, "0x", 2);
+		return tmx_put_hex(q + 2, low_bits(u, (fc->size + 3) & ~3u));
+	}
+	if (fc->is_signed && v->s < 0) {
+		*q++ = '-';
+		u = 0 - u;
+	}
+	if (u < 10) {
+		*q = (char)('0' + u);
+		return q + 1;
+	}
+	return tmx_put_u64(q, u);
+}
+
 static void put_integer(struct tmx_pretty *p, const struct tmx_value *v)
 {
 	const struct tmx_field_class *fc = v->fc;
 	struct outbuf *b = &p->out;
 
+	if (!p->colors.events && int_text_base(fc)) {
+		outbuf_commit(b, int_text(outbuf_reserve(b, INT_TEXT_MAX), v));
+		return;
+	}
 	put_color(p, COLOR_BOLD);
 	switch (fc->base) {
 	case 2:
@@ -824,31 +858,36 @@ static void put_blob(struct tmx_pretty *p, const struct tmx_value *v)
 static size_t put_value(struct tmx_pretty *p, const struct tmx_value *vals, size_t i, bool names,
 			bool hide_meaning);
 
-/* Formats the member prefixes of `fc` into `np`; false without memory. */
+/*
+ * Formats the member prefixes of `fc` into `np` (`, name = `, colors
+ * included; the first member printed drops the comma), padded for
+ * outbuf_write_padded(); false without memory.
+ */
 static bool make_prefixes(struct tmx_pretty *p, const struct tmx_field_class *fc,
 			  struct name_prefixes *np)
 {
 	size_t color_len = p->colors.events ? strlen(COLOR_FIELD_NAME) + strlen(COLOR_RESET) : 0;
-	size_t total = 0, at = 0;
+	size_t total = OUTBUF_PAD, at = 0;
 	char *text;
 
 	for (size_t m = 0; m < fc->n_members; m++)
-		total += strlen(fc->members[m].name) + color_len + 3;
+		total += strlen(fc->members[m].name) + color_len + 5;
 	if (total > UINT32_MAX ||
-	    !(np->end = malloc(fc->n_members * sizeof(*np->end) + total + 1)))
+	    !(np->end = malloc(fc->n_members * sizeof(*np->end) + total)))
 		return false;
 	text = (char *)(np->end + fc->n_members);
 	for (size_t m = 0; m < fc->n_members; m++) {
-		const char *parts[4] = { p->colors.events ? COLOR_FIELD_NAME : "",
+		const char *parts[5] = { ", ", p->colors.events ? COLOR_FIELD_NAME : "",
 					 fc->members[m].name, p->colors.events ? COLOR_RESET : "",
 					 " = " };
-		for (int k = 0; k < 4; k++) {
+		for (int k = 0; k < 5; k++) {
 			size_t len = strlen(parts[k]);
 			memcpy(text + at, parts[k], len);
 			at += len;
 		}
 		np->end[m] = (uint32_t)at;
 	}
+	memset(text + at, 0, OUTBUF_PAD);
 	np->text = text;
 	np->fc = fc;
 	return true;
@@ -870,17 +909,23 @@ static const struct name_prefixes *prefixes_of(struct tmx_pretty *p,
 	return NULL;
 }
 
+/* The separator before member m (` ` for the first printed, else `, `) and its `name = `. */
 static void put_member_name(struct tmx_pretty *p, const struct name_prefixes *np,
-			    const struct tmx_field_class *fc, uint32_t m)
+			    const struct tmx_field_class *fc, uint32_t m, bool first)
 {
-	uint32_t start;
+	uint32_t start, len;
 
 	if (!np) {
+		outbuf_write(&p->out, first ? " " : ", ", first ? 1 : 2);
 		put_colored_name(p, COLOR_FIELD_NAME, fc->members[m].name);
 		return;
 	}
-	start = m ? np->end[m - 1] : 0;
-	outbuf_write(&p->out, np->text + start, np->end[m] - start);
+	start = (m ? np->end[m - 1] : 0) + first;
+	len = np->end[m] - start;
+	if (len <= OUTBUF_PAD)
+		outbuf_write_padded(&p->out, np->text + start, len);
+	else
+		outbuf_write(&p->out, np->text + start, len);
 }
 
 static size_t put_struct(struct tmx_pretty *p, const struct tmx_value *vals, size_t i, bool names,
@@ -901,13 +946,40 @@ static size_t put_struct(struct tmx_pretty *p, const struct tmx_value *vals, siz
 			i = tmx_value_skip(vals, i);
 			continue;
 		}
-		outbuf_write(b, printed ? ", " : " ", printed ? 2 : 1);
-		printed++;
 		if (names)
-			put_member_name(p, np, fc, m);
+			put_member_name(p, np, fc, m, !printed);
+		else
+			outbuf_write(b, printed ? ", " : " ", printed ? 2 : 1);
+		printed++;
 		i = put_value(p, vals, i, names, false);
 	}
 	outbuf_write(b, " }", 2);
+	return i;
+}
+
+/*
+ * `[k] = V` for integer elements in decimal or hexadecimal, without
+ * colors: each element written in place with one bounds check.
+ */
+static size_t put_int_elements(struct tmx_pretty *p, const struct tmx_value *vals, size_t i,
+			       uint64_t count)
+{
+	struct outbuf *b = &p->out;
+
+	for (uint64_t e = 0; e < count; e++) {
+		char *q = outbuf_reserve(b, 3 + 20 + 4 + INT_TEXT_MAX);
+
+		if (e) {
+			memcpy(q, ", [", 3);
+			q += 3;
+		} else {
+			memcpy(q, " [", 2);
+			q += 2;
+		}
+		q = e < 10 ? (*q = (char)('0' + e), q + 1) : tmx_put_u64(q, e);
+		memcpy(q, "] = ", 4);
+		outbuf_commit(b, int_text(q + 4, &vals[i++]));
+	}
 	return i;
 }
 
@@ -919,6 +991,10 @@ static size_t put_array(struct tmx_pretty *p, const struct tmx_value *vals, size
 
 	i++;
 	outbuf_putc(b, '[');
+	if (plain_ints && names && !p->colors.events && int_text_base(vals[i].fc)) {
+		i = put_int_elements(p, vals, i, count);
+		count = 0;
+	}
 	for (uint64_t e = 0; e < count; e++) {
 		outbuf_write(b, e ? ", " : " ", e ? 2 : 1);
 		if (names) {
