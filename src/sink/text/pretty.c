@@ -672,6 +672,8 @@ static uint64_t low_bits(uint64_t u, unsigned bits)
 	return bits < 64 ? u & ((UINT64_C(1) << bits) - 1) : u;
 }
 
+static void put_integer_any(struct tmx_pretty *p, const struct tmx_value *v);
+
 /* Decimal and hexadecimal integers take at most this many bytes. */
 #define INT_TEXT_MAX 21
 
@@ -682,7 +684,7 @@ static bool int_text_base(const struct tmx_field_class *fc)
 }
 
 /* A decimal or hexadecimal integer at q (room for INT_TEXT_MAX bytes); returns the end. */
-static char *int_text(char *q, const struct tmx_value *v)
+static inline char *int_text(char *q, const struct tmx_value *v)
 {
 	const struct tmx_field_class *fc = v->fc;
 	uint64_t u = v->u;
@@ -699,10 +701,14 @@ static char *int_text(char *q, const struct tmx_value *v)
 		*q = (char)('0' + u);
 		return q + 1;
 	}
+	if (u < 100) {
+		memcpy(q, tmx_digit_pairs + 2 * u, 2);
+		return q + 2;
+	}
 	return tmx_put_u64(q, u);
 }
 
-static void put_integer(struct tmx_pretty *p, const struct tmx_value *v)
+static inline void put_integer(struct tmx_pretty *p, const struct tmx_value *v)
 {
 	const struct tmx_field_class *fc = v->fc;
 	struct outbuf *b = &p->out;
@@ -711,6 +717,15 @@ static void put_integer(struct tmx_pretty *p, const struct tmx_value *v)
 		outbuf_commit(b, int_text(outbuf_reserve(b, INT_TEXT_MAX), v));
 		return;
 	}
+	put_integer_any(p, v);
+}
+
+/* Any base, colors included. */
+static void put_integer_any(struct tmx_pretty *p, const struct tmx_value *v)
+{
+	const struct tmx_field_class *fc = v->fc;
+	struct outbuf *b = &p->out;
+
 	put_color(p, COLOR_BOLD);
 	switch (fc->base) {
 	case 2:
