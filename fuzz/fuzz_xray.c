@@ -1,7 +1,8 @@
 /*
  * libFuzzer harness: an XRay log (FDR or basic) in memory.  The reader
- * opens it (header, FDR block index and verification, sorted runs) three
- * ways -- sorted, unsorted, lenient -- and every message is read; the
+ * opens it (header, FDR block index and verification, sorted runs) four
+ * ways -- sorted, unsorted, lenient on one thread, sorted on the reader's
+ * threads -- and every message is read; the
  * sorted pass also goes through the llvm-xray YAML writer (to /dev/null),
  * so payload quoting and escaping see every byte string.
  */
@@ -18,8 +19,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	/* One thread (jobs = 0 would start one per CPU), then the reader's own threads. */
 	static const struct tmx_xray_opts modes[] = {
-		{ .unsorted = false }, { .unsorted = true }, { .lenient = true },
+		{ .jobs = 1 }, { .unsorted = true, .jobs = 1 }, { .lenient = true, .jobs = 1 },
+		{ .jobs = 2 },
 	};
 	char path[64];
 	int fd, null_fd;
