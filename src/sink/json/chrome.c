@@ -56,6 +56,7 @@ struct tmx_chrome {
 	const struct tmx_trace *traces[MAX_IDS];
 	const struct tmx_stream *streams[MAX_IDS];
 	struct chrome_xray *xr;
+	struct json_keys *keys;
 	struct outbuf out;
 };
 
@@ -66,7 +67,8 @@ static struct tmx_chrome *chrome_alloc(int fd, bool sched_slices)
 
 	if (!c)
 		return NULL;
-	if (!(c->xr = chrome_xray_new())) {
+	if (!(c->xr = chrome_xray_new()) || !(c->keys = json_keys_new())) {
+		chrome_xray_free(c->xr);
 		free(c);
 		return NULL;
 	}
@@ -90,6 +92,7 @@ void tmx_chrome_free(struct tmx_chrome *c)
 	if (!c)
 		return;
 	chrome_xray_free(c->xr);
+	json_keys_free(c->keys);
 	free(c->cpus);
 	free(c);
 }
@@ -161,19 +164,10 @@ static void name_stream(struct tmx_chrome *c, const struct tmx_stream *s, size_t
 }
 
 /* The fields of a scope as args members (a scope is a structure). */
-static void put_scope_args(struct outbuf *b, const struct tmx_value *vals, bool *first)
+static void put_scope_args(struct tmx_chrome *c, const struct tmx_value *vals, bool *first)
 {
-	const struct tmx_field_class *fc;
-	size_t i = 1;
-
-	if (!vals || vals[0].fc->kind != TMX_FC_STRUCT)
-		return;
-	fc = vals[0].fc;
-	for (uint32_t m = 0; m < vals[0].n_members; m++) {
-		json_key(b, fc->members[m].name, *first);
-		*first = false;
-		i = json_value(b, vals, i);
-	}
+	if (vals && vals[0].fc->kind == TMX_FC_STRUCT)
+		json_members(&c->out, c->keys, vals, first);
 }
 
 /*
@@ -202,9 +196,10 @@ static void put_head(struct outbuf *b, const struct tmx_msg *msg)
 }
 
 /* ...and after them. */
-static void put_tail(struct outbuf *b, const struct tmx_msg *msg)
+static void put_tail(struct tmx_chrome *c, const struct tmx_msg *msg)
 {
 	const struct tmx_event *e = msg->event;
+	struct outbuf *b = &c->out;
 	bool first = true;
 
 	if (msg->kind != TMX_MSG_EVENT) {
@@ -214,9 +209,9 @@ static void put_tail(struct outbuf *b, const struct tmx_msg *msg)
 		return;
 	}
 	outbuf_puts(b, ",\"args\":{");
-	put_scope_args(b, e->scopes[TMX_SCOPE_COMMON_CONTEXT], &first);
-	put_scope_args(b, e->scopes[TMX_SCOPE_SPECIFIC_CONTEXT], &first);
-	put_scope_args(b, e->scopes[TMX_SCOPE_PAYLOAD], &first);
+	put_scope_args(c, e->scopes[TMX_SCOPE_COMMON_CONTEXT], &first);
+	put_scope_args(c, e->scopes[TMX_SCOPE_SPECIFIC_CONTEXT], &first);
+	put_scope_args(c, e->scopes[TMX_SCOPE_PAYLOAD], &first);
 	outbuf_puts(b, "}}");
 }
 
@@ -401,7 +396,7 @@ int tmx_chrome_consume(struct tmx_chrome *c, const struct tmx_msg *msg, struct t
 	begin_record(c);
 	put_head(&c->out, msg);
 	put_ids(&c->out, pid, tid);
-	put_tail(&c->out, msg);
+	put_tail(c, msg);
 	if (msg->kind == TMX_MSG_EVENT && msg->has_ts)
 		c->last_ns = msg->ns;
 	if (c->sched_slices && msg->kind == TMX_MSG_EVENT && sched_switch(msg, &cpu, &next_tid)) {
@@ -470,7 +465,7 @@ void tmx_chrome_format(struct tmx_chrome *w, const struct tmx_msg *msg, uint64_t
 		return;
 	put_head(&w->out, msg);
 	hole[0] = outbuf_pos(&w->out);
-	put_tail(&w->out, msg);
+	put_tail(w, msg);
 	if (!w->sched_slices || msg->kind != TMX_MSG_EVENT || !sched_switch(msg, &sw[0], &sw[1]))
 		return;
 	hole[1] = outbuf_pos(&w->out);

@@ -35,8 +35,24 @@ struct stream_cache {
 	char text[448];
 };
 
+/*
+ * A packet's `,"packet_context":{...}` is the same for each of its events:
+ * formatted once (direct-mapped by the packet's address; `seq` tells a
+ * packet object reused for a later packet).
+ */
+#define CONTEXT_CACHE_SIZE 64
+
+struct context_cache {
+	const struct tmx_packet *packet;
+	uint64_t seq;
+	size_t len;
+	char text[512];
+};
+
 struct tmx_jsonl {
 	struct stream_cache streams[STREAM_CACHE_SIZE];
+	struct context_cache contexts[CONTEXT_CACHE_SIZE];
+	struct json_keys *keys;
 	struct outbuf out;
 };
 
@@ -44,9 +60,15 @@ struct tmx_jsonl *tmx_jsonl_new(int fd)
 {
 	struct tmx_jsonl *j = malloc(sizeof(*j));
 
+	if (j && !(j->keys = json_keys_new())) {
+		free(j);
+		j = NULL;
+	}
 	if (j) {
 		for (size_t i = 0; i < STREAM_CACHE_SIZE; i++)
 			j->streams[i].stream = NULL;
+		for (size_t i = 0; i < CONTEXT_CACHE_SIZE; i++)
+			j->contexts[i].packet = NULL;
 		outbuf_init(&j->out, fd);
 	}
 	return j;
@@ -54,6 +76,8 @@ struct tmx_jsonl *tmx_jsonl_new(int fd)
 
 void tmx_jsonl_free(struct tmx_jsonl *j)
 {
+	if (j)
+		json_keys_free(j->keys);
 	free(j);
 }
 
@@ -99,13 +123,39 @@ static void put_stream_cached(struct tmx_jsonl *j, const struct tmx_stream *s)
 	}
 }
 
-static void put_scope(struct outbuf *b, const char *key, const struct tmx_value *vals)
+static void put_scope(struct tmx_jsonl *j, const char *key, const struct tmx_value *vals)
 {
 	if (!vals)
 		return;
-	outbuf_putc(b, ',');
-	json_key(b, key, true);
-	json_value(b, vals, 0);
+	outbuf_putc(&j->out, ',');
+	json_key(&j->out, key, true);
+	json_value(&j->out, j->keys, vals, 0);
+}
+
+/* The packet context scope through the cache: copied when it was formatted before. */
+static void put_packet_context(struct tmx_jsonl *j, const struct tmx_event *e)
+{
+	const struct tmx_packet *pk = e->packet;
+	struct context_cache *c = &j->contexts[((uintptr_t)pk >> 4) % CONTEXT_CACHE_SIZE];
+	size_t before;
+
+	if (!pk) {
+		put_scope(j, "packet_context", e->scopes[TMX_SCOPE_PACKET_CONTEXT]);
+		return;
+	}
+	if (c->packet == pk && c->seq == pk->seq) {
+		outbuf_write(&j->out, c->text, c->len);
+		return;
+	}
+	before = j->out.len;
+	put_scope(j, "packet_context", e->scopes[TMX_SCOPE_PACKET_CONTEXT]);
+	/* Cached unless the buffer was flushed meanwhile or it is too long. */
+	if (j->out.len >= before && j->out.len - before <= sizeof(c->text)) {
+		c->packet = pk;
+		c->seq = pk->seq;
+		c->len = j->out.len - before;
+		memcpy(c->text, j->out.data + before, c->len);
+	}
 }
 
 static void put_event(struct tmx_jsonl *j, const struct tmx_msg *msg)
@@ -127,10 +177,10 @@ static void put_event(struct tmx_jsonl *j, const struct tmx_msg *msg)
 		outbuf_puts(b, ",\"cycles\":");
 		outbuf_u64(b, msg->cycles, 0);
 	}
-	put_scope(b, "packet_context", e->scopes[TMX_SCOPE_PACKET_CONTEXT]);
-	put_scope(b, "common_context", e->scopes[TMX_SCOPE_COMMON_CONTEXT]);
-	put_scope(b, "specific_context", e->scopes[TMX_SCOPE_SPECIFIC_CONTEXT]);
-	put_scope(b, "payload", e->scopes[TMX_SCOPE_PAYLOAD]);
+	put_packet_context(j, e);
+	put_scope(j, "common_context", e->scopes[TMX_SCOPE_COMMON_CONTEXT]);
+	put_scope(j, "specific_context", e->scopes[TMX_SCOPE_SPECIFIC_CONTEXT]);
+	put_scope(j, "payload", e->scopes[TMX_SCOPE_PAYLOAD]);
 	outbuf_puts(b, "}\n");
 }
 

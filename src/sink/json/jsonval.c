@@ -1,6 +1,7 @@
 /* JSON values shared by the JSON outputs (jsonl.c, chrome.c): see jsonval.h. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "io/utf8.h"
@@ -307,22 +308,129 @@ static void put_float(struct outbuf *b, double d)
 	outbuf_write(b, num, json_double(num, d));
 }
 
-static size_t put_struct(struct outbuf *b, const struct tmx_value *vals, size_t i)
-{
-	const struct tmx_field_class *fc = vals[i].fc;
-	uint32_t n = vals[i].n_members;
+/*
+ * The keys of a structure class: member m's `,"name":` is
+ * text[start(m), end[m]), the first member's without its comma.
+ */
+struct key_set {
+	const struct tmx_field_class *fc;
+	uint32_t *end;
+	char *text;        /* padded for outbuf_write_padded() */
+};
 
-	i++;
-	outbuf_putc(b, '{');
-	for (uint32_t m = 0; m < n; m++) {
-		json_key(b, fc->members[m].name, m == 0);
-		i = json_value(b, vals, i);
+#define KEY_SETS 512
+#define KEY_PROBES 8
+
+struct json_keys {
+	struct key_set sets[KEY_SETS];
+	struct outbuf *scratch;   /* where keys are escaped, made at the first set */
+};
+
+struct json_keys *json_keys_new(void)
+{
+	return calloc(1, sizeof(struct json_keys));
+}
+
+void json_keys_free(struct json_keys *k)
+{
+	if (!k)
+		return;
+	for (size_t i = 0; i < KEY_SETS; i++) {
+		free(k->sets[i].end);
+		free(k->sets[i].text);
 	}
+	free(k->scratch);
+	free(k);
+}
+
+/* Formats the keys of `fc` into `set`; false without memory. */
+static bool make_keys(struct json_keys *k, const struct tmx_field_class *fc, struct key_set *set)
+{
+	struct outbuf *o = k->scratch;
+	size_t n = fc->n_members;
+
+	if (!o && !(o = k->scratch = malloc(sizeof(*o))))
+		return false;
+	outbuf_init(o, -1);
+	if (!(set->end = malloc(n * sizeof(*set->end))))
+		return false;
+	for (size_t m = 0; m < n; m++) {
+		json_key(o, fc->members[m].name, false);
+		set->end[m] = (uint32_t)o->len;
+	}
+	/* Too long for the scratch buffer, which cannot flush: json_key() each time. */
+	if (o->drained || !(set->text = malloc(o->len + OUTBUF_PAD))) {
+		free(set->end);
+		set->end = NULL;
+		return false;
+	}
+	memcpy(set->text, o->data, o->len);
+	memset(set->text + o->len, 0, OUTBUF_PAD);
+	set->fc = fc;
+	return true;
+}
+
+/* The keys of `fc`, made at its first use; NULL when the table is full. */
+static const struct key_set *keys_of(struct json_keys *k, const struct tmx_field_class *fc)
+{
+	size_t h = ((uintptr_t)fc >> 4) % KEY_SETS;
+
+	for (size_t i = 0; i < KEY_PROBES; i++) {
+		struct key_set *set = &k->sets[(h + i) % KEY_SETS];
+		if (set->fc == fc)
+			return set;
+		if (!set->fc)
+			return make_keys(k, fc, set) ? set : NULL;
+	}
+	return NULL;
+}
+
+/* Member m's key of `set` (or of fc when set is NULL), as json_key(). */
+static void put_member_key(struct outbuf *b, const struct key_set *set,
+			   const struct tmx_field_class *fc, uint32_t m, bool first)
+{
+	uint32_t start, len;
+
+	if (!set) {
+		json_key(b, fc->members[m].name, first);
+		return;
+	}
+	start = (m ? set->end[m - 1] : 0) + first;
+	len = set->end[m] - start;
+	if (len <= OUTBUF_PAD)
+		outbuf_write_padded(b, set->text + start, len);
+	else
+		outbuf_write(b, set->text + start, len);
+}
+
+size_t json_members(struct outbuf *b, struct json_keys *keys, const struct tmx_value *vals,
+		    bool *first)
+{
+	const struct tmx_field_class *fc = vals[0].fc;
+	uint32_t n = vals[0].n_members;
+	const struct key_set *set = keys && n ? keys_of(keys, fc) : NULL;
+	size_t i = 1;
+
+	for (uint32_t m = 0; m < n; m++) {
+		put_member_key(b, set, fc, m, *first);
+		*first = false;
+		i = json_value(b, keys, vals, i);
+	}
+	return i;
+}
+
+static size_t put_struct(struct outbuf *b, struct json_keys *keys, const struct tmx_value *vals,
+			 size_t i)
+{
+	bool first = true;
+
+	outbuf_putc(b, '{');
+	i += json_members(b, keys, vals + i, &first);
 	outbuf_putc(b, '}');
 	return i;
 }
 
-size_t json_value(struct outbuf *b, const struct tmx_value *vals, size_t i)
+size_t json_value(struct outbuf *b, struct json_keys *keys, const struct tmx_value *vals, size_t i)
 {
 	const struct tmx_value *v = &vals[i];
 
@@ -340,7 +448,7 @@ size_t json_value(struct outbuf *b, const struct tmx_value *vals, size_t i)
 		json_string(b, v->str.ptr, v->str.len);
 		return i + 1;
 	case TMX_FC_STRUCT:
-		return put_struct(b, vals, i);
+		return put_struct(b, keys, vals, i);
 	case TMX_FC_ARRAY:
 	case TMX_FC_SEQUENCE:
 		if (v->fc->is_text) {
@@ -354,7 +462,7 @@ size_t json_value(struct outbuf *b, const struct tmx_value *vals, size_t i)
 			for (uint64_t e = 0; e < count; e++) {
 				if (e)
 					outbuf_putc(b, ',');
-				i = json_value(b, vals, i);
+				i = json_value(b, keys, vals, i);
 			}
 			outbuf_putc(b, ']');
 			return i;
@@ -364,7 +472,7 @@ size_t json_value(struct outbuf *b, const struct tmx_value *vals, size_t i)
 		outbuf_puts(b, "{\"option\":");
 		json_string(b, name, strlen(name));
 		outbuf_puts(b, ",\"value\":");
-		i = json_value(b, vals, i + 1);
+		i = json_value(b, keys, vals, i + 1);
 		outbuf_putc(b, '}');
 		return i;
 	}
@@ -383,7 +491,7 @@ size_t json_value(struct outbuf *b, const struct tmx_value *vals, size_t i)
 			outbuf_puts(b, "null");
 			return i + 1;
 		}
-		return json_value(b, vals, i + 1);
+		return json_value(b, keys, vals, i + 1);
 	}
 	return i + 1;
 }

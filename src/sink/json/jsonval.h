@@ -18,7 +18,25 @@ void json_string(struct outbuf *b, const char *s, size_t n);
 void json_key(struct outbuf *b, const char *key, bool first);
 /* A float as printf's %.17g (null if not finite) into `out`; returns its length. */
 size_t json_double(char out[32], double d);
-/* The value at vals[i] and its subtree; returns the index after it. */
-size_t json_value(struct outbuf *b, const struct tmx_value *vals, size_t i);
+/*
+ * The keys of the structure classes met, formatted once per class: one
+ * per formatter (not shared between threads).
+ */
+struct json_keys;
+struct json_keys *json_keys_new(void);
+void json_keys_free(struct json_keys *k);
+/*
+ * The value at vals[i] and its subtree, structure keys through `keys`
+ * (NULL: formatted each time); returns the index after it.
+ */
+size_t json_value(struct outbuf *b, struct json_keys *keys, const struct tmx_value *vals,
+		  size_t i);
+/*
+ * The members of the structure at vals[0] as `"key":value` pairs, a comma
+ * before each but when *first (then cleared); returns the number of
+ * values read.
+ */
+size_t json_members(struct outbuf *b, struct json_keys *keys, const struct tmx_value *vals,
+		    bool *first);
 
 #endif
