@@ -123,12 +123,12 @@ static void put_stream_cached(struct tmx_jsonl *j, const struct tmx_stream *s)
 	}
 }
 
+/* `key` is the scope's `,"name":`. */
 static void put_scope(struct tmx_jsonl *j, const char *key, const struct tmx_value *vals)
 {
 	if (!vals)
 		return;
-	outbuf_putc(&j->out, ',');
-	json_key(&j->out, key, true);
+	outbuf_puts(&j->out, key);
 	json_value(&j->out, j->keys, vals, 0);
 }
 
@@ -139,18 +139,14 @@ static void put_packet_context(struct tmx_jsonl *j, const struct tmx_event *e)
 	struct context_cache *c = &j->contexts[((uintptr_t)pk >> 4) % CONTEXT_CACHE_SIZE];
 	size_t before;
 
-	if (!pk) {
-		put_scope(j, "packet_context", e->scopes[TMX_SCOPE_PACKET_CONTEXT]);
-		return;
-	}
-	if (c->packet == pk && c->seq == pk->seq) {
+	if (pk && c->packet == pk && c->seq == pk->seq) {
 		outbuf_write(&j->out, c->text, c->len);
 		return;
 	}
 	before = j->out.len;
-	put_scope(j, "packet_context", e->scopes[TMX_SCOPE_PACKET_CONTEXT]);
+	put_scope(j, ",\"packet_context\":", e->scopes[TMX_SCOPE_PACKET_CONTEXT]);
 	/* Cached unless the buffer was flushed meanwhile or it is too long. */
-	if (j->out.len >= before && j->out.len - before <= sizeof(c->text)) {
+	if (pk && j->out.len >= before && j->out.len - before <= sizeof(c->text)) {
 		c->packet = pk;
 		c->seq = pk->seq;
 		c->len = j->out.len - before;
@@ -178,9 +174,9 @@ static void put_event(struct tmx_jsonl *j, const struct tmx_msg *msg)
 		outbuf_u64(b, msg->cycles, 0);
 	}
 	put_packet_context(j, e);
-	put_scope(j, "common_context", e->scopes[TMX_SCOPE_COMMON_CONTEXT]);
-	put_scope(j, "specific_context", e->scopes[TMX_SCOPE_SPECIFIC_CONTEXT]);
-	put_scope(j, "payload", e->scopes[TMX_SCOPE_PAYLOAD]);
+	put_scope(j, ",\"common_context\":", e->scopes[TMX_SCOPE_COMMON_CONTEXT]);
+	put_scope(j, ",\"specific_context\":", e->scopes[TMX_SCOPE_SPECIFIC_CONTEXT]);
+	put_scope(j, ",\"payload\":", e->scopes[TMX_SCOPE_PAYLOAD]);
 	outbuf_puts(b, "}\n");
 }
 
