@@ -7,6 +7,7 @@
 #include "io/utf8.h"
 #include "model/field_class.h"
 #include "sink/json/jsonval.h"
+#include "sink/member_text.h"
 
 /*
  * Whether none of the 8 bytes of `x` needs escaping: each is printable
@@ -308,22 +309,9 @@ static void put_float(struct outbuf *b, double d)
 	outbuf_write(b, num, json_double(num, d));
 }
 
-/*
- * The keys of a structure class: member m's `,"name":` is
- * text[start(m), end[m]), the first member's without its comma.
- */
-struct key_set {
-	const struct tmx_field_class *fc;
-	uint32_t *end;
-	char *text;        /* padded for outbuf_write_padded() */
-};
-
-#define KEY_SETS 512
-#define KEY_PROBES 8
-
 struct json_keys {
-	struct key_set sets[KEY_SETS];
-	struct outbuf *scratch;   /* where keys are escaped, made at the first set */
+	struct member_texts sets;
+	struct outbuf *scratch;   /* where keys are escaped, made at the first class */
 };
 
 struct json_keys *json_keys_new(void)
@@ -335,72 +323,32 @@ void json_keys_free(struct json_keys *k)
 {
 	if (!k)
 		return;
-	for (size_t i = 0; i < KEY_SETS; i++) {
-		free(k->sets[i].end);
-		free(k->sets[i].text);
-	}
+	member_texts_free(&k->sets);
 	free(k->scratch);
 	free(k);
 }
 
-/* Formats the keys of `fc` into `set`; false without memory. */
-static bool make_keys(struct json_keys *k, const struct tmx_field_class *fc, struct key_set *set)
+/* The member texts of `fc` (member_text_make): `,"name":`. */
+static bool make_keys(void *ctx, const struct tmx_field_class *fc, struct member_text *mt)
 {
+	struct json_keys *k = ctx;
 	struct outbuf *o = k->scratch;
-	size_t n = fc->n_members;
 
 	if (!o && !(o = k->scratch = malloc(sizeof(*o))))
 		return false;
 	outbuf_init(o, -1);
-	if (!(set->end = malloc(n * sizeof(*set->end))))
+	if (!(mt->end = malloc(fc->n_members * sizeof(*mt->end))))
 		return false;
-	for (size_t m = 0; m < n; m++) {
+	for (size_t m = 0; m < fc->n_members; m++) {
 		json_key(o, fc->members[m].name, false);
-		set->end[m] = (uint32_t)o->len;
+		mt->end[m] = (uint32_t)o->len;
 	}
 	/* Too long for the scratch buffer, which cannot flush: json_key() each time. */
-	if (o->drained || !(set->text = malloc(o->len + OUTBUF_PAD))) {
-		free(set->end);
-		set->end = NULL;
+	if (o->drained || !(mt->text = malloc(o->len + OUTBUF_PAD)))
 		return false;
-	}
-	memcpy(set->text, o->data, o->len);
-	memset(set->text + o->len, 0, OUTBUF_PAD);
-	set->fc = fc;
+	memcpy(mt->text, o->data, o->len);
+	memset(mt->text + o->len, 0, OUTBUF_PAD);
 	return true;
-}
-
-/* The keys of `fc`, made at its first use; NULL when the table is full. */
-static const struct key_set *keys_of(struct json_keys *k, const struct tmx_field_class *fc)
-{
-	size_t h = ((uintptr_t)fc >> 4) % KEY_SETS;
-
-	for (size_t i = 0; i < KEY_PROBES; i++) {
-		struct key_set *set = &k->sets[(h + i) % KEY_SETS];
-		if (set->fc == fc)
-			return set;
-		if (!set->fc)
-			return make_keys(k, fc, set) ? set : NULL;
-	}
-	return NULL;
-}
-
-/* Member m's key of `set` (or of fc when set is NULL), as json_key(). */
-static void put_member_key(struct outbuf *b, const struct key_set *set,
-			   const struct tmx_field_class *fc, uint32_t m, bool first)
-{
-	uint32_t start, len;
-
-	if (!set) {
-		json_key(b, fc->members[m].name, first);
-		return;
-	}
-	start = (m ? set->end[m - 1] : 0) + first;
-	len = set->end[m] - start;
-	if (len <= OUTBUF_PAD)
-		outbuf_write_padded(b, set->text + start, len);
-	else
-		outbuf_write(b, set->text + start, len);
 }
 
 size_t json_members(struct outbuf *b, struct json_keys *keys, const struct tmx_value *vals,
@@ -408,11 +356,15 @@ size_t json_members(struct outbuf *b, struct json_keys *keys, const struct tmx_v
 {
 	const struct tmx_field_class *fc = vals[0].fc;
 	uint32_t n = vals[0].n_members;
-	const struct key_set *set = keys && n ? keys_of(keys, fc) : NULL;
+	const struct member_text *mt = keys && n ? member_text_of(&keys->sets, fc, make_keys, keys) :
+					     NULL;
 	size_t i = 1;
 
 	for (uint32_t m = 0; m < n; m++) {
-		put_member_key(b, set, fc, m, *first);
+		if (mt)
+			member_text_put(b, mt, m, *first);
+		else
+			json_key(b, fc->members[m].name, *first);
 		*first = false;
 		i = json_value(b, keys, vals, i);
 	}

@@ -26,6 +26,7 @@
 #include "sink/outbuf.h"
 #include "sink/split.h"
 #include "sink/text/pretty.h"
+#include "sink/member_text.h"
 #include "sink/timefmt.h"
 #include "model/errors.h"
 
@@ -64,25 +65,13 @@ struct context_cache {
 	char text[240];
 };
 
-/*
- * `name = ` of every member of a structure class, colors included,
- * formatted once per class: member m's is text[start(m), end[m]).
- */
-#define NAME_CACHE_SIZE 512
-#define NAME_CACHE_PROBES 8
-
-struct name_prefixes {
-	const struct tmx_field_class *fc;
-	uint32_t *end;
-	char *text;
-};
-
 struct tmx_pretty {
 	struct tmx_pretty_opts opts;
 	struct colors colors;
 	struct header_cache header_cache[HEADER_CACHE_SIZE];
 	struct context_cache context_cache[CONTEXT_CACHE_SIZE];
-	struct name_prefixes names[NAME_CACHE_SIZE];
+	/* `, name = ` of each member of the structure classes met, colors included. */
+	struct member_texts names;
 	/* Nothing printed yet on the line (babeltrace2's `start_line`). */
 	bool start_line;
 	bool has_last_ns, has_last_cycles;
@@ -326,8 +315,7 @@ void tmx_pretty_free(struct tmx_pretty *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < NAME_CACHE_SIZE; i++)
-		free(p->names[i].end);   /* text is in the same block */
+	member_texts_free(&p->names);
 	free(p);
 }
 
@@ -888,74 +876,43 @@ static void put_blob(struct tmx_pretty *p, const struct tmx_value *v)
 static size_t put_value(struct tmx_pretty *p, const struct tmx_value *vals, size_t i, bool names,
 			bool hide_meaning);
 
-/*
- * Formats the member prefixes of `fc` into `np` (`, name = `, colors
- * included; the first member printed drops the comma), padded for
- * outbuf_write_padded(); false without memory.
- */
-static bool make_prefixes(struct tmx_pretty *p, const struct tmx_field_class *fc,
-			  struct name_prefixes *np)
+/* The member texts of `fc` (member_text_make): `, name = `, colors included. */
+static bool make_prefixes(void *ctx, const struct tmx_field_class *fc, struct member_text *mt)
 {
+	const struct tmx_pretty *p = ctx;
 	size_t color_len = p->colors.events ? strlen(COLOR_FIELD_NAME) + strlen(COLOR_RESET) : 0;
 	size_t total = OUTBUF_PAD, at = 0;
-	char *text;
 
 	for (size_t m = 0; m < fc->n_members; m++)
 		total += strlen(fc->members[m].name) + color_len + 5;
-	if (total > UINT32_MAX ||
-	    !(np->end = malloc(fc->n_members * sizeof(*np->end) + total)))
+	if (total > UINT32_MAX || !(mt->end = malloc(fc->n_members * sizeof(*mt->end))) ||
+	    !(mt->text = malloc(total)))
 		return false;
-	text = (char *)(np->end + fc->n_members);
 	for (size_t m = 0; m < fc->n_members; m++) {
 		const char *parts[5] = { ", ", p->colors.events ? COLOR_FIELD_NAME : "",
 					 fc->members[m].name, p->colors.events ? COLOR_RESET : "",
 					 " = " };
 		for (int k = 0; k < 5; k++) {
 			size_t len = strlen(parts[k]);
-			memcpy(text + at, parts[k], len);
+			memcpy(mt->text + at, parts[k], len);
 			at += len;
 		}
-		np->end[m] = (uint32_t)at;
+		mt->end[m] = (uint32_t)at;
 	}
-	memset(text + at, 0, OUTBUF_PAD);
-	np->text = text;
-	np->fc = fc;
+	memset(mt->text + at, 0, OUTBUF_PAD);
 	return true;
 }
 
-/* The member prefixes of `fc`, made at its first use; NULL when the table is full. */
-static const struct name_prefixes *prefixes_of(struct tmx_pretty *p,
-					       const struct tmx_field_class *fc)
-{
-	size_t h = ((uintptr_t)fc >> 4) % NAME_CACHE_SIZE;
-
-	for (size_t i = 0; i < NAME_CACHE_PROBES; i++) {
-		struct name_prefixes *np = &p->names[(h + i) % NAME_CACHE_SIZE];
-		if (np->fc == fc)
-			return np;
-		if (!np->fc)
-			return make_prefixes(p, fc, np) ? np : NULL;
-	}
-	return NULL;
-}
-
 /* The separator before member m (` ` for the first printed, else `, `) and its `name = `. */
-static void put_member_name(struct tmx_pretty *p, const struct name_prefixes *np,
+static void put_member_name(struct tmx_pretty *p, const struct member_text *mt,
 			    const struct tmx_field_class *fc, uint32_t m, bool first)
 {
-	uint32_t start, len;
-
-	if (!np) {
-		outbuf_write(&p->out, first ? " " : ", ", first ? 1 : 2);
-		put_colored_name(p, COLOR_FIELD_NAME, fc->members[m].name);
+	if (mt) {
+		member_text_put(&p->out, mt, m, first);
 		return;
 	}
-	start = (m ? np->end[m - 1] : 0) + first;
-	len = np->end[m] - start;
-	if (len <= OUTBUF_PAD)
-		outbuf_write_padded(&p->out, np->text + start, len);
-	else
-		outbuf_write(&p->out, np->text + start, len);
+	outbuf_write(&p->out, first ? " " : ", ", first ? 1 : 2);
+	put_colored_name(p, COLOR_FIELD_NAME, fc->members[m].name);
 }
 
 static size_t put_struct(struct tmx_pretty *p, const struct tmx_value *vals, size_t i, bool names,
@@ -965,7 +922,8 @@ static size_t put_struct(struct tmx_pretty *p, const struct tmx_value *vals, siz
 	uint32_t n = vals[i].n_members;
 	struct outbuf *b = &p->out;
 	size_t printed = 0;
-	const struct name_prefixes *np = names && n ? prefixes_of(p, fc) : NULL;
+	const struct member_text *mt = names && n ? member_text_of(&p->names, fc, make_prefixes, p) :
+					    NULL;
 
 	i++;
 	outbuf_putc(b, '{');
@@ -977,7 +935,7 @@ static size_t put_struct(struct tmx_pretty *p, const struct tmx_value *vals, siz
 			continue;
 		}
 		if (names)
-			put_member_name(p, np, fc, m, !printed);
+			put_member_name(p, mt, fc, m, !printed);
 		else
 			outbuf_write(b, printed ? ", " : " ", printed ? 2 : 1);
 		printed++;
