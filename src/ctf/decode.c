@@ -484,6 +484,8 @@ void ctf_decoder_fini(struct ctf_decoder *d)
 	free(d->header.v);
 	free(d->packet_context.v);
 	free(d->event.v);
+	free(d->event_header.v);
+	ctf_text_fini(&d->event_header.text);
 	ctf_text_fini(&d->header.text);
 	ctf_text_fini(&d->packet_context.text);
 	ctf_text_fini(&d->event.text);
@@ -794,10 +796,13 @@ int ctf_decode_event(struct ctf_decoder *d, bool *more, const struct tmx_stream_
 		sp = d->sp;
 	}
 	d->special_set[TMX_MEANING_EVENT_ID] = false;
+	if (!sp->header_prog || d->walk_only || d->header_values ||
+	    !ctf_run_header_prog(d, sp->header_prog)) {
+		ret = decode_scope(d, sp->event_header, sc->event_header, &d->event_header, err);
+		if (ret)
+			return ret;
+	}
 	values_clear(&d->event);
-	ret = run_scope(d, sp->event_header, sc->event_header, &d->event, err);
-	if (ret)
-		return ret;
 	d->event_clock = d->clock;
 	id = d->special_set[TMX_MEANING_EVENT_ID] ? d->special[TMX_MEANING_EVENT_ID] : 0;
 	ep = ctf_plans_event_ready(sp, id);

@@ -750,6 +750,7 @@ static void free_stream_plans(struct ctf_stream_plans *sp)
 {
 	ctf_plan_free(sp->packet_context);
 	ctf_plan_free(sp->event_header);
+	ctf_header_prog_free(sp->header_prog);
 	if (sp->events) {
 		for (size_t i = 0; i < sp->n_events; i++)
 			ctf_plan_free(sp->events[i].body);
@@ -801,6 +802,8 @@ static int compile_stream(struct ctf_stream_plans *sp, const struct tmx_stream_c
 	ret = ctf_plan_compile(sc->packet_context, &sp->packet_context, err);
 	if (!ret)
 		ret = ctf_plan_compile(sc->event_header, &sp->event_header, err);
+	if (!ret)
+		ret = ctf_header_prog_compile(sp->event_header, &sp->header_prog, err);
 	if (ret)
 		return ret;
 	sp->compiled = true;

@@ -209,6 +209,60 @@ static inline bool ctf_is_plain_byte_int(const struct tmx_field_class *e)
 }
 
 /* ------------------------------------------------------------------ */
+/* Event headers: what they note, per variant option (plan_header.c).   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * No one reads the values of an event record header (the model's events
+ * have none): what matters is what its integers note (the event ID, the
+ * clock, the tags of its variant) and where it ends.  The usual header
+ * (LTTng's compact and large ones, barectf's) is runs, then a variant
+ * selected by an integer of those runs whose options are runs, then runs.
+ * Compiled from its plan, each option of such a header becomes one
+ * "case": the bits from the header's aligned start to its end and the
+ * noted items at constant offsets, so that an event's header is one
+ * bounds check, the tag, and the noted integers read: no value pushed, no
+ * op run.  A case is left to the plan (fast = false) when it has something
+ * the plan must check field by field (a byte order change in a byte, an
+ * op that is not a run); the plan also runs whenever the header does not
+ * fit, for its error.
+ */
+struct ctf_header_case {
+	bool fast;
+	/* The byte order state after the header: unchanged, UINT64_MAX, or
+	 * the header's start + bo_end. */
+	uint8_t bo_end_kind;      /* CTF_HBO_* */
+	bool bo_last_set;
+	uint8_t bo_last;
+	uint32_t bo_end;
+	uint32_t bits;            /* from the aligned start to the end */
+	uint32_t first, n;        /* its noted items: notes[first .. first + n) */
+};
+
+enum { CTF_HBO_KEEP, CTF_HBO_MAX, CTF_HBO_AT };
+
+struct ctf_header_prog {
+	uint32_t align;           /* the header's alignment (a multiple of 8) */
+	/* The variant's tag (none: one case): where it is, how it selects. */
+	const struct tmx_field_class *variant;
+	uint32_t tag_off;         /* bits from the aligned start */
+	uint8_t tag_len, tag_be;
+	int32_t table[CTF_VARIANT_TABLE];   /* option of small tag values, or -1 */
+	size_t n_cases;
+	struct ctf_header_case *cases;      /* one per option (one without a variant) */
+	/* Copies of the noted run items, `off` from the header's aligned start. */
+	struct ctf_run_item *notes;
+};
+
+/*
+ * The header program of event header plan `pl`; *out is NULL when the
+ * header has another shape (then the plan decodes every header).
+ */
+int ctf_header_prog_compile(const struct ctf_plan *pl, struct ctf_header_prog **out,
+			    struct tmx_error *err);
+void ctf_header_prog_free(struct ctf_header_prog *hp);
+
+/* ------------------------------------------------------------------ */
 /* Plans of a trace class, compiled when first needed.                  */
 /* ------------------------------------------------------------------ */
 
@@ -233,6 +287,7 @@ struct ctf_stream_plans {
 	bool compiled;
 	bool dense_ids;            /* event_classes[i]->id == i for every i */
 	struct ctf_plan *packet_context, *event_header;
+	struct ctf_header_prog *header_prog;   /* NULL: the plan decodes every header */
 	size_t n_events;
 	struct ctf_event_plans *events;   /* one per sc->event_classes[i] */
 };
