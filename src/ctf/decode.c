@@ -685,11 +685,12 @@ void ctf_decoder_set_wanted(struct ctf_decoder *d,
 }
 
 /*
- * Whether a body plan is runs of fixed-size fields and NUL-terminated
- * strings only, none of them noted (a length, a tag, a clock, a meaning)
- * and each run leaving the byte order state as skipping it would: a body
- * of that class whose values no one reads (skip_body) is then stepped
- * over without decoding it, by the runs' sizes and the strings' NULs.
+ * Whether a body plan can be stepped over without decoding it, when no
+ * one reads its values (skip_body): runs of fixed-size fields, each
+ * leaving the byte order state as skipping it would, NUL-terminated
+ * strings, and text or plain byte arrays and sequences (their lengths
+ * are in the slots by then).  A run's noted integers (a sequence's
+ * length, a variant's tag) are read, whole bytes at byte offsets.
  */
 static bool body_fixed(const struct ctf_plan *pl)
 {
@@ -699,12 +700,17 @@ static bool body_fixed(const struct ctf_plan *pl)
 
 		if (op->kind == CTF_OP_SCOPE || op->kind == CTF_OP_STRING)
 			continue;
+		if (op->kind == CTF_OP_ARRAY && (op->fc->is_text || op->byte_elem)) {
+			o += op->skip;
+			continue;
+		}
 		if (op->kind != CTF_OP_RUN)
 			return false;
 		for (uint32_t i = op->a; i < op->a + op->b; i++) {
 			const struct ctf_run_item *it = &pl->items[i];
 
-			if (it->note)
+			/* A reversed value is noted reversed: the plan's job. */
+			if (it->note && it->conv > CTF_CONV_BOOL)
 				return false;
 			/* Bit fields not on bytes: their byte order checks are the decoder's. */
 			if (it->kind == CTF_ITEM_BITS && (op->align % 8 || it->off % 8 || it->len % 8))
@@ -717,13 +723,54 @@ static bool body_fixed(const struct ctf_plan *pl)
 	return true;
 }
 
+/* A run's noted integers (body_fixed: whole bytes at byte offsets), from bit `start`. */
+static void note_run(struct ctf_decoder *d, const struct ctf_plan *pl, const struct ctf_op *op,
+		     uint64_t start)
+{
+	for (uint32_t i = op->a; i < op->a + op->b; i++) {
+		const struct ctf_run_item *it = &pl->items[i];
+		if (it->note)
+			note_item(d, it, tmx_read_aligned(d->base + (start + it->off) / 8, it->len / 8,
+							  it->be));
+	}
+}
+
 /*
- * Past a body of runs and strings (body_fixed) without decoding it; false
- * when it does not fit (then decoding it gives the error).
+ * An array of body_fixed, as array_start (decode_plan.c) and the byte
+ * array or text decoding steps over it; false when it does not fit.
+ */
+static bool skip_array(const struct ctf_decoder *d, const struct ctf_op *op, uint64_t *pos,
+		       uint64_t *bo_end, uint8_t *bo_last)
+{
+	const struct tmx_field_class *fc = op->fc, *e = fc->elem;
+	uint64_t n = fc->kind == TMX_FC_SEQUENCE ? d->slots[fc->ref_slot] : fc->length;
+	uint64_t p = (*pos + e->align - 1) & ~(uint64_t)(e->align - 1);
+
+	if (p > d->limit)
+		return false;
+	if (fc->is_text) {
+		if (n > (d->limit - p) / 8)
+			return false;
+		*pos = p + n * 8;
+		return true;
+	}
+	if (p % 8 || n > (d->limit - p) / e->size)
+		return false;
+	*pos = p + n * e->size;
+	*bo_end = *pos;
+	*bo_last = (uint8_t)e->byte_order;
+	return true;
+}
+
+/*
+ * Past a body of body_fixed without decoding it; false when it does not
+ * fit (then decoding it gives the error: the integers noted on the way
+ * are noted again, to the same values).
  */
 static bool skip_fixed_body(struct ctf_decoder *d, const struct ctf_plan *pl)
 {
 	uint64_t pos = d->pos, bo_end = d->bo_end;
+	uint8_t bo_last = d->bo_last;
 
 	for (size_t o = 0; o < pl->n_ops; o++) {
 		const struct ctf_op *op = &pl->ops[o];
@@ -741,14 +788,23 @@ static bool skip_fixed_body(struct ctf_decoder *d, const struct ctf_plan *pl)
 			pos = (uint64_t)((const uint8_t *)nul + 1 - d->base) * 8;
 			continue;
 		}
+		if (op->kind == CTF_OP_ARRAY) {
+			if (!skip_array(d, op, &pos, &bo_end, &bo_last))
+				return false;
+			o += op->skip;
+			continue;
+		}
 		if (op->bits > d->limit - pos)
 			return false;
+		if (op->noted)
+			note_run(d, pl, op, pos);
 		pos += op->bits;
 		if (op->bo_max)
 			bo_end = UINT64_MAX;
 	}
 	d->pos = pos;
 	d->bo_end = bo_end;
+	d->bo_last = bo_last;
 	return true;
 }
 

@@ -8,6 +8,7 @@
 #define TMX_CTF_DECODE_IMPL_H
 
 #include "ctf/decode.h"
+#include "ctf/plan.h"
 #include "model/field_class.h"
 
 int ctf_data_error(struct ctf_decoder *d, struct tmx_error *err, const char *fmt,
@@ -82,6 +83,21 @@ static inline void note_integer(struct ctf_decoder *d, const struct tmx_field_cl
 	 */
 	if (fc->mapped_clock && fc->meaning != TMX_MEANING_TS_END)
 		d->clock = ctf_clock_update(d->clock, u, bits);
+}
+
+/* note_integer with what it does decided at compile time (ctf/plan.h: it->note). */
+static inline void note_item(struct ctf_decoder *d, const struct ctf_run_item *it, uint64_t u)
+{
+	const struct tmx_field_class *fc = it->fc;
+
+	if (it->note & CTF_NOTE_SLOT)
+		d->slots[fc->slot] = u;
+	if (it->note & CTF_NOTE_MEANING) {
+		d->special[fc->meaning] = u;
+		d->special_set[fc->meaning] = true;
+	}
+	if (it->note & CTF_NOTE_CLOCK)
+		d->clock = ctf_clock_update(d->clock, u, it->len);
 }
 
 /*

@@ -131,6 +131,7 @@ struct ctf_op {
 	 * aligned one, which leaves no byte shared: bo_end = UINT64_MAX after.
 	 */
 	bool bo_max;
+	bool noted;               /* RUN: some item has a note (CTF_NOTE_*) */
 	uint32_t align;           /* bits: the alignment applied first */
 	const struct tmx_field_class *fc;  /* RUN, JUMP: NULL (see items) */
 	uint32_t skip;            /* ARRAY, VARIANT, OPTIONAL: ops of the blocks that follow */
@@ -250,7 +251,7 @@ struct ctf_header_prog {
 	int32_t table[CTF_VARIANT_TABLE];   /* option of small tag values, or -1 */
 	size_t n_cases;
 	struct ctf_header_case *cases;      /* one per option (one without a variant) */
-	/* Copies of the noted run items, `off` from the header's aligned start. */
+	/* Copies of the noted run items, `off` and `end` from the header's aligned start. */
 	struct ctf_run_item *notes;
 };
 
@@ -279,7 +280,7 @@ struct ctf_event_plans {
 	/* Filters (decode.c): whether the class is wanted, for decoder generation `wanted_gen`. */
 	uint32_t wanted_gen;
 	bool unwanted;
-	bool fixed_known, fixed;   /* the body is runs only: skipped by its size */
+	bool fixed_known, fixed;   /* the body can be stepped over (decode.c: body_fixed) */
 };
 
 struct ctf_stream_plans {

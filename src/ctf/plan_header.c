@@ -76,6 +76,7 @@ static int add_note(struct hcomp *c, const struct ctf_run_item *it, uint64_t off
 	n = &c->hp->notes[c->n_notes++];
 	*n = *it;
 	n->off = (uint32_t)off;
+	n->end = (uint32_t)(off + it->len);
 	return TMX_OK;
 }
 
