@@ -831,6 +831,66 @@ static bool skip_body(struct ctf_decoder *d, struct ctf_event_plans *ep)
 	return ep->fixed && skip_fixed_body(d, ep->body);
 }
 
+/* The `len` bits at `off` of the 64 bits at `p` (off + len <= 64). */
+static inline uint64_t word_bits(const uint8_t *p, unsigned off, unsigned len, bool big)
+{
+	if (big)
+		return (tmx_be64(p) << off) >> (64 - len);
+	return (tmx_le64(p) << (64 - off - len)) >> (64 - len);
+}
+
+/*
+ * An event header by its program (ctf/plan.h): one bounds check, the tag,
+ * the noted integers.  Returns false, having changed nothing, when the
+ * header does not fit, its tag selects no option or its case is the
+ * plan's: the plan then decodes it (for its values, state and error).
+ */
+static inline bool run_header_prog(struct ctf_decoder *d, const struct ctf_header_prog *hp)
+{
+	const uint64_t start = (d->pos + hp->align - 1) & ~(uint64_t)(hp->align - 1);
+	const uint8_t *p = d->base + start / 8;
+	const struct ctf_header_case *c = hp->cases;
+	const struct ctf_run_item *it, *end;
+	uint64_t room;
+	/* Usually the tag and the compact timestamp are in the first 64 bits. */
+	bool word;
+
+	if (__builtin_expect(start > d->limit, 0))
+		return false;
+	room = d->limit - start;
+	word = room >= 64;
+	if (hp->variant) {
+		uint64_t tag;
+		int o;
+		if (__builtin_expect((uint64_t)hp->tag_off + hp->tag_len > room, 0))
+			return false;
+		tag = word && hp->tag_off + hp->tag_len <= 64 ?
+		      word_bits(p, hp->tag_off, hp->tag_len, hp->tag_be) :
+		      tmx_read_bits(d->base, start + hp->tag_off, hp->tag_len, hp->tag_be);
+		o = tag < CTF_VARIANT_TABLE ? hp->table[tag] : ctf_variant_select(hp->variant, tag);
+		if (__builtin_expect(o < 0, 0))
+			return false;
+		c += o;
+	}
+	if (__builtin_expect(!c->fast || c->bits > room, 0))
+		return false;
+	it = hp->notes + c->first;
+	end = it + c->n;
+	if (word && c->in_word) {
+		for (; it < end; it++)
+			note_item(d, it, word_bits(p, it->off, it->len, it->be));
+	} else {
+		for (; it < end; it++)
+			note_item(d, it, tmx_read_bits(d->base, start + it->off, it->len, it->be));
+	}
+	d->pos = start + c->bits;
+	if (c->bo_end_kind != CTF_HBO_KEEP)
+		d->bo_end = c->bo_end_kind == CTF_HBO_MAX ? UINT64_MAX : start + c->bo_end;
+	if (c->bo_last_set)
+		d->bo_last = c->bo_last;
+	return true;
+}
+
 int ctf_decode_event(struct ctf_decoder *d, bool *more, const struct tmx_stream_class *sc,
 		     const struct tmx_event_class **ecp, size_t scope_index[TMX_N_SCOPES],
 		     struct tmx_error *err)
@@ -853,7 +913,7 @@ int ctf_decode_event(struct ctf_decoder *d, bool *more, const struct tmx_stream_
 	}
 	d->special_set[TMX_MEANING_EVENT_ID] = false;
 	if (!sp->header_prog || d->walk_only || d->header_values ||
-	    !ctf_run_header_prog(d, sp->header_prog)) {
+	    !run_header_prog(d, sp->header_prog)) {
 		ret = decode_scope(d, sp->event_header, sc->event_header, &d->event_header, err);
 		if (ret)
 			return ret;

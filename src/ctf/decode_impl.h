@@ -135,13 +135,6 @@ struct ctf_plan;
 int ctf_run_plan(struct ctf_decoder *d, const struct ctf_plan *pl, struct ctf_values *vals,
 		 size_t *scope_index, struct tmx_error *err);
 
-/*
- * decode_plan.c: an event header by its program (no values); false when
- * its plan must decode it, nothing having changed.
- */
-struct ctf_header_prog;
-bool ctf_run_header_prog(struct ctf_decoder *d, const struct ctf_header_prog *hp);
-
 /* decode_ctf2.c: the CTF 2 field classes, each after its alignment. */
 int ctf_decode_varint(struct ctf_decoder *d, const struct tmx_field_class *fc,
 		      struct ctf_values *vals, struct tmx_error *err);

@@ -390,64 +390,6 @@ static int variant_start(struct ctf_decoder *d, const struct ctf_plan *pl,
 	return TMX_OK;
 }
 
-/* The `len` bits at `off` of a 64-bit word read both ways (off + len <= 64). */
-static inline uint64_t header_bits(uint64_t le, uint64_t be, unsigned off, unsigned len, bool big)
-{
-	if (big)
-		return (be << off) >> (64 - len);
-	return (le << (64 - off - len)) >> (64 - len);
-}
-
-/*
- * An event header by its program (ctf/plan.h): one bounds check, the tag,
- * the noted integers.  Returns false, having changed nothing, when the
- * header does not fit, its tag selects no option or its case is the
- * plan's: the plan then decodes it (for its values, state and error).
- */
-bool ctf_run_header_prog(struct ctf_decoder *d, const struct ctf_header_prog *hp)
-{
-	const uint64_t limit = d->limit;
-	const uint64_t start = (d->pos + hp->align - 1) & ~(uint64_t)(hp->align - 1);
-	const struct ctf_header_case *c = hp->cases;
-	const struct ctf_run_item *it, *end;
-	uint64_t room, le = 0, be = 0;
-	bool word;
-
-	if (__builtin_expect(start > limit, 0))
-		return false;
-	room = limit - start;
-	/* The first 64 bits, which usually hold the tag and the compact timestamp. */
-	word = room >= 64;
-	if (word) {
-		le = tmx_le64(d->base + start / 8);
-		be = tmx_be64(d->base + start / 8);
-	}
-	if (hp->variant) {
-		uint64_t tag;
-		int o;
-		if ((uint64_t)hp->tag_off + hp->tag_len > room)
-			return false;
-		tag = word && hp->tag_off + hp->tag_len <= 64 ?
-		      header_bits(le, be, hp->tag_off, hp->tag_len, hp->tag_be) :
-		      tmx_read_bits(d->base, start + hp->tag_off, hp->tag_len, hp->tag_be);
-		o = tag < CTF_VARIANT_TABLE ? hp->table[tag] : ctf_variant_select(hp->variant, tag);
-		if (o < 0)
-			return false;
-		c += o;
-	}
-	if (__builtin_expect(!c->fast || c->bits > room, 0))
-		return false;
-	for (it = hp->notes + c->first, end = it + c->n; it < end; it++)
-		note_item(d, it, word && it->end <= 64 ? header_bits(le, be, it->off, it->len, it->be) :
-				 read_bits_fast(d->base, start + it->off, it->len, it->be, limit));
-	d->pos = start + c->bits;
-	if (c->bo_end_kind != CTF_HBO_KEEP)
-		d->bo_end = c->bo_end_kind == CTF_HBO_MAX ? UINT64_MAX : start + c->bo_end;
-	if (c->bo_last_set)
-		d->bo_last = c->bo_last;
-	return true;
-}
-
 /* A nested block being run: the elements of an array, an optional's field. */
 struct plan_frame {
 	const struct ctf_op *start, *end;  /* the block's ops */

@@ -210,7 +210,7 @@ static __attribute__((cold)) void time_out_of_range(const struct ctf_stream *s, 
 		 (unsigned long long)cycles);
 }
 
-static void set_time(const struct ctf_stream *s, uint64_t cycles, bool *has, uint64_t *cyc,
+static inline void set_time(const struct ctf_stream *s, uint64_t cycles, bool *has, uint64_t *cyc,
 		     int64_t *ns)
 {
 	*has = s->clock != NULL && tmx_clock_conv_ns(&s->conv, cycles, ns);
@@ -223,7 +223,16 @@ static struct tmx_msg *make_msg(struct ctf_stream *s, enum tmx_msg_kind kind)
 {
 	struct tmx_msg *m = &s->msg;
 
-	*m = (struct tmx_msg){ .kind = kind, .stream = &s->stream, .packet = &s->packet };
+	/* Only discarded-item messages set the count and range: cleared after them. */
+	if (m->kind == TMX_MSG_DISCARDED_EVENTS || m->kind == TMX_MSG_DISCARDED_PACKETS)
+		memset(m, 0, sizeof(*m));
+	m->kind = kind;
+	m->stream = &s->stream;
+	m->has_ts = false;
+	m->cycles = 0;
+	m->ns = 0;
+	m->packet = &s->packet;
+	m->event = NULL;
 	return m;
 }
 

@@ -230,6 +230,7 @@ static inline bool ctf_is_plain_byte_int(const struct tmx_field_class *e)
  */
 struct ctf_header_case {
 	bool fast;
+	bool in_word;             /* its notes lie in the header's first 64 bits */
 	/* The byte order state after the header: unchanged, UINT64_MAX, or
 	 * the header's start + bo_end. */
 	uint8_t bo_end_kind;      /* CTF_HBO_* */

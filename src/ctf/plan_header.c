@@ -2,7 +2,7 @@
  * Event header programs (ctf/plan.h: struct ctf_header_prog): an event
  * header plan of runs and one variant of runs, compiled into one case per
  * variant option, each the header's size and its noted items at constant
- * offsets.  decode_plan.c (ctf_run_header_prog) runs them.
+ * offsets.  decode.c (run_header_prog) runs them.
  *
  * A case stands for the plan's ops only where every offset is a constant:
  * each run's and the variant's alignment divides the header's, which
@@ -175,6 +175,9 @@ static int compile_case(struct hcomp *c, uint32_t o)
 	hc->bo_last_set = s.last_set;
 	hc->bo_last = s.last;
 	hc->n = (uint32_t)c->n_notes - hc->first;
+	hc->in_word = true;
+	for (uint32_t i = hc->first; i < hc->first + hc->n; i++)
+		hc->in_word &= c->hp->notes[i].end <= 64;
 	return ret;
 }
 
