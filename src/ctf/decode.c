@@ -831,14 +831,6 @@ static bool skip_body(struct ctf_decoder *d, struct ctf_event_plans *ep)
 	return ep->fixed && skip_fixed_body(d, ep->body);
 }
 
-/* The `len` bits at `off` of the 64 bits at `p` (off + len <= 64). */
-static inline uint64_t word_bits(const uint8_t *p, unsigned off, unsigned len, bool big)
-{
-	if (big)
-		return (tmx_be64(p) << off) >> (64 - len);
-	return (tmx_le64(p) << (64 - off - len)) >> (64 - len);
-}
-
 /*
  * An event header by its program (ctf/plan.h): one bounds check, the tag,
  * the noted integers.  Returns false, having changed nothing, when the
@@ -850,8 +842,8 @@ static inline bool run_header_prog(struct ctf_decoder *d, const struct ctf_heade
 	const uint64_t start = (d->pos + hp->align - 1) & ~(uint64_t)(hp->align - 1);
 	const uint8_t *p = d->base + start / 8;
 	const struct ctf_header_case *c = hp->cases;
-	const struct ctf_run_item *it, *end;
-	uint64_t room;
+	const struct ctf_header_note *n, *end;
+	uint64_t room, tag = 0, le = 0, be = 0;
 	/* Usually the tag and the compact timestamp are in the first 64 bits. */
 	bool word;
 
@@ -859,13 +851,17 @@ static inline bool run_header_prog(struct ctf_decoder *d, const struct ctf_heade
 		return false;
 	room = d->limit - start;
 	word = room >= 64;
+	if (word) {
+		le = tmx_le64(p);
+		be = tmx_be64(p);
+	}
 	if (hp->variant) {
-		uint64_t tag;
 		int o;
 		if (__builtin_expect((uint64_t)hp->tag_off + hp->tag_len > room, 0))
 			return false;
 		tag = word && hp->tag_off + hp->tag_len <= 64 ?
-		      word_bits(p, hp->tag_off, hp->tag_len, hp->tag_be) :
+		      (hp->tag_be ? (be << hp->tag_off) >> (64 - hp->tag_len) :
+				    (le << (64 - hp->tag_off - hp->tag_len)) >> (64 - hp->tag_len)) :
 		      tmx_read_bits(d->base, start + hp->tag_off, hp->tag_len, hp->tag_be);
 		o = tag < CTF_VARIANT_TABLE ? hp->table[tag] : ctf_variant_select(hp->variant, tag);
 		if (__builtin_expect(o < 0, 0))
@@ -874,14 +870,11 @@ static inline bool run_header_prog(struct ctf_decoder *d, const struct ctf_heade
 	}
 	if (__builtin_expect(!c->fast || c->bits > room, 0))
 		return false;
-	it = hp->notes + c->first;
-	end = it + c->n;
-	if (word && c->in_word) {
-		for (; it < end; it++)
-			note_item(d, it, word_bits(p, it->off, it->len, it->be));
-	} else {
-		for (; it < end; it++)
-			note_item(d, it, tmx_read_bits(d->base, start + it->off, it->len, it->be));
+	for (n = hp->notes + c->first, end = n + c->n; n < end; n++) {
+		uint64_t u = n->is_tag ? tag :
+			     word && c->in_word ? ((n->be ? be : le) << n->lsh) >> n->rsh :
+			     tmx_read_bits(d->base, start + n->off, n->len, n->be);
+		note_value(d, n->slot, n->meaning, n->clock_bits, u);
 	}
 	d->pos = start + c->bits;
 	if (c->bo_end_kind != CTF_HBO_KEEP)

@@ -85,19 +85,31 @@ static inline void note_integer(struct ctf_decoder *d, const struct tmx_field_cl
 		d->clock = ctf_clock_update(d->clock, u, bits);
 }
 
-/* note_integer with what it does decided at compile time (ctf/plan.h: it->note). */
+/*
+ * note_integer with what it does decided at compile time: the slot (or
+ * -1), the meaning (or 0) and the clock update's width (or 0).
+ */
+static inline void note_value(struct ctf_decoder *d, int32_t slot, unsigned meaning,
+			      unsigned clock_bits, uint64_t u)
+{
+	if (slot >= 0)
+		d->slots[slot] = u;
+	if (meaning) {
+		d->special[meaning] = u;
+		d->special_set[meaning] = true;
+	}
+	if (clock_bits)
+		d->clock = ctf_clock_update(d->clock, u, clock_bits);
+}
+
+/* A run item's note (ctf/plan.h: it->note). */
 static inline void note_item(struct ctf_decoder *d, const struct ctf_run_item *it, uint64_t u)
 {
 	const struct tmx_field_class *fc = it->fc;
 
-	if (it->note & CTF_NOTE_SLOT)
-		d->slots[fc->slot] = u;
-	if (it->note & CTF_NOTE_MEANING) {
-		d->special[fc->meaning] = u;
-		d->special_set[fc->meaning] = true;
-	}
-	if (it->note & CTF_NOTE_CLOCK)
-		d->clock = ctf_clock_update(d->clock, u, it->len);
+	note_value(d, it->note & CTF_NOTE_SLOT ? fc->slot : -1,
+		   it->note & CTF_NOTE_MEANING ? fc->meaning : 0,
+		   it->note & CTF_NOTE_CLOCK ? it->len : 0, u);
 }
 
 /*

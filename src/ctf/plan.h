@@ -252,8 +252,20 @@ struct ctf_header_prog {
 	int32_t table[CTF_VARIANT_TABLE];   /* option of small tag values, or -1 */
 	size_t n_cases;
 	struct ctf_header_case *cases;      /* one per option (one without a variant) */
-	/* Copies of the noted run items, `off` and `end` from the header's aligned start. */
-	struct ctf_run_item *notes;
+	struct ctf_header_note *notes;
+};
+
+/* A noted integer of a header case: what note_item does, decided here. */
+struct ctf_header_note {
+	uint32_t off;             /* bits from the header's aligned start */
+	uint8_t len, be;
+	/* In the first 64 bits (the case's in_word): its bits are (w << lsh) >> rsh,
+	 * w the 64 bits read in its byte order. */
+	uint8_t lsh, rsh;
+	int32_t slot;             /* -1: none */
+	uint8_t meaning;          /* 0: none */
+	uint8_t clock_bits;       /* 0: does not update the clock */
+	bool is_tag;              /* the variant's tag: its value is known already */
 };
 
 /*

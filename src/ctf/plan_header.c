@@ -10,6 +10,7 @@
  * other than the content's end (a byte order change inside a byte between
  * two of the header's fields) is decided here, once per case.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,7 @@ struct hcomp {
 	/* The variant's tag: the last item before it that sets its slot. */
 	int32_t tag_slot;
 	bool tag_found;
+	size_t tag_note;       /* its note in the case being compiled (SIZE_MAX: none yet) */
 	bool unfit;            /* the header has another shape: no program */
 	struct tmx_error *err;
 };
@@ -65,18 +67,28 @@ static void sim_byte_order(struct hsim *s, const struct ctf_run_item *it, uint64
 	s->last = it->be;
 }
 
-static int add_note(struct hcomp *c, const struct ctf_run_item *it, uint64_t off)
+/* Noted item `it` at `off`, as note_item (decode_impl.h) would note it. */
+static int add_note(struct hcomp *c, const struct ctf_run_item *it, uint64_t off, bool is_tag)
 {
-	struct ctf_run_item *n;
+	struct ctf_header_note *n;
 
 	if (!tmx_grow_array((void **)&c->hp->notes, &c->cap_notes, c->n_notes + 1,
 			    sizeof(*c->hp->notes), 8))
 		return tmx_error_set(c->err, TMX_ERR_NOMEM, NULL,
 				     "out of memory for an event header program");
 	n = &c->hp->notes[c->n_notes++];
-	*n = *it;
+	memset(n, 0, sizeof(*n));
 	n->off = (uint32_t)off;
-	n->end = (uint32_t)(off + it->len);
+	n->len = (uint8_t)it->len;
+	n->be = it->be;
+	if (off + it->len <= 64) {
+		n->lsh = (uint8_t)(it->be ? off : 64 - off - it->len);
+		n->rsh = (uint8_t)(64 - it->len);
+	}
+	n->slot = it->note & CTF_NOTE_SLOT ? it->fc->slot : -1;
+	n->meaning = it->note & CTF_NOTE_MEANING ? (uint8_t)it->fc->meaning : 0;
+	n->clock_bits = it->note & CTF_NOTE_CLOCK ? (uint8_t)it->len : 0;
+	n->is_tag = is_tag;
 	return TMX_OK;
 }
 
@@ -85,6 +97,7 @@ static int sim_run(struct hcomp *c, struct hsim *s, const struct ctf_op *op, boo
 {
 	const struct ctf_plan *pl = c->pl;
 	uint64_t start;
+	bool is_tag;
 	int ret;
 
 	if (c->align % op->align) {
@@ -103,13 +116,18 @@ static int sim_run(struct hcomp *c, struct hsim *s, const struct ctf_op *op, boo
 			c->unfit = true;
 			return TMX_OK;
 		}
-		if (before_tag && (it->note & CTF_NOTE_SLOT) && it->fc->slot == c->tag_slot) {
+		is_tag = before_tag && (it->note & CTF_NOTE_SLOT) && it->fc->slot == c->tag_slot;
+		if (is_tag) {
+			/* The last one before the variant is what it reads. */
+			if (c->tag_note != SIZE_MAX)
+				c->hp->notes[c->tag_note].is_tag = false;
+			c->tag_note = c->n_notes;
 			c->hp->tag_off = (uint32_t)(start + it->off);
 			c->hp->tag_len = (uint8_t)it->len;
 			c->hp->tag_be = it->be;
 			c->tag_found = true;
 		}
-		ret = add_note(c, it, start + it->off);
+		ret = add_note(c, it, start + it->off, is_tag);
 		if (ret)
 			return ret;
 	}
@@ -153,6 +171,7 @@ static int compile_case(struct hcomp *c, uint32_t o)
 	int ret = TMX_OK;
 
 	hc->first = (uint32_t)c->n_notes;
+	c->tag_note = SIZE_MAX;
 	for (uint32_t i = 0; i < pl->blocks[0].n_ops && !ret && !c->unfit; i++) {
 		const struct ctf_op *op = &pl->ops[i];
 
@@ -177,7 +196,7 @@ static int compile_case(struct hcomp *c, uint32_t o)
 	hc->n = (uint32_t)c->n_notes - hc->first;
 	hc->in_word = true;
 	for (uint32_t i = hc->first; i < hc->first + hc->n; i++)
-		hc->in_word &= c->hp->notes[i].end <= 64;
+		hc->in_word &= c->hp->notes[i].off + c->hp->notes[i].len <= 64;
 	return ret;
 }
 
