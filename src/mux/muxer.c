@@ -54,9 +54,13 @@ static bool slot_before(const struct mux_slot *a, const struct mux_slot *b)
 
 TMX_HEAP_DEFINE(mux, struct mux_slot, slot_before)
 
-/* The next message of `it` that the filter keeps (NULL at the end). */
-static int next_kept(const struct tmx_muxer *m, struct tmx_msg_iter *it, const struct tmx_msg **msg,
-		     struct tmx_error *err)
+/*
+ * The next message of `it` that the filter keeps (NULL at the end).  This
+ * and advance_root are inlined: they run once per message.
+ */
+static inline __attribute__((always_inline)) int
+next_kept(const struct tmx_muxer *m, struct tmx_msg_iter *it, const struct tmx_msg **msg,
+	  struct tmx_error *err)
 {
 	int ret;
 
@@ -114,7 +118,8 @@ int tmx_muxer_new(struct tmx_msg_iter **iters, size_t n, struct tmx_muxer **out,
 }
 
 /* The root's iterator gives its next (kept) message, which goes where its time says. */
-static int advance_root(struct tmx_muxer *m, struct tmx_error *err)
+static inline __attribute__((always_inline)) int
+advance_root(struct tmx_muxer *m, struct tmx_error *err)
 {
 	struct mux_entry *root = m->heap[0].e;
 	int ret = next_kept(m, root->it, &root->msg, err);
