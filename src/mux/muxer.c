@@ -18,8 +18,7 @@
 
 struct mux_entry {
 	struct tmx_msg_iter *it;
-	const struct tmx_msg *msg;   /* pending message */
-	struct tmx_mux_pos pos;      /* its time and tie-breaks */
+	const struct tmx_msg *msg;   /* pending message (valid while pending) */
 	size_t index;                /* input order, the last tie-break */
 	bool unchecked;              /* pending from before the filter was set */
 };
@@ -45,11 +44,19 @@ struct tmx_muxer {
 	const void *keep_ctx;
 };
 
-static bool slot_before(const struct mux_slot *a, const struct mux_slot *b)
+/* Equal keys: the pending messages' tie-breaks. */
+static __attribute__((noinline)) bool tie_before(const struct mux_slot *a, const struct mux_slot *b)
 {
-	if (a->key != b->key)
-		return a->key < b->key;
-	return tmx_mux_before(&a->e->pos, a->e->index, &b->e->pos, b->e->index);
+	struct tmx_mux_pos pa, pb;
+
+	tmx_mux_pos_set(&pa, a->e->msg, a->key);
+	tmx_mux_pos_set(&pb, b->e->msg, b->key);
+	return tmx_mux_before(&pa, a->e->index, &pb, b->e->index);
+}
+
+static inline bool slot_before(const struct mux_slot *a, const struct mux_slot *b)
+{
+	return a->key != b->key ? a->key < b->key : tie_before(a, b);
 }
 
 TMX_HEAP_DEFINE(mux, struct mux_slot, slot_before)
@@ -78,8 +85,7 @@ static int refill(struct tmx_muxer *m, struct mux_entry *e, struct tmx_error *er
 		return ret;
 	if (!e->msg)
 		return TMX_OK;
-	tmx_mux_pos_set(&e->pos, e->msg, tmx_mux_key(e->msg, m->last_ts));
-	m->heap[m->n++] = (struct mux_slot){ e->pos.key, e };
+	m->heap[m->n++] = (struct mux_slot){ tmx_mux_key(e->msg, m->last_ts), e };
 	mux_sift_up(m->heap, m->n - 1);
 	return TMX_OK;
 }
@@ -128,8 +134,7 @@ advance_root(struct tmx_muxer *m, struct tmx_error *err)
 		return ret;
 	root->unchecked = false;
 	if (root->msg) {
-		tmx_mux_pos_set(&root->pos, root->msg, tmx_mux_key(root->msg, m->last_ts));
-		m->heap[0].key = root->pos.key;
+		m->heap[0].key = tmx_mux_key(root->msg, m->last_ts);
 	} else {
 		m->heap[0] = m->heap[--m->n];
 	}
@@ -213,7 +218,7 @@ size_t tmx_muxer_take(struct tmx_muxer *m, struct tmx_mux_head *out)
 	qsort(m->heap, n, sizeof(*m->heap), by_index);
 	for (size_t i = 0; i < n; i++) {
 		const struct mux_entry *e = m->heap[i].e;
-		out[i] = (struct tmx_mux_head){ e->it, e->msg, e->pos.key, e->index };
+		out[i] = (struct tmx_mux_head){ e->it, e->msg, m->heap[i].key, e->index };
 	}
 	m->n = 0;
 	m->has_returned = false;
