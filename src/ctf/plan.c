@@ -205,8 +205,10 @@ static void close_run(struct compiler *c)
 		return;
 	op = &pl->ops[c->run_op];
 	op->bits = c->run_bits;
-	for (uint32_t i = 0; i < op->b; i++)
+	for (uint32_t i = 0; i < op->b; i++) {
 		op->noted |= pl->items[op->a + i].note != 0;
+		op->has_bits |= pl->items[op->a + i].code == CTF_IC_BITS;
+	}
 	/* Whether the run leaves bo_end at UINT64_MAX (see ctf_op.bo_max). */
 	for (uint32_t i = op->b; i-- > 0;) {
 		const struct ctf_run_item *it = &pl->items[op->a + i];

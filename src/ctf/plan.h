@@ -132,6 +132,7 @@ struct ctf_op {
 	 */
 	bool bo_max;
 	bool noted;               /* RUN: some item has a note (CTF_NOTE_*) */
+	bool has_bits;            /* RUN: some item is a CTF_IC_BITS one */
 	uint32_t align;           /* bits: the alignment applied first */
 	const struct tmx_field_class *fc;  /* RUN, JUMP: NULL (see items) */
 	uint32_t skip;            /* ARRAY, VARIANT, OPTIONAL: ops of the blocks that follow */
