@@ -843,7 +843,7 @@ static inline bool run_header_prog(struct ctf_decoder *d, const struct ctf_heade
 	const uint8_t *p = d->base + start / 8;
 	const struct ctf_header_case *c = hp->cases;
 	const struct ctf_header_note *n, *end;
-	uint64_t room, tag = 0, le = 0, be = 0;
+	uint64_t room, tag = 0;
 	/* Usually the tag and the compact timestamp are in the first 64 bits. */
 	bool word;
 
@@ -851,18 +851,15 @@ static inline bool run_header_prog(struct ctf_decoder *d, const struct ctf_heade
 		return false;
 	room = d->limit - start;
 	word = room >= 64;
-	if (word) {
-		le = tmx_le64(p);
-		be = tmx_be64(p);
-	}
 	if (hp->variant) {
 		int o;
 		if (__builtin_expect((uint64_t)hp->tag_off + hp->tag_len > room, 0))
 			return false;
-		tag = word && hp->tag_off + hp->tag_len <= 64 ?
-		      (hp->tag_be ? (be << hp->tag_off) >> (64 - hp->tag_len) :
-				    (le << (64 - hp->tag_off - hp->tag_len)) >> (64 - hp->tag_len)) :
-		      tmx_read_bits(d->base, start + hp->tag_off, hp->tag_len, hp->tag_be);
+		if (word && hp->tag_in_word)
+			tag = ((hp->tag_be ? tmx_be64(p) : tmx_le64(p)) << hp->tag_lsh) >>
+			      (64 - hp->tag_len);
+		else
+			tag = tmx_read_bits(d->base, start + hp->tag_off, hp->tag_len, hp->tag_be);
 		o = tag < CTF_VARIANT_TABLE ? hp->table[tag] : ctf_variant_select(hp->variant, tag);
 		if (__builtin_expect(o < 0, 0))
 			return false;
@@ -870,11 +867,19 @@ static inline bool run_header_prog(struct ctf_decoder *d, const struct ctf_heade
 	}
 	if (__builtin_expect(!c->fast || c->bits > room, 0))
 		return false;
-	for (n = hp->notes + c->first, end = n + c->n; n < end; n++) {
-		uint64_t u = n->is_tag ? tag :
-			     word && c->in_word ? ((n->be ? be : le) << n->lsh) >> n->rsh :
-			     tmx_read_bits(d->base, start + n->off, n->len, n->be);
-		note_value(d, n->slot, n->meaning, n->clock_bits, u);
+	n = hp->notes + c->first;
+	end = n + c->n;
+	if (word && c->in_word) {
+		/* One byte order for all the notes: one load. */
+		const uint64_t w = c->big ? tmx_be64(p) : tmx_le64(p);
+		for (; n < end; n++)
+			note_value(d, n->slot, n->meaning, n->clock_bits,
+				   n->is_tag ? tag : (w << n->lsh) >> n->rsh);
+	} else {
+		for (; n < end; n++)
+			note_value(d, n->slot, n->meaning, n->clock_bits,
+				   n->is_tag ? tag :
+				   tmx_read_bits(d->base, start + n->off, n->len, n->be));
 	}
 	d->pos = start + c->bits;
 	if (c->bo_end_kind != CTF_HBO_KEEP)

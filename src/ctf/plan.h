@@ -231,7 +231,8 @@ static inline bool ctf_is_plain_byte_int(const struct tmx_field_class *e)
  */
 struct ctf_header_case {
 	bool fast;
-	bool in_word;             /* its notes lie in the header's first 64 bits */
+	/* Its notes lie in the header's first 64 bits, all of byte order `big`. */
+	bool in_word, big;
 	/* The byte order state after the header: unchanged, UINT64_MAX, or
 	 * the header's start + bo_end. */
 	uint8_t bo_end_kind;      /* CTF_HBO_* */
@@ -250,6 +251,8 @@ struct ctf_header_prog {
 	const struct tmx_field_class *variant;
 	uint32_t tag_off;         /* bits from the aligned start */
 	uint8_t tag_len, tag_be;
+	bool tag_in_word;         /* in the first 64 bits: (w << tag_lsh) >> (64 - tag_len) */
+	uint8_t tag_lsh;
 	int32_t table[CTF_VARIANT_TABLE];   /* option of small tag values, or -1 */
 	size_t n_cases;
 	struct ctf_header_case *cases;      /* one per option (one without a variant) */

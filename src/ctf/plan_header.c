@@ -125,6 +125,10 @@ static int sim_run(struct hcomp *c, struct hsim *s, const struct ctf_op *op, boo
 			c->hp->tag_off = (uint32_t)(start + it->off);
 			c->hp->tag_len = (uint8_t)it->len;
 			c->hp->tag_be = it->be;
+			c->hp->tag_in_word = start + it->off + it->len <= 64;
+			if (c->hp->tag_in_word)
+				c->hp->tag_lsh = (uint8_t)(it->be ? start + it->off :
+							   64 - start - it->off - it->len);
 			c->tag_found = true;
 		}
 		ret = add_note(c, it, start + it->off, is_tag);
@@ -195,8 +199,10 @@ static int compile_case(struct hcomp *c, uint32_t o)
 	hc->bo_last = s.last;
 	hc->n = (uint32_t)c->n_notes - hc->first;
 	hc->in_word = true;
+	hc->big = hc->n && c->hp->notes[hc->first].be;
 	for (uint32_t i = hc->first; i < hc->first + hc->n; i++)
-		hc->in_word &= c->hp->notes[i].off + c->hp->notes[i].len <= 64;
+		hc->in_word &= c->hp->notes[i].off + c->hp->notes[i].len <= 64 &&
+			       c->hp->notes[i].be == hc->big;
 	return ret;
 }
 

@@ -663,6 +663,21 @@ static const struct header_layout header_layouts[] = {
 	  "  integer { size = 4; align = 1; byte_order = be; } a; u8 b; }; };\n"
 	  "event { name = e1; id = 1; fields := struct { integer { size = 4; align = 1; } a; }; };\n",
 	  "F", { 0, 1, 1 } },
+	/* The compact header in big endian: the tag in the high bits of the first byte. */
+	{ HEAD_CLOCK
+	  "typealias integer { size = 5; align = 1; byte_order = be; } := be5;\n"
+	  "typealias integer { size = 27; align = 1; byte_order = be; map = clock.c.value; }\n"
+	  "  := bets27;\n"
+	  "typealias integer { size = 64; align = 8; byte_order = be; map = clock.c.value; }\n"
+	  "  := bets64;\n"
+	  "stream { event.header := struct {\n"
+	  "  enum : be5 { c = 0 ... 30, x = 31 } id;\n"
+	  "  variant <id> { struct { bets27 timestamp; } c;\n"
+	  "    struct { integer { size = 32; align = 8; byte_order = be; } id; bets64 timestamp; } x;\n"
+	  "  } v; } align(8); };\n"
+	  "event { name = e0; id = 0; fields := struct { u8 a; }; };\n"
+	  "event { name = e1; id = 1; fields := struct { u32 b; }; };\n",
+	  "FF", { 0, 31, 1 } },
 	/* Other shapes: no program. */
 	{ CASE_HEAD
 	  "stream { event.header := struct { u8 id; string s; }; };\n"
@@ -717,6 +732,8 @@ static void test_header_progs(void **state)
 			/* The tag's bits (the low ones of the first bytes, little endian). */
 			if (l == 0 || l == 5)
 				data[0] = (uint8_t)((data[0] & 0xE0) | tag);
+			else if (l == 6)
+				data[0] = (uint8_t)((data[0] & 0x07) | tag << 3);
 			else if (l == 2)
 				data[0] = (uint8_t)((data[0] & 0xF0) | tag);
 			else
