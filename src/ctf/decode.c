@@ -273,13 +273,21 @@ int ctf_decode_byte_int_array(struct ctf_decoder *d, const struct tmx_field_clas
 		return ret;
 	values_push(vals, fc)->count = made;
 	v = &vals->v[vals->n];
-	for (uint64_t i = 0; i < made; i++, p += bytes) {
-		uint64_t u = tmx_read_aligned(p, bytes, be);
-		v[i].fc = e;
-		if (e->is_signed)
-			v[i].s = tmx_sign_extend(u, e->size);
-		else
-			v[i].u = u;
+	if (bytes == 1 && !e->is_signed) {
+		/* Bytes (buffers, addresses): the common case, without the general read. */
+		for (uint64_t i = 0; i < made; i++) {
+			v[i].fc = e;
+			v[i].u = p[i];
+		}
+	} else {
+		for (uint64_t i = 0; i < made; i++, p += bytes) {
+			uint64_t u = tmx_read_aligned(p, bytes, be);
+			v[i].fc = e;
+			if (e->is_signed)
+				v[i].s = tmx_sign_extend(u, e->size);
+			else
+				v[i].u = u;
+		}
 	}
 	vals->n += made;
 	d->pos += length * e->size;
