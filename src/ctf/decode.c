@@ -273,13 +273,21 @@ int ctf_decode_byte_int_array(struct ctf_decoder *d, const struct tmx_field_clas
 		return ret;
 	values_push(vals, fc)->count = made;
 	v = &vals->v[vals->n];
-	for (uint64_t i = 0; i < made; i++, p += bytes) {
-		uint64_t u = tmx_read_aligned(p, bytes, be);
-		v[i].fc = e;
-		if (e->is_signed)
-			v[i].s = tmx_sign_extend(u, e->size);
-		else
-			v[i].u = u;
+	if (bytes == 1 && !e->is_signed) {
+		/* Bytes (buffers, addresses): the common case, without the general read. */
+		for (uint64_t i = 0; i < made; i++) {
+			v[i].fc = e;
+			v[i].u = p[i];
+		}
+	} else {
+		for (uint64_t i = 0; i < made; i++, p += bytes) {
+			uint64_t u = tmx_read_aligned(p, bytes, be);
+			v[i].fc = e;
+			if (e->is_signed)
+				v[i].s = tmx_sign_extend(u, e->size);
+			else
+				v[i].u = u;
+		}
 	}
 	vals->n += made;
 	d->pos += length * e->size;
@@ -484,6 +492,8 @@ void ctf_decoder_fini(struct ctf_decoder *d)
 	free(d->header.v);
 	free(d->packet_context.v);
 	free(d->event.v);
+	free(d->event_header.v);
+	ctf_text_fini(&d->event_header.text);
 	ctf_text_fini(&d->header.text);
 	ctf_text_fini(&d->packet_context.text);
 	ctf_text_fini(&d->event.text);
@@ -683,11 +693,12 @@ void ctf_decoder_set_wanted(struct ctf_decoder *d,
 }
 
 /*
- * Whether a body plan is runs of fixed-size fields and NUL-terminated
- * strings only, none of them noted (a length, a tag, a clock, a meaning)
- * and each run leaving the byte order state as skipping it would: a body
- * of that class whose values no one reads (skip_body) is then stepped
- * over without decoding it, by the runs' sizes and the strings' NULs.
+ * Whether a body plan can be stepped over without decoding it, when no
+ * one reads its values (skip_body): runs of fixed-size fields, each
+ * leaving the byte order state as skipping it would, NUL-terminated
+ * strings, and text or plain byte arrays and sequences (their lengths
+ * are in the slots by then).  A run's noted integers (a sequence's
+ * length, a variant's tag) are read, whole bytes at byte offsets.
  */
 static bool body_fixed(const struct ctf_plan *pl)
 {
@@ -697,12 +708,17 @@ static bool body_fixed(const struct ctf_plan *pl)
 
 		if (op->kind == CTF_OP_SCOPE || op->kind == CTF_OP_STRING)
 			continue;
+		if (op->kind == CTF_OP_ARRAY && (op->fc->is_text || op->byte_elem)) {
+			o += op->skip;
+			continue;
+		}
 		if (op->kind != CTF_OP_RUN)
 			return false;
 		for (uint32_t i = op->a; i < op->a + op->b; i++) {
 			const struct ctf_run_item *it = &pl->items[i];
 
-			if (it->note)
+			/* A reversed value is noted reversed: the plan's job. */
+			if (it->note && it->conv > CTF_CONV_BOOL)
 				return false;
 			/* Bit fields not on bytes: their byte order checks are the decoder's. */
 			if (it->kind == CTF_ITEM_BITS && (op->align % 8 || it->off % 8 || it->len % 8))
@@ -715,13 +731,54 @@ static bool body_fixed(const struct ctf_plan *pl)
 	return true;
 }
 
+/* A run's noted integers (body_fixed: whole bytes at byte offsets), from bit `start`. */
+static void note_run(struct ctf_decoder *d, const struct ctf_plan *pl, const struct ctf_op *op,
+		     uint64_t start)
+{
+	for (uint32_t i = op->a; i < op->a + op->b; i++) {
+		const struct ctf_run_item *it = &pl->items[i];
+		if (it->note)
+			note_item(d, it, tmx_read_aligned(d->base + (start + it->off) / 8, it->len / 8,
+							  it->be));
+	}
+}
+
 /*
- * Past a body of runs and strings (body_fixed) without decoding it; false
- * when it does not fit (then decoding it gives the error).
+ * An array of body_fixed, as array_start (decode_plan.c) and the byte
+ * array or text decoding steps over it; false when it does not fit.
+ */
+static bool skip_array(const struct ctf_decoder *d, const struct ctf_op *op, uint64_t *pos,
+		       uint64_t *bo_end, uint8_t *bo_last)
+{
+	const struct tmx_field_class *fc = op->fc, *e = fc->elem;
+	uint64_t n = fc->kind == TMX_FC_SEQUENCE ? d->slots[fc->ref_slot] : fc->length;
+	uint64_t p = (*pos + e->align - 1) & ~(uint64_t)(e->align - 1);
+
+	if (p > d->limit)
+		return false;
+	if (fc->is_text) {
+		if (n > (d->limit - p) / 8)
+			return false;
+		*pos = p + n * 8;
+		return true;
+	}
+	if (p % 8 || n > (d->limit - p) / e->size)
+		return false;
+	*pos = p + n * e->size;
+	*bo_end = *pos;
+	*bo_last = (uint8_t)e->byte_order;
+	return true;
+}
+
+/*
+ * Past a body of body_fixed without decoding it; false when it does not
+ * fit (then decoding it gives the error: the integers noted on the way
+ * are noted again, to the same values).
  */
 static bool skip_fixed_body(struct ctf_decoder *d, const struct ctf_plan *pl)
 {
 	uint64_t pos = d->pos, bo_end = d->bo_end;
+	uint8_t bo_last = d->bo_last;
 
 	for (size_t o = 0; o < pl->n_ops; o++) {
 		const struct ctf_op *op = &pl->ops[o];
@@ -739,14 +796,23 @@ static bool skip_fixed_body(struct ctf_decoder *d, const struct ctf_plan *pl)
 			pos = (uint64_t)((const uint8_t *)nul + 1 - d->base) * 8;
 			continue;
 		}
+		if (op->kind == CTF_OP_ARRAY) {
+			if (!skip_array(d, op, &pos, &bo_end, &bo_last))
+				return false;
+			o += op->skip;
+			continue;
+		}
 		if (op->bits > d->limit - pos)
 			return false;
+		if (op->noted)
+			note_run(d, pl, op, pos);
 		pos += op->bits;
 		if (op->bo_max)
 			bo_end = UINT64_MAX;
 	}
 	d->pos = pos;
 	d->bo_end = bo_end;
+	d->bo_last = bo_last;
 	return true;
 }
 
@@ -773,6 +839,64 @@ static bool skip_body(struct ctf_decoder *d, struct ctf_event_plans *ep)
 	return ep->fixed && skip_fixed_body(d, ep->body);
 }
 
+/*
+ * An event header by its program (ctf/plan.h): one bounds check, the tag,
+ * the noted integers.  Returns false, having changed nothing, when the
+ * header does not fit, its tag selects no option or its case is the
+ * plan's: the plan then decodes it (for its values, state and error).
+ */
+static inline bool run_header_prog(struct ctf_decoder *d, const struct ctf_header_prog *hp)
+{
+	const uint64_t start = (d->pos + hp->align - 1) & ~(uint64_t)(hp->align - 1);
+	const uint8_t *p = d->base + start / 8;
+	const struct ctf_header_case *c = hp->cases;
+	const struct ctf_header_note *n, *end;
+	uint64_t room, tag = 0;
+	/* Usually the tag and the compact timestamp are in the first 64 bits. */
+	bool word;
+
+	if (__builtin_expect(start > d->limit, 0))
+		return false;
+	room = d->limit - start;
+	word = room >= 64;
+	if (hp->variant) {
+		int o;
+		if (__builtin_expect((uint64_t)hp->tag_off + hp->tag_len > room, 0))
+			return false;
+		if (word && hp->tag_in_word)
+			tag = ((hp->tag_be ? tmx_be64(p) : tmx_le64(p)) << hp->tag_lsh) >>
+			      (64 - hp->tag_len);
+		else
+			tag = tmx_read_bits(d->base, start + hp->tag_off, hp->tag_len, hp->tag_be);
+		o = tag < CTF_VARIANT_TABLE ? hp->table[tag] : ctf_variant_select(hp->variant, tag);
+		if (__builtin_expect(o < 0, 0))
+			return false;
+		c += o;
+	}
+	if (__builtin_expect(!c->fast || c->bits > room, 0))
+		return false;
+	n = hp->notes + c->first;
+	end = n + c->n;
+	if (word && c->in_word) {
+		/* One byte order for all the notes: one load. */
+		const uint64_t w = c->big ? tmx_be64(p) : tmx_le64(p);
+		for (; n < end; n++)
+			note_value(d, n->slot, n->meaning, n->clock_bits,
+				   n->is_tag ? tag : (w << n->lsh) >> n->rsh);
+	} else {
+		for (; n < end; n++)
+			note_value(d, n->slot, n->meaning, n->clock_bits,
+				   n->is_tag ? tag :
+				   tmx_read_bits(d->base, start + n->off, n->len, n->be));
+	}
+	d->pos = start + c->bits;
+	if (c->bo_end_kind != CTF_HBO_KEEP)
+		d->bo_end = c->bo_end_kind == CTF_HBO_MAX ? UINT64_MAX : start + c->bo_end;
+	if (c->bo_last_set)
+		d->bo_last = c->bo_last;
+	return true;
+}
+
 int ctf_decode_event(struct ctf_decoder *d, bool *more, const struct tmx_stream_class *sc,
 		     const struct tmx_event_class **ecp, size_t scope_index[TMX_N_SCOPES],
 		     struct tmx_error *err)
@@ -794,10 +918,13 @@ int ctf_decode_event(struct ctf_decoder *d, bool *more, const struct tmx_stream_
 		sp = d->sp;
 	}
 	d->special_set[TMX_MEANING_EVENT_ID] = false;
+	if (!sp->header_prog || d->walk_only || d->header_values ||
+	    !run_header_prog(d, sp->header_prog)) {
+		ret = decode_scope(d, sp->event_header, sc->event_header, &d->event_header, err);
+		if (ret)
+			return ret;
+	}
 	values_clear(&d->event);
-	ret = run_scope(d, sp->event_header, sc->event_header, &d->event, err);
-	if (ret)
-		return ret;
 	d->event_clock = d->clock;
 	id = d->special_set[TMX_MEANING_EVENT_ID] ? d->special[TMX_MEANING_EVENT_ID] : 0;
 	ep = ctf_plans_event_ready(sp, id);

@@ -73,11 +73,18 @@ struct ctf_decoder {
 	size_t inflated_cap;
 
 	struct ctf_values header, packet_context, event;
+	/* The event record header's values when its plan decodes it (no one reads them). */
+	struct ctf_values event_header;
 
 	struct ctf_plans *plans;        /* compiled plans of tc */
 	struct ctf_stream_plans *sp;    /* plans of the current packet's stream class */
 	/* Tests only: decode by walking the class trees, as if no plan existed. */
 	bool walk_only;
+	/*
+	 * Tests only: event headers decoded by their plan into event_header,
+	 * never by their program (ctf/plan.h), which makes no values.
+	 */
+	bool header_values;
 	/*
 	 * CTF 1.8: a field that reads nothing (an empty array) may be aligned
 	 * past the content's end; the position stops at the end (decode.c:
@@ -124,7 +131,7 @@ int ctf_decode_packet_start(struct ctf_decoder *d, uint64_t offset,
 /*
  * Decodes the next event of the current packet.  Returns TMX_OK and sets
  * *more = false when the packet's content is exhausted.  On success the
- * event's scopes are in d->event, its time in d->event_clock; *ec is set and
+ * event's scopes (not its header) are in d->event, its time in d->event_clock; *ec is set and
  * scope_index[] gives each scope's start in d->event (SIZE_MAX if absent).
  * On a decoding error after the event class is known, *ec and the
  * scope_index[] of the scopes begun are set too (what was decoded stays in

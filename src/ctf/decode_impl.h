@@ -8,6 +8,7 @@
 #define TMX_CTF_DECODE_IMPL_H
 
 #include "ctf/decode.h"
+#include "ctf/plan.h"
 #include "model/field_class.h"
 
 int ctf_data_error(struct ctf_decoder *d, struct tmx_error *err, const char *fmt,
@@ -82,6 +83,33 @@ static inline void note_integer(struct ctf_decoder *d, const struct tmx_field_cl
 	 */
 	if (fc->mapped_clock && fc->meaning != TMX_MEANING_TS_END)
 		d->clock = ctf_clock_update(d->clock, u, bits);
+}
+
+/*
+ * note_integer with what it does decided at compile time: the slot (or
+ * -1), the meaning (or 0) and the clock update's width (or 0).
+ */
+static inline void note_value(struct ctf_decoder *d, int32_t slot, unsigned meaning,
+			      unsigned clock_bits, uint64_t u)
+{
+	if (slot >= 0)
+		d->slots[slot] = u;
+	if (meaning) {
+		d->special[meaning] = u;
+		d->special_set[meaning] = true;
+	}
+	if (clock_bits)
+		d->clock = ctf_clock_update(d->clock, u, clock_bits);
+}
+
+/* A run item's note (ctf/plan.h: it->note). */
+static inline void note_item(struct ctf_decoder *d, const struct ctf_run_item *it, uint64_t u)
+{
+	const struct tmx_field_class *fc = it->fc;
+
+	note_value(d, it->note & CTF_NOTE_SLOT ? fc->slot : -1,
+		   it->note & CTF_NOTE_MEANING ? fc->meaning : 0,
+		   it->note & CTF_NOTE_CLOCK ? it->len : 0, u);
 }
 
 /*

@@ -60,21 +60,6 @@ static inline uint64_t read_bits_fast(const uint8_t *base, uint64_t pos, unsigne
 	return tmx_read_bits(base, pos, len, be);
 }
 
-/* note_integer with what it does decided at compile time (it->note). */
-static inline void note_item(struct ctf_decoder *d, const struct ctf_run_item *it, uint64_t u)
-{
-	const struct tmx_field_class *fc = it->fc;
-
-	if (it->note & CTF_NOTE_SLOT)
-		d->slots[fc->slot] = u;
-	if (it->note & CTF_NOTE_MEANING) {
-		d->special[fc->meaning] = u;
-		d->special_set[fc->meaning] = true;
-	}
-	if (it->note & CTF_NOTE_CLOCK)
-		d->clock = ctf_clock_update(d->clock, u, it->len);
-}
-
 static uint64_t put_reversed(struct tmx_value *v, const struct ctf_run_item *it, uint64_t u);
 
 /*
@@ -134,8 +119,9 @@ static inline uint64_t put_number(struct tmx_value *v, const struct ctf_run_item
 static inline __attribute__((always_inline)) const struct ctf_run_item *
 run_fast(struct ctf_decoder *d, const struct ctf_run_item *it, const struct ctf_run_item *end,
 	 uint64_t start, struct tmx_value *v, size_t *scope_index, size_t n0,
-	 uint64_t *bo_end_p, uint8_t *bo_last_p)
+	 uint64_t *bo_end_p, uint8_t *bo_last_p, bool may_bits)
 {
+	/* may_bits: the items may be CTF_IC_BITS ones (a constant: two versions of the loop). */
 	const struct ctf_run_item *first = it;
 	const uint8_t *base = d->base;
 	/* Byte-addressed items are only in runs that start on a byte. */
@@ -210,6 +196,8 @@ run_fast(struct ctf_decoder *d, const struct ctf_run_item *it, const struct ctf_
 		default: {
 			/* CTF_IC_BITS: ctf_decode_integer / ctf_decode_float, less the bounds checks. */
 			uint64_t pos = start + it->off;
+			if (!may_bits)
+				__builtin_unreachable();
 			if (it->conv < CTF_CONV_F32 && (pos & 7) == 0 && (it->len & 7) == 0) {
 				u = tmx_read_aligned(base + pos / 8, it->len / 8, it->be);
 				bo_end = UINT64_MAX;
@@ -259,7 +247,7 @@ static uint64_t bo_end_before(const struct ctf_run_item *first, const struct ctf
  */
 static inline __attribute__((always_inline)) int
 run_items(struct ctf_decoder *d, const struct ctf_plan *pl, const struct ctf_op *op,
-	  struct ctf_values *vals, size_t *scope_index, struct tmx_error *err)
+	  struct ctf_values *vals, size_t *scope_index, struct tmx_error *err, bool may_bits)
 {
 	const struct ctf_run_item *first = pl->items + op->a, *end = first + op->b, *it;
 	const uint64_t limit = d->limit;
@@ -270,7 +258,8 @@ run_items(struct ctf_decoder *d, const struct ctf_plan *pl, const struct ctf_op 
 
 	if (__builtin_expect(start > limit || op->bits > limit - start, 0))
 		return run_items_slowly(d, first, end, vals, scope_index, err);
-	it = run_fast(d, first, end, start, vals->v + n0, scope_index, n0, &bo_end, &bo_last);
+	it = run_fast(d, first, end, start, vals->v + n0, scope_index, n0, &bo_end, &bo_last,
+		      may_bits);
 	if (__builtin_expect(it == NULL, 1)) {
 		vals->n = n0 + op->b;
 		d->pos = start + op->bits;
@@ -294,7 +283,7 @@ static __attribute__((noinline)) int run_items_outlined(struct ctf_decoder *d,
 							struct ctf_values *vals,
 							struct tmx_error *err)
 {
-	return run_items(d, pl, op, vals, NULL, err);
+	return run_items(d, pl, op, vals, NULL, err, true);
 }
 
 /*
@@ -324,7 +313,7 @@ static __attribute__((noinline)) int run_elements(struct ctf_decoder *d,
 			return ret;
 		for (; k < count; k++) {
 			it = run_fast(d, first, end, start + k * bits, vals->v + n0 + k * eop->b, NULL,
-				      0, &bo_end, &bo_last);
+				      0, &bo_end, &bo_last, true);
 			if (__builtin_expect(it != NULL, 0))
 				break;
 		}
@@ -454,7 +443,9 @@ int ctf_run_plan(struct ctf_decoder *d, const struct ctf_plan *pl, struct ctf_va
 		}
 		switch (op->kind) {
 		case CTF_OP_RUN:
-			ret = run_items(d, pl, op, vals, scope_index, err);
+			/* Runs without bit-level items: a loop without their byte order rule. */
+			ret = op->has_bits ? run_items(d, pl, op, vals, scope_index, err, true) :
+			      run_items(d, pl, op, vals, scope_index, err, false);
 			op++;
 			break;
 		case CTF_OP_STRUCT:

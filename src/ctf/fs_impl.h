@@ -22,6 +22,7 @@
 #include "ctf/metadata.h"
 #include "ctf/quirks.h"
 #include "io/mapfile.h"
+#include "model/clock.h"
 #include "model/errors.h"
 #include "model/msg_iter.h"
 #include "tracemux/tracemux.h"
@@ -81,6 +82,7 @@ struct ctf_stream {
 	struct ctf_file **files;
 	size_t n_files;
 	const struct tmx_clock_class *clock;
+	struct tmx_clock_conv conv;   /* of `clock`, when it has one */
 
 	/*
 	 * The stream's packets in reading order: its files merged by time, a

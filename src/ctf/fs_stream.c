@@ -60,6 +60,8 @@ static int stream_new(struct ctf_fs *src, struct ctf_file *first, uint64_t auto_
 	s->stream.id = p0->has_stream_instance_id ? p0->stream_instance_id : auto_id;
 	s->stream.name = first->map.path;
 	s->clock = p0->sc->default_clock;   /* of the logical trace's classes (ctf_data_tc) */
+	if (s->clock)
+		tmx_clock_conv_init(&s->conv, s->clock);
 	return TMX_OK;
 }
 
@@ -208,10 +210,10 @@ static __attribute__((cold)) void time_out_of_range(const struct ctf_stream *s, 
 		 (unsigned long long)cycles);
 }
 
-static void set_time(const struct ctf_stream *s, uint64_t cycles, bool *has, uint64_t *cyc,
+static inline void set_time(const struct ctf_stream *s, uint64_t cycles, bool *has, uint64_t *cyc,
 		     int64_t *ns)
 {
-	*has = s->clock != NULL && tmx_clock_ns_from_origin(s->clock, cycles, ns);
+	*has = s->clock != NULL && tmx_clock_conv_ns(&s->conv, cycles, ns);
 	*cyc = cycles;
 	if (__builtin_expect(!*has && s->clock, 0))
 		time_out_of_range(s, cycles);
@@ -221,10 +223,16 @@ static struct tmx_msg *make_msg(struct ctf_stream *s, enum tmx_msg_kind kind)
 {
 	struct tmx_msg *m = &s->msg;
 
-	memset(m, 0, sizeof(*m));
+	/* Only discarded-item messages set the count and range: cleared after them. */
+	if (m->kind == TMX_MSG_DISCARDED_EVENTS || m->kind == TMX_MSG_DISCARDED_PACKETS)
+		memset(m, 0, sizeof(*m));
 	m->kind = kind;
 	m->stream = &s->stream;
+	m->has_ts = false;
+	m->cycles = 0;
+	m->ns = 0;
 	m->packet = &s->packet;
+	m->event = NULL;
 	return m;
 }
 
@@ -378,7 +386,7 @@ static bool packet_before_skip(const struct ctf_stream *s)
 	int64_t end_ns;
 
 	return pk && s->skip_set && s->clock && pk->has_ts_end &&
-	       tmx_clock_ns_from_origin(s->clock, pk->ts_end, &end_ns) && end_ns < s->skip_before_ns;
+	       tmx_clock_conv_ns(&s->conv, pk->ts_end, &end_ns) && end_ns < s->skip_before_ns;
 }
 
 /*

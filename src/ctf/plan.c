@@ -205,6 +205,10 @@ static void close_run(struct compiler *c)
 		return;
 	op = &pl->ops[c->run_op];
 	op->bits = c->run_bits;
+	for (uint32_t i = 0; i < op->b; i++) {
+		op->noted |= pl->items[op->a + i].note != 0;
+		op->has_bits |= pl->items[op->a + i].code == CTF_IC_BITS;
+	}
 	/* Whether the run leaves bo_end at UINT64_MAX (see ctf_op.bo_max). */
 	for (uint32_t i = op->b; i-- > 0;) {
 		const struct ctf_run_item *it = &pl->items[op->a + i];
@@ -750,6 +754,7 @@ static void free_stream_plans(struct ctf_stream_plans *sp)
 {
 	ctf_plan_free(sp->packet_context);
 	ctf_plan_free(sp->event_header);
+	ctf_header_prog_free(sp->header_prog);
 	if (sp->events) {
 		for (size_t i = 0; i < sp->n_events; i++)
 			ctf_plan_free(sp->events[i].body);
@@ -801,6 +806,8 @@ static int compile_stream(struct ctf_stream_plans *sp, const struct tmx_stream_c
 	ret = ctf_plan_compile(sc->packet_context, &sp->packet_context, err);
 	if (!ret)
 		ret = ctf_plan_compile(sc->event_header, &sp->event_header, err);
+	if (!ret)
+		ret = ctf_header_prog_compile(sp->event_header, &sp->header_prog, err);
 	if (ret)
 		return ret;
 	sp->compiled = true;

@@ -131,6 +131,8 @@ struct ctf_op {
 	 * aligned one, which leaves no byte shared: bo_end = UINT64_MAX after.
 	 */
 	bool bo_max;
+	bool noted;               /* RUN: some item has a note (CTF_NOTE_*) */
+	bool has_bits;            /* RUN: some item is a CTF_IC_BITS one */
 	uint32_t align;           /* bits: the alignment applied first */
 	const struct tmx_field_class *fc;  /* RUN, JUMP: NULL (see items) */
 	uint32_t skip;            /* ARRAY, VARIANT, OPTIONAL: ops of the blocks that follow */
@@ -209,6 +211,76 @@ static inline bool ctf_is_plain_byte_int(const struct tmx_field_class *e)
 }
 
 /* ------------------------------------------------------------------ */
+/* Event headers: what they note, per variant option (plan_header.c).   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * No one reads the values of an event record header (the model's events
+ * have none): what matters is what its integers note (the event ID, the
+ * clock, the tags of its variant) and where it ends.  The usual header
+ * (LTTng's compact and large ones, barectf's) is runs, then a variant
+ * selected by an integer of those runs whose options are runs, then runs.
+ * Compiled from its plan, each option of such a header becomes one
+ * "case": the bits from the header's aligned start to its end and the
+ * noted items at constant offsets, so that an event's header is one
+ * bounds check, the tag, and the noted integers read: no value pushed, no
+ * op run.  A case is left to the plan (fast = false) when it has something
+ * the plan must check field by field (a byte order change in a byte, an
+ * op that is not a run); the plan also runs whenever the header does not
+ * fit, for its error.
+ */
+struct ctf_header_case {
+	bool fast;
+	/* Its notes lie in the header's first 64 bits, all of byte order `big`. */
+	bool in_word, big;
+	/* The byte order state after the header: unchanged, UINT64_MAX, or
+	 * the header's start + bo_end. */
+	uint8_t bo_end_kind;      /* CTF_HBO_* */
+	bool bo_last_set;
+	uint8_t bo_last;
+	uint32_t bo_end;
+	uint32_t bits;            /* from the aligned start to the end */
+	uint32_t first, n;        /* its noted items: notes[first .. first + n) */
+};
+
+enum { CTF_HBO_KEEP, CTF_HBO_MAX, CTF_HBO_AT };
+
+struct ctf_header_prog {
+	uint32_t align;           /* the header's alignment (a multiple of 8) */
+	/* The variant's tag (none: one case): where it is, how it selects. */
+	const struct tmx_field_class *variant;
+	uint32_t tag_off;         /* bits from the aligned start */
+	uint8_t tag_len, tag_be;
+	bool tag_in_word;         /* in the first 64 bits: (w << tag_lsh) >> (64 - tag_len) */
+	uint8_t tag_lsh;
+	int32_t table[CTF_VARIANT_TABLE];   /* option of small tag values, or -1 */
+	size_t n_cases;
+	struct ctf_header_case *cases;      /* one per option (one without a variant) */
+	struct ctf_header_note *notes;
+};
+
+/* A noted integer of a header case: what note_item does, decided here. */
+struct ctf_header_note {
+	uint32_t off;             /* bits from the header's aligned start */
+	uint8_t len, be;
+	/* In the first 64 bits (the case's in_word): its bits are (w << lsh) >> rsh,
+	 * w the 64 bits read in its byte order. */
+	uint8_t lsh, rsh;
+	int32_t slot;             /* -1: none */
+	uint8_t meaning;          /* 0: none */
+	uint8_t clock_bits;       /* 0: does not update the clock */
+	bool is_tag;              /* the variant's tag: its value is known already */
+};
+
+/*
+ * The header program of event header plan `pl`; *out is NULL when the
+ * header has another shape (then the plan decodes every header).
+ */
+int ctf_header_prog_compile(const struct ctf_plan *pl, struct ctf_header_prog **out,
+			    struct tmx_error *err);
+void ctf_header_prog_free(struct ctf_header_prog *hp);
+
+/* ------------------------------------------------------------------ */
 /* Plans of a trace class, compiled when first needed.                  */
 /* ------------------------------------------------------------------ */
 
@@ -225,7 +297,7 @@ struct ctf_event_plans {
 	/* Filters (decode.c): whether the class is wanted, for decoder generation `wanted_gen`. */
 	uint32_t wanted_gen;
 	bool unwanted;
-	bool fixed_known, fixed;   /* the body is runs only: skipped by its size */
+	bool fixed_known, fixed;   /* the body can be stepped over (decode.c: body_fixed) */
 };
 
 struct ctf_stream_plans {
@@ -233,6 +305,7 @@ struct ctf_stream_plans {
 	bool compiled;
 	bool dense_ids;            /* event_classes[i]->id == i for every i */
 	struct ctf_plan *packet_context, *event_header;
+	struct ctf_header_prog *header_prog;   /* NULL: the plan decodes every header */
 	size_t n_events;
 	struct ctf_event_plans *events;   /* one per sc->event_classes[i] */
 };

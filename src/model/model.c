@@ -2,22 +2,25 @@
 #include <string.h>
 
 #include "tracemux/model.h"
+#include "model/clock.h"
 #include "model/field_class.h"
 
 /*
  * babeltrace2 converts cycles with a double division unless the clock runs
  * at 1 GHz; we do the same so that every printed nanosecond matches.
  */
-static uint64_t ns_from_cycles(uint64_t frequency, uint64_t cycles)
+uint64_t tmx_clock_ns_from_cycles(uint64_t frequency, uint64_t cycles)
 {
-	double ns;
+	double ns = 1e9 * (double)cycles / (double)frequency;
 
-	if (frequency == UINT64_C(1000000000))
-		return cycles;
-	ns = 1e9 * (double)cycles / (double)frequency;
 	if (ns >= (double)UINT64_MAX)
 		return UINT64_MAX;
 	return (uint64_t)ns;
+}
+
+static uint64_t ns_from_cycles(uint64_t frequency, uint64_t cycles)
+{
+	return frequency == UINT64_C(1000000000) ? cycles : tmx_clock_ns_from_cycles(frequency, cycles);
 }
 
 void tmx_clock_add_offset(struct tmx_clock_class *cc, int64_t s, uint64_t cycles)
@@ -30,8 +33,7 @@ void tmx_clock_add_offset(struct tmx_clock_class *cc, int64_t s, uint64_t cycles
 	cc->offset_s = total > INT64_MAX ? INT64_MAX : total < INT64_MIN ? INT64_MIN : (int64_t)total;
 }
 
-bool tmx_clock_ns_from_origin(const struct tmx_clock_class *cc, uint64_t cycles,
-			      int64_t *ns)
+void tmx_clock_conv_init(struct tmx_clock_conv *cv, const struct tmx_clock_class *cc)
 {
 	/*
 	 * Normalize the offset so that offset_cycles < frequency; in 128 bits,
@@ -39,20 +41,21 @@ bool tmx_clock_ns_from_origin(const struct tmx_clock_class *cc, uint64_t cycles,
 	 */
 	__int128 offset_s = (__int128)cc->offset_s + cc->offset_cycles / cc->frequency;
 	uint64_t offset_cycles = cc->offset_cycles % cc->frequency;
-	uint64_t value_ns;
-	int64_t base;
 
-	if (offset_s <= INT64_MIN / 1000000000 - 1 || offset_s >= INT64_MAX / 1000000000 - 1)
-		return false;
-	base = (int64_t)offset_s * 1000000000 +
-	       (int64_t)ns_from_cycles(cc->frequency, offset_cycles);
-	value_ns = ns_from_cycles(cc->frequency, cycles);
-	if (value_ns >= (uint64_t)INT64_MAX)
-		return false;
-	if (base > 0 && (int64_t)value_ns > INT64_MAX - base)
-		return false;
-	*ns = base + (int64_t)value_ns;
-	return true;
+	cv->frequency = cc->frequency;
+	cv->ghz = cc->frequency == UINT64_C(1000000000);
+	cv->ok = !(offset_s <= INT64_MIN / 1000000000 - 1 || offset_s >= INT64_MAX / 1000000000 - 1);
+	cv->base = cv->ok ? (int64_t)offset_s * 1000000000 +
+			    (int64_t)ns_from_cycles(cc->frequency, offset_cycles) : 0;
+}
+
+bool tmx_clock_ns_from_origin(const struct tmx_clock_class *cc, uint64_t cycles,
+			      int64_t *ns)
+{
+	struct tmx_clock_conv cv;
+
+	tmx_clock_conv_init(&cv, cc);
+	return tmx_clock_conv_ns(&cv, cycles, ns);
 }
 
 bool tmx_mapping_holds(const struct tmx_field_class *fc, const struct tmx_enum_mapping *m,

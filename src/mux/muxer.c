@@ -18,15 +18,24 @@
 
 struct mux_entry {
 	struct tmx_msg_iter *it;
-	const struct tmx_msg *msg;   /* pending message */
-	struct tmx_mux_pos pos;      /* its time and tie-breaks */
+	const struct tmx_msg *msg;   /* pending message (valid while pending) */
 	size_t index;                /* input order, the last tie-break */
 	bool unchecked;              /* pending from before the filter was set */
 };
 
+/*
+ * What the heap moves: the entry's key, which decides nearly every
+ * comparison without a look at the entry, and the entry, which stays put.
+ */
+struct mux_slot {
+	int64_t key;
+	struct mux_entry *e;
+};
+
 struct tmx_muxer {
-	struct mux_entry *heap;      /* binary min-heap of iterators with a pending message */
+	struct mux_slot *heap;       /* binary min-heap of iterators with a pending message */
 	size_t n;
+	struct mux_entry *entries;   /* one per input */
 	struct tmx_msg_iter **iters;
 	size_t n_iters;
 	int64_t last_ts;
@@ -35,16 +44,30 @@ struct tmx_muxer {
 	const void *keep_ctx;
 };
 
-static bool entry_before(const struct mux_entry *a, const struct mux_entry *b)
+/* Equal keys: the pending messages' tie-breaks. */
+static __attribute__((noinline)) bool tie_before(const struct mux_slot *a, const struct mux_slot *b)
 {
-	return tmx_mux_before(&a->pos, a->index, &b->pos, b->index);
+	struct tmx_mux_pos pa, pb;
+
+	tmx_mux_pos_set(&pa, a->e->msg, a->key);
+	tmx_mux_pos_set(&pb, b->e->msg, b->key);
+	return tmx_mux_before(&pa, a->e->index, &pb, b->e->index);
 }
 
-TMX_HEAP_DEFINE(mux, struct mux_entry, entry_before)
+static inline bool slot_before(const struct mux_slot *a, const struct mux_slot *b)
+{
+	return a->key != b->key ? a->key < b->key : tie_before(a, b);
+}
 
-/* The next message of `it` that the filter keeps (NULL at the end). */
-static int next_kept(const struct tmx_muxer *m, struct tmx_msg_iter *it, const struct tmx_msg **msg,
-		     struct tmx_error *err)
+TMX_HEAP_DEFINE(mux, struct mux_slot, slot_before)
+
+/*
+ * The next message of `it` that the filter keeps (NULL at the end).  This
+ * and advance_root are inlined: they run once per message.
+ */
+static inline __attribute__((always_inline)) int
+next_kept(const struct tmx_muxer *m, struct tmx_msg_iter *it, const struct tmx_msg **msg,
+	  struct tmx_error *err)
 {
 	int ret;
 
@@ -54,16 +77,15 @@ static int next_kept(const struct tmx_muxer *m, struct tmx_msg_iter *it, const s
 }
 
 /* Fetches the next message of `e->it` and pushes it into the heap. */
-static int refill(struct tmx_muxer *m, struct mux_entry e, struct tmx_error *err)
+static int refill(struct tmx_muxer *m, struct mux_entry *e, struct tmx_error *err)
 {
-	int ret = next_kept(m, e.it, &e.msg, err);
+	int ret = next_kept(m, e->it, &e->msg, err);
 
 	if (ret)
 		return ret;
-	if (!e.msg)
+	if (!e->msg)
 		return TMX_OK;
-	tmx_mux_pos_set(&e.pos, e.msg, tmx_mux_key(e.msg, m->last_ts));
-	m->heap[m->n++] = e;
+	m->heap[m->n++] = (struct mux_slot){ tmx_mux_key(e->msg, m->last_ts), e };
 	mux_sift_up(m->heap, m->n - 1);
 	return TMX_OK;
 }
@@ -74,9 +96,12 @@ int tmx_muxer_new(struct tmx_msg_iter **iters, size_t n, struct tmx_muxer **out,
 	struct tmx_muxer *m = calloc(1, sizeof(*m));
 
 	if (!m || !(m->heap = calloc(n ? n : 1, sizeof(*m->heap))) ||
+	    !(m->entries = calloc(n ? n : 1, sizeof(*m->entries))) ||
 	    !(m->iters = calloc(n ? n : 1, sizeof(*m->iters)))) {
-		if (m)
+		if (m) {
 			free(m->heap);
+			free(m->entries);
+		}
 		free(m);
 		for (size_t i = 0; i < n; i++)
 			iters[i]->destroy(iters[i]);
@@ -86,8 +111,9 @@ int tmx_muxer_new(struct tmx_msg_iter **iters, size_t n, struct tmx_muxer **out,
 	m->n_iters = n;
 	m->last_ts = INT64_MIN;
 	for (size_t i = 0; i < n; i++) {
-		struct mux_entry e = { .it = iters[i], .index = i };
-		int ret = refill(m, e, err);
+		int ret;
+		m->entries[i] = (struct mux_entry){ .it = iters[i], .index = i };
+		ret = refill(m, &m->entries[i], err);
 		if (ret) {
 			tmx_muxer_free(m);
 			return ret;
@@ -98,18 +124,20 @@ int tmx_muxer_new(struct tmx_msg_iter **iters, size_t n, struct tmx_muxer **out,
 }
 
 /* The root's iterator gives its next (kept) message, which goes where its time says. */
-static int advance_root(struct tmx_muxer *m, struct tmx_error *err)
+static inline __attribute__((always_inline)) int
+advance_root(struct tmx_muxer *m, struct tmx_error *err)
 {
-	struct mux_entry *root = &m->heap[0];
+	struct mux_entry *root = m->heap[0].e;
 	int ret = next_kept(m, root->it, &root->msg, err);
 
 	if (ret)
 		return ret;
 	root->unchecked = false;
-	if (root->msg)
-		tmx_mux_pos_set(&root->pos, root->msg, tmx_mux_key(root->msg, m->last_ts));
-	else
-		*root = m->heap[--m->n];
+	if (root->msg) {
+		m->heap[0].key = tmx_mux_key(root->msg, m->last_ts);
+	} else {
+		m->heap[0] = m->heap[--m->n];
+	}
 	if (m->n)
 		mux_sift_down(m->heap, m->n, 0);
 	return TMX_OK;
@@ -121,7 +149,7 @@ void tmx_muxer_set_filter(struct tmx_muxer *m,
 	m->keep = keep;
 	m->keep_ctx = ctx;
 	for (size_t i = 0; i < m->n; i++)
-		m->heap[i].unchecked = true;
+		m->heap[i].e->unchecked = true;
 }
 
 int tmx_muxer_next(struct tmx_muxer *m, const struct tmx_msg **msg, struct tmx_error *err)
@@ -140,11 +168,11 @@ int tmx_muxer_next(struct tmx_muxer *m, const struct tmx_msg **msg, struct tmx_e
 			return ret;
 	}
 	/* Messages that were pending when the filter was set are checked as they come up. */
-	while (m->n && m->heap[0].unchecked) {
+	while (m->n && m->heap[0].e->unchecked) {
 		int ret;
 
-		m->heap[0].unchecked = false;
-		if (!m->keep || m->keep(m->keep_ctx, m->heap[0].msg))
+		m->heap[0].e->unchecked = false;
+		if (!m->keep || m->keep(m->keep_ctx, m->heap[0].e->msg))
 			break;
 		if ((ret = advance_root(m, err)))
 			return ret;
@@ -154,8 +182,8 @@ int tmx_muxer_next(struct tmx_muxer *m, const struct tmx_msg **msg, struct tmx_e
 		return TMX_OK;
 	}
 	m->has_returned = true;
-	m->last_ts = m->heap[0].pos.key;
-	*msg = m->heap[0].msg;
+	m->last_ts = m->heap[0].key;
+	*msg = m->heap[0].e->msg;
 	return TMX_OK;
 }
 
@@ -167,6 +195,7 @@ void tmx_muxer_free(struct tmx_muxer *m)
 		m->iters[i]->destroy(m->iters[i]);
 	free(m->iters);
 	free(m->heap);
+	free(m->entries);
 	free(m);
 }
 
@@ -177,9 +206,9 @@ bool tmx_muxer_returned(const struct tmx_muxer *m)
 
 static int by_index(const void *a, const void *b)
 {
-	const struct mux_entry *x = a, *y = b;
+	const struct mux_slot *x = a, *y = b;
 
-	return x->index < y->index ? -1 : x->index > y->index;
+	return x->e->index < y->e->index ? -1 : x->e->index > y->e->index;
 }
 
 size_t tmx_muxer_take(struct tmx_muxer *m, struct tmx_mux_head *out)
@@ -187,9 +216,10 @@ size_t tmx_muxer_take(struct tmx_muxer *m, struct tmx_mux_head *out)
 	size_t n = m->n;
 
 	qsort(m->heap, n, sizeof(*m->heap), by_index);
-	for (size_t i = 0; i < n; i++)
-		out[i] = (struct tmx_mux_head){ m->heap[i].it, m->heap[i].msg, m->heap[i].pos.key,
-						m->heap[i].index };
+	for (size_t i = 0; i < n; i++) {
+		const struct mux_entry *e = m->heap[i].e;
+		out[i] = (struct tmx_mux_head){ e->it, e->msg, m->heap[i].key, e->index };
+	}
 	m->n = 0;
 	m->has_returned = false;
 	return n;

@@ -17,6 +17,11 @@
  *     plans' bounds checks and slow paths into every error;
  *   - a few metadata texts written here for run layouts the corpus lacks.
  *
+ * The planned decoder is also run as the dummy sink runs it, told that no
+ * one reads the values (bodies stepped over where they can be, event
+ * headers by their programs either way): the same positions, state and
+ * errors.
+ *
  * The expected side is the tree walk, whose output the golden tests check
  * against babeltrace2 and yactfr.
  */
@@ -193,10 +198,14 @@ static void compare_info(const struct ctf_packet_info *a, const struct ctf_packe
 /*
  * Decodes `data` with a planned and a walking decoder in lockstep and
  * compares them at every step.  Returns true if decoding ended in an error.
+ * `unread`: the planned decoder is told that no one reads the values (the
+ * dummy sink), so it steps over the bodies it can (decode.c: skip_body):
+ * its positions, state and errors must still be the walk's; its values
+ * are not compared.
  */
-static bool compare_stream(const struct tmx_trace_class *tc, const char *name,
-			   const uint8_t *data, uint64_t size, bool headers_only,
-			   struct stats *st)
+static bool compare_stream_as(const struct tmx_trace_class *tc, const char *name,
+			      const uint8_t *data, uint64_t size, bool headers_only, bool unread,
+			      struct stats *st)
 {
 	struct ctf_decoder a, b;
 	struct tmx_error ea = { 0 }, eb = { 0 };
@@ -206,6 +215,7 @@ static bool compare_stream(const struct tmx_trace_class *tc, const char *name,
 	assert_int_equal(ctf_decoder_init(&a, tc, name, data, size, &ea), TMX_OK);
 	assert_int_equal(ctf_decoder_init(&b, tc, name, data, size, &eb), TMX_OK);
 	b.walk_only = true;
+	a.values_unread = unread;
 	a.headers_only = b.headers_only = headers_only;
 	while (!failed && off < size) {
 		struct ctf_packet_info ia, ib;
@@ -213,12 +223,16 @@ static bool compare_stream(const struct tmx_trace_class *tc, const char *name,
 		int rb = ctf_decode_packet_start(&b, off, &ib, &eb);
 
 		compare_errors(ra, rb, &ea, &eb, name, off);
-		compare_values(&a.header, &b.header, "packet header", name, off);
+		/* Unread byte arrays have no elements (a packet header's UUID). */
+		if (!unread)
+			compare_values(&a.header, &b.header, "packet header", name, off);
 		if (ra) {
 			failed = true;
 			break;
 		}
-		compare_values(&a.packet_context, &b.packet_context, "packet context", name, off);
+		if (!unread)
+			compare_values(&a.packet_context, &b.packet_context, "packet context", name,
+				       off);
 		compare_info(&ia, &ib, name, off);
 		compare_state(&a, &b, name, off);
 		st->packets++;
@@ -232,10 +246,11 @@ static bool compare_stream(const struct tmx_trace_class *tc, const char *name,
 			ra = ctf_decode_event(&a, &ma, ia.sc, &eca, sa, &ea);
 			rb = ctf_decode_event(&b, &mb, ib.sc, &ecb, sb, &eb);
 			compare_errors(ra, rb, &ea, &eb, name, off);
-			if (ma != mb || eca != ecb || memcmp(sa, sb, sizeof(sa)) != 0)
+			if (ma != mb || eca != ecb || (!unread && memcmp(sa, sb, sizeof(sa)) != 0))
 				fail_at("event", name, off, "more, class or scope starts");
 			/* What was decoded, also of a failed event (callers show it). */
-			compare_values(&a.event, &b.event, "event", name, off);
+			if (!unread)
+				compare_values(&a.event, &b.event, "event", name, off);
 			if (ra) {
 				failed = true;
 				break;
@@ -251,6 +266,19 @@ static bool compare_stream(const struct tmx_trace_class *tc, const char *name,
 		st->errors++;
 	ctf_decoder_fini(&a);
 	ctf_decoder_fini(&b);
+	return failed;
+}
+
+/* compare_stream_as with the values read, then unread. */
+static bool compare_stream(const struct tmx_trace_class *tc, const char *name,
+			   const uint8_t *data, uint64_t size, bool headers_only,
+			   struct stats *st)
+{
+	struct stats unread_st = { 0 };
+	bool failed = compare_stream_as(tc, name, data, size, headers_only, false, st);
+
+	if (!headers_only)
+		compare_stream_as(tc, name, data, size, false, true, &unread_st);
 	return failed;
 }
 
@@ -562,6 +590,165 @@ static void test_layouts(void **state)
 }
 
 /*
+ * Event header programs (src/ctf/plan_header.c): headers of runs and one
+ * variant, each with the shape of program expected: NULL (the plan decodes
+ * every header), or one letter per case, F (the program) or S (the plan:
+ * a byte order change inside a byte).  Random headers (tags that select
+ * each option, options past the tag table, tags that select nothing) are
+ * then decoded by both decoders, the program's notes and state against
+ * the walk's.
+ */
+struct header_layout {
+	const char *tsdl;
+	const char *cases;    /* NULL: no program */
+	uint16_t tags[3];     /* the first 16 bits of the data, by round */
+};
+
+#define HEAD_CLOCK CASE_HEAD \
+	"clock { name = c; freq = 1000000000; };\n" \
+	"typealias integer { size = 27; align = 1; map = clock.c.value; } := ts27;\n" \
+	"typealias integer { size = 64; align = 8; map = clock.c.value; } := ts64;\n"
+
+static const struct header_layout header_layouts[] = {
+	/* LTTng's compact header. */
+	{ HEAD_CLOCK
+	  "stream { event.header := struct {\n"
+	  "  enum : integer { size = 5; align = 1; } { c = 0 ... 30, x = 31 } id;\n"
+	  "  variant <id> { struct { ts27 timestamp; } c;\n"
+	  "    struct { u32 id; ts64 timestamp; } x; } v;\n"
+	  "} align(8); };\n"
+	  "event { name = e0; id = 0; fields := struct { u8 a; }; };\n"
+	  "event { name = e1; id = 1; fields := struct { u32 b; }; };\n",
+	  "FF", { 0, 31, 1 } },
+	/* LTTng's large header: tags past the table are selected by their ranges. */
+	{ HEAD_CLOCK
+	  "typealias integer { size = 16; align = 8; } := u16;\n"
+	  "stream { event.header := struct {\n"
+	  "  enum : u16 { c = 0 ... 65534, x = 65535 } id;\n"
+	  "  variant <id> { struct { u32 timestamp; } c;\n"
+	  "    struct { u32 id; ts64 timestamp; } x; } v;\n"
+	  "} align(8); };\n"
+	  "event { name = e0; id = 0; fields := struct { u8 a; }; };\n"
+	  "event { name = e100; id = 100; fields := struct { u8 a; }; };\n",
+	  "FF", { 100, 65535, 0 } },
+	/* Option a changes the byte order inside the tag's byte: the plan's error. */
+	{ CASE_HEAD
+	  "stream { event.header := struct {\n"
+	  "  enum : integer { size = 4; align = 1; } { a = 0, b = 1 } id;\n"
+	  "  variant <id> { struct { integer { size = 4; align = 1; byte_order = be; } x; } a;\n"
+	  "    struct { integer { size = 4; align = 1; } x; u32 y; } b; } v;\n"
+	  "} align(8); };\n"
+	  "event { name = e0; id = 0; fields := struct { u8 a; }; };\n"
+	  "event { name = e1; id = 1; fields := struct { u8 a; }; };\n",
+	  "SF", { 0, 1, 0x10 } },
+	/* Tag 1 selects no option; option a is empty. */
+	{ CASE_HEAD
+	  "stream { event.header := struct {\n"
+	  "  enum : u8 { a = 0, b = 2 } id; variant <id> { struct { } a; struct { u8 x; } b; } v;\n"
+	  "}; };\n"
+	  "event { name = e0; id = 0; fields := struct { u8 a; }; };\n"
+	  "event { name = e2; id = 2; fields := struct { u8 a; }; };\n",
+	  "FF", { 0, 1, 2 } },
+	/* No variant: one case, here the plan's (a byte order change inside a byte). */
+	{ CASE_HEAD
+	  "stream { event.header := struct { u8 id; integer { size = 3; align = 1; } a;\n"
+	  "  integer { size = 5; align = 1; byte_order = be; } b; }; };\n"
+	  "event { name = e0; id = 0; fields := struct { u8 a; }; };\n",
+	  "S", { 0, 0, 0 } },
+	/* A header that ends inside a byte: its byte order state meets the body's first field. */
+	{ HEAD_CLOCK
+	  "stream { event.header := struct { integer { size = 5; align = 1; } id; ts27 t;\n"
+	  "  integer { size = 4; align = 1; } x; } align(8); };\n"
+	  "event { name = e0; id = 0; fields := struct {\n"
+	  "  integer { size = 4; align = 1; byte_order = be; } a; u8 b; }; };\n"
+	  "event { name = e1; id = 1; fields := struct { integer { size = 4; align = 1; } a; }; };\n",
+	  "F", { 0, 1, 1 } },
+	/* The compact header in big endian: the tag in the high bits of the first byte. */
+	{ HEAD_CLOCK
+	  "typealias integer { size = 5; align = 1; byte_order = be; } := be5;\n"
+	  "typealias integer { size = 27; align = 1; byte_order = be; map = clock.c.value; }\n"
+	  "  := bets27;\n"
+	  "typealias integer { size = 64; align = 8; byte_order = be; map = clock.c.value; }\n"
+	  "  := bets64;\n"
+	  "stream { event.header := struct {\n"
+	  "  enum : be5 { c = 0 ... 30, x = 31 } id;\n"
+	  "  variant <id> { struct { bets27 timestamp; } c;\n"
+	  "    struct { integer { size = 32; align = 8; byte_order = be; } id; bets64 timestamp; } x;\n"
+	  "  } v; } align(8); };\n"
+	  "event { name = e0; id = 0; fields := struct { u8 a; }; };\n"
+	  "event { name = e1; id = 1; fields := struct { u32 b; }; };\n",
+	  "FF", { 0, 31, 1 } },
+	/* Other shapes: no program. */
+	{ CASE_HEAD
+	  "stream { event.header := struct { u8 id; string s; }; };\n"
+	  "event { name = e0; id = 0; fields := struct { u8 a; }; };\n",
+	  NULL, { 0, 0, 0 } },
+	{ CASE_HEAD
+	  "stream { event.header := struct { integer { size = 4; align = 1; } id;\n"
+	  "  integer { size = 4; align = 1; } x; }; };\n"
+	  "event { name = e0; id = 0; fields := struct { u8 a; }; };\n",
+	  NULL, { 0, 0, 0 } },
+};
+
+/* The program compiled for the layout's header, as its letters (or NULL). */
+static void check_header_shape(const struct tmx_trace_class *tc, const char *want)
+{
+	struct ctf_plans *ps;
+	struct ctf_stream_plans *sp;
+	struct tmx_error err = { 0 };
+	char got[8] = "";
+
+	assert_int_equal(ctf_plans_new(tc, &ps, &err), TMX_OK);
+	assert_int_equal(ctf_plans_stream(ps, tc->stream_classes[0], &sp, &err), TMX_OK);
+	if (sp->header_prog) {
+		assert_true(sp->header_prog->n_cases < sizeof(got));
+		for (size_t c = 0; c < sp->header_prog->n_cases; c++)
+			got[c] = sp->header_prog->cases[c].fast ? 'F' : 'S';
+	}
+	if (want)
+		assert_string_equal(got, want);
+	else
+		assert_null(sp->header_prog);
+	ctf_plans_free(ps);
+}
+
+static void test_header_progs(void **state)
+{
+	struct stats st = { 0 };
+	uint8_t data[96];
+
+	(void)state;
+	rng_state = UINT64_C(0xBB67AE8584CAA73B);
+	for (size_t l = 0; l < sizeof(header_layouts) / sizeof(header_layouts[0]); l++) {
+		const struct header_layout *hl = &header_layouts[l];
+		struct case_trace ct;
+
+		parse_case(&ct, hl->tsdl);
+		check_header_shape(ct.tc, hl->cases);
+		for (int round = 0; round < 48; round++) {
+			uint16_t tag = hl->tags[round % 3];
+			for (size_t i = 0; i < sizeof(data); i++)
+				data[i] = (uint8_t)rng();
+			/* The tag's bits (the low ones of the first bytes, little endian). */
+			if (l == 0 || l == 5)
+				data[0] = (uint8_t)((data[0] & 0xE0) | tag);
+			else if (l == 6)
+				data[0] = (uint8_t)((data[0] & 0x07) | tag << 3);
+			else if (l == 2)
+				data[0] = (uint8_t)((data[0] & 0xF0) | tag);
+			else
+				memcpy(data, &(uint16_t){ tag }, l == 1 ? 2 : 1);
+			compare_variations(ct.tc, data, sizeof(data), &st);
+		}
+		tmx_arena_free(&ct.arena);
+	}
+	print_message("compared %zu packets, %zu events, %zu errors\n", st.packets, st.events,
+		      st.errors);
+	assert_true(st.events > 1000);
+	assert_true(st.errors > 100);
+}
+
+/*
  * CTF 2 payloads built by hand (tests/unit/fcbuild.h): bit-level booleans,
  * bit arrays and integers of both bit orders, variable-length integers,
  * strings and BLOBs of every kind, optionals and variants nested in arrays
@@ -676,6 +863,7 @@ int main(void)
 		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_ctf2_corpus),
 		cmocka_unit_test(test_layouts),
+		cmocka_unit_test(test_header_progs),
 		cmocka_unit_test(test_ctf2_layouts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -155,6 +155,7 @@ static bool decode_stream(const struct tmx_trace_class *tc, const char *path,
 
 	assert_int_equal(tmx_mapfile_open(&map, path, &err), TMX_OK);
 	assert_int_equal(ctf_decoder_init(&d, tc, path, map.data, map.size, &err), TMX_OK);
+	d.header_values = true;   /* yactfr dumps the event headers' fields too */
 	while (!failed && off < map.size) {
 		struct ctf_packet_info info;
 
@@ -167,12 +168,13 @@ static bool decode_stream(const struct tmx_trace_class *tc, const char *path,
 			size_t scopes[TMX_N_SCOPES];
 			bool more;
 
-			d.event.n = 0;
+			d.event.n = d.event_header.n = 0;
 			for (int sc = 0; sc < TMX_N_SCOPES; sc++)
 				scopes[sc] = SIZE_MAX;
 			failed = ctf_decode_event(&d, &more, info.sc, &ec, scopes, &err) != TMX_OK;
 			if (!failed && !more)
 				break;
+			walk_all(&d.event_header, out);
 			if (!ec) {
 				walk_all(&d.event, out);
 			} else {
