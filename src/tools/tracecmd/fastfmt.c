@@ -114,6 +114,16 @@ static const char *compile_text(struct tcf_plan *p, size_t *cap, const char *f, 
 		free(buf);
 		return f;
 	}
+	/* the renderer copies short texts 16 bytes at a time: those must be readable */
+	if (room < n + 16) {
+		char *nb = realloc(buf, n + 16);
+		if (!nb) {
+			free(buf);
+			*ok = false;
+			return f;
+		}
+		buf = nb;
+	}
 	if (!(s = add_seg(p, cap))) {
 		free(buf);
 		*ok = false;
@@ -338,6 +348,9 @@ struct out {
 	char *p, *end;
 };
 
+/* Room for a number of up to `width` columns, and the fixed-size stores below. */
+#define NUM_ROOM 48
+
 static bool put(struct out *o, const char *s, size_t n)
 {
 	if ((size_t)(o->end - o->p) < n)
@@ -356,14 +369,44 @@ static bool pad(struct out *o, char c, size_t n)
 	return true;
 }
 
-/* printf of one integer conversion: [-][0][width] d/u/x/X. */
+/* n (1 to 16) hexadecimal digits of v at p, right to left, two at a time. */
+static void put_hex(char *p, uint64_t v, unsigned n, bool upper)
+{
+	static const char lower_pairs[513] =
+		"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+		"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+		"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+		"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+		"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+		"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+		"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+		"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+
+	p += n;
+	for (; n >= 2; n -= 2, v >>= 8) {
+		p -= 2;
+		if (upper) {
+			p[0] = digits[(v >> 4) & 15];
+			p[1] = digits[v & 15];
+		} else {
+			memcpy(p, lower_pairs + 2 * (v & 0xff), 2);
+		}
+	}
+	if (n)
+		p[-1] = digits[v & 15];
+}
+
+/* printf of one integer conversion: [-][0][width] d/u/x/X, written in place. */
 static bool put_num(struct out *o, const struct seg *s, uint64_t raw)
 {
-	char digits[24], *q = digits + sizeof(digits);
-	bool neg = false;
+	bool neg = false, hex = s->conv == 'x' || s->conv == 'X';
 	uint64_t v;
-	size_t n, total;
+	unsigned n, total, fill;
+	char *p = o->p;
 
+	if ((size_t)(o->end - p) < s->width + NUM_ROOM)
+		return false;
 	if (s->wide) {
 		v = raw;
 		if (s->is_signed && (int64_t)raw < 0) {
@@ -378,34 +421,36 @@ static bool put_num(struct out *o, const struct seg *s, uint64_t raw)
 			v = (uint32_t)-w;
 		}
 	}
-	if (s->conv == 'x' || s->conv == 'X') {
-		const char *hex = s->conv == 'x' ? "0123456789abcdef" : "0123456789ABCDEF";
-		do {
-			*--q = hex[v & 15];
-			v >>= 4;
-		} while (v);
-		n = (size_t)(digits + sizeof(digits) - q);
-	} else {
-		/* two digits at a time (outbuf.h) */
-		q = digits;
-		n = (size_t)(tmx_put_u64(digits, v) - digits);
-	}
+	n = hex ? (unsigned)(64 - __builtin_clzll(v | 1) + 3) / 4 : tmx_u64_digits(v);
 	total = n + neg;
-	if (s->left) {
-		if ((neg && !put(o, "-", 1)) || !put(o, q, n))
-			return false;
-		return total >= s->width || pad(o, ' ', s->width - total);
+	fill = total < s->width ? s->width - total : 0;
+	if (fill && !s->left) {
+		/* a fixed-size store when it covers the padding */
+		memset(p, s->zero ? '0' : ' ', fill <= 16 ? 16 : fill);
+		if (s->zero) {
+			/* "-0042": the sign before the zeros */
+			if (neg)
+				*p = '-', memset(p + 1, '0', fill);
+			p += fill + neg;
+		} else {
+			p += fill;
+			if (neg)
+				*p++ = '-';
+		}
+	} else if (neg) {
+		*p++ = '-';
 	}
-	if (s->zero) {
-		if (neg && !put(o, "-", 1))
-			return false;
-		if (total < s->width && !pad(o, '0', s->width - total))
-			return false;
-		return put(o, q, n);
+	if (hex)
+		put_hex(p, v, n, s->conv == 'X');
+	else
+		tmx_put_u64(p, v);
+	p += n;
+	if (fill && s->left) {
+		memset(p, ' ', fill <= 16 ? 16 : fill);
+		p += fill;
 	}
-	if (total < s->width && !pad(o, ' ', s->width - total))
-		return false;
-	return (!neg || put(o, "-", 1)) && put(o, q, n);
+	o->p = p;
+	return true;
 }
 
 static bool put_str(struct out *o, const struct seg *s, const char *str, size_t n)
@@ -429,8 +474,13 @@ int tcf_render(const struct tcf_plan *p, const uint8_t *data, uint32_t size, cha
 
 		switch (s->kind) {
 		case SEG_TEXT:
-			if (!put(&o, s->text, s->len))
+			/* short texts (the most) as one fixed-size copy: compile_text() padded them */
+			if (s->len <= 16 && o.end - o.p >= 16) {
+				memcpy(o.p, s->text, 16);
+				o.p += s->len;
+			} else if (!put(&o, s->text, s->len)) {
 				return -1;
+			}
 			break;
 		case SEG_NUM:
 			if (!put_num(&o, s, read_num(data + s->offset, s->size, p->swap)))

@@ -68,7 +68,6 @@ struct worker {
 	struct batch *b;             /* being filled: the outbuf drains into it */
 	uint64_t base;               /* outbuf_pos() at its first byte */
 	struct tmx_warn_capture capture;
-	char scratch[4096];
 	struct outbuf out;
 };
 
@@ -226,13 +225,13 @@ static void add_record(struct worker *w, const struct unit *un, const struct tda
 	const struct tcr *r = &w->par->rc;
 	const struct tcr_file *tf = un->tf;
 	struct item *it = add_item(w->b, IT_REC);
-	struct tep_record tr;
+	const struct tep_event *ev = common_inside(tf, rec) ? tcr_event_of(tf, rec) : NULL;
 	uint32_t size;
 
 	if (!it)
 		return;
 	it->rec = *rec;
-	size = tcr_copy_size(tf, rec);
+	size = tcr_copy_size(tf, ev, rec);
 	/* and what the function graph look-ahead copies of it (its page's bytes) */
 	if (un->look_span > size)
 		size = (uint32_t)(un->look_span < rec->avail ? un->look_span : rec->avail);
@@ -248,15 +247,13 @@ static void add_record(struct worker *w, const struct unit *un, const struct tda
 	it->pid = 0;
 	if (it->whole)
 		return;
-	to_tep_record(rec, &tr);
-	it->pid = tep_data_pid(tf->tep, &tr);
+	it->pid = tcr_pid(tf, rec);
 	if (!r->o->latency)
 		tcr_put_pid_cpu(&w->out, it->pid, rec->cpu);
 	it->at[2] = rel(w);
 	tcr_put_time_col(r, &w->out, tf, rec_time(tf, rec));
 	it->at[3] = rel(w);
-	it->rendered = tcr_put_name_text(&w->out, tf, tcr_event_of(tf, rec), rec, w->scratch,
-					 sizeof(w->scratch));
+	it->rendered = tcr_put_name_text(&w->out, tf, ev, rec);
 	it->at[4] = rel(w);
 }
 
