@@ -7,8 +7,9 @@
 #include "sink/outbuf.h"
 #include "tools/tracecmd/fastfmt.h"
 
+/* A segment: literal text (`text`), then what its kind writes. */
 enum seg_kind {
-	SEG_TEXT,      /* literal text */
+	SEG_TEXT,      /* the text alone */
 	SEG_NUM,       /* a number read from the record */
 	SEG_STR_DYN,   /* __get_str(): __data_loc / __rel_loc string */
 	SEG_STR_ARRAY, /* a char array field */
@@ -26,10 +27,11 @@ struct seg {
 	bool zero;           /* '0' flag */
 	uint32_t width;
 	uint32_t offset;     /* of the field in the record */
-	uint32_t len;        /* SEG_TEXT length; SEG_STR_ARRAY field size (0: rest of the record) */
+	uint32_t len;        /* SEG_STR_ARRAY field size (0: rest of the record) */
 	bool relative;       /* SEG_STR_DYN: __rel_loc */
 	uint32_t rel_base;   /* SEG_STR_DYN: offset + size of the field */
-	char *text;          /* SEG_TEXT */
+	char *text;          /* before the rest, with 16 readable bytes more (NULL: none) */
+	uint32_t text_len;
 };
 
 struct tcf_plan {
@@ -131,7 +133,7 @@ static const char *compile_text(struct tcf_plan *p, size_t *cap, const char *f, 
 	}
 	s->kind = SEG_TEXT;
 	s->text = buf;
-	s->len = (uint32_t)n;
+	s->text_len = (uint32_t)n;
 	return f;
 }
 
@@ -289,6 +291,22 @@ fail:
 	return f;
 }
 
+/* Each text goes into the conversion after it: one segment less to walk per record. */
+static void merge_texts(struct tcf_plan *p)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->segs[i].kind == SEG_TEXT && i + 1 < p->n && !p->segs[i + 1].text) {
+			p->segs[i + 1].text = p->segs[i].text;
+			p->segs[i + 1].text_len = p->segs[i].text_len;
+			continue;
+		}
+		p->segs[k++] = p->segs[i];
+	}
+	p->n = k;
+}
+
 struct tcf_plan *tcf_compile(struct tep_event *ev, bool swap, int long_size)
 {
 	struct tep_print_arg *args;
@@ -316,6 +334,7 @@ struct tcf_plan *tcf_compile(struct tep_event *ev, bool swap, int long_size)
 		tcf_free(p);
 		return NULL;
 	}
+	merge_texts(p);
 	return p;
 }
 
@@ -369,32 +388,37 @@ static bool pad(struct out *o, char c, size_t n)
 	return true;
 }
 
-/* n (1 to 16) hexadecimal digits of v at p, right to left, two at a time. */
+/*
+ * The 8 hexadecimal digits of x as the 8 bytes of a word, the first digit
+ * in the byte at the lowest address: the nibbles spread to bytes, then
+ * '0' added, and 'a' - '0' - 10 (or 'A' - ...) more where a nibble is 10
+ * or more.  No loop, no table.
+ */
+static uint64_t hex8(uint32_t x, bool upper)
+{
+	uint64_t v = x, ge10;
+
+	v = (v | v << 16) & 0x0000ffff0000ffffULL;
+	v = (v | v << 8) & 0x00ff00ff00ff00ffULL;
+	v = (v | v << 4) & 0x0f0f0f0f0f0f0f0fULL;   /* byte i: nibble i */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap64(v);                   /* the first digit at the lowest address */
+#endif
+	ge10 = ((v + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;
+	return v + 0x3030303030303030ULL + ge10 * (upper ? 'A' - '0' - 10 : 'a' - '0' - 10);
+}
+
+/* The n (1 to 16) hexadecimal digits of v at p (room for 16 bytes: more are written). */
 static void put_hex(char *p, uint64_t v, unsigned n, bool upper)
 {
-	static const char lower_pairs[513] =
-		"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
-		"202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
-		"404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
-		"606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
-		"808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
-		"a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
-		"c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
-		"e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
-	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	uint64_t w = v << (4 * (16 - n)), hi = hex8((uint32_t)(w >> 32), upper);
 
-	p += n;
-	for (; n >= 2; n -= 2, v >>= 8) {
-		p -= 2;
-		if (upper) {
-			p[0] = digits[(v >> 4) & 15];
-			p[1] = digits[v & 15];
-		} else {
-			memcpy(p, lower_pairs + 2 * (v & 0xff), 2);
-		}
+	/* the digits at the top of w: the first 8 in hi */
+	memcpy(p, &hi, 8);
+	if (n > 8) {
+		uint64_t lo = hex8((uint32_t)w, upper);
+		memcpy(p + 8, &lo, 8);
 	}
-	if (n)
-		p[-1] = digits[v & 15];
 }
 
 /* printf of one integer conversion: [-][0][width] d/u/x/X, written in place. */
@@ -472,15 +496,17 @@ int tcf_render(const struct tcf_plan *p, const uint8_t *data, uint32_t size, cha
 		const char *str, *nul;
 		uint32_t off, len;
 
+		/* short texts (the most) as one fixed-size copy: compile_text() padded them */
+		if (!s->text_len) {
+			/* a conversion right after another */
+		} else if (s->text_len <= 16 && o.end - o.p >= 16) {
+			memcpy(o.p, s->text, 16);
+			o.p += s->text_len;
+		} else if (!put(&o, s->text, s->text_len)) {
+			return -1;
+		}
 		switch (s->kind) {
 		case SEG_TEXT:
-			/* short texts (the most) as one fixed-size copy: compile_text() padded them */
-			if (s->len <= 16 && o.end - o.p >= 16) {
-				memcpy(o.p, s->text, 16);
-				o.p += s->len;
-			} else if (!put(&o, s->text, s->len)) {
-				return -1;
-			}
 			break;
 		case SEG_NUM:
 			if (!put_num(&o, s, read_num(data + s->offset, s->size, p->swap)))

@@ -4,8 +4,9 @@
  * (src/par/pool.h), cut into runs of its pieces (ring-buffer pages, or
  * compressed chunks of whole pages: tdat_cpu_pieces()), which decode
  * independently since each page carries its own time.  A worker reads a
- * run with a cursor of its own into a batch: each record with a copy of
- * the bytes libtraceevent reads of it (tcr_copy_size()) and the parts of
+ * run with a cursor of its own into a batch: each record (when it was
+ * decompressed, with a copy of the bytes libtraceevent reads of it,
+ * tcr_copy_size(); else its bytes stay in the mapped file) and the parts of
  * its line that depend on it alone, written ahead (report.c's tcr_put_*:
  * label, DROPPED line, pid and CPU, time, name and the text of a compiled
  * print fmt), and the cursor's warnings, end or error where it met them.
@@ -43,13 +44,17 @@
 
 enum item_kind { IT_REC, IT_WARN, IT_END, IT_ERROR };
 
+/* A record whose bytes stay where they are: in the mapped file. */
+#define NOT_COPIED UINT32_MAX
+
 struct item {
 	enum item_kind kind;
 	bool whole, rendered;        /* REC: see struct tcr_parts */
 	int pid;
-	uint32_t data;               /* REC: the record's bytes in the batch */
+	uint32_t data;               /* REC: the record's bytes in the batch, or NOT_COPIED */
 	uint32_t at[5];              /* REC: head, pid_cpu, time, text, end in the batch */
-	struct tdat_record rec;      /* REC: data points into the batch once filled */
+	const char *base;            /* REC: the batch's bytes, once filled */
+	struct tdat_record rec;      /* REC: data points into the batch (or the file) once filled */
 	char *warning;               /* WARN: malloc'ed */
 };
 
@@ -85,6 +90,12 @@ struct unit {
 	size_t buffer, cpu_index;    /* its cursor's */
 	const char *label;
 	size_t look_span;            /* its file's tfg_look_span() */
+	/*
+	 * Its records' bytes are copied into the batches: they are in a
+	 * cursor's buffer of decompressed data, which the next chunk reuses.
+	 * Else they stay in the mapped file, valid until it is closed.
+	 */
+	bool copy;
 	/*
 	 * Its runs: run k is pieces [runs[k], runs[k + 1]).  The first ones
 	 * are small (the main thread starts early, short traces have several
@@ -231,15 +242,18 @@ static void add_record(struct worker *w, const struct unit *un, const struct tda
 	if (!it)
 		return;
 	it->rec = *rec;
-	size = tcr_copy_size(tf, ev, rec);
-	/* and what the function graph look-ahead copies of it (its page's bytes) */
-	if (un->look_span > size)
-		size = (uint32_t)(un->look_span < rec->avail ? un->look_span : rec->avail);
-	/* 8-byte aligned, as in the ring-buffer page */
-	outbuf_write(&w->out, zeros, (8 - rel(w) % 8) % 8);
-	it->data = rel(w);
-	outbuf_write(&w->out, (const char *)rec->data, size);
-	it->rec.avail = size;
+	it->data = NOT_COPIED;
+	if (un->copy) {
+		size = tcr_copy_size(tf, ev, rec);
+		/* and what the function graph look-ahead copies of it (its page's bytes) */
+		if (un->look_span > size)
+			size = (uint32_t)(un->look_span < rec->avail ? un->look_span : rec->avail);
+		/* 8-byte aligned, as in the ring-buffer page */
+		outbuf_write(&w->out, zeros, (8 - rel(w) % 8) % 8);
+		it->data = rel(w);
+		outbuf_write(&w->out, (const char *)rec->data, size);
+		it->rec.avail = size;
+	}
 	it->at[0] = rel(w);
 	it->whole = !tcr_put_head(r, &w->out, tf, un->label, rec);
 	it->at[1] = it->at[2] = it->at[3] = it->at[4] = rel(w);
@@ -311,9 +325,15 @@ static bool fill(void *ctx, void *ws, size_t u, size_t k, void *p)
 	} else if (k + 1 == un->n_runs) {
 		b->items[b->n++] = (struct item){ .kind = IT_END };
 	}
-	for (size_t i = 0; i < b->n; i++)
-		if (b->items[i].kind == IT_REC)
-			b->items[i].rec.data = (const uint8_t *)b->bytes + b->items[i].data;
+	for (size_t i = 0; i < b->n; i++) {
+		struct item *it = &b->items[i];
+
+		if (it->kind != IT_REC)
+			continue;
+		it->base = b->bytes;
+		if (it->data != NOT_COPIED)
+			it->rec.data = (const uint8_t *)b->bytes + it->data;
+	}
 	return failed;
 }
 
@@ -402,7 +422,7 @@ void tcr_par_parts(const struct tdat_record *rec, struct tcr_parts *parts)
 {
 	const struct item *it = (const struct item *)((const char *)rec -
 						      offsetof(struct item, rec));
-	const char *base = (const char *)rec->data - it->data;
+	const char *base = it->base;
 
 	*parts = (struct tcr_parts){
 		.head = base + it->at[0], .head_len = it->at[1] - it->at[0],
@@ -507,7 +527,8 @@ int tcr_par_start(struct tcr *r, unsigned jobs, struct tmx_error *err)
 			struct unit *un = &par->units[par->n_units++];
 
 			*un = (struct unit){ h->file, h->buffer, i, h->label,
-					     tfg_look_span(h->file->tep, h->file->f), NULL, 0 };
+					     tfg_look_span(h->file->tep, h->file->f),
+					     h->file->f->buffers[h->buffer].cpus[i].compressed, NULL, 0 };
 			if (!cut_runs(un, run_bytes, workers)) {
 				par_free(par);
 				return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
