@@ -30,9 +30,20 @@ static int hex_digit(char c)
 	return -1;
 }
 
-static bool space(char c)
+/* isspace() of each byte in the current locale (what sscanf's %s stops at), as a table. */
+struct spaces {
+	bool is[256];
+};
+
+static void spaces_init(struct spaces *sp)
 {
-	return isspace((unsigned char)c);
+	for (int c = 0; c < 256; c++)
+		sp->is[c] = isspace(c);
+}
+
+static bool space(const struct spaces *sp, char c)
+{
+	return sp->is[(unsigned char)c];
 }
 
 /*
@@ -40,7 +51,7 @@ static bool space(char c)
  * '$' names and absolute symbols): true; false when it has another shape.
  * The line is modified (NULs after the name and the module).
  */
-static bool usual_line(struct tep_handle *tep, char *line)
+static bool usual_line(struct tep_handle *tep, const struct spaces *sp, char *line)
 {
 	unsigned long long addr = 0;
 	char *p = line, *func, *mod = NULL, type;
@@ -52,16 +63,16 @@ static bool usual_line(struct tep_handle *tep, char *line)
 		p++;
 		n++;
 	}
-	if (!n || *p != ' ' || !p[1] || space(p[1]) || p[2] != ' ' || !p[3] || space(p[3]))
+	if (!n || *p != ' ' || !p[1] || space(sp, p[1]) || p[2] != ' ' || !p[3] || space(sp, p[3]))
 		return false;
 	type = p[1];
 	func = p = p + 3;
-	while (*p && !space(*p))
+	while (*p && !space(sp, *p))
 		p++;
 	if (*p == '\t' && p[1] == '[') {
 		/* %*1[\t][%n%*s%n: the module is what follows '[' to the end, less its last byte */
 		char *end = mod = p + 2;
-		while (*end && !space(*end))
+		while (*end && !space(sp, *end))
 			end++;
 		if (end == mod || *end)
 			return false;
@@ -78,14 +89,16 @@ static bool usual_line(struct tep_handle *tep, char *line)
 int tcr_parse_kallsyms(struct tep_handle *tep, const char *kallsyms)
 {
 	char *copy = strdup(kallsyms), *next = NULL;
+	struct spaces sp;
 	int ret = 0;
 
 	if (!copy)
 		return -1;
+	spaces_init(&sp);
 	/* libtraceevent's own split: strtok_r() skips empty lines */
 	for (char *line = strtok_r(copy, "\n", &next); line && !ret;
 	     line = strtok_r(NULL, "\n", &next))
-		if (!usual_line(tep, line))
+		if (!usual_line(tep, &sp, line))
 			ret = tep_parse_kallsyms(tep, line);
 	free(copy);
 	return ret;

@@ -273,7 +273,7 @@ static void put_latency(struct tcr *r, struct tcr_file *tf, const char *comm, in
 }
 
 /* tep_data_comm_from_pid(), remembered until the next libtraceevent print. */
-static const char *comm_of(struct tcr *r, const struct tcr_file *tf, int pid)
+static const struct tcr_comm *comm_of(struct tcr *r, const struct tcr_file *tf, int pid)
 {
 	struct tcr_comm *c = &r->comms[(unsigned)pid % 256];
 
@@ -283,8 +283,27 @@ static const char *comm_of(struct tcr *r, const struct tcr_file *tf, int pid)
 		c->comm = tep_data_comm_from_pid(tf->tep, pid);
 		if (!c->comm)
 			c->comm = "<...>";
+		c->len = strlen(c->comm);
+		if (c->len <= 16) {
+			memset(c->col, ' ', 16 - c->len);
+			memcpy(c->col + 16 - c->len, c->comm, c->len);
+		}
 	}
-	return c->comm;
+	return c;
+}
+
+/* "%16s" of the comm */
+static void put_comm(struct outbuf *b, const struct tcr_comm *c)
+{
+	char *p;
+
+	if (c->len > 16) {
+		outbuf_write(b, c->comm, c->len);
+		return;
+	}
+	p = outbuf_reserve(b, 16);
+	memcpy(p, c->col, 16);
+	outbuf_commit(b, p + 16);
 }
 
 /* --ts-diff: " %-8s" of "(+DIFF)" in the printed unit, empty for the first record. */
@@ -339,8 +358,7 @@ static void emit(struct tcr *r, struct tcr_handle *h, const struct tdat_record *
 {
 	struct tcr_file *tf = h->file;
 	struct outbuf *b = r->out;
-	struct tep_record tr;
-	const char *comm;
+	const struct tcr_comm *comm;
 	int pid;
 	uint64_t ts = rec_time(tf, rec);
 	bool rendered;
@@ -349,13 +367,16 @@ static void emit(struct tcr *r, struct tcr_handle *h, const struct tdat_record *
 		outbuf_write(b, ahead->head, ahead->head_len);
 	if (ahead ? ahead->whole : !tcr_put_head(r, b, tf, h->label, rec))
 		return;
-	to_tep_record(rec, &tr);
 	pid = ahead ? ahead->pid : tcr_pid(tf, rec);
 	comm = comm_of(r, tf, pid);
-	if (r->o->latency)
-		put_latency(r, tf, comm, pid, &tr);
-	else
-		put_right(b, comm, 16);   /* "%16s-%-5d [%03d]" */
+	if (r->o->latency) {
+		struct tep_record tr;
+
+		to_tep_record(rec, &tr);
+		put_latency(r, tf, comm->comm, pid, &tr);
+	} else {
+		put_comm(b, comm);   /* "%16s-%-5d [%03d]" */
+	}
 	if (ahead && !r->o->ts_diff) {
 		/* pid, CPU, time, name and text are one run of bytes */
 		outbuf_write(b, ahead->pid_cpu, (size_t)(ahead->text + ahead->text_len - ahead->pid_cpu));

@@ -166,6 +166,8 @@ struct tcr {
 		int pid;
 		uint32_t gen;
 		const char *comm;
+		size_t len;
+		char col[16];            /* "%16s" of it, when it fits */
 	} comms[256];
 	uint32_t comm_gen;
 };

@@ -412,8 +412,10 @@ int tcr_par_next(struct tcr *r, struct tcr_handle *h, size_t i, const struct tda
 	int ret = rd->head ? (*rec = rd->head, TMX_OK) : peek_slow(r, h->unit + i, rec, err);
 
 	if (!ret && *rec) {
+		/* the next record is the next peek's when it follows in the batch (else peek_slow()) */
 		rd->pos++;
-		rd->head = NULL;
+		rd->head = rd->pos < rd->b->n && rd->b->items[rd->pos].kind == IT_REC
+				   ? &rd->b->items[rd->pos].rec : NULL;
 	}
 	return ret;
 }
