@@ -11,6 +11,8 @@
 enum seg_kind {
 	SEG_TEXT,      /* the text alone */
 	SEG_NUM,       /* a number read from the record */
+	SEG_HEX,       /* the same, %x or %lx without flags or width (the common cases) */
+	SEG_DEC,       /* the same, %d, %u, %ld or %lu without flags or width */
 	SEG_STR_DYN,   /* __get_str(): __data_loc / __rel_loc string */
 	SEG_STR_ARRAY, /* a char array field */
 };
@@ -271,6 +273,8 @@ static const char *compile_conv(struct tcf_plan *p, size_t *cap, struct tep_even
 			s->width = width;
 			if (!compile_num_arg(p, ev, *args, s))
 				goto fail;
+			if (!width && !left && !zero && (s->conv == 'x' || s->conv == 'd' || s->conv == 'u'))
+				s->kind = s->conv == 'x' ? SEG_HEX : SEG_DEC;
 			*args = (*args)->next;
 			return f + 1;
 		case 's':
@@ -495,6 +499,8 @@ int tcf_render(const struct tcf_plan *p, const uint8_t *data, uint32_t size, cha
 		const struct seg *s = &p->segs[i];
 		const char *str, *nul;
 		uint32_t off, len;
+		uint64_t v;
+		unsigned n;
 
 		/* short texts (the most) as one fixed-size copy: compile_text() padded them */
 		if (!s->text_len) {
@@ -511,6 +517,28 @@ int tcf_render(const struct tcf_plan *p, const uint8_t *data, uint32_t size, cha
 		case SEG_NUM:
 			if (!put_num(&o, s, read_num(data + s->offset, s->size, p->swap)))
 				return -1;
+			break;
+		case SEG_HEX:
+			if (o.end - o.p < 16)
+				return -1;
+			v = read_num(data + s->offset, s->size, p->swap);
+			if (!s->wide)
+				v = (uint32_t)v;
+			n = (unsigned)(64 - __builtin_clzll(v | 1) + 3) / 4;
+			put_hex(o.p, v, n, false);
+			o.p += n;
+			break;
+		case SEG_DEC:
+			if (o.end - o.p < 21)
+				return -1;
+			v = read_num(data + s->offset, s->size, p->swap);
+			if (!s->wide)   /* int or unsigned int, then long long */
+				v = s->is_signed ? (uint64_t)(int64_t)(int32_t)v : (uint32_t)v;
+			if (s->is_signed && (int64_t)v < 0) {
+				*o.p++ = '-';
+				v = -v;
+			}
+			o.p = tmx_put_u64(o.p, v);
 			break;
 		case SEG_STR_DYN:
 			off = (uint32_t)read_num(data + s->offset, 4, p->swap) & 0xffff;
