@@ -40,7 +40,12 @@
 
 #define PAR_BUDGET (32u << 20)      /* all units' batches, at most (about) */
 #define PAR_RUN_MAX (256u << 10)    /* ring-buffer bytes of a run, at most */
-#define PAR_TEXT_RATIO 4            /* a batch's bytes per byte of ring buffer (about) */
+/*
+ * A batch's bytes (items, lines, copies) per byte of ring buffer: about 5
+ * on usual traces (big-v6.dat of bench/tracecmd.sh), up to some 30 for
+ * records of a few bytes with long lines; runs are sized for 16.
+ */
+#define PAR_TEXT_RATIO 16
 
 enum item_kind { IT_REC, IT_WARN, IT_END, IT_ERROR };
 
