@@ -299,17 +299,29 @@ void tdat_cursor_close(struct tdat_cursor *c)
 /*
  * Hands the consumed part of the CPU data back to the kernel (bounded RSS),
  * RELEASE_STEP at a time (each madvise() is a TLB shoot-down on the other
- * CPUs), or all of it at the end of the cursor's range (`all`).
+ * CPUs).  A cursor over a short range releases nothing: its reader does
+ * (tdat_cpu_release()).
  */
-static void release_consumed(struct tdat_cursor *c, bool all)
+static void release_consumed(struct tdat_cursor *c)
 {
-	uint64_t to = c->pos < c->cd->size ? c->pos : c->cd->size;   /* past a short last page */
-
-	if (!c->fp->mapped || to <= c->released || (!all && to - c->released < RELEASE_STEP))
+	if (!c->fp->mapped || c->pos - c->released < RELEASE_STEP)
 		return;
 	tmx_mapfile_release(&c->fp->map, (size_t)(c->cd->offset + c->released),
-			    (size_t)(to - c->released));
-	c->released = to;
+			    (size_t)(c->pos - c->released));
+	c->released = c->pos;
+}
+
+void tdat_cpu_release(const struct tdat_file *f, size_t buffer, size_t cpu_index, size_t first,
+		      size_t end)
+{
+	struct tdat_file_priv *fp = tdat_priv(f);
+	const struct tdat_buffer *b = &f->buffers[buffer];
+	const struct tdat_cpu_data *cd = &b->cpus[cpu_index];
+	uint64_t psize = b->page_size ? b->page_size : f->page_size, from = first * psize,
+		 to = end * psize < cd->size ? end * psize : cd->size;
+
+	if (fp->mapped && !cd->compressed && from < to)
+		tmx_mapfile_release(&fp->map, (size_t)(cd->offset + from), (size_t)(to - from));
 }
 
 /* Loads the next page; sets c->done at the end of the CPU data. */
@@ -322,7 +334,6 @@ static int load_page(struct tdat_cursor *c, struct tmx_error *err)
 	c->have_page = false;
 	if (!c->cd->compressed) {
 		if (c->pos >= c->end) {
-			release_consumed(c, true);
 			c->done = true;
 			return TMX_OK;
 		}
@@ -330,7 +341,7 @@ static int load_page(struct tdat_cursor *c, struct tmx_error *err)
 		c->fail_bytes = avail < c->page_size ? avail : c->page_size;
 		page = c->f->data + c->cd->offset + c->pos;
 		c->page_off = c->cd->offset + c->pos;
-		release_consumed(c, false);   /* the pages before this one (re-read from the file if needed) */
+		release_consumed(c);   /* the pages before this one (re-read from the file if needed) */
 		c->pos += c->page_size;
 		ret = tdat_page_start(&c->pg, c->f, page,
 				      (uint32_t)(avail < c->page_size ? avail : c->page_size), err,

@@ -308,6 +308,14 @@ void tdat_cursor_close(struct tdat_cursor *c);
 size_t tdat_cpu_pieces(const struct tdat_file *f, size_t buffer, size_t cpu_index);
 void tdat_cursor_range(struct tdat_cursor *c, size_t first, size_t end);
 /*
+ * Hands pieces [first, end) of a mapped file's uncompressed CPU data back
+ * to the kernel (a cursor does it itself as it goes, a few MiB at a time;
+ * cursors over short ranges leave it to their reader).  Records there stay
+ * readable: the pages are read from the file again if needed.
+ */
+void tdat_cpu_release(const struct tdat_file *f, size_t buffer, size_t cpu_index, size_t first,
+		      size_t end);
+/*
  * With tdat_open_opts.lenient, cursors warn (diag) and skip a damaged page
  * or compressed chunk instead of failing: how many were skipped so far,
  * and their bytes (uncompressed).

@@ -40,6 +40,7 @@
 
 #define PAR_BUDGET (32u << 20)      /* all units' batches, at most (about) */
 #define PAR_RUN_MAX (256u << 10)    /* ring-buffer bytes of a run, at most */
+#define RELEASE_BYTES (4u << 20)    /* printed pages handed back to the kernel at a time */
 /*
  * A batch's bytes (items, lines, copies) per byte of ring buffer: about 5
  * on usual traces (big-v6.dat of bench/tracecmd.sh), up to some 30 for
@@ -87,6 +88,8 @@ struct reader {
 	size_t pos;
 	const struct tdat_record *head;  /* the record at pos, once peeked */
 	bool ended;                  /* took NULL from the pool */
+	size_t taken;                /* batches taken: runs before it are printed */
+	size_t released;             /* pieces handed back to the kernel (tdat_cpu_release()) */
 };
 
 /* A unit as its workers see it: copies of what they read of the handle and of the report. */
@@ -108,6 +111,7 @@ struct unit {
 	 */
 	size_t *runs;
 	size_t n_runs;
+	uint64_t piece_bytes;        /* of ring buffer, on average */
 };
 
 struct tcr_par {
@@ -352,6 +356,23 @@ static const struct par_pool_ops pool_ops = {
 
 /* ---- The main thread ---- */
 
+/*
+ * The mapped pages of the runs printed so far handed back to the kernel,
+ * RELEASE_BYTES at a time: a worker's cursor over a short run does not
+ * (each madvise() is a TLB shoot-down on the other CPUs).
+ */
+static void release_printed(struct tcr_par *par, size_t u)
+{
+	struct reader *rd = &par->readers[u];
+	const struct unit *un = &par->units[u];
+	size_t upto = un->runs[rd->taken < un->n_runs ? rd->taken : un->n_runs];
+
+	if ((upto - rd->released) * un->piece_bytes >= RELEASE_BYTES) {
+		tdat_cpu_release(un->tf->f, un->buffer, un->cpu_index, rd->released, upto);
+		rd->released = upto;
+	}
+}
+
 /* The unit's next record, past its warnings (replayed now), as tdat_cursor_peek(). */
 static int peek_slow(struct tcr *r, size_t u, const struct tdat_record **rec,
 		     struct tmx_error *err)
@@ -366,11 +387,13 @@ static int peek_slow(struct tcr *r, size_t u, const struct tdat_record **rec,
 		if (!rd->b) {
 			if (rd->ended)
 				return TMX_OK;
+			release_printed(par, u);
 			if (!(rd->b = par_pool_take(par->pool, u))) {
 				rd->ended = true;
 				return tmx_error_set(err, TMX_ERR_NOMEM, NULL,
 						     "out of memory for the worker threads");
 			}
+			rd->taken++;
 			rd->pos = 0;
 		}
 		if (rd->pos == rd->b->n) {
@@ -476,6 +499,8 @@ static bool cut_runs(struct unit *un, size_t bytes, size_t workers)
 	size_t pieces = tdat_cpu_pieces(f, un->buffer, un->cpu_index), max, step = 1, n = 0;
 	uint64_t piece_bytes = pieces ? cd->uncompressed_size / pieces : 1;
 
+	un->piece_bytes = piece_bytes;
+
 	max = piece_bytes && bytes / piece_bytes > 1 ? (size_t)(bytes / piece_bytes) : 1;
 	if (max > pieces / (8 * workers))
 		max = pieces / (8 * workers) ? pieces / (8 * workers) : 1;
@@ -535,7 +560,7 @@ int tcr_par_start(struct tcr *r, unsigned jobs, struct tmx_error *err)
 
 			*un = (struct unit){ h->file, h->buffer, i, h->label,
 					     tfg_look_span(h->file->tep, h->file->f),
-					     h->file->f->buffers[h->buffer].cpus[i].compressed, NULL, 0 };
+					     h->file->f->buffers[h->buffer].cpus[i].compressed, NULL, 0, 0 };
 			if (!cut_runs(un, run_bytes, workers)) {
 				par_free(par);
 				return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
