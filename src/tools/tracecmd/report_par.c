@@ -70,6 +70,7 @@ struct batch {
 	char *bytes;
 	size_t len, cap_bytes;
 	bool oom;
+	bool warnings;               /* it has IT_WARN items */
 	struct tmx_error err;        /* ERROR's */
 };
 
@@ -127,9 +128,11 @@ struct tcr_par {
 
 static void batch_reset(struct batch *b)
 {
-	for (size_t i = 0; i < b->n; i++)
+	/* (the items are not walked without warnings: the main thread's core has them) */
+	for (size_t i = 0; b->warnings && i < b->n; i++)
 		if (b->items[i].kind == IT_WARN)
 			free(b->items[i].warning);
+	b->warnings = false;
 	b->n = 0;
 	b->len = 0;
 	b->oom = false;
@@ -199,6 +202,7 @@ static void capture_warning(void *ctx, const struct tmx_diag *diag, const void *
 
 	(void)diag;   /* the report's own (o->diag), replayed with it */
 	(void)key;    /* the cursors warn with tmx_warn(): no key */
+	w->b->warnings = true;
 	if (it && !(it->warning = strdup(msg)))
 		w->b->oom = true;
 }
