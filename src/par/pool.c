@@ -1,25 +1,21 @@
 /*
- * The worker pool of pool.h: per unit a queue of filled batches and a list
- * of batches handed back, under one lock; workers wait on work_cv (a queue
- * has room again, or stop), the main thread on main_cv (a batch was
- * queued).
+ * The worker pool of pool.h: per unit a ring of `depth` slots for the
+ * batches started and not yet taken (batch k in slot k % depth), and one
+ * list of batches handed back for any unit, under one lock; workers wait
+ * on work_cv (a unit has room again, or stop), the main thread on main_cv
+ * (a batch was filled).
  */
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "model/grow.h"
 #include "par/pool.h"
 
-struct pool_node {
-	struct pool_node *next;
-	void *batch;
-};
-
 struct pool_unit {
-	struct pool_node *q_head, *q_tail;   /* filled, in order */
-	struct pool_node *spare;             /* handed back, or nodes without a batch */
-	size_t queued;
-	bool busy;                           /* a worker fills it */
-	bool done;                           /* its last batch is queued */
+	size_t count;      /* its batches (fewer once a fill ended the unit) */
+	size_t started;    /* the next batch to give a worker */
+	size_t taken;      /* the next batch the main thread takes */
+	void **slot;       /* depth slots: batch k once filled, else NULL */
 };
 
 struct pool_worker {
@@ -40,9 +36,11 @@ struct par_pool {
 	size_t n_units;
 	struct pool_worker *workers;
 	size_t n_workers;
+	void **spare;      /* batches handed back */
+	size_t n_spare, cap_spare;
 };
 
-/* The unit to fill next: free, with room, the fewest batches queued (ties: the previous one). */
+/* The unit to fill next: room, the fewest batches started and not taken (ties: the previous one). */
 static struct pool_unit *pick(struct par_pool *p, struct pool_unit *prev, bool *all_done)
 {
 	struct pool_unit *best = NULL;
@@ -50,34 +48,42 @@ static struct pool_unit *pick(struct par_pool *p, struct pool_unit *prev, bool *
 	*all_done = true;
 	for (size_t i = 0; i < p->n_units; i++) {
 		struct pool_unit *u = &p->units[i];
+		size_t ahead = u->started - u->taken;
 
-		if (u->done)
+		if (u->started >= u->count)
 			continue;
 		*all_done = false;
-		if (u->busy || u->queued >= p->depth)
+		if (ahead >= p->depth)
 			continue;
-		if (!best || u->queued < best->queued || (u->queued == best->queued && u == prev))
+		if (!best || ahead < best->started - best->taken ||
+		    (ahead == best->started - best->taken && u == prev))
 			best = u;
 	}
 	return best;
 }
 
-/* A node for `batch` (NULL: a new batch), or NULL without memory. */
-static struct pool_node *new_node(struct par_pool *p, void *batch)
+/* Under the lock: keeps a batch for reuse (freed when the list cannot grow). */
+static void keep_spare(struct par_pool *p, void *batch)
 {
-	struct pool_node *n = malloc(sizeof(*n));
-
-	if (n && !batch && !(batch = p->ops->batch_new(p->ctx))) {
-		free(n);
-		return NULL;
-	}
-	if (n) {
-		n->next = NULL;
-		n->batch = batch;
-	} else if (batch) {
+	if (tmx_grow_array((void **)&p->spare, &p->cap_spare, p->n_spare + 1, sizeof(*p->spare), 16))
+		p->spare[p->n_spare++] = batch;
+	else
 		p->ops->batch_free(p->ctx, batch);
+}
+
+/* Under the lock: the unit ends before batch `end`; what was filled after it goes. */
+static void end_unit(struct par_pool *p, struct pool_unit *u, size_t end)
+{
+	if (end >= u->count)
+		return;
+	u->count = end;
+	for (size_t k = end > u->taken ? end : u->taken; k < u->started; k++) {
+		void **s = &u->slot[k % p->depth];
+		if (*s) {
+			keep_spare(p, *s);
+			*s = NULL;
+		}
 	}
-	return n;
 }
 
 static void *worker_main(void *arg)
@@ -89,7 +95,8 @@ static void *worker_main(void *arg)
 
 	pthread_mutex_lock(&p->lock);
 	while (!p->stop) {
-		struct pool_node *n;
+		void *batch = NULL;
+		size_t k;
 		bool last;
 
 		if (!(u = pick(p, u, &all_done))) {
@@ -98,27 +105,24 @@ static void *worker_main(void *arg)
 			pthread_cond_wait(&p->work_cv, &p->lock);
 			continue;
 		}
-		u->busy = true;
-		/* a batch handed back, else a new one (allocated outside the lock) */
-		if ((n = u->spare))
-			u->spare = n->next;
+		k = u->started++;
+		if (p->n_spare)
+			batch = p->spare[--p->n_spare];
 		pthread_mutex_unlock(&p->lock);
-		if (!n)
-			n = new_node(p, NULL);
+		if (!batch)
+			batch = p->ops->batch_new(p->ctx);
 		/* without memory the unit ends here: the main thread's take() gets NULL */
-		last = !n || p->ops->fill(p->ctx, w->ws, (size_t)(u - p->units), n->batch);
+		last = !batch || p->ops->fill(p->ctx, w->ws, (size_t)(u - p->units), k, batch);
 		pthread_mutex_lock(&p->lock);
-		u->busy = false;
-		if (n) {
-			n->next = NULL;
-			if (u->q_tail)
-				u->q_tail->next = n;
-			else
-				u->q_head = n;
-			u->q_tail = n;
-			u->queued++;
+		if (!batch) {
+			end_unit(p, u, k);
+		} else if (k >= u->count) {
+			keep_spare(p, batch);   /* an earlier batch ended the unit */
+		} else {
+			u->slot[k % p->depth] = batch;
+			if (last)
+				end_unit(p, u, k + 1);
 		}
-		u->done = last;
 		pthread_cond_signal(&p->main_cv);
 	}
 	pthread_mutex_unlock(&p->lock);
@@ -128,49 +132,26 @@ static void *worker_main(void *arg)
 void *par_pool_take(struct par_pool *p, size_t i)
 {
 	struct pool_unit *u = &p->units[i];
-	struct pool_node *n;
 	void *batch = NULL;
 
 	pthread_mutex_lock(&p->lock);
-	while (!u->q_head && !u->done)
+	while (u->taken < u->count && !u->slot[u->taken % p->depth])
 		pthread_cond_wait(&p->main_cv, &p->lock);
-	if ((n = u->q_head)) {
-		u->q_head = n->next;
-		if (!u->q_head)
-			u->q_tail = NULL;
-		u->queued--;
+	if (u->taken < u->count) {
+		void **s = &u->slot[u->taken++ % p->depth];
+		batch = *s;
+		*s = NULL;
 		pthread_cond_signal(&p->work_cv);
 	}
 	pthread_mutex_unlock(&p->lock);
-	if (n) {
-		batch = n->batch;
-		free(n);
-	}
 	return batch;
 }
 
-void par_pool_give_back(struct par_pool *p, size_t i, void *batch)
+void par_pool_give_back(struct par_pool *p, void *batch)
 {
-	struct pool_unit *u = &p->units[i];
-	struct pool_node *n = new_node(p, batch);
-
-	if (!n)
-		return;
 	pthread_mutex_lock(&p->lock);
-	n->next = u->spare;
-	u->spare = n;
+	keep_spare(p, batch);
 	pthread_mutex_unlock(&p->lock);
-}
-
-static void free_nodes(struct par_pool *p, struct pool_node *n)
-{
-	while (n) {
-		struct pool_node *next = n->next;
-		if (n->batch)
-			p->ops->batch_free(p->ctx, n->batch);
-		free(n);
-		n = next;
-	}
 }
 
 void par_pool_stop(struct par_pool *p)
@@ -189,19 +170,24 @@ void par_pool_stop(struct par_pool *p)
 			p->ops->worker_free(p->ctx, w->ws);
 	}
 	for (size_t i = 0; i < p->n_units; i++) {
-		free_nodes(p, p->units[i].q_head);
-		free_nodes(p, p->units[i].spare);
+		for (size_t k = 0; p->units[i].slot && k < p->depth; k++)
+			if (p->units[i].slot[k])
+				p->ops->batch_free(p->ctx, p->units[i].slot[k]);
+		free(p->units[i].slot);
 	}
+	for (size_t i = 0; i < p->n_spare; i++)
+		p->ops->batch_free(p->ctx, p->spare[i]);
 	pthread_cond_destroy(&p->main_cv);
 	pthread_cond_destroy(&p->work_cv);
 	pthread_mutex_destroy(&p->lock);
+	free(p->spare);
 	free(p->units);
 	free(p->workers);
 	free(p);
 }
 
-int par_pool_start(struct par_pool **out, size_t units, size_t workers, size_t depth,
-		   const struct par_pool_ops *ops, void *ctx, struct tmx_error *err)
+int par_pool_start(struct par_pool **out, size_t units, const size_t *counts, size_t workers,
+		   size_t depth, const struct par_pool_ops *ops, void *ctx, struct tmx_error *err)
 {
 	struct par_pool *p = calloc(1, sizeof(*p));
 
@@ -220,6 +206,13 @@ int par_pool_start(struct par_pool **out, size_t units, size_t workers, size_t d
 	if (!p->units || !p->workers) {
 		par_pool_stop(p);
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	}
+	for (size_t i = 0; i < units; i++) {
+		p->units[i].count = counts[i];
+		if (!(p->units[i].slot = calloc(p->depth, sizeof(*p->units[i].slot)))) {
+			par_pool_stop(p);
+			return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+		}
 	}
 	for (size_t i = 0; i < workers; i++) {
 		struct pool_worker *w = &p->workers[i];

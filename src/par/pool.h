@@ -1,17 +1,22 @@
 /*
- * A pool of worker threads that fill bounded queues of batches, one queue
- * per unit of work, for a main thread that takes the batches of each unit
- * in order (and merges them as it likes).  It knows nothing of what a
- * batch holds: the caller's fill() reads a unit's next items into one.
+ * A pool of worker threads that fill the batches of units of work ahead
+ * of a main thread that takes each unit's batches in order (and merges
+ * the units as it likes).  It knows nothing of what a batch holds.
  *
- * Scheduling is the parallel runner's (worker.c): a worker takes the unit
- * that has room in its queue and the fewest batches queued (the unit the
- * main thread waits for comes first), one worker per unit at a time, any
- * worker.  Memory is bounded by the caller's batch size times `depth`
- * batches per unit (plus the one being filled and the one in use).
+ * A unit's batches are independent: batch k of unit u is whatever the
+ * caller's fill(u, k) makes of it, whoever fills it and when, so several
+ * workers fill batches of one unit at the same time (a trace.dat CPU that
+ * holds most of the events is cut into runs of pages that every worker
+ * decodes), and the pool hands them to the main thread in order.
+ *
+ * Scheduling: a worker takes the next batch of the unit with the fewest
+ * batches started and not yet taken (the unit the main thread waits for
+ * comes first).  Memory is bounded: at most `depth` batches per unit are
+ * being filled or wait to be taken, plus the one the main thread holds.
  *
  * Used by `-o tracecmd` on trace.dat files (src/tools/tracecmd/
- * report_par.c), whose units are the CPUs of the files' buffers.
+ * report_par.c), whose units are the CPUs of the files' buffers and
+ * batches runs of a CPU's pages.
  */
 #ifndef TMX_PAR_POOL_H
 #define TMX_PAR_POOL_H
@@ -31,16 +36,20 @@ struct par_pool_ops {
 	void *(*batch_new)(void *ctx);
 	void (*batch_free)(void *ctx, void *batch);
 	/*
-	 * On a worker thread: empties `batch` (new or handed back) and fills it
-	 * with unit `unit`'s next items.  Returns true when the unit has nothing
-	 * after this batch (its end, or an error the batch carries).
+	 * On a worker thread: empties `batch` (new or handed back) and fills
+	 * it as batch `k` of unit `unit`.  Returns true when the unit has
+	 * nothing after this batch although it was given more (an error the
+	 * batch carries): the later ones are not filled, or dropped.
 	 */
-	bool (*fill)(void *ctx, void *ws, size_t unit, void *batch);
+	bool (*fill)(void *ctx, void *ws, size_t unit, size_t k, void *batch);
 };
 
-/* Starts `workers` threads over `units` units; TMX_OK or an error (nothing left running). */
-int par_pool_start(struct par_pool **out, size_t units, size_t workers, size_t depth,
-		   const struct par_pool_ops *ops, void *ctx, struct tmx_error *err);
+/*
+ * Starts `workers` threads over `units` units, unit u having counts[u]
+ * batches (copied); TMX_OK or an error (nothing left running).
+ */
+int par_pool_start(struct par_pool **out, size_t units, const size_t *counts, size_t workers,
+		   size_t depth, const struct par_pool_ops *ops, void *ctx, struct tmx_error *err);
 
 /*
  * Main thread: unit u's next batch, waiting for it; NULL once the unit's
@@ -49,8 +58,8 @@ int par_pool_start(struct par_pool **out, size_t units, size_t workers, size_t d
  */
 void *par_pool_take(struct par_pool *p, size_t u);
 
-/* Main thread: a batch taken from unit u is no longer used (it is refilled). */
-void par_pool_give_back(struct par_pool *p, size_t u, void *batch);
+/* Main thread: a batch taken is no longer used (it is refilled, for any unit). */
+void par_pool_give_back(struct par_pool *p, void *batch);
 
 /* Stops the workers (they finish the batch in hand) and frees everything. */
 void par_pool_stop(struct par_pool *p);

@@ -94,6 +94,23 @@ static inline void outbuf_putc(struct outbuf *b, char c)
 	b->data[b->len++] = c;
 }
 
+/*
+ * Room for `n` more bytes (n <= OUTBUF_SIZE), flushing first if needed: a
+ * formatter writes there straight, then says where it stopped with
+ * outbuf_commit().  Bytes written past that point are not output.
+ */
+static inline char *outbuf_reserve(struct outbuf *b, size_t n)
+{
+	if (OUTBUF_SIZE - b->len < n)
+		outbuf_flush(b);
+	return b->data + b->len;
+}
+
+static inline void outbuf_commit(struct outbuf *b, const char *end)
+{
+	b->len = (size_t)(end - b->data);
+}
+
 /* `n` spaces (column padding). */
 static inline void outbuf_spaces(struct outbuf *b, size_t n)
 {
@@ -111,6 +128,37 @@ static inline void outbuf_spaces(struct outbuf *b, size_t n)
 extern const char tmx_digit_pairs[201];
 /* Decimal v at p (room for 20 bytes), no leading zeros; returns the end. */
 char *tmx_put_u64(char *p, uint64_t v);
+/* The number of decimal digits of v (1 for 0). */
+static inline unsigned tmx_u64_digits(uint64_t v)
+{
+	static const uint64_t pow10[20] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+		100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+		10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+		100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL,
+	};
+	/* floor(log10(2^bits)) is bits * 1233 >> 12; one more when v reaches the next power */
+	unsigned t = (unsigned)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
+
+	return t + (v >= pow10[t]) + (v == 0);
+}
+/*
+ * v right-aligned in `width` columns at p (room for max(width, 20)
+ * bytes, and 16 more), padded with `pad`; returns the end.
+ */
+static inline char *tmx_put_u64_padded(char *p, uint64_t v, unsigned width, char pad)
+{
+	unsigned n = tmx_u64_digits(v);
+
+	if (n < width) {
+		/* a fixed-size store, then the digits over what is not padding */
+		memset(p, pad, 16);
+		if (width > 16)
+			memset(p + 16, pad, width - 16);
+		p += width - n;
+	}
+	return tmx_put_u64(p, v);
+}
 /* v < 10^8 as exactly eight digits at p, leading zeros included. */
 void tmx_put_8digits(char *p, uint32_t v);
 /*

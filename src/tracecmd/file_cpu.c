@@ -66,6 +66,7 @@ int tdat_check_cpu_data(struct tdat_file_priv *fp, struct tdat_buffer *b, size_t
 			ch->offset = r.pos;
 			if ((ret = rd_bytes(&r, ch->csize, &d, "chunk data")))
 				return ret;
+			ch->ubase = c->uncompressed_size;
 			c->uncompressed_size += ch->usize;
 			if (ch->usize > cp[i].max_usize)
 				cp[i].max_usize = ch->usize;

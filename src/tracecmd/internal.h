@@ -34,6 +34,7 @@ struct tdat_chunk {
 	uint64_t offset;       /* file offset of the compressed bytes */
 	uint32_t csize;
 	uint32_t usize;
+	uint64_t ubase;        /* offset of its first byte in the CPU's decompressed data */
 };
 
 struct tdat_cpu_priv {

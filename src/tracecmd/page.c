@@ -204,12 +204,12 @@ struct tdat_cursor {
 	const struct tdat_cpu_priv *cp;
 	uint32_t page_size;
 
-	/* Uncompressed: offset in the CPU data of the next page. */
-	uint64_t pos;
+	/* Uncompressed: offset in the CPU data of the next page, and where the range ends. */
+	uint64_t pos, end;
 	uint64_t released;    /* bytes of the CPU data handed back to the kernel */
 
-	/* Compressed: the current chunk, decompressed. */
-	uint32_t next_chunk;
+	/* Compressed: the current chunk, decompressed; the range ends before end_chunk. */
+	uint32_t next_chunk, end_chunk;
 	uint8_t *cbuf;
 	size_t ccap, clen, cpos;
 	uint64_t cbase;       /* offset of cbuf[0] in the CPU's decompressed data */
@@ -250,8 +250,41 @@ int tdat_cursor_open(const struct tdat_file *f, size_t buffer, size_t cpu_index,
 	c->rec.file = f;
 	c->rec.buffer = (uint32_t)buffer;
 	c->rec.cpu = c->cd->cpu;
+	tdat_cursor_range(c, 0, tdat_cpu_pieces(f, buffer, cpu_index));
 	*out = c;
 	return TMX_OK;
+}
+
+size_t tdat_cpu_pieces(const struct tdat_file *f, size_t buffer, size_t cpu_index)
+{
+	const struct tdat_buffer *b = &f->buffers[buffer];
+	const struct tdat_cpu_data *cd = &b->cpus[cpu_index];
+	uint32_t psize = b->page_size ? b->page_size : f->page_size;
+
+	if (cd->compressed)
+		return cd->n_chunks;
+	return psize ? (size_t)((cd->size + psize - 1) / psize) : 0;
+}
+
+void tdat_cursor_range(struct tdat_cursor *c, size_t first, size_t end)
+{
+	size_t n = tdat_cpu_pieces(c->f, c->buffer, (size_t)(c->cd - c->f->buffers[c->buffer].cpus));
+
+	if (end > n)
+		end = n;
+	if (first > end)
+		first = end;
+	c->have_page = c->done = c->has_peek = false;
+	if (!c->cd->compressed) {
+		c->pos = c->released = (uint64_t)first * c->page_size;
+		c->end = end == n ? c->cd->size : (uint64_t)end * c->page_size;
+		return;
+	}
+	c->next_chunk = (uint32_t)first;
+	c->end_chunk = (uint32_t)end;
+	c->clen = c->cpos = 0;
+	/* the chunk's place in the CPU's decompressed data: the records' offsets count from 0 */
+	c->cbase = c->cp && first < n ? c->cp->chunks[first].ubase : 0;
 }
 
 void tdat_cursor_close(struct tdat_cursor *c)
@@ -263,7 +296,12 @@ void tdat_cursor_close(struct tdat_cursor *c)
 	free(c);
 }
 
-/* Hands the consumed part of the CPU data back to the kernel (bounded RSS). */
+/*
+ * Hands the consumed part of the CPU data back to the kernel (bounded RSS),
+ * RELEASE_STEP at a time (each madvise() is a TLB shoot-down on the other
+ * CPUs).  A cursor over a short range releases nothing: its reader does
+ * (tdat_cpu_release()).
+ */
 static void release_consumed(struct tdat_cursor *c)
 {
 	if (!c->fp->mapped || c->pos - c->released < RELEASE_STEP)
@@ -271,6 +309,19 @@ static void release_consumed(struct tdat_cursor *c)
 	tmx_mapfile_release(&c->fp->map, (size_t)(c->cd->offset + c->released),
 			    (size_t)(c->pos - c->released));
 	c->released = c->pos;
+}
+
+void tdat_cpu_release(const struct tdat_file *f, size_t buffer, size_t cpu_index, size_t first,
+		      size_t end)
+{
+	struct tdat_file_priv *fp = tdat_priv(f);
+	const struct tdat_buffer *b = &f->buffers[buffer];
+	const struct tdat_cpu_data *cd = &b->cpus[cpu_index];
+	uint64_t psize = b->page_size ? b->page_size : f->page_size, from = first * psize,
+		 to = end * psize < cd->size ? end * psize : cd->size;
+
+	if (fp->mapped && !cd->compressed && from < to)
+		tmx_mapfile_release(&fp->map, (size_t)(cd->offset + from), (size_t)(to - from));
 }
 
 /* Loads the next page; sets c->done at the end of the CPU data. */
@@ -282,7 +333,7 @@ static int load_page(struct tdat_cursor *c, struct tmx_error *err)
 
 	c->have_page = false;
 	if (!c->cd->compressed) {
-		if (c->pos >= c->cd->size) {
+		if (c->pos >= c->end) {
 			c->done = true;
 			return TMX_OK;
 		}
@@ -301,7 +352,7 @@ static int load_page(struct tdat_cursor *c, struct tmx_error *err)
 	} else {
 		while (c->cpos >= c->clen) {
 			const struct tdat_chunk *ch;
-			if (!c->cp || c->next_chunk >= c->cd->n_chunks) {
+			if (!c->cp || c->next_chunk >= c->end_chunk) {
 				c->done = true;
 				return TMX_OK;
 			}

@@ -296,6 +296,26 @@ int tdat_cursor_next(struct tdat_cursor *c, const struct tdat_record **rec, stru
 int tdat_cursor_peek(struct tdat_cursor *c, const struct tdat_record **rec, struct tmx_error *err);
 void tdat_cursor_close(struct tdat_cursor *c);
 /*
+ * A CPU's data is made of pieces that decode independently: its
+ * ring-buffer pages (each has its own timestamp) or, compressed, its
+ * chunks (each holds whole pages).  tdat_cpu_pieces() counts them;
+ * tdat_cursor_range() sets a cursor to read pieces [first, end) from the
+ * start of `first` (what it read before is forgotten).  A cursor opens on
+ * all of them.  Records, offsets, warnings and errors are those of a
+ * cursor over the whole CPU at the same place, so cursors over
+ * consecutive ranges give the whole CPU's sequence.
+ */
+size_t tdat_cpu_pieces(const struct tdat_file *f, size_t buffer, size_t cpu_index);
+void tdat_cursor_range(struct tdat_cursor *c, size_t first, size_t end);
+/*
+ * Hands pieces [first, end) of a mapped file's uncompressed CPU data back
+ * to the kernel (a cursor does it itself as it goes, a few MiB at a time;
+ * cursors over short ranges leave it to their reader).  Records there stay
+ * readable: the pages are read from the file again if needed.
+ */
+void tdat_cpu_release(const struct tdat_file *f, size_t buffer, size_t cpu_index, size_t first,
+		      size_t end);
+/*
  * With tdat_open_opts.lenient, cursors warn (diag) and skip a damaged page
  * or compressed chunk instead of failing: how many were skipped so far,
  * and their bytes (uncompressed).

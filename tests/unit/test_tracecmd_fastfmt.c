@@ -64,6 +64,7 @@ static const char *const compiled[] = {
 	"\"100%% \\\"quoted\\\"\\ttab %u%%\", REC->b",
 	"\"%d %u %x %ld %lu %lx\", REC->c, REC->c, REC->c, REC->a, REC->a, REC->e",
 	"\"target_cpu=%03d prio=%d\", REC->a, REC->e",
+	"\"%-8x|%020lx|%-20d|%18d|%017u|%-3ld|%024ld\", REC->b, REC->d, REC->a, REC->c, REC->b, REC->c, REC->c",
 	"\"no args at all\"",
 };
 

@@ -7,9 +7,12 @@
 #include "sink/outbuf.h"
 #include "tools/tracecmd/fastfmt.h"
 
+/* A segment: literal text (`text`), then what its kind writes. */
 enum seg_kind {
-	SEG_TEXT,      /* literal text */
+	SEG_TEXT,      /* the text alone */
 	SEG_NUM,       /* a number read from the record */
+	SEG_HEX,       /* the same, %x or %lx without flags or width (the common cases) */
+	SEG_DEC,       /* the same, %d, %u, %ld or %lu without flags or width */
 	SEG_STR_DYN,   /* __get_str(): __data_loc / __rel_loc string */
 	SEG_STR_ARRAY, /* a char array field */
 };
@@ -26,10 +29,11 @@ struct seg {
 	bool zero;           /* '0' flag */
 	uint32_t width;
 	uint32_t offset;     /* of the field in the record */
-	uint32_t len;        /* SEG_TEXT length; SEG_STR_ARRAY field size (0: rest of the record) */
+	uint32_t len;        /* SEG_STR_ARRAY field size (0: rest of the record) */
 	bool relative;       /* SEG_STR_DYN: __rel_loc */
 	uint32_t rel_base;   /* SEG_STR_DYN: offset + size of the field */
-	char *text;          /* SEG_TEXT */
+	char *text;          /* before the rest, with 16 readable bytes more (NULL: none) */
+	uint32_t text_len;
 };
 
 struct tcf_plan {
@@ -114,6 +118,16 @@ static const char *compile_text(struct tcf_plan *p, size_t *cap, const char *f, 
 		free(buf);
 		return f;
 	}
+	/* the renderer copies short texts 16 bytes at a time: those must be readable */
+	if (room < n + 16) {
+		char *nb = realloc(buf, n + 16);
+		if (!nb) {
+			free(buf);
+			*ok = false;
+			return f;
+		}
+		buf = nb;
+	}
 	if (!(s = add_seg(p, cap))) {
 		free(buf);
 		*ok = false;
@@ -121,7 +135,7 @@ static const char *compile_text(struct tcf_plan *p, size_t *cap, const char *f, 
 	}
 	s->kind = SEG_TEXT;
 	s->text = buf;
-	s->len = (uint32_t)n;
+	s->text_len = (uint32_t)n;
 	return f;
 }
 
@@ -259,6 +273,8 @@ static const char *compile_conv(struct tcf_plan *p, size_t *cap, struct tep_even
 			s->width = width;
 			if (!compile_num_arg(p, ev, *args, s))
 				goto fail;
+			if (!width && !left && !zero && (s->conv == 'x' || s->conv == 'd' || s->conv == 'u'))
+				s->kind = s->conv == 'x' ? SEG_HEX : SEG_DEC;
 			*args = (*args)->next;
 			return f + 1;
 		case 's':
@@ -277,6 +293,22 @@ static const char *compile_conv(struct tcf_plan *p, size_t *cap, struct tep_even
 fail:
 	*ok = false;
 	return f;
+}
+
+/* Each text goes into the conversion after it: one segment less to walk per record. */
+static void merge_texts(struct tcf_plan *p)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->segs[i].kind == SEG_TEXT && i + 1 < p->n && !p->segs[i + 1].text) {
+			p->segs[i + 1].text = p->segs[i].text;
+			p->segs[i + 1].text_len = p->segs[i].text_len;
+			continue;
+		}
+		p->segs[k++] = p->segs[i];
+	}
+	p->n = k;
 }
 
 struct tcf_plan *tcf_compile(struct tep_event *ev, bool swap, int long_size)
@@ -306,6 +338,7 @@ struct tcf_plan *tcf_compile(struct tep_event *ev, bool swap, int long_size)
 		tcf_free(p);
 		return NULL;
 	}
+	merge_texts(p);
 	return p;
 }
 
@@ -338,6 +371,9 @@ struct out {
 	char *p, *end;
 };
 
+/* Room for a number of up to `width` columns, and the fixed-size stores below. */
+#define NUM_ROOM 48
+
 static bool put(struct out *o, const char *s, size_t n)
 {
 	if ((size_t)(o->end - o->p) < n)
@@ -356,14 +392,49 @@ static bool pad(struct out *o, char c, size_t n)
 	return true;
 }
 
-/* printf of one integer conversion: [-][0][width] d/u/x/X. */
+/*
+ * The 8 hexadecimal digits of x as the 8 bytes of a word, the first digit
+ * in the byte at the lowest address: the nibbles spread to bytes, then
+ * '0' added, and 'a' - '0' - 10 (or 'A' - ...) more where a nibble is 10
+ * or more.  No loop, no table.
+ */
+static uint64_t hex8(uint32_t x, bool upper)
+{
+	uint64_t v = x, ge10;
+
+	v = (v | v << 16) & 0x0000ffff0000ffffULL;
+	v = (v | v << 8) & 0x00ff00ff00ff00ffULL;
+	v = (v | v << 4) & 0x0f0f0f0f0f0f0f0fULL;   /* byte i: nibble i */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap64(v);                   /* the first digit at the lowest address */
+#endif
+	ge10 = ((v + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;
+	return v + 0x3030303030303030ULL + ge10 * (upper ? 'A' - '0' - 10 : 'a' - '0' - 10);
+}
+
+/* The n (1 to 16) hexadecimal digits of v at p (room for 16 bytes: more are written). */
+static void put_hex(char *p, uint64_t v, unsigned n, bool upper)
+{
+	uint64_t w = v << (4 * (16 - n)), hi = hex8((uint32_t)(w >> 32), upper);
+
+	/* the digits at the top of w: the first 8 in hi */
+	memcpy(p, &hi, 8);
+	if (n > 8) {
+		uint64_t lo = hex8((uint32_t)w, upper);
+		memcpy(p + 8, &lo, 8);
+	}
+}
+
+/* printf of one integer conversion: [-][0][width] d/u/x/X, written in place. */
 static bool put_num(struct out *o, const struct seg *s, uint64_t raw)
 {
-	char digits[24], *q = digits + sizeof(digits);
-	bool neg = false;
+	bool neg = false, hex = s->conv == 'x' || s->conv == 'X';
 	uint64_t v;
-	size_t n, total;
+	unsigned n, total, fill;
+	char *p = o->p;
 
+	if ((size_t)(o->end - p) < s->width + NUM_ROOM)
+		return false;
 	if (s->wide) {
 		v = raw;
 		if (s->is_signed && (int64_t)raw < 0) {
@@ -378,34 +449,36 @@ static bool put_num(struct out *o, const struct seg *s, uint64_t raw)
 			v = (uint32_t)-w;
 		}
 	}
-	if (s->conv == 'x' || s->conv == 'X') {
-		const char *hex = s->conv == 'x' ? "0123456789abcdef" : "0123456789ABCDEF";
-		do {
-			*--q = hex[v & 15];
-			v >>= 4;
-		} while (v);
-		n = (size_t)(digits + sizeof(digits) - q);
-	} else {
-		/* two digits at a time (outbuf.h) */
-		q = digits;
-		n = (size_t)(tmx_put_u64(digits, v) - digits);
-	}
+	n = hex ? (unsigned)(64 - __builtin_clzll(v | 1) + 3) / 4 : tmx_u64_digits(v);
 	total = n + neg;
-	if (s->left) {
-		if ((neg && !put(o, "-", 1)) || !put(o, q, n))
-			return false;
-		return total >= s->width || pad(o, ' ', s->width - total);
+	fill = total < s->width ? s->width - total : 0;
+	if (fill && !s->left) {
+		/* a fixed-size store when it covers the padding */
+		memset(p, s->zero ? '0' : ' ', fill <= 16 ? 16 : fill);
+		if (s->zero) {
+			/* "-0042": the sign before the zeros */
+			if (neg)
+				*p = '-', memset(p + 1, '0', fill);
+			p += fill + neg;
+		} else {
+			p += fill;
+			if (neg)
+				*p++ = '-';
+		}
+	} else if (neg) {
+		*p++ = '-';
 	}
-	if (s->zero) {
-		if (neg && !put(o, "-", 1))
-			return false;
-		if (total < s->width && !pad(o, '0', s->width - total))
-			return false;
-		return put(o, q, n);
+	if (hex)
+		put_hex(p, v, n, s->conv == 'X');
+	else
+		tmx_put_u64(p, v);
+	p += n;
+	if (fill && s->left) {
+		memset(p, ' ', fill <= 16 ? 16 : fill);
+		p += fill;
 	}
-	if (total < s->width && !pad(o, ' ', s->width - total))
-		return false;
-	return (!neg || put(o, "-", 1)) && put(o, q, n);
+	o->p = p;
+	return true;
 }
 
 static bool put_str(struct out *o, const struct seg *s, const char *str, size_t n)
@@ -426,15 +499,46 @@ int tcf_render(const struct tcf_plan *p, const uint8_t *data, uint32_t size, cha
 		const struct seg *s = &p->segs[i];
 		const char *str, *nul;
 		uint32_t off, len;
+		uint64_t v;
+		unsigned n;
 
+		/* short texts (the most) as one fixed-size copy: compile_text() padded them */
+		if (!s->text_len) {
+			/* a conversion right after another */
+		} else if (s->text_len <= 16 && o.end - o.p >= 16) {
+			memcpy(o.p, s->text, 16);
+			o.p += s->text_len;
+		} else if (!put(&o, s->text, s->text_len)) {
+			return -1;
+		}
 		switch (s->kind) {
 		case SEG_TEXT:
-			if (!put(&o, s->text, s->len))
-				return -1;
 			break;
 		case SEG_NUM:
 			if (!put_num(&o, s, read_num(data + s->offset, s->size, p->swap)))
 				return -1;
+			break;
+		case SEG_HEX:
+			if (o.end - o.p < 16)
+				return -1;
+			v = read_num(data + s->offset, s->size, p->swap);
+			if (!s->wide)
+				v = (uint32_t)v;
+			n = (unsigned)(64 - __builtin_clzll(v | 1) + 3) / 4;
+			put_hex(o.p, v, n, false);
+			o.p += n;
+			break;
+		case SEG_DEC:
+			if (o.end - o.p < 21)
+				return -1;
+			v = read_num(data + s->offset, s->size, p->swap);
+			if (!s->wide)   /* int or unsigned int, then long long */
+				v = s->is_signed ? (uint64_t)(int64_t)(int32_t)v : (uint32_t)v;
+			if (s->is_signed && (int64_t)v < 0) {
+				*o.p++ = '-';
+				v = -v;
+			}
+			o.p = tmx_put_u64(o.p, v);
 			break;
 		case SEG_STR_DYN:
 			off = (uint32_t)read_num(data + s->offset, 4, p->swap) & 0xffff;

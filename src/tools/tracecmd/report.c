@@ -142,14 +142,20 @@ bool tcr_put_head(const struct tcr *r, struct outbuf *b, const struct tcr_file *
 /* "-%-5d [%03d]" after the comm (not with -l). */
 void tcr_put_pid_cpu(struct outbuf *b, int pid, uint32_t cpu)
 {
-	char buf[24], *end;
+	char *p = outbuf_reserve(b, 64), *start;
 
-	outbuf_putc(b, '-');
-	end = fmt_i64(buf, pid);
-	put_num(b, buf, end, 5, true);
-	outbuf_write(b, " [", 2);
-	outbuf_u64(b, cpu, 3);
-	outbuf_putc(b, ']');
+	*p++ = '-';
+	start = p;
+	/* spaces first (a fixed-size store), the digits over them */
+	memset(p, ' ', 8);
+	p = fmt_i64(p, pid);
+	if (p < start + 5)
+		p = start + 5;
+	*p++ = ' ';
+	*p++ = '[';
+	p = tmx_put_u64_padded(p, cpu, 3, '0');
+	*p++ = ']';
+	outbuf_commit(b, p);
 }
 
 /* " %6.1000d:", " %9.1d:" or "%12d:" */
@@ -162,31 +168,80 @@ void tcr_put_time_col(const struct tcr *r, struct outbuf *b, const struct tcr_fi
 	outbuf_putc(b, ':');
 }
 
+static const char *name_of(const struct tep_event *ev)
+{
+	return ev && ev->name ? ev->name : "";
+}
+
+/* " %s: " with the name padded to 20 columns at p (room for its length + 23); returns the end. */
+static char *put_name_col(char *p, const struct tep_event *ev)
+{
+	const char *name = name_of(ev);
+	size_t n = strlen(name);
+
+	*p++ = ' ';
+	memcpy(p, name, n);
+	p += n;
+	memcpy(p, ": ", 2);
+	p += 2;
+	if (n < 20) {
+		memset(p, ' ', 20 - n);
+		p += 20 - n;
+	}
+	return p;
+}
+
+char *tcr_name_col(const struct tep_event *ev, uint32_t *len)
+{
+	/* 32 bytes to spare: tcr_put_name_text() copies short columns 32 bytes at a time */
+	size_t room = strlen(name_of(ev)) + 23 + 32;
+	char *col = malloc(room);
+
+	if (col) {
+		memset(col, ' ', room);
+		*len = (uint32_t)(put_name_col(col, ev) - col);
+	}
+	return col;
+}
+
 /*
- * " %s: " and the name padded to 20 columns, then the event text when a
- * compiled print fmt renders it (into scratch, sizeof r->scratch): true;
- * false when libtraceevent has to print the text.
+ * The name column, then the event text when a compiled print fmt renders
+ * it: true; false when libtraceevent has to print the text.
  */
 bool tcr_put_name_text(struct outbuf *b, const struct tcr_file *tf, const struct tep_event *ev,
-		       const struct tdat_record *rec, char *scratch, size_t cap)
+		       const struct tdat_record *rec)
 {
-	const char *name = ev && ev->name ? ev->name : "";
-	size_t len = strlen(name);
+	bool known = ev && ev->id >= 0 && (size_t)ev->id < tf->n_ev_by_id && tf->col_by_id &&
+		     tf->col_by_id[ev->id];
+	size_t len = known ? tf->col_len_by_id[ev->id] : strlen(name_of(ev)) + 23;
+	char *p;
+	uint32_t l32;
 	int n;
 
-	outbuf_putc(b, ' ');
-	outbuf_write(b, name, len);
-	outbuf_write(b, ": ", 2);
-	if (len < 20)
-		outbuf_spaces(b, 20 - len);
+	if (len + 32 + TCR_TEXT_MAX > OUTBUF_SIZE) {
+		/* a name of hundreds of KiB (a damaged format): libtraceevent prints the text */
+		if ((p = tcr_name_col(ev, &l32)))
+			outbuf_write(b, p, l32);
+		free(p);
+		return false;
+	}
+	p = outbuf_reserve(b, len + 32 + TCR_TEXT_MAX);
+	if (known && len <= 32)
+		memcpy(p, tf->col_by_id[ev->id], 32);
+	else if (known)
+		memcpy(p, tf->col_by_id[ev->id], len);
+	else
+		len = (size_t)(put_name_col(p, ev) - p);
+	p += len;
 	/* trace-cmd drops one newline at the end of the line. */
 	if (ev && ev->id >= 0 && ev->id < tf->n_plans && tf->plans[ev->id] &&
-	    (n = tcf_render(tf->plans[ev->id], rec->data, rec->size, scratch, cap)) >= 0) {
-		if (n && scratch[n - 1] == '\n')
+	    (n = tcf_render(tf->plans[ev->id], rec->data, rec->size, p, TCR_TEXT_MAX)) >= 0) {
+		if (n && p[n - 1] == '\n')
 			n--;
-		outbuf_write(b, scratch, (size_t)n);
+		outbuf_commit(b, p + n);
 		return true;
 	}
+	outbuf_commit(b, p);
 	return false;
 }
 
@@ -218,7 +273,7 @@ static void put_latency(struct tcr *r, struct tcr_file *tf, const char *comm, in
 }
 
 /* tep_data_comm_from_pid(), remembered until the next libtraceevent print. */
-static const char *comm_of(struct tcr *r, const struct tcr_file *tf, int pid)
+static const struct tcr_comm *comm_of(struct tcr *r, const struct tcr_file *tf, int pid)
 {
 	struct tcr_comm *c = &r->comms[(unsigned)pid % 256];
 
@@ -228,8 +283,27 @@ static const char *comm_of(struct tcr *r, const struct tcr_file *tf, int pid)
 		c->comm = tep_data_comm_from_pid(tf->tep, pid);
 		if (!c->comm)
 			c->comm = "<...>";
+		c->len = strlen(c->comm);
+		if (c->len <= 16) {
+			memset(c->col, ' ', 16 - c->len);
+			memcpy(c->col + 16 - c->len, c->comm, c->len);
+		}
 	}
-	return c->comm;
+	return c;
+}
+
+/* "%16s" of the comm */
+static void put_comm(struct outbuf *b, const struct tcr_comm *c)
+{
+	char *p;
+
+	if (c->len > 16) {
+		outbuf_write(b, c->comm, c->len);
+		return;
+	}
+	p = outbuf_reserve(b, 16);
+	memcpy(p, c->col, 16);
+	outbuf_commit(b, p + 16);
 }
 
 /* --ts-diff: " %-8s" of "(+DIFF)" in the printed unit, empty for the first record. */
@@ -284,8 +358,7 @@ static void emit(struct tcr *r, struct tcr_handle *h, const struct tdat_record *
 {
 	struct tcr_file *tf = h->file;
 	struct outbuf *b = r->out;
-	struct tep_record tr;
-	const char *comm;
+	const struct tcr_comm *comm;
 	int pid;
 	uint64_t ts = rec_time(tf, rec);
 	bool rendered;
@@ -294,13 +367,16 @@ static void emit(struct tcr *r, struct tcr_handle *h, const struct tdat_record *
 		outbuf_write(b, ahead->head, ahead->head_len);
 	if (ahead ? ahead->whole : !tcr_put_head(r, b, tf, h->label, rec))
 		return;
-	to_tep_record(rec, &tr);
-	pid = ahead ? ahead->pid : tep_data_pid(tf->tep, &tr);
+	pid = ahead ? ahead->pid : tcr_pid(tf, rec);
 	comm = comm_of(r, tf, pid);
-	if (r->o->latency)
-		put_latency(r, tf, comm, pid, &tr);
-	else
-		put_right(b, comm, 16);   /* "%16s-%-5d [%03d]" */
+	if (r->o->latency) {
+		struct tep_record tr;
+
+		to_tep_record(rec, &tr);
+		put_latency(r, tf, comm->comm, pid, &tr);
+	} else {
+		put_comm(b, comm);   /* "%16s-%-5d [%03d]" */
+	}
 	if (ahead && !r->o->ts_diff) {
 		/* pid, CPU, time, name and text are one run of bytes */
 		outbuf_write(b, ahead->pid_cpu, (size_t)(ahead->text + ahead->text_len - ahead->pid_cpu));
@@ -316,8 +392,7 @@ static void emit(struct tcr *r, struct tcr_handle *h, const struct tdat_record *
 		tcr_put_time_col(r, b, tf, ts);
 		if (r->o->ts_diff)
 			put_ts_diff(r, tf, ts);
-		rendered = tcr_put_name_text(b, tf, tcr_event_of(tf, rec), rec, r->scratch,
-					     sizeof(r->scratch));
+		rendered = tcr_put_name_text(b, tf, tcr_event_of(tf, rec), rec);
 	}
 	if (!rendered)
 		put_tep_text(r, tf, rec);
@@ -563,6 +638,10 @@ static void tcr_free(struct tcr *r)
 		free(tf->plans);
 		free(tf->ev_by_id);
 		free(tf->need_by_id);
+		for (size_t k = 0; tf->col_by_id && k < tf->n_ev_by_id; k++)
+			free(tf->col_by_id[k]);
+		free(tf->col_by_id);
+		free(tf->col_len_by_id);
 		if (tf->tep) {
 			if (tf->plugins)
 				tep_unload_plugins(tf->plugins, tf->tep);

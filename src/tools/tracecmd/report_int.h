@@ -67,9 +67,18 @@ struct tcr_file {
 	 */
 	struct tep_event **ev_by_id;
 	int64_t *need_by_id;         /* and tcr_fixed_need() of it */
+	char **col_by_id;            /* and its " NAME: " column (tcr_put_name_text()) */
+	uint32_t *col_len_by_id;
 	size_t n_ev_by_id;
 	bool ids_all;
 	bool primed;                 /* libtraceevent's common field offsets found (index_events()) */
+	/*
+	 * Where libtraceevent reads common_type and common_pid (primed, and
+	 * checked against it at set-up): tcr_type() and tcr_pid() read them
+	 * without a call.  common_fast false: they ask libtraceevent.
+	 */
+	bool common_fast;
+	uint32_t type_off, type_size, pid_off, pid_size;
 	bool swap;                   /* file and host byte orders differ */
 	uint32_t common_end;         /* bytes of the common fields (common_type, common_pid...) */
 	/* Formats libtraceevent could not parse (--check-events), the first one's name. */
@@ -133,7 +142,6 @@ struct tcr {
 	size_t n_cpu_list;
 	uint64_t cpu_base;           /* the next handle's cpu_base (tcr_add_handle()) */
 	uint64_t check_ts;           /* --ts-check: the previous printed time */
-	char scratch[4096];          /* one event's text from a compiled print fmt */
 	uint8_t *pad;                /* a short record padded for libtraceevent (tcr_prepare()) */
 	size_t pad_size;
 	uint64_t last_ts;            /* --ts-diff: previous printed time (0: none yet) */
@@ -158,6 +166,8 @@ struct tcr {
 		int pid;
 		uint32_t gen;
 		const char *comm;
+		size_t len;
+		char col[16];            /* "%16s" of it, when it fits */
 	} comms[256];
 	uint32_t comm_gen;
 };
@@ -232,7 +242,8 @@ static inline bool common_inside(const struct tcr_file *tf, const struct tdat_re
  */
 bool tcr_prepare(struct tcr *r, const struct tcr_file *tf, const struct tdat_record *rec,
 		 struct tep_record *tr, struct tep_event **evp);
-uint32_t tcr_copy_size(const struct tcr_file *tf, const struct tdat_record *rec);
+uint32_t tcr_copy_size(const struct tcr_file *tf, const struct tep_event *ev,
+		       const struct tdat_record *rec);
 /*
  * The bytes libtraceevent reads of any record of `ev` (at least), -1 when
  * it cannot be given one, TCR_NEED_VARIES when that depends on the record
@@ -241,15 +252,58 @@ uint32_t tcr_copy_size(const struct tcr_file *tf, const struct tdat_record *rec)
 #define TCR_NEED_VARIES (-2)
 int64_t tcr_fixed_need(const struct tep_event *ev);
 
+/* tep_read_number(): a number of `size` bytes in the file's byte order (0 for other sizes). */
+static inline uint64_t tcr_read_number(const struct tcr_file *tf, const uint8_t *p, uint32_t size)
+{
+	uint64_t v8;
+	uint32_t v4;
+	uint16_t v2;
+
+	switch (size) {
+	case 1:
+		return *p;
+	case 2:
+		memcpy(&v2, p, 2);
+		return tf->swap ? __builtin_bswap16(v2) : v2;
+	case 4:
+		memcpy(&v4, p, 4);
+		return tf->swap ? __builtin_bswap32(v4) : v4;
+	case 8:
+		memcpy(&v8, p, 8);
+		return tf->swap ? __builtin_bswap64(v8) : v8;
+	default:
+		return 0;
+	}
+}
+
+/* tep_data_type() of a record holding its common fields. */
+static inline int tcr_type(const struct tcr_file *tf, const struct tdat_record *rec)
+{
+	struct tep_record tr;
+
+	if (tf->common_fast)
+		return (int)tcr_read_number(tf, rec->data + tf->type_off, tf->type_size);
+	to_tep_record(rec, &tr);
+	return tep_data_type(tf->tep, &tr);
+}
+
+/* tep_data_pid() of a record holding its common fields. */
+static inline int tcr_pid(const struct tcr_file *tf, const struct tdat_record *rec)
+{
+	struct tep_record tr;
+
+	if (tf->common_fast)
+		return (int)tcr_read_number(tf, rec->data + tf->pid_off, tf->pid_size);
+	to_tep_record(rec, &tr);
+	return tep_data_pid(tf->tep, &tr);
+}
+
 /* libtraceevent's tep_find_event_by_record() for a record holding its common fields. */
 static inline struct tep_event *tcr_event_of(const struct tcr_file *tf,
 					     const struct tdat_record *rec)
 {
-	struct tep_record tr;
-	int id;
+	int id = tcr_type(tf, rec);
 
-	to_tep_record(rec, &tr);
-	id = tep_data_type(tf->tep, &tr);
 	if (id >= 0 && (size_t)id < tf->n_ev_by_id)
 		return tf->ev_by_id[id];
 	return tf->ids_all ? NULL : tep_find_event(tf->tep, id);
@@ -298,8 +352,12 @@ bool tcr_put_head(const struct tcr *r, struct outbuf *b, const struct tcr_file *
 void tcr_put_pid_cpu(struct outbuf *b, int pid, uint32_t cpu);
 void tcr_put_time_col(const struct tcr *r, struct outbuf *b, const struct tcr_file *tf,
 		      uint64_t ts);
+/* An event text longer than this comes from libtraceevent. */
+#define TCR_TEXT_MAX 4096
 bool tcr_put_name_text(struct outbuf *b, const struct tcr_file *tf, const struct tep_event *ev,
-		       const struct tdat_record *rec, char *scratch, size_t cap);
+		       const struct tdat_record *rec);
+/* The " NAME: " column of ev, padded to 20 columns (set-up: report_tep.c); NULL without memory. */
+char *tcr_name_col(const struct tep_event *ev, uint32_t *len);
 
 /* report_tep.c */
 bool tcr_needs_texts(const struct tmx_tcreport_opts *o);

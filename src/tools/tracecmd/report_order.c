@@ -139,17 +139,16 @@ bool tcr_prepare(struct tcr *r, const struct tcr_file *tf, const struct tdat_rec
 }
 
 /*
- * The bytes of `rec` to copy for tcr_prepare() to see the same record later
- * (report_par.c): the record, and what libtraceevent reads after it in its
- * page.
+ * The bytes of `rec` (of event `ev`, tcr_event_of()) to copy for
+ * tcr_prepare() to see the same record later (report_par.c): the record,
+ * and what libtraceevent reads after it in its page.
  */
-uint32_t tcr_copy_size(const struct tcr_file *tf, const struct tdat_record *rec)
+uint32_t tcr_copy_size(const struct tcr_file *tf, const struct tep_event *ev,
+		       const struct tdat_record *rec)
 {
-	const struct tep_event *ev;
 	int64_t b;
 
-	if (!common_inside(tf, rec) || !(ev = tcr_event_of(tf, rec)) ||
-	    (b = bytes_read(tf, ev, rec)) < 0 || b > rec->avail)
+	if (!common_inside(tf, rec) || !ev || (b = bytes_read(tf, ev, rec)) < 0 || b > rec->avail)
 		return rec->size;
 	return (uint32_t)b;
 }

@@ -1,20 +1,26 @@
 /*
- * `-o tracecmd --jobs N` on trace.dat files: each listed CPU of each handle
- * (a cursor) is a unit of the worker pool (src/par/pool.h).  A worker reads
- * a run of the cursor's records into a batch: each record with a copy of
- * the bytes libtraceevent reads of it (tcr_copy_size()) and the parts of
+ * `-o tracecmd --jobs N` on trace.dat files: each CPU of each handle (a
+ * cursor of the sequential report) is a unit of the worker pool
+ * (src/par/pool.h), cut into runs of its pieces (ring-buffer pages, or
+ * compressed chunks of whole pages: tdat_cpu_pieces()), which decode
+ * independently since each page carries its own time.  A worker reads a
+ * run with a cursor of its own into a batch: each record (when it was
+ * decompressed, with a copy of the bytes libtraceevent reads of it,
+ * tcr_copy_size(); else its bytes stay in the mapped file) and the parts of
  * its line that depend on it alone, written ahead (report.c's tcr_put_*:
  * label, DROPPED line, pid and CPU, time, name and the text of a compiled
  * print fmt), and the cursor's warnings, end or error where it met them.
+ * So a trace whose events are nearly all on one CPU keeps every worker
+ * busy too.
  *
- * The main thread reads the batches as it would read the cursors
- * (tcr_par_peek/next, called by report_order.c's libtracecmd order), so
- * the order, the filters, and where warnings and errors come are those of
- * the sequential report; emit() adds what depends on the records printed
- * before: the comm (the sched plugins register comms as they print),
- * --ts-diff, -l's latency columns, text from libtraceevent (its handle is
- * the main thread's alone: its event cache, its comm list and the plugins'
- * state are written as it prints), -w.
+ * The main thread reads the batches of a CPU in order as it would read
+ * its cursor (tcr_par_peek/next, called by report_order.c's libtracecmd
+ * order), so the order, the filters, and where warnings and errors come
+ * are those of the sequential report; emit() adds what depends on the
+ * records printed before: the comm (the sched plugins register comms as
+ * they print), --ts-diff, -l's latency columns, text from libtraceevent
+ * (its handle is the main thread's alone: its event cache, its comm list
+ * and the plugins' state are written as it prints), -w.
  *
  * The workers touch libtraceevent only through what set-up made read-only:
  * the event table by id, the common field offsets (index_events() in
@@ -32,21 +38,29 @@
 #include "tools/tracecmd/report_int.h"
 #include "tracemux/run.h"
 
-#define PAR_DEPTH 4
 #define PAR_BUDGET (32u << 20)      /* all units' batches, at most (about) */
-#define PAR_MAX_ITEMS 4096
-#define PAR_MIN_ITEMS 16
-#define PAR_ITEM_BYTES 384          /* an item and its bytes, for the budget */
+#define PAR_RUN_MAX (256u << 10)    /* ring-buffer bytes of a run, at most */
+#define RELEASE_BYTES (4u << 20)    /* printed pages handed back to the kernel at a time */
+/*
+ * A batch's bytes (items, lines, copies) per byte of ring buffer: about 5
+ * on usual traces (big-v6.dat of bench/tracecmd.sh), up to some 30 for
+ * records of a few bytes with long lines; runs are sized for 16.
+ */
+#define PAR_TEXT_RATIO 16
 
 enum item_kind { IT_REC, IT_WARN, IT_END, IT_ERROR };
+
+/* A record whose bytes stay where they are: in the mapped file. */
+#define NOT_COPIED UINT32_MAX
 
 struct item {
 	enum item_kind kind;
 	bool whole, rendered;        /* REC: see struct tcr_parts */
 	int pid;
-	uint32_t data;               /* REC: the record's bytes in the batch */
+	uint32_t data;               /* REC: the record's bytes in the batch, or NOT_COPIED */
 	uint32_t at[5];              /* REC: head, pid_cpu, time, text, end in the batch */
-	struct tdat_record rec;      /* REC: data points into the batch once filled */
+	const char *base;            /* REC: the batch's bytes, once filled */
+	struct tdat_record rec;      /* REC: data points into the batch (or the file) once filled */
 	char *warning;               /* WARN: malloc'ed */
 };
 
@@ -56,15 +70,16 @@ struct batch {
 	char *bytes;
 	size_t len, cap_bytes;
 	bool oom;
+	bool warnings;               /* it has IT_WARN items */
 	struct tmx_error err;        /* ERROR's */
 };
 
 struct worker {
 	struct tcr_par *par;
+	struct tdat_cursor **cur;    /* per unit, opened when first needed */
 	struct batch *b;             /* being filled: the outbuf drains into it */
 	uint64_t base;               /* outbuf_pos() at its first byte */
 	struct tmx_warn_capture capture;
-	char scratch[4096];
 	struct outbuf out;
 };
 
@@ -74,22 +89,30 @@ struct reader {
 	size_t pos;
 	const struct tdat_record *head;  /* the record at pos, once peeked */
 	bool ended;                  /* took NULL from the pool */
+	size_t taken;                /* batches taken: runs before it are printed */
+	size_t released;             /* pieces handed back to the kernel (tdat_cpu_release()) */
 };
 
-/*
- * A unit as its workers see it: copies of what they read of the handle and
- * of the report, whose cache lines the main thread writes at every record.
- */
+/* A unit as its workers see it: copies of what they read of the handle and of the report. */
 struct unit {
-	struct tdat_cursor *cur;
 	const struct tcr_file *tf;
+	size_t buffer, cpu_index;    /* its cursor's */
 	const char *label;
 	size_t look_span;            /* its file's tfg_look_span() */
 	/*
-	 * Its next batch's size: the first ones small (the main thread starts
-	 * early, short traces have several batches), doubling up to max_items.
+	 * Its records' bytes are copied into the batches: they are in a
+	 * cursor's buffer of decompressed data, which the next chunk reuses.
+	 * Else they stay in the mapped file, valid until it is closed.
 	 */
-	size_t items;
+	bool copy;
+	/*
+	 * Its runs: run k is pieces [runs[k], runs[k + 1]).  The first ones
+	 * are small (the main thread starts early, short traces have several
+	 * runs), doubling up to the run size.
+	 */
+	size_t *runs;
+	size_t n_runs;
+	uint64_t piece_bytes;        /* of ring buffer, on average */
 };
 
 struct tcr_par {
@@ -99,16 +122,17 @@ struct tcr_par {
 	struct unit *units;
 	struct reader *readers;
 	size_t n_units;
-	size_t max_items, max_bytes;
 };
 
 /* ---- Batches (worker side) ---- */
 
 static void batch_reset(struct batch *b)
 {
-	for (size_t i = 0; i < b->n; i++)
+	/* (the items are not walked without warnings: the main thread's core has them) */
+	for (size_t i = 0; b->warnings && i < b->n; i++)
 		if (b->items[i].kind == IT_WARN)
 			free(b->items[i].warning);
+	b->warnings = false;
 	b->n = 0;
 	b->len = 0;
 	b->oom = false;
@@ -178,16 +202,22 @@ static void capture_warning(void *ctx, const struct tmx_diag *diag, const void *
 
 	(void)diag;   /* the report's own (o->diag), replayed with it */
 	(void)key;    /* the cursors warn with tmx_warn(): no key */
+	w->b->warnings = true;
 	if (it && !(it->warning = strdup(msg)))
 		w->b->oom = true;
 }
 
 static void *worker_new(void *ctx)
 {
+	struct tcr_par *par = ctx;
 	struct worker *w = malloc(sizeof(*w));
 
+	if (w && !(w->cur = calloc(par->n_units, sizeof(*w->cur)))) {
+		free(w);
+		w = NULL;
+	}
 	if (w) {
-		w->par = ctx;
+		w->par = par;
 		w->b = NULL;
 		w->capture = (struct tmx_warn_capture){ capture_warning, w };
 		outbuf_init(&w->out, -1);
@@ -196,9 +226,14 @@ static void *worker_new(void *ctx)
 	return w;
 }
 
-static void worker_free(void *ctx, void *w)
+static void worker_free(void *ctx, void *p)
 {
-	(void)ctx;
+	struct tcr_par *par = ctx;
+	struct worker *w = p;
+
+	for (size_t u = 0; u < par->n_units; u++)
+		tdat_cursor_close(w->cur[u]);
+	free(w->cur);
 	free(w);
 }
 
@@ -214,21 +249,24 @@ static void add_record(struct worker *w, const struct unit *un, const struct tda
 	const struct tcr *r = &w->par->rc;
 	const struct tcr_file *tf = un->tf;
 	struct item *it = add_item(w->b, IT_REC);
-	struct tep_record tr;
+	const struct tep_event *ev = common_inside(tf, rec) ? tcr_event_of(tf, rec) : NULL;
 	uint32_t size;
 
 	if (!it)
 		return;
 	it->rec = *rec;
-	size = tcr_copy_size(tf, rec);
-	/* and what the function graph look-ahead copies of it (its page's bytes) */
-	if (un->look_span > size)
-		size = (uint32_t)(un->look_span < rec->avail ? un->look_span : rec->avail);
-	/* 8-byte aligned, as in the ring-buffer page */
-	outbuf_write(&w->out, zeros, (8 - rel(w) % 8) % 8);
-	it->data = rel(w);
-	outbuf_write(&w->out, (const char *)rec->data, size);
-	it->rec.avail = size;
+	it->data = NOT_COPIED;
+	if (un->copy) {
+		size = tcr_copy_size(tf, ev, rec);
+		/* and what the function graph look-ahead copies of it (its page's bytes) */
+		if (un->look_span > size)
+			size = (uint32_t)(un->look_span < rec->avail ? un->look_span : rec->avail);
+		/* 8-byte aligned, as in the ring-buffer page */
+		outbuf_write(&w->out, zeros, (8 - rel(w) % 8) % 8);
+		it->data = rel(w);
+		outbuf_write(&w->out, (const char *)rec->data, size);
+		it->rec.avail = size;
+	}
 	it->at[0] = rel(w);
 	it->whole = !tcr_put_head(r, &w->out, tf, un->label, rec);
 	it->at[1] = it->at[2] = it->at[3] = it->at[4] = rel(w);
@@ -236,65 +274,80 @@ static void add_record(struct worker *w, const struct unit *un, const struct tda
 	it->pid = 0;
 	if (it->whole)
 		return;
-	to_tep_record(rec, &tr);
-	it->pid = tep_data_pid(tf->tep, &tr);
+	it->pid = tcr_pid(tf, rec);
 	if (!r->o->latency)
 		tcr_put_pid_cpu(&w->out, it->pid, rec->cpu);
 	it->at[2] = rel(w);
 	tcr_put_time_col(r, &w->out, tf, rec_time(tf, rec));
 	it->at[3] = rel(w);
-	it->rendered = tcr_put_name_text(&w->out, tf, tcr_event_of(tf, rec), rec, w->scratch,
-					 sizeof(w->scratch));
+	it->rendered = tcr_put_name_text(&w->out, tf, ev, rec);
 	it->at[4] = rel(w);
 }
 
-/* pool fill(): the unit's next records, up to the batch's size, its end or its error. */
-static bool fill(void *ctx, void *ws, size_t u, void *p)
+/* The worker's cursor of unit u, over run k (an error item when it cannot be opened). */
+static struct tdat_cursor *run_cursor(struct worker *w, const struct unit *un, size_t u, size_t k,
+				      struct tmx_error *err)
+{
+	if (!w->cur[u] && tdat_cursor_open(un->tf->f, un->buffer, un->cpu_index, &w->cur[u], err))
+		return NULL;
+	tdat_cursor_range(w->cur[u], un->runs[k], un->runs[k + 1]);
+	return w->cur[u];
+}
+
+/* pool fill(): run k of unit u, then its end if it is the last run, or its error. */
+static bool fill(void *ctx, void *ws, size_t u, size_t k, void *p)
 {
 	struct tcr_par *par = ctx;
 	struct worker *w = ws;
 	struct batch *b = p;
-	struct unit *un = &par->units[u];
-	struct tdat_cursor *cur = un->cur;
+	const struct unit *un = &par->units[u];
+	struct tdat_cursor *cur;
 	struct tmx_error err = { 0 };
-	bool last = false;
+	bool last = false, failed = false;
 
 	batch_reset(b);
 	w->b = b;
 	w->base = outbuf_pos(&w->out);
 	tmx_warn_capture_set(&w->capture);
-	while (!last && !b->oom && b->n < un->items && rel(w) < par->max_bytes) {
+	cur = run_cursor(w, un, u, k, &err);
+	failed = !cur;
+	while (!last && !failed && !b->oom) {
 		const struct tdat_record *rec;
 
-		if (tdat_cursor_next(cur, &rec, &err)) {
-			b->err = err;
-			b->items[b->n++] = (struct item){ .kind = IT_ERROR };
+		if (tdat_cursor_next(cur, &rec, &err))
+			failed = true;
+		else if (!rec)
 			last = true;
-		} else if (!rec) {
-			b->items[b->n++] = (struct item){ .kind = IT_END };
-			last = true;
-		} else {
+		else
 			add_record(w, un, rec);
-		}
 	}
 	tmx_warn_capture_set(NULL);
 	outbuf_flush(&w->out);
-	if (un->items < par->max_items)
-		un->items = un->items * 2 < par->max_items ? un->items * 2 : par->max_items;
 	w->b = NULL;
 	if (b->oom) {
 		/* what lost its bytes goes; the error closes the unit where it happened */
 		while (b->n && b->items[b->n - 1].kind == IT_REC &&
 		       b->items[b->n - 1].at[4] > b->len)
 			b->n--;
-		tmx_error_set(&b->err, TMX_ERR_NOMEM, NULL, "out of memory for the worker threads");
-		b->items[b->n++] = (struct item){ .kind = IT_ERROR };
-		return true;
+		tmx_error_set(&err, TMX_ERR_NOMEM, NULL, "out of memory for the worker threads");
+		failed = true;
 	}
-	for (size_t i = 0; i < b->n; i++)
-		if (b->items[i].kind == IT_REC)
-			b->items[i].rec.data = (const uint8_t *)b->bytes + b->items[i].data;
-	return last;
+	if (failed) {
+		b->err = err;
+		b->items[b->n++] = (struct item){ .kind = IT_ERROR };
+	} else if (k + 1 == un->n_runs) {
+		b->items[b->n++] = (struct item){ .kind = IT_END };
+	}
+	for (size_t i = 0; i < b->n; i++) {
+		struct item *it = &b->items[i];
+
+		if (it->kind != IT_REC)
+			continue;
+		it->base = b->bytes;
+		if (it->data != NOT_COPIED)
+			it->rec.data = (const uint8_t *)b->bytes + it->data;
+	}
+	return failed;
 }
 
 static const struct par_pool_ops pool_ops = {
@@ -306,6 +359,23 @@ static const struct par_pool_ops pool_ops = {
 };
 
 /* ---- The main thread ---- */
+
+/*
+ * The mapped pages of the runs printed so far handed back to the kernel,
+ * RELEASE_BYTES at a time: a worker's cursor over a short run does not
+ * (each madvise() is a TLB shoot-down on the other CPUs).
+ */
+static void release_printed(struct tcr_par *par, size_t u)
+{
+	struct reader *rd = &par->readers[u];
+	const struct unit *un = &par->units[u];
+	size_t upto = un->runs[rd->taken < un->n_runs ? rd->taken : un->n_runs];
+
+	if ((upto - rd->released) * un->piece_bytes >= RELEASE_BYTES) {
+		tdat_cpu_release(un->tf->f, un->buffer, un->cpu_index, rd->released, upto);
+		rd->released = upto;
+	}
+}
 
 /* The unit's next record, past its warnings (replayed now), as tdat_cursor_peek(). */
 static int peek_slow(struct tcr *r, size_t u, const struct tdat_record **rec,
@@ -321,16 +391,18 @@ static int peek_slow(struct tcr *r, size_t u, const struct tdat_record **rec,
 		if (!rd->b) {
 			if (rd->ended)
 				return TMX_OK;
+			release_printed(par, u);
 			if (!(rd->b = par_pool_take(par->pool, u))) {
 				rd->ended = true;
 				return tmx_error_set(err, TMX_ERR_NOMEM, NULL,
 						     "out of memory for the worker threads");
 			}
+			rd->taken++;
 			rd->pos = 0;
 		}
 		if (rd->pos == rd->b->n) {
 			/* the batch's last record has been printed (report_order.c asks after) */
-			par_pool_give_back(par->pool, u, rd->b);
+			par_pool_give_back(par->pool, rd->b);
 			rd->b = NULL;
 			continue;
 		}
@@ -372,8 +444,10 @@ int tcr_par_next(struct tcr *r, struct tcr_handle *h, size_t i, const struct tda
 	int ret = rd->head ? (*rec = rd->head, TMX_OK) : peek_slow(r, h->unit + i, rec, err);
 
 	if (!ret && *rec) {
+		/* the next record is the next peek's when it follows in the batch (else peek_slow()) */
 		rd->pos++;
-		rd->head = NULL;
+		rd->head = rd->pos < rd->b->n && rd->b->items[rd->pos].kind == IT_REC
+				   ? &rd->b->items[rd->pos].rec : NULL;
 	}
 	return ret;
 }
@@ -382,7 +456,7 @@ void tcr_par_parts(const struct tdat_record *rec, struct tcr_parts *parts)
 {
 	const struct item *it = (const struct item *)((const char *)rec -
 						      offsetof(struct item, rec));
-	const char *base = (const char *)rec->data - it->data;
+	const char *base = it->base;
 
 	*parts = (struct tcr_parts){
 		.head = base + it->at[0], .head_len = it->at[1] - it->at[0],
@@ -407,15 +481,50 @@ static bool par_applies(const struct tcr *r)
 
 static void par_free(struct tcr_par *par)
 {
+	for (size_t u = 0; u < par->n_units; u++)
+		free(par->units[u].runs);
 	free(par->units);
 	free(par->readers);
 	free(par);
 }
 
+/*
+ * Unit un's runs: one piece, then twice as many each time up to the run
+ * size: `bytes` of ring buffer, and at most an eighth of a worker's share
+ * of the CPU (so that a CPU holding most of the trace keeps every worker
+ * busy to its end), at least one piece.  A CPU without data has one empty
+ * run (its end).
+ */
+static bool cut_runs(struct unit *un, size_t bytes, size_t workers)
+{
+	const struct tdat_file *f = un->tf->f;
+	const struct tdat_buffer *b = &f->buffers[un->buffer];
+	const struct tdat_cpu_data *cd = &b->cpus[un->cpu_index];
+	size_t pieces = tdat_cpu_pieces(f, un->buffer, un->cpu_index), max, step = 1, n = 0;
+	uint64_t piece_bytes = pieces ? cd->uncompressed_size / pieces : 1;
+
+	un->piece_bytes = piece_bytes;
+
+	max = piece_bytes && bytes / piece_bytes > 1 ? (size_t)(bytes / piece_bytes) : 1;
+	if (max > pieces / (8 * workers))
+		max = pieces / (8 * workers) ? pieces / (8 * workers) : 1;
+	for (size_t at = 0; at < pieces; at += step, step = step * 2 < max ? step * 2 : max)
+		n++;
+	if (!(un->runs = malloc(((n ? n : 1) + 1) * sizeof(*un->runs))))
+		return false;
+	un->n_runs = n ? n : 1;
+	un->runs[0] = 0;
+	un->runs[1] = 0;
+	step = 1;
+	for (size_t k = 0, at = 0; k < n; k++, at += step, step = step * 2 < max ? step * 2 : max)
+		un->runs[k + 1] = at + step < pieces ? at + step : pieces;
+	return true;
+}
+
 int tcr_par_start(struct tcr *r, unsigned jobs, struct tmx_error *err)
 {
 	struct tcr_par *par;
-	size_t n_cur = 0, workers, per_unit;
+	size_t n_cur = 0, workers, depth, run_bytes, *counts;
 	int ret;
 
 	if (!jobs)
@@ -424,14 +533,23 @@ int tcr_par_start(struct tcr *r, unsigned jobs, struct tmx_error *err)
 		return TMX_OK;
 	for (size_t k = 0; k < r->n_handles; k++)
 		n_cur += r->handles[k].n_cpus;
+	if (!n_cur)
+		return TMX_OK;
 	if (!(par = calloc(1, sizeof(*par))) ||
-	    !(par->units = calloc(n_cur ? n_cur : 1, sizeof(*par->units)))) {
+	    !(par->units = calloc(n_cur, sizeof(*par->units)))) {
 		if (par)
 			par_free(par);
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 	}
 	par->r = r;
 	par->rc = *r;
+	workers = jobs;
+	/* every worker on the CPU the main thread reads, and as many runs waiting for it */
+	depth = 2 * workers;
+	/* every unit's batches within the budget, but runs never below one piece */
+	run_bytes = PAR_BUDGET / PAR_TEXT_RATIO / (n_cur * (depth + 1));
+	if (run_bytes > PAR_RUN_MAX)
+		run_bytes = PAR_RUN_MAX;
 	for (size_t k = 0; k < r->n_handles; k++) {
 		struct tcr_handle *h = &r->handles[k];
 
@@ -441,30 +559,28 @@ int tcr_par_start(struct tcr *r, unsigned jobs, struct tmx_error *err)
 		 * batches, its warnings and errors never come out).
 		 */
 		h->unit = par->n_units;
-		for (size_t i = 0; i < h->n_cpus; i++)
-			par->units[par->n_units++] =
-				(struct unit){ h->cur[i], h->file, h->label,
-					       tfg_look_span(h->file->tep, h->file->f), PAR_MIN_ITEMS };
+		for (size_t i = 0; i < h->n_cpus; i++) {
+			struct unit *un = &par->units[par->n_units++];
+
+			*un = (struct unit){ h->file, h->buffer, i, h->label,
+					     tfg_look_span(h->file->tep, h->file->f),
+					     h->file->f->buffers[h->buffer].cpus[i].compressed, NULL, 0, 0 };
+			if (!cut_runs(un, run_bytes, workers)) {
+				par_free(par);
+				return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+			}
+		}
 	}
-	if (!par->n_units) {
-		par_free(par);
-		return TMX_OK;
-	}
-	if (!(par->readers = calloc(par->n_units, sizeof(*par->readers)))) {
+	if (!(par->readers = calloc(par->n_units, sizeof(*par->readers))) ||
+	    !(counts = malloc(par->n_units * sizeof(*counts)))) {
 		par_free(par);
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 	}
-	/* every unit's batches within the budget, but batches never tiny */
-	per_unit = PAR_BUDGET / (par->n_units * (PAR_DEPTH + 2));
-	par->max_items = per_unit / PAR_ITEM_BYTES;
-	if (par->max_items > PAR_MAX_ITEMS)
-		par->max_items = PAR_MAX_ITEMS;
-	if (par->max_items < PAR_MIN_ITEMS)
-		par->max_items = PAR_MIN_ITEMS;
-	par->max_bytes = par->max_items * (PAR_ITEM_BYTES - sizeof(struct item));
-	workers = jobs < par->n_units ? jobs : par->n_units;
-	if ((ret = par_pool_start(&par->pool, par->n_units, workers, PAR_DEPTH, &pool_ops, par,
-				  err))) {
+	for (size_t u = 0; u < par->n_units; u++)
+		counts[u] = par->units[u].n_runs;
+	ret = par_pool_start(&par->pool, par->n_units, counts, workers, depth, &pool_ops, par, err);
+	free(counts);
+	if (ret) {
 		par_free(par);
 		return ret;
 	}

@@ -14,6 +14,7 @@
 #include "model/errors.h"
 #include "model/grow.h"
 #include "tools/tracecmd/fastfmt.h"
+#include "tools/tracecmd/kallsyms.h"
 #include "tools/tracecmd/report_int.h"
 
 /* libtraceevent parsers want NUL-terminated (and for some, writable) text. */
@@ -134,6 +135,38 @@ static int compile_plans(struct tcr_file *tf, struct tmx_error *err)
  * worker threads read records with them (report_par.c), which must not be
  * what writes them.
  */
+/*
+ * Where libtraceevent reads common_type and common_pid: the fields of its
+ * first event by id (get_common_info()), used only if they give what it
+ * gives on records of distinct bytes (tf->common_fast, report_int.h).
+ */
+static void find_common(struct tcr_file *tf, struct tep_event *first)
+{
+	const struct tep_format_field *type = tep_find_common_field(first, "common_type");
+	const struct tep_format_field *pid = tep_find_common_field(first, "common_pid");
+	uint8_t probe[64];
+
+	if (!type || !pid || type->offset < 0 || pid->offset < 0 ||
+	    (uint64_t)type->offset + type->size > tf->common_end ||
+	    (uint64_t)pid->offset + pid->size > tf->common_end)
+		return;
+	tf->type_off = (uint32_t)type->offset;
+	tf->type_size = (uint32_t)type->size;
+	tf->pid_off = (uint32_t)pid->offset;
+	tf->pid_size = (uint32_t)pid->size;
+	tf->common_fast = true;
+	for (int k = 0; k < 3 && tf->common_fast; k++) {
+		struct tdat_record rec = { .data = probe, .size = sizeof(probe) };
+		struct tep_record tr;
+
+		for (size_t i = 0; i < sizeof(probe); i++)
+			probe[i] = (uint8_t)(i * 37 + k * 101 + 1);
+		to_tep_record(&rec, &tr);
+		tf->common_fast = tcr_type(tf, &rec) == tep_data_type(tf->tep, &tr) &&
+				  tcr_pid(tf, &rec) == tep_data_pid(tf->tep, &tr);
+	}
+}
+
 static int index_events(struct tcr_file *tf, struct tmx_error *err)
 {
 	struct tep_event **evs = tep_list_events(tf->tep, TEP_EVENT_SORT_ID);
@@ -151,7 +184,9 @@ static int index_events(struct tcr_file *tf, struct tmx_error *err)
 	if (max_id < 0)   /* no events: libtraceevent warns at every lookup, leave it so */
 		return TMX_OK;
 	if (!(tf->ev_by_id = calloc((size_t)max_id + 1, sizeof(*tf->ev_by_id))) ||
-	    !(tf->need_by_id = calloc((size_t)max_id + 1, sizeof(*tf->need_by_id))))
+	    !(tf->need_by_id = calloc((size_t)max_id + 1, sizeof(*tf->need_by_id))) ||
+	    !(tf->col_by_id = calloc((size_t)max_id + 1, sizeof(*tf->col_by_id))) ||
+	    !(tf->col_len_by_id = calloc((size_t)max_id + 1, sizeof(*tf->col_len_by_id))))
 		return tmx_error_set(err, TMX_ERR_NOMEM, tf->f->path, "out of memory");
 	tf->n_ev_by_id = (size_t)max_id + 1;
 	for (size_t i = 0; evs[i]; i++) {
@@ -159,6 +194,8 @@ static int index_events(struct tcr_file *tf, struct tmx_error *err)
 		if (id >= 0 && id <= max_id && !tf->ev_by_id[id]) {
 			tf->ev_by_id[id] = tep_find_event(tf->tep, id);
 			tf->need_by_id[id] = tcr_fixed_need(tf->ev_by_id[id]);
+			/* (without memory, the column is made at each use) */
+			tf->col_by_id[id] = tcr_name_col(tf->ev_by_id[id], &tf->col_len_by_id[id]);
 		}
 	}
 	tf->ids_all = all;
@@ -176,6 +213,7 @@ static int index_events(struct tcr_file *tf, struct tmx_error *err)
 		tep_data_pid(tf->tep, &tr);
 		tep_data_flags(tf->tep, &tr);
 		tf->primed = true;
+		find_common(tf, evs[0]);
 	}
 	return TMX_OK;
 }
@@ -304,7 +342,7 @@ static int extra_kallsyms(struct tcr *r, struct tep_handle *tep, struct tmx_erro
 	}
 	fclose(fp);
 	buf[len] = '\0';
-	tep_parse_kallsyms(tep, buf);
+	tcr_parse_kallsyms(tep, buf);
 	free(buf);
 	return TMX_OK;
 }
@@ -351,7 +389,7 @@ int tcr_setup_tep(struct tcr *r, struct tcr_file *tf, struct tmx_error *err)
 		parse_format(tf, &f->event_formats[i], f->event_formats[i].system);
 	/* Symbols, printk formats and comms only matter to printed events, -f and -P. */
 	if (tcr_needs_texts(r->o) &&
-	    ((ret = parse_text(tep, &f->kallsyms, tep_parse_kallsyms, "kallsyms", f->path, err)) ||
+	    ((ret = parse_text(tep, &f->kallsyms, tcr_parse_kallsyms, "kallsyms", f->path, err)) ||
 	     (ret = parse_text(tep, &f->printk, tep_parse_printk_formats, "printk formats", f->path,
 			       err)) ||
 	     (ret = parse_text(tep, &f->cmdlines, tep_parse_saved_cmdlines, "saved cmdlines",

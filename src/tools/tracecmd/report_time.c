@@ -14,10 +14,12 @@
  * time = (ts + div/2) / div, then "%5llu.%0<prec>llu", or "%12llu" when
  * the precision is 0 (libtraceevent 1.7.1; trace-cmd's "%12d" for counter
  * clocks overflows its int power of ten, which gives "%12llu" too).
+ * Inlined in each use with constant arguments: divisions by constants.
  */
-static void put_time(struct outbuf *b, uint64_t ts, int prec, uint64_t div)
+static inline __attribute__((always_inline)) void put_time(struct outbuf *b, uint64_t ts,
+							   int prec, uint64_t div)
 {
-	char buf[24], *end;
+	char *p = outbuf_reserve(b, 64);
 	uint64_t p10 = 1;
 
 	if (div > 1)
@@ -25,14 +27,21 @@ static void put_time(struct outbuf *b, uint64_t ts, int prec, uint64_t div)
 	for (int i = 0; i < prec; i++)
 		p10 *= 10;
 	if (p10 > 1) {
-		end = tmx_put_u64(buf, ts / p10);
-		put_num(b, buf, end, 5, false);
-		outbuf_putc(b, '.');
-		outbuf_u64(b, ts % p10, prec);
+		uint64_t frac = ts % p10;
+
+		p = tmx_put_u64_padded(p, ts / p10, 5, ' ');
+		*p++ = '.';
+		/* prec digits, leading zeros included (tcr_put_ts(): 6 or 9) */
+		if (prec == 9)
+			*p++ = (char)('0' + frac / 100000000), frac %= 100000000;
+		else
+			frac *= 100;
+		tmx_put_8digits(p, (uint32_t)frac);
+		p += prec == 9 ? 8 : 6;
 	} else {
-		end = tmx_put_u64(buf, ts);
-		put_num(b, buf, end, 12, false);
+		p = tmx_put_u64_padded(p, ts, 12, ' ');
 	}
+	outbuf_commit(b, p);
 }
 
 /* libtraceevent's TIME_FMT_TS: "%6.1000d", "%9.1d" (-t) or "%12d" (no usecs). */

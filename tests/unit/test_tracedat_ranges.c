@@ -1,0 +1,230 @@
+/*
+ * Cursors over ranges of a CPU's pieces (tdat_cpu_pieces(),
+ * tdat_cursor_range(), used by the workers of -o tracecmd --jobs N):
+ * reading a CPU as consecutive runs of pages (or compressed chunks) gives
+ * what one cursor over the whole CPU gives -- records (times, offsets,
+ * sizes, bytes, missed events), warnings of the lenient reading and the
+ * error where a strict reading stops -- for runs of 1, 2, 3 and 5 pieces,
+ * on files built by hand (v6 and v7, no compression, zlib, zstd, time
+ * extends, missed events) and on every single-byte corruption of their
+ * CPU data, so that damage falls at the start, in the middle and at the
+ * end of runs.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tdat_build.h"
+#include "tracecmd/internal.h"
+#include "tracecmd/tracedat.h"
+
+/* What a reading gave, as text. */
+struct log {
+	char *p;
+	size_t n, cap;
+};
+
+static void say(struct log *l, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (l->cap - l->n < 4096) {
+		l->cap = l->cap ? l->cap * 2 : 1 << 16;
+		l->p = realloc(l->p, l->cap);
+		assert_non_null(l->p);
+	}
+	va_start(ap, fmt);
+	k = vsnprintf(l->p + l->n, l->cap - l->n, fmt, ap);
+	va_end(ap);
+	assert_true(k >= 0 && (size_t)k < l->cap - l->n);
+	l->n += (size_t)k;
+}
+
+static void warned(void *user, const char *msg)
+{
+	say(user, "warning: %s\n", msg);
+}
+
+/* One record: everything a reader of the cursor sees. */
+static void say_record(struct log *l, const struct tdat_record *r)
+{
+	say(l, "cpu %u ts %llu raw %llu off %llu size %u avail %u missed %lld event %s:", r->cpu,
+	    (unsigned long long)r->ts, (unsigned long long)r->ts_raw,
+	    (unsigned long long)r->offset, r->size, r->avail, (long long)r->missed_events,
+	    r->event ? r->event->name : "-");
+	for (uint32_t i = 0; i < r->size; i++)
+		say(l, "%02x", r->data[i]);
+	say(l, "\n");
+}
+
+/*
+ * Reads CPU `cpu` into the log: one cursor over all of it (run 0), or
+ * runs of `run` pieces, each through tdat_cursor_range() on the same
+ * cursor; stops at the first error as a reader does.
+ */
+static void read_cpu(const struct tdat_file *f, uint32_t cpu, size_t run, struct log *l)
+{
+	size_t pieces = tdat_cpu_pieces(f, 0, cpu);
+	struct tdat_cursor *cur;
+	struct tmx_error err;
+
+	assert_int_equal(tdat_cursor_open(f, 0, cpu, &cur, &err), TMX_OK);
+	for (size_t at = 0; at < pieces || (!run && !at); at += run ? run : pieces + 1) {
+		const struct tdat_record *r;
+		int ret;
+
+		if (run)
+			tdat_cursor_range(cur, at, at + run);
+		while (!(ret = tdat_cursor_next(cur, &r, &err)) && r)
+			say_record(l, r);
+		if (ret) {
+			char buf[TMX_ERROR_MSG_MAX + 600];
+			tmx_error_format(&err, buf, sizeof(buf));
+			say(l, "error: %s\n", buf);
+			break;
+		}
+	}
+	say(l, "end of cpu %u\n", cpu);
+	tdat_cursor_close(cur);
+}
+
+/* The whole reading of a file's bytes, every CPU; open errors too. */
+static void read_file(const uint8_t *p, size_t n, bool lenient, size_t run, struct log *l)
+{
+	struct tdat_open_opts oo = { .lenient = lenient, .diag = &(struct tmx_diag){ warned, l } };
+	struct tdat_file *f;
+	struct tmx_error err;
+
+	if (tdat_file_open_mem(p, n, "runs.dat", &oo, &f, &err)) {
+		say(l, "open failed\n");
+		return;
+	}
+	for (uint32_t c = 0; c < f->buffers[0].n_cpus; c++)
+		read_cpu(f, c, run, l);
+	tdat_file_close(f);
+}
+
+/* Runs of 1, 2, 3 and 5 pieces give the whole CPU's reading. */
+static void same_readings(const uint8_t *p, size_t n, bool lenient)
+{
+	static const size_t runs[] = { 1, 2, 3, 5 };
+	struct log whole = { 0 };
+
+	read_file(p, n, lenient, 0, &whole);
+	for (size_t k = 0; k < sizeof(runs) / sizeof(runs[0]); k++) {
+		struct log cut = { 0 };
+
+		read_file(p, n, lenient, runs[k], &cut);
+		if (cut.n != whole.n || memcmp(cut.p, whole.p, whole.n)) {
+			whole.p[whole.n] = cut.p[cut.n] = '\0';
+			fail_msg("runs of %zu pieces (lenient %d):\n%s\nwhole CPU:\n%s", runs[k], lenient,
+				 cut.p, whole.p);
+		}
+		free(cut.p);
+	}
+	free(whole.p);
+}
+
+/* The file as built, then every byte of its CPU data corrupted in turn. */
+static void check(struct tb_opts o)
+{
+	struct bb b = tb_file(&o);
+	struct tdat_file *f;
+	struct tmx_error err;
+	uint64_t from, to;
+	uint8_t *copy = malloc(b.n);
+
+	assert_non_null(copy);
+	same_readings(b.p, b.n, false);
+	assert_int_equal(tdat_file_open_mem(b.p, b.n, "runs.dat", NULL, &f, &err), TMX_OK);
+	/* the runs cut something: more pieces than the longest run */
+	assert_true(tdat_cpu_pieces(f, 0, 0) > 5);
+	from = f->buffers[0].cpus[0].offset;
+	to = from + f->buffers[0].cpus[0].size + (f->buffers[0].cpus[0].compressed ? 4 : 0);
+	tdat_file_close(f);
+	for (uint64_t i = from; i < to; i++) {
+		memcpy(copy, b.p, b.n);
+		copy[i] ^= 0xff;
+		same_readings(copy, b.n, false);
+		same_readings(copy, b.n, true);
+	}
+	free(copy);
+	free(b.p);
+}
+
+static const struct tb_opts base = { .version = 7, .psize = 256, .klong = 8, .pages = 9,
+				     .per_page = 3, .missed = true, .extend = true };
+
+static void test_plain(void **s)
+{
+	struct tb_opts o = base;
+
+	(void)s;
+	check(o);
+	o.version = 6;
+	o.be = true;
+	o.klong = 4;
+	check(o);
+}
+
+static void test_compressed(void **s)
+{
+	struct tb_opts o = base;
+
+	(void)s;
+	o.algo = TB_ZSTD;
+	o.chunk_pages = 1;
+	check(o);
+	o.algo = TB_ZLIB;
+	o.pages = 13;   /* chunks of 2 pages, the last one shorter */
+	o.chunk_pages = 2;
+	check(o);
+}
+
+/* A range past the end, or empty: no record, no error. */
+static void test_empty_ranges(void **s)
+{
+	struct tb_opts o = base;
+	struct bb b = tb_file(&o);
+	struct tdat_file *f;
+	struct tdat_cursor *cur;
+	struct tmx_error err;
+	const struct tdat_record *r;
+	size_t n;
+
+	(void)s;
+	assert_int_equal(tdat_file_open_mem(b.p, b.n, "runs.dat", NULL, &f, &err), TMX_OK);
+	n = tdat_cpu_pieces(f, 0, 0);
+	assert_int_equal(n, (size_t)o.pages);
+	assert_int_equal(tdat_cursor_open(f, 0, 0, &cur, &err), TMX_OK);
+	tdat_cursor_range(cur, 3, 3);
+	assert_int_equal(tdat_cursor_next(cur, &r, &err), TMX_OK);
+	assert_null(r);
+	tdat_cursor_range(cur, n, n + 4);
+	assert_int_equal(tdat_cursor_next(cur, &r, &err), TMX_OK);
+	assert_null(r);
+	/* and back to a real range after them */
+	tdat_cursor_range(cur, n - 1, n);
+	assert_int_equal(tdat_cursor_next(cur, &r, &err), TMX_OK);
+	assert_non_null(r);
+	tdat_cursor_close(cur);
+	tdat_file_close(f);
+	free(b.p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plain),
+		cmocka_unit_test(test_compressed),
+		cmocka_unit_test(test_empty_ranges),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
