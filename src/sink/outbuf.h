@@ -94,23 +94,6 @@ static inline void outbuf_putc(struct outbuf *b, char c)
 	b->data[b->len++] = c;
 }
 
-/*
- * Room for `n` more bytes (n <= OUTBUF_SIZE), flushing first if needed: a
- * formatter writes there straight, then says where it stopped with
- * outbuf_commit().  Bytes written past that point are not output.
- */
-static inline char *outbuf_reserve(struct outbuf *b, size_t n)
-{
-	if (OUTBUF_SIZE - b->len < n)
-		outbuf_flush(b);
-	return b->data + b->len;
-}
-
-static inline void outbuf_commit(struct outbuf *b, const char *end)
-{
-	b->len = (size_t)(end - b->data);
-}
-
 /* `n` spaces (column padding). */
 static inline void outbuf_spaces(struct outbuf *b, size_t n)
 {
