@@ -4,6 +4,7 @@
 
 #include "ctf/tsdl_lex.h"
 #include "model/errors.h"
+#include "io/hexdigit.h"
 
 void tsdl_lex_init(struct tsdl_lexer *lx, const char *text, size_t len, const char *name)
 {
@@ -89,17 +90,6 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Decodes one escape sequence after the backslash; returns the byte. */
 static int lex_escape(struct tsdl_lexer *lx, struct tmx_error *err, unsigned *out)
 {
@@ -121,8 +111,8 @@ static int lex_escape(struct tsdl_lexer *lx, struct tmx_error *err, unsigned *ou
 	case 'x': {
 		unsigned v = 0;
 		int digits = 0;
-		while (lx->p < lx->end && hex_value(*lx->p) >= 0 && digits < 2) {
-			v = v * 16 + (unsigned)hex_value(*lx->p++);
+		while (lx->p < lx->end && tmx_hex_digit(*lx->p) >= 0 && digits < 2) {
+			v = v * 16 + (unsigned)tmx_hex_digit(*lx->p++);
 			digits++;
 		}
 		if (!digits)
@@ -210,7 +200,7 @@ static int lex_number(struct tsdl_lexer *lx, struct tmx_error *err)
 		lx->p++;
 	}
 	while (lx->p < lx->end) {
-		int d = hex_value(*lx->p);
+		int d = tmx_hex_digit(*lx->p);
 		if (d < 0 || (unsigned)d >= base)
 			break;
 		if (v > (UINT64_MAX - (unsigned)d) / base)

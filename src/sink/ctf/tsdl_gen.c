@@ -23,6 +23,7 @@
 #include "model/field_class.h"
 #include "sink/ctf/encode_plan_int.h"
 #include "model/errors.h"
+#include "io/hexdigit.h"
 
 /* ------------------------------------------------------------------ */
 /* Names                                                                */
@@ -613,17 +614,6 @@ static void put_env(struct gen *g)
 	cw_sb_puts(b, "};\n\n");
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /*
  * A CTF 2 clock UID that is a UUID's text (babeltrace 2.1 makes a CTF 1.8
  * clock UUID the UID): the clock's UUID again.
@@ -642,8 +632,8 @@ static bool uuid_from_text(const char *s, uint8_t out[16])
 				return false;
 			continue;
 		}
-		hi = hex_digit(s[i]);
-		lo = i + 1 < 36 ? hex_digit(s[i + 1]) : -1;
+		hi = tmx_hex_digit(s[i]);
+		lo = i + 1 < 36 ? tmx_hex_digit(s[i + 1]) : -1;
 		if (hi < 0 || lo < 0)
 			return false;
 		out[k++] = (uint8_t)(hi << 4 | lo);

@@ -18,17 +18,7 @@
 #include <string.h>
 
 #include "tools/tracecmd/kallsyms.h"
-
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#include "io/hexdigit.h"
 
 /* isspace() of each byte in the current locale (what sscanf's %s stops at), as a table. */
 struct spaces {
@@ -58,7 +48,7 @@ static bool usual_line(struct tep_handle *tep, const struct spaces *sp, char *li
 	int n = 0, d;
 
 	/* %16llx: at most 16 digits; a 17th would be read by %c */
-	while (n < 16 && (d = hex_digit(*p)) >= 0) {
+	while (n < 16 && (d = tmx_hex_digit(*p)) >= 0) {
 		addr = addr << 4 | (unsigned)d;
 		p++;
 		n++;
