@@ -34,5 +34,5 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 # --jobs 1, 2 and 8 (tests/golden/test_parallel.py --quick).
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTMX_WERROR=ON -DTMX_TSAN=ON \
 	-DTMX_BUILD_TESTS=ON ${TMX_CORPUS:+"-DTMX_CORPUS=$TMX_CORPUS"} >/dev/null
-cmake --build build-tsan -j"$jobs" --target tracemux test_par_run
+cmake --build build-tsan -j"$jobs" --target tracemux test_par_run test_par_pool
 ctest --test-dir build-tsan -L tsan --output-on-failure
