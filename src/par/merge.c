@@ -17,6 +17,7 @@
 #include "par/par.h"
 
 struct cursor {
+	int64_t key;                /* the current element's, for the heap's common case */
 	struct par_stream *s;
 	size_t index;               /* input position: the last tie-break */
 	struct par_batch *b;
@@ -39,6 +40,8 @@ static const struct par_elem *head(const struct cursor *c)
 
 static bool before(const struct cursor *a, const struct cursor *b)
 {
+	if (a->key != b->key)
+		return a->key < b->key;
 	return tmx_mux_before(&head(a)->pos, a->index, &head(b)->pos, b->index);
 }
 
@@ -145,6 +148,7 @@ static enum settle settle(struct merge *m, struct cursor *c, struct tmx_error *e
 			*err = c->b->err;
 			return FAILED;
 		}
+		c->key = e->pos.key;
 		return SETTLED;
 	}
 }
@@ -169,7 +173,7 @@ static int run(struct merge *m, struct tmx_error *err)
 	struct par_runner *r = m->r;
 
 	for (size_t i = 0; i < r->n_streams; i++) {
-		struct cursor c = { &r->streams[i], i, NULL, 0 };
+		struct cursor c = { 0, &r->streams[i], i, NULL, 0 };
 		enum settle st = settle(m, &c, err);
 
 		if (st == FAILED) {
