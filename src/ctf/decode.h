@@ -132,7 +132,9 @@ int ctf_decode_packet_start(struct ctf_decoder *d, uint64_t offset,
  * Decodes the next event of the current packet.  Returns TMX_OK and sets
  * *more = false when the packet's content is exhausted.  On success the
  * event's scopes (not its header) are in d->event, its time in d->event_clock; *ec is set and
- * scope_index[] gives each scope's start in d->event (SIZE_MAX if absent).
+ * scope_index[] gives each scope's start in d->event (SIZE_MAX if absent),
+ * unless the event was skipped (d->skipped) or d->values_unread: then the
+ * event has no scopes and scope_index[] is not to be read.
  * On a decoding error after the event class is known, *ec and the
  * scope_index[] of the scopes begun are set too (what was decoded stays in
  * d->event), so that callers can show the partial event.

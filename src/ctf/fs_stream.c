@@ -373,8 +373,15 @@ static const struct tmx_msg *event_msg(struct ctf_stream *s, const struct tmx_ev
 	e->cls = ec;
 	e->packet = &s->packet;
 	e->scopes[TMX_SCOPE_PACKET_CONTEXT] = s->packet.context;
-	for (int i = TMX_SCOPE_COMMON_CONTEXT; i < TMX_N_SCOPES; i++)
-		e->scopes[i] = scope_index[i] == SIZE_MAX ? NULL : &s->dec.event.v[scope_index[i]];
+	if (s->dec.values_unread) {   /* (ctf/decode.h) */
+		e->scopes[TMX_SCOPE_COMMON_CONTEXT] = NULL;
+		e->scopes[TMX_SCOPE_SPECIFIC_CONTEXT] = NULL;
+		e->scopes[TMX_SCOPE_PAYLOAD] = NULL;
+	} else {
+		for (int i = TMX_SCOPE_COMMON_CONTEXT; i < TMX_N_SCOPES; i++)
+			e->scopes[i] = scope_index[i] == SIZE_MAX ? NULL :
+				       &s->dec.event.v[scope_index[i]];
+	}
 	m->event = e;
 	set_time(s, s->dec.event_clock, &m->has_ts, &m->cycles, &m->ns);
 	return m;
