@@ -705,13 +705,25 @@ static bool run_skip(struct ctf_decoder *d, const struct ctf_skip *sk)
 	uint8_t bo_last = d->bo_last;
 
 	for (; st < end; st++) {
-		pos = (pos + st->align_m1) & ~st->align_m1;
-		if (pos > limit)
-			return false;
-		if (st->kind == CTF_SKIP_FIXED) {
-			if (st->bits > limit - pos)
+		const uint64_t align_m1 = st->align_m1;
+		const struct ctf_header_note *n, *nend;
+		uint64_t count;
+		const char *nul;
+
+		pos = (pos + align_m1) & ~align_m1;
+		switch (st->kind) {
+		case CTF_SKIP_PLAIN:
+			/* pos > limit or not room for the step (no overflow: both well below 2^63). */
+			if (pos + st->bits > limit)
 				return false;
-			for (const struct ctf_header_note *n = st->notes; n < st->notes + st->n; n++)
+			if (st->bo_end_kind == CTF_HBO_MAX)
+				bo_end = UINT64_MAX;
+			pos += st->bits;
+			break;
+		case CTF_SKIP_FIXED:
+			if (pos + st->bits > limit)
+				return false;
+			for (n = st->notes, nend = n + st->n; n < nend; n++)
 				note_value(d, n->slot, n->meaning, n->clock_bits,
 					   tmx_read_aligned(d->base + (pos + n->off) / 8, n->len / 8,
 							    n->be));
@@ -720,25 +732,26 @@ static bool run_skip(struct ctf_decoder *d, const struct ctf_skip *sk)
 			if (st->bo_last_set)
 				bo_last = st->bo_last;
 			pos += st->bits;
-		} else if (st->kind == CTF_SKIP_STRING) {
+			break;
+		case CTF_SKIP_STRING:
 			/* As ctf_decode_string: byte-aligned, a NUL within the content. */
-			const char *nul;
-
-			if (pos % 8 || !(nul = memchr(d->base + pos / 8, '\0', (limit - pos) / 8)))
+			if (pos > limit || pos % 8 ||
+			    !(nul = memchr(d->base + pos / 8, '\0', (limit - pos) / 8)))
 				return false;
 			pos = (uint64_t)((const uint8_t *)nul + 1 - d->base) * 8;
-		} else {
+			break;
+		default:
 			/* As array_start (decode_plan.c) and the byte array or text decoding. */
-			uint64_t n = st->len_slot >= 0 ? d->slots[st->len_slot] : st->length;
-
+			count = st->len_slot >= 0 ? d->slots[st->len_slot] : st->length;
 			pos = (pos + st->elem_align_m1) & ~st->elem_align_m1;
-			if (pos > limit || (!st->text && pos % 8) || n > (limit - pos) / st->bits)
+			if (pos > limit || (!st->text && pos % 8) || count > (limit - pos) / st->bits)
 				return false;
-			pos += n * st->bits;
+			pos += count * st->bits;
 			if (!st->text) {
 				bo_end = pos;
 				bo_last = st->bo_last;
 			}
+			break;
 		}
 	}
 	d->pos = pos;

@@ -295,6 +295,7 @@ void ctf_header_prog_free(struct ctf_header_prog *hp);
  * offsets, whole bytes.
  */
 enum ctf_skip_kind {
+	CTF_SKIP_PLAIN,    /* FIXED without notes, byte order state unchanged or UINT64_MAX */
 	CTF_SKIP_FIXED,    /* `bits` from the aligned start, notes[first .. first + n) */
 	CTF_SKIP_STRING,   /* to the NUL, byte-aligned */
 	CTF_SKIP_ARRAY,    /* elements of `bits`, aligned to elem_align */

@@ -183,8 +183,14 @@ int ctf_skip_compile(const struct ctf_plan *pl, struct ctf_skip **out, struct tm
 			o += op->skip;
 		}
 	}
-	for (size_t i = 0; i < c.sk->n_steps; i++)
-		c.sk->steps[i].notes = c.sk->notes + c.sk->steps[i].first;
+	for (size_t i = 0; i < c.sk->n_steps; i++) {
+		struct ctf_skip_step *st = &c.sk->steps[i];
+
+		st->notes = c.sk->notes + st->first;
+		if (st->kind == CTF_SKIP_FIXED && !st->n && !st->bo_last_set &&
+		    st->bo_end_kind != CTF_HBO_AT)
+			st->kind = CTF_SKIP_PLAIN;
+	}
 	*out = c.sk;
 	return TMX_OK;
 }

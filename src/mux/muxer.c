@@ -40,6 +40,7 @@ struct tmx_muxer {
 	size_t n_iters;
 	int64_t last_ts;
 	bool has_returned;
+	size_t n_unchecked;          /* entries whose `unchecked` is set */
 	bool (*keep)(const void *ctx, const struct tmx_msg *msg);   /* NULL: all */
 	const void *keep_ctx;
 };
@@ -132,7 +133,10 @@ advance_root(struct tmx_muxer *m, struct tmx_error *err)
 
 	if (ret)
 		return ret;
-	root->unchecked = false;
+	if (__builtin_expect(m->n_unchecked != 0, 0) && root->unchecked) {
+		root->unchecked = false;
+		m->n_unchecked--;
+	}
 	if (root->msg) {
 		m->heap[0].key = tmx_mux_key(root->msg, m->last_ts);
 	} else {
@@ -150,6 +154,7 @@ void tmx_muxer_set_filter(struct tmx_muxer *m,
 	m->keep_ctx = ctx;
 	for (size_t i = 0; i < m->n; i++)
 		m->heap[i].e->unchecked = true;
+	m->n_unchecked = m->n;
 }
 
 int tmx_muxer_next(struct tmx_muxer *m, const struct tmx_msg **msg, struct tmx_error *err)
@@ -168,10 +173,11 @@ int tmx_muxer_next(struct tmx_muxer *m, const struct tmx_msg **msg, struct tmx_e
 			return ret;
 	}
 	/* Messages that were pending when the filter was set are checked as they come up. */
-	while (m->n && m->heap[0].e->unchecked) {
+	while (__builtin_expect(m->n_unchecked != 0, 0) && m->n && m->heap[0].e->unchecked) {
 		int ret;
 
 		m->heap[0].e->unchecked = false;
+		m->n_unchecked--;
 		if (!m->keep || m->keep(m->keep_ctx, m->heap[0].e->msg))
 			break;
 		if ((ret = advance_root(m, err)))

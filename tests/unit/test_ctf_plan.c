@@ -752,7 +752,8 @@ static void test_header_progs(void **state)
  * Steps over bodies whose values no one reads (src/ctf/plan_skip.c): event
  * 0's body compiled into steps of the shape expected, one letter per step
  * (F fixed: runs and fixed-length text or byte arrays whose offsets are
- * constants; S a string; A an array stepped over by its length), or NULL
+ * constants; P the same without notes nor byte order state to set but
+ * UINT64_MAX; S a string; A an array stepped over by its length), or NULL
  * (the body is decoded).  Random bodies are then decoded by both
  * decoders, values read and unread (compare_stream): the steps' positions,
  * notes (sequence lengths) and byte order state against the walk's.
@@ -779,15 +780,15 @@ static const struct skip_layout skip_layouts[] = {
 	{ SKIP_HEAD "event { name = e0; id = 0; fields := struct {\n"
 		    "  u8 n; string s; u8 b[n]; u32 after; ch txt[n];\n"
 		    "  integer { size = 16; align = 8; byte_order = be; } m; u8 c[m]; }; };\n",
-	  "FSAFAFA" },
+	  "FSAPAFA" },
 	/* A byte array after a 16-bit aligned start; a sequence's length in a step. */
 	{ SKIP_HEAD "event { name = e0; id = 0; fields := struct {\n"
 		    "  integer { size = 16; align = 16; } n; u8 pad; u8 b[3]; u8 s[n]; ch e; }; };\n",
-	  "FAF" },
+	  "FAP" },
 	/* A step that starts with a byte array, after a string; a wider alignment starts the next. */
 	{ SKIP_HEAD "event { name = e0; id = 0; fields := struct {\n"
 		    "  ch t[4]; u32 x; string s; u8 b[2]; be16 y; }; };\n",
-	  "FSFF" },
+	  "PSFP" },
 	/* Arrays of structures and of wider integers: decoded. */
 	{ SKIP_HEAD "event { name = e0; id = 0; fields := struct {\n"
 		    "  u8 n; struct { u8 a; u32 b; } s[n]; }; };\n",
@@ -815,7 +816,7 @@ static void check_skip_shape(const struct tmx_trace_class *tc, const char *want)
 	if (sk) {
 		assert_true(sk->n_steps < sizeof(got));
 		for (size_t i = 0; i < sk->n_steps; i++)
-			got[i] = "FSA"[sk->steps[i].kind];
+			got[i] = "PFSA"[sk->steps[i].kind];
 	}
 	if (want)
 		assert_string_equal(got, want);
