@@ -795,7 +795,7 @@ static inline __attribute__((always_inline)) bool skip_body(struct ctf_decoder *
  */
 static inline bool run_header_prog(struct ctf_decoder *d, const struct ctf_header_prog *hp)
 {
-	const uint64_t start = (d->pos + hp->align - 1) & ~(uint64_t)(hp->align - 1);
+	const uint64_t start = (d->pos + hp->align_m1) & ~hp->align_m1;
 	const uint8_t *p = d->base + start / 8;
 	const struct ctf_header_case *c = hp->cases;
 	const struct ctf_header_note *n, *end;
@@ -809,7 +809,7 @@ static inline bool run_header_prog(struct ctf_decoder *d, const struct ctf_heade
 	word = room >= 64;
 	if (hp->variant) {
 		int o;
-		if (__builtin_expect((uint64_t)hp->tag_off + hp->tag_len > room, 0))
+		if (__builtin_expect(hp->tag_end > room, 0))
 			return false;
 		if (word && hp->tag_in_word)
 			tag = ((hp->tag_be ? tmx_be64(p) : tmx_le64(p)) << hp->tag_lsh) >>
@@ -856,8 +856,7 @@ int ctf_decode_event(struct ctf_decoder *d, bool *more, const struct tmx_stream_
 	uint64_t id;
 	int ret;
 
-	*more = d->pos < d->limit;
-	if (!*more)
+	if (!(*more = d->pos < d->limit))
 		return TMX_OK;
 	if (__builtin_expect(!sp || sp->sc != sc, 0)) {
 		ret = ctf_plans_stream(d->plans, sc, &d->sp, err);

@@ -246,10 +246,11 @@ struct ctf_header_case {
 enum { CTF_HBO_KEEP, CTF_HBO_MAX, CTF_HBO_AT };
 
 struct ctf_header_prog {
-	uint32_t align;           /* the header's alignment (a multiple of 8) */
+	uint64_t align_m1;        /* the header's alignment (a multiple of 8), minus one */
 	/* The variant's tag (none: one case): where it is, how it selects. */
 	const struct tmx_field_class *variant;
 	uint32_t tag_off;         /* bits from the aligned start */
+	uint32_t tag_end;         /* tag_off + tag_len */
 	uint8_t tag_len, tag_be;
 	bool tag_in_word;         /* in the first 64 bits: (w << tag_lsh) >> (64 - tag_len) */
 	uint8_t tag_lsh;

@@ -124,6 +124,7 @@ static int sim_run(struct hcomp *c, struct hsim *s, const struct ctf_op *op, boo
 			c->tag_note = c->n_notes;
 			c->hp->tag_off = (uint32_t)(start + it->off);
 			c->hp->tag_len = (uint8_t)it->len;
+			c->hp->tag_end = (uint32_t)(start + it->off + it->len);
 			c->hp->tag_be = it->be;
 			c->hp->tag_in_word = start + it->off + it->len <= 64;
 			if (c->hp->tag_in_word)
@@ -243,7 +244,7 @@ int ctf_header_prog_compile(const struct ctf_plan *pl, struct ctf_header_prog **
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL,
 				     "out of memory for an event header program");
 	c.align = pl->ops[0].align;
-	c.hp->align = c.align;
+	c.hp->align_m1 = c.align - 1;
 	c.hp->n_cases = vop ? vop->fc->n_members : 1;
 	c.hp->cases = calloc(c.hp->n_cases ? c.hp->n_cases : 1, sizeof(*c.hp->cases));
 	if (!c.hp->cases)
