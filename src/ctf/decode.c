@@ -744,9 +744,11 @@ static bool run_skip(struct ctf_decoder *d, const struct ctf_skip *sk)
 			/* As array_start (decode_plan.c) and the byte array or text decoding. */
 			count = st->len_slot >= 0 ? d->slots[st->len_slot] : st->length;
 			pos = (pos + st->elem_align_m1) & ~st->elem_align_m1;
-			if (pos > limit || (!st->text && pos % 8) || count > (limit - pos) / st->bits)
+			/* count * bits > limit - pos, without a division. */
+			if (pos > limit || (!st->text && pos % 8) ||
+			    __builtin_mul_overflow(count, st->bits, &count) || count > limit - pos)
 				return false;
-			pos += count * st->bits;
+			pos += count;
 			if (!st->text) {
 				bo_end = pos;
 				bo_last = st->bo_last;
