@@ -724,9 +724,8 @@ static bool run_skip(struct ctf_decoder *d, const struct ctf_skip *sk)
 			if (pos + st->bits > limit)
 				return false;
 			for (n = st->notes, nend = n + st->n; n < nend; n++)
-				note_value(d, n->slot, n->meaning, n->clock_bits,
-					   tmx_read_aligned(d->base + (pos + n->off) / 8, n->len / 8,
-							    n->be));
+				note_header(d, n, tmx_read_aligned(d->base + (pos + n->off) / 8,
+								   n->len / 8, n->be));
 			if (st->bo_end_kind != CTF_HBO_KEEP)
 				bo_end = st->bo_end_kind == CTF_HBO_MAX ? UINT64_MAX : pos + st->bo_end;
 			if (st->bo_last_set)
@@ -831,13 +830,11 @@ static inline bool run_header_prog(struct ctf_decoder *d, const struct ctf_heade
 		/* One byte order for all the notes: one load. */
 		const uint64_t w = c->big ? tmx_be64(p) : tmx_le64(p);
 		for (; n < end; n++)
-			note_value(d, n->slot, n->meaning, n->clock_bits,
-				   n->is_tag ? tag : (w << n->lsh) >> n->rsh);
+			note_header(d, n, n->is_tag ? tag : (w << n->lsh) >> n->rsh);
 	} else {
 		for (; n < end; n++)
-			note_value(d, n->slot, n->meaning, n->clock_bits,
-				   n->is_tag ? tag :
-				   tmx_read_bits(d->base, start + n->off, n->len, n->be));
+			note_header(d, n, n->is_tag ? tag :
+					  tmx_read_bits(d->base, start + n->off, n->len, n->be));
 	}
 	d->pos = start + c->bits;
 	if (c->bo_end_kind != CTF_HBO_KEEP)

@@ -269,7 +269,7 @@ struct ctf_header_note {
 	uint8_t lsh, rsh;
 	int32_t slot;             /* -1: none */
 	uint8_t meaning;          /* 0: none */
-	uint8_t clock_bits;       /* 0: does not update the clock */
+	uint64_t clock_mask;      /* the clock's N bits (ctf_clock_mask); 0: does not update it */
 	bool is_tag;              /* the variant's tag: its value is known already */
 };
 
@@ -323,7 +323,7 @@ struct ctf_skip_step {
 struct ctf_skip {
 	size_t n_steps;
 	struct ctf_skip_step *steps;
-	struct ctf_header_note *notes;   /* off, len, be, slot, meaning, clock_bits */
+	struct ctf_header_note *notes;   /* off, len, be, slot, meaning, clock_mask */
 };
 
 /*

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctf/decode.h"
 #include "ctf/plan.h"
 #include "model/errors.h"
 #include "model/grow.h"
@@ -87,7 +88,7 @@ static int add_note(struct hcomp *c, const struct ctf_run_item *it, uint64_t off
 	}
 	n->slot = it->note & CTF_NOTE_SLOT ? it->fc->slot : -1;
 	n->meaning = it->note & CTF_NOTE_MEANING ? (uint8_t)it->fc->meaning : 0;
-	n->clock_bits = it->note & CTF_NOTE_CLOCK ? (uint8_t)it->len : 0;
+	n->clock_mask = it->note & CTF_NOTE_CLOCK ? ctf_clock_mask(it->len) : 0;
 	n->is_tag = is_tag;
 	return TMX_OK;
 }

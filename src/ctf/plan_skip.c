@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "ctf/decode.h"
 #include "ctf/plan.h"
 #include "model/errors.h"
 
@@ -96,7 +97,7 @@ static void add_run(struct scomp *c, const struct ctf_op *op)
 		n->be = it->be;
 		n->slot = it->note & CTF_NOTE_SLOT ? fc->slot : -1;
 		n->meaning = (uint8_t)(it->note & CTF_NOTE_MEANING ? fc->meaning : 0);
-		n->clock_bits = (uint8_t)(it->note & CTF_NOTE_CLOCK ? it->len : 0);
+		n->clock_mask = it->note & CTF_NOTE_CLOCK ? ctf_clock_mask(it->len) : 0;
 	}
 	c->cur = p + op->bits;
 	c->open->bits = c->cur;

@@ -41,6 +41,13 @@ struct tmx_muxer {
 	int64_t last_ts;
 	bool has_returned;
 	size_t n_unchecked;          /* entries whose `unchecked` is set */
+	/*
+	 * Every entry but the root has a key of at least this (the smaller
+	 * of the root's children's; INT64_MIN: not known): a new root key
+	 * below it leaves the root where it is, without a comparison of
+	 * the children (most messages come from the same stream as the last).
+	 */
+	int64_t bound;
 	bool (*keep)(const void *ctx, const struct tmx_msg *msg);   /* NULL: all */
 	const void *keep_ctx;
 };
@@ -88,6 +95,7 @@ static int refill(struct tmx_muxer *m, struct mux_entry *e, struct tmx_error *er
 		return TMX_OK;
 	m->heap[m->n++] = (struct mux_slot){ tmx_mux_key(e->msg, m->last_ts), e };
 	mux_sift_up(m->heap, m->n - 1);
+	m->bound = INT64_MIN;
 	return TMX_OK;
 }
 
@@ -111,6 +119,7 @@ int tmx_muxer_new(struct tmx_msg_iter **iters, size_t n, struct tmx_muxer **out,
 	memcpy(m->iters, iters, n * sizeof(*iters));
 	m->n_iters = n;
 	m->last_ts = INT64_MIN;
+	m->bound = INT64_MIN;
 	for (size_t i = 0; i < n; i++) {
 		int ret;
 		m->entries[i] = (struct mux_entry){ .it = iters[i], .index = i };
@@ -122,6 +131,19 @@ int tmx_muxer_new(struct tmx_msg_iter **iters, size_t n, struct tmx_muxer **out,
 	}
 	*out = m;
 	return TMX_OK;
+}
+
+/*
+ * The root, whose key changed (or which was replaced), sifted down, and
+ * the bound worked out again.  Out of line: the hot path, where the root
+ * stays, then needs fewer registers.
+ */
+static __attribute__((noinline)) void resift(struct tmx_muxer *m)
+{
+	if (m->n)
+		mux_sift_down(m->heap, m->n, 0);
+	m->bound = m->n < 2 ? INT64_MAX :
+		   m->n == 2 || m->heap[1].key < m->heap[2].key ? m->heap[1].key : m->heap[2].key;
 }
 
 /* The root's iterator gives its next (kept) message, which goes where its time says. */
@@ -139,11 +161,12 @@ advance_root(struct tmx_muxer *m, struct tmx_error *err)
 	}
 	if (root->msg) {
 		m->heap[0].key = tmx_mux_key(root->msg, m->last_ts);
+		if (m->heap[0].key < m->bound)
+			return TMX_OK;
 	} else {
 		m->heap[0] = m->heap[--m->n];
 	}
-	if (m->n)
-		mux_sift_down(m->heap, m->n, 0);
+	resift(m);
 	return TMX_OK;
 }
 
@@ -227,6 +250,7 @@ size_t tmx_muxer_take(struct tmx_muxer *m, struct tmx_mux_head *out)
 		out[i] = (struct tmx_mux_head){ e->it, e->msg, m->heap[i].key, e->index };
 	}
 	m->n = 0;
+	m->bound = INT64_MIN;
 	m->has_returned = false;
 	return n;
 }
