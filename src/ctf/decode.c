@@ -693,122 +693,67 @@ void ctf_decoder_set_wanted(struct ctf_decoder *d,
 }
 
 /*
- * Whether a body plan can be stepped over without decoding it, when no
- * one reads its values (skip_body): runs of fixed-size fields, each
- * leaving the byte order state as skipping it would, NUL-terminated
- * strings, and text or plain byte arrays and sequences (their lengths
- * are in the slots by then).  A run's noted integers (a sequence's
- * length, a variant's tag) are read, whole bytes at byte offsets.
+ * Past a body by its steps (ctf/plan.h: struct ctf_skip) without decoding
+ * it; false when it does not fit (then decoding it gives the error: the
+ * integers noted on the way are noted again, to the same values).
  */
-static bool body_fixed(const struct ctf_plan *pl)
+static bool run_skip(struct ctf_decoder *d, const struct ctf_skip *sk)
 {
-	for (size_t o = 0; o < pl->n_ops; o++) {
-		const struct ctf_op *op = &pl->ops[o];
-		bool sets_bo = false;
-
-		if (op->kind == CTF_OP_SCOPE || op->kind == CTF_OP_STRING)
-			continue;
-		if (op->kind == CTF_OP_ARRAY && (op->fc->is_text || op->byte_elem)) {
-			o += op->skip;
-			continue;
-		}
-		if (op->kind != CTF_OP_RUN)
-			return false;
-		for (uint32_t i = op->a; i < op->a + op->b; i++) {
-			const struct ctf_run_item *it = &pl->items[i];
-
-			/* A reversed value is noted reversed: the plan's job. */
-			if (it->note && it->conv > CTF_CONV_BOOL)
-				return false;
-			/* Bit fields not on bytes: their byte order checks are the decoder's. */
-			if (it->kind == CTF_ITEM_BITS && (op->align % 8 || it->off % 8 || it->len % 8))
-				return false;
-			sets_bo |= it->kind == CTF_ITEM_ALIGNED || it->kind == CTF_ITEM_BITS;
-		}
-		if (sets_bo && !op->bo_max)
-			return false;
-	}
-	return true;
-}
-
-/* A run's noted integers (body_fixed: whole bytes at byte offsets), from bit `start`. */
-static void note_run(struct ctf_decoder *d, const struct ctf_plan *pl, const struct ctf_op *op,
-		     uint64_t start)
-{
-	for (uint32_t i = op->a; i < op->a + op->b; i++) {
-		const struct ctf_run_item *it = &pl->items[i];
-		if (it->note)
-			note_item(d, it, tmx_read_aligned(d->base + (start + it->off) / 8, it->len / 8,
-							  it->be));
-	}
-}
-
-/*
- * An array of body_fixed, as array_start (decode_plan.c) and the byte
- * array or text decoding steps over it; false when it does not fit.
- */
-static bool skip_array(const struct ctf_decoder *d, const struct ctf_op *op, uint64_t *pos,
-		       uint64_t *bo_end, uint8_t *bo_last)
-{
-	const struct tmx_field_class *fc = op->fc, *e = fc->elem;
-	uint64_t n = fc->kind == TMX_FC_SEQUENCE ? d->slots[fc->ref_slot] : fc->length;
-	uint64_t p = (*pos + e->align - 1) & ~(uint64_t)(e->align - 1);
-
-	if (p > d->limit)
-		return false;
-	if (fc->is_text) {
-		if (n > (d->limit - p) / 8)
-			return false;
-		*pos = p + n * 8;
-		return true;
-	}
-	if (p % 8 || n > (d->limit - p) / e->size)
-		return false;
-	*pos = p + n * e->size;
-	*bo_end = *pos;
-	*bo_last = (uint8_t)e->byte_order;
-	return true;
-}
-
-/*
- * Past a body of body_fixed without decoding it; false when it does not
- * fit (then decoding it gives the error: the integers noted on the way
- * are noted again, to the same values).
- */
-static bool skip_fixed_body(struct ctf_decoder *d, const struct ctf_plan *pl)
-{
+	const struct ctf_skip_step *st = sk->steps, *end = st + sk->n_steps;
+	const uint64_t limit = d->limit;
 	uint64_t pos = d->pos, bo_end = d->bo_end;
 	uint8_t bo_last = d->bo_last;
 
-	for (size_t o = 0; o < pl->n_ops; o++) {
-		const struct ctf_op *op = &pl->ops[o];
+	for (; st < end; st++) {
+		const uint64_t align_m1 = st->align_m1;
+		const struct ctf_header_note *n, *nend;
+		uint64_t count;
 		const char *nul;
 
-		if (op->kind == CTF_OP_SCOPE)
-			continue;
-		pos = (pos + op->align - 1) & ~(uint64_t)(op->align - 1);
-		if (pos > d->limit)
-			return false;
-		if (op->kind == CTF_OP_STRING) {
+		pos = (pos + align_m1) & ~align_m1;
+		switch (st->kind) {
+		case CTF_SKIP_PLAIN:
+			/* pos > limit or not room for the step (no overflow: both well below 2^63). */
+			if (pos + st->bits > limit)
+				return false;
+			if (st->bo_end_kind == CTF_HBO_MAX)
+				bo_end = UINT64_MAX;
+			pos += st->bits;
+			break;
+		case CTF_SKIP_FIXED:
+			if (pos + st->bits > limit)
+				return false;
+			for (n = st->notes, nend = n + st->n; n < nend; n++)
+				note_header(d, n, tmx_read_aligned(d->base + (pos + n->off) / 8,
+								   n->len / 8, n->be));
+			if (st->bo_end_kind != CTF_HBO_KEEP)
+				bo_end = st->bo_end_kind == CTF_HBO_MAX ? UINT64_MAX : pos + st->bo_end;
+			if (st->bo_last_set)
+				bo_last = st->bo_last;
+			pos += st->bits;
+			break;
+		case CTF_SKIP_STRING:
 			/* As ctf_decode_string: byte-aligned, a NUL within the content. */
-			if (pos % 8 || !(nul = memchr(d->base + pos / 8, '\0', (d->limit - pos) / 8)))
+			if (pos > limit || pos % 8 ||
+			    !(nul = memchr(d->base + pos / 8, '\0', (limit - pos) / 8)))
 				return false;
 			pos = (uint64_t)((const uint8_t *)nul + 1 - d->base) * 8;
-			continue;
-		}
-		if (op->kind == CTF_OP_ARRAY) {
-			if (!skip_array(d, op, &pos, &bo_end, &bo_last))
+			break;
+		default:
+			/* As array_start (decode_plan.c) and the byte array or text decoding. */
+			count = st->len_slot >= 0 ? d->slots[st->len_slot] : st->length;
+			pos = (pos + st->elem_align_m1) & ~st->elem_align_m1;
+			/* count * bits > limit - pos, without a division. */
+			if (pos > limit || (!st->text && pos % 8) ||
+			    __builtin_mul_overflow(count, st->bits, &count) || count > limit - pos)
 				return false;
-			o += op->skip;
-			continue;
+			pos += count;
+			if (!st->text) {
+				bo_end = pos;
+				bo_last = st->bo_last;
+			}
+			break;
 		}
-		if (op->bits > d->limit - pos)
-			return false;
-		if (op->noted)
-			note_run(d, pl, op, pos);
-		pos += op->bits;
-		if (op->bo_max)
-			bo_end = UINT64_MAX;
 	}
 	d->pos = pos;
 	d->bo_end = bo_end;
@@ -821,7 +766,8 @@ static bool skip_fixed_body(struct ctf_decoder *d, const struct ctf_plan *pl)
  * over without decoding it (an unwanted event's, or any when no one reads
  * the values).
  */
-static bool skip_body(struct ctf_decoder *d, struct ctf_event_plans *ep)
+static inline __attribute__((always_inline)) bool skip_body(struct ctf_decoder *d,
+							     struct ctf_event_plans *ep)
 {
 	if (d->wanted) {
 		if (ep->wanted_gen != d->wanted_gen) {
@@ -830,13 +776,16 @@ static bool skip_body(struct ctf_decoder *d, struct ctf_event_plans *ep)
 		}
 		d->skipped = ep->unwanted;
 	}
-	if (!(d->skipped || d->values_unread) || !ep->body || d->walk_only)
+	if (!(d->skipped || d->values_unread) || d->walk_only)
 		return false;
-	if (!ep->fixed_known) {
-		ep->fixed = body_fixed(ep->body);
-		ep->fixed_known = true;
+	if (__builtin_expect(!ep->skip_known, 0)) {
+		/* Without memory for the steps, the body is decoded: the same outcome. */
+		struct tmx_error ignored;
+		if (ep->body)
+			(void)ctf_skip_compile(ep->body, &ep->skip, &ignored);
+		ep->skip_known = true;
 	}
-	return ep->fixed && skip_fixed_body(d, ep->body);
+	return ep->skip && run_skip(d, ep->skip);
 }
 
 /*
@@ -847,7 +796,7 @@ static bool skip_body(struct ctf_decoder *d, struct ctf_event_plans *ep)
  */
 static inline bool run_header_prog(struct ctf_decoder *d, const struct ctf_header_prog *hp)
 {
-	const uint64_t start = (d->pos + hp->align - 1) & ~(uint64_t)(hp->align - 1);
+	const uint64_t start = (d->pos + hp->align_m1) & ~hp->align_m1;
 	const uint8_t *p = d->base + start / 8;
 	const struct ctf_header_case *c = hp->cases;
 	const struct ctf_header_note *n, *end;
@@ -861,7 +810,7 @@ static inline bool run_header_prog(struct ctf_decoder *d, const struct ctf_heade
 	word = room >= 64;
 	if (hp->variant) {
 		int o;
-		if (__builtin_expect((uint64_t)hp->tag_off + hp->tag_len > room, 0))
+		if (__builtin_expect(hp->tag_end > room, 0))
 			return false;
 		if (word && hp->tag_in_word)
 			tag = ((hp->tag_be ? tmx_be64(p) : tmx_le64(p)) << hp->tag_lsh) >>
@@ -881,13 +830,11 @@ static inline bool run_header_prog(struct ctf_decoder *d, const struct ctf_heade
 		/* One byte order for all the notes: one load. */
 		const uint64_t w = c->big ? tmx_be64(p) : tmx_le64(p);
 		for (; n < end; n++)
-			note_value(d, n->slot, n->meaning, n->clock_bits,
-				   n->is_tag ? tag : (w << n->lsh) >> n->rsh);
+			note_header(d, n, n->is_tag ? tag : (w << n->lsh) >> n->rsh);
 	} else {
 		for (; n < end; n++)
-			note_value(d, n->slot, n->meaning, n->clock_bits,
-				   n->is_tag ? tag :
-				   tmx_read_bits(d->base, start + n->off, n->len, n->be));
+			note_header(d, n, n->is_tag ? tag :
+					  tmx_read_bits(d->base, start + n->off, n->len, n->be));
 	}
 	d->pos = start + c->bits;
 	if (c->bo_end_kind != CTF_HBO_KEEP)
@@ -908,8 +855,7 @@ int ctf_decode_event(struct ctf_decoder *d, bool *more, const struct tmx_stream_
 	uint64_t id;
 	int ret;
 
-	*more = d->pos < d->limit;
-	if (!*more)
+	if (!(*more = d->pos < d->limit))
 		return TMX_OK;
 	if (__builtin_expect(!sp || sp->sc != sc, 0)) {
 		ret = ctf_plans_stream(d->plans, sc, &d->sp, err);
@@ -941,20 +887,19 @@ int ctf_decode_event(struct ctf_decoder *d, bool *more, const struct tmx_stream_
 	ec = ep->ec;
 	*ecp = ec;
 	d->skipped = false;
+	/* Stepped over: scope_index[] is not to be read (ctf/decode.h). */
+	if (__builtin_expect(d->wanted != NULL || d->values_unread, 0) && skip_body(d, ep))
+		goto decoded;
 	scope_index[TMX_SCOPE_PACKET_CONTEXT] = SIZE_MAX;
 	scope_index[TMX_SCOPE_COMMON_CONTEXT] = SIZE_MAX;
 	scope_index[TMX_SCOPE_SPECIFIC_CONTEXT] = SIZE_MAX;
 	scope_index[TMX_SCOPE_PAYLOAD] = SIZE_MAX;
-	if (__builtin_expect(d->wanted != NULL || d->values_unread, 0) && skip_body(d, ep))
-		goto decoded;
 	if (ep->body && !d->walk_only) {
 		/* The three scopes in one plan, which sets scope_index[] as it goes. */
 		ret = ctf_run_plan(d, ep->body, &d->event, scope_index, err);
 		if (ret)
 			return ret;
-		if (d->values_unread)   /* its byte arrays have no elements (ctf_decode_byte_int_array) */
-			for (int s = TMX_SCOPE_COMMON_CONTEXT; s < TMX_N_SCOPES; s++)
-				scope_index[s] = SIZE_MAX;
+		/* Values unread: its byte arrays have no elements (ctf_decode_byte_int_array). */
 	} else {
 		ret = walk_scope(d, sc->event_common_context, TMX_SCOPE_COMMON_CONTEXT,
 				 scope_index, err);

@@ -132,7 +132,9 @@ int ctf_decode_packet_start(struct ctf_decoder *d, uint64_t offset,
  * Decodes the next event of the current packet.  Returns TMX_OK and sets
  * *more = false when the packet's content is exhausted.  On success the
  * event's scopes (not its header) are in d->event, its time in d->event_clock; *ec is set and
- * scope_index[] gives each scope's start in d->event (SIZE_MAX if absent).
+ * scope_index[] gives each scope's start in d->event (SIZE_MAX if absent),
+ * unless the event was skipped (d->skipped) or d->values_unread: then the
+ * event has no scopes and scope_index[] is not to be read.
  * On a decoding error after the event class is known, *ec and the
  * scope_index[] of the scopes begun are set too (what was decoded stays in
  * d->event), so that callers can show the partial event.
@@ -142,17 +144,25 @@ int ctf_decode_event(struct ctf_decoder *d, bool *more,
 		     const struct tmx_event_class **ec, size_t scope_index[TMX_N_SCOPES],
 		     struct tmx_error *err);
 
-/* The N-bit clock update rule (at most one wrap), CTF spec 8. */
-static inline uint64_t ctf_clock_update(uint64_t cur, uint64_t value, unsigned bits)
+/*
+ * The N-bit clock update rule (at most one wrap), CTF spec 8, with the
+ * mask of the N bits (all ones for 64: then the value, as mask + 1 is 0).
+ */
+static inline uint64_t ctf_clock_update_mask(uint64_t cur, uint64_t value, uint64_t mask)
 {
-	uint64_t mask;
-
-	if (bits >= 64)
-		return value;
-	mask = (UINT64_C(1) << bits) - 1;
 	if (value < (cur & mask))
 		cur += mask + 1;
 	return (cur & ~mask) | value;
+}
+
+static inline uint64_t ctf_clock_mask(unsigned bits)
+{
+	return bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+}
+
+static inline uint64_t ctf_clock_update(uint64_t cur, uint64_t value, unsigned bits)
+{
+	return ctf_clock_update_mask(cur, value, ctf_clock_mask(bits));
 }
 
 #endif

@@ -102,6 +102,19 @@ static inline void note_value(struct ctf_decoder *d, int32_t slot, unsigned mean
 		d->clock = ctf_clock_update(d->clock, u, clock_bits);
 }
 
+/* A header's or a body step's noted integer (ctf/plan.h: struct ctf_header_note). */
+static inline void note_header(struct ctf_decoder *d, const struct ctf_header_note *n, uint64_t u)
+{
+	if (n->slot >= 0)
+		d->slots[n->slot] = u;
+	if (n->meaning) {
+		d->special[n->meaning] = u;
+		d->special_set[n->meaning] = true;
+	}
+	if (n->clock_mask)
+		d->clock = ctf_clock_update_mask(d->clock, u, n->clock_mask);
+}
+
 /* A run item's note (ctf/plan.h: it->note). */
 static inline void note_item(struct ctf_decoder *d, const struct ctf_run_item *it, uint64_t u)
 {

@@ -367,15 +367,26 @@ static void advance_packet(struct ctf_stream *s)
 static const struct tmx_msg *event_msg(struct ctf_stream *s, const struct tmx_event_class *ec,
 				       const size_t scope_index[TMX_N_SCOPES])
 {
-	struct tmx_msg *m = make_msg(s, TMX_MSG_EVENT);
+	struct tmx_msg *m = &s->msg;
 	struct tmx_event *e = &s->event;
 
+	/* After an event, what all events share is set already. */
+	if (m->kind != TMX_MSG_EVENT) {
+		make_msg(s, TMX_MSG_EVENT);
+		m->event = e;
+		e->packet = &s->packet;
+	}
 	e->cls = ec;
-	e->packet = &s->packet;
 	e->scopes[TMX_SCOPE_PACKET_CONTEXT] = s->packet.context;
-	for (int i = TMX_SCOPE_COMMON_CONTEXT; i < TMX_N_SCOPES; i++)
-		e->scopes[i] = scope_index[i] == SIZE_MAX ? NULL : &s->dec.event.v[scope_index[i]];
-	m->event = e;
+	if (s->dec.values_unread) {   /* (ctf/decode.h) */
+		e->scopes[TMX_SCOPE_COMMON_CONTEXT] = NULL;
+		e->scopes[TMX_SCOPE_SPECIFIC_CONTEXT] = NULL;
+		e->scopes[TMX_SCOPE_PAYLOAD] = NULL;
+	} else {
+		for (int i = TMX_SCOPE_COMMON_CONTEXT; i < TMX_N_SCOPES; i++)
+			e->scopes[i] = scope_index[i] == SIZE_MAX ? NULL :
+				       &s->dec.event.v[scope_index[i]];
+	}
 	set_time(s, s->dec.event_clock, &m->has_ts, &m->cycles, &m->ns);
 	return m;
 }

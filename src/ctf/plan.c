@@ -756,8 +756,10 @@ static void free_stream_plans(struct ctf_stream_plans *sp)
 	ctf_plan_free(sp->event_header);
 	ctf_header_prog_free(sp->header_prog);
 	if (sp->events) {
-		for (size_t i = 0; i < sp->n_events; i++)
+		for (size_t i = 0; i < sp->n_events; i++) {
 			ctf_plan_free(sp->events[i].body);
+			ctf_skip_free(sp->events[i].skip);
+		}
 		free(sp->events);
 	}
 }
@@ -888,6 +890,7 @@ int ctf_plans_event(struct ctf_stream_plans *sp, uint64_t id, struct ctf_event_p
 		scopes[TMX_SCOPE_SPECIFIC_CONTEXT] = ec->specific_context;
 		scopes[TMX_SCOPE_PAYLOAD] = ec->payload;
 		ctf_plan_free(ep->body);
+		ctf_skip_free(ep->skip);
 		memset(ep, 0, sizeof(*ep));
 		ep->ec = ec;
 		ret = ctf_plan_compile_body(scopes, &ep->body, err);

@@ -246,10 +246,11 @@ struct ctf_header_case {
 enum { CTF_HBO_KEEP, CTF_HBO_MAX, CTF_HBO_AT };
 
 struct ctf_header_prog {
-	uint32_t align;           /* the header's alignment (a multiple of 8) */
+	uint64_t align_m1;        /* the header's alignment (a multiple of 8), minus one */
 	/* The variant's tag (none: one case): where it is, how it selects. */
 	const struct tmx_field_class *variant;
 	uint32_t tag_off;         /* bits from the aligned start */
+	uint32_t tag_end;         /* tag_off + tag_len */
 	uint8_t tag_len, tag_be;
 	bool tag_in_word;         /* in the first 64 bits: (w << tag_lsh) >> (64 - tag_len) */
 	uint8_t tag_lsh;
@@ -268,7 +269,7 @@ struct ctf_header_note {
 	uint8_t lsh, rsh;
 	int32_t slot;             /* -1: none */
 	uint8_t meaning;          /* 0: none */
-	uint8_t clock_bits;       /* 0: does not update the clock */
+	uint64_t clock_mask;      /* the clock's N bits (ctf_clock_mask); 0: does not update it */
 	bool is_tag;              /* the variant's tag: its value is known already */
 };
 
@@ -279,6 +280,58 @@ struct ctf_header_note {
 int ctf_header_prog_compile(const struct ctf_plan *pl, struct ctf_header_prog **out,
 			    struct tmx_error *err);
 void ctf_header_prog_free(struct ctf_header_prog *hp);
+
+/* ------------------------------------------------------------------ */
+/* Stepping over an event body whose values no one reads.               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A body plan made of runs of fixed-size fields (each leaving the byte
+ * order state as skipping it would), NUL-terminated strings, and text or
+ * plain byte arrays and sequences compiled into steps (plan_skip.c), run
+ * by decode.c (skip_body).  Consecutive runs and fixed-length arrays
+ * whose alignments divide the first one's are one step: their offsets
+ * are constants, so one bounds check covers them all, and the integers
+ * they note (a sequence's length, a variant's tag) are read at constant
+ * offsets, whole bytes.
+ */
+enum ctf_skip_kind {
+	CTF_SKIP_PLAIN,    /* FIXED without notes, byte order state unchanged or UINT64_MAX */
+	CTF_SKIP_FIXED,    /* `bits` from the aligned start, notes[first .. first + n) */
+	CTF_SKIP_STRING,   /* to the NUL, byte-aligned */
+	CTF_SKIP_ARRAY,    /* elements of `bits`, aligned to elem_align */
+};
+
+struct ctf_skip_step {
+	uint8_t kind;             /* enum ctf_skip_kind */
+	/* FIXED: the byte order state after it: unchanged, UINT64_MAX, or
+	 * the aligned start + bo_end; ARRAY (bytes): set to its end. */
+	uint8_t bo_end_kind;      /* CTF_HBO_* */
+	bool bo_last_set;
+	uint8_t bo_last;
+	bool text;                /* ARRAY: of characters (no byte order state, any bit) */
+	int32_t len_slot;         /* ARRAY: the sequence's length slot; -1: `length` */
+	uint32_t first, n;        /* FIXED: its noted integers */
+	uint32_t bo_end;          /* FIXED, CTF_HBO_AT */
+	uint64_t align_m1;        /* the alignment applied first, minus one */
+	uint64_t bits;            /* FIXED: from the aligned start to the end; ARRAY: an element's */
+	uint64_t elem_align_m1;   /* ARRAY: the elements' alignment, minus one */
+	uint64_t length;          /* ARRAY, len_slot -1 */
+	const struct ctf_header_note *notes;   /* FIXED: notes + first (set once compiled) */
+};
+
+struct ctf_skip {
+	size_t n_steps;
+	struct ctf_skip_step *steps;
+	struct ctf_header_note *notes;   /* off, len, be, slot, meaning, clock_mask */
+};
+
+/*
+ * The steps of body plan `pl`: *out is NULL when the body cannot be
+ * stepped over (then it is decoded).
+ */
+int ctf_skip_compile(const struct ctf_plan *pl, struct ctf_skip **out, struct tmx_error *err);
+void ctf_skip_free(struct ctf_skip *sk);
 
 /* ------------------------------------------------------------------ */
 /* Plans of a trace class, compiled when first needed.                  */
@@ -297,7 +350,8 @@ struct ctf_event_plans {
 	/* Filters (decode.c): whether the class is wanted, for decoder generation `wanted_gen`. */
 	uint32_t wanted_gen;
 	bool unwanted;
-	bool fixed_known, fixed;   /* the body can be stepped over (decode.c: body_fixed) */
+	bool skip_known;
+	struct ctf_skip *skip;     /* how to step over the body; NULL: it cannot be */
 };
 
 struct ctf_stream_plans {

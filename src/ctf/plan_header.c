@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctf/decode.h"
 #include "ctf/plan.h"
 #include "model/errors.h"
 #include "model/grow.h"
@@ -87,7 +88,7 @@ static int add_note(struct hcomp *c, const struct ctf_run_item *it, uint64_t off
 	}
 	n->slot = it->note & CTF_NOTE_SLOT ? it->fc->slot : -1;
 	n->meaning = it->note & CTF_NOTE_MEANING ? (uint8_t)it->fc->meaning : 0;
-	n->clock_bits = it->note & CTF_NOTE_CLOCK ? (uint8_t)it->len : 0;
+	n->clock_mask = it->note & CTF_NOTE_CLOCK ? ctf_clock_mask(it->len) : 0;
 	n->is_tag = is_tag;
 	return TMX_OK;
 }
@@ -124,6 +125,7 @@ static int sim_run(struct hcomp *c, struct hsim *s, const struct ctf_op *op, boo
 			c->tag_note = c->n_notes;
 			c->hp->tag_off = (uint32_t)(start + it->off);
 			c->hp->tag_len = (uint8_t)it->len;
+			c->hp->tag_end = (uint32_t)(start + it->off + it->len);
 			c->hp->tag_be = it->be;
 			c->hp->tag_in_word = start + it->off + it->len <= 64;
 			if (c->hp->tag_in_word)
@@ -243,7 +245,7 @@ int ctf_header_prog_compile(const struct ctf_plan *pl, struct ctf_header_prog **
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL,
 				     "out of memory for an event header program");
 	c.align = pl->ops[0].align;
-	c.hp->align = c.align;
+	c.hp->align_m1 = c.align - 1;
 	c.hp->n_cases = vop ? vop->fc->n_members : 1;
 	c.hp->cases = calloc(c.hp->n_cases ? c.hp->n_cases : 1, sizeof(*c.hp->cases));
 	if (!c.hp->cases)

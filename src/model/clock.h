@@ -18,6 +18,8 @@ struct tmx_clock_conv {
 	bool ghz;            /* 1 GHz: cycles are ns (no double division) */
 	uint64_t frequency;
 	int64_t base;        /* the offset, ns from origin */
+	/* The most ns from the offset that convert: below INT64_MAX, base + them within int64. */
+	uint64_t max_ns;
 };
 
 void tmx_clock_conv_init(struct tmx_clock_conv *cv, const struct tmx_clock_class *cc);
@@ -34,9 +36,7 @@ static inline bool tmx_clock_conv_ns(const struct tmx_clock_conv *cv, uint64_t c
 	if (__builtin_expect(!cv->ok, 0))
 		return false;
 	value_ns = cv->ghz ? cycles : tmx_clock_ns_from_cycles(cv->frequency, cycles);
-	if (value_ns >= (uint64_t)INT64_MAX)
-		return false;
-	if (cv->base > 0 && (int64_t)value_ns > INT64_MAX - cv->base)
+	if (value_ns > cv->max_ns)
 		return false;
 	*ns = cv->base + (int64_t)value_ns;
 	return true;

@@ -47,6 +47,7 @@ void tmx_clock_conv_init(struct tmx_clock_conv *cv, const struct tmx_clock_class
 	cv->ok = !(offset_s <= INT64_MIN / 1000000000 - 1 || offset_s >= INT64_MAX / 1000000000 - 1);
 	cv->base = cv->ok ? (int64_t)offset_s * 1000000000 +
 			    (int64_t)ns_from_cycles(cc->frequency, offset_cycles) : 0;
+	cv->max_ns = cv->base > 0 ? (uint64_t)(INT64_MAX - cv->base) : (uint64_t)INT64_MAX - 1;
 }
 
 bool tmx_clock_ns_from_origin(const struct tmx_clock_class *cc, uint64_t cycles,

@@ -209,6 +209,15 @@ static struct tmx_muxer *stream_muxer(const struct reader *r)
 	return r->ops->stream_muxer ? r->ops->stream_muxer(r->impl) : NULL;
 }
 
+struct tmx_muxer *tmx_source_muxer(const struct tmx_source *src)
+{
+	if (src->filter && !src->readers_filter)
+		return NULL;
+	if (src->mux)
+		return src->mux;
+	return src->n_readers == 1 ? stream_muxer(&src->readers[0]) : NULL;
+}
+
 /*
  * Whether messages were pulled already.  With several readers, their own
  * muxers have returned one message each (held by the source's muxer).

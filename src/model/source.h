@@ -52,7 +52,8 @@ struct tmx_source_ops {
 	 * the parallel runner (src/par/), which reads the streams on worker
 	 * threads: reading one stream must then touch nothing another stream
 	 * touches, except through atomics and tmx_warn (captured per thread).
-	 * A reader without it is read as one unit.
+	 * A reader without it is read as one unit.  A reader with it gives
+	 * that muxer's messages as its own (its next is tmx_muxer_next on it).
 	 */
 	struct tmx_muxer *(*stream_muxer)(void *impl);
 };
@@ -85,6 +86,13 @@ const struct tmx_filter_bound *tmx_source_filter(const struct tmx_source *src);
  * source's filter reads fields.  Call after tmx_source_set_filter.
  */
 void tmx_source_skip_fields(struct tmx_source *src);
+
+/*
+ * The muxer whose messages are exactly the source's (no filter of the
+ * source's own between them), or NULL: the sequential loop (src/par/run.c)
+ * pulls from it directly, one call per message instead of three.
+ */
+struct tmx_muxer *tmx_source_muxer(const struct tmx_source *src);
 
 /*
  * The source's streams taken over for the parallel runner: every iterator

@@ -40,6 +40,14 @@ struct tmx_muxer {
 	size_t n_iters;
 	int64_t last_ts;
 	bool has_returned;
+	size_t n_unchecked;          /* entries whose `unchecked` is set */
+	/*
+	 * Every entry but the root has a key of at least this (the smaller
+	 * of the root's children's; INT64_MIN: not known): a new root key
+	 * below it leaves the root where it is, without a comparison of
+	 * the children (most messages come from the same stream as the last).
+	 */
+	int64_t bound;
 	bool (*keep)(const void *ctx, const struct tmx_msg *msg);   /* NULL: all */
 	const void *keep_ctx;
 };
@@ -87,6 +95,7 @@ static int refill(struct tmx_muxer *m, struct mux_entry *e, struct tmx_error *er
 		return TMX_OK;
 	m->heap[m->n++] = (struct mux_slot){ tmx_mux_key(e->msg, m->last_ts), e };
 	mux_sift_up(m->heap, m->n - 1);
+	m->bound = INT64_MIN;
 	return TMX_OK;
 }
 
@@ -110,6 +119,7 @@ int tmx_muxer_new(struct tmx_msg_iter **iters, size_t n, struct tmx_muxer **out,
 	memcpy(m->iters, iters, n * sizeof(*iters));
 	m->n_iters = n;
 	m->last_ts = INT64_MIN;
+	m->bound = INT64_MIN;
 	for (size_t i = 0; i < n; i++) {
 		int ret;
 		m->entries[i] = (struct mux_entry){ .it = iters[i], .index = i };
@@ -123,6 +133,19 @@ int tmx_muxer_new(struct tmx_msg_iter **iters, size_t n, struct tmx_muxer **out,
 	return TMX_OK;
 }
 
+/*
+ * The root, whose key changed (or which was replaced), sifted down, and
+ * the bound worked out again.  Out of line: the hot path, where the root
+ * stays, then needs fewer registers.
+ */
+static __attribute__((noinline)) void resift(struct tmx_muxer *m)
+{
+	if (m->n)
+		mux_sift_down(m->heap, m->n, 0);
+	m->bound = m->n < 2 ? INT64_MAX :
+		   m->n == 2 || m->heap[1].key < m->heap[2].key ? m->heap[1].key : m->heap[2].key;
+}
+
 /* The root's iterator gives its next (kept) message, which goes where its time says. */
 static inline __attribute__((always_inline)) int
 advance_root(struct tmx_muxer *m, struct tmx_error *err)
@@ -132,14 +155,18 @@ advance_root(struct tmx_muxer *m, struct tmx_error *err)
 
 	if (ret)
 		return ret;
-	root->unchecked = false;
+	if (__builtin_expect(m->n_unchecked != 0, 0) && root->unchecked) {
+		root->unchecked = false;
+		m->n_unchecked--;
+	}
 	if (root->msg) {
 		m->heap[0].key = tmx_mux_key(root->msg, m->last_ts);
+		if (m->heap[0].key < m->bound)
+			return TMX_OK;
 	} else {
 		m->heap[0] = m->heap[--m->n];
 	}
-	if (m->n)
-		mux_sift_down(m->heap, m->n, 0);
+	resift(m);
 	return TMX_OK;
 }
 
@@ -150,6 +177,7 @@ void tmx_muxer_set_filter(struct tmx_muxer *m,
 	m->keep_ctx = ctx;
 	for (size_t i = 0; i < m->n; i++)
 		m->heap[i].e->unchecked = true;
+	m->n_unchecked = m->n;
 }
 
 int tmx_muxer_next(struct tmx_muxer *m, const struct tmx_msg **msg, struct tmx_error *err)
@@ -168,10 +196,11 @@ int tmx_muxer_next(struct tmx_muxer *m, const struct tmx_msg **msg, struct tmx_e
 			return ret;
 	}
 	/* Messages that were pending when the filter was set are checked as they come up. */
-	while (m->n && m->heap[0].e->unchecked) {
+	while (__builtin_expect(m->n_unchecked != 0, 0) && m->n && m->heap[0].e->unchecked) {
 		int ret;
 
 		m->heap[0].e->unchecked = false;
+		m->n_unchecked--;
 		if (!m->keep || m->keep(m->keep_ctx, m->heap[0].e->msg))
 			break;
 		if ((ret = advance_root(m, err)))
@@ -221,6 +250,7 @@ size_t tmx_muxer_take(struct tmx_muxer *m, struct tmx_mux_head *out)
 		out[i] = (struct tmx_mux_head){ e->it, e->msg, m->heap[i].key, e->index };
 	}
 	m->n = 0;
+	m->bound = INT64_MIN;
 	m->has_returned = false;
 	return n;
 }

@@ -17,6 +17,7 @@
 #include "tracemux/sink.h"
 #include "tracemux/tracemux.h"
 #include "model/source.h"
+#include "mux/muxer.h"
 #include "par/par.h"
 
 #define PAR_BUDGET_BASE (32u << 20)
@@ -43,12 +44,13 @@ unsigned tmx_cpu_count(void)
 static int run_sequential(struct tmx_source *src, struct tmx_sink *sink,
 			  const struct tmx_run_opts *opts, struct tmx_error *err)
 {
+	struct tmx_muxer *mux = tmx_source_muxer(src);
 	const struct tmx_msg *msg;
 
 	for (;;) {
 		bool stop = false;
 
-		if (tmx_source_next(src, &msg, err))
+		if (mux ? tmx_muxer_next(mux, &msg, err) : tmx_source_next(src, &msg, err))
 			return err->code;
 		if (!msg)
 			return TMX_OK;

@@ -749,6 +749,114 @@ static void test_header_progs(void **state)
 }
 
 /*
+ * Steps over bodies whose values no one reads (src/ctf/plan_skip.c): event
+ * 0's body compiled into steps of the shape expected, one letter per step
+ * (F fixed: runs and fixed-length text or byte arrays whose offsets are
+ * constants; P the same without notes nor byte order state to set but
+ * UINT64_MAX; S a string; A an array stepped over by its length), or NULL
+ * (the body is decoded).  Random bodies are then decoded by both
+ * decoders, values read and unread (compare_stream): the steps' positions,
+ * notes (sequence lengths) and byte order state against the walk's.
+ */
+struct skip_layout {
+	const char *tsdl;
+	const char *steps;    /* NULL: no steps */
+};
+
+#define SKIP_HEAD CASE_HEAD \
+	"typealias integer { size = 8; align = 8; encoding = UTF8; } := ch;\n" \
+	"typealias integer { size = 16; align = 16; byte_order = be; } := be16;\n" \
+	"stream { event.header := struct { u8 id; }; };\n"
+
+static const struct skip_layout skip_layouts[] = {
+	/*
+	 * One step: a run (n, the text t), the byte array b (it sets the byte
+	 * order state), a 16-bit aligned run (the body is 16-bit aligned), z.
+	 */
+	{ SKIP_HEAD "event { name = e0; id = 0; fields := struct {\n"
+		    "  u8 n; ch t[3]; u8 b[2]; be16 w; u32 x; u8 z[1]; }; };\n",
+	  "F" },
+	/* Strings and sequences (of bytes and of text) by their noted lengths. */
+	{ SKIP_HEAD "event { name = e0; id = 0; fields := struct {\n"
+		    "  u8 n; string s; u8 b[n]; u32 after; ch txt[n];\n"
+		    "  integer { size = 16; align = 8; byte_order = be; } m; u8 c[m]; }; };\n",
+	  "FSAPAFA" },
+	/* A byte array after a 16-bit aligned start; a sequence's length in a step. */
+	{ SKIP_HEAD "event { name = e0; id = 0; fields := struct {\n"
+		    "  integer { size = 16; align = 16; } n; u8 pad; u8 b[3]; u8 s[n]; ch e; }; };\n",
+	  "FAP" },
+	/* A step that starts with a byte array, after a string; a wider alignment starts the next. */
+	{ SKIP_HEAD "event { name = e0; id = 0; fields := struct {\n"
+		    "  ch t[4]; u32 x; string s; u8 b[2]; be16 y; }; };\n",
+	  "PSFP" },
+	/* Arrays of structures and of wider integers: decoded. */
+	{ SKIP_HEAD "event { name = e0; id = 0; fields := struct {\n"
+		    "  u8 n; struct { u8 a; u32 b; } s[n]; }; };\n",
+	  NULL },
+	{ SKIP_HEAD "event { name = e0; id = 0; fields := struct {\n"
+		    "  u8 a; integer { size = 32; align = 32; } w[2]; u8 z; }; };\n",
+	  NULL },
+};
+
+static void check_skip_shape(const struct tmx_trace_class *tc, const char *want)
+{
+	struct ctf_plans *ps;
+	struct ctf_stream_plans *sp;
+	struct ctf_event_plans *ep;
+	struct ctf_skip *sk;
+	struct tmx_error err = { 0 };
+	char got[16] = "";
+
+	assert_int_equal(ctf_plans_new(tc, &ps, &err), TMX_OK);
+	assert_int_equal(ctf_plans_stream(ps, tc->stream_classes[0], &sp, &err), TMX_OK);
+	assert_int_equal(ctf_plans_event(sp, 0, &ep, &err), TMX_OK);
+	assert_non_null(ep);
+	assert_non_null(ep->body);
+	assert_int_equal(ctf_skip_compile(ep->body, &sk, &err), TMX_OK);
+	if (sk) {
+		assert_true(sk->n_steps < sizeof(got));
+		for (size_t i = 0; i < sk->n_steps; i++)
+			got[i] = "PFSA"[sk->steps[i].kind];
+	}
+	if (want)
+		assert_string_equal(got, want);
+	else
+		assert_null(sk);
+	ctf_skip_free(sk);
+	ctf_plans_free(ps);
+}
+
+static void test_skip_steps(void **state)
+{
+	struct stats st = { 0 };
+	uint8_t data[96];
+
+	(void)state;
+	rng_state = UINT64_C(0x3C6EF372FE94F82B);
+	for (size_t l = 0; l < sizeof(skip_layouts) / sizeof(skip_layouts[0]); l++) {
+		struct case_trace ct;
+
+		parse_case(&ct, skip_layouts[l].tsdl);
+		check_skip_shape(ct.tc, skip_layouts[l].steps);
+		for (int round = 0; round < 64; round++) {
+			for (size_t i = 0; i < sizeof(data); i++)
+				data[i] = (uint8_t)rng();
+			data[0] = 0;   /* event 0 */
+			/* Short strings and sequences, so that events follow. */
+			for (size_t i = 1; i < sizeof(data); i++)
+				if (round % 2 && data[i] > 8 && rng() % 2)
+					data[i] %= 8;
+			compare_variations(ct.tc, data, sizeof(data), &st);
+		}
+		tmx_arena_free(&ct.arena);
+	}
+	print_message("compared %zu packets, %zu events, %zu errors\n", st.packets, st.events,
+		      st.errors);
+	assert_true(st.events > 1000);
+	assert_true(st.errors > 100);
+}
+
+/*
  * CTF 2 payloads built by hand (tests/unit/fcbuild.h): bit-level booleans,
  * bit arrays and integers of both bit orders, variable-length integers,
  * strings and BLOBs of every kind, optionals and variants nested in arrays
@@ -864,6 +972,7 @@ int main(void)
 		cmocka_unit_test(test_ctf2_corpus),
 		cmocka_unit_test(test_layouts),
 		cmocka_unit_test(test_header_progs),
+		cmocka_unit_test(test_skip_steps),
 		cmocka_unit_test(test_ctf2_layouts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
