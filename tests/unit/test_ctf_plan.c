@@ -65,6 +65,24 @@ static uint64_t rng(void)
 	return rng_state * UINT64_C(2685821657736338717);
 }
 
+static void fill_random(uint8_t *data, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		data[i] = (uint8_t)rng();
+}
+
+/*
+ * The end of a test of written layouts: what was compared, and enough
+ * events and errors that the comparison meant something.
+ */
+static void assert_layouts_compared(const struct stats *st)
+{
+	print_message("compared %zu packets, %zu events, %zu errors\n", st->packets, st->events,
+		      st->errors);
+	assert_true(st->events > 1000);
+	assert_true(st->errors > 100);
+}
+
 /* ---- comparison ---- */
 
 static void fail_at(const char *what, const char *name, uint64_t off, const char *detail)
@@ -575,18 +593,14 @@ static void test_layouts(void **state)
 		struct case_trace ct;
 		parse_case(&ct, layouts[l]);
 		for (int round = 0; round < 64; round++) {
-			for (size_t i = 0; i < sizeof(data); i++)
-				data[i] = (uint8_t)rng();
+			fill_random(data, sizeof(data));
 			/* Event IDs the layouts know (layout 1: a 5-bit ID, low bits first). */
 			data[0] = l != 1 ? 0 : (uint8_t)((data[0] & 0xE0) | (round % 3 ? 0 : 31));
 			compare_variations(ct.tc, data, sizeof(data), &st);
 		}
 		tmx_arena_free(&ct.arena);
 	}
-	print_message("compared %zu packets, %zu events, %zu errors\n", st.packets, st.events,
-		      st.errors);
-	assert_true(st.events > 1000);
-	assert_true(st.errors > 100);
+	assert_layouts_compared(&st);
 }
 
 /*
@@ -727,8 +741,7 @@ static void test_header_progs(void **state)
 		check_header_shape(ct.tc, hl->cases);
 		for (int round = 0; round < 48; round++) {
 			uint16_t tag = hl->tags[round % 3];
-			for (size_t i = 0; i < sizeof(data); i++)
-				data[i] = (uint8_t)rng();
+			fill_random(data, sizeof(data));
 			/* The tag's bits (the low ones of the first bytes, little endian). */
 			if (l == 0 || l == 5)
 				data[0] = (uint8_t)((data[0] & 0xE0) | tag);
@@ -742,10 +755,7 @@ static void test_header_progs(void **state)
 		}
 		tmx_arena_free(&ct.arena);
 	}
-	print_message("compared %zu packets, %zu events, %zu errors\n", st.packets, st.events,
-		      st.errors);
-	assert_true(st.events > 1000);
-	assert_true(st.errors > 100);
+	assert_layouts_compared(&st);
 }
 
 /*
@@ -839,8 +849,7 @@ static void test_skip_steps(void **state)
 		parse_case(&ct, skip_layouts[l].tsdl);
 		check_skip_shape(ct.tc, skip_layouts[l].steps);
 		for (int round = 0; round < 64; round++) {
-			for (size_t i = 0; i < sizeof(data); i++)
-				data[i] = (uint8_t)rng();
+			fill_random(data, sizeof(data));
 			data[0] = 0;   /* event 0 */
 			/* Short strings and sequences, so that events follow. */
 			for (size_t i = 1; i < sizeof(data); i++)
@@ -850,10 +859,7 @@ static void test_skip_steps(void **state)
 		}
 		tmx_arena_free(&ct.arena);
 	}
-	print_message("compared %zu packets, %zu events, %zu errors\n", st.packets, st.events,
-		      st.errors);
-	assert_true(st.events > 1000);
-	assert_true(st.errors > 100);
+	assert_layouts_compared(&st);
 }
 
 /*
@@ -948,8 +954,7 @@ static void test_ctf2_layouts(void **state)
 
 		fcb_trace_init(&t, n_slots, n, payloads);
 		for (int round = 0; round < 96; round++) {
-			for (size_t i = 0; i < sizeof(data); i++)
-				data[i] = (uint8_t)rng();
+			fill_random(data, sizeof(data));
 			if (n > 1)
 				data[0] = (uint8_t)(round % n);
 			/* Some zero bytes: NUL code units, small lengths, false selectors. */
@@ -959,10 +964,7 @@ static void test_ctf2_layouts(void **state)
 		}
 		fcb_free_all();
 	}
-	print_message("compared %zu packets, %zu events, %zu errors\n", st.packets, st.events,
-		      st.errors);
-	assert_true(st.events > 1000);
-	assert_true(st.errors > 100);
+	assert_layouts_compared(&st);
 }
 
 int main(void)
