@@ -1,5 +1,25 @@
-"""The comparison of one command run with several --jobs values, shared by
-the parallel tests (test_parallel*.py, test_xray_parallel.py)."""
+"""The comparison of one command run with several --jobs values, and what
+else the parallel tests (test_parallel*.py, test_xray_parallel.py) share."""
+
+import sys
+
+
+def take_quick_flag():
+    """Whether --quick was given (the ThreadSanitizer runs), removed from argv."""
+    if "--quick" not in sys.argv:
+        return False
+    sys.argv.remove("--quick")
+    return True
+
+
+def cut_or_flip(original, pos, k, rng):
+    """The k-th damaged copy of `original` at `pos`: cut there when k is odd,
+    else one bit flipped; and what was done."""
+    if k % 2:
+        return original[:pos], f"cut at {pos}"
+    damaged = bytearray(original)
+    damaged[pos] ^= 1 << rng.randrange(8)
+    return damaged, f"bit flip at {pos}"
 
 
 def jobs_difference(results, jobs):

@@ -15,11 +15,10 @@ import glob
 import os
 import random
 import shutil
-import sys
 import tempfile
 
 from bt2ref import Report, parse_args, run
-from jobsdiff import jobs_difference
+from jobsdiff import cut_or_flip, jobs_difference, take_quick_flag
 
 JOBS = ["1", "2", "8"]
 # Any trace has class names: about half of them end with a vowel.
@@ -111,13 +110,7 @@ def damaged_copies(args, work, rng):
                 # trace.dat: the data is in the second half, after the headers.
                 low = len(original) // 2 if trace == path else 0
                 pos = rng.randrange(low, len(original))
-                if k % 2:
-                    damaged = original[:pos]
-                    kind = f"cut at {pos}"
-                else:
-                    damaged = bytearray(original)
-                    damaged[pos] ^= 1 << rng.randrange(8)
-                    kind = f"bit flip at {pos}"
+                damaged, kind = cut_or_flip(original, pos, k, rng)
                 with open(path, "wb") as f:
                     f.write(damaged)
                 yield f"{rel}/{name} {kind}", trace, trim
@@ -126,9 +119,7 @@ def damaged_copies(args, work, rng):
 
 
 def main():
-    quick = "--quick" in sys.argv
-    if quick:
-        sys.argv.remove("--quick")
+    quick = take_quick_flag()
     args = parse_args()
     report = Report("parallel runner (--jobs 1, 2, 8)")
     option_sets = QUICK_OPTION_SETS if quick else OPTION_SETS

@@ -17,11 +17,10 @@ import os
 import random
 import re
 import shutil
-import sys
 import tempfile
 
 from bt2ref import Report, parse_args, run
-from jobsdiff import jobs_difference
+from jobsdiff import jobs_difference, take_quick_flag
 from test_parallel import DAMAGED, damaged_copies
 
 JOBS = ["1", "2", "8"]
@@ -101,9 +100,7 @@ def compare(report, args, work, what, argv, ctf):
 
 
 def main():
-    quick = "--quick" in sys.argv
-    if quick:
-        sys.argv.remove("--quick")
+    quick = take_quick_flag()
     args = parse_args()
     report = Report("parallel runner, chrome and ctf outputs (--jobs 1, 2, 8)")
     work = tempfile.mkdtemp(prefix="tracemux-parallel-out-")

@@ -23,11 +23,10 @@ import random
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 
 from bt2ref import Report, parse_args, run
-from jobsdiff import jobs_difference
+from jobsdiff import jobs_difference, take_quick_flag
 
 JOBS = ["1", "2", "8"]
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -158,9 +157,7 @@ def damaged_copies(args, work, rng, quick):
 
 
 def main():
-    quick = "--quick" in sys.argv
-    if quick:
-        sys.argv.remove("--quick")
+    quick = take_quick_flag()
     args = parse_args()
     report = Report("-o tracecmd on trace.dat (--jobs 1, 2, 8)")
     option_sets = QUICK_OPTION_SETS if quick else OPTION_SETS

@@ -24,7 +24,7 @@ import sys
 import tempfile
 
 from bt2ref import Report, parse_args, run
-from jobsdiff import jobs_difference
+from jobsdiff import cut_or_flip, jobs_difference, take_quick_flag
 
 JOBS = ["1", "2", "8"]
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -78,22 +78,14 @@ def damaged_copies(samples, work, rng, quick):
         path = os.path.join(work, name)
         for k in range(2 if quick else DAMAGES_PER_FILE):
             pos = rng.randrange(32, len(original))
-            if k % 2:
-                damaged = original[:pos]
-                kind = f"cut at {pos}"
-            else:
-                damaged = bytearray(original)
-                damaged[pos] ^= 1 << rng.randrange(8)
-                kind = f"bit flip at {pos}"
+            damaged, kind = cut_or_flip(original, pos, k, rng)
             with open(path, "wb") as f:
                 f.write(damaged)
             yield f"{name} {kind}", path
 
 
 def main():
-    quick = "--quick" in sys.argv
-    if quick:
-        sys.argv.remove("--quick")
+    quick = take_quick_flag()
     args = parse_args()
     samples = os.path.join(args.corpus, "xray-samples")
     if not os.path.isdir(samples):
