@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 /*
  * Makes *p (of *cap elements of `elem` bytes) hold at least `need`
@@ -27,6 +28,20 @@ static inline bool tmx_grow_array(void **p, size_t *cap, size_t need, size_t ele
 		return false;
 	*p = q;
 	*cap = cap2;
+	return true;
+}
+
+/*
+ * Appends data[0, n) to the bytes *buf[0, *len) (of *cap allocated, grown
+ * by doubling from `first`).  False when out of memory, nothing appended.
+ */
+static inline bool tmx_grow_append(char **buf, size_t *cap, size_t *len, const void *data,
+				   size_t n, size_t first)
+{
+	if (*len > SIZE_MAX - n || !tmx_grow_array((void **)buf, cap, *len + n, 1, first))
+		return false;
+	memcpy(*buf + *len, data, n);
+	*len += n;
 	return true;
 }
 

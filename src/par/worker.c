@@ -41,12 +41,8 @@ static void drain(void *ctx, const char *data, size_t len)
 
 	if (!b || b->oom || len == 0)
 		return;
-	if (!tmx_grow_array((void **)&b->text, &b->text_cap, b->len + len, 1, 64 * 1024)) {
+	if (!tmx_grow_append(&b->text, &b->text_cap, &b->len, data, len, 64 * 1024))
 		b->oom = true;
-		return;
-	}
-	memcpy(b->text + b->len, data, len);
-	b->len += len;
 }
 
 /*

@@ -170,12 +170,8 @@ static void drain(void *ctx, const char *data, size_t len)
 
 	if (!b || b->oom || !len)
 		return;
-	if (!tmx_grow_array((void **)&b->bytes, &b->cap_bytes, b->len + len, 1, 64 * 1024)) {
+	if (!tmx_grow_append(&b->bytes, &b->cap_bytes, &b->len, data, len, 64 * 1024))
 		b->oom = true;
-		return;
-	}
-	memcpy(b->bytes + b->len, data, len);
-	b->len += len;
 }
 
 /* A new item; one more slot is always kept for the error or end that closes a batch. */
