@@ -133,9 +133,7 @@ void outbuf_u64(struct outbuf *b, uint64_t v, int width)
 	p = b->data + b->len;
 	/* Nanoseconds of a timestamp: exactly nine digits, straight-line. */
 	if (width == 9 && v < 1000000000) {
-		*p = (char)('0' + v / 100000000);
-		tmx_put_8digits(p + 1, (uint32_t)(v % 100000000));
-		b->len += 9;
+		outbuf_commit(b, tmx_put_9digits(p, (uint32_t)v));
 		return;
 	}
 	if (width <= 1) {
@@ -151,21 +149,19 @@ void outbuf_u64(struct outbuf *b, uint64_t v, int width)
 	b->len = (size_t)(p + n - b->data);
 }
 
-void outbuf_sec_ns(struct outbuf *b, uint64_t sec, uint32_t nsec)
+char *tmx_put_sec_ns(char *p, uint64_t sec, uint32_t nsec)
 {
-	char *p;
-
-	if (OUTBUF_SIZE - b->len < 30)
-		outbuf_flush(b);
-	p = b->data + b->len;
 	if (sec < 10)
 		*p++ = (char)('0' + sec);
 	else
 		p = tmx_put_u64(p, sec);
 	*p++ = '.';
-	p[0] = (char)('0' + nsec / 100000000);
-	tmx_put_8digits(p + 1, nsec % 100000000);
-	b->len = (size_t)(p + 9 - b->data);
+	return tmx_put_9digits(p, nsec);
+}
+
+void outbuf_sec_ns(struct outbuf *b, uint64_t sec, uint32_t nsec)
+{
+	outbuf_commit(b, tmx_put_sec_ns(outbuf_reserve(b, 30), sec, nsec));
 }
 
 void outbuf_i64(struct outbuf *b, int64_t v)

@@ -144,6 +144,15 @@ static inline char *tmx_put_u64_padded(char *p, uint64_t v, unsigned width, char
 }
 /* v < 10^8 as exactly eight digits at p, leading zeros included. */
 void tmx_put_8digits(char *p, uint32_t v);
+/* v < 10^9 as exactly nine digits at p (nanoseconds); returns the end. */
+static inline char *tmx_put_9digits(char *p, uint32_t v)
+{
+	*p = (char)('0' + v / 100000000);
+	tmx_put_8digits(p + 1, v % 100000000);
+	return p + 9;
+}
+/* "S.nnnnnnnnn" at p (room for 30 bytes): seconds, then nsec < 10^9; returns the end. */
+char *tmx_put_sec_ns(char *p, uint64_t sec, uint32_t nsec);
 /*
  * What printf("%g", d) writes (6 significant digits, trailing zeros
  * removed, an exponent below 1e-4 and from 1e6), at p (room for 32

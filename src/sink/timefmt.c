@@ -45,10 +45,8 @@ bool timefmt_put_clock(struct timefmt *t, struct outbuf *b, uint64_t sec, uint32
 	memcpy(b->data + b->len, t->text + from, sizeof(t->text) - from);
 	b->len += t->len - from;
 	p = b->data + b->len;
-	p[0] = '.';
-	p[1] = (char)('0' + nsec / 100000000);
-	tmx_put_8digits(p + 2, nsec % 100000000);
-	b->len += 10;
+	*p = '.';
+	outbuf_commit(b, tmx_put_9digits(p + 1, nsec));
 	return true;
 }
 

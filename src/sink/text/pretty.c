@@ -421,17 +421,13 @@ static void put_delta(struct tmx_pretty *p, bool known, uint64_t delta)
 
 	/* The common case, `(+S.NNNNNNNNN) `, in place. */
 	if (known && !p->opts.names_header && !p->opts.clock_cycles) {
-		char *q = outbuf_reserve(b, 2 + 20 + 10 + 2);
-		uint64_t sec = delta / TIMEFMT_NS_PER_S;
-		uint32_t ns = (uint32_t)(delta % TIMEFMT_NS_PER_S);
+		char *q = outbuf_reserve(b, 2 + 30 + 2);
 
 		memcpy(q, "(+", 2);
-		q = sec < 10 ? (q[2] = (char)('0' + sec), q + 3) : tmx_put_u64(q + 2, sec);
-		q[0] = '.';
-		q[1] = (char)('0' + ns / 100000000);
-		tmx_put_8digits(q + 2, ns % 100000000);
-		memcpy(q + 10, ") ", 2);
-		outbuf_commit(b, q + 12);
+		q = tmx_put_sec_ns(q + 2, delta / TIMEFMT_NS_PER_S,
+				   (uint32_t)(delta % TIMEFMT_NS_PER_S));
+		memcpy(q, ") ", 2);
+		outbuf_commit(b, q + 2);
 		return;
 	}
 	if (p->opts.names_header) {
