@@ -1,12 +1,14 @@
 /*
  * Shared by the decoding harnesses: the fixed metadata they decode streams
- * with, and every packet and event of a stream.
+ * with, and every packet and event of a stream decoded three ways that
+ * must agree.
  */
 #ifndef TMX_FUZZ_DECODE_ALL_H
 #define TMX_FUZZ_DECODE_ALL_H
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ctf/decode.h"
 #include "ctf/metadata.h"
@@ -38,28 +40,87 @@ static inline const struct tmx_trace_class *fixed_metadata(const char *default_p
 	return tc;
 }
 
+/* The ways a stream is decoded, which must agree (see decode_all). */
+enum { BY_PLAN, BY_WALK, BY_STEPS, N_WAYS };
+static const char *const way_names[N_WAYS] = { "the plan", "the tree walk",
+						 "the steps (values unread)" };
+
+/*
+ * After each step, every way has the status, error and position of the
+ * plan's; the walk also made as many values (the steps make none).
+ */
+static inline void same_as_plan(const char *step, const int ret[N_WAYS],
+				const struct ctf_decoder d[N_WAYS],
+				const struct tmx_error err[N_WAYS])
+{
+	for (int w = BY_WALK; w < N_WAYS; w++) {
+		if (ret[w] == ret[BY_PLAN] &&
+		    (ret[w] ? err[w].offset == err[BY_PLAN].offset &&
+				      !strcmp(err[w].msg, err[BY_PLAN].msg)
+			    : d[w].pos == d[BY_PLAN].pos) &&
+		    (w != BY_WALK || d[w].event.n == d[BY_PLAN].event.n))
+			continue;
+		fprintf(stderr, "%s and %s differ after %s: %d `%s` / %d `%s`\n", way_names[BY_PLAN],
+			way_names[w], step, ret[BY_PLAN], ret[BY_PLAN] ? err[BY_PLAN].msg : "",
+			ret[w], ret[w] ? err[w].msg : "");
+		abort();
+	}
+}
+
+/*
+ * Every packet and event of a stream, decoded three ways in lockstep: by
+ * the compiled plans, by the tree walk, and with values unread (the
+ * dummy's event headers by their programs, bodies by their steps).  Besides
+ * crashes, a difference in status, error or position aborts.
+ */
 static inline void decode_all(const struct tmx_trace_class *tc, const uint8_t *data, size_t size)
 {
-	struct ctf_decoder d;
-	struct tmx_error err;
+	struct ctf_decoder d[N_WAYS];
+	struct tmx_error err[N_WAYS];
+	int ret[N_WAYS];
 	uint64_t off = 0;
+	int n = 0;
 
-	if (ctf_decoder_init(&d, tc, "fuzz", data, size, &err))
-		return;
+	for (; n < N_WAYS; n++)
+		if (ctf_decoder_init(&d[n], tc, "fuzz", data, size, &err[n]))
+			goto out;
+	d[BY_WALK].walk_only = true;
+	d[BY_STEPS].values_unread = true;
+	/* After an event's error, the next packet (as the lenient reader goes on). */
 	while (off < size) {
-		struct ctf_packet_info info;
-		if (ctf_decode_packet_start(&d, off, &info, &err))
+		struct ctf_packet_info info[N_WAYS];
+
+		for (int w = 0; w < N_WAYS; w++)
+			ret[w] = ctf_decode_packet_start(&d[w], off, &info[w], &err[w]);
+		same_as_plan("a packet start", ret, d, err);
+		if (ret[BY_PLAN])
 			break;
 		for (;;) {
-			const struct tmx_event_class *ec;
+			const struct tmx_event_class *ec[N_WAYS];
 			size_t scopes[TMX_N_SCOPES];
-			bool more;
-			if (ctf_decode_event(&d, &more, info.sc, &ec, scopes, &err) || !more)
+			bool more[N_WAYS];
+
+			for (int w = 0; w < N_WAYS; w++) {
+				more[w] = false;
+				ret[w] = ctf_decode_event(&d[w], &more[w], info[w].sc, &ec[w], scopes,
+							  &err[w]);
+			}
+			same_as_plan("an event", ret, d, err);
+			for (int w = BY_WALK; w < N_WAYS; w++) {
+				if (!ret[w] && (more[w] != more[BY_PLAN] || (more[w] && ec[w] != ec[BY_PLAN]))) {
+					fprintf(stderr, "%s and %s differ on an event's class\n",
+						way_names[BY_PLAN], way_names[w]);
+					abort();
+				}
+			}
+			if (ret[BY_PLAN] || !more[BY_PLAN])
 				break;
 		}
-		off += info.packet_bits / 8;
+		off += info[BY_PLAN].packet_bits / 8;
 	}
-	ctf_decoder_fini(&d);
+out:
+	while (n-- > 0)
+		ctf_decoder_fini(&d[n]);
 }
 
 #endif

@@ -182,10 +182,13 @@ static int handle_next(struct tcr *r, struct tcr_handle *h, struct tmx_error *er
 				continue;
 			if ((ret = cursor_peek(r, h, i, &rec, err)))
 				return ret;
-			if (rec && (!best || rec_time(h->file, rec) < best_ts)) {
-				best = rec;
-				best_ts = rec_time(h->file, rec);
-				best_i = (size_t)i;
+			if (rec) {
+				uint64_t ts = rec_time(h->file, rec);
+				if (!best || ts < best_ts) {
+					best = rec;
+					best_ts = ts;
+					best_i = (size_t)i;
+				}
 			}
 		}
 		if (!best) {
@@ -218,7 +221,7 @@ static int handle_next(struct tcr *r, struct tcr_handle *h, struct tmx_error *er
 				continue;
 		}
 		h->rec = rec;
-		h->ts = rec_time(h->file, rec);
+		h->ts = best_ts;   /* rec is the record peeked as best */
 		h->rec_cursor = best_i;
 		return TMX_OK;
 	}
