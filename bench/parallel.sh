@@ -9,7 +9,9 @@
 # CTF 1.8, ctf2: CTF 2, written to a scratch directory removed after each
 # run) and for --jobs 1, 2, 4 ... up to every CPU the process may use
 # (nproc): wall time (best of RUNS), events per second, speed-up over
-# --jobs 1 and peak RSS; then babeltrace2's text
+# --jobs 1, peak RSS, and megabytes of trace read per second of wall time
+# and per CPU-second (GNU time's user + system, 10 ms steps: use a trace of
+# a few hundred MB for that column); then babeltrace2's text
 # and `-o dummy` (sink.utils.dummy) times and the ratios babeltrace2 /
 # tracemux with one job and with all of them.  Stops without figures if
 # an output differs between job counts or the text differs from
@@ -78,7 +80,11 @@ echo "trace: $TRACE ($(du -sh "$TRACE" | cut -f1), $EVENTS events, $STREAMS stre
 echo "outputs identical for every job count, text identical to babeltrace2's"
 
 eps() { echo "$EVENTS / $(secs "$1")" | bc; }
-printf '%-10s %5s %9s %13s %9s %8s\n' output jobs seconds events/s speed-up "peak MB"
+# Trace bytes read per second of wall time, and per CPU-second (user + system).
+BYTES=$(du -sb "$TRACE" | cut -f1)
+mbps() { echo "$BYTES / $(secs "$1") / 1000000" | bc; }
+mbps_cpu() { [ "$(echo "$(cpus "$1") > 0" | bc)" = 1 ] && echo "$BYTES / $(cpus "$1") / 1000000" | bc || echo "-"; }
+printf '%-10s %5s %9s %13s %9s %8s %8s %10s\n' output jobs seconds events/s speed-up "peak MB" "MB/s" "MB/CPU-s"
 for fmt in text dummy json chrome ctf ctf2; do
 	for j in $(job_counts); do
 		# shellcheck disable=SC2046
@@ -86,8 +92,9 @@ for fmt in text dummy json chrome ctf ctf2; do
 		[ "$j" = 1 ] && one=$r
 		eval "last_$fmt=\$r"
 		[ "$j" = 1 ] && eval "one_$fmt=\$r"
-		printf '%-10s %5s %9.3f %13s %8.2fx %8s\n' "$fmt" "$j" "$(secs "$r")" "$(eps "$r")" \
-			"$(echo "scale=3; $(secs "$one") / $(secs "$r")" | bc)" "$(($(kbs "$r") / 1024))"
+		printf '%-10s %5s %9.3f %13s %8.2fx %8s %8s %10s\n' "$fmt" "$j" "$(secs "$r")" "$(eps "$r")" \
+			"$(echo "scale=3; $(secs "$one") / $(secs "$r")" | bc)" "$(($(kbs "$r") / 1024))" \
+			"$(mbps "$r")" "$(mbps_cpu "$r")"
 	done
 done
 

@@ -1,6 +1,6 @@
 /*
  * Shared by the decoding harnesses: the fixed metadata they decode streams
- * with, and every packet and event of a stream decoded three ways that
+ * with, and every packet and event of a stream decoded four ways that
  * must agree.
  */
 #ifndef TMX_FUZZ_DECODE_ALL_H
@@ -41,9 +41,17 @@ static inline const struct tmx_trace_class *fixed_metadata(const char *default_p
 }
 
 /* The ways a stream is decoded, which must agree (see decode_all). */
-enum { BY_PLAN, BY_WALK, BY_STEPS, N_WAYS };
+enum { BY_PLAN, BY_WALK, BY_STEPS, BY_FILTER, N_WAYS };
 static const char *const way_names[N_WAYS] = { "the plan", "the tree walk",
-						 "the steps (values unread)" };
+						 "the steps (values unread)",
+						 "the filter (odd IDs skipped)" };
+
+/* BY_FILTER's filter: the events of classes with odd IDs are skipped. */
+static inline bool even_id(const void *ctx, const struct tmx_event_class *ec)
+{
+	(void)ctx;
+	return ec->id % 2 == 0;
+}
 
 /*
  * After each step, every way has the status, error and position of the
@@ -68,9 +76,10 @@ static inline void same_as_plan(const char *step, const int ret[N_WAYS],
 }
 
 /*
- * Every packet and event of a stream, decoded three ways in lockstep: by
- * the compiled plans, by the tree walk, and with values unread (the
- * dummy's event headers by their programs, bodies by their steps).  Besides
+ * Every packet and event of a stream, decoded four ways in lockstep: by
+ * the compiled plans, by the tree walk, with values unread (the dummy's
+ * event headers by their programs, bodies by their steps), and with a
+ * filter that skips some classes (their bodies stepped over).  Besides
  * crashes, a difference in status, error or position aborts.
  */
 static inline void decode_all(const struct tmx_trace_class *tc, const uint8_t *data, size_t size)
@@ -86,6 +95,7 @@ static inline void decode_all(const struct tmx_trace_class *tc, const uint8_t *d
 			goto out;
 	d[BY_WALK].walk_only = true;
 	d[BY_STEPS].values_unread = true;
+	ctf_decoder_set_wanted(&d[BY_FILTER], even_id, NULL);
 	/* After an event's error, the next packet (as the lenient reader goes on). */
 	while (off < size) {
 		struct ctf_packet_info info[N_WAYS];

@@ -5,7 +5,7 @@
  * kind in UTF-8/16/32, BLOBs, optionals, variants with signed selectors)
  * or, with TMX_FUZZ_METADATA set, any metadata file.
  *
- * The stream is decoded three ways in lockstep (decode_all.h): besides
+ * The stream is decoded four ways in lockstep (decode_all.h): besides
  * crashes, a difference in status, error or position between them aborts.
  */
 #include <stdio.h>
