@@ -185,7 +185,8 @@ static int next_event(struct xr_reader *r, const struct tmx_msg **msg, struct tm
 			xr_next_chunk(r);
 		}
 		rec = &ch->recs[ch->next++];
-		rec->args = ch->args + ch->next_arg;
+		/* A chunk without arguments has no array: no offset from NULL. */
+		rec->args = rec->n_args ? ch->args + ch->next_arg : NULL;
 		ch->next_arg += rec->n_args;
 	}
 	if ((ret = fill_event(r, rec, err)))
