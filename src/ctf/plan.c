@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctf/decode.h"
 #include "ctf/plan.h"
 #include "io/bitread.h"
 #include "model/field_class.h"
@@ -900,4 +901,15 @@ int ctf_plans_event(struct ctf_stream_plans *sp, uint64_t id, struct ctf_event_p
 	}
 	*out = ep;
 	return TMX_OK;
+}
+
+void ctf_note_of_item(struct ctf_header_note *n, const struct ctf_run_item *it, uint64_t off)
+{
+	memset(n, 0, sizeof(*n));
+	n->off = (uint32_t)off;
+	n->len = (uint8_t)it->len;
+	n->be = it->be;
+	n->slot = it->note & CTF_NOTE_SLOT ? it->fc->slot : -1;
+	n->meaning = it->note & CTF_NOTE_MEANING ? (uint8_t)it->fc->meaning : 0;
+	n->clock_mask = it->note & CTF_NOTE_CLOCK ? ctf_clock_mask(it->len) : 0;
 }

@@ -260,7 +260,7 @@ struct ctf_header_prog {
 	struct ctf_header_note *notes;
 };
 
-/* A noted integer of a header case: what note_item does, decided here. */
+/* A noted integer of a header case or a body step: what note_item does, decided here. */
 struct ctf_header_note {
 	uint32_t off;             /* bits from the header's aligned start */
 	uint8_t len, be;
@@ -272,6 +272,13 @@ struct ctf_header_note {
 	uint64_t clock_mask;      /* the clock's N bits (ctf_clock_mask); 0: does not update it */
 	bool is_tag;              /* the variant's tag: its value is known already */
 };
+
+/*
+ * Noted run item `it` at `off` bits, as note_item (decode_impl.h) would
+ * note it: off, len, be, slot, meaning, clock_mask (the rest zero), for
+ * header programs and body steps alike.
+ */
+void ctf_note_of_item(struct ctf_header_note *n, const struct ctf_run_item *it, uint64_t off);
 
 /*
  * The header program of event header plan `pl`; *out is NULL when the

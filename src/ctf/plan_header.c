@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctf/decode.h"
 #include "ctf/plan.h"
 #include "model/errors.h"
 #include "model/grow.h"
@@ -68,7 +67,7 @@ static void sim_byte_order(struct hsim *s, const struct ctf_run_item *it, uint64
 	s->last = it->be;
 }
 
-/* Noted item `it` at `off`, as note_item (decode_impl.h) would note it. */
+/* Noted item `it` at `off` (ctf_note_of_item), with its shifts in the first word. */
 static int add_note(struct hcomp *c, const struct ctf_run_item *it, uint64_t off, bool is_tag)
 {
 	struct ctf_header_note *n;
@@ -78,17 +77,11 @@ static int add_note(struct hcomp *c, const struct ctf_run_item *it, uint64_t off
 		return tmx_error_set(c->err, TMX_ERR_NOMEM, NULL,
 				     "out of memory for an event header program");
 	n = &c->hp->notes[c->n_notes++];
-	memset(n, 0, sizeof(*n));
-	n->off = (uint32_t)off;
-	n->len = (uint8_t)it->len;
-	n->be = it->be;
+	ctf_note_of_item(n, it, off);
 	if (off + it->len <= 64) {
 		n->lsh = (uint8_t)(it->be ? off : 64 - off - it->len);
 		n->rsh = (uint8_t)(64 - it->len);
 	}
-	n->slot = it->note & CTF_NOTE_SLOT ? it->fc->slot : -1;
-	n->meaning = it->note & CTF_NOTE_MEANING ? (uint8_t)it->fc->meaning : 0;
-	n->clock_mask = it->note & CTF_NOTE_CLOCK ? ctf_clock_mask(it->len) : 0;
 	n->is_tag = is_tag;
 	return TMX_OK;
 }

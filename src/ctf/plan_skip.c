@@ -18,7 +18,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "ctf/decode.h"
 #include "ctf/plan.h"
 #include "model/errors.h"
 
@@ -86,18 +85,10 @@ static void add_run(struct scomp *c, const struct ctf_op *op)
 	}
 	for (uint32_t i = op->a; i < op->a + op->b; i++) {
 		const struct ctf_run_item *it = &c->pl->items[i];
-		const struct tmx_field_class *fc = it->fc;
-		struct ctf_header_note *n;
 
-		if (!it->note)
-			continue;
-		n = &c->sk->notes[c->open->first + c->open->n++];
-		n->off = (uint32_t)(p + it->off);
-		n->len = (uint8_t)it->len;
-		n->be = it->be;
-		n->slot = it->note & CTF_NOTE_SLOT ? fc->slot : -1;
-		n->meaning = (uint8_t)(it->note & CTF_NOTE_MEANING ? fc->meaning : 0);
-		n->clock_mask = it->note & CTF_NOTE_CLOCK ? ctf_clock_mask(it->len) : 0;
+		if (it->note)
+			ctf_note_of_item(&c->sk->notes[c->open->first + c->open->n++], it,
+					 p + it->off);
 	}
 	c->cur = p + op->bits;
 	c->open->bits = c->cur;
