@@ -7,11 +7,9 @@
 # unless TMX_CORPUS names it.
 set -eu
 cd "$(dirname "$0")/.."
+# Debian and npm packages only: babeltrace 2.1.2 (CTF 2) is not packaged, its
+# outputs are stored beside the CTF 2 traces of the corpus.
 scripts/install-deps.sh test
-# babeltrace 2.1.2, the CTF 2 reference, beside Debian's 2.0.4 (/opt/bt21,
-# built once from the shared tools next to the corpus; needs root).
-shared=${TMX_CORPUS:+$TMX_CORPUS/..}
-"${shared:-../shared}/tools/build-babeltrace-2.1.sh"
 jobs=$(nproc)
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTMX_WERROR=ON -DTMX_BUILD_TESTS=ON \

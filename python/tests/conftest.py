@@ -26,13 +26,13 @@ def corpus_dir():
                                              Path("/work/shared/corpus")]:
         if (d / "babeltrace-tests").is_dir():
             return d
-    pytest.skip("the trace corpus is missing (set TMX_CORPUS)")
+    pytest.fail("the trace corpus is missing (set TMX_CORPUS)", pytrace=False)
 
 
 def cli_path():
     cli = Path(os.environ.get("TRACEMUX_CLI", ROOT / "build" / "tracemux"))
     if not cli.is_file():
-        pytest.skip(f"the tracemux CLI is not built ({cli}; set TRACEMUX_CLI)")
+        pytest.fail(f"the tracemux CLI is not built ({cli}; set TRACEMUX_CLI)", pytrace=False)
     return cli
 
 

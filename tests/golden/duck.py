@@ -10,16 +10,17 @@ import sys
 DUCK = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "duckdb")
 
 
-def skip(why):
-    print(f"SKIP: {why}")
-    sys.exit(77)
+def fail(why):
+    """Not a skip: a check that needs DuckDB fails without it."""
+    print(f"FAIL: {why}")
+    sys.exit(1)
 
 
 def setup_duckdb():
     """node and DuckDB's npm package, installed once (under a lock: builds test in parallel)."""
     node, npm = shutil.which("node"), shutil.which("npm")
     if not node or not npm:
-        skip("node and npm are needed to read Parquet with DuckDB (Debian: nodejs npm, "
+        fail("node and npm are needed to read Parquet with DuckDB (Debian: nodejs npm, "
              "see scripts/install-deps.sh test)")
     with open(os.path.join(DUCK, ".install.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -27,7 +28,7 @@ def setup_duckdb():
             p = subprocess.run([npm, "install", "--prefix", DUCK, "--no-audit", "--no-fund"],
                                capture_output=True, timeout=600)
             if p.returncode:
-                skip("npm could not install @duckdb/node-api: " + p.stderr.decode(errors="replace")[-500:])
+                fail("npm could not install @duckdb/node-api: " + p.stderr.decode(errors="replace")[-500:])
     return node
 
 

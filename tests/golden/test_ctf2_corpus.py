@@ -3,11 +3,12 @@
 Every trace directory X of ../shared/corpus/ctf2 has X.bt21.txt (default
 pretty text), X.bt21.nodelta-seconds.txt (`--no-delta --clock-seconds`),
 X.bt21.rc and X.bt21.stderr.txt beside it, made by babeltrace 2.1.2 run from
-the ctf2 directory with relative paths (TZ=UTC LC_ALL=C).  tracemux runs the
-same way: stdout must be byte-identical, the exit status must agree (a
-failing trace exits non-zero with a message), babeltrace's discarded-event
-and discarded-packet warnings must be on stderr with the same words, and
-nothing may crash.
+the ctf2 directory with relative paths (TZ=UTC LC_ALL=C); every trace of
+../shared/corpus/tracecompass-ctf2 the same, gzipped, without stderr.
+tracemux runs the same way: stdout must be byte-identical, the exit status
+must agree (a failing trace exits non-zero with a message), babeltrace's
+discarded-event and discarded-packet warnings must be on stderr with the
+same words (where stderr is stored), and nothing may crash.
 
 Where babeltrace 2.1.2 itself crashes on valid CTF 2 (INDEX.md, "defects"),
 tracemux does the right thing and the expected text is derived here from a
@@ -42,17 +43,26 @@ BT21_CRASHES = {
 }
 
 
-def traces(ctf2):
-    """Every trace directory that has babeltrace 2.1.2 references, relative to ctf2."""
+def traces(top):
+    """Every trace directory that has babeltrace 2.1.2 references, relative to top."""
     found = []
-    for root, dirs, files in os.walk(ctf2):
+    for root, dirs, files in os.walk(top):
         dirs.sort()
         for f in files:
-            if f.endswith(".bt21.txt"):
-                rel = os.path.relpath(os.path.join(root, f[: -len(".bt21.txt")]), ctf2)
-                if os.path.isdir(os.path.join(ctf2, rel)):
-                    found.append(rel)
+            for suffix in (".bt21.txt", ".bt21.txt.gz"):
+                if f.endswith(suffix):
+                    rel = os.path.relpath(os.path.join(root, f[: -len(suffix)]), top)
+                    if os.path.isdir(os.path.join(top, rel)):
+                        found.append(rel)
     return sorted(found)
+
+
+def stored(base, suffix):
+    """A stored reference, plain or gzipped; None if neither is there."""
+    for name in (base + suffix, base + suffix + ".gz"):
+        if os.path.exists(name):
+            return read_ref(name)
+    return None
 
 
 def warnings(stderr, ctf2=None):
@@ -64,24 +74,21 @@ def warnings(stderr, ctf2=None):
     return lines
 
 
-def main():
-    args = parse_args()
-    ctf2 = os.path.join(args.corpus, "ctf2")
-    tracemux = os.path.abspath(args.tracemux)
-    report = Report("ctf2 corpus vs babeltrace 2.1.2")
-    all_traces = traces(ctf2)
-    if len(all_traces) < 70:
-        report.fail("corpus", f"only {len(all_traces)} CTF 2 traces found in {ctf2}")
-    os.chdir(ctf2)
+def check_corpus(report, args, top, at_least):
+    tracemux = args.tracemux
+    all_traces = traces(top)
+    if len(all_traces) < at_least:
+        report.fail("corpus", f"only {len(all_traces)} CTF 2 traces found in {top}")
+    os.chdir(top)
     for trace in all_traces:
         ref, transform = BT21_CRASHES.get(trace, (trace, same_text))
         with open(ref + ".bt21.rc") as f:
             want_rc = int(f.read().strip())
-        with open(ref + ".bt21.stderr.txt", "rb") as f:
-            want_warnings = warnings(f.read())
+        stderr = stored(ref, ".bt21.stderr.txt")
+        want_warnings = None if stderr is None else warnings(stderr)
         for suffix, opts in ((".bt21.txt", []), (".bt21.nodelta-seconds.txt", ["--no-delta", "--clock-seconds"])):
-            what = f"{trace} {' '.join(opts)}".rstrip()
-            expected = transform(read_ref(ref + suffix))
+            what = f"{os.path.basename(top)}/{trace} {' '.join(opts)}".rstrip()
+            expected = transform(stored(ref, suffix))
             try:
                 code, out, err = run(tracemux, opts + [trace])
             except Exception as e:  # timeout
@@ -100,12 +107,21 @@ def main():
             if out != expected:
                 report.fail(what, first_diff(expected, out))
                 continue
-            if not opts and warnings(err, ctf2) != want_warnings:
-                report.fail(what, "warnings differ:\n  ours: %s\n  bt21: %s" % (warnings(err, ctf2), want_warnings))
+            if not opts and want_warnings is not None and warnings(err, top) != want_warnings:
+                report.fail(what, "warnings differ:\n  ours: %s\n  bt21: %s" % (warnings(err, top), want_warnings))
                 continue
             if args.verbose:
                 print(f"ok {what}")
             report.ok()
+
+
+def main():
+    args = parse_args()
+    report = Report("CTF 2 corpora vs babeltrace 2.1.2")
+    corpus = os.path.abspath(args.corpus)
+    args.tracemux = os.path.abspath(args.tracemux)  # the checks run in the corpora
+    check_corpus(report, args, os.path.join(corpus, "ctf2"), 70)
+    check_corpus(report, args, os.path.join(corpus, "tracecompass-ctf2"), 24)
     report.finish()
 
 

@@ -221,11 +221,9 @@ def main():
         shutil.rmtree(tmp)
 
     if not tc:
-        print("trace-cmd is not installed (scripts/install-deps.sh test): the live comparisons are not run")
-        print(f"{counts['stored']} stored references compared")
-        if report.failed:
-            report.finish()
-        raise SystemExit(77)
+        report.fail("trace-cmd", "not installed: install Debian's trace-cmd (scripts/install-deps.sh test): "
+                    f"the live comparisons are not run ({counts['stored']} stored references compared)")
+        report.finish()
     singles = [(DATA, n) for n in sorted(os.listdir(DATA))
                if n.endswith(".dat") and not n.startswith(("fg-migrate", "fg-pair"))]
     for cwd, name in singles:

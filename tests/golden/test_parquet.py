@@ -23,7 +23,7 @@ fault (what -o json prints).
 
 DuckDB comes from npm (@duckdb/node-api, tests/duckdb/package.json),
 installed into tests/duckdb/node_modules on the first run; without node and
-npm (Debian: nodejs, npm) the test is skipped (exit 77).
+npm (Debian: nodejs, npm) the test fails, naming them.
 """
 import glob
 import json
@@ -392,31 +392,47 @@ def check_usage(report, args, work):
 
 
 BT2_EVENT = re.compile(rb"\} Event `(.*)` \(\d+\)$")
+BT21_EVENT = re.compile(rb"^Event `(.*)` \(Class ID \d+\):$")
 TC_EVENT = re.compile(rb"^.*?\[\d+\]\s+\d+(?:\.\d+)?:\s+([^:\s]+):")
 
 
-def reference_counts(trace):
-    """Events per class as babeltrace2 (CTF) or trace-cmd report (trace.dat) count them; None if neither."""
-    if os.path.isdir(trace):
-        bt = "/opt/bt21/bt21" if "/ctf2/" in trace else shutil.which("babeltrace2")
-        argv = [bt, trace, "-c", "sink.text.details", "--params=with-metadata=false,compact=true"]
-        pattern = BT2_EVENT
-    elif trace.endswith(".dat") and shutil.which("trace-cmd"):
-        argv, pattern = [shutil.which("trace-cmd"), "report", "-i", trace], TC_EVENT
-    else:
-        return None
-    if not argv[0] or not os.path.exists(argv[0]):
-        return None
-    p = subprocess.run(argv, capture_output=True, timeout=300, env=dict(os.environ, LC_ALL="C"))
-    if p.returncode:
-        return None
+def count_events(text, pattern):
     counts = {}
-    for line in p.stdout.split(b"\n"):
+    for line in text.split(b"\n"):
         m = pattern.search(line)
         if m:
             name = m.group(1).decode()
             counts[name] = counts.get(name, 0) + 1
     return counts
+
+
+def reference_counts(trace):
+    """Events per class as the real tools count them: babeltrace 2.1.2's
+    stored sink.text.details output (CTF 2 corpus), babeltrace2 2.0.4 (CTF
+    1.8) or trace-cmd report (trace.dat) run live; None where the tool
+    itself cannot read the trace, and for XRay logs."""
+    if "/ctf2/" in trace:
+        with open(trace + ".bt21.rc") as f:
+            if f.read().strip() != "0":
+                return None
+        with open(trace + ".bt21.details.txt", "rb") as f:
+            return count_events(f.read(), BT21_EVENT)
+    if os.path.isdir(trace):
+        tool, pkg = "babeltrace2", "babeltrace2"
+        argv = [trace, "-c", "sink.text.details", "--params=with-metadata=false,compact=true"]
+        pattern = BT2_EVENT
+    elif trace.endswith(".dat"):
+        tool, pkg = "trace-cmd", "trace-cmd"
+        argv, pattern = ["report", "-i", trace], TC_EVENT
+    else:
+        return None  # XRay: compared with llvm-xray by the XRay tests
+    path = shutil.which(tool)
+    if not path:
+        raise SystemExit(f"FAIL: {tool} is not installed: install Debian's {pkg} (scripts/install-deps.sh test)")
+    p = subprocess.run([path] + argv, capture_output=True, timeout=300, env=dict(os.environ, LC_ALL="C"))
+    if p.returncode:
+        return None
+    return count_events(p.stdout, pattern)
 
 
 def check_reference_counts(report, what, trace, got):

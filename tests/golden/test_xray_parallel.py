@@ -89,8 +89,8 @@ def main():
     args = parse_args()
     samples = os.path.join(args.corpus, "xray-samples")
     if not os.path.isdir(samples):
-        print(f"SKIP: no {samples}")
-        sys.exit(77)
+        print(f"FAIL: the XRay corpus is missing: {samples}")
+        sys.exit(1)
     report = Report("XRay outputs (--jobs 1, 2, 8)")
     for path in inputs(samples, quick):
         for opts in QUICK_OUTPUTS if quick else OUTPUTS:

@@ -529,9 +529,9 @@ def main():
     report = Report("xray-stack vs llvm-xray stack")
     llvm = llvm_xray()
     if not llvm or not llvm_is_14(llvm):
-        print("SKIP: llvm-xray 14 is not installed (scripts/install-deps.sh test installs "
-              "llvm-14): xray-stack is compared with it live", flush=True)
-        sys.exit(77)
+        print("FAIL: llvm-xray 14 is not installed: install Debian's llvm-14 (scripts/install-deps.sh "
+              "test): xray-stack is compared with it live", flush=True)
+        sys.exit(1)
     with tempfile.TemporaryDirectory() as tmp:
         corpus_tests(report, args, llvm, tmp)
         scenario_tests(report, args, llvm, tmp)

@@ -534,9 +534,9 @@ def main():
     report = Report("llvm-xray YAML traces as input vs llvm-xray 14")
     llvm = llvm_xray()
     if not llvm:
-        print("SKIP: llvm-xray 14 is not installed (scripts/install-deps.sh test installs "
-              "llvm-14): this test compares tracemux with it run live")
-        sys.exit(77)
+        print("FAIL: llvm-xray 14 is not installed: install Debian's llvm-14 (scripts/install-deps.sh "
+              "test): this test compares tracemux with it run live")
+        sys.exit(1)
     live = Live(llvm)
     with tempfile.TemporaryDirectory() as tmp:
         inputs_tests(report, args, live, tmp)
