@@ -28,6 +28,16 @@ extern "C" {
 #endif
 
 #define TRACEMUX_VERSION_STRING "0.1.0"
+/* MAJOR * 1000000 + MINOR * 1000 + PATCH, for comparisons. */
+#define TRACEMUX_VERSION_NUMBER 1000
+
+/*
+ * The version of the library a program runs with, which may be newer than
+ * the headers it was compiled with (TRACEMUX_VERSION_*): as SQLite's
+ * sqlite3_libversion(), for a program that must check it at run time.
+ */
+TMX_API const char *tmx_libversion(void);
+TMX_API int tmx_libversion_number(void);
 
 struct tmx_source;
 

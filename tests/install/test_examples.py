@@ -84,6 +84,70 @@ def needed(path):
     return re.findall(r"\(NEEDED\).*\[(.*)\]", out)
 
 
+# A program with its own symbols of the names the library uses inside
+# (jansson's json_string, ...): it links and runs with either library,
+# which reports the version of the headers.
+OWN_NAMES = r"""
+#include <stdio.h>
+#include <string.h>
+#include <tracemux/sink.h>
+#include <tracemux/tracemux.h>
+int json_string(void) { return 7; }
+int json_value(void) { return 8; }
+int outbuf_flush(void) { return 9; }
+int timefmt_ns(void) { return 10; }
+int main(void)
+{
+	struct tmx_error err;
+	/* The sink table: it pulls every output, JSON's writer among them. */
+	struct tmx_sink_params *params = tmx_sink_params_new("json", &err);
+
+	if (!params || strcmp(tmx_libversion(), TRACEMUX_VERSION_STRING) != 0 ||
+	    tmx_libversion_number() != TRACEMUX_VERSION_NUMBER)
+		return 2;
+	tmx_sink_params_free(params);
+	printf("%s %d\n", tmx_libversion(), json_string() + json_value() + outbuf_flush() + timefmt_ns());
+	return 0;
+}
+"""
+
+
+def check_own_names(pcdir, tmp, static, extra_cflags, env, f):
+    libdir = os.path.dirname(pcdir)
+    src, exe = os.path.join(tmp, "own_names.c"), os.path.join(tmp, "own_names" + ("-static" if static else ""))
+    with open(src, "w") as fh:
+        fh.write(OWN_NAMES)
+    if static:
+        argv = ["cc", src, "-o", exe] + pkg(pcdir, "--cflags") + [os.path.join(libdir, "libtracemux.a")] + \
+            pkg(pcdir, "--static", "--libs")
+    else:
+        argv = ["cc", src, "-o", exe] + pkg(pcdir, "--cflags", "--libs")
+    p = sh(["sh", "-c", " ".join(argv + extra_cflags)])
+    label = "static" if static else "shared"
+    if not f.check(p.returncode == 0, f"a program defining json_string, outbuf_flush... links ({label}): "
+                   + p.stderr.decode(errors="replace")[-400:]):
+        return
+    p = subprocess.run([exe], capture_output=True, env=env)
+    f.check(p.returncode == 0 and p.stdout.decode().split() == [version_string(), "34"],
+            f"{label}: tmx_libversion() is the headers' version, the program's own names are its own "
+            f"(exit {p.returncode}, {p.stdout!r})")
+
+
+def version_string():
+    with open(os.path.join(ROOT, "include", "tracemux", "tracemux.h")) as fh:
+        return re.search(r'#define TRACEMUX_VERSION_STRING "([^"]+)"', fh.read()).group(1)
+
+
+def api_functions():
+    """The API: every function declared TMX_API in the installed headers."""
+    api = set()
+    for h in glob.glob(os.path.join(ROOT, "include", "tracemux", "*.h")):
+        with open(h) as fh:
+            text = re.sub(r"/\*.*?\*/", "", fh.read(), flags=re.S)
+        api |= set(re.findall(r"TMX_API[^;{]*?\b(tmx_\w+)\s*\(", text))
+    return api
+
+
 def check_shared_library(pcdir, f):
     libdir = os.path.dirname(pcdir)
     so = os.path.join(libdir, "libtracemux.so")
@@ -93,13 +157,14 @@ def check_shared_library(pcdir, f):
             "SONAME libtracemux.so.N")
     syms = sh(["nm", "-D", "--defined-only", so]).stdout.decode().split("\n")
     names = {line.split()[-1] for line in syms if line.strip()}
-    # The API: every function declared TMX_API in the installed headers.
-    api = set()
-    for h in glob.glob(os.path.join(ROOT, "include", "tracemux", "*.h")):
-        with open(h) as fh:
-            text = re.sub(r"/\*.*?\*/", "", fh.read(), flags=re.S)
-        api |= set(re.findall(r"TMX_API[^;{]*?\b(tmx_\w+)\s*\(", text))
+    api = api_functions()
     f.check(names == api, f"exports exactly the TMX_API functions ({len(api)}; "
+            f"extra: {sorted(names - api)[:5]}, missing: {sorted(api - names)[:5]})")
+    # The archive: the same global symbols, nothing else (its internal
+    # helpers are local, so a program may define json_string or outbuf_*).
+    syms = sh(["nm", "-g", "--defined-only", os.path.join(libdir, "libtracemux.a")]).stdout.decode()
+    names = {line.split()[-1] for line in syms.split("\n") if len(line.split()) == 3}
+    f.check(names == api, f"libtracemux.a defines as global exactly the TMX_API functions ({len(api)}; "
             f"extra: {sorted(names - api)[:5]}, missing: {sorted(api - names)[:5]})")
     libs = needed(so)
     f.check(not any("traceevent" in n or "libdw" in n for n in libs),
@@ -233,6 +298,7 @@ def main():
                 f.check(not any(n.startswith("libtracemux") for n in needed(progs["count_events"])),
                         "static examples link the archive")
             run_examples(progs, args.tracemux, traces, label, env, f)
+            check_own_names(pcdir, tmp, static, extra, env, f)
     print(f"{len(f)} failure(s)")
     sys.exit(1 if f else 0)
 
