@@ -55,6 +55,7 @@ What it checks (section numbers of the spec):
   an optional or variant of the same packet/event record.
 """
 import json
+import re
 import sys
 
 RS = "\x1e"
@@ -127,8 +128,13 @@ def jtype(v):
     return "object"
 
 
+_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+
+
 def sub(path, key):
-    return f"{path}[{key}]" if isinstance(key, int) else f"{path}.{key}"
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if _PLAIN_KEY.match(key) else f"{path}[{json.dumps(key)}]"
 
 
 class DuplicateKey(Exception):
@@ -997,7 +1003,7 @@ class Validator:
                     continue
                 self.err(n.where, f"a field class in the {what} must have a valid role, be a structure, "
                                   f"optional or variant, or be the selector of an optional or variant; "
-                                  f"this {self.describe(n)} is none of those [{sec}]")
+                                  f"it is {self.describe(n)} with none of those [{sec}]")
 
     def valid_role(self, n, root):
         roles = n.fc.get("roles")

@@ -1,0 +1,424 @@
+"""CTF 2 metadata checked against the specification (CTF2-SPEC-2.0rB) by
+tests/golden/ctf2spec.py, a validator written from the spec.
+
+(a) The validator against real metadata: every metadata stream of a
+    ../shared/corpus/ctf2 trace that babeltrace 2.1.2 accepts (X.bt21.rc is
+    0) must validate; the traces it rejects for metadata reasons
+    (bt-tests/2/fail/meta-*) must be reported invalid with the reason.  The
+    other non-zero ones (a data error, babeltrace crashes on valid CTF 2,
+    INDEX.md "defects") must validate, each for the reason noted in
+    OTHER_NONZERO.
+(b) Mutations: deliberate mistakes applied to valid metadata must each be
+    reported with a relevant message (so the validator can fail).
+(c) The writer: `tracemux -o ctf --ctf-version=2` on CTF 1.8 traces, the CTF 2
+    corpus, trace.dat files and XRay logs; every metadata stream it writes
+    must validate.
+"""
+import concurrent.futures
+import copy
+import json
+import os
+import re
+import shutil
+import tempfile
+
+import ctf2spec
+from bt2ref import Report, parse_args, run
+from test_ctf_writer import other_inputs
+from test_ctf_writer import traces as ctf1_traces
+
+RS = "\x1e"
+
+# ctf2 traces babeltrace 2.1.2 rejects (rc != 0) whose metadata is valid:
+# trace -> why (the validator must accept their metadata).
+OTHER_NONZERO = {
+    # An event record class with no field class at all: the error is in the
+    # data (§4.2.2: an event record MUST contain one or more bits), the
+    # metadata itself breaks no rule.
+    "bt-tests/2/fail/empty-event-record": "data error, valid metadata",
+    # babeltrace 2.1.2 aborts on a static-length BLOB of length 0, which
+    # §5.3.16 allows (length >= 0).
+    "handmade/static-blob-len0": "bt21 crash on valid CTF 2",
+    # An optional with a boolean selector that also has
+    # `selector-field-ranges`: §5.3.22 requires them only for integer
+    # selectors and forbids them nowhere; babeltrace 2.1.2 fails an assertion.
+    "synthetic/bt2py-all-field-classes-unpatched": "bt21 crash on valid CTF 2",
+}
+# meta-* failures: the message (regex) the validator must give.
+META_FAIL = re.compile(r"no data stream class fragment")
+
+# A few of each of the other formats keep the run short.
+OTHER_PICK = ("tracecmd-samples/sched-v7-zstd.dat", "tracecmd-samples/multibuf-v7-zstd.dat",
+              "tracecmd-samples/sched-v6.dat", "xray-samples/basic-v3-small.xray",
+              "xray-samples/fdr-v5-small.xray", "xray-samples/fdr-v5-tinybuf-dropped.xray")
+
+
+def metadata_files(trace_dir):
+    out = []
+    for root, dirs, files in os.walk(trace_dir):
+        dirs.sort()
+        if "metadata" in files:
+            out.append(os.path.join(root, "metadata"))
+    return out
+
+
+def ctf2_traces(ctf2):
+    """(relative name, path, babeltrace 2.1.2 exit status) of every trace."""
+    found = []
+    for root, dirs, files in os.walk(ctf2):
+        dirs.sort()
+        for f in sorted(files):
+            if f.endswith(".bt21.rc"):
+                rel = os.path.relpath(os.path.join(root, f[: -len(".bt21.rc")]), ctf2)
+                path = os.path.join(ctf2, rel)
+                if os.path.isdir(path):
+                    with open(os.path.join(root, f)) as fh:
+                        found.append((rel, path, fh.read().strip()))
+    return found
+
+
+def show(errors, n=8):
+    return "\n".join("    " + e for e in errors[:n]) + (f"\n    ... {len(errors) - n} more" if len(errors) > n else "")
+
+
+def check_corpus(report, ctf2):
+    totals = {}
+    for rel, path, rc in ctf2_traces(ctf2):
+        metas = metadata_files(path)
+        if not metas:
+            report.fail(f"corpus {rel}: no metadata file")
+            continue
+        results = []
+        for m in metas:
+            v = ctf2spec.check(open(m, "rb").read())
+            for k, x in v.stats.items():
+                totals[k] = totals.get(k, 0) + x
+            results.append((os.path.relpath(m, ctf2), v.errors))
+        bad = [(m, e) for m, e in results if e]
+        if rel.startswith("bt-tests/2/fail/meta-"):
+            if not bad:
+                report.fail(f"corpus {rel}: babeltrace 2.1.2 rejects its metadata (rc {rc}), the validator "
+                            f"found no error")
+            elif not any(META_FAIL.search(x) for _, e in bad for x in e):
+                report.fail(f"corpus {rel}: invalid, but not for the expected reason ({META_FAIL.pattern})",
+                            show(bad[0][1]))
+            else:
+                report.ok()
+            continue
+        if rc != "0" and rel not in OTHER_NONZERO:
+            report.fail(f"corpus {rel}: babeltrace 2.1.2 exit status {rc}, not explained in OTHER_NONZERO")
+            continue
+        if bad:
+            for m, e in bad:
+                report.fail(f"corpus {m}: valid for babeltrace 2.1.2 (rc {rc}), the validator says",
+                            show(e))
+        else:
+            report.ok()
+    # The corpus must have exercised the checks, or "valid" means nothing.
+    for k, minimum in (("fragments", 300), ("field classes", 1000), ("locations", 100), ("roles", 300)):
+        if totals.get(k, 0) < minimum:
+            report.fail(f"corpus: only {totals.get(k, 0)} {k} checked (expected >= {minimum})")
+    print(f"corpus: checked {totals}")
+
+
+# -- (b) mutations -----------------------------------------------------------
+
+def parse(data):
+    return [json.loads(x) for x in data.decode("utf-8").split(RS)[1:]]
+
+
+def dump(frags):
+    return "".join(RS + json.dumps(f, indent=1) + "\n" for f in frags).encode("utf-8")
+
+
+def erc(frags, name):
+    return next(f for f in frags if f.get("type") == "event-record-class" and f.get("name") == name)
+
+
+def frag(frags, ftype):
+    return next(f for f in frags if f.get("type") == ftype)
+
+
+def member(struct, name):
+    return next(m for m in struct["member-classes"] if m["name"] == name)
+
+
+def payload_member(frags, ev, name):
+    return member(erc(frags, ev)["payload-field-class"], name)
+
+
+def m_set(path_fn, key, value):
+    def mutate(frags):
+        path_fn(frags)[key] = value
+    return mutate
+
+
+def m_del(path_fn, key):
+    def mutate(frags):
+        del path_fn(frags)[key]
+    return mutate
+
+
+def mutations():
+    """(name, mutation of the edge-cases fragments, expected message regex)."""
+    db = lambda f: payload_member(f, "blobs", "db")["field-class"]  # noqa: E731
+    hdr = lambda f: frag(f, "trace-class")["packet-header-field-class"]  # noqa: E731
+    dsc = lambda f: frag(f, "data-stream-class")  # noqa: E731
+
+    def move(ftype, after):
+        def mutate(frags):
+            f = frag(frags, ftype)
+            frags.remove(f)
+            frags.insert(frags.index(frag(frags, after)) + 1, f)
+        return mutate
+
+    def magic_in_payload(frags):
+        payload_member(frags, "blobs", "dlen")["field-class"] = {
+            "type": "fixed-length-unsigned-integer", "length": 32, "byte-order": "little-endian",
+            "roles": ["packet-magic-number"]}
+
+    def dup_member(frags):
+        payload_member(frags, "strings", "slen16")["name"] = "slen"
+
+    def insert(obj, pos):
+        def mutate(frags):
+            frags.insert(pos, obj)
+        return mutate
+
+    def swap_header(frags):
+        ms = hdr(frags)["member-classes"]
+        ms[0], ms[1] = ms[1], ms[0]
+
+    def ctx_array_to_payload(frags):
+        dsc(frags)["packet-context-field-class"]["member-classes"].append({
+            "name": "later", "field-class": {
+                "type": "dynamic-length-array", "element-field-class": "u8",
+                "length-field-location": {"origin": "event-record-payload", "path": ["dlen"]}}})
+
+    def through_array(frags):
+        erc(frags, "aliases")["payload-field-class"]["member-classes"].append({
+            "name": "bad", "field-class": {
+                "type": "dynamic-length-string",
+                "length-field-location": {"origin": "event-record-payload", "path": ["pts", "x"]}}})
+
+    def string_in_header(frags):
+        hdr(frags)["member-classes"].append({"name": "note", "field-class": {"type": "null-terminated-string"}})
+
+    def dup_dsc(frags):
+        frags.append(copy.deepcopy(dsc(frags)))
+
+    def variant_sel(frags):
+        payload_member(frags, "variant-signed-selector", "sel")["field-class"] = {
+            "type": "fixed-length-boolean", "length": 8, "byte-order": "little-endian"}
+
+    def optional_int_sel(frags):
+        payload_member(frags, "optional-bool-selector", "present")["field-class"] = "u8"
+
+    def overlap(frags):
+        opts = payload_member(frags, "variant-signed-selector", "v")["field-class"]["options"]
+        opts[1]["selector-field-ranges"] = [[-5, 127]]
+
+    return [
+        ("missing type of a field class", m_del(db, "type"),
+         r"\$\.payload-field-class\.member-classes\[1\]\.field-class: missing required property 'type'"),
+        ("location to a nonexistent field", m_set(db, "length-field-location",
+                                                 {"origin": "event-record-payload", "path": ["nolen"]}),
+         r"no member named 'nolen'"),
+        ("packet-magic-number role on an event payload field", magic_in_payload,
+         r"role 'packet-magic-number' is not allowed in the event record payload"),
+        ("role on a wrong field class (uint role on a BLOB)",
+         m_set(lambda f: member(hdr(f), "uuid")["field-class"], "roles", ["data-stream-class-id"]),
+         r"role 'data-stream-class-id' requires a fixed-length or variable-length unsigned integer"),
+        ("packet-magic-number on a 16-bit integer",
+         m_set(lambda f: member(hdr(f), "magic")["field-class"], "length", 16),
+         r"requires a fixed-length-unsigned-integer field class with length 32"),
+        ("packet-magic-number not first", swap_header, r"must be the first member of the packet header"),
+        ("metadata-stream-uuid without preamble uuid", m_del(lambda f: f[0], "uuid"),
+         r"requires the preamble fragment's 'uuid'"),
+        ("clock timestamp role without default clock", m_del(dsc, "default-clock-class-id"),
+         r"role 'default-clock-timestamp' requires the data stream class to have a 'default-clock-class-id'"),
+        ("wrong property type", m_set(lambda f: frag(f, "clock-class"), "frequency", "1000"),
+         r"\$\.frequency: must be a JSON integer, not string"),
+        ("duplicate member name", dup_member, r"duplicate member name 'slen'"),
+        ("unknown fragment type", insert({"type": "stream-class", "id": 3}, 3),
+         r"unknown fragment type \"stream-class\""),
+        ("dangling clock class id", m_set(dsc, "default-clock-class-id", "nope"),
+         r"no clock class fragment with id 'nope' occurs before"),
+        ("clock class after its data stream class", move("clock-class", "data-stream-class"),
+         r"no clock class fragment with id 'clk' occurs before"),
+        ("trace class after a data stream class", move("trace-class", "data-stream-class"),
+         r"trace class fragment must occur before any data stream class"),
+        ("preamble not first", lambda f: f.insert(0, f.pop(1)),
+         r"the first fragment must be a preamble fragment"),
+        ("event record class of a missing data stream class",
+         m_set(lambda f: erc(f, "bits"), "data-stream-class-id", 7),
+         r"no data stream class fragment with id 7 \(the parent\)"),
+        ("alias used before its definition", move("field-class-alias", "event-record-class"),
+         r"no field class alias named 'u8' occurs before"),
+        ("duplicate alias name", insert({"type": "field-class-alias", "name": "u8",
+                                         "field-class": {"type": "null-terminated-string"}}, 2),
+         r"field class alias name 'u8' already defined"),
+        ("duplicate data stream class id", dup_dsc, r"data stream class id 0 already used"),
+        ("duplicate event record class id", m_set(lambda f: erc(f, "bits"), "id", 1),
+         r"another event record class already has id 1"),
+        ("length field is a signed integer",
+         m_set(lambda f: payload_member(f, "varints", "arr")["field-class"], "length-field-location",
+               {"origin": "event-record-payload", "path": ["vs"]}),
+         r"reaches a variable-length-signed-integer .*a length field must be a fixed-length or "
+         r"variable-length unsigned integer"),
+        ("length field after the using field",
+         m_set(lambda f: payload_member(f, "strings", "ds")["field-class"], "length-field-location",
+               {"origin": "event-record-payload", "path": ["slen16"]}),
+         r"member 'slen16' .* comes after the field using it"),
+        ("location origin decoded later", ctx_array_to_payload,
+         r"origin 'event-record-payload' is decoded after the packet context"),
+        ("location through an array not being decoded", through_array,
+         r"goes through the static-length-array .* not being decoded"),
+        ("variant selector is a boolean", variant_sel,
+         r"selector field location .* reaches fixed-length-boolean .* must be all unsigned integers or all "
+         r"signed integers"),
+        ("optional with integer selector without ranges", optional_int_sel,
+         r"must have 'selector-field-ranges'"),
+        ("overlapping variant option ranges", overlap, r"intersects range \[-128, -1\] of option 0"),
+        ("alignment not a power of two",
+         m_set(lambda f: payload_member(f, "aliases", "f32")["field-class"], "alignment", 12),
+         r"alignment: must be a positive power of two, not 12"),
+        ("floating point length 24",
+         m_set(lambda f: payload_member(f, "aliases", "f32")["field-class"], "length", 24),
+         r"must be 16, 32, 64, 128 or a multiple of 32 greater than 128, not 24"),
+        ("unknown field class property",
+         m_set(lambda f: payload_member(f, "bits", "be4")["field-class"], "signed", False),
+         r"unknown property 'signed' for a fixed-length-unsigned-integer field class"),
+        ("roles on a signed integer",
+         m_set(lambda f: payload_member(f, "variant-signed-selector", "sel")["field-class"], "roles", []),
+         r"unknown property 'roles' for a fixed-length-signed-integer field class"),
+        ("preamble version 1", m_set(lambda f: f[0], "version", 1), r"\$\.version: must be the JSON integer 2"),
+        ("undeclared extension", m_set(lambda f: erc(f, "bits"), "extensions", {"my.ns": {"x": 1}}),
+         r"extension 'my.ns'/'x' is not declared in the preamble"),
+        ("header field with no role", string_in_header,
+         r"a field class in the packet header must have a valid role"),
+        ("reversed integer range",
+         m_set(lambda f: payload_member(f, "varints", "vu")["field-class"], "mappings", {"A": [[5, 1]]}),
+         r"upper bound 1 is less than lower bound 5"),
+        ("invalid byte order",
+         m_set(lambda f: payload_member(f, "bits", "be4")["field-class"], "byte-order", "middle-endian"),
+         r"byte-order: must be one of \"big-endian\", \"little-endian\""),
+        ("origin scope that does not exist", m_set(db, "length-field-location",
+                                                  {"origin": "event-record-specific-context", "path": ["dlen"]}),
+         r"there is no event record specific context structure"),
+        ("empty location path", m_set(db, "length-field-location", {"path": []}),
+         r"a field location path must not be empty"),
+    ]
+
+
+def check_mutations(report, ctf2, verbose=False):
+    base_path = os.path.join(ctf2, "handmade", "edge-cases", "metadata")
+    base = parse(open(base_path, "rb").read())
+    errors = ctf2spec.validate(dump(base))
+    if errors:
+        report.fail("mutations: the unmutated edge-cases metadata is not valid", show(errors))
+        return
+    names = set()
+    for name, mutate, expect in mutations():
+        names.add(name)
+        frags = copy.deepcopy(base)
+        mutate(frags)
+        if frags == base:
+            report.fail(f"mutation '{name}': changed nothing")
+            continue
+        errors = ctf2spec.validate(dump(frags))
+        if not errors:
+            report.fail(f"mutation '{name}': the validator found no error")
+        elif not any(re.search(expect, e) for e in errors):
+            report.fail(f"mutation '{name}': no error matches /{expect}/", show(errors))
+        else:
+            report.ok()
+            if verbose:
+                print(f"mutation '{name}':\n    " + next(e for e in errors if re.search(expect, e)))
+    # Not a JSON text sequence of fragments at all.
+    raw = [("packetized metadata", b"\x57\x1d\xd1\x75" + b"\0" * 40, r"packetized metadata .* is CTF 1\.8's"),
+           ("no RS", b'{"type": "preamble", "version": 2}\n', r"does not start with RS"),
+           ("broken JSON", dump(base)[:-40] + b"\n", r"invalid JSON"),
+           ("duplicate JSON key", RS.encode() + b'{"type": "preamble", "version": 2, "version": 2}\n',
+            r"duplicate property name 'version'")]
+    for name, data, expect in raw:
+        names.add(name)
+        errors = ctf2spec.validate(data)
+        if not any(re.search(expect, e) for e in errors):
+            report.fail(f"mutation '{name}': no error matches /{expect}/", show(errors))
+        else:
+            report.ok()
+    if len(names) < 12:
+        report.fail(f"only {len(names)} distinct mutations")
+
+
+# -- (c) the writer ------------------------------------------------------------
+
+def writer_inputs(corpus):
+    out = [(f"ctf1/{k}", p) for k, p in ctf1_traces(corpus)]
+    ctf2 = os.path.join(corpus, "ctf2")
+    out += [(f"ctf2/{rel}", p) for rel, p, rc in ctf2_traces(ctf2) if rc == "0"]
+    others = dict(other_inputs(corpus))
+    for key in OTHER_PICK:
+        if key not in others:
+            raise SystemExit(f"test_ctf2spec: input {key} missing from the corpus")
+        out.append((key, others[key]))
+    return out
+
+
+def write_and_check(tracemux, tmp, key, path):
+    out_dir = os.path.join(tmp, re.sub(r"[^A-Za-z0-9]+", "_", key))
+    rc, _, err = run(tracemux, ["-o", "ctf", "--ctf-version=2", "-w", out_dir, path])
+    if rc != 0:
+        return key, f"tracemux exit status {rc}: {err.decode(errors='replace')[-400:]}", [], []
+    metas = metadata_files(out_dir)
+    results, notes = [], []
+    for m in metas:
+        v = ctf2spec.check(open(m, "rb").read())
+        results.append((os.path.relpath(m, out_dir), v.errors))
+        notes += v.notes
+    shutil.rmtree(out_dir, ignore_errors=True)
+    return key, None if metas else "no metadata written", results, notes
+
+
+def check_writer(report, tracemux, corpus):
+    inputs = writer_inputs(corpus)
+    tmp = tempfile.mkdtemp(prefix="tmx-ctf2spec-")
+    n_meta = 0
+    notes = []
+    try:
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            jobs = [pool.submit(write_and_check, tracemux, tmp, k, p) for k, p in inputs]
+            for job in jobs:
+                key, problem, results, n = job.result()
+                notes += n
+                if problem:
+                    report.fail(f"writer {key}: {problem}")
+                    continue
+                bad = False
+                for m, errors in results:
+                    n_meta += 1
+                    if errors:
+                        bad = True
+                        report.fail(f"writer {key}: {m} violates CTF2-SPEC-2.0", show(errors, 12))
+                if not bad:
+                    report.ok()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"writer: {len(inputs)} inputs, {n_meta} metadata streams validated")
+    if notes:
+        print(f"writer notes (not errors), {len(notes)} like: {notes[0]}")
+
+
+def main():
+    args = parse_args()
+    report = Report("ctf2spec")
+    ctf2 = os.path.join(args.corpus, "ctf2")
+    check_corpus(report, ctf2)
+    check_mutations(report, ctf2, args.verbose)
+    check_writer(report, args.tracemux, args.corpus)
+    report.finish()
+
+
+if __name__ == "__main__":
+    main()
