@@ -9,7 +9,9 @@ tests/golden/ctf2spec.py, a validator written from the spec.
     INDEX.md "defects") must validate, each for the reason noted in
     OTHER_NONZERO.
 (b) Mutations: deliberate mistakes applied to valid metadata must each be
-    reported with a relevant message (so the validator can fail).
+    reported with a relevant message (so the validator can fail).  The field
+    location examples of the spec (§6.4.2 Examples 87-92, §5.3.23 Example 63)
+    must validate, and mistakes in them be found.
 (c) The writer: `tracemux -o ctf --ctf-version=2` on CTF 1.8 traces, the CTF 2
     corpus, trace.dat files and XRay logs; every metadata stream it writes
     must validate.
@@ -352,6 +354,118 @@ def check_mutations(report, ctf2, verbose=False):
         report.fail(f"only {len(names)} distinct mutations")
 
 
+# -- spec examples: the field location examples of §6.4.2 must validate -----
+
+def u(n, bo="little-endian"):
+    return {"type": "fixed-length-unsigned-integer", "length": n, "byte-order": bo}
+
+
+def st(*members):
+    return {"type": "structure", "member-classes": [{"name": n, "field-class": fc} for n, fc in members]}
+
+
+NTS = {"type": "null-terminated-string"}
+
+
+def dla(loc):
+    return {"type": "dynamic-length-array", "length-field-location": loc, "element-field-class": NTS}
+
+
+def var(loc, *opts):
+    return {"type": "variant", "selector-field-location": loc,
+            "options": [{"selector-field-ranges": r, "field-class": fc} for r, fc in opts]}
+
+
+def spec_examples():
+    """Event record classes of Examples 87-92 and 63 (payloads as in the
+    spec), one data stream class whose common context has `sel`, plus a
+    relative location going up with null (as in Example 6)."""
+    pay = lambda *path: {"origin": "event-record-payload", "path": list(path)}  # noqa: E731
+    ex87 = st(("corn", u(32)), ("inside", u(16)), ("carbon", dla(pay("corn"))))
+    ex88 = st(("norm", NTS), ("nature", {"type": "static-length-array", "length": 43, "element-field-class":
+                                         st(("laser", {"type": "variable-length-unsigned-integer"}),
+                                            ("joystick", dla({"path": ["laser"]})))}))
+    ex89 = st(("lawyer", {"type": "fixed-length-signed-integer", "length": 16, "byte-order": "little-endian"}),
+              ("clinic", var(pay("lawyer"), ([[0, 0]], NTS),
+                             ([[1, 4]], st(("lemon", u(8, "big-endian")),
+                                           ("joystick", dla(pay("clinic", "lemon"))))),
+                             ([[5, 5], [7, 7]], {"type": "fixed-length-boolean", "length": 8,
+                                                 "byte-order": "little-endian"}))))
+    spec_sel = {"origin": "event-record-specific-context", "path": ["sel"]}
+    ex90 = st(("glass", var(spec_sel, ([[0, 0]], u(8)), ([[1, 1]], u(16)), ([[2, 2]], u(32)))),
+              ("margin", dla(pay("glass"))))
+    common_sel = {"origin": "event-record-common-context", "path": ["sel"]}
+    ex91 = st(("glass", var(common_sel,
+                            ([[0, 0]], st(("eagle", u(16)), ("road", NTS))),
+                            ([[32, 172]], st(("nuance", NTS), ("eagle", u(24, "big-endian")))),
+                            ([[5, 5]], st(("eagle", {"type": "variable-length-unsigned-integer"}),
+                                          ("lock", {"type": "dynamic-length-blob",
+                                                    "length-field-location": pay("glass", "eagle")}))))),
+              ("margin", dla(pay("glass", "eagle"))))
+    ex92_ctx = st(("cook", {"type": "fixed-length-floating-point-number", "length": 64,
+                            "byte-order": "little-endian"}),
+                  ("vegetable", {"type": "variable-length-unsigned-integer"}))
+    ex92 = st(("avenue", dla({"origin": "event-record-specific-context", "path": ["vegetable"]})),
+              ("railroad", NTS))
+    ex63 = st(("sel", u(8)), ("o", {"type": "optional", "selector-field-location": pay("sel"),
+                                    "selector-field-ranges": [[1, 255]],
+                                    "field-class": var(pay("sel"), ([[1, 1]], NTS),
+                                                       ([[2, 2]], {"type": "variable-length-signed-integer"}))}))
+    up = st(("n", u(8)), ("inner", st(("deeper", st(("s", dla({"path": [None, None, "n"]})))))))
+    ercs = [{"payload-field-class": ex87}, {"payload-field-class": ex88}, {"payload-field-class": ex89},
+            {"specific-context-field-class": st(("sel", u(8))), "payload-field-class": ex90},
+            {"payload-field-class": ex91},
+            {"specific-context-field-class": ex92_ctx, "payload-field-class": ex92},
+            {"payload-field-class": ex63}, {"payload-field-class": up}]
+    frags = [{"type": "preamble", "version": 2}, {"type": "trace-class"},
+             {"type": "data-stream-class", "event-record-common-context-field-class": st(("sel", u(8)))}]
+    for i, e in enumerate(ercs):
+        frags.append(dict({"type": "event-record-class", "id": i}, **e))
+    return frags
+
+
+def check_spec_examples(report):
+    base = spec_examples()
+    errors = ctf2spec.validate(dump(base))
+    if errors:
+        report.fail("spec examples 63, 87-92: the validator rejects them", show(errors))
+    else:
+        report.ok()
+
+    def ex91(frags):
+        return frags[3 + 4]["payload-field-class"]["member-classes"][0]["field-class"]["options"]
+
+    def no_eagle(frags):  # an option whose structure has no `eagle`
+        ex91(frags)[1]["field-class"]["member-classes"][1]["name"] = "owl"
+
+    def signed_eagle(frags):
+        ex91(frags)[0]["field-class"]["member-classes"][0]["field-class"]["type"] = "fixed-length-signed-integer"
+
+    def blob_other_option(frags):  # `lock` reaching `eagle` of another option than its own
+        ex91(frags)[2]["field-class"]["member-classes"][0]["name"] = "hawk"
+
+    def up_too_far(frags):
+        frags[3 + 7]["payload-field-class"]["member-classes"][1]["field-class"]["member-classes"][0][
+            "field-class"]["member-classes"][0]["field-class"]["length-field-location"]["path"] = \
+            [None, None, None, "n"]
+
+    for name, mutate, expect in [
+            ("variant option without the member", no_eagle, r"no member named 'eagle'"),
+            ("a possible length field is signed", signed_eagle,
+             r"reaches a fixed-length-signed-integer .*a length field must be"),
+            ("location into the variant option being decoded", blob_other_option,
+             r"\.options\[2\]\.field-class\.member-classes\[1\]\.field-class\.length-field-location: .*"
+             r"no member named 'eagle'"),
+            ("null above the root", up_too_far, r"path\[2\] is null but no structure contains")]:
+        frags = copy.deepcopy(base)
+        mutate(frags)
+        errors = ctf2spec.validate(dump(frags))
+        if not any(re.search(expect, e) for e in errors):
+            report.fail(f"spec example mutation '{name}': no error matches /{expect}/", show(errors))
+        else:
+            report.ok()
+
+
 # -- (c) the writer ------------------------------------------------------------
 
 def writer_inputs(corpus):
@@ -416,6 +530,7 @@ def main():
     ctf2 = os.path.join(args.corpus, "ctf2")
     check_corpus(report, ctf2)
     check_mutations(report, ctf2, args.verbose)
+    check_spec_examples(report)
     check_writer(report, args.tracemux, args.corpus)
     report.finish()
 
