@@ -254,7 +254,8 @@ class Validator:
 
     def c_enum(self, values, section):
         def check(v, path):
-            if v not in values or isinstance(v, bool):
+            # `2.0 in (2, 8)` is true in Python: a JSON number is not an integer.
+            if isinstance(v, bool) or not isinstance(v, (int, str)) or v not in values:
                 self.err(self.at(path), f"must be one of {', '.join(json.dumps(x) for x in values)}, "
                                         f"not {json.dumps(v)} [{section}]")
         return check
@@ -1010,7 +1011,7 @@ class Validator:
         if not isinstance(roles, list):
             return False
         for r in roles:
-            if r not in ROLE_SCOPES or n.scope not in ROLE_SCOPES.get(r, ()):
+            if not isinstance(r, str) or r not in ROLE_SCOPES or n.scope not in ROLE_SCOPES[r]:
                 continue
             if r == "metadata-stream-uuid":
                 if n.type == "static-length-blob" and n.fc.get("length") == 16:

@@ -466,6 +466,52 @@ def check_spec_examples(report):
             report.ok()
 
 
+# -- robustness: random damage never makes the validator raise ---------------
+
+JUNK = [None, True, 0, -1, 1.5, "x", "unix-epoch", [], {}, [None], ["a"], [[1, 0]], {"a": 1}, 2 ** 70,
+        "structure", {"type": "structure"}, {"type": "variant"}, {"path": [None]},
+        {"origin": "packet-header", "path": ["magic"]}]
+
+
+def check_robustness(report, ctf2, rounds=400):
+    import random
+    rnd = random.Random(25)
+    files = [m for _, p, _ in ctf2_traces(ctf2) for m in metadata_files(p)]
+    bases = [parse(open(f, "rb").read()) for f in files]
+    crashes = []
+    for _ in range(rounds):
+        frags = copy.deepcopy(rnd.choice(bases))
+        for _ in range(rnd.randint(1, 3)):
+            spots = []
+
+            def collect(o):
+                items = o.items() if isinstance(o, dict) else enumerate(o) if isinstance(o, list) else ()
+                for k, v in list(items):
+                    spots.append((o, k))
+                    collect(v)
+            collect(frags)
+            parent, key = rnd.choice(spots)
+            r = rnd.random()
+            if r < 0.4:
+                del parent[key]
+            elif r < 0.5 and isinstance(parent, list):
+                parent.insert(rnd.randrange(len(parent) + 1), copy.deepcopy(parent[key]))
+            else:
+                parent[key] = copy.deepcopy(rnd.choice(JUNK))
+        data = dump(frags)
+        try:
+            errors = ctf2spec.validate(data)
+            if not isinstance(errors, list) or not all(isinstance(e, str) for e in errors):
+                crashes.append(("bad result", data))
+        except Exception as e:  # noqa: BLE001 - any exception is the failure
+            crashes.append((repr(e), data))
+    if crashes:
+        report.fail(f"robustness: {len(crashes)} of {rounds} damaged metadata streams made the validator raise",
+                    f"    {crashes[0][0]}\n    {crashes[0][1][:300]!r}")
+    else:
+        report.ok()
+
+
 # -- (c) the writer ------------------------------------------------------------
 
 def writer_inputs(corpus):
@@ -531,6 +577,7 @@ def main():
     check_corpus(report, ctf2)
     check_mutations(report, ctf2, args.verbose)
     check_spec_examples(report)
+    check_robustness(report, ctf2)
     check_writer(report, args.tracemux, args.corpus)
     report.finish()
 
