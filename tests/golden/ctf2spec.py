@@ -300,7 +300,8 @@ class Validator:
             self.err(self.at(path), f"an integer range set must be a JSON array, not {jtype(v)} [§5.3.2, {section}]")
             return None
         if not v:
-            self.err(self.at(path), f"an integer range set must contain one or more integer ranges [§5.3.2, {section}]")
+            self.err(self.at(path), f"an integer range set must contain one or more integer ranges "
+                                    f"[§5.3.2, {section}]")
             return None
         out = []
         for i, r in enumerate(v):

@@ -55,6 +55,11 @@ OTHER_PICK = ("tracecmd-samples/sched-v7-zstd.dat", "tracecmd-samples/multibuf-v
               "xray-samples/fdr-v5-small.xray", "xray-samples/fdr-v5-tinybuf-dropped.xray")
 
 
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def metadata_files(trace_dir):
     out = []
     for root, dirs, files in os.walk(trace_dir):
@@ -92,7 +97,7 @@ def check_corpus(report, ctf2):
             continue
         results = []
         for m in metas:
-            v = ctf2spec.check(open(m, "rb").read())
+            v = ctf2spec.check(read(m))
             for k, x in v.stats.items():
                 totals[k] = totals.get(k, 0) + x
             results.append((os.path.relpath(m, ctf2), v.errors))
@@ -315,7 +320,7 @@ def mutations():
 
 def check_mutations(report, ctf2, verbose=False):
     base_path = os.path.join(ctf2, "handmade", "edge-cases", "metadata")
-    base = parse(open(base_path, "rb").read())
+    base = parse(read(base_path))
     errors = ctf2spec.validate(dump(base))
     if errors:
         report.fail("mutations: the unmutated edge-cases metadata is not valid", show(errors))
@@ -477,7 +482,7 @@ def check_robustness(report, ctf2, rounds=400):
     import random
     rnd = random.Random(25)
     files = [m for _, p, _ in ctf2_traces(ctf2) for m in metadata_files(p)]
-    bases = [parse(open(f, "rb").read()) for f in files]
+    bases = [parse(read(f)) for f in files]
     crashes = []
     for _ in range(rounds):
         frags = copy.deepcopy(rnd.choice(bases))
@@ -534,7 +539,7 @@ def write_and_check(tracemux, tmp, key, path):
     metas = metadata_files(out_dir)
     results, notes = [], []
     for m in metas:
-        v = ctf2spec.check(open(m, "rb").read())
+        v = ctf2spec.check(read(m))
         results.append((os.path.relpath(m, out_dir), v.errors))
         notes += v.notes
     shutil.rmtree(out_dir, ignore_errors=True)
