@@ -65,6 +65,49 @@ static int skip_space(struct tsdl_lexer *lx, struct tmx_error *err)
 	}
 }
 
+enum tsdl_keyword tsdl_keyword(const char *s)
+{
+	static const char *const c_type[] = {
+		"const", "char", "double", "float", "int", "long", "short", "signed", "unsigned",
+		"void", "_Bool", "_Complex", "_Imaginary",
+	};
+	static const char *const ctf[] = {
+		"align", "callsite", "clock", "enum", "env", "event", "floating_point", "integer",
+		"stream", "string", "struct", "trace", "typealias", "typedef", "variant",
+	};
+
+	for (size_t i = 0; i < sizeof(ctf) / sizeof(ctf[0]); i++)
+		if (!strcmp(s, ctf[i]))
+			return TSDL_KW_CTF;
+	for (size_t i = 0; i < sizeof(c_type) / sizeof(c_type[0]); i++)
+		if (!strcmp(s, c_type[i]))
+			return TSDL_KW_C_TYPE;
+	return TSDL_NOT_KEYWORD;
+}
+
+bool tsdl_lex_next_is_equal(const struct tsdl_lexer *lx)
+{
+	const char *q = lx->p;
+
+	for (;;) {
+		while (q < lx->end && (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n' ||
+				       *q == '\f' || *q == '\v'))
+			q++;
+		if (lx->end - q >= 2 && q[0] == '/' && q[1] == '*') {
+			for (q += 2; lx->end - q >= 2 && !(q[0] == '*' && q[1] == '/'); q++)
+				;
+			if (lx->end - q < 2)
+				return false;
+			q += 2;
+		} else if (lx->end - q >= 2 && q[0] == '/' && q[1] == '/') {
+			while (q < lx->end && *q != '\n')
+				q++;
+		} else {
+			return q < lx->end && *q == '=';
+		}
+	}
+}
+
 static int buf_put(struct tsdl_lexer *lx, size_t *n, char c)
 {
 	if (*n + 1 >= lx->buf_cap) {
