@@ -152,15 +152,19 @@ static int lex_escape(struct tsdl_lexer *lx, struct tmx_error *err, unsigned *ou
 	case 'v': *out = '\v'; return TMX_OK;
 	case '\\': case '\'': case '"': case '?': *out = (unsigned char)c; return TMX_OK;
 	case 'x': {
+		/*
+		 * Up to three hexadecimal digits, the byte being the low 8 bits
+		 * (as babeltrace2's lexer: "\x0231" is "#1", "\x414" is 0x14).
+		 */
 		unsigned v = 0;
 		int digits = 0;
-		while (lx->p < lx->end && tmx_hex_digit(*lx->p) >= 0 && digits < 2) {
+		while (lx->p < lx->end && tmx_hex_digit(*lx->p) >= 0 && digits < 3) {
 			v = v * 16 + (unsigned)tmx_hex_digit(*lx->p++);
 			digits++;
 		}
 		if (!digits)
 			return error_here(lx, err, at, "invalid \\x escape: expected hexadecimal digits");
-		*out = v;
+		*out = v & 0xff;
 		return TMX_OK;
 	}
 	default:
