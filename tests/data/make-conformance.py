@@ -107,12 +107,13 @@ event {
 	id = 0;
 	struct = 1;
 	fields := struct {
-		enum : u8 { int, struct, variant = 5, stream } _enum;
-		variant <_enum> { u8 int; u32 struct; u8 variant; u8 stream; } _variant;
+		enum : u8 { int, struct, variant = 5, stream } kind;
+		enum : u8 { a, b } _enum;
+		variant <_enum> { u8 a; u32 b; } _variant;
 		u8 _align;
 	};
 };
-""", bytes([1]) + struct.pack("<I", 77) + bytes([9]))
+""", bytes([5, 1]) + struct.pack("<I", 77) + bytes([9]))
     refused = {
         "keyword-field": "event { name = e; id = 0; fields := struct { u8 x; u8 struct; }; };\n",
         "keyword-typedef": "typedef integer { size = 8; align = 8; } int;\n"
@@ -190,10 +191,15 @@ def make_clock_end(out):
 
 
 # ---------------------------------------------------------------- many-streams
+# Packets with a beginning time: babeltrace2 2.0.4 groups the files of a
+# stream by instance ID only then (else each file is a stream of its own).
 MANY_META = COMMON + """
+typealias integer { size = 64; align = 8; signed = false; map = clock.c.value; } := u64c;
+clock { name = c; freq = 1000000000; };
 trace { major = 1; minor = 8; byte_order = le;
 	packet.header := struct { u32 magic; u32 stream_id; u32 stream_instance_id; }; };
-stream { id = 3; event.header := struct { u8 id; }; };
+stream { id = 3; packet.context := struct { u64c timestamp_begin; u64c timestamp_end; };
+	event.header := struct { u8 id; }; };
 event { name = e; id = 0; stream_id = 3; fields := struct { u32 n; }; };
 """
 
@@ -202,7 +208,8 @@ def make_many_streams(out):
     d = os.path.join(out, "many-streams")
     write(d, "metadata", MANY_META)
     for i in range(12):
-        write(d, "stream_%d" % i, struct.pack("<IIIBI", MAGIC, 3, i, 0, i))
+        write(d, "stream_%d" % i,
+              struct.pack("<IIIQQBI", MAGIC, 3, i, 100 + i, 100 + i, 0, i))
 
 
 def main():
