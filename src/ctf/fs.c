@@ -117,7 +117,7 @@ static char *current_dir(void)
  * links are kept as given, so stream paths print "$PWD/link/trace/stream"
  * and "link/../x" is "$PWD/x" whatever the link points to.  A ".." above
  * the root is refused (*above_root set), as babeltrace2 refuses it.
- * NULL when out of memory.
+ * NULL with errno set when out of memory or without a working directory.
  */
 static char *normalize_path(const char *path, bool *above_root)
 {
@@ -417,7 +417,9 @@ int tmx_ctf_fs_open(const char *const *paths, size_t n_paths,
 		size_t before = src->n_traces;
 
 		if (!root) {
-			ret = nomem(err);
+			ret = errno == ENOMEM ? nomem(err) :
+			      tmx_error_set(err, TMX_ERR_IO, paths[i], "cannot open: no working "
+					    "directory: %s", strerror(errno));
 			break;
 		}
 		if (above_root) {
