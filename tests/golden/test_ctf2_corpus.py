@@ -15,7 +15,7 @@ sibling trace, as explained at each entry of BT21_CRASHES.
 """
 import os
 
-from bt2ref import Report, first_diff, parse_args, read_ref, run
+from bt2ref import Report, bt2_path, first_diff, parse_args, read_ref, run
 
 
 def blob_len0_expect(text):
@@ -60,7 +60,7 @@ def warnings(stderr, ctf2=None):
     stored references have the paths relative to the ctf2 directory."""
     lines = [line for line in stderr.decode(errors="replace").splitlines() if line.startswith("WARNING:")]
     if ctf2:
-        lines = [line.replace(os.path.realpath(ctf2) + "/", "") for line in lines]
+        lines = [line.replace(bt2_path(ctf2) + "/", "") for line in lines]
     return lines
 
 
@@ -73,6 +73,7 @@ def main():
     if len(all_traces) < 70:
         report.fail("corpus", f"only {len(all_traces)} CTF 2 traces found in {ctf2}")
     os.chdir(ctf2)
+    ctf2 = bt2_path(".")   # as printed from here: $PWD is not this directory
     for trace in all_traces:
         ref, transform = BT21_CRASHES.get(trace, (trace, same_text))
         with open(ref + ".bt21.rc") as f:
