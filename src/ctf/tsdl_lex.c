@@ -153,8 +153,9 @@ static int lex_escape(struct tsdl_lexer *lx, struct tmx_error *err, unsigned *ou
 	case '\\': case '\'': case '"': case '?': *out = (unsigned char)c; return TMX_OK;
 	case 'x': {
 		/*
-		 * Up to three hexadecimal digits, the byte being the low 8 bits
-		 * (as babeltrace2's lexer: "\x0231" is "#1", "\x414" is 0x14).
+		 * Up to three hexadecimal digits, the byte being the low 8 bits,
+		 * and none a NUL byte that ends the string (as babeltrace2's
+		 * lexer: "\x0231" is "#1", "\x414" is 0x14, "a\xzb" is "a").
 		 */
 		unsigned v = 0;
 		int digits = 0;
@@ -162,8 +163,6 @@ static int lex_escape(struct tsdl_lexer *lx, struct tmx_error *err, unsigned *ou
 			v = v * 16 + (unsigned)tmx_hex_digit(*lx->p++);
 			digits++;
 		}
-		if (!digits)
-			return error_here(lx, err, at, "invalid \\x escape: expected hexadecimal digits");
 		*out = v & 0xff;
 		return TMX_OK;
 	}

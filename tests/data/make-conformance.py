@@ -17,8 +17,9 @@ compared with babeltrace2 run live by tests/golden/test_conformance.py.
                   named `struct`, `typedef ... int;`, `variant <enum>`,
                   `struct trace {...}`, a variant option `string`, an
                   enumeration label `typealias`).
-  escapes/        env strings with \\x escapes of one to three hexadecimal
-                  digits ("\\x0231" is "#1"), printed through -f trace:...
+  escapes/        env strings with \\x escapes of zero (a NUL byte, which
+                  ends the string) to three hexadecimal digits ("\\x0231" is
+                  "#1"), printed through -f trace:...
   clock-end/      a barectf-like stream whose only clock-mapped field is the
                   packet context's timestamp_end (events have no time of
                   their own): babeltrace2 gives each event the stream's clock
@@ -139,7 +140,7 @@ trace { major = 1; minor = 8; byte_order = le;
 	packet.header := struct { u32 magic; }; };
 env {
 	hostname = "h\x0231\x41";
-	domain = "\x414-\xABCD-\x7e";
+	domain = "\x414-\xABCD-\x7e-\xz, a \\x without digits ends the string";
 	procname = "a\x2-\x02g\101\1011";
 	vpid = 7;
 };

@@ -985,7 +985,7 @@ static void test_literals_escapes_comments(void **state)
 		"env { // a line comment\n"
 		"  hex = 0x1F; oct = 017; bin = 0b101; dec = 42ULL; neg = -5; pos = +7; l = 3l;\n"
 		"  min = -9223372036854775808; chr = 'A';\n"
-		"  hex3 = \"\\x0231\\x414\\x7e\";\n"
+		"  hex3 = \"\\x0231\\x414\\x7e\"; hex0 = \"a\\xzb\";\n"
 		"  esc = \"a\\n\\\"\\x20\\040\\\\\\t\"; ident = some_name;\n"
 		"};\n");
 	static const struct {
@@ -1006,6 +1006,7 @@ static void test_literals_escapes_comments(void **state)
 	assert_string_equal(tmx_trace_class_env(tc, "esc")->str_value, "a\n\" \040\\\t");
 	/* \x takes up to three digits, the byte their low 8 bits (babeltrace2). */
 	assert_string_equal(tmx_trace_class_env(tc, "hex3")->str_value, "#1\x14~");
+	assert_string_equal(tmx_trace_class_env(tc, "hex0")->str_value, "a");
 	assert_false(tmx_trace_class_env(tc, "ident")->is_int);
 	assert_string_equal(tmx_trace_class_env(tc, "ident")->str_value, "some_name");
 	/* Environment entries stay in metadata order. */
