@@ -80,14 +80,53 @@ static void print_env_summary(const struct tmx_trace_class *tc)
 	}
 }
 
-static void print_trace(const struct tmx_source *src, const struct tmx_trace *trace,
-			struct counts *counts)
+static int cmp_stream_info(const void *a, const void *b)
+{
+	const struct tmx_stream *x = ((const struct tmx_stream_info *)a)->stream;
+	const struct tmx_stream *y = ((const struct tmx_stream_info *)b)->stream;
+
+	if (x->cls->id != y->cls->id)
+		return x->cls->id < y->cls->id ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return strcmp(x->name ? x->name : "", y->name ? y->name : "");
+}
+
+/*
+ * The streams of one trace ordered by stream class and stream id as numbers
+ * (a source lists them in its own order: CTF data files by name, where
+ * "channel0_10" comes before "channel0_2").  NULL when out of memory.
+ */
+static struct tmx_stream_info *trace_streams(const struct tmx_source *src,
+					     const struct tmx_trace *trace, size_t *n)
+{
+	size_t total = tmx_source_stream_count(src);
+	struct tmx_stream_info *v = malloc((total ? total : 1) * sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < total; i++) {
+		tmx_source_stream_info(src, i, &v[*n]);
+		if (v[*n].stream->trace == trace)
+			(*n)++;
+	}
+	qsort(v, *n, sizeof(*v), cmp_stream_info);
+	return v;
+}
+
+static int print_trace(const struct tmx_source *src, const struct tmx_trace *trace,
+		       struct counts *counts)
 {
 	const struct tmx_trace_class *tc = trace->cls;
 	uint64_t packets = 0, bytes = 0;
 	int64_t begin = INT64_MAX, end = INT64_MIN;
-	size_t streams = 0;
+	size_t streams = 0, n_infos;
 	bool unix_epoch = tc->n_clocks > 0;
+	struct tmx_stream_info *infos = trace_streams(src, trace, &n_infos);
+
+	if (!infos)
+		return -1;
 
 	printf("trace \"%s\"", trace->name);
 	if (tc->has_uuid) {
@@ -114,11 +153,8 @@ static void print_trace(const struct tmx_source *src, const struct tmx_trace *tr
 			       cc->origin_ns ? "/" : "", cc->origin_name);
 		printf("\n");
 	}
-	for (size_t i = 0; i < tmx_source_stream_count(src); i++) {
-		struct tmx_stream_info si;
-		tmx_source_stream_info(src, i, &si);
-		if (si.stream->trace != trace)
-			continue;
+	for (size_t i = 0; i < n_infos; i++) {
+		const struct tmx_stream_info si = infos[i];
 		streams++;
 		packets += si.n_packets;
 		bytes += si.bytes;
@@ -153,6 +189,8 @@ static void print_trace(const struct tmx_source *src, const struct tmx_trace *tr
 			       (unsigned long long)tc->stream_classes[s]->id,
 			       (unsigned long long)ec->id);
 		}
+	free(infos);
+	return 0;
 }
 
 /* info's options: --events=GLOB[,GLOB...] (repeatable) and --filter=EXPR. */
@@ -224,7 +262,11 @@ int cli_info(int argc, char **argv, const struct tmx_diag *diag)
 		}
 	}
 	for (size_t t = 0; t < tmx_source_logical_trace_count(src); t++)
-		print_trace(src, tmx_source_logical_trace(src, t), &counts);
+		if (print_trace(src, tmx_source_logical_trace(src, t), &counts)) {
+			fputs("tracemux: error: out of memory\n", stderr);
+			status = 1;
+			goto out;
+		}
 	printf("%llu events; discarded by the tracer: %llu events, %llu packets\n",
 	       (unsigned long long)events, (unsigned long long)discarded_events,
 	       (unsigned long long)discarded_packets);

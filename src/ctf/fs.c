@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ctf/fs_impl.h"
 #include "model/source.h"
@@ -91,6 +92,76 @@ static void free_names(char **names, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+}
+
+/*
+ * The working directory as glib's g_get_current_dir() gives it to
+ * babeltrace2: $PWD when it names the current directory (the way the user
+ * went there, through symbolic links), else getcwd()'s resolved path.
+ */
+static char *current_dir(void)
+{
+	const char *pwd = getenv("PWD");
+	struct stat dot, st;
+
+	if (pwd && pwd[0] == '/' && stat(".", &dot) == 0 && stat(pwd, &st) == 0 &&
+	    dot.st_dev == st.st_dev && dot.st_ino == st.st_ino)
+		return strdup(pwd);
+	return getcwd(NULL, 0);
+}
+
+/*
+ * An input path as babeltrace2 normalizes it (bt_common_normalize_path):
+ * made absolute from the working directory, empty and "." components
+ * dropped, ".." removing the previous component, all lexically: symbolic
+ * links are kept as given, so stream paths print "$PWD/link/trace/stream"
+ * and "link/../x" is "$PWD/x" whatever the link points to.  A ".." above
+ * the root is refused (*above_root set), as babeltrace2 refuses it.
+ * NULL with errno set when out of memory or without a working directory.
+ */
+static char *normalize_path(const char *path, bool *above_root)
+{
+	char *cwd = path[0] == '/' ? NULL : current_dir();
+	size_t lc = cwd ? strlen(cwd) : 0, lp = strlen(path);
+	char *in = malloc(lc + lp + 2), *out = malloc(lc + lp + 2);
+	size_t n = 0;
+
+	*above_root = false;
+	if (!in || !out || (path[0] != '/' && !cwd)) {
+		free(cwd);
+		free(in);
+		free(out);
+		return NULL;
+	}
+	if (cwd)
+		memcpy(in, cwd, lc);
+	in[lc] = '/';
+	memcpy(in + lc + 1, path, lp + 1);
+	free(cwd);
+	for (char *tok = in, *end; *tok; tok = end) {
+		size_t len;
+		while (*tok == '/')
+			tok++;
+		end = tok + strcspn(tok, "/");
+		len = (size_t)(end - tok);
+		if (len == 0 || (len == 1 && tok[0] == '.'))
+			continue;
+		if (len == 2 && tok[0] == '.' && tok[1] == '.') {
+			if (n == 0)
+				*above_root = true;
+			while (n > 0 && out[--n] != '/')
+				;
+			continue;
+		}
+		out[n++] = '/';
+		memcpy(out + n, tok, len);
+		n += len;
+	}
+	if (n == 0)
+		out[n++] = '/';
+	out[n] = '\0';
+	free(in);
+	return out;
 }
 
 /* ------------------------------------------------------------------ */
@@ -340,12 +411,27 @@ int tmx_ctf_fs_open(const char *const *paths, size_t n_paths,
 	src->opts = &src->own_opts;
 	src->diag = diag;
 	for (size_t i = 0; !ret && i < n_paths; i++) {
-		char *root = realpath(paths[i], NULL);
+		bool above_root;
+		struct stat st;
+		char *root = normalize_path(paths[i], &above_root);
 		size_t before = src->n_traces;
 
 		if (!root) {
-			ret = tmx_error_set(err, TMX_ERR_IO, paths[i], "cannot open: %s",
-					    strerror(errno));
+			ret = errno == ENOMEM ? nomem(err) :
+			      tmx_error_set(err, TMX_ERR_IO, paths[i], "cannot open: no working "
+					    "directory: %s", strerror(errno));
+			break;
+		}
+		if (above_root) {
+			ret = tmx_error_set(err, TMX_ERR_IO, paths[i], "cannot normalize the "
+					    "path: `..` above the root directory");
+		} else if (stat(root, &st) != 0) {
+			/* The links as given: "link/../x" is "$PWD/x" (babeltrace2 too). */
+			ret = tmx_error_set(err, TMX_ERR_IO, paths[i], "cannot open %s: %s",
+					    root, strerror(errno));
+		}
+		if (ret) {
+			free(root);
 			break;
 		}
 		ret = find_traces(src, root, root, 0, err);

@@ -276,11 +276,15 @@ static int open_packet(struct ctf_stream *s, struct tmx_error *err)
 	int ret;
 
 	if (s->dec_file != f) {
+		/* The stream's clock goes on in its next file (as babeltrace2's). */
+		uint64_t clock = s->dec_file ? s->dec.clock : 0;
+
 		close_decoder(s);
 		ret = ctf_decoder_init(&s->dec, ctf_data_tc(f->trace), f->map.path, f->map.data,
 				       f->map.size, err);
 		if (ret)
 			return ret;
+		s->dec.clock = clock;
 		s->dec_file = f;
 		ctf_fs_stream_set_filter(s);
 		tmx_mapfile_advise_sequential(&f->map);
@@ -391,6 +395,30 @@ static const struct tmx_msg *event_msg(struct ctf_stream *s, const struct tmx_ev
 	return m;
 }
 
+/*
+ * At the end of a packet, babeltrace2 sets the stream's clock to the
+ * packet's `timestamp_end` as decoded (its field moves the clock only
+ * then), but for the LTTng quirks: an lttng-crash packet's zero end, and an
+ * end before the last event in the versions whose packets end at their last
+ * event.  The next packet's events without a time of their own get that
+ * value (events of streams whose only clock-mapped field is `timestamp_end`).
+ */
+static void clock_at_packet_end(struct ctf_stream *s)
+{
+	struct ctf_decoder *d = &s->dec;
+	const struct ctf_quirks *q = &s->plist[s->next].file->trace->quirks;
+	uint64_t end = d->special[TMX_MEANING_TS_END];
+
+	if (!d->special_set[TMX_MEANING_TS_END])
+		return;
+	if (q->zero_end_is_last_event && end == 0 &&
+	    (!d->special_set[TMX_MEANING_TS_BEGIN] || d->special[TMX_MEANING_TS_BEGIN] != 0))
+		return;
+	if (q->end_is_last_event && end < d->clock)
+		return;
+	d->clock = end;
+}
+
 static bool packet_before_skip(const struct ctf_stream *s)
 {
 	const struct ctf_packet_info *pk = entry_info(&s->plist[s->next]);
@@ -498,6 +526,7 @@ again:
 			m->cycles = s->packet.end_cycles;
 			m->ns = s->packet.end_ns;
 			*msg = m;
+			clock_at_packet_end(s);
 			advance_packet(s);
 			s->state = ST_PACKET_START;
 			return TMX_OK;

@@ -35,15 +35,17 @@ static int parse_block(struct tsdl_parser *p, void *obj,
 	TRY(tsdl_scope_push(p));
 	while (!tsdl_is_punct(&p->lx.tok, "}")) {
 		const struct tsdl_token *t = &p->lx.tok;
+		/* `typedef = 1;` is an attribute, as in babeltrace2 (not `typealias = 1;`). */
+		bool attribute = tsdl_lex_next_is_equal(&p->lx);
 
 		if (accept_punct(p, ";", &ret)) {   /* stray semicolons are allowed */
 			TRY(ret);
 		} else if (tsdl_is_ident(t, "typealias")) {
 			TRY(tsdl_parse_typealias(p));
-		} else if (tsdl_is_ident(t, "typedef")) {
+		} else if (tsdl_is_ident(t, "typedef") && !attribute) {
 			TRY(tsdl_parse_typedef(p));
-		} else if (tsdl_is_ident(t, "struct") || tsdl_is_ident(t, "variant") ||
-			   tsdl_is_ident(t, "enum")) {
+		} else if (!attribute && (tsdl_is_ident(t, "struct") || tsdl_is_ident(t, "variant") ||
+					  tsdl_is_ident(t, "enum"))) {
 			struct tmx_field_class *unused;
 			TRY(tsdl_parse_type_spec(p, &unused));
 			TRY(tsdl_expect_punct(p, ";"));

@@ -92,6 +92,7 @@ int tsdl_parse_struct(struct tsdl_parser *p, struct tmx_field_class **out)
 	char key[600];
 
 	TRY(next(p));
+	TRY(tsdl_check_name(p, "a name or `{`"));
 	if (p->lx.tok.kind == TOK_IDENT) {
 		if (!(name = take_ident(p)))
 			return nomem(p);
@@ -143,6 +144,7 @@ int tsdl_parse_variant(struct tsdl_parser *p, struct tmx_field_class **out)
 	int ret;
 
 	TRY(next(p));
+	TRY(tsdl_check_name(p, "a name or `{`"));
 	if (p->lx.tok.kind == TOK_IDENT) {
 		if (!(name = take_ident(p)))
 			return nomem(p);
@@ -151,7 +153,7 @@ int tsdl_parse_variant(struct tsdl_parser *p, struct tmx_field_class **out)
 	if (accept_punct(p, "<", &ret)) {
 		char path[512];
 		TRY(ret);
-		TRY(tsdl_parse_dotted(p, path, sizeof(path)));
+		TRY(tsdl_parse_ref_path(p, path, sizeof(path)));
 		TRY(tsdl_expect_punct(p, ">"));
 		if (!(tag = tmx_arena_strdup(p->arena, path)))
 			return nomem(p);
@@ -253,6 +255,10 @@ static int parse_enumerators(struct tsdl_parser *p, struct tmx_field_class *fc)
 
 		if (p->lx.tok.kind != TOK_IDENT && p->lx.tok.kind != TOK_STRING)
 			return tsdl_expected(p, "an enumerator");
+		/* Keywords may be labels, but for `typealias` (babeltrace2's grammar). */
+		if (tsdl_is_ident(&p->lx.tok, "typealias"))
+			return tsdl_error(p, "%s is a reserved keyword, expected an enumerator",
+					  tsdl_tok_text(p));
 		if (!(label = take_ident(p)))
 			return nomem(p);
 		TRY(next(p));
@@ -289,6 +295,7 @@ int tsdl_parse_enum(struct tsdl_parser *p, struct tmx_field_class **out)
 	int ret;
 
 	TRY(next(p));
+	TRY(tsdl_check_name(p, "a name or `{`"));
 	if (p->lx.tok.kind == TOK_IDENT) {
 		if (!(name = take_ident(p)))
 			return nomem(p);

@@ -65,6 +65,49 @@ static int skip_space(struct tsdl_lexer *lx, struct tmx_error *err)
 	}
 }
 
+enum tsdl_keyword tsdl_keyword(const char *s)
+{
+	static const char *const c_type[] = {
+		"const", "char", "double", "float", "int", "long", "short", "signed", "unsigned",
+		"void", "_Bool", "_Complex", "_Imaginary",
+	};
+	static const char *const ctf[] = {
+		"align", "callsite", "clock", "enum", "env", "event", "floating_point", "integer",
+		"stream", "string", "struct", "trace", "typealias", "typedef", "variant",
+	};
+
+	for (size_t i = 0; i < sizeof(ctf) / sizeof(ctf[0]); i++)
+		if (!strcmp(s, ctf[i]))
+			return TSDL_KW_CTF;
+	for (size_t i = 0; i < sizeof(c_type) / sizeof(c_type[0]); i++)
+		if (!strcmp(s, c_type[i]))
+			return TSDL_KW_C_TYPE;
+	return TSDL_NOT_KEYWORD;
+}
+
+bool tsdl_lex_next_is_equal(const struct tsdl_lexer *lx)
+{
+	const char *q = lx->p;
+
+	for (;;) {
+		while (q < lx->end && (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n' ||
+				       *q == '\f' || *q == '\v'))
+			q++;
+		if (lx->end - q >= 2 && q[0] == '/' && q[1] == '*') {
+			for (q += 2; lx->end - q >= 2 && !(q[0] == '*' && q[1] == '/'); q++)
+				;
+			if (lx->end - q < 2)
+				return false;
+			q += 2;
+		} else if (lx->end - q >= 2 && q[0] == '/' && q[1] == '/') {
+			while (q < lx->end && *q != '\n')
+				q++;
+		} else {
+			return q < lx->end && *q == '=';
+		}
+	}
+}
+
 static int buf_put(struct tsdl_lexer *lx, size_t *n, char c)
 {
 	if (*n + 1 >= lx->buf_cap) {
@@ -109,15 +152,18 @@ static int lex_escape(struct tsdl_lexer *lx, struct tmx_error *err, unsigned *ou
 	case 'v': *out = '\v'; return TMX_OK;
 	case '\\': case '\'': case '"': case '?': *out = (unsigned char)c; return TMX_OK;
 	case 'x': {
+		/*
+		 * Up to three hexadecimal digits, the byte being the low 8 bits,
+		 * and none a NUL byte that ends the string (as babeltrace2's
+		 * lexer: "\x0231" is "#1", "\x414" is 0x14, "a\xzb" is "a").
+		 */
 		unsigned v = 0;
 		int digits = 0;
-		while (lx->p < lx->end && tmx_hex_digit(*lx->p) >= 0 && digits < 2) {
+		while (lx->p < lx->end && tmx_hex_digit(*lx->p) >= 0 && digits < 3) {
 			v = v * 16 + (unsigned)tmx_hex_digit(*lx->p++);
 			digits++;
 		}
-		if (!digits)
-			return error_here(lx, err, at, "invalid \\x escape: expected hexadecimal digits");
-		*out = v;
+		*out = v & 0xff;
 		return TMX_OK;
 	}
 	default:

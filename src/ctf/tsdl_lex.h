@@ -45,6 +45,17 @@ void tsdl_lex_fini(struct tsdl_lexer *lx);
 /* Advances to the next token; TMX_OK or a TMX_ERR_METADATA error. */
 int tsdl_lex_next(struct tsdl_lexer *lx, struct tmx_error *err);
 
+/*
+ * TSDL's reserved keywords (CTF 1.8 section C.1.2, plus `callsite`, which
+ * babeltrace2's lexer reserves too).  The C type words (`int`, `unsigned`,
+ * `const`...) may still make up a typealias name (`:= unsigned long`); the
+ * others name nothing.
+ */
+enum tsdl_keyword { TSDL_NOT_KEYWORD, TSDL_KW_C_TYPE, TSDL_KW_CTF };
+enum tsdl_keyword tsdl_keyword(const char *s);
+/* Whether the next token after the current one is `=` (not `:=`). */
+bool tsdl_lex_next_is_equal(const struct tsdl_lexer *lx);
+
 static inline bool tsdl_is_punct(const struct tsdl_token *t, const char *p)
 {
 	return t->kind == TOK_PUNCT && t->punct[0] == p[0] && !__builtin_strcmp(t->punct, p);

@@ -42,6 +42,16 @@ int tsdl_expected(struct tsdl_parser *p, const char *what)
 	return tsdl_error(p, msg, tsdl_tok_text(p));
 }
 
+int tsdl_check_name(struct tsdl_parser *p, const char *what)
+{
+	char msg[256];
+
+	if (p->lx.tok.kind != TOK_IDENT || tsdl_keyword(p->lx.tok.str) == TSDL_NOT_KEYWORD)
+		return TMX_OK;
+	snprintf(msg, sizeof(msg), "%%s is a reserved keyword, expected %s", what);
+	return tsdl_error(p, msg, tsdl_tok_text(p));
+}
+
 int tsdl_expect_punct(struct tsdl_parser *p, const char *punct)
 {
 	char what[16];
@@ -184,7 +194,11 @@ int tsdl_fc_copy(struct tsdl_parser *p, const struct tmx_field_class *src,
 /* Attribute values: `name = value;`                                    */
 /* ------------------------------------------------------------------ */
 
-/* Dotted identifier path: a.b.c (keywords allowed as components). */
+/*
+ * Dotted identifier path: a.b.c.  Keywords may be components (`stream.
+ * packet.context`, `align = 8`, `name = int`) except `typealias`, which
+ * babeltrace2's grammar leaves out of its expressions.
+ */
 int tsdl_parse_dotted(struct tsdl_parser *p, char *buf, size_t size)
 {
 	size_t n = 0;
@@ -194,6 +208,9 @@ int tsdl_parse_dotted(struct tsdl_parser *p, char *buf, size_t size)
 		size_t l;
 		if (p->lx.tok.kind != TOK_IDENT)
 			return tsdl_expected(p, "an identifier");
+		if (!strcmp(p->lx.tok.str, "typealias"))
+			return tsdl_error(p, "%s is a reserved keyword, expected an identifier",
+					  tsdl_tok_text(p));
 		l = strlen(p->lx.tok.str);
 		if (n + l + 2 > size)
 			return tsdl_error(p, "%s: name too long", tsdl_tok_text(p));
@@ -202,6 +219,41 @@ int tsdl_parse_dotted(struct tsdl_parser *p, char *buf, size_t size)
 		TRY(next(p));
 		if (!tsdl_is_punct(&p->lx.tok, "."))
 			return TMX_OK;
+		buf[n++] = '.';
+		buf[n] = '\0';
+		TRY(next(p));
+	}
+}
+
+int tsdl_parse_ref_path(struct tsdl_parser *p, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (;;) {
+		const struct tsdl_token *t = &p->lx.tok;
+		uint32_t line = t->line, col = t->col;
+		bool scope_word = tsdl_is_ident(t, "trace") || tsdl_is_ident(t, "stream") ||
+				  tsdl_is_ident(t, "event") || tsdl_is_ident(t, "env");
+		size_t l;
+
+		if (t->kind != TOK_IDENT)
+			return tsdl_expected(p, "a field name");
+		if (!scope_word)
+			TRY(tsdl_check_name(p, "a field name"));
+		l = strlen(t->str);
+		if (n + l + 2 > size)
+			return tsdl_error(p, "%s: name too long", tsdl_tok_text(p));
+		memcpy(buf + n, t->str, l + 1);
+		n += l;
+		TRY(next(p));
+		if (!tsdl_is_punct(&p->lx.tok, ".")) {
+			if (scope_word)
+				return tmx_error_at_line(p->err, TMX_ERR_METADATA, p->name, line, col,
+							 "`%s` is a reserved keyword, expected a "
+							 "field name", buf + n - l);
+			return TMX_OK;
+		}
 		buf[n++] = '.';
 		buf[n] = '\0';
 		TRY(next(p));

@@ -38,6 +38,14 @@ const char *tsdl_tok_text(struct tsdl_parser *p);
 int tsdl_expected(struct tsdl_parser *p, const char *what);
 int tsdl_expect_punct(struct tsdl_parser *p, const char *punct);
 
+/*
+ * A reserved keyword where a name is declared (a field, a variant option,
+ * a typedef, a struct/variant/enum name): an error at the keyword naming
+ * it and `what` was expected, as CTF 1.8 and babeltrace2 refuse it.
+ * TMX_OK for any other token.
+ */
+int tsdl_check_name(struct tsdl_parser *p, const char *what);
+
 static inline int next(struct tsdl_parser *p)
 {
 	return tsdl_lex_next(&p->lx, p->err);
@@ -111,6 +119,13 @@ struct value {
 
 int tsdl_parse_dotted(struct tsdl_parser *p, char *buf, size_t size);
 int tsdl_parse_value(struct tsdl_parser *p, struct value *v);
+/*
+ * A variant tag or sequence length: a dotted path whose components are
+ * field names, so no keywords but the scope words of an absolute path
+ * followed by a dot (`trace.`, `stream.`, `event.`, and `env.` for lengths:
+ * yactfr reads them, babeltrace2 2.0.4 does not).
+ */
+int tsdl_parse_ref_path(struct tsdl_parser *p, char *buf, size_t size);
 
 static inline int value_error(struct tsdl_parser *p, const struct value *v, const char *fmt,
 			      const char *attr)

@@ -418,6 +418,15 @@ static int map_timestamps(struct tsdl_parser *p, struct tmx_field_class *fc)
 	return TMX_OK;
 }
 
+/*
+ * The clock of a scope's first timestamp field.  `timestamp_end` counts:
+ * babeltrace2 gives a stream class the clock of any clock-mapped field of
+ * its packet context, so a stream whose only mapped field is
+ * `timestamp_end` (barectf without event timestamps) has a clock, and its
+ * events the stream's clock value as it stands (the previous packet's end,
+ * 0 in the first packet: `timestamp_end` only moves the clock at the end of
+ * its packet).
+ */
 static const struct tmx_clock_class *find_clock(const struct tmx_field_class *fc)
 {
 	for (size_t i = 0; fc && i < fc->n_members; i++) {
@@ -426,7 +435,8 @@ static const struct tmx_clock_class *find_clock(const struct tmx_field_class *fc
 		if (m->kind == TMX_FC_STRUCT || m->kind == TMX_FC_VARIANT)
 			cc = find_clock(m);
 		else if (m->mapped_clock && (m->meaning == TMX_MEANING_TIMESTAMP ||
-					     m->meaning == TMX_MEANING_TS_BEGIN))
+					     m->meaning == TMX_MEANING_TS_BEGIN ||
+					     m->meaning == TMX_MEANING_TS_END))
 			cc = m->mapped_clock;
 		if (cc)
 			return cc;

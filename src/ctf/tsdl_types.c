@@ -197,6 +197,7 @@ int tsdl_parse_declarator(struct tsdl_parser *p, const struct tmx_field_class *t
 	while (accept_punct(p, "*", &ret))
 		TRY(ret);
 	*name = NULL;
+	TRY(tsdl_check_name(p, "a name"));
 	if (p->lx.tok.kind == TOK_IDENT) {
 		if (!(*name = take_ident(p)))
 			return nomem(p);
@@ -223,7 +224,7 @@ int tsdl_parse_declarator(struct tsdl_parser *p, const struct tmx_field_class *t
 			dim = tsdl_fc_new(p, TMX_FC_SEQUENCE);
 			if (!dim)
 				return nomem(p);
-			TRY(tsdl_parse_dotted(p, path, sizeof(path)));
+			TRY(tsdl_parse_ref_path(p, path, sizeof(path)));
 			if (!(dim->ref_path = tmx_arena_strdup(p->arena, path)))
 				return nomem(p);
 		} else {
@@ -309,20 +310,6 @@ int tsdl_parse_type_spec(struct tsdl_parser *p, struct tmx_field_class **out)
 	return ret;
 }
 
-/* TSDL keywords cannot name a type (C type words such as `int` can). */
-static bool is_reserved_name(const char *name)
-{
-	static const char *const reserved[] = {
-		"align", "callsite", "const", "clock", "enum", "env", "event", "floating_point",
-		"integer", "stream", "string", "struct", "trace", "typealias", "typedef", "variant",
-	};
-
-	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
-		if (!strcmp(name, reserved[i]))
-			return true;
-	return false;
-}
-
 /* typealias TYPE [declarator] := NAME [words] [declarator-suffix]; */
 int tsdl_parse_typealias(struct tsdl_parser *p)
 {
@@ -339,6 +326,10 @@ int tsdl_parse_typealias(struct tsdl_parser *p)
 	name[0] = '\0';
 	while (p->lx.tok.kind == TOK_IDENT) {
 		size_t l = strlen(p->lx.tok.str);
+		/* The C type words may make up the name (`unsigned long`), not TSDL's. */
+		if (tsdl_keyword(p->lx.tok.str) == TSDL_KW_CTF)
+			return tsdl_error(p, "%s is a reserved keyword, expected a type name",
+					  tsdl_tok_text(p));
 		if (n + l + 2 > sizeof(name))
 			return tsdl_error(p, "type name too long at %s", tsdl_tok_text(p));
 		if (n)
@@ -349,8 +340,6 @@ int tsdl_parse_typealias(struct tsdl_parser *p)
 	}
 	if (!n)
 		return tsdl_expected(p, "a type name after `:=`");
-	if (is_reserved_name(name))
-		return tsdl_error(p, "`%s` is a reserved keyword, not a type name", name);
 	/* `:= name[4]` makes the alias an array of the type. */
 	TRY(tsdl_parse_declarator(p, fc, false, &unused, &fc));
 	TRY(tsdl_add_type(p, name, fc));

@@ -30,6 +30,22 @@ def ref_trace_path(bt, ref):
     return os.path.join(bt, "ctf-traces", *ref.split(".txt")[0].split("__"))
 
 
+def bt2_path(path):
+    """A path as babeltrace2 (and tracemux) print it: absolute from the
+    working directory as glib sees it ($PWD when it names ".", else the
+    resolved one), `..` removed lexically, symbolic links kept."""
+    if os.path.isabs(path):
+        return os.path.normpath(path)
+    cwd = os.getcwd()
+    pwd = os.environ.get("PWD")
+    try:
+        if pwd and os.path.isabs(pwd) and os.path.samefile(pwd, "."):
+            cwd = pwd
+    except OSError:
+        pass
+    return os.path.normpath(os.path.join(cwd, path))
+
+
 def run(tracemux, argv, timeout=120, tz="UTC"):
     # Sanitizer findings must look like crashes (abort), not like our exit 1.
     env = dict(os.environ, TZ=tz, LC_ALL="C",

@@ -11,7 +11,7 @@ import os
 import re
 import shlex
 
-from bt2ref import Report, first_diff, parse_args, read_ref, run
+from bt2ref import Report, bt2_path, first_diff, parse_args, read_ref, run
 
 NOT_YET = {
     # Other babeltrace2 components and commands.
@@ -61,7 +61,7 @@ def main():
         argv = [os.path.join(bt, a) if a.startswith("ctf-traces/") else a for a in argv]
         code, out, err = run(args.tracemux, argv)
         # The references name the corpus @BT_TESTS_DATA@ (absolute paths).
-        out = out.replace(os.path.realpath(bt).encode() + b"/", b"@BT_TESTS_DATA@/")
+        out = out.replace(bt2_path(bt).encode() + b"/", b"@BT_TESTS_DATA@/")
         if code < 0 or (code == 0) != (status == 0):
             report.fail(name, f"exit {code}, babeltrace2 {status}: {err.decode(errors='replace')[-1500:]}")
         elif status != 0:

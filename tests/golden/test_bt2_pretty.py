@@ -8,7 +8,7 @@ where it fails.  Never a crash.
 """
 import os
 
-from bt2ref import Report, first_diff, parse_args, read_ref, run
+from bt2ref import Report, bt2_path, first_diff, parse_args, read_ref, run
 
 # Where babeltrace2 2.0.4 itself is wrong, we do not copy it.
 BT2_BUGS = {
@@ -75,7 +75,7 @@ def main():
             # babeltrace2's discarded events/packets warnings (first line, as kept).
             if refset == "bt2-pretty" and bt2_first_err.startswith("WARNING"):
                 ours = err.decode(errors="replace").split("\n")[0]
-                ours = ours.replace(os.path.realpath(bt) + "/", "@BT_TESTS_DATA@/")
+                ours = ours.replace(bt2_path(bt) + "/", "@BT_TESTS_DATA@/")
                 if not ours.startswith(bt2_first_err):
                     report.fail(what, f"stderr:\n  ours: {ours}\n  bt2:  {bt2_first_err}")
                     continue

@@ -16,7 +16,7 @@ sibling trace, as explained at each entry of BT21_CRASHES.
 """
 import os
 
-from bt2ref import Report, first_diff, parse_args, read_ref, run
+from bt2ref import Report, bt2_path, first_diff, parse_args, read_ref, run
 
 
 def blob_len0_expect(text):
@@ -70,7 +70,7 @@ def warnings(stderr, ctf2=None):
     stored references have the paths relative to the ctf2 directory."""
     lines = [line for line in stderr.decode(errors="replace").splitlines() if line.startswith("WARNING:")]
     if ctf2:
-        lines = [line.replace(os.path.realpath(ctf2) + "/", "") for line in lines]
+        lines = [line.replace(bt2_path(ctf2) + "/", "") for line in lines]
     return lines
 
 
@@ -80,6 +80,7 @@ def check_corpus(report, args, top, at_least):
     if len(all_traces) < at_least:
         report.fail("corpus", f"only {len(all_traces)} CTF 2 traces found in {top}")
     os.chdir(top)
+    top_printed = bt2_path(".")   # as printed from here: $PWD is not this directory
     for trace in all_traces:
         ref, transform = BT21_CRASHES.get(trace, (trace, same_text))
         with open(ref + ".bt21.rc") as f:
@@ -107,8 +108,8 @@ def check_corpus(report, args, top, at_least):
             if out != expected:
                 report.fail(what, first_diff(expected, out))
                 continue
-            if not opts and want_warnings is not None and warnings(err, top) != want_warnings:
-                report.fail(what, "warnings differ:\n  ours: %s\n  bt21: %s" % (warnings(err, top), want_warnings))
+            if not opts and want_warnings is not None and warnings(err, top_printed) != want_warnings:
+                report.fail(what, "warnings differ:\n  ours: %s\n  bt21: %s" % (warnings(err, top_printed), want_warnings))
                 continue
             if args.verbose:
                 print(f"ok {what}")

@@ -34,7 +34,7 @@ import subprocess
 import tempfile
 import urllib.parse
 
-from bt2ref import Report, parse_args, run
+from bt2ref import Report, bt2_path, parse_args, run
 from duck import DUCK, duck_read, setup_duckdb
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -488,7 +488,7 @@ def check_partition(report, args, node, work):
             if o["trace"] not in hosts:
                 # An XRay stream is a thread: its trace is named after the log.
                 src = next(t for t in traces if o["trace"] == t or
-                           o["stream"]["name"].startswith(os.path.realpath(t) + "/"))
+                           o["stream"]["name"].startswith(bt2_path(t) + "/"))
                 hosts[o["trace"]] = trace_hosts(src)
             # An empty name is Hive's default partition, which DuckDB reads as NULL.
             key = (o["name"], hosts[o["trace"]] or None, o["trace"] or None)

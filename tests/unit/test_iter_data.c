@@ -269,6 +269,16 @@ static void read_expected(const char *path, bool failing, struct leaves *out)
 }
 
 /*
+ * yactfr reads these "pass" cases, whose fields are named `int`; CTF 1.8
+ * (section 4.2.1: no reserved keyword as a field name) and babeltrace2
+ * refuse them (a syntax error), as we do: they must be refused for that.
+ */
+static bool is_keyword_name_case(const char *name)
+{
+	return !strcmp(name, "pass-odd-fl-enums") || !strcmp(name, "pass-odd-fl-ints");
+}
+
+/*
  * yactfr's "ERI" line comes after the event record header; we print the
  * event name where yactfr does: after the header leaves.  Returns true when
  * both sides agree.
@@ -292,7 +302,8 @@ static bool run_case(const char *name)
 		char msg[2048];
 		tmx_error_format(&err, msg, sizeof(msg));
 		/* A fail case may be rejected by the metadata already. */
-		ok = strncmp(name, "fail-", 5) == 0;
+		ok = strncmp(name, "fail-", 5) == 0 ||
+		     (is_keyword_name_case(name) && strstr(msg, "`int` is a reserved keyword"));
 		if (!ok)
 			print_message("%s: metadata rejected: %s\n", name, msg);
 		goto out;

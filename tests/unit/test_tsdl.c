@@ -939,6 +939,44 @@ static void test_types_and_scopes(void **state)
 			"reserved keyword");
 }
 
+/*
+ * Reserved keywords, where babeltrace2 2.0.4 refuses them and where it
+ * takes them (tests/golden/test_conformance.py compares with it live).
+ */
+static void test_reserved_keywords(void **state)
+{
+	struct parsed pr;
+	const struct tmx_trace_class *tc;
+
+	(void)state;
+	assert_rejected(TRACE_BE "typedef integer { size = 8; } int;", 2, 31,
+			"`int` is a reserved keyword");
+	assert_rejected(TRACE_BE UINT_ALIASES "struct s { uint8_t a; uint8_t struct; };", 6, 31,
+			"`struct` is a reserved keyword");
+	assert_rejected(TRACE_BE "struct trace { };", 2, 8, "`trace` is a reserved keyword");
+	assert_rejected(TRACE_BE UINT_ALIASES
+			"struct s { enum : uint8_t { a } _enum; variant <enum> { uint8_t a; } v; };",
+			6, 49, "`enum` is a reserved keyword");
+	assert_rejected(TRACE_BE UINT_ALIASES
+			"struct s { enum : uint8_t { a } e; variant <e> { uint8_t a; uint8_t int; } v; };",
+			6, 69, "`int` is a reserved keyword");
+	assert_rejected(TRACE_BE UINT_ALIASES "enum e : uint8_t { a, typealias };", 6, 23,
+			"`typealias` is a reserved keyword");
+	assert_rejected(TRACE_BE "env { a = typealias; };", 2, 11, "`typealias` is a reserved keyword");
+	assert_rejected(TRACE_BE "typealias integer { size = 8; } := struct;", 2, 36,
+			"`struct` is a reserved keyword");
+	/* Accepted: keywords as attribute names and values, labels, C words in aliases. */
+	tc = parse_ok(&pr, TRACE_BE UINT_ALIASES
+		      "typealias integer { size = 16; } := unsigned short;\n"
+		      "env { enum = 1; struct = \"s\"; typedef = int; variant = 2; };\n"
+		      "enum e : uint8_t { int, struct, stream };\n"
+		      "struct s { enum : uint8_t { a } _enum; variant <_enum> { uint8_t a; } v; };\n");
+	assert_int_equal(tmx_trace_class_env(tc, "enum")->int_value, 1);
+	assert_string_equal(tmx_trace_class_env(tc, "struct")->str_value, "s");
+	assert_string_equal(tmx_trace_class_env(tc, "typedef")->str_value, "int");
+	tmx_arena_free(&pr.arena);
+}
+
 static void test_literals_escapes_comments(void **state)
 {
 	struct parsed pr;
@@ -947,6 +985,7 @@ static void test_literals_escapes_comments(void **state)
 		"env { // a line comment\n"
 		"  hex = 0x1F; oct = 017; bin = 0b101; dec = 42ULL; neg = -5; pos = +7; l = 3l;\n"
 		"  min = -9223372036854775808; chr = 'A';\n"
+		"  hex3 = \"\\x0231\\x414\\x7e\"; hex0 = \"a\\xzb\";\n"
 		"  esc = \"a\\n\\\"\\x20\\040\\\\\\t\"; ident = some_name;\n"
 		"};\n");
 	static const struct {
@@ -965,6 +1004,9 @@ static void test_literals_escapes_comments(void **state)
 		assert_int_equal(e->int_value, ints[i].value);
 	}
 	assert_string_equal(tmx_trace_class_env(tc, "esc")->str_value, "a\n\" \040\\\t");
+	/* \x takes up to three digits, the byte their low 8 bits (babeltrace2). */
+	assert_string_equal(tmx_trace_class_env(tc, "hex3")->str_value, "#1\x14~");
+	assert_string_equal(tmx_trace_class_env(tc, "hex0")->str_value, "a");
 	assert_false(tmx_trace_class_env(tc, "ident")->is_int);
 	assert_string_equal(tmx_trace_class_env(tc, "ident")->str_value, "some_name");
 	/* Environment entries stay in metadata order. */
@@ -1138,6 +1180,7 @@ int main(void)
 		cmocka_unit_test(test_stream_and_event_classes),
 		cmocka_unit_test(test_types_and_scopes),
 		cmocka_unit_test(test_literals_escapes_comments),
+		cmocka_unit_test(test_reserved_keywords),
 		cmocka_unit_test(test_crlf),
 		cmocka_unit_test(test_unknown_attributes),
 		cmocka_unit_test(test_limits),

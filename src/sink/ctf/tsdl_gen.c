@@ -355,7 +355,14 @@ static void put_quoted(struct sbuf *b, const char *s)
 		case '"': cw_sb_puts(b, "\\\""); break;
 		case '\\': cw_sb_puts(b, "\\\\"); break;
 		default:
-			if (*c < 32 || *c >= 127)
+			/*
+			 * babeltrace2 writes \xHH, and its reader (ours too)
+			 * takes up to three hexadecimal digits: before a
+			 * hexadecimal digit, three octal digits say the byte.
+			 */
+			if ((*c < 32 || *c >= 127) && tmx_hex_digit((char)c[1]) >= 0)
+				cw_sb_printf(b, "\\%03o", *c);
+			else if (*c < 32 || *c >= 127)
 				cw_sb_printf(b, "\\x%02x", *c);
 			else
 				cw_sb_put(b, (const char *)c, 1);
