@@ -1,0 +1,85 @@
+/* What the Perfetto output's parts share (perfetto.c, track.c). */
+#ifndef TMX_SINK_PERFETTO_IMPL_H
+#define TMX_SINK_PERFETTO_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sink/outbuf.h"
+#include "sink/perfetto/fields.h"
+#include "sink/perfetto/kernel.h"
+#include "sink/perfetto/pb.h"
+#include "sink/xray/intmap.h"
+#include "tracemux/error.h"
+#include "tracemux/model.h"
+
+enum pf_side { PF_SIDE_KERNEL = 1, PF_SIDE_USER };
+
+/* What a user-space event of a class becomes. */
+enum pf_ukind { PF_U_INSTANT, PF_U_XRAY_ENTER, PF_U_XRAY_EXIT, PF_U_CYG_ENTER, PF_U_CYG_EXIT };
+
+/* Where a kernel event's pid is (found once per class). */
+enum pf_pid_src { PF_PID_NONE, PF_PID_COMMON, PF_PID_PAYLOAD, PF_PID_TID_COMMON, PF_PID_TID_SPECIFIC };
+
+struct pf_class {
+	const struct tmx_event_class *ec;
+	uint32_t num;                /* in tmx_perfetto.classes */
+	uint8_t side;                /* enum pf_side */
+	uint8_t pid_src;             /* kernel: enum pf_pid_src */
+	uint8_t ukind;               /* user: enum pf_ukind */
+	struct pf_kclass k;          /* kernel */
+	struct pf_leaves leaves;     /* user: the debug annotations */
+	uint64_t name_iid;           /* user: the interned event name, 0 before its first use */
+};
+
+/* The open bundle of a CPU. */
+struct pf_cpu {
+	struct pq_buf ev;            /* its FtraceEvents (bundle field 2, each whole) */
+	uint32_t n;                  /* events in it */
+	bool lost;
+	bool used;                   /* the CPU has had events */
+	uint32_t serial;             /* bundles written for this CPU */
+	int64_t cur_tid;             /* the task running there after the last sched_switch */
+	uint32_t *stamp;             /* per class number: serial + 1 of the bundle using its descriptor */
+	size_t n_stamp;
+	uint32_t *gen;               /* class numbers whose descriptors this bundle needs */
+	size_t n_gen, cap_gen;
+};
+
+/* A user-space track: a thread, or a stream where no thread is known. */
+struct pf_track {
+	uint64_t uuid;
+	struct pq_buf stack;         /* open slices: their function keys (uint64 each) */
+};
+
+#define PF_MAX_CPUS 1024
+
+struct tmx_perfetto {
+	struct outbuf out;
+	struct pf_render *render;
+	struct pq_buf pkt;           /* a TracePacket being built */
+	struct imap class_of;        /* event class address -> number in `classes` */
+	struct pf_class **classes;
+	size_t n_classes, cap_classes;
+	uint32_t n_generic;
+	struct pf_cpu *cpus[PF_MAX_CPUS];
+	struct imap stream_cpu;      /* stream address -> CPU + 1 (kernel streams) */
+	bool clock_done;
+	/* user space */
+	struct imap track_of;        /* (pid, tid) or stream -> number in `tracks` */
+	struct pf_track *tracks;
+	size_t n_tracks, cap_tracks;
+	struct imap func_iid;        /* function key -> interned name id */
+	uint64_t next_iid;
+	bool seq_started;
+	int error;                   /* TMX_ERR_NOMEM once memory ran out */
+};
+
+/* Writes s->pkt as one Trace.packet and empties it. */
+void pf_write_packet(struct tmx_perfetto *s);
+/* A user-space event of class `c`. */
+void pf_user_event(struct tmx_perfetto *s, struct pf_class *c, const struct tmx_msg *msg);
+void pf_user_class_init(struct pf_class *c, const struct tmx_event_class *ec, bool xray);
+void pf_user_free(struct tmx_perfetto *s);
+
+#endif
