@@ -11,6 +11,7 @@ struct pf_render {
 	struct json_keys *keys;
 	struct pq_buf text;      /* a rendered value */
 	struct pq_buf more;      /* the folded leaves' pairs */
+	struct pq_buf utf8;      /* text made valid UTF-8 */
 	struct outbuf ob;        /* json_value's output, drained into `text` */
 };
 
@@ -41,7 +42,65 @@ void pf_render_free(struct pf_render *r)
 	json_keys_free(r->keys);
 	pq_buf_free(&r->text);
 	pq_buf_free(&r->more);
+	pq_buf_free(&r->utf8);
 	free(r);
+}
+
+/* The length of the valid UTF-8 sequence at s[0, n) (its first byte >= 0x80), 0 if none. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xBF;
+	size_t len;
+
+	if (c >= 0xC2 && c <= 0xDF)
+		len = 2;
+	else if (c >= 0xE0 && c <= 0xEF)
+		len = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+	else if (c >= 0xF0 && c <= 0xF4)
+		len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+	else
+		return 0;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xBF)
+			return 0;
+	return len;
+}
+
+const char *pf_utf8(struct pf_render *r, const char *s, size_t n, size_t *out_len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, k;
+
+	while (i < n) {
+		if (u[i] < 0x80)
+			i++;
+		else if ((k = utf8_seq(u + i, n - i)))
+			i += k;
+		else
+			break;
+	}
+	*out_len = n;
+	if (i == n)
+		return s;
+	r->utf8.len = 0;
+	pq_buf_put(&r->utf8, s, i);
+	while (i < n) {
+		if (u[i] < 0x80) {
+			pq_buf_byte(&r->utf8, u[i++]);
+		} else if ((k = utf8_seq(u + i, n - i))) {
+			pq_buf_put(&r->utf8, u + i, k);
+			i += k;
+		} else {
+			/* U+0080..U+00FF in two bytes */
+			pq_buf_byte(&r->utf8, (uint8_t)(0xC0 | u[i] >> 6));
+			pq_buf_byte(&r->utf8, (uint8_t)(0x80 | (u[i] & 0x3F)));
+			i++;
+		}
+	}
+	*out_len = r->utf8.len;
+	return r->utf8.p ? (const char *)r->utf8.p : "";
 }
 
 /* ---- the leaves of a class ---- */
@@ -213,6 +272,7 @@ static size_t walk_value(struct walk *w, const struct tmx_field_class *fc, const
 		lv.s = tmx_value_text(v, &lv.len);
 		if (!lv.s)
 			lv.s = "", lv.len = 0;
+		lv.s = pf_utf8(w->r, lv.s, lv.len, &lv.len);
 		next = tmx_value_skip(vals, i);
 	} else if (type == PF_LEAF_DOUBLE) {
 		lv.d = v->d;

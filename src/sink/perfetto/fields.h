@@ -65,6 +65,13 @@ struct pf_render *pf_render_new(void);
 void pf_render_free(struct pf_render *r);
 
 /*
+ * Text as valid UTF-8 (protobuf strings must be): `s` itself when it is,
+ * else a copy in which each byte that is not part of a valid sequence is
+ * the code point U+00XX (as -o json writes it), valid until the next call.
+ */
+const char *pf_utf8(struct pf_render *r, const char *s, size_t n, size_t *out_len);
+
+/*
  * Calls `fn` for every leaf of the payload `vals` (of the class that
  * `l` was made from), in order.  Strings handed out are valid until the
  * next call.

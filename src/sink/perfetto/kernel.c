@@ -321,7 +321,8 @@ static void lttng_args(struct pq_buf *b, const struct tmx_value *pl)
 		}
 }
 
-static void typed_payload(struct pq_buf *b, const struct pf_kclass *k, const struct tmx_value *pl)
+static void typed_payload(struct pq_buf *b, const struct pf_kclass *k, const struct tmx_value *pl,
+			  struct pf_render *r)
 {
 	const struct map_row *row = k->map;
 	size_t idx[64], n = member_values(pl, idx, 64);
@@ -338,8 +339,10 @@ static void typed_payload(struct pq_buf *b, const struct pf_kclass *k, const str
 		x = &pl[idx[k->member[f]]];
 		switch (mf->conv) {
 		case CV_STR:
-			if ((s = tmx_value_text(x, &len)))
+			if ((s = tmx_value_text(x, &len))) {
+				s = pf_utf8(r, s, len, &len);
 				pb_bytes(b, mf->pf, s, len);
+			}
 			break;
 		case CV_PRIO:
 			if (int_of(x, &v))
@@ -393,7 +396,7 @@ void pf_kevent(struct pq_buf *b, const struct pf_kclass *k, const struct tmx_eve
 		if (pf_payload_int(ev, "ret", &ret))
 			pb_int(b, 2, ret);
 	} else {
-		typed_payload(b, k, pl);
+		typed_payload(b, k, pl, r);
 	}
 	pb_close(b, in);
 	pb_close(b, at);

@@ -405,6 +405,7 @@ static void process_tree(struct tmx_perfetto *s, const struct pf_class *c,
 	}
 	if (!name)
 		name = "", len = 0;
+	name = pf_utf8(s->render, name, len, &len);
 	pb_uint(&s->pkt, PF_PKT_TIMESTAMP, ts);
 	at = pb_open(&s->pkt, PF_PKT_PROCESS_TREE);
 	if (tid == pid) {

@@ -30,6 +30,7 @@ struct pf_class {
 	struct pf_kclass k;          /* kernel */
 	struct pf_leaves leaves;     /* user: the debug annotations */
 	uint64_t name_iid;           /* user: the interned event name, 0 before its first use */
+	uint64_t leaf_iid;           /* user: the first of its leaves' interned names (0: not yet) */
 };
 
 /* The open bundle of a CPU. */
@@ -71,6 +72,7 @@ struct tmx_perfetto {
 	size_t n_tracks, cap_tracks;
 	struct imap func_iid;        /* function key -> interned name id */
 	uint64_t next_iid;
+	uint64_t next_da_iid;        /* debug annotation names */
 	bool seq_started;
 	int error;                   /* TMX_ERR_NOMEM once memory ran out */
 };

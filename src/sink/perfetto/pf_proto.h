@@ -122,6 +122,7 @@
 #define PF_TE_SLICE_BEGIN 1
 #define PF_TE_SLICE_END 2
 #define PF_TE_INSTANT 3
+#define PF_DA_NAME_IID 1
 #define PF_DA_BOOL 2
 #define PF_DA_UINT 3
 #define PF_DA_INT 4
@@ -131,6 +132,7 @@
 
 /* trace/interned_data/interned_data.proto: InternedData; EventName */
 #define PF_ID_EVENT_NAMES 2
+#define PF_ID_DEBUG_ANNOTATION_NAMES 3  /* DebugAnnotationName { iid 1, name 2 } */
 #define PF_EN_IID 1
 #define PF_EN_NAME 2
 

@@ -15,7 +15,7 @@
  *   open call of its function and, as llvm-xray does, the calls above it;
  *   an exit of no open call is an instant.  Slices stay LIFO per track.
  * - every other event an instant named after its class, its payload's
- *   leaves (fields.h) as debug annotations.
+ *   leaves (fields.h) as debug annotations, their names interned.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,8 +139,10 @@ static struct pf_track *track_of(struct tmx_perfetto *s, const struct tmx_msg *m
 			in = pb_open(&s->pkt, PF_TD_THREAD);
 			pb_int(&s->pkt, PF_THD_PID, pid);
 			pb_int(&s->pkt, PF_THD_TID, tid);
-			if (pn && (name = tmx_value_text(pn, &len)))
+			if (pn && (name = tmx_value_text(pn, &len))) {
+				name = pf_utf8(s->render, name, len, &len);
 				pb_bytes(&s->pkt, PF_THD_THREAD_NAME, name, len);
+			}
 			pb_close(&s->pkt, in);
 		} else {
 			pb_string(&s->pkt, PF_TD_NAME, msg->stream->name ? msg->stream->name : "stream");
@@ -169,12 +171,35 @@ static uint64_t intern(struct tmx_perfetto *s, size_t *interned_at, uint64_t *ii
 	return *iid_slot;
 }
 
+/* The names of a class's leaves, interned all at once at its first instant. */
+static void intern_leaves(struct tmx_perfetto *s, size_t *interned_at, struct pf_class *c)
+{
+	if (c->leaf_iid || !c->leaves.n)
+		return;
+	c->leaf_iid = s->next_da_iid + 1;
+	if (*interned_at == SIZE_MAX)
+		*interned_at = pb_open(&s->pkt, PF_PKT_INTERNED_DATA);
+	for (size_t i = 0; i < c->leaves.n; i++) {
+		size_t in = pb_open(&s->pkt, PF_ID_DEBUG_ANNOTATION_NAMES);
+
+		pb_uint(&s->pkt, PF_EN_IID, ++s->next_da_iid);
+		pb_string(&s->pkt, PF_EN_NAME, c->leaves.leaf[i].name);
+		pb_close(&s->pkt, in);
+	}
+}
+
+struct ann_ctx {
+	struct pq_buf *b;
+	uint64_t first_iid;
+};
+
 static void put_annotation(void *ctx, const struct pf_leaf *leaf, const struct pf_leaf_value *v)
 {
-	struct pq_buf *b = ctx;
+	struct ann_ctx *a = ctx;
+	struct pq_buf *b = a->b;
 	size_t at = pb_open(b, PF_TE_DEBUG_ANNOTATIONS);
 
-	pb_string(b, PF_DA_NAME, leaf->name);
+	pb_uint(b, PF_DA_NAME_IID, a->first_iid + v->index);
 	switch (leaf->type) {
 	case PF_LEAF_INT:
 		pb_int(b, PF_DA_INT, v->i);
@@ -193,8 +218,9 @@ static void put_annotation(void *ctx, const struct pf_leaf *leaf, const struct p
 }
 
 /* The function of an entry or exit: its key and name. */
-static bool function_of(const struct pf_class *c, const struct tmx_event *ev, uint64_t *key,
-			char *buf, const char **name, size_t *len)
+static bool function_of(const struct pf_class *c, const struct tmx_event *ev,
+			struct pf_render *s_render, uint64_t *key, char *buf, const char **name,
+			size_t *len)
 {
 	const struct tmx_value *v;
 	uint64_t id;
@@ -210,6 +236,8 @@ static bool function_of(const struct pf_class *c, const struct tmx_event *ev, ui
 		*key = id;
 		v = tmx_event_field_in(ev, TMX_SCOPE_PAYLOAD, "function");
 		*name = v ? tmx_value_text(v, len) : NULL;
+		if (*name)
+			*name = pf_utf8(s_render, *name, *len, len);
 		if (!*name)
 			*len = (size_t)snprintf(buf, 32, "%llu", (unsigned long long)id), *name = buf;
 		return true;
@@ -239,7 +267,7 @@ void pf_user_event(struct tmx_perfetto *s, struct pf_class *c, const struct tmx_
 		s->error = TMX_ERR_NOMEM;
 		return;
 	}
-	if (func && !function_of(c, ev, &key, buf, &fname, &len))
+	if (func && !function_of(c, ev, s->render, &key, buf, &fname, &len))
 		func = false;
 	if (func && enter) {
 		if (t->stack.len / 8 < MAX_DEPTH) {
@@ -279,6 +307,7 @@ void pf_user_event(struct tmx_perfetto *s, struct pf_class *c, const struct tmx_
 		const char *n = c->ec->name ? c->ec->name : "<unknown>";
 
 		iid = intern(s, &interned, &c->name_iid, n, strlen(n));
+		intern_leaves(s, &interned, c);
 	}
 	if (interned != SIZE_MAX)
 		pb_close(&s->pkt, interned);
@@ -297,9 +326,12 @@ void pf_user_event(struct tmx_perfetto *s, struct pf_class *c, const struct tmx_
 	pb_uint(&s->pkt, PF_TE_TRACK_UUID, t->uuid);
 	if (iid)
 		pb_uint(&s->pkt, PF_TE_NAME_IID, iid);
-	if (type == PF_TE_INSTANT)
+	if (type == PF_TE_INSTANT) {
+		struct ann_ctx a = { &s->pkt, c->leaf_iid };
+
 		pf_leaves_walk(&c->leaves, ev->scopes[TMX_SCOPE_PAYLOAD], s->render,
-			       put_annotation, &s->pkt);
+			       put_annotation, &a);
+	}
 	pb_close(&s->pkt, at);
 	pf_write_packet(s);
 }
