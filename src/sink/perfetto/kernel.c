@@ -249,6 +249,27 @@ static bool int_of(const struct tmx_value *v, int64_t *out)
 	}
 }
 
+const struct tmx_value *pf_member(const struct tmx_value *vals, size_t m)
+{
+	size_t i = 1;
+
+	if (!vals || tmx_fc_kind(vals[0].fc) != TMX_FC_STRUCT || m >= vals[0].n_members)
+		return NULL;
+	while (m--)
+		i = tmx_value_skip(vals, i);
+	return &vals[i];
+}
+
+bool pf_kclass_int(const struct pf_kclass *k, const struct tmx_event *ev, int f, int64_t *v)
+{
+	const struct tmx_value *x;
+
+	if (f >= k->n_map || k->member[f] < 0 ||
+	    !(x = pf_member(ev->scopes[TMX_SCOPE_PAYLOAD], (size_t)k->member[f])))
+		return false;
+	return int_of(x, v);
+}
+
 bool pf_payload_int(const struct tmx_event *ev, const char *name, int64_t *v)
 {
 	const struct tmx_value *x = tmx_event_field_in(ev, TMX_SCOPE_PAYLOAD, name);

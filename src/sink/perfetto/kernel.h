@@ -58,6 +58,16 @@ void pf_kclass_free(struct pf_kclass *k);
 void pf_kevent(struct pq_buf *b, const struct pf_kclass *k, const struct tmx_event *ev,
 	       uint64_t ts, int64_t pid, struct pf_render *r, bool *generic);
 
+/* Member `m` of the structure at vals[0] (NULL when it has fewer). */
+const struct tmx_value *pf_member(const struct tmx_value *vals, size_t m);
+/*
+ * The integer of typed field `f` (its place in kernel.c's row: sched_switch's
+ * prev pid is 1, next pid 5), false when the class or event has none.
+ */
+bool pf_kclass_int(const struct pf_kclass *k, const struct tmx_event *ev, int f, int64_t *v);
+#define PF_SWITCH_PREV_PID 1
+#define PF_SWITCH_NEXT_PID 5
+
 /* The payload's integer member `name` (any integer kind), false when absent. */
 bool pf_payload_int(const struct tmx_event *ev, const char *name, int64_t *v);
 /* The payload's text member `name`, NULL when absent. */

@@ -176,8 +176,9 @@ void tmx_perfetto_free(struct tmx_perfetto *s)
 		}
 	free(s->class_of.keys);
 	free(s->class_of.vals);
-	free(s->stream_cpu.keys);
-	free(s->stream_cpu.vals);
+	free(s->stream_of.keys);
+	free(s->stream_of.vals);
+	free(s->streams);
 	pf_user_free(s);
 	pq_buf_free(&s->pkt);
 	pf_render_free(s->render);
@@ -186,27 +187,34 @@ void tmx_perfetto_free(struct tmx_perfetto *s)
 
 /* ---- classes ---- */
 
-static bool has_member(const struct tmx_field_class *fc, const char *name)
+static int member_index(const struct tmx_field_class *fc, const char *name)
 {
 	for (size_t m = 0; fc && m < tmx_fc_member_count(fc); m++)
 		if (!strcmp(tmx_fc_member_name(fc, m), name))
-			return true;
-	return false;
+			return (int)m;
+	return -1;
 }
 
-static uint8_t pid_source(const struct tmx_event_class *ec)
+/* Where a class's events say their pid: the first of these that it has. */
+static void pid_source(struct pf_class *c, const struct tmx_event_class *ec)
 {
-	const struct tmx_field_class *common = ec->stream_class->event_common_context;
+	const struct { uint8_t src; const struct tmx_field_class *fc; const char *name; } ways[] = {
+		{ PF_PID_COMMON, ec->stream_class->event_common_context, "common_pid" },
+		{ PF_PID_PAYLOAD, ec->payload, "common_pid" },        /* perf's CTF */
+		{ PF_PID_TID_COMMON, ec->stream_class->event_common_context, "tid" },
+		{ PF_PID_TID_SPECIFIC, ec->specific_context, "tid" }, /* LTTng's tid context */
+	};
 
-	if (has_member(common, "common_pid"))
-		return PF_PID_COMMON;
-	if (has_member(ec->payload, "common_pid"))
-		return PF_PID_PAYLOAD;
-	if (has_member(common, "tid"))
-		return PF_PID_TID_COMMON;
-	if (has_member(ec->specific_context, "tid"))
-		return PF_PID_TID_SPECIFIC;
-	return PF_PID_NONE;
+	c->pid_src = PF_PID_NONE;
+	for (size_t i = 0; i < sizeof(ways) / sizeof(ways[0]); i++) {
+		int m = member_index(ways[i].fc, ways[i].name);
+
+		if (m >= 0) {
+			c->pid_src = ways[i].src;
+			c->pid_member = (int16_t)m;
+			return;
+		}
+	}
 }
 
 static struct pf_class *class_of(struct tmx_perfetto *s, const struct tmx_event_class *ec)
@@ -233,7 +241,7 @@ static struct pf_class *class_of(struct tmx_perfetto *s, const struct tmx_event_
 	c->ec = ec;
 	if (is_kernel(tc)) {
 		c->side = PF_SIDE_KERNEL;
-		c->pid_src = pid_source(ec);
+		pid_source(c, ec);
 		if (!pf_kclass_init(&c->k, ec, is_lttng_kernel(tc),
 				    PF_GENERIC_FIRST_ID + s->n_generic)) {
 			free(c);
@@ -338,48 +346,27 @@ static bool use_descriptor(struct pf_cpu *c, uint32_t ci)
 	return true;
 }
 
-static bool ctx_int(const struct tmx_event *ev, enum tmx_scope scope, const char *name,
-		    int64_t *v)
-{
-	const struct tmx_value *x = tmx_event_field_in(ev, scope, name);
-	uint64_t u;
-
-	if (!x)
-		return false;
-	if (tmx_value_int64(x, v))
-		return true;
-	if (!tmx_value_uint64(x, &u))
-		return false;
-	*v = (int64_t)u;
-	return true;
-}
-
 static int64_t event_pid(const struct pf_class *c, const struct tmx_event *ev,
 			 const struct pf_cpu *cpu)
 {
+	static const uint8_t scope[] = {
+		[PF_PID_COMMON] = TMX_SCOPE_COMMON_CONTEXT, [PF_PID_PAYLOAD] = TMX_SCOPE_PAYLOAD,
+		[PF_PID_TID_COMMON] = TMX_SCOPE_COMMON_CONTEXT,
+		[PF_PID_TID_SPECIFIC] = TMX_SCOPE_SPECIFIC_CONTEXT,
+	};
+	const struct tmx_value *x;
 	int64_t pid;
+	uint64_t u;
 
-	switch (c->pid_src) {
-	case PF_PID_COMMON:
-		if (ctx_int(ev, TMX_SCOPE_COMMON_CONTEXT, "common_pid", &pid))
+	if (c->pid_src != PF_PID_NONE &&
+	    (x = pf_member(ev->scopes[scope[c->pid_src]], (size_t)c->pid_member))) {
+		if (tmx_value_int64(x, &pid))
 			return pid;
-		break;
-	case PF_PID_PAYLOAD:
-		if (ctx_int(ev, TMX_SCOPE_PAYLOAD, "common_pid", &pid))
-			return pid;
-		break;
-	case PF_PID_TID_COMMON:
-		if (ctx_int(ev, TMX_SCOPE_COMMON_CONTEXT, "tid", &pid))
-			return pid;
-		break;
-	case PF_PID_TID_SPECIFIC:
-		if (ctx_int(ev, TMX_SCOPE_SPECIFIC_CONTEXT, "tid", &pid))
-			return pid;
-		break;
+		if (tmx_value_uint64(x, &u))
+			return (int64_t)u;
 	}
 	/* the switch's own task is the one it switches out */
-	if (c->k.special == PF_SPECIAL_SWITCH &&
-	    (pf_payload_int(ev, "prev_pid", &pid) || pf_payload_int(ev, "prev_tid", &pid)))
+	if (c->k.special == PF_SPECIAL_SWITCH && pf_kclass_int(&c->k, ev, PF_SWITCH_PREV_PID, &pid))
 		return pid;
 	return cpu->cur_tid;
 }
@@ -426,33 +413,69 @@ static void process_tree(struct tmx_perfetto *s, const struct pf_class *c,
 	pf_write_packet(s);
 }
 
+/* The state of a kernel stream; NULL when out of memory. */
+static struct pf_stream *stream_of(struct tmx_perfetto *s, const struct tmx_stream *stream)
+{
+	bool added;
+	uint32_t *slot = imap_get(&s->stream_of, (uint64_t)(uintptr_t)stream, 0, &added);
+
+	if (!slot)
+		return NULL;
+	if (added) {
+		if (s->n_streams == s->cap_streams) {
+			size_t cap = s->cap_streams ? 2 * s->cap_streams : 16;
+			struct pf_stream *p = realloc(s->streams, cap * sizeof(*p));
+			if (!p)
+				return NULL;
+			s->streams = p;
+			s->cap_streams = cap;
+		}
+		memset(&s->streams[s->n_streams], 0, sizeof(s->streams[0]));
+		*slot = (uint32_t)s->n_streams++;
+	}
+	return &s->streams[*slot];
+}
+
 static void kernel_event(struct tmx_perfetto *s, struct pf_class *c, const struct tmx_msg *msg)
 {
 	const struct tmx_event *ev = msg->event;
 	uint64_t cpu_nr = 0, ts = msg->ns > 0 ? (uint64_t)msg->ns : 0;
+	struct pf_stream *st = stream_of(s, msg->stream);
 	int64_t v;
 	struct pf_cpu *cpu;
-	bool added, generic;
-	uint32_t *slot;
+	bool generic;
 
-	if (!tmx_event_cpu(ev, &cpu_nr) && pf_payload_int(ev, "perf_cpu", &v) && v >= 0)
-		cpu_nr = (uint64_t)v;   /* perf's CTF traces */
-	if (cpu_nr >= PF_MAX_CPUS)
-		cpu_nr = PF_MAX_CPUS - 1;
-	if (!(cpu = cpu_of(s, cpu_nr)) ||
-	    !(slot = imap_get(&s->stream_cpu, (uint64_t)(uintptr_t)msg->stream, 0, &added))) {
+	if (!st) {
 		nomem(s);
 		return;
 	}
-	*slot = (uint32_t)cpu_nr + 1;
+	/* the CPU is the packet's (packet context): looked up once per packet */
+	if (st->cached && st->packet == ev->packet && st->seq == ev->packet->seq) {
+		cpu_nr = st->cpu;
+	} else {
+		st->cached = false;
+		if (tmx_event_cpu(ev, &cpu_nr))
+			st->cached = ev->packet != NULL;
+		else if (pf_payload_int(ev, "perf_cpu", &v) && v >= 0)
+			cpu_nr = (uint64_t)v;   /* perf's CTF traces: per event */
+		if (cpu_nr >= PF_MAX_CPUS)
+			cpu_nr = PF_MAX_CPUS - 1;
+		if (st->cached)
+			st->packet = ev->packet, st->seq = ev->packet->seq;
+	}
+	st->cpu = cpu_nr;
+	st->seen = true;
+	if (!(cpu = cpu_of(s, cpu_nr))) {
+		nomem(s);
+		return;
+	}
 	pf_kevent(&cpu->ev, &c->k, ev, ts, event_pid(c, ev, cpu), s->render, &generic);
 	if (generic && !use_descriptor(cpu, c->num))
 		nomem(s);
 	if (cpu->ev.oom)
 		nomem(s);
 	cpu->used = true;
-	if (c->k.special == PF_SPECIAL_SWITCH &&
-	    (pf_payload_int(ev, "next_pid", &v) || pf_payload_int(ev, "next_tid", &v)))
+	if (c->k.special == PF_SPECIAL_SWITCH && pf_kclass_int(&c->k, ev, PF_SWITCH_NEXT_PID, &v))
 		cpu->cur_tid = v;
 	if (c->k.special == PF_SPECIAL_STATEDUMP || c->k.special == PF_SPECIAL_FORK)
 		process_tree(s, c, ev, ts);
@@ -499,11 +522,11 @@ int tmx_perfetto_consume(struct tmx_perfetto *s, const struct tmx_msg *msg, stru
 	struct pf_class *c;
 
 	if (msg->kind == TMX_MSG_DISCARDED_EVENTS) {
-		bool added;
 		/* the CPU of that stream's events (none seen yet: nothing marked) */
-		uint32_t *cpu = imap_get(&s->stream_cpu, (uint64_t)(uintptr_t)msg->stream, 0, &added);
-		if (cpu && *cpu && s->cpus[*cpu - 1])
-			s->cpus[*cpu - 1]->lost = true;
+		struct pf_stream *st = stream_of(s, msg->stream);
+
+		if (st && st->seen && s->cpus[st->cpu])
+			s->cpus[st->cpu]->lost = true;
 		return status(s, err);
 	}
 	if (msg->kind != TMX_MSG_EVENT)

@@ -26,6 +26,7 @@ struct pf_class {
 	uint32_t num;                /* in tmx_perfetto.classes */
 	uint8_t side;                /* enum pf_side */
 	uint8_t pid_src;             /* kernel: enum pf_pid_src */
+	int16_t pid_member;          /* kernel: its member index in that scope */
 	uint8_t ukind;               /* user: enum pf_ukind */
 	struct pf_kclass k;          /* kernel */
 	struct pf_leaves leaves;     /* user: the debug annotations */
@@ -64,7 +65,15 @@ struct tmx_perfetto {
 	size_t n_classes, cap_classes;
 	uint32_t n_generic;
 	struct pf_cpu *cpus[PF_MAX_CPUS];
-	struct imap stream_cpu;      /* stream address -> CPU + 1 (kernel streams) */
+	struct imap stream_of;       /* stream address -> number in `streams` (kernel streams) */
+	struct pf_stream {
+		const struct tmx_packet *packet;   /* the packet whose CPU `cpu` is */
+		uint64_t seq;
+		uint64_t cpu;
+		bool cached;                       /* `cpu` is the packet's */
+		bool seen;                         /* `cpu` is the last event's */
+	} *streams;
+	size_t n_streams, cap_streams;
 	bool clock_done;
 	/* user space */
 	struct imap track_of;        /* (pid, tid) or stream -> number in `tracks` */
