@@ -501,8 +501,7 @@ class Checker:
             cc = dict(e.get("common_context") or {}, **(e.get("specific_context") or {}))
             tid = cc.get("vtid", cc.get("tid"))
             if tid is not None:
-                pid = cc.get("vpid", cc.get("pid", tid))
-                key = ("thread", pid, tid)
+                key = ("thread", tid)
             else:
                 key = ("stream", e["stream"]["name"])
             seq = want.setdefault(key, [])
@@ -540,7 +539,7 @@ class Checker:
             if td is not None:
                 th = get(td, "thread")
                 if th is not None:
-                    tracks[get(td, "uuid")] = ("thread", int(get(th, "pid")), int(get(th, "tid")))
+                    tracks[get(td, "uuid")] = ("thread", int(get(th, "tid")))
                 else:
                     tracks[get(td, "uuid")] = ("stream", unq(get(td, "name")).decode())
             te = get(pkt, "track_event")

@@ -5,7 +5,7 @@
  *
  * - a track per thread: a TrackDescriptor with pid and tid (vpid/vtid
  *   contexts, XRay's pid/tid; the pid is the tid when only the tid is
- *   known) and the thread's name (procname context), written before its
+ *   known, or the trace env's vpid of LTTng's per-process buffers) and the thread's name (procname context), written before its
  *   first event; Perfetto joins it to the kernel's thread of the same tid.
  *   Events without a thread go on a track per stream, named after it.
  * - XRay function-enter(-arg) / function-exit and -tail-exit, and
@@ -25,7 +25,7 @@
 #include "sink/perfetto/pf_proto.h"
 #include "tracemux/event.h"
 
-#define TRACK_UUID_BASE 0x7472616365000000ull   /* "trace" in the high bytes */
+#define TRACK_UUID_BASE 0   /* small uuids: one or two bytes in each event */
 #define MAX_DEPTH 65536
 #define SEQ_ID 1
 
@@ -100,8 +100,13 @@ static struct pf_track *track_of(struct tmx_perfetto *s, const struct tmx_msg *m
 	struct pf_track *t;
 
 	thread = ctx_int(ev, "vtid", &tid) || ctx_int(ev, "tid", &tid);
-	if (thread && !ctx_int(ev, "vpid", &pid) && !ctx_int(ev, "pid", &pid))
-		pid = tid;
+	if (thread && !ctx_int(ev, "vpid", &pid) && !ctx_int(ev, "pid", &pid)) {
+		/* LTTng per-process buffers name their process in the env */
+		const struct tmx_env_entry *e =
+			tmx_trace_class_env(ev->cls->stream_class->trace_class, "vpid");
+
+		pid = e && e->is_int ? e->int_value : tid;
+	}
 	if (thread)   /* Linux pids are below 2^22 */
 		key = ((uint64_t)pid & 0xFFFFFFFF) << 32 | ((uint64_t)tid & 0xFFFFFFFF);
 	else
