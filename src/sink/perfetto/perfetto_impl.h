@@ -31,6 +31,9 @@ struct pf_class {
 	struct pf_kclass k;          /* kernel */
 	struct pf_leaves leaves;     /* user: the debug annotations */
 	uint64_t name_iid;           /* user: the interned event name, 0 before its first use */
+	/* user: where the thread's tid and pid are (scope, member; scope TMX_N_SCOPES: none) */
+	uint8_t tid_scope, upid_scope;
+	int16_t tid_member, upid_member;
 	uint64_t leaf_iid;           /* user: the first of its leaves' interned names (0: not yet) */
 };
 

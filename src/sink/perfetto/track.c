@@ -36,9 +36,32 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
+/* The first of `names` that the common or specific context has: its scope and member. */
+static void find_ctx(const struct tmx_event_class *ec, const char *const *names, uint8_t *scope,
+		     int16_t *member)
+{
+	const struct tmx_field_class *fc[2] = { ec->stream_class->event_common_context,
+						ec->specific_context };
+	const uint8_t sc[2] = { TMX_SCOPE_COMMON_CONTEXT, TMX_SCOPE_SPECIFIC_CONTEXT };
+
+	*scope = TMX_N_SCOPES;
+	for (; *names; names++)
+		for (int i = 0; i < 2; i++)
+			for (size_t m = 0; fc[i] && m < tmx_fc_member_count(fc[i]); m++)
+				if (!strcmp(tmx_fc_member_name(fc[i], m), *names)) {
+					*scope = sc[i];
+					*member = (int16_t)m;
+					return;
+				}
+}
+
 void pf_user_class_init(struct pf_class *c, const struct tmx_event_class *ec, bool xray)
 {
+	static const char *const tids[] = { "vtid", "tid", NULL }, *const pids[] = { "vpid", "pid", NULL };
 	const char *n = ec->name ? ec->name : "";
+
+	find_ctx(ec, tids, &c->tid_scope, &c->tid_member);
+	find_ctx(ec, pids, &c->upid_scope, &c->upid_member);
 
 	c->ukind = PF_U_INSTANT;
 	if (xray) {
@@ -65,14 +88,13 @@ void pf_user_free(struct tmx_perfetto *s)
 	free(s->func_iid.vals);
 }
 
-static bool ctx_int(const struct tmx_event *ev, const char *name, int64_t *v)
+/* The integer of a context member found by find_ctx. */
+static bool ctx_int(const struct tmx_event *ev, uint8_t scope, int16_t member, int64_t *v)
 {
-	const struct tmx_value *x = tmx_event_field_in(ev, TMX_SCOPE_COMMON_CONTEXT, name);
+	const struct tmx_value *x;
 	uint64_t u;
 
-	if (!x)
-		x = tmx_event_field_in(ev, TMX_SCOPE_SPECIFIC_CONTEXT, name);
-	if (!x)
+	if (scope == TMX_N_SCOPES || !(x = pf_member(ev->scopes[scope], (size_t)member)))
 		return false;
 	if (tmx_value_int64(x, v))
 		return true;
@@ -90,7 +112,8 @@ static void packet_head(struct tmx_perfetto *s, uint64_t ts)
 }
 
 /* The track of the event's thread (or stream), described when new; NULL when out of memory. */
-static struct pf_track *track_of(struct tmx_perfetto *s, const struct tmx_msg *msg, uint64_t ts)
+static struct pf_track *track_of(struct tmx_perfetto *s, const struct pf_class *c,
+				 const struct tmx_msg *msg, uint64_t ts)
 {
 	const struct tmx_event *ev = msg->event;
 	int64_t pid = -1, tid = -1;
@@ -99,8 +122,8 @@ static struct pf_track *track_of(struct tmx_perfetto *s, const struct tmx_msg *m
 	uint32_t *slot;
 	struct pf_track *t;
 
-	thread = ctx_int(ev, "vtid", &tid) || ctx_int(ev, "tid", &tid);
-	if (thread && !ctx_int(ev, "vpid", &pid) && !ctx_int(ev, "pid", &pid)) {
+	thread = ctx_int(ev, c->tid_scope, c->tid_member, &tid);
+	if (thread && !ctx_int(ev, c->upid_scope, c->upid_member, &pid)) {
 		/* LTTng per-process buffers name their process in the env */
 		const struct tmx_env_entry *e =
 			tmx_trace_class_env(ev->cls->stream_class->trace_class, "vpid");
@@ -261,7 +284,7 @@ void pf_user_event(struct tmx_perfetto *s, struct pf_class *c, const struct tmx_
 	const struct tmx_event *ev = msg->event;
 	uint64_t ts = msg->ns > 0 ? (uint64_t)msg->ns : 0, key = 0, iid = 0;
 	size_t interned = SIZE_MAX, at, len = 0;
-	struct pf_track *t = track_of(s, msg, ts);
+	struct pf_track *t = track_of(s, c, msg, ts);
 	bool enter = c->ukind == PF_U_XRAY_ENTER || c->ukind == PF_U_CYG_ENTER;
 	bool func = c->ukind != PF_U_INSTANT;
 	const char *fname = NULL;
