@@ -371,6 +371,23 @@ static int64_t event_pid(const struct pf_class *c, const struct tmx_event *ev,
 	return cpu->cur_tid;
 }
 
+/*
+ * LTTng's state dump of a task running on a CPU (status LTTNG_RUN = 6,
+ * with a `cpu` field in recent lttng-modules): the pid of that CPU's events
+ * until its first sched_switch.
+ */
+static void statedump_running(struct tmx_perfetto *s, const struct tmx_event *ev)
+{
+	int64_t status, cpu_nr, tid;
+	struct pf_cpu *cpu;
+
+	if (pf_payload_int(ev, "status", &status) && status == 6 &&
+	    pf_payload_int(ev, "cpu", &cpu_nr) && cpu_nr >= 0 && cpu_nr < PF_MAX_CPUS &&
+	    pf_payload_int(ev, "tid", &tid) && (cpu = cpu_of(s, (uint64_t)cpu_nr)) &&
+	    !cpu->switched)
+		cpu->cur_tid = tid;
+}
+
 /* ProcessTree entries from LTTng's state dump and forks. */
 static void process_tree(struct tmx_perfetto *s, const struct pf_class *c,
 			 const struct tmx_event *ev, uint64_t ts)
@@ -475,8 +492,12 @@ static void kernel_event(struct tmx_perfetto *s, struct pf_class *c, const struc
 	if (cpu->ev.oom)
 		nomem(s);
 	cpu->used = true;
-	if (c->k.special == PF_SPECIAL_SWITCH && pf_kclass_int(&c->k, ev, PF_SWITCH_NEXT_PID, &v))
+	if (c->k.special == PF_SPECIAL_SWITCH && pf_kclass_int(&c->k, ev, PF_SWITCH_NEXT_PID, &v)) {
 		cpu->cur_tid = v;
+		cpu->switched = true;
+	}
+	if (c->k.special == PF_SPECIAL_STATEDUMP)
+		statedump_running(s, ev);
 	if (c->k.special == PF_SPECIAL_STATEDUMP || c->k.special == PF_SPECIAL_FORK)
 		process_tree(s, c, ev, ts);
 	if (++cpu->n >= BUNDLE_EVENTS || cpu->ev.len >= BUNDLE_BYTES)

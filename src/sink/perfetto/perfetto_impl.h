@@ -45,6 +45,7 @@ struct pf_cpu {
 	bool used;                   /* the CPU has had events */
 	uint32_t serial;             /* bundles written for this CPU */
 	int64_t cur_tid;             /* the task running there after the last sched_switch */
+	bool switched;               /* a sched_switch was seen (else cur_tid is the state dump's) */
 	uint32_t *stamp;             /* per class number: serial + 1 of the bundle using its descriptor */
 	size_t n_stamp;
 	uint32_t *gen;               /* class numbers whose descriptors this bundle needs */
