@@ -36,6 +36,8 @@
  *              DIR/_traces.parquet, DIR/_discarded/.  path=DIR (required),
  *              row-group-rows=N (default 65536), part-row-groups=N (row
  *              groups per part file, default 128).
+ *   perfetto   Perfetto's protobuf trace (TracePackets): kernel events as
+ *              per-CPU ftrace bundles, other events as track events.
  *   dummy      consumes everything, writes nothing.
  *
  * tmx_run() (tracemux/run.h) feeds a sink on several threads: text, json,
