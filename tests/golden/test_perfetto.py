@@ -28,8 +28,8 @@ User-space traces (LTTng-UST, CTF 2, XRay):
   never end below depth 0, every track has a descriptor first, every
   packet a trusted sequence id, instants' annotations equal the payload.
 
-Also: --jobs 1 and 4 give the same bytes; --events gives the counts of
--o json --events; a truncated trace.dat fails (exit 1) and its output
+Also: --jobs 1 and 4 give the same bytes; --events, --filter and
+--begin/--end give the events of -o json with the same options; a truncated trace.dat fails (exit 1) and its output
 decodes, holding every event -o json printed before the error.
 
 protoc comes from Debian's protobuf-compiler (scripts/install-deps.sh).
@@ -633,6 +633,10 @@ def main():
     # --events: the counts of -o json --events (a typed and a generic class)
     t = os.path.join(corpus, "tracecmd-samples/sched-v6.dat")
     c.check(t, ["--events=sched:sched_switch,timer:*"], "sched-v6.dat --events")
+    # --filter and trimming: the events of -o json with the same options
+    t = os.path.join(corpus, "tracecompass/tc-bug446190")
+    c.check(t, ["--filter=$cpu == 1 || prio > 100"], "tc-bug446190 --filter")
+    c.check(t, ["--clock-gmt", "--begin", "08:36:01.5", "--end", "08:36:03"], "tc-bug446190 trimmed")
     # --jobs: the same bytes
     for t in ("tracecmd-samples/sched-v7-zstd.dat", "tracecompass/tc-bug446190",
               "babeltrace-tests/ctf-traces/succeed/multi-domains"):
