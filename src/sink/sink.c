@@ -211,6 +211,35 @@ static bool tmx_chrome_splits_any(const void *o)
 	return tmx_chrome_splits((const struct tmx_chrome *)o);
 }
 SPLIT(tmx_chrome, struct tmx_chrome, tmx_chrome_splits_any)
+/* perfetto's workers are formatters of their own type (src/sink/perfetto/perfetto.c). */
+static bool tmx_perfetto_splits_any(const void *o)
+{
+	return tmx_perfetto_splits((const struct tmx_perfetto *)o);
+}
+static void *tmx_perfetto_worker_new_any(const void *o)
+{
+	return tmx_perfetto_worker_new((const struct tmx_perfetto *)o);
+}
+static void tmx_perfetto_worker_free_any(void *w)
+{
+	tmx_perfetto_worker_free((struct pf_worker *)w);
+}
+static struct outbuf *tmx_perfetto_worker_outbuf_any(void *w)
+{
+	return tmx_perfetto_worker_outbuf((struct pf_worker *)w);
+}
+static void tmx_perfetto_format_any(void *w, const struct tmx_msg *m, uint64_t hole[SINK_HOLES])
+{
+	tmx_perfetto_format((struct pf_worker *)w, m, hole);
+}
+static int tmx_perfetto_emit_any(void *o, const struct sink_piece *pc, struct tmx_error *e)
+{
+	return tmx_perfetto_emit((struct tmx_perfetto *)o, pc, e);
+}
+static const struct sink_split tmx_perfetto_split = {
+	tmx_perfetto_worker_new_any, tmx_perfetto_worker_free_any, tmx_perfetto_worker_outbuf_any,
+	tmx_perfetto_format_any, tmx_perfetto_emit_any, tmx_perfetto_splits_any,
+};
 #define SPLIT_OUTPUT(name, kind, open, prefix) \
 	{ name, kind, open, prefix##_consume_any, prefix##_finish_any, prefix##_free_any, \
 	  &prefix##_split }
@@ -226,7 +255,7 @@ static const struct sink_ops sinks[] = {
 	SPLIT_OUTPUT("tracecmd", SINK_TRACECMD, open_tracecmd, tmx_tclayout),
 	OUTPUT("xray-yaml", SINK_XRAY_YAML, open_xray_yaml, tmx_xray_yaml),
 	OUTPUT("parquet", SINK_PARQUET, open_parquet, tmx_parquet),
-	OUTPUT("perfetto", SINK_PERFETTO, open_perfetto, tmx_perfetto),
+	SPLIT_OUTPUT("perfetto", SINK_PERFETTO, open_perfetto, tmx_perfetto),
 	{ "dummy", SINK_DUMMY, NULL, NULL, NULL, NULL, &dummy_split },
 };
 

@@ -28,9 +28,11 @@ User-space traces (LTTng-UST, CTF 2, XRay):
   never end below depth 0, every track has a descriptor first, every
   packet a trusted sequence id, instants' annotations equal the payload.
 
-Also: --jobs 1 and 4 give the same bytes; --events, --filter and
---begin/--end give the events of -o json with the same options; a truncated trace.dat fails (exit 1) and its output
-decodes, holding every event -o json printed before the error.
+Also: --jobs 1 and 4 give the same bytes (the split of kernel-only
+traces and the sequential path); --events, --filter and --begin/--end give
+the events of -o json with the same options; a damaged LTTng kernel trace
+fails (exit 1) and its output decodes, holding every event -o json printed
+before the error, the same with any --jobs.
 
 protoc comes from Debian's protobuf-compiler (scripts/install-deps.sh).
 Default: a quick set (about 30 s); --all: every trace.dat and LTTng trace
@@ -646,18 +648,34 @@ def main():
             rep.fail(f"{t}: --jobs 1 and --jobs 4 differ")
         else:
             rep.ok()
-    # a truncated trace.dat: exit 1, a decodable output with what -o json printed
+    # a damaged LTTng kernel trace (bytes overwritten in a packet of one of
+    # its 4 streams, where -o json fails after some events): exit 1, a
+    # decodable output holding what -o json printed, the same bytes with
+    # --jobs 1 and 4
     with tempfile.TemporaryDirectory() as tmp:
-        src = os.path.join(corpus, "tracecmd-samples/sched-v7-nocomp.dat")
-        data = open(src, "rb").read()
-        bad = os.path.join(tmp, "truncated.dat")
-        with open(bad, "wb") as f:
-            f.write(data[:len(data) * 3 // 4])
-        rc, out, err = run(args.tracemux, ["-o", "perfetto", bad])
-        if rc != 1 or not err:
-            rep.fail(f"truncated trace.dat: exit {rc}, expected 1 with an error", err.decode())
+        bad = os.path.join(tmp, "damaged")
+        shutil.copytree(os.path.join(corpus, "tracecompass/tc-bug446190"), bad)
+        path = os.path.join(bad, "channel0_1")
+        data = open(path, "rb").read()
+        found = False
+        for frac in range(30, 100, 5):
+            pos = len(data) * frac // 100
+            with open(path, "wb") as f:
+                f.write(data[:pos] + b"\xff" * 64 + data[pos + 64:])
+            jrc, evs = json_events(args.tracemux, [bad])
+            if jrc == 1 and evs:
+                found = True
+                break
+        if not found:
+            rep.fail("damaged tc-bug446190: no damage made -o json fail midway")
         else:
-            c.check(bad, what="truncated trace.dat")
+            outs = [run(args.tracemux, ["-o", "perfetto", "--jobs", j, bad]) for j in ("1", "4")]
+            if outs[0] != outs[1]:
+                rep.fail("damaged tc-bug446190: --jobs 1 and --jobs 4 differ")
+            elif outs[0][0] != 1 or not outs[0][2]:
+                rep.fail(f"damaged tc-bug446190: exit {outs[0][0]}, expected 1 with an error")
+            else:
+                c.check(bad, what=f"damaged tc-bug446190 ({len(evs)} events before the error)")
     rep.finish()
 
 

@@ -386,14 +386,13 @@ static void typed_payload(struct pq_buf *b, const struct pf_kclass *k, const str
 }
 
 void pf_kevent(struct pq_buf *b, const struct pf_kclass *k, const struct tmx_event *ev,
-	       uint64_t ts, int64_t pid, struct pf_render *r, bool *generic)
+	       uint64_t ts, struct pf_render *r, bool *generic)
 {
 	const struct tmx_value *pl = ev->scopes[TMX_SCOPE_PAYLOAD];
-	size_t at = pb_open(b, PF_BUNDLE_EVENT), in;
 	uint32_t payload = k->typed;
+	size_t in;
 
 	pb_uint(b, PF_FEV_TIMESTAMP, ts);
-	pb_int(b, PF_FEV_PID, pid);
 	if (k->special == PF_SPECIAL_PRINT) {
 		size_t len = 0;
 		const char *s = pf_payload_text(ev, "buf", &len);
@@ -420,5 +419,4 @@ void pf_kevent(struct pq_buf *b, const struct pf_kclass *k, const struct tmx_eve
 		typed_payload(b, k, pl, r);
 	}
 	pb_close(b, in);
-	pb_close(b, at);
 }

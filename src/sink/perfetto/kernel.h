@@ -51,12 +51,13 @@ bool pf_kclass_init(struct pf_kclass *k, const struct tmx_event_class *ec, bool 
 void pf_kclass_free(struct pf_kclass *k);
 
 /*
- * Appends the FtraceEvent (field 2 of a bundle) of `ev` at `ts` run by
- * `pid`.  Sets *generic when it was written as a generic event (its
- * descriptor must be in the bundle).
+ * Appends the timestamp field and the payload field of the FtraceEvent of
+ * `ev` at `ts` (bundle.c puts the pid between them, which may depend on
+ * the events before).  Sets *generic when it was written as a generic
+ * event (its descriptor must be in the bundle).
  */
 void pf_kevent(struct pq_buf *b, const struct pf_kclass *k, const struct tmx_event *ev,
-	       uint64_t ts, int64_t pid, struct pf_render *r, bool *generic);
+	       uint64_t ts, struct pf_render *r, bool *generic);
 
 /* Member `m` of the structure at vals[0] (NULL when it has fewer). */
 const struct tmx_value *pf_member(const struct tmx_value *vals, size_t m);

@@ -31,10 +31,8 @@
 #include "sink/perfetto/perfetto.h"
 #include "sink/perfetto/perfetto_impl.h"
 #include "sink/perfetto/pf_proto.h"
+#include "sink/split.h"
 #include "tracemux/event.h"
-
-#define BUNDLE_EVENTS 1000
-#define BUNDLE_BYTES (256 * 1024)
 
 static void nomem(struct tmx_perfetto *s)
 {
@@ -134,29 +132,6 @@ static void system_info(struct tmx_perfetto *s, const struct tmx_trace_class *tc
 	pf_write_packet(s);
 }
 
-struct tmx_perfetto *tmx_perfetto_new(int fd, const struct tmx_source *src)
-{
-	struct tmx_perfetto *s = calloc(1, sizeof(*s));
-
-	if (!s)
-		return NULL;
-	if (!(s->render = pf_render_new())) {
-		free(s);
-		return NULL;
-	}
-	outbuf_init(&s->out, fd);
-	s->next_iid = 1;
-	for (size_t i = 0; i < tmx_source_logical_trace_count(src); i++) {
-		const struct tmx_trace_class *tc = tmx_source_logical_trace(src, i)->cls;
-
-		if (is_kernel(tc)) {
-			system_info(s, tc);
-			break;
-		}
-	}
-	return s;
-}
-
 void tmx_perfetto_free(struct tmx_perfetto *s)
 {
 	if (!s)
@@ -174,11 +149,9 @@ void tmx_perfetto_free(struct tmx_perfetto *s)
 			free(s->cpus[c]->gen);
 			free(s->cpus[c]);
 		}
-	free(s->class_of.keys);
-	free(s->class_of.vals);
-	free(s->stream_of.keys);
-	free(s->stream_of.vals);
-	free(s->streams);
+	imap_free(&s->class_of);
+	imap_free(&s->stream_cpu);
+	pf_fmt_free(&s->fmt);
 	pf_user_free(s);
 	pq_buf_free(&s->pkt);
 	pf_render_free(s->render);
@@ -217,7 +190,8 @@ static void pid_source(struct pf_class *c, const struct tmx_event_class *ec)
 	}
 }
 
-static struct pf_class *class_of(struct tmx_perfetto *s, const struct tmx_event_class *ec)
+static struct pf_class *class_of(struct tmx_perfetto *s, const struct tmx_event_class *ec,
+				 uint32_t generic_id)
 {
 	bool added;
 	uint32_t *slot = imap_get(&s->class_of, (uint64_t)(uintptr_t)ec, 0, &added);
@@ -242,12 +216,10 @@ static struct pf_class *class_of(struct tmx_perfetto *s, const struct tmx_event_
 	if (is_kernel(tc)) {
 		c->side = PF_SIDE_KERNEL;
 		pid_source(c, ec);
-		if (!pf_kclass_init(&c->k, ec, is_lttng_kernel(tc),
-				    PF_GENERIC_FIRST_ID + s->n_generic)) {
+		if (!pf_kclass_init(&c->k, ec, is_lttng_kernel(tc), generic_id)) {
 			free(c);
 			return NULL;
 		}
-		s->n_generic += !c->k.typed || c->k.special == PF_SPECIAL_PRINT;
 	} else {
 		const char *t = env_str(tc, "tracer_name");
 
@@ -264,244 +236,49 @@ static struct pf_class *class_of(struct tmx_perfetto *s, const struct tmx_event_
 	return c;
 }
 
-/* ---- bundles ---- */
-
-static struct pf_cpu *cpu_of(struct tmx_perfetto *s, uint64_t cpu)
-{
-	struct pf_cpu *c;
-
-	if (cpu >= PF_MAX_CPUS)   /* a CPU number Perfetto refuses: the last one it takes */
-		cpu = PF_MAX_CPUS - 1;
-	if ((c = s->cpus[cpu]))
-		return c;
-	if (!(c = calloc(1, sizeof(*c))))
-		return NULL;
-	return s->cpus[cpu] = c;
-}
-
-static void write_bundle(struct tmx_perfetto *s, uint64_t cpu_nr, struct pf_cpu *c)
-{
-	size_t body, pkt;
-	uint8_t head[32], *e;
-
-	if (!c->n && !c->lost)
-		return;
-	body = 1 + pb_varint_size(cpu_nr) + c->ev.len + (c->lost ? 2 : 0);
-	for (size_t i = 0; i < c->n_gen; i++)
-		body += s->classes[c->gen[i]]->k.desc.len;
-	pkt = 1 + pb_varint_size(body) + body;
-	/* Trace.packet { TracePacket.ftrace_events { cpu, descriptors, events, lost_events } } */
-	head[0] = PF_TRACE_PACKET << 3 | PB_LEN;
-	e = pb_put_varint(head + 1, pkt);
-	*e++ = PF_PKT_FTRACE_EVENTS << 3 | PB_LEN;
-	e = pb_put_varint(e, body);
-	*e++ = PF_BUNDLE_CPU << 3 | PB_VARINT;
-	e = pb_put_varint(e, cpu_nr);
-	outbuf_write(&s->out, (const char *)head, (size_t)(e - head));
-	for (size_t i = 0; i < c->n_gen; i++) {
-		const struct pq_buf *d = &s->classes[c->gen[i]]->k.desc;
-
-		outbuf_write(&s->out, (const char *)d->p, d->len);
-	}
-	outbuf_write(&s->out, (const char *)c->ev.p, c->ev.len);
-	if (c->lost) {
-		head[0] = PF_BUNDLE_LOST_EVENTS << 3 | PB_VARINT;
-		head[1] = 1;
-		outbuf_write(&s->out, (const char *)head, 2);
-	}
-	c->ev.len = 0;
-	c->n = 0;
-	c->n_gen = 0;
-	c->lost = false;
-	c->serial++;
-}
-
-/* Notes that the open bundle of `c` holds an event of generic class number `ci`. */
-static bool use_descriptor(struct pf_cpu *c, uint32_t ci)
-{
-	if (ci >= c->n_stamp) {
-		size_t n = c->n_stamp ? c->n_stamp : 64;
-		uint32_t *p;
-
-		while (n <= ci)
-			n *= 2;
-		if (!(p = realloc(c->stamp, n * sizeof(*p))))
-			return false;
-		memset(p + c->n_stamp, 0, (n - c->n_stamp) * sizeof(*p));
-		c->stamp = p;
-		c->n_stamp = n;
-	}
-	if (c->stamp[ci] == c->serial + 1)
-		return true;
-	if (c->n_gen == c->cap_gen) {
-		size_t cap = c->cap_gen ? 2 * c->cap_gen : 16;
-		uint32_t *p = realloc(c->gen, cap * sizeof(*p));
-		if (!p)
-			return false;
-		c->gen = p;
-		c->cap_gen = cap;
-	}
-	c->gen[c->n_gen++] = ci;
-	c->stamp[ci] = c->serial + 1;
-	return true;
-}
-
-static int64_t event_pid(const struct pf_class *c, const struct tmx_event *ev,
-			 const struct pf_cpu *cpu)
-{
-	static const uint8_t scope[] = {
-		[PF_PID_COMMON] = TMX_SCOPE_COMMON_CONTEXT, [PF_PID_PAYLOAD] = TMX_SCOPE_PAYLOAD,
-		[PF_PID_TID_COMMON] = TMX_SCOPE_COMMON_CONTEXT,
-		[PF_PID_TID_SPECIFIC] = TMX_SCOPE_SPECIFIC_CONTEXT,
-	};
-	const struct tmx_value *x;
-	int64_t pid;
-	uint64_t u;
-
-	if (c->pid_src != PF_PID_NONE &&
-	    (x = pf_member(ev->scopes[scope[c->pid_src]], (size_t)c->pid_member))) {
-		if (tmx_value_int64(x, &pid))
-			return pid;
-		if (tmx_value_uint64(x, &u))
-			return (int64_t)u;
-	}
-	/* the switch's own task is the one it switches out */
-	if (c->k.special == PF_SPECIAL_SWITCH && pf_kclass_int(&c->k, ev, PF_SWITCH_PREV_PID, &pid))
-		return pid;
-	return cpu->cur_tid;
-}
-
 /*
- * LTTng's state dump of a task running on a CPU (status LTTNG_RUN = 6,
- * with a `cpu` field in recent lttng-modules): the pid of that CPU's events
- * until its first sched_switch.
+ * The source's classes, made before any message in its dense order (the
+ * generic ids follow it): the workers of the parallel runner read them.
  */
-static void statedump_running(struct tmx_perfetto *s, const struct tmx_event *ev)
+struct tmx_perfetto *tmx_perfetto_new(int fd, const struct tmx_source *src)
 {
-	int64_t status, cpu_nr, tid;
-	struct pf_cpu *cpu;
+	/* tmx_source_event_class_count numbers the classes at its first call:
+	 * before any message, on this thread */
+	struct tmx_source *msrc = (struct tmx_source *)src;
+	struct tmx_perfetto *s = calloc(1, sizeof(*s));
+	size_t n;
 
-	if (pf_payload_int(ev, "status", &status) && status == 6 &&
-	    pf_payload_int(ev, "cpu", &cpu_nr) && cpu_nr >= 0 && cpu_nr < PF_MAX_CPUS &&
-	    pf_payload_int(ev, "tid", &tid) && (cpu = cpu_of(s, (uint64_t)cpu_nr)) &&
-	    !cpu->switched)
-		cpu->cur_tid = tid;
-}
-
-/* ProcessTree entries from LTTng's state dump and forks. */
-static void process_tree(struct tmx_perfetto *s, const struct pf_class *c,
-			 const struct tmx_event *ev, uint64_t ts)
-{
-	int64_t tid, pid, ppid = -1;
-	const char *name;
-	size_t len = 0, at, in;
-
-	if (c->k.special == PF_SPECIAL_STATEDUMP) {
-		if (!pf_payload_int(ev, "tid", &tid) || !pf_payload_int(ev, "pid", &pid))
-			return;
-		pf_payload_int(ev, "ppid", &ppid);
-		name = pf_payload_text(ev, "name", &len);
-	} else {
-		if (!pf_payload_int(ev, "child_tid", &tid) || !pf_payload_int(ev, "child_pid", &pid))
-			return;
-		pf_payload_int(ev, "parent_pid", &ppid);
-		name = pf_payload_text(ev, "child_comm", &len);
-	}
-	if (!name)
-		name = "", len = 0;
-	name = pf_utf8(s->render, name, len, &len);
-	pb_uint(&s->pkt, PF_PKT_TIMESTAMP, ts);
-	at = pb_open(&s->pkt, PF_PKT_PROCESS_TREE);
-	if (tid == pid) {
-		in = pb_open(&s->pkt, PF_PT_PROCESSES);
-		pb_int(&s->pkt, PF_PROC_PID, pid);
-		if (ppid >= 0)
-			pb_int(&s->pkt, PF_PROC_PPID, ppid);
-		pb_bytes(&s->pkt, PF_PROC_CMDLINE, name, len);
-		pb_uint(&s->pkt, PF_PROC_CMDLINE_IS_COMM, 1);
-		pb_close(&s->pkt, in);
-	}
-	in = pb_open(&s->pkt, PF_PT_THREADS);
-	pb_int(&s->pkt, PF_THREAD_TID, tid);
-	pb_bytes(&s->pkt, PF_THREAD_NAME, name, len);
-	pb_int(&s->pkt, PF_THREAD_TGID, pid);
-	pb_close(&s->pkt, in);
-	pb_close(&s->pkt, at);
-	pf_write_packet(s);
-}
-
-/* The state of a kernel stream; NULL when out of memory. */
-static struct pf_stream *stream_of(struct tmx_perfetto *s, const struct tmx_stream *stream)
-{
-	bool added;
-	uint32_t *slot = imap_get(&s->stream_of, (uint64_t)(uintptr_t)stream, 0, &added);
-
-	if (!slot)
+	if (!s)
 		return NULL;
-	if (added) {
-		if (s->n_streams == s->cap_streams) {
-			size_t cap = s->cap_streams ? 2 * s->cap_streams : 16;
-			struct pf_stream *p = realloc(s->streams, cap * sizeof(*p));
-			if (!p)
-				return NULL;
-			s->streams = p;
-			s->cap_streams = cap;
+	outbuf_init(&s->out, fd);
+	s->next_iid = 1;
+	if (!(s->render = pf_render_new()) || !pf_fmt_init(&s->fmt, s)) {
+		tmx_perfetto_free(s);
+		return NULL;
+	}
+	n = tmx_source_event_class_count(msrc);
+	for (size_t i = 0; i < n; i++)
+		if (!class_of(s, tmx_source_event_class(msrc, i),
+			      (uint32_t)(PF_GENERIC_FIRST_ID + i))) {
+			tmx_perfetto_free(s);
+			return NULL;
 		}
-		memset(&s->streams[s->n_streams], 0, sizeof(s->streams[0]));
-		*slot = (uint32_t)s->n_streams++;
-	}
-	return &s->streams[*slot];
-}
+	for (size_t i = 0; i < tmx_source_logical_trace_count(src); i++) {
+		const struct tmx_trace_class *tc = tmx_source_logical_trace(src, i)->cls;
 
-static void kernel_event(struct tmx_perfetto *s, struct pf_class *c, const struct tmx_msg *msg)
-{
-	const struct tmx_event *ev = msg->event;
-	uint64_t cpu_nr = 0, ts = msg->ns > 0 ? (uint64_t)msg->ns : 0;
-	struct pf_stream *st = stream_of(s, msg->stream);
-	int64_t v;
-	struct pf_cpu *cpu;
-	bool generic;
+		s->all_kernel = i == 0 || s->all_kernel;
+		if (!is_kernel(tc))
+			s->all_kernel = false;
+	}
+	for (size_t i = 0; i < tmx_source_logical_trace_count(src); i++) {
+		const struct tmx_trace_class *tc = tmx_source_logical_trace(src, i)->cls;
 
-	if (!st) {
-		nomem(s);
-		return;
+		if (is_kernel(tc)) {
+			system_info(s, tc);
+			break;
+		}
 	}
-	/* the CPU is the packet's (packet context): looked up once per packet */
-	if (st->cached && st->packet == ev->packet && st->seq == ev->packet->seq) {
-		cpu_nr = st->cpu;
-	} else {
-		st->cached = false;
-		if (tmx_event_cpu(ev, &cpu_nr))
-			st->cached = ev->packet != NULL;
-		else if (pf_payload_int(ev, "perf_cpu", &v) && v >= 0)
-			cpu_nr = (uint64_t)v;   /* perf's CTF traces: per event */
-		if (cpu_nr >= PF_MAX_CPUS)
-			cpu_nr = PF_MAX_CPUS - 1;
-		if (st->cached)
-			st->packet = ev->packet, st->seq = ev->packet->seq;
-	}
-	st->cpu = cpu_nr;
-	st->seen = true;
-	if (!(cpu = cpu_of(s, cpu_nr))) {
-		nomem(s);
-		return;
-	}
-	pf_kevent(&cpu->ev, &c->k, ev, ts, event_pid(c, ev, cpu), s->render, &generic);
-	if (generic && !use_descriptor(cpu, c->num))
-		nomem(s);
-	if (cpu->ev.oom)
-		nomem(s);
-	cpu->used = true;
-	if (c->k.special == PF_SPECIAL_SWITCH && pf_kclass_int(&c->k, ev, PF_SWITCH_NEXT_PID, &v)) {
-		cpu->cur_tid = v;
-		cpu->switched = true;
-	}
-	if (c->k.special == PF_SPECIAL_STATEDUMP)
-		statedump_running(s, ev);
-	if (c->k.special == PF_SPECIAL_STATEDUMP || c->k.special == PF_SPECIAL_FORK)
-		process_tree(s, c, ev, ts);
-	if (++cpu->n >= BUNDLE_EVENTS || cpu->ev.len >= BUNDLE_BYTES)
-		write_bundle(s, cpu_nr, cpu);
+	return s;
 }
 
 /* Wall time in the UI: the first event's clock, when it counts from the Unix epoch. */
@@ -540,25 +317,25 @@ static int status(struct tmx_perfetto *s, struct tmx_error *err)
 
 int tmx_perfetto_consume(struct tmx_perfetto *s, const struct tmx_msg *msg, struct tmx_error *err)
 {
+	const uint32_t *slot;
 	struct pf_class *c;
 
-	if (msg->kind == TMX_MSG_DISCARDED_EVENTS) {
-		/* the CPU of that stream's events (none seen yet: nothing marked) */
-		struct pf_stream *st = stream_of(s, msg->stream);
-
-		if (st && st->seen && s->cpus[st->cpu])
-			s->cpus[st->cpu]->lost = true;
-		return status(s, err);
-	}
+	if (msg->kind == TMX_MSG_DISCARDED_EVENTS)
+		pf_kdiscarded(s, msg);
 	if (msg->kind != TMX_MSG_EVENT)
-		return TMX_OK;
+		return status(s, err);
 	if (!s->clock_done && msg->has_ts)
 		clock_snapshot(s, msg);
-	if (!(c = class_of(s, msg->event->cls)))
+	slot = imap_find(&s->class_of, (uint64_t)(uintptr_t)msg->event->cls);
+	/* a class that the source did not list (cannot happen): made now */
+	c = slot ? s->classes[*slot] : class_of(s, msg->event->cls, PF_GENERIC_FIRST_ID + 0x8000000 +
+						(uint32_t)s->n_classes);
+	if (!c)
 		nomem(s);
-	else if (c->side == PF_SIDE_KERNEL)
-		kernel_event(s, c, msg);
-	else
+	else if (c->side == PF_SIDE_KERNEL && (!pf_kformat(&s->fmt, msg) ||
+					       !pf_kemit(s, msg, s->fmt.piece.p)))
+		nomem(s);
+	else if (c->side == PF_SIDE_USER)
 		pf_user_event(s, c, msg);
 	return status(s, err);
 }
@@ -567,11 +344,77 @@ int tmx_perfetto_finish(struct tmx_perfetto *s, struct tmx_error *err)
 {
 	int e;
 
-	for (uint64_t c = 0; c < PF_MAX_CPUS; c++)
-		if (s->cpus[c])
-			write_bundle(s, c, s->cpus[c]);
+	pf_write_bundles(s);
 	e = outbuf_flush(&s->out);
 	if (e)
 		return tmx_error_set(err, TMX_ERR_IO, NULL, "cannot write the output: %s", strerror(e));
+	return status(s, err);
+}
+
+/*
+ * The split (src/sink/split.h), when every trace is a kernel trace: a
+ * worker formats each kernel event (pf_kformat: its FtraceEvent fields and
+ * what the merged-order part needs, bundle.c), emit() does the rest in
+ * merged order (pf_kemit).  User-space events (their tracks' slice stacks
+ * and interning run in merged order from the events' fields) keep the
+ * sequential path.
+ */
+struct pf_worker {
+	struct pf_fmt f;
+	struct outbuf out;
+};
+
+bool tmx_perfetto_splits(const struct tmx_perfetto *s)
+{
+	return s->all_kernel;
+}
+
+struct pf_worker *tmx_perfetto_worker_new(const struct tmx_perfetto *s)
+{
+	struct pf_worker *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	if (!pf_fmt_init(&w->f, s)) {
+		free(w);
+		return NULL;
+	}
+	outbuf_init(&w->out, -1);
+	return w;
+}
+
+void tmx_perfetto_worker_free(struct pf_worker *w)
+{
+	if (!w)
+		return;
+	pf_fmt_free(&w->f);
+	free(w);
+}
+
+struct outbuf *tmx_perfetto_worker_outbuf(struct pf_worker *w)
+{
+	return &w->out;
+}
+
+/* A kernel event: the piece; out of memory: nothing (emit reports it). */
+void tmx_perfetto_format(struct pf_worker *w, const struct tmx_msg *msg, uint64_t hole[2])
+{
+	hole[0] = hole[1] = SINK_NO_POS;
+	if (msg->kind == TMX_MSG_EVENT && pf_kformat(&w->f, msg))
+		outbuf_write(&w->out, (const char *)w->f.piece.p, w->f.piece.len);
+}
+
+int tmx_perfetto_emit(struct tmx_perfetto *s, const struct sink_piece *pc, struct tmx_error *err)
+{
+	const struct tmx_msg *msg = pc->msg;
+
+	if (msg->kind == TMX_MSG_DISCARDED_EVENTS)
+		pf_kdiscarded(s, msg);
+	if (msg->kind != TMX_MSG_EVENT)
+		return status(s, err);
+	if (!s->clock_done && msg->has_ts)
+		clock_snapshot(s, msg);
+	if (!pc->len || !pf_kemit(s, msg, (const uint8_t *)pc->text))
+		nomem(s);
 	return status(s, err);
 }

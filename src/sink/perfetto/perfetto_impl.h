@@ -60,6 +60,24 @@ struct pf_track {
 
 #define PF_MAX_CPUS 1024
 
+/* A stream's CPU, known from its packet (a formatter's cache). */
+struct pf_stream {
+	const struct tmx_packet *packet;   /* the packet whose CPU `cpu` is */
+	uint64_t seq;
+	uint64_t cpu;
+	bool cached;
+};
+
+/* What formats kernel events (bundle.c): one per thread. */
+struct pf_fmt {
+	const struct tmx_perfetto *sink;   /* its classes, read-only while formatting */
+	struct pf_render *render;
+	struct imap stream_of;             /* stream address -> number in `streams` */
+	struct pf_stream *streams;
+	size_t n_streams, cap_streams;
+	struct pq_buf piece;               /* the formatted event */
+};
+
 struct tmx_perfetto {
 	struct outbuf out;
 	struct pf_render *render;
@@ -67,17 +85,10 @@ struct tmx_perfetto {
 	struct imap class_of;        /* event class address -> number in `classes` */
 	struct pf_class **classes;
 	size_t n_classes, cap_classes;
-	uint32_t n_generic;
+	bool all_kernel;             /* every trace of the source is a kernel trace (the split applies) */
 	struct pf_cpu *cpus[PF_MAX_CPUS];
-	struct imap stream_of;       /* stream address -> number in `streams` (kernel streams) */
-	struct pf_stream {
-		const struct tmx_packet *packet;   /* the packet whose CPU `cpu` is */
-		uint64_t seq;
-		uint64_t cpu;
-		bool cached;                       /* `cpu` is the packet's */
-		bool seen;                         /* `cpu` is the last event's */
-	} *streams;
-	size_t n_streams, cap_streams;
+	struct imap stream_cpu;      /* stream address -> CPU + 1 of its last event, in merged order */
+	struct pf_fmt fmt;           /* the sequential path's formatter */
 	bool clock_done;
 	/* user space */
 	struct imap track_of;        /* (pid, tid) or stream -> number in `tracks` */
@@ -89,6 +100,16 @@ struct tmx_perfetto {
 	bool seq_started;
 	int error;                   /* TMX_ERR_NOMEM once memory ran out */
 };
+
+bool pf_fmt_init(struct pf_fmt *f, const struct tmx_perfetto *sink);
+void pf_fmt_free(struct pf_fmt *f);
+/* A kernel event formatted into f->piece (false when out of memory). */
+bool pf_kformat(struct pf_fmt *f, const struct tmx_msg *msg);
+/* A formatted kernel event into its CPU's bundle, in merged order (false when out of memory). */
+bool pf_kemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *piece);
+void pf_kdiscarded(struct tmx_perfetto *s, const struct tmx_msg *msg);
+/* Writes the open bundles. */
+void pf_write_bundles(struct tmx_perfetto *s);
 
 /* Writes s->pkt as one Trace.packet and empties it. */
 void pf_write_packet(struct tmx_perfetto *s);
