@@ -21,7 +21,9 @@
  *   says BOOTTIME = REALTIME so that the UI shows wall time.
  *
  * Memory is bounded: one bundle per CPU, per-class descriptors, tracks and
- * interned names, whatever the trace size.  Packets are written whole, so
+ * interned names, whatever the trace size.  Kernel events are formatted in
+ * two steps (bundle.c), the first on the parallel runner's workers when
+ * every trace is a kernel trace.  Packets are written whole, so
  * a fault of the source leaves a valid trace of what came before it.
  */
 #include <stdlib.h>
