@@ -41,7 +41,8 @@
  *   dummy      consumes everything, writes nothing.
  *
  * tmx_run() (tracemux/run.h) feeds a sink on several threads: text, json,
- * tracecmd (the layout), dummy and perfetto (kernel traces) are formatted in parallel; the others are fed on the calling
+ * tracecmd (the layout), dummy and perfetto (kernel traces) are formatted
+ * in parallel; the others are fed on the calling
  * thread, after a sequential read, with the same output either way.
  */
 #ifndef TRACEMUX_SINK_H

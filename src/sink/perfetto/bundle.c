@@ -27,7 +27,10 @@
 
 enum { PK_GENERIC = 1, PK_PID = 2, PK_NEXT = 4, PK_RUNNING = 8, PK_UNKNOWN = 16 };
 
-/* A formatted kernel event: this header, `body_len` bytes of FtraceEvent fields, `tree_len` of ProcessTree packet. */
+/*
+ * A formatted kernel event: this header, then `body_len` bytes of
+ * FtraceEvent fields, then `tree_len` bytes of a ProcessTree packet.
+ */
 struct pf_kpiece {
 	uint64_t cpu;
 	uint32_t class_num;

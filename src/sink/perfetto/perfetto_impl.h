@@ -19,7 +19,9 @@ enum pf_side { PF_SIDE_KERNEL = 1, PF_SIDE_USER };
 enum pf_ukind { PF_U_INSTANT, PF_U_XRAY_ENTER, PF_U_XRAY_EXIT, PF_U_CYG_ENTER, PF_U_CYG_EXIT };
 
 /* Where a kernel event's pid is (found once per class). */
-enum pf_pid_src { PF_PID_NONE, PF_PID_COMMON, PF_PID_PAYLOAD, PF_PID_TID_COMMON, PF_PID_TID_SPECIFIC };
+enum pf_pid_src {
+	PF_PID_NONE, PF_PID_COMMON, PF_PID_PAYLOAD, PF_PID_TID_COMMON, PF_PID_TID_SPECIFIC
+};
 
 struct pf_class {
 	const struct tmx_event_class *ec;

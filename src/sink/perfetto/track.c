@@ -4,9 +4,10 @@
  * with interned event names:
  *
  * - a track per thread: a TrackDescriptor with pid and tid (vpid/vtid
- *   contexts, XRay's pid/tid; the pid is the tid when only the tid is
- *   known, or the trace env's vpid of LTTng's per-process buffers) and the thread's name (procname context), written before its
- *   first event; Perfetto joins it to the kernel's thread of the same tid.
+ *   contexts, XRay's pid/tid; without a pid context, the trace env's vpid
+ *   of LTTng's per-process buffers, else the tid) and the thread's name
+ *   (procname context), written before its first event; Perfetto joins it
+ *   to the kernel's thread of the same tid.
  *   Events without a thread go on a track per stream, named after it.
  * - XRay function-enter(-arg) / function-exit and -tail-exit, and
  *   LTTng-UST's cyg-profile func_entry / func_exit, as nested slices named
