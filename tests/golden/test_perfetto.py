@@ -14,7 +14,9 @@ Kernel traces (trace.dat, CTF with env domain "kernel"):
 - typed payload values equal the JSON values (LTTng names mapped:
   prev_tid -> prev_pid..., LTTng priorities below 100 plus 100, LTTng
   syscall_entry_NAME's id is NAME's number in asm/unistd_64.h and its args
-  the integer fields), and the pid is trace.dat's common_pid;
+  the integer fields);
+- the pid is trace.dat's (and perf's) common_pid; LTTng's tid context, a
+  sched_switch's prev_tid, else the next_tid of the CPU's last sched_switch;
 - generic fields, named by the descriptor, equal the JSON payload's
   (structures dotted; arrays, variants... as their JSON text);
 - at least one SystemInfo with a utsname.
@@ -410,10 +412,26 @@ class Checker:
                 errs.append(f"cpu {cpu}: {len(pe)} events, -o json {len(je)} "
                             f"(json {sorted(cj.items())[:8]}, perfetto {sorted(cp.items())[:8]})")
                 continue
+            cur = None   # LTTng: the task the last sched_switch put on this CPU
             for e, p in zip(je, pe):
-                self.compare_kernel(cpu, e, p, doms[e["trace"]][1], errs)
+                lttng = doms[e["trace"]][1]
+                self.compare_kernel(cpu, e, p, lttng, errs)
+                if lttng:
+                    cur = self.check_lttng_pid(cpu, e, p[2], cur, errs)
                 if len(errs) > 20:
                     return
+
+    @staticmethod
+    def check_lttng_pid(cpu, e, pid, cur, errs):
+        """An LTTng event's pid: its tid context, a switch's prev_tid, else the CPU's
+        task after its last sched_switch (not checked before the first one)."""
+        ctx = dict(e.get("common_context") or {}, **(e.get("specific_context") or {}))
+        pl = e.get("payload") or {}
+        switch = short(e["name"]) == "sched_switch"
+        want = ctx.get("tid", pl.get("prev_tid") if switch else cur)
+        if want is not None and pid != want:
+            errs.append(f"cpu {cpu} {e['name']} at {e.get('ts_ns')}: pid {pid}, expected {want}")
+        return pl.get("next_tid", cur) if switch else cur
 
     def compare_kernel(self, cpu, e, p, lttng, errs):
         key, checks = expected_kernel(e, lttng, self.nr)
@@ -423,9 +441,10 @@ class Checker:
             errs.append(f"{where}: perfetto has {name} at {ts}")
             return
         cc = e.get("common_context") or {}
-        if "common_pid" in cc and pid != tc_int(cc["common_pid"], 32, False):
-            errs.append(f"{where}: pid {pid}, common_pid {cc['common_pid']}")
         pl = e.get("payload") or {}
+        cpid = cc.get("common_pid", pl.get("common_pid"))   # trace.dat; perf's CTF
+        if cpid is not None and pid != tc_int(cpid, 32, False):
+            errs.append(f"{where}: pid {pid}, common_pid {cpid}")
         if checks[0] == "syscall":
             want_args = [x % (1 << 64) for _, x in leaves(pl)
                          if isinstance(as_int(x), int)][:6]
