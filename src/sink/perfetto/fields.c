@@ -72,7 +72,11 @@ const char *pf_utf8(struct pf_render *r, const char *s, size_t n, size_t *out_le
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0, k;
+	uint64_t w;
 
+	/* ASCII eight bytes at a time (most trace text is) */
+	while (i + 8 <= n && (memcpy(&w, u + i, 8), !(w & 0x8080808080808080ull)))
+		i += 8;
 	while (i < n) {
 		if (u[i] < 0x80)
 			i++;
