@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/field_class.h"
 #include "sink/json/jsonval.h"
 #include "sink/outbuf.h"
 #include "sink/perfetto/fields.h"
@@ -244,12 +245,12 @@ static size_t walk_value(struct walk *w, const struct tmx_field_class *fc, const
 	size_t next = i + 1;
 	uint8_t type;
 
-	if (tmx_fc_kind(fc) == TMX_FC_STRUCT) {
+	/* the library's own field classes, read directly (once per field of every event) */
+	if (fc->kind == TMX_FC_STRUCT) {
 		size_t j = i + 1;
 
-		for (size_t m = 0; m < tmx_fc_member_count(fc) && m < v->n_members; m++)
-			j = walk_value(w, tmx_fc_member_class(fc, m), tmx_fc_member_name(fc, m),
-				       vals, j);
+		for (size_t m = 0; m < fc->n_members && m < v->n_members; m++)
+			j = walk_value(w, fc->members[m].fc, fc->members[m].name, vals, j);
 		return j;
 	}
 	if (folded) {

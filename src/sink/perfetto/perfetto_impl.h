@@ -36,6 +36,8 @@ struct pf_class {
 	/* user: where the thread's tid and pid are (scope, member; scope TMX_N_SCOPES: none) */
 	uint8_t tid_scope, upid_scope;
 	int16_t tid_member, upid_member;
+	bool has_env_vpid;           /* user: the trace env's vpid (LTTng per-process buffers) */
+	int64_t env_vpid;
 	uint64_t leaf_iid;           /* user: the first of its leaves' interned names (0: not yet) */
 };
 

@@ -63,6 +63,14 @@ void pf_user_class_init(struct pf_class *c, const struct tmx_event_class *ec, bo
 
 	find_ctx(ec, tids, &c->tid_scope, &c->tid_member);
 	find_ctx(ec, pids, &c->upid_scope, &c->upid_member);
+	{
+		/* LTTng per-process buffers name their process in the env */
+		const struct tmx_env_entry *e =
+			tmx_trace_class_env(ec->stream_class->trace_class, "vpid");
+
+		c->has_env_vpid = e && e->is_int;
+		c->env_vpid = c->has_env_vpid ? e->int_value : 0;
+	}
 
 	c->ukind = PF_U_INSTANT;
 	if (xray) {
@@ -124,13 +132,8 @@ static struct pf_track *track_of(struct tmx_perfetto *s, const struct pf_class *
 	struct pf_track *t;
 
 	thread = ctx_int(ev, c->tid_scope, c->tid_member, &tid);
-	if (thread && !ctx_int(ev, c->upid_scope, c->upid_member, &pid)) {
-		/* LTTng per-process buffers name their process in the env */
-		const struct tmx_env_entry *e =
-			tmx_trace_class_env(ev->cls->stream_class->trace_class, "vpid");
-
-		pid = e && e->is_int ? e->int_value : tid;
-	}
+	if (thread && !ctx_int(ev, c->upid_scope, c->upid_member, &pid))
+		pid = c->has_env_vpid ? c->env_vpid : tid;
 	if (thread)   /* Linux pids are below 2^22 */
 		key = ((uint64_t)pid & 0xFFFFFFFF) << 32 | ((uint64_t)tid & 0xFFFFFFFF);
 	else
@@ -335,7 +338,7 @@ void pf_user_event(struct tmx_perfetto *s, struct pf_class *c, const struct tmx_
 	} else if (type == PF_TE_INSTANT) {
 		const char *n = c->ec->name ? c->ec->name : "<unknown>";
 
-		iid = intern(s, &interned, &c->name_iid, n, strlen(n));
+		iid = c->name_iid ? c->name_iid : intern(s, &interned, &c->name_iid, n, strlen(n));
 		intern_leaves(s, &interned, c);
 	}
 	if (interned != SIZE_MAX)
