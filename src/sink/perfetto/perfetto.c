@@ -9,8 +9,9 @@
  *   events or 256 KiB, with the descriptors of the generic events it holds
  *   and lost_events when events of that CPU were discarded since the last
  *   one.  The pid is trace.dat's common_pid (perf's in the payload), LTTng's
- *   tid context, else the task that a sched_switch last put on the CPU (0,
- *   the idle task, before the first one).  LTTng's state dump and forks
+ *   tid context, else the task that a sched_switch last put on the CPU
+ *   (before the first one, the running task of LTTng's state dump, else 0,
+ *   the idle task).  LTTng's state dump and forks
  *   also become ProcessTree packets (processes named by their comm, with
  *   cmdline_is_comm).  SystemInfo from the first kernel trace's uname
  *   (trace.dat) or env (LTTng; machine x86_64 when it is not known, the
