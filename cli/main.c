@@ -49,7 +49,10 @@ void cli_usage(FILE *out)
 	      "                           xray-yaml (llvm-xray convert --output-format=yaml),\n"
 	      "                           parquet (a Parquet dataset under the directory given\n"
 	      "                           with -w: DIR/event=NAME/part-N.parquet per event class,\n"
-	      "                           DIR/_streams.parquet, DIR/_traces.parquet, DIR/_discarded/)\n"
+	      "                           DIR/_streams.parquet, DIR/_traces.parquet, DIR/_discarded/),\n"
+	      "                           perfetto (Perfetto's protobuf trace: kernel events as\n"
+	      "                           ftrace bundles, user-space events as track events;\n"
+	      "                           to -w FILE, or to standard output when not a terminal)\n"
 	      "  -w, --output=PATH        write to PATH instead of standard output\n"
 	      "      --ctf-version=VERSION  -o ctf: 1.8 (default; CTF 2 field classes translated\n"
 	      "                           where CTF 1.8 can say them) or 2 (JSON metadata)\n"
@@ -269,6 +272,7 @@ static int sink_open(struct cli *cli, struct tmx_source *src, int out_fd, struct
 		[OUT_TEXT] = "text", [OUT_DUMMY] = "dummy", [OUT_JSON] = "json",
 		[OUT_CHROME] = "chrome", [OUT_TRACECMD] = "tracecmd", [OUT_CTF] = "ctf",
 		[OUT_XRAY_YAML] = "xray-yaml", [OUT_PARQUET] = "parquet",
+		[OUT_PERFETTO] = "perfetto",
 	};
 	const struct tmx_sink_io io = { .out_fd = out_fd, .err_fd = STDERR_FILENO, .diag = &diag };
 	struct tmx_error err = { 0 };
@@ -383,6 +387,12 @@ int main(int argc, char **argv)
 		return cli_usage_error("%s", cli.format == OUT_CTF
 						     ? "-o ctf needs an output directory: -w DIR"
 						     : "-o parquet needs an output directory: -w DIR");
+	}
+	/* -o perfetto is binary: to a file, or to standard output when it is not a terminal */
+	if (cli.format == OUT_PERFETTO && !cli.output_path && isatty(STDOUT_FILENO)) {
+		tmx_source_free(src);
+		return cli_usage_error("%s", "-o perfetto writes a binary trace: give -w FILE "
+					     "or redirect standard output");
 	}
 	/* -o ctf, -o parquet: -w is a directory */
 	if (cli.output_path && cli.format != OUT_CTF && cli.format != OUT_PARQUET) {

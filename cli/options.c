@@ -74,6 +74,7 @@ static int set_output_format(struct cli *cli, const struct cli_option *o, const 
 		[OUT_TEXT] = "text", [OUT_DUMMY] = "dummy", [OUT_CTF_METADATA] = "ctf-metadata",
 		[OUT_JSON] = "json", [OUT_CHROME] = "chrome", [OUT_TRACECMD] = "tracecmd",
 		[OUT_CTF] = "ctf", [OUT_XRAY_YAML] = "xray-yaml", [OUT_PARQUET] = "parquet",
+		[OUT_PERFETTO] = "perfetto",
 	};
 
 	(void)o;

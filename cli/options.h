@@ -15,7 +15,7 @@
 #include "tracemux/tracemux.h"
 
 enum output_format { OUT_TEXT, OUT_DUMMY, OUT_CTF_METADATA, OUT_JSON, OUT_CHROME, OUT_TRACECMD,
-		     OUT_CTF, OUT_XRAY_YAML, OUT_PARQUET };
+		     OUT_CTF, OUT_XRAY_YAML, OUT_PARQUET, OUT_PERFETTO };
 
 #define CLI_MAX_SINK_ARGS 32
 #define CLI_MAX_EVENT_ARGS 64

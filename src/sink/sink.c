@@ -14,6 +14,7 @@
 #include "sink/json/chrome.h"
 #include "sink/json/jsonl.h"
 #include "sink/parquet/parquet.h"
+#include "sink/perfetto/perfetto.h"
 #include "sink/split.h"
 #include "sink/text/pretty.h"
 #include "sink/tracecmd/layout.h"
@@ -21,7 +22,7 @@
 #include "model/errors.h"
 
 enum sink_kind { SINK_TEXT, SINK_JSON, SINK_CHROME, SINK_CTF, SINK_TRACECMD, SINK_XRAY_YAML,
-		 SINK_PARQUET, SINK_DUMMY };
+		 SINK_PARQUET, SINK_PERFETTO, SINK_DUMMY };
 
 struct tmx_sink_params {
 	const struct sink_ops *ops;          /* the sink they are for */
@@ -138,6 +139,13 @@ static int open_tracecmd(const struct tmx_sink_params *p, const struct tmx_sourc
 	return made(tmx_tclayout_new(io->out_fd), out, err);
 }
 
+static int open_perfetto(const struct tmx_sink_params *p, const struct tmx_source *src,
+			 const struct tmx_sink_io *io, void **out, struct tmx_error *err)
+{
+	(void)p;
+	return made(tmx_perfetto_new(io->out_fd, src), out, err);
+}
+
 static int open_xray_yaml(const struct tmx_sink_params *p, const struct tmx_source *src,
 			  const struct tmx_sink_io *io, void **out, struct tmx_error *err)
 {
@@ -167,6 +175,7 @@ ADAPT(tmx_ctf_writer, struct tmx_ctf_writer, finish)
 ADAPT(tmx_tclayout, struct tmx_tclayout, flush)
 ADAPT(tmx_xray_yaml, struct tmx_xray_yaml, finish)
 ADAPT(tmx_parquet, struct tmx_parquet, finish)
+ADAPT(tmx_perfetto, struct tmx_perfetto, finish)
 #define OUTPUT(name, kind, open, prefix) \
 	{ name, kind, open, prefix##_consume_any, prefix##_finish_any, prefix##_free_any, NULL }
 
@@ -202,6 +211,35 @@ static bool tmx_chrome_splits_any(const void *o)
 	return tmx_chrome_splits((const struct tmx_chrome *)o);
 }
 SPLIT(tmx_chrome, struct tmx_chrome, tmx_chrome_splits_any)
+/* perfetto's workers are formatters of their own type (src/sink/perfetto/perfetto.c). */
+static bool tmx_perfetto_splits_any(const void *o)
+{
+	return tmx_perfetto_splits((const struct tmx_perfetto *)o);
+}
+static void *tmx_perfetto_worker_new_any(const void *o)
+{
+	return tmx_perfetto_worker_new((const struct tmx_perfetto *)o);
+}
+static void tmx_perfetto_worker_free_any(void *w)
+{
+	tmx_perfetto_worker_free((struct pf_worker *)w);
+}
+static struct outbuf *tmx_perfetto_worker_outbuf_any(void *w)
+{
+	return tmx_perfetto_worker_outbuf((struct pf_worker *)w);
+}
+static void tmx_perfetto_format_any(void *w, const struct tmx_msg *m, uint64_t hole[SINK_HOLES])
+{
+	tmx_perfetto_format((struct pf_worker *)w, m, hole);
+}
+static int tmx_perfetto_emit_any(void *o, const struct sink_piece *pc, struct tmx_error *e)
+{
+	return tmx_perfetto_emit((struct tmx_perfetto *)o, pc, e);
+}
+static const struct sink_split tmx_perfetto_split = {
+	tmx_perfetto_worker_new_any, tmx_perfetto_worker_free_any, tmx_perfetto_worker_outbuf_any,
+	tmx_perfetto_format_any, tmx_perfetto_emit_any, tmx_perfetto_splits_any,
+};
 #define SPLIT_OUTPUT(name, kind, open, prefix) \
 	{ name, kind, open, prefix##_consume_any, prefix##_finish_any, prefix##_free_any, \
 	  &prefix##_split }
@@ -217,6 +255,7 @@ static const struct sink_ops sinks[] = {
 	SPLIT_OUTPUT("tracecmd", SINK_TRACECMD, open_tracecmd, tmx_tclayout),
 	OUTPUT("xray-yaml", SINK_XRAY_YAML, open_xray_yaml, tmx_xray_yaml),
 	OUTPUT("parquet", SINK_PARQUET, open_parquet, tmx_parquet),
+	SPLIT_OUTPUT("perfetto", SINK_PERFETTO, open_perfetto, tmx_perfetto),
 	{ "dummy", SINK_DUMMY, NULL, NULL, NULL, NULL, &dummy_split },
 };
 
@@ -436,7 +475,7 @@ struct tmx_sink_params *tmx_sink_params_new(const char *name, struct tmx_error *
 
 	if (!s) {
 		tmx_error_set(err, TMX_ERR_USAGE, NULL,
-			      "unknown sink `%s` (text, json, chrome, ctf, tracecmd, xray-yaml, parquet, dummy)",
+			      "unknown sink `%s` (text, json, chrome, ctf, tracecmd, xray-yaml, parquet, perfetto, dummy)",
 			      name ? name : "");
 		return NULL;
 	}

@@ -1,0 +1,702 @@
+"""-o perfetto: the protobuf trace decoded by Debian's protoc and compared with -o json.
+
+Each output is decoded with `protoc --decode=perfetto.protos.Trace` and the
+project's tests/data/perfetto/tracemux_perfetto.proto (Perfetto's field
+numbers, exactly the messages tracemux writes).  Checks, per trace:
+
+Kernel traces (trace.dat, CTF with env domain "kernel"):
+- every FtraceEvent has a timestamp and a pid, and exactly one payload;
+- per CPU, timestamps never go back across bundles, and the events of each
+  CPU, in order, are the JSON output's events of that CPU (count, class,
+  time): a typed payload where PERFETTO.md lists one for the class, else a
+  generic event whose id has its descriptor in the same bundle and whose
+  descriptor names the class;
+- typed payload values equal the JSON values (LTTng names mapped:
+  prev_tid -> prev_pid..., LTTng priorities below 100 plus 100, LTTng
+  syscall_entry_NAME's id is NAME's number in asm/unistd_64.h and its args
+  the integer fields);
+- the pid is trace.dat's (and perf's) common_pid; LTTng's tid context, a
+  sched_switch's prev_tid, else the next_tid of the CPU's last sched_switch;
+- generic fields, named by the descriptor, equal the JSON payload's
+  (structures dotted; arrays, variants... as their JSON text);
+- at least one SystemInfo with a utsname.
+
+User-space traces (LTTng-UST, CTF 2, XRay):
+- per track (thread from vpid/vtid or XRay's pid/tid, else stream), the
+  sequence of track events (type, name, time) is what the JSON events give
+  with the rule of the output (entries begin slices named by function, an
+  exit ends the innermost open call of its function and those above it,
+  other events and unmatched exits are instants named by class), slices
+  never end below depth 0, every track has a descriptor first, every
+  packet a trusted sequence id, instants' annotations equal the payload.
+
+Also: --jobs 1 and 4 give the same bytes (the split of kernel-only
+traces and the sequential path); --events, --filter and --begin/--end give
+the events of -o json with the same options; a damaged LTTng kernel trace
+fails (exit 1) and its output decodes, holding every event -o json printed
+before the error, the same with any --jobs.
+
+protoc comes from Debian's protobuf-compiler (scripts/install-deps.sh).
+Default: a quick set (about 30 s); --all: every trace.dat and LTTng trace
+of the corpus.
+"""
+import argparse
+import codecs
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+from bt2ref import Report, run
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROTO_DIR = os.path.join(HERE, "..", "data", "perfetto")
+PROTO = os.path.join(PROTO_DIR, "tracemux_perfetto.proto")
+UNISTD = "/usr/include/x86_64-linux-gnu/asm/unistd_64.h"
+
+QUICK = [
+    "tracecmd-samples/sched-v6.dat",
+    "tracecmd-samples/sched-v7-zstd.dat",
+    "tracecmd-samples/multibuf-v7-zstd.dat",
+    "tracecmd-samples/clock-mono-v7-zstd.dat",
+    "tracecmd-3.4/t1_v7_zstd.dat",
+    "tracecmd-external/wsdias_trace_0d40fd58.dat",
+    "tracecmd-external/kinmax_tracing_trace.192.168.1.10_52046_cc1f2b4f.dat",
+    "tracecompass/tc-bug446190",
+    "tracecompass/tc-perf-taskset2",
+    "tracecompass-ctf2/tc-bug446190",
+    "tracecompass-ctf2/tc-perf-taskset2",
+    "babeltrace-tests/ctf-traces/succeed/multi-domains",
+    "tracecompass/tc-cyg-profile_glxgears-cyg-profile",
+    "tracecompass/tc-context-switches_context-switches-ust",
+    "tracecompass-ctf2/tc-debuginfo-test-app3",
+    "xray-samples/fdr-v5-small.xray",
+    "xray-samples/basic-v3-small.xray",
+    "xray-samples/fdr-v5-tinybuf-dropped.xray",
+]
+
+# PERFETTO.md's typed payloads: event name (ftrace's, then lttng-modules')
+# -> (payload, {payload field: (JSON names, kind)}).
+WAKEUP = {"comm": (["comm"], "str"), "pid": (["pid", "tid"], "int"),
+          "prio": (["prio"], "prio"), "success": (["success"], "int"),
+          "target_cpu": (["target_cpu"], "int")}
+TYPED = {
+    "sched_switch": ("sched_switch", {
+        "prev_comm": (["prev_comm"], "str"), "prev_pid": (["prev_pid", "prev_tid"], "int"),
+        "prev_prio": (["prev_prio"], "prio"), "prev_state": (["prev_state"], "int"),
+        "next_comm": (["next_comm"], "str"), "next_pid": (["next_pid", "next_tid"], "int"),
+        "next_prio": (["next_prio"], "prio")}),
+    "sched_waking": ("sched_waking", WAKEUP),
+    "sched_wakeup": ("sched_wakeup", WAKEUP),
+    "sched_wakeup_new": ("sched_wakeup_new", WAKEUP),
+    "sched_process_exec": ("sched_process_exec", {
+        "filename": (["filename"], "str"), "pid": (["pid", "tid"], "int"),
+        "old_pid": (["old_pid", "old_tid"], "int")}),
+    "sched_process_exit": ("sched_process_exit", {
+        "comm": (["comm"], "str"), "pid": (["pid", "tid"], "int"), "tgid": (["tgid"], "int"),
+        "prio": (["prio"], "prio")}),
+    "sched_process_fork": ("sched_process_fork", {
+        "parent_comm": (["parent_comm"], "str"),
+        "parent_pid": (["parent_tid", "parent_pid"], "int"),
+        "child_comm": (["child_comm"], "str"), "child_pid": (["child_tid", "child_pid"], "int")}),
+    "sched_process_free": ("sched_process_free", {
+        "comm": (["comm"], "str"), "pid": (["pid", "tid"], "int"), "prio": (["prio"], "prio")}),
+    "sched_migrate_task": ("sched_migrate_task", {
+        "comm": (["comm"], "str"), "pid": (["pid", "tid"], "int"), "prio": (["prio"], "prio"),
+        "orig_cpu": (["orig_cpu"], "int"), "dest_cpu": (["dest_cpu"], "int")}),
+    "task_newtask": ("task_newtask", {
+        "pid": (["pid", "tid"], "int"), "comm": (["comm"], "str"),
+        "clone_flags": (["clone_flags"], "int"), "oom_score_adj": (["oom_score_adj"], "int")}),
+    "task_rename": ("task_rename", {
+        "pid": (["pid", "tid"], "int"), "oldcomm": (["oldcomm"], "str"),
+        "newcomm": (["newcomm"], "str"), "oom_score_adj": (["oom_score_adj"], "int")}),
+    "cpu_frequency": ("cpu_frequency", {"state": (["state"], "int"), "cpu_id": (["cpu_id"], "int")}),
+    "cpu_idle": ("cpu_idle", {"state": (["state"], "int"), "cpu_id": (["cpu_id"], "int")}),
+    "irq_handler_entry": ("irq_handler_entry", {
+        "irq": (["irq"], "int"), "name": (["name"], "str"), "handler": (["handler"], "int")}),
+    "irq_handler_exit": ("irq_handler_exit", {"irq": (["irq"], "int"), "ret": (["ret"], "int")}),
+    "softirq_entry": ("softirq_entry", {"vec": (["vec"], "int")}),
+    "softirq_exit": ("softirq_exit", {"vec": (["vec"], "int")}),
+    "softirq_raise": ("softirq_raise", {"vec": (["vec"], "int")}),
+    "workqueue_execute_start": ("workqueue_execute_start", {
+        "work": (["work"], "int"), "function": (["function"], "int")}),
+    "workqueue_execute_end": ("workqueue_execute_end", {
+        "work": (["work"], "int"), "function": (["function"], "int")}),
+    "sys_enter": ("sys_enter", {"id": (["id"], "int"), "args": (["args"], "args")}),
+    "sys_exit": ("sys_exit", {"id": (["id"], "int"), "ret": (["ret"], "int")}),
+    "print": ("print", {"ip": (["ip"], "int"), "buf": (["buf"], "str")}),
+}
+LTTNG_ALIASES = {
+    "power_cpu_frequency": "cpu_frequency", "power_cpu_idle": "cpu_idle",
+    "irq_softirq_entry": "softirq_entry", "irq_softirq_exit": "softirq_exit",
+    "irq_softirq_raise": "softirq_raise",
+    "syscall_entry_unknown": "sys_enter", "syscall_exit_unknown": "sys_exit",
+}
+INT32 = {"pid", "prev_pid", "next_pid", "prio", "prev_prio", "next_prio", "success",
+         "target_cpu", "old_pid", "tgid", "parent_pid", "child_pid", "orig_cpu", "dest_cpu",
+         "oom_score_adj", "irq", "ret_irq"}
+UINT32 = {"state", "cpu_id", "vec", "handler"}
+
+
+def syscall_numbers():
+    nr = {}
+    with open(UNISTD) as f:
+        for line in f:
+            m = re.match(r"#define __NR_(\w+)\s+(\d+)", line)
+            if m:
+                nr[m.group(1)] = int(m.group(2))
+    return nr
+
+
+# ---- protoc's text format, parsed into nested lists of (key, value) ----
+
+def parse_text(text):
+    root = []
+    stack = [root]
+    for line in text.splitlines():
+        s = line.strip()
+        if not s:
+            continue
+        if s == "}":
+            stack.pop()
+        elif s.endswith(" {"):
+            node = []
+            stack[-1].append((s[:-2], node))
+            stack.append(node)
+        else:
+            k, _, v = s.partition(": ")
+            stack[-1].append((k, v))
+    return root
+
+
+def unq(v):
+    """A protoc text string as bytes."""
+    return codecs.escape_decode(v[1:-1].encode("latin-1"))[0]
+
+
+def get(node, key, default=None):
+    for k, v in node:
+        if k == key:
+            return v
+    return default
+
+
+def get_all(node, key):
+    return [v for k, v in node if k == key]
+
+
+def pb_fields(data):
+    """A serialized message's fields as (number, wire type, value) (DescriptorProto)."""
+    out, i = [], 0
+    while i < len(data):
+        key, i = varint(data, i)
+        num, wt = key >> 3, key & 7
+        if wt == 0:
+            v, i = varint(data, i)
+        elif wt == 2:
+            n, i = varint(data, i)
+            v, i = data[i:i + n], i + n
+        elif wt == 1:
+            v, i = data[i:i + 8], i + 8
+        else:
+            v, i = data[i:i + 4], i + 4
+        out.append((num, wt, v))
+    return out
+
+
+def varint(data, i):
+    v = shift = 0
+    while True:
+        b = data[i]
+        i += 1
+        v |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return v, i
+
+
+def descriptor(raw):
+    """DescriptorProto -> (name, {number: (field name, type)})."""
+    name, fields = None, {}
+    for num, _, v in pb_fields(raw):
+        if num == 1:
+            name = v.decode()
+        elif num == 2:
+            f = {n: x for n, _, x in pb_fields(v)}
+            fields[f[3]] = (f[1].decode(), f[5])
+    return name, fields
+
+
+# ---- the JSON side ----
+
+def trace_domains(tracemux, path):
+    """trace name -> (kernel?, lttng-modules?) from `tracemux info`."""
+    rc, out, err = run(tracemux, ["info", path])
+    doms, cur = {}, None
+    for line in out.decode("utf-8", "replace").splitlines():
+        m = re.match(r'trace "(.*)"(?: \(UUID [^)]*\))?$', line)
+        if m:
+            cur = m.group(1)
+            doms[cur] = [path.endswith(".dat"), False]
+        elif cur is not None and line.strip() == "domain: kernel":
+            doms[cur][0] = True
+        elif cur is not None and line.strip() == "tracer_name: lttng-modules":
+            doms[cur][1] = True
+    return doms
+
+
+def json_events(tracemux, argv):
+    rc, out, err = run(tracemux, ["-o", "json"] + argv)
+    evs = [json.loads(l) for l in out.decode().splitlines() if l.startswith('{"type":"event"')]
+    return rc, evs
+
+
+def short(name):
+    return name.rsplit(":", 1)[-1]
+
+
+def typed_row(name, lttng):
+    s = short(name)
+    if lttng and s in LTTNG_ALIASES:
+        s = LTTNG_ALIASES[s]
+    if s == "print" and ":" in name and not name.startswith("ftrace:"):
+        return None
+    return TYPED.get(s)
+
+
+def atrace(buf):
+    return len(buf) >= 3 and buf[0] in "BECSFI" and buf[1] == "|" and buf[2].isdigit()
+
+
+def json_cpu(e):
+    pc = e.get("packet_context") or {}
+    if isinstance(pc.get("cpu_id"), int):
+        return min(pc["cpu_id"], 1023)
+    pl = e.get("payload") or {}
+    if isinstance(pl.get("perf_cpu"), int):
+        return pl["perf_cpu"]
+    return 0
+
+
+def as_int(v):
+    if isinstance(v, dict) and "value" in v and "labels" in v:   # an enumeration
+        v = v["value"]
+    if isinstance(v, bool):
+        return int(v)
+    return v
+
+
+def leaves(v, prefix=""):
+    """JSON payload leaves as the output flattens them."""
+    if isinstance(v, dict) and not ("value" in v and "labels" in v) and "option" not in v:
+        for k, x in v.items():
+            yield from leaves(x, f"{prefix}.{k}" if prefix else k)
+    else:
+        yield prefix or "value", v
+
+
+def expected_kernel(e, lttng, nr):
+    """(payload key, checks) for a JSON kernel event: typed name or generic short name."""
+    pl = e.get("payload") or {}
+    row = typed_row(e["name"], lttng)
+    s = short(e["name"])
+    if lttng and row is None:
+        for pre, kind in (("syscall_entry_", "sys_enter"), ("syscall_exit_", "sys_exit")):
+            if s.startswith(pre):
+                n = s[len(pre):]
+                num = nr.get(n, nr.get(n[3:]) if n.startswith("new") else None)
+                if num is not None:
+                    return kind, ("syscall", num)
+    if row and row[0] == "print" and not atrace(pl.get("buf", "")):
+        row = None
+    if row:
+        return row[0], ("typed", row[1])
+    return s, ("generic",)
+
+
+def tc_int(v, bits=64, signed=True):
+    m = 1 << bits
+    v %= m
+    return v - m if signed and v >= m // 2 else v
+
+
+# ---- the checks ----
+
+class Checker:
+    def __init__(self, rep, tracemux, nr):
+        self.rep, self.tracemux, self.nr = rep, tracemux, nr
+
+    def decode(self, data, what):
+        p = subprocess.run(["protoc", f"--proto_path={PROTO_DIR}",
+                            "--decode=perfetto.protos.Trace", PROTO],
+                           input=data, capture_output=True)
+        if p.returncode:
+            self.rep.fail(f"{what}: protoc --decode", p.stderr.decode()[:2000])
+            return None
+        return parse_text(p.stdout.decode("utf-8", "replace"))
+
+    def check(self, path, extra=(), what=None):
+        what = what or path
+        rc, out, err = run(self.tracemux, ["-o", "perfetto"] + list(extra) + [path])
+        jrc, evs = json_events(self.tracemux, list(extra) + [path])
+        if rc != jrc:
+            self.rep.fail(f"{what}: exit status {rc}, -o json {jrc}", err.decode()[:500])
+            return None
+        root = self.decode(out, what)
+        if root is None:
+            return None
+        doms = trace_domains(self.tracemux, path)
+        kern = [e for e in evs if doms.get(e["trace"], [False])[0]]
+        user = [e for e in evs if not doms.get(e["trace"], [False])[0]]
+        errs = []
+        self.check_kernel(root, kern, doms, errs)
+        self.check_user(root, user, errs)
+        if errs:
+            self.rep.fail(what, "\n".join(errs[:15]))
+        else:
+            self.rep.ok()
+        return out
+
+    # kernel
+
+    def check_kernel(self, root, kern, doms, errs):
+        per_cpu = {}
+        for e in kern:
+            per_cpu.setdefault(json_cpu(e), []).append(e)
+        got, last = {}, {}
+        has_uts = False
+        for _, pkt in root:
+            si = get(pkt, "system_info")
+            if si is not None and get(si, "utsname") is not None:
+                has_uts = True
+            b = get(pkt, "ftrace_events")
+            if b is None:
+                continue
+            cpu = int(get(b, "cpu", "-1"))
+            descs = {}
+            for d in get_all(b, "generic_event_descriptors"):
+                descs[int(get(d, "field_id"))] = descriptor(unq(get(d, "event_descriptor")))
+            for ev in get_all(b, "event"):
+                ts, pid = get(ev, "timestamp"), get(ev, "pid")
+                payload = [(k, v) for k, v in ev if k not in ("timestamp", "pid")]
+                if ts is None or pid is None or len(payload) != 1:
+                    errs.append(f"cpu {cpu}: event without timestamp/pid/one payload: {ev}")
+                    continue
+                ts = int(ts)
+                if ts < last.get(cpu, 0):
+                    errs.append(f"cpu {cpu}: time goes back to {ts}")
+                last[cpu] = ts
+                k, v = payload[0]
+                if k.isdigit():
+                    if int(k) not in descs:
+                        errs.append(f"cpu {cpu}: generic id {k} without its descriptor")
+                        continue
+                    got.setdefault(cpu, []).append((descs[int(k)][0], ts, int(pid), v,
+                                                    descs[int(k)][1]))
+                else:
+                    got.setdefault(cpu, []).append((k, ts, int(pid), v, None))
+        if kern and not has_uts:
+            errs.append("no SystemInfo utsname")
+        for cpu in sorted(set(per_cpu) | set(got)):
+            je, pe = per_cpu.get(cpu, []), got.get(cpu, [])
+            if len(je) != len(pe):
+                cj, cp = {}, {}
+                for e in je:
+                    cj[e["name"]] = cj.get(e["name"], 0) + 1
+                for p in pe:
+                    cp[p[0]] = cp.get(p[0], 0) + 1
+                errs.append(f"cpu {cpu}: {len(pe)} events, -o json {len(je)} "
+                            f"(json {sorted(cj.items())[:8]}, perfetto {sorted(cp.items())[:8]})")
+                continue
+            cur = None   # LTTng: the task the last sched_switch put on this CPU
+            for e, p in zip(je, pe):
+                lttng = doms[e["trace"]][1]
+                self.compare_kernel(cpu, e, p, lttng, errs)
+                if lttng:
+                    cur = self.check_lttng_pid(cpu, e, p[2], cur, errs)
+                if len(errs) > 20:
+                    return
+
+    @staticmethod
+    def check_lttng_pid(cpu, e, pid, cur, errs):
+        """An LTTng event's pid: its tid context, a switch's prev_tid, else the CPU's
+        task after its last sched_switch (not checked before the first one)."""
+        ctx = dict(e.get("common_context") or {}, **(e.get("specific_context") or {}))
+        pl = e.get("payload") or {}
+        switch = short(e["name"]) == "sched_switch"
+        want = ctx.get("tid", pl.get("prev_tid") if switch else cur)
+        if want is not None and pid != want:
+            errs.append(f"cpu {cpu} {e['name']} at {e.get('ts_ns')}: pid {pid}, expected {want}")
+        return pl.get("next_tid", cur) if switch else cur
+
+    def compare_kernel(self, cpu, e, p, lttng, errs):
+        key, checks = expected_kernel(e, lttng, self.nr)
+        name, ts, pid, v, fields = p
+        where = f"cpu {cpu} {e['name']} at {e.get('ts_ns')}"
+        if name != key or ts != max(e.get("ts_ns", 0), 0):
+            errs.append(f"{where}: perfetto has {name} at {ts}")
+            return
+        cc = e.get("common_context") or {}
+        pl = e.get("payload") or {}
+        cpid = cc.get("common_pid", pl.get("common_pid"))   # trace.dat; perf's CTF
+        if cpid is not None and pid != tc_int(cpid, 32, False):
+            errs.append(f"{where}: pid {pid}, common_pid {cpid}")
+        if checks[0] == "syscall":
+            want_args = [x % (1 << 64) for _, x in leaves(pl)
+                         if isinstance(as_int(x), int)][:6]
+            if int(get(v, "id")) != checks[1]:
+                errs.append(f"{where}: id {get(v, 'id')}, unistd_64.h {checks[1]}")
+            if key == "sys_enter" and [int(a) for a in get_all(v, "args")] != want_args:
+                errs.append(f"{where}: args {get_all(v, 'args')}, want {want_args}")
+            if key == "sys_exit" and "ret" in pl and int(get(v, "ret")) != pl["ret"]:
+                errs.append(f"{where}: ret {get(v, 'ret')}, want {pl['ret']}")
+        elif checks[0] == "typed":
+            for f, (names, kind) in checks[1].items():
+                src = next((n for n in names if n in pl), None)
+                if src is None:
+                    continue
+                want = pl[src]
+                if kind == "args":
+                    gotv = [int(a) for a in get_all(v, f)]
+                    want = [x % (1 << 64) for x in want][:6]
+                elif kind == "str":
+                    gotv = get(v, f)
+                    gotv = None if gotv is None else unq(gotv).decode("utf-8", "replace")
+                else:
+                    want = as_int(want)
+                    if kind == "prio" and lttng and want < 100:
+                        want += 100
+                    if f in INT32:
+                        want = tc_int(want, 32)
+                    elif f in UINT32:
+                        want = tc_int(want, 32, False)
+                    gotv = get(v, f)
+                    gotv = None if gotv is None else int(gotv)
+                if gotv != want:
+                    errs.append(f"{where}: {f} = {gotv!r}, JSON {src} = {want!r}")
+        else:
+            self.compare_generic(where, pl, v, fields, errs)
+
+    def compare_generic(self, where, pl, v, fields, errs):
+        want = list(leaves(pl)) if pl else []
+        if isinstance(v, str):   # an empty payload: `65536: ""`
+            v = []
+        byname = {}
+        for k, x in v:
+            if k.isdigit() and int(k) in fields:
+                byname[fields[int(k)][0]] = (fields[int(k)][1], x)
+        if len(want) > 31:
+            want = want[:30]
+        for name, jv in want:
+            if name not in byname:
+                errs.append(f"{where}: generic field {name} missing")
+                continue
+            typ, x = byname[name]
+            if isinstance(x, list):
+                continue   # a string protoc could read as a message: not compared
+            jv = as_int(jv)
+            if typ == 9:   # string
+                s = unq(x).decode("utf-8", "replace")
+                if isinstance(jv, str):
+                    ok = s == jv
+                else:
+                    ok = json.loads(s) == jv
+            elif typ == 1:   # double: fixed64 printed in hexadecimal
+                d = struct.unpack("<d", struct.pack("<Q", int(x, 16)))[0]
+                ok = jv is None or d == jv or abs(d - jv) <= 1e-9 * abs(jv)
+            else:
+                ok = int(x) == jv % (1 << 64)
+            if not ok:
+                errs.append(f"{where}: generic {name} = {x}, JSON {jv!r}")
+
+    # user space
+
+    def check_user(self, root, user, errs):
+        want = {}
+        stacks = {}
+        for e in user:
+            cc = dict(e.get("common_context") or {}, **(e.get("specific_context") or {}))
+            tid = cc.get("vtid", cc.get("tid"))
+            if tid is not None:
+                key = ("thread", tid)
+            else:
+                key = ("stream", e["stream"]["name"])
+            seq = want.setdefault(key, [])
+            st = stacks.setdefault(key, [])
+            n, pl = e["name"], e.get("payload") or {}
+            ts = max(e.get("ts_ns", 0), 0)
+            if n in ("function-enter", "function-enter-arg") or (
+                    "cyg_profile" in n and n.endswith(":func_entry")):
+                fk = pl["func_id"] if "func_id" in pl else pl["addr"]
+                fname = pl.get("function", str(fk)) if "func_id" in pl else hex(fk)
+                st.append(fk)
+                seq.append(("begin", fname, ts))
+                continue
+            if n in ("function-exit", "function-tail-exit") or (
+                    "cyg_profile" in n and n.endswith(":func_exit")):
+                fk = pl["func_id"] if "func_id" in pl else pl["addr"]
+                if fk in st:
+                    d = len(st) - 1 - st[::-1].index(fk)
+                    for _ in range(len(st) - d):
+                        seq.append(("end", None, ts))
+                    del st[d:]
+                    continue
+            seq.append(("instant", n, ts, pl))
+        names, da_names, tracks = {}, {}, {}
+        got = {}
+        depth = {}
+        for _, pkt in root:
+            idata = get(pkt, "interned_data")
+            if idata is not None:
+                for en in get_all(idata, "event_names"):
+                    names[int(get(en, "iid"))] = unq(get(en, "name")).decode("utf-8", "replace")
+                for en in get_all(idata, "debug_annotation_names"):
+                    da_names[int(get(en, "iid"))] = unq(get(en, "name")).decode()
+            td = get(pkt, "track_descriptor")
+            if td is not None:
+                th = get(td, "thread")
+                if th is not None:
+                    tracks[get(td, "uuid")] = ("thread", int(get(th, "tid")))
+                else:
+                    tracks[get(td, "uuid")] = ("stream", unq(get(td, "name")).decode())
+            te = get(pkt, "track_event")
+            if te is None:
+                continue
+            if get(pkt, "trusted_packet_sequence_id") is None:
+                errs.append("track event without trusted_packet_sequence_id")
+            uuid = get(te, "track_uuid")
+            if uuid not in tracks:
+                errs.append(f"track event on track {uuid} before its descriptor")
+                continue
+            typ = get(te, "type")
+            ts = int(get(pkt, "timestamp"))
+            seq = got.setdefault(tracks[uuid], [])
+            if typ == "TYPE_SLICE_BEGIN":
+                depth[uuid] = depth.get(uuid, 0) + 1
+                seq.append(("begin", names.get(int(get(te, "name_iid", "0"))), ts))
+            elif typ == "TYPE_SLICE_END":
+                depth[uuid] = depth.get(uuid, 0) - 1
+                if depth[uuid] < 0:
+                    errs.append(f"track {tracks[uuid]}: slice end below depth 0")
+                seq.append(("end", None, ts))
+            else:
+                ann = {da_names.get(int(get(a, "name_iid", "0"))): a
+                       for a in get_all(te, "debug_annotations")}
+                seq.append(("instant", names.get(int(get(te, "name_iid", "0"))), ts, ann))
+        for key in sorted(set(want) | set(got), key=str):
+            w, g = want.get(key, []), got.get(key, [])
+            if len(w) != len(g):
+                errs.append(f"track {key}: {len(g)} track events, expected {len(w)}")
+                continue
+            for a, b in zip(w, g):
+                if a[:3] != b[:3]:
+                    errs.append(f"track {key}: {b[:3]}, expected {a[:3]}")
+                    break
+                if a[0] == "instant" and not self.annotations_equal(a[3], b[3]):
+                    errs.append(f"track {key}: {a[1]} at {a[2]}: annotations {b[3]}, "
+                                f"payload {a[3]}")
+                    break
+
+    @staticmethod
+    def annotations_equal(pl, ann):
+        want = list(leaves(pl)) if pl else []
+        if len(want) > 31:
+            want = want[:30]
+        for name, jv in want:
+            a = ann.get(name)
+            if a is None:
+                return False
+            jv = as_int(jv)
+            for k in ("int_value", "uint_value"):
+                if get(a, k) is not None and int(get(a, k)) != jv:
+                    return False
+            s = get(a, "string_value")
+            if s is not None:
+                s = unq(s).decode("utf-8", "replace")
+                if (s != jv) if isinstance(jv, str) else (json.loads(s) != jv):
+                    return False
+        return True
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tracemux", required=True)
+    ap.add_argument("--corpus", required=True)
+    ap.add_argument("--all", action="store_true",
+                    help="every trace.dat and LTTng trace of the corpus (slow)")
+    args = ap.parse_args()
+    rep = Report("perfetto")
+    if not shutil.which("protoc"):
+        rep.fail("protoc not found: install Debian's protobuf-compiler")
+        rep.finish()
+    if not os.path.exists(UNISTD):
+        rep.fail(f"{UNISTD} not found: install Debian's linux-libc-dev")
+        rep.finish()
+    c = Checker(rep, args.tracemux, syscall_numbers())
+    corpus = args.corpus
+    traces = [os.path.join(corpus, t) for t in QUICK]
+    if args.all:
+        for sub in ("tracecmd-samples", "tracecmd-external", "tracecmd-3.4"):
+            traces += sorted(os.path.join(corpus, sub, f)
+                             for f in os.listdir(os.path.join(corpus, sub)) if f.endswith(".dat"))
+        for sub in ("tracecompass", "tracecompass-ctf2"):
+            traces += sorted(os.path.join(corpus, sub, f)
+                             for f in os.listdir(os.path.join(corpus, sub))
+                             if os.path.isdir(os.path.join(corpus, sub, f)))
+        traces = list(dict.fromkeys(traces))
+    for t in traces:
+        c.check(t)
+
+    # --events: the counts of -o json --events (a typed and a generic class)
+    t = os.path.join(corpus, "tracecmd-samples/sched-v6.dat")
+    c.check(t, ["--events=sched:sched_switch,timer:*"], "sched-v6.dat --events")
+    # --filter and trimming: the events of -o json with the same options
+    t = os.path.join(corpus, "tracecompass/tc-bug446190")
+    c.check(t, ["--filter=$cpu == 1 || prio > 100"], "tc-bug446190 --filter")
+    c.check(t, ["--clock-gmt", "--begin", "08:36:01.5", "--end", "08:36:03"], "tc-bug446190 trimmed")
+    # --jobs: the same bytes
+    for t in ("tracecmd-samples/sched-v7-zstd.dat", "tracecompass/tc-bug446190",
+              "babeltrace-tests/ctf-traces/succeed/multi-domains"):
+        outs = [run(args.tracemux, ["-o", "perfetto", "--jobs", j, os.path.join(corpus, t)])[1]
+                for j in ("1", "4")]
+        if outs[0] != outs[1] or not outs[0]:
+            rep.fail(f"{t}: --jobs 1 and --jobs 4 differ")
+        else:
+            rep.ok()
+    # a damaged LTTng kernel trace (bytes overwritten in a packet of one of
+    # its 4 streams, where -o json fails after some events): exit 1, a
+    # decodable output holding what -o json printed, the same bytes with
+    # --jobs 1 and 4
+    with tempfile.TemporaryDirectory() as tmp:
+        bad = os.path.join(tmp, "damaged")
+        shutil.copytree(os.path.join(corpus, "tracecompass/tc-bug446190"), bad)
+        path = os.path.join(bad, "channel0_1")
+        data = open(path, "rb").read()
+        found = False
+        for frac in range(30, 100, 5):
+            pos = len(data) * frac // 100
+            with open(path, "wb") as f:
+                f.write(data[:pos] + b"\xff" * 64 + data[pos + 64:])
+            jrc, evs = json_events(args.tracemux, [bad])
+            if jrc == 1 and evs:
+                found = True
+                break
+        if not found:
+            rep.fail("damaged tc-bug446190: no damage made -o json fail midway")
+        else:
+            outs = [run(args.tracemux, ["-o", "perfetto", "--jobs", j, bad]) for j in ("1", "4")]
+            if outs[0] != outs[1]:
+                rep.fail("damaged tc-bug446190: --jobs 1 and --jobs 4 differ")
+            elif outs[0][0] != 1 or not outs[0][2]:
+                rep.fail(f"damaged tc-bug446190: exit {outs[0][0]}, expected 1 with an error")
+            else:
+                c.check(bad, what=f"damaged tc-bug446190 ({len(evs)} events before the error)")
+    rep.finish()
+
+
+if __name__ == "__main__":
+    main()
