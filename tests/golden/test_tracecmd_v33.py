@@ -7,6 +7,8 @@ with libtraceevent 1.8 prints.
    TRACEMUX_REPORT_VERSION=3.3, and 3.1 by --report-version and by the
    environment.
 
+   `tracemux info` names the BTF section of t5 (the reader passes over it).
+
 2. Every trace.dat of tracecmd-samples (and its external/), tracecmd-external
    and tests/data: the 3.3 layout derived from what Debian 12's trace-cmd
    3.1.6 prints, run live, by the three rules that separate the releases,
@@ -90,6 +92,19 @@ def stored_references(report, args):
         report.fail("--report-version=3.4 is refused", f"exit {code} {err[:200]!r}")
     else:
         report.ok()
+
+
+def info_skipped(report, args):
+    """`tracemux info` names what the reader passes over: t5's BTF section (trace-cmd 3.4 extract)."""
+    base = os.path.join(args.corpus, "tracecmd-3.4")
+    for name, want in (("t5_v7_extract", rb"\n  skipped by the reader: BTF \(option 23: section 23 at offset \d+, \d+ bytes\)\n"),
+                       ("t1_v7_zstd", None)):
+        code, out, err = tracemux(args, ["info", os.path.join(base, name + ".dat")])
+        found = re.search(rb"skipped by the reader", out)
+        if code or (want and not re.search(want, out)) or (not want and found):
+            report.fail(f"info {name}.dat: skipped sections", f"exit {code} {err[:200]!r}\n{out[:600]!r}")
+        else:
+            report.ok()
 
 
 # ---- 2. The 3.3 layout derived from trace-cmd 3.1.6's live output ----
@@ -268,6 +283,7 @@ def main():
     args.tracemux = os.path.abspath(args.tracemux)
     report = Report("trace-cmd report 3.3 (-o tracecmd --report-version)")
     stored_references(report, args)
+    info_skipped(report, args)
     tc = shutil.which("trace-cmd")
     if not tc:
         report.fail("trace-cmd", "trace-cmd 3.1.6 is needed: install the Debian package trace-cmd "
