@@ -33,6 +33,7 @@ import re
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bt2ref import Report, first_diff, parse_args  # noqa: E402
@@ -180,18 +181,32 @@ def prev_states(raw31):
     return states
 
 
+SAMPLE = 4000        # lines checked per output at most, evenly spread, and
+SAMPLE_SWITCHES = 1000   # sched_switch lines besides them
+
+
+def sample(lines):
+    """The indices checked: every line of a short output, else an even sample plus sched_switch lines."""
+    step = max(1, len(lines) // SAMPLE)
+    picked = set(range(0, len(lines), step))
+    switches = [i for i, line in enumerate(lines) if b" sched_switch: " in line]
+    picked.update(switches[::max(1, len(switches) // SAMPLE_SWITCHES)])
+    return sorted(picked)
+
+
 def derive(base31, lat31, flags_text, states=None, letters=None):
-    """The 3.3 text from 3.1.6's (default or -R) text and its -l twin (the same
-    lines): each event line gets flags_text(-l's field) after "[CPU]", each
-    sched_switch its state letters (default report).  A str: why it cannot."""
-    b, lat = base31.split(b"\n"), lat31.split(b"\n")
+    """The 3.3 lines, by index, from 3.1.6's (default or -R) text and its -l twin (the
+    same lines), on a sample of lines: each event line gets flags_text(-l's field) after
+    "[CPU]", each sched_switch its state letters (default report).  A str: why it cannot."""
+    b, lat = base31.rstrip(b"\n").split(b"\n"), lat31.rstrip(b"\n").split(b"\n")
     if len(b) != len(lat):
         return f"line counts {len(b)} and {len(lat)} with -l"
-    out, counts = [], {"flags": 0, "states": 0}
-    for bl, ll in zip(b, lat):
+    out, counts = {}, {"flags": 0, "states": 0}
+    for i in sample(b):
+        bl, ll = b[i], lat[i]
         col = cpu_col(bl)
         if not col:
-            out.append(bl)
+            out[i] = bl
             continue
         pid, cpu, end = col
         field = lat_field(ll, pid, cpu)
@@ -206,8 +221,8 @@ def derive(base31, lat31, flags_text, states=None, letters=None):
             if sm:
                 line = line[:sm.start(2)] + state_text(letters, states[key]) + line[sm.end(2):]
                 counts["states"] += 1
-        out.append(line)
-    return b"\n".join(out), counts
+        out[i] = line
+    return (out, len(b)), counts
 
 
 def hex_flags(field):
@@ -216,62 +231,108 @@ def hex_flags(field):
     return field
 
 
+def compare_derived(report, args, totals, what, cwd, argv, want, base31):
+    """tracemux's 3.3 text (argv) against the derived lines (want: (lines by index, count))."""
+    lines, count = want
+    code, out, err = tracemux(args, ["-o", "tracecmd"] + argv, cwd=cwd)
+    o = out.rstrip(b"\n").split(b"\n")
+    if code or len(o) != count:
+        report.fail(what, f"exit {code} {err[:200]!r}, {len(o)} lines, {count} in trace-cmd 3.1.6's")
+        return
+    bad = [i for i, line in lines.items() if o[i] != line]
+    if bad:
+        # a line where tracemux's 3.1 report already differs from trace-cmd 3.1.6 (the
+        # known differences other tests list) is not the layout's doing
+        _, ours31, _ = tracemux(args, ["-o", "tracecmd", "--report-version=3.1"] + argv, cwd=cwd)
+        o31, t31 = ours31.rstrip(b"\n").split(b"\n"), base31.rstrip(b"\n").split(b"\n")
+        known = [i for i in bad if len(o31) == len(t31) and o31[i] != t31[i]]
+        totals["known"] += len(known)
+        bad = [i for i in bad if i not in known]
+    totals["lines"] += len(lines)
+    if bad:
+        i = bad[0]
+        report.fail(what, f"{len(bad)} lines differ, the first:\n  derived  {lines[i]!r}\n"
+                          f"  tracemux {o[i]!r}")
+    else:
+        report.ok()
+
+
+def derived_case(report, args, tc, totals, cwd, names, tc_opts, tm_opts, raw=True):
+    """One run: 3.1.6's report (tc_opts) and its -l twin give the 3.3 text of tracemux
+    (tm_opts), and with raw the same for -R.  False when trace-cmd cannot report the files."""
+    inputs = [a for n in names for a in ("-i", n)]
+    sets = [[], ["-l"]] + ([["-R"], ["-l", "-R"]] if raw else [])
+    with ThreadPoolExecutor(2) as pool:   # the machine's two cores
+        texts = list(pool.map(lambda o: live(tc, tc_opts + o + inputs, cwd), sets))
+    if any(t is None for t in texts):
+        return False
+    # the file's event formats, for sched_switch's print fmt
+    texts.append(live(tc, ["--events", "-i", names[0]], cwd, "dump")
+                 if b" sched_switch: " in texts[0] else b"")
+    label = " ".join(names + tm_opts)
+    raw31 = texts[2] if raw else live(tc, tc_opts + ["-R"] + inputs, cwd)
+    got = [derive(texts[0], texts[1], lambda f: b" " + f, prev_states(raw31 or b""), states_of(texts[-1]))]
+    if raw:
+        got.append(derive(texts[2], texts[3], hex_flags))
+    bad = [g for g in got if isinstance(g, str)]
+    if bad:
+        report.fail(f"{label}: derivation", "3.1.6's outputs do not align: " + bad[0])
+        return True
+    for (want, counts), opt, base31 in zip(got, ([], ["-R"]), (texts[0], texts[2] if raw else None)):
+        compare_derived(report, args, totals, f"{label} {' '.join(opt)}: 3.3 layout derived from "
+                        "trace-cmd 3.1.6", cwd, tm_opts + opt + names, want, base31)
+        totals["hex" if opt else "flags"] += counts["flags"]
+        totals["states"] += counts["states"]
+    return True
+
+
+# Other report options on a few files: (trace-cmd's options, tracemux's, files under tests/data
+# or the corpus); the KVM host with its guests and two function graph files are merged.
+OPTION_CASES = [
+    (["--ts-diff"], ["--ts-diff"], ["corpus:tracecmd-samples/sched-v7-zstd.dat"]),
+    (["-t"], ["--nsec"], ["corpus:tracecmd-samples/sched-v6.dat"]),
+    (["--cpu", "1"], ["--cpu", "1"], ["corpus:tracecmd-samples/multibuf-v7-zstd.dat"]),
+    (["-F", "sched_switch"], ["-F", "sched_switch"], ["corpus:tracecmd-3.4/t1_v7_zstd.dat"]),
+    # (trace-cmd 3.1.6 crashes on -F with the instance file t4)
+    (["-v", "-F", "sys_enter"], ["-v", "-F", "sys_enter"], ["corpus:tracecmd-3.4/t1_v7_zstd.dat"]),
+    ([], [], ["data:kvm/host.dat", "data:kvm/guest-a.dat", "data:kvm/guest-b.dat"]),
+    ([], [], ["data:tracedat/funcgraph/fg-pair-a.dat", "data:tracedat/funcgraph/fg-pair-b.dat"]),
+    (["-O", "fgraph:tailprint"], ["-O", "fgraph:tailprint"], ["data:tracedat/funcgraph/fg-le8-v7.dat"]),
+]
+
+
 def derived_layout(report, args, tc):
     files = sorted(glob.glob(os.path.join(args.corpus, "tracecmd-samples", "*.dat")) +
                    glob.glob(os.path.join(args.corpus, "tracecmd-samples", "external", "*.dat")) +
                    glob.glob(os.path.join(args.corpus, "tracecmd-external", "*.dat")) +
                    glob.glob(os.path.join(DATA, "**", "*.dat"), recursive=True))
     checked = skipped = 0
-    totals = {"flags": 0, "hex": 0, "states": 0, "known": 0}
+    totals = {"flags": 0, "hex": 0, "states": 0, "known": 0, "lines": 0}
     for path in files:
         cwd, name = os.path.dirname(path), os.path.basename(path)
         if name in KNOWN_3_1:
             print(f"{name}: not derived ({KNOWN_3_1[name]})")
             skipped += 1
-            continue
-        texts = [live(tc, opts + ["-i", name], cwd) for opts in ([], ["-l"], ["-R"], ["-l", "-R"])]
-        texts.append(live(tc, ["--events", "-i", name], cwd, "dump"))
-        if any(t is None for t in texts):
+        elif derived_case(report, args, tc, totals, cwd, [name], [], []):
+            checked += 1
+        else:
             # trace-cmd 3.1.6 fails or crashes on it (damaged or odd test files): nothing to derive
             skipped += 1
-            continue
-        default31, lat31, raw31, latraw31, formats = texts
-        got_d = derive(default31, lat31, lambda f: b" " + f, prev_states(raw31), states_of(formats))
-        got_r = derive(raw31, latraw31, hex_flags)
-        bad = [g for g in (got_d, got_r) if isinstance(g, str)]
-        if bad:
-            report.fail(f"{name}: derivation", "3.1.6's outputs do not align: " + bad[0])
-            continue
-        (want_d, counts), (want_r, counts_r) = got_d, got_r
-        counts["hex"] = counts_r["flags"]
-        for opt, want, base31 in (([], want_d, default31), (["-R"], want_r, raw31)):
-            code, out, err = tracemux(args, ["-o", "tracecmd"] + opt + [name], cwd=cwd)
-            _, ours31, _ = tracemux(args, ["-o", "tracecmd", "--report-version=3.1"] + opt + [name], cwd=cwd)
-            what = f"{name} {' '.join(opt)}: 3.3 layout derived from trace-cmd 3.1.6"
-            # the outputs share their last newline
-            w, o, t31, o31 = (x.rstrip(b"\n").split(b"\n") for x in (want, out, base31, ours31))
-            if code or len(o) != len(w) or len(o31) != len(t31):
-                report.fail(what, f"exit {code} {err[:200]!r}, {len(o)} lines, {len(w)} derived\n" +
-                            first_diff(want, out))
-                continue
-            # a line where tracemux's 3.1 report already differs from trace-cmd 3.1.6 (the
-            # known differences other tests list) is not the layout's doing
-            bad = [i for i in range(len(w)) if o[i] != w[i] and o31[i] == t31[i]]
-            known = sum(1 for i in range(len(w)) if o[i] != w[i] and o31[i] != t31[i])
-            totals["known"] += known
-            if bad:
-                i = bad[0]
-                report.fail(what, f"{len(bad)} lines differ, the first:\n  derived  {w[i]!r}\n"
-                                  f"  tracemux {o[i]!r}")
-            else:
-                report.ok()
-        checked += 1
-        for k in counts:
-            totals[k] += counts[k]
-    print(f"derived layout: {checked} files checked ({skipped} that trace-cmd 3.1.6 cannot report "
-          f"left out); {totals['flags']} flags columns, {totals['hex']} -0x columns, "
-          f"{totals['states']} sched_switch states; {totals['known']} lines left out where tracemux's "
-          f"3.1 report differs from trace-cmd 3.1.6 too")
+    options = 0
+    for tc_opts, tm_opts, names in OPTION_CASES:
+        paths = [os.path.join(args.corpus if n.startswith("corpus:") else DATA, n.split(":", 1)[1])
+                 for n in names]
+        cwd = os.path.dirname(paths[0])
+        rel = [os.path.relpath(p, cwd) for p in paths]
+        if derived_case(report, args, tc, totals, cwd, rel, tc_opts, tm_opts):
+            options += 1
+        else:
+            report.fail(" ".join(tm_opts + rel), "trace-cmd 3.1.6 cannot report it")
+    print(f"derived layout: {checked} files checked ({skipped} left out: trace-cmd 3.1.6 cannot "
+          f"report them, or KNOWN_3_1), {options} option cases; {totals['lines']} sampled lines, "
+          f"{totals['flags']} flags columns, "
+          f"{totals['hex']} -0x columns, {totals['states']} sched_switch states; {totals['known']} "
+          f"lines left out where tracemux's 3.1 report differs from trace-cmd 3.1.6 too")
     if checked < 40 or not totals["states"]:
         report.fail("derived layout coverage", f"{checked} files, {totals['states']} sched_switch states")
     else:
