@@ -241,7 +241,7 @@ const char cli_tracecmd_usage[] =
 	      "                           libtraceevent 1.8 prints (a flags column after [CPU],\n"
 	      "                           -0x%x of the flags with -R, sched_switch states from the\n"
 	      "                           file's print fmt); 3.1: trace-cmd 3.1.6's report\n"
-	      "                           (Debian 12); also TRACEMUX_REPORT_VERSION"
+	      "                           (Debian 12); also TRACEMUX_REPORT_VERSION\n"
 	      "    Instead of the events:\n"
 	      "      --cpus               the CPUs with data (report --cpus)\n"
 	      "      --first-event, --last-event  the same, with each CPU's first / last time\n"
