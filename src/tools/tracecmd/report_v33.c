@@ -32,7 +32,7 @@ struct tcr_v33 {
 	/* The flags column by (common_flags << 8 | common_preempt_count): length + 1, 0 unknown. */
 	char (*lat)[8];
 	uint32_t flags_off, pc_off;
-	/* sched_switch: prev_state's letters by bit (a NUL ends them) and the fields the handler prints. */
+	/* sched_switch: prev_state's letters by bit (a NUL ends them). */
 	char states[33];
 };
 
