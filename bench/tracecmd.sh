@@ -17,7 +17,9 @@
 # (nproc), the wall time (best of RUNS), events per second, speed-up over
 # --jobs 1, CPU time, peak RSS and the ratio trace-cmd / tracemux, with the
 # load average at the start (the machine may be shared).  Runs unchanged on
-# any number of cores.  Not part of the test suite.
+# any number of cores.  Not part of the test suite.  tracemux runs with
+# --report-version=3.1 (trace-cmd 3.1.6's text, Debian 12's trace-cmd); a last
+# row times the default 3.3 text (its flags column) with --jobs 1.
 set -eu
 cd "$(dirname "$0")/.."
 TMX=${TMX:-build/tracemux}
@@ -68,7 +70,7 @@ for f in "$TRACE" "$V6"; do
 	events=$(($(wc -l <"$tmp/tc.txt") - 1))   # less the cpus= line
 	# The figures only mean something if every job count prints trace-cmd's bytes.
 	for j in $(job_counts); do
-		"$TMX" -o tracecmd --jobs "$j" "$f" >"$tmp/tm.txt"
+		"$TMX" -o tracecmd --report-version=3.1 --jobs "$j" "$f" >"$tmp/tm.txt"
 		if ! cmp -s "$tmp/tc.txt" "$tmp/tm.txt"; then
 			echo "$f: tracemux -o tracecmd --jobs $j differs from trace-cmd report: no figures" >&2
 			cmp "$tmp/tc.txt" "$tmp/tm.txt" >&2 || true
@@ -82,11 +84,16 @@ for f in "$TRACE" "$V6"; do
 	printf '  %-22s %5s %9.3f %13s %9s %8s %8s\n' "trace-cmd report" "" "$(secs "$tc")" \
 		"$(echo "$events / $(secs "$tc")" | bc)" "" "$(cpus "$tc")" "$(($(kbs "$tc") / 1024))"
 	for j in $(job_counts); do
-		r=$(measure "$RUNS" "$TMX" -o tracecmd --jobs "$j" "$f")
+		r=$(measure "$RUNS" "$TMX" -o tracecmd --report-version=3.1 --jobs "$j" "$f")
 		[ "$j" = 1 ] && one=$r
 		printf '  %-22s %5s %9.3f %13s %8.2fx %8s %8s %8.1fx\n' "tracemux -o tracecmd" "$j" \
 			"$(secs "$r")" "$(echo "$events / $(secs "$r")" | bc)" \
 			"$(echo "scale=3; $(secs "$one") / $(secs "$r")" | bc)" "$(cpus "$r")" \
 			"$(($(kbs "$r") / 1024))" "$(echo "scale=2; $(secs "$tc") / $(secs "$r")" | bc)"
 	done
+	r=$(measure "$RUNS" "$TMX" -o tracecmd --jobs 1 "$f")
+	printf '  %-22s %5s %9.3f %13s %8.2fx %8s %8s %8.1fx\n' "  (3.3 layout)" 1 \
+		"$(secs "$r")" "$(echo "$events / $(secs "$r")" | bc)" \
+		"$(echo "scale=3; $(secs "$one") / $(secs "$r")" | bc)" "$(cpus "$r")" \
+		"$(($(kbs "$r") / 1024))" "$(echo "scale=2; $(secs "$tc") / $(secs "$r")" | bc)"
 done

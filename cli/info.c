@@ -78,6 +78,10 @@ static void print_env_summary(const struct tmx_trace_class *tc)
 		if (e && !e->is_int)
 			printf("  %s: %s\n", keys[i], e->str_value);
 	}
+	/* what the reader passed over (a trace.dat's BTF, LAST_BOOT_INFO... sections) */
+	const struct tmx_env_entry *skipped = tmx_trace_class_env(tc, "skipped");
+	if (skipped && !skipped->is_int)
+		printf("  skipped by the reader: %s\n", skipped->str_value);
 }
 
 static int cmp_stream_info(const void *a, const void *b)

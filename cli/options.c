@@ -341,6 +341,10 @@ int cli_parse_args(struct cli *cli, int argc, char **argv)
 		return 1;
 	}
 	tmx_tcreport_opts_default(&cli->tcreport);
+	/* the environment first: --report-version overrides it */
+	if (getenv("TRACEMUX_REPORT_VERSION") && *getenv("TRACEMUX_REPORT_VERSION"))
+		status = cli_tracecmd_version("TRACEMUX_REPORT_VERSION",
+					      getenv("TRACEMUX_REPORT_VERSION"), &cli->tcreport.report_version);
 	for (size_t i = 0; i < n; i++) {
 		const struct cli_option *o = row(i);
 

@@ -64,6 +64,8 @@ extern const struct cli_option cli_general_options[];
 extern const size_t cli_n_general_options;
 extern const struct cli_option cli_tracecmd_options[];
 extern const size_t cli_n_tracecmd_options;
+/* "3.1" or "3.3" into *v; a usage error naming `what` otherwise. */
+int cli_tracecmd_version(const char *what, const char *arg, enum tmx_tcreport_version *v);
 /* trace-cmd report's --events (no value): the general --events row hands it over. */
 int cli_tracecmd_events(struct cli *cli, const struct cli_option *o, const char *arg);
 /* The --help text of the trace-cmd report options. */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "options.h"
 
@@ -111,6 +112,30 @@ static int tc_ts2secs(struct cli *cli, const struct cli_option *o, const char *a
 	return 0;
 }
 
+/* "3.1" or "3.3" (--report-version, TRACEMUX_REPORT_VERSION): which trace-cmd report is printed. */
+int cli_tracecmd_version(const char *what, const char *arg, enum tmx_tcreport_version *v)
+{
+	char msg[200];
+
+	if (!strcmp(arg, "3.1")) {
+		*v = TMX_TCREPORT_V31;
+		return 0;
+	}
+	if (!strcmp(arg, "3.3")) {
+		*v = TMX_TCREPORT_V33;
+		return 0;
+	}
+	snprintf(msg, sizeof(msg), "invalid %s `%.64s`: 3.1 (trace-cmd 3.1.6, Debian 12) or 3.3 "
+		 "(trace-cmd 3.3.x/3.4 with libtraceevent 1.8)", what, arg);
+	return cli_usage_error("%s", msg);
+}
+
+static int tc_version(struct cli *cli, const struct cli_option *o, const char *arg)
+{
+	(void)o;
+	return cli_tracecmd_version("--report-version", arg, &cli->tcreport.report_version);
+}
+
 #define FLAG(name, short_name, field) { name, short_name, false, tc_flag, NULL, NULL, TC_AT(field), 0 }
 #define STRING(name, short_name, field) \
 	{ name, short_name, true, tc_string, NULL, NULL, TC_AT(field), 0 }
@@ -163,12 +188,13 @@ const struct cli_option cli_tracecmd_options[] = {
 	STRING("kallsyms", 0, kallsyms),
 	LIST("plugin-option", 'O', NULL, plugin_options, n_plugin_options),
 	DO("quiet", 'q', false, tc_quiet),
+	DO("report-version", 0, true, tc_version),
 };
 const size_t cli_n_tracecmd_options = sizeof(cli_tracecmd_options) / sizeof(cli_tracecmd_options[0]);
 
 const char cli_tracecmd_usage[] =
-	      "trace-cmd report (-o tracecmd; trace.dat files print exactly as trace-cmd 3.1.6's\n"
-	      "report, several files merged as report -i A -i B; other traces print their\n"
+	      "trace-cmd report (-o tracecmd; trace.dat files print exactly as trace-cmd 3.3's or\n"
+	      "3.1.6's report, several files merged as report -i A -i B; other traces print their\n"
 	      "events in the same layout, see the manual):\n"
 	      "  -R, --raw                fields as name=value (report -R)\n"
 	      "      --nsec               nanosecond timestamps (report -t)\n"
@@ -211,6 +237,11 @@ const char cli_tracecmd_usage[] =
 	      "                           fgraph:tailprint and fgraph:depth for function graphs\n"
 	      "                           (report -O)\n"
 	      "  -q, --quiet              no warnings (report -q)\n"
+	      "      --report-version=V   3.3 (the default): what trace-cmd 3.3.x/3.4 with\n"
+	      "                           libtraceevent 1.8 prints (a flags column after [CPU],\n"
+	      "                           -0x%x of the flags with -R, sched_switch states from the\n"
+	      "                           file's print fmt); 3.1: trace-cmd 3.1.6's report\n"
+	      "                           (Debian 12); also TRACEMUX_REPORT_VERSION\n"
 	      "    Instead of the events:\n"
 	      "      --cpus               the CPUs with data (report --cpus)\n"
 	      "      --first-event, --last-event  the same, with each CPU's first / last time\n"

@@ -5,6 +5,7 @@
  * CPUCOUNT, VERSION, PROCMAPS, TRACEID, TIME_SHIFT, TSC2NSEC, section
  * offsets), unknown ones kept raw.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -357,4 +358,54 @@ int tdat_read_options_v6(struct tdat_file_priv *fp, struct open_state *st, struc
 			return ret;
 		r->pos += size;
 	}
+}
+
+/* The trace-cmd 3.4 options (and their v7 sections) that the reader has no use for. */
+static const char *skipped_name(uint16_t id)
+{
+	switch (id) {
+	case 23: return "BTF";             /* the kernel's BTF (trace-cmd 3.4, with func-args) */
+	case 24: return "LAST_BOOT_INFO";  /* persistent ring buffers: the previous boot */
+	case 25: return "MODULES_FILE";    /* persistent ring buffers: the modules then */
+	default: return NULL;
+	}
+}
+
+size_t tdat_skipped_text(const struct tdat_file *f, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	if (cap)
+		out[0] = '\0';
+	for (size_t i = 0; i < f->n_options && n + 1 < cap; i++) {
+		const struct tdat_option *o = &f->options[i];
+		const char *name = skipped_name(o->id);
+		int w;
+
+		if (o->id <= TDAT_OPT_BUFFER_TEXT)
+			continue;
+		if (name && f->version >= 7 && o->size >= 8) {
+			/* v7: the option holds the offset of its section (16-byte header, then data) */
+			uint64_t off = tdat_read64(f, o->data);
+			if (off <= f->size && f->size - off >= 16)
+				w = snprintf(out + n, cap - n, "%s%s (option %u: section %u at offset %llu, "
+					     "%llu bytes)", n ? ", " : "", name, o->id,
+					     tdat_read16(f, f->data + off), (unsigned long long)off,
+					     (unsigned long long)tdat_read64(f, f->data + off + 8));
+			else
+				w = snprintf(out + n, cap - n, "%s%s (option %u: section offset %llu "
+					     "outside the file)", n ? ", " : "", name, o->id,
+					     (unsigned long long)off);
+		} else if (name) {
+			w = snprintf(out + n, cap - n, "%s%s (option %u, %u bytes)", n ? ", " : "", name,
+				     o->id, o->size);
+		} else {
+			w = snprintf(out + n, cap - n, "%soption %u (unknown id, %u bytes at offset %llu)",
+				     n ? ", " : "", o->id, o->size, (unsigned long long)o->offset);
+		}
+		if (w < 0)
+			break;
+		n = (size_t)w >= cap - n ? cap - 1 : n + (size_t)w;
+	}
+	return n;
 }

@@ -336,6 +336,13 @@ static int build_file(struct tdm_file *tf, struct tmx_error *err)
 		fail |= add_env(tf, &cap, "trace_id", true, (int64_t)f->trace_id, NULL, 0) != 0;
 	if (f->has_tsc2nsec)
 		fail |= add_env(tf, &cap, "tsc2nsec_mult", true, f->tsc2nsec_mult, NULL, 0) != 0;
+	{
+		/* what the reader passed over (trace-cmd 3.4's BTF...): `tracemux info` names it */
+		char skipped[1024];
+		size_t sl = tdat_skipped_text(f, skipped, sizeof(skipped));
+		if (sl)
+			fail |= add_env(tf, &cap, "skipped", false, 0, skipped, sl) != 0;
+	}
 	if (fail || !tf->clock.name)
 		return nomem(err);
 

@@ -321,6 +321,14 @@ void tdat_cpu_release(const struct tdat_file *f, size_t buffer, size_t cpu_index
  * and their bytes (uncompressed).
  */
 void tdat_file_skipped(const struct tdat_file *f, uint64_t *units, uint64_t *bytes);
+
+/*
+ * The options (and v7 sections) the reader passes over -- BTF,
+ * LAST_BOOT_INFO, MODULES_FILE of trace-cmd 3.4, unknown ids -- named in
+ * `out` ("BTF (option 23: section 23 at offset N, M bytes), ..."), cut to
+ * cap; returns its length, 0 when there are none.
+ */
+size_t tdat_skipped_text(const struct tdat_file *f, char *out, size_t cap);
 /*
  * Ring-buffer times (ts_raw) of the first and last records of one CPU,
  * from its first and last pages (or chunks) holding a record; false when

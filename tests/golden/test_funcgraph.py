@@ -68,7 +68,7 @@ def env():
 
 def tracemux(args, tc_opts, files, cwd):
     opts = [SPELLING.get(o, o) for o in tc_opts]
-    p = subprocess.run([args.tracemux, "-o", "tracecmd"] + opts + files, capture_output=True,
+    p = subprocess.run([args.tracemux, "-o", "tracecmd", "--report-version=3.1", "--report-version=3.1"] + opts + files, capture_output=True,
                        env=env(), cwd=cwd, timeout=300)
     return p.returncode, p.stdout, p.stderr
 

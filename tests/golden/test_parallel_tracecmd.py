@@ -11,7 +11,8 @@ the main thread's part -- --ts-diff, -l, -R, --nsec, --cpu, -F / -v filters,
 --pid, -I, --wakeup, --ts-check, -O fgraph options, --events / --filter, the
 timestamp options, --profile -- alone and merged (several files, a host
 with its guests), and cut and bit-flipped copies (with and without
---lenient) with --jobs 1, 2 and 8, and requires identical standard output,
+--lenient) with --jobs 1, 2 and 8, in both --report-version (3.3, the
+default, and 3.1), and requires identical standard output,
 standard error and exit status.  --jobs 1 is the sequential report, which
 the other tracecmd tests compare with trace-cmd itself.
 
@@ -57,6 +58,11 @@ OPTION_SETS = [
     ["--profile"],
 ]
 QUICK_OPTION_SETS = [[], ["--ts-diff", "-l"], ["-F", "sched_switch", "--cpu", "0"]]
+# The option sets above run with the default --report-version (3.3: a flags
+# column the main thread writes between the parts the workers wrote); these
+# with --report-version=3.1 too.
+V31_SETS = [[], ["--ts-diff"], ["-R"], ["-l"]]
+QUICK_V31_SETS = [[], ["-R"]]
 # Files whose damaged copies are compared: per-CPU data, compressed chunks,
 # instances, a function graph (the look-ahead meets the damage).
 DAMAGED = [
@@ -75,7 +81,8 @@ def locate(args, name):
 
 def inputs(args, quick):
     corpus = sorted(glob.glob(os.path.join(args.corpus, "tracecmd-samples/*.dat")) +
-                    glob.glob(os.path.join(args.corpus, "tracecmd-samples/external/*.dat")))
+                    glob.glob(os.path.join(args.corpus, "tracecmd-samples/external/*.dat")) +
+                    glob.glob(os.path.join(args.corpus, "tracecmd-3.4/*.dat")))
     data = sorted(glob.glob(os.path.join(DATA, "tracedat/*.dat")) +
                   glob.glob(os.path.join(DATA, "tracedat/funcgraph/*.dat")) +
                   glob.glob(os.path.join(DATA, "tracecmd-report/*.dat")) +
@@ -93,7 +100,8 @@ def inputs(args, quick):
          os.path.join(kvm, "guest-b.dat")],
     ]
     if quick:
-        return [s for s in single if "sched-v7-zstd.dat" in s[0] or "multibuf" in s[0]] + merged[:1]
+        return [s for s in single if "sched-v7-zstd.dat" in s[0] or "multibuf" in s[0] or
+                "t4_v7_instance" in s[0]] + merged[:1]
     return single + merged
 
 
@@ -166,6 +174,9 @@ def main():
             continue
         names = " + ".join(os.path.basename(p) for p in paths)
         for opts in option_sets:
+            compare(report, args, f"{names} {' '.join(opts)}", opts + paths)
+        for opts in QUICK_V31_SETS if quick else V31_SETS:
+            opts = ["--report-version=3.1"] + opts
             compare(report, args, f"{names} {' '.join(opts)}", opts + paths)
     work = tempfile.mkdtemp(prefix="tracemux-partc-")
     try:

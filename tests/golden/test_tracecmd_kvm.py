@@ -81,7 +81,7 @@ def tracemux_args(args):
             files.append(next(it))
         else:
             out.append({"-t": "--nsec", "-R": "--raw"}.get(a, a))
-    return ["-o", "tracecmd"] + out + files
+    return ["-o", "tracecmd", "--report-version=3.1", "--report-version=3.1"] + out + files
 
 
 def compare(report, what, expected, exp_code, got):
@@ -102,7 +102,7 @@ def check_external(report, tracemux, corpus):
     for ref, argv in cases:
         with gzip.open(os.path.join(ext, ref), "rb") as f:
             expected = f.read()
-        got = run(tracemux, ["-o", "tracecmd"] + argv, ext)
+        got = run(tracemux, ["-o", "tracecmd", "--report-version=3.1", "--report-version=3.1"] + argv, ext)
         if compare(report, "external/" + ref, expected, 0, got) and got[2]:
             report.fail("external/" + ref + " (stderr)", got[2].decode(errors="replace")[:500])
 
@@ -165,7 +165,7 @@ def check_damaged(report, tracemux):
                         continue
                     with open(os.path.join(tmp, "host.dat"), "wb") as f:
                         f.write(data[:i] + bytes([v]) + data[i + 1:])
-                    code, out, err = run(tracemux, ["-o", "tracecmd", "host.dat", "guest-a.dat",
+                    code, out, err = run(tracemux, ["-o", "tracecmd", "--report-version=3.1", "host.dat", "guest-a.dat",
                                                     "guest-b.dat"], tmp)
                     # A byte of the option's id or size may break the options list: an
                     # error naming the file; anything else reads (maybe without a guest).

@@ -107,7 +107,7 @@ def env():
 
 
 def tracemux(args, opts, files, cwd):
-    p = subprocess.run([args.tracemux, "-o", "tracecmd"] + opts + files, capture_output=True, env=env(),
+    p = subprocess.run([args.tracemux, "-o", "tracecmd", "--report-version=3.1", "--report-version=3.1"] + opts + files, capture_output=True, env=env(),
                        cwd=cwd, timeout=300)
     return p.returncode, p.stdout, p.stderr
 

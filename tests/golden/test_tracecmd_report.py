@@ -140,7 +140,7 @@ def main():
     for ref, (opts, dats) in sorted(CASES.items()):
         with open(os.path.join(exp_dir, ref), "rb") as f:
             expected, exp_code = split_ref(f.read())
-        code, out, err = run_in(args.tracemux, ["-o", "tracecmd"] + opts + [d + ".dat" for d in dats],
+        code, out, err = run_in(args.tracemux, ["-o", "tracecmd", "--report-version=3.1", "--report-version=3.1"] + opts + [d + ".dat" for d in dats],
                                 base)
         outputs[ref] = out
         if code != exp_code or out != expected:
@@ -152,7 +152,7 @@ def main():
     for ref, (opts, dats) in sorted(ORDERLESS.items()):
         with open(os.path.join(exp_dir, ref), "rb") as f:
             expected, exp_code = split_ref(f.read())
-        code, out, err = run_in(args.tracemux, ["-o", "tracecmd"] + opts + [d + ".dat" for d in dats], base)
+        code, out, err = run_in(args.tracemux, ["-o", "tracecmd", "--report-version=3.1", "--report-version=3.1"] + opts + [d + ".dat" for d in dats], base)
         if code != exp_code or profile_lines(out) != profile_lines(expected) or not out:
             report.fail(ref, f"exit {code} (trace-cmd: {exp_code}) {err.decode(errors='replace')[:500]}\n"
                         + first_diff(expected, out))
@@ -172,7 +172,7 @@ def main():
             continue
         with open(os.path.join(data, name), "rb") as f:
             expected, exp_code = split_ref(f.read())
-        code, out, err = run(args.tracemux, ["-o", "tracecmd"] + opt + [os.path.join(data, dat + ".dat")])
+        code, out, err = run(args.tracemux, ["-o", "tracecmd", "--report-version=3.1", "--report-version=3.1"] + opt + [os.path.join(data, dat + ".dat")])
         if code != exp_code or out != expected:
             report.fail("tests/data/tracedat/" + name, f"exit {code} {err.decode(errors='replace')[:300]}\n"
                         + first_diff(expected, out))
@@ -188,7 +188,7 @@ def main():
                       ("stack-v7.report-F-sched_switch.txt.gz", ["-F", "sched_switch"]),
                       ("stack-v7.report-v-F-sched_wakeup.txt.gz", ["-v", "-F", "sched_wakeup"])]:
         expected, exp_code = split_ref(read_ref(os.path.join(stack, ref)))
-        code, out, err = run(args.tracemux, ["-o", "tracecmd"] + opts + [os.path.join(stack, "stack-v7.dat")])
+        code, out, err = run(args.tracemux, ["-o", "tracecmd", "--report-version=3.1", "--report-version=3.1"] + opts + [os.path.join(stack, "stack-v7.dat")])
         if code != exp_code or out != expected:
             report.fail("tests/data/tracecmd-report/" + ref, f"exit {code} {err.decode(errors='replace')[:300]}\n"
                         + first_diff(expected, out))
@@ -207,7 +207,7 @@ def main():
     # The same bytes when the output goes to a file (-w) rather than a pipe.
     out_path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"tmx-tcreport-{os.getpid()}.txt")
     try:
-        code, _, _ = run(args.tracemux, ["-o", "tracecmd", "-w", out_path, os.path.join(base, "sched-v6.dat")])
+        code, _, _ = run(args.tracemux, ["-o", "tracecmd", "--report-version=3.1", "-w", out_path, os.path.join(base, "sched-v6.dat")])
         with open(out_path, "rb") as f:
             written = f.read()
         if code != 0 or written != outputs.get("sched-v6.report.txt"):
@@ -219,7 +219,7 @@ def main():
             os.unlink(out_path)
 
     # A bad filter is a usage error (trace-cmd: "Error filtering"), nothing printed.
-    code, out, err = run(args.tracemux, ["-o", "tracecmd", "-F", "no_such_event",
+    code, out, err = run(args.tracemux, ["-o", "tracecmd", "--report-version=3.1", "-F", "no_such_event",
                                          os.path.join(base, "sched-v6.dat")])
     if code == 0 or b"no_such_event" not in err or out:
         report.fail("bad -F", f"exit {code}: {err!r}")
@@ -231,7 +231,7 @@ def main():
     # the pid from vtid and the time rounded to microseconds as trace-cmd rounds.
     bt = os.path.join(args.corpus, "babeltrace-tests")
     ref = os.path.join(bt, "generated-reference", "bt2-pretty-nodelta-seconds", "succeed__wk-heartbeat-u.txt")
-    code, out, err = run(args.tracemux, ["-o", "tracecmd", os.path.join(bt, "ctf-traces", "succeed", "wk-heartbeat-u")])
+    code, out, err = run(args.tracemux, ["-o", "tracecmd", "--report-version=3.1", os.path.join(bt, "ctf-traces", "succeed", "wk-heartbeat-u")])
     with open(ref, "rb") as f:
         bt2 = re.findall(rb"^\[(\d+)\.(\d{9})\] \S+ (\S+): \{ cpu_id = (\d+) \}, \{ vtid = (\d+),", f.read(), re.M)
     ours = re.findall(rb"^ *(\S+)-(\d+) +\[(\d{3})\] +(\d+)\.(\d{6}): (\S+): +(.*)$", out, re.M)
@@ -269,7 +269,7 @@ def main():
             for p in paths:
                 tc_args += ["-i", p]
             tc = subprocess.run(["trace-cmd"] + tc_args, capture_output=True, env=dict(os.environ, LC_ALL="C", TZ="UTC"))
-            code, out, err = run(args.tracemux, ["-o", "tracecmd"] + opts + paths)
+            code, out, err = run(args.tracemux, ["-o", "tracecmd", "--report-version=3.1", "--report-version=3.1"] + opts + paths)
             what = "live: trace-cmd " + " ".join(tc_args).replace(base + "/", "")
             if tc.returncode < 0:
                 live_notes.append(f"{what}: trace-cmd crashed (signal {-tc.returncode}), not compared")

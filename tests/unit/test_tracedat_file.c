@@ -415,6 +415,49 @@ static void test_truncated_message(void **s)
 
 #include "model/source.h"
 
+/*
+ * The options the reader passes over are named (tdat_skipped_text(), the
+ * `skipped` line of tracemux info): a LAST_BOOT_INFO whose v7 section lies
+ * past the end of the file, an unknown id; cut to the room given.
+ */
+static void test_skipped_options(void **s)
+{
+	static const uint8_t extra[] = {
+		24, 0, 8, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0,  /* LAST_BOOT_INFO */
+		99, 0, 3, 0, 0, 0, 'a', 'b', 'c',                              /* unknown */
+	};
+	(void)s;
+	for (int version = 6; version <= 7; version++) {
+		struct tb_opts o = base;
+		struct bb b;
+		struct tdat_file *f;
+		struct tmx_error err;
+		char text[256], small[20];
+		size_t n;
+
+		o.version = version;
+		o.extra = extra;
+		o.extra_len = sizeof(extra);
+		b = tb_file(&o);
+		memset(&err, 0, sizeof(err));
+		if (tdat_file_open_mem(b.p, b.n, "built.dat", NULL, &f, &err))
+			fail_msg("open: %s at %llu: %s", err.file, (unsigned long long)err.offset, err.msg);
+		n = tdat_skipped_text(f, text, sizeof(text));
+		assert_int_equal(n, strlen(text));
+		if (version == 7)
+			assert_non_null(strstr(text, "LAST_BOOT_INFO (option 24: section offset "
+						     "281474976710655 outside the file), "));
+		else
+			assert_non_null(strstr(text, "LAST_BOOT_INFO (option 24, 8 bytes), "));
+		assert_non_null(strstr(text, "option 99 (unknown id, 3 bytes at offset "));
+		n = tdat_skipped_text(f, small, sizeof(small));
+		assert_int_equal(n, sizeof(small) - 1);
+		assert_int_equal(strlen(small), sizeof(small) - 1);
+		tdat_file_close(f);
+		free(b.p);
+	}
+}
+
 static void test_model(void **s)
 {
 	struct tb_opts o = base;
@@ -568,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_truncated_message),
 		cmocka_unit_test(test_corrupted),
+		cmocka_unit_test(test_skipped_options),
 		cmocka_unit_test(test_model),
 		cmocka_unit_test(test_corpus),
 	};

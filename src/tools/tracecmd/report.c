@@ -51,6 +51,7 @@ void tmx_tcreport_opts_default(struct tmx_tcreport_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->out_fd = 1;
+	o->report_version = TMX_TCREPORT_V33;
 }
 
 int tmx_tcreport_add_filter(struct tmx_tcreport_opts *o, const char *expr, bool negated,
@@ -361,6 +362,8 @@ static void emit(struct tcr *r, struct tcr_handle *h, const struct tdat_record *
 	const struct tcr_comm *comm;
 	int pid;
 	uint64_t ts = rec_time(tf, rec);
+	/* trace-cmd 3.3 prints the flags after [CPU] (-l has its own, in put_latency()) */
+	bool flags_col = r->o->report_version == TMX_TCREPORT_V33 && !r->o->latency;
 	bool rendered;
 
 	if (ahead)
@@ -377,18 +380,28 @@ static void emit(struct tcr *r, struct tcr_handle *h, const struct tdat_record *
 	} else {
 		put_comm(b, comm);   /* "%16s-%-5d [%03d]" */
 	}
-	if (ahead && !r->o->ts_diff) {
+	if (ahead && !r->o->ts_diff && !flags_col) {
 		/* pid, CPU, time, name and text are one run of bytes */
 		outbuf_write(b, ahead->pid_cpu, (size_t)(ahead->text + ahead->text_len - ahead->pid_cpu));
 		rendered = ahead->rendered;
 	} else if (ahead) {
-		outbuf_write(b, ahead->pid_cpu, (size_t)(ahead->text - ahead->pid_cpu));
-		put_ts_diff(r, tf, ts);
+		/* the same run, with what depends on the main thread written in between */
+		if (flags_col) {
+			outbuf_write(b, ahead->pid_cpu, ahead->pid_cpu_len);
+			tcr_v33_put_flags(r, tf, rec);
+			outbuf_write(b, ahead->time, (size_t)(ahead->text - ahead->time));
+		} else {
+			outbuf_write(b, ahead->pid_cpu, (size_t)(ahead->text - ahead->pid_cpu));
+		}
+		if (r->o->ts_diff)
+			put_ts_diff(r, tf, ts);
 		outbuf_write(b, ahead->text, ahead->text_len);
 		rendered = ahead->rendered;
 	} else {
 		if (!r->o->latency)
 			tcr_put_pid_cpu(b, pid, rec->cpu);
+		if (flags_col)
+			tcr_v33_put_flags(r, tf, rec);
 		tcr_put_time_col(r, b, tf, ts);
 		if (r->o->ts_diff)
 			put_ts_diff(r, tf, ts);
@@ -632,6 +645,7 @@ static void tcr_free(struct tcr *r)
 		for (int k = 0; k < tf->n_plans; k++)
 			tcf_free(tf->plans[k]);
 		tcp_profile_free(tf->profile);
+		tcr_v33_free(tf);
 		for (size_t k = 0; k < tf->n_hooks; k++)
 			tcp_hook_free(&tf->hooks[k]);
 		free(tf->hooks);

@@ -39,8 +39,21 @@ struct tmx_tcreport_filter {
 	bool negated;       /* given after -v */
 };
 
+/*
+ * Which trace-cmd release's report is printed (--report-version): 3.1
+ * (Debian 12's trace-cmd 3.1.6 with libtraceevent 1.7) or 3.3 (trace-cmd
+ * 3.3.x/3.4 with libtraceevent 1.8: a flags column after [CPU], `-0x%x` of
+ * the flags with -R, sched_switch's prev_state letters from the file's own
+ * print fmt).  See report_v33.c.
+ */
+enum tmx_tcreport_version {
+	TMX_TCREPORT_V31 = 31,
+	TMX_TCREPORT_V33 = 33,
+};
+
 struct tmx_tcreport_opts {
 	int out_fd;
+	enum tmx_tcreport_version report_version;  /* TMX_TCREPORT_V33 by default */
 	bool raw;           /* -R: fields as name=value (TEP_PRINT_INFO_RAW) */
 	bool nsec;          /* -t: nanosecond timestamps */
 	bool no_plugins;    /* -N: print fmt only */

@@ -16,6 +16,8 @@
  *   report_wakeup.c  -w wakeup latencies
  *   report_par.c     --jobs: the CPUs read and their lines written ahead on
  *                    worker threads, merged here in libtracecmd's order
+ *   report_v33.c     --report-version=3.3: the flags column, sched_switch's
+ *                    prev_state as libtraceevent 1.8 prints it
  *
  * Functions that several parts call are prefixed tcr_ (the report); the
  * helpers inlined here are on the per-record path.
@@ -36,6 +38,7 @@
 #include "tracecmd/tracedat.h"
 
 struct tcf_plan;
+struct tcr_v33;
 struct tcr_par;
 struct tcg_vcpus;
 struct tcp_hook;
@@ -97,6 +100,7 @@ struct tcr_file {
 	struct tcp_profile *profile;  /* --profile */
 	struct tcp_hook *hooks;       /* the file's HOOK options, in file order */
 	size_t n_hooks;
+	struct tcr_v33 *v33;          /* --report-version=3.3 (report_v33.c), or NULL */
 };
 
 /* -w: pids woken and not yet switched to, with the wakeup time (open addressing). */
@@ -402,6 +406,13 @@ int tcr_par_next(struct tcr *r, struct tcr_handle *h, size_t i, const struct tda
 		 struct tmx_error *err);
 /* The parts written ahead for a record that tcr_par_next() gave. */
 void tcr_par_parts(const struct tdat_record *rec, struct tcr_parts *parts);
+
+/* report_v33.c */
+/* With version 3.3: the flags column cache and sched_switch's handler (after the formats). */
+int tcr_v33_setup(struct tcr *r, struct tcr_file *tf, struct tmx_error *err);
+/* The 3.3 flags column after "[CPU]": " d.h1." or, with -R, "-0x9". */
+void tcr_v33_put_flags(struct tcr *r, struct tcr_file *tf, const struct tdat_record *rec);
+void tcr_v33_free(struct tcr_file *tf);
 
 /* report_stat.c */
 void tcr_print_stats(struct tcr *r, struct tcr_file *tf);

@@ -430,6 +430,9 @@ int tcr_setup_tep(struct tcr *r, struct tcr_file *tf, struct tmx_error *err)
 	     (ret = tcr_set_event_flags(tf, r->o->raw_events, r->o->n_raw_events,
 					TEP_EVENT_FL_PRINTRAW, "-r", err))))
 		return ret;
+	/* --report-version=3.3: sched_switch's handler replaced before the plans are compiled */
+	if (prints_events(r->o) && (ret = tcr_v33_setup(r, tf, err)))
+		return ret;
 	if ((ret = index_events(tf, err)))
 		return ret;
 	/* (after the flags: events printed raw or without their handler are not compiled) */
