@@ -67,9 +67,10 @@ def with_bt2(trace):
             f = (pc if scope == "p" else cc if scope == "c" else pl)[k]
             cols[k].append(str(f) if isinstance(f, bt2._StringFieldConst) else int(f))
     df = pd.DataFrame(cols)
-    df["ts"] = df["ts"].astype("datetime64[ns]")
+    df["ts"] = df["ts"].astype(np.int64)   # ns from the clock's origin, as to_pandas()
     for k in ("cycles", "stream_id", "stream_class_id"):
         df[k] = df[k].astype(np.uint64)
+    df["cpu"] = df["cpu"].astype(np.uint32)
     return df
 
 

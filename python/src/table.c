@@ -223,21 +223,30 @@ static bool put_value(struct table *t, struct colbuf *cb, const struct column *c
 	}
 }
 
+/* The trace's host as the Parquet output's `host`: its environment's `hostname` text. */
+static const char *trace_host(const struct tmx_trace *trace)
+{
+	const struct tmx_env_entry *host =
+		trace && trace->cls ? tmx_trace_class_env(trace->cls, "hostname") : NULL;
+
+	return host && !host->is_int ? host->str_value : NULL;
+}
+
 /* The fixed columns' values; false: no memory. */
 static bool put_fixed(struct table *t, const struct plan *p, const struct tmx_msg *msg)
 {
 	const struct tmx_stream *st = msg->stream;
 	const char *trace = st->trace && st->trace->name ? st->trace->name : "";
+	const char *text;
 	bool ok = true;
 
 	for (int f = 0; f < FIX_N && ok; f++) {
 		int c = p->fixed[f];
-		struct colbuf *cb = c >= 0 ? &t->cols[c] : NULL;
+		struct colbuf *cb = &t->cols[c];
+		enum col_kind kind = p->cols[c].kind;
 		bool has = true;
 		uint64_t bits = 0;
 
-		if (!cb)
-			continue;
 		switch (f) {
 		case FIX_TS:
 			has = msg->has_ts, bits = (uint64_t)msg->ns;
@@ -245,8 +254,12 @@ static bool put_fixed(struct table *t, const struct plan *p, const struct tmx_ms
 		case FIX_CYCLES:
 			has = msg->has_ts, bits = msg->cycles;
 			break;
+		case FIX_EVENT:
+		case FIX_HOST:
 		case FIX_TRACE:
-			ok = put_text(cb, trace, strlen(trace));
+			text = f == FIX_TRACE ? trace : f == FIX_EVENT ? msg->event->cls->name
+								 : trace_host(st->trace);
+			ok = text ? put_text(cb, text, strlen(text)) : put_null(cb, kind, t->n_rows);
 			continue;
 		case FIX_STREAM_ID:
 			bits = st->id;
@@ -256,14 +269,16 @@ static bool put_fixed(struct table *t, const struct plan *p, const struct tmx_ms
 			break;
 		default:   /* FIX_CPU */
 			/* tmx_event_cpu, without finding the field again */
-			has = tmx_value_uint64(tmx_event_field_in(msg->event, p->cpu_scope,
-								  p->cpu_field), &bits);
+			has = p->cpu_field &&
+			      tmx_value_uint64(tmx_event_field_in(msg->event, p->cpu_scope,
+								  p->cpu_field), &bits) &&
+			      bits <= UINT32_MAX;
 			break;
 		}
 		if (!has)
-			ok = put_null(cb, p->cols[c].kind, t->n_rows);
+			ok = put_null(cb, kind, t->n_rows);
 		else
-			ok = put_int(cb, 8, bits) && mark_valid(cb, t->n_rows);
+			ok = put_int(cb, kinds[kind].width, bits) && mark_valid(cb, t->n_rows);
 	}
 	return ok;
 }
@@ -317,11 +332,10 @@ static PyObject *export_column(struct table *t, const struct plan *p, size_t c)
 		Py_XDECREF(dict);
 		return NULL;
 	}
-	return Py_BuildValue("{s:N,s:s,s:N,s:N,s:N,s:O,s:O}", "name",
+	return Py_BuildValue("{s:N,s:s,s:N,s:N,s:N,s:O}", "name",
 			     ext_text(col->name, strlen(col->name)), "dtype",
 			     kinds[col->kind].dtype, "data", data, "valid", valid, "strings", dict,
-			     "nullable", col->nullable ? Py_True : Py_False, "epoch",
-			     col->epoch_ts ? Py_True : Py_False);
+			     "nullable", col->nullable ? Py_True : Py_False);
 }
 
 PyObject *table_export(struct table *t, const struct plan *p)

@@ -85,20 +85,31 @@ def test_filter(kernel, corpus):
 
 def test_column_types(kernel, corpus):
     df = kernel.to_pandas(events="sched_switch")["sched_switch"]
-    assert str(df["ts"].dtype) == "datetime64[ns]"   # LTTng's clock: Unix epoch origin
+    # The Parquet output's fixed columns and types, whatever the clock's origin.
+    assert list(df.columns[:8]) == ["ts", "cycles", "event", "host", "trace", "stream_id",
+                                    "stream_class_id", "cpu"]
+    assert df["ts"].dtype == np.int64
     assert df["cycles"].dtype == np.uint64
     assert df["prev_tid"].dtype == np.int32
     assert df["prev_comm"].dtype == object and isinstance(df["prev_comm"].iloc[0], str)
-    assert df["cpu"].dtype == np.int64
+    assert df["cpu"].dtype == np.uint32
+    assert set(df["event"]) == {"sched_switch"}
+    host = kernel.environment["hostname"]   # the Parquet output's host, the same rule
+    assert set(df["host"]) == {host} and host
     arrays = kernel.to_numpy("sched_switch")
     assert arrays["ts"].dtype == np.int64 and arrays["prev_tid"].dtype == np.int32
     # Enumerations: the integer and a categorical label.
     md = tracemux.open(corpus / BT / "multi-domains").to_pandas()["lttng_test_filter_event"]
     assert str(md["enum202_label"].dtype) == "category"
     assert set(md["enum202_label"].cat.categories) == {"RANGE: 101 TO 303"}
-    # No clock: no ts/cycles columns.
+    # No clock: ts and cycles are missing values (pandas NA), of the same types.
     nc = tracemux.open(corpus / BT / "succeed1").to_pandas()
-    assert all("ts" not in df.columns for df in nc.values())
+    assert all(df["ts"].isna().all() and str(df["ts"].dtype) == "Int64" for df in nc.values())
+    # trace.dat (a clock that counts from boot) and XRay: the same fixed types.
+    for path in ("tracecmd-samples/sched-v6.dat", "xray-samples/fdr-v5-small.xray"):
+        for df in tracemux.open(corpus / path).to_pandas().values():
+            assert df["ts"].dtype == np.int64 and df["stream_id"].dtype == np.uint64
+            assert str(df["cpu"].dtype) in ("uint32", "UInt32")
     # Variants and optionals: the options not selected are missing values (pandas NA).
     v = tracemux.open(corpus / "ctf2/synthetic/bt2py-all-field-classes").to_pandas()
     nullable = [c for c in v["variants"].columns if v["variants"][c].isna().any()]

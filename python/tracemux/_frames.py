@@ -7,8 +7,8 @@ and "columns", each a dict: name, dtype (a NumPy dtype name, or "text",
 "label", "option", "object"), data (a buffer of the dtype, dictionary codes
 for the text kinds, a list for "object"), valid (one byte per row, or None
 when every row has a value), strings ([None, str...] for the text kinds),
-nullable (inside a variant or an optional), epoch (a ts column of a
-Unix-epoch clock).  Every buffer is wrapped, not copied.
+nullable (inside a variant or an optional).  Every buffer is wrapped,
+not copied.
 """
 import numpy as np
 
@@ -66,12 +66,6 @@ def pandas_column(col, rows):
         return numpy_column(col, rows)
     values = np.frombuffer(col["data"], dtype=kind, count=rows)
     mask = _mask(col, rows)
-    if col["epoch"]:
-        values = values.view("datetime64[ns]")
-        if mask is not None:
-            values = values.copy()
-            values[mask] = np.datetime64("NaT")
-        return values
     if mask is None and not col["nullable"]:
         return values
     mask = np.zeros(rows, bool) if mask is None else mask
