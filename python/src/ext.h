@@ -57,7 +57,7 @@ enum col_kind {
 	COL_TEXT,     /* strings and text arrays (dictionary codes) */
 	COL_LABEL,    /* an enumeration's labels / a bit map's flags, joined by ", " */
 	COL_OPTION,   /* a variant's selected option name */
-	COL_OBJECT,   /* arrays (lists) and BLOBs (bytes): a Python object per row */
+	COL_OBJECT,   /* arrays (lists) and BLOBs (bytes): a Python object per row, made at the export */
 	COL_N_KINDS,
 };
 
@@ -147,6 +147,8 @@ typedef struct {
 	struct tmx_filter *filter; /* select()'s, freed after the source */
 	bool done;               /* the end or an error was reached */
 	bool skipped;            /* tmx_source_skip_before() was called */
+	bool busy;               /* read() runs without the GIL: no other call meanwhile */
+	unsigned ticks;          /* events read, for the signal checks */
 } Reader;
 
 extern PyTypeObject ReaderType;
@@ -157,10 +159,11 @@ size_t reader_class(Reader *r, const struct tmx_event_class *ec);
 
 /* ---- table.c ---- */
 
+/* No Python (and no GIL needed) but in table_export. */
 struct table;
-struct table *table_new(size_t class_index, const struct plan *p);
+struct table *table_new(size_t class_index, const struct plan *p);   /* NULL: no memory */
 void table_free(struct table *t);
-/* Appends a row: false with a Python exception set (no memory). */
+/* Appends a row: false when memory runs out. */
 bool table_add(struct table *t, const struct plan *p, const struct tmx_msg *msg,
 	       const struct tmx_value **cells, uint64_t seq);
 /* The table as a dict for tracemux._frames; the table is emptied. */

@@ -3,8 +3,14 @@
  * column in the column's own type (integers of their width, floats,
  * booleans as bytes, text as dictionary codes), a validity byte per row
  * only once a column gets its first missing value, and Python objects only
- * for arrays and BLOBs.  Exported as Buffers that numpy.frombuffer wraps
- * without a copy (tracemux/_frames.py).
+ * for arrays and BLOBs, made at the export.  Exported as Buffers that
+ * numpy.frombuffer wraps without a copy (tracemux/_frames.py).
+ *
+ * Nothing here touches Python before table_export(): Reader.read fills the
+ * tables with the GIL released.  An array or BLOB value is kept as a copy
+ * of its value subtree (struct tmx_value entries, the bytes of its strings
+ * and BLOBs copied beside them, pointers as offsets until the export),
+ * which convert.c turns into Python objects at the export.
  */
 #include <string.h>
 
@@ -16,7 +22,11 @@ struct colbuf {
 	unsigned char *valid;      /* NULL: every row has a value */
 	size_t valid_cap;
 	struct strdict *dict;      /* COL_TEXT, COL_LABEL, COL_OPTION */
-	PyObject *objs;            /* COL_OBJECT: a list */
+	/* COL_OBJECT: `data` has each row's first entry in `vals` (SIZE_MAX: None). */
+	struct tmx_value *vals;
+	size_t n_vals, cap_vals;   /* entries, bytes of `vals` */
+	unsigned char *bytes;      /* the strings' and BLOBs' bytes */
+	size_t n_bytes, cap_bytes;
 };
 
 struct table {
@@ -54,7 +64,8 @@ void table_free(struct table *t)
 		free(t->cols[c].data);
 		free(t->cols[c].valid);
 		strdict_free(t->cols[c].dict);
-		Py_XDECREF(t->cols[c].objs);
+		free(t->cols[c].vals);
+		free(t->cols[c].bytes);
 	}
 	free(t->cols);
 	free(t->seq.data);
@@ -72,12 +83,9 @@ struct table *table_new(size_t class_index, const struct plan *p)
 	for (size_t c = 0; ok && c < p->n_cols; c++) {
 		if (is_text_kind(p->cols[c].kind))
 			ok = (t->cols[c].dict = strdict_new()) != NULL;
-		else if (p->cols[c].kind == COL_OBJECT)
-			ok = (t->cols[c].objs = PyList_New(0)) != NULL;
 	}
 	if (!ok) {
 		table_free(t);
-		PyErr_NoMemory();
 		return NULL;
 	}
 	t->class_index = class_index;
@@ -144,7 +152,7 @@ static bool put_null(struct colbuf *cb, enum col_kind kind, size_t row)
 	static const uint64_t zero;
 
 	if (kind == COL_OBJECT)
-		return PyList_Append(cb->objs, Py_None) == 0;
+		return put_int(cb, sizeof(size_t), SIZE_MAX);
 	if (is_text_kind(kind))   /* code 0 */
 		return put_int(cb, 4, 0);
 	if (!cb->valid) {
@@ -180,16 +188,69 @@ static bool put_labels(struct table *t, struct colbuf *cb, const struct tmx_valu
 	return len ? put_text(cb, t->labels, len) : put_int(cb, 4, 0);
 }
 
-static bool put_object(struct colbuf *cb, const struct column *col, const struct tmx_value *v)
+/* Whether a value's `str` points at bytes (strings, text arrays, BLOBs). */
+static bool has_bytes(const struct tmx_value *v)
 {
-	PyObject *o = plan_cell(col, v);
-	int ret;
+	enum tmx_fc_kind k = tmx_fc_kind(v->fc);
 
-	if (!o)
+	return k == TMX_FC_STRING || k == TMX_FC_BLOB ||
+	       ((k == TMX_FC_ARRAY || k == TMX_FC_SEQUENCE) && tmx_fc_is_text(v->fc));
+}
+
+/* A copy of the value subtree at `v` (see the top): its first entry's index in the row. */
+static bool put_object(struct colbuf *cb, const struct tmx_value *v)
+{
+	size_t n = tmx_value_skip(v, 0), at = cb->n_vals;
+	unsigned char *vals = (unsigned char *)cb->vals;
+
+	if (!grow(&vals, &cb->cap_vals, (at + n) * sizeof(*v)))
 		return false;
-	ret = PyList_Append(cb->objs, o);
-	Py_DECREF(o);
-	return ret == 0;
+	cb->vals = (struct tmx_value *)vals;
+	memcpy(cb->vals + at, v, n * sizeof(*v));
+	for (size_t i = at; i < at + n; i++) {
+		struct tmx_value *c = &cb->vals[i];
+		size_t len = (size_t)c->str.len;
+		if (!has_bytes(c))
+			continue;
+		if (!c->str.ptr) {   /* an empty value: stays NULL (offset 0) */
+			c->str.len = 0;
+			continue;
+		}
+		if (!grow(&cb->bytes, &cb->cap_bytes, cb->n_bytes + len))
+			return false;
+		memcpy(cb->bytes + cb->n_bytes, c->str.ptr, len);
+		c->str.ptr = (const char *)(uintptr_t)(cb->n_bytes + 1);   /* offset + 1 */
+		cb->n_bytes += len;
+	}
+	cb->n_vals += n;
+	return put_int(cb, sizeof(size_t), at);
+}
+
+/* The objects of a COL_OBJECT column, the copies' offsets made pointers again. */
+static PyObject *objects(struct colbuf *cb, const struct column *col, size_t rows)
+{
+	const size_t *start = (const size_t *)cb->data;
+	PyObject *list = PyList_New((Py_ssize_t)rows);
+
+	for (size_t i = 0; i < cb->n_vals; i++) {
+		struct tmx_value *c = &cb->vals[i];
+		if (has_bytes(c) && c->str.ptr)
+			c->str.ptr = (const char *)cb->bytes + ((uintptr_t)c->str.ptr - 1);
+	}
+	for (size_t r = 0; list && r < rows; r++) {
+		PyObject *o = start[r] == SIZE_MAX ? Py_NewRef(Py_None)
+						   : plan_cell(col, &cb->vals[start[r]]);
+		if (!o)
+			Py_CLEAR(list);
+		else
+			PyList_SET_ITEM(list, (Py_ssize_t)r, o);
+	}
+	free(cb->vals);
+	free(cb->bytes);
+	cb->vals = NULL;
+	cb->bytes = NULL;
+	cb->n_vals = cb->n_bytes = 0;
+	return list;
 }
 
 /* A field column's value (v non-NULL). */
@@ -217,7 +278,7 @@ static bool put_value(struct table *t, struct colbuf *cb, const struct column *c
 		s = tmx_fc_member_name(v->fc, v->option);
 		return put_text(cb, s, s ? strlen(s) : 0);
 	case COL_OBJECT:
-		return put_object(cb, col, v);
+		return put_object(cb, v);
 	default:   /* integers: `u` has the value's bits, signed or not */
 		return put_int(cb, kinds[col->kind].width, v->u);
 	}
@@ -296,11 +357,8 @@ bool table_add(struct table *t, const struct plan *p, const struct tmx_msg *msg,
 		else
 			ok = put_value(t, cb, &p->cols[c], cells[c]) && mark_valid(cb, t->n_rows);
 	}
-	if (!ok) {
-		if (!PyErr_Occurred())
-			PyErr_NoMemory();
+	if (!ok)
 		return false;
-	}
 	t->n_rows++;
 	return true;
 }
@@ -321,7 +379,7 @@ static PyObject *export_column(struct table *t, const struct plan *p, size_t c)
 	PyObject *data, *valid, *dict;
 
 	if (col->kind == COL_OBJECT)
-		data = Py_NewRef(cb->objs);
+		data = objects(cb, col, t->n_rows);
 	else
 		data = take_buffer(&cb->data, cb->len);
 	valid = cb->valid ? take_buffer(&cb->valid, t->n_rows) : Py_NewRef(Py_None);

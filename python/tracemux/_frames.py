@@ -46,7 +46,8 @@ def numpy_column(col, rows):
 def _categorical(col, rows):
     import pandas as pd
 
-    codes = np.frombuffer(col["data"], dtype=np.uint32, count=rows).astype(np.int32) - 1
+    codes = np.frombuffer(col["data"], dtype=np.uint32, count=rows).astype(np.int32)
+    codes -= 1   # in place: one array of codes at a time
     categories = col["strings"][1:]
     if len(set(categories)) != len(categories):
         # Two byte strings can read as one text (a byte that is not UTF-8
@@ -60,9 +61,12 @@ def pandas_column(col, rows):
     import pandas as pd
 
     kind = col["dtype"]
-    if kind in ("label", "option"):
+    # Text of every kind is a categorical: the C side has its dictionary codes
+    # already (no Python object per row), and a column's type does not depend
+    # on how repeated its values happen to be.
+    if kind in _TEXT_KINDS:
         return _categorical(col, rows)
-    if kind in ("text", "object"):
+    if kind == "object":
         return numpy_column(col, rows)
     values = np.frombuffer(col["data"], dtype=kind, count=rows)
     mask = _mask(col, rows)
@@ -111,6 +115,12 @@ def pandas_tables(tables):
         frames.append(pd.DataFrame(columns, copy=False))
     if len(frames) == 1:
         return frames[0]
+    # Categoricals stay categoricals over the tables: one set of categories.
+    for c in frames[0].columns:
+        if all(c in f and isinstance(f[c].dtype, pd.CategoricalDtype) for f in frames):
+            cats = pd.api.types.union_categoricals([f[c] for f in frames]).categories
+            for f in frames:
+                f[c] = f[c].cat.set_categories(cats)
     order = np.argsort(np.concatenate([_seq(t) for t in tables]), kind="stable")
     return pd.concat(frames, ignore_index=True).take(order).reset_index(drop=True)
 
