@@ -197,15 +197,59 @@ static bool has_bytes(const struct tmx_value *v)
 	       ((k == TMX_FC_ARRAY || k == TMX_FC_SEQUENCE) && tmx_fc_is_text(v->fc));
 }
 
+/* A row's start with this bit: an array of integers kept packed (see put_int_array). */
+#define PACKED ((size_t)1 << (sizeof(size_t) * 8 - 1))
+
+/* Room for `n` more entries in `vals`. */
+static bool vals_room(struct colbuf *cb, size_t n)
+{
+	unsigned char *vals = (unsigned char *)cb->vals;
+
+	if (!grow(&vals, &cb->cap_vals, (cb->n_vals + n) * sizeof(*cb->vals)))
+		return false;
+	cb->vals = (struct tmx_value *)vals;
+	return true;
+}
+
+/*
+ * An array or sequence of integers: its own entry, then its elements'
+ * 64-bit values packed in the entries after it (a third of the room of an
+ * entry each), which byte arrays fill most.
+ */
+static bool put_int_array(struct colbuf *cb, const struct tmx_value *v)
+{
+	size_t count = (size_t)v->count, at = cb->n_vals;
+	size_t n = 1 + (count * sizeof(uint64_t) + sizeof(*v) - 1) / sizeof(*v);
+	uint64_t *packed;
+
+	if (!vals_room(cb, n))
+		return false;
+	cb->vals[at] = *v;
+	packed = (uint64_t *)(void *)&cb->vals[at + 1];
+	for (size_t e = 0; e < count; e++)
+		packed[e] = v[1 + e].u;
+	cb->n_vals += n;
+	return put_int(cb, sizeof(size_t), at | PACKED);
+}
+
+static bool int_array(const struct tmx_value *v)
+{
+	enum tmx_fc_kind k = tmx_fc_kind(v->fc);
+
+	return (k == TMX_FC_ARRAY || k == TMX_FC_SEQUENCE) && !tmx_fc_is_text(v->fc) &&
+	       tmx_fc_kind(tmx_fc_element(v->fc)) == TMX_FC_INT;
+}
+
 /* A copy of the value subtree at `v` (see the top): its first entry's index in the row. */
 static bool put_object(struct colbuf *cb, const struct tmx_value *v)
 {
-	size_t n = tmx_value_skip(v, 0), at = cb->n_vals;
-	unsigned char *vals = (unsigned char *)cb->vals;
+	size_t n, at = cb->n_vals;
 
-	if (!grow(&vals, &cb->cap_vals, (at + n) * sizeof(*v)))
+	if (int_array(v))
+		return put_int_array(cb, v);
+	n = tmx_value_skip(v, 0);
+	if (!vals_room(cb, n))
 		return false;
-	cb->vals = (struct tmx_value *)vals;
 	memcpy(cb->vals + at, v, n * sizeof(*v));
 	for (size_t i = at; i < at + n; i++) {
 		struct tmx_value *c = &cb->vals[i];
@@ -226,20 +270,43 @@ static bool put_object(struct colbuf *cb, const struct tmx_value *v)
 	return put_int(cb, sizeof(size_t), at);
 }
 
+/* The list of a packed array of integers, as convert.c makes it from the values. */
+static PyObject *int_list(const struct tmx_value *v)
+{
+	const uint64_t *packed = (const uint64_t *)(const void *)(v + 1);
+	bool is_signed = tmx_fc_is_signed(tmx_fc_element(v->fc));
+	PyObject *list = PyList_New((Py_ssize_t)v->count);
+
+	for (size_t e = 0; list && e < v->count; e++) {
+		PyObject *o = is_signed ? PyLong_FromLongLong((long long)packed[e])
+					: PyLong_FromUnsignedLongLong(packed[e]);
+		if (!o)
+			Py_CLEAR(list);
+		else
+			PyList_SET_ITEM(list, (Py_ssize_t)e, o);
+	}
+	return list;
+}
+
 /* The objects of a COL_OBJECT column, the copies' offsets made pointers again. */
 static PyObject *objects(struct colbuf *cb, const struct column *col, size_t rows)
 {
 	const size_t *start = (const size_t *)cb->data;
 	PyObject *list = PyList_New((Py_ssize_t)rows);
 
-	for (size_t i = 0; i < cb->n_vals; i++) {
-		struct tmx_value *c = &cb->vals[i];
-		if (has_bytes(c) && c->str.ptr)
-			c->str.ptr = (const char *)cb->bytes + ((uintptr_t)c->str.ptr - 1);
+	for (size_t r = 0; r < rows; r++) {   /* the subtrees' entries, not packed integers */
+		struct tmx_value *c;
+		if (start[r] == SIZE_MAX || (start[r] & PACKED))
+			continue;
+		c = &cb->vals[start[r]];
+		for (size_t i = 0, n = tmx_value_skip(c, 0); i < n; i++)
+			if (has_bytes(&c[i]) && c[i].str.ptr)
+				c[i].str.ptr = (const char *)cb->bytes + ((uintptr_t)c[i].str.ptr - 1);
 	}
 	for (size_t r = 0; list && r < rows; r++) {
 		PyObject *o = start[r] == SIZE_MAX ? Py_NewRef(Py_None)
-						   : plan_cell(col, &cb->vals[start[r]]);
+			      : start[r] & PACKED ? int_list(&cb->vals[start[r] & ~PACKED])
+						  : plan_cell(col, &cb->vals[start[r]]);
 		if (!o)
 			Py_CLEAR(list);
 		else

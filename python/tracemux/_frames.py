@@ -43,16 +43,26 @@ def numpy_column(col, rows):
     return np.ma.MaskedArray(values, mask=np.zeros(rows, bool) if mask is None else mask)
 
 
+def _codes(col, rows):
+    """The dictionary codes less 1 (-1: no value) in the integer type pandas keeps them in
+    for that many categories, made in one pass (no intermediate copy)."""
+    n = len(col["strings"]) - 1
+    dtype = np.int8 if n < 127 else np.int16 if n < 32767 else np.int32
+    codes = np.empty(rows, dtype)
+    np.subtract(np.frombuffer(col["data"], dtype=np.uint32, count=rows), 1, out=codes,
+                casting="unsafe")   # 0 - 1 wraps to all ones: -1 in every width
+    return codes
+
+
 def _categorical(col, rows):
     import pandas as pd
 
-    codes = np.frombuffer(col["data"], dtype=np.uint32, count=rows).astype(np.int32)
-    codes -= 1   # in place: one array of codes at a time
+    codes = _codes(col, rows)
     categories = col["strings"][1:]
     if len(set(categories)) != len(categories):
         # Two byte strings can read as one text (a byte that is not UTF-8
         # reads as the code point of its value).
-        return pd.Categorical(_objects(col["strings"]).take(codes + 1))
+        return pd.Categorical(_objects(col["strings"]).take(codes.astype(np.int64) + 1))
     return pd.Categorical.from_codes(codes, categories=categories)
 
 
@@ -108,8 +118,14 @@ def pandas_tables(tables):
     import pandas as pd
 
     frames = []
+    if len(tables) == 1:
+        tables[0]["seq"] = None   # no merge: the reading order is not needed
     for t in tables:
-        columns = {c["name"]: pandas_column(c, t["rows"]) for c in t["columns"]}
+        columns = {}
+        for c in t["columns"]:
+            columns[c["name"]] = pandas_column(c, t["rows"])
+            if c["dtype"] in _TEXT_KINDS:
+                c["data"] = None   # the C codes, copied: freed now rather than at the end
         # copy=False: each column keeps its own array (no consolidation into
         # 2-D blocks, which would copy every column once more).
         frames.append(pd.DataFrame(columns, copy=False))
