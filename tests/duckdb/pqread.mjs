@@ -10,7 +10,7 @@
 //    "fleet": the same counts from DATASET/**/*.parquet read as one table (no Hive keys),
 //    "fleet_types": [{column_name, column_type}] of the fixed columns in that table,
 //    "file_types": [{name, types, files}]: each fixed column's Parquet types over the event files,
-//    "event_files": their number}
+//    "event_files": their number, "traces": _traces.parquet's name, host and clocks}
 // Values are made exact for JSON: TIMESTAMP_NS as epoch nanoseconds, BLOBs
 // as lowercase hex; 64-bit integers come as strings.
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -47,6 +47,7 @@ if (process.argv[2] === '--partitions') {
       FROM parquet_schema(${quote(parts)}) WHERE name IN (${fixed.map(quote).join(', ')})
       GROUP BY name`),
     event_files: Number((await rows(`SELECT count(*) AS n FROM glob(${quote(parts)})`))[0].n),
+    traces: await rows(`SELECT name, host, clocks FROM read_parquet(${quote(dir + '/_traces.parquet')})`),
   }));
   process.exit(0);
 }

@@ -20,7 +20,8 @@ it as one table (the partition keys are columns of the files too) with
 the same rows, every event file has each fixed column (ts, cycles, event,
 host, trace, stream_id, stream_class_id, cpu) with one Parquet type, and
 the rows per class of each trace equal babeltrace2's, trace-cmd report's
-and llvm-xray's (convert, fdr-dump) counts.
+and llvm-xray's (convert, fdr-dump) counts; _traces.parquet has each
+trace's host and, for CTF, the clocks babeltrace2 prints.
 Small row groups and parts (--parquet-row-group-rows/--parquet-part-row-groups)
 give the same rows, with min/max statistics of each row group equal to its
 values, and strings dictionary-encoded.  Damaged inputs give exit 1 with
@@ -547,6 +548,41 @@ def check_fleet_counts(report, traces, sources, got):
         report.fail("fleet: traces", f"rows of unexpected traces {sorted(names)}")
 
 
+CLOCK_BLOCK = re.compile(rb"^clock \{\n(.*?)^\};", re.S | re.M)
+CLOCK_ITEM = re.compile(rb"^\s*(\w+) = \"?([^\";]*)\"?;", re.M)
+
+
+def check_fleet_clocks(report, sources, got):
+    """_traces.parquet's clocks of each CTF trace against the clock blocks babeltrace2 prints
+    (name, description, frequency, offset in cycles), and the host as the partition's."""
+    rows = {r["name"]: r for r in got["traces"]}
+    checked = 0
+    for name, src in sources.items():
+        row = rows.get(name)
+        if row is None:
+            report.fail("fleet: _traces.parquet", f"no row for trace {name!r}")
+            continue
+        if row["host"] != trace_hosts(src):
+            report.fail("fleet: _traces.parquet host", f"{name!r}: {row['host']!r}, the tool: {trace_hosts(src)!r}")
+        if not os.path.isdir(src):
+            continue
+        p = subprocess.run([shutil.which("babeltrace2"), "-o", "ctf-metadata", src], capture_output=True)
+        want = []
+        for block in CLOCK_BLOCK.findall(p.stdout):
+            items = {k.decode(): v.decode() for k, v in CLOCK_ITEM.findall(block)}
+            freq = int(items.get("freq", 1000000000))
+            want.append((items["name"], items.get("description"), freq,
+                         int(items.get("offset_s", 0)) * freq + int(items.get("offset", 0))))
+        have = [(c["name"], c["description"], int(c["frequency"]),
+                 int(c["offset_s"]) * int(c["frequency"]) + int(c["offset_cycles"])) for c in row["clocks"]]
+        if sorted(have) != sorted(want) or not want:
+            report.fail(f"fleet: clocks of {os.path.basename(src)}", f"_traces.parquet {have}, babeltrace2 {want}")
+        else:
+            checked += 1
+    if checked:
+        report.ok()
+
+
 def check_partition(report, args, node, work):
     """Several traces of the three formats, one dataset partitioned by host and trace,
     read by DuckDB as one table: `read_parquet('DATASET/**/*.parquet', union_by_name = true)`."""
@@ -603,6 +639,7 @@ def check_partition(report, args, node, work):
         report.ok()
     check_fleet_types(report, got)
     check_fleet_counts(report, traces, sources, got)
+    check_fleet_clocks(report, sources, got)
     code, _, err = run(args.tracemux, ["-o", "parquet", "-w", dataset, "--partition", "cpu", traces[0]])
     if code != 2 or b"host, trace or host,trace" not in err:
         report.fail("--partition cpu", f"exit {code}: {err!r}")
