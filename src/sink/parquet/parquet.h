@@ -11,8 +11,9 @@
  * DIR/event=NAME/host=HOST/trace=TRACE/part-N.parquet (either level alone
  * too): one dataset for a fleet of traces, queried with Hive partitioning.
  * The partition keys are columns of the files too (event, host, trace):
- * `read_parquet('DIR/**' '/*.parquet', union_by_name = true)` also reads
- * the meta tables, which have no Hive keys, so DuckDB reads that glob
+ * DuckDB's read_parquet of every `.parquet` file under DIR (a recursive
+ * glob, union_by_name = true) also reads the meta tables, which have no
+ * Hive keys, so DuckDB reads that glob
  * without Hive partitioning and needs them in the files.  Readers that do
  * use the paths take the overlapping columns' values from them (Spark since
  * 2.3, SPARK-22356; not tried here); Apache DataFusion refused such
