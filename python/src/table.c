@@ -256,7 +256,8 @@ static bool put_object(struct colbuf *cb, const struct tmx_value *v)
 		size_t len = (size_t)c->str.len;
 		if (!has_bytes(c))
 			continue;
-		if (!c->str.ptr) {   /* an empty value: stays NULL (offset 0) */
+		if (!c->str.ptr || !len) {   /* an empty value: NULL (offset 0), as decoders leave some */
+			c->str.ptr = NULL;
 			c->str.len = 0;
 			continue;
 		}
