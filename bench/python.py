@@ -10,7 +10,10 @@ collecting the same columns (ts, cycles, stream ids, cpu, packet context,
 common context, payload) into lists and then pandas.  Checks that both
 frames hold the same values, then prints wall times (best of RUNS, each in
 a fresh process), the ratio, and the peak RSS growth of the read next to the
-DataFrame's own size (memory_usage(deep=True)).  Needs the package installed
+DataFrame's own size (memory_usage(deep=True)).  Then to_pandas() of every
+class against `tracemux -o parquet` of the same trace (the CLI next to the
+package: TRACEMUX_CLI, else build/tracemux), best of RUNS each, with the
+peak RSS growth of to_pandas() against the frames' own size.  Needs the package installed
 for /usr/bin/python3 (or PYTHONPATH) and Debian's python3-bt2.  Not part of
 the test suite.
 """
@@ -37,6 +40,11 @@ def status_kib(key):
 def with_tracemux(trace):
     import tracemux
     return tracemux.open(trace).to_pandas(events=CLASS)[CLASS]
+
+
+def every_class(trace):
+    import tracemux
+    return tracemux.open(trace).to_pandas()
 
 
 def with_bt2(trace):
@@ -67,9 +75,10 @@ def with_bt2(trace):
             f = (pc if scope == "p" else cc if scope == "c" else pl)[k]
             cols[k].append(str(f) if isinstance(f, bt2._StringFieldConst) else int(f))
     df = pd.DataFrame(cols)
-    df["ts"] = df["ts"].astype("datetime64[ns]")
+    df["ts"] = df["ts"].astype(np.int64)   # ns from the clock's origin, as to_pandas()
     for k in ("cycles", "stream_id", "stream_class_id"):
         df[k] = df[k].astype(np.uint64)
+    df["cpu"] = df["cpu"].astype(np.uint32)
     return df
 
 
@@ -82,12 +91,36 @@ def measure(tool, trace):
         import tracemux  # noqa: F401
     before = status_kib("VmRSS")
     t0 = time.perf_counter()
-    df = with_bt2(trace) if tool == "bt2" else with_tracemux(trace)
+    cpu0 = time.process_time()
+    if tool == "all":
+        frames = list(every_class(trace).values())
+    else:
+        frames = [with_bt2(trace) if tool == "bt2" else with_tracemux(trace)]
     wall = time.perf_counter() - t0
+    cpu = time.process_time() - cpu0
     peak = status_kib("VmHWM")
-    print(json.dumps({"wall": wall, "rows": len(df), "peak_growth_kib": peak - before,
-                      "deep_bytes": int(df.memory_usage(deep=True).sum()),
-                      "shallow_bytes": int(df.memory_usage(deep=False).sum())}))
+    print(json.dumps({"wall": wall, "cpu": cpu, "rows": sum(len(df) for df in frames),
+                      "peak_growth_kib": peak - before,
+                      "deep_bytes": sum(int(df.memory_usage(deep=True).sum()) for df in frames),
+                      "shallow_bytes": sum(int(df.memory_usage(deep=False).sum()) for df in frames)}))
+
+
+def parquet_cli(trace):
+    """`tracemux -o parquet` of the trace into a temporary directory: wall and CPU seconds."""
+    import shutil
+    import tempfile
+    cli = os.environ.get("TRACEMUX_CLI") or os.path.join(os.path.dirname(HERE), "build", "tracemux")
+    out = tempfile.mkdtemp(prefix="tracemux-bench-pq-")
+    try:
+        t0 = time.perf_counter()
+        before = os.times()
+        subprocess.run([cli, "-o", "parquet", "-w", out, trace], check=True)
+        after = os.times()
+        return {"wall": time.perf_counter() - t0,
+                "cpu": after.children_user + after.children_system
+                - before.children_user - before.children_system}
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
 
 
 def run(tool, trace):
@@ -134,6 +167,15 @@ def main():
     t, b = results["tracemux"], results["bt2"]
     print(f"bt2 / tracemux: {b['wall'] / t['wall']:.1f}x; tracemux's peak RSS growth / DataFrame "
           f"(deep): {t['peak_growth_kib'] * 1024 / t['deep_bytes']:.2f}")
+    # Every class: to_pandas() against -o parquet, same trace, same run.
+    a = min((run("all", trace) for _ in range(runs)), key=lambda r: r["wall"])
+    pq = min((parquet_cli(trace) for _ in range(runs)), key=lambda r: r["wall"])
+    print(f"to_pandas() of every class: {a['rows']} rows in {a['wall']:.3f} s ({a['cpu']:.3f} s CPU), "
+          f"peak RSS growth {a['peak_growth_kib'] / 1024:.1f} MiB; DataFrames "
+          f"{a['deep_bytes'] / 2**20:.1f} MiB (deep), {a['shallow_bytes'] / 2**20:.1f} MiB (shallow)")
+    print(f"-o parquet: {pq['wall']:.3f} s ({pq['cpu']:.3f} s CPU)")
+    print(f"to_pandas() (every class) / -o parquet: {a['wall'] / pq['wall']:.2f}x wall; "
+          f"peak RSS growth / DataFrames (deep): {a['peak_growth_kib'] * 1024 / a['deep_bytes']:.2f}")
 
 
 if __name__ == "__main__":

@@ -57,13 +57,14 @@ enum col_kind {
 	COL_TEXT,     /* strings and text arrays (dictionary codes) */
 	COL_LABEL,    /* an enumeration's labels / a bit map's flags, joined by ", " */
 	COL_OPTION,   /* a variant's selected option name */
-	COL_OBJECT,   /* arrays (lists) and BLOBs (bytes): a Python object per row */
+	COL_OBJECT,   /* arrays (lists) and BLOBs (bytes): a Python object per row, made at the export */
 	COL_N_KINDS,
 };
 
 /* The fixed columns every table starts with (some only when the class has them). */
 enum fixed_col {
-	FIX_TS, FIX_CYCLES, FIX_TRACE, FIX_STREAM_ID, FIX_STREAM_CLASS_ID, FIX_CPU, FIX_N,
+	FIX_TS, FIX_CYCLES, FIX_EVENT, FIX_HOST, FIX_TRACE, FIX_STREAM_ID, FIX_STREAM_CLASS_ID,
+	FIX_CPU, FIX_N,
 };
 
 struct pnode;
@@ -72,21 +73,22 @@ struct column {
 	char *name;
 	enum col_kind kind;
 	bool nullable;        /* inside a variant or an optional */
-	bool epoch_ts;        /* the ts column of a Unix-epoch clock */
 };
 
 /*
- * An event class's columns.  Fixed columns come first; `fixed[f]` is the
- * column of fixed column f, or -1 when the class has none (no clock: no
- * ts/cycles; no CPU, or XRay's own `cpu` field, as the Parquet output: no
- * cpu).
+ * An event class's columns.  Fixed columns come first, every class has
+ * them, of the Parquet output's types (src/sink/parquet/parquet_sink.c):
+ * ts (int64 ns from the clock's origin, whatever the clock), cycles
+ * (uint64), event, host, trace (text), stream_id, stream_class_id
+ * (uint64), cpu (uint32); a missing value (no clock, no CPU, no host) is
+ * masked.  `fixed[f]` is the column of fixed column f.
  */
 struct plan {
 	size_t n_cols;
 	size_t n_fixed;       /* columns 0..n_fixed-1 are the fixed ones */
 	struct column *cols;
 	int fixed[FIX_N];
-	/* With a cpu column: its field (tmx_stream_class_cpu_field), found once. */
+	/* The cpu column's field (tmx_stream_class_cpu_field, NULL: none), found once. */
 	const char *cpu_field;
 	enum tmx_scope cpu_scope;
 	const struct tmx_field_class *scope_fc[TMX_N_SCOPES];
@@ -145,6 +147,8 @@ typedef struct {
 	struct tmx_filter *filter; /* select()'s, freed after the source */
 	bool done;               /* the end or an error was reached */
 	bool skipped;            /* tmx_source_skip_before() was called */
+	bool busy;               /* read() runs without the GIL: no other call meanwhile */
+	unsigned ticks;          /* events read, for the signal checks */
 } Reader;
 
 extern PyTypeObject ReaderType;
@@ -155,10 +159,11 @@ size_t reader_class(Reader *r, const struct tmx_event_class *ec);
 
 /* ---- table.c ---- */
 
+/* No Python (and no GIL needed) but in table_export. */
 struct table;
-struct table *table_new(size_t class_index, const struct plan *p);
+struct table *table_new(size_t class_index, const struct plan *p);   /* NULL: no memory */
 void table_free(struct table *t);
-/* Appends a row: false with a Python exception set (no memory). */
+/* Appends a row: false when memory runs out. */
 bool table_add(struct table *t, const struct plan *p, const struct tmx_msg *msg,
 	       const struct tmx_value **cells, uint64_t seq);
 /* The table as a dict for tracemux._frames; the table is emptied. */

@@ -202,27 +202,21 @@ static bool build_scope(struct builder *b, struct pnode *n, const struct tmx_fie
 
 static void fixed_columns(struct builder *b, const struct tmx_event_class *ec)
 {
-	const struct tmx_stream_class *sc = ec->stream_class;
+	static const struct {
+		const char *name;
+		enum col_kind kind;
+	} fixed[FIX_N] = {
+		[FIX_TS] = { "ts", COL_I64 }, [FIX_CYCLES] = { "cycles", COL_U64 },
+		[FIX_EVENT] = { "event", COL_TEXT }, [FIX_HOST] = { "host", COL_TEXT },
+		[FIX_TRACE] = { "trace", COL_TEXT }, [FIX_STREAM_ID] = { "stream_id", COL_U64 },
+		[FIX_STREAM_CLASS_ID] = { "stream_class_id", COL_U64 }, [FIX_CPU] = { "cpu", COL_U32 },
+	};
 	struct plan *p = b->p;
-	const char *cpu;
 
 	for (int f = 0; f < FIX_N; f++)
-		p->fixed[f] = -1;
-	if (sc->default_clock) {
-		p->fixed[FIX_TS] = add_column(b, "ts", "", COL_I64, false);
-		if (p->fixed[FIX_TS] >= 0)
-			p->cols[p->fixed[FIX_TS]].epoch_ts = sc->default_clock->origin_is_unix_epoch;
-		p->fixed[FIX_CYCLES] = add_column(b, "cycles", "", COL_U64, false);
-	}
-	p->fixed[FIX_TRACE] = add_column(b, "trace", "", COL_TEXT, false);
-	p->fixed[FIX_STREAM_ID] = add_column(b, "stream_id", "", COL_U64, false);
-	p->fixed[FIX_STREAM_CLASS_ID] = add_column(b, "stream_class_id", "", COL_U64, false);
-	/* As the Parquet output: XRay's own `cpu` field is that column already. */
-	cpu = tmx_stream_class_cpu_field(sc, &p->cpu_scope);
-	if (cpu && strcmp(cpu, "cpu")) {
-		p->fixed[FIX_CPU] = add_column(b, "cpu", "", COL_I64, false);
-		p->cpu_field = cpu;
-	}
+		p->fixed[f] = add_column(b, fixed[f].name, "", fixed[f].kind, false);
+	/* As the Parquet output: XRay's own `cpu` field is also common_context.cpu. */
+	p->cpu_field = tmx_stream_class_cpu_field(ec->stream_class, &p->cpu_scope);
 	p->n_fixed = p->n_cols;
 }
 

@@ -12,14 +12,17 @@
 
 #include "ext.h"
 
+/* Warnings come while the GIL is given up too (Reader.read's loop): it is taken for them. */
 static void on_warning(void *user, const char *msg)
 {
 	Reader *r = user;
+	PyGILState_STATE gil = PyGILState_Ensure();
 	PyObject *s = ext_text(msg, strlen(msg));
 
 	if (!s || PyList_Append(r->warnings, s))
 		PyErr_Clear();   /* a warning lost, nothing else */
 	Py_XDECREF(s);
+	PyGILState_Release(gil);
 }
 
 /* The library's warnings since the last call, as Python warnings; -1 if one raised. */
@@ -130,14 +133,22 @@ static int load_classes(Reader *r)
 }
 
 /* The index of `ec` in r->classes, added at its first event (SIZE_MAX: an exception). */
-size_t reader_class(Reader *r, const struct tmx_event_class *ec)
+/* The index of a class met already, SIZE_MAX for another one (no Python: no GIL needed). */
+static size_t reader_class_known(const Reader *r, const struct tmx_event_class *ec)
 {
 	if (r->n_slots) {
 		const struct ptr_slot *slot = &r->by_ec[slot_of(r->by_ec, r->n_slots, ec)];
 		if (slot->key)
 			return slot->value;
 	}
-	return add_class(r, ec, tmx_source_event_class_index(r->src, ec));
+	return SIZE_MAX;
+}
+
+size_t reader_class(Reader *r, const struct tmx_event_class *ec)
+{
+	size_t i = reader_class_known(r, ec);
+
+	return i != SIZE_MAX ? i : add_class(r, ec, tmx_source_event_class_index(r->src, ec));
 }
 
 /* Reader(paths, instr_map=None, symbolize=False, lenient=False) */
@@ -201,7 +212,9 @@ static bool check_open(Reader *r)
 {
 	if (!r->src)
 		PyErr_SetString(PyExc_ValueError, "the Reader is not open");
-	return r->src != NULL;
+	else if (r->busy)   /* read() has given up the GIL: another thread came in */
+		PyErr_SetString(PyExc_RuntimeError, "the Reader is being read by another thread");
+	return r->src != NULL && !r->busy;
 }
 
 struct plan *reader_plan(Reader *r, size_t i)
@@ -449,17 +462,23 @@ static int parse_selection(Reader *r, PyObject *begin, PyObject *end, struct sel
  * `err` filled, or -1 with a Python exception set (an interrupt).
  */
 static int next_selected(Reader *r, const struct selection *sel, const struct tmx_msg **msg,
-			 size_t *ci, struct tmx_error *err)
+			 size_t *ci, struct tmx_error *err, PyThreadState **nogil)
 {
-	static unsigned ticks;
 	int ret;
 
 	*msg = NULL;
 	while (!r->done) {
 		const struct tmx_msg *m;
 
-		if (!(++ticks & 0xffff) && PyErr_CheckSignals())
-			return -1;
+		if (!(++r->ticks & 0xffff)) {
+			if (nogil)
+				PyEval_RestoreThread(*nogil);
+			ret = PyErr_CheckSignals();
+			if (nogil)
+				*nogil = PyEval_SaveThread();
+			if (ret)
+				return -1;
+		}
 		if ((ret = tmx_source_next(r->src, &m, err)) != TMX_OK) {
 			r->done = true;
 			return ret;
@@ -478,8 +497,16 @@ static int next_selected(Reader *r, const struct selection *sel, const struct tm
 		}
 		if (sel->has_begin && m->ns < sel->begin)
 			continue;
-		if ((*ci = reader_class(r, m->event->cls)) == SIZE_MAX)
-			return -1;
+		if ((*ci = reader_class_known(r, m->event->cls)) == SIZE_MAX) {
+			/* A class not met yet: its Python name is made with the GIL. */
+			if (nogil)
+				PyEval_RestoreThread(*nogil);
+			*ci = reader_class(r, m->event->cls);
+			if (nogil)
+				*nogil = PyEval_SaveThread();
+			if (*ci == SIZE_MAX)
+				return -1;
+		}
 		*msg = m;
 		return TMX_OK;
 	}
@@ -500,7 +527,7 @@ static PyObject *reader_next(PyObject *self, PyObject *args)
 	if (!check_open(r) || !PyArg_ParseTuple(args, "OO", &begin, &end) ||
 	    parse_selection(r, begin, end, &sel))
 		return NULL;
-	ret = next_selected(r, &sel, &msg, &ci, &err);
+	ret = next_selected(r, &sel, &msg, &ci, &err, NULL);
 	if (flush_warnings(r) || ret == -1)
 		return NULL;
 	if (ret != TMX_OK)
@@ -566,7 +593,9 @@ static struct table *table_of(Reader *r, struct tables *ts, size_t ci)
 		ts->cells = c;
 		ts->n_cells = p->n_cols;
 	}
-	return ts->by_class[ci] = table_new(ci, p);
+	if (!(ts->by_class[ci] = table_new(ci, p)))
+		PyErr_NoMemory();
+	return ts->by_class[ci];
 }
 
 /* A table for every selected class, made before reading so that empty ones are there too. */
@@ -609,7 +638,9 @@ static PyObject *reader_read(PyObject *self, PyObject *args)
 	struct selection sel;
 	struct tables ts;
 	struct tmx_error err;
+	PyThreadState *nogil;
 	uint64_t seq = 0;
+	bool failed = false, nomem = false;
 	int ret = TMX_OK;
 
 	if (!check_open(r) || !PyArg_ParseTuple(args, "OO", &begin, &end) ||
@@ -617,19 +648,35 @@ static PyObject *reader_read(PyObject *self, PyObject *args)
 		return NULL;
 	if (tables_init(r, &ts))
 		goto fail;
+	/*
+	 * The loop runs without the GIL (other Python threads run meanwhile);
+	 * it is taken back for what needs Python: a class met for the first
+	 * time, signals every 64K events, warnings (on_warning).
+	 */
+	r->busy = true;
+	nogil = PyEval_SaveThread();
 	for (;;) {
 		const struct tmx_msg *msg;
 		const struct plan *p;
 		struct table *t;
 		size_t ci;
 
-		ret = next_selected(r, &sel, &msg, &ci, &err);
-		if (ret == -1)
-			goto fail;
+		ret = next_selected(r, &sel, &msg, &ci, &err, &nogil);
+		if (ret == -1) {
+			failed = true;
+			break;
+		}
 		if (ret != TMX_OK || !msg)
 			break;
-		if (!(t = table_of(r, &ts, ci)))
-			goto fail;
+		if (!(t = ci < ts.n ? ts.by_class[ci] : NULL)) {
+			PyEval_RestoreThread(nogil);
+			t = table_of(r, &ts, ci);
+			nogil = PyEval_SaveThread();
+			if (!t) {
+				failed = true;
+				break;
+			}
+		}
 		p = r->classes[ci].plan;
 		if (!plan_walk(p, msg->event->scopes, ts.cells)) {
 			scope_mismatch(msg, p, &err);
@@ -637,9 +684,17 @@ static PyObject *reader_read(PyObject *self, PyObject *args)
 			r->done = true;
 			break;
 		}
-		if (!table_add(t, p, msg, ts.cells, seq++))
-			goto fail;
+		if (!table_add(t, p, msg, ts.cells, seq++)) {
+			nomem = failed = true;
+			break;
+		}
 	}
+	PyEval_RestoreThread(nogil);
+	r->busy = false;
+	if (nomem)
+		PyErr_NoMemory();
+	if (failed)
+		goto fail;
 	if (flush_warnings(r) || (ret != TMX_OK && !(error = ext_error_object(&err))))
 		goto fail;
 	list = tables_export(r, &ts);

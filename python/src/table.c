@@ -3,8 +3,14 @@
  * column in the column's own type (integers of their width, floats,
  * booleans as bytes, text as dictionary codes), a validity byte per row
  * only once a column gets its first missing value, and Python objects only
- * for arrays and BLOBs.  Exported as Buffers that numpy.frombuffer wraps
- * without a copy (tracemux/_frames.py).
+ * for arrays and BLOBs, made at the export.  Exported as Buffers that
+ * numpy.frombuffer wraps without a copy (tracemux/_frames.py).
+ *
+ * Nothing here touches Python before table_export(): Reader.read fills the
+ * tables with the GIL released.  An array or BLOB value is kept as a copy
+ * of its value subtree (struct tmx_value entries, the bytes of its strings
+ * and BLOBs copied beside them, pointers as offsets until the export),
+ * which convert.c turns into Python objects at the export.
  */
 #include <string.h>
 
@@ -16,7 +22,11 @@ struct colbuf {
 	unsigned char *valid;      /* NULL: every row has a value */
 	size_t valid_cap;
 	struct strdict *dict;      /* COL_TEXT, COL_LABEL, COL_OPTION */
-	PyObject *objs;            /* COL_OBJECT: a list */
+	/* COL_OBJECT: `data` has each row's first entry in `vals` (SIZE_MAX: None). */
+	struct tmx_value *vals;
+	size_t n_vals, cap_vals;   /* entries, bytes of `vals` */
+	unsigned char *bytes;      /* the strings' and BLOBs' bytes */
+	size_t n_bytes, cap_bytes;
 };
 
 struct table {
@@ -54,7 +64,8 @@ void table_free(struct table *t)
 		free(t->cols[c].data);
 		free(t->cols[c].valid);
 		strdict_free(t->cols[c].dict);
-		Py_XDECREF(t->cols[c].objs);
+		free(t->cols[c].vals);
+		free(t->cols[c].bytes);
 	}
 	free(t->cols);
 	free(t->seq.data);
@@ -72,12 +83,9 @@ struct table *table_new(size_t class_index, const struct plan *p)
 	for (size_t c = 0; ok && c < p->n_cols; c++) {
 		if (is_text_kind(p->cols[c].kind))
 			ok = (t->cols[c].dict = strdict_new()) != NULL;
-		else if (p->cols[c].kind == COL_OBJECT)
-			ok = (t->cols[c].objs = PyList_New(0)) != NULL;
 	}
 	if (!ok) {
 		table_free(t);
-		PyErr_NoMemory();
 		return NULL;
 	}
 	t->class_index = class_index;
@@ -144,7 +152,7 @@ static bool put_null(struct colbuf *cb, enum col_kind kind, size_t row)
 	static const uint64_t zero;
 
 	if (kind == COL_OBJECT)
-		return PyList_Append(cb->objs, Py_None) == 0;
+		return put_int(cb, sizeof(size_t), SIZE_MAX);
 	if (is_text_kind(kind))   /* code 0 */
 		return put_int(cb, 4, 0);
 	if (!cb->valid) {
@@ -180,16 +188,137 @@ static bool put_labels(struct table *t, struct colbuf *cb, const struct tmx_valu
 	return len ? put_text(cb, t->labels, len) : put_int(cb, 4, 0);
 }
 
-static bool put_object(struct colbuf *cb, const struct column *col, const struct tmx_value *v)
+/* Whether a value's `str` points at bytes (strings, text arrays, BLOBs). */
+static bool has_bytes(const struct tmx_value *v)
 {
-	PyObject *o = plan_cell(col, v);
-	int ret;
+	enum tmx_fc_kind k = tmx_fc_kind(v->fc);
 
-	if (!o)
+	return k == TMX_FC_STRING || k == TMX_FC_BLOB ||
+	       ((k == TMX_FC_ARRAY || k == TMX_FC_SEQUENCE) && tmx_fc_is_text(v->fc));
+}
+
+/* A row's start with this bit: an array of integers kept packed (see put_int_array). */
+#define PACKED ((size_t)1 << (sizeof(size_t) * 8 - 1))
+
+/* Room for `n` more entries in `vals`. */
+static bool vals_room(struct colbuf *cb, size_t n)
+{
+	unsigned char *vals = (unsigned char *)cb->vals;
+
+	if (!grow(&vals, &cb->cap_vals, (cb->n_vals + n) * sizeof(*cb->vals)))
 		return false;
-	ret = PyList_Append(cb->objs, o);
-	Py_DECREF(o);
-	return ret == 0;
+	cb->vals = (struct tmx_value *)vals;
+	return true;
+}
+
+/*
+ * An array or sequence of integers: its own entry, then its elements'
+ * 64-bit values packed in the entries after it (a third of the room of an
+ * entry each), which byte arrays fill most.
+ */
+static bool put_int_array(struct colbuf *cb, const struct tmx_value *v)
+{
+	size_t count = (size_t)v->count, at = cb->n_vals;
+	size_t n = 1 + (count * sizeof(uint64_t) + sizeof(*v) - 1) / sizeof(*v);
+	uint64_t *packed;
+
+	if (!vals_room(cb, n))
+		return false;
+	cb->vals[at] = *v;
+	packed = (uint64_t *)(void *)&cb->vals[at + 1];
+	for (size_t e = 0; e < count; e++)
+		packed[e] = v[1 + e].u;
+	cb->n_vals += n;
+	return put_int(cb, sizeof(size_t), at | PACKED);
+}
+
+static bool int_array(const struct tmx_value *v)
+{
+	enum tmx_fc_kind k = tmx_fc_kind(v->fc);
+
+	return (k == TMX_FC_ARRAY || k == TMX_FC_SEQUENCE) && !tmx_fc_is_text(v->fc) &&
+	       tmx_fc_kind(tmx_fc_element(v->fc)) == TMX_FC_INT;
+}
+
+/* A copy of the value subtree at `v` (see the top): its first entry's index in the row. */
+static bool put_object(struct colbuf *cb, const struct tmx_value *v)
+{
+	size_t n, at = cb->n_vals;
+
+	if (int_array(v))
+		return put_int_array(cb, v);
+	n = tmx_value_skip(v, 0);
+	if (!vals_room(cb, n))
+		return false;
+	memcpy(cb->vals + at, v, n * sizeof(*v));
+	for (size_t i = at; i < at + n; i++) {
+		struct tmx_value *c = &cb->vals[i];
+		size_t len = (size_t)c->str.len;
+		if (!has_bytes(c))
+			continue;
+		if (!c->str.ptr || !len) {   /* an empty value: NULL (offset 0), as decoders leave some */
+			c->str.ptr = NULL;
+			c->str.len = 0;
+			continue;
+		}
+		if (!grow(&cb->bytes, &cb->cap_bytes, cb->n_bytes + len))
+			return false;
+		memcpy(cb->bytes + cb->n_bytes, c->str.ptr, len);
+		c->str.ptr = (const char *)(uintptr_t)(cb->n_bytes + 1);   /* offset + 1 */
+		cb->n_bytes += len;
+	}
+	cb->n_vals += n;
+	return put_int(cb, sizeof(size_t), at);
+}
+
+/* The list of a packed array of integers, as convert.c makes it from the values. */
+static PyObject *int_list(const struct tmx_value *v)
+{
+	const uint64_t *packed = (const uint64_t *)(const void *)(v + 1);
+	bool is_signed = tmx_fc_is_signed(tmx_fc_element(v->fc));
+	PyObject *list = PyList_New((Py_ssize_t)v->count);
+
+	for (size_t e = 0; list && e < v->count; e++) {
+		PyObject *o = is_signed ? PyLong_FromLongLong((long long)packed[e])
+					: PyLong_FromUnsignedLongLong(packed[e]);
+		if (!o)
+			Py_CLEAR(list);
+		else
+			PyList_SET_ITEM(list, (Py_ssize_t)e, o);
+	}
+	return list;
+}
+
+/* The objects of a COL_OBJECT column, the copies' offsets made pointers again. */
+static PyObject *objects(struct colbuf *cb, const struct column *col, size_t rows)
+{
+	const size_t *start = (const size_t *)cb->data;
+	PyObject *list = PyList_New((Py_ssize_t)rows);
+
+	for (size_t r = 0; r < rows; r++) {   /* the subtrees' entries, not packed integers */
+		struct tmx_value *c;
+		if (start[r] == SIZE_MAX || (start[r] & PACKED))
+			continue;
+		c = &cb->vals[start[r]];
+		for (size_t i = 0, n = tmx_value_skip(c, 0); i < n; i++)
+			if (has_bytes(&c[i]) && c[i].str.ptr)
+				c[i].str.ptr = (const char *)cb->bytes + ((uintptr_t)c[i].str.ptr - 1);
+	}
+	for (size_t r = 0; list && r < rows; r++) {
+		PyObject *o = start[r] == SIZE_MAX ? Py_NewRef(Py_None)
+			      : start[r] & PACKED ? int_list(&cb->vals[start[r] & ~PACKED])
+						  : plan_cell(col, &cb->vals[start[r]]);
+		if (!o)
+			Py_CLEAR(list);
+		else
+			PyList_SET_ITEM(list, (Py_ssize_t)r, o);
+	}
+	free(cb->vals);
+	free(cb->bytes);
+	cb->vals = NULL;
+	cb->bytes = NULL;
+	cb->n_vals = cb->n_bytes = 0;
+	return list;
 }
 
 /* A field column's value (v non-NULL). */
@@ -217,10 +346,19 @@ static bool put_value(struct table *t, struct colbuf *cb, const struct column *c
 		s = tmx_fc_member_name(v->fc, v->option);
 		return put_text(cb, s, s ? strlen(s) : 0);
 	case COL_OBJECT:
-		return put_object(cb, col, v);
+		return put_object(cb, v);
 	default:   /* integers: `u` has the value's bits, signed or not */
 		return put_int(cb, kinds[col->kind].width, v->u);
 	}
+}
+
+/* The trace's host as the Parquet output's `host`: its environment's `hostname` text. */
+static const char *trace_host(const struct tmx_trace *trace)
+{
+	const struct tmx_env_entry *host =
+		trace && trace->cls ? tmx_trace_class_env(trace->cls, "hostname") : NULL;
+
+	return host && !host->is_int ? host->str_value : NULL;
 }
 
 /* The fixed columns' values; false: no memory. */
@@ -228,16 +366,16 @@ static bool put_fixed(struct table *t, const struct plan *p, const struct tmx_ms
 {
 	const struct tmx_stream *st = msg->stream;
 	const char *trace = st->trace && st->trace->name ? st->trace->name : "";
+	const char *text;
 	bool ok = true;
 
 	for (int f = 0; f < FIX_N && ok; f++) {
 		int c = p->fixed[f];
-		struct colbuf *cb = c >= 0 ? &t->cols[c] : NULL;
+		struct colbuf *cb = &t->cols[c];
+		enum col_kind kind = p->cols[c].kind;
 		bool has = true;
 		uint64_t bits = 0;
 
-		if (!cb)
-			continue;
 		switch (f) {
 		case FIX_TS:
 			has = msg->has_ts, bits = (uint64_t)msg->ns;
@@ -245,8 +383,12 @@ static bool put_fixed(struct table *t, const struct plan *p, const struct tmx_ms
 		case FIX_CYCLES:
 			has = msg->has_ts, bits = msg->cycles;
 			break;
+		case FIX_EVENT:
+		case FIX_HOST:
 		case FIX_TRACE:
-			ok = put_text(cb, trace, strlen(trace));
+			text = f == FIX_TRACE ? trace : f == FIX_EVENT ? msg->event->cls->name
+								 : trace_host(st->trace);
+			ok = text ? put_text(cb, text, strlen(text)) : put_null(cb, kind, t->n_rows);
 			continue;
 		case FIX_STREAM_ID:
 			bits = st->id;
@@ -256,14 +398,16 @@ static bool put_fixed(struct table *t, const struct plan *p, const struct tmx_ms
 			break;
 		default:   /* FIX_CPU */
 			/* tmx_event_cpu, without finding the field again */
-			has = tmx_value_uint64(tmx_event_field_in(msg->event, p->cpu_scope,
-								  p->cpu_field), &bits);
+			has = p->cpu_field &&
+			      tmx_value_uint64(tmx_event_field_in(msg->event, p->cpu_scope,
+								  p->cpu_field), &bits) &&
+			      bits <= UINT32_MAX;
 			break;
 		}
 		if (!has)
-			ok = put_null(cb, p->cols[c].kind, t->n_rows);
+			ok = put_null(cb, kind, t->n_rows);
 		else
-			ok = put_int(cb, 8, bits) && mark_valid(cb, t->n_rows);
+			ok = put_int(cb, kinds[kind].width, bits) && mark_valid(cb, t->n_rows);
 	}
 	return ok;
 }
@@ -281,11 +425,8 @@ bool table_add(struct table *t, const struct plan *p, const struct tmx_msg *msg,
 		else
 			ok = put_value(t, cb, &p->cols[c], cells[c]) && mark_valid(cb, t->n_rows);
 	}
-	if (!ok) {
-		if (!PyErr_Occurred())
-			PyErr_NoMemory();
+	if (!ok)
 		return false;
-	}
 	t->n_rows++;
 	return true;
 }
@@ -306,7 +447,7 @@ static PyObject *export_column(struct table *t, const struct plan *p, size_t c)
 	PyObject *data, *valid, *dict;
 
 	if (col->kind == COL_OBJECT)
-		data = Py_NewRef(cb->objs);
+		data = objects(cb, col, t->n_rows);
 	else
 		data = take_buffer(&cb->data, cb->len);
 	valid = cb->valid ? take_buffer(&cb->valid, t->n_rows) : Py_NewRef(Py_None);
@@ -317,11 +458,10 @@ static PyObject *export_column(struct table *t, const struct plan *p, size_t c)
 		Py_XDECREF(dict);
 		return NULL;
 	}
-	return Py_BuildValue("{s:N,s:s,s:N,s:N,s:N,s:O,s:O}", "name",
+	return Py_BuildValue("{s:N,s:s,s:N,s:N,s:N,s:O}", "name",
 			     ext_text(col->name, strlen(col->name)), "dtype",
 			     kinds[col->kind].dtype, "data", data, "valid", valid, "strings", dict,
-			     "nullable", col->nullable ? Py_True : Py_False, "epoch",
-			     col->epoch_ts ? Py_True : Py_False);
+			     "nullable", col->nullable ? Py_True : Py_False);
 }
 
 PyObject *table_export(struct table *t, const struct plan *p)

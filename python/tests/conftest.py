@@ -129,31 +129,28 @@ def flatten(value, prefix, taken, out):
 
 
 def packet_cpu(rec):
-    """The packet context's integer cpu_id (an enumeration's value too), else None."""
+    """The event's CPU: the packet context's integer cpu_id (an enumeration's value too),
+    XRay's own cpu field (common context {cpu, tid, pid}), else None."""
     cpu = rec.get("packet_context", {}).get("cpu_id")
+    common = rec.get("common_context", {})
+    if cpu is None and not rec.get("packet_context") and set(common) == {"cpu", "tid", "pid"}:
+        cpu = common["cpu"]
     if isinstance(cpu, dict):
         cpu = cpu.get("value")
     return cpu if isinstance(cpu, int) and not isinstance(cpu, bool) else None
 
 
 def fixed_columns(rec):
-    """The fixed columns of an event's table: cpu when it has an integer packet_context.cpu_id
-    (XRay's common_context.cpu is a field named cpu already), ts and cycles when it has a
-    time (a clock)."""
-    has_cpu = packet_cpu(rec) is not None
-    return [c for c in FIXED if (c != "cpu" or has_cpu) and (c not in ("ts", "cycles")
-                                                             or "ts_ns" in rec)]
+    """The fixed columns of an event's table: every table has them (the Parquet output's)."""
+    return list(FIXED)
 
 
 def json_row(rec, fixed):
-    """{column: value} of a JSON Lines event, with the fixed columns `fixed` of its table."""
-    out = {"trace": rec["trace"], "stream_id": rec["stream"]["id"],
-           "stream_class_id": rec["stream"]["class_id"]}
-    if "ts" in fixed:
-        out["ts"] = rec.get("ts_ns")
-        out["cycles"] = rec.get("cycles")
-    if "cpu" in fixed:
-        out["cpu"] = packet_cpu(rec)
+    """{column: value} of a JSON Lines event, with the fixed columns `fixed` of its table
+    (but `host`, which the JSON output does not have: see test_api's test_fixed_columns)."""
+    out = {"ts": rec.get("ts_ns"), "cycles": rec.get("cycles"), "event": rec["name"],
+           "trace": rec["trace"], "stream_id": rec["stream"]["id"],
+           "stream_class_id": rec["stream"]["class_id"], "cpu": packet_cpu(rec)}
     taken = set(fixed)
     for scope in SCOPES:
         for k, v in rec.get(scope, {}).items():
@@ -182,7 +179,7 @@ def cell(v):
     return v
 
 
-FIXED = ("ts", "cycles", "trace", "stream_id", "stream_class_id", "cpu")
+FIXED = ("ts", "cycles", "event", "host", "trace", "stream_id", "stream_class_id", "cpu")
 
 
 def frame_rows(df):

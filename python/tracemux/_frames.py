@@ -7,8 +7,8 @@ and "columns", each a dict: name, dtype (a NumPy dtype name, or "text",
 "label", "option", "object"), data (a buffer of the dtype, dictionary codes
 for the text kinds, a list for "object"), valid (one byte per row, or None
 when every row has a value), strings ([None, str...] for the text kinds),
-nullable (inside a variant or an optional), epoch (a ts column of a
-Unix-epoch clock).  Every buffer is wrapped, not copied.
+nullable (inside a variant or an optional).  Every buffer is wrapped,
+not copied.
 """
 import numpy as np
 
@@ -43,15 +43,26 @@ def numpy_column(col, rows):
     return np.ma.MaskedArray(values, mask=np.zeros(rows, bool) if mask is None else mask)
 
 
+def _codes(col, rows):
+    """The dictionary codes less 1 (-1: no value) in the integer type pandas keeps them in
+    for that many categories, made in one pass (no intermediate copy)."""
+    n = len(col["strings"]) - 1
+    dtype = np.int8 if n < 127 else np.int16 if n < 32767 else np.int32
+    codes = np.empty(rows, dtype)
+    np.subtract(np.frombuffer(col["data"], dtype=np.uint32, count=rows), 1, out=codes,
+                casting="unsafe")   # 0 - 1 wraps to all ones: -1 in every width
+    return codes
+
+
 def _categorical(col, rows):
     import pandas as pd
 
-    codes = np.frombuffer(col["data"], dtype=np.uint32, count=rows).astype(np.int32) - 1
+    codes = _codes(col, rows)
     categories = col["strings"][1:]
     if len(set(categories)) != len(categories):
         # Two byte strings can read as one text (a byte that is not UTF-8
         # reads as the code point of its value).
-        return pd.Categorical(_objects(col["strings"]).take(codes + 1))
+        return pd.Categorical(_objects(col["strings"]).take(codes.astype(np.int64) + 1))
     return pd.Categorical.from_codes(codes, categories=categories)
 
 
@@ -60,18 +71,15 @@ def pandas_column(col, rows):
     import pandas as pd
 
     kind = col["dtype"]
-    if kind in ("label", "option"):
+    # Text of every kind is a categorical: the C side has its dictionary codes
+    # already (no Python object per row), and a column's type does not depend
+    # on how repeated its values happen to be.
+    if kind in _TEXT_KINDS:
         return _categorical(col, rows)
-    if kind in ("text", "object"):
+    if kind == "object":
         return numpy_column(col, rows)
     values = np.frombuffer(col["data"], dtype=kind, count=rows)
     mask = _mask(col, rows)
-    if col["epoch"]:
-        values = values.view("datetime64[ns]")
-        if mask is not None:
-            values = values.copy()
-            values[mask] = np.datetime64("NaT")
-        return values
     if mask is None and not col["nullable"]:
         return values
     mask = np.zeros(rows, bool) if mask is None else mask
@@ -110,13 +118,25 @@ def pandas_tables(tables):
     import pandas as pd
 
     frames = []
+    if len(tables) == 1:
+        tables[0]["seq"] = None   # no merge: the reading order is not needed
     for t in tables:
-        columns = {c["name"]: pandas_column(c, t["rows"]) for c in t["columns"]}
+        columns = {}
+        for c in t["columns"]:
+            columns[c["name"]] = pandas_column(c, t["rows"])
+            if c["dtype"] in _TEXT_KINDS:
+                c["data"] = None   # the C codes, copied: freed now rather than at the end
         # copy=False: each column keeps its own array (no consolidation into
         # 2-D blocks, which would copy every column once more).
         frames.append(pd.DataFrame(columns, copy=False))
     if len(frames) == 1:
         return frames[0]
+    # Categoricals stay categoricals over the tables: one set of categories.
+    for c in frames[0].columns:
+        if all(c in f and isinstance(f[c].dtype, pd.CategoricalDtype) for f in frames):
+            cats = pd.api.types.union_categoricals([f[c] for f in frames]).categories
+            for f in frames:
+                f[c] = f[c].cat.set_categories(cats)
     order = np.argsort(np.concatenate([_seq(t) for t in tables]), kind="stable")
     return pd.concat(frames, ignore_index=True).take(order).reset_index(drop=True)
 

@@ -183,9 +183,12 @@ class Trace:
         """
         {event class name: DataFrame} of every selected class (`events`:
         a glob or a list of them; every class when None), with the Parquet
-        output's columns: ts (datetime64[ns] when the clock's origin is the
-        Unix epoch, else int64 ns), cycles, trace, stream_id,
-        stream_class_id, cpu (when the class has a CPU number), then the
+        output's columns and types: ts (int64 ns from the clock's origin,
+        whatever the clock: Trace.clocks says whether it is the Unix
+        epoch, then pd.to_datetime(df.ts) is the time of day), cycles
+        (uint64), event, host, trace, stream_id, stream_class_id (uint64),
+        cpu (uint32); nullable (Int64, UInt32) where a value is missing
+        (no clock, no CPU), then the
         fields of the packet context, common context, specific context and
         payload, structures flattened with dots.  On a data error, the
         raised tracemux.Error has the frames of what came before it in

@@ -6,7 +6,11 @@
 //                                     "encodings": ..}...]}},
 //    "counts": {event: rows}}      (the whole dataset, Hive partitioning)
 //   node pqread.mjs --partitions DATASET_DIR    (a dataset made with --partition host,trace)
-//   {"partitions": [{"event", "host", "trace", "n"}...], "file_columns": [names]}
+//   {"partitions": [{"event", "host", "trace", "n"}...], "file_columns": [names],
+//    "fleet": the same counts from DATASET/**/*.parquet read as one table (no Hive keys),
+//    "fleet_types": [{column_name, column_type}] of the fixed columns in that table,
+//    "file_types": [{name, types, files}]: each fixed column's Parquet types over the event files,
+//    "event_files": their number, "traces": _traces.parquet's name, host and clocks}
 // Values are made exact for JSON: TIMESTAMP_NS as epoch nanoseconds, BLOBs
 // as lowercase hex; 64-bit integers come as strings.
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -21,13 +25,29 @@ async function rows(sql) {
 }
 
 if (process.argv[2] === '--partitions') {
-  const parts = `${process.argv[3]}/event=*/host=*/trace=*/*.parquet`;
+  const dir = process.argv[3];
+  const parts = `${dir}/event=*/host=*/trace=*/*.parquet`;
   const src = `read_parquet(${quote(parts)}, hive_partitioning = true, union_by_name = true)`;
+  // The whole dataset as one table, meta tables included (their rows come
+  // from files outside event=...), as the README shows it.
+  const all = `read_parquet(${quote(dir + '/**/*.parquet')}, union_by_name = true, filename = 'parquet_file')`;
   const cols = await rows(`DESCRIBE SELECT * FROM read_parquet(${quote(parts)},
       hive_partitioning = false, union_by_name = true)`);
+  const fixed = ['ts', 'cycles', 'event', 'host', 'trace', 'stream_id', 'stream_class_id', 'cpu'];
   process.stdout.write(JSON.stringify({
     partitions: await rows(`SELECT event, host, trace, count(*) AS n FROM ${src} GROUP BY ALL`),
     file_columns: cols.map((c) => c.column_name),
+    fleet: await rows(`SELECT event, host, trace, count(*) AS n FROM ${all}
+      WHERE contains(parquet_file, '/event=') GROUP BY ALL`),
+    fleet_types: await rows(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM ${all})
+      WHERE column_name IN (${fixed.map(quote).join(', ')})`),
+    // Each fixed column's Parquet types over every event file: one per column.
+    file_types: await rows(`SELECT name, list(DISTINCT concat_ws(' ', type, converted_type,
+        logical_type, repetition_type)) AS types, count(DISTINCT file_name) AS files
+      FROM parquet_schema(${quote(parts)}) WHERE name IN (${fixed.map(quote).join(', ')})
+      GROUP BY name`),
+    event_files: Number((await rows(`SELECT count(*) AS n FROM glob(${quote(parts)})`))[0].n),
+    traces: await rows(`SELECT name, host, clocks FROM read_parquet(${quote(dir + '/_traces.parquet')})`),
   }));
   process.exit(0);
 }

@@ -12,9 +12,16 @@ For every trace of the corpus (CTF 1.8 and 2, trace.dat, XRay):
   output's discard records, _traces one row per trace;
 - the rows per class equal what the real tools count: babeltrace2's
   sink.text.details (babeltrace 2.1.2 for CTF 2) and trace-cmd report.
---partition host,trace: several traces in one dataset, the rows of each
-(event, host, trace) partition equal the JSON output's events of that
-trace, hosts as babeltrace2 and trace-cmd report them, no `trace` column.
+--partition host,trace: a fleet of CTF, trace.dat and XRay traces in one
+dataset; the rows of each (event, host, trace) partition equal the JSON
+output's events of that trace, hosts as babeltrace2 and trace-cmd report
+them; `read_parquet('DATASET/**/*.parquet', union_by_name = true)` reads
+it as one table (the partition keys are columns of the files too) with
+the same rows, every event file has each fixed column (ts, cycles, event,
+host, trace, stream_id, stream_class_id, cpu) with one Parquet type, and
+the rows per class of each trace equal babeltrace2's, trace-cmd report's
+and llvm-xray's (convert, fdr-dump) counts; _traces.parquet has each
+trace's host and, for CTF, the clocks babeltrace2 prints.
 Small row groups and parts (--parquet-row-group-rows/--parquet-part-row-groups)
 give the same rows, with min/max statistics of each row group equal to its
 values, and strings dictionary-encoded.  Damaged inputs give exit 1 with
@@ -88,13 +95,22 @@ def element(e):
     return e
 
 
+# The `host` column: compared with the real tools by check_fleet (the JSON output has no host).
+HOST = object()
+
+
 def expected_row(o):
-    out = {"ts": o.get("ts_ns"), "cycles": o.get("cycles"), "trace": o["trace"],
-           "stream_id": o["stream"]["id"], "stream_class_id": o["stream"]["class_id"]}
-    # cpu: the packet context's integer cpu_id (trace.dat, LTTng); XRay's is its own `cpu` field.
+    out = {"ts": o.get("ts_ns"), "cycles": o.get("cycles"), "event": o["name"], "host": HOST,
+           "trace": o["trace"], "stream_id": o["stream"]["id"], "stream_class_id": o["stream"]["class_id"]}
+    # cpu: the packet context's integer cpu_id (trace.dat, LTTng), XRay's own `cpu` field
+    # (common context {cpu, tid, pid}, also its column common_context.cpu); null elsewhere.
     cpu = (o.get("packet_context") or {}).get("cpu_id")
-    if isinstance(cpu, int) or (isinstance(cpu, dict) and isinstance(cpu.get("value"), int)):
-        out["cpu"] = cpu if isinstance(cpu, int) else cpu["value"]
+    common = o.get("common_context") or {}
+    if cpu is None and not o.get("packet_context") and set(common) == {"cpu", "tid", "pid"}:
+        cpu = common["cpu"]
+    if isinstance(cpu, dict):
+        cpu = cpu.get("value")
+    out["cpu"] = cpu if isinstance(cpu, int) else None
     for scope in SCOPES:
         for k, v in (o.get(scope) or {}).items():
             flatten(f"{scope}.{k}" if k in out else k, v, out)
@@ -102,6 +118,8 @@ def expected_row(o):
 
 
 def same(exp, got):
+    if exp is HOST:
+        return got is None or isinstance(got, str)
     if exp is None:   # JSON writes non-finite floats as null
         return got is None or got in ("NaN", "Infinity", "-Infinity")
     if isinstance(exp, bool):
@@ -264,8 +282,7 @@ def check_row_groups(report, args, node, work):
             for col in ("ts", "cycles", "stream_id"):
                 vals = [int(r[col]) for r in rows]
                 lo, hi = meta[col]["min"], meta[col]["max"]
-                # DuckDB shows TIMESTAMP_NS bounds as timestamps: compare those through cycles only.
-                if col != "ts" and (int(lo) != min(vals) or int(hi) != max(vals)):
+                if int(lo) != min(vals) or int(hi) != max(vals):
                     report.fail("statistics", f"{f} row group {rg} {col}: [{lo}, {hi}], values {vals}")
                     return
             if "RLE_DICTIONARY" not in meta["trace"]["encodings"]:
@@ -465,8 +482,110 @@ def trace_hosts(trace):
     return m.group(1).decode() if m else None
 
 
+LLVM_XRAY = shutil.which("llvm-xray-14") or shutil.which("llvm-xray")
+XRAY_KIND = re.compile(rb"\bkind:\s*([a-z-]+)")
+XRAY_WALLTIME = re.compile(rb"^<(Wall) Time")
+
+
+def xray_reference_counts(log):
+    """Records per kind as llvm-xray counts them: `convert -f yaml` (function
+    enters/exits, custom events) and `fdr-dump` (wall-time records)."""
+    if not LLVM_XRAY:
+        raise SystemExit("FAIL: llvm-xray is not installed: install Debian's llvm-14 (scripts/install-deps.sh test)")
+    counts = {}
+    for argv, pattern in ((["convert", "-f", "yaml", log], XRAY_KIND), (["fdr-dump", log], XRAY_WALLTIME)):
+        p = subprocess.run([LLVM_XRAY] + argv, capture_output=True, timeout=300)
+        if p.returncode:
+            raise SystemExit(f"FAIL: llvm-xray {argv[0]} {log}: {p.stderr.decode(errors='replace')}")
+        counts.update(count_events(p.stdout, pattern))
+    if "Wall" in counts:
+        counts["walltime"] = counts.pop("Wall")
+    return counts
+
+
+FIXED_TYPES = {"ts": "BIGINT", "cycles": "UBIGINT", "event": "VARCHAR", "host": "VARCHAR",
+               "trace": "VARCHAR", "stream_id": "UBIGINT", "stream_class_id": "UBIGINT", "cpu": "UINTEGER"}
+
+
+def check_fleet_types(report, got):
+    """Every event file has each fixed column with one Parquet type; the union has the documented types."""
+    files = {r["name"]: (r["types"], int(r["files"])) for r in got["file_types"]}
+    bad = {c: files.get(c) for c in FIXED_TYPES
+           if c not in files or len(files[c][0]) != 1 or files[c][1] != got["event_files"]}
+    union = {r["column_name"]: r["column_type"] for r in got["fleet_types"]}
+    if bad:
+        report.fail("fleet: one type per fixed column", f"{bad} over {got['event_files']} files")
+    elif union != FIXED_TYPES:
+        report.fail("fleet: column types of DATASET/**/*.parquet", f"{union}, expected {FIXED_TYPES}")
+    else:
+        report.ok()
+
+
+def check_fleet_counts(report, traces, sources, got):
+    """Rows per class of each trace in the one-table read against the real tools
+    (`sources`: the input of each trace name)."""
+    names = {}
+    for r in got["fleet"]:
+        names.setdefault(r["trace"], {})
+        names[r["trace"]][r["event"]] = names[r["trace"]].get(r["event"], 0) + int(r["n"])
+    for t in traces:
+        key = next((k for k, src in sources.items() if src == t), None)
+        rows = names.pop(key, None)
+        want = xray_reference_counts(t) if t.endswith(".xray") else reference_counts(t)
+        if rows is None or want is None:
+            report.fail(f"fleet: {os.path.basename(t)}", f"rows {rows}, reference {want}")
+            continue
+        have = {}
+        for name, n in rows.items():
+            k = name.split(":", 1)[-1] if t.endswith(".dat") else name
+            have[k] = have.get(k, 0) + n
+        if have != want:
+            diff = {k: (have.get(k), want.get(k)) for k in set(have) | set(want) if have.get(k) != want.get(k)}
+            report.fail(f"fleet: {os.path.basename(t)} rows per class vs the real tool", f"(parquet, tool): {diff}")
+        else:
+            report.ok()
+    if names:
+        report.fail("fleet: traces", f"rows of unexpected traces {sorted(names)}")
+
+
+CLOCK_BLOCK = re.compile(rb"^clock \{\n(.*?)^\};", re.S | re.M)
+CLOCK_ITEM = re.compile(rb"^\s*(\w+) = \"?([^\";]*)\"?;", re.M)
+
+
+def check_fleet_clocks(report, sources, got):
+    """_traces.parquet's clocks of each CTF trace against the clock blocks babeltrace2 prints
+    (name, description, frequency, offset in cycles), and the host as the partition's."""
+    rows = {r["name"]: r for r in got["traces"]}
+    checked = 0
+    for name, src in sources.items():
+        row = rows.get(name)
+        if row is None:
+            report.fail("fleet: _traces.parquet", f"no row for trace {name!r}")
+            continue
+        if row["host"] != trace_hosts(src):
+            report.fail("fleet: _traces.parquet host", f"{name!r}: {row['host']!r}, the tool: {trace_hosts(src)!r}")
+        if not os.path.isdir(src):
+            continue
+        p = subprocess.run([shutil.which("babeltrace2"), "-o", "ctf-metadata", src], capture_output=True)
+        want = []
+        for block in CLOCK_BLOCK.findall(p.stdout):
+            items = {k.decode(): v.decode() for k, v in CLOCK_ITEM.findall(block)}
+            freq = int(items.get("freq", 1000000000))
+            want.append((items["name"], items.get("description"), freq,
+                         int(items.get("offset_s", 0)) * freq + int(items.get("offset", 0))))
+        have = [(c["name"], c["description"], int(c["frequency"]),
+                 int(c["offset_s"]) * int(c["frequency"]) + int(c["offset_cycles"])) for c in row["clocks"]]
+        if sorted(have) != sorted(want) or not want:
+            report.fail(f"fleet: clocks of {os.path.basename(src)}", f"_traces.parquet {have}, babeltrace2 {want}")
+        else:
+            checked += 1
+    if checked:
+        report.ok()
+
+
 def check_partition(report, args, node, work):
-    """Several traces, one dataset partitioned by host and trace."""
+    """Several traces of the three formats, one dataset partitioned by host and trace,
+    read by DuckDB as one table: `read_parquet('DATASET/**/*.parquet', union_by_name = true)`."""
     traces = [os.path.join(args.corpus, "babeltrace-tests/ctf-traces/succeed/wk-heartbeat-u"),
               os.path.join(args.corpus, "babeltrace-tests/ctf-traces/succeed/trace-with-index"),
               os.path.join(args.corpus, "tracecmd-samples/sched-v6.dat"),
@@ -480,8 +599,8 @@ def check_partition(report, args, node, work):
     if code:
         report.fail("--partition host,trace", f"exit {code}: {err.decode(errors='replace')[-500:]}")
         return
-    hosts = {}
-    want = {}
+    hosts, sources = {}, {}
+    want, want_fleet = {}, {}
     for line in out_j.decode().split("\n"):
         o = json.loads(line) if line else {}
         if o.get("type") == "event":
@@ -490,9 +609,13 @@ def check_partition(report, args, node, work):
                 src = next(t for t in traces if o["trace"] == t or
                            o["stream"]["name"].startswith(bt2_path(t) + "/"))
                 hosts[o["trace"]] = trace_hosts(src)
+                sources[o["trace"]] = src
             # An empty name is Hive's default partition, which DuckDB reads as NULL.
             key = (o["name"], hosts[o["trace"]] or None, o["trace"] or None)
             want[key] = want.get(key, 0) + 1
+            # In the files: the trace's name as it is, no host: null.
+            key = (o["name"], hosts[o["trace"]] or None, o["trace"])
+            want_fleet[key] = want_fleet.get(key, 0) + 1
     p = subprocess.run([node, os.path.join(DUCK, "pqread.mjs"), "--partitions", dataset],
                        capture_output=True, timeout=600)
     if p.returncode:
@@ -500,16 +623,23 @@ def check_partition(report, args, node, work):
         return
     got = json.loads(p.stdout)
     have = {(r["event"], r["host"], r["trace"]): int(r["n"]) for r in got["partitions"]}
+    fleet = {(r["event"], r["host"], r["trace"]): int(r["n"]) for r in got["fleet"]}
     if have != want:
         report.fail("--partition host,trace: rows per (event, host, trace)",
                     f"DuckDB {sorted(have.items())[:4]}...\n-o json {sorted(want.items())[:4]}...")
-    elif "trace" in got["file_columns"]:
-        report.fail("--partition host,trace", "the files still have a `trace` column")
+    elif fleet != want_fleet:
+        report.fail("DATASET/**/*.parquet as one table: rows per (event, host, trace)",
+                    f"DuckDB {sorted(fleet.items(), key=str)[:4]}...\n-o json {sorted(want_fleet.items(), key=str)[:4]}...")
+    elif not {"event", "host", "trace"} <= set(got["file_columns"]):
+        report.fail("--partition host,trace", f"the files lack a partition key column: {got['file_columns'][:10]}")
     elif {h for _, h, _ in have} != {None, "joraj-alpa", "vm"}:
         report.fail("--partition host,trace", f"hosts {sorted({str(h) for _, h, _ in have})}: "
                     "expected joraj-alpa, vm and none (the XRay log, a trace without hostname)")
     else:
         report.ok()
+    check_fleet_types(report, got)
+    check_fleet_counts(report, traces, sources, got)
+    check_fleet_clocks(report, sources, got)
     code, _, err = run(args.tracemux, ["-o", "parquet", "-w", dataset, "--partition", "cpu", traces[0]])
     if code != 2 or b"host, trace or host,trace" not in err:
         report.fail("--partition cpu", f"exit {code}: {err!r}")

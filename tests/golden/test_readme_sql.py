@@ -3,7 +3,8 @@
 Builds the README's `fleet` dataset (`-o parquet --partition host,trace`)
 from corpus traces that have what the queries read: a trace.dat with
 raw_syscalls and sched events, an LTTng kernel trace with sched_wakeup and
-sched_switch, an XRay log.  Each ```sql block of the README's "SQL over
+sched_switch, an XRay log.  The whole dataset read as one table has the
+three traces, `_traces.parquet` their clocks.  Each ```sql block of the README's "SQL over
 traces" section then runs in DuckDB from the dataset's parent directory and
 must give rows; the system-call counts must equal what trace-cmd report
 prints (`sys_enter: NR <id> (...)` lines, counted per id).
@@ -67,8 +68,8 @@ def main():
             report.fail("the fleet dataset", f"exit {code}: {err.decode(errors='replace')[-500:]}")
             report.finish()
         blocks = readme_sql()
-        if len(blocks) != 3:
-            report.fail("README", f"{len(blocks)} SQL blocks in the SQL section, 3 expected")
+        if len(blocks) != 5:
+            report.fail("README", f"{len(blocks)} SQL blocks in the SQL section, 5 expected")
         results = []
         for sql in blocks:
             what = sql.strip().split("\n")[0]
@@ -82,12 +83,21 @@ def main():
                 report.fail(what, "no rows")
             else:
                 report.ok()
+        if len(results) == 5:
+            # The whole dataset as one table: its three formats' traces; their clocks.
+            traces = {r["trace"] for r in results[0]}
+            clocks = {r["clock"] for r in results[1]}
+            if len(traces) != 3 or not {"xray_tsc"} <= clocks or len(results[1]) < 3:
+                report.fail("the dataset as one table", f"traces {traces}, clocks {results[1]}")
+            else:
+                report.ok()
         want = trace_cmd_syscalls(tracedat)
-        if want is not None and results:
+        syscalls = results[2] if len(results) == 5 else None
+        if want is not None and syscalls:
             # The README's top-10: its counts are the 10 largest of trace-cmd's.
-            got = sorted((int(r["calls"]) for r in results[0]), reverse=True)
+            got = sorted((int(r["calls"]) for r in syscalls), reverse=True)
             top = sorted(want.values(), reverse=True)[:len(got)]
-            ids = {int(r["syscall"]): int(r["calls"]) for r in results[0]}
+            ids = {int(r["syscall"]): int(r["calls"]) for r in syscalls}
             if got != top or any(want.get(i) != n for i, n in ids.items()):
                 report.fail("top system calls vs trace-cmd report", f"DuckDB {ids}, trace-cmd {want}")
             else:

@@ -120,12 +120,17 @@ static int64_t dict_entry(struct pq_col *c, const void *p, size_t n)
 	size_t s;
 	void *offs = d->offs;
 
+	/* The fixed columns (event, host, trace) repeat one value for long runs. */
+	if (d->last && entry_is(d, d->last - 1, p, n))
+		return d->last - 1;
 	if ((d->n + 1) * 2 > d->n_slots && !dict_rehash(d))
 		return -1;
 	s = hash_bytes(p, n) & (d->n_slots - 1);
 	while (d->slots[s]) {
-		if (entry_is(d, d->slots[s] - 1, p, n))
+		if (entry_is(d, d->slots[s] - 1, p, n)) {
+			d->last = d->slots[s];
 			return d->slots[s] - 1;
+		}
 		s = (s + 1) & (d->n_slots - 1);
 	}
 	if (d->n == PQ_DICT_MAX_ENTRIES || n > PQ_DICT_MAX_BYTES ||
@@ -137,7 +142,7 @@ static int64_t dict_entry(struct pq_col *c, const void *p, size_t n)
 	pq_buf_le(&d->plain, n, 4);
 	pq_buf_put(&d->plain, p, n);
 	*c->acct += n + 4;
-	d->slots[s] = (uint32_t)++d->n;
+	d->slots[s] = d->last = (uint32_t)++d->n;
 	return (int64_t)d->n - 1;
 }
 

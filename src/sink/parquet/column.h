@@ -28,6 +28,7 @@ struct pq_dict {
 	uint32_t *slots;        /* hash table: entry + 1, 0 when empty */
 	size_t n_slots;         /* power of two, or 0 */
 	struct pq_buf idx;      /* uint32 entry of each non-null value */
+	uint32_t last;          /* the last value's entry + 1 (0: none): runs of one value skip the hash */
 };
 
 struct pq_col {

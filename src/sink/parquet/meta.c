@@ -182,15 +182,29 @@ int pq_write_streams(const struct pq_meta_ctx *ctx, const struct tmx_source *src
 static const struct flat_col trace_cols[] = {
 	{ "name", K_TEXT, false }, { "format", K_TEXT, false },
 	{ "version_major", K_U64, false }, { "version_minor", K_U64, false },
-	{ "uuid", K_TEXT, true },
+	{ "uuid", K_TEXT, true }, { "host", K_TEXT, true },
 };
+
+const char *pq_trace_host(const struct tmx_trace_class *tc)
+{
+	const struct tmx_env_entry *host = tmx_trace_class_env(tc, "hostname");
+
+	return host && !host->is_int ? host->str_value : NULL;
+}
+
+/* NAME: LIST (required) > list (repeated) > element (required group); its index. */
+static int list_of_groups(struct pq_schema *s, const char *name)
+{
+	int g = pq_schema_group(s, 0, name, PQ_REQUIRED, PQ_LT_LIST);
+	int list = g < 0 ? -1 : pq_schema_group(s, g, "list", PQ_REPEATED, PQ_LT_NONE);
+
+	return list < 0 ? -1 : pq_schema_group(s, list, "element", PQ_REQUIRED, PQ_LT_NONE);
+}
 
 /* env: LIST (required) > list (repeated) > element {name, int_value, str_value}. */
 static void env_schema(struct pq_schema *s)
 {
-	int g = pq_schema_group(s, 0, "env", PQ_REQUIRED, PQ_LT_LIST);
-	int list = g < 0 ? -1 : pq_schema_group(s, g, "list", PQ_REPEATED, PQ_LT_NONE);
-	int elem = list < 0 ? -1 : pq_schema_group(s, list, "element", PQ_REQUIRED, PQ_LT_NONE);
+	int elem = list_of_groups(s, "env");
 
 	if (elem < 0)
 		return;   /* s->oom is set */
@@ -223,6 +237,69 @@ static void env_row(struct row *r, const struct tmx_trace_class *tc)
 	r->col += 3;
 }
 
+/* clocks: a LIST of the trace class's clocks (see meta.h). */
+static const struct flat_col clock_cols[] = {
+	{ "name", K_TEXT, true }, { "description", K_TEXT, true },
+	{ "frequency", K_U64, true }, { "offset_s", K_I64, true },
+	{ "offset_cycles", K_U64, true }, { "precision", K_U64, true },
+	{ "origin_unix_epoch", K_BOOL, true }, { "origin", K_TEXT, true },
+};
+#define N_CLOCK_COLS (sizeof(clock_cols) / sizeof(clock_cols[0]))
+
+static void clocks_schema(struct pq_schema *s)
+{
+	int elem = list_of_groups(s, "clocks");
+
+	for (size_t i = 0; elem >= 0 && i < N_CLOCK_COLS; i++)
+		pq_schema_leaf(s, elem, clock_cols[i].name, PQ_OPTIONAL, type_of(clock_cols[i].kind));
+}
+
+/* A CTF 2 custom origin as NAMESPACE/NAME/UID (empty parts left empty). */
+static const char *origin_text(const struct tmx_clock_class *cc, char *buf, size_t size)
+{
+	if (cc->origin_is_unix_epoch)
+		return "unix-epoch";
+	if (!cc->origin_name)
+		return NULL;
+	snprintf(buf, size, "%s/%s/%s", cc->origin_ns ? cc->origin_ns : "", cc->origin_name,
+		 cc->origin_uid ? cc->origin_uid : "");
+	return buf;
+}
+
+/* Levels as env_row's: a present value at 2, a null one at 1, an empty list 0. */
+static void clocks_row(struct row *r, const struct tmx_trace_class *tc)
+{
+	struct pq_col *cols = &r->em.cols[r->col];
+	char origin[1024];
+
+	if (!tc->n_clocks)
+		for (size_t k = 0; k < N_CLOCK_COLS; k++)
+			pq_col_null(&cols[k], 0, 0);
+	for (size_t i = 0; i < tc->n_clocks; i++) {
+		const struct tmx_clock_class *cc = tc->clocks[i];
+		const char *text[] = { cc->name, cc->description };
+		const char *o = origin_text(cc, origin, sizeof(origin));
+		uint64_t ints[] = { cc->frequency, (uint64_t)cc->offset_s, cc->offset_cycles,
+				    cc->precision };
+		uint8_t rep = i ? 1 : 0;
+		int c = r->col;
+
+		for (size_t k = 0; k < 2; k++, c++)
+			if (text[k])
+				pq_put_text(&r->em, c, rep, text[k], strlen(text[k]));
+			else
+				pq_col_null(&r->em.cols[c], rep, 1);
+		for (size_t k = 0; k < 4; k++, c++)
+			pq_col_int(&r->em.cols[c], rep, 2, ints[k]);
+		pq_col_bool(&r->em.cols[c++], rep, 2, cc->origin_is_unix_epoch);
+		if (o)
+			pq_put_text(&r->em, c, rep, o, strlen(o));
+		else
+			pq_col_null(&r->em.cols[c], rep, 1);
+	}
+	r->col += (int)N_CLOCK_COLS;
+}
+
 int pq_write_traces(const struct pq_meta_ctx *ctx, const struct tmx_source *src,
 		    struct tmx_error *err)
 {
@@ -234,6 +311,7 @@ int pq_write_traces(const struct pq_meta_ctx *ctx, const struct tmx_source *src,
 			 sizeof(trace_cols) / sizeof(trace_cols[0]), err);
 	if (!ret) {
 		env_schema(&t.schema);
+		clocks_schema(&t.schema);
 		ret = pq_table_ready(&t, err);
 	}
 	for (size_t i = 0; !ret && i < n; i++) {
@@ -249,7 +327,9 @@ int pq_write_traces(const struct pq_meta_ctx *ctx, const struct tmx_source *src,
 		r_int(&r, tc->major);
 		r_int(&r, tc->minor);
 		r_text(&r, tc->has_uuid ? uuid : NULL);
+		r_text(&r, pq_trace_host(tc));
 		env_row(&r, tc);
+		clocks_row(&r, tc);
 		ret = pq_table_row_end(&t, ctx->enc, err);
 	}
 	if (!ret)

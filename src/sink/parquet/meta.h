@@ -9,8 +9,14 @@
  *                          clock_precision, clock_origin_unix_epoch,
  *                          clock_uuid, clock_description
  *   DIR/_traces.parquet    one row per trace: name, format (ctf, tracedat,
- *                          xray), version_major, version_minor, uuid, and
- *                          env, a LIST of {name, int_value, str_value}
+ *                          xray), version_major, version_minor, uuid, host
+ *                          (as the events' `host`), env, a LIST of {name,
+ *                          int_value, str_value}, and clocks, a LIST of
+ *                          {name, description, frequency, offset_s,
+ *                          offset_cycles, precision, origin_unix_epoch,
+ *                          origin}: the origin of the events' `ts`
+ *                          (origin: "unix-epoch", a CTF 2 custom origin
+ *                          as "NAMESPACE/NAME/UID", null when unknown)
  *   DIR/_discarded/part-N.parquet
  *                          one row per discarded-events/packets message:
  *                          kind (events, packets), trace, stream_id,
@@ -40,6 +46,9 @@ struct pq_meta_ctx {
 	struct pq_encoder *enc;
 	struct pq_buf *scratch, *labels;
 };
+
+/* A trace's host: its environment's `hostname` text, NULL when it has none. */
+const char *pq_trace_host(const struct tmx_trace_class *tc);
 
 /* Events written per stream, for _streams.parquet. */
 typedef uint64_t (*pq_stream_events_fn)(void *user, const struct tmx_stream *stream);

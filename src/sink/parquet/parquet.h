@@ -10,15 +10,20 @@
  * With `partition`, the parts of a class are further split by trace, as
  * DIR/event=NAME/host=HOST/trace=TRACE/part-N.parquet (either level alone
  * too): one dataset for a fleet of traces, queried with Hive partitioning.
- * A partition key is not also a column of the files (Spark refuses a
- * column that is in both).
+ * The partition keys are columns of the files too (event, host, trace):
+ * DuckDB's read_parquet of every `.parquet` file under DIR (a recursive
+ * glob, union_by_name = true) also reads the meta tables, which have no
+ * Hive keys, so DuckDB reads that glob
+ * without Hive partitioning and needs them in the files.  Readers that do
+ * use the paths take the overlapping columns' values from them (Spark since
+ * 2.3, SPARK-22356; not tried here); Apache DataFusion refused such
+ * overlaps (its issue 17420).
  *
- * Columns of an event table: ts (ns from the clock's origin; a
- * TIMESTAMP(NANOS) when the origin is the Unix epoch, UTC but not marked
- * isAdjustedToUTC, which DuckDB would read in microseconds; null without a
- * clock), cycles, trace (unless partitioned by trace), stream_id,
- * stream_class_id, cpu (where the format knows it: tmx_event_cpu; XRay's
- * own `cpu` field is that column), then the fields of the packet context, the common context, the specific context and the
+ * Columns of an event table, of one type whatever the input's format: ts
+ * (BIGINT, ns from the clock's origin, null without a clock; not a
+ * TIMESTAMP: see parquet_sink.c), cycles, event, host, trace, stream_id,
+ * stream_class_id, cpu (tmx_event_cpu, null where the format does not know
+ * it), then the fields of the packet context, the common context, the specific context and the
  * payload (fmap.h), each by its name, or `SCOPE.NAME` when an earlier
  * column has that name.  Classes of one name with the same columns share
  * a table; a class of the same name with other columns writes other parts

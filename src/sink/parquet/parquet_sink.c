@@ -25,11 +25,18 @@
 #define ZSTD_LEVEL 3
 
 /*
- * The columns every event table starts with: ts, cycles, trace (unless it
- * is a partition), stream_id, stream_class_id, cpu (where the format knows
- * it, unless a field is already named so: XRay's).
+ * The columns every event table starts with, of one type whatever the
+ * input's format, so that the tables of a dataset made of CTF, trace.dat
+ * and XRay traces read as one (DuckDB's read_parquet of every `.parquet`
+ * file under the dataset, union_by_name = true): ts, cycles, event, host,
+ * trace, stream_id, stream_class_id, cpu.  The partition keys (event,
+ * host, trace) are in the files as well as in the directory names: a
+ * recursive glob also matches
+ * the meta tables at the top, which have no Hive keys, so DuckDB and
+ * others leave Hive partitioning off and read the keys from the files.
  */
-enum { COL_TS, COL_CYCLES, COL_TRACE };
+enum { COL_TS, COL_CYCLES, COL_EVENT, COL_HOST, COL_TRACE, COL_STREAM_ID, COL_STREAM_CLASS_ID,
+       COL_CPU, N_FIXED };
 
 static const char *const scope_names[TMX_N_SCOPES] = {
 	"packet_context", "common_context", "specific_context", "payload",
@@ -50,8 +57,6 @@ struct evtab {
 	struct pq_table t;
 	struct pq_buf sig;        /* the schema as the footer writes it */
 	struct part_dir *dir;
-	bool trace_col;           /* has the `trace` column */
-	bool cpu_col;             /* has the `cpu` column */
 };
 
 /* What an event class writes to (for one trace, when partitioned by trace). */
@@ -60,7 +65,7 @@ struct class_map {
 	const struct tmx_trace *trace;  /* NULL unless partitioned by host or trace */
 	uint32_t next;                  /* maps[] of the same class, other trace; UINT32_MAX */
 	/* The field of the `cpu` column (tmx_stream_class_cpu_field), found once per class. */
-	const char *cpu_field;          /* NULL: no cpu column */
+	const char *cpu_field;          /* NULL: the cpu column is null */
 	enum tmx_scope cpu_scope;
 	struct evtab *tab;
 	bool has[TMX_N_SCOPES];
@@ -84,6 +89,8 @@ struct tmx_parquet {
 	uint64_t *events;
 	size_t n_streams, events_cap;
 	struct pq_discarded discarded;
+	const struct tmx_trace_class *host_of;   /* trace_host()'s last trace class */
+	const char *host;
 };
 
 static int nomem(struct tmx_error *err)
@@ -150,28 +157,28 @@ static struct part_dir *part_dir(struct tmx_parquet *p, const char *path)
 	return d;
 }
 
-/* ts, cycles, trace (unless partitioned by it), stream_id, stream_class_id, cpu. */
-static void fixed_columns(struct pq_schema *s, const struct tmx_stream_class *sc, bool trace,
-			  bool cpu)
+/*
+ * The fixed columns (see above).  `ts` is a BIGINT (INT64, no logical
+ * timestamp type) of nanoseconds from the clock's origin for every clock:
+ * a TIMESTAMP would claim a Unix-epoch origin, which a boot-time clock
+ * (trace.dat's local clock, LTTng's monotonic clock without an offset, a
+ * TSC) does not have, and a dataset mixing both would have two types.
+ * Whether the origin is the Unix epoch is in `_traces.parquet` (`clocks`)
+ * and `_streams.parquet`; where it is, `make_timestamp_ns(ts)` (DuckDB) or
+ * `to_timestamp(ts / 1e9)` gives the time of day.  `cpu` is null where
+ * the format does not know it (XRay's own `cpu` field is also
+ * `common_context.cpu`, as CTF's `cpu_id` stays a column).
+ */
+static void fixed_columns(struct pq_schema *s)
 {
-	const struct tmx_clock_class *cc = sc->default_clock;
-	struct pq_type ts = pq_type_int(64, true);
-
-	/*
-	 * Not marked as adjusted to UTC although it is: DuckDB reads such
-	 * timestamps as TIMESTAMP WITH TIME ZONE, in microseconds, and the
-	 * nanoseconds would be lost; without the mark it reads TIMESTAMP_NS.
-	 */
-	if (cc && cc->origin_is_unix_epoch)
-		ts = (struct pq_type){ .phys = PQ_INT64, .logical = PQ_LT_TIMESTAMP_NS, .utc = false };
-	pq_schema_leaf(s, 0, "ts", PQ_OPTIONAL, ts);
+	pq_schema_leaf(s, 0, "ts", PQ_OPTIONAL, pq_type_int(64, true));
 	pq_schema_leaf(s, 0, "cycles", PQ_OPTIONAL, pq_type_int(64, false));
-	if (trace)
-		pq_schema_leaf(s, 0, "trace", PQ_REQUIRED, pq_type_string());
+	pq_schema_leaf(s, 0, "event", PQ_OPTIONAL, pq_type_string());
+	pq_schema_leaf(s, 0, "host", PQ_OPTIONAL, pq_type_string());
+	pq_schema_leaf(s, 0, "trace", PQ_REQUIRED, pq_type_string());
 	pq_schema_leaf(s, 0, "stream_id", PQ_REQUIRED, pq_type_int(64, false));
 	pq_schema_leaf(s, 0, "stream_class_id", PQ_REQUIRED, pq_type_int(64, false));
-	if (cpu)
-		pq_schema_leaf(s, 0, "cpu", PQ_OPTIONAL, pq_type_int(32, false));
+	pq_schema_leaf(s, 0, "cpu", PQ_OPTIONAL, pq_type_int(32, false));
 }
 
 /* The table of a new class's columns: an existing one with the same name and columns, or a new one. */
@@ -235,16 +242,12 @@ static int add_level(struct tmx_parquet *p, char *path, size_t size, const char 
 static int table_path(struct tmx_parquet *p, const struct tmx_event_class *ec,
 		      const struct tmx_trace *trace, char *path, size_t size, struct tmx_error *err)
 {
-	const struct tmx_env_entry *host;
 	int ret;
 
 	snprintf(path, size, "%s", p->dir);
 	ret = add_level(p, path, size, "event", ec->name, err);
-	if (!ret && (p->partition & TMX_PARQUET_BY_HOST)) {
-		host = tmx_trace_class_env(trace->cls, "hostname");
-		ret = add_level(p, path, size, "host", host && !host->is_int ? host->str_value : NULL,
-				err);
-	}
+	if (!ret && (p->partition & TMX_PARQUET_BY_HOST))
+		ret = add_level(p, path, size, "host", pq_trace_host(trace->cls), err);
 	if (!ret && (p->partition & TMX_PARQUET_BY_TRACE))
 		ret = add_level(p, path, size, "trace", trace->name, err);
 	return ret;
@@ -255,7 +258,6 @@ static int build_class(struct tmx_parquet *p, const struct tmx_event_class *ec,
 		       struct tmx_error *err)
 {
 	const struct tmx_stream_class *sc = ec->stream_class;
-	const char *cpu;
 	char path[4096];
 	int ret = table_path(p, ec, trace, path, sizeof(path), err);
 
@@ -267,11 +269,8 @@ static int build_class(struct tmx_parquet *p, const struct tmx_event_class *ec,
 	ret = pq_table_init(&tab->t, path, &tab->dir->next_part, &p->lim, err);
 	if (ret)
 		return ret;
-	tab->trace_col = !(p->partition & TMX_PARQUET_BY_TRACE);
-	cpu = tmx_stream_class_cpu_field(sc, &cm->cpu_scope);
-	tab->cpu_col = cpu && strcmp(cpu, "cpu");
-	cm->cpu_field = tab->cpu_col ? cpu : NULL;
-	fixed_columns(&tab->t.schema, sc, tab->trace_col, tab->cpu_col);
+	cm->cpu_field = tmx_stream_class_cpu_field(sc, &cm->cpu_scope);
+	fixed_columns(&tab->t.schema);
 	cm->ec = ec;
 	cm->trace = p->partition ? trace : NULL;
 	cm->next = UINT32_MAX;
@@ -379,6 +378,16 @@ static int bound_memory(struct tmx_parquet *p, struct tmx_error *err)
 	return ret;
 }
 
+/* The `host` of a trace (the `hostname` of its environment, as the partition), the last one kept. */
+static const char *trace_host(struct tmx_parquet *p, const struct tmx_trace *trace)
+{
+	if (trace->cls != p->host_of) {
+		p->host_of = trace->cls;
+		p->host = pq_trace_host(trace->cls);
+	}
+	return p->host;
+}
+
 static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, struct tmx_error *err)
 {
 	const struct tmx_event *e = msg->event;
@@ -387,9 +396,9 @@ static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, struct tm
 	struct pq_table *t;
 	struct pq_emit em;
 	uint64_t *count, cpu;
+	const char *host;
 	size_t before;
 	int ret = class_of(p, e->cls, st->trace, &cm, err);
-	int col = COL_TRACE;
 
 	if (ret)
 		return ret;
@@ -411,17 +420,25 @@ static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, struct tm
 		pq_col_null(&t->cols[COL_TS], 0, 0);
 		pq_col_null(&t->cols[COL_CYCLES], 0, 0);
 	}
-	if (cm->tab->trace_col)
-		pq_put_text(&em, col++, 0, st->trace->name, strlen(st->trace->name));
-	pq_col_int(&t->cols[col++], 0, 0, st->id);
-	pq_col_int(&t->cols[col++], 0, 0, st->cls->id);
-	if (cm->cpu_field) {   /* tmx_event_cpu, without finding the field again */
-		if (tmx_value_uint64(tmx_event_field_in(e, cm->cpu_scope, cm->cpu_field), &cpu) &&
-		    cpu <= UINT32_MAX)
-			pq_col_int(&t->cols[col], 0, 1, cpu);
-		else
-			pq_col_null(&t->cols[col], 0, 0);
-	}
+	if (e->cls->name)   /* null without a name, as Hive's default partition reads */
+		pq_put_text(&em, COL_EVENT, 0, e->cls->name, strlen(e->cls->name));
+	else
+		pq_col_null(&t->cols[COL_EVENT], 0, 0);
+	host = trace_host(p, st->trace);
+	if (host)
+		pq_put_text(&em, COL_HOST, 0, host, strlen(host));
+	else
+		pq_col_null(&t->cols[COL_HOST], 0, 0);
+	pq_put_text(&em, COL_TRACE, 0, st->trace->name, strlen(st->trace->name));
+	pq_col_int(&t->cols[COL_STREAM_ID], 0, 0, st->id);
+	pq_col_int(&t->cols[COL_STREAM_CLASS_ID], 0, 0, st->cls->id);
+	/* tmx_event_cpu, without finding the field again */
+	if (cm->cpu_field &&
+	    tmx_value_uint64(tmx_event_field_in(e, cm->cpu_scope, cm->cpu_field), &cpu) &&
+	    cpu <= UINT32_MAX)
+		pq_col_int(&t->cols[COL_CPU], 0, 1, cpu);
+	else
+		pq_col_null(&t->cols[COL_CPU], 0, 0);
 	for (int s = 0; s < TMX_N_SCOPES; s++)
 		if (cm->has[s])
 			pq_fmap_emit(&em, &cm->scope[s], e->scopes[s], 0, 0);
