@@ -32,7 +32,7 @@ void cli_usage(FILE *out)
 	      "                                     call stacks, flame graphs; see its --help)\n"
 	      "\n"
 	      "Read traces and print them as babeltrace2 does, or convert them.\n"
-	      "Each TRACE is a CTF 1.8 trace directory (or a directory containing\n"
+	      "Each TRACE is a CTF 1.8 or CTF 2 trace directory (or a directory containing\n"
 	      "traces), a trace-cmd trace.dat file or an LLVM XRay log; the format is\n"
 	      "recognized from the input.  All their streams are merged by time.\n"
 	      "\n"

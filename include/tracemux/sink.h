@@ -35,14 +35,15 @@
  *              (DIR/event=NAME/part-N.parquet), DIR/_streams.parquet,
  *              DIR/_traces.parquet, DIR/_discarded/.  path=DIR (required),
  *              row-group-rows=N (default 65536), part-row-groups=N (row
- *              groups per part file, default 128).
+ *              groups per part file, default 128), partition=host,trace
+ *              (Hive levels under event=NAME: host=, trace= or both).
  *   perfetto   Perfetto's protobuf trace (TracePackets): kernel events as
  *              per-CPU ftrace bundles, other events as track events.
  *   dummy      consumes everything, writes nothing.
  *
  * tmx_run() (tracemux/run.h) feeds a sink on several threads: text, json,
- * tracecmd (the layout), dummy and perfetto (kernel traces) are formatted
- * in parallel; the others are fed on the calling
+ * chrome, ctf, tracecmd (the layout), dummy and perfetto (kernel traces)
+ * are formatted in parallel; xray-yaml and parquet are fed on the calling
  * thread, after a sequential read, with the same output either way.
  */
 #ifndef TRACEMUX_SINK_H

@@ -90,7 +90,3 @@ uint64_t tdat_convert_ts_cpu(const struct tdat_file *f, uint64_t raw, uint32_t c
 	return ts + (uint64_t)f->ts_offset;
 }
 
-uint64_t tdat_file_convert_ts(const struct tdat_file *f, uint64_t raw)
-{
-	return tdat_convert_ts_cpu(f, raw, 0);
-}

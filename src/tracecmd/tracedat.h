@@ -364,9 +364,8 @@ int tdat_page_next(struct tdat_page *pg, const uint8_t **data, uint32_t *len,
 /*
  * Applies the file's time conversions to a ring-buffer time, as trace-cmd's
  * timestamp_calc(): TIME_SHIFT (per CPU, when usable), TSC2NSEC (mult,
- * shift), then OFFSET and DATE.  The first form uses CPU 0.
+ * shift), then OFFSET and DATE, for CPU `cpu`'s ring buffer.
  */
-uint64_t tdat_file_convert_ts(const struct tdat_file *f, uint64_t raw);
 uint64_t tdat_convert_ts_cpu(const struct tdat_file *f, uint64_t raw, uint32_t cpu);
 
 /* ------------------------------------------------------------------ */
