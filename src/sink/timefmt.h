@@ -6,8 +6,8 @@
  * (localtime_r/gmtime_r and the date/time digits) is done once per distinct
  * second and the text is reused; only the nanoseconds change.
  */
-#ifndef TMX_OUT_TIMEFMT_H
-#define TMX_OUT_TIMEFMT_H
+#ifndef TMX_SINK_TIMEFMT_H
+#define TMX_SINK_TIMEFMT_H
 
 #include <stdbool.h>
 #include <stdint.h>

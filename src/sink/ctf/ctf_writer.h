@@ -2,8 +2,8 @@
  * CTF writer: messages of the common model in, one CTF 1.8 or CTF 2
  * trace directory per input trace out (see ctf_writer.c).
  */
-#ifndef TMX_OUT_CTF_WRITER_H
-#define TMX_OUT_CTF_WRITER_H
+#ifndef TMX_SINK_CTF_CTF_WRITER_H
+#define TMX_SINK_CTF_CTF_WRITER_H
 
 #include <stdint.h>
 

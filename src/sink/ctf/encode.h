@@ -6,8 +6,8 @@
  * differs, except for the CTF 2 kinds (variable-length integers, strings
  * in other encodings and length kinds).
  */
-#ifndef TMX_OUT_CTF_ENCODE_H
-#define TMX_OUT_CTF_ENCODE_H
+#ifndef TMX_SINK_CTF_ENCODE_H
+#define TMX_SINK_CTF_ENCODE_H
 
 #include <stdbool.h>
 #include <stdint.h>

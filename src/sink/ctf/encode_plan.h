@@ -17,8 +17,8 @@
  * model describes them.  Both CTF versions get the same layout; only the
  * field classes CTF 1.8 lacks are translated for it (see plan_build.c).
  */
-#ifndef TMX_OUT_CTF_PLAN_H
-#define TMX_OUT_CTF_PLAN_H
+#ifndef TMX_SINK_CTF_ENCODE_PLAN_H
+#define TMX_SINK_CTF_ENCODE_PLAN_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,8 +3,8 @@
  * and CTF 2 JSON).  An allocation failure is remembered (`oom`) and every
  * later call does nothing, so generators check once at the end.
  */
-#ifndef TMX_OUT_CTF_SBUF_H
-#define TMX_OUT_CTF_SBUF_H
+#ifndef TMX_SINK_CTF_SBUF_H
+#define TMX_SINK_CTF_SBUF_H
 
 #include <stdbool.h>
 #include <stddef.h>

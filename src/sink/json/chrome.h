@@ -1,6 +1,6 @@
 /* Chrome Trace Event / Perfetto JSON (object format): see chrome.c. */
-#ifndef TMX_OUT_CHROME_H
-#define TMX_OUT_CHROME_H
+#ifndef TMX_SINK_JSON_CHROME_H
+#define TMX_SINK_JSON_CHROME_H
 
 #include "tracemux/error.h"
 #include "tracemux/model.h"

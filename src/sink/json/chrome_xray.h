@@ -2,8 +2,8 @@
  * The LLVM XRay part of the Chrome output (chrome.c): function entries and
  * exits as llvm-xray's trace_event B/E events, see chrome_xray.c.
  */
-#ifndef TMX_OUT_CHROME_XRAY_H
-#define TMX_OUT_CHROME_XRAY_H
+#ifndef TMX_SINK_JSON_CHROME_XRAY_H
+#define TMX_SINK_JSON_CHROME_XRAY_H
 
 #include <stdbool.h>
 

@@ -1,6 +1,6 @@
 /* JSON Lines output: one object per event or discard record (see jsonl.c). */
-#ifndef TMX_OUT_JSONL_H
-#define TMX_OUT_JSONL_H
+#ifndef TMX_SINK_JSON_JSONL_H
+#define TMX_SINK_JSON_JSONL_H
 
 #include <stdint.h>
 

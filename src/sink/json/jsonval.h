@@ -4,8 +4,8 @@
  * as numbers (null if not finite), text always valid UTF-8 (a byte that is
  * not part of valid UTF-8 becomes the code point \u00XX).
  */
-#ifndef TMX_OUT_JSONVAL_H
-#define TMX_OUT_JSONVAL_H
+#ifndef TMX_SINK_JSON_JSONVAL_H
+#define TMX_SINK_JSON_JSONVAL_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,8 +2,8 @@
  * Text output in the style of babeltrace2's sink.text.pretty: one line per
  * event, warnings about discarded events/packets on the error stream.
  */
-#ifndef TMX_OUT_PRETTY_H
-#define TMX_OUT_PRETTY_H
+#ifndef TMX_SINK_TEXT_PRETTY_H
+#define TMX_SINK_TEXT_PRETTY_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -21,8 +21,8 @@
  * text for a page with missed events); discarded packets
  * "CPU:N [EVENTS DROPPED]".
  */
-#ifndef TMX_OUT_TRACECMD_MODEL_H
-#define TMX_OUT_TRACECMD_MODEL_H
+#ifndef TMX_SINK_TRACECMD_LAYOUT_H
+#define TMX_SINK_TRACECMD_LAYOUT_H
 
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 /* `llvm-xray convert --output-format=yaml`, byte for byte (see yaml.c). */
-#ifndef TMX_OUT_XRAY_YAML_H
-#define TMX_OUT_XRAY_YAML_H
+#ifndef TMX_SINK_XRAY_YAML_H
+#define TMX_SINK_XRAY_YAML_H
 
 #include <stddef.h>
 

@@ -19,8 +19,8 @@
  * widths...) is not compiled: the caller uses libtraceevent for that
  * event.  The golden tests compare the whole output with trace-cmd's.
  */
-#ifndef TMX_OUT_TRACECMD_FASTFMT_H
-#define TMX_OUT_TRACECMD_FASTFMT_H
+#ifndef TMX_TOOLS_TRACECMD_FASTFMT_H
+#define TMX_TOOLS_TRACECMD_FASTFMT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -32,8 +32,8 @@
  * TFG_MAX_INDENT columns (depth > 32767, trace-cmd prints up to 2^31
  * spaces) is cut there.
  */
-#ifndef TMX_OUT_TRACECMD_FUNCGRAPH_H
-#define TMX_OUT_TRACECMD_FUNCGRAPH_H
+#ifndef TMX_TOOLS_TRACECMD_FUNCGRAPH_H
+#define TMX_TOOLS_TRACECMD_FUNCGRAPH_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -36,8 +36,8 @@
  * The plugin's callback has no context argument, so the map of the running
  * report is a thread-local: one report at a time per thread.
  */
-#ifndef TMX_OUT_TRACECMD_GUEST_H
-#define TMX_OUT_TRACECMD_GUEST_H
+#ifndef TMX_TOOLS_TRACECMD_GUEST_H
+#define TMX_TOOLS_TRACECMD_GUEST_H
 
 #include <stddef.h>
 

@@ -20,8 +20,8 @@
  *
  * Hooks (-H) pair more events; their times print as EVENT:0xVALUE.
  */
-#ifndef TMX_OUT_TRACECMD_PROFILE_H
-#define TMX_OUT_TRACECMD_PROFILE_H
+#ifndef TMX_TOOLS_TRACECMD_PROFILE_H
+#define TMX_TOOLS_TRACECMD_PROFILE_H
 
 #include <stdbool.h>
 

@@ -20,8 +20,8 @@
  * --cpus, --first-event, --last-event, --uname, --version), in trace-cmd's
  * order of precedence.
  */
-#ifndef TMX_OUT_TRACECMD_REPORT_H
-#define TMX_OUT_TRACECMD_REPORT_H
+#ifndef TMX_TOOLS_TRACECMD_REPORT_H
+#define TMX_TOOLS_TRACECMD_REPORT_H
 
 #include <stdbool.h>
 #include <stddef.h>

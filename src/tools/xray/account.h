@@ -4,8 +4,8 @@
  * 14's table, sorting and number formatting.  See account.c (and
  * account_int.h for its parts).
  */
-#ifndef TMX_OUT_XRAY_ACCOUNT_H
-#define TMX_OUT_XRAY_ACCOUNT_H
+#ifndef TMX_TOOLS_XRAY_ACCOUNT_H
+#define TMX_TOOLS_XRAY_ACCOUNT_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -7,8 +7,8 @@
  * first in .debug_info (the smallest index).  Empty ranges (lo >= hi) are
  * dropped, as llvm's appendRange drops them.
  */
-#ifndef TMX_OUT_XRAY_CU_RANGES_H
-#define TMX_OUT_XRAY_CU_RANGES_H
+#ifndef TMX_TOOLS_XRAY_CU_RANGES_H
+#define TMX_TOOLS_XRAY_CU_RANGES_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -7,8 +7,8 @@
  * preceding a local symbol that covers it (llvm-symbolizer's fallback) or
  * "<invalid>", with line and column 0.
  */
-#ifndef TMX_OUT_XRAY_DEBUGINFO_H
-#define TMX_OUT_XRAY_DEBUGINFO_H
+#ifndef TMX_TOOLS_XRAY_DEBUGINFO_H
+#define TMX_TOOLS_XRAY_DEBUGINFO_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -4,8 +4,8 @@
  * flamegraph.pl's folded format, with llvm-xray 14's output byte for byte.
  * See stack.c.
  */
-#ifndef TMX_OUT_XRAY_STACK_H
-#define TMX_OUT_XRAY_STACK_H
+#ifndef TMX_TOOLS_XRAY_STACK_H
+#define TMX_TOOLS_XRAY_STACK_H
 
 #include <stdbool.h>
 #include <stddef.h>
