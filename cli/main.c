@@ -353,6 +353,8 @@ int main(int argc, char **argv)
 		return cli_xray_account(argc, argv, &diag);
 	if (argc > 1 && !strcmp(argv[1], "xray-stack"))
 		return cli_xray_stack(argc, argv, &diag);
+	if (argc > 1 && !strcmp(argv[1], "analyze"))
+		return cli_analyze(argc, argv, &diag);
 	status = cli_parse_args(&cli, argc, argv);
 	if (status)
 		return status;

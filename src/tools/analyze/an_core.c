@@ -1,0 +1,704 @@
+/*
+ * The run of an analysis: events in time order (within the streams'
+ * common range unless --no-intersection, as babeltrace 1's
+ * TraceCollection(intersect_mode=True) gives them to lttng-analyses),
+ * each event class bound once to what the state does with it (its
+ * fields located once), lttng-analyses' kernel state (linuxautomaton:
+ * sched, statedump, IRQ providers) and its notifications to the
+ * analysis, and the one period from --begin (or the first event) to the
+ * last event before --end.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tracemux/event.h"
+#include "tools/analyze/an_int.h"
+#include "tools/analyze/an_time.h"
+
+enum an_kind {
+	K_NONE,
+	K_SWITCH,
+	K_MIGRATE,
+	K_WAKEUP,
+	K_FORK,
+	K_EXEC,
+	K_PI_SETPRIO,
+	K_STATEDUMP_PROC,
+	K_IRQ_ENTRY,
+	K_IRQ_EXIT,
+	K_SOFTIRQ,       /* raise, entry, exit: only the CPU's existence matters here */
+	K_N,
+};
+
+#define AN_MAX_FIELDS 6
+
+/* The lttng-modules events the state reads, and the fields it reads of them. */
+static const struct {
+	const char *name;
+	enum an_kind kind;
+	const char *fields[AN_MAX_FIELDS];
+} known[] = {
+	{ "sched_switch", K_SWITCH,
+	  { "prev_comm", "prev_tid", "prev_prio", "next_comm", "next_tid", "next_prio" } },
+	{ "sched_migrate_task", K_MIGRATE, { "comm", "tid", "prio" } },
+	{ "sched_wakeup", K_WAKEUP, { "tid", "prio", "target_cpu" } },
+	{ "sched_wakeup_new", K_WAKEUP, { "tid", "prio", "target_cpu" } },
+	{ "sched_waking", K_WAKEUP, { "tid", "prio", "target_cpu" } },
+	{ "sched_process_fork", K_FORK,
+	  { "parent_comm", "parent_pid", "child_comm", "child_tid", "child_pid" } },
+	{ "sched_process_exec", K_EXEC, { "tid" } },
+	{ "sched_pi_setprio", K_PI_SETPRIO, { "tid", "newprio" } },
+	{ "lttng_statedump_process_state", K_STATEDUMP_PROC, { "tid", "pid", "name", "prio" } },
+	{ "irq_handler_entry", K_IRQ_ENTRY, { "irq", "name" } },
+	{ "irq_handler_exit", K_IRQ_EXIT, { "irq", "ret" } },
+	{ "softirq_raise", K_SOFTIRQ, { "vec" } },
+	{ "softirq_entry", K_SOFTIRQ, { "vec" } },
+	{ "softirq_exit", K_SOFTIRQ, { "vec" } },
+};
+
+/* SLOT_BY_NAME: looked up by name in each event (the payload has arrays or variants before it). */
+#define SLOT_BY_NAME (-1)
+
+/* An event class bound to what the state does with its events. */
+struct an_class {
+	bool bound;
+	uint8_t kind;
+	uint8_t known;          /* index in known[] */
+	int32_t slot[AN_MAX_FIELDS];
+};
+
+struct an_run {
+	struct an a;
+	const struct an_ops *ops;
+	void *self;
+	struct an_class *classes;
+	size_t n_classes;
+	/* the period */
+	bool started, ended, in_period;
+	int64_t period_begin, last_ts;
+	bool has_begin, has_end;
+	int64_t begin_ts, end_ts;
+	/* what failed while reading an event (a missing field) */
+	const char *missing_field, *missing_event;
+};
+
+static bool fc_is_leaf(const struct tmx_field_class *fc)
+{
+	switch (tmx_fc_kind(fc)) {
+	case TMX_FC_INT: case TMX_FC_ENUM: case TMX_FC_FLOAT: case TMX_FC_STRING:
+	case TMX_FC_BOOL: case TMX_FC_BIT_ARRAY: case TMX_FC_BLOB:
+		return true;
+	case TMX_FC_ARRAY: case TMX_FC_SEQUENCE:
+		return tmx_fc_is_text(fc);
+	default:
+		return false;
+	}
+}
+
+/*
+ * Where each field the state reads is in the payload's value array:
+ * directly at 1 + its position while only single-value members come
+ * before it (the usual LTTng payload), else by name in each event.
+ */
+static void bind_class(struct an_class *c, const struct tmx_event_class *ec)
+{
+	const struct tmx_field_class *pl = ec->payload;
+	size_t n = pl && tmx_fc_kind(pl) == TMX_FC_STRUCT ? tmx_fc_member_count(pl) : 0;
+
+	c->bound = true;
+	c->kind = K_NONE;
+	for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++)
+		if (!strcmp(ec->name, known[k].name)) {
+			c->kind = (uint8_t)known[k].kind;
+			c->known = (uint8_t)k;
+			break;
+		}
+	if (c->kind == K_NONE)
+		return;
+	for (int f = 0; f < AN_MAX_FIELDS; f++) {
+		const char *want = known[c->known].fields[f];
+		int32_t idx = 1;
+		c->slot[f] = SLOT_BY_NAME;
+		if (!want)
+			continue;
+		for (size_t m = 0; m < n; m++) {
+			const struct tmx_field_class *mc = tmx_fc_member_class(pl, m);
+			if (!strcmp(tmx_fc_member_name(pl, m), want)) {
+				c->slot[f] = idx;
+				break;
+			}
+			if (!fc_is_leaf(mc))
+				break;
+			idx++;
+		}
+	}
+}
+
+static const struct tmx_value *field(struct an_run *r, const struct tmx_event *ev,
+				     const struct an_class *c, int f)
+{
+	const struct tmx_value *v;
+
+	if (c->slot[f] != SLOT_BY_NAME && ev->scopes[TMX_SCOPE_PAYLOAD])
+		return &ev->scopes[TMX_SCOPE_PAYLOAD][c->slot[f]];
+	v = tmx_event_field(ev, known[c->known].fields[f]);
+	if (!v && !r->missing_field) {
+		r->missing_field = known[c->known].fields[f];
+		r->missing_event = known[c->known].name;
+	}
+	return v;
+}
+
+static int64_t int_field(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
+			 int f)
+{
+	const struct tmx_value *v = field(r, ev, c, f);
+	int64_t x = 0;
+	uint64_t u;
+
+	if (v && !tmx_value_int64(v, &x) && tmx_value_uint64(v, &u))
+		x = (int64_t)u;
+	return x;
+}
+
+static void text_field(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
+		       int f, struct an_comm *out)
+{
+	const struct tmx_value *v = field(r, ev, c, f);
+	size_t len = 0;
+	const char *s = v ? tmx_value_text(v, &len) : NULL;
+
+	if (!s)
+		len = 0;
+	/* Text arrays end at their first NUL, as babeltrace reads them. */
+	if (s) {
+		const char *nul = memchr(s, 0, len);
+		if (nul)
+			len = (size_t)(nul - s);
+	}
+	if (len > AN_COMM_MAX)
+		len = AN_COMM_MAX;
+	out->len = (uint8_t)len;
+	if (len)
+		memcpy(out->s, s, len);
+}
+
+static bool has_field(const struct tmx_event *ev, const struct an_class *c, int f)
+{
+	return c->slot[f] != SLOT_BY_NAME || tmx_event_field(ev, known[c->known].fields[f]);
+}
+
+/* ------------------------------------------------------------------ */
+/* The state (linuxautomaton)                                           */
+/* ------------------------------------------------------------------ */
+
+static struct an_proc *proc_get(struct an_run *r, int64_t tid, bool *added)
+{
+	struct an_proc *p = an_table_get(&r->a.procs, tid, added);
+
+	if (!p)
+		r->a.oom = true;
+	return p;
+}
+
+static struct an_cpu *cpu_get(struct an_run *r, int64_t id)
+{
+	bool added;
+	struct an_cpu *c = an_table_get(&r->a.cpus, id, &added);
+
+	if (!c) {
+		r->a.oom = true;
+		return NULL;
+	}
+	if (added)
+		c->id = id;
+	return c;
+}
+
+/* sv.Process(tid=...) */
+static struct an_proc *create_proc(struct an_run *r, int64_t tid)
+{
+	bool added;
+	struct an_proc *p = proc_get(r, tid, &added);
+
+	if (p && added) {
+		p->tid = tid;
+		if (tid == 0) {
+			p->pid = 0;
+			p->has_pid = true;
+		}
+	}
+	return p;
+}
+
+/* SchedStateProvider._check_prio_changed */
+static void check_prio_changed(struct an_run *r, int64_t ts, int64_t tid, int64_t prio)
+{
+	struct an_proc *p;
+
+	if (tid == 0 || !(p = an_table_find(&r->a.procs, tid)))
+		return;
+	if (!p->has_prio || p->prio != prio) {
+		p->prio = prio;
+		p->has_prio = true;
+		if (r->in_period && r->ops->prio_changed)
+			r->ops->prio_changed(r->self, ts, tid, prio);
+	}
+}
+
+static void on_switch(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
+		      int64_t ts, int64_t cpu_id)
+{
+	struct an_comm prev_comm, next_comm;
+	int64_t prev_tid = int_field(r, ev, c, 1), prev_prio = int_field(r, ev, c, 2);
+	int64_t next_tid = int_field(r, ev, c, 4), next_prio = int_field(r, ev, c, 5);
+	struct an_cpu *cpu = cpu_get(r, cpu_id);
+	struct an_proc *next;
+
+	text_field(r, ev, c, 0, &prev_comm);
+	text_field(r, ev, c, 3, &next_comm);
+	if (!cpu)
+		return;
+	cpu->has_tid = next_tid != 0;
+	cpu->current_tid = next_tid;
+	if (!create_proc(r, prev_tid) || !(next = create_proc(r, next_tid)))
+		return;
+	next->comm = next_comm;
+	check_prio_changed(r, ts, prev_tid, prev_prio);
+	check_prio_changed(r, ts, next_tid, next_prio);
+	next = an_table_find(&r->a.procs, next_tid);
+	if (r->in_period)
+		r->ops->sched_switch(r->self, ts, cpu_id, prev_tid, &prev_comm, next_tid, &next_comm,
+				     next);
+	next->has_wakeup = next->has_waker = false;
+}
+
+static void on_migrate(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
+		       int64_t ts, int64_t cpu_id)
+{
+	int64_t tid = int_field(r, ev, c, 1), prio = int_field(r, ev, c, 2);
+	bool added;
+	struct an_proc *p = proc_get(r, tid, &added);
+
+	if (!p)
+		return;
+	if (added) {
+		p->tid = tid;
+		text_field(r, ev, c, 0, &p->comm);
+	}
+	if (r->in_period && r->ops->migrate)
+		r->ops->migrate(r->self, p, cpu_id);
+	check_prio_changed(r, ts, tid, prio);
+}
+
+static void on_wakeup(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
+		      int64_t ts, int64_t cpu_id)
+{
+	int64_t tid = int_field(r, ev, c, 0), prio = int_field(r, ev, c, 1);
+	int64_t target = int_field(r, ev, c, 2);
+	struct an_cpu *cur;
+	struct an_proc *p;
+
+	if (r->a.prio_offset)
+		prio -= 100;
+	if (!cpu_get(r, target) || !(cur = cpu_get(r, cpu_id)))
+		return;
+	/* A task already running on a CPU: the wakeup is ignored. */
+	for (size_t i = 0; i < r->a.cpus.n; i++) {
+		const struct an_cpu *k = an_table_at(&r->a.cpus, i);
+		if (k->has_tid && k->current_tid == tid)
+			return;
+	}
+	if (!(p = create_proc(r, tid)))
+		return;
+	check_prio_changed(r, ts, tid, prio);
+	p = an_table_find(&r->a.procs, tid);
+	cur = an_table_find(&r->a.cpus, cpu_id);
+	if (!p->has_wakeup) {
+		p->has_wakeup = true;
+		p->last_wakeup = ts;
+		if (cur->has_tid) {
+			p->has_waker = true;
+			p->last_waker = cur->current_tid;
+		}
+	}
+}
+
+static void on_fork(struct an_run *r, const struct tmx_event *ev, const struct an_class *c)
+{
+	struct an_comm parent_comm, child_comm;
+	int64_t parent_pid = int_field(r, ev, c, 1);
+	int64_t child_tid = int_field(r, ev, c, 3), child_pid = int_field(r, ev, c, 4);
+	bool added;
+	struct an_proc *p;
+
+	text_field(r, ev, c, 0, &parent_comm);
+	text_field(r, ev, c, 2, &child_comm);
+	/* lttng-analyses keys the parent by its pid (parent_tid = event['parent_pid']). */
+	if (!(p = proc_get(r, parent_pid, &added)))
+		return;
+	if (added)
+		p->tid = parent_pid;
+	p->pid = parent_pid;
+	p->has_pid = true;
+	p->comm = parent_comm;
+	/* A new sv.Process replaces whatever the child tid had. */
+	if (!(p = proc_get(r, child_tid, &added)))
+		return;
+	memset(p, 0, sizeof(*p));
+	p->tid = child_tid;
+	p->pid = child_pid;
+	p->has_pid = true;
+	p->comm = child_comm;
+}
+
+static void on_statedump_proc(struct an_run *r, const struct tmx_event *ev,
+			      const struct an_class *c)
+{
+	int64_t tid = int_field(r, ev, c, 0), pid = int_field(r, ev, c, 1);
+	struct an_comm name;
+	bool added;
+	struct an_proc *p;
+
+	text_field(r, ev, c, 2, &name);
+	if (!(p = create_proc(r, tid)))
+		return;
+	p->pid = pid;
+	p->has_pid = true;
+	p->comm = name;
+	/* prio: absent before lttng-modules 2.8 (None); sched_* events win. */
+	if (!p->has_prio && has_field(ev, c, 3)) {
+		p->prio = int_field(r, ev, c, 3);
+		p->has_prio = true;
+	}
+	if (pid != tid) {
+		struct an_proc *parent = proc_get(r, pid, &added);
+		if (parent && added) {
+			parent->tid = pid;
+			parent->pid = pid;
+			parent->has_pid = true;
+			parent->comm = name;
+		}
+	}
+}
+
+static void automaton(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
+		      int64_t ts)
+{
+	uint64_t cpu = 0;
+	int64_t cpu_id;
+
+	/* event['cpu_id']: the packet context's cpu_id in LTTng traces */
+	if (!tmx_event_cpu(ev, &cpu) && !r->missing_field) {
+		r->missing_field = "cpu_id";
+		r->missing_event = known[c->known].name;
+	}
+	cpu_id = (int64_t)cpu;
+	switch ((enum an_kind)c->kind) {
+	case K_SWITCH:
+		on_switch(r, ev, c, ts, cpu_id);
+		break;
+	case K_MIGRATE:
+		on_migrate(r, ev, c, ts, cpu_id);
+		break;
+	case K_WAKEUP:
+		on_wakeup(r, ev, c, ts, cpu_id);
+		break;
+	case K_FORK:
+		on_fork(r, ev, c);
+		break;
+	case K_EXEC:
+		create_proc(r, int_field(r, ev, c, 0));
+		break;
+	case K_PI_SETPRIO:
+		check_prio_changed(r, ts, int_field(r, ev, c, 0), int_field(r, ev, c, 1));
+		break;
+	case K_STATEDUMP_PROC:
+		on_statedump_proc(r, ev, c);
+		break;
+	case K_IRQ_ENTRY:
+	case K_IRQ_EXIT:
+	case K_SOFTIRQ:
+		cpu_get(r, cpu_id);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Filters shared by the analyses                                       */
+/* ------------------------------------------------------------------ */
+
+bool an_filter_process(const struct an *a, const struct an_proc *p)
+{
+	if (!p)
+		return true;
+	if (a->o->n_procnames) {
+		bool found = false;
+		for (size_t i = 0; i < a->o->n_procnames && !found; i++)
+			found = strlen(a->o->procnames[i]) == p->comm.len &&
+				!memcmp(a->o->procnames[i], p->comm.s, p->comm.len);
+		if (!found)
+			return false;
+	}
+	if (a->o->n_tids) {
+		bool found = false;
+		for (size_t i = 0; i < a->o->n_tids && !found; i++)
+			found = a->o->tids[i] == p->tid;
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+bool an_filter_cpu(const struct an *a, int64_t cpu)
+{
+	if (!a->o->n_cpus)
+		return true;
+	for (size_t i = 0; i < a->o->n_cpus; i++)
+		if (a->o->cpus[i] == cpu)
+			return true;
+	return false;
+}
+
+size_t an_cpu_count(const struct an *a)
+{
+	return a->cpus.n;
+}
+
+/* ------------------------------------------------------------------ */
+/* The run                                                              */
+/* ------------------------------------------------------------------ */
+
+static const struct an_ops *const command_ops[TMX_AN_N_CMDS] = {
+	[TMX_AN_CPUTOP] = &an_cputop_ops,
+};
+
+static const char *const command_names[TMX_AN_N_CMDS] = {
+	[TMX_AN_CPUTOP] = "cputop",
+};
+
+bool tmx_an_command(const char *name, enum tmx_an_cmd *cmd)
+{
+	for (int i = 0; i < TMX_AN_N_CMDS; i++)
+		if (command_names[i] && !strcmp(command_names[i], name)) {
+			*cmd = (enum tmx_an_cmd)i;
+			return true;
+		}
+	return false;
+}
+
+const char *tmx_an_command_name(enum tmx_an_cmd cmd)
+{
+	return cmd < TMX_AN_N_CMDS ? command_names[cmd] : NULL;
+}
+
+/* "Error: ..." as lttng-analyses' Command._error: MI JSON on stdout, else stderr. */
+static void an_error(const struct tmx_an_opts *o, FILE *out, FILE *errout, const char *prefix,
+	      const char *msg)
+{
+	if (o->mi) {
+		char buf[512];
+		snprintf(buf, sizeof(buf), "%s%s", prefix, msg);
+		fputs("{\"error-message\": ", out);
+		an_json_string(out, buf, strlen(buf));
+		fputs("}\n", out);
+	} else {
+		fprintf(errout, "%s%s\n", prefix, msg);
+	}
+}
+
+/* An env integer, or a string of digits (lttng-analyses' regex takes `"*(\d+)"*`). */
+static bool env_int(const struct tmx_env_entry *e, int64_t *v)
+{
+	const char *s = e->str_value;
+
+	if (e->is_int) {
+		*v = e->int_value;
+		return true;
+	}
+	if (!s || *s < '0' || *s > '9')
+		return false;
+	*v = strtoll(s, NULL, 10);
+	return true;
+}
+
+/* The tracer version of lttng-modules from the env: sched_wakeup's prio before 2.7.1. */
+static bool prio_offset_of(struct tmx_source *src)
+{
+	for (size_t i = 0; i < tmx_source_logical_trace_count(src); i++) {
+		const struct tmx_trace_class *tc = tmx_source_logical_trace(src, i)->cls;
+		const struct tmx_env_entry *e[3] = {
+			tmx_trace_class_env(tc, "tracer_major"),
+			tmx_trace_class_env(tc, "tracer_minor"),
+			tmx_trace_class_env(tc, "tracer_patchlevel"),
+		};
+		int64_t v[3];
+		if (!e[0] || !e[1] || !e[2])
+			continue;
+		for (int k = 0; k < 3; k++)
+			if (!env_int(e[k], &v[k]))
+				return false;
+		return v[0] < 2 || (v[0] == 2 && (v[1] < 7 || (v[1] == 7 && v[2] < 1)));
+	}
+	return false;
+}
+
+static void period_begin(struct an_run *r, int64_t ts)
+{
+	r->in_period = true;
+	r->period_begin = ts;
+	if (r->ops->begin)
+		r->ops->begin(r->self, ts);
+}
+
+/* Analysis.process_event: false when the analysis has ended (an event after --end). */
+static bool process_event(struct an_run *r, int64_t ts)
+{
+	if (r->has_end && ts > r->end_ts) {
+		r->ended = true;
+		return false;
+	}
+	r->last_ts = ts;
+	if (!r->started) {
+		if (r->has_begin) {
+			if (ts >= r->begin_ts) {
+				period_begin(r, ts);
+				r->started = true;
+			}
+		} else {
+			r->started = true;
+		}
+	}
+	return true;
+}
+
+/* The streams' common time range (babeltrace 1's intersect mode); false when there is none. */
+static bool intersection(struct tmx_source *src, int64_t *b, int64_t *e)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < tmx_source_stream_count(src); i++) {
+		struct tmx_stream_info info;
+		tmx_source_stream_info(src, i, &info);
+		if (!info.has_range)
+			continue;
+		if (!any || info.begin_ns > *b)
+			*b = info.begin_ns;
+		if (!any || info.end_ns < *e)
+			*e = info.end_ns;
+		any = true;
+	}
+	return any && *b <= *e;
+}
+
+int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, FILE *errout,
+		struct tmx_error *err)
+{
+	struct an_run r = { 0 };
+	const struct tmx_msg *msg;
+	int64_t ib = 0, ie = 0, trace_begin = 0, trace_end = 0;
+	bool first = true, read_failed = false;
+	int status = 0;
+	struct an_time_ctx tctx = { .gmt = o->gmt };
+
+	r.a.o = o;
+	r.a.out = out;
+	r.a.procs.size = sizeof(struct an_proc);
+	r.a.cpus.size = sizeof(struct an_cpu);
+	r.ops = command_ops[o->cmd];
+	/* babeltrace 1's timestamp_begin/end: the first and last times of the trace */
+	tmx_source_first_ns(src, &trace_begin);
+	trace_end = trace_begin;
+	for (size_t i = 0; i < tmx_source_stream_count(src); i++) {
+		struct tmx_stream_info info;
+		tmx_source_stream_info(src, i, &info);
+		if (info.has_range && info.end_ns > trace_end)
+			trace_end = info.end_ns;
+	}
+	tctx.trace_begin = trace_begin;
+	tctx.trace_end = trace_end;
+	{
+		char msgbuf[256];
+		int rc = an_time_args(&tctx, o, &r.has_begin, &r.begin_ts, &r.has_end, &r.end_ts,
+				      msgbuf, sizeof(msgbuf));
+		if (rc) {
+			an_error(o, out, errout, "Command line error: ", msgbuf);
+			return 1;
+		}
+	}
+	r.a.multi_day = tctx.multi_day;
+	r.a.prio_offset = prio_offset_of(src);
+	if (!o->mi && !o->skip_validation)
+		fputs("Checking the trace for lost events...\n", out);
+	if (!o->no_intersection && !intersection(src, &ib, &ie)) {
+		an_error(o, out, errout, "Error: ",
+			 "Trace has no intersection. Use --no-intersection to override");
+		return 1;
+	}
+	if (!(r.self = r.ops->create(&r.a))) {
+		an_error(o, out, errout, "Error: ", "Cannot create analysis: out of memory");
+		return 1;
+	}
+	r.n_classes = tmx_source_event_class_count(src);
+	r.classes = calloc(r.n_classes ? r.n_classes : 1, sizeof(*r.classes));
+	if (!r.classes)
+		r.a.oom = true;
+	while (!r.a.oom && !r.missing_field) {
+		const struct tmx_event *ev;
+		struct an_class *c;
+		size_t ci;
+		if (tmx_source_next(src, &msg, err)) {
+			read_failed = true;
+			break;
+		}
+		if (!msg)
+			break;
+		if (msg->kind != TMX_MSG_EVENT)
+			continue;
+		if (!o->no_intersection && (msg->ns < ib || msg->ns > ie))
+			continue;
+		ev = msg->event;
+		if (first) {
+			/* Analysis.begin_analysis: without --begin, the period starts here. */
+			if (!r.has_begin)
+				period_begin(&r, msg->ns);
+			first = false;
+		}
+		if (!process_event(&r, msg->ns))
+			break;
+		ci = tmx_source_event_class_index(src, ev->cls);
+		if (ci >= r.n_classes)
+			continue;
+		c = &r.classes[ci];
+		if (!c->bound)
+			bind_class(c, ev->cls);
+		if (c->kind != K_NONE)
+			automaton(&r, ev, c, msg->ns);
+	}
+	if (r.missing_field) {
+		char buf[256];
+		snprintf(buf, sizeof(buf), "Cannot run analysis: event %s has no field '%s'",
+			 r.missing_event, r.missing_field);
+		an_error(o, out, errout, "Error: ", buf);
+		status = 1;
+	} else if (r.a.oom) {
+		an_error(o, out, errout, "Error: ", "Cannot run analysis: out of memory");
+		status = 1;
+	} else {
+		/* Analysis.end_analysis: the period ends at the last event read. */
+		if (r.in_period)
+			r.ops->end(r.self, r.period_begin, r.last_ts);
+		r.ops->finish(r.self);
+		if (r.ops->failed && r.ops->failed(r.self))
+			status = 1;
+	}
+	if (read_failed)
+		status = 1;
+	r.ops->free(r.self);
+	free(r.classes);
+	an_table_free(&r.a.procs);
+	an_table_free(&r.a.cpus);
+	return status;
+}
