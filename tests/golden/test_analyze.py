@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""`tracemux analyze COMMAND` against lttng-analyses 0.6.1 run live
+(Debian python3-lttnganalyses: lttng-COMMAND and lttng-COMMAND-mi).
+
+lttng-analyses reads the tracer version only from a directory named
+`kernel`, so each trace is linked as TMP/NAME/kernel.  Text is compared
+byte for byte (stdout, exit status, and stderr for command-line errors),
+MI as JSON (integers and strings equal, floats to 1e-9 relative).  The
+CTF 2 conversions of the same traces (tracecompass-ctf2/) must give
+tracemux's own CTF 1.8 answers byte for byte.  lttng-analyses reads about
+200 KB/s: the suite runs small traces and a few option sets per command;
+tests/analyze-all.sh (this script with --all) runs every command on every
+kernel trace of the corpus with more options.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bt2ref import Report, first_diff, run  # noqa: E402
+
+# name -> path under the corpus (CTF 1.8), and its CTF 2 conversion when there is one
+TRACES = {
+    "bug446190": ("tracecompass/tc-bug446190", "tracecompass-ctf2/tc-bug446190"),
+    "flipping": ("tracecompass/tc-flipping-endianness", "tracecompass-ctf2/tc-flipping-endianness"),
+    "multidomains": ("babeltrace-tests/ctf-traces/succeed/multi-domains/kernel", None),
+}
+EXTRA_TRACES = {
+    "synctraces": ("tracecompass/tc-synctraces_scp_src", "tracecompass-ctf2/tc-synctraces_scp_src"),
+    "many-threads": ("tracecompass/tc-many-threads", "tracecompass-ctf2/tc-many-threads"),
+    "rotation": ("babeltrace-tests/ctf-traces/succeed/lttng-tracefile-rotation/kernel", None),
+}
+
+# command -> list of (trace, options); the suite's subset first
+SUITE = {
+    "cputop": [
+        ("bug446190", []),
+        ("bug446190", ["--begin", "08:36:03", "--end", "08:36:05.500000000"]),
+        ("bug446190", ["--cpu", "1,3", "--limit", "3"]),
+        ("bug446190", ["--tid", "482,496,526"]),
+        ("bug446190", ["--procname", "sh,lttng-consumerd", "--skip-validation"]),
+        ("bug446190", ["--timerange", "[2014-10-07 08:36:02,08:36:04.000000001]", "--limit", "0"]),
+        ("flipping", []),
+        ("flipping", ["--no-intersection", "--gmt"]),
+        ("multidomains", []),
+    ],
+}
+# command-line errors: text (stderr) and MI (stdout JSON) as lttng-analyses
+ERRORS = [
+    ("cputop", "bug446190", ["--begin", "yesterday"]),
+    ("cputop", "bug446190", ["--end", "01:00:00"]),
+    ("cputop", "bug446190", ["--timerange", "08:36:03"]),
+]
+ALL_OPTS = [[], ["--limit", "0"], ["--cpu", "0"], ["--no-intersection"]]
+
+LTTNG_PKG = "python3-lttnganalyses (with python3-babeltrace and babeltrace)"
+
+
+def float_eq(a, b):
+    return a == b or abs(a - b) <= 1e-9 * max(abs(a), abs(b))
+
+
+def json_diff(a, b, path="$"):
+    """The first difference between two JSON values, or None."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return None if a is b else f"{path}: {a!r} != {b!r}"
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        if isinstance(a, int) and isinstance(b, int):
+            return None if a == b else f"{path}: {a} != {b}"
+        return None if float_eq(float(a), float(b)) else f"{path}: {a!r} != {b!r}"
+    if type(a) is not type(b):
+        return f"{path}: {type(a).__name__} != {type(b).__name__}"
+    if isinstance(a, dict):
+        if list(a) != list(b):
+            return f"{path}: keys {list(a)} != {list(b)}"
+        for k in a:
+            d = json_diff(a[k], b[k], f"{path}.{k}")
+            if d:
+                return d
+        return None
+    if isinstance(a, list):
+        if len(a) != len(b):
+            return f"{path}: {len(a)} items != {len(b)}"
+        for i, (x, y) in enumerate(zip(a, b)):
+            d = json_diff(x, y, f"{path}[{i}]")
+            if d:
+                return d
+        return None
+    return None if a == b else f"{path}: {a!r} != {b!r}"
+
+
+def lttng(cmd, argv, timeout=600):
+    env = dict(os.environ, TZ="UTC", LC_ALL="C.UTF-8")
+    p = subprocess.run([cmd] + argv, capture_output=True, env=env, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def link_kernel(tmp, name, rel, corpus):
+    """TMP/NAME/kernel -> the trace (a directory of links when the trace is not named kernel)."""
+    src = os.path.join(corpus, rel)
+    top = os.path.join(tmp, name)
+    os.makedirs(top, exist_ok=True)
+    k = os.path.join(top, "kernel")
+    if not os.path.exists(k):
+        os.symlink(os.path.abspath(src), k)
+    return k
+
+
+def check_one(rep, tracemux, cmd, trace, kpath, opts):
+    what = f"{cmd} {trace} {' '.join(opts)}".strip()
+    rc, out, err = lttng(f"lttng-{cmd}", ["--no-progress"] + opts + [kpath])
+    trc, tout, terr = run(tracemux, ["analyze", cmd] + opts + [kpath])
+    if (rc, out) != (trc, tout):
+        rep.fail(f"text {what}", f"exit {rc} vs {trc}\n" + first_diff(out, tout) + terr.decode()[:500])
+    else:
+        rep.ok()
+    rc, out, err = lttng(f"lttng-{cmd}-mi", opts + [kpath])
+    trc, tout, terr = run(tracemux, ["analyze", cmd, "--mi"] + opts + [kpath])
+    try:
+        d = json_diff(json.loads(out), json.loads(tout))
+    except ValueError as e:
+        d = f"not JSON: {e}: {out[:200]!r} / {tout[:200]!r}"
+    if d or rc != trc:
+        rep.fail(f"mi {what}", f"exit {rc} vs {trc}: {d}")
+    else:
+        rep.ok()
+
+
+def check_error(rep, tracemux, cmd, trace, kpath, opts):
+    what = f"error {cmd} {trace} {' '.join(opts)}"
+    r = lttng(f"lttng-{cmd}", ["--no-progress"] + opts + [kpath])
+    t = run(tracemux, ["analyze", cmd] + opts + [kpath])
+    if r != t:
+        rep.fail(f"text {what}", f"{r!r}\n{t!r}")
+    else:
+        rep.ok()
+    r = lttng(f"lttng-{cmd}-mi", opts + [kpath])
+    t = run(tracemux, ["analyze", cmd, "--mi"] + opts + [kpath])
+    if r[0] != t[0] or json.loads(r[1]) != json.loads(t[1]):
+        rep.fail(f"mi {what}", f"{r!r}\n{t!r}")
+    else:
+        rep.ok()
+
+
+def check_ctf2(rep, tracemux, corpus, cmd, trace, rel1, rel2, opts):
+    """The CTF 2 conversion: the same text and MI as the CTF 1.8 original."""
+    for mode in ([], ["--mi"]):
+        a = run(tracemux, ["analyze", cmd] + mode + opts + [os.path.join(corpus, rel1)])
+        b = run(tracemux, ["analyze", cmd] + mode + opts + [os.path.join(corpus, rel2)])
+        if a != b:
+            rep.fail(f"ctf2 {cmd} {trace} {' '.join(mode + opts)}", first_diff(a[1], b[1]))
+        else:
+            rep.ok()
+
+
+def main():
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tracemux", required=True)
+    ap.add_argument("--corpus", required=True)
+    ap.add_argument("--all", action="store_true", help="every command on every kernel trace")
+    args = ap.parse_args()
+    rep = Report("analyze")
+    for tool in ("lttng-cputop", "babeltrace"):
+        if not shutil.which(tool):
+            rep.fail(f"{tool} not found", f"install the Debian package {LTTNG_PKG}")
+            rep.finish()
+    traces = dict(TRACES)
+    plan = [(c, t, o) for c, runs in SUITE.items() for t, o in runs]
+    if args.all:
+        traces.update(EXTRA_TRACES)
+        plan = [(c, t, o) for c in SUITE for t in traces for o in ALL_OPTS]
+    start = time.time()
+    with tempfile.TemporaryDirectory() as tmp:
+        kpaths = {t: link_kernel(tmp, t, rel, args.corpus) for t, (rel, _) in traces.items()}
+        for cmd, trace, opts in plan:
+            check_one(rep, args.tracemux, cmd, trace, kpaths[trace], opts)
+        for cmd, trace, opts in ERRORS:
+            check_error(rep, args.tracemux, cmd, trace, kpaths[trace], opts)
+        for cmd in SUITE:
+            for trace, (rel1, rel2) in traces.items():
+                if rel2:
+                    check_ctf2(rep, args.tracemux, args.corpus, cmd, trace, rel1, rel2, [])
+    print(f"analyze: {time.time() - start:.1f} s")
+    rep.finish()
+
+
+if __name__ == "__main__":
+    main()
