@@ -27,33 +27,54 @@ enum an_kind {
 	K_IRQ_ENTRY,
 	K_IRQ_EXIT,
 	K_SOFTIRQ,       /* raise, entry, exit: only the CPU's existence matters here */
+	K_CHECK,         /* read by other state providers: only their KeyErrors matter here */
 	K_N,
 };
 
 #define AN_MAX_FIELDS 6
 
-/* The lttng-modules events the state reads, and the fields it reads of them. */
+/*
+ * The lttng-modules events the state reads, the fields it reads of them,
+ * and the fields lttng-analyses' handler always reads, in its order: the
+ * first that an event lacks is the KeyError that stops lttng-analyses
+ * ("Cannot run analysis: 'tid'").
+ */
 static const struct {
 	const char *name;
 	enum an_kind kind;
 	const char *fields[AN_MAX_FIELDS];
+	const char *reads;
 } known[] = {
 	{ "sched_switch", K_SWITCH,
-	  { "prev_comm", "prev_tid", "prev_prio", "next_comm", "next_tid", "next_prio" } },
-	{ "sched_migrate_task", K_MIGRATE, { "comm", "tid", "prio" } },
-	{ "sched_wakeup", K_WAKEUP, { "tid", "prio", "target_cpu" } },
-	{ "sched_wakeup_new", K_WAKEUP, { "tid", "prio", "target_cpu" } },
-	{ "sched_waking", K_WAKEUP, { "tid", "prio", "target_cpu" } },
+	  { "prev_comm", "prev_tid", "prev_prio", "next_comm", "next_tid", "next_prio" },
+	  "cpu_id next_tid next_comm next_prio prev_tid prev_prio prev_comm" },
+	{ "sched_migrate_task", K_MIGRATE, { "comm", "tid", "prio" }, "tid prio" },
+	{ "sched_wakeup", K_WAKEUP, { "tid", "prio", "target_cpu" }, "target_cpu cpu_id prio tid" },
+	{ "sched_wakeup_new", K_WAKEUP, { "tid", "prio", "target_cpu" }, "target_cpu cpu_id prio tid" },
+	{ "sched_waking", K_WAKEUP, { "tid", "prio", "target_cpu" }, "target_cpu cpu_id prio tid" },
 	{ "sched_process_fork", K_FORK,
-	  { "parent_comm", "parent_pid", "child_comm", "child_tid", "child_pid" } },
-	{ "sched_process_exec", K_EXEC, { "tid" } },
-	{ "sched_pi_setprio", K_PI_SETPRIO, { "tid", "newprio" } },
-	{ "lttng_statedump_process_state", K_STATEDUMP_PROC, { "tid", "pid", "name", "prio" } },
-	{ "irq_handler_entry", K_IRQ_ENTRY, { "irq", "name" } },
-	{ "irq_handler_exit", K_IRQ_EXIT, { "irq", "ret" } },
-	{ "softirq_raise", K_SOFTIRQ, { "vec" } },
-	{ "softirq_entry", K_SOFTIRQ, { "vec" } },
-	{ "softirq_exit", K_SOFTIRQ, { "vec" } },
+	  { "parent_comm", "parent_pid", "child_comm", "child_tid", "child_pid" },
+	  "child_tid child_pid child_comm parent_pid parent_comm" },
+	{ "sched_process_exec", K_EXEC, { "tid" }, "tid" },
+	{ "sched_pi_setprio", K_PI_SETPRIO, { "tid", "newprio" }, "newprio tid" },
+	{ "lttng_statedump_process_state", K_STATEDUMP_PROC, { "tid", "pid", "name", "prio" },
+	  "tid pid name" },
+	{ "irq_handler_entry", K_IRQ_ENTRY, { "irq", "name" }, "cpu_id irq name" },
+	{ "irq_handler_exit", K_IRQ_EXIT, { "irq", "ret" }, "cpu_id" },
+	{ "softirq_raise", K_SOFTIRQ, { "vec" }, "cpu_id vec" },
+	{ "softirq_entry", K_SOFTIRQ, { "vec" }, "cpu_id vec" },
+	{ "softirq_exit", K_SOFTIRQ, { "vec" }, "cpu_id vec" },
+	{ "block_rq_issue", K_CHECK, { 0 }, "dev sector nr_sector tid rwbs" },
+	{ "block_rq_complete", K_CHECK, { 0 }, "dev sector nr_sector" },
+	{ "block_bio_remap", K_CHECK, { 0 }, "dev sector old_dev old_sector" },
+	{ "block_bio_backmerge", K_CHECK, { 0 }, "dev sector" },
+	{ "mm_page_alloc", K_CHECK, { 0 }, "cpu_id" },
+	{ "kmem_mm_page_alloc", K_CHECK, { 0 }, "cpu_id" },
+	{ "net_dev_xmit", K_CHECK, { 0 }, "name len cpu_id" },
+	{ "netif_receive_skb", K_CHECK, { 0 }, "name len cpu_id" },
+	{ "lttng_statedump_file_descriptor", K_CHECK, { 0 }, "pid fd filename flags cpu_id" },
+	{ "lttng_statedump_block_device", K_CHECK, { 0 }, "dev diskname" },
+	{ "mm_vmscan_wakeup_kswapd", K_CHECK, { 0 }, "cpu_id" },
 };
 
 /* SLOT_BY_NAME: looked up by name in each event (the payload has arrays or variants before it). */
@@ -61,7 +82,7 @@ static const struct {
 
 /* An event class bound to what the state does with its events. */
 struct an_class {
-	bool bound;
+	bool bound, checked;
 	uint8_t kind;
 	uint8_t known;          /* index in known[] */
 	int32_t slot[AN_MAX_FIELDS];
@@ -78,8 +99,8 @@ struct an_run {
 	int64_t period_begin, last_ts;
 	bool has_begin, has_end;
 	int64_t begin_ts, end_ts;
-	/* what failed while reading an event (a missing field) */
-	const char *missing_field, *missing_event;
+	/* the field an event lacks (lttng-analyses' KeyError) */
+	char missing_field[64];
 };
 
 static bool fc_is_leaf(const struct tmx_field_class *fc)
@@ -137,16 +158,11 @@ static void bind_class(struct an_class *c, const struct tmx_event_class *ec)
 static const struct tmx_value *field(struct an_run *r, const struct tmx_event *ev,
 				     const struct an_class *c, int f)
 {
-	const struct tmx_value *v;
 
 	if (c->slot[f] != SLOT_BY_NAME && ev->scopes[TMX_SCOPE_PAYLOAD])
 		return &ev->scopes[TMX_SCOPE_PAYLOAD][c->slot[f]];
-	v = tmx_event_field(ev, known[c->known].fields[f]);
-	if (!v && !r->missing_field) {
-		r->missing_field = known[c->known].fields[f];
-		r->missing_event = known[c->known].name;
-	}
-	return v;
+	(void)r;
+	return tmx_event_field(ev, known[c->known].fields[f]);
 }
 
 static int64_t int_field(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
@@ -382,6 +398,31 @@ static void on_statedump_proc(struct an_run *r, const struct tmx_event *ev,
 	}
 }
 
+/*
+ * The first event of a class: the fields the handler reads, in its order
+ * (a class has the same fields in all its events); false with the name
+ * of the first one missing.
+ */
+static bool check_class(struct an_run *r, const struct tmx_event *ev, struct an_class *c)
+{
+	const char *p = known[c->known].reads;
+
+	c->checked = true;
+	while (*p) {
+		char name[64];
+		size_t n = strcspn(p, " ");
+		uint64_t cpu;
+		memcpy(name, p, n);
+		name[n] = 0;
+		p += n + (p[n] == ' ');
+		if (tmx_event_field(ev, name) || (!strcmp(name, "cpu_id") && tmx_event_cpu(ev, &cpu)))
+			continue;
+		snprintf(r->missing_field, sizeof(r->missing_field), "%s", name);
+		return false;
+	}
+	return true;
+}
+
 static void automaton(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
 		      int64_t ts)
 {
@@ -389,10 +430,7 @@ static void automaton(struct an_run *r, const struct tmx_event *ev, const struct
 	int64_t cpu_id;
 
 	/* event['cpu_id']: the packet context's cpu_id in LTTng traces */
-	if (!tmx_event_cpu(ev, &cpu) && !r->missing_field) {
-		r->missing_field = "cpu_id";
-		r->missing_event = known[c->known].name;
-	}
+	tmx_event_cpu(ev, &cpu);
 	cpu_id = (int64_t)cpu;
 	switch ((enum an_kind)c->kind) {
 	case K_SWITCH:
@@ -645,7 +683,7 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 	r.classes = calloc(r.n_classes ? r.n_classes : 1, sizeof(*r.classes));
 	if (!r.classes)
 		r.a.oom = true;
-	while (!r.a.oom && !r.missing_field) {
+	while (!r.a.oom && !r.missing_field[0]) {
 		const struct tmx_event *ev;
 		struct an_class *c;
 		size_t ci;
@@ -674,13 +712,13 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 		c = &r.classes[ci];
 		if (!c->bound)
 			bind_class(c, ev->cls);
-		if (c->kind != K_NONE)
-			automaton(&r, ev, c, msg->ns);
+		if (c->kind == K_NONE || (!c->checked && !check_class(&r, ev, c)))
+			continue;
+		automaton(&r, ev, c, msg->ns);
 	}
-	if (r.missing_field) {
+	if (r.missing_field[0]) {
 		char buf[256];
-		snprintf(buf, sizeof(buf), "Cannot run analysis: event %s has no field '%s'",
-			 r.missing_event, r.missing_field);
+		snprintf(buf, sizeof(buf), "Cannot run analysis: '%s'", r.missing_field);
 		an_error(o, out, errout, "Error: ", buf);
 		status = 1;
 	} else if (r.a.oom) {
