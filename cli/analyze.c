@@ -29,27 +29,61 @@ enum {
 	OPT_NO_INTERSECTION,
 	OPT_SKIP_VALIDATION,
 	OPT_IGNORED,
+	OPT_MIN,
+	OPT_MAX,
+	OPT_FREQ,
+	OPT_FREQ_RESOLUTION,
+	OPT_FREQ_UNIFORM,
+	OPT_FREQ_SERIES,
+	OPT_LOG,
+	OPT_STATS,
+	OPT_TOTAL,
+	OPT_PER_TID,
+	OPT_PER_PRIO,
 };
 
-static const struct option analyze_options[] = {
-	{ "mi", no_argument, NULL, OPT_MI },
-	{ "begin", required_argument, NULL, OPT_BEGIN },
-	{ "end", required_argument, NULL, OPT_END },
-	{ "timerange", required_argument, NULL, OPT_TIMERANGE },
-	{ "gmt", no_argument, NULL, OPT_GMT },
-	{ "cpu", required_argument, NULL, OPT_CPU },
-	{ "tid", required_argument, NULL, OPT_TID },
-	{ "procname", required_argument, NULL, OPT_PROCNAME },
-	{ "limit", required_argument, NULL, OPT_LIMIT },
-	{ "top", no_argument, NULL, OPT_TOP },
-	{ "no-intersection", no_argument, NULL, OPT_NO_INTERSECTION },
-	{ "skip-validation", no_argument, NULL, OPT_SKIP_VALIDATION },
+/* Which commands take an option (lttng-analyses adds options per command). */
+#define F_ALL (~0u)
+#define F_CPUTOP (1u << TMX_AN_CPUTOP)
+#define F_SCHED ((1u << TMX_AN_SCHEDSTATS) | (1u << TMX_AN_SCHEDTOP) | (1u << TMX_AN_SCHEDLOG) | \
+		 (1u << TMX_AN_SCHEDFREQ))
+
+/* The options: one row each (getopt's table is made from the rows). */
+static const struct an_option {
+	const char *name;
+	int has_arg;
+	int id;
+	unsigned commands;
+} rows[] = {
+	{ "mi", no_argument, OPT_MI, F_ALL },
+	{ "begin", required_argument, OPT_BEGIN, F_ALL },
+	{ "end", required_argument, OPT_END, F_ALL },
+	{ "timerange", required_argument, OPT_TIMERANGE, F_ALL },
+	{ "gmt", no_argument, OPT_GMT, F_ALL },
+	{ "cpu", required_argument, OPT_CPU, F_ALL },
+	{ "no-intersection", no_argument, OPT_NO_INTERSECTION, F_ALL },
+	{ "skip-validation", no_argument, OPT_SKIP_VALIDATION, F_ALL },
 	/* lttng-analyses' display options, without effect here */
-	{ "no-progress", no_argument, NULL, OPT_IGNORED },
-	{ "no-color", no_argument, NULL, OPT_IGNORED },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+	{ "no-progress", no_argument, OPT_IGNORED, F_ALL },
+	{ "no-color", no_argument, OPT_IGNORED, F_ALL },
+	{ "tid", required_argument, OPT_TID, F_CPUTOP | F_SCHED },
+	{ "procname", required_argument, OPT_PROCNAME, F_CPUTOP | F_SCHED },
+	{ "limit", required_argument, OPT_LIMIT, F_CPUTOP | F_SCHED },
+	{ "top", no_argument, OPT_TOP, F_CPUTOP | F_SCHED },
+	{ "min", required_argument, OPT_MIN, F_SCHED },
+	{ "max", required_argument, OPT_MAX, F_SCHED },
+	{ "freq", no_argument, OPT_FREQ, F_SCHED },
+	{ "freq-resolution", required_argument, OPT_FREQ_RESOLUTION, F_SCHED },
+	{ "freq-uniform", no_argument, OPT_FREQ_UNIFORM, F_SCHED },
+	{ "freq-series", no_argument, OPT_FREQ_SERIES, F_SCHED },
+	{ "log", no_argument, OPT_LOG, F_SCHED },
+	{ "stats", no_argument, OPT_STATS, F_SCHED },
+	{ "total", no_argument, OPT_TOTAL, F_SCHED },
+	{ "per-tid", no_argument, OPT_PER_TID, F_SCHED },
+	{ "per-prio", no_argument, OPT_PER_PRIO, F_SCHED },
+	{ "help", no_argument, 'h', F_ALL },
 };
+#define N_ROWS (sizeof(rows) / sizeof(rows[0]))
 
 static void analyze_usage(FILE *out)
 {
@@ -60,6 +94,9 @@ static void analyze_usage(FILE *out)
 	      "\n"
 	      "Commands:\n"
 	      "  cputop                   per-task and per-CPU CPU usage, migrations, priorities\n"
+	      "  schedstats, schedtop, schedlog, schedfreq\n"
+	      "                           wakeup-to-switch latencies: statistics, the largest,\n"
+	      "                           all of them, their frequency distribution\n"
 	      "\n"
 	      "Options (lttng-analyses' spellings):\n"
 	      "      --mi                 machine interface: lttng-COMMAND-mi's JSON\n"
@@ -75,6 +112,13 @@ static void analyze_usage(FILE *out)
 	      "      --top                accepted (cputop always prints its tables)\n"
 	      "      --no-intersection    all events, not only the streams' common time range\n"
 	      "      --skip-validation    no \"Checking the trace for lost events...\" line\n"
+	      "sched commands (each also takes the others' outputs):\n"
+	      "      --stats, --top, --log, --freq  the outputs\n"
+	      "      --total, --per-tid, --per-prio  groups of stats and freq (default per TID)\n"
+	      "      --min=US, --max=US   only latencies in this range (microseconds)\n"
+	      "      --freq-resolution=N  buckets (default 20)\n"
+	      "      --freq-uniform       the same buckets for every distribution\n"
+	      "      --freq-series        (MI) one table with a column per distribution\n"
 	      "\n"
 	      "Exit status: 0, 1 on error (the analysis of what was read is printed first),\n"
 	      "2 on bad usage.\n",
@@ -141,10 +185,16 @@ int cli_analyze(int argc, char **argv, const struct tmx_diag *diag)
 	struct tmx_error err = { 0 };
 	struct tmx_source *src = NULL;
 	int64_t *cpus = NULL, *tids = NULL;
+	int longindex = 0;
 	const char **names = NULL;
 	char *names_buf = NULL;
+	struct option longopts[N_ROWS + 1];
 	int c, status;
 
+	for (size_t i = 0; i < N_ROWS; i++)
+		longopts[i] = (struct option){ rows[i].name, rows[i].has_arg, NULL, rows[i].id };
+	longopts[N_ROWS] = (struct option){ NULL, 0, NULL, 0 };
+	o.freq_resolution = 20;
 	argv++, argc--;   /* "analyze" becomes argv[0] */
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		analyze_usage(argc < 2 ? stderr : stdout);
@@ -153,10 +203,22 @@ int cli_analyze(int argc, char **argv, const struct tmx_diag *diag)
 	if (!tmx_an_command(argv[1], &o.cmd))
 		return cli_command_usage_error("analyze", "unknown command `%s`", argv[1]);
 	argv++, argc--;
+	switch (o.cmd) {
+	case TMX_AN_SCHEDSTATS: o.stats = true; break;
+	case TMX_AN_SCHEDTOP: o.top = true; break;
+	case TMX_AN_SCHEDLOG: o.log = true; break;
+	case TMX_AN_SCHEDFREQ: o.freq = true; break;
+	default: break;
+	}
 	optind = 0;
 	status = 2;
-	while ((c = getopt_long(argc, argv, "h", analyze_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", longopts, &longindex)) != -1) {
 		char *end;
+		if (c != '?' && !(rows[longindex].commands & (1u << o.cmd))) {
+			status = cli_command_usage_error("analyze", "option --%s is not one of this "
+						       "command's", rows[longindex].name);
+			goto out;
+		}
 		switch (c) {
 		case OPT_MI: o.mi = true; break;
 		case OPT_BEGIN: o.begin = optarg; break;
@@ -203,6 +265,33 @@ int cli_analyze(int argc, char **argv, const struct tmx_diag *diag)
 				goto out;
 			}
 			break;
+		case OPT_MIN:
+		case OPT_MAX:
+			errno = 0;
+			*(c == OPT_MIN ? &o.min_us : &o.max_us) = strtod(optarg, &end);
+			if (errno || end == optarg || *end) {
+				status = cli_command_usage_error("analyze", "invalid duration `%s`", optarg);
+				goto out;
+			}
+			*(c == OPT_MIN ? &o.has_min : &o.has_max) = true;
+			break;
+		case OPT_FREQ_RESOLUTION:
+			errno = 0;
+			o.freq_resolution = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || o.freq_resolution > 1000000) {
+				status = cli_command_usage_error("analyze", "invalid --freq-resolution `%s`",
+								 optarg);
+				goto out;
+			}
+			break;
+		case OPT_FREQ: o.freq = true; break;
+		case OPT_FREQ_UNIFORM: o.freq_uniform = true; break;
+		case OPT_FREQ_SERIES: o.freq_series = o.freq_uniform = true; break;
+		case OPT_LOG: o.log = true; break;
+		case OPT_STATS: o.stats = true; break;
+		case OPT_TOTAL: o.total = true; break;
+		case OPT_PER_TID: o.per_tid = true; break;
+		case OPT_PER_PRIO: o.per_prio = true; break;
 		case 'h':
 			analyze_usage(stdout);
 			status = 0;

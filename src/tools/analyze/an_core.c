@@ -231,6 +231,15 @@ static struct an_cpu *cpu_get(struct an_run *r, int64_t id)
 	return c;
 }
 
+const struct an_proc *an_proc_object(const struct an *a, int64_t tid, uint64_t obj)
+{
+	const struct an_proc *p = an_table_find(&a->procs, tid);
+
+	if (p && p->obj == obj)
+		return p;
+	return an_table_find(&a->retired, (int64_t)obj);
+}
+
 /* sv.Process(tid=...) */
 static struct an_proc *create_proc(struct an_run *r, int64_t tid)
 {
@@ -238,6 +247,7 @@ static struct an_proc *create_proc(struct an_run *r, int64_t tid)
 	struct an_proc *p = proc_get(r, tid, &added);
 
 	if (p && added) {
+		p->obj = r->a.next_obj++;
 		p->tid = tid;
 		if (tid == 0) {
 			p->pid = 0;
@@ -283,9 +293,15 @@ static void on_switch(struct an_run *r, const struct tmx_event *ev, const struct
 	check_prio_changed(r, ts, prev_tid, prev_prio);
 	check_prio_changed(r, ts, next_tid, next_prio);
 	next = an_table_find(&r->a.procs, next_tid);
-	if (r->in_period)
-		r->ops->sched_switch(r->self, ts, cpu_id, prev_tid, &prev_comm, next_tid, &next_comm,
-				     next);
+	if (r->in_period) {
+		const struct an_proc *waker =
+			next->has_waker ? an_table_find(&r->a.procs, next->last_waker) : NULL;
+		if (r->ops->sched_switch)
+			r->ops->sched_switch(r->self, ts, cpu_id, prev_tid, &prev_comm, next_tid,
+					     &next_comm, next);
+		if (r->ops->sched_switch_tid)
+			r->ops->sched_switch_tid(r->self, ts, cpu_id, next_tid, next, waker);
+	}
 	next->has_wakeup = next->has_waker = false;
 }
 
@@ -299,6 +315,7 @@ static void on_migrate(struct an_run *r, const struct tmx_event *ev, const struc
 	if (!p)
 		return;
 	if (added) {
+		p->obj = r->a.next_obj++;
 		p->tid = tid;
 		text_field(r, ev, c, 0, &p->comm);
 	}
@@ -353,15 +370,28 @@ static void on_fork(struct an_run *r, const struct tmx_event *ev, const struct a
 	/* lttng-analyses keys the parent by its pid (parent_tid = event['parent_pid']). */
 	if (!(p = proc_get(r, parent_pid, &added)))
 		return;
-	if (added)
+	if (added) {
+		p->obj = r->a.next_obj++;
 		p->tid = parent_pid;
+	}
 	p->pid = parent_pid;
 	p->has_pid = true;
 	p->comm = parent_comm;
-	/* A new sv.Process replaces whatever the child tid had. */
+	/* A new sv.Process replaces whatever the child tid had (kept for what refers to it). */
 	if (!(p = proc_get(r, child_tid, &added)))
 		return;
+	if (!added) {
+		bool radded;
+		struct an_proc *old = an_table_get(&r->a.retired, (int64_t)p->obj, &radded);
+		if (!old) {
+			r->a.oom = true;
+			return;
+		}
+		p = an_table_find(&r->a.procs, child_tid);
+		*old = *p;
+	}
 	memset(p, 0, sizeof(*p));
+	p->obj = r->a.next_obj++;
 	p->tid = child_tid;
 	p->pid = child_pid;
 	p->has_pid = true;
@@ -390,6 +420,7 @@ static void on_statedump_proc(struct an_run *r, const struct tmx_event *ev,
 	if (pid != tid) {
 		struct an_proc *parent = proc_get(r, pid, &added);
 		if (parent && added) {
+			parent->obj = r->a.next_obj++;
 			parent->tid = pid;
 			parent->pid = pid;
 			parent->has_pid = true;
@@ -511,10 +542,18 @@ size_t an_cpu_count(const struct an *a)
 
 static const struct an_ops *const command_ops[TMX_AN_N_CMDS] = {
 	[TMX_AN_CPUTOP] = &an_cputop_ops,
+	[TMX_AN_SCHEDSTATS] = &an_sched_ops,
+	[TMX_AN_SCHEDTOP] = &an_sched_ops,
+	[TMX_AN_SCHEDLOG] = &an_sched_ops,
+	[TMX_AN_SCHEDFREQ] = &an_sched_ops,
 };
 
 static const char *const command_names[TMX_AN_N_CMDS] = {
 	[TMX_AN_CPUTOP] = "cputop",
+	[TMX_AN_SCHEDSTATS] = "schedstats",
+	[TMX_AN_SCHEDTOP] = "schedtop",
+	[TMX_AN_SCHEDLOG] = "schedlog",
+	[TMX_AN_SCHEDFREQ] = "schedfreq",
 };
 
 bool tmx_an_command(const char *name, enum tmx_an_cmd *cmd)
@@ -645,6 +684,7 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 	r.a.out = out;
 	r.a.procs.size = sizeof(struct an_proc);
 	r.a.cpus.size = sizeof(struct an_cpu);
+	r.a.retired.size = sizeof(struct an_proc);
 	r.ops = command_ops[o->cmd];
 	/* babeltrace 1's timestamp_begin/end: the first and last times of the trace */
 	tmx_source_first_ns(src, &trace_begin);
@@ -738,5 +778,6 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 	free(r.classes);
 	an_table_free(&r.a.procs);
 	an_table_free(&r.a.cpus);
+	an_table_free(&r.a.retired);
 	return status;
 }

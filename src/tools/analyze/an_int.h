@@ -25,6 +25,12 @@ struct an_comm {
 
 /* sv.Process: a task of the state. */
 struct an_proc {
+	/*
+	 * Which sv.Process object this is: a fork makes a new one for the
+	 * child's tid, and what refers to the old one (a scheduling log
+	 * entry) still sees the old one's name and pid.
+	 */
+	uint64_t obj;
 	int64_t tid, pid, prio;
 	bool has_pid, has_prio;
 	struct an_comm comm;
@@ -65,6 +71,9 @@ struct an_ops {
 	void (*sched_switch)(void *self, int64_t ts, int64_t cpu, int64_t prev_tid,
 			     const struct an_comm *prev_comm, int64_t next_tid,
 			     const struct an_comm *next_comm, const struct an_proc *wakee);
+	/* sched_switch_per_tid with the waker (NULL when unknown) */
+	void (*sched_switch_tid)(void *self, int64_t ts, int64_t cpu, int64_t next_tid,
+				 const struct an_proc *wakee, const struct an_proc *waker);
 	void (*migrate)(void *self, const struct an_proc *proc, int64_t cpu);
 	void (*prio_changed)(void *self, int64_t ts, int64_t tid, int64_t prio);
 	/* The period ends; write its tables (or keep them for MI). */
@@ -75,6 +84,7 @@ struct an_ops {
 };
 
 extern const struct an_ops an_cputop_ops;
+extern const struct an_ops an_sched_ops;
 
 /* The analysis run. */
 struct an {
@@ -82,11 +92,19 @@ struct an {
 	FILE *out;
 	struct an_table procs;    /* state.tids */
 	struct an_table cpus;     /* state.cpus */
+	struct an_table retired;  /* task objects replaced by a fork, by object number */
+	uint64_t next_obj;
 	bool oom;
 	/* tracer version from the trace's env (for sched_wakeup's prio) */
 	bool prio_offset;
 	bool multi_day;
 };
+
+/*
+ * The task object `obj` (of `tid`) as it is now: the state's task when it
+ * is still that object, else the copy kept when a fork replaced it.
+ */
+const struct an_proc *an_proc_object(const struct an *a, int64_t tid, uint64_t obj);
 
 /* Analysis._filter_process: --procname and --tid. */
 bool an_filter_process(const struct an *a, const struct an_proc *p);
@@ -109,5 +127,58 @@ struct an_bar {
 };
 void an_bar_graph(FILE *out, const char *title, const char *label_header, const char *unit,
 		  struct an_bar *rows, size_t n);
+
+/*
+ * MI results: tables grouped by their class in the order each class first
+ * came (lttng-analyses keeps them in a dict of lists), only tables with
+ * rows.  an_mi_table() starts one and returns where its rows go ("[...]"
+ * each, separated by ", "); an_mi_table_end() closes it.
+ */
+#define AN_MI_GROUPS 8
+struct an_mi {
+	struct {
+		const char *key;
+		char *buf;
+		size_t len;
+		FILE *f;
+	} g[AN_MI_GROUPS];
+	size_t n;
+	bool oom;
+};
+/* `cls_json`: the class as JSON ("\"log\"" or an object); `key` groups tables. */
+FILE *an_mi_table(struct an_mi *m, const char *key, const char *cls_json, int64_t begin,
+		  int64_t end);
+void an_mi_table_end(FILE *f);
+/* {"results": [...]} and a newline; frees the tables. */
+void an_mi_print(struct an_mi *m, FILE *out);
+void an_mi_free(struct an_mi *m);
+/* MI cells */
+void an_mi_duration_ns(FILE *f, int64_t ns);
+void an_mi_duration(FILE *f, double ns);
+void an_mi_proc(FILE *f, const struct an_proc *p, bool with_pid);
+
+/*
+ * Frequency distributions (lttng-analyses' _fill_freq_result_table): the
+ * bucket bounds in µs from a group's min and max (ns), or --min/--max, or
+ * the uniform bounds of all groups; false when the step is 0 (no table).
+ */
+struct an_freq {
+	double min, max, step;   /* µs */
+	long res;
+};
+bool an_freq_bounds(struct an_freq *f, const struct tmx_an_opts *o, bool has_stats,
+		    int64_t min_ns, int64_t max_ns, const struct an_freq *uniform);
+/* _find_uniform_freq_values over all durations (min/max ns; n: how many) */
+void an_freq_uniform(struct an_freq *u, const struct tmx_an_opts *o, uint64_t n, int64_t min_ns,
+		     int64_t max_ns);
+/* Adds a duration (ns) to counts[res]. */
+void an_freq_add(const struct an_freq *f, uint64_t *counts, int64_t ns);
+/* termgraph.FreqGraph: title " (µs)", the lower bounds and counts */
+void an_freq_text(FILE *out, const char *title, const struct an_freq *f, const uint64_t *counts);
+/* the MI rows (lower, upper, count) */
+void an_freq_mi_rows(FILE *mf, const struct an_freq *f, const uint64_t *counts);
+
+/* statistics.stdev of n integers from their sum and sum of squares; NaN below 2 */
+double an_stdev(uint64_t n, __int128 sum, unsigned __int128 sumsq);
 
 #endif

@@ -17,6 +17,10 @@
 
 enum tmx_an_cmd {
 	TMX_AN_CPUTOP,
+	TMX_AN_SCHEDSTATS,
+	TMX_AN_SCHEDTOP,
+	TMX_AN_SCHEDLOG,
+	TMX_AN_SCHEDFREQ,
 	TMX_AN_N_CMDS,
 };
 
@@ -34,7 +38,15 @@ struct tmx_an_opts {
 	const char *const *procnames;
 	size_t n_procnames;
 	long limit;               /* --limit (default 10; <= 0: no limit) */
-	bool top;                 /* --top (accepted: cputop prints its tables anyway) */
+	bool top;                 /* --top (cputop prints its tables anyway) */
+	/* the sched commands' outputs (each command implies its own) */
+	bool stats, log, freq;
+	bool total, per_tid, per_prio;
+	/* --min/--max in µs, as given */
+	bool has_min, has_max;
+	double min_us, max_us;
+	long freq_resolution;     /* default 20 */
+	bool freq_uniform, freq_series;
 };
 
 /* The command of `name` ("cputop"...); false when there is none. */
