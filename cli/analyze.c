@@ -45,6 +45,7 @@ enum {
 /* Which commands take an option (lttng-analyses adds options per command). */
 #define F_ALL (~0u)
 #define F_CPUTOP (1u << TMX_AN_CPUTOP)
+#define F_SYSCALLS (1u << TMX_AN_SYSCALLSTATS)
 #define F_SCHED ((1u << TMX_AN_SCHEDSTATS) | (1u << TMX_AN_SCHEDTOP) | (1u << TMX_AN_SCHEDLOG) | \
 		 (1u << TMX_AN_SCHEDFREQ))
 
@@ -66,8 +67,8 @@ static const struct an_option {
 	/* lttng-analyses' display options, without effect here */
 	{ "no-progress", no_argument, OPT_IGNORED, F_ALL },
 	{ "no-color", no_argument, OPT_IGNORED, F_ALL },
-	{ "tid", required_argument, OPT_TID, F_CPUTOP | F_SCHED },
-	{ "procname", required_argument, OPT_PROCNAME, F_CPUTOP | F_SCHED },
+	{ "tid", required_argument, OPT_TID, F_CPUTOP | F_SCHED | F_SYSCALLS },
+	{ "procname", required_argument, OPT_PROCNAME, F_CPUTOP | F_SCHED | F_SYSCALLS },
 	{ "limit", required_argument, OPT_LIMIT, F_CPUTOP | F_SCHED },
 	{ "top", no_argument, OPT_TOP, F_CPUTOP | F_SCHED },
 	{ "min", required_argument, OPT_MIN, F_SCHED },
@@ -97,6 +98,7 @@ static void analyze_usage(FILE *out)
 	      "  schedstats, schedtop, schedlog, schedfreq\n"
 	      "                           wakeup-to-switch latencies: statistics, the largest,\n"
 	      "                           all of them, their frequency distribution\n"
+	      "  syscallstats             per-task system call counts, durations, return values\n"
 	      "\n"
 	      "Options (lttng-analyses' spellings):\n"
 	      "      --mi                 machine interface: lttng-COMMAND-mi's JSON\n"

@@ -28,6 +28,8 @@ enum an_kind {
 	K_IRQ_EXIT,
 	K_SOFTIRQ,       /* raise, entry, exit: only the CPU's existence matters here */
 	K_CHECK,         /* read by other state providers: only their KeyErrors matter here */
+	K_SYSCALL_ENTRY, /* sys_NAME, syscall_entry_NAME */
+	K_SYSCALL_EXIT,  /* exit_syscall, syscall_exit_NAME */
 	K_N,
 };
 
@@ -85,6 +87,9 @@ struct an_class {
 	bool bound, checked;
 	uint8_t kind;
 	uint8_t known;          /* index in known[] */
+	bool is_io;             /* a system call of lttng-analyses' IO_SYSCALLS */
+	uint8_t sys_len;
+	const char *sys_name;   /* syscall entries: the name after the prefix */
 	int32_t slot[AN_MAX_FIELDS];
 };
 
@@ -102,6 +107,22 @@ struct an_run {
 	/* the field an event lacks (lttng-analyses' KeyError) */
 	char missing_field[64];
 };
+
+/* sv.SyscallConsts.IO_SYSCALLS */
+static bool is_io_syscall(const char *name)
+{
+	static const char *const io[] = {
+		"open", "openat", "socket", "fcntl", "dup", "dup2", "dup3", "close", "read",
+		"recvmsg", "recvfrom", "readv", "pread", "pread64", "preadv", "write", "sendmsg",
+		"sendto", "writev", "pwrite", "pwrite64", "pwritev", "sync", "sync_file_range",
+		"fsync", "fdatasync", "splice", "sendfile64",
+	};
+
+	for (size_t i = 0; i < sizeof(io) / sizeof(io[0]); i++)
+		if (!strcmp(name, io[i]))
+			return true;
+	return false;
+}
 
 static bool fc_is_leaf(const struct tmx_field_class *fc)
 {
@@ -134,8 +155,19 @@ static void bind_class(struct an_class *c, const struct tmx_event_class *ec)
 			c->known = (uint8_t)k;
 			break;
 		}
-	if (c->kind == K_NONE)
+	if (c->kind == K_NONE) {
+		/* StateProvider.process_event: the syscall prefixes */
+		const char *n = ec->name;
+		if (!strncmp(n, "sys_", 4) || !strncmp(n, "syscall_entry_", 14)) {
+			c->kind = K_SYSCALL_ENTRY;
+			c->sys_name = n + (n[3] == '_' ? 4 : 14);
+			c->sys_len = (uint8_t)(strlen(c->sys_name) > 255 ? 255 : strlen(c->sys_name));
+			c->is_io = is_io_syscall(c->sys_name);
+		} else if (!strncmp(n, "exit_syscall", 12) || !strncmp(n, "syscall_exit_", 13)) {
+			c->kind = K_SYSCALL_EXIT;
+		}
 		return;
+	}
 	for (int f = 0; f < AN_MAX_FIELDS; f++) {
 		const char *want = known[c->known].fields[f];
 		int32_t idx = 1;
@@ -429,6 +461,93 @@ static void on_statedump_proc(struct an_run *r, const struct tmx_event *ev,
 	}
 }
 
+/* the task running on cpu_id, when the state knows one */
+static struct an_proc *current_proc(struct an_run *r, int64_t cpu_id)
+{
+	const struct an_cpu *cpu = an_table_find(&r->a.cpus, cpu_id);
+
+	return cpu && cpu->has_tid ? an_table_find(&r->a.procs, cpu->current_tid) : NULL;
+}
+
+/*
+ * IoStateProvider._fix_context_pid: an I/O system call's `pid` context
+ * gives a task without one its pid, and a thread's process a new state
+ * object (replacing the one it had, as lttng-analyses does).
+ */
+static void fix_context_pid(struct an_run *r, const struct tmx_event *ev, struct an_proc *p)
+{
+	const struct tmx_value *v = tmx_event_field_in(ev, TMX_SCOPE_COMMON_CONTEXT, "pid");
+	int64_t pid = 0, tid = p->tid;
+	struct an_comm comm = p->comm;
+	int64_t prio = p->prio;
+	bool has_prio = p->has_prio, added;
+	struct an_proc *parent;
+
+	if (!v || tmx_event_field_in(ev, TMX_SCOPE_PAYLOAD, "pid") || p->has_pid)
+		return;
+	tmx_value_int64(v, &pid);
+	p->pid = pid;
+	p->has_pid = true;
+	if (pid == tid || !(parent = proc_get(r, pid, &added)))
+		return;
+	if (!added) {
+		bool radded;
+		struct an_proc *old = an_table_get(&r->a.retired, (int64_t)parent->obj, &radded);
+		if (!old) {
+			r->a.oom = true;
+			return;
+		}
+		parent = an_table_find(&r->a.procs, pid);
+		*old = *parent;
+	}
+	memset(parent, 0, sizeof(*parent));
+	parent->obj = r->a.next_obj++;
+	parent->tid = parent->pid = pid;
+	parent->has_pid = true;
+	parent->comm = comm;
+	parent->prio = prio;
+	parent->has_prio = has_prio;
+}
+
+static void on_syscall_entry(struct an_run *r, const struct tmx_event *ev,
+			     const struct an_class *c, int64_t ts, int64_t cpu_id)
+{
+	struct an_proc *p = current_proc(r, cpu_id);
+
+	if (!p)
+		return;
+	p->in_syscall = true;
+	p->sys_name = c->sys_name;
+	p->sys_len = c->sys_len;
+	p->sys_begin = ts;
+	if (c->is_io)
+		fix_context_pid(r, ev, p);
+}
+
+static void on_syscall_exit(struct an_run *r, const struct tmx_event *ev, int64_t ts,
+			    int64_t cpu_id)
+{
+	struct an_proc *p = current_proc(r, cpu_id);
+	const struct tmx_value *v;
+	int64_t ret = 0;
+	uint64_t u;
+	bool has_ret;
+
+	if (!p || !p->in_syscall)
+		return;
+	/* event.get('ret') */
+	v = tmx_event_field(ev, "ret");
+	has_ret = v && tmx_value_int64(v, &ret);
+	if (v && !has_ret && tmx_value_uint64(v, &u)) {
+		ret = (int64_t)u;
+		has_ret = true;
+	}
+	if (r->in_period && r->ops->syscall_exit)
+		r->ops->syscall_exit(r->self, p, cpu_id, ts - p->sys_begin, has_ret, ret);
+	/* cleared by the syscalls provider, or by the I/O one for I/O calls */
+	p->in_syscall = false;
+}
+
 /*
  * The first event of a class: the fields the handler reads, in its order
  * (a class has the same fields in all its events); false with the name
@@ -436,7 +555,8 @@ static void on_statedump_proc(struct an_run *r, const struct tmx_event *ev,
  */
 static bool check_class(struct an_run *r, const struct tmx_event *ev, struct an_class *c)
 {
-	const char *p = known[c->known].reads;
+	const char *p = c->kind == K_SYSCALL_ENTRY || c->kind == K_SYSCALL_EXIT ? "cpu_id"
+										 : known[c->known].reads;
 
 	c->checked = true;
 	while (*p) {
@@ -489,6 +609,12 @@ static void automaton(struct an_run *r, const struct tmx_event *ev, const struct
 	case K_IRQ_EXIT:
 	case K_SOFTIRQ:
 		cpu_get(r, cpu_id);
+		break;
+	case K_SYSCALL_ENTRY:
+		on_syscall_entry(r, ev, c, ts, cpu_id);
+		break;
+	case K_SYSCALL_EXIT:
+		on_syscall_exit(r, ev, ts, cpu_id);
 		break;
 	default:
 		break;
@@ -546,6 +672,7 @@ static const struct an_ops *const command_ops[TMX_AN_N_CMDS] = {
 	[TMX_AN_SCHEDTOP] = &an_sched_ops,
 	[TMX_AN_SCHEDLOG] = &an_sched_ops,
 	[TMX_AN_SCHEDFREQ] = &an_sched_ops,
+	[TMX_AN_SYSCALLSTATS] = &an_syscalls_ops,
 };
 
 static const char *const command_names[TMX_AN_N_CMDS] = {
@@ -554,6 +681,7 @@ static const char *const command_names[TMX_AN_N_CMDS] = {
 	[TMX_AN_SCHEDTOP] = "schedtop",
 	[TMX_AN_SCHEDLOG] = "schedlog",
 	[TMX_AN_SCHEDFREQ] = "schedfreq",
+	[TMX_AN_SYSCALLSTATS] = "syscallstats",
 };
 
 bool tmx_an_command(const char *name, enum tmx_an_cmd *cmd)

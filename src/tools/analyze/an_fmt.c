@@ -41,19 +41,35 @@ void an_fmt_timestamp(FILE *out, int64_t ns, bool date, bool gmt)
  */
 void an_json_double(FILE *out, double v)
 {
+	char buf[48];
+
+	an_repr_double(buf, sizeof(buf), v);
+	fputs(buf, out);
+}
+
+void an_repr_double(char *res, size_t res_size, double v)
+{
 	char buf[40], digits[24];
+	FILE *out = fmemopen(res, res_size, "w");
 	int nd = 0, exp10, decpt;
 
+	if (!out) {
+		snprintf(res, res_size, "?");
+		return;
+	}
 	if (v == 0) {
 		fputs(signbit(v) ? "-0.0" : "0.0", out);
+		fclose(out);
 		return;
 	}
 	if (isnan(v)) {
 		fputs("NaN", out);
+		fclose(out);
 		return;
 	}
 	if (isinf(v)) {
 		fputs(v < 0 ? "-Infinity" : "Infinity", out);
+		fclose(out);
 		return;
 	}
 	if (v < 0) {
@@ -90,6 +106,7 @@ void an_json_double(FILE *out, double v)
 			fputc('.', out);
 			fputs(digits + decpt, out);
 		}
+		fclose(out);
 		return;
 	}
 	fputc(digits[0], out);
@@ -98,6 +115,7 @@ void an_json_double(FILE *out, double v)
 		fputs(digits + 1, out);
 	}
 	fprintf(out, "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
+	fclose(out);
 }
 
 /* json.dumps with ensure_ascii: non-ASCII as \uXXXX (surrogate pairs above the BMP). */

@@ -36,6 +36,11 @@ struct an_proc {
 	struct an_comm comm;
 	bool has_wakeup, has_waker;
 	int64_t last_wakeup, last_waker;
+	/* current_syscall: its name (in the event class's name) and entry time */
+	bool in_syscall;
+	uint8_t sys_len;
+	const char *sys_name;
+	int64_t sys_begin;
 };
 
 /* sv.CPU */
@@ -76,6 +81,9 @@ struct an_ops {
 				 const struct an_proc *wakee, const struct an_proc *waker);
 	void (*migrate)(void *self, const struct an_proc *proc, int64_t cpu);
 	void (*prio_changed)(void *self, int64_t ts, int64_t tid, int64_t prio);
+	/* a system call ends: `p->sys_name` and its duration, its return value when it has one */
+	void (*syscall_exit)(void *self, const struct an_proc *p, int64_t cpu, int64_t duration,
+			     bool has_ret, int64_t ret);
 	/* The period ends; write its tables (or keep them for MI). */
 	void (*end)(void *self, int64_t begin_ns, int64_t end_ns);
 	/* After the last period: MI's {"results": ...}. */
@@ -85,6 +93,7 @@ struct an_ops {
 
 extern const struct an_ops an_cputop_ops;
 extern const struct an_ops an_sched_ops;
+extern const struct an_ops an_syscalls_ops;
 
 /* The analysis run. */
 struct an {
@@ -177,6 +186,11 @@ void an_freq_add(const struct an_freq *f, uint64_t *counts, int64_t ns);
 void an_freq_text(FILE *out, const char *title, const struct an_freq *f, const uint64_t *counts);
 /* the MI rows (lower, upper, count) */
 void an_freq_mi_rows(FILE *mf, const struct an_freq *f, const uint64_t *counts);
+
+/* Python's errno.errorcode[e], or NULL */
+const char *an_errno_name(int64_t e);
+/* repr() of a float into buf */
+void an_repr_double(char *buf, size_t n, double v);
 
 /* statistics.stdev of n integers from their sum and sum of squares; NaN below 2 */
 double an_stdev(uint64_t n, __int128 sum, unsigned __int128 sumsq);
