@@ -40,12 +40,15 @@ enum {
 	OPT_TOTAL,
 	OPT_PER_TID,
 	OPT_PER_PRIO,
+	OPT_IRQ,
+	OPT_SOFTIRQ,
 };
 
 /* Which commands take an option (lttng-analyses adds options per command). */
 #define F_ALL (~0u)
 #define F_CPUTOP (1u << TMX_AN_CPUTOP)
 #define F_SYSCALLS (1u << TMX_AN_SYSCALLSTATS)
+#define F_IRQ ((1u << TMX_AN_IRQSTATS) | (1u << TMX_AN_IRQLOG) | (1u << TMX_AN_IRQFREQ))
 #define F_SCHED ((1u << TMX_AN_SCHEDSTATS) | (1u << TMX_AN_SCHEDTOP) | (1u << TMX_AN_SCHEDLOG) | \
 		 (1u << TMX_AN_SCHEDFREQ))
 
@@ -71,17 +74,19 @@ static const struct an_option {
 	{ "procname", required_argument, OPT_PROCNAME, F_CPUTOP | F_SCHED | F_SYSCALLS },
 	{ "limit", required_argument, OPT_LIMIT, F_CPUTOP | F_SCHED },
 	{ "top", no_argument, OPT_TOP, F_CPUTOP | F_SCHED },
-	{ "min", required_argument, OPT_MIN, F_SCHED },
-	{ "max", required_argument, OPT_MAX, F_SCHED },
-	{ "freq", no_argument, OPT_FREQ, F_SCHED },
-	{ "freq-resolution", required_argument, OPT_FREQ_RESOLUTION, F_SCHED },
-	{ "freq-uniform", no_argument, OPT_FREQ_UNIFORM, F_SCHED },
-	{ "freq-series", no_argument, OPT_FREQ_SERIES, F_SCHED },
-	{ "log", no_argument, OPT_LOG, F_SCHED },
-	{ "stats", no_argument, OPT_STATS, F_SCHED },
+	{ "min", required_argument, OPT_MIN, F_SCHED | F_IRQ },
+	{ "max", required_argument, OPT_MAX, F_SCHED | F_IRQ },
+	{ "freq", no_argument, OPT_FREQ, F_SCHED | F_IRQ },
+	{ "freq-resolution", required_argument, OPT_FREQ_RESOLUTION, F_SCHED | F_IRQ },
+	{ "freq-uniform", no_argument, OPT_FREQ_UNIFORM, F_SCHED | F_IRQ },
+	{ "freq-series", no_argument, OPT_FREQ_SERIES, F_SCHED | F_IRQ },
+	{ "log", no_argument, OPT_LOG, F_SCHED | F_IRQ },
+	{ "stats", no_argument, OPT_STATS, F_SCHED | F_IRQ },
 	{ "total", no_argument, OPT_TOTAL, F_SCHED },
 	{ "per-tid", no_argument, OPT_PER_TID, F_SCHED },
 	{ "per-prio", no_argument, OPT_PER_PRIO, F_SCHED },
+	{ "irq", required_argument, OPT_IRQ, F_IRQ },
+	{ "softirq", required_argument, OPT_SOFTIRQ, F_IRQ },
 	{ "help", no_argument, 'h', F_ALL },
 };
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))
@@ -99,6 +104,9 @@ static void analyze_usage(FILE *out)
 	      "                           wakeup-to-switch latencies: statistics, the largest,\n"
 	      "                           all of them, their frequency distribution\n"
 	      "  syscallstats             per-task system call counts, durations, return values\n"
+	      "  irqstats, irqlog, irqfreq\n"
+	      "                           hard IRQ and softirq durations, softirq raise latencies:\n"
+	      "                           statistics, log, frequency distributions\n"
 	      "\n"
 	      "Options (lttng-analyses' spellings):\n"
 	      "      --mi                 machine interface: lttng-COMMAND-mi's JSON\n"
@@ -121,6 +129,8 @@ static void analyze_usage(FILE *out)
 	      "      --freq-resolution=N  buckets (default 20)\n"
 	      "      --freq-uniform       the same buckets for every distribution\n"
 	      "      --freq-series        (MI) one table with a column per distribution\n"
+	      "irq commands: --stats, --log, --freq, --min, --max, --freq-* as above, and\n"
+	      "      --irq=LIST, --softirq=LIST  only these IRQ numbers / softirq vectors\n"
 	      "\n"
 	      "Exit status: 0, 1 on error (the analysis of what was read is printed first),\n"
 	      "2 on bad usage.\n",
@@ -210,6 +220,9 @@ int cli_analyze(int argc, char **argv, const struct tmx_diag *diag)
 	case TMX_AN_SCHEDTOP: o.top = true; break;
 	case TMX_AN_SCHEDLOG: o.log = true; break;
 	case TMX_AN_SCHEDFREQ: o.freq = true; break;
+	case TMX_AN_IRQSTATS: o.stats = true; break;
+	case TMX_AN_IRQLOG: o.log = true; break;
+	case TMX_AN_IRQFREQ: o.freq = true; break;
 	default: break;
 	}
 	optind = 0;
@@ -294,6 +307,8 @@ int cli_analyze(int argc, char **argv, const struct tmx_diag *diag)
 		case OPT_TOTAL: o.total = true; break;
 		case OPT_PER_TID: o.per_tid = true; break;
 		case OPT_PER_PRIO: o.per_prio = true; break;
+		case OPT_IRQ: o.irq_list = optarg; break;
+		case OPT_SOFTIRQ: o.softirq_list = optarg; break;
 		case 'h':
 			analyze_usage(stdout);
 			status = 0;

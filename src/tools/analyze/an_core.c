@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/grow.h"
 #include "tracemux/event.h"
 #include "tools/analyze/an_int.h"
 #include "tools/analyze/an_time.h"
@@ -26,7 +27,9 @@ enum an_kind {
 	K_STATEDUMP_PROC,
 	K_IRQ_ENTRY,
 	K_IRQ_EXIT,
-	K_SOFTIRQ,       /* raise, entry, exit: only the CPU's existence matters here */
+	K_SOFTIRQ_RAISE,
+	K_SOFTIRQ_ENTRY,
+	K_SOFTIRQ_EXIT,
 	K_CHECK,         /* read by other state providers: only their KeyErrors matter here */
 	K_SYSCALL_ENTRY, /* sys_NAME, syscall_entry_NAME */
 	K_SYSCALL_EXIT,  /* exit_syscall, syscall_exit_NAME */
@@ -63,9 +66,9 @@ static const struct {
 	  "tid pid name" },
 	{ "irq_handler_entry", K_IRQ_ENTRY, { "irq", "name" }, "cpu_id irq name" },
 	{ "irq_handler_exit", K_IRQ_EXIT, { "irq", "ret" }, "cpu_id" },
-	{ "softirq_raise", K_SOFTIRQ, { "vec" }, "cpu_id vec" },
-	{ "softirq_entry", K_SOFTIRQ, { "vec" }, "cpu_id vec" },
-	{ "softirq_exit", K_SOFTIRQ, { "vec" }, "cpu_id vec" },
+	{ "softirq_raise", K_SOFTIRQ_RAISE, { "vec" }, "cpu_id vec" },
+	{ "softirq_entry", K_SOFTIRQ_ENTRY, { "vec" }, "cpu_id vec" },
+	{ "softirq_exit", K_SOFTIRQ_EXIT, { "vec" }, "cpu_id vec" },
 	{ "block_rq_issue", K_CHECK, { 0 }, "dev sector nr_sector tid rwbs" },
 	{ "block_rq_complete", K_CHECK, { 0 }, "dev sector nr_sector" },
 	{ "block_bio_remap", K_CHECK, { 0 }, "dev sector old_dev old_sector" },
@@ -461,6 +464,100 @@ static void on_statedump_proc(struct an_run *r, const struct tmx_event *ev,
 	}
 }
 
+/* IrqStateProvider */
+static void on_irq_entry(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
+			 int64_t ts, int64_t cpu_id)
+{
+	struct an_cpu *cpu = cpu_get(r, cpu_id);
+	int64_t irq = int_field(r, ev, c, 0);
+	const struct tmx_value *v;
+	const char *name = NULL;
+	size_t len = 0;
+
+	if (!cpu)
+		return;
+	cpu->in_irq = true;
+	cpu->irq = irq;
+	cpu->irq_begin = ts;
+	if (r->in_period && r->ops->irq_entry) {
+		if ((v = field(r, ev, c, 1)) && (name = tmx_value_text(v, &len))) {
+			const char *nul = memchr(name, 0, len);
+			if (nul)
+				len = (size_t)(nul - name);
+		}
+		r->ops->irq_entry(r->self, irq, name ? name : "", len);
+	}
+}
+
+static void on_irq_exit(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
+			int64_t ts, int64_t cpu_id)
+{
+	struct an_cpu *cpu = cpu_get(r, cpu_id);
+
+	if (!cpu)
+		return;
+	if (cpu->in_irq && cpu->irq == int_field(r, ev, c, 0) && r->in_period && r->ops->irq_exit)
+		r->ops->irq_exit(r->self, cpu_id, cpu->irq, cpu->irq_begin, ts);
+	cpu->in_irq = false;
+}
+
+static struct an_softirq *soft_first(struct an_cpu *cpu, int64_t vec)
+{
+	for (size_t i = 0; i < cpu->n_soft; i++)
+		if (cpu->soft[i].vec == vec)
+			return &cpu->soft[i];
+	return NULL;
+}
+
+static void on_softirq(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
+		       int64_t ts, int64_t cpu_id)
+{
+	struct an_cpu *cpu = cpu_get(r, cpu_id);
+	int64_t vec = int_field(r, ev, c, 0);
+	struct an_softirq *first, *n;
+
+	if (!cpu)
+		return;
+	first = soft_first(cpu, vec);
+	switch ((enum an_kind)c->kind) {
+	case K_SOFTIRQ_RAISE:
+		/* level-triggered: one pending raise, unless the first already entered */
+		if (first && !first->has_begin)
+			return;
+		/* fall through */
+	case K_SOFTIRQ_ENTRY:
+		if (c->kind == K_SOFTIRQ_ENTRY && first) {
+			first->has_begin = true;
+			first->begin_ts = ts;
+			return;
+		}
+		if (!tmx_grow_array((void **)&cpu->soft, &cpu->cap_soft, cpu->n_soft + 1,
+				    sizeof(*cpu->soft), 4)) {
+			r->a.oom = true;
+			return;
+		}
+		n = &cpu->soft[cpu->n_soft++];
+		memset(n, 0, sizeof(*n));
+		n->vec = vec;
+		if (c->kind == K_SOFTIRQ_RAISE) {
+			n->has_raise = true;
+			n->raise_ts = ts;
+		} else {
+			n->has_begin = true;
+			n->begin_ts = ts;
+		}
+		return;
+	default:
+		if (!first)
+			return;
+		if (r->in_period && r->ops->softirq_exit)
+			r->ops->softirq_exit(r->self, cpu_id, first, ts);
+		memmove(first, first + 1, (size_t)(cpu->soft + cpu->n_soft - first - 1) * sizeof(*first));
+		cpu->n_soft--;
+		return;
+	}
+}
+
 /* the task running on cpu_id, when the state knows one */
 static struct an_proc *current_proc(struct an_run *r, int64_t cpu_id)
 {
@@ -606,9 +703,15 @@ static void automaton(struct an_run *r, const struct tmx_event *ev, const struct
 		on_statedump_proc(r, ev, c);
 		break;
 	case K_IRQ_ENTRY:
+		on_irq_entry(r, ev, c, ts, cpu_id);
+		break;
 	case K_IRQ_EXIT:
-	case K_SOFTIRQ:
-		cpu_get(r, cpu_id);
+		on_irq_exit(r, ev, c, ts, cpu_id);
+		break;
+	case K_SOFTIRQ_RAISE:
+	case K_SOFTIRQ_ENTRY:
+	case K_SOFTIRQ_EXIT:
+		on_softirq(r, ev, c, ts, cpu_id);
 		break;
 	case K_SYSCALL_ENTRY:
 		on_syscall_entry(r, ev, c, ts, cpu_id);
@@ -673,6 +776,9 @@ static const struct an_ops *const command_ops[TMX_AN_N_CMDS] = {
 	[TMX_AN_SCHEDLOG] = &an_sched_ops,
 	[TMX_AN_SCHEDFREQ] = &an_sched_ops,
 	[TMX_AN_SYSCALLSTATS] = &an_syscalls_ops,
+	[TMX_AN_IRQSTATS] = &an_irq_ops,
+	[TMX_AN_IRQLOG] = &an_irq_ops,
+	[TMX_AN_IRQFREQ] = &an_irq_ops,
 };
 
 static const char *const command_names[TMX_AN_N_CMDS] = {
@@ -682,6 +788,9 @@ static const char *const command_names[TMX_AN_N_CMDS] = {
 	[TMX_AN_SCHEDLOG] = "schedlog",
 	[TMX_AN_SCHEDFREQ] = "schedfreq",
 	[TMX_AN_SYSCALLSTATS] = "syscallstats",
+	[TMX_AN_IRQSTATS] = "irqstats",
+	[TMX_AN_IRQLOG] = "irqlog",
+	[TMX_AN_IRQFREQ] = "irqfreq",
 };
 
 bool tmx_an_command(const char *name, enum tmx_an_cmd *cmd)
@@ -851,7 +960,7 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 	r.classes = calloc(r.n_classes ? r.n_classes : 1, sizeof(*r.classes));
 	if (!r.classes)
 		r.a.oom = true;
-	while (!r.a.oom && !r.missing_field[0]) {
+	while (!r.a.oom && !r.missing_field[0] && !r.a.fatal[0]) {
 		const struct tmx_event *ev;
 		struct an_class *c;
 		size_t ci;
@@ -889,6 +998,11 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 		snprintf(buf, sizeof(buf), "Cannot run analysis: '%s'", r.missing_field);
 		an_error(o, out, errout, "Error: ", buf);
 		status = 1;
+	} else if (r.a.fatal[0]) {
+		char buf[256];
+		snprintf(buf, sizeof(buf), "Cannot run analysis: %s", r.a.fatal);
+		an_error(o, out, errout, "Error: ", buf);
+		status = 1;
 	} else if (r.a.oom) {
 		an_error(o, out, errout, "Error: ", "Cannot run analysis: out of memory");
 		status = 1;
@@ -905,6 +1019,8 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 	r.ops->free(r.self);
 	free(r.classes);
 	an_table_free(&r.a.procs);
+	for (size_t i = 0; i < r.a.cpus.n; i++)
+		free(((struct an_cpu *)an_table_at(&r.a.cpus, i))->soft);
 	an_table_free(&r.a.cpus);
 	an_table_free(&r.a.retired);
 	return status;

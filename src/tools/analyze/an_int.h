@@ -43,11 +43,24 @@ struct an_proc {
 	int64_t sys_begin;
 };
 
+/* a softirq raised or running on a CPU (sv.SoftIRQ) */
+struct an_softirq {
+	int64_t vec;
+	bool has_raise, has_begin;
+	int64_t raise_ts, begin_ts;
+};
+
 /* sv.CPU */
 struct an_cpu {
 	int64_t id;
 	bool has_tid;
 	int64_t current_tid;
+	/* current_hard_irq */
+	bool in_irq;
+	int64_t irq, irq_begin;
+	/* current_softirqs: per vector, in raise order (one array, scanned: a few entries) */
+	struct an_softirq *soft;
+	size_t n_soft, cap_soft;
 };
 
 /* A growing array of fixed-size records with a tid/id map into it: Python dict order. */
@@ -81,6 +94,10 @@ struct an_ops {
 				 const struct an_proc *wakee, const struct an_proc *waker);
 	void (*migrate)(void *self, const struct an_proc *proc, int64_t cpu);
 	void (*prio_changed)(void *self, int64_t ts, int64_t tid, int64_t prio);
+	/* irq_handler_entry: `name` of `irq` */
+	void (*irq_entry)(void *self, int64_t irq, const char *name, size_t len);
+	void (*irq_exit)(void *self, int64_t cpu, int64_t irq, int64_t begin, int64_t end);
+	void (*softirq_exit)(void *self, int64_t cpu, const struct an_softirq *si, int64_t end);
 	/* a system call ends: `p->sys_name` and its duration, its return value when it has one */
 	void (*syscall_exit)(void *self, const struct an_proc *p, int64_t cpu, int64_t duration,
 			     bool has_ret, int64_t ret);
@@ -94,6 +111,7 @@ struct an_ops {
 extern const struct an_ops an_cputop_ops;
 extern const struct an_ops an_sched_ops;
 extern const struct an_ops an_syscalls_ops;
+extern const struct an_ops an_irq_ops;
 
 /* The analysis run. */
 struct an {
@@ -107,6 +125,8 @@ struct an {
 	/* tracer version from the trace's env (for sched_wakeup's prio) */
 	bool prio_offset;
 	bool multi_day;
+	/* an analysis' Python exception: "Cannot run analysis: %s" */
+	char fatal[128];
 };
 
 /*

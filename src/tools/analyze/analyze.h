@@ -22,6 +22,9 @@ enum tmx_an_cmd {
 	TMX_AN_SCHEDLOG,
 	TMX_AN_SCHEDFREQ,
 	TMX_AN_SYSCALLSTATS,
+	TMX_AN_IRQSTATS,
+	TMX_AN_IRQLOG,
+	TMX_AN_IRQFREQ,
 	TMX_AN_N_CMDS,
 };
 
@@ -48,6 +51,8 @@ struct tmx_an_opts {
 	double min_us, max_us;
 	long freq_resolution;     /* default 20 */
 	bool freq_uniform, freq_series;
+	/* irq commands: --irq, --softirq lists as given (NULL: none) */
+	const char *irq_list, *softirq_list;
 };
 
 /* The command of `name` ("cputop"...); false when there is none. */
