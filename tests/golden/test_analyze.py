@@ -231,6 +231,38 @@ def check_ctf2(rep, tracemux, corpus, cmd, trace, rel1, rel2, opts):
             rep.ok()
 
 
+def check_damaged(rep, tracemux, corpus, tmp):
+    """A trace damaged in a later packet: the analysis of the events read
+    before the fault (lttng-analyses on the intact trace up to the last of
+    them, --end), then the error naming the file and offset, exit 1."""
+    src = os.path.join(corpus, TRACES["bug446190"][0])
+    kdir = os.path.join(tmp, "damaged", "kernel")
+    os.makedirs(kdir)
+    for f in os.listdir(src):
+        if f.startswith("channel") or f == "metadata":
+            shutil.copy(os.path.join(src, f), kdir)
+    victim = os.path.join(kdir, "channel0_1")
+    intact = os.path.join(tmp, "bug446190", "kernel")
+    for off, cmd in ((230000, "irqstats"), (260004, "cputop")):  # event boundaries
+        with open(os.path.join(src, "channel0_1"), "rb") as f:
+            data = bytearray(f.read())
+        data[off:off + 64] = b"\xff" * 64
+        with open(victim, "wb") as f:
+            f.write(data)
+        rc, js, _ = run(tracemux, ["-o", "json", "--jobs", "1", kdir])
+        last = [json.loads(l) for l in js.splitlines() if l.startswith(b"{")]
+        last_ts = [e["ts_ns"] for e in last if e.get("type") == "event"][-1]
+        trc, tout, terr = run(tracemux, ["analyze", cmd, kdir])
+        erc, eout, _ = lttng(f"lttng-{cmd}", ["--no-progress", "--end", str(last_ts), intact])
+        what = f"damaged {cmd} at byte {off}"
+        if trc != 1 or b"channel0_1: at byte" not in terr:
+            rep.fail(what, f"exit {trc}, stderr {terr[:300]!r}")
+        elif erc != 0 or eout != tout:
+            rep.fail(what, first_diff(eout, tout))
+        else:
+            rep.ok()
+
+
 def main():
     import argparse
     ap = argparse.ArgumentParser()
@@ -255,6 +287,7 @@ def main():
             check_one(rep, args.tracemux, cmd, trace, kpaths[trace], opts)
         for cmd, trace, opts in ERRORS:
             check_error(rep, args.tracemux, cmd, trace, kpaths[trace], opts)
+        check_damaged(rep, args.tracemux, args.corpus, tmp)
         for cmd in SUITE:
             for trace, (rel1, rel2) in traces.items():
                 if rel2:
