@@ -92,12 +92,24 @@ struct an_class {
 	uint8_t known;          /* index in known[] */
 	bool is_io;             /* a system call of lttng-analyses' IO_SYSCALLS */
 	uint8_t sys_len;
+	uint32_t sys_id;        /* the name's number (sys_open and syscall_entry_open alike) */
 	const char *sys_name;   /* syscall entries: the name after the prefix */
 	int32_t slot[AN_MAX_FIELDS];
 };
 
+/* A stream's CPU, worked out once per packet (LTTng: the packet context's cpu_id). */
+struct an_stream_cpu {
+	const struct tmx_packet *packet;
+	uint64_t seq;
+	bool has;
+	uint64_t cpu;
+};
+
 struct an_run {
 	struct an a;
+	struct tmx_source *src;
+	struct an_stream_cpu *scpu;
+	size_t n_streams;
 	const struct an_ops *ops;
 	void *self;
 	struct an_class *classes;
@@ -145,7 +157,35 @@ static bool fc_is_leaf(const struct tmx_field_class *fc)
  * directly at 1 + its position while only single-value members come
  * before it (the usual LTTng payload), else by name in each event.
  */
-static void bind_class(struct an_class *c, const struct tmx_event_class *ec)
+/* Payload index of `name` when only single-value members come before it, else SLOT_BY_NAME. */
+static int32_t payload_slot(const struct tmx_event_class *ec, const char *name)
+{
+	const struct tmx_field_class *pl = ec->payload;
+	size_t n = pl && tmx_fc_kind(pl) == TMX_FC_STRUCT ? tmx_fc_member_count(pl) : 0;
+
+	for (size_t m = 0; m < n; m++) {
+		if (!strcmp(tmx_fc_member_name(pl, m), name))
+			return (int32_t)m + 1;
+		if (!fc_is_leaf(tmx_fc_member_class(pl, m)))
+			break;
+	}
+	return SLOT_BY_NAME;
+}
+
+/* The number of a system call name: the classes bound so far are searched (once per class). */
+static uint32_t sys_name_id(struct an_run *r, const struct an_class *self, const char *name,
+			    size_t len)
+{
+	for (size_t i = 0; i < r->n_classes; i++) {
+		const struct an_class *k = &r->classes[i];
+		if (k != self && k->bound && k->kind == K_SYSCALL_ENTRY && k->sys_len == len &&
+		    !memcmp(k->sys_name, name, len))
+			return k->sys_id;
+	}
+	return (uint32_t)r->a.n_sys_names++;
+}
+
+static void bind_class(struct an_run *r, struct an_class *c, const struct tmx_event_class *ec)
 {
 	const struct tmx_field_class *pl = ec->payload;
 	size_t n = pl && tmx_fc_kind(pl) == TMX_FC_STRUCT ? tmx_fc_member_count(pl) : 0;
@@ -166,8 +206,10 @@ static void bind_class(struct an_class *c, const struct tmx_event_class *ec)
 			c->sys_name = n + (n[3] == '_' ? 4 : 14);
 			c->sys_len = (uint8_t)(strlen(c->sys_name) > 255 ? 255 : strlen(c->sys_name));
 			c->is_io = is_io_syscall(c->sys_name);
+			c->sys_id = sys_name_id(r, c, c->sys_name, c->sys_len);
 		} else if (!strncmp(n, "exit_syscall", 12) || !strncmp(n, "syscall_exit_", 13)) {
 			c->kind = K_SYSCALL_EXIT;
+			c->slot[0] = payload_slot(ec, "ret");
 		}
 		return;
 	}
@@ -616,13 +658,14 @@ static void on_syscall_entry(struct an_run *r, const struct tmx_event *ev,
 	p->in_syscall = true;
 	p->sys_name = c->sys_name;
 	p->sys_len = c->sys_len;
+	p->sys_id = c->sys_id;
 	p->sys_begin = ts;
 	if (c->is_io)
 		fix_context_pid(r, ev, p);
 }
 
-static void on_syscall_exit(struct an_run *r, const struct tmx_event *ev, int64_t ts,
-			    int64_t cpu_id)
+static void on_syscall_exit(struct an_run *r, const struct tmx_event *ev,
+			    const struct an_class *c, int64_t ts, int64_t cpu_id)
 {
 	struct an_proc *p = current_proc(r, cpu_id);
 	const struct tmx_value *v;
@@ -633,7 +676,9 @@ static void on_syscall_exit(struct an_run *r, const struct tmx_event *ev, int64_
 	if (!p || !p->in_syscall)
 		return;
 	/* event.get('ret') */
-	v = tmx_event_field(ev, "ret");
+	v = c->slot[0] != SLOT_BY_NAME && ev->scopes[TMX_SCOPE_PAYLOAD]
+		    ? &ev->scopes[TMX_SCOPE_PAYLOAD][c->slot[0]]
+		    : tmx_event_field(ev, "ret");
 	has_ret = v && tmx_value_int64(v, &ret);
 	if (v && !has_ret && tmx_value_uint64(v, &u)) {
 		ret = (int64_t)u;
@@ -671,15 +716,30 @@ static bool check_class(struct an_run *r, const struct tmx_event *ev, struct an_
 	return true;
 }
 
-static void automaton(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
-		      int64_t ts)
+/* event['cpu_id']: the packet context's cpu_id in LTTng traces (per packet, cached) */
+static int64_t event_cpu(struct an_run *r, const struct tmx_msg *msg)
 {
+	size_t i = tmx_source_stream_index(r->src, msg->stream);
+	struct an_stream_cpu *k;
 	uint64_t cpu = 0;
-	int64_t cpu_id;
 
-	/* event['cpu_id']: the packet context's cpu_id in LTTng traces */
-	tmx_event_cpu(ev, &cpu);
-	cpu_id = (int64_t)cpu;
+	if (i >= r->n_streams || !msg->packet) {
+		tmx_event_cpu(msg->event, &cpu);
+		return (int64_t)cpu;
+	}
+	k = &r->scpu[i];
+	if (k->packet != msg->packet || k->seq != msg->packet->seq) {
+		k->packet = msg->packet;
+		k->seq = msg->packet->seq;
+		k->cpu = 0;
+		k->has = tmx_event_cpu(msg->event, &k->cpu);
+	}
+	return (int64_t)k->cpu;
+}
+
+static void automaton(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
+		      int64_t ts, int64_t cpu_id)
+{
 	switch ((enum an_kind)c->kind) {
 	case K_SWITCH:
 		on_switch(r, ev, c, ts, cpu_id);
@@ -717,7 +777,7 @@ static void automaton(struct an_run *r, const struct tmx_event *ev, const struct
 		on_syscall_entry(r, ev, c, ts, cpu_id);
 		break;
 	case K_SYSCALL_EXIT:
-		on_syscall_exit(r, ev, ts, cpu_id);
+		on_syscall_exit(r, ev, c, ts, cpu_id);
 		break;
 	default:
 		break;
@@ -956,6 +1016,10 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 		an_error(o, out, errout, "Error: ", "Cannot create analysis: out of memory");
 		return 1;
 	}
+	r.src = src;
+	r.n_streams = tmx_source_stream_count(src);
+	if (!(r.scpu = calloc(r.n_streams ? r.n_streams : 1, sizeof(*r.scpu))))
+		r.a.oom = true;
 	r.n_classes = tmx_source_event_class_count(src);
 	r.classes = calloc(r.n_classes ? r.n_classes : 1, sizeof(*r.classes));
 	if (!r.classes)
@@ -988,10 +1052,10 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 			continue;
 		c = &r.classes[ci];
 		if (!c->bound)
-			bind_class(c, ev->cls);
+			bind_class(&r, c, ev->cls);
 		if (c->kind == K_NONE || (!c->checked && !check_class(&r, ev, c)))
 			continue;
-		automaton(&r, ev, c, msg->ns);
+		automaton(&r, ev, c, msg->ns, event_cpu(&r, msg));
 	}
 	if (r.missing_field[0]) {
 		char buf[256];
@@ -1018,6 +1082,7 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 		status = 1;
 	r.ops->free(r.self);
 	free(r.classes);
+	free(r.scpu);
 	an_table_free(&r.a.procs);
 	for (size_t i = 0; i < r.a.cpus.n; i++)
 		free(((struct an_cpu *)an_table_at(&r.a.cpus, i))->soft);

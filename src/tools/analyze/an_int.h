@@ -39,6 +39,7 @@ struct an_proc {
 	/* current_syscall: its name (in the event class's name) and entry time */
 	bool in_syscall;
 	uint8_t sys_len;
+	uint32_t sys_id;          /* the name's number: equal names, equal numbers */
 	const char *sys_name;
 	int64_t sys_begin;
 };
@@ -125,6 +126,8 @@ struct an {
 	/* tracer version from the trace's env (for sched_wakeup's prio) */
 	bool prio_offset;
 	bool multi_day;
+	/* system call names seen, numbered in the order classes were bound */
+	size_t n_sys_names;
 	/* an analysis' Python exception: "Cannot run analysis: %s" */
 	char fatal[128];
 };

@@ -13,9 +13,11 @@
 
 /* a return value's key and count, in first-seen order (a Python dict) */
 struct sc_ret {
-	char key[24];
+	int64_t code;     /* 0: success; a negative return value; RET_NONE */
 	uint64_t count;
 };
+
+#define RET_NONE INT64_MIN
 
 struct sc_call {
 	const char *name;
@@ -35,6 +37,7 @@ struct sc_tid {
 	uint64_t total;
 	struct sc_call *calls;
 	size_t n_calls, cap_calls;
+	struct imap by_id;    /* system call name number -> index in calls */
 };
 
 struct syscalls {
@@ -64,6 +67,7 @@ static void destroy(void *self)
 		for (size_t k = 0; k < t->n_calls; k++)
 			free(t->calls[k].rets);
 		free(t->calls);
+		imap_free(&t->by_id);
 	}
 	an_table_free(&s->tids);
 	an_mi_free(&s->mi);
@@ -76,8 +80,7 @@ static void on_exit_(void *self, const struct an_proc *p, int64_t cpu, int64_t d
 	struct syscalls *s = self;
 	struct sc_tid *t;
 	struct sc_call *c = NULL;
-	char key[24];
-	const char *en;
+	int64_t code;
 	bool added;
 
 	if (!an_filter_process(s->a, p) || !an_filter_cpu(s->a, cpu))
@@ -92,13 +95,14 @@ static void on_exit_(void *self, const struct an_proc *p, int64_t cpu, int64_t d
 		t->has_pid = p->has_pid;
 		t->comm = p->comm;
 	}
-	for (size_t i = 0; i < t->n_calls; i++)
-		if (t->calls[i].len == p->sys_len && !memcmp(t->calls[i].name, p->sys_name, p->sys_len)) {
-			c = &t->calls[i];
-			break;
-		}
+	{
+		uint32_t *slot = imap_find(&t->by_id, p->sys_id);
+		if (slot)
+			c = &t->calls[*slot];
+	}
 	if (!c) {
-		if (!tmx_grow_array((void **)&t->calls, &t->cap_calls, t->n_calls + 1, sizeof(*c), 8)) {
+		if (!tmx_grow_array((void **)&t->calls, &t->cap_calls, t->n_calls + 1, sizeof(*c), 8) ||
+		    !imap_get(&t->by_id, p->sys_id, (uint32_t)t->n_calls, &added)) {
 			s->oom = true;
 			return;
 		}
@@ -115,17 +119,10 @@ static void on_exit_(void *self, const struct an_proc *p, int64_t cpu, int64_t d
 	c->sum += d;
 	c->sumsq += (unsigned __int128)((__int128)d * d);
 	t->total++;
-	/* 'success', errno.errorcode[-ret], or str(ret); a call without ret has none */
-	if (!has_ret)
-		snprintf(key, sizeof(key), "None");
-	else if (ret >= 0)
-		snprintf(key, sizeof(key), "success");
-	else if ((en = an_errno_name(-ret)))
-		snprintf(key, sizeof(key), "%s", en);
-	else
-		snprintf(key, sizeof(key), "%lld", (long long)ret);
+	/* keys 'success', errno.errorcode[-ret] or str(ret): one per negative value */
+	code = !has_ret ? RET_NONE : ret >= 0 ? 0 : ret;
 	for (size_t i = 0; i < c->n_rets; i++)
-		if (!strcmp(c->rets[i].key, key)) {
+		if (c->rets[i].code == code) {
 			c->rets[i].count++;
 			return;
 		}
@@ -134,7 +131,7 @@ static void on_exit_(void *self, const struct an_proc *p, int64_t cpu, int64_t d
 		return;
 	}
 	/* lttng-analyses counts a key's first call twice (it starts at 1, then adds 1) */
-	memcpy(c->rets[c->n_rets].key, key, sizeof(key));
+	c->rets[c->n_rets].code = code;
 	c->rets[c->n_rets++].count = 2;
 }
 
@@ -142,9 +139,20 @@ static void on_exit_(void *self, const struct an_proc *p, int64_t cpu, int64_t d
 static void ret_str(FILE *f, const struct sc_call *c)
 {
 	fputc('{', f);
-	for (size_t i = 0; i < c->n_rets; i++)
-		fprintf(f, "%s'%s': %llu", i ? ", " : "", c->rets[i].key,
-			(unsigned long long)c->rets[i].count);
+	for (size_t i = 0; i < c->n_rets; i++) {
+		int64_t code = c->rets[i].code;
+		const char *en = code < 0 && code != RET_NONE ? an_errno_name(-code) : NULL;
+		fputs(i ? ", '" : "'", f);
+		if (code == RET_NONE)
+			fputs("None", f);
+		else if (code == 0)
+			fputs("success", f);
+		else if (en)
+			fputs(en, f);
+		else
+			fprintf(f, "%lld", (long long)code);
+		fprintf(f, "': %llu", (unsigned long long)c->rets[i].count);
+	}
 	fputc('}', f);
 }
 
