@@ -48,6 +48,7 @@ enum {
 #define F_ALL (~0u)
 #define F_CPUTOP (1u << TMX_AN_CPUTOP)
 #define F_SYSCALLS (1u << TMX_AN_SYSCALLSTATS)
+#define F_MEMTOP (1u << TMX_AN_MEMTOP)
 #define F_IRQ ((1u << TMX_AN_IRQSTATS) | (1u << TMX_AN_IRQLOG) | (1u << TMX_AN_IRQFREQ))
 #define F_SCHED ((1u << TMX_AN_SCHEDSTATS) | (1u << TMX_AN_SCHEDTOP) | (1u << TMX_AN_SCHEDLOG) | \
 		 (1u << TMX_AN_SCHEDFREQ))
@@ -70,10 +71,10 @@ static const struct an_option {
 	/* lttng-analyses' display options, without effect here */
 	{ "no-progress", no_argument, OPT_IGNORED, F_ALL },
 	{ "no-color", no_argument, OPT_IGNORED, F_ALL },
-	{ "tid", required_argument, OPT_TID, F_CPUTOP | F_SCHED | F_SYSCALLS },
-	{ "procname", required_argument, OPT_PROCNAME, F_CPUTOP | F_SCHED | F_SYSCALLS },
-	{ "limit", required_argument, OPT_LIMIT, F_CPUTOP | F_SCHED },
-	{ "top", no_argument, OPT_TOP, F_CPUTOP | F_SCHED },
+	{ "tid", required_argument, OPT_TID, F_CPUTOP | F_SCHED | F_SYSCALLS | F_MEMTOP },
+	{ "procname", required_argument, OPT_PROCNAME, F_CPUTOP | F_SCHED | F_SYSCALLS | F_MEMTOP },
+	{ "limit", required_argument, OPT_LIMIT, F_CPUTOP | F_SCHED | F_MEMTOP },
+	{ "top", no_argument, OPT_TOP, F_CPUTOP | F_SCHED | F_MEMTOP },
 	{ "min", required_argument, OPT_MIN, F_SCHED | F_IRQ },
 	{ "max", required_argument, OPT_MAX, F_SCHED | F_IRQ },
 	{ "freq", no_argument, OPT_FREQ, F_SCHED | F_IRQ },
@@ -104,6 +105,7 @@ static void analyze_usage(FILE *out)
 	      "                           wakeup-to-switch latencies: statistics, the largest,\n"
 	      "                           all of them, their frequency distribution\n"
 	      "  syscallstats             per-task system call counts, durations, return values\n"
+	      "  memtop                   pages allocated and freed per task\n"
 	      "  irqstats, irqlog, irqfreq\n"
 	      "                           hard IRQ and softirq durations, softirq raise latencies:\n"
 	      "                           statistics, log, frequency distributions\n"

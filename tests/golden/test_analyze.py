@@ -62,6 +62,7 @@ SUITE = {
     ],
     "irqlog": [("bug446190", ["--cpu", "1,2", "--end", "08:36:03"])],
     "irqfreq": [("bug446190", ["--freq-uniform", "--begin", "08:36:04"])],
+    "memtop": [("bug446190", ["--cpu", "0,1", "--limit", "4", "--begin", "08:36:03"])],
 }
 # --all: also these, and every command on every trace with ALL_OPTS
 MORE = [
@@ -72,6 +73,8 @@ MORE = [
     ("irqstats", "bug446190", []),
     ("irqstats", "bug446190", ["--stats", "--freq", "--log", "--freq-series"]),
     ("irqlog", "bug446190", ["--min", "3", "--max", "50", "--freq-uniform"]),
+    ("memtop", "bug446190", []),
+    ("memtop", "bug446190", ["--procname", "sh,lttng-consumerd", "--limit", "0"]),
 ]
 # logs: babeltrace 1 orders events of equal time stamps on different CPUs by
 # its heap's layout (and the order in which readdir() found the stream

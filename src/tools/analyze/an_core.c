@@ -31,6 +31,8 @@ enum an_kind {
 	K_SOFTIRQ_ENTRY,
 	K_SOFTIRQ_EXIT,
 	K_CHECK,         /* read by other state providers: only their KeyErrors matter here */
+	K_PAGE_ALLOC,
+	K_PAGE_FREE,
 	K_SYSCALL_ENTRY, /* sys_NAME, syscall_entry_NAME */
 	K_SYSCALL_EXIT,  /* exit_syscall, syscall_exit_NAME */
 	K_N,
@@ -73,8 +75,10 @@ static const struct {
 	{ "block_rq_complete", K_CHECK, { 0 }, "dev sector nr_sector" },
 	{ "block_bio_remap", K_CHECK, { 0 }, "dev sector old_dev old_sector" },
 	{ "block_bio_backmerge", K_CHECK, { 0 }, "dev sector" },
-	{ "mm_page_alloc", K_CHECK, { 0 }, "cpu_id" },
-	{ "kmem_mm_page_alloc", K_CHECK, { 0 }, "cpu_id" },
+	{ "mm_page_alloc", K_PAGE_ALLOC, { 0 }, "cpu_id" },
+	{ "kmem_mm_page_alloc", K_PAGE_ALLOC, { 0 }, "cpu_id" },
+	{ "mm_page_free", K_PAGE_FREE, { 0 }, "" },
+	{ "kmem_mm_page_free", K_PAGE_FREE, { 0 }, "" },
 	{ "net_dev_xmit", K_CHECK, { 0 }, "name len cpu_id" },
 	{ "netif_receive_skb", K_CHECK, { 0 }, "name len cpu_id" },
 	{ "lttng_statedump_file_descriptor", K_CHECK, { 0 }, "pid fd filename flags cpu_id" },
@@ -776,6 +780,22 @@ static void automaton(struct an_run *r, const struct tmx_event *ev, const struct
 	case K_SYSCALL_ENTRY:
 		on_syscall_entry(r, ev, c, ts, cpu_id);
 		break;
+	case K_PAGE_ALLOC:
+	case K_PAGE_FREE:
+		/* MemStateProvider: a free below zero pages is ignored */
+		if (c->kind == K_PAGE_FREE) {
+			if (!r->a.page_count)
+				break;
+			r->a.page_count--;
+		} else {
+			r->a.page_count++;
+		}
+		{
+			struct an_proc *p = current_proc(r, cpu_id);
+			if (p && r->in_period && r->ops->page)
+				r->ops->page(r->self, p, cpu_id, c->kind == K_PAGE_ALLOC);
+		}
+		break;
 	case K_SYSCALL_EXIT:
 		on_syscall_exit(r, ev, c, ts, cpu_id);
 		break;
@@ -839,6 +859,7 @@ static const struct an_ops *const command_ops[TMX_AN_N_CMDS] = {
 	[TMX_AN_IRQSTATS] = &an_irq_ops,
 	[TMX_AN_IRQLOG] = &an_irq_ops,
 	[TMX_AN_IRQFREQ] = &an_irq_ops,
+	[TMX_AN_MEMTOP] = &an_memtop_ops,
 };
 
 static const char *const command_names[TMX_AN_N_CMDS] = {
@@ -851,6 +872,7 @@ static const char *const command_names[TMX_AN_N_CMDS] = {
 	[TMX_AN_IRQSTATS] = "irqstats",
 	[TMX_AN_IRQLOG] = "irqlog",
 	[TMX_AN_IRQFREQ] = "irqfreq",
+	[TMX_AN_MEMTOP] = "memtop",
 };
 
 bool tmx_an_command(const char *name, enum tmx_an_cmd *cmd)

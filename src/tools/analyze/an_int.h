@@ -99,6 +99,8 @@ struct an_ops {
 	void (*irq_entry)(void *self, int64_t irq, const char *name, size_t len);
 	void (*irq_exit)(void *self, int64_t cpu, int64_t irq, int64_t begin, int64_t end);
 	void (*softirq_exit)(void *self, int64_t cpu, const struct an_softirq *si, int64_t end);
+	/* a page allocated (or freed) while `p` runs on `cpu` */
+	void (*page)(void *self, const struct an_proc *p, int64_t cpu, bool alloc);
 	/* a system call ends: `p->sys_name` and its duration, its return value when it has one */
 	void (*syscall_exit)(void *self, const struct an_proc *p, int64_t cpu, int64_t duration,
 			     bool has_ret, int64_t ret);
@@ -113,6 +115,7 @@ extern const struct an_ops an_cputop_ops;
 extern const struct an_ops an_sched_ops;
 extern const struct an_ops an_syscalls_ops;
 extern const struct an_ops an_irq_ops;
+extern const struct an_ops an_memtop_ops;
 
 /* The analysis run. */
 struct an {
@@ -126,6 +129,7 @@ struct an {
 	/* tracer version from the trace's env (for sched_wakeup's prio) */
 	bool prio_offset;
 	bool multi_day;
+	uint64_t page_count;      /* state.mm.page_count */
 	/* system call names seen, numbered in the order classes were bound */
 	size_t n_sys_names;
 	/* an analysis' Python exception: "Cannot run analysis: %s" */

@@ -25,6 +25,7 @@ enum tmx_an_cmd {
 	TMX_AN_IRQSTATS,
 	TMX_AN_IRQLOG,
 	TMX_AN_IRQFREQ,
+	TMX_AN_MEMTOP,
 	TMX_AN_N_CMDS,
 };
 
