@@ -29,6 +29,7 @@ TRACES = {
     "flipping": ("tracecompass/tc-flipping-endianness", "tracecompass-ctf2/tc-flipping-endianness"),
     "multidomains": ("babeltrace-tests/ctf-traces/succeed/multi-domains/kernel", None),
     "synctraces": ("tracecompass/tc-synctraces_scp_src", "tracecompass-ctf2/tc-synctraces_scp_src"),
+    "perf": ("tracecompass/tc-perf-taskset2", "tracecompass-ctf2/tc-perf-taskset2"),
 }
 EXTRA_TRACES = {
     "many-threads": ("tracecompass/tc-many-threads", "tracecompass-ctf2/tc-many-threads"),
@@ -91,6 +92,8 @@ LOG_KEY = {
 ERRORS = [
     # a block_rq_issue without `tid`: lttng-analyses' KeyError ends the analysis
     ("cputop", "synctraces", []),
+    # perf's CTF (domain kernel, no lttng-modules version): lttng-analyses refuses it
+    ("irqstats", "perf", []),
     ("schedstats", "bug446190", ["--begin", "25:00:00"]),
     ("cputop", "bug446190", ["--begin", "yesterday"]),
     ("cputop", "bug446190", ["--end", "01:00:00"]),

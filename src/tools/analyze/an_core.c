@@ -119,7 +119,7 @@ struct an_run {
 	struct an_class *classes;
 	size_t n_classes;
 	/* the period */
-	bool started, ended, in_period;
+	bool started, ended, in_period, has_last;
 	int64_t period_begin, last_ts;
 	bool has_begin, has_end;
 	int64_t begin_ts, end_ts;
@@ -920,24 +920,34 @@ static bool env_int(const struct tmx_env_entry *e, int64_t *v)
 	return true;
 }
 
-/* The tracer version of lttng-modules from the env: sched_wakeup's prio before 2.7.1. */
-static bool prio_offset_of(struct tmx_source *src)
+/*
+ * The tracer version of lttng-modules from the env: sched_wakeup's prio
+ * before 2.7.1.  False in *found when no trace has it (lttng-analyses:
+ * "Malformed metadata, cannot read tracer version").
+ */
+static bool prio_offset_of(struct tmx_source *src, bool *found)
 {
-	for (size_t i = 0; i < tmx_source_logical_trace_count(src); i++) {
-		const struct tmx_trace_class *tc = tmx_source_logical_trace(src, i)->cls;
-		const struct tmx_env_entry *e[3] = {
-			tmx_trace_class_env(tc, "tracer_major"),
-			tmx_trace_class_env(tc, "tracer_minor"),
-			tmx_trace_class_env(tc, "tracer_patchlevel"),
-		};
-		int64_t v[3];
-		if (!e[0] || !e[1] || !e[2])
-			continue;
-		for (int k = 0; k < 3; k++)
-			if (!env_int(e[k], &v[k]))
-				return false;
-		return v[0] < 2 || (v[0] == 2 && (v[1] < 7 || (v[1] == 7 && v[2] < 1)));
-	}
+	/* lttng-analyses reads the trace in a directory named `kernel`: the kernel domain first */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < tmx_source_logical_trace_count(src); i++) {
+			const struct tmx_trace_class *tc = tmx_source_logical_trace(src, i)->cls;
+			const struct tmx_env_entry *d = tmx_trace_class_env(tc, "domain");
+			const struct tmx_env_entry *e[3] = {
+				tmx_trace_class_env(tc, "tracer_major"),
+				tmx_trace_class_env(tc, "tracer_minor"),
+				tmx_trace_class_env(tc, "tracer_patchlevel"),
+			};
+			bool kernel = d && !d->is_int && d->str_value && !strcmp(d->str_value, "kernel");
+			int64_t v[3];
+			if ((pass == 0) != kernel || !e[0] || !e[1] || !e[2])
+				continue;
+			*found = true;
+			for (int k = 0; k < 3; k++)
+				if (!env_int(e[k], &v[k]))
+					*found = false;
+			return *found && (v[0] < 2 || (v[0] == 2 && (v[1] < 7 || (v[1] == 7 && v[2] < 1))));
+		}
+	*found = false;
 	return false;
 }
 
@@ -957,6 +967,7 @@ static bool process_event(struct an_run *r, int64_t ts)
 		return false;
 	}
 	r->last_ts = ts;
+	r->has_last = true;
 	if (!r->started) {
 		if (r->has_begin) {
 			if (ts >= r->begin_ts) {
@@ -1026,7 +1037,14 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 		}
 	}
 	r.a.multi_day = tctx.multi_day;
-	r.a.prio_offset = prio_offset_of(src);
+	{
+		bool found;
+		r.a.prio_offset = prio_offset_of(src, &found);
+		if (!found) {
+			an_error(o, out, errout, "Error: ", "Malformed metadata, cannot read tracer version");
+			return 1;
+		}
+	}
 	if (!o->mi && !o->skip_validation)
 		fputs("Checking the trace for lost events...\n", out);
 	if (!o->no_intersection && !intersection(src, &ib, &ie)) {
@@ -1094,7 +1112,8 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 		status = 1;
 	} else {
 		/* Analysis.end_analysis: the period ends at the last event read. */
-		if (r.in_period)
+		/* no event before --end: lttng-analyses' tick has no end and prints nothing */
+		if (r.in_period && r.has_last)
 			r.ops->end(r.self, r.period_begin, r.last_ts);
 		r.ops->finish(r.self);
 		if (r.ops->failed && r.ops->failed(r.self))

@@ -464,13 +464,15 @@ static size_t top_sorted(struct sched *s)
 		long lim = s->o->limit;
 		s->n_top = 0;
 		each_event(s, top_all_one, NULL);
-		qsort(s->top, s->n_top, sizeof(*s->top), cmp_top);
+		if (s->n_top)
+			qsort(s->top, s->n_top, sizeof(*s->top), cmp_top);
 		if (lim == 0)
 			return 0;
 		/* a negative limit drops that many from the end */
 		return (size_t)-lim >= s->n_top ? 0 : s->n_top - (size_t)-lim;
 	}
-	qsort(s->top, s->n_top, sizeof(*s->top), cmp_top);
+	if (s->n_top)
+		qsort(s->top, s->n_top, sizeof(*s->top), cmp_top);
 	return s->n_top;
 }
 
