@@ -101,19 +101,36 @@ struct an_class {
 	int32_t slot[AN_MAX_FIELDS];
 };
 
-/* A stream's CPU, worked out once per packet (LTTng: the packet context's cpu_id). */
-struct an_stream_cpu {
+/*
+ * The CPU of the events of a packet, worked out once per packet (LTTng:
+ * the packet context's cpu_id), in a small table indexed by the packet's
+ * address (each stream reuses one address for its packets, the sequence
+ * number tells them apart); and the dense number of an event class, by
+ * its address: both avoid a hash look-up per event.
+ */
+#define AN_CACHE 64
+struct an_packet_cpu {
 	const struct tmx_packet *packet;
 	uint64_t seq;
-	bool has;
 	uint64_t cpu;
 };
+struct an_class_slot {
+	const struct tmx_event_class *ec;
+	size_t index;
+};
+
+static inline size_t cache_slot(const void *p)
+{
+	uintptr_t x = (uintptr_t)p;
+
+	return (size_t)((x >> 4) ^ (x >> 10)) & (AN_CACHE - 1);
+}
 
 struct an_run {
 	struct an a;
 	struct tmx_source *src;
-	struct an_stream_cpu *scpu;
-	size_t n_streams;
+	struct an_packet_cpu pcpu[AN_CACHE];
+	struct an_class_slot ccache[AN_CACHE];
 	const struct an_ops *ops;
 	void *self;
 	struct an_class *classes;
@@ -723,22 +740,32 @@ static bool check_class(struct an_run *r, const struct tmx_event *ev, struct an_
 /* event['cpu_id']: the packet context's cpu_id in LTTng traces (per packet, cached) */
 static int64_t event_cpu(struct an_run *r, const struct tmx_msg *msg)
 {
-	size_t i = tmx_source_stream_index(r->src, msg->stream);
-	struct an_stream_cpu *k;
+	struct an_packet_cpu *k;
 	uint64_t cpu = 0;
 
-	if (i >= r->n_streams || !msg->packet) {
+	if (!msg->packet) {
 		tmx_event_cpu(msg->event, &cpu);
 		return (int64_t)cpu;
 	}
-	k = &r->scpu[i];
+	k = &r->pcpu[cache_slot(msg->packet)];
 	if (k->packet != msg->packet || k->seq != msg->packet->seq) {
 		k->packet = msg->packet;
 		k->seq = msg->packet->seq;
 		k->cpu = 0;
-		k->has = tmx_event_cpu(msg->event, &k->cpu);
+		tmx_event_cpu(msg->event, &k->cpu);
 	}
 	return (int64_t)k->cpu;
+}
+
+static size_t class_index(struct an_run *r, const struct tmx_event_class *ec)
+{
+	struct an_class_slot *k = &r->ccache[cache_slot(ec)];
+
+	if (k->ec != ec) {
+		k->ec = ec;
+		k->index = tmx_source_event_class_index(r->src, ec);
+	}
+	return k->index;
 }
 
 static void automaton(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
@@ -1057,9 +1084,6 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 		return 1;
 	}
 	r.src = src;
-	r.n_streams = tmx_source_stream_count(src);
-	if (!(r.scpu = calloc(r.n_streams ? r.n_streams : 1, sizeof(*r.scpu))))
-		r.a.oom = true;
 	r.n_classes = tmx_source_event_class_count(src);
 	r.classes = calloc(r.n_classes ? r.n_classes : 1, sizeof(*r.classes));
 	if (!r.classes)
@@ -1087,7 +1111,7 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 		}
 		if (!process_event(&r, msg->ns))
 			break;
-		ci = tmx_source_event_class_index(src, ev->cls);
+		ci = class_index(&r, ev->cls);
 		if (ci >= r.n_classes)
 			continue;
 		c = &r.classes[ci];
@@ -1123,7 +1147,6 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 		status = 1;
 	r.ops->free(r.self);
 	free(r.classes);
-	free(r.scpu);
 	an_table_free(&r.a.procs);
 	for (size_t i = 0; i < r.a.cpus.n; i++)
 		free(((struct an_cpu *)an_table_at(&r.a.cpus, i))->soft);

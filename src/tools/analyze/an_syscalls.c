@@ -179,13 +179,24 @@ static int by_count(const void *x, const void *y)
 	return i < j ? -1 : 1;
 }
 
-/* '{:>14}'.format(round(us, 3)): repr of the rounded float */
+/*
+ * '{:>14}'.format(round(us, 3)): repr of the rounded float, which is its
+ * three decimals without trailing zeros (one kept) below 1e16, where
+ * repr would switch to an exponent.
+ */
 static void round3(char *buf, size_t n, double us)
 {
 	char tmp[64];
+	size_t len;
 
-	snprintf(tmp, sizeof(tmp), "%.3f", us);
-	an_repr_double(buf, n, strtod(tmp, NULL));
+	if (!(us < 1e15 && us > -1e15)) {
+		snprintf(tmp, sizeof(tmp), "%.3f", us);
+		an_repr_double(buf, n, strtod(tmp, NULL));
+		return;
+	}
+	len = (size_t)snprintf(buf, n, "%.3f", us);
+	while (len > 0 && buf[len - 1] == '0' && buf[len - 2] != '.')
+		buf[--len] = 0;
 }
 
 static void subtitle(char *buf, size_t n, const struct sc_tid *t)
