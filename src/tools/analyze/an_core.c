@@ -222,20 +222,25 @@ static bool process_event(struct an_run *r, int64_t ts)
 	return true;
 }
 
-/* The streams' common time range (babeltrace 1's intersect mode); false when there is none. */
+/*
+ * babeltrace 1's intersect mode: each trace's streams' common time range;
+ * with several traces, the events of every trace's range (a kernel and a
+ * user space trace together: lttng-analyses starts at the kernel's first
+ * event).  False when no trace has one.
+ */
 static bool intersection(struct tmx_source *src, int64_t *b, int64_t *e)
 {
 	bool any = false;
 
-	for (size_t i = 0; i < tmx_source_stream_count(src); i++) {
-		struct tmx_stream_info info;
-		tmx_source_stream_info(src, i, &info);
-		if (!info.has_range)
+	for (size_t i = 0; i < tmx_source_logical_trace_count(src); i++) {
+		struct tmx_error err = { 0 };
+		int64_t tb, te;
+		if (tmx_source_stream_intersection(src, tmx_source_logical_trace(src, i), &tb, &te, &err))
 			continue;
-		if (!any || info.begin_ns > *b)
-			*b = info.begin_ns;
-		if (!any || info.end_ns < *e)
-			*e = info.end_ns;
+		if (!any || tb < *b)
+			*b = tb;
+		if (!any || te > *e)
+			*e = te;
 		any = true;
 	}
 	return any && *b <= *e;
