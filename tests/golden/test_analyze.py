@@ -272,6 +272,16 @@ def check_damaged(rep, tracemux, corpus, tmp):
             rep.ok()
 
 
+def check_not_kernel(rep, tracemux, corpus):
+    """trace.dat is not analysed yet: a clear refusal, exit 1, no tables."""
+    dat = os.path.join(corpus, "tracecmd-samples", "sched-v6.dat")
+    rc, out, err = run(tracemux, ["analyze", "cputop", dat])
+    if rc != 1 or out or b"not an LTTng kernel trace" not in err:
+        rep.fail("trace.dat refused", f"exit {rc}, {out[:200]!r}, {err[:200]!r}")
+    else:
+        rep.ok()
+
+
 def main():
     import argparse
     ap = argparse.ArgumentParser()
@@ -301,6 +311,7 @@ def main():
         for cmd, trace, opts in ERRORS:
             check_error(rep, args.tracemux, cmd, trace, kpaths[trace], opts)
         check_damaged(rep, args.tracemux, args.corpus, tmp)
+        check_not_kernel(rep, args.tracemux, args.corpus)
         for cmd in SUITE:
             for trace, (rel1, rel2) in traces.items():
                 if rel2:

@@ -283,6 +283,12 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 		}
 	}
 	r.a.multi_day = tctx.multi_day;
+	if (tmx_source_format(src) != TMX_FORMAT_CTF) {
+		/* trace.dat's ftrace events are not mapped to lttng-modules' yet */
+		an_error(o, out, errout, "Error: ",
+			 "not an LTTng kernel trace (trace.dat and XRay inputs are not analysed)");
+		return 1;
+	}
 	{
 		bool found;
 		r.a.prio_offset = prio_offset_of(src, &found);
