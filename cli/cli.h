@@ -24,6 +24,8 @@ int cli_info(int argc, char **argv, const struct tmx_diag *diag);
 int cli_xray_account(int argc, char **argv, const struct tmx_diag *diag);
 /* `tracemux xray-stack ...` (argv[1] is "xray-stack"). */
 int cli_xray_stack(int argc, char **argv, const struct tmx_diag *diag);
+/* `tracemux analyze COMMAND ...` (argv[1] is "analyze"): lttng-analyses' commands. */
+int cli_analyze(int argc, char **argv, const struct tmx_diag *diag);
 
 /*
  * `-o tracecmd`: prints trace.dat inputs as `trace-cmd report` and returns

@@ -30,6 +30,9 @@ void cli_usage(FILE *out)
 	      "                                     per-function latencies; see its --help)\n"
 	      "       tracemux xray-stack [--instr-map BIN] XRAY_LOG...  (llvm-xray stack's\n"
 	      "                                     call stacks, flame graphs; see its --help)\n"
+	      "       tracemux analyze COMMAND [OPTIONS] TRACE...  (lttng-analyses' cputop,\n"
+	      "                                     sched*, syscallstats, irq*, memtop; see\n"
+	      "                                     its --help)\n"
 	      "\n"
 	      "Read traces and print them as babeltrace2 does, or convert them.\n"
 	      "Each TRACE is a CTF 1.8 or CTF 2 trace directory (or a directory containing\n"
@@ -357,6 +360,8 @@ int main(int argc, char **argv)
 		return cli_xray_account(argc, argv, &diag);
 	if (argc > 1 && !strcmp(argv[1], "xray-stack"))
 		return cli_xray_stack(argc, argv, &diag);
+	if (argc > 1 && !strcmp(argv[1], "analyze"))
+		return cli_analyze(argc, argv, &diag);
 	status = cli_parse_args(&cli, argc, argv);
 	if (status)
 		return status;

@@ -1,0 +1,52 @@
+#!/bin/sh
+# Compares `tracemux analyze COMMAND` with lttng-analyses 0.6.1
+# (lttng-COMMAND, Debian python3-lttnganalyses) on the same LTTng kernel
+# trace, in the same run.
+#
+#   bench/analyze.sh [TRACE] [RUNS] [COMMANDS]
+#
+# Default trace: Trace Compass's tc-many-threads (8 MB, 28k sched_switch,
+# 98k system calls); default RUNS 1 (lttng-analyses takes tens of seconds);
+# default commands: cputop schedstats syscallstats irqstats.  lttng-analyses
+# finds the tracer version only in a directory named `kernel`: the trace is
+# linked as $BENCH_TMP/kernel.  Both print to /dev/null; their outputs are
+# compared (text, byte for byte) before any figure is printed.  Prints per
+# command the wall time of each (best of RUNS) and their ratio, the CPU
+# time (user + system) of each and their ratio, and tracemux's peak RSS, with the load average at the start (the machine
+# may be shared).  Needs build/tracemux (or $TMX), GNU time and bc.  Not
+# part of the test suite.
+set -eu
+cd "$(dirname "$0")/.."
+TMX=${TMX:-build/tracemux}
+TRACE=${1:-../shared/corpus/tracecompass/tc-many-threads}
+RUNS=${2:-1}
+COMMANDS=${3:-cputop schedstats syscallstats irqstats}
+BENCH_TMP=${BENCH_TMP:-/tmp/tracemux-bench-analyze}
+export BENCH_TMP TZ=UTC
+. bench/lib.sh
+
+[ -x "$TMX" ] || { echo "no $TMX: build it first" >&2; exit 1; }
+command -v lttng-cputop >/dev/null ||
+	{ echo "lttng-analyses is not installed (apt-get install python3-lttnganalyses)" >&2; exit 1; }
+mkdir -p "$BENCH_TMP"
+rm -f "$BENCH_TMP/kernel"
+ln -s "$(cd "$TRACE" && pwd)" "$BENCH_TMP/kernel"
+K=$BENCH_TMP/kernel
+
+echo "trace: $TRACE ($(du -sh "$TRACE" | cut -f1)), load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-14s %10s %10s %8s %10s %10s %8s %11s\n' command lttng-s tmx-s ratio lttng-cpu tmx-cpu ratio tmx-KB
+for cmd in $COMMANDS; do
+	lttng-$cmd --no-progress "$K" >"$BENCH_TMP/ref.txt" 2>/dev/null || true
+	"$TMX" analyze "$cmd" "$K" >"$BENCH_TMP/tmx.txt" 2>/dev/null || true
+	if ! cmp -s "$BENCH_TMP/ref.txt" "$BENCH_TMP/tmx.txt"; then
+		echo "$cmd: outputs differ (diff $BENCH_TMP/ref.txt $BENCH_TMP/tmx.txt)" >&2
+		exit 1
+	fi
+	ref=$(measure "$RUNS" lttng-$cmd --no-progress "$K")
+	tmx=$(measure "$((RUNS * 3))" "$TMX" analyze "$cmd" "$K")
+	tcpu=$(cpus "$tmx")
+	[ "$(echo "$tcpu < 0.01" | bc)" = 1 ] && tcpu=0.01   # GNU time's resolution
+	printf '%-14s %10s %10s %8s %10s %10s %8s %11s\n' "$cmd" "$(secs "$ref")" "$(secs "$tmx")" \
+		"$(echo "scale=1; $(secs "$ref") / $(secs "$tmx")" | bc)" "$(cpus "$ref")" "$tcpu" \
+		"$(echo "scale=1; $(cpus "$ref") / $tcpu" | bc)" "$(kbs "$tmx")"
+done

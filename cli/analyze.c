@@ -1,0 +1,343 @@
+/*
+ * `tracemux analyze COMMAND [OPTIONS] TRACE...`: lttng-analyses 0.6.1's
+ * commands (lttng-cputop...), their text or, with --mi, the JSON of
+ * lttng-COMMAND-mi (src/tools/analyze/).  Options are rows of one table
+ * with lttng-analyses' spellings.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "options.h"
+#include "tools/analyze/analyze.h"
+
+enum {
+	OPT_MI = 256,
+	OPT_BEGIN,
+	OPT_END,
+	OPT_TIMERANGE,
+	OPT_GMT,
+	OPT_CPU,
+	OPT_TID,
+	OPT_PROCNAME,
+	OPT_LIMIT,
+	OPT_TOP,
+	OPT_NO_INTERSECTION,
+	OPT_SKIP_VALIDATION,
+	OPT_IGNORED,
+	OPT_MIN,
+	OPT_MAX,
+	OPT_FREQ,
+	OPT_FREQ_RESOLUTION,
+	OPT_FREQ_UNIFORM,
+	OPT_FREQ_SERIES,
+	OPT_LOG,
+	OPT_STATS,
+	OPT_TOTAL,
+	OPT_PER_TID,
+	OPT_PER_PRIO,
+	OPT_IRQ,
+	OPT_SOFTIRQ,
+};
+
+/* Which commands take an option (lttng-analyses adds options per command). */
+#define F_ALL (~0u)
+#define F_CPUTOP (1u << TMX_AN_CPUTOP)
+#define F_SYSCALLS (1u << TMX_AN_SYSCALLSTATS)
+#define F_MEMTOP (1u << TMX_AN_MEMTOP)
+#define F_IRQ ((1u << TMX_AN_IRQSTATS) | (1u << TMX_AN_IRQLOG) | (1u << TMX_AN_IRQFREQ))
+#define F_SCHED ((1u << TMX_AN_SCHEDSTATS) | (1u << TMX_AN_SCHEDTOP) | (1u << TMX_AN_SCHEDLOG) | \
+		 (1u << TMX_AN_SCHEDFREQ))
+
+/* The options: one row each (getopt's table is made from the rows). */
+static const struct an_option {
+	const char *name;
+	int has_arg;
+	int id;
+	unsigned commands;
+} rows[] = {
+	{ "mi", no_argument, OPT_MI, F_ALL },
+	{ "begin", required_argument, OPT_BEGIN, F_ALL },
+	{ "end", required_argument, OPT_END, F_ALL },
+	{ "timerange", required_argument, OPT_TIMERANGE, F_ALL },
+	{ "gmt", no_argument, OPT_GMT, F_ALL },
+	{ "cpu", required_argument, OPT_CPU, F_ALL },
+	{ "no-intersection", no_argument, OPT_NO_INTERSECTION, F_ALL },
+	{ "skip-validation", no_argument, OPT_SKIP_VALIDATION, F_ALL },
+	/* lttng-analyses' display options, without effect here */
+	{ "no-progress", no_argument, OPT_IGNORED, F_ALL },
+	{ "no-color", no_argument, OPT_IGNORED, F_ALL },
+	{ "tid", required_argument, OPT_TID, F_CPUTOP | F_SCHED | F_SYSCALLS | F_MEMTOP },
+	{ "procname", required_argument, OPT_PROCNAME, F_CPUTOP | F_SCHED | F_SYSCALLS | F_MEMTOP },
+	{ "limit", required_argument, OPT_LIMIT, F_CPUTOP | F_SCHED | F_MEMTOP },
+	{ "top", no_argument, OPT_TOP, F_CPUTOP | F_SCHED | F_MEMTOP },
+	{ "min", required_argument, OPT_MIN, F_SCHED | F_IRQ },
+	{ "max", required_argument, OPT_MAX, F_SCHED | F_IRQ },
+	{ "freq", no_argument, OPT_FREQ, F_SCHED | F_IRQ },
+	{ "freq-resolution", required_argument, OPT_FREQ_RESOLUTION, F_SCHED | F_IRQ },
+	{ "freq-uniform", no_argument, OPT_FREQ_UNIFORM, F_SCHED | F_IRQ },
+	{ "freq-series", no_argument, OPT_FREQ_SERIES, F_SCHED | F_IRQ },
+	{ "log", no_argument, OPT_LOG, F_SCHED | F_IRQ },
+	{ "stats", no_argument, OPT_STATS, F_SCHED | F_IRQ },
+	{ "total", no_argument, OPT_TOTAL, F_SCHED },
+	{ "per-tid", no_argument, OPT_PER_TID, F_SCHED },
+	{ "per-prio", no_argument, OPT_PER_PRIO, F_SCHED },
+	{ "irq", required_argument, OPT_IRQ, F_IRQ },
+	{ "softirq", required_argument, OPT_SOFTIRQ, F_IRQ },
+	{ "help", no_argument, 'h', F_ALL },
+};
+#define N_ROWS (sizeof(rows) / sizeof(rows[0]))
+
+static void analyze_usage(FILE *out)
+{
+	fputs("Usage: tracemux analyze COMMAND [OPTIONS] TRACE...\n"
+	      "\n"
+	      "lttng-analyses 0.6.1's analyses of a Linux kernel trace, the same tables and\n"
+	      "numbers as lttng-COMMAND (with --mi, the JSON of lttng-COMMAND-mi).\n"
+	      "\n"
+	      "Commands:\n"
+	      "  cputop                   per-task and per-CPU CPU usage, migrations, priorities\n"
+	      "  schedstats, schedtop, schedlog, schedfreq\n"
+	      "                           wakeup-to-switch latencies: statistics, the largest,\n"
+	      "                           all of them, their frequency distribution\n"
+	      "  syscallstats             per-task system call counts, durations, return values\n"
+	      "  memtop                   pages allocated and freed per task\n"
+	      "  irqstats, irqlog, irqfreq\n"
+	      "                           hard IRQ and softirq durations, softirq raise latencies:\n"
+	      "                           statistics, log, frequency distributions\n"
+	      "\n"
+	      "Options (lttng-analyses' spellings):\n"
+	      "      --mi                 machine interface: lttng-COMMAND-mi's JSON\n"
+	      "      --begin=TIME         start of the analysis: [YYYY-MM-DD ]hh:mm:ss[.nnnnnnnnn]\n"
+	      "                           or nanoseconds from the epoch (local time)\n"
+	      "      --end=TIME           end of the analysis\n"
+	      "      --timerange=[B,E]    both at once\n"
+	      "      --gmt                times in GMT instead of local time\n"
+	      "      --cpu=LIST           only these CPU IDs (comma-separated)\n"
+	      "      --tid=LIST           only these TIDs\n"
+	      "      --procname=LIST      only these process names\n"
+	      "      --limit=N            top N entries (default 10; 0: all)\n"
+	      "      --top                accepted (cputop always prints its tables)\n"
+	      "      --no-intersection    all events, not only the streams' common time range\n"
+	      "      --skip-validation    no \"Checking the trace for lost events...\" line\n"
+	      "sched commands (each also takes the others' outputs):\n"
+	      "      --stats, --top, --log, --freq  the outputs\n"
+	      "      --total, --per-tid, --per-prio  groups of stats and freq (default per TID)\n"
+	      "      --min=US, --max=US   only latencies in this range (microseconds)\n"
+	      "      --freq-resolution=N  buckets (default 20)\n"
+	      "      --freq-uniform       the same buckets for every distribution\n"
+	      "      --freq-series        (MI) one table with a column per distribution\n"
+	      "irq commands: --stats, --log, --freq, --min, --max, --freq-* as above, and\n"
+	      "      --irq=LIST, --softirq=LIST  only these IRQ numbers / softirq vectors\n"
+	      "\n"
+	      "Exit status: 0, 1 on error (the analysis of what was read is printed first),\n"
+	      "2 on bad usage.\n",
+	      out);
+}
+
+/* "1,2,3" into integers (Python's int(): optional sign, digits, spaces around). */
+static bool parse_int_list(const char *s, int64_t **out, size_t *n)
+{
+	char *copy = strdup(s), *save = NULL, *tok;
+	int64_t *v = NULL;
+	size_t k = 0;
+
+	if (!copy)
+		return false;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		long long x;
+		int64_t *nv;
+		errno = 0;
+		x = strtoll(tok, &end, 10);
+		while (*end == ' ')
+			end++;
+		if (errno || end == tok || *end || !(nv = realloc(v, (k + 1) * sizeof(*v)))) {
+			free(v);
+			free(copy);
+			return false;
+		}
+		v = nv;
+		v[k++] = x;
+	}
+	free(copy);
+	*out = v;
+	*n = k;
+	return true;
+}
+
+/* "a,b" split on commas, as str.split(','): empty names kept. */
+static bool parse_names(char *s, const char ***out, size_t *n)
+{
+	size_t k = 1;
+	const char **v;
+
+	for (const char *p = s; *p; p++)
+		k += *p == ',';
+	if (!(v = malloc(k * sizeof(*v))))
+		return false;
+	k = 0;
+	v[k++] = s;
+	for (char *p = s; *p; p++)
+		if (*p == ',') {
+			*p = 0;
+			v[k++] = p + 1;
+		}
+	*out = v;
+	*n = k;
+	return true;
+}
+
+int cli_analyze(int argc, char **argv, const struct tmx_diag *diag)
+{
+	struct tmx_an_opts o = { .limit = 10 };
+	struct tmx_open_opts oopts = { 0 };
+	struct tmx_error err = { 0 };
+	struct tmx_source *src = NULL;
+	int64_t *cpus = NULL, *tids = NULL;
+	int longindex = 0;
+	const char **names = NULL;
+	char *names_buf = NULL;
+	struct option longopts[N_ROWS + 1];
+	int c, status;
+
+	for (size_t i = 0; i < N_ROWS; i++)
+		longopts[i] = (struct option){ rows[i].name, rows[i].has_arg, NULL, rows[i].id };
+	longopts[N_ROWS] = (struct option){ NULL, 0, NULL, 0 };
+	o.freq_resolution = 20;
+	argv++, argc--;   /* "analyze" becomes argv[0] */
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		analyze_usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!tmx_an_command(argv[1], &o.cmd))
+		return cli_command_usage_error("analyze", "unknown command `%s`", argv[1]);
+	argv++, argc--;
+	switch (o.cmd) {
+	case TMX_AN_SCHEDSTATS: o.stats = true; break;
+	case TMX_AN_SCHEDTOP: o.top = true; break;
+	case TMX_AN_SCHEDLOG: o.log = true; break;
+	case TMX_AN_SCHEDFREQ: o.freq = true; break;
+	case TMX_AN_IRQSTATS: o.stats = true; break;
+	case TMX_AN_IRQLOG: o.log = true; break;
+	case TMX_AN_IRQFREQ: o.freq = true; break;
+	default: break;
+	}
+	optind = 0;
+	status = 2;
+	while ((c = getopt_long(argc, argv, "h", longopts, &longindex)) != -1) {
+		char *end;
+		if (c != '?' && !(rows[longindex].commands & (1u << o.cmd))) {
+			status = cli_command_usage_error("analyze", "option --%s is not one of this "
+						       "command's", rows[longindex].name);
+			goto out;
+		}
+		switch (c) {
+		case OPT_MI: o.mi = true; break;
+		case OPT_BEGIN: o.begin = optarg; break;
+		case OPT_END: o.end = optarg; break;
+		case OPT_TIMERANGE: o.timerange = optarg; break;
+		case OPT_GMT: o.gmt = true; break;
+		case OPT_TOP: o.top = true; break;
+		case OPT_NO_INTERSECTION: o.no_intersection = true; break;
+		case OPT_SKIP_VALIDATION: o.skip_validation = true; break;
+		case OPT_IGNORED: break;
+		case OPT_CPU:
+			free(cpus);
+			cpus = NULL;
+			if (!parse_int_list(optarg, &cpus, &o.n_cpus)) {
+				status = cli_command_usage_error("analyze", "invalid --cpu list `%s`", optarg);
+				goto out;
+			}
+			o.cpus = cpus;
+			break;
+		case OPT_TID:
+			free(tids);
+			tids = NULL;
+			if (!parse_int_list(optarg, &tids, &o.n_tids)) {
+				status = cli_command_usage_error("analyze", "invalid --tid list `%s`", optarg);
+				goto out;
+			}
+			o.tids = tids;
+			break;
+		case OPT_PROCNAME:
+			free(names);
+			free(names_buf);
+			names = NULL;
+			if (!(names_buf = strdup(optarg)) || !parse_names(names_buf, &names, &o.n_procnames)) {
+				status = cli_command_usage_error("analyze", "out of memory for `%s`", optarg);
+				goto out;
+			}
+			o.procnames = names;
+			break;
+		case OPT_LIMIT:
+			errno = 0;
+			o.limit = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end) {
+				status = cli_command_usage_error("analyze", "invalid --limit `%s`", optarg);
+				goto out;
+			}
+			break;
+		case OPT_MIN:
+		case OPT_MAX:
+			errno = 0;
+			*(c == OPT_MIN ? &o.min_us : &o.max_us) = strtod(optarg, &end);
+			if (errno || end == optarg || *end) {
+				status = cli_command_usage_error("analyze", "invalid duration `%s`", optarg);
+				goto out;
+			}
+			*(c == OPT_MIN ? &o.has_min : &o.has_max) = true;
+			break;
+		case OPT_FREQ_RESOLUTION:
+			errno = 0;
+			o.freq_resolution = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || o.freq_resolution > 1000000) {
+				status = cli_command_usage_error("analyze", "invalid --freq-resolution `%s`",
+								 optarg);
+				goto out;
+			}
+			break;
+		case OPT_FREQ: o.freq = true; break;
+		case OPT_FREQ_UNIFORM: o.freq_uniform = true; break;
+		case OPT_FREQ_SERIES: o.freq_series = o.freq_uniform = true; break;
+		case OPT_LOG: o.log = true; break;
+		case OPT_STATS: o.stats = true; break;
+		case OPT_TOTAL: o.total = true; break;
+		case OPT_PER_TID: o.per_tid = true; break;
+		case OPT_PER_PRIO: o.per_prio = true; break;
+		case OPT_IRQ: o.irq_list = optarg; break;
+		case OPT_SOFTIRQ: o.softirq_list = optarg; break;
+		case 'h':
+			analyze_usage(stdout);
+			status = 0;
+			goto out;
+		default:
+			status = cli_command_usage_error("analyze", "invalid option%s", "");
+			goto out;
+		}
+	}
+	if (optind >= argc) {
+		status = cli_command_usage_error("analyze", "no trace given%s", "");
+		goto out;
+	}
+	if (tmx_open((const char *const *)argv + optind, (size_t)(argc - optind), &oopts, diag, &src,
+		     &err)) {
+		status = cli_report(&err);
+		goto out;
+	}
+	status = tmx_analyze(src, &o, stdout, stderr, &err);
+	fflush(stdout);
+	if (status == 1 && err.code)
+		cli_report(&err);
+out:
+	tmx_source_free(src);
+	free(cpus);
+	free(tids);
+	free(names);
+	free(names_buf);
+	return status;
+}

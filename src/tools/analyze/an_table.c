@@ -1,0 +1,46 @@
+/*
+ * Records kept in first-insertion order with an id map into them: what a
+ * Python dict of lttng-analyses is (tasks by tid, CPUs by id), so tables
+ * list entries in the same order and ties sort as they do there.
+ */
+#include <string.h>
+
+#include "model/grow.h"
+#include "tools/analyze/an_int.h"
+
+/* Map keys: the sign bit flipped, so that -1 is a key too (imap keeps UINT64_MAX free). */
+static inline uint64_t key_of(int64_t key)
+{
+	return (uint64_t)key ^ (1ull << 63);
+}
+
+void *an_table_get(struct an_table *t, int64_t key, bool *added)
+{
+	uint32_t *slot = imap_find(&t->map, key_of(key));
+	void *r;
+
+	*added = false;
+	if (slot)
+		return an_table_at(t, *slot);
+	/* Room for the record first: a failure leaves the map as it was. */
+	if (t->n >= UINT32_MAX || !tmx_grow_array((void **)&t->rec, &t->cap, t->n + 1, t->size, 16) ||
+	    !imap_get(&t->map, key_of(key), (uint32_t)t->n, added))
+		return NULL;
+	r = an_table_at(t, t->n++);
+	memset(r, 0, t->size);
+	return r;
+}
+
+void *an_table_find(const struct an_table *t, int64_t key)
+{
+	const uint32_t *slot = imap_find(&t->map, key_of(key));
+
+	return slot ? an_table_at(t, *slot) : NULL;
+}
+
+void an_table_free(struct an_table *t)
+{
+	imap_free(&t->map);
+	free(t->rec);
+	memset(t, 0, sizeof(*t));
+}
