@@ -190,44 +190,28 @@ static double share(uint64_t total, int64_t duration)
 	return duration != 0 ? (double)(total * 100) / (double)duration : 0.0;
 }
 
-/* Python's sorted(..., key=usage, reverse=True): descending, equal ones in insertion order. */
-static const struct an_table *sort_table;
-static int by_usage_desc(const void *x, const void *y)
+/* Python's sorted(..., key=usage, reverse=True): descending (equal ones in
+ * insertion order: an_table_order()). */
+static int usage_desc(double a, double b)
 {
-	size_t i = *(const size_t *)x, j = *(const size_t *)y;
-	double a, b;
-
-	if (sort_table->size == sizeof(struct ct_tid)) {
-		a = ((const struct ct_tid *)an_table_at(sort_table, i))->usage;
-		b = ((const struct ct_tid *)an_table_at(sort_table, j))->usage;
-	} else {
-		a = ((const struct ct_cpu *)an_table_at(sort_table, i))->usage;
-		b = ((const struct ct_cpu *)an_table_at(sort_table, j))->usage;
-	}
-	if (a != b)
-		return a > b ? -1 : 1;
-	return i < j ? -1 : i > j;
+	return a != b ? (a > b ? -1 : 1) : 0;
 }
 
-static int by_cpu_id(const void *x, const void *y)
+static int tid_by_usage(const void *x, const void *y)
 {
-	int64_t a = ((const struct ct_cpu *)an_table_at(sort_table, *(const size_t *)x))->id;
-	int64_t b = ((const struct ct_cpu *)an_table_at(sort_table, *(const size_t *)y))->id;
-
-	return a < b ? -1 : a > b;
+	return usage_desc(((const struct ct_tid *)x)->usage, ((const struct ct_tid *)y)->usage);
 }
 
-static size_t *sorted(const struct an_table *t, int (*cmp)(const void *, const void *))
+static int cpu_by_usage(const void *x, const void *y)
 {
-	size_t *idx = malloc((t->n ? t->n : 1) * sizeof(*idx));
+	return usage_desc(((const struct ct_cpu *)x)->usage, ((const struct ct_cpu *)y)->usage);
+}
 
-	if (!idx)
-		return NULL;
-	for (size_t i = 0; i < t->n; i++)
-		idx[i] = i;
-	sort_table = t;
-	qsort(idx, t->n, sizeof(*idx), cmp);
-	return idx;
+static int cpu_by_id(const void *x, const void *y)
+{
+	int64_t a = ((const struct ct_cpu *)x)->id, b = ((const struct ct_cpu *)y)->id;
+
+	return (a > b) - (a < b);
 }
 
 /* format_utils.format_prio_list */
@@ -285,9 +269,9 @@ static void end(void *self, int64_t b, int64_t e)
 			t->total += (uint64_t)(e - t->last);
 		t->usage = share(t->total, duration);
 	}
-	tids_order = sorted(&c->tids, by_usage_desc);
-	cpus_by_id = sorted(&c->cpus, by_cpu_id);
-	cpus_by_usage = sorted(&c->cpus, by_usage_desc);
+	tids_order = an_table_order(&c->tids, tid_by_usage);
+	cpus_by_id = an_table_order(&c->cpus, cpu_by_id);
+	cpus_by_usage = an_table_order(&c->cpus, cpu_by_usage);
 	if (!tids_order || !cpus_by_id || !cpus_by_usage) {
 		c->oom = true;
 		goto out;

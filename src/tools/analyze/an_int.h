@@ -78,6 +78,11 @@ static inline void *an_table_at(const struct an_table *t, size_t i)
 	return t->rec + i * t->size;
 }
 void an_table_free(struct an_table *t);
+/*
+ * The indices of t's records in the order cmp gives the records, equal ones
+ * in insertion order (Python's sorted() is stable); NULL when out of memory.
+ */
+size_t *an_table_order(const struct an_table *t, int (*cmp)(const void *a, const void *b));
 
 struct an;
 

@@ -497,11 +497,11 @@ static void freq_one(struct sched *s, const struct sd_ev *e, void *ctx)
 		an_freq_add(&p->fb, p->freq, lat);
 }
 
-static const struct an_table *sort_tab;
+/* By comm, ASCII letters folded to lower case (Python's str.lower() on
+ * these names), shorter first. */
 static int by_comm_lower(const void *x, const void *y)
 {
-	const struct sd_tid *a = an_table_at(sort_tab, *(const size_t *)x);
-	const struct sd_tid *b = an_table_at(sort_tab, *(const size_t *)y);
+	const struct sd_tid *a = x, *b = y;
 	size_t n = a->comm.len < b->comm.len ? a->comm.len : b->comm.len;
 
 	for (size_t i = 0; i < n; i++) {
@@ -513,38 +513,21 @@ static int by_comm_lower(const void *x, const void *y)
 		if (ca != cb)
 			return ca - cb;
 	}
-	if (a->comm.len != b->comm.len)
-		return a->comm.len < b->comm.len ? -1 : 1;
-	return *(const size_t *)x < *(const size_t *)y ? -1 : 1;
+	return (a->comm.len > b->comm.len) - (a->comm.len < b->comm.len);
 }
 
 static int by_tid(const void *x, const void *y)
 {
-	int64_t a = ((const struct sd_tid *)an_table_at(sort_tab, *(const size_t *)x))->tid;
-	int64_t b = ((const struct sd_tid *)an_table_at(sort_tab, *(const size_t *)y))->tid;
+	int64_t a = ((const struct sd_tid *)x)->tid, b = ((const struct sd_tid *)y)->tid;
 
-	return a < b ? -1 : a > b;
+	return (a > b) - (a < b);
 }
 
 static int by_prio(const void *x, const void *y)
 {
-	int64_t a = ((const struct sd_pr *)an_table_at(sort_tab, *(const size_t *)x))->prio;
-	int64_t b = ((const struct sd_pr *)an_table_at(sort_tab, *(const size_t *)y))->prio;
+	int64_t a = ((const struct sd_pr *)x)->prio, b = ((const struct sd_pr *)y)->prio;
 
-	return a < b ? -1 : a > b;
-}
-
-static size_t *order(const struct an_table *t, int (*cmp)(const void *, const void *))
-{
-	size_t *idx = malloc((t->n ? t->n : 1) * sizeof(*idx));
-
-	if (!idx)
-		return NULL;
-	for (size_t i = 0; i < t->n; i++)
-		idx[i] = i;
-	sort_tab = t;
-	qsort(idx, t->n, sizeof(*idx), cmp);
-	return idx;
+	return (a > b) - (a < b);
 }
 
 static void print_freq_text(FILE *out, const char *subtitle, const struct an_freq *fb,
@@ -612,9 +595,9 @@ static void end(void *self, int64_t b, int64_t e)
 	bool uniform = o->freq_uniform || o->freq_series;
 	char buf[64], buf2[64], buf3[64], buf4[64], buf5[64];
 
-	tord = order(&s->tids, by_comm_lower);
-	tidord = order(&s->tids, by_tid);
-	pord = order(&s->prios, by_prio);
+	tord = an_table_order(&s->tids, by_comm_lower);
+	tidord = an_table_order(&s->tids, by_tid);
+	pord = an_table_order(&s->prios, by_prio);
 	if (!tord || !tidord || !pord) {
 		s->oom = true;
 		goto out;

@@ -3,6 +3,8 @@
  * Python dict of lttng-analyses is (tasks by tid, CPUs by id), so tables
  * list entries in the same order and ties sort as they do there.
  */
+#define _GNU_SOURCE   /* qsort_r */
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/grow.h"
@@ -43,4 +45,31 @@ void an_table_free(struct an_table *t)
 	imap_free(&t->map);
 	free(t->rec);
 	memset(t, 0, sizeof(*t));
+}
+
+struct order_ctx {
+	const struct an_table *t;
+	int (*cmp)(const void *a, const void *b);
+};
+
+static int order_cmp(const void *x, const void *y, void *arg)
+{
+	const struct order_ctx *c = arg;
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	int r = c->cmp(an_table_at(c->t, i), an_table_at(c->t, j));
+
+	return r ? r : (i > j) - (i < j);
+}
+
+size_t *an_table_order(const struct an_table *t, int (*cmp)(const void *a, const void *b))
+{
+	struct order_ctx c = { t, cmp };
+	size_t *idx = malloc((t->n ? t->n : 1) * sizeof(*idx));
+
+	if (!idx)
+		return NULL;
+	for (size_t i = 0; i < t->n; i++)
+		idx[i] = i;
+	qsort_r(idx, t->n, sizeof(*idx), order_cmp, &c);
+	return idx;
 }
