@@ -7,6 +7,7 @@ import argparse
 import difflib
 import gzip
 import os
+import shutil
 import subprocess
 import sys
 
@@ -53,6 +54,23 @@ def run(tracemux, argv, timeout=120, tz="UTC"):
                UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1")
     p = subprocess.run([tracemux] + argv, capture_output=True, env=env, timeout=timeout)
     return p.returncode, p.stdout, p.stderr
+
+
+def tool(report, name, package):
+    """The path of a reference tool run live; without it the test fails,
+    naming the Debian package to install (no check is skipped)."""
+    path = shutil.which(name)
+    if not path:
+        report.fail(name, f"not installed: install Debian's {package} (scripts/install-deps.sh test)")
+        report.finish()
+    return path
+
+
+def bt2_options(opts):
+    """tracemux's options as babeltrace2 spells them (--trace-name is a
+    parameter of its source component)."""
+    return [('--params=trace-name="%s"' % o.split("=", 1)[1]) if o.startswith("--trace-name=") else o
+            for o in opts]
 
 
 def first_diff(expected, actual, context=3):

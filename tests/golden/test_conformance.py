@@ -25,7 +25,7 @@ import shutil
 import subprocess
 import tempfile
 
-from bt2ref import Report, first_diff, parse_args
+from bt2ref import Report, first_diff, parse_args, tool
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.realpath(os.path.join(HERE, "..", "data", "conformance"))
@@ -201,10 +201,7 @@ def check_info_order(report, tm, bt2):
 def main():
     args = parse_args()
     report = Report("conformance (issue 29)")
-    bt2 = shutil.which("babeltrace2")
-    if not bt2:
-        report.fail("babeltrace2", "not installed (Debian package babeltrace2)")
-        report.finish()
+    bt2 = tool(report, "babeltrace2", "babeltrace2")
     if not os.path.isdir(DATA):
         report.fail("tests/data/conformance", "missing: run tests/data/make-conformance.py")
         report.finish()

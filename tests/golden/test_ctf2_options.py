@@ -29,7 +29,7 @@ import shutil
 import subprocess
 import tempfile
 
-from bt2ref import Report, first_diff, parse_args, run
+from bt2ref import Report, bt2_options, first_diff, parse_args, run, tool
 from test_vs_babeltrace2 import OPTION_SETS, same_output
 from test_ctf_writer_ctf2 import TRANSLATED, blanked, reference
 
@@ -204,17 +204,13 @@ def check_trimming(report, routes, trace):
 def main():
     args = parse_args()
     report = Report("CTF 2 with babeltrace2's options")
-    bt2 = shutil.which("babeltrace2")
-    if not bt2:
-        report.fail("babeltrace2", "not installed: install Debian's babeltrace2 (scripts/install-deps.sh test)")
-        report.finish()
+    bt2 = tool(report, "babeltrace2", "babeltrace2")
     env = dict(os.environ, TZ="UTC", LC_ALL="C")
     with tempfile.TemporaryDirectory(prefix="tmx-ctf2opt-") as tmp:
         routes = Routes(report, args, bt2, env, tmp)
         for trace in TRACES:
             for opts in OPTION_SETS:
-                bt_opts = [("--params=trace-name=\"%s\"" % o.split("=", 1)[1]) if o.startswith("--trace-name=")
-                           else o for o in opts]
+                bt_opts = bt2_options(opts)
                 compare(report, routes, f"{trace} {' '.join(opts)}", [trace], opts, bt_opts,
                         warnings_too=not opts)
             check_trimming(report, routes, trace)

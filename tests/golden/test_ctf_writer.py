@@ -23,11 +23,10 @@ list cannot go stale silently.
 """
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 
-from bt2ref import Report, first_diff, parse_args, run
+from bt2ref import Report, first_diff, parse_args, run, tool
 from test_vs_babeltrace2 import same_output
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -327,10 +326,7 @@ def check_layout(report, args, bt2, env, tmp):
 def main():
     args = parse_args()
     report = Report("CTF writer")
-    bt2 = shutil.which("babeltrace2")
-    if not bt2:
-        report.fail("babeltrace2", "not installed (scripts/install-deps.sh installs it)")
-        report.finish()
+    bt2 = tool(report, "babeltrace2", "babeltrace2")
     env = dict(os.environ, TZ="UTC", LC_ALL="C")
     with tempfile.TemporaryDirectory(prefix="tmx-ctfw-") as tmp:
         for key, path in traces(args.corpus):

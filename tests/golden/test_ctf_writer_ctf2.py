@@ -33,11 +33,10 @@ CTF2-SPEC-2.0 by tests/golden/ctf2spec.py (see test_ctf2spec.py).
 """
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 
-from bt2ref import Report, first_diff, parse_args, read_ref, run
+from bt2ref import Report, first_diff, parse_args, read_ref, run, tool
 from test_vs_babeltrace2 import same_output
 import test_ctf_writer as v18
 
@@ -275,10 +274,7 @@ def check_version_option(report, args, tmp):
 def main():
     args = parse_args()
     report = Report("CTF writer, CTF 2")
-    bt2 = shutil.which("babeltrace2")
-    if not bt2:
-        report.fail("babeltrace2", "not installed: install Debian's babeltrace2 (scripts/install-deps.sh test)")
-        report.finish()
+    bt2 = tool(report, "babeltrace2", "babeltrace2")
     env = dict(os.environ, TZ="UTC", LC_ALL="C")
     with tempfile.TemporaryDirectory(prefix="tmx-ctfw2-") as tmp:
         # 1. CTF 1.8 inputs.

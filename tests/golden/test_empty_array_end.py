@@ -8,10 +8,9 @@ an error (its position past the content fails its next event header check):
 an exception to the babeltrace2 contract, listed here.  Its output must be
 exactly what tracemux prints up to that event."""
 import os
-import shutil
 import subprocess
 
-from bt2ref import Report, first_diff, parse_args, run
+from bt2ref import Report, first_diff, parse_args, run, tool
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TRACE = os.path.join(HERE, "..", "data", "empty-array-end")
@@ -33,10 +32,7 @@ def main():
         report.fail("tracemux", first_diff(EXPECTED, out))
     else:
         report.ok()
-    bt2 = shutil.which("babeltrace2")
-    if not bt2:
-        report.fail("babeltrace2", "not installed (the test command installs it)")
-        report.finish()
+    bt2 = tool(report, "babeltrace2", "babeltrace2")
     env = dict(os.environ, TZ="UTC", LC_ALL="C")
     ref = subprocess.run([bt2, TRACE], capture_output=True, env=env, timeout=60)
     if ref.returncode == 0:

@@ -5,10 +5,9 @@ stored references do not (trace names, field/name sets with every clock
 format, trimming by dates, the sample trace)."""
 import os
 import re
-import shutil
 import subprocess
 
-from bt2ref import Report, first_diff, parse_args, run
+from bt2ref import Report, bt2_options, first_diff, parse_args, run, tool
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "data")
@@ -70,10 +69,7 @@ OPTION_SETS = [
 def main():
     args = parse_args()
     report = Report("vs babeltrace2")
-    bt2 = shutil.which("babeltrace2")
-    if not bt2:
-        report.fail("babeltrace2", "not installed (the test command installs it)")
-        report.finish()
+    bt2 = tool(report, "babeltrace2", "babeltrace2")
     sample = os.path.join(DATA, "sample-trace")
     env = dict(os.environ, TZ="UTC", LC_ALL="C")
     for trace in TRACES:
@@ -84,8 +80,7 @@ def main():
         else:
             path = os.path.join(args.corpus, trace)
         for opts in OPTION_SETS:
-            bt2_opts = [("--params=trace-name=\"%s\"" % o.split("=", 1)[1]) if o.startswith("--trace-name=") else o
-                        for o in opts]
+            bt2_opts = bt2_options(opts)
             ref = subprocess.run([bt2, path] + bt2_opts, capture_output=True, env=env, timeout=120)
             code, out, err = run(args.tracemux, opts + [path])
             what = f"{trace} {' '.join(opts)}"
