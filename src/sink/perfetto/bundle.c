@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/grow.h"
 #include "sink/perfetto/perfetto_impl.h"
 #include "sink/perfetto/pf_proto.h"
 #include "tracemux/event.h"
@@ -68,14 +69,9 @@ static struct pf_stream *stream_of(struct pf_fmt *f, const struct tmx_stream *st
 	if (!slot)
 		return NULL;
 	if (added) {
-		if (f->n_streams == f->cap_streams) {
-			size_t cap = f->cap_streams ? 2 * f->cap_streams : 16;
-			struct pf_stream *p = realloc(f->streams, cap * sizeof(*p));
-			if (!p)
-				return NULL;
-			f->streams = p;
-			f->cap_streams = cap;
-		}
+		if (!tmx_grow_array((void **)&f->streams, &f->cap_streams, f->n_streams + 1,
+				    sizeof(*f->streams), 16))
+			return NULL;
 		memset(&f->streams[f->n_streams], 0, sizeof(f->streams[0]));
 		*slot = (uint32_t)f->n_streams++;
 	}
@@ -306,14 +302,8 @@ static bool use_descriptor(struct pf_cpu *c, uint32_t ci)
 	}
 	if (c->stamp[ci] == c->serial + 1)
 		return true;
-	if (c->n_gen == c->cap_gen) {
-		size_t cap = c->cap_gen ? 2 * c->cap_gen : 16;
-		uint32_t *p = realloc(c->gen, cap * sizeof(*p));
-		if (!p)
-			return false;
-		c->gen = p;
-		c->cap_gen = cap;
-	}
+	if (!tmx_grow_array((void **)&c->gen, &c->cap_gen, c->n_gen + 1, sizeof(*c->gen), 16))
+		return false;
 	c->gen[c->n_gen++] = ci;
 	c->stamp[ci] = c->serial + 1;
 	return true;

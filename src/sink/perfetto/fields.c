@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "model/field_class.h"
+#include "model/grow.h"
 #include "sink/json/jsonval.h"
 #include "sink/outbuf.h"
 #include "sink/perfetto/fields.h"
@@ -121,14 +122,8 @@ static bool add_leaf(struct pf_leaves *l, size_t *cap, const char *prefix, const
 	size_t pl = prefix ? strlen(prefix) + 1 : 0, nl = strlen(name);
 	struct pf_leaf *lf;
 
-	if (l->n == *cap) {
-		size_t c = *cap ? *cap * 2 : 8;
-		struct pf_leaf *p = realloc(l->leaf, c * sizeof(*p));
-		if (!p)
-			return false;
-		l->leaf = p;
-		*cap = c;
-	}
+	if (!tmx_grow_array((void **)&l->leaf, cap, l->n + 1, sizeof(*l->leaf), 8))
+		return false;
 	lf = &l->leaf[l->n];
 	if (!(lf->name = malloc(pl + nl + 1)))
 		return false;

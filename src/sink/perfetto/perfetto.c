@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "model/errors.h"
+#include "model/grow.h"
 #include "sink/perfetto/perfetto.h"
 #include "sink/perfetto/perfetto_impl.h"
 #include "sink/perfetto/pf_proto.h"
@@ -205,14 +206,8 @@ static struct pf_class *class_of(struct tmx_perfetto *s, const struct tmx_event_
 		return NULL;
 	if (!added)
 		return s->classes[*slot];
-	if (s->n_classes == s->cap_classes) {
-		size_t cap = s->cap_classes ? 2 * s->cap_classes : 64;
-		struct pf_class **p = realloc(s->classes, cap * sizeof(*p));
-		if (!p)
-			return NULL;
-		s->classes = p;
-		s->cap_classes = cap;
-	}
+	if (!tmx_grow_array((void **)&s->classes, &s->cap_classes, s->n_classes + 1, sizeof(*s->classes), 64))
+		return NULL;
 	if (!(c = calloc(1, sizeof(*c))))
 		return NULL;
 	c->ec = ec;

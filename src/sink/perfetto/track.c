@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/grow.h"
 #include "sink/perfetto/perfetto_impl.h"
 #include "sink/perfetto/pf_proto.h"
 #include "tracemux/event.h"
@@ -142,14 +143,8 @@ static struct pf_track *track_of(struct tmx_perfetto *s, const struct pf_class *
 		return NULL;
 	if (!added)
 		return &s->tracks[*slot];
-	if (s->n_tracks == s->cap_tracks) {
-		size_t cap = s->cap_tracks ? 2 * s->cap_tracks : 16;
-		struct pf_track *p = realloc(s->tracks, cap * sizeof(*p));
-		if (!p)
-			return NULL;
-		s->tracks = p;
-		s->cap_tracks = cap;
-	}
+	if (!tmx_grow_array((void **)&s->tracks, &s->cap_tracks, s->n_tracks + 1, sizeof(*s->tracks), 16))
+		return NULL;
 	*slot = (uint32_t)s->n_tracks;
 	t = &s->tracks[s->n_tracks++];
 	memset(t, 0, sizeof(*t));

@@ -18,11 +18,6 @@ struct ct_cpu {
 	double usage;
 };
 
-struct ct_prio {
-	int64_t prio;
-	uint64_t count;
-};
-
 struct ct_tid {
 	int64_t tid;
 	struct an_comm comm;
@@ -31,8 +26,7 @@ struct ct_tid {
 	int64_t last;
 	double usage;
 	/* format_prio_list only needs each priority's count: kept sorted */
-	struct ct_prio *prios;
-	size_t n_prios, cap_prios;
+	struct an_prios prios;
 };
 
 struct cputop {
@@ -62,7 +56,7 @@ static void destroy(void *self)
 	struct cputop *c = self;
 
 	for (size_t i = 0; i < c->tids.n; i++)
-		free(((struct ct_tid *)an_table_at(&c->tids, i))->prios);
+		free(((struct ct_tid *)an_table_at(&c->tids, i))->prios.v);
 	an_table_free(&c->cpus);
 	an_table_free(&c->tids);
 	free(c->mi);
@@ -76,21 +70,8 @@ static void begin(void *self, int64_t ts)
 
 static void update_prio(struct cputop *c, struct ct_tid *t, int64_t prio)
 {
-	size_t i = 0;
-
-	while (i < t->n_prios && t->prios[i].prio < prio)
-		i++;
-	if (i < t->n_prios && t->prios[i].prio == prio) {
-		t->prios[i].count++;
-		return;
-	}
-	if (!tmx_grow_array((void **)&t->prios, &t->cap_prios, t->n_prios + 1, sizeof(*t->prios), 4)) {
+	if (!an_prios_add(&t->prios, prio))
 		c->oom = true;
-		return;
-	}
-	memmove(t->prios + i + 1, t->prios + i, (t->n_prios - i) * sizeof(*t->prios));
-	t->prios[i] = (struct ct_prio){ prio, 1 };
-	t->n_prios++;
 }
 
 /* Cputop._filter_process: the idle task (tid 0) never counts. */
@@ -214,19 +195,6 @@ static int cpu_by_id(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-/* format_utils.format_prio_list */
-static void prio_list(FILE *out, const struct ct_tid *t)
-{
-	fputc('[', out);
-	for (size_t i = 0; i < t->n_prios; i++) {
-		if (i)
-			fputs(", ", out);
-		fprintf(out, "%lld", (long long)t->prios[i].prio);
-		if (t->prios[i].count > 1)
-			fprintf(out, " (%llu times)", (unsigned long long)t->prios[i].count);
-	}
-	fputc(']', out);
-}
 
 static void mi_time_range(FILE *f, int64_t b, int64_t e)
 {
@@ -298,7 +266,7 @@ static void end(void *self, int64_t b, int64_t e)
 				size_t pl_len = 0;
 				FILE *pf = open_memstream(&pl, &pl_len);
 				if (pf) {
-					prio_list(pf, t);
+					an_prios_print(pf, &t->prios);
 					fclose(pf);
 				}
 				fputs(k ? ", [" : "[", f);
@@ -367,7 +335,7 @@ static void end(void *self, int64_t b, int64_t e)
 			for (w = an_utf8_len(name, strlen(name)); w < 25; w++)
 				fputc(' ', lf);
 			fprintf(lf, " %10llu   ", (unsigned long long)t->migrations);
-			prio_list(lf, t);
+			an_prios_print(lf, &t->prios);
 			fclose(lf);
 		}
 		snprintf(header, sizeof(header), "  %-25s %10s   %s", "Process", "Migrations",

@@ -227,3 +227,16 @@ void an_bar_graph(FILE *out, const char *title, const char *label_header, const 
 	}
 	fputc('\n', out);
 }
+
+void an_prios_print(FILE *out, const struct an_prios *p)
+{
+	fputc('[', out);
+	for (size_t i = 0; i < p->n; i++) {
+		if (i)
+			fputs(", ", out);
+		fprintf(out, "%lld", (long long)p->v[i].prio);
+		if (p->v[i].count > 1)
+			fprintf(out, " (%llu times)", (unsigned long long)p->v[i].count);
+	}
+	fputc(']', out);
+}

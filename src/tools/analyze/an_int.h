@@ -84,6 +84,20 @@ void an_table_free(struct an_table *t);
  */
 size_t *an_table_order(const struct an_table *t, int (*cmp)(const void *a, const void *b));
 
+/* A task's priorities, ascending, with how many times each was seen (its
+ * prio_list in lttng-analyses). */
+struct an_prios {
+	struct an_prio {
+		int64_t prio;
+		uint64_t count;
+	} *v;
+	size_t n, cap;
+};
+/* Counts `prio` once more; false when out of memory. */
+bool an_prios_add(struct an_prios *p, int64_t prio);
+/* format_utils.format_prio_list: "[20, 25 (3 times)]". */
+void an_prios_print(FILE *out, const struct an_prios *p);
+
 struct an;
 
 /* What an analysis is told (only while its period runs). */

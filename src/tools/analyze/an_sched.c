@@ -39,18 +39,12 @@ struct sd_ev {
 	uint8_t has_waker, has_prio;
 };
 
-struct sd_prio {
-	int64_t prio;
-	uint64_t count;
-};
-
 /* ProcessSchedStats: period tasks (wakees and their wakers), in insertion order */
 struct sd_tid {
 	int64_t tid;
 	struct an_comm comm;
 	struct agg agg;
-	struct sd_prio *prios;
-	size_t n_prios, cap_prios;
+	struct an_prios prios;
 	uint64_t *freq;      /* per-TID distribution */
 	struct an_freq fb;
 	bool has_freq;
@@ -111,7 +105,7 @@ static void destroy(void *self)
 
 	for (size_t i = 0; i < s->tids.n; i++) {
 		struct sd_tid *t = an_table_at(&s->tids, i);
-		free(t->prios);
+		free(t->prios.v);
 		free(t->freq);
 	}
 	for (size_t i = 0; i < s->prios.n; i++)
@@ -127,23 +121,8 @@ static void destroy(void *self)
 
 static void update_prio(struct sched *s, struct sd_tid *t, bool has, int64_t prio)
 {
-	size_t i = 0;
-
-	if (!has)
-		return;
-	while (i < t->n_prios && t->prios[i].prio < prio)
-		i++;
-	if (i < t->n_prios && t->prios[i].prio == prio) {
-		t->prios[i].count++;
-		return;
-	}
-	if (!tmx_grow_array((void **)&t->prios, &t->cap_prios, t->n_prios + 1, sizeof(*t->prios), 4)) {
+	if (has && !an_prios_add(&t->prios, prio))
 		s->oom = true;
-		return;
-	}
-	memmove(t->prios + i + 1, t->prios + i, (t->n_prios - i) * sizeof(*t->prios));
-	t->prios[i] = (struct sd_prio){ prio, 1 };
-	t->n_prios++;
 }
 
 static struct sd_tid *tid_add(struct sched *s, const struct an_proc *p, bool *added)
@@ -278,19 +257,6 @@ static void prio_changed(void *self, int64_t ts, int64_t tid, int64_t prio)
 		update_prio(s, t, true, prio);
 }
 
-/* format_utils.format_prio_list */
-static void prio_list(FILE *out, const struct sd_tid *t)
-{
-	fputc('[', out);
-	for (size_t i = 0; i < t->n_prios; i++) {
-		if (i)
-			fputs(", ", out);
-		fprintf(out, "%lld", (long long)t->prios[i].prio);
-		if (t->prios[i].count > 1)
-			fprintf(out, " (%llu times)", (unsigned long long)t->prios[i].count);
-	}
-	fputc(']', out);
-}
 
 /* ------------------------------------------------------------------ */
 /* Reading the events back                                              */
@@ -691,7 +657,7 @@ static void end(void *self, int64_t b, int64_t e)
 				mi_stdev(f, an_stdev(t->agg.count, t->agg.sum, t->agg.sumsq));
 				fputs(", {\"class\": \"string\", \"value\": ", f);
 				if ((pf = open_memstream(&pl, &pl_len))) {
-					prio_list(pf, t);
+					an_prios_print(pf, &t->prios);
 					fclose(pf);
 				}
 				an_json_string(f, pl ? pl : "", pl_len);
@@ -827,7 +793,7 @@ static void end(void *self, int64_t b, int64_t e)
 					  an_stdev(t->agg.count, t->agg.sum, t->agg.sumsq));
 				fprintf(out, " %8llu  %12s  %12s  %12s  %12s   ",
 					(unsigned long long)t->agg.count, buf, buf2, buf3, buf4);
-				prio_list(out, t);
+				an_prios_print(out, &t->prios);
 				fputc('\n', out);
 			}
 		}

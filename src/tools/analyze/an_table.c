@@ -73,3 +73,21 @@ size_t *an_table_order(const struct an_table *t, int (*cmp)(const void *a, const
 	qsort_r(idx, t->n, sizeof(*idx), order_cmp, &c);
 	return idx;
 }
+
+bool an_prios_add(struct an_prios *p, int64_t prio)
+{
+	size_t i = 0;
+
+	while (i < p->n && p->v[i].prio < prio)
+		i++;
+	if (i < p->n && p->v[i].prio == prio) {
+		p->v[i].count++;
+		return true;
+	}
+	if (!tmx_grow_array((void **)&p->v, &p->cap, p->n + 1, sizeof(*p->v), 4))
+		return false;
+	memmove(p->v + i + 1, p->v + i, (p->n - i) * sizeof(*p->v));
+	p->v[i] = (struct an_prio){ prio, 1 };
+	p->n++;
+	return true;
+}
