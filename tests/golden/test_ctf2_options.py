@@ -30,7 +30,7 @@ import subprocess
 import tempfile
 
 from bt2ref import Report, bt2_options, first_diff, parse_args, run, tool
-from test_vs_babeltrace2 import OPTION_SETS, same_output
+from test_vs_babeltrace2 import OPTION_SETS, same_output, trimming_option_sets
 from test_ctf_writer_ctf2 import TRANSLATED, blanked, reference
 
 TRACES = [
@@ -190,14 +190,7 @@ def compare(report, routes, what, traces, opts, bt_opts=None, warnings_too=True)
 
 def check_trimming(report, routes, trace):
     """--begin/--end at a third and two thirds of the events."""
-    code, out, _ = run(routes.args.tracemux, ["--clock-seconds", "--no-delta",
-                                              os.path.join(routes.args.corpus, trace)])
-    times = [line[1:line.index(b"]")].decode() for line in out.splitlines() if line.startswith(b"[")]
-    if code != 0 or len(times) < 3:
-        return
-    begin, end = times[len(times) // 3], times[2 * len(times) // 3]
-    for opts in (["--begin", begin], ["--end", end], ["--begin", begin, "--end", end],
-                 [f"--timerange=[{begin},{end}]", "--clock-gmt", "--clock-date"]):
+    for opts in trimming_option_sets(routes.args.tracemux, os.path.join(routes.args.corpus, trace)):
         compare(report, routes, f"{trace} {' '.join(opts)}", [trace], opts, warnings_too=False)
 
 

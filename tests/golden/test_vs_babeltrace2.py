@@ -98,15 +98,21 @@ def main():
     report.finish()
 
 
-def check_trimming(report, args, bt2, path, trace, env):
-    """--begin/--end at a third and two thirds of the events, both tools."""
-    code, out, _ = run(args.tracemux, ["--clock-seconds", "--no-delta", path])
+def trimming_option_sets(tracemux, path):
+    """--begin/--end at a third and two thirds of the trace's events (none
+    for a trace of fewer than 3 events)."""
+    code, out, _ = run(tracemux, ["--clock-seconds", "--no-delta", path])
     times = [line[1:line.index(b"]")].decode() for line in out.splitlines() if line.startswith(b"[")]
     if code != 0 or len(times) < 3:
-        return
+        return []
     begin, end = times[len(times) // 3], times[2 * len(times) // 3]
-    for opts in (["--begin", begin], ["--end", end], ["--begin", begin, "--end", end],
-                 [f"--timerange=[{begin},{end}]", "--clock-gmt", "--clock-date"]):
+    return [["--begin", begin], ["--end", end], ["--begin", begin, "--end", end],
+            [f"--timerange=[{begin},{end}]", "--clock-gmt", "--clock-date"]]
+
+
+def check_trimming(report, args, bt2, path, trace, env):
+    """Trimming, both tools."""
+    for opts in trimming_option_sets(args.tracemux, path):
         ref = subprocess.run([bt2, path] + opts, capture_output=True, env=env, timeout=120)
         code, out, err = run(args.tracemux, opts + [path])
         what = f"{trace} {' '.join(opts)}"
