@@ -7,7 +7,7 @@ import os
 import shutil
 import subprocess
 
-from bt2ref import Report, first_diff, parse_args, run
+from bt2ref import Report, first_diff, parse_args, run, tool
 
 CASES = [("a-corrupted", "b-not-corrupted"), ("b-not-corrupted", "c-corrupted")]
 
@@ -15,6 +15,7 @@ CASES = [("a-corrupted", "b-not-corrupted"), ("b-not-corrupted", "c-corrupted")]
 def main():
     args = parse_args()
     report = Report("deterministic ordering")
+    tool(report, "babeltrace2", "babeltrace2")   # run live below: fail here without it
     base = os.path.join(args.corpus, "babeltrace-tests/ctf-traces/deterministic-ordering")
     bt2 = shutil.which("babeltrace2")
     env = dict(os.environ, TZ="UTC", LC_ALL="C")

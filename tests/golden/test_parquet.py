@@ -41,7 +41,7 @@ import subprocess
 import tempfile
 import urllib.parse
 
-from bt2ref import Report, bt2_path, parse_args, run
+from bt2ref import Report, bt2_path, parse_args, run, tool
 from duck import DUCK, duck_read, setup_duckdb
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -651,6 +651,9 @@ def main():
     args = parse_args()
     node = setup_duckdb()
     report = Report("parquet")
+    tool(report, "llvm-xray-14", "llvm-14")   # run live below: fail here without it
+    tool(report, "trace-cmd", "trace-cmd")   # run live below: fail here without it
+    tool(report, "babeltrace2", "babeltrace2")   # run live below: fail here without it
     work = tempfile.mkdtemp(prefix="tracemux-parquet-")
     try:
         checked = 0

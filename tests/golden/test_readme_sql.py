@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import tempfile
 
-from bt2ref import Report, parse_args, run
+from bt2ref import Report, parse_args, run, tool
 from duck import DUCK, setup_duckdb
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -55,6 +55,7 @@ def main():
     args = parse_args()
     node = setup_duckdb()
     report = Report("README SQL")
+    tool(report, "trace-cmd", "trace-cmd")   # run live below: fail here without it
     tracedat = os.path.join(args.corpus, "tracecmd-samples/sched-v7-zstd.dat")
     inputs = [tracedat,
               os.path.join(args.corpus, "babeltrace-tests/ctf-traces/succeed/lttng-tracefile-rotation/kernel"),

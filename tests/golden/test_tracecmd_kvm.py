@@ -30,7 +30,7 @@ import shutil
 import subprocess
 import tempfile
 
-from bt2ref import Report, first_diff, parse_args
+from bt2ref import Report, first_diff, parse_args, tool
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KVM = os.path.join(HERE, "..", "data", "kvm")
@@ -181,6 +181,7 @@ def check_damaged(report, tracemux):
 def main():
     args = parse_args()
     report = Report("KVM host and guests (-o tracecmd)")
+    tool(report, "trace-cmd", "trace-cmd")   # run live below: fail here without it
     check_external(report, args.tracemux, args.corpus)
     cases = check_stored(report, args.tracemux)
     check_live(report, args.tracemux, cases)

@@ -41,7 +41,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bt2ref import Report, first_diff, parse_args  # noqa: E402
+from bt2ref import Report, first_diff, parse_args, tool  # noqa: E402
 from test_tracecmd_options import TC_SPELLING, compare_live, tracemux  # noqa: E402
 from test_tracecmd_report import profile_lines  # noqa: E402
 
@@ -184,6 +184,7 @@ def main():
     args.tracemux = os.path.abspath(args.tracemux)
     base = os.path.join(args.corpus, "tracecmd-samples")
     report = Report("trace-cmd report on several files (-o tracecmd)")
+    tool(report, "trace-cmd", "trace-cmd")   # run live below: fail here without it
     notes = []
     tc = shutil.which("trace-cmd")
     tmp = tempfile.mkdtemp(prefix="tmx-tcmulti-")

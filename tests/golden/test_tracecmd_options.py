@@ -39,7 +39,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bt2ref import Report, first_diff, parse_args  # noqa: E402
+from bt2ref import Report, first_diff, parse_args, tool  # noqa: E402
 from test_tracecmd_report import profile_lines  # noqa: E402
 
 # tracemux spelling -> trace-cmd report spelling
@@ -169,6 +169,7 @@ def main():
     base = os.path.join(args.corpus, "tracecmd-samples")
     data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "tracedat")
     report = Report("trace-cmd report options (-o tracecmd)")
+    tool(report, "trace-cmd", "trace-cmd")   # run live below: fail here without it
     notes = []
     tc = shutil.which("trace-cmd")
     tmp = tempfile.mkdtemp(prefix="tmx-tcopts-")

@@ -31,7 +31,7 @@ import re
 import shutil
 import subprocess
 
-from bt2ref import Report, first_diff, parse_args, read_ref, run
+from bt2ref import Report, first_diff, parse_args, read_ref, run, tool
 
 DATS = ["sched-v6", "sched-v7-zstd", "sched-v7-nocomp", "sched-v7-zstd.converted-to-v6",
         "multibuf-v7-zstd", "clock-mono-v7-zstd"]
@@ -135,6 +135,7 @@ def main():
     base = os.path.join(args.corpus, "tracecmd-samples")
     exp_dir = os.path.join(base, "expected")
     report = Report("trace-cmd report (-o tracecmd)")
+    tool(report, "trace-cmd", "trace-cmd")   # run live below: fail here without it
     outputs = {}
 
     for ref, (opts, dats) in sorted(CASES.items()):

@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 
-from bt2ref import Report, first_diff, parse_args, run
+from bt2ref import Report, first_diff, parse_args, run, tool
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "data", "xray")
@@ -109,6 +109,9 @@ def main():
     args = parse_args()
     samples = os.path.join(args.corpus, "xray-samples")
     report = Report("xray yaml")
+    tool(report, "llvm-xray-14", "llvm-14")   # run live below: fail here without it
+    tool(report, "clang-14", "clang-14")   # run live below: fail here without it
+    tool(report, "clang++-14", "clang-14")   # run live below: fail here without it
     notes = []
     tmp = tempfile.mkdtemp(prefix="tmx-xray-yaml-")
     try:
