@@ -32,7 +32,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s TRACE...\n", argv[0]);
 		return 2;
 	}
-	if (tmx_open((const char *const *)argv + 1, (size_t)argc - 1, &(struct tmx_open_opts){ 0 },
+	if (tmx_open((const char *const *)argv + 1, (size_t)argc - 1, &(struct tmx_open_opts)TMX_OPEN_OPTS_INIT,
 		     NULL, &src, &err)) {
 		print_error(&err);
 		return 1;

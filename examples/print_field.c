@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	status = tmx_open((const char *const *)argv + 2, (size_t)argc - 2,
-			  &(struct tmx_open_opts){ 0 }, NULL, &src, &err);
+			  &(struct tmx_open_opts)TMX_OPEN_OPTS_INIT, NULL, &src, &err);
 	while (!status && !(status = tmx_source_next(src, &msg, &err)) && msg) {
 		const struct tmx_value *v;
 

@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	status = tmx_open((const char *const *)argv + 1, (size_t)argc - 1,
-			  &(struct tmx_open_opts){ 0 }, NULL, &src, &err);
+			  &(struct tmx_open_opts)TMX_OPEN_OPTS_INIT, NULL, &src, &err);
 	if (!status && !(params = tmx_sink_params_new("json", &err)))
 		status = err.code;
 	if (!status)
