@@ -120,7 +120,7 @@ static int open_opts_copy(const struct tmx_open_opts *in, struct tmx_open_opts *
 	if (!in)
 		return TMX_OK;
 	memcpy(&size, p, sizeof(size));
-	if (size < sizeof(size_t))
+	if (size < sizeof(size_t) || size > TMX_OPTS_SIZE_MAX)
 		return tmx_error_set(err, TMX_ERR_USAGE, NULL,
 				     "struct tmx_open_opts: size is %zu, not sizeof(struct tmx_open_opts) "
 				     "(initialize it with TMX_OPEN_OPTS_INIT)", size);

@@ -53,8 +53,9 @@ struct tmx_source;
  *   - a larger size (newer headers than the library) is accepted only when
  *     the bytes the library does not know are all zero (options left at
  *     their default), else TMX_ERR_USAGE;
- *   - a size smaller than the `size` member itself (0: never set) is
- *     TMX_ERR_USAGE naming the struct.
+ *   - a size smaller than the `size` member itself (0: never set), or
+ *     over 4096 bytes (garbage: never set either), is TMX_ERR_USAGE naming
+ *     the struct.
  * A NULL pointer is all defaults.  The layouts only ever grow by appending
  * members at the end; a nested struct keeps its place, and the structs
  * after it are found from its `size` (so it may grow too); no member is

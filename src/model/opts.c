@@ -26,7 +26,7 @@ int tmx_opts_copy(void *dst, size_t dst_size, const void *src, const char *name,
 	if (!src)
 		return TMX_OK;
 	memcpy(&size, src, sizeof(size));   /* size is the first member of every such struct */
-	if (size < sizeof(size_t))
+	if (size < sizeof(size_t) || size > TMX_OPTS_SIZE_MAX)
 		return tmx_error_set(err, TMX_ERR_USAGE, NULL,
 				     "struct %s: size is %zu, not sizeof(struct %s) (initialize it with its "
 				     "TMX_..._OPTS_INIT)", name, size, name);

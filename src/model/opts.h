@@ -12,10 +12,16 @@
 #include "tracemux/error.h"
 
 /*
+ * A larger size is taken as never set (garbage) and refused rather than
+ * the bytes up to it read: no options struct comes near it.
+ */
+#define TMX_OPTS_SIZE_MAX 4096
+
+/*
  * Copies min(its size, dst_size) bytes of `src` (NULL: none) into `dst`,
  * zeroed first, and sets dst's size to dst_size.  Fails with TMX_ERR_USAGE
  * naming `name` (the struct) when the size does not cover the size member,
- * or is larger than dst_size with a byte past dst_size not zero (an option
+ * or is over TMX_OPTS_SIZE_MAX, or is larger than dst_size with a byte past dst_size not zero (an option
  * this library does not know).
  */
 int tmx_opts_copy(void *dst, size_t dst_size, const void *src, const char *name,

@@ -131,6 +131,14 @@ static void size_zero_refused(void **state)
 	assert_int_equal(tmx_tracedat_open(sample, 1, &(struct tmx_tracedat_opts){ 0 }, NULL, &src,
 					   &err), TMX_ERR_USAGE);
 	assert_non_null(strstr(err.msg, "struct tmx_tracedat_opts: size is 0"));
+	/* A size never set but not 0 (garbage): refused, not read up to. */
+	o = (struct tmx_open_opts)TMX_OPEN_OPTS_INIT;
+	o.size = (size_t)0xdeadbeef;
+	assert_int_equal(tmx_open(sample, 1, &o, NULL, &src, &err), TMX_ERR_USAGE);
+	assert_non_null(strstr(err.msg, "struct tmx_open_opts: size is 3735928559"));
+	ctf.size = (size_t)-1;
+	assert_int_equal(tmx_ctf_fs_open(sample, 1, &ctf, NULL, &src, &err), TMX_ERR_USAGE);
+	assert_non_null(strstr(err.msg, "struct tmx_ctf_fs_opts: size is"));
 	/* NULL is still all defaults. */
 	assert_int_equal(tmx_open(sample, 1, NULL, NULL, &src, &err), TMX_OK);
 	assert_true(count_events(src) > 0);
