@@ -195,7 +195,7 @@ static bool parse_names(char *s, const char ***out, size_t *n)
 int cli_analyze(int argc, char **argv, const struct tmx_diag *diag)
 {
 	struct tmx_an_opts o = { .limit = 10 };
-	struct tmx_open_opts oopts = { 0 };
+	struct tmx_open_opts oopts = TMX_OPEN_OPTS_INIT;
 	struct tmx_error err = { 0 };
 	struct tmx_source *src = NULL;
 	int64_t *cpus = NULL, *tids = NULL;

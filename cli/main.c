@@ -318,7 +318,7 @@ static int run(struct cli *cli, struct tmx_source *src, int out_fd)
 	struct tmx_sink *sink;
 	struct tmx_error err = { 0 };
 	struct tmx_trimmer trimmer;
-	struct tmx_run_opts opts = { 0 };
+	struct tmx_run_opts opts = TMX_RUN_OPTS_INIT;
 	bool trimming;
 	int status = 0;
 
@@ -344,7 +344,7 @@ static int run(struct cli *cli, struct tmx_source *src, int out_fd)
 
 int main(int argc, char **argv)
 {
-	struct cli cli = { 0 };
+	struct cli cli = { .open = TMX_OPEN_OPTS_INIT };
 	struct tmx_diag diag = { .warn = print_warning };
 	struct tmx_error err = { 0 };
 	struct tmx_source *src;

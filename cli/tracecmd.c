@@ -59,7 +59,7 @@ static bool keep_record(const void *ctx, size_t file, const struct tdat_record *
 static int kept_records(const char *const *inputs, size_t n, bool lenient,
 			const struct cli_filter_args *fa, const struct tmx_diag *diag, struct kept *k)
 {
-	const struct tmx_tracedat_opts opts = { .lenient = lenient };
+	const struct tmx_tracedat_opts opts = { .size = sizeof(opts), .lenient = lenient };
 	struct tmx_error err = { 0 };
 	struct tmx_source *src;
 	struct tmx_filter *filter;

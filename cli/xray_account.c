@@ -292,7 +292,7 @@ static int account_pass(struct tmx_source *src, struct tmx_xacct *acct, bool *re
 int cli_xray_account(int argc, char **argv, const struct tmx_diag *diag_in)
 {
 	struct tmx_xacct_opts opts = { 0 };
-	struct tmx_xray_opts xopts = { 0 };
+	struct tmx_xray_opts xopts = TMX_XRAY_OPTS_INIT;
 	struct tmx_diag diag = diag_in ? *diag_in : (struct tmx_diag){ .warn = account_warning };
 	struct tmx_error err = { 0 }, read_err = { 0 };
 	bool read_failed = false, again = false;

@@ -224,7 +224,7 @@ static int finish(struct run *r, const char *output)
 int cli_xray_stack(int argc, char **argv, const struct tmx_diag *diag_in)
 {
 	struct tmx_xstack_opts opts = { 0 };
-	struct tmx_xray_opts xopts = { .unsorted = true };
+	struct tmx_xray_opts xopts = { .size = sizeof(xopts), .unsorted = true };
 	struct tmx_diag diag = diag_in ? *diag_in : (struct tmx_diag){ .warn = stack_warning };
 	struct run r = { 0 };
 	const char *output = NULL;

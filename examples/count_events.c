@@ -21,6 +21,7 @@ static void print_error(const struct tmx_error *err)
 
 int main(int argc, char **argv)
 {
+	struct tmx_open_opts opts = TMX_OPEN_OPTS_INIT;   /* sets its size: options can grow */
 	struct tmx_source *src;
 	struct tmx_error err;
 	const struct tmx_msg *msg;
@@ -32,7 +33,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s TRACE...\n", argv[0]);
 		return 2;
 	}
-	if (tmx_open((const char *const *)argv + 1, (size_t)argc - 1, &(struct tmx_open_opts){ 0 },
+	if (tmx_open((const char *const *)argv + 1, (size_t)argc - 1, &opts,
 		     NULL, &src, &err)) {
 		print_error(&err);
 		return 1;

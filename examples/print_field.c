@@ -38,6 +38,7 @@ static void print_value(const char *event, int64_t ns, const struct tmx_value *v
 int main(int argc, char **argv)
 {
 	char text[TMX_ERROR_MSG_MAX + TMX_ERROR_FILE_MAX + 64];
+	struct tmx_open_opts opts = TMX_OPEN_OPTS_INIT;   /* sets its size: options can grow */
 	struct tmx_source *src;
 	struct tmx_error err;
 	const struct tmx_msg *msg;
@@ -48,7 +49,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	status = tmx_open((const char *const *)argv + 2, (size_t)argc - 2,
-			  &(struct tmx_open_opts){ 0 }, NULL, &src, &err);
+			  &opts, NULL, &src, &err);
 	while (!status && !(status = tmx_source_next(src, &msg, &err)) && msg) {
 		const struct tmx_value *v;
 

@@ -16,6 +16,7 @@ int main(int argc, char **argv)
 {
 	char text[TMX_ERROR_MSG_MAX + TMX_ERROR_FILE_MAX + 64];
 	const struct tmx_sink_io io = { .out_fd = STDOUT_FILENO, .err_fd = STDERR_FILENO };
+	struct tmx_open_opts opts = TMX_OPEN_OPTS_INIT;   /* sets its size: options can grow */
 	struct tmx_source *src = NULL;
 	struct tmx_sink_params *params = NULL;
 	struct tmx_sink *sink = NULL;
@@ -28,7 +29,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	status = tmx_open((const char *const *)argv + 1, (size_t)argc - 1,
-			  &(struct tmx_open_opts){ 0 }, NULL, &src, &err);
+			  &opts, NULL, &src, &err);
 	if (!status && !(params = tmx_sink_params_new("json", &err)))
 		status = err.code;
 	if (!status)

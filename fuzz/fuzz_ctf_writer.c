@@ -766,7 +766,7 @@ static int lowest_free_fd(void)
 static void differential(const uint8_t *data, size_t size, const uint8_t *sep, int version)
 {
 	struct tmx_ctf_writer_opts wopts = { 0 };
-	struct tmx_ctf_fs_opts ropts = { 0 };
+	struct tmx_ctf_fs_opts ropts = TMX_CTF_FS_OPTS_INIT;
 	struct tmx_ctf_writer *w = NULL;
 	struct tmx_source *src = NULL;
 	struct canon_set *in_set, *out_set;
@@ -802,7 +802,7 @@ static void differential(const uint8_t *data, size_t size, const uint8_t *sep, i
 			goto done;
 	} else {
 		/* A trace.dat or an XRay log: models CTF input does not make. */
-		struct tmx_open_opts oopts = { 0 };
+		struct tmx_open_opts oopts = TMX_OPEN_OPTS_INIT;
 		write_file(in_dir, "input", data, size);
 		snprintf(in_file, sizeof(in_file), "%s/input", in_dir);
 		path = in_file;

@@ -21,8 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* One thread (jobs = 0 would start one per CPU), then the reader's own threads. */
 	static const struct tmx_xray_opts modes[] = {
-		{ .jobs = 1 }, { .unsorted = true, .jobs = 1 }, { .lenient = true, .jobs = 1 },
-		{ .jobs = 2 },
+		{ .size = sizeof(struct tmx_xray_opts), .jobs = 1 }, { .size = sizeof(struct tmx_xray_opts), .unsorted = true, .jobs = 1 },
+		{ .size = sizeof(struct tmx_xray_opts), .lenient = true, .jobs = 1 }, { .size = sizeof(struct tmx_xray_opts), .jobs = 2 },
 	};
 	char path[64];
 	int fd, null_fd;

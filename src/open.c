@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "model/errors.h"
+#include "model/opts.h"
 #include "model/source.h"
 #include "tracecmd/tracedat.h"
 #include "tracemux/tracemux.h"
@@ -90,10 +91,69 @@ static int open_format(enum tmx_trace_format fmt, const char *const *paths, size
 	}
 }
 
-int tmx_open(const char *const *paths, size_t n_paths, const struct tmx_open_opts *opts,
+/*
+ * The caller's tmx_open_opts into `o` (see the rule in tracemux.h).  The
+ * nested structs are walked by their own sizes: one grown by appending
+ * moves those after it in a program built with newer headers, and an older
+ * program's nested struct is shorter than the library's.
+ */
+static int open_opts_copy(const struct tmx_open_opts *in, struct tmx_open_opts *o,
+			  struct tmx_error *err)
+{
+	const unsigned char *p = (const unsigned char *)in;
+	struct nested {
+		void *dst;
+		size_t dst_size, align;
+		const char *name;
+	} nested[] = {
+		{ &o->ctf, sizeof(o->ctf), _Alignof(struct tmx_ctf_fs_opts), "tmx_ctf_fs_opts" },
+		{ &o->tracedat, sizeof(o->tracedat), _Alignof(struct tmx_tracedat_opts), "tmx_tracedat_opts" },
+		{ &o->xray, sizeof(o->xray), _Alignof(struct tmx_xray_opts), "tmx_xray_opts" },
+	};
+	size_t size, off = sizeof(size_t), at;
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	o->size = sizeof(*o);
+	for (size_t i = 0; i < sizeof(nested) / sizeof(nested[0]); i++)
+		memcpy(nested[i].dst, &nested[i].dst_size, sizeof(size_t));
+	if (!in)
+		return TMX_OK;
+	memcpy(&size, p, sizeof(size));
+	if (size < sizeof(size_t) || size > TMX_OPTS_SIZE_MAX)
+		return tmx_error_set(err, TMX_ERR_USAGE, NULL,
+				     "struct tmx_open_opts: size is %zu, not sizeof(struct tmx_open_opts) "
+				     "(initialize it with TMX_OPEN_OPTS_INIT)", size);
+	for (size_t i = 0; i < sizeof(nested) / sizeof(nested[0]); i++) {
+		const struct nested *n = &nested[i];
+		size_t nsize;
+
+		off = (off + n->align - 1) / n->align * n->align;
+		if (size < off + sizeof(size_t))
+			return TMX_OK;   /* an older layout without it: defaults */
+		memcpy(&nsize, p + off, sizeof(nsize));
+		if (nsize > size - off)
+			return tmx_error_set(err, TMX_ERR_USAGE, NULL,
+					     "struct tmx_open_opts: its %s at byte %zu has size %zu, past the "
+					     "struct's size %zu", n->name, off, nsize, size);
+		if ((ret = tmx_opts_copy(n->dst, n->dst_size, p + off, n->name, err)))
+			return ret;
+		off += nsize;
+	}
+	/* Members appended after the nested structs would be read here. */
+	if (size > off && !tmx_opts_zero_tail(p, off, size, &at))
+		return tmx_error_set(err, TMX_ERR_USAGE, NULL,
+				     "struct tmx_open_opts: size %zu is larger than this library's and byte "
+				     "%zu is not zero: an option this library (%s) does not know is set",
+				     size, at, TRACEMUX_VERSION_STRING);
+	return TMX_OK;
+}
+
+int tmx_open(const char *const *paths, size_t n_paths, const struct tmx_open_opts *in,
 	     const struct tmx_diag *diag, struct tmx_source **out, struct tmx_error *err)
 {
-	static const struct tmx_open_opts no_opts;
+	struct tmx_open_opts own;
+	const struct tmx_open_opts *opts = &own;
 	const char **by_format[N_FORMATS] = { 0 };
 	size_t n_by_format[N_FORMATS] = { 0 };
 	struct tmx_source *srcs[N_FORMATS];
@@ -101,8 +161,8 @@ int tmx_open(const char *const *paths, size_t n_paths, const struct tmx_open_opt
 	int ret = TMX_OK;
 
 	*out = NULL;
-	if (!opts)
-		opts = &no_opts;
+	if ((ret = open_opts_copy(in, &own, err)))
+		return ret;
 	for (int f = 0; f < N_FORMATS && !ret; f++)
 		if (!(by_format[f] = malloc((n_paths ? n_paths : 1) * sizeof(char *))))
 			ret = tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");

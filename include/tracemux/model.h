@@ -60,12 +60,6 @@ struct tmx_clock_class {
  */
 TMX_API bool tmx_clock_ns_from_origin(const struct tmx_clock_class *cc, uint64_t cycles,
 			      int64_t *ns);
-/*
- * Adds `s` seconds and `cycles` cycles to the clock's offset and keeps
- * offset_cycles below the frequency.  The seconds saturate at the int64
- * limits (every conversion then reports overflow) instead of wrapping.
- */
-TMX_API void tmx_clock_add_offset(struct tmx_clock_class *cc, int64_t s, uint64_t cycles);
 
 /* ------------------------------------------------------------------ */
 /* Field classes                                                        */
@@ -236,8 +230,9 @@ static inline bool tmx_trace_class_is_ctf2(const struct tmx_trace_class *tc)
 /* Returns NULL when absent. */
 TMX_API const struct tmx_env_entry *tmx_trace_class_env(const struct tmx_trace_class *tc,
 						const char *name);
-TMX_API struct tmx_event_class *tmx_stream_class_event_class(const struct tmx_stream_class *sc,
-						     uint64_t id);
+/* The class with that ID, NULL when absent. */
+TMX_API const struct tmx_event_class *tmx_stream_class_event_class(const struct tmx_stream_class *sc,
+							   uint64_t id);
 
 /* ------------------------------------------------------------------ */
 /* Instances: traces and streams                                        */

@@ -1,7 +1,7 @@
 /*
  * tracemux — running a source into a sink, on every core.
  *
- *   struct tmx_run_opts opts = { .jobs = 0 };   (0: every CPU available)
+ *   struct tmx_run_opts opts = TMX_RUN_OPTS_INIT;   (.jobs 0: every CPU available)
  *   status = tmx_run(src, sink, &opts, &err);
  *   tmx_sink_free(sink);
  *
@@ -18,6 +18,7 @@
 #define TRACEMUX_RUN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "tracemux/export.h"
 #include "tracemux/error.h"
@@ -30,7 +31,9 @@ extern "C" {
 struct tmx_source;
 struct tmx_sink;
 
+/* Grows as tmx_open_opts (tracemux/tracemux.h): `size` first, set by TMX_RUN_OPTS_INIT. */
 struct tmx_run_opts {
+	size_t size;  /* sizeof(struct tmx_run_opts) */
 	/* Threads that read and format; 0: the CPUs the process may run on; 1: sequential. */
 	unsigned jobs;
 	/*
@@ -43,6 +46,7 @@ struct tmx_run_opts {
 	bool (*keep)(void *user, const struct tmx_msg *msg, bool *stop);
 	void *keep_user;
 };
+#define TMX_RUN_OPTS_INIT { .size = sizeof(struct tmx_run_opts) }
 
 /*
  * Consumes every message of `src` (which must not have been read yet for

@@ -2,6 +2,7 @@
  * libtracemux — read binary trace formats into one common model.
  *
  *   struct tmx_source *src;
+ *   struct tmx_ctf_fs_opts opts = TMX_CTF_FS_OPTS_INIT;
  *   tmx_ctf_fs_open(paths, n, &opts, &diag, &src, &err);
  *   while (tmx_source_next(src, &msg, &err) == TMX_OK && msg)
  *           ... msg->kind, msg->event ...
@@ -41,8 +42,29 @@ TMX_API int tmx_libversion_number(void);
 
 struct tmx_source;
 
+/*
+ * Options structs that can grow (tmx_open_opts, its nested structs and
+ * tmx_run_opts in tracemux/run.h), as zstd's and SQLite's: each begins with
+ * `size_t size`, which the caller sets to sizeof the struct it was compiled
+ * with, most simply with the TMX_*_OPTS_INIT initializers (every other
+ * member 0, which is its default).  The library reads only `size` bytes:
+ *   - a smaller size (a program built against older headers) gives the
+ *     members it does not cover their default, 0;
+ *   - a larger size (newer headers than the library) is accepted only when
+ *     the bytes the library does not know are all zero (options left at
+ *     their default), else TMX_ERR_USAGE;
+ *   - a size smaller than the `size` member itself (0: never set), or
+ *     over 4096 bytes (garbage: never set either), is TMX_ERR_USAGE naming
+ *     the struct.
+ * A NULL pointer is all defaults.  The layouts only ever grow by appending
+ * members at the end; a nested struct keeps its place, and the structs
+ * after it are found from its `size` (so it may grow too); no member is
+ * more strictly aligned than size_t.
+ */
+
 /* Options of the CTF file-system source (babeltrace2's src.ctf.fs). */
 struct tmx_ctf_fs_opts {
+	size_t size;              /* sizeof(struct tmx_ctf_fs_opts) */
 	int64_t clock_offset_s;   /* added to every clock class offset */
 	int64_t clock_offset_ns;
 	bool force_origin_unix_epoch;
@@ -56,6 +78,7 @@ struct tmx_ctf_fs_opts {
 	/* Only find the traces and read their metadata (no data file is opened). */
 	bool metadata_only;
 };
+#define TMX_CTF_FS_OPTS_INIT { .size = sizeof(struct tmx_ctf_fs_opts) }
 
 /*
  * Opens CTF traces: each path is a trace directory (with a `metadata`
@@ -69,12 +92,15 @@ TMX_API int tmx_ctf_fs_open(const char *const *paths, size_t n_paths,
 
 /* Options of the trace-cmd trace.dat reader. */
 struct tmx_tracedat_opts {
+	size_t size;  /* sizeof(struct tmx_tracedat_opts) */
 	/* On a damaged page or chunk, warn and go on with the next one. */
 	bool lenient;
 };
+#define TMX_TRACEDAT_OPTS_INIT { .size = sizeof(struct tmx_tracedat_opts) }
 
 /* Options of the LLVM XRay reader. */
 struct tmx_xray_opts {
+	size_t size;  /* sizeof(struct tmx_xray_opts) */
 	/* ELF binary (its xray_instr_map section) or llvm-xray YAML map; may be NULL. */
 	const char *instr_map;
 	bool symbolize;  /* name functions from the binary's symbol table */
@@ -92,12 +118,17 @@ struct tmx_xray_opts {
 	 */
 	unsigned jobs;
 };
+#define TMX_XRAY_OPTS_INIT { .size = sizeof(struct tmx_xray_opts) }
 
+/* Options of tmx_open(): each nested struct has its own `size`. */
 struct tmx_open_opts {
+	size_t size;  /* sizeof(struct tmx_open_opts) */
 	struct tmx_ctf_fs_opts ctf;
 	struct tmx_tracedat_opts tracedat;
 	struct tmx_xray_opts xray;
 };
+#define TMX_OPEN_OPTS_INIT { .size = sizeof(struct tmx_open_opts), .ctf = TMX_CTF_FS_OPTS_INIT, \
+			     .tracedat = TMX_TRACEDAT_OPTS_INIT, .xray = TMX_XRAY_OPTS_INIT }
 
 /*
  * Opens inputs of any format, each recognized by what it is: a directory

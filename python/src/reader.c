@@ -159,7 +159,7 @@ static int reader_init(PyObject *self, PyObject *args, PyObject *kw)
 	PyObject *paths, *seq = NULL, *instr_map = NULL, **items;
 	PyObject *encoded[64], **enc = encoded;
 	const char *small[64], **cpaths = small;
-	struct tmx_open_opts opts = { 0 };
+	struct tmx_open_opts opts = TMX_OPEN_OPTS_INIT;
 	struct tmx_error err;
 	int symbolize = 0, lenient = 0, ret = -1;
 	Py_ssize_t n = 0, done = 0;

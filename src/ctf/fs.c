@@ -22,6 +22,8 @@
 
 #include "ctf/fs_impl.h"
 #include "model/source.h"
+#include "model/clock.h"
+#include "model/opts.h"
 #include "mux/muxer.h"
 
 #define FS_MAX_DEPTH 32
@@ -400,14 +402,17 @@ int tmx_ctf_fs_open(const char *const *paths, size_t n_paths,
 		    const struct tmx_ctf_fs_opts *opts, const struct tmx_diag *diag,
 		    struct tmx_source **out, struct tmx_error *err)
 {
-	static const struct tmx_ctf_fs_opts no_opts;
 	struct ctf_fs *src = calloc(1, sizeof(*src));
 	int ret = TMX_OK;
 
 	*out = NULL;
 	if (!src)
 		return nomem(err);
-	src->own_opts = opts ? *opts : no_opts;
+	if ((ret = tmx_opts_copy(&src->own_opts, sizeof(src->own_opts), opts, "tmx_ctf_fs_opts",
+				 err))) {
+		free(src);
+		return ret;
+	}
 	src->opts = &src->own_opts;
 	src->diag = diag;
 	for (size_t i = 0; !ret && i < n_paths; i++) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ctf/tsdl_parse_impl.h"
+#include "model/clock.h"
 
 /* ------------------------------------------------------------------ */
 /* Block bodies                                                         */

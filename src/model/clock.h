@@ -22,6 +22,15 @@ struct tmx_clock_conv {
 	uint64_t max_ns;
 };
 
+/*
+ * Adds `s` seconds and `cycles` cycles to the clock's offset and keeps
+ * offset_cycles below the frequency.  The seconds saturate at the int64
+ * limits (every conversion then reports overflow) instead of wrapping.
+ * For readers building their clock classes (not in the API: a model read
+ * from a source is not changed by its users).
+ */
+void tmx_clock_add_offset(struct tmx_clock_class *cc, int64_t s, uint64_t cycles);
+
 void tmx_clock_conv_init(struct tmx_clock_conv *cv, const struct tmx_clock_class *cc);
 
 /* babeltrace2's cycles to ns for a clock that does not run at 1 GHz. */

@@ -100,8 +100,8 @@ const struct tmx_env_entry *tmx_trace_class_env(const struct tmx_trace_class *tc
 	return NULL;
 }
 
-struct tmx_event_class *tmx_stream_class_event_class(const struct tmx_stream_class *sc,
-						     uint64_t id)
+const struct tmx_event_class *tmx_stream_class_event_class(const struct tmx_stream_class *sc,
+							   uint64_t id)
 {
 	size_t lo = 0, hi = sc->n_event_classes;
 

@@ -17,6 +17,7 @@
 #include "tracemux/sink.h"
 #include "tracemux/tracemux.h"
 #include "model/source.h"
+#include "model/opts.h"
 #include "mux/muxer.h"
 #include "par/par.h"
 
@@ -178,13 +179,17 @@ static bool reads_nothing(const struct tmx_sink *sink)
 int tmx_run(struct tmx_source *src, struct tmx_sink *sink, const struct tmx_run_opts *opts,
 	    struct tmx_error *err)
 {
-	static const struct tmx_run_opts defaults = { 0 };
+	struct tmx_run_opts own;
 	struct tmx_error ferr = { 0 };
 	unsigned jobs;
 	bool ran = false;
 	int ret = TMX_OK;
 
-	opts = opts ? opts : &defaults;
+	if ((ret = tmx_opts_copy(&own, sizeof(own), opts, "tmx_run_opts", err))) {
+		tmx_sink_finish(sink, &ferr);
+		return ret;
+	}
+	opts = &own;
 	jobs = opts->jobs ? opts->jobs : tmx_cpu_count();
 	if (reads_nothing(sink))
 		tmx_source_skip_fields(src);

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "model/arena.h"
+#include "model/opts.h"
 #include "model/field_class.h"
 #include "model/msg_iter.h"
 #include "model/source.h"
@@ -414,8 +415,9 @@ static int build_file(struct tdm_file *tf, struct tmx_error *err)
 
 static struct tdm_event *event_of(const struct tdm_file *tf, uint32_t id)
 {
-	struct tmx_event_class *ec = tmx_stream_class_event_class(&tf->sc, id);
-	return ec ? (struct tdm_event *)ec : NULL;   /* ec is the first member */
+	const struct tmx_event_class *ec = tmx_stream_class_event_class(&tf->sc, id);
+	/* ec is the first member of a tdm_event this reader owns (and may change). */
+	return ec ? (struct tdm_event *)ec : NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -912,9 +914,10 @@ static int add_streams(struct tdm_source *ts, struct tdm_file *tf, size_t *cap,
 }
 
 int tmx_tracedat_open(const char *const *paths, size_t n_paths,
-		      const struct tmx_tracedat_opts *opts, const struct tmx_diag *diag,
+		      const struct tmx_tracedat_opts *in, const struct tmx_diag *diag,
 		      struct tmx_source **out, struct tmx_error *err)
 {
+	struct tmx_tracedat_opts opts;
 	struct tdm_source *ts = calloc(1, sizeof(*ts));
 	struct tdat_open_opts fo = { 0 };
 	struct tmx_msg_iter **iters = NULL;
@@ -922,9 +925,13 @@ int tmx_tracedat_open(const char *const *paths, size_t n_paths,
 	int ret = TMX_OK;
 
 	*out = NULL;
+	if ((ret = tmx_opts_copy(&opts, sizeof(opts), in, "tmx_tracedat_opts", err))) {
+		free(ts);
+		return ret;
+	}
 	if (!ts)
 		return nomem(err);
-	fo.lenient = opts && opts->lenient;
+	fo.lenient = opts.lenient;
 	fo.diag = diag;
 	fo.skip_texts = true;
 	ts->files = calloc(n_paths ? n_paths : 1, sizeof(*ts->files));

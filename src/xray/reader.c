@@ -21,6 +21,7 @@
 
 #include "tracemux/run.h"
 #include "model/errors.h"
+#include "model/opts.h"
 #include "model/field_class.h"
 #include "model/source.h"
 #include "xray/reader_impl.h"
@@ -344,17 +345,18 @@ fail:
 	return ret;
 }
 
-int tmx_xray_open(const char *const *paths, size_t n_paths, const struct tmx_xray_opts *opts,
+int tmx_xray_open(const char *const *paths, size_t n_paths, const struct tmx_xray_opts *in,
 		  const struct tmx_diag *diag, struct tmx_source **out, struct tmx_error *err)
 {
-	static const struct tmx_xray_opts no_opts;
+	struct tmx_xray_opts own;
+	const struct tmx_xray_opts *opts = &own;
 	struct tmx_source **srcs;
 	int ret = TMX_OK;
 	size_t n = 0;
 
 	*out = NULL;
-	if (!opts)
-		opts = &no_opts;
+	if ((ret = tmx_opts_copy(&own, sizeof(own), in, "tmx_xray_opts", err)))
+		return ret;
 	if (n_paths == 0)
 		return tmx_error_set(err, TMX_ERR_USAGE, NULL, "no XRay log given");
 	if (!(srcs = calloc(n_paths, sizeof(*srcs))))

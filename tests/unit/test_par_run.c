@@ -181,7 +181,7 @@ static int run_fake(const struct step *a, size_t na, const struct step *b, size_
 	struct tmx_sink_params *p;
 	struct tmx_sink *sink;
 	struct tmx_error err;
-	struct tmx_run_opts opts = { .jobs = jobs, .keep = keep };
+	struct tmx_run_opts opts = { .size = sizeof(opts), .jobs = jobs, .keep = keep };
 	FILE *f = tmpfile();
 	int ret;
 	size_t len;

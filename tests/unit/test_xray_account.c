@@ -108,7 +108,7 @@ static const char *write_log(const struct log *b)
 static void feed(struct tmx_xacct *a, const char *path)
 {
 	const char *paths[1] = { path };
-	struct tmx_xray_opts xopts = { 0 };
+	struct tmx_xray_opts xopts = TMX_XRAY_OPTS_INIT;
 	struct tmx_diag quiet = { 0 };
 	struct tmx_source *src = NULL;
 	struct tmx_error err = { 0 };

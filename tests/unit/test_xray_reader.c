@@ -292,7 +292,8 @@ static size_t records(const struct result *r, const struct rec **out, size_t max
 	return n;
 }
 
-static const struct tmx_xray_opts sorted_opts, unsorted_opts = { .unsorted = true };
+static const struct tmx_xray_opts sorted_opts = TMX_XRAY_OPTS_INIT,
+				   unsorted_opts = { .size = sizeof(unsorted_opts), .unsorted = true };
 
 /* ------------------------------------------------------------------ */
 /* FDR                                                                  */
@@ -677,7 +678,7 @@ static void test_damaged_extents(void **state)
 	assert_int_equal(r.status, TMX_ERR_DATA);
 	/* Lenient: the damaged buffer is skipped, the next one read. */
 	{
-		static const struct tmx_xray_opts lenient = { .lenient = true };
+		static const struct tmx_xray_opts lenient = { .size = sizeof(lenient), .lenient = true };
 		size_t at;
 		c = b;
 		c.d[second + 16 * 5] = 0x1d;   /* first function record -> metadata kind 14 */
