@@ -313,17 +313,29 @@ static int status(struct tmx_perfetto *s, struct tmx_error *err)
 	return TMX_OK;
 }
 
+/*
+ * What every message does before its event is written, alone or merged:
+ * discarded events mark their CPU's next bundle, the first time gives the
+ * clock snapshot.  False for a message that is not an event.
+ */
+static bool event_ahead(struct tmx_perfetto *s, const struct tmx_msg *msg)
+{
+	if (msg->kind == TMX_MSG_DISCARDED_EVENTS)
+		pf_kdiscarded(s, msg);
+	if (msg->kind != TMX_MSG_EVENT)
+		return false;
+	if (!s->clock_done && msg->has_ts)
+		clock_snapshot(s, msg);
+	return true;
+}
+
 int tmx_perfetto_consume(struct tmx_perfetto *s, const struct tmx_msg *msg, struct tmx_error *err)
 {
 	const uint32_t *slot;
 	struct pf_class *c;
 
-	if (msg->kind == TMX_MSG_DISCARDED_EVENTS)
-		pf_kdiscarded(s, msg);
-	if (msg->kind != TMX_MSG_EVENT)
+	if (!event_ahead(s, msg))
 		return status(s, err);
-	if (!s->clock_done && msg->has_ts)
-		clock_snapshot(s, msg);
 	slot = imap_find(&s->class_of, (uint64_t)(uintptr_t)msg->event->cls);
 	/* a class that the source did not list (cannot happen): made now */
 	c = slot ? s->classes[*slot] : class_of(s, msg->event->cls, PF_GENERIC_FIRST_ID + 0x8000000 +
@@ -406,12 +418,8 @@ int tmx_perfetto_emit(struct tmx_perfetto *s, const struct sink_piece *pc, struc
 {
 	const struct tmx_msg *msg = pc->msg;
 
-	if (msg->kind == TMX_MSG_DISCARDED_EVENTS)
-		pf_kdiscarded(s, msg);
-	if (msg->kind != TMX_MSG_EVENT)
+	if (!event_ahead(s, msg))
 		return status(s, err);
-	if (!s->clock_done && msg->has_ts)
-		clock_snapshot(s, msg);
 	if (!pc->len || !pf_kemit(s, msg, (const uint8_t *)pc->text))
 		nomem(s);
 	return status(s, err);
