@@ -546,16 +546,37 @@ class Checker:
                     del st[d:]
                     continue
             seq.append(("instant", n, ts, pl))
-        names, da_names, tracks = {}, {}, {}
+        # interning is per trusted packet sequence: its state starts (and
+        # starts again) at a packet with SEQ_INCREMENTAL_STATE_CLEARED, and
+        # every iid used must have been defined before, on that sequence
+        interned, cleared, tracks = {}, set(), {}
         got = {}
         depth = {}
+
+        def lookup(seq, kind, iid, what):
+            v = interned.get(seq, {}).get(kind, {}).get(iid)
+            if v is None:
+                errs.append(f"sequence {seq}: {what} iid {iid} used before it is defined")
+            return v
+
         for _, pkt in root:
+            seq = get(pkt, "trusted_packet_sequence_id")
+            if int(get(pkt, "sequence_flags", "0")) & 1:
+                interned[seq] = {"names": {}, "da": {}, "str": {}}
+                cleared.add(seq)
             idata = get(pkt, "interned_data")
             if idata is not None:
-                for en in get_all(idata, "event_names"):
-                    names[int(get(en, "iid"))] = unq(get(en, "name")).decode("utf-8", "replace")
-                for en in get_all(idata, "debug_annotation_names"):
-                    da_names[int(get(en, "iid"))] = unq(get(en, "name")).decode()
+                if seq not in cleared:
+                    errs.append(f"sequence {seq}: interned data before the state was cleared")
+                st = interned.setdefault(seq, {"names": {}, "da": {}, "str": {}})
+                for kind, field, sub in (("names", "event_names", "name"),
+                                         ("da", "debug_annotation_names", "name"),
+                                         ("str", "debug_annotation_string_values", "str")):
+                    for en in get_all(idata, field):
+                        iid = int(get(en, "iid"))
+                        if iid in st[kind]:
+                            errs.append(f"sequence {seq}: {field} iid {iid} defined twice")
+                        st[kind][iid] = unq(get(en, sub)).decode("utf-8", "replace")
             td = get(pkt, "track_descriptor")
             if td is not None:
                 th = get(td, "thread")
@@ -566,7 +587,7 @@ class Checker:
             te = get(pkt, "track_event")
             if te is None:
                 continue
-            if get(pkt, "trusted_packet_sequence_id") is None:
+            if seq is None:
                 errs.append("track event without trusted_packet_sequence_id")
             uuid = get(te, "track_uuid")
             if uuid not in tracks:
@@ -574,19 +595,27 @@ class Checker:
                 continue
             typ = get(te, "type")
             ts = int(get(pkt, "timestamp"))
-            seq = got.setdefault(tracks[uuid], [])
+            tseq = got.setdefault(tracks[uuid], [])
             if typ == "TYPE_SLICE_BEGIN":
                 depth[uuid] = depth.get(uuid, 0) + 1
-                seq.append(("begin", names.get(int(get(te, "name_iid", "0"))), ts))
+                tseq.append(("begin", lookup(seq, "names", int(get(te, "name_iid", "0")), "name"),
+                             ts))
             elif typ == "TYPE_SLICE_END":
                 depth[uuid] = depth.get(uuid, 0) - 1
                 if depth[uuid] < 0:
                     errs.append(f"track {tracks[uuid]}: slice end below depth 0")
-                seq.append(("end", None, ts))
+                tseq.append(("end", None, ts))
             else:
-                ann = {da_names.get(int(get(a, "name_iid", "0"))): a
-                       for a in get_all(te, "debug_annotations")}
-                seq.append(("instant", names.get(int(get(te, "name_iid", "0"))), ts, ann))
+                ann = {}
+                for a in get_all(te, "debug_annotations"):
+                    a = list(a)
+                    siid = get(a, "string_value_iid")
+                    if siid is not None:
+                        sv = lookup(seq, "str", int(siid), "string value")
+                        a.append(("string_text", sv))
+                    ann[lookup(seq, "da", int(get(a, "name_iid", "0")), "annotation name")] = a
+                tseq.append(("instant", lookup(seq, "names", int(get(te, "name_iid", "0")),
+                                               "name"), ts, ann))
         for key in sorted(set(want) | set(got), key=str):
             w, g = want.get(key, []), got.get(key, [])
             if len(w) != len(g):
@@ -617,6 +646,8 @@ class Checker:
             s = get(a, "string_value")
             if s is not None:
                 s = unq(s).decode("utf-8", "replace")
+            s = get(a, "string_text", s)
+            if s is not None:
                 if (s != jv) if isinstance(jv, str) else (json.loads(s) != jv):
                     return False
         return True

@@ -33,6 +33,7 @@ enum { PK_GENERIC = 1, PK_PID = 2, PK_NEXT = 4, PK_RUNNING = 8, PK_UNKNOWN = 16 
  * FtraceEvent fields, then `tree_len` bytes of a ProcessTree packet.
  */
 struct pf_kpiece {
+	uint32_t side;               /* PF_SIDE_KERNEL */
 	uint64_t cpu;
 	uint32_t class_num;
 	uint32_t flags;
@@ -50,6 +51,8 @@ void pf_fmt_free(struct pf_fmt *f)
 	imap_free(&f->stream_of);
 	free(f->streams);
 	pq_buf_free(&f->piece);
+	pq_buf_free(&f->ib);
+	pq_buf_free(&f->bb);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -60,8 +63,7 @@ bool pf_fmt_init(struct pf_fmt *f, const struct tmx_perfetto *sink)
 	return (f->render = pf_render_new()) != NULL;
 }
 
-/* The CPU cache of a stream; NULL when out of memory. */
-static struct pf_stream *stream_of(struct pf_fmt *f, const struct tmx_stream *stream)
+struct pf_stream *pf_stream_of(struct pf_fmt *f, const struct tmx_stream *stream)
 {
 	bool added;
 	uint32_t *slot = imap_get(&f->stream_of, (uint64_t)(uintptr_t)stream, 0, &added);
@@ -72,7 +74,12 @@ static struct pf_stream *stream_of(struct pf_fmt *f, const struct tmx_stream *st
 		if (!tmx_grow_array((void **)&f->streams, &f->cap_streams, f->n_streams + 1,
 				    sizeof(*f->streams), 16))
 			return NULL;
+		size_t i = tmx_source_stream_index((struct tmx_source *)f->sink->src, stream);
+
 		memset(&f->streams[f->n_streams], 0, sizeof(f->streams[0]));
+		/* the source's streams numbered at open: read-only look-ups here */
+		f->streams[f->n_streams].pseq =
+			(uint32_t)(i < f->sink->n_seqs - 1 ? i : f->sink->n_seqs - 1);
 		*slot = (uint32_t)f->n_streams++;
 	}
 	return &f->streams[*slot];
@@ -82,7 +89,7 @@ static struct pf_stream *stream_of(struct pf_fmt *f, const struct tmx_stream *st
 static bool event_cpu(struct pf_fmt *f, const struct tmx_msg *msg, uint64_t *cpu_nr)
 {
 	const struct tmx_event *ev = msg->event;
-	struct pf_stream *st = stream_of(f, msg->stream);
+	struct pf_stream *st = pf_stream_of(f, msg->stream);
 	int64_t v;
 
 	if (!st)
@@ -187,7 +194,7 @@ static bool statedump_running(const struct tmx_event *ev, int64_t *cpu, int64_t 
 bool pf_kformat(struct pf_fmt *f, const struct tmx_msg *msg)
 {
 	const struct tmx_event *ev = msg->event;
-	struct pf_kpiece h = { 0 };
+	struct pf_kpiece h = { .side = PF_SIDE_KERNEL };
 	uint32_t *slot = imap_find(&f->sink->class_of, (uint64_t)(uintptr_t)ev->cls);
 	const struct pf_class *c;
 	uint64_t ts = msg->ns > 0 ? (uint64_t)msg->ns : 0;

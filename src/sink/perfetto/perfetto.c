@@ -228,6 +228,8 @@ static struct pf_class *class_of(struct tmx_perfetto *s, const struct tmx_event_
 			free(c);
 			return NULL;
 		}
+		c->leaf_base = (uint32_t)s->n_leaves;
+		s->n_leaves += c->leaves.n;
 	}
 	*slot = c->num = (uint32_t)s->n_classes;
 	s->classes[s->n_classes++] = c;
@@ -249,7 +251,14 @@ struct tmx_perfetto *tmx_perfetto_new(int fd, const struct tmx_source *src)
 	if (!s)
 		return NULL;
 	outbuf_init(&s->out, fd);
-	s->next_iid = 1;
+	s->src = src;
+	/* the streams numbered now, on this thread: the workers only look them up */
+	tmx_source_stream_index(msrc, NULL);
+	s->n_seqs = tmx_source_stream_count(src) + 1;
+	if (!(s->seqs = calloc(s->n_seqs, sizeof(*s->seqs)))) {
+		free(s);
+		return NULL;
+	}
 	if (!(s->render = pf_render_new()) || !pf_fmt_init(&s->fmt, s)) {
 		tmx_perfetto_free(s);
 		return NULL;
@@ -261,13 +270,6 @@ struct tmx_perfetto *tmx_perfetto_new(int fd, const struct tmx_source *src)
 			tmx_perfetto_free(s);
 			return NULL;
 		}
-	for (size_t i = 0; i < tmx_source_logical_trace_count(src); i++) {
-		const struct tmx_trace_class *tc = tmx_source_logical_trace(src, i)->cls;
-
-		s->all_kernel = i == 0 || s->all_kernel;
-		if (!is_kernel(tc))
-			s->all_kernel = false;
-	}
 	for (size_t i = 0; i < tmx_source_logical_trace_count(src); i++) {
 		const struct tmx_trace_class *tc = tmx_source_logical_trace(src, i)->cls;
 
@@ -329,24 +331,33 @@ static bool event_ahead(struct tmx_perfetto *s, const struct tmx_msg *msg)
 	return true;
 }
 
+/*
+ * An event formatted alone (kernel: bundle.c, user space: useq.c) into
+ * f->piece; false when out of memory.  A class that the source did not
+ * list (cannot happen) is a kernel piece that emit() skips.
+ */
+static bool format_event(struct pf_fmt *f, const struct tmx_msg *msg)
+{
+	const uint32_t *slot = imap_find(&f->sink->class_of, (uint64_t)(uintptr_t)msg->event->cls);
+	const struct pf_class *c = slot ? f->sink->classes[*slot] : NULL;
+
+	if (c && c->side == PF_SIDE_USER)
+		return pf_uformat(f, c, msg);
+	return pf_kformat(f, msg);
+}
+
+/* A formatted event written in merged order; false when out of memory. */
+static bool emit_event(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *piece)
+{
+	if (pf_piece_side(piece) == PF_SIDE_USER)
+		return pf_uemit(s, msg, piece);
+	return pf_kemit(s, msg, piece);
+}
+
 int tmx_perfetto_consume(struct tmx_perfetto *s, const struct tmx_msg *msg, struct tmx_error *err)
 {
-	const uint32_t *slot;
-	struct pf_class *c;
-
-	if (!event_ahead(s, msg))
-		return status(s, err);
-	slot = imap_find(&s->class_of, (uint64_t)(uintptr_t)msg->event->cls);
-	/* a class that the source did not list (cannot happen): made now */
-	c = slot ? s->classes[*slot] : class_of(s, msg->event->cls, PF_GENERIC_FIRST_ID + 0x8000000 +
-						(uint32_t)s->n_classes);
-	if (!c)
+	if (event_ahead(s, msg) && (!format_event(&s->fmt, msg) || !emit_event(s, msg, s->fmt.piece.p)))
 		nomem(s);
-	else if (c->side == PF_SIDE_KERNEL && (!pf_kformat(&s->fmt, msg) ||
-					       !pf_kemit(s, msg, s->fmt.piece.p)))
-		nomem(s);
-	else if (c->side == PF_SIDE_USER)
-		pf_user_event(s, c, msg);
 	return status(s, err);
 }
 
@@ -376,7 +387,8 @@ struct pf_worker {
 
 bool tmx_perfetto_splits(const struct tmx_perfetto *s)
 {
-	return s->all_kernel;
+	(void)s;
+	return true;
 }
 
 struct pf_worker *tmx_perfetto_worker_new(const struct tmx_perfetto *s)
@@ -410,7 +422,7 @@ struct outbuf *tmx_perfetto_worker_outbuf(struct pf_worker *w)
 void tmx_perfetto_format(struct pf_worker *w, const struct tmx_msg *msg, uint64_t hole[2])
 {
 	hole[0] = hole[1] = SINK_NO_POS;
-	if (msg->kind == TMX_MSG_EVENT && pf_kformat(&w->f, msg))
+	if (msg->kind == TMX_MSG_EVENT && format_event(&w->f, msg))
 		outbuf_write(&w->out, (const char *)w->f.piece.p, w->f.piece.len);
 }
 
@@ -420,7 +432,7 @@ int tmx_perfetto_emit(struct tmx_perfetto *s, const struct sink_piece *pc, struc
 
 	if (!event_ahead(s, msg))
 		return status(s, err);
-	if (!pc->len || !pf_kemit(s, msg, (const uint8_t *)pc->text))
+	if (!pc->len || !emit_event(s, msg, (const uint8_t *)pc->text))
 		nomem(s);
 	return status(s, err);
 }

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "sink/outbuf.h"
 #include "sink/perfetto/fields.h"
@@ -12,6 +13,7 @@
 #include "sink/xray/intmap.h"
 #include "tracemux/error.h"
 #include "tracemux/model.h"
+#include "tracemux/tracemux.h"
 
 enum pf_side { PF_SIDE_KERNEL = 1, PF_SIDE_USER };
 
@@ -38,7 +40,9 @@ struct pf_class {
 	int16_t tid_member, upid_member;
 	bool has_env_vpid;           /* user: the trace env's vpid (LTTng per-process buffers) */
 	int64_t env_vpid;
-	uint64_t leaf_iid;           /* user: the first of its leaves' interned names (0: not yet) */
+	uint8_t pn_scope;            /* user: the procname context (scope TMX_N_SCOPES: none) */
+	int16_t pn_member;
+	uint32_t leaf_base;          /* user: its first leaf's number among all classes' leaves */
 };
 
 /* The open bundle of a CPU. */
@@ -64,13 +68,38 @@ struct pf_track {
 
 #define PF_MAX_CPUS 1024
 
-/* A stream's CPU, known from its packet (a formatter's cache). */
+/* A stream's CPU, known from its packet, and its packet sequence (a formatter's cache). */
 struct pf_stream {
 	const struct tmx_packet *packet;   /* the packet whose CPU `cpu` is */
-	uint64_t seq;
+	uint64_t seq;                      /* that packet's sequence number */
 	uint64_t cpu;
 	bool cached;
+	uint32_t pseq;                     /* its packet sequence: index in tmx_perfetto.seqs */
 };
+
+/*
+ * A trusted packet sequence: the user-space events of one stream (so that
+ * a worker formatting that stream owns it: the bytes do not depend on the
+ * jobs), with its own interning (useq.c).  Bounded: past PF_SEQ_MAX_STRINGS
+ * strings or PF_SEQ_MAX_BYTES bytes of them, the incremental state is
+ * cleared and interning starts again.
+ */
+struct pf_seq {
+	uint32_t id;                 /* trusted_packet_sequence_id */
+	bool started;                /* false: the next packet clears the incremental state */
+	uint64_t next_name_iid, next_da_iid, next_str_iid;
+	uint32_t *cls;               /* per class number: its name's iid, its first leaf name's iid */
+	uint32_t *lstat;             /* per leaf: string values seen, new ones (interning stops when
+	                                most are new) */
+	struct imap func_iid;        /* function key -> its name's iid */
+	struct imap str_iid;         /* string hash -> its iid (an index in str_off + 1) */
+	uint32_t *str_off;           /* where each interned string is in `strs` */
+	size_t cap_str;
+	struct pq_buf strs;          /* the interned strings: a 32-bit length, the bytes */
+	struct imap named;           /* track keys whose first event here carried the thread name */
+};
+#define PF_SEQ_MAX_STRINGS 16384
+#define PF_SEQ_MAX_BYTES (512 * 1024)
 
 /* What formats kernel events (bundle.c): one per thread. */
 struct pf_fmt {
@@ -80,6 +109,7 @@ struct pf_fmt {
 	struct pf_stream *streams;
 	size_t n_streams, cap_streams;
 	struct pq_buf piece;               /* the formatted event */
+	struct pq_buf ib, bb;              /* user: its interned data and track event body */
 };
 
 struct tmx_perfetto {
@@ -89,23 +119,24 @@ struct tmx_perfetto {
 	struct imap class_of;        /* event class address -> number in `classes` */
 	struct pf_class **classes;
 	size_t n_classes, cap_classes;
-	bool all_kernel;             /* every trace of the source is a kernel trace (the split applies) */
 	struct pf_cpu *cpus[PF_MAX_CPUS];
 	struct imap stream_cpu;      /* stream address -> CPU + 1 of its last event, in merged order */
 	struct pf_fmt fmt;           /* the sequential path's formatter */
 	bool clock_done;
-	/* user space */
+	/* user space: a sequence per stream (the last one for streams not of the source) */
+	const struct tmx_source *src;
+	struct pf_seq **seqs;
+	size_t n_seqs;
+	size_t n_leaves;             /* all user classes' leaves */
 	struct imap track_of;        /* (pid, tid) or stream -> number in `tracks` */
 	struct pf_track *tracks;
 	size_t n_tracks, cap_tracks;
-	struct imap func_iid;        /* function key -> interned name id */
-	uint64_t next_iid;
-	uint64_t next_da_iid;        /* debug annotation names */
-	bool seq_started;
 	int error;                   /* TMX_ERR_NOMEM once memory ran out */
 };
 
 bool pf_fmt_init(struct pf_fmt *f, const struct tmx_perfetto *sink);
+/* The formatter's cache of a stream (its CPU, its sequence); NULL when out of memory. */
+struct pf_stream *pf_stream_of(struct pf_fmt *f, const struct tmx_stream *stream);
 void pf_fmt_free(struct pf_fmt *f);
 /* A kernel event formatted into f->piece (false when out of memory). */
 bool pf_kformat(struct pf_fmt *f, const struct tmx_msg *msg);
@@ -117,9 +148,38 @@ void pf_write_bundles(struct tmx_perfetto *s);
 
 /* Writes s->pkt as one Trace.packet and empties it. */
 void pf_write_packet(struct tmx_perfetto *s);
-/* A user-space event of class `c`. */
-void pf_user_event(struct tmx_perfetto *s, struct pf_class *c, const struct tmx_msg *msg);
+/* A user-space event of class `c` formatted into f->piece (useq.c; false when out of memory). */
+bool pf_uformat(struct pf_fmt *f, const struct pf_class *c, const struct tmx_msg *msg);
+/* A formatted user-space event written, in merged order (track.c; false when out of memory). */
+bool pf_uemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *piece);
 void pf_user_class_init(struct pf_class *c, const struct tmx_event_class *ec, bool xray);
 void pf_user_free(struct tmx_perfetto *s);
+void pf_seq_free(struct pf_seq *q);
+
+/* Every piece starts with its side (enum pf_side). */
+static inline uint32_t pf_piece_side(const uint8_t *piece)
+{
+	uint32_t side;
+
+	memcpy(&side, piece, sizeof(side));
+	return side;
+}
+
+/* A formatted user-space event: this header, then its interned data, body and thread name. */
+struct pf_upiece {
+	uint32_t side;               /* PF_SIDE_USER */
+	uint32_t class_num;
+	uint32_t seq_id;
+	uint8_t ukind;               /* enum pf_ukind (an instant when the function is unknown) */
+	uint8_t flags;               /* PU_* */
+	int64_t pid, tid;            /* PU_THREAD */
+	uint64_t key;                /* its track: (pid, tid), or PU_STREAM_KEY */
+	uint64_t func;               /* entry, exit: the function */
+	uint32_t interned_len;       /* InternedData fields */
+	uint32_t body_len;           /* TrackEvent fields after type and track (name, annotations) */
+	uint32_t name_len;           /* the thread's name (PU_NAMED) */
+};
+enum { PU_THREAD = 1, PU_CLEARED = 2, PU_NAMED = 4 };
+#define PU_STREAM_KEY UINT64_MAX
 
 #endif

@@ -129,10 +129,12 @@
 #define PF_DA_DOUBLE 5
 #define PF_DA_STRING 6
 #define PF_DA_NAME 10
+#define PF_DA_STRING_IID 17             /* interned: InternedData.debug_annotation_string_values */
 
 /* trace/interned_data/interned_data.proto: InternedData; EventName */
 #define PF_ID_EVENT_NAMES 2
 #define PF_ID_DEBUG_ANNOTATION_NAMES 3  /* DebugAnnotationName { iid 1, name 2 } */
+#define PF_ID_DEBUG_ANNOTATION_STRINGS 29 /* InternedString { iid 1, str 2 } */
 #define PF_EN_IID 1
 #define PF_EN_NAME 2
 

@@ -1,0 +1,433 @@
+/*
+ * User-space events formatted alone (on the parallel runner's workers when
+ * it splits, else just before track.c writes them): the part of a track
+ * event that depends on its stream only.
+ *
+ * Each stream is a trusted packet sequence of its own (id: the source's
+ * stream number + 1), with Perfetto's interning per sequence (PERFETTO.md:
+ * InternedData, sequence_flags): event names (classes and functions),
+ * debug annotation names (a class's leaves, all at its first event) and
+ * the string values of text fields, as `debug_annotation_string_values` /
+ * `string_value_iid` (interned_data.proto 29, debug_annotation.proto 17).
+ * A stream is read by one thread at a time, in its order, so this state
+ * is a function of the stream alone and the bytes do not depend on the
+ * jobs.  What depends on other streams (which tracks exist, the slice
+ * stacks of threads that run on several CPUs) is track.c's, in merged
+ * order: the piece says the event's thread and function.
+ *
+ * Interning is bounded: a text field stops being interned on a sequence
+ * when most of its first values were new (unique strings cost more
+ * interned), and past PF_SEQ_MAX_STRINGS strings or PF_SEQ_MAX_BYTES the
+ * sequence's incremental state is cleared (the next packet says so) and
+ * interning starts again.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/grow.h"
+#include "sink/perfetto/perfetto_impl.h"
+#include "sink/perfetto/pf_proto.h"
+#include "tracemux/event.h"
+
+#define STR_MIN 3          /* shorter strings cost less inline than as an iid */
+#define STR_MAX 256        /* longer ones are never interned */
+#define LEAF_TRIAL 128     /* values of a field before its new-value ratio is judged */
+
+void pf_seq_free(struct pf_seq *q)
+{
+	if (!q)
+		return;
+	free(q->cls);
+	free(q->lstat);
+	imap_free(&q->func_iid);
+	imap_free(&q->str_iid);
+	imap_free(&q->named);
+	free(q->str_off);
+	pq_buf_free(&q->strs);
+	free(q);
+}
+
+static void imap_reset(struct imap *m)
+{
+	if (m->cap)
+		memset(m->keys, 0, m->cap * sizeof(*m->keys));
+	m->n = 0;
+}
+
+/* Everything interned forgotten: the next packet clears the sequence's incremental state. */
+static void seq_reset(struct pf_seq *q, size_t n_classes, size_t n_leaves)
+{
+	q->started = false;
+	q->next_name_iid = q->next_da_iid = q->next_str_iid = 1;
+	memset(q->cls, 0, 2 * n_classes * sizeof(*q->cls));
+	memset(q->lstat, 0, 2 * n_leaves * sizeof(*q->lstat));
+	imap_reset(&q->func_iid);
+	imap_reset(&q->str_iid);
+	imap_reset(&q->named);
+	q->strs.len = 0;
+}
+
+/* The sequence of a stream, made at its first event; NULL when out of memory. */
+static struct pf_seq *seq_of(struct pf_fmt *f, const struct tmx_stream *stream)
+{
+	const struct tmx_perfetto *s = f->sink;
+	struct pf_stream *st = pf_stream_of(f, stream);
+	struct pf_seq *q;
+
+	if (!st)
+		return NULL;
+	if ((q = s->seqs[st->pseq]))
+		return q;
+	if (!(q = calloc(1, sizeof(*q))) ||
+	    !(q->cls = calloc(2 * s->n_classes + 1, sizeof(*q->cls))) ||
+	    !(q->lstat = calloc(2 * s->n_leaves + 1, sizeof(*q->lstat)))) {
+		pf_seq_free(q);
+		return NULL;
+	}
+	q->id = st->pseq + 1;
+	seq_reset(q, s->n_classes, s->n_leaves);
+	return s->seqs[st->pseq] = q;
+}
+
+/* ---- interning into f->ib ---- */
+
+static void intern_entry(struct pq_buf *b, uint32_t field, uint64_t iid, const char *s, size_t n)
+{
+	size_t in = pb_open(b, field);
+
+	pb_uint(b, PF_EN_IID, iid);
+	pb_bytes(b, PF_EN_NAME, s, n);
+	pb_close(b, in);
+}
+
+/* The iid of a class's name on this sequence. */
+static uint64_t class_name(struct pf_fmt *f, struct pf_seq *q, const struct pf_class *c)
+{
+	uint32_t *slot = &q->cls[2 * c->num];
+
+	if (!*slot) {
+		const char *n = c->ec->name ? c->ec->name : "<unknown>";
+
+		*slot = (uint32_t)q->next_name_iid++;
+		intern_entry(&f->ib, PF_ID_EVENT_NAMES, *slot, n, strlen(n));
+	}
+	return *slot;
+}
+
+/* The iid of a class's first leaf name (the others follow), interned all at once. */
+static uint64_t leaf_names(struct pf_fmt *f, struct pf_seq *q, const struct pf_class *c)
+{
+	uint32_t *slot = &q->cls[2 * c->num + 1];
+
+	if (!*slot && c->leaves.n) {
+		*slot = (uint32_t)q->next_da_iid;
+		for (size_t i = 0; i < c->leaves.n; i++)
+			intern_entry(&f->ib, PF_ID_DEBUG_ANNOTATION_NAMES, q->next_da_iid++,
+				     c->leaves.leaf[i].name, strlen(c->leaves.leaf[i].name));
+	}
+	return *slot;
+}
+
+/* A function's name iid (interned when new); 0 when out of memory. */
+static uint64_t func_name(struct pf_fmt *f, struct pf_seq *q, uint64_t key, const char *name,
+			  size_t len)
+{
+	bool added;
+	uint32_t *slot = imap_get(&q->func_iid, key, 0, &added);
+
+	if (!slot)
+		return 0;
+	if (added) {
+		*slot = (uint32_t)q->next_name_iid++;
+		intern_entry(&f->ib, PF_ID_EVENT_NAMES, *slot, name, len);
+	}
+	return *slot;
+}
+
+static uint64_t str_hash(const char *s, size_t n)
+{
+	uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)s[i]) * 0x100000001B3ull;
+	return (h ^ h >> 31) & ~(1ull << 63);   /* below imap's reserved key */
+}
+
+/* Counts a value of leaf statistics `st`; stops the interning of that leaf when most were new. */
+static void leaf_count(uint32_t *st, bool fresh)
+{
+	st[1] += fresh;
+	if (++st[0] == LEAF_TRIAL && st[1] * 2 > st[0])
+		st[0] = UINT32_MAX;
+}
+
+/*
+ * The iid of a string value of leaf `li` (interned when new), or 0: written
+ * inline (too short or long, its field mostly new values, a hash collision,
+ * out of memory).
+ */
+static uint64_t str_value(struct pf_fmt *f, struct pf_seq *q, uint32_t li, const char *s, size_t n)
+{
+	uint32_t *st = &q->lstat[2 * li], *slot;
+	bool added;
+
+	if (n < STR_MIN || n > STR_MAX || st[0] == UINT32_MAX)
+		return 0;
+	if (!(slot = imap_get(&q->str_iid, str_hash(s, n), 0, &added)))
+		return 0;
+	if (!added) {
+		const uint8_t *p;
+
+		if (!*slot)
+			return 0;   /* its string could not be stored */
+		p = q->strs.p + q->str_off[*slot - 1];
+		if (pq_le_at(p, 4) != n || memcmp(p + 4, s, n))
+			return 0;   /* another string of the same hash: this one inline */
+		leaf_count(st, false);
+		return *slot;
+	}
+	if (!tmx_grow_array((void **)&q->str_off, &q->cap_str, q->next_str_iid, sizeof(*q->str_off),
+			    256))
+		return 0;
+	*slot = (uint32_t)q->next_str_iid;
+	q->str_off[q->next_str_iid - 1] = (uint32_t)q->strs.len;
+	pq_buf_le(&q->strs, n, 4);
+	pq_buf_put(&q->strs, s, n);
+	if (q->strs.oom) {
+		*slot = 0;
+		return 0;
+	}
+	intern_entry(&f->ib, PF_ID_DEBUG_ANNOTATION_STRINGS, q->next_str_iid, s, n);
+	leaf_count(st, true);
+	return q->next_str_iid++;
+}
+
+/* ---- classes ---- */
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* The first of `names` that the common or specific context has: its scope and member. */
+static void find_ctx(const struct tmx_event_class *ec, const char *const *names, uint8_t *scope,
+		     int16_t *member)
+{
+	const struct tmx_field_class *fc[2] = { ec->stream_class->event_common_context,
+						ec->specific_context };
+	const uint8_t sc[2] = { TMX_SCOPE_COMMON_CONTEXT, TMX_SCOPE_SPECIFIC_CONTEXT };
+
+	*scope = TMX_N_SCOPES;
+	for (; *names; names++)
+		for (int i = 0; i < 2; i++)
+			for (size_t m = 0; fc[i] && m < tmx_fc_member_count(fc[i]); m++)
+				if (!strcmp(tmx_fc_member_name(fc[i], m), *names)) {
+					*scope = sc[i];
+					*member = (int16_t)m;
+					return;
+				}
+}
+
+void pf_user_class_init(struct pf_class *c, const struct tmx_event_class *ec, bool xray)
+{
+	static const char *const tids[] = { "vtid", "tid", NULL }, *const pids[] = { "vpid", "pid", NULL };
+	static const char *const pn[] = { "procname", NULL };
+	const char *n = ec->name ? ec->name : "";
+	/* LTTng per-process buffers name their process in the env */
+	const struct tmx_env_entry *e = tmx_trace_class_env(ec->stream_class->trace_class, "vpid");
+
+	find_ctx(ec, tids, &c->tid_scope, &c->tid_member);
+	find_ctx(ec, pids, &c->upid_scope, &c->upid_member);
+	find_ctx(ec, pn, &c->pn_scope, &c->pn_member);
+	c->has_env_vpid = e && e->is_int;
+	c->env_vpid = c->has_env_vpid ? e->int_value : 0;
+	c->ukind = PF_U_INSTANT;
+	if (xray) {
+		if (!strcmp(n, "function-enter") || !strcmp(n, "function-enter-arg"))
+			c->ukind = PF_U_XRAY_ENTER;
+		else if (!strcmp(n, "function-exit") || !strcmp(n, "function-tail-exit"))
+			c->ukind = PF_U_XRAY_EXIT;
+	} else if (strstr(n, "cyg_profile")) {
+		if (ends_with(n, ":func_entry"))
+			c->ukind = PF_U_CYG_ENTER;
+		else if (ends_with(n, ":func_exit"))
+			c->ukind = PF_U_CYG_EXIT;
+	}
+}
+
+/* ---- events ---- */
+
+/* The integer of a context member found by find_ctx. */
+static bool ctx_int(const struct tmx_event *ev, uint8_t scope, int16_t member, int64_t *v)
+{
+	const struct tmx_value *x;
+	uint64_t u;
+
+	if (scope == TMX_N_SCOPES || !(x = pf_member(ev->scopes[scope], (size_t)member)))
+		return false;
+	if (tmx_value_int64(x, v))
+		return true;
+	if (!tmx_value_uint64(x, &u))
+		return false;
+	*v = (int64_t)u;
+	return true;
+}
+
+/* The function of an entry or exit: its key and name. */
+static bool function_of(const struct pf_class *c, const struct tmx_event *ev,
+			struct pf_render *r, uint64_t *key, char *buf, const char **name,
+			size_t *len)
+{
+	const struct tmx_value *v;
+	uint64_t id;
+
+	if (c->ukind == PF_U_XRAY_ENTER || c->ukind == PF_U_XRAY_EXIT) {
+		v = tmx_event_field_in(ev, TMX_SCOPE_PAYLOAD, "func_id");
+		if (!v || !tmx_value_uint64(v, &id)) {
+			int64_t sid;
+			if (!v || !tmx_value_int64(v, &sid))
+				return false;
+			id = (uint64_t)sid;
+		}
+		*key = id;
+		v = tmx_event_field_in(ev, TMX_SCOPE_PAYLOAD, "function");
+		*name = v ? tmx_value_text(v, len) : NULL;
+		if (*name)
+			*name = pf_utf8(r, *name, *len, len);
+		if (!*name)
+			*len = (size_t)snprintf(buf, 32, "%llu", (unsigned long long)id), *name = buf;
+		return true;
+	}
+	v = tmx_event_field_in(ev, TMX_SCOPE_PAYLOAD, "addr");
+	if (!v || !tmx_value_uint64(v, &id))
+		return false;
+	*key = id;
+	*len = (size_t)snprintf(buf, 32, "0x%llx", (unsigned long long)id);
+	*name = buf;
+	return true;
+}
+
+struct ann_ctx {
+	struct pf_fmt *f;
+	struct pf_seq *q;
+	const struct pf_class *c;
+	uint64_t first_iid;
+};
+
+static void put_annotation(void *ctx, const struct pf_leaf *leaf, const struct pf_leaf_value *v)
+{
+	struct ann_ctx *a = ctx;
+	struct pq_buf *b = &a->f->bb;
+	size_t at = pb_open(b, PF_TE_DEBUG_ANNOTATIONS);
+	uint64_t iid;
+
+	pb_uint(b, PF_DA_NAME_IID, a->first_iid + v->index);
+	switch (leaf->type) {
+	case PF_LEAF_INT:
+		pb_int(b, PF_DA_INT, v->i);
+		break;
+	case PF_LEAF_UINT:
+		pb_uint(b, PF_DA_UINT, v->u);
+		break;
+	case PF_LEAF_DOUBLE:
+		pb_double(b, PF_DA_DOUBLE, v->d);
+		break;
+	default:
+		/* text fields interned; compound values (-o json's text) are rarely repeated */
+		iid = leaf->rendered ? 0 : str_value(a->f, a->q, a->c->leaf_base + (uint32_t)v->index,
+						     v->s, v->len);
+		if (iid)
+			pb_uint(b, PF_DA_STRING_IID, iid);
+		else
+			pb_bytes(b, PF_DA_STRING, v->s, v->len);
+		break;
+	}
+	pb_close(b, at);
+}
+
+/* An instant's body: the class's name, its payload's leaves as debug annotations. */
+static void instant_body(struct pf_fmt *f, struct pf_seq *q, const struct pf_class *c,
+			 const struct tmx_event *ev)
+{
+	struct ann_ctx a = { f, q, c, 0 };
+
+	pb_uint(&f->bb, PF_TE_NAME_IID, class_name(f, q, c));
+	if (!c->leaves.n)
+		return;
+	a.first_iid = leaf_names(f, q, c);
+	pf_leaves_walk(&c->leaves, ev->scopes[TMX_SCOPE_PAYLOAD], f->render, put_annotation, &a);
+}
+
+/* The thread's name (procname context), when this is its first event on the sequence. */
+static const char *thread_name(struct pf_fmt *f, struct pf_seq *q, const struct pf_class *c,
+			       const struct tmx_event *ev, uint64_t key, size_t *len)
+{
+	const struct tmx_value *v;
+	const char *name;
+	bool added;
+
+	if (c->pn_scope == TMX_N_SCOPES || imap_find(&q->named, key) ||
+	    !(v = pf_member(ev->scopes[c->pn_scope], (size_t)c->pn_member)) ||
+	    !(name = tmx_value_text(v, len)) || !imap_get(&q->named, key, 0, &added))
+		return NULL;
+	return pf_utf8(f->render, name, *len, len);
+}
+
+bool pf_uformat(struct pf_fmt *f, const struct pf_class *c, const struct tmx_msg *msg)
+{
+	const struct tmx_perfetto *s = f->sink;
+	const struct tmx_event *ev = msg->event;
+	struct pf_upiece h = { .side = PF_SIDE_USER, .class_num = c->num, .ukind = c->ukind };
+	struct pf_seq *q = seq_of(f, msg->stream);
+	const char *fname = NULL, *pn = NULL;
+	size_t flen = 0, pnlen = 0;
+	char buf[32];
+
+	f->piece.len = f->ib.len = f->bb.len = 0;
+	if (!q)
+		return false;
+	if (q->next_str_iid > PF_SEQ_MAX_STRINGS || q->strs.len > PF_SEQ_MAX_BYTES || q->strs.oom) {
+		pq_buf_free(&q->strs);
+		seq_reset(q, s->n_classes, s->n_leaves);
+	}
+	if (!q->started)
+		h.flags |= PU_CLEARED;
+	q->started = true;
+	h.seq_id = q->id;
+	if (ctx_int(ev, c->tid_scope, c->tid_member, &h.tid)) {
+		h.flags |= PU_THREAD;
+		if (!ctx_int(ev, c->upid_scope, c->upid_member, &h.pid))
+			h.pid = c->has_env_vpid ? c->env_vpid : h.tid;
+		/* Linux pids are below 2^22; stream tracks' keys have the top bit */
+		h.key = ((uint64_t)h.pid & 0x7FFFFFFF) << 32 | ((uint64_t)h.tid & 0xFFFFFFFF);
+	}
+	if (c->ukind != PF_U_INSTANT && function_of(c, ev, f->render, &h.func, buf, &fname, &flen)) {
+		if (c->ukind == PF_U_XRAY_ENTER || c->ukind == PF_U_CYG_ENTER) {
+			uint64_t iid = func_name(f, q, h.func, fname, flen);
+
+			if (!iid)
+				return false;
+			pb_uint(&f->bb, PF_TE_NAME_IID, iid);
+		} else {
+			instant_body(f, q, c, ev);   /* an exit of no open call is an instant */
+		}
+	} else {
+		h.ukind = PF_U_INSTANT;
+		instant_body(f, q, c, ev);
+	}
+	/* last: pf_utf8's text lasts until its next call */
+	if ((h.flags & PU_THREAD) && (pn = thread_name(f, q, c, ev, h.key, &pnlen)))
+		h.flags |= PU_NAMED;
+	h.interned_len = (uint32_t)f->ib.len;
+	h.body_len = (uint32_t)f->bb.len;
+	h.name_len = (uint32_t)pnlen;
+	pq_buf_put(&f->piece, &h, sizeof(h));
+	pq_buf_put(&f->piece, f->ib.p, f->ib.len);
+	pq_buf_put(&f->piece, f->bb.p, f->bb.len);
+	if (pn)
+		pq_buf_put(&f->piece, pn, pnlen);
+	return !f->piece.oom && !f->ib.oom && !f->bb.oom;
+}
