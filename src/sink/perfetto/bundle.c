@@ -52,7 +52,6 @@ void pf_fmt_free(struct pf_fmt *f)
 	free(f->streams);
 	pq_buf_free(&f->piece);
 	pq_buf_free(&f->ib);
-	pq_buf_free(&f->bb);
 	memset(f, 0, sizeof(*f));
 }
 

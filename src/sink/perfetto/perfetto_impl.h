@@ -109,7 +109,7 @@ struct pf_fmt {
 	struct pf_stream *streams;
 	size_t n_streams, cap_streams;
 	struct pq_buf piece;               /* the formatted event */
-	struct pq_buf ib, bb;              /* user: its interned data and track event body */
+	struct pq_buf ib;                  /* user: the event's interned data */
 };
 
 struct tmx_perfetto {
@@ -165,7 +165,7 @@ static inline uint32_t pf_piece_side(const uint8_t *piece)
 	return side;
 }
 
-/* A formatted user-space event: this header, then its interned data, body and thread name. */
+/* A formatted user-space event: this header, then its body, interned data and thread name. */
 struct pf_upiece {
 	uint32_t side;               /* PF_SIDE_USER */
 	uint32_t class_num;

@@ -100,15 +100,15 @@ static struct pf_track *track_of(struct tmx_perfetto *s, struct pf_upiece *h, co
 bool pf_uemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *piece)
 {
 	struct pf_upiece h;
-	const uint8_t *interned = piece + sizeof(h), *body, *name;
+	const uint8_t *body = piece + sizeof(h), *interned, *name;
 	uint64_t ts = msg->ns > 0 ? (uint64_t)msg->ns : 0;
 	struct pf_track *t;
 	unsigned type = PF_TE_INSTANT, n_end = 0;
 	size_t at;
 
 	memcpy(&h, piece, sizeof(h));
-	body = interned + h.interned_len;
-	name = body + h.body_len;
+	interned = body + h.body_len;
+	name = interned + h.interned_len;
 	if (!(t = track_of(s, &h, (const char *)name, msg, ts)))
 		return false;
 	if (h.ukind == PF_U_XRAY_ENTER || h.ukind == PF_U_CYG_ENTER) {
@@ -139,16 +139,50 @@ bool pf_uemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *
 		pb_close(&s->pkt, at);
 		pf_write_packet(s);
 	}
-	packet_head(s, ts, &h);
-	if (h.interned_len) {
-		pb_bytes(&s->pkt, PF_PKT_INTERNED_DATA, interned, h.interned_len);
+	/* the event's packet, written straight out (no copy of its body in s->pkt) */
+	{
+		uint8_t te[24], pf[48], tag[11], *e = te, *p;
+		size_t blen = type == PF_TE_SLICE_END ? 0 : h.body_len;
+		size_t te_len, pkt_len;
+
+		*e++ = PF_TE_TYPE << 3 | PB_VARINT;
+		*e++ = (uint8_t)type;
+		*e++ = PF_TE_TRACK_UUID << 3 | PB_VARINT;
+		e = pb_put_varint(e, t->uuid);
+		te_len = (size_t)(e - te) + blen;
+		/* TracePacket { timestamp, trusted_packet_sequence_id, sequence_flags,
+		 * interned_data, track_event { type, track_uuid, body } } */
+		p = pf;
+		*p++ = PF_PKT_TIMESTAMP << 3 | PB_VARINT;
+		p = pb_put_varint(p, ts);
+		*p++ = PF_PKT_TRUSTED_SEQ_ID << 3 | PB_VARINT;
+		p = pb_put_varint(p, h.seq_id);
+		if (h.flags & PU_CLEARED) {
+			*p++ = PF_PKT_SEQUENCE_FLAGS << 3 | PB_VARINT;
+			*p++ = PF_SEQ_INCREMENTAL_STATE_CLEARED;
+		}
+		pkt_len = (size_t)(p - pf) + 1 + pb_varint_size(te_len) + te_len;
+		if (h.interned_len) {
+			*p++ = PF_PKT_INTERNED_DATA << 3 | PB_LEN;
+			p = pb_put_varint(p, h.interned_len);
+			pkt_len += 1 + pb_varint_size(h.interned_len) + h.interned_len;
+		}
+		{
+			/* Trace.packet's tag and length before it */
+			uint8_t pre[11], *q = pre;
+
+			*q++ = PF_TRACE_PACKET << 3 | PB_LEN;
+			q = pb_put_varint(q, pkt_len);
+			outbuf_write(&s->out, (const char *)pre, (size_t)(q - pre));
+		}
+		outbuf_write(&s->out, (const char *)pf, (size_t)(p - pf));
+		outbuf_write(&s->out, (const char *)interned, h.interned_len);
+		p = tag;
+		*p++ = PF_PKT_TRACK_EVENT << 3 | PB_LEN;
+		p = pb_put_varint(p, te_len);
+		outbuf_write(&s->out, (const char *)tag, (size_t)(p - tag));
+		outbuf_write(&s->out, (const char *)te, (size_t)(e - te));
+		outbuf_write(&s->out, (const char *)body, blen);
 	}
-	at = pb_open(&s->pkt, PF_PKT_TRACK_EVENT);
-	pb_uint(&s->pkt, PF_TE_TYPE, type);
-	pb_uint(&s->pkt, PF_TE_TRACK_UUID, t->uuid);
-	if (type != PF_TE_SLICE_END)
-		pq_buf_put(&s->pkt, body, h.body_len);
-	pb_close(&s->pkt, at);
-	pf_write_packet(s);
 	return true;
 }

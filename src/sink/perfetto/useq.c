@@ -145,13 +145,24 @@ static uint64_t func_name(struct pf_fmt *f, struct pf_seq *q, uint64_t key, cons
 	return *slot;
 }
 
+/* A hash of a string, eight bytes at a time. */
 static uint64_t str_hash(const char *s, size_t n)
 {
-	uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+	uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w;
+	size_t i = 0;
 
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 0x100000001B3ull;
-	return (h ^ h >> 31) & ~(1ull << 63);   /* below imap's reserved key */
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, s + i, 8);
+		h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+		h ^= h >> 32;
+	}
+	if (i < n) {
+		w = 0;
+		memcpy(&w, s + i, n - i);
+		h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
+	}
+	h ^= h >> 29;
+	return h & ~(1ull << 63);   /* below imap's reserved key */
 }
 
 /* Counts a value of leaf statistics `st`; stops the interning of that leaf when most were new. */
@@ -320,7 +331,7 @@ struct ann_ctx {
 static void put_annotation(void *ctx, const struct pf_leaf *leaf, const struct pf_leaf_value *v)
 {
 	struct ann_ctx *a = ctx;
-	struct pq_buf *b = &a->f->bb;
+	struct pq_buf *b = &a->f->piece;
 	size_t at = pb_open(b, PF_TE_DEBUG_ANNOTATIONS);
 	uint64_t iid;
 
@@ -354,7 +365,7 @@ static void instant_body(struct pf_fmt *f, struct pf_seq *q, const struct pf_cla
 {
 	struct ann_ctx a = { f, q, c, 0 };
 
-	pb_uint(&f->bb, PF_TE_NAME_IID, class_name(f, q, c));
+	pb_uint(&f->piece, PF_TE_NAME_IID, class_name(f, q, c));
 	if (!c->leaves.n)
 		return;
 	a.first_iid = leaf_names(f, q, c);
@@ -386,9 +397,11 @@ bool pf_uformat(struct pf_fmt *f, const struct pf_class *c, const struct tmx_msg
 	size_t flen = 0, pnlen = 0;
 	char buf[32];
 
-	f->piece.len = f->ib.len = f->bb.len = 0;
+	f->piece.len = f->ib.len = 0;
 	if (!q)
 		return false;
+	/* the header (filled in last), then the body written in place */
+	pq_buf_put(&f->piece, &h, sizeof(h));
 	if (q->next_str_iid > PF_SEQ_MAX_STRINGS || q->strs.len > PF_SEQ_MAX_BYTES || q->strs.oom) {
 		pq_buf_free(&q->strs);
 		seq_reset(q, s->n_classes, s->n_leaves);
@@ -410,7 +423,7 @@ bool pf_uformat(struct pf_fmt *f, const struct pf_class *c, const struct tmx_msg
 
 			if (!iid)
 				return false;
-			pb_uint(&f->bb, PF_TE_NAME_IID, iid);
+			pb_uint(&f->piece, PF_TE_NAME_IID, iid);
 		} else {
 			instant_body(f, q, c, ev);   /* an exit of no open call is an instant */
 		}
@@ -421,13 +434,14 @@ bool pf_uformat(struct pf_fmt *f, const struct pf_class *c, const struct tmx_msg
 	/* last: pf_utf8's text lasts until its next call */
 	if ((h.flags & PU_THREAD) && (pn = thread_name(f, q, c, ev, h.key, &pnlen)))
 		h.flags |= PU_NAMED;
+	h.body_len = (uint32_t)(f->piece.len - sizeof(h));
 	h.interned_len = (uint32_t)f->ib.len;
-	h.body_len = (uint32_t)f->bb.len;
 	h.name_len = (uint32_t)pnlen;
-	pq_buf_put(&f->piece, &h, sizeof(h));
 	pq_buf_put(&f->piece, f->ib.p, f->ib.len);
-	pq_buf_put(&f->piece, f->bb.p, f->bb.len);
 	if (pn)
 		pq_buf_put(&f->piece, pn, pnlen);
-	return !f->piece.oom && !f->ib.oom && !f->bb.oom;
+	if (f->piece.oom || f->ib.oom)
+		return false;
+	memcpy(f->piece.p, &h, sizeof(h));
+	return true;
 }
