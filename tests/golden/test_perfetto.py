@@ -30,8 +30,9 @@ User-space traces (LTTng-UST, CTF 2, XRay):
   never end below depth 0, every track has a descriptor first, every
   packet a trusted sequence id, instants' annotations equal the payload.
 
-Also: --jobs 1 and 4 give the same bytes (the split of kernel-only
-traces and the sequential path); --events, --filter and --begin/--end give
+Also: --jobs 1, 2 and 4 give the same bytes (kernel, kernel + UST, UST,
+XRay: formatted per stream on the workers; --jobs-only runs just that,
+under ThreadSanitizer); --events, --filter and --begin/--end give
 the events of -o json with the same options; a damaged LTTng kernel trace
 fails (exit 1) and its output decodes, holding every event -o json printed
 before the error, the same with any --jobs.
@@ -653,12 +654,37 @@ class Checker:
         return True
 
 
+# --jobs: the same bytes for N = 1, 2, 4 (kernel, LTTng kernel, kernel +
+# UST, UST instants and slices, XRay, the 1M-event benchmark trace when
+# bench/perfetto.sh made it)
+JOBS_TRACES = ["tracecmd-samples/sched-v7-zstd.dat", "tracecompass/tc-bug446190",
+               "babeltrace-tests/ctf-traces/succeed/multi-domains",
+               "tracecompass/tc-context-switches_context-switches-ust",
+               "tracecompass/tc-cyg-profile_glxgears-cyg-profile",
+               "xray-samples/fdr-v5-small.xray"]
+
+
+def check_jobs(rep, tracemux, corpus, traces=JOBS_TRACES):
+    for t in traces:
+        outs = [run(tracemux, ["-o", "perfetto", "--jobs", j, os.path.join(corpus, t)])
+                for j in ("1", "2", "4")]
+        if any(o[0] != 0 for o in outs):
+            rep.fail(f"{t}: exit status {[o[0] for o in outs]} with --jobs 1, 2, 4",
+                     "\n".join(o[2].decode("utf-8", "replace")[:500] for o in outs))
+        elif outs[0][1] != outs[1][1] or outs[0][1] != outs[2][1] or not outs[0][1]:
+            rep.fail(f"{t}: --jobs 1, 2 and 4 differ")
+        else:
+            rep.ok()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tracemux", required=True)
     ap.add_argument("--corpus", required=True)
     ap.add_argument("--all", action="store_true",
                     help="every trace.dat and LTTng trace of the corpus (slow)")
+    ap.add_argument("--jobs-only", action="store_true",
+                    help="only the --jobs comparisons (the ThreadSanitizer build's test)")
     args = ap.parse_args()
     rep = Report("perfetto")
     if not shutil.which("protoc"):
@@ -669,6 +695,9 @@ def main():
         rep.finish()
     c = Checker(rep, args.tracemux, syscall_numbers())
     corpus = args.corpus
+    if args.jobs_only:
+        check_jobs(rep, args.tracemux, corpus)
+        rep.finish()
     traces = [os.path.join(corpus, t) for t in QUICK]
     if args.all:
         for sub in ("tracecmd-samples", "tracecmd-external", "tracecmd-3.4"):
@@ -689,15 +718,7 @@ def main():
     t = os.path.join(corpus, "tracecompass/tc-bug446190")
     c.check(t, ["--filter=$cpu == 1 || prio > 100"], "tc-bug446190 --filter")
     c.check(t, ["--clock-gmt", "--begin", "08:36:01.5", "--end", "08:36:03"], "tc-bug446190 trimmed")
-    # --jobs: the same bytes
-    for t in ("tracecmd-samples/sched-v7-zstd.dat", "tracecompass/tc-bug446190",
-              "babeltrace-tests/ctf-traces/succeed/multi-domains"):
-        outs = [run(args.tracemux, ["-o", "perfetto", "--jobs", j, os.path.join(corpus, t)])[1]
-                for j in ("1", "4")]
-        if outs[0] != outs[1] or not outs[0]:
-            rep.fail(f"{t}: --jobs 1 and --jobs 4 differ")
-        else:
-            rep.ok()
+    check_jobs(rep, args.tracemux, corpus)
     # a damaged LTTng kernel trace (bytes overwritten in a packet of one of
     # its 4 streams, where -o json fails after some events): exit 1, a
     # decodable output holding what -o json printed, the same bytes with
