@@ -402,6 +402,7 @@ class Checker:
                     got.setdefault(cpu, []).append((k, ts, int(pid), v, None))
         if kern and not has_uts:
             errs.append("no SystemInfo utsname")
+        self.check_tree(root, kern, doms, errs)
         for cpu in sorted(set(per_cpu) | set(got)):
             je, pe = per_cpu.get(cpu, []), got.get(cpu, [])
             if len(je) != len(pe):
@@ -421,6 +422,48 @@ class Checker:
                     cur = self.check_lttng_pid(cpu, e, p[2], cur, errs)
                 if len(errs) > 20:
                     return
+
+    @staticmethod
+    def check_tree(root, kern, doms, errs):
+        """ProcessTree entries against -o json's forks, execs and LTTng state dumps: every
+        process is one of them, its parent the forking task (or that task's process)."""
+        procs, tgid = [], {}
+        for _, pkt in root:
+            pt = get(pkt, "process_tree")
+            if pt is None:
+                continue
+            for pr in get_all(pt, "processes"):
+                procs.append((int(get(pr, "pid")), get(pr, "ppid"),
+                              [unq(c).decode("utf-8", "replace") for c in get_all(pr, "cmdline")]))
+            for th in get_all(pt, "threads"):
+                tgid[int(get(th, "tid"))] = int(get(th, "tgid"))
+        parent, want = {}, {}   # child -> forking task; process pid -> (ppid, cmdline)
+        for e in kern:
+            s, pl = short(e["name"]), e.get("payload") or {}
+            lttng = doms[e["trace"]][1]
+            if s == "sched_process_fork" and "child_pid" in pl:
+                child = pl.get("child_tid", pl["child_pid"])
+                parent[child] = pl.get("parent_pid")
+                if lttng and pl.get("child_tid") == pl["child_pid"]:
+                    want.setdefault(child, set()).add((pl.get("parent_pid"), pl.get("child_comm")))
+            elif s == "sched_process_exec" and not lttng and "pid" in pl:
+                want.setdefault(pl["pid"], set()).add((parent.get(pl["pid"]), pl.get("filename")))
+            elif s == "lttng_statedump_process_state" and pl.get("tid") == pl.get("pid"):
+                want.setdefault(pl["pid"], set()).add((pl.get("ppid"), pl.get("name")))
+        seen = set()
+        for pid, ppid, cmd in procs:
+            ok = False
+            for wp, wname in want.get(pid, ()):
+                parents = {wp, tgid.get(wp)} if wp is not None else {None}
+                if (None if ppid is None else int(ppid)) in parents and cmd == [wname]:
+                    ok = True
+            if not ok:
+                errs.append(f"process tree: process {pid} (ppid {ppid}, {cmd}) matches no fork, "
+                            f"exec or state dump of -o json ({sorted(want.get(pid, ()), key=str)})")
+            seen.add(pid)
+        for pid in want:
+            if pid not in seen:
+                errs.append(f"process tree: no process {pid} ({sorted(want[pid], key=str)})")
 
     @staticmethod
     def check_lttng_pid(cpu, e, pid, cur, errs):

@@ -30,7 +30,8 @@ enum { PK_GENERIC = 1, PK_PID = 2, PK_NEXT = 4, PK_RUNNING = 8, PK_UNKNOWN = 16 
 
 /*
  * A formatted kernel event: this header, then `body_len` bytes of
- * FtraceEvent fields, then `tree_len` bytes of a ProcessTree packet.
+ * FtraceEvent fields, `tree_len` bytes of a ProcessTree packet and
+ * `proc_len` bytes of what ptree.c reads of it.
  */
 struct pf_kpiece {
 	uint32_t side;               /* PF_SIDE_KERNEL */
@@ -43,6 +44,7 @@ struct pf_kpiece {
 	uint32_t ts_len;             /* the timestamp field's bytes, first in the body */
 	uint32_t body_len;
 	uint32_t tree_len;
+	uint32_t proc_len;
 };
 
 void pf_fmt_free(struct pf_fmt *f)
@@ -227,9 +229,15 @@ bool pf_kformat(struct pf_fmt *f, const struct tmx_msg *msg)
 		h.flags |= PK_RUNNING;
 	if (c->k.special == PF_SPECIAL_STATEDUMP || c->k.special == PF_SPECIAL_FORK)
 		process_tree(f, &f->piece, c, ev, ts);
+	h.tree_len = (uint32_t)(f->piece.len - body_end);
+	if (c->proc_kind) {
+		size_t at = f->piece.len;
+
+		pf_kproc_format(&f->piece, c->proc_kind, ev, f->render);
+		h.proc_len = (uint32_t)(f->piece.len - at);
+	}
 	h.ts_len = (uint32_t)(ts_end - sizeof(h));
 	h.body_len = (uint32_t)(body_end - sizeof(h));
-	h.tree_len = (uint32_t)(f->piece.len - body_end);
 	memcpy(f->piece.p, &h, sizeof(h));
 	return !f->piece.oom;
 }
@@ -321,6 +329,7 @@ bool pf_kemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *
 	const uint8_t *body = piece + sizeof(h);
 	struct pf_cpu *cpu, *run;
 	uint8_t pidf[11], *e;
+	int64_t pid;
 	bool added;
 	uint32_t *slot;
 
@@ -332,8 +341,9 @@ bool pf_kemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *
 		return false;
 	*slot = (uint32_t)h.cpu + 1;
 	/* FtraceEvent { timestamp, pid, payload }, in that order (PERFETTO.md) */
+	pid = h.flags & PK_PID ? h.pid : cpu->cur_tid;
 	pidf[0] = PF_FEV_PID << 3 | PB_VARINT;
-	e = pb_put_varint(pidf + 1, (uint64_t)(h.flags & PK_PID ? h.pid : cpu->cur_tid));
+	e = pb_put_varint(pidf + 1, (uint64_t)pid);
 	pb_tag(&cpu->ev, PF_BUNDLE_EVENT, PB_LEN);
 	pb_varint(&cpu->ev, h.body_len + (size_t)(e - pidf));
 	pq_buf_put(&cpu->ev, body, h.ts_len);
@@ -351,6 +361,9 @@ bool pf_kemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *
 		pq_buf_put(&s->pkt, body + h.body_len, h.tree_len);
 		pf_write_packet(s);
 	}
+	if (h.proc_len &&
+	    !pf_kproc_emit(s, pid, msg->ns > 0 ? (uint64_t)msg->ns : 0, body + h.body_len + h.tree_len))
+		return false;
 	if (++cpu->n >= BUNDLE_EVENTS || cpu->ev.len >= BUNDLE_BYTES)
 		write_bundle(s, h.cpu, cpu);
 	return true;

@@ -155,6 +155,8 @@ void tmx_perfetto_free(struct tmx_perfetto *s)
 		}
 	imap_free(&s->class_of);
 	imap_free(&s->stream_cpu);
+	imap_free(&s->tgid_of);
+	imap_free(&s->parent_of);
 	pf_fmt_free(&s->fmt);
 	pf_user_free(s);
 	pq_buf_free(&s->pkt);
@@ -218,6 +220,7 @@ static struct pf_class *class_of(struct tmx_perfetto *s, const struct tmx_event_
 			free(c);
 			return NULL;
 		}
+		c->proc_kind = pf_kproc_kind(&c->k, ec);
 	} else {
 		const char *t = env_str(tc, "tracer_name");
 

@@ -33,6 +33,7 @@ struct pf_class {
 	int16_t pid_member;          /* kernel: its member index in that scope */
 	uint8_t ukind;               /* user: enum pf_ukind */
 	struct pf_kclass k;          /* kernel */
+	uint8_t proc_kind;           /* kernel: what its events say of the process tree (ptree.c) */
 	struct pf_leaves leaves;     /* user: the debug annotations */
 	uint64_t name_iid;           /* user: the interned event name, 0 before its first use */
 	/* user: where the thread's tid and pid are (scope, member; scope TMX_N_SCOPES: none) */
@@ -122,6 +123,8 @@ struct tmx_perfetto {
 	struct pf_cpu *cpus[PF_MAX_CPUS];
 	struct imap stream_cpu;      /* stream address -> CPU + 1 of its last event, in merged order */
 	struct pf_fmt fmt;           /* the sequential path's formatter */
+	struct imap tgid_of;         /* ptree.c: tid -> tgid, where known */
+	struct imap parent_of;       /* ptree.c: tid -> the task that forked it */
 	bool clock_done;
 	/* user space: a sequence per stream (the last one for streams not of the source) */
 	const struct tmx_source *src;
@@ -145,6 +148,14 @@ bool pf_kemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *
 void pf_kdiscarded(struct tmx_perfetto *s, const struct tmx_msg *msg);
 /* Writes the open bundles. */
 void pf_write_bundles(struct tmx_perfetto *s);
+
+/* ptree.c: the process tree of ftrace-shaped traces (trace.dat, perf). */
+uint8_t pf_kproc_kind(const struct pf_kclass *k, const struct tmx_event_class *ec);
+/* What an event of a class of that kind says, appended to `b` (nothing when it says nothing). */
+void pf_kproc_format(struct pq_buf *b, uint8_t kind, const struct tmx_event *ev,
+		     struct pf_render *r);
+/* Its ProcessTree packets, in merged order (`emitter`: the event's pid); false when out of memory. */
+bool pf_kproc_emit(struct tmx_perfetto *s, int64_t emitter, uint64_t ts, const uint8_t *rec);
 
 /* Writes s->pkt as one Trace.packet and empties it. */
 void pf_write_packet(struct tmx_perfetto *s);
