@@ -83,11 +83,11 @@ static const struct map_row rows[] = {
 	  { { 1, CV_INT, { "irq" } }, { 2, CV_STR, { "name" } }, { 3, CV_INT, { "handler" } } } },
 	{ { "irq_handler_exit" }, PF_FEV_IRQ_HANDLER_EXIT, 0,
 	  { { 1, CV_INT, { "irq" } }, { 2, CV_INT, { "ret" } } } },
-	{ { "softirq_entry", "irq_softirq_entry" }, PF_FEV_SOFTIRQ_ENTRY, 0,
+	{ { "softirq_entry", "irq_softirq_entry" }, PF_FEV_SOFTIRQ_ENTRY, PF_SPECIAL_SOFTIRQ,
 	  { { 1, CV_INT, { "vec" } } } },
-	{ { "softirq_exit", "irq_softirq_exit" }, PF_FEV_SOFTIRQ_EXIT, 0,
+	{ { "softirq_exit", "irq_softirq_exit" }, PF_FEV_SOFTIRQ_EXIT, PF_SPECIAL_SOFTIRQ,
 	  { { 1, CV_INT, { "vec" } } } },
-	{ { "softirq_raise", "irq_softirq_raise" }, PF_FEV_SOFTIRQ_RAISE, 0,
+	{ { "softirq_raise", "irq_softirq_raise" }, PF_FEV_SOFTIRQ_RAISE, PF_SPECIAL_SOFTIRQ,
 	  { { 1, CV_INT, { "vec" } } } },
 	/* workqueue.proto */
 	{ { "workqueue_execute_start" }, PF_FEV_WORKQUEUE_EXECUTE_START, 0,
@@ -213,13 +213,13 @@ bool pf_kclass_init(struct pf_kclass *k, const struct tmx_event_class *ec, bool 
 			k->n_map = (uint8_t)(f + 1);
 		}
 	}
-	/* generic, or print (generic when its text is not atrace-shaped) */
-	if (!k->typed || k->special == PF_SPECIAL_PRINT) {
+	/* generic, or print and softirqs (generic when an event does not fit the typed payload) */
+	if (!k->typed || k->special == PF_SPECIAL_PRINT || k->special == PF_SPECIAL_SOFTIRQ) {
 		if (!pf_leaves_of(&k->leaves, pl) || !make_descriptor(k, ec)) {
 			pf_kclass_free(k);
 			return false;
 		}
-		if (k->special != PF_SPECIAL_PRINT)
+		if (k->special != PF_SPECIAL_PRINT && k->special != PF_SPECIAL_SOFTIRQ)
 			k->typed = 0;
 	}
 	return true;
@@ -329,17 +329,20 @@ static size_t member_values(const struct tmx_value *pl, size_t *idx, size_t max)
 	return n;
 }
 
-/* LTTng syscall_entry_NAME: its integer arguments, in order, as sys_enter's args. */
+/*
+ * LTTng syscall_entry_NAME: its fields are the system call's arguments in
+ * order, as sys_enter's args (PERFETTO.md: id and args, the raw register
+ * values).  lttng-modules records what a pointer argument points to (a
+ * path, a structure) instead of the pointer: such an argument keeps its
+ * place as 0, so that the ones after it stay in their registers' places.
+ */
 static void lttng_args(struct pq_buf *b, const struct tmx_value *pl)
 {
-	size_t idx[64], n = member_values(pl, idx, 64), k = 0;
+	size_t idx[64], n = member_values(pl, idx, 64);
 	int64_t v;
 
-	for (size_t m = 0; m < n && k < 6; m++)
-		if (int_of(&pl[idx[m]], &v)) {
-			pb_uint(b, 2, (uint64_t)v);
-			k++;
-		}
+	for (size_t m = 0; m < n && m < 6; m++)
+		pb_uint(b, 2, int_of(&pl[idx[m]], &v) ? (uint64_t)v : 0);
 }
 
 static void typed_payload(struct pq_buf *b, const struct pf_kclass *k, const struct tmx_value *pl,
@@ -398,6 +401,12 @@ void pf_kevent(struct pq_buf *b, const struct pf_kclass *k, const struct tmx_eve
 		const char *s = pf_payload_text(ev, "buf", &len);
 
 		if (!s || !atrace_shaped(s, len))
+			payload = 0;
+	} else if (k->special == PF_SPECIAL_SOFTIRQ) {
+		int64_t vec;
+
+		/* Perfetto's importer indexes a table of 10 names with it */
+		if (!pf_kclass_int(k, ev, 0, &vec) || vec < 0 || vec >= 10)
 			payload = 0;
 	}
 	*generic = !payload;

@@ -24,6 +24,7 @@ enum pf_special {
 	PF_SPECIAL_SWITCH,         /* sched_switch: the CPU's running task */
 	PF_SPECIAL_SYS_ENTER,      /* LTTng syscall_entry_NAME: id from the name, args from the fields */
 	PF_SPECIAL_SYS_EXIT,       /* LTTng syscall_exit_NAME */
+	PF_SPECIAL_SOFTIRQ,        /* softirq_*: typed for vectors below 10 (PERFETTO.md), else generic */
 };
 
 struct pf_kclass {
