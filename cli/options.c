@@ -283,6 +283,7 @@ const struct cli_option cli_general_options[] = {
 	SINK_AS("parquet-row-group-rows", 0, true, "parquet", "row-group-rows"),
 	SINK_AS("parquet-part-row-groups", 0, true, "parquet", "part-row-groups"),
 	SINK("partition", 0, true, "parquet"),
+	SINK_AS("perfetto-compress", 0, true, "perfetto", "compress"),
 	/* Text output */
 	SINK("clock-cycles", 0, false, "text"),
 	SINK("clock-seconds", 0, false, "text"),

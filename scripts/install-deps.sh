@@ -6,6 +6,8 @@ set -eu
 
 BUILD_PKGS="gcc make cmake pkg-config libc6-dev zlib1g-dev libbz2-dev liblzma-dev libzstd-dev libtraceevent-dev libtraceevent1-plugin libelf-dev libdw-dev libstdc++-12-dev libjson-c-dev libyaml-dev"
 TEST_PKGS="$BUILD_PKGS libcmocka-dev python3 babeltrace2 trace-cmd llvm-14 clang-14 libclang-rt-14-dev lld-14 protobuf-compiler"
+# test_perfetto.py decompresses --perfetto-compress=zstd with zstd(1).
+TEST_PKGS="$TEST_PKGS zstd"
 # tracemux analyze against lttng-analyses (tests/golden/test_analyze.py).
 TEST_PKGS="$TEST_PKGS python3-lttnganalyses python3-babeltrace babeltrace"
 # The Python package (python/, tests/python/run.sh).

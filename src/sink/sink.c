@@ -31,6 +31,7 @@ struct tmx_sink_params {
 	char *path;                          /* ctf, parquet: output directory */
 	uint64_t packet_size;                /* ctf: 0 for the default */
 	int ctf_version;                     /* ctf: TMX_CTF_VERSION_* */
+	bool perfetto_zstd;                  /* perfetto: compress=zstd */
 	uint64_t row_group_rows;             /* parquet: 0 for the default */
 	uint64_t part_row_groups;            /* parquet: 0 for the default */
 	unsigned partition;                  /* parquet: TMX_PARQUET_BY_* */
@@ -142,8 +143,7 @@ static int open_tracecmd(const struct tmx_sink_params *p, const struct tmx_sourc
 static int open_perfetto(const struct tmx_sink_params *p, const struct tmx_source *src,
 			 const struct tmx_sink_io *io, void **out, struct tmx_error *err)
 {
-	(void)p;
-	return made(tmx_perfetto_new(io->out_fd, src), out, err);
+	return made(tmx_perfetto_new(io->out_fd, src, p->perfetto_zstd), out, err);
 }
 
 static int open_xray_yaml(const struct tmx_sink_params *p, const struct tmx_source *src,
@@ -383,6 +383,17 @@ static int set_ctf_version(struct tmx_sink_params *p, const char *key, const cha
 	return TMX_OK;
 }
 
+/* perfetto: the whole file compressed, or not. */
+static int set_compress(struct tmx_sink_params *p, const char *key, const char *value,
+			struct tmx_error *err)
+{
+	if (value && (!strcmp(value, "zstd") || !strcmp(value, "none")))
+		p->perfetto_zstd = !strcmp(value, "zstd");
+	else
+		return bad_value(p, key, value, "zstd or none", err);
+	return TMX_OK;
+}
+
 static int set_packet_size(struct tmx_sink_params *p, const char *key, const char *value,
 			   struct tmx_error *err)
 {
@@ -466,6 +477,7 @@ static const struct param {
 	{ SINK_PARQUET, "row-group-rows", set_count },
 	{ SINK_PARQUET, "part-row-groups", set_count },
 	{ SINK_PARQUET, "partition", set_partition },
+	{ SINK_PERFETTO, "compress", set_compress },
 };
 
 struct tmx_sink_params *tmx_sink_params_new(const char *name, struct tmx_error *err)

@@ -724,6 +724,26 @@ def check_jobs(rep, tracemux, corpus, traces=JOBS_TRACES):
             rep.ok()
 
 
+def check_zstd(rep, tracemux, corpus):
+    """--perfetto-compress=zstd: one zstd frame that zstd(1) turns into the plain output."""
+    if not shutil.which("zstd"):
+        rep.fail("zstd not found: install Debian's zstd")
+        return
+    for t in ("tracecmd-samples/sched-v6.dat",
+              "tracecompass/tc-context-switches_context-switches-ust"):
+        path = os.path.join(corpus, t)
+        plain = run(tracemux, ["-o", "perfetto", path])[1]
+        rc, z, err = run(tracemux, ["-o", "perfetto", "--perfetto-compress=zstd", "--jobs", "2",
+                                    path])
+        d = subprocess.run(["zstd", "-d", "-c"], input=z, capture_output=True)
+        if rc or d.returncode or d.stdout != plain or not plain or len(z) >= len(plain):
+            rep.fail(f"{t}: --perfetto-compress=zstd (exit {rc}, zstd -d {d.returncode}: "
+                     f"{len(d.stdout)} bytes, plain {len(plain)}, compressed {len(z)})",
+                     err.decode()[:300] + d.stderr.decode()[:300])
+        else:
+            rep.ok()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tracemux", required=True)
@@ -775,6 +795,7 @@ def main():
                        check=True)
         c.check(tmp, what="softirq vectors 1..31 (make-softirq.py)")
     check_jobs(rep, args.tracemux, corpus)
+    check_zstd(rep, args.tracemux, corpus)
     # a damaged LTTng kernel trace (bytes overwritten in a packet of one of
     # its 4 streams, where -o json fails after some events): exit 1, a
     # decodable output holding what -o json printed, the same bytes with

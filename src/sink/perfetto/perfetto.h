@@ -11,14 +11,18 @@
 
 struct tmx_perfetto;
 
-/* A Perfetto output on `fd` for the traces of `src` (their system info written now). */
-struct tmx_perfetto *tmx_perfetto_new(int fd, const struct tmx_source *src);
+/*
+ * A Perfetto output on `fd` for the traces of `src` (their system info
+ * written now); `zstd`: the whole file as one zstd frame (PERFETTO.md: a
+ * whole-file zstd wrapper is read too), compressed as it is written.
+ */
+struct tmx_perfetto *tmx_perfetto_new(int fd, const struct tmx_source *src, bool zstd);
 int tmx_perfetto_consume(struct tmx_perfetto *s, const struct tmx_msg *msg, struct tmx_error *err);
 /* Writes the open bundles and flushes. */
 int tmx_perfetto_finish(struct tmx_perfetto *s, struct tmx_error *err);
 void tmx_perfetto_free(struct tmx_perfetto *s);
 
-/* The split for the parallel runner (src/sink/split.h): when every trace is a kernel trace. */
+/* The split for the parallel runner (src/sink/split.h). */
 struct outbuf;
 struct sink_piece;
 struct pf_worker;

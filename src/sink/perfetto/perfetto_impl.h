@@ -135,6 +135,11 @@ struct tmx_perfetto {
 	struct pf_track *tracks;
 	size_t n_tracks, cap_tracks;
 	int error;                   /* TMX_ERR_NOMEM once memory ran out */
+	/* --perfetto-compress=zstd: the output's bytes go through this stream */
+	struct ZSTD_CCtx_s *zctx;
+	uint8_t *zbuf;
+	size_t zcap;
+	int zfd, zerr;
 };
 
 bool pf_fmt_init(struct pf_fmt *f, const struct tmx_perfetto *sink);

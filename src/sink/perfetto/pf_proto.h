@@ -76,7 +76,14 @@
 #define PF_FEV_SCHED_PROCESS_FREE 240
 #define PF_FEV_SYS_ENTER 329              /* raw_syscalls.proto */
 #define PF_FEV_SYS_EXIT 330
-#define PF_FEV_SCHED_MIGRATE_TASK 491     /* sched.proto */
+/*
+ * sched.proto's SchedMigrateTaskFtraceEvent (protos/perfetto/trace/ftrace/
+ * sched.proto): comm 1, pid 2, prio 3, orig_cpu 4, dest_cpu 5 (running 6,
+ * load 7 not written), checked with the search tool against the code
+ * generated from that file (Sched$SchedMigrateTaskFtraceEvent's *_FIELD_NUMBER
+ * constants); FtraceEvent's 491 is PERFETTO.md's.
+ */
+#define PF_FEV_SCHED_MIGRATE_TASK 491
 
 /* trace/ps/process_tree.proto: ProcessTree */
 #define PF_PT_PROCESSES 1
