@@ -4,18 +4,19 @@
 #
 #   bench/perfetto.sh [RUNS]         default: best of 3 runs
 #
-# Traces: the 1M-event LTTng-like trace of bench/run.sh (generated into
-# $BENCH_TRACE_DIR, default /tmp/tracemux-bench-1000000, when missing) and
+# Traces: the 1M-event LTTng-UST-like trace of bench/run.sh (generated into
+# $BENCH_TRACE_DIR, default /tmp/tracemux-bench-1000000, when missing:
+# user-space events, so track events with interned names and strings) and
 # the trace.dat of bench/tracecmd.sh ($BENCH_TRACEDAT, default
 # /tmp/tracemux-bench-tracecmd/big.dat: record it with bench/tracecmd.sh;
 # skipped when absent).  Outputs go to /dev/null for the timings and to a
 # scratch directory for the sizes.  For every job count of bench/lib.sh:
 # wall time (best of RUNS) of -o perfetto and -o json and their ratio; then
-# the sizes of -o perfetto, -o json and -o chrome and perfetto / chrome.
-# -o perfetto has no parallel split: it runs on one thread whatever --jobs
-# says (its bytes do not depend on it), while -o json formats on --jobs
-# threads.  Needs build/tracemux (or $TMX), python3, GNU time and bc.  Not
-# part of the test suite.
+# the sizes of -o perfetto, -o json and -o chrome and perfetto / chrome, and
+# of -o perfetto --perfetto-compress=zstd.  Both outputs format on --jobs
+# threads (-o perfetto per stream: its bytes do not depend on the jobs).
+# Needs build/tracemux (or $TMX), python3, GNU time and bc.  Not part of
+# the test suite.
 set -eu
 cd "$(dirname "$0")/.."
 TMX=${TMX:-build/tracemux}
@@ -52,11 +53,16 @@ for t in "$LTTNG" "$TRACEDAT"; do
 	for o in perfetto json chrome; do
 		"$TMX" -o "$o" "$t" >"$tmp/out.$o"
 	done
+	"$TMX" -o perfetto --perfetto-compress=zstd "$t" >"$tmp/out.zst"
 	p=$(wc -c <"$tmp/out.perfetto")
 	j=$(wc -c <"$tmp/out.json")
 	c=$(wc -c <"$tmp/out.chrome")
+	z=$(wc -c <"$tmp/out.zst")
 	printf '  sizes: perfetto %s MB, json %s MB, chrome %s MB; perfetto / chrome %s\n' \
 		"$((p / 1048576))" "$((j / 1048576))" "$((c / 1048576))" \
 		"$(echo "scale=3; $p / $c" | bc)"
+	zs=$(measure "$RUNS" "$TMX" -o perfetto --perfetto-compress=zstd "$t")
+	printf '  --perfetto-compress=zstd: %s MB, / chrome %s, %.3f s (CPU %.2f s) with --jobs 1\n' \
+		"$((z / 1048576))" "$(echo "scale=3; $z / $c" | bc)" "$(secs "$zs")" "$(cpus "$zs")"
 	rm -f "$tmp"/out.*
 done

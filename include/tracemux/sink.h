@@ -39,11 +39,13 @@
  *              (Hive levels under event=NAME: host=, trace= or both).
  *   perfetto   Perfetto's protobuf trace (TracePackets): kernel events as
  *              per-CPU ftrace bundles, other events as track events.
+ *              compress=zstd|none (default none: zstd writes the whole file
+ *              as one zstd frame).
  *   dummy      consumes everything, writes nothing.
  *
  * tmx_run() (tracemux/run.h) feeds a sink on several threads: text, json,
- * chrome, ctf, tracecmd (the layout), dummy and perfetto (kernel traces)
- * are formatted in parallel; xray-yaml and parquet are fed on the calling
+ * chrome, ctf, tracecmd (the layout), dummy and perfetto are formatted in
+ * parallel; xray-yaml and parquet are fed on the calling
  * thread, after a sequential read, with the same output either way.
  */
 #ifndef TRACEMUX_SINK_H
