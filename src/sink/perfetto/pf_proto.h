@@ -136,12 +136,16 @@
 #define PF_DA_DOUBLE 5
 #define PF_DA_STRING 6
 #define PF_DA_NAME 10
-#define PF_DA_STRING_IID 17             /* interned: InternedData.debug_annotation_string_values */
+/* interned: InternedData.debug_annotation_string_values; not in PERFETTO.md, checked with the
+ * search tool against code generated from debug_annotation.proto (string_value_iid = 17) */
+#define PF_DA_STRING_IID 17
 
 /* trace/interned_data/interned_data.proto: InternedData; EventName */
 #define PF_ID_EVENT_NAMES 2
 #define PF_ID_DEBUG_ANNOTATION_NAMES 3  /* DebugAnnotationName { iid 1, name 2 } */
-#define PF_ID_DEBUG_ANNOTATION_STRINGS 29 /* InternedString { iid 1, str 2 } */
+/* InternedString { iid 1, str 2 } (profiling/profile_common.proto); 29 checked against code
+ * generated from interned_data.proto (repeated InternedString debug_annotation_string_values = 29) */
+#define PF_ID_DEBUG_ANNOTATION_STRINGS 29
 #define PF_EN_IID 1
 #define PF_EN_NAME 2
 
