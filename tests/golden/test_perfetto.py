@@ -428,8 +428,10 @@ class Checker:
     @staticmethod
     def check_tree(root, kern, doms, errs):
         """ProcessTree entries against -o json's forks, execs and LTTng state dumps: every
-        process is one of them, its parent the forking task (or that task's process)."""
-        procs, tgid = [], {}
+        process is one of them, its parent the forking task (or that task's process);
+        ftrace's task_newtask says which forks make processes and which make threads,
+        and of which process (the emitter's)."""
+        procs, tgid, threads = [], {}, []
         for _, pkt in root:
             pt = get(pkt, "process_tree")
             if pt is None:
@@ -439,16 +441,31 @@ class Checker:
                               [unq(c).decode("utf-8", "replace") for c in get_all(pr, "cmdline")]))
             for th in get_all(pt, "threads"):
                 tgid[int(get(th, "tid"))] = int(get(th, "tgid"))
+                threads.append((int(get(th, "tid")), int(get(th, "tgid"))))
         parent, want = {}, {}   # child -> forking task; process pid -> (ppid, cmdline)
+        jtgid, want_threads = {}, set()   # from task_newtask
         for e in kern:
             s, pl = short(e["name"]), e.get("payload") or {}
             lttng = doms[e["trace"]][1]
+            emitter = (e.get("common_context") or {}).get("common_pid")
+            if s == "task_newtask" and not lttng and "pid" in pl and emitter is not None:
+                if pl.get("clone_flags", 0) & 0x10000:
+                    if emitter in jtgid:
+                        jtgid[pl["pid"]] = jtgid[emitter]
+                else:
+                    jtgid[pl["pid"]] = pl["pid"]
+                    parent[pl["pid"]] = emitter
             if s == "sched_process_fork" and "child_pid" in pl:
                 child = pl.get("child_tid", pl["child_pid"])
                 parent[child] = pl.get("parent_pid")
                 if lttng and pl.get("child_tid") == pl["child_pid"]:
                     want.setdefault(child, set()).add((pl.get("parent_pid"), pl.get("child_comm")))
+                elif not lttng and jtgid.get(child) == child:
+                    want.setdefault(child, set()).add((pl.get("parent_pid"), pl.get("child_comm")))
+                elif not lttng and child in jtgid:
+                    want_threads.add((child, jtgid[child]))
             elif s == "sched_process_exec" and not lttng and "pid" in pl:
+                jtgid[pl["pid"]] = pl["pid"]
                 want.setdefault(pl["pid"], set()).add((parent.get(pl["pid"]), pl.get("filename")))
             elif s == "lttng_statedump_process_state" and pl.get("tid") == pl.get("pid"):
                 want.setdefault(pl["pid"], set()).add((pl.get("ppid"), pl.get("name")))
@@ -466,6 +483,9 @@ class Checker:
         for pid in want:
             if pid not in seen:
                 errs.append(f"process tree: no process {pid} ({sorted(want[pid], key=str)})")
+        for tid, tg in want_threads:
+            if (tid, tg) not in threads:
+                errs.append(f"process tree: no thread {tid} of process {tg} (task_newtask)")
 
     @staticmethod
     def check_lttng_pid(cpu, e, pid, cur, errs):
@@ -789,11 +809,14 @@ def main():
     t = os.path.join(corpus, "tracecompass/tc-many-threads")
     c.check(t, ["--clock-gmt", "--begin", "17:46:22.8142", "--end", "17:46:22.83"],
             "tc-many-threads trimmed (openat, its path as 0)")
-    # softirq vectors of 10 and more: generic events (tests/data/perfetto/make-softirq.py)
-    with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([sys.executable, os.path.join(PROTO_DIR, "make-softirq.py"), tmp],
-                       check=True)
-        c.check(tmp, what="softirq vectors 1..31 (make-softirq.py)")
+    # tests/data/perfetto/make-kernel.py: softirq vectors of 10 and more
+    # (generic events); task_newtask with and without CLONE_THREAD before
+    # forks (the process tree of ftrace-shaped traces)
+    for opt, what in (([], "softirq vectors 1..31"), (["--tasks"], "task_newtask, forks, execs")):
+        with tempfile.TemporaryDirectory() as tmp:
+            subprocess.run([sys.executable, os.path.join(PROTO_DIR, "make-kernel.py")] + opt +
+                           [tmp], check=True)
+            c.check(tmp, what=f"{what} (make-kernel.py {' '.join(opt)})")
     check_jobs(rep, args.tracemux, corpus)
     check_zstd(rep, args.tracemux, corpus)
     # a damaged LTTng kernel trace (bytes overwritten in a packet of one of

@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Tiny kernel CTF 1.8 traces for test_perfetto.py.
+
+    make-softirq.py OUTDIR            LTTng-kernel-like: softirq events whose
+                                      vectors Perfetto's typed payloads cannot
+                                      carry (10 and more: lttng-modules records
+                                      the kernel's number, and kernels past the
+                                      ten standard softirqs exist), between
+                                      ordinary ones
+    make-softirq.py --tasks OUTDIR    ftrace-shaped (perf's names, common_pid):
+                                      task_newtask with and without
+                                      CLONE_THREAD, sched_process_fork and
+                                      sched_process_exec, for the process tree
+"""
+import os
+import struct
+import sys
+
+METADATA = """/* CTF 1.8 */
+typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
+
+trace {
+	major = 1;
+	minor = 8;
+	byte_order = le;
+	packet.header := struct { uint32_t magic; uint32_t stream_id; };
+};
+
+env {
+	domain = "kernel";
+	tracer_name = "lttng-modules";
+	sysname = "Linux";
+	kernel_release = "6.1.0";
+	hostname = "softirq-test";
+};
+
+clock {
+	name = "monotonic";
+	freq = 1000000000;
+	offset_s = 1700000000;
+};
+
+typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; }
+	:= uint64_clock_t;
+
+stream {
+	id = 0;
+	packet.context := struct {
+		uint64_clock_t timestamp_begin;
+		uint64_clock_t timestamp_end;
+		uint64_t content_size;
+		uint64_t packet_size;
+		uint32_t cpu_id;
+	};
+	event.header := struct { uint32_t id; uint64_clock_t timestamp; };
+};
+
+event { name = "irq_softirq_raise"; id = 0; stream_id = 0;
+	fields := struct { uint32_t _vec; }; };
+event { name = "irq_softirq_entry"; id = 1; stream_id = 0;
+	fields := struct { uint32_t _vec; }; };
+event { name = "irq_softirq_exit"; id = 2; stream_id = 0;
+	fields := struct { uint32_t _vec; }; };
+"""
+
+VECTORS = [1, 9, 10, 12, 31, 3]
+
+
+TASKS_METADATA = """/* CTF 1.8 */
+typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+typealias integer { size = 32; align = 8; signed = true; } := int32_t;
+typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
+
+trace {
+	major = 1;
+	minor = 8;
+	byte_order = le;
+	packet.header := struct { uint32_t magic; uint32_t stream_id; };
+};
+
+env {
+	domain = "kernel";
+	sysname = "Linux";
+	kernel_release = "6.1.0";
+	hostname = "tasks-test";
+};
+
+clock {
+	name = "monotonic";
+	freq = 1000000000;
+	offset_s = 1700000000;
+};
+
+typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; }
+	:= uint64_clock_t;
+
+stream {
+	id = 0;
+	packet.context := struct {
+		uint64_clock_t timestamp_begin;
+		uint64_clock_t timestamp_end;
+		uint64_t content_size;
+		uint64_t packet_size;
+		uint32_t cpu_id;
+	};
+	event.header := struct { uint32_t id; uint64_clock_t timestamp; };
+	event.context := struct { int32_t _common_pid; };
+};
+
+event { name = "task:task_newtask"; id = 0; stream_id = 0;
+	fields := struct { int32_t _pid; string _comm; uint64_t _clone_flags; int32_t _oom_score_adj; }; };
+event { name = "sched:sched_process_fork"; id = 1; stream_id = 0;
+	fields := struct { string _parent_comm; int32_t _parent_pid; string _child_comm; int32_t _child_pid; }; };
+event { name = "sched:sched_process_exec"; id = 2; stream_id = 0;
+	fields := struct { string _filename; int32_t _pid; int32_t _old_pid; }; };
+"""
+
+CLONE_THREAD = 0x10000
+
+
+def tasks(out):
+    """A shell (100) starts a process (101) that starts a thread (102) and
+    execs; then forks a child (103) with no task_newtask, which execs."""
+    def s(x):
+        return x.encode() + b"\0"
+    evs = [
+        (100, 0, struct.pack("<i", 101) + s("sh") + struct.pack("<Qi", 0x1200011, 0)),
+        (100, 1, s("sh") + struct.pack("<i", 100) + s("sh") + struct.pack("<i", 101)),
+        (101, 0, struct.pack("<i", 102) + s("sh") + struct.pack("<Qi", 0x3d0f00 | CLONE_THREAD, 0)),
+        (101, 1, s("sh") + struct.pack("<i", 101) + s("worker") + struct.pack("<i", 102)),
+        (101, 2, s("/bin/ls") + struct.pack("<ii", 101, 101)),
+        (100, 1, s("sh") + struct.pack("<i", 100) + s("sh") + struct.pack("<i", 103)),
+        (103, 2, s("/bin/cat") + struct.pack("<ii", 103, 103)),
+    ]
+    with open(os.path.join(out, "metadata"), "w") as f:
+        f.write(TASKS_METADATA)
+    events, ts = b"", 1000
+    for pid, ev_id, body in evs:
+        events += struct.pack("<IQi", ev_id, ts, pid) + body
+        ts += 100
+    head = 8 + 8 * 4 + 4
+    size = head + len(events)
+    packet = struct.pack("<II", 0xC1FC1FC1, 0) + struct.pack(
+        "<QQQQI", 1000, ts, size * 8, size * 8, 0) + events
+    with open(os.path.join(out, "channel0_0"), "wb") as f:
+        f.write(packet)
+
+
+def main():
+    if sys.argv[1] == "--tasks":
+        os.makedirs(sys.argv[2], exist_ok=True)
+        tasks(sys.argv[2])
+        return
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "metadata"), "w") as f:
+        f.write(METADATA)
+    for cpu in range(2):
+        events = b""
+        ts = 1000 + cpu
+        for vec in VECTORS:
+            for ev_id in (0, 1, 2):
+                events += struct.pack("<IQI", ev_id, ts, vec + cpu)
+                ts += 100
+        head = 8 + 8 * 4 + 4
+        size = head + len(events)
+        packet = struct.pack("<II", 0xC1FC1FC1, 0) + struct.pack(
+            "<QQQQI", 1000 + cpu, ts, size * 8, size * 8, cpu) + events
+        with open(os.path.join(out, f"channel0_{cpu}"), "wb") as f:
+            f.write(packet)
+
+
+if __name__ == "__main__":
+    main()
