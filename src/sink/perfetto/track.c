@@ -97,6 +97,56 @@ static struct pf_track *track_of(struct tmx_perfetto *s, struct pf_upiece *h, co
 	return t;
 }
 
+/*
+ * The event's packet, written straight out (its body is not copied into
+ * s->pkt), in as few writes as its parts allow:
+ * TracePacket { timestamp, trusted_packet_sequence_id, sequence_flags,
+ * interned_data, track_event { type, track_uuid, body } }.
+ */
+static void write_event(struct tmx_perfetto *s, const struct pf_upiece *h, uint64_t ts,
+			unsigned type, uint64_t uuid, const uint8_t *interned, const uint8_t *body,
+			size_t blen)
+{
+	/* head: room for Trace.packet's tag and length before the fields at head + 12 */
+	uint8_t head[80], te[24], *f = head + 12, *p = f, *e = te, *start;
+	size_t te_len, pkt_len, n;
+
+	*e++ = PF_TE_TYPE << 3 | PB_VARINT;
+	*e++ = (uint8_t)type;
+	*e++ = PF_TE_TRACK_UUID << 3 | PB_VARINT;
+	e = pb_put_varint(e, uuid);
+	te_len = (size_t)(e - te) + blen;
+	*p++ = PF_PKT_TIMESTAMP << 3 | PB_VARINT;
+	p = pb_put_varint(p, ts);
+	*p++ = PF_PKT_TRUSTED_SEQ_ID << 3 | PB_VARINT;
+	p = pb_put_varint(p, h->seq_id);
+	if (h->flags & PU_CLEARED) {
+		*p++ = PF_PKT_SEQUENCE_FLAGS << 3 | PB_VARINT;
+		*p++ = PF_SEQ_INCREMENTAL_STATE_CLEARED;
+	}
+	pkt_len = (size_t)(p - f) + 1 + pb_varint_size(te_len) + te_len;
+	if (h->interned_len) {
+		*p++ = PF_PKT_INTERNED_DATA << 3 | PB_LEN;
+		p = pb_put_varint(p, h->interned_len);
+		pkt_len += 1 + pb_varint_size(h->interned_len) + h->interned_len;
+	}
+	n = pb_varint_size(pkt_len);
+	start = f - 1 - n;
+	start[0] = PF_TRACE_PACKET << 3 | PB_LEN;
+	pb_put_varint(start + 1, pkt_len);
+	if (h->interned_len) {
+		outbuf_write(&s->out, (const char *)start, (size_t)(p - start));
+		outbuf_write(&s->out, (const char *)interned, h->interned_len);
+		p = start = head;
+	}
+	*p++ = PF_PKT_TRACK_EVENT << 3 | PB_LEN;
+	p = pb_put_varint(p, te_len);
+	memcpy(p, te, (size_t)(e - te));
+	p += e - te;
+	outbuf_write(&s->out, (const char *)start, (size_t)(p - start));
+	outbuf_write(&s->out, (const char *)body, blen);
+}
+
 bool pf_uemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *piece)
 {
 	struct pf_upiece h;
@@ -139,50 +189,6 @@ bool pf_uemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *
 		pb_close(&s->pkt, at);
 		pf_write_packet(s);
 	}
-	/* the event's packet, written straight out (no copy of its body in s->pkt) */
-	{
-		uint8_t te[24], pf[48], tag[11], *e = te, *p;
-		size_t blen = type == PF_TE_SLICE_END ? 0 : h.body_len;
-		size_t te_len, pkt_len;
-
-		*e++ = PF_TE_TYPE << 3 | PB_VARINT;
-		*e++ = (uint8_t)type;
-		*e++ = PF_TE_TRACK_UUID << 3 | PB_VARINT;
-		e = pb_put_varint(e, t->uuid);
-		te_len = (size_t)(e - te) + blen;
-		/* TracePacket { timestamp, trusted_packet_sequence_id, sequence_flags,
-		 * interned_data, track_event { type, track_uuid, body } } */
-		p = pf;
-		*p++ = PF_PKT_TIMESTAMP << 3 | PB_VARINT;
-		p = pb_put_varint(p, ts);
-		*p++ = PF_PKT_TRUSTED_SEQ_ID << 3 | PB_VARINT;
-		p = pb_put_varint(p, h.seq_id);
-		if (h.flags & PU_CLEARED) {
-			*p++ = PF_PKT_SEQUENCE_FLAGS << 3 | PB_VARINT;
-			*p++ = PF_SEQ_INCREMENTAL_STATE_CLEARED;
-		}
-		pkt_len = (size_t)(p - pf) + 1 + pb_varint_size(te_len) + te_len;
-		if (h.interned_len) {
-			*p++ = PF_PKT_INTERNED_DATA << 3 | PB_LEN;
-			p = pb_put_varint(p, h.interned_len);
-			pkt_len += 1 + pb_varint_size(h.interned_len) + h.interned_len;
-		}
-		{
-			/* Trace.packet's tag and length before it */
-			uint8_t pre[11], *q = pre;
-
-			*q++ = PF_TRACE_PACKET << 3 | PB_LEN;
-			q = pb_put_varint(q, pkt_len);
-			outbuf_write(&s->out, (const char *)pre, (size_t)(q - pre));
-		}
-		outbuf_write(&s->out, (const char *)pf, (size_t)(p - pf));
-		outbuf_write(&s->out, (const char *)interned, h.interned_len);
-		p = tag;
-		*p++ = PF_PKT_TRACK_EVENT << 3 | PB_LEN;
-		p = pb_put_varint(p, te_len);
-		outbuf_write(&s->out, (const char *)tag, (size_t)(p - tag));
-		outbuf_write(&s->out, (const char *)te, (size_t)(e - te));
-		outbuf_write(&s->out, (const char *)body, blen);
-	}
+	write_event(s, &h, ts, type, t->uuid, interned, body, type == PF_TE_SLICE_END ? 0 : h.body_len);
 	return true;
 }
