@@ -41,6 +41,8 @@ struct pf_class {
 	int16_t tid_member, upid_member;
 	bool has_env_vpid;           /* user: the trace env's vpid (LTTng per-process buffers) */
 	int64_t env_vpid;
+	int16_t func_member;         /* user: XRay's func_id, cyg-profile's addr (payload member, -1) */
+	int16_t fname_member;        /* user: XRay's function name (payload member, -1) */
 	uint8_t pn_scope;            /* user: the procname context (scope TMX_N_SCOPES: none) */
 	int16_t pn_member;
 	uint32_t leaf_base;          /* user: its first leaf's number among all classes' leaves */

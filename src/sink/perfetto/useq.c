@@ -242,6 +242,17 @@ static void find_ctx(const struct tmx_event_class *ec, const char *const *names,
 				}
 }
 
+/* The index of payload member `name`, -1 when absent. */
+static int payload_index(const struct tmx_event_class *ec, const char *name)
+{
+	const struct tmx_field_class *fc = ec->payload;
+
+	for (size_t m = 0; fc && tmx_fc_kind(fc) == TMX_FC_STRUCT && m < tmx_fc_member_count(fc); m++)
+		if (!strcmp(tmx_fc_member_name(fc, m), name))
+			return (int)m;
+	return -1;
+}
+
 void pf_user_class_init(struct pf_class *c, const struct tmx_event_class *ec, bool xray)
 {
 	static const char *const tids[] = { "vtid", "tid", NULL }, *const pids[] = { "vpid", "pid", NULL };
@@ -256,6 +267,9 @@ void pf_user_class_init(struct pf_class *c, const struct tmx_event_class *ec, bo
 	c->has_env_vpid = e && e->is_int;
 	c->env_vpid = c->has_env_vpid ? e->int_value : 0;
 	c->ukind = PF_U_INSTANT;
+	/* XRay's function id and name, cyg-profile's address (looked up once) */
+	c->func_member = (int16_t)payload_index(ec, xray ? "func_id" : "addr");
+	c->fname_member = (int16_t)payload_index(ec, "function");
 	if (xray) {
 		if (!strcmp(n, "function-enter") || !strcmp(n, "function-enter-arg"))
 			c->ukind = PF_U_XRAY_ENTER;
@@ -287,6 +301,12 @@ static bool ctx_int(const struct tmx_event *ev, uint8_t scope, int16_t member, i
 	return true;
 }
 
+/* A payload member found once per class (-1: none), or NULL. */
+static const struct tmx_value *payload_member(const struct tmx_event *ev, int16_t m)
+{
+	return m < 0 ? NULL : pf_member(ev->scopes[TMX_SCOPE_PAYLOAD], (size_t)m);
+}
+
 /* The function of an entry or exit: its key and name. */
 static bool function_of(const struct pf_class *c, const struct tmx_event *ev,
 			struct pf_render *r, uint64_t *key, char *buf, const char **name,
@@ -296,7 +316,7 @@ static bool function_of(const struct pf_class *c, const struct tmx_event *ev,
 	uint64_t id;
 
 	if (c->ukind == PF_U_XRAY_ENTER || c->ukind == PF_U_XRAY_EXIT) {
-		v = tmx_event_field_in(ev, TMX_SCOPE_PAYLOAD, "func_id");
+		v = payload_member(ev, c->func_member);
 		if (!v || !tmx_value_uint64(v, &id)) {
 			int64_t sid;
 			if (!v || !tmx_value_int64(v, &sid))
@@ -304,7 +324,7 @@ static bool function_of(const struct pf_class *c, const struct tmx_event *ev,
 			id = (uint64_t)sid;
 		}
 		*key = id;
-		v = tmx_event_field_in(ev, TMX_SCOPE_PAYLOAD, "function");
+		v = payload_member(ev, c->fname_member);
 		*name = v ? tmx_value_text(v, len) : NULL;
 		if (*name)
 			*name = pf_utf8(r, *name, *len, len);
@@ -312,7 +332,7 @@ static bool function_of(const struct pf_class *c, const struct tmx_event *ev,
 			*len = (size_t)snprintf(buf, 32, "%llu", (unsigned long long)id), *name = buf;
 		return true;
 	}
-	v = tmx_event_field_in(ev, TMX_SCOPE_PAYLOAD, "addr");
+	v = payload_member(ev, c->func_member);
 	if (!v || !tmx_value_uint64(v, &id))
 		return false;
 	*key = id;
