@@ -10,6 +10,8 @@
  *   strdict.c  text columns as dictionary codes
  *   event.c    Event: one event copied out of the source, decoded on demand
  *   convert.c  values as Python objects
+ *   sinkrun.c  Reader.run (a source into one of the library's sinks),
+ *              Reader.columns (a class's columns without reading)
  *
  * Only the public API of libtracemux (include/tracemux/) is used.
  */
@@ -152,10 +154,19 @@ typedef struct {
 } Reader;
 
 extern PyTypeObject ReaderType;
+/* False with an exception set when the Reader is closed or being read by another thread. */
+bool reader_check_open(Reader *r);
+/* The library's warnings since the last call, as Python warnings; -1 if one raised. */
+int reader_flush_warnings(Reader *r);
 /* The plan of class i, made at its first use (NULL with MemoryError set). */
 struct plan *reader_plan(Reader *r, size_t i);
 /* The index in r->classes of the class of an event (SIZE_MAX with MemoryError set). */
 size_t reader_class(Reader *r, const struct tmx_event_class *ec);
+
+/* ---- sinkrun.c ---- */
+
+PyObject *reader_run(PyObject *self, PyObject *args);
+PyObject *reader_columns(PyObject *self, PyObject *arg);
 
 /* ---- table.c ---- */
 
@@ -166,6 +177,8 @@ void table_free(struct table *t);
 /* Appends a row: false when memory runs out. */
 bool table_add(struct table *t, const struct plan *p, const struct tmx_msg *msg,
 	       const struct tmx_value **cells, uint64_t seq);
+/* The NumPy dtype name of a kind ("text", "label", "option", "object" for the others). */
+const char *table_dtype(enum col_kind kind);
 /* The table as a dict for tracemux._frames; the table is emptied. */
 PyObject *table_export(struct table *t, const struct plan *p);
 

@@ -51,6 +51,11 @@ static const struct {
 	[COL_OBJECT] = { "object", 0 },
 };
 
+const char *table_dtype(enum col_kind kind)
+{
+	return kinds[kind].dtype;
+}
+
 static bool is_text_kind(enum col_kind k)
 {
 	return k == COL_TEXT || k == COL_LABEL || k == COL_OPTION;
