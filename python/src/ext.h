@@ -48,6 +48,12 @@ extern PyTypeObject ExtBufferType;
 PyObject *ext_text(const char *s, size_t n);
 /* The value at vals[i] (a whole subtree) as a Python object; *next gets the index after it. */
 PyObject *ext_value(const struct tmx_value *vals, size_t i, size_t *next);
+/*
+ * Whether values of `fc` are byte strings: BLOBs, and arrays and sequences
+ * of 8-bit unsigned integers that are not text and have no mappings.
+ * They are `bytes` everywhere in the package (Event.fields, columns).
+ */
+bool ext_is_bytes(const struct tmx_field_class *fc);
 /* Registers the decoding error handler ext_text() uses. */
 int ext_convert_init(void);
 
@@ -59,7 +65,8 @@ enum col_kind {
 	COL_TEXT,     /* strings and text arrays (dictionary codes) */
 	COL_LABEL,    /* an enumeration's labels / a bit map's flags, joined by ", " */
 	COL_OPTION,   /* a variant's selected option name */
-	COL_OBJECT,   /* arrays (lists) and BLOBs (bytes): a Python object per row, made at the export */
+	COL_BYTES,    /* BLOBs and arrays of uint8 (ext_is_bytes): offsets and bytes, no object per row */
+	COL_OBJECT,   /* other arrays (lists): a Python object per row, made at the export */
 	COL_N_KINDS,
 };
 
@@ -75,6 +82,7 @@ struct column {
 	char *name;
 	enum col_kind kind;
 	bool nullable;        /* inside a variant or an optional */
+	int64_t width;        /* COL_BYTES: every value's length when fixed (static), else -1 */
 };
 
 /*

@@ -70,7 +70,8 @@ static int add_column(struct builder *b, const char *prefix, const char *suffix,
 		b->oom = true;
 		return -1;
 	}
-	p->cols[p->n_cols] = (struct column){ .name = name, .kind = kind, .nullable = nullable };
+	p->cols[p->n_cols] = (struct column){ .name = name, .kind = kind, .nullable = nullable,
+					      .width = -1 };
 	return (int)p->n_cols++;
 }
 
@@ -163,7 +164,14 @@ static bool build(struct builder *b, struct pnode *n, const struct tmx_field_cla
 			     build(b, &n->children[0], tmx_fc_element(fc), prefix, true);
 			break;
 		default:   /* arrays, sequences, BLOBs */
-			n->col = add_column(b, prefix, "", COL_OBJECT, nullable);
+			if (!ext_is_bytes(fc)) {
+				n->col = add_column(b, prefix, "", COL_OBJECT, nullable);
+				break;
+			}
+			n->col = add_column(b, prefix, "", COL_BYTES, nullable);
+			/* Static arrays and BLOBs (a static BLOB of 0 bytes is left variable). */
+			if (n->col >= 0 && (kind == TMX_FC_ARRAY || tmx_fc_length(fc)))
+				b->p->cols[n->col].width = (int64_t)tmx_fc_length(fc);
 			break;
 		}
 	}

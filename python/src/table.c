@@ -2,8 +2,9 @@
  * Columns filled in C: a table per event class, a growing buffer per
  * column in the column's own type (integers of their width, floats,
  * booleans as bytes, text as dictionary codes), a validity byte per row
- * only once a column gets its first missing value, and Python objects only
- * for arrays and BLOBs, made at the export.  Exported as Buffers that
+ * only once a column gets its first missing value, byte strings (BLOBs,
+ * arrays of uint8) as the end offset of each row in one buffer of bytes,
+ * and Python objects only for other arrays, made at the export.  Exported as Buffers that
  * numpy.frombuffer wraps without a copy (tracemux/_frames.py).
  *
  * Nothing here touches Python before table_export(): Reader.read fills the
@@ -25,8 +26,9 @@ struct colbuf {
 	/* COL_OBJECT: `data` has each row's first entry in `vals` (SIZE_MAX: None). */
 	struct tmx_value *vals;
 	size_t n_vals, cap_vals;   /* entries, bytes of `vals` */
-	unsigned char *bytes;      /* the strings' and BLOBs' bytes */
+	unsigned char *bytes;      /* the strings' and BLOBs' bytes; COL_BYTES: the values */
 	size_t n_bytes, cap_bytes;
+	int64_t width;             /* COL_BYTES: the fixed length, or -1 */
 };
 
 struct table {
@@ -48,6 +50,7 @@ static const struct {
 	[COL_U32] = { "uint32", 4 }, [COL_U64] = { "uint64", 8 }, [COL_F32] = { "float32", 4 },
 	[COL_F64] = { "float64", 8 }, [COL_BOOL] = { "bool", 1 }, [COL_TEXT] = { "text", 4 },
 	[COL_LABEL] = { "label", 4 }, [COL_OPTION] = { "option", 4 },
+	[COL_BYTES] = { "bytes", 8 },
 	[COL_OBJECT] = { "object", 0 },
 };
 
@@ -88,6 +91,7 @@ struct table *table_new(size_t class_index, const struct plan *p)
 	for (size_t c = 0; ok && c < p->n_cols; c++) {
 		if (is_text_kind(p->cols[c].kind))
 			ok = (t->cols[c].dict = strdict_new()) != NULL;
+		t->cols[c].width = p->cols[c].width;
 	}
 	if (!ok) {
 		table_free(t);
@@ -152,6 +156,35 @@ static bool mark_valid(struct colbuf *cb, size_t row)
 	return true;
 }
 
+/* `n` bytes (zeros when `p` is NULL) appended to a COL_BYTES column's values. */
+static bool put_values(struct colbuf *cb, const void *p, size_t n)
+{
+	if (!grow(&cb->bytes, &cb->cap_bytes, cb->n_bytes + n))
+		return false;
+	if (p)
+		memcpy(cb->bytes + cb->n_bytes, p, n);
+	else
+		memset(cb->bytes + cb->n_bytes, 0, n);
+	cb->n_bytes += n;
+	return true;
+}
+
+/* A byte string (ext_is_bytes): its bytes, then the row's end offset. */
+static bool put_byte_string(struct colbuf *cb, const struct tmx_value *v)
+{
+	if (tmx_fc_kind(v->fc) == TMX_FC_BLOB) {
+		if (v->str.len && !put_values(cb, v->str.ptr, (size_t)v->str.len))
+			return false;
+	} else {
+		size_t count = (size_t)v->count;
+		if (!put_values(cb, NULL, count))
+			return false;
+		for (size_t e = 0; e < count; e++)   /* the elements are the entries after it */
+			cb->bytes[cb->n_bytes - count + e] = (unsigned char)v[1 + e].u;
+	}
+	return put_int(cb, 8, cb->n_bytes);
+}
+
 static bool put_null(struct colbuf *cb, enum col_kind kind, size_t row)
 {
 	static const uint64_t zero;
@@ -160,6 +193,10 @@ static bool put_null(struct colbuf *cb, enum col_kind kind, size_t row)
 		return put_int(cb, sizeof(size_t), SIZE_MAX);
 	if (is_text_kind(kind))   /* code 0 */
 		return put_int(cb, 4, 0);
+	/* A fixed-length byte string's room is kept (zeros): its rows stay a 2-D array. */
+	if (kind == COL_BYTES && cb->width > 0 &&
+	    !put_values(cb, NULL, (size_t)cb->width))
+		return false;
 	if (!cb->valid) {
 		if (!grow(&cb->valid, &cb->valid_cap, row + 1))
 			return false;
@@ -168,6 +205,8 @@ static bool put_null(struct colbuf *cb, enum col_kind kind, size_t row)
 		return false;
 	}
 	cb->valid[row] = 0;
+	if (kind == COL_BYTES)
+		return put_int(cb, 8, cb->n_bytes);
 	return put_bytes(cb, &zero, kinds[kind].width);
 }
 
@@ -352,6 +391,8 @@ static bool put_value(struct table *t, struct colbuf *cb, const struct column *c
 		return put_text(cb, s, s ? strlen(s) : 0);
 	case COL_OBJECT:
 		return put_object(cb, v);
+	case COL_BYTES:
+		return put_byte_string(cb, v);
 	default:   /* integers: `u` has the value's bits, signed or not */
 		return put_int(cb, kinds[col->kind].width, v->u);
 	}
@@ -455,6 +496,16 @@ static PyObject *export_column(struct table *t, const struct plan *p, size_t c)
 		data = objects(cb, col, t->n_rows);
 	else
 		data = take_buffer(&cb->data, cb->len);
+	if (col->kind == COL_BYTES) {   /* the values beside the offsets */
+		PyObject *values = take_buffer(&cb->bytes, cb->n_bytes);
+		cb->n_bytes = cb->cap_bytes = 0;
+		if (!data || !values) {
+			Py_XDECREF(data);
+			Py_XDECREF(values);
+			return NULL;
+		}
+		data = Py_BuildValue("(NNL)", data, values, (long long)col->width);
+	}
 	valid = cb->valid ? take_buffer(&cb->valid, t->n_rows) : Py_NewRef(Py_None);
 	dict = cb->dict ? strdict_list(cb->dict) : Py_NewRef(Py_None);
 	if (!data || !valid || !dict) {

@@ -170,3 +170,15 @@ def test_read_meta_from_schema(corpus):
     assert str(ddf.dtypes["ts"]) == "int64"
     with pytest.raises(KeyError):
         tracemux.dask.read([str(corpus / FLEET[0])], "no_such_class")
+
+
+def test_read_byte_columns(client, corpus):
+    """Byte strings cross the cluster as BytesArrays (tracemux._bytes), their meta too."""
+    path = str(corpus / "ctf2/synthetic/bt2py-all-field-classes")
+    ddf = tracemux.dask.read([path, path], "blobs")
+    assert str(ddf.dtypes["sblob"]) == "tracemux.bytes"
+    got = ddf.compute()
+    want = tracemux.open(path).to_pandas(events="blobs")["blobs"]
+    assert list(got["sblob"]) == list(want["sblob"]) * 2
+    assert list(got["dblob"]) == list(want["dblob"]) * 2
+    assert str(got["dblob"].dtype) == "tracemux.bytes"

@@ -32,6 +32,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 from . import _pqconcat
+from ._bytes import BytesArray, BytesDtype
 from ._trace import open as _open
 from ._tracemux import Error, Reader, UsageError
 
@@ -177,6 +178,8 @@ def _meta_dtype(dtype, nullable):
 
     if dtype in ("text", "label", "option"):
         return pd.CategoricalDtype()
+    if dtype == "bytes":
+        return BytesDtype()
     if dtype == "object":
         return np.dtype(object)
     if nullable:
@@ -199,6 +202,13 @@ def _class_columns(path, event, opts):
         raise ValueError(f"{event!r} matches several event classes in {path}: "
                          f"{sorted({c.name for c in found})}")
     return t._meta.columns(found[0].index) if found else None
+
+
+def _register_with_dask():
+    """Dask makes a non-empty meta of each extension dtype it meets."""
+    from dask.dataframe.extensions import make_array_nonempty
+
+    make_array_nonempty.register(BytesDtype)(lambda dtype: BytesArray._from_sequence([b"a", None]))
 
 
 def meta_frame(columns):
@@ -259,6 +269,7 @@ def read(paths, event, filter=None, instr_map=None, lenient=False):
             break
     if columns is None:
         raise KeyError(f"no trace has an event class {event!r}")
+    _register_with_dask()
     meta = meta_frame(columns)
     parts = [dask.delayed(read_one, pure=True)(p, event, meta, filter, opts) for p in paths]
     return dd.from_delayed(parts, meta=meta, verify_meta=False)
