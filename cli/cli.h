@@ -34,6 +34,8 @@ int cli_analyze(int argc, char **argv, const struct tmx_diag *diag);
  */
 struct tmx_run_opts;
 void cli_progress_setup(int mode, bool output_to_stdout, struct tmx_run_opts *opts);
+/* Takes the progress line off the terminal before a warning (the next update draws it again). */
+void cli_progress_clear(void);
 
 /*
  * `-o tracecmd`: prints trace.dat inputs as `trace-cmd report` and returns

@@ -140,6 +140,7 @@ void cli_usage(FILE *out)
 static void print_warning(void *user, const char *msg)
 {
 	(void)user;
+	cli_progress_clear();
 	fprintf(stderr, "tracemux: warning: %s\n", msg);
 }
 

@@ -20,10 +20,12 @@
 #include "cli.h"
 #include "tracemux/run.h"
 
-struct cli_progress {
+static struct cli_progress {
 	bool tty;        /* redraw one line; else a line per update */
-	bool drawn;      /* a line is on the terminal */
-};
+	bool drawn;      /* a line is on the terminal now */
+	bool shown;      /* a line was drawn: the last one stays */
+	bool on;
+} st;
 
 /* BYTES as "12.3 MiB" (1024-based units, one decimal). */
 static void human(char *buf, size_t size, double bytes)
@@ -38,13 +40,12 @@ static void human(char *buf, size_t size, double bytes)
 
 static void draw(void *user, const struct tmx_progress *p)
 {
-	struct cli_progress *st = user;
 	char line[256], done[32], total[32], rate[32], left[32] = "";
 	double secs = (double)p->elapsed_ns / 1e9;
 	double bps = secs > 0 ? (double)p->bytes_read / secs : 0;
 	int n;
 
-	if (p->done && st->tty && !st->drawn)
+	if (p->done && st.tty && !st.shown)
 		return;
 	human(done, sizeof(done), (double)p->bytes_read);
 	human(total, sizeof(total), (double)p->bytes_total);
@@ -53,24 +54,30 @@ static void draw(void *user, const struct tmx_progress *p)
 		unsigned long s = (unsigned long)((double)(p->bytes_total - p->bytes_read) / bps + 0.5);
 		snprintf(left, sizeof(left), "  %lu:%02lu left", s / 60, s % 60);
 	}
-	n = snprintf(line, sizeof(line), "%s%s / %s  %3u%%  %llu events  %s/s%s%s", st->tty ? "\r" : "",
+	n = snprintf(line, sizeof(line), "%s%s / %s  %3u%%  %llu events  %s/s%s%s", st.tty ? "\r" : "",
 		     done, total,
 		     p->bytes_total ? (unsigned)(100.0 * (double)p->bytes_read / (double)p->bytes_total) : 0,
 		     (unsigned long long)p->events, rate, left,
-		     st->tty && !p->done ? "\033[K" : st->tty ? "\033[K\n" : "\n");
+		     st.tty && !p->done ? "\033[K" : st.tty ? "\033[K\n" : "\n");
+	(void)user;
 	if (n > 0 && write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) > 0)
-		st->drawn = true;
+		st.drawn = st.shown = !p->done;
+}
+
+void cli_progress_clear(void)
+{
+	if (st.on && st.tty && st.drawn && write(2, "\r\033[K", 4) == 4)
+		st.drawn = false;
 }
 
 void cli_progress_setup(int mode, bool output_to_stdout, struct tmx_run_opts *opts)
 {
-	static struct cli_progress st;
 	const char *ms = getenv("TRACEMUX_PROGRESS_MS");
 	bool tty = isatty(2);
 
 	if (mode < 0 || (mode == 0 && (!tty || (output_to_stdout && isatty(1)))))
 		return;
-	st = (struct cli_progress){ .tty = tty };
+	st = (struct cli_progress){ .tty = tty, .on = true };
 	if (ms && *ms >= '0' && *ms <= '9')
 		opts->progress_ms = (unsigned)strtoul(ms, NULL, 10);
 	opts->progress = draw;
