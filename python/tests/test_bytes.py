@@ -93,3 +93,59 @@ def test_array_in_pandas():
     assert list(df.sort_values("k", kind="stable")["b"]) == \
         [r for i, r in enumerate(ROWS) if i % 2 == 0] + [r for i, r in enumerate(ROWS) if i % 2]
     assert list(s.astype(object)) == ROWS
+
+
+METADATA = """/* CTF 1.8 */
+typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+trace { major = 1; minor = 8; byte_order = le; };
+stream { event.header := struct { uint32_t id; }; };
+event {
+    name = "e"; id = 0;
+    fields := struct {
+        enum : uint8_t { A = 0, B = 1 } sel;
+        variant <sel> { uint8_t A[3]; uint32_t B; } v;
+        uint8_t n;
+        uint8_t seq[n];
+    };
+};
+"""
+# (option A's bytes or option B's integer, the sequence's bytes)
+EVENTS = [(b"abc", b"xy"), (7, b""), (b"\x00\x00\x01", b"\xff")]
+
+
+def byte_trace(tmp_path):
+    """A CTF 1.8 trace with a static uint8 array inside a variant (a nullable column:
+    missing where the other option is selected) and a sequence of uint8."""
+    d = tmp_path / "bytes-trace"
+    d.mkdir()
+    (d / "metadata").write_text(METADATA)
+    data = b""
+    for v, seq in EVENTS:
+        data += (0).to_bytes(4, "little")
+        data += (bytes([0]) + v) if isinstance(v, bytes) else bytes([1]) + v.to_bytes(4, "little")
+        data += bytes([len(seq)]) + seq
+    (d / "stream").write_bytes(data)
+    return d
+
+
+def test_nullable_and_variable(cli, tmp_path):
+    d = byte_trace(tmp_path)
+    t = tracemux.open(d)
+    df = t.to_pandas()["e"]
+    want_a = [v if isinstance(v, bytes) else None for v, _ in EVENTS]
+    want_seq = [s for _, s in EVENTS]
+    assert isinstance(df["v.A"].dtype, BytesDtype) and list(df["v.A"]) == want_a
+    assert list(df["seq"]) == want_seq and list(df["v.B"].astype(object)) == [pd.NA, 7, pd.NA]
+    arr = t.to_numpy("e")
+    assert arr["v.A"].shape == (3, 3) and list(np.ma.getmaskarray(arr["v.A"]).any(axis=1)) == \
+        [False, True, False]
+    assert [bytes(r) for r, v in zip(np.ma.getdata(arr["v.A"]), want_a) if v] == [v for v in want_a if v]
+    assert list(arr["seq"]) == want_seq
+    assert [ev.fields.get("v.A") for ev in t.events()] == want_a
+    # The CLI reads the same values (JSON: arrays of uint8 as lists of integers).
+    events, code, err = json_events(cli, [d])
+    assert code == 0, err
+    assert [bytes(e["payload"]["seq"]) for e in events] == want_seq
+    assert [bytes(e["payload"]["v"]["value"]) if e["payload"]["v"]["option"] == "A" else None
+            for e in events] == want_a

@@ -29,10 +29,15 @@ def _bytes(col, rows):
 def _bytes_numpy(col, rows):
     """A "bytes" column for NumPy: a 2-D uint8 array (rows, length) when every value has
     the same length (a static array or BLOB), else an object array of bytes."""
-    _, values, width = col["data"]
+    ends, values, width = col["data"]
     mask = _mask(col, rows)
-    if width < 0:
-        return np.asarray(_bytes(col, rows))
+    if width < 0:   # NumPy has no variable-length bytes: objects (no pandas needed)
+        data = bytes(memoryview(values))
+        ends = np.frombuffer(ends, dtype=np.uint64, count=rows).tolist()
+        out = _objects([data[a:b] for a, b in zip([0] + ends[:-1], ends)])
+        if mask is not None:
+            out[mask] = None
+        return out
     grid = np.frombuffer(values, dtype=np.uint8).reshape(rows, width)
     if mask is None and not col["nullable"]:
         return grid
