@@ -81,6 +81,8 @@ void table_free(struct table *t)
 	free(t);
 }
 
+static bool put_int(struct colbuf *cb, unsigned width, uint64_t bits);
+
 struct table *table_new(size_t class_index, const struct plan *p)
 {
 	struct table *t = calloc(1, sizeof(*t));
@@ -92,6 +94,9 @@ struct table *table_new(size_t class_index, const struct plan *p)
 		if (is_text_kind(p->cols[c].kind))
 			ok = (t->cols[c].dict = strdict_new()) != NULL;
 		t->cols[c].width = p->cols[c].width;
+		/* Byte strings: offsets from a first 0, as a BytesArray takes them (no copy). */
+		if (ok && p->cols[c].kind == COL_BYTES)
+			ok = put_int(&t->cols[c], 8, 0);
 	}
 	if (!ok) {
 		table_free(t);

@@ -6,7 +6,7 @@ event number in the read, to merge classes of one name in reading order)
 and "columns", each a dict: name, dtype (a NumPy dtype name, or "text",
 "label", "option", "bytes", "object"), data (a buffer of the dtype,
 dictionary codes for the text kinds, a list for "object", for "bytes" a
-tuple: each row's end offset (uint64), the rows' bytes one after the other,
+tuple: 0 then each row's end offset (int64), the rows' bytes one after the other,
 and the length of every value when it is fixed, else -1), valid (one byte per row, or None
 when every row has a value), strings ([None, str...] for the text kinds),
 nullable (inside a variant or an optional).  Every buffer is wrapped,
@@ -21,9 +21,9 @@ def _bytes(col, rows):
     """A "bytes" column as a BytesArray (offsets and values, no object per row)."""
     from ._bytes import BytesArray
 
-    ends, values, _ = col["data"]
-    return BytesArray.from_ends(np.frombuffer(ends, dtype=np.uint64, count=rows).astype(np.int64),
-                                np.frombuffer(values, dtype=np.uint8), _mask(col, rows))
+    offsets, values, _ = col["data"]
+    return BytesArray(np.frombuffer(offsets, dtype=np.int64, count=rows + 1),
+                      np.frombuffer(values, dtype=np.uint8), _mask(col, rows))
 
 
 def _bytes_numpy(col, rows):
@@ -33,8 +33,8 @@ def _bytes_numpy(col, rows):
     mask = _mask(col, rows)
     if width < 0:   # NumPy has no variable-length bytes: objects (no pandas needed)
         data = bytes(memoryview(values))
-        ends = np.frombuffer(ends, dtype=np.uint64, count=rows).tolist()
-        out = _objects([data[a:b] for a, b in zip([0] + ends[:-1], ends)])
+        offsets = np.frombuffer(ends, dtype=np.int64, count=rows + 1).tolist()
+        out = _objects([data[a:b] for a, b in zip(offsets[:-1], offsets[1:])])
         if mask is not None:
             out[mask] = None
         return out
