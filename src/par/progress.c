@@ -16,11 +16,12 @@ static uint64_t now_ns(void)
 void par_progress_init(struct par_progress *pg, const struct tmx_source *src,
 		       const struct tmx_run_opts *opts)
 {
-	size_t n = tmx_source_stream_count(src);
+	size_t n;
 
 	*pg = (struct par_progress){ 0 };
 	if (!opts->progress)
 		return;
+	n = tmx_source_stream_count(src);
 	pg->fn = opts->progress;
 	pg->user = opts->progress_user;
 	pg->interval_ns = (uint64_t)(opts->progress_ms ? opts->progress_ms : 250) * 1000000u;
@@ -51,7 +52,8 @@ static uint64_t bytes_read(const struct par_progress *pg)
 		if (pg->t >= s->end)
 			sum += (double)s->bytes;
 		else if (pg->t > s->begin)
-			sum += (double)s->bytes * ((double)(pg->t - s->begin) / (double)(s->end - s->begin));
+			sum += (double)s->bytes * (((double)pg->t - (double)s->begin) /
+						   ((double)s->end - (double)s->begin));
 	}
 	return sum < (double)pg->p.bytes_total ? (uint64_t)sum : pg->p.bytes_total;
 }
