@@ -164,6 +164,8 @@ static bool mark_valid(struct colbuf *cb, size_t row)
 /* `n` bytes (zeros when `p` is NULL) appended to a COL_BYTES column's values. */
 static bool put_values(struct colbuf *cb, const void *p, size_t n)
 {
+	if (!n)   /* `bytes` may still be NULL */
+		return true;
 	if (!grow(&cb->bytes, &cb->cap_bytes, cb->n_bytes + n))
 		return false;
 	if (p)
