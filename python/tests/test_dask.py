@@ -182,3 +182,21 @@ def test_read_byte_columns(client, corpus):
     assert list(got["sblob"]) == list(want["sblob"]) * 2
     assert list(got["dblob"]) == list(want["dblob"]) * 2
     assert str(got["dblob"].dtype) == "tracemux.bytes"
+
+
+def test_same_partition_numbered_on(client, node, cli, tmp_path):
+    """Two traces of one host and trace name (bench/gen-lttng-like.py with two seeds) share
+    every partition: their part files are numbered on, the rows are the CLI's."""
+    paths = []
+    for seed in (1, 2):
+        paths.append(str(tmp_path / f"gen{seed}"))
+        subprocess.run([sys.executable, str(ROOT / "bench" / "gen-lttng-like.py"), paths[-1],
+                        "--events", "4000", "--seed", str(seed)], check=True, capture_output=True)
+    cli_dataset(cli, paths, str(tmp_path / "cli"))
+    result = tracemux.dask.to_parquet(paths, tmp_path / "dask", client=client,
+                                      partition=["host", "trace"])
+    assert result.ok
+    got, want = summary(node, str(tmp_path / "dask")), summary(node, str(tmp_path / "cli"))
+    assert got == want and want[("_traces", None, None)][0] == 2
+    part = tmp_path / "dask" / "event=net%3Apacket" / "host=bench-host" / "trace=bench-host"
+    assert sorted(os.listdir(part)) == ["part-0.parquet", "part-1.parquet"]
