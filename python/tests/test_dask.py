@@ -12,7 +12,6 @@ Trace.to_pandas, one partition per trace, in the meta's dtypes.
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 
