@@ -101,6 +101,7 @@ struct plan {
 	/* The cpu column's field (tmx_stream_class_cpu_field, NULL: none), found once. */
 	const char *cpu_field;
 	enum tmx_scope cpu_scope;
+	int cpu_col;          /* the cpu field's own column (its value in the walk's cells), or -1 */
 	const struct tmx_field_class *scope_fc[TMX_N_SCOPES];
 	struct pnode *scope[TMX_N_SCOPES];   /* NULL where the class has no such scope */
 };

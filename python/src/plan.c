@@ -250,6 +250,27 @@ void plan_free(struct plan *p)
 	free(p);
 }
 
+/*
+ * The column of the cpu field (a member of its scope's structure): the
+ * fixed cpu column takes its value from the walk's cells rather than
+ * looking the field up by name in every event.
+ */
+static int cpu_column(const struct plan *p)
+{
+	const struct tmx_field_class *st;
+	const struct pnode *n;
+
+	if (!p->cpu_field || !(n = p->scope[p->cpu_scope]) || n->how != N_STRUCT)
+		return -1;
+	st = p->scope_fc[p->cpu_scope];
+	for (size_t m = 0; m < tmx_fc_member_count(st) && m < n->n_children; m++) {
+		const char *name = tmx_fc_member_name(st, m);
+		if (name && !strcmp(name, p->cpu_field))
+			return n->children[m].col;
+	}
+	return -1;
+}
+
 struct plan *plan_new(const struct tmx_event_class *ec)
 {
 	const struct tmx_stream_class *sc = ec->stream_class;
@@ -274,6 +295,7 @@ struct plan *plan_new(const struct tmx_event_class *ec)
 		plan_free(b.p);
 		return NULL;
 	}
+	b.p->cpu_col = cpu_column(b.p);
 	return b.p;
 }
 

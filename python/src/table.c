@@ -29,6 +29,14 @@ struct colbuf {
 	unsigned char *bytes;      /* the strings' and BLOBs' bytes; COL_BYTES: the values */
 	size_t n_bytes, cap_bytes;
 	int64_t width;             /* COL_BYTES: the fixed length, or -1 */
+	/*
+	 * Fixed text columns (event, host, trace): the last text and its code.
+	 * Their texts are the model's (class names, trace names, environment
+	 * values), which stay in place for the whole read: the same pointer
+	 * is the same text, and nearly every row repeats the previous one.
+	 */
+	const char *last_text;
+	uint32_t last_code;
 };
 
 struct table {
@@ -39,6 +47,8 @@ struct table {
 	struct colbuf seq;         /* each row's event number in the read */
 	char *labels;              /* scratch for joined labels */
 	size_t labels_cap;
+	const struct tmx_trace *host_trace; /* trace_host()'s last trace and answer */
+	const char *host;
 };
 
 static const struct {
@@ -131,23 +141,35 @@ static bool put_bytes(struct colbuf *cb, const void *v, size_t n)
 	return true;
 }
 
-/* An integer (its low bits) or a code in a column of `width` bytes. */
+/* An integer (its low bits) or a code in a column of `width` bytes (stored in place: no call). */
 static bool put_int(struct colbuf *cb, unsigned width, uint64_t bits)
 {
-	uint8_t u8 = (uint8_t)bits;
-	uint16_t u16 = (uint16_t)bits;
-	uint32_t u32 = (uint32_t)bits;
+	unsigned char *at;
 
+	if (cb->len + 8 > cb->cap && !grow(&cb->data, &cb->cap, cb->len + 8))
+		return false;
+	at = cb->data + cb->len;
 	switch (width) {
 	case 1:
-		return put_bytes(cb, &u8, 1);
-	case 2:
-		return put_bytes(cb, &u16, 2);
-	case 4:
-		return put_bytes(cb, &u32, 4);
-	default:
-		return put_bytes(cb, &bits, 8);
+		*at = (uint8_t)bits;
+		break;
+	case 2: {
+		uint16_t v = (uint16_t)bits;
+		memcpy(at, &v, 2);
+		break;
 	}
+	case 4: {
+		uint32_t v = (uint32_t)bits;
+		memcpy(at, &v, 4);
+		break;
+	}
+	default:
+		memcpy(at, &bits, 8);
+		width = 8;
+		break;
+	}
+	cb->len += width;
+	return true;
 }
 
 /* A value in row `row`: marked valid once the column has a validity buffer. */
@@ -415,7 +437,8 @@ static const char *trace_host(const struct tmx_trace *trace)
 }
 
 /* The fixed columns' values; false: no memory. */
-static bool put_fixed(struct table *t, const struct plan *p, const struct tmx_msg *msg)
+static bool put_fixed(struct table *t, const struct plan *p, const struct tmx_msg *msg,
+		      const struct tmx_value **cells)
 {
 	const struct tmx_stream *st = msg->stream;
 	const char *trace = st->trace && st->trace->name ? st->trace->name : "";
@@ -439,9 +462,20 @@ static bool put_fixed(struct table *t, const struct plan *p, const struct tmx_ms
 		case FIX_EVENT:
 		case FIX_HOST:
 		case FIX_TRACE:
-			text = f == FIX_TRACE ? trace : f == FIX_EVENT ? msg->event->cls->name
-								 : trace_host(st->trace);
-			ok = text ? put_text(cb, text, strlen(text)) : put_null(cb, kind, t->n_rows);
+			if (f == FIX_HOST && st->trace != t->host_trace) {
+				t->host_trace = st->trace;
+				t->host = trace_host(st->trace);
+			}
+			text = f == FIX_TRACE ? trace : f == FIX_EVENT ? msg->event->cls->name : t->host;
+			if (!text) {
+				ok = put_null(cb, kind, t->n_rows);
+			} else if (text == cb->last_text) {
+				ok = put_int(cb, 4, cb->last_code);
+			} else {
+				cb->last_code = strdict_code(cb->dict, text, strlen(text));
+				cb->last_text = cb->last_code ? text : NULL;
+				ok = cb->last_code && put_int(cb, 4, cb->last_code);
+			}
 			continue;
 		case FIX_STREAM_ID:
 			bits = st->id;
@@ -452,8 +486,10 @@ static bool put_fixed(struct table *t, const struct plan *p, const struct tmx_ms
 		default:   /* FIX_CPU */
 			/* tmx_event_cpu, without finding the field again */
 			has = p->cpu_field &&
-			      tmx_value_uint64(tmx_event_field_in(msg->event, p->cpu_scope,
-								  p->cpu_field), &bits) &&
+			      tmx_value_uint64(p->cpu_col >= 0 ? cells[p->cpu_col]
+							       : tmx_event_field_in(msg->event, p->cpu_scope,
+										    p->cpu_field),
+					       &bits) &&
 			      bits <= UINT32_MAX;
 			break;
 		}
@@ -468,7 +504,7 @@ static bool put_fixed(struct table *t, const struct plan *p, const struct tmx_ms
 bool table_add(struct table *t, const struct plan *p, const struct tmx_msg *msg,
 	       const struct tmx_value **cells, uint64_t seq)
 {
-	bool ok = put_fixed(t, p, msg) && put_int(&t->seq, 8, seq);
+	bool ok = put_fixed(t, p, msg, cells) && put_int(&t->seq, 8, seq);
 
 	for (size_t c = p->n_fixed; ok && c < p->n_cols; c++) {
 		struct colbuf *cb = &t->cols[c];
