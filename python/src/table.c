@@ -91,7 +91,8 @@ void table_free(struct table *t)
 	free(t);
 }
 
-static bool put_int(struct colbuf *cb, unsigned width, uint64_t bits);
+static inline bool put_int(struct colbuf *cb, unsigned width, uint64_t bits)
+	__attribute__((always_inline));
 
 struct table *table_new(size_t class_index, const struct plan *p)
 {
@@ -142,7 +143,7 @@ static bool put_bytes(struct colbuf *cb, const void *v, size_t n)
 }
 
 /* An integer (its low bits) or a code in a column of `width` bytes (stored in place: no call). */
-static bool put_int(struct colbuf *cb, unsigned width, uint64_t bits)
+static inline bool put_int(struct colbuf *cb, unsigned width, uint64_t bits)
 {
 	unsigned char *at;
 
