@@ -89,17 +89,19 @@ def add(a, b):
     return out
 
 
-def cli_dataset(cli, paths, dataset, expect=0):
-    code, _, err = run_cli(cli, ["-o", "parquet", "-w", dataset, "--partition", "host,trace"] + paths)
+def cli_dataset(cli, paths, dataset, expect=0, partition="host,trace"):
+    part = ["--partition", partition] if partition else []
+    code, _, err = run_cli(cli, ["-o", "parquet", "-w", dataset] + part + paths)
     assert code == expect, err
     return err
 
 
-def test_to_parquet_as_the_cli(client, node, cli, corpus, tmp_path):
+@pytest.mark.parametrize("partition", [["host", "trace"], ["host"], None])
+def test_to_parquet_as_the_cli(client, node, cli, corpus, tmp_path, partition):
     paths = [str(corpus / p) for p in FLEET]
-    cli_dataset(cli, paths, str(tmp_path / "cli"))
+    cli_dataset(cli, paths, str(tmp_path / "cli"), partition=",".join(partition or []))
     result = tracemux.dask.to_parquet(paths, tmp_path / "dask", client=client,
-                                      partition=["host", "trace"])
+                                      partition=partition)
     assert result.ok and [t.path for t in result.traces] == paths, result.failed
     want, got = summary(node, str(tmp_path / "cli")), summary(node, str(tmp_path / "dask"))
     assert got == want

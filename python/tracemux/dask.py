@@ -251,7 +251,9 @@ def read(paths, event, filter=None, instr_map=None, lenient=False):
     only: text columns are categoricals whose categories differ per trace
     (unknown to Dask), integer columns that can miss a value nullable.
     `filter` selects events as --filter; a trace without the class gives
-    an empty partition.
+    an empty partition; one whose class lacks a column of the meta (other
+    fields under the same name) fails its partition with a ValueError, and
+    columns the meta does not have are left out.
     """
     import dask
     import dask.dataframe as dd
