@@ -60,13 +60,16 @@ static uint64_t bytes_read(const struct par_progress *pg)
 
 void par_progress_poll(struct par_progress *pg)
 {
-	uint64_t now = now_ns();
+	uint64_t now = now_ns(), read;
 
 	if (now < pg->next_ns)
 		return;
 	pg->next_ns = now + pg->interval_ns;
 	pg->p.elapsed_ns = now - pg->start_ns;
-	pg->p.bytes_read = bytes_read(pg);
+	/* Never backwards, also when messages are not in time order (XRay's --sort=false). */
+	read = bytes_read(pg);
+	if (read > pg->p.bytes_read)
+		pg->p.bytes_read = read;
 	pg->fn(pg->user, &pg->p);
 }
 
@@ -75,7 +78,10 @@ void par_progress_end(struct par_progress *pg, bool complete)
 	if (!pg->fn)
 		return;
 	pg->p.elapsed_ns = now_ns() - pg->start_ns;
-	pg->p.bytes_read = complete ? pg->p.bytes_total : bytes_read(pg);
+	if (complete)
+		pg->p.bytes_read = pg->p.bytes_total;
+	else if (bytes_read(pg) > pg->p.bytes_read)
+		pg->p.bytes_read = bytes_read(pg);
 	pg->p.done = true;
 	pg->fn(pg->user, &pg->p);
 	free(pg->spans);
