@@ -165,7 +165,8 @@ def main():
               f"{best['peak_growth_kib'] / 1024:.1f} MiB; DataFrame {best['deep_bytes'] / 2**20:.1f} MiB "
               f"(deep), {best['shallow_bytes'] / 2**20:.1f} MiB (shallow)")
     t, b = results["tracemux"], results["bt2"]
-    print(f"bt2 / tracemux: {b['wall'] / t['wall']:.1f}x; tracemux's peak RSS growth / DataFrame "
+    print(f"bt2 / tracemux: {b['wall'] / t['wall']:.1f}x wall, {b['cpu'] / t['cpu']:.1f}x CPU "
+          f"(a busy machine stretches the wall times); tracemux's peak RSS growth / DataFrame "
           f"(deep): {t['peak_growth_kib'] * 1024 / t['deep_bytes']:.2f}")
     # Every class: to_pandas() against -o parquet, same trace, same run.
     a = min((run("all", trace) for _ in range(runs)), key=lambda r: r["wall"])
@@ -174,7 +175,8 @@ def main():
           f"peak RSS growth {a['peak_growth_kib'] / 1024:.1f} MiB; DataFrames "
           f"{a['deep_bytes'] / 2**20:.1f} MiB (deep), {a['shallow_bytes'] / 2**20:.1f} MiB (shallow)")
     print(f"-o parquet: {pq['wall']:.3f} s ({pq['cpu']:.3f} s CPU)")
-    print(f"to_pandas() (every class) / -o parquet: {a['wall'] / pq['wall']:.2f}x wall; "
+    print(f"to_pandas() (every class) / -o parquet: {a['wall'] / pq['wall']:.2f}x wall, "
+          f"{a['cpu'] / pq['cpu']:.2f}x CPU; "
           f"peak RSS growth / DataFrames (deep): {a['peak_growth_kib'] * 1024 / a['deep_bytes']:.2f}")
 
 

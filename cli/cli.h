@@ -28,6 +28,16 @@ int cli_xray_stack(int argc, char **argv, const struct tmx_diag *diag);
 int cli_analyze(int argc, char **argv, const struct tmx_diag *diag);
 
 /*
+ * --progress (mode 1), --no-progress (-1), neither (0: when standard error
+ * is a terminal that the output does not go to): tmx_run's progress calls
+ * drawn on standard error (cli/progress.c).
+ */
+struct tmx_run_opts;
+void cli_progress_setup(int mode, bool output_to_stdout, struct tmx_run_opts *opts);
+/* Takes the progress line off the terminal before a warning (the next update draws it again). */
+void cli_progress_clear(void);
+
+/*
  * `-o tracecmd`: prints trace.dat inputs as `trace-cmd report` and returns
  * the exit status with *handled set; *handled is false for other traces
  * (the caller prints them through the model).  --events / --filter select

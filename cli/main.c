@@ -122,6 +122,10 @@ void cli_usage(FILE *out)
 	      "                           output is the same whatever N: text, json, dummy and\n"
 	      "                           tracecmd (not of trace.dat files) are formatted in\n"
 	      "                           parallel, the other outputs after a sequential read\n"
+	      "      --progress           show the progress on standard error (bytes read of the\n"
+	      "                           total, events, rate, time left; default: when it is a\n"
+	      "                           terminal that the output does not go to)\n"
+	      "      --no-progress        never show it\n"
 	      "\n"
 	      "LLVM XRay logs (as llvm-xray convert):\n"
 	      "      --instr-map=BIN      instrumentation map: an instrumented ELF binary (its\n"
@@ -139,6 +143,7 @@ void cli_usage(FILE *out)
 static void print_warning(void *user, const char *msg)
 {
 	(void)user;
+	cli_progress_clear();
 	fprintf(stderr, "tracemux: warning: %s\n", msg);
 }
 
@@ -327,6 +332,9 @@ static int run(struct cli *cli, struct tmx_source *src, int out_fd)
 
 	if (jobs_of(cli, &opts.jobs))
 		return 2;
+	/* -o ctf and -o parquet write to the -w directory, never to out_fd. */
+	cli_progress_setup(cli->progress, out_fd == STDOUT_FILENO && cli->format != OUT_CTF &&
+					  cli->format != OUT_PARQUET, &opts);
 	if (setup_trimming(cli, src, &trimmer, &trimming, &err))
 		return cli_report(&err);   /* 2 for a bad time, 1 for a trace without one */
 	if (trimming) {

@@ -252,6 +252,13 @@ static int set_jobs(struct cli *cli, const struct cli_option *o, const char *arg
 	return cli_parse_jobs("--jobs", arg, &cli->jobs);
 }
 
+static int set_progress(struct cli *cli, const struct cli_option *o, const char *arg)
+{
+	(void)arg;
+	cli->progress = strcmp(o->name, "progress") ? -1 : 1;
+	return 0;
+}
+
 static int show_help(struct cli *cli, const struct cli_option *o, const char *arg)
 {
 	(void)cli, (void)o, (void)arg;
@@ -311,6 +318,9 @@ const struct cli_option cli_general_options[] = {
 	DO("lenient", 0, false, set_lenient),
 	/* Threads */
 	DO("jobs", 'j', true, set_jobs),
+	/* Progress on standard error */
+	DO("progress", 0, false, set_progress),
+	DO("no-progress", 0, false, set_progress),
 	/* LLVM XRay */
 	DO("instr-map", 0, true, set_instr_map),
 	DO("instr_map", 0, true, set_instr_map),

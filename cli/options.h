@@ -45,6 +45,7 @@ struct cli {
 	const char *filter_expr;
 	unsigned jobs;                       /* -j/--jobs (0: every CPU) */
 	bool jobs_set;                       /* else TRACEMUX_JOBS, else every CPU */
+	int progress;                        /* --progress 1, --no-progress -1, else 0 */
 };
 
 struct cli_option {

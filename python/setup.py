@@ -72,7 +72,7 @@ class BuildWithLibrary(build_ext):
         super().run()
 
 
-SOURCES = ["module.c", "reader.c", "plan.c", "table.c", "strdict.c", "event.c", "convert.c"]
+SOURCES = ["module.c", "reader.c", "plan.c", "table.c", "strdict.c", "event.c", "convert.c", "sinkrun.c"]
 
 setup(
     version=library_version(),

@@ -12,6 +12,8 @@ TEST_PKGS="$TEST_PKGS zstd"
 TEST_PKGS="$TEST_PKGS python3-lttnganalyses python3-babeltrace babeltrace"
 # The Python package (python/, tests/python/run.sh).
 TEST_PKGS="$TEST_PKGS python3-dev python3-numpy python3-pandas python3-pytest python3-setuptools python3-venv python3-pip"
+# tracemux.dask (python/tracemux/dask.py, python/tests/test_dask.py): a LocalCluster of worker processes.
+TEST_PKGS="$TEST_PKGS python3-dask python3-distributed"
 
 case "${1:-build}" in
 build) pkgs=$BUILD_PKGS ;;

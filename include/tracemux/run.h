@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tracemux/export.h"
 #include "tracemux/error.h"
@@ -30,6 +31,25 @@ extern "C" {
 
 struct tmx_source;
 struct tmx_sink;
+
+/*
+ * How far a run has come, for a progress display (tmx_run_opts.progress).
+ * The library fills it; a caller only reads it, so it may grow at its end.
+ */
+struct tmx_progress {
+	/*
+	 * The input's bytes read, an estimate: each stream's bytes (its
+	 * packets' sizes, tmx_stream_info.bytes) in proportion to how far the
+	 * time of the last message consumed is into that stream's time range
+	 * (messages come in time order, so every stream advances together),
+	 * all of them at the end of a complete run.
+	 */
+	uint64_t bytes_read;
+	uint64_t bytes_total;   /* every stream's bytes */
+	uint64_t events;        /* event messages consumed by the sink so far */
+	uint64_t elapsed_ns;    /* since tmx_run began */
+	bool done;              /* the last call: the run is over (or failed) */
+};
 
 /* Grows as tmx_open_opts (tracemux/tracemux.h): `size` first, set by TMX_RUN_OPTS_INIT. */
 struct tmx_run_opts {
@@ -45,6 +65,16 @@ struct tmx_run_opts {
 	 */
 	bool (*keep)(void *user, const struct tmx_msg *msg, bool *stop);
 	void *keep_user;
+	/*
+	 * Progress (NULL: none, and the run does nothing for it): called on the
+	 * calling thread at most once per `progress_ms` milliseconds (0: 250)
+	 * while the run lasts (the clock is read once per 1024 messages), and
+	 * once at its end with p->done set.  The dummy sink with several jobs
+	 * (its workers merge nothing) only gets the last call.
+	 */
+	void (*progress)(void *user, const struct tmx_progress *p);
+	void *progress_user;
+	unsigned progress_ms;
 };
 #define TMX_RUN_OPTS_INIT { .size = sizeof(struct tmx_run_opts) }
 

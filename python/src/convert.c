@@ -50,6 +50,32 @@ PyObject *ext_text(const char *s, size_t n)
 	return PyUnicode_DecodeUTF8(s ? s : "", (Py_ssize_t)n, BYTES_HANDLER);
 }
 
+bool ext_is_bytes(const struct tmx_field_class *fc)
+{
+	enum tmx_fc_kind k = tmx_fc_kind(fc);
+	const struct tmx_field_class *e;
+
+	if (k == TMX_FC_BLOB)
+		return true;
+	if ((k != TMX_FC_ARRAY && k != TMX_FC_SEQUENCE) || tmx_fc_is_text(fc))
+		return false;
+	e = tmx_fc_element(fc);
+	return tmx_fc_kind(e) == TMX_FC_INT && tmx_fc_size(e) == 8 && !tmx_fc_is_signed(e) &&
+	       !tmx_fc_mapping_count(e);
+}
+
+/* An array of uint8 (ext_is_bytes) as bytes: its elements are the entries after it. */
+static PyObject *byte_array_value(const struct tmx_value *vals, size_t i, size_t *next)
+{
+	uint64_t count = vals[i].count;
+	PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)count);
+
+	for (uint64_t e = 0; b && e < count; e++)
+		PyBytes_AS_STRING(b)[e] = (char)vals[i + 1 + e].u;
+	*next = i + 1 + count;
+	return b;
+}
+
 static PyObject *array_value(const struct tmx_value *vals, size_t i, size_t *next)
 {
 	uint64_t count = vals[i].count;
@@ -111,6 +137,8 @@ PyObject *ext_value(const struct tmx_value *vals, size_t i, size_t *next)
 						 (Py_ssize_t)v->str.len);
 	case TMX_FC_ARRAY:
 	case TMX_FC_SEQUENCE:
+		if (ext_is_bytes(fc))
+			return byte_array_value(vals, i, next);
 		return array_value(vals, i, next);
 	case TMX_FC_STRUCT:
 		return struct_value(vals, i, next);

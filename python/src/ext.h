@@ -10,6 +10,8 @@
  *   strdict.c  text columns as dictionary codes
  *   event.c    Event: one event copied out of the source, decoded on demand
  *   convert.c  values as Python objects
+ *   sinkrun.c  Reader.run (a source into one of the library's sinks),
+ *              Reader.columns (a class's columns without reading)
  *
  * Only the public API of libtracemux (include/tracemux/) is used.
  */
@@ -46,6 +48,12 @@ extern PyTypeObject ExtBufferType;
 PyObject *ext_text(const char *s, size_t n);
 /* The value at vals[i] (a whole subtree) as a Python object; *next gets the index after it. */
 PyObject *ext_value(const struct tmx_value *vals, size_t i, size_t *next);
+/*
+ * Whether values of `fc` are byte strings: BLOBs, and arrays and sequences
+ * of 8-bit unsigned integers that are not text and have no mappings.
+ * They are `bytes` everywhere in the package (Event.fields, columns).
+ */
+bool ext_is_bytes(const struct tmx_field_class *fc);
 /* Registers the decoding error handler ext_text() uses. */
 int ext_convert_init(void);
 
@@ -57,7 +65,8 @@ enum col_kind {
 	COL_TEXT,     /* strings and text arrays (dictionary codes) */
 	COL_LABEL,    /* an enumeration's labels / a bit map's flags, joined by ", " */
 	COL_OPTION,   /* a variant's selected option name */
-	COL_OBJECT,   /* arrays (lists) and BLOBs (bytes): a Python object per row, made at the export */
+	COL_BYTES,    /* BLOBs and arrays of uint8 (ext_is_bytes): offsets and bytes, no object per row */
+	COL_OBJECT,   /* other arrays (lists): a Python object per row, made at the export */
 	COL_N_KINDS,
 };
 
@@ -73,6 +82,7 @@ struct column {
 	char *name;
 	enum col_kind kind;
 	bool nullable;        /* inside a variant or an optional */
+	int64_t width;        /* COL_BYTES: every value's length when fixed (static), else -1 */
 };
 
 /*
@@ -91,6 +101,7 @@ struct plan {
 	/* The cpu column's field (tmx_stream_class_cpu_field, NULL: none), found once. */
 	const char *cpu_field;
 	enum tmx_scope cpu_scope;
+	int cpu_col;          /* the cpu field's own column (its value in the walk's cells), or -1 */
 	const struct tmx_field_class *scope_fc[TMX_N_SCOPES];
 	struct pnode *scope[TMX_N_SCOPES];   /* NULL where the class has no such scope */
 };
@@ -152,10 +163,19 @@ typedef struct {
 } Reader;
 
 extern PyTypeObject ReaderType;
+/* False with an exception set when the Reader is closed or being read by another thread. */
+bool reader_check_open(Reader *r);
+/* The library's warnings since the last call, as Python warnings; -1 if one raised. */
+int reader_flush_warnings(Reader *r);
 /* The plan of class i, made at its first use (NULL with MemoryError set). */
 struct plan *reader_plan(Reader *r, size_t i);
 /* The index in r->classes of the class of an event (SIZE_MAX with MemoryError set). */
 size_t reader_class(Reader *r, const struct tmx_event_class *ec);
+
+/* ---- sinkrun.c ---- */
+
+PyObject *reader_run(PyObject *self, PyObject *args);
+PyObject *reader_columns(PyObject *self, PyObject *arg);
 
 /* ---- table.c ---- */
 
@@ -166,6 +186,8 @@ void table_free(struct table *t);
 /* Appends a row: false when memory runs out. */
 bool table_add(struct table *t, const struct plan *p, const struct tmx_msg *msg,
 	       const struct tmx_value **cells, uint64_t seq);
+/* The NumPy dtype name of a kind ("text", "label", "option", "object" for the others). */
+const char *table_dtype(enum col_kind kind);
 /* The table as a dict for tracemux._frames; the table is emptied. */
 PyObject *table_export(struct table *t, const struct plan *p);
 

@@ -70,7 +70,8 @@ static int add_column(struct builder *b, const char *prefix, const char *suffix,
 		b->oom = true;
 		return -1;
 	}
-	p->cols[p->n_cols] = (struct column){ .name = name, .kind = kind, .nullable = nullable };
+	p->cols[p->n_cols] = (struct column){ .name = name, .kind = kind, .nullable = nullable,
+					      .width = -1 };
 	return (int)p->n_cols++;
 }
 
@@ -163,7 +164,14 @@ static bool build(struct builder *b, struct pnode *n, const struct tmx_field_cla
 			     build(b, &n->children[0], tmx_fc_element(fc), prefix, true);
 			break;
 		default:   /* arrays, sequences, BLOBs */
-			n->col = add_column(b, prefix, "", COL_OBJECT, nullable);
+			if (!ext_is_bytes(fc)) {
+				n->col = add_column(b, prefix, "", COL_OBJECT, nullable);
+				break;
+			}
+			n->col = add_column(b, prefix, "", COL_BYTES, nullable);
+			/* Static arrays and BLOBs (a static BLOB of 0 bytes is left variable). */
+			if (n->col >= 0 && (kind == TMX_FC_ARRAY || tmx_fc_length(fc)))
+				b->p->cols[n->col].width = (int64_t)tmx_fc_length(fc);
 			break;
 		}
 	}
@@ -242,6 +250,27 @@ void plan_free(struct plan *p)
 	free(p);
 }
 
+/*
+ * The column of the cpu field (a member of its scope's structure): the
+ * fixed cpu column takes its value from the walk's cells rather than
+ * looking the field up by name in every event.
+ */
+static int cpu_column(const struct plan *p)
+{
+	const struct tmx_field_class *st;
+	const struct pnode *n;
+
+	if (!p->cpu_field || !(n = p->scope[p->cpu_scope]) || n->how != N_STRUCT)
+		return -1;
+	st = p->scope_fc[p->cpu_scope];
+	for (size_t m = 0; m < tmx_fc_member_count(st) && m < n->n_children; m++) {
+		const char *name = tmx_fc_member_name(st, m);
+		if (name && !strcmp(name, p->cpu_field))
+			return n->children[m].col;
+	}
+	return -1;
+}
+
 struct plan *plan_new(const struct tmx_event_class *ec)
 {
 	const struct tmx_stream_class *sc = ec->stream_class;
@@ -266,6 +295,7 @@ struct plan *plan_new(const struct tmx_event_class *ec)
 		plan_free(b.p);
 		return NULL;
 	}
+	b.p->cpu_col = cpu_column(b.p);
 	return b.p;
 }
 

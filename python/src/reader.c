@@ -26,7 +26,7 @@ static void on_warning(void *user, const char *msg)
 }
 
 /* The library's warnings since the last call, as Python warnings; -1 if one raised. */
-static int flush_warnings(Reader *r)
+int reader_flush_warnings(Reader *r)
 {
 	Py_ssize_t n = PyList_GET_SIZE(r->warnings);
 	int ret = 0;
@@ -191,11 +191,11 @@ static int reader_init(PyObject *self, PyObject *args, PyObject *kw)
 	r->diag = (struct tmx_diag){ on_warning, r };
 	if (tmx_open(cpaths, (size_t)n, &opts, &r->diag, &r->src, &err)) {
 		r->src = NULL;
-		flush_warnings(r);
+		reader_flush_warnings(r);
 		ext_raise(&err);
 		goto out;
 	}
-	ret = load_classes(r) || flush_warnings(r) ? -1 : 0;
+	ret = load_classes(r) || reader_flush_warnings(r) ? -1 : 0;
 out:
 	while (done > 0)
 		Py_DECREF(enc[--done]);
@@ -208,7 +208,7 @@ out:
 	return ret;
 }
 
-static bool check_open(Reader *r)
+bool reader_check_open(Reader *r)
 {
 	if (!r->src)
 		PyErr_SetString(PyExc_ValueError, "the Reader is not open");
@@ -243,7 +243,7 @@ static PyObject *reader_event_classes(PyObject *self, PyObject *unused)
 	PyObject *list;
 
 	(void)unused;
-	if (!check_open(r) || !(list = PyList_New((Py_ssize_t)r->n_dense)))
+	if (!reader_check_open(r) || !(list = PyList_New((Py_ssize_t)r->n_dense)))
 		return NULL;
 	for (size_t i = 0; i < r->n_dense; i++) {
 		const struct tmx_event_class *ec = r->classes[i].ec;
@@ -280,7 +280,7 @@ static PyObject *reader_streams(PyObject *self, PyObject *unused)
 	PyObject *list;
 
 	(void)unused;
-	if (!check_open(r))
+	if (!reader_check_open(r))
 		return NULL;
 	n = tmx_source_stream_count(r->src);
 	if (!(list = PyList_New((Py_ssize_t)n)))
@@ -360,7 +360,7 @@ static PyObject *reader_traces(PyObject *self, PyObject *unused)
 	PyObject *list;
 
 	(void)unused;
-	if (!check_open(r))
+	if (!reader_check_open(r))
 		return NULL;
 	n = tmx_source_logical_trace_count(r->src);
 	if (!(list = PyList_New((Py_ssize_t)n)))
@@ -399,7 +399,7 @@ static PyObject *reader_select(PyObject *self, PyObject *args)
 	Py_ssize_t n = 0;
 	int ret;
 
-	if (!check_open(r) || !PyArg_ParseTuple(args, "OO", &globs, &expr))
+	if (!reader_check_open(r) || !PyArg_ParseTuple(args, "OO", &globs, &expr))
 		return NULL;
 	if (r->filter) {
 		PyErr_SetString(PyExc_RuntimeError, "the Reader has its selection already");
@@ -524,11 +524,11 @@ static PyObject *reader_next(PyObject *self, PyObject *args)
 	size_t ci;
 	int ret;
 
-	if (!check_open(r) || !PyArg_ParseTuple(args, "OO", &begin, &end) ||
+	if (!reader_check_open(r) || !PyArg_ParseTuple(args, "OO", &begin, &end) ||
 	    parse_selection(r, begin, end, &sel))
 		return NULL;
 	ret = next_selected(r, &sel, &msg, &ci, &err, NULL);
-	if (flush_warnings(r) || ret == -1)
+	if (reader_flush_warnings(r) || ret == -1)
 		return NULL;
 	if (ret != TMX_OK)
 		return ext_raise(&err);
@@ -643,7 +643,7 @@ static PyObject *reader_read(PyObject *self, PyObject *args)
 	bool failed = false, nomem = false;
 	int ret = TMX_OK;
 
-	if (!check_open(r) || !PyArg_ParseTuple(args, "OO", &begin, &end) ||
+	if (!reader_check_open(r) || !PyArg_ParseTuple(args, "OO", &begin, &end) ||
 	    parse_selection(r, begin, end, &sel))
 		return NULL;
 	if (tables_init(r, &ts))
@@ -695,7 +695,7 @@ static PyObject *reader_read(PyObject *self, PyObject *args)
 		PyErr_NoMemory();
 	if (failed)
 		goto fail;
-	if (flush_warnings(r) || (ret != TMX_OK && !(error = ext_error_object(&err))))
+	if (reader_flush_warnings(r) || (ret != TMX_OK && !(error = ext_error_object(&err))))
 		goto fail;
 	list = tables_export(r, &ts);
 	tables_free(&ts);
@@ -718,6 +718,10 @@ static PyMethodDef reader_methods[] = {
 	  "select(globs, expr): the library's event filter, before reading" },
 	{ "next", reader_next, METH_VARARGS, "next(begin, end) -> Event or None" },
 	{ "read", reader_read, METH_VARARGS, "read(begin, end) -> (tables, error or None)" },
+	{ "run", reader_run, METH_VARARGS,
+	  "run(sink, params, jobs): every message into one of the library's sinks -> error or None" },
+	{ "columns", reader_columns, METH_O,
+	  "columns(class) -> [(name, dtype, nullable)]: the class's table columns, no event read" },
 	{ NULL, NULL, 0, NULL },
 };
 

@@ -2,8 +2,9 @@
  * Columns filled in C: a table per event class, a growing buffer per
  * column in the column's own type (integers of their width, floats,
  * booleans as bytes, text as dictionary codes), a validity byte per row
- * only once a column gets its first missing value, and Python objects only
- * for arrays and BLOBs, made at the export.  Exported as Buffers that
+ * only once a column gets its first missing value, byte strings (BLOBs,
+ * arrays of uint8) as the end offset of each row in one buffer of bytes,
+ * and Python objects only for other arrays, made at the export.  Exported as Buffers that
  * numpy.frombuffer wraps without a copy (tracemux/_frames.py).
  *
  * Nothing here touches Python before table_export(): Reader.read fills the
@@ -25,8 +26,17 @@ struct colbuf {
 	/* COL_OBJECT: `data` has each row's first entry in `vals` (SIZE_MAX: None). */
 	struct tmx_value *vals;
 	size_t n_vals, cap_vals;   /* entries, bytes of `vals` */
-	unsigned char *bytes;      /* the strings' and BLOBs' bytes */
+	unsigned char *bytes;      /* the strings' and BLOBs' bytes; COL_BYTES: the values */
 	size_t n_bytes, cap_bytes;
+	int64_t width;             /* COL_BYTES: the fixed length, or -1 */
+	/*
+	 * Fixed text columns (event, host, trace): the last text and its code.
+	 * Their texts are the model's (class names, trace names, environment
+	 * values), which stay in place for the whole read: the same pointer
+	 * is the same text, and nearly every row repeats the previous one.
+	 */
+	const char *last_text;
+	uint32_t last_code;
 };
 
 struct table {
@@ -37,6 +47,8 @@ struct table {
 	struct colbuf seq;         /* each row's event number in the read */
 	char *labels;              /* scratch for joined labels */
 	size_t labels_cap;
+	const struct tmx_trace *host_trace; /* trace_host()'s last trace and answer */
+	const char *host;
 };
 
 static const struct {
@@ -48,8 +60,14 @@ static const struct {
 	[COL_U32] = { "uint32", 4 }, [COL_U64] = { "uint64", 8 }, [COL_F32] = { "float32", 4 },
 	[COL_F64] = { "float64", 8 }, [COL_BOOL] = { "bool", 1 }, [COL_TEXT] = { "text", 4 },
 	[COL_LABEL] = { "label", 4 }, [COL_OPTION] = { "option", 4 },
+	[COL_BYTES] = { "bytes", 8 },
 	[COL_OBJECT] = { "object", 0 },
 };
+
+const char *table_dtype(enum col_kind kind)
+{
+	return kinds[kind].dtype;
+}
 
 static bool is_text_kind(enum col_kind k)
 {
@@ -73,6 +91,9 @@ void table_free(struct table *t)
 	free(t);
 }
 
+static inline bool put_int(struct colbuf *cb, unsigned width, uint64_t bits)
+	__attribute__((always_inline));
+
 struct table *table_new(size_t class_index, const struct plan *p)
 {
 	struct table *t = calloc(1, sizeof(*t));
@@ -83,6 +104,10 @@ struct table *table_new(size_t class_index, const struct plan *p)
 	for (size_t c = 0; ok && c < p->n_cols; c++) {
 		if (is_text_kind(p->cols[c].kind))
 			ok = (t->cols[c].dict = strdict_new()) != NULL;
+		t->cols[c].width = p->cols[c].width;
+		/* Byte strings: offsets from a first 0, as a BytesArray takes them (no copy). */
+		if (ok && p->cols[c].kind == COL_BYTES)
+			ok = put_int(&t->cols[c], 8, 0);
 	}
 	if (!ok) {
 		table_free(t);
@@ -117,23 +142,35 @@ static bool put_bytes(struct colbuf *cb, const void *v, size_t n)
 	return true;
 }
 
-/* An integer (its low bits) or a code in a column of `width` bytes. */
-static bool put_int(struct colbuf *cb, unsigned width, uint64_t bits)
+/* An integer (its low bits) or a code in a column of `width` bytes (stored in place: no call). */
+static inline bool put_int(struct colbuf *cb, unsigned width, uint64_t bits)
 {
-	uint8_t u8 = (uint8_t)bits;
-	uint16_t u16 = (uint16_t)bits;
-	uint32_t u32 = (uint32_t)bits;
+	unsigned char *at;
 
+	if (cb->len + 8 > cb->cap && !grow(&cb->data, &cb->cap, cb->len + 8))
+		return false;
+	at = cb->data + cb->len;
 	switch (width) {
 	case 1:
-		return put_bytes(cb, &u8, 1);
-	case 2:
-		return put_bytes(cb, &u16, 2);
-	case 4:
-		return put_bytes(cb, &u32, 4);
-	default:
-		return put_bytes(cb, &bits, 8);
+		*at = (uint8_t)bits;
+		break;
+	case 2: {
+		uint16_t v = (uint16_t)bits;
+		memcpy(at, &v, 2);
+		break;
 	}
+	case 4: {
+		uint32_t v = (uint32_t)bits;
+		memcpy(at, &v, 4);
+		break;
+	}
+	default:
+		memcpy(at, &bits, 8);
+		width = 8;
+		break;
+	}
+	cb->len += width;
+	return true;
 }
 
 /* A value in row `row`: marked valid once the column has a validity buffer. */
@@ -147,6 +184,37 @@ static bool mark_valid(struct colbuf *cb, size_t row)
 	return true;
 }
 
+/* `n` bytes (zeros when `p` is NULL) appended to a COL_BYTES column's values. */
+static bool put_values(struct colbuf *cb, const void *p, size_t n)
+{
+	if (!n)   /* `bytes` may still be NULL */
+		return true;
+	if (!grow(&cb->bytes, &cb->cap_bytes, cb->n_bytes + n))
+		return false;
+	if (p)
+		memcpy(cb->bytes + cb->n_bytes, p, n);
+	else
+		memset(cb->bytes + cb->n_bytes, 0, n);
+	cb->n_bytes += n;
+	return true;
+}
+
+/* A byte string (ext_is_bytes): its bytes, then the row's end offset. */
+static bool put_byte_string(struct colbuf *cb, const struct tmx_value *v)
+{
+	if (tmx_fc_kind(v->fc) == TMX_FC_BLOB) {
+		if (v->str.len && !put_values(cb, v->str.ptr, (size_t)v->str.len))
+			return false;
+	} else {
+		size_t count = (size_t)v->count;
+		if (!put_values(cb, NULL, count))
+			return false;
+		for (size_t e = 0; e < count; e++)   /* the elements are the entries after it */
+			cb->bytes[cb->n_bytes - count + e] = (unsigned char)v[1 + e].u;
+	}
+	return put_int(cb, 8, cb->n_bytes);
+}
+
 static bool put_null(struct colbuf *cb, enum col_kind kind, size_t row)
 {
 	static const uint64_t zero;
@@ -155,6 +223,10 @@ static bool put_null(struct colbuf *cb, enum col_kind kind, size_t row)
 		return put_int(cb, sizeof(size_t), SIZE_MAX);
 	if (is_text_kind(kind))   /* code 0 */
 		return put_int(cb, 4, 0);
+	/* A fixed-length byte string's room is kept (zeros): its rows stay a 2-D array. */
+	if (kind == COL_BYTES && cb->width > 0 &&
+	    !put_values(cb, NULL, (size_t)cb->width))
+		return false;
 	if (!cb->valid) {
 		if (!grow(&cb->valid, &cb->valid_cap, row + 1))
 			return false;
@@ -163,6 +235,8 @@ static bool put_null(struct colbuf *cb, enum col_kind kind, size_t row)
 		return false;
 	}
 	cb->valid[row] = 0;
+	if (kind == COL_BYTES)
+		return put_int(cb, 8, cb->n_bytes);
 	return put_bytes(cb, &zero, kinds[kind].width);
 }
 
@@ -347,6 +421,8 @@ static bool put_value(struct table *t, struct colbuf *cb, const struct column *c
 		return put_text(cb, s, s ? strlen(s) : 0);
 	case COL_OBJECT:
 		return put_object(cb, v);
+	case COL_BYTES:
+		return put_byte_string(cb, v);
 	default:   /* integers: `u` has the value's bits, signed or not */
 		return put_int(cb, kinds[col->kind].width, v->u);
 	}
@@ -362,7 +438,8 @@ static const char *trace_host(const struct tmx_trace *trace)
 }
 
 /* The fixed columns' values; false: no memory. */
-static bool put_fixed(struct table *t, const struct plan *p, const struct tmx_msg *msg)
+static bool put_fixed(struct table *t, const struct plan *p, const struct tmx_msg *msg,
+		      const struct tmx_value **cells)
 {
 	const struct tmx_stream *st = msg->stream;
 	const char *trace = st->trace && st->trace->name ? st->trace->name : "";
@@ -386,9 +463,20 @@ static bool put_fixed(struct table *t, const struct plan *p, const struct tmx_ms
 		case FIX_EVENT:
 		case FIX_HOST:
 		case FIX_TRACE:
-			text = f == FIX_TRACE ? trace : f == FIX_EVENT ? msg->event->cls->name
-								 : trace_host(st->trace);
-			ok = text ? put_text(cb, text, strlen(text)) : put_null(cb, kind, t->n_rows);
+			if (f == FIX_HOST && st->trace != t->host_trace) {
+				t->host_trace = st->trace;
+				t->host = trace_host(st->trace);
+			}
+			text = f == FIX_TRACE ? trace : f == FIX_EVENT ? msg->event->cls->name : t->host;
+			if (!text) {
+				ok = put_null(cb, kind, t->n_rows);
+			} else if (text == cb->last_text) {
+				ok = put_int(cb, 4, cb->last_code);
+			} else {
+				cb->last_code = strdict_code(cb->dict, text, strlen(text));
+				cb->last_text = cb->last_code ? text : NULL;
+				ok = cb->last_code && put_int(cb, 4, cb->last_code);
+			}
 			continue;
 		case FIX_STREAM_ID:
 			bits = st->id;
@@ -399,8 +487,10 @@ static bool put_fixed(struct table *t, const struct plan *p, const struct tmx_ms
 		default:   /* FIX_CPU */
 			/* tmx_event_cpu, without finding the field again */
 			has = p->cpu_field &&
-			      tmx_value_uint64(tmx_event_field_in(msg->event, p->cpu_scope,
-								  p->cpu_field), &bits) &&
+			      tmx_value_uint64(p->cpu_col >= 0 ? cells[p->cpu_col]
+							       : tmx_event_field_in(msg->event, p->cpu_scope,
+										    p->cpu_field),
+					       &bits) &&
 			      bits <= UINT32_MAX;
 			break;
 		}
@@ -415,7 +505,7 @@ static bool put_fixed(struct table *t, const struct plan *p, const struct tmx_ms
 bool table_add(struct table *t, const struct plan *p, const struct tmx_msg *msg,
 	       const struct tmx_value **cells, uint64_t seq)
 {
-	bool ok = put_fixed(t, p, msg) && put_int(&t->seq, 8, seq);
+	bool ok = put_fixed(t, p, msg, cells) && put_int(&t->seq, 8, seq);
 
 	for (size_t c = p->n_fixed; ok && c < p->n_cols; c++) {
 		struct colbuf *cb = &t->cols[c];
@@ -450,6 +540,16 @@ static PyObject *export_column(struct table *t, const struct plan *p, size_t c)
 		data = objects(cb, col, t->n_rows);
 	else
 		data = take_buffer(&cb->data, cb->len);
+	if (col->kind == COL_BYTES) {   /* the values beside the offsets */
+		PyObject *values = take_buffer(&cb->bytes, cb->n_bytes);
+		cb->n_bytes = cb->cap_bytes = 0;
+		if (!data || !values) {
+			Py_XDECREF(data);
+			Py_XDECREF(values);
+			return NULL;
+		}
+		data = Py_BuildValue("(NNL)", data, values, (long long)col->width);
+	}
 	valid = cb->valid ? take_buffer(&cb->valid, t->n_rows) : Py_NewRef(Py_None);
 	dict = cb->dict ? strdict_list(cb->dict) : Py_NewRef(Py_None);
 	if (!data || !valid || !dict) {

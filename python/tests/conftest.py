@@ -158,6 +158,24 @@ def json_row(rec, fixed):
     return out
 
 
+class Hex(str):
+    """The hex text of a bytes value (BLOBs, arrays of uint8), for align_bytes."""
+
+
+def align_bytes(expected, got):
+    """`expected` (from JSON) with the arrays of uint8 that the package gives as bytes (a
+    Hex in `got` at the same place) as their hex text: the JSON output writes them as
+    lists of integers, BLOBs as hex text already."""
+    if isinstance(got, Hex) and isinstance(expected, list) and \
+            all(isinstance(x, int) and 0 <= x < 256 for x in expected):
+        return bytes(expected).hex()
+    if isinstance(got, dict) and isinstance(expected, dict):
+        return {k: align_bytes(v, got.get(k)) for k, v in expected.items()}
+    if isinstance(got, list) and isinstance(expected, list) and len(got) == len(expected):
+        return [align_bytes(e, g) for e, g in zip(expected, got)]
+    return expected
+
+
 def cell(v):
     """A DataFrame or NumPy value as plain Python, comparable with JSON."""
     if v is None or v is pd.NA or v is pd.NaT:
@@ -171,7 +189,7 @@ def cell(v):
     if isinstance(v, float) and not math.isfinite(v):
         return None   # JSON writes NaN and infinities as null
     if isinstance(v, bytes):
-        return v.hex()
+        return Hex(v.hex())
     if isinstance(v, list):
         return [cell(x) for x in v]
     if isinstance(v, dict):

@@ -7,6 +7,11 @@
     for ev in t.events(events="sched_switch", begin=t.time_range[0]):
         print(ev.name, ev.ts, ev.cpu, ev["prev_comm"])
 
+Byte strings (BLOBs, arrays of uint8) are bytes, and in DataFrames a
+"tracemux.bytes" column (tracemux._bytes.BytesArray: offsets and one buffer
+of bytes, no object per row).  Many traces on a Dask cluster: tracemux.dask
+(to_parquet, read).
+
 Errors are tracemux.Error subclasses with the file, byte offset and
 message of the library's error; what was read before a data error stays
 available (see Trace.events, Trace.to_pandas).

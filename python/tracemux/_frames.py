@@ -4,8 +4,10 @@ A table is a dict: "name" (its event class's), "class" (the class's number
 in the Reader), "rows", "seq" (each row's
 event number in the read, to merge classes of one name in reading order)
 and "columns", each a dict: name, dtype (a NumPy dtype name, or "text",
-"label", "option", "object"), data (a buffer of the dtype, dictionary codes
-for the text kinds, a list for "object"), valid (one byte per row, or None
+"label", "option", "bytes", "object"), data (a buffer of the dtype,
+dictionary codes for the text kinds, a list for "object", for "bytes" a
+tuple: 0 then each row's end offset (int64), the rows' bytes one after the other,
+and the length of every value when it is fixed, else -1), valid (one byte per row, or None
 when every row has a value), strings ([None, str...] for the text kinds),
 nullable (inside a variant or an optional).  Every buffer is wrapped,
 not copied.
@@ -13,6 +15,34 @@ not copied.
 import numpy as np
 
 _TEXT_KINDS = ("text", "label", "option")
+
+
+def _bytes(col, rows):
+    """A "bytes" column as a BytesArray (offsets and values, no object per row)."""
+    from ._bytes import BytesArray
+
+    offsets, values, _ = col["data"]
+    return BytesArray(np.frombuffer(offsets, dtype=np.int64, count=rows + 1),
+                      np.frombuffer(values, dtype=np.uint8), _mask(col, rows))
+
+
+def _bytes_numpy(col, rows):
+    """A "bytes" column for NumPy: a 2-D uint8 array (rows, length) when every value has
+    the same length (a static array or BLOB), else an object array of bytes."""
+    ends, values, width = col["data"]
+    mask = _mask(col, rows)
+    if width < 0:   # NumPy has no variable-length bytes: objects (no pandas needed)
+        data = bytes(memoryview(values))
+        offsets = np.frombuffer(ends, dtype=np.int64, count=rows + 1).tolist()
+        out = _objects([data[a:b] for a, b in zip(offsets[:-1], offsets[1:])])
+        if mask is not None:
+            out[mask] = None
+        return out
+    grid = np.frombuffer(values, dtype=np.uint8).reshape(rows, width)
+    if mask is None and not col["nullable"]:
+        return grid
+    rmask = np.zeros(rows, bool) if mask is None else mask
+    return np.ma.MaskedArray(grid, mask=np.repeat(rmask[:, None], width, axis=1))
 
 
 def _objects(values):
@@ -33,6 +63,8 @@ def numpy_column(col, rows):
     kind = col["dtype"]
     if kind == "object":
         return _objects(col["data"])
+    if kind == "bytes":
+        return _bytes_numpy(col, rows)
     if kind in _TEXT_KINDS:
         codes = np.frombuffer(col["data"], dtype=np.uint32, count=rows)
         return _objects(col["strings"]).take(codes)
@@ -78,6 +110,8 @@ def pandas_column(col, rows):
         return _categorical(col, rows)
     if kind == "object":
         return numpy_column(col, rows)
+    if kind == "bytes":
+        return _bytes(col, rows)
     values = np.frombuffer(col["data"], dtype=kind, count=rows)
     mask = _mask(col, rows)
     if mask is None and not col["nullable"]:

@@ -192,8 +192,11 @@ static int run(struct merge *m, struct tmx_error *err)
 
 		if (head(top)->kind == PE_STOP)
 			return TMX_OK;
-		if (head(top)->kind == PE_MSG && emit(m, top, r->sink_out, err))
-			return err->code;
+		if (head(top)->kind == PE_MSG) {
+			if (emit(m, top, r->sink_out, err))
+				return err->code;
+			par_progress_msg(r->progress, &head(top)->msg);
+		}
 		top->i++;
 		st = settle(m, top, err);
 		if (st == FAILED)

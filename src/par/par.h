@@ -22,6 +22,7 @@
 #include "mux/muxer.h"
 #include "mux/order.h"
 #include "sink/split.h"
+#include "par/progress.h"
 
 enum par_kind {
 	PE_MSG,     /* a message that reaches the sink */
@@ -104,6 +105,7 @@ struct par_runner {
 	void *sink_out;                  /* the sink's output handle */
 	const struct tmx_run_opts *opts;
 	const struct tmx_filter_bound *filter; /* the source's event filter, or NULL */
+	struct par_progress *progress;   /* the merge notes each message it emits */
 	size_t batch_elems, batch_bytes; /* when a batch is sealed */
 	size_t depth;                    /* batches queued per stream at most */
 };

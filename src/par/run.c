@@ -20,6 +20,7 @@
 #include "model/opts.h"
 #include "mux/muxer.h"
 #include "par/par.h"
+#include "par/progress.h"
 
 #define PAR_BUDGET_BASE (32u << 20)
 #define PAR_BUDGET_PER_WORKER (8u << 20)
@@ -43,7 +44,8 @@ unsigned tmx_cpu_count(void)
 
 /* Today's loop: pull, keep, consume. */
 static int run_sequential(struct tmx_source *src, struct tmx_sink *sink,
-			  const struct tmx_run_opts *opts, struct tmx_error *err)
+			  const struct tmx_run_opts *opts, struct par_progress *pg,
+			  struct tmx_error *err)
 {
 	struct tmx_muxer *mux = tmx_source_muxer(src);
 	const struct tmx_msg *msg;
@@ -62,6 +64,7 @@ static int run_sequential(struct tmx_source *src, struct tmx_sink *sink,
 		}
 		if (tmx_sink_consume(sink, msg, err))
 			return err->code;
+		par_progress_msg(pg, msg);
 	}
 }
 
@@ -140,9 +143,10 @@ static int run_parallel(struct par_runner *r, const struct tmx_mux_head *heads,
  * status.
  */
 static int try_parallel(struct tmx_source *src, struct tmx_sink *sink, unsigned jobs,
-			const struct tmx_run_opts *opts, bool *ran, struct tmx_error *err)
+			const struct tmx_run_opts *opts, struct par_progress *pg, bool *ran,
+			struct tmx_error *err)
 {
-	struct par_runner r = { .opts = opts, .filter = tmx_source_filter(src) };
+	struct par_runner r = { .opts = opts, .filter = tmx_source_filter(src), .progress = pg };
 	struct tmx_mux_head *heads;
 	struct tmx_error ignored;
 	int ret;
@@ -180,6 +184,7 @@ int tmx_run(struct tmx_source *src, struct tmx_sink *sink, const struct tmx_run_
 	    struct tmx_error *err)
 {
 	struct tmx_run_opts own;
+	struct par_progress pg;
 	struct tmx_error ferr = { 0 };
 	unsigned jobs;
 	bool ran = false;
@@ -193,14 +198,16 @@ int tmx_run(struct tmx_source *src, struct tmx_sink *sink, const struct tmx_run_
 	jobs = opts->jobs ? opts->jobs : tmx_cpu_count();
 	if (reads_nothing(sink))
 		tmx_source_skip_fields(src);
+	par_progress_init(&pg, src, opts);
 	if (jobs > 1)
-		ret = try_parallel(src, sink, jobs, opts, &ran, err);
+		ret = try_parallel(src, sink, jobs, opts, &pg, &ran, err);
 	if (!ran)
-		ret = run_sequential(src, sink, opts, err);
+		ret = run_sequential(src, sink, opts, &pg, err);
 	/* Everything consumed before an error is still written. */
 	if (tmx_sink_finish(sink, &ferr) && !ret) {
 		*err = ferr;
 		ret = ferr.code;
 	}
+	par_progress_end(&pg, ret == TMX_OK);
 	return ret;
 }
