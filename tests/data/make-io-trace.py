@@ -7,9 +7,12 @@ events).
 The metadata has the shape of lttng-modules' (tracecompass/tc-many-threads:
 env with domain "kernel" and the tracer's version, the monotonic clock, the
 packet context with cpu_id, the large event header, one data stream file per
-CPU, a stream event context with the `pid`) and lttng-modules 2.9's event
+CPU, a stream event context with the `pid`) and lttng-modules 2.10's event
 fields: lttng-analyses 0.6.1 reads `pid` in lttng_statedump_file_descriptor,
-which 2.10 replaced by a file table address, so the tracer version says 2.9.
+which 2.11 replaced by a file table address.  The version says 2.10.10:
+earlier ones have packet end times that babeltrace 2 (and tracemux) replace
+by the last event's, babeltrace 1 (lttng-analyses) not, and the streams'
+common time range would differ.
 The events are made up, with a fixed seed: a state dump (tasks, file
 descriptors opened before the trace, block devices), tasks scheduled on four
 CPUs making open/openat/close/read/write/pread64/pwrite64/readv/writev/
@@ -37,7 +40,7 @@ INT = {
     "i32": (32, 1, 10), "i64": (64, 1, 10), "x64": (64, 0, 16), "o32": (32, 0, 8),
 }
 
-# lttng-modules 2.9's fields (x86_64 system call signatures)
+# lttng-modules 2.10's fields (x86_64 system call signatures)
 EVENTS = [
     ("lttng_statedump_block_device", [("dev", "u32"), ("diskname", "s")]),
     ("lttng_statedump_process_state", [
@@ -136,8 +139,8 @@ env {
 	kernel_version = "#1 SMP Debian 4.9.0";
 	tracer_name = "lttng-modules";
 	tracer_major = 2;
-	tracer_minor = 9;
-	tracer_patchlevel = 0;
+	tracer_minor = 10;
+	tracer_patchlevel = 10;
 };
 
 clock {
