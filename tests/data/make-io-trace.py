@@ -398,7 +398,7 @@ def scenario(scale, seed=27):
                 # open / openat, sometimes failing
                 path = rnd.choice(FILES)
                 fail = rnd.random() < 0.15
-                fd = min(set(range(3, 64)) - set(pfds))
+                fd = min(set(range(3, 4096)) - set(pfds))
                 name = rnd.choice(["open", "openat"])
                 entry = {"filename": path, "flags": rnd.choice([0, 0o2000000, 0o101]), "mode": 0o644}
                 if name == "openat":
@@ -460,13 +460,13 @@ def scenario(scale, seed=27):
                 else:
                     old = rnd.choice(sorted(pfds)) if pfds else 5
                     cmd = rnd.choice([0, 3])
-                    new = min(set(range(10, 64)) - set(pfds))
+                    new = min(set(range(10, 4096)) - set(pfds))
                     syscall(cpu, tid, "fcntl", {"fd": old, "cmd": cmd, "arg": 10},
                             new if cmd == 0 else 2, lat // 4)
                     if cmd == 0 and old in pfds:
                         pfds[new] = pfds[old]
             elif kind < 0.80:
-                fd = min(set(range(3, 64)) - set(pfds))
+                fd = min(set(range(3, 4096)) - set(pfds))
                 fam = rnd.choice([2, 10, 1])
                 syscall(cpu, tid, "socket", {"family": fam, "type": 1, "protocol": 0}, fd, lat // 2)
                 pfds[fd] = "socket"
