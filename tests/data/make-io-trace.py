@@ -54,6 +54,10 @@ EVENTS = [
     ("sched_switch", [
         ("prev_comm", "c16"), ("prev_tid", "i32"), ("prev_prio", "i32"), ("prev_state", "i64"),
         ("next_comm", "c16"), ("next_tid", "i32"), ("next_prio", "i32")]),
+    ("sched_process_fork", [
+        ("parent_comm", "c16"), ("parent_tid", "i32"), ("parent_pid", "i32"),
+        ("child_comm", "c16"), ("child_tid", "i32"), ("child_pid", "i32")]),
+    ("sched_process_exec", [("filename", "s"), ("tid", "i32"), ("old_tid", "i32")]),
     ("block_rq_insert", [
         ("dev", "u32"), ("sector", "u64"), ("nr_sector", "u32"), ("bytes", "u32"),
         ("tid", "i32"), ("rwbs", "u32"), ("comm", "c16")]),
@@ -280,6 +284,8 @@ TASKS = {
     500: (500, "postgres", 20), 501: (500, "postgres", 20), 600: (600, "rsync", 20),
     # not in the state dump: its pid comes from the `pid` context (a thread of 700)
     701: (700, "java", 20), 90: (90, "kworker/u8:1", 20),
+    # forked by bash after the state dump: its fds, but for the close-on-exec one
+    130: (130, "ls", 20),
 }
 DUMPED = [1, 120, 200, 300, 301, 302, 400, 500, 501, 600, 90]
 DISKS = [(8 << 20 | 0, "sda"), (8 << 20 | 1, "sda1"), (8 << 20 | 2, "sda2"), (253 << 20 | 0, "dm-0")]
@@ -329,12 +335,16 @@ def scenario(scale, seed=27):
             t = add(t + 500, 0, 0, "lttng_statedump_file_descriptor", pid=pid, fd=fd,
                     flags=0o2000000 if fd == 255 else 0o2, fmode=0x1f, filename=name)
     t = add(t + 800, 0, 0, "lttng_statedump_end")
+    t = add(t + 3000, 0, 120, "sched_process_fork", parent_comm="bash", parent_tid=120,
+            parent_pid=120, child_comm="bash", child_tid=130, child_pid=130)
+    t = add(t + 2000, 1, 130, "sched_process_exec", filename="/bin/ls", tid=130, old_tid=130)
 
-    runnable = [1, 120, 200, 300, 301, 302, 400, 500, 501, 600, 701, 90]
+    runnable = [1, 120, 130, 200, 300, 301, 302, 400, 500, 501, 600, 701, 90]
     cur = {c: 0 for c in range(CPUS)}
     clock = {c: t + 10000 + c * 1777 for c in range(CPUS)}
     fds = {p: dict(f) for p, f in DUMP_FDS.items()}
     fds[700] = {}
+    fds[130] = {k: v for k, v in DUMP_FDS[120].items() if k != 255}
     pending_block = []        # (complete_time, cpu, fields) of requests issued
     sector = {d: 1000 * (i + 1) for i, (d, _) in enumerate(DISKS)}
 

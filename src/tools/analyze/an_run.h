@@ -116,6 +116,9 @@ void an_io_syscall_entry(struct an_run *r, const struct tmx_event *ev, const str
 			 struct an_proc *p, int64_t ts, int64_t cpu_id);
 void an_io_syscall_exit(struct an_run *r, const struct an_proc *p, int64_t ts, int64_t cpu_id,
 			bool has_ret, int64_t ret);
+/* A fork: the child gets copies of the fds of `parent_pid`; an exec closes the close-on-exec ones. */
+void an_io_fork(struct an_run *r, int64_t parent_pid, int64_t child_tid, int64_t ts);
+void an_io_exec(struct an_run *r, int64_t tid, int64_t ts);
 /* A state dump of thread `tid` in process `pid` (StatedumpStateProvider: fds to the parent). */
 void an_io_statedump_thread(struct an_run *r, int64_t tid, int64_t pid);
 

@@ -690,9 +690,13 @@ void an_automaton(struct an_run *r, const struct tmx_event *ev, const struct an_
 		break;
 	case K_FORK:
 		on_fork(r, ev, c);
+		if (r->a.io)
+			an_io_fork(r, int_field(r, ev, c, 1), int_field(r, ev, c, 3), ts);
 		break;
 	case K_EXEC:
 		create_proc(r, int_field(r, ev, c, 0));
+		if (r->a.io)
+			an_io_exec(r, int_field(r, ev, c, 0), ts);
 		break;
 	case K_PI_SETPRIO:
 		check_prio_changed(r, ts, int_field(r, ev, c, 0), int_field(r, ev, c, 1));

@@ -593,6 +593,53 @@ void an_io_statedump_thread(struct an_run *r, int64_t tid, int64_t pid)
 		io_on_parent(io, proc, parent);
 }
 
+/* SchedStateProvider._process_sched_process_fork: the parent's fds copied to the child */
+void an_io_fork(struct an_run *r, int64_t parent_pid, int64_t child_tid, int64_t ts)
+{
+	struct an_io *io = r->a.io;
+	const struct an_proc *parent = an_table_find(&r->a.procs, parent_pid);
+	const struct an_proc *child = an_table_find(&r->a.procs, child_tid);
+	struct io_proc *pp, *cp;
+
+	if (!parent || !child || parent == child || !io_proc_of(io, parent) || !io_proc_of(io, child))
+		return;
+	pp = io_proc_of(io, parent);
+	cp = io_proc_of(io, child);
+	for (size_t i = 0; i < pp->fds.n; i++) {
+		const struct io_fd *f = (const struct io_fd *)io_omap_at(&pp->fds, i);
+		struct io_fd *g;
+		bool added;
+		if (!f->h.live)
+			continue;
+		if (!(g = io_omap_get(&cp->fds, f->h.key, &added))) {
+			io->a->oom = true;
+			return;
+		}
+		*g = *f;
+		if (r->in_period)
+			io_on_create_fd(io, child, g, ts);
+	}
+}
+
+/* SchedStateProvider._process_sched_process_exec: close-on-exec fds closed */
+void an_io_exec(struct an_run *r, int64_t tid, int64_t ts)
+{
+	struct an_io *io = r->a.io;
+	const struct an_proc *p = an_table_find(&r->a.procs, tid);
+	struct io_proc *ip = p ? io_proc_of(io, p) : NULL;
+
+	if (!ip)
+		return;
+	for (size_t i = 0; i < ip->fds.n; i++) {
+		struct io_fd *f = (struct io_fd *)io_omap_at(&ip->fds, i);
+		if (!f->h.live || !f->cloexec)
+			continue;
+		if (r->in_period)
+			io_on_close_fd(io, p, f->h.key, ts);
+		io_omap_del(&ip->fds, f->h.key);
+	}
+}
+
 static void on_statedump_fd(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
 			    int64_t ts)
 {
