@@ -79,13 +79,13 @@ def split_warning(out):
     return head, out
 
 
-def check_one(rep, tracemux, cmd, trace, kpath, opts):
+def check_one(rep, tracemux, cmd, trace, kpath, opts, expect_rows=True):
     what = f"{cmd} {trace} {' '.join(opts)}".strip()
     rc, out, err = lttng(f"lttng-{cmd}", ["--no-progress"] + opts + [kpath])
     trc, tout, terr = run(tracemux, ["analyze", cmd] + opts + [kpath])
     if rc != trc or out != tout:
         rep.fail(f"text {what}", f"exit {rc} vs {trc}\n" + first_diff(out, tout) + terr.decode()[:500])
-    elif rc != 0 or out.count(b"\n") < 4:
+    elif expect_rows and (rc != 0 or out.count(b"\n") < 4):
         rep.fail(f"text {what}", f"nothing analysed (exit {rc}): {out[:300]!r} {err[-300:]!r}")
     else:
         rep.ok()
@@ -160,8 +160,9 @@ def main():
         os.makedirs(os.path.join(tmp, "io"))
         kpaths["io"] = os.path.join(tmp, "io", "kernel")
         os.symlink(os.path.abspath(IO_TRACE), kpaths["io"])
-        for trace, cmd, opts in plan:
-            check_one(rep, args.tracemux, cmd, trace, kpaths[trace], opts)
+        for i, (trace, cmd, opts) in enumerate(plan):
+            # the suite's runs all have rows; --all's traces may have no I/O
+            check_one(rep, args.tracemux, cmd, trace, kpaths[trace], opts, i < len(SUITE))
         for trace, cmd, opts in ERRORS:
             check_error(rep, args.tracemux, cmd, trace, kpaths[trace], opts)
         check_ctf2(rep, args.tracemux, tmp)
