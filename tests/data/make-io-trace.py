@@ -17,7 +17,7 @@ The events are made up, with a fixed seed: a state dump (tasks, file
 descriptors opened before the trace, block devices), tasks scheduled on four
 CPUs making open/openat/close/read/write/pread64/pwrite64/readv/writev/
 recvmsg/sendmsg/recvfrom/sendto/fsync/fdatasync/sync/sync_file_range/dup2/
-fcntl/socket/splice calls (and a few that are no I/O) with varied sizes and
+fcntl/socket/connect/splice calls (and a few that are no I/O) with varied sizes and
 latencies, failed ones (ENOENT, EBADF, EAGAIN), block requests issued,
 remapped, merged and completed (some never), packets received and sent.
 
@@ -96,6 +96,9 @@ EVENTS = [
     ("syscall_entry_dup2", [("oldfd", "u32"), ("newfd", "u32")]),
     ("syscall_entry_fcntl", [("fd", "u32"), ("cmd", "u32"), ("arg", "u64")]),
     ("syscall_entry_socket", [("family", "i32"), ("type", "i32"), ("protocol", "i32")]),
+    ("syscall_entry_connect", [
+        ("fd", "i32"), ("uservaddr", "x64"), ("addrlen", "i32"), ("family", "i32"),
+        ("dport", "be16"), ("v4addr", "a4"), ("v6addr", "a8be16")]),
     ("syscall_entry_splice", [
         ("fd_in", "i32"), ("off_in", "x64"), ("fd_out", "i32"), ("off_out", "x64"),
         ("len", "u64"), ("flags", "u32")]),
@@ -206,6 +209,15 @@ stream {
 
 
 def tsdl_field(name, t):
+    if t == "be16":
+        return ("\t\tinteger { size = 16; align = 8; signed = 0; encoding = none; base = 10; "
+                "byte_order = be; } _%s;\n" % name)
+    if t == "a4":
+        return ("\t\tinteger { size = 8; align = 8; signed = 0; encoding = none; base = 10; } "
+                "_%s[4];\n" % name)
+    if t == "a8be16":
+        return ("\t\tinteger { size = 16; align = 8; signed = 0; encoding = none; base = 16; "
+                "byte_order = be; } _%s[8];\n" % name)
     if t == "s":
         return "\t\tstring _%s;\n" % name
     if t == "c16":
@@ -237,7 +249,13 @@ class Packet:
         self.b = bytearray()
 
     def put(self, t, v):
-        if t == "s":
+        if t == "be16":
+            self.b += int(v).to_bytes(2, "big")
+        elif t == "a4":
+            self.b += bytes(v)
+        elif t == "a8be16":
+            self.b += b"".join(int(x).to_bytes(2, "big") for x in v)
+        elif t == "s":
             self.b += v.encode() + b"\0"
         elif t == "c16":
             self.b += v.encode()[:15].ljust(16, b"\0")
@@ -480,6 +498,12 @@ def scenario(scale, seed=27):
                 fam = rnd.choice([2, 10, 1])
                 syscall(cpu, tid, "socket", {"family": fam, "type": 1, "protocol": 0}, fd, lat // 2)
                 pfds[fd] = "socket"
+                if fam != 1 and rnd.random() < 0.7:
+                    # connect(): lttng-analyses names an AF_INET socket after its peer
+                    syscall(cpu, tid, "connect", {
+                        "fd": fd, "uservaddr": 0x7ffd4000, "addrlen": 16, "family": fam,
+                        "dport": rnd.choice([80, 443, 5432]), "v4addr": [10, 0, 0, rnd.randint(1, 9)],
+                        "v6addr": [0] * 8}, 0 if rnd.random() < 0.9 else -111, lat)
             elif kind < 0.83 and len(pfds) >= 2:
                 a, b = rnd.sample(sorted(pfds), 2)
                 n = rnd.choice([4096, 65536])

@@ -429,6 +429,50 @@ static bool track_dup(struct an_run *r, const struct tmx_event *ev, unsigned kin
 	return true;
 }
 
+/*
+ * IoStateProvider._process_connect: an AF_INET socket's file is named
+ * after its peer (format_utils.format_ipv4), then update_fd is sent for
+ * the task itself (not its process, as lttng-analyses does).
+ */
+static void on_connect(struct an_run *r, const struct tmx_event *ev, const struct an_proc *p,
+		       int64_t ts)
+{
+	struct an_io *io = r->a.io;
+	const struct an_proc *parent = parent_of(r, p);
+	const struct tmx_value *ip = tmx_event_field(ev, "v4addr");
+	int64_t family, fd, port, b[4] = { 0 };
+	struct io_proc *pp;
+	struct io_fd *f;
+	char name[64];
+
+	if (!value_int(tmx_event_field(ev, "family"), &family) || family != 2 /* AF_INET */ ||
+	    !need_int(r, ev, "fd", &fd))
+		return;
+	if ((pp = io_proc_of(io, parent)) && (f = io_omap_find(&pp->fds, fd))) {
+		if (!ip || !need_int(r, ev, "dport", &port)) {
+			if (!ip)
+				snprintf(r->missing_field, sizeof(r->missing_field), "v4addr");
+			return;
+		}
+		if (tmx_value_length(ip) >= 4) {
+			for (size_t i = 0; i < 4; i++)
+				value_int(tmx_value_element(ip, i), &b[i]);
+		} else {
+			/* an integer before lttng-modules 2.6: network order */
+			int64_t x = 0;
+			value_int(ip, &x);
+			for (int i = 0; i < 4; i++)
+				b[i] = (x >> (24 - 8 * i)) & 0xff;
+		}
+		snprintf(name, sizeof(name), "%lld.%lld.%lld.%lld:%lld", (long long)b[0], (long long)b[1],
+			 (long long)b[2], (long long)b[3], (long long)port);
+		if (!(f->filename = io_str(&io->strs, name, strlen(name))))
+			io->a->oom = true;
+	}
+	if (r->in_period && (pp = io_proc_of(io, p)) && (f = io_omap_find(&pp->fds, fd)))
+		io_on_update_fd(io, p, f, ts);
+}
+
 /* IoStateProvider._process_syscall_entry: the request of an I/O call */
 void an_io_syscall_entry(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
 			 struct an_proc *p, int64_t ts, int64_t cpu_id)
@@ -443,6 +487,11 @@ void an_io_syscall_entry(struct an_run *r, const struct tmx_event *ev, const str
 	if (!ip)
 		return;
 	ip->pending = false;   /* a new current system call: no request */
+	if (!c->is_io && c->sys_len == 7 && !memcmp(c->sys_name, "connect", 7) &&
+	    !strcmp(ev->cls->name, "syscall_entry_connect")) {
+		on_connect(r, ev, p, ts);
+		return;
+	}
 	if (!c->is_io || !(call = call_of(io, c->sys_id, c->sys_name, c->sys_len)))
 		return;
 	rq.begin = ts;
