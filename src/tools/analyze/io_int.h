@@ -75,10 +75,22 @@ struct io_req {
 	const char *sys;
 	/* block requests */
 	int64_t dev, sector, nr_sector;
-	/* in the analysis: the task's place in the period's tasks, and the order of recording */
-	uint32_t tid_idx;
-	uint64_t seq;
 };
+
+/*
+ * A request as the tables need it, written to a temporary file when it is
+ * recorded (memory stays bounded by the tasks, disks and files) and read
+ * back by the output; its place in the file is its order of recording.
+ */
+struct io_rec {
+	int64_t begin, end, tid, size, fd;
+	uint64_t next;       /* the log: the next listed request of the task (IO_NONE: none) */
+	const char *sys;     /* the event class's name, alive as long as the source */
+	uint32_t tid_idx;    /* system calls: the task's place in the period; block: the disk's */
+	uint8_t op, sys_len;
+	bool has_size, has_fd;
+};
+#define IO_NONE UINT64_MAX
 
 /* sv.FD */
 struct io_fd {
@@ -165,15 +177,15 @@ struct an_io {
 	struct an_table tids;     /* struct io_pstats */
 	struct an_table dstats;   /* struct io_dstats by dev */
 	struct an_table ifaces;   /* struct io_ifstats by name number */
-	struct io_req *reqs;      /* system call requests recorded, in order */
-	size_t n_reqs, cap_reqs;
-	struct io_req *breqs;     /* block requests completed, in order */
-	size_t n_breqs, cap_breqs;
-	uint64_t seq;
+	FILE *reqs;               /* system call requests recorded (struct io_rec), in order */
+	uint64_t n_reqs;
+	FILE *breqs;              /* block requests completed, in order */
+	uint64_t n_breqs;
 	/* the options (ns, bytes) */
 	bool has_begin, has_end;
 	int64_t begin_ts, end_ts;
 	struct an_mi mi;
+	bool failed;              /* a temporary file could not be read back */
 };
 
 /* What the state tells the analysis (io_stats.c), in its period only. */
@@ -199,9 +211,9 @@ struct io_pstats *io_pstats_find(struct an_io *io, int64_t tid);
 /* ProcessIOStats.get_fd(fd, timestamp): NULL when none */
 const struct io_fdstats *io_get_fd(const struct io_pstats *ps, int64_t fd, bool has_ts, int64_t ts);
 /* The request filters of cli/io.py */
-bool io_filter_rq(const struct an_io *io, const struct io_req *rq);
+bool io_filter_rq(const struct an_io *io, const struct io_rec *rq);
 /* _is_io_rq_out_of_range: 1 true, 0 false, -1 None (as Python's and/or give it) */
-int io_out_of_range(const struct an_io *io, const struct io_req *rq);
+int io_out_of_range(const struct an_io *io, const struct io_rec *rq);
 /* format_utils.format_size */
 void io_fmt_size(char *buf, size_t n, uint64_t size);
 

@@ -8,9 +8,13 @@
  * period met the tasks, each task's in the order they ended, then sorted
  * stably (by duration, or by start).
  */
+#define _GNU_SOURCE   /* pread, pwrite, fseeko */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "mux/heap.h"
 #include "tools/analyze/io_int.h"
 
 /* The kinds of system call requests of the tables */
@@ -29,52 +33,26 @@ static bool in_cat(int cat, uint8_t op)
 	}
 }
 
-static int by_task(const void *x, const void *y)
+/* Reads back a file of requests: fn on each with its number (its order of recording). */
+typedef void rec_fn(struct an_io *io, const struct io_rec *r, uint64_t seq, void *ctx);
+static bool each_rec(struct an_io *io, FILE *f, rec_fn *fn, void *ctx)
 {
-	const struct io_req *a = *(const struct io_req *const *)x, *b = *(const struct io_req *const *)y;
+	struct io_rec buf[256];
+	uint64_t seq = 0;
+	size_t n;
 
-	if (a->tid_idx != b->tid_idx)
-		return a->tid_idx < b->tid_idx ? -1 : 1;
-	return (a->seq > b->seq) - (a->seq < b->seq);
-}
-
-/* sorted(..., key=duration, reverse=True): stable, so equal ones keep their order */
-static int by_duration(const void *x, const void *y)
-{
-	const struct io_req *a = *(const struct io_req *const *)x, *b = *(const struct io_req *const *)y;
-	int64_t da = a->end - a->begin, db = b->end - b->begin;
-
-	if (da != db)
-		return da > db ? -1 : 1;
-	return by_task(x, y);
-}
-
-static int by_begin(const void *x, const void *y)
-{
-	const struct io_req *a = *(const struct io_req *const *)x, *b = *(const struct io_req *const *)y;
-
-	if (a->begin != b->begin)
-		return a->begin < b->begin ? -1 : 1;
-	return by_task(x, y);
-}
-
-/* The system call requests of a category (-1: all), filtered, in lttng-analyses' order. */
-static const struct io_req **select_reqs(struct an_io *io, int cat, size_t *n)
-{
-	const struct io_req **v = malloc((io->n_reqs ? io->n_reqs : 1) * sizeof(*v));
-	size_t k = 0;
-
-	if (!v) {
-		io->a->oom = true;
-		*n = 0;
-		return NULL;
-	}
-	for (size_t i = 0; i < io->n_reqs; i++)
-		if ((cat < 0 || in_cat(cat, io->reqs[i].op)) && io_filter_rq(io, &io->reqs[i]))
-			v[k++] = &io->reqs[i];
-	qsort(v, k, sizeof(*v), by_task);
-	*n = k;
-	return v;
+	if (!f)
+		return true;
+	if (fflush(f) || fseeko(f, 0, SEEK_SET))
+		goto fail;
+	while ((n = fread(buf, sizeof(buf[0]), sizeof(buf) / sizeof(buf[0]), f)) > 0)
+		for (size_t k = 0; k < n; k++)
+			fn(io, &buf[k], seq++, ctx);
+	if (!ferror(f))
+		return true;
+fail:
+	io->failed = true;
+	return false;
 }
 
 /* ------------------------------------------------------------------ */
@@ -150,12 +128,24 @@ static void disk_name(const struct an_io *io, const struct io_dstats *d, char *b
 	}
 }
 
-/* the filtered durations of each disk's requests */
-static void disk_lats(struct an_io *io, struct lat *l)
+/* the filtered durations of the system calls of each category, of each disk's requests */
+static void cat_lat(struct an_io *io, const struct io_rec *r, uint64_t seq, void *ctx)
 {
-	for (size_t i = 0; i < io->n_breqs; i++)
-		if (io_filter_rq(io, &io->breqs[i]))
-			lat_add(&l[io->breqs[i].tid_idx], io->breqs[i].end - io->breqs[i].begin);
+	struct lat *l = ctx;
+
+	(void)seq;
+	if (!io_filter_rq(io, r))
+		return;
+	for (int c = 0; c < CAT_N; c++)
+		if (in_cat(c, r->op))
+			lat_add(&l[c], r->end - r->begin);
+}
+
+static void disk_lat(struct an_io *io, const struct io_rec *r, uint64_t seq, void *ctx)
+{
+	(void)seq;
+	if (io_filter_rq(io, r))
+		lat_add(&((struct lat *)ctx)[r->tid_idx], r->end - r->begin);
 }
 
 static void print_stats(struct an_io *io, int64_t b, int64_t e, bool mi)
@@ -165,18 +155,12 @@ static void print_stats(struct an_io *io, int64_t b, int64_t e, bool mi)
 	const char *sep = "-----------------------------------------------------------------------"
 			  "------------------";
 
-	for (int c = 0; c < CAT_N; c++) {
-		size_t n;
-		const struct io_req **v = select_reqs(io, c, &n);
-		for (size_t i = 0; i < n; i++)
-			lat_add(&cl[c], v[i]->end - v[i]->begin);
-		free((void *)v);
-	}
 	if (!(dl = calloc(io->dstats.n ? io->dstats.n : 1, sizeof(*dl)))) {
 		io->a->oom = true;
 		return;
 	}
-	disk_lats(io, dl);
+	each_rec(io, io->reqs, cat_lat, cl);
+	each_rec(io, io->breqs, disk_lat, dl);
 	if (mi) {
 		FILE *f = an_mi_table(&io->mi, "syscall-latency-stats", "\"syscall-latency-stats\"", b, e);
 		if (f) {
@@ -232,47 +216,60 @@ static void print_stats(struct an_io *io, int64_t b, int64_t e, bool mi)
 /* Frequency distributions                                              */
 /* ------------------------------------------------------------------ */
 
-/* _fill_freq_result_table: false when there is no table (no durations, or all equal) */
-static bool freq_of(const struct an_io *io, const int64_t *d, size_t n, struct an_freq *f,
-		    uint64_t **counts)
+/* _fill_freq_result_table's buckets: false when there is no table (no durations, or all equal) */
+static bool freq_bounds(const struct an_io *io, const struct lat *l, struct an_freq *f)
 {
-	double mn, mx;
-
-	*counts = NULL;
-	if (!n)
+	if (!l->n)
 		return false;
-	mn = mx = (double)d[0];
-	for (size_t i = 1; i < n; i++) {
-		if ((double)d[i] < mn)
-			mn = (double)d[i];
-		if ((double)d[i] > mx)
-			mx = (double)d[i];
-	}
 	f->res = io->a->o->freq_resolution;
-	f->min = mn / 1000;
-	f->max = mx / 1000;
+	f->min = (double)l->min / 1000;
+	f->max = (double)l->max / 1000;
 	f->step = (f->max - f->min) / (double)f->res;
-	if (f->step == 0 || f->res <= 0 || !(*counts = calloc((size_t)f->res, sizeof(**counts))))
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		double x = ((double)d[i] / 1000 - f->min) / f->step;
-		long idx = x < (double)f->res ? (long)x : f->res - 1;
-		(*counts)[idx < f->res - 1 ? idx : f->res - 1]++;
-	}
-	return true;
+	return f->step != 0 && f->res > 0;
+}
+
+static void freq_count(const struct an_freq *f, uint64_t *counts, int64_t d)
+{
+	double x = ((double)d / 1000 - f->min) / f->step;
+	long idx = x < (double)f->res ? (long)x : f->res - 1;
+
+	counts[idx < f->res - 1 ? idx : f->res - 1]++;
+}
+
+/* the second pass: the counts of each table (NULL counts: no table) */
+struct freq_pass {
+	struct an_freq *f;
+	uint64_t **counts;
+};
+
+static void cat_count(struct an_io *io, const struct io_rec *r, uint64_t seq, void *ctx)
+{
+	struct freq_pass *p = ctx;
+
+	(void)seq;
+	if (!io_filter_rq(io, r))
+		return;
+	for (int c = 0; c < CAT_N; c++)
+		if (p->counts[c] && in_cat(c, r->op))
+			freq_count(&p->f[c], p->counts[c], r->end - r->begin);
+}
+
+static void disk_count(struct an_io *io, const struct io_rec *r, uint64_t seq, void *ctx)
+{
+	struct freq_pass *p = ctx;
+
+	(void)seq;
+	if (p->counts[r->tid_idx] && io_filter_rq(io, r))
+		freq_count(&p->f[r->tid_idx], p->counts[r->tid_idx], r->end - r->begin);
 }
 
 static void freq_out(struct an_io *io, int64_t b, int64_t e, bool mi, const char *subtitle,
-		     const int64_t *d, size_t n)
+		     const struct an_freq *f, const uint64_t *counts)
 {
-	struct an_freq f;
-	uint64_t *counts;
 	char title[400];
 
-	if (!freq_of(io, d, n, &f, &counts)) {
-		free(counts);
+	if (!counts)
 		return;
-	}
 	if (mi) {
 		char *cls = NULL;
 		size_t len = 0;
@@ -284,46 +281,60 @@ static void freq_out(struct an_io *io, int64_t b, int64_t e, bool mi, const char
 			fputc('}', c);
 			fclose(c);
 			if ((t = an_mi_table(&io->mi, "freq", cls, b, e))) {
-				an_freq_mi_rows(t, &f, counts);
+				an_freq_mi_rows(t, f, counts);
 				an_mi_table_end(t);
 			}
 			free(cls);
 		}
 	} else {
 		snprintf(title, sizeof(title), "I/O request latency distribution %s", subtitle);
-		an_freq_text(io->a->out, title, &f, counts);
+		an_freq_text(io->a->out, title, f, counts);
 	}
+}
+
+/* tables of `n` groups (the categories, or the disks) from their durations in `file` */
+static void freq_tables(struct an_io *io, int64_t b, int64_t e, bool mi, FILE *file, size_t n,
+			rec_fn *lat_fn, rec_fn *count_fn)
+{
+	struct lat *l = calloc(n ? n : 1, sizeof(*l));
+	struct an_freq *f = calloc(n ? n : 1, sizeof(*f));
+	uint64_t **counts = calloc(n ? n : 1, sizeof(*counts));
+	struct freq_pass pass = { f, counts };
+
+	if (!l || !f || !counts) {
+		io->a->oom = true;
+		goto out;
+	}
+	each_rec(io, file, lat_fn, l);
+	for (size_t i = 0; i < n; i++)
+		if (freq_bounds(io, &l[i], &f[i]) &&
+		    !(counts[i] = calloc((size_t)f[i].res, sizeof(**counts)))) {
+			io->a->oom = true;
+			goto out;
+		}
+	each_rec(io, file, count_fn, &pass);
+	for (size_t i = 0; i < n; i++) {
+		char sub[320], name[300];
+		if (lat_fn == cat_lat) {
+			freq_out(io, b, e, mi, cat_name[i], &f[i], counts[i]);
+			continue;
+		}
+		disk_name(io, an_table_at(&io->dstats, i), name, sizeof(name));
+		snprintf(sub, sizeof(sub), "disk: %s", name);
+		freq_out(io, b, e, mi, sub, &f[i], counts[i]);
+	}
+out:
+	for (size_t i = 0; counts && i < n; i++)
+		free(counts[i]);
 	free(counts);
+	free(f);
+	free(l);
 }
 
 static void print_freq(struct an_io *io, int64_t b, int64_t e, bool mi)
 {
-	int64_t *d = malloc(((io->n_reqs > io->n_breqs ? io->n_reqs : io->n_breqs) + 1) * sizeof(*d));
-
-	if (!d) {
-		io->a->oom = true;
-		return;
-	}
-	for (int c = 0; c < CAT_N; c++) {
-		size_t n;
-		const struct io_req **v = select_reqs(io, c, &n);
-		for (size_t i = 0; i < n; i++)
-			d[i] = v[i]->end - v[i]->begin;
-		freq_out(io, b, e, mi, cat_name[c], d, n);
-		free((void *)v);
-	}
-	for (size_t k = 0; k < io->dstats.n; k++) {
-		const struct io_dstats *ds = an_table_at(&io->dstats, k);
-		char sub[320], name[300];
-		size_t n = 0;
-		for (size_t i = 0; i < io->n_breqs; i++)
-			if (io->breqs[i].tid_idx == k && io_filter_rq(io, &io->breqs[i]))
-				d[n++] = io->breqs[i].end - io->breqs[i].begin;
-		disk_name(io, ds, name, sizeof(name));
-		snprintf(sub, sizeof(sub), "disk: %s", name);
-		freq_out(io, b, e, mi, sub, d, n);
-	}
-	free(d);
+	freq_tables(io, b, e, mi, io->reqs, CAT_N, cat_lat, cat_count);
+	freq_tables(io, b, e, mi, io->breqs, io->dstats.n, disk_lat, disk_count);
 }
 
 /* ------------------------------------------------------------------ */
@@ -350,7 +361,7 @@ static void put_right(FILE *out, const char *s, size_t w)
 }
 
 /* The file of a request's fd: the task's process' FDStats at the request's end */
-static const struct io_fdstats *rq_file(struct an_io *io, const struct io_req *rq)
+static const struct io_fdstats *rq_file(struct an_io *io, const struct io_rec *rq)
 {
 	const struct io_pstats *ps = io_pstats_find(io, rq->tid);
 
@@ -359,7 +370,7 @@ static const struct io_fdstats *rq_file(struct an_io *io, const struct io_req *r
 	return ps ? io_get_fd(ps, rq->fd, true, rq->end) : NULL;
 }
 
-static void log_row_text(struct an_io *io, const struct io_req *rq, bool oor)
+static void log_row_text(struct an_io *io, const struct io_rec *rq, bool oor)
 {
 	FILE *out = io->a->out;
 	const struct io_pstats *ps = io_pstats_find(io, rq->tid);
@@ -419,7 +430,7 @@ static void log_row_text(struct an_io *io, const struct io_req *rq, bool oor)
 	fputc('\n', out);
 }
 
-static void log_row_mi(struct an_io *io, FILE *f, const struct io_req *rq, bool first)
+static void log_row_mi(struct an_io *io, FILE *f, const struct io_rec *rq, bool first)
 {
 	const struct io_pstats *ps = io_pstats_find(io, rq->tid);
 	int oor = io_out_of_range(io, rq);
@@ -457,68 +468,223 @@ static void log_row_mi(struct an_io *io, FILE *f, const struct io_req *rq, bool 
 	}
 }
 
-/* _print_log / the MI log table of `n` requests */
-static void log_out(struct an_io *io, int64_t b, int64_t e, bool mi, const char *key,
-		    const char *cls, const char *title, const struct io_req **v, size_t n)
-{
-	FILE *out = io->a->out;
-	bool oor_any = false;
+/* _print_log / the MI log table, a row at a time (nothing without rows) */
+struct logw {
+	struct an_io *io;
+	bool mi, broken, oor_any;
+	const char *key, *cls, *title;
+	int64_t b, e;
+	FILE *f;
+	uint64_t n;
+};
 
-	if (!n)
+static void logw_row(struct logw *w, const struct io_rec *r)
+{
+	struct an_io *io = w->io;
+	FILE *out = io->a->out;
+	bool oor;
+
+	if (w->broken)
 		return;
-	if (mi) {
-		FILE *f = an_mi_table(&io->mi, key, cls, b, e);
-		if (!f)
+	if (!w->n) {
+		if (w->mi && !(w->f = an_mi_table(&io->mi, w->key, w->cls, w->b, w->e))) {
+			w->broken = true;
 			return;
-		for (size_t i = 0; i < n; i++)
-			log_row_mi(io, f, v[i], !i);
-		an_mi_table_end(f);
+		}
+		if (!w->mi) {
+			fprintf(out, "\n%s (usec)\n", w->title);
+			fprintf(out, "%-20s %-20s %-16s %-23s %-5s %-24s %-8s %-14s\n", "Begin", "End",
+				"Name", "Duration (usec)", "Size", "Proc", "PID", "Filename");
+		}
+	}
+	if (w->mi) {
+		log_row_mi(io, w->f, r, !w->n);
+	} else {
+		oor = io_out_of_range(io, r) > 0;
+		log_row_text(io, r, oor);
+		w->oor_any |= oor;
+	}
+	w->n++;
+}
+
+static void logw_end(struct logw *w)
+{
+	if (!w->n || w->broken)
 		return;
+	if (w->mi)
+		an_mi_table_end(w->f);
+	else if (w->oor_any)
+		fputs("*: Syscalls started and/or completed outside of the range specified\n", w->io->a->out);
+}
+
+/* A request with its order of recording (ties in Python's stable sorts). */
+struct seq_rec {
+	struct io_rec r;
+	uint64_t seq;
+};
+
+/* sorted(key=duration, reverse=True) over the tasks' lists: equal ones by task, then recording */
+static inline bool top_before(const struct seq_rec *a, const struct seq_rec *b)
+{
+	int64_t da = a->r.end - a->r.begin, db = b->r.end - b->r.begin;
+
+	if (da != db)
+		return da > db;
+	if (a->r.tid_idx != b->r.tid_idx)
+		return a->r.tid_idx < b->r.tid_idx;
+	return a->seq < b->seq;
+}
+/* the kept ones, the last listed on top */
+static inline bool top_after(const struct seq_rec *a, const struct seq_rec *b)
+{
+	return top_before(b, a);
+}
+TMX_HEAP_DEFINE(top_heap, struct seq_rec, top_after)
+
+static int top_cmp(const void *x, const void *y)
+{
+	return top_before(x, y) ? -1 : top_before(y, x) ? 1 : 0;
+}
+
+/* the largest latencies of each category: limit + 1 of them (`if count > limit: break`) */
+struct top_pass {
+	struct seq_rec *h[CAT_N];
+	size_t n[CAT_N], k;
+};
+
+static void top_add(struct an_io *io, const struct io_rec *r, uint64_t seq, void *ctx)
+{
+	struct top_pass *p = ctx;
+	struct seq_rec x = { *r, seq };
+
+	if (!p->k || !io_filter_rq(io, r))
+		return;
+	for (int c = 0; c < CAT_N; c++) {
+		if (!in_cat(c, r->op))
+			continue;
+		if (p->n[c] < p->k) {
+			p->h[c][p->n[c]] = x;
+			top_heap_sift_up(p->h[c], p->n[c]++);
+		} else if (top_before(&x, &p->h[c][0])) {
+			p->h[c][0] = x;
+			top_heap_sift_down(p->h[c], p->n[c], 0);
+		}
 	}
-	fprintf(out, "\n%s (usec)\n", title);
-	fprintf(out, "%-20s %-20s %-16s %-23s %-5s %-24s %-8s %-14s\n", "Begin", "End", "Name",
-		"Duration (usec)", "Size", "Proc", "PID", "Filename");
-	for (size_t i = 0; i < n; i++) {
-		bool oor = io_out_of_range(io, v[i]) > 0;
-		log_row_text(io, v[i], oor);
-		oor_any |= oor;
-	}
-	if (oor_any)
-		fputs("*: Syscalls started and/or completed outside of the range specified\n", out);
 }
 
 static void print_top(struct an_io *io, int64_t b, int64_t e, bool mi)
 {
 	long limit = io->a->o->limit;
+	struct top_pass p = { .k = 0 };
 
+	p.k = limit < 0 ? 0 : (uint64_t)limit + 1 < io->n_reqs ? (size_t)limit + 1 : (size_t)io->n_reqs;
+	for (int c = 0; c < CAT_N; c++)
+		if (!(p.h[c] = malloc((p.k ? p.k : 1) * sizeof(*p.h[c])))) {
+			io->a->oom = true;
+			goto out;
+		}
+	each_rec(io, io->reqs, top_add, &p);
 	for (int c = 0; c < CAT_N; c++) {
-		size_t n, k;
-		const struct io_req **v = select_reqs(io, c, &n);
 		char title[200], cls[300];
-		if (!v)
-			return;
-		qsort(v, n, sizeof(*v), by_duration);
-		/* `if count > limit: break` after each row: limit + 1 rows */
-		k = limit < 0 ? 0 : (size_t)limit + 1 < n ? (size_t)limit + 1 : n;
+		struct logw w = { .io = io, .mi = mi, .key = "top-syscall", .cls = cls, .title = title,
+				  .b = b, .e = e };
+		qsort(p.h[c], p.n[c], sizeof(*p.h[c]), top_cmp);
 		snprintf(title, sizeof(title), "Top system call latencies %s", cat_name[c]);
 		snprintf(cls, sizeof(cls),
 			 "{\"inherit\": \"top-syscall\", \"title\": \"Top system call latencies [%s]\"}",
 			 cat_name[c]);
-		log_out(io, b, e, mi, "top-syscall", cls, title, v, k);
-		free((void *)v);
+		for (size_t i = 0; i < p.n[c]; i++)
+			logw_row(&w, &p.h[c][i].r);
+		logw_end(&w);
 	}
+out:
+	for (int c = 0; c < CAT_N; c++)
+		free(p.h[c]);
+}
+
+/*
+ * The log: sorted(key=begin_ts) over the tasks' lists.  A task's requests
+ * do not overlap (one system call at a time), so each task's list is in
+ * the order of their starts already: the log is the merge of the tasks'
+ * lists (a heap of one cursor per task), each list chained through the
+ * records' `next` in the file.
+ */
+struct log_pass {
+	uint64_t *first, *last;
+	int fd;
+};
+
+static void log_link(struct an_io *io, const struct io_rec *r, uint64_t seq, void *ctx)
+{
+	struct log_pass *p = ctx;
+	uint64_t t = r->tid_idx;
+
+	if (!io_filter_rq(io, r) || t >= io->tids.n)
+		return;
+	if (p->last[t] == IO_NONE)
+		p->first[t] = seq;
+	else if (pwrite(p->fd, &seq, sizeof(seq),
+			(off_t)(p->last[t] * sizeof(*r) + offsetof(struct io_rec, next))) != sizeof(seq))
+		io->failed = true;
+	p->last[t] = seq;
+}
+
+static inline bool log_before(const struct seq_rec *a, const struct seq_rec *b)
+{
+	if (a->r.begin != b->r.begin)
+		return a->r.begin < b->r.begin;
+	if (a->r.tid_idx != b->r.tid_idx)
+		return a->r.tid_idx < b->r.tid_idx;
+	return a->seq < b->seq;
+}
+TMX_HEAP_DEFINE(log_heap, struct seq_rec, log_before)
+
+static bool read_rec(struct an_io *io, int fd, uint64_t seq, struct seq_rec *out)
+{
+	out->seq = seq;
+	if (pread(fd, &out->r, sizeof(out->r), (off_t)(seq * sizeof(out->r))) == sizeof(out->r))
+		return true;
+	io->failed = true;
+	return false;
 }
 
 static void print_log(struct an_io *io, int64_t b, int64_t e, bool mi)
 {
-	size_t n;
-	const struct io_req **v = select_reqs(io, -1, &n);
+	size_t nt = io->tids.n, n = 0;
+	struct log_pass p = { 0 };
+	struct seq_rec *heap = NULL;
+	struct logw w = { .io = io, .mi = mi, .key = "log", .cls = "\"log\"",
+			  .title = "I/O operations log None", .b = b, .e = e };
 
-	if (!v)
+	if (!io->reqs)
 		return;
-	qsort(v, n, sizeof(*v), by_begin);
-	log_out(io, b, e, mi, "log", "\"log\"", "I/O operations log None", v, n);
-	free((void *)v);
+	p.fd = fileno(io->reqs);
+	p.first = malloc((nt ? nt : 1) * sizeof(*p.first));
+	p.last = malloc((nt ? nt : 1) * sizeof(*p.last));
+	heap = malloc((nt ? nt : 1) * sizeof(*heap));
+	if (!p.first || !p.last || !heap) {
+		io->a->oom = true;
+		goto out;
+	}
+	for (size_t t = 0; t < nt; t++)
+		p.first[t] = p.last[t] = IO_NONE;
+	if (!each_rec(io, io->reqs, log_link, &p))
+		goto out;
+	for (size_t t = 0; t < nt; t++)
+		if (p.first[t] != IO_NONE && read_rec(io, p.fd, p.first[t], &heap[n]))
+			log_heap_sift_up(heap, n++);
+	while (n) {
+		struct seq_rec top = heap[0];
+		logw_row(&w, &top.r);
+		if (top.r.next == IO_NONE || !read_rec(io, p.fd, top.r.next, &heap[0]))
+			heap[0] = heap[--n];
+		log_heap_sift_down(heap, n, 0);
+	}
+	logw_end(&w);
+out:
+	free(heap);
+	free(p.first);
+	free(p.last);
 }
 
 /* IoAnalysisCommand._analysis_tick */

@@ -141,16 +141,28 @@ void io_on_update_fd(struct an_io *io, const struct an_proc *parent, const struc
 		l->v[l->n - 1].filename = fd->filename;
 }
 
-static bool record(struct an_io *io, struct io_req **v, size_t *n, size_t *cap,
-		   const struct io_req *rq, size_t idx)
+/* A request written to its temporary file (made when the first comes). */
+static bool record(struct an_io *io, FILE **f, uint64_t *n, const struct io_req *rq, size_t idx)
 {
-	if (!tmx_grow_array((void **)v, cap, *n + 1, sizeof(**v), 64)) {
-		io->a->oom = true;
+	struct io_rec r;
+
+	memset(&r, 0, sizeof(r));   /* no uninitialized padding in the file */
+	r.begin = rq->begin;
+	r.end = rq->end;
+	r.tid = rq->tid;
+	r.size = rq->size;
+	r.fd = rq->fd;
+	r.next = IO_NONE;
+	r.sys = rq->sys;
+	r.tid_idx = (uint32_t)idx;
+	r.op = rq->op;
+	r.sys_len = rq->sys_len;
+	r.has_size = rq->has_size;
+	r.has_fd = rq->has_fd;
+	if ((!*f && !(*f = tmpfile())) || fwrite(&r, sizeof(r), 1, *f) != 1) {
+		snprintf(io->a->fatal, sizeof(io->a->fatal), "cannot write a temporary file");
 		return false;
 	}
-	(*v)[*n] = *rq;
-	(*v)[*n].tid_idx = (uint32_t)idx;
-	(*v)[*n].seq = io->seq++;
 	(*n)++;
 	return true;
 }
@@ -190,7 +202,7 @@ void io_on_rq_exit(struct an_io *io, const struct an_proc *proc, const struct an
 	}
 	/* proc_stats.update_io_stats */
 	pi = index_of(&io->tids, ps);
-	if (!record(io, &io->reqs, &io->n_reqs, &io->cap_reqs, rq, pi))
+	if (!record(io, &io->reqs, &io->n_reqs, rq, pi))
 		return;
 	if (rq->has_size && !rq->has_err) {
 		if (rq->op == OP_READ)
@@ -238,7 +250,7 @@ void io_on_block_complete(struct an_io *io, const struct io_req *rq, const struc
 	d->sectors += (uint64_t)rq->nr_sector;
 	d->duration += dur;
 	d->count++;
-	if (!record(io, &io->breqs, &io->n_breqs, &io->cap_breqs, rq, index_of(&io->dstats, d)))
+	if (!record(io, &io->breqs, &io->n_breqs, rq, index_of(&io->dstats, d)))
 		return;
 	if (proc && (ps = pstats_of(io, proc))) {
 		if (rq->op == OP_READ)
@@ -326,7 +338,7 @@ void io_on_net(struct an_io *io, uint32_t name, uint64_t len, bool sent)
 /* Filters (IoAnalysisCommand)                                          */
 /* ------------------------------------------------------------------ */
 
-bool io_filter_rq(const struct an_io *io, const struct io_req *rq)
+bool io_filter_rq(const struct an_io *io, const struct io_rec *rq)
 {
 	const struct tmx_an_opts *o = io->a->o;
 	int64_t dur = rq->end - rq->begin;
@@ -344,7 +356,7 @@ bool io_filter_rq(const struct an_io *io, const struct io_req *rq)
 		 rq->begin > io->end_ts);
 }
 
-int io_out_of_range(const struct an_io *io, const struct io_req *rq)
+int io_out_of_range(const struct an_io *io, const struct io_rec *rq)
 {
 	/* `begin_ts and rq.begin_ts < begin_ts or end_ts and rq.end_ts > end_ts`: None without --end */
 	if (io->has_begin && io->begin_ts && rq->begin < io->begin_ts)
@@ -419,8 +431,10 @@ static void destroy(void *self)
 	an_table_free(&io->tids);
 	an_table_free(&io->dstats);
 	an_table_free(&io->ifaces);
-	free(io->reqs);
-	free(io->breqs);
+	if (io->reqs)
+		fclose(io->reqs);
+	if (io->breqs)
+		fclose(io->breqs);
 	an_mi_free(&io->mi);
 	io_state_free(io);
 	io->a->io = NULL;
@@ -444,6 +458,13 @@ static void finish(void *self)
 
 	if (io->a->o->mi)
 		an_mi_print(&io->mi, io->a->out);
+	if (io->failed)
+		fputs("Error: Cannot run analysis: cannot read back a temporary file\n", stderr);
+}
+
+static bool failed(void *self)
+{
+	return ((struct an_io *)self)->failed;
 }
 
 const struct an_ops an_io_ops = {
@@ -452,4 +473,5 @@ const struct an_ops an_io_ops = {
 	.begin = begin,
 	.end = end,
 	.finish = finish,
+	.failed = failed,
 };
