@@ -103,6 +103,8 @@ struct an_run {
 void an_bind_class(struct an_run *r, struct an_class *c, const struct tmx_event_class *ec);
 /* The first event of a class: false (r->missing_field set) when a field the handler reads is missing. */
 bool an_check_class(struct an_run *r, const struct tmx_event *ev, struct an_class *c);
+/* Payload index of `name` when only single-value members come before it, else SLOT_BY_NAME. */
+int32_t an_payload_slot(const struct tmx_event_class *ec, const char *name);
 /* Field `f` of known[c->known]'s list in `ev` (by its payload slot or by name); NULL when absent. */
 const struct tmx_value *an_field(const struct tmx_event *ev, const struct an_class *c, int f);
 /* The state's task `tid`, created (sv.Process(tid=...)) when it has none; NULL when out of memory. */

@@ -99,7 +99,7 @@ static bool fc_is_leaf(const struct tmx_field_class *fc)
  * before it (the usual LTTng payload), else by name in each event.
  */
 /* Payload index of `name` when only single-value members come before it, else SLOT_BY_NAME. */
-static int32_t payload_slot(const struct tmx_event_class *ec, const char *name)
+int32_t an_payload_slot(const struct tmx_event_class *ec, const char *name)
 {
 	const struct tmx_field_class *pl = ec->payload;
 	size_t n = pl && tmx_fc_kind(pl) == TMX_FC_STRUCT ? tmx_fc_member_count(pl) : 0;
@@ -150,7 +150,7 @@ void an_bind_class(struct an_run *r, struct an_class *c, const struct tmx_event_
 			c->sys_id = sys_name_id(r, c, c->sys_name, c->sys_len);
 		} else if (!strncmp(n, "exit_syscall", 12) || !strncmp(n, "syscall_exit_", 13)) {
 			c->kind = K_SYSCALL_EXIT;
-			c->slot[0] = payload_slot(ec, "ret");
+			c->slot[0] = an_payload_slot(ec, "ret");
 		}
 		return;
 	}

@@ -202,10 +202,39 @@ static bool value_int(const struct tmx_value *v, int64_t *x)
 	return false;
 }
 
+/*
+ * event[name] of a system call: each class's handler reads the same names
+ * in the same order, so the k-th read of a class is looked up once (its
+ * payload slot; the name is compared by address, the handlers' literals).
+ */
+static const struct tmx_value *sys_field(struct an_run *r, const struct tmx_event *ev,
+					 const char *name)
+{
+	struct an_io *io = r->a.io;
+	size_t ci = io->cur ? (size_t)(io->cur - r->classes) : SIZE_MAX;
+	struct io_slots *sl;
+	unsigned k;
+
+	if (!io->slots && r->n_classes && (io->slots = calloc(r->n_classes, sizeof(*io->slots))))
+		io->n_slots = r->n_classes;
+	if (ci >= io->n_slots || !ev->scopes[TMX_SCOPE_PAYLOAD])
+		return tmx_event_field(ev, name);
+	sl = &io->slots[ci];
+	k = io->slot_k++;
+	if (k >= IO_SLOTS)
+		return tmx_event_field(ev, name);
+	if (sl->name[k] != name) {
+		sl->name[k] = name;
+		sl->slot[k] = an_payload_slot(ev->cls, name);
+	}
+	return sl->slot[k] != SLOT_BY_NAME ? &ev->scopes[TMX_SCOPE_PAYLOAD][sl->slot[k]]
+					   : tmx_event_field(ev, name);
+}
+
 /* event[name] of a system call: false (lttng-analyses' KeyError) when absent */
 static bool need_int(struct an_run *r, const struct tmx_event *ev, const char *name, int64_t *x)
 {
-	if (value_int(tmx_event_field(ev, name), x))
+	if (value_int(sys_field(r, ev, name), x))
 		return true;
 	snprintf(r->missing_field, sizeof(r->missing_field), "%s", name);
 	return false;
@@ -241,15 +270,20 @@ static int64_t kfield(const struct tmx_event *ev, const struct an_class *c, int 
 
 struct io_proc *io_proc_of(struct an_io *io, const struct an_proc *p)
 {
+	size_t h = (size_t)(p->obj * 0x9E3779B97F4A7C15ull >> 58);
 	bool added;
-	struct io_proc *ip = io_omap_get(&io->procs, (int64_t)p->obj, &added);
+	struct io_proc *ip;
 
-	if (!ip) {
+	if (io->pcache[h].idx && io->pcache[h].obj == p->obj)
+		return (struct io_proc *)io_omap_at(&io->procs, io->pcache[h].idx - 1);
+	if (!(ip = io_omap_get(&io->procs, (int64_t)p->obj, &added))) {
 		io->a->oom = true;
 		return NULL;
 	}
 	if (added)
 		io_omap_init(&ip->fds, sizeof(struct io_fd));
+	io->pcache[h].obj = p->obj;
+	io->pcache[h].idx = (uint32_t)((size_t)((char *)ip - io->procs.rec) / io->procs.size + 1);
 	return ip;
 }
 
@@ -486,6 +520,8 @@ void an_io_syscall_entry(struct an_run *r, const struct tmx_event *ev, const str
 	(void)cpu_id;
 	if (!ip)
 		return;
+	io->cur = c;
+	io->slot_k = 0;
 	ip->pending = false;   /* a new current system call: no request */
 	if (!c->is_io && c->sys_len == 7 && !memcmp(c->sys_name, "connect", 7) &&
 	    !strcmp(ev->cls->name, "syscall_entry_connect")) {
@@ -898,5 +934,6 @@ void io_state_free(struct an_io *io)
 	an_table_free(&io->disks);
 	free(io->remaps);
 	free(io->sys_kind);
+	free(io->slots);
 	io_strs_free(&io->strs);
 }
