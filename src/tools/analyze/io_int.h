@@ -200,6 +200,13 @@ struct an_io {
 	int64_t begin_ts, end_ts;
 	struct an_mi mi;
 	bool failed;              /* a temporary file could not be read back */
+	/* the log's rows (io_out.c): the line being built, the text of the last second */
+	char *line;
+	size_t line_len, line_cap;
+	bool ts_ok;
+	int64_t ts_sec;
+	char ts_txt[32];
+	uint8_t ts_len;
 };
 
 /* What the state tells the analysis (io_stats.c), in its period only. */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "model/grow.h"
 #include "mux/heap.h"
 #include "tools/analyze/io_int.h"
 
@@ -341,23 +342,91 @@ static void print_freq(struct an_io *io, int64_t b, int64_t e, bool mi)
 /* Logs and top latencies                                               */
 /* ------------------------------------------------------------------ */
 
-/* left-justified in `w` code points (Python's str.format) */
-static void put_left(FILE *out, const char *s, size_t len, size_t w)
+/*
+ * The log's text rows, built in one buffer (io->line) and written at once,
+ * numbers without printf: a log has a row per request.
+ */
+static void l_put(struct an_io *io, const char *s, size_t len)
+{
+	if (!tmx_grow_array((void **)&io->line, &io->line_cap, io->line_len + len + 1, 1, 256)) {
+		io->a->oom = true;
+		return;
+	}
+	memcpy(io->line + io->line_len, s, len);
+	io->line_len += len;
+}
+
+static void l_spaces(struct an_io *io, size_t n)
+{
+	static const char sp[] = "                                        ";
+
+	while (n) {
+		size_t k = n < sizeof(sp) - 1 ? n : sizeof(sp) - 1;
+		l_put(io, sp, k);
+		n -= k;
+	}
+}
+
+/* left- or right-justified in `w` code points (Python's str.format) */
+static void l_left(struct an_io *io, const char *s, size_t len, size_t w)
 {
 	size_t cp = an_utf8_len(s, len);
 
-	fwrite(s, 1, len, out);
-	for (; cp < w; cp++)
-		fputc(' ', out);
+	l_put(io, s, len);
+	l_spaces(io, cp < w ? w - cp : 0);
 }
 
-static void put_right(FILE *out, const char *s, size_t w)
+static void l_right(struct an_io *io, const char *s, size_t len, size_t w)
 {
-	size_t len = strlen(s), cp = an_utf8_len(s, len);
+	size_t cp = an_utf8_len(s, len);
 
-	for (; cp < w; cp++)
-		fputc(' ', out);
-	fwrite(s, 1, len, out);
+	l_spaces(io, cp < w ? w - cp : 0);
+	l_put(io, s, len);
+}
+
+static size_t fmt_u64(char *buf, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0, k = 0;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (n)
+		buf[k++] = tmp[--n];
+	return k;
+}
+
+/* format_utils.format_timestamp: the text of each second is kept for the next times */
+static size_t fmt_ts(struct an_io *io, char *buf, int64_t ns)
+{
+	int64_t sec = ns / 1000000000, nsec = ns % 1000000000;
+	size_t n;
+
+	if (nsec < 0) {
+		nsec += 1000000000;
+		sec--;
+	}
+	if (!io->ts_ok || io->ts_sec != sec) {
+		char *p = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&p, &len);
+		if (!f)
+			return 0;
+		an_fmt_timestamp(f, sec * 1000000000, io->a->multi_day, io->a->o->gmt);
+		fclose(f);
+		/* without the nine zeros of the nanoseconds */
+		io->ts_len = len >= 9 && len - 9 < sizeof(io->ts_txt) ? (uint8_t)(len - 9) : 0;
+		memcpy(io->ts_txt, p, io->ts_len);
+		free(p);
+		io->ts_sec = sec;
+		io->ts_ok = true;
+	}
+	memcpy(buf, io->ts_txt, io->ts_len);
+	n = io->ts_len;
+	for (int i = 8; i >= 0; i--, nsec /= 10)
+		buf[n + (size_t)i] = (char)('0' + nsec % 10);
+	return n + 9;
 }
 
 /* The file of a request's fd: the task's process' FDStats at the request's end */
@@ -372,62 +441,78 @@ static const struct io_fdstats *rq_file(struct an_io *io, const struct io_rec *r
 
 static void log_row_text(struct an_io *io, const struct io_rec *rq, bool oor)
 {
-	FILE *out = io->a->out;
 	const struct io_pstats *ps = io_pstats_find(io, rq->tid);
-	char buf[96], file[1200];
-	size_t flen = 0;
-	const char *fs = file;
-	bool date = io->a->multi_day, gmt = io->a->o->gmt;
-	char *tr = NULL;
-	size_t trlen = 0;
-	FILE *t = open_memstream(&tr, &trlen);
+	int64_t dur = rq->end - rq->begin;
+	char buf[160];
+	size_t n = 0;
 
-	if (!t) {
-		io->a->oom = true;
-		return;
+	io->line_len = 0;
+	buf[n++] = '[';
+	n += fmt_ts(io, buf + n, rq->begin);
+	buf[n++] = ',';
+	buf[n++] = ' ';
+	n += fmt_ts(io, buf + n, rq->end);
+	buf[n++] = ']';
+	buf[n++] = oor ? '*' : ' ';
+	l_left(io, buf, n, 40);
+	l_put(io, " ", 1);
+	l_left(io, rq->sys, rq->sys_len, 16);
+	l_put(io, " ", 1);
+	/* '%0.03f' of dur / 1000: its three decimals exactly, for any duration a trace has */
+	if (dur >= 0 && dur < 1000000000000000LL) {
+		n = fmt_u64(buf, (uint64_t)dur / 1000);
+		buf[n++] = '.';
+		buf[n++] = (char)('0' + dur % 1000 / 100);
+		buf[n++] = (char)('0' + dur % 100 / 10);
+		buf[n++] = (char)('0' + dur % 10);
+	} else {
+		n = (size_t)snprintf(buf, sizeof(buf) - 1, "%0.03f", (double)dur / 1000);
 	}
-	fputc('[', t);
-	an_fmt_timestamp(t, rq->begin, date, gmt);
-	fputs(", ", t);
-	an_fmt_timestamp(t, rq->end, date, gmt);
-	fputc(']', t);
-	fputc(oor ? '*' : ' ', t);
-	fclose(t);
-	put_left(out, tr, trlen, 40);
-	free(tr);
-	fputc(' ', out);
-	put_left(out, rq->sys, rq->sys_len, 16);
-	fputc(' ', out);
-	snprintf(buf, sizeof(buf), "%0.03f%c", (double)(rq->end - rq->begin) / 1000, oor ? '*' : ' ');
-	put_right(out, buf, 16);
-	fputc(' ', out);
+	buf[n++] = oor ? '*' : ' ';
+	l_right(io, buf, n, 16);
+	l_put(io, " ", 1);
 	if (rq->has_size)
 		io_fmt_size(buf, sizeof(buf), (uint64_t)rq->size);
 	else
-		snprintf(buf, sizeof(buf), "N/A");
-	put_right(out, buf, 11);
-	fputs("  ", out);
-	put_left(out, ps ? ps->comm.s : "", ps ? ps->comm.len : 0, 24);
-	fputc(' ', out);
-	snprintf(buf, sizeof(buf), "%lld", (long long)rq->tid);
-	put_left(out, buf, strlen(buf), 8);
-	fputc(' ', out);
+		memcpy(buf, "N/A", 4);
+	l_right(io, buf, strlen(buf), 11);
+	l_put(io, "  ", 2);
+	l_left(io, ps ? ps->comm.s : "", ps ? ps->comm.len : 0, 24);
+	l_put(io, " ", 1);
+	if (rq->tid < 0) {
+		buf[0] = '-';
+		n = 1 + fmt_u64(buf + 1, (uint64_t)0 - (uint64_t)rq->tid);
+	} else {
+		n = fmt_u64(buf, (uint64_t)rq->tid);
+	}
+	l_left(io, buf, n, 8);
+	l_put(io, " ", 1);
 	if (!rq->has_fd) {
-		fs = "N/A";
-		flen = 3;
+		l_left(io, "N/A", 3, 14);
 	} else {
 		const struct io_fdstats *f = rq_file(io, rq);
-		size_t len = 7;
+		size_t len = 7, start = io->line_len;
 		const char *p = "unknown";
 		if (f)
 			p = io_str_at(&io->strs, f->filename, &len);
-		flen = (size_t)snprintf(file, sizeof(file), "%.*s (fd=%lld)", (int)len, p,
-					(long long)rq->fd);
-		if (flen >= sizeof(file))
-			flen = sizeof(file) - 1;
+		l_put(io, p, len);
+		l_put(io, " (fd=", 5);
+		if (rq->fd < 0) {
+			buf[0] = '-';
+			n = 1 + fmt_u64(buf + 1, (uint64_t)0 - (uint64_t)rq->fd);
+		} else {
+			n = fmt_u64(buf, (uint64_t)rq->fd);
+		}
+		buf[n++] = ')';
+		l_put(io, buf, n);
+		if (!io->a->oom) {
+			size_t cp = an_utf8_len(io->line + start, io->line_len - start);
+			l_spaces(io, cp < 14 ? 14 - cp : 0);
+		}
 	}
-	put_left(out, fs, flen, 14);
-	fputc('\n', out);
+	l_put(io, "\n", 1);
+	if (!io->a->oom)
+		fwrite(io->line, 1, io->line_len, io->a->out);
 }
 
 static void log_row_mi(struct an_io *io, FILE *f, const struct io_rec *rq, bool first)

@@ -436,6 +436,7 @@ static void destroy(void *self)
 	if (io->breqs)
 		fclose(io->breqs);
 	an_mi_free(&io->mi);
+	free(io->line);
 	io_state_free(io);
 	io->a->io = NULL;
 	free(io);
