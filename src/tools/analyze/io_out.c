@@ -424,8 +424,17 @@ static size_t fmt_ts(struct an_io *io, char *buf, int64_t ns)
 	}
 	memcpy(buf, io->ts_txt, io->ts_len);
 	n = io->ts_len;
-	for (int i = 8; i >= 0; i--, nsec /= 10)
-		buf[n + (size_t)i] = (char)('0' + nsec % 10);
+	{
+		/* nine digits, two at a time */
+		static const char d2[] = "00010203040506070809101112131415161718192021222324252627282930"
+					 "31323334353637383940414243444546474849505152535455565758596061"
+					 "62636465666768697071727374757677787980818283848586878889909192"
+					 "93949596979899";
+		uint32_t v = (uint32_t)nsec;
+		for (int i = 7; i >= 1; i -= 2, v /= 100)
+			memcpy(buf + n + (size_t)i, d2 + 2 * (v % 100), 2);
+		buf[n] = (char)('0' + v);
+	}
 	return n + 9;
 }
 
@@ -692,26 +701,47 @@ out:
  * do not overlap (one system call at a time), so each task's list is in
  * the order of their starts already: the log is the merge of the tasks'
  * lists (a heap of one cursor per task), each list chained through the
- * records' `next` in the file.
+ * records' `next` in the file.  The file is read and the links written
+ * through a small cache of blocks of records: the log's order is close to
+ * the order of recording, so most reads and writes hit it.
  */
-struct log_pass {
-	uint64_t *first, *last;
+#define RC_BLOCK 128
+#define RC_SLOTS 64
+struct rec_cache {
+	struct an_io *io;
 	int fd;
+	uint64_t n;
+	struct rc_slot {
+		uint64_t blk;
+		bool valid, dirty;
+		struct io_rec r[RC_BLOCK];
+	} *slot;
 };
 
-static void log_link(struct an_io *io, const struct io_rec *r, uint64_t seq, void *ctx)
+static struct io_rec *rc_get(struct rec_cache *c, uint64_t seq, bool write)
 {
-	struct log_pass *p = ctx;
-	uint64_t t = r->tid_idx;
+	uint64_t blk = seq / RC_BLOCK;
+	struct rc_slot *s = &c->slot[blk % RC_SLOTS];
+	size_t sz = sizeof(s->r[0]);
 
-	if (!io_filter_rq(io, r) || t >= io->tids.n)
-		return;
-	if (p->last[t] == IO_NONE)
-		p->first[t] = seq;
-	else if (pwrite(p->fd, &seq, sizeof(seq),
-			(off_t)(p->last[t] * sizeof(*r) + offsetof(struct io_rec, next))) != sizeof(seq))
-		io->failed = true;
-	p->last[t] = seq;
+	if (!s->valid || s->blk != blk) {
+		uint64_t first = blk * RC_BLOCK, n = c->n - first < RC_BLOCK ? c->n - first : RC_BLOCK;
+		if (s->valid && s->dirty) {
+			uint64_t f0 = s->blk * RC_BLOCK, n0 = c->n - f0 < RC_BLOCK ? c->n - f0 : RC_BLOCK;
+			if (pwrite(c->fd, s->r, n0 * sz, (off_t)(f0 * sz)) != (ssize_t)(n0 * sz))
+				c->io->failed = true;
+		}
+		s->valid = false;
+		if (pread(c->fd, s->r, n * sz, (off_t)(first * sz)) != (ssize_t)(n * sz)) {
+			c->io->failed = true;
+			return NULL;
+		}
+		s->blk = blk;
+		s->valid = true;
+		s->dirty = false;
+	}
+	s->dirty |= write;
+	return &s->r[seq % RC_BLOCK];
 }
 
 static inline bool log_before(const struct seq_rec *a, const struct seq_rec *b)
@@ -724,52 +754,77 @@ static inline bool log_before(const struct seq_rec *a, const struct seq_rec *b)
 }
 TMX_HEAP_DEFINE(log_heap, struct seq_rec, log_before)
 
-static bool read_rec(struct an_io *io, int fd, uint64_t seq, struct seq_rec *out)
+static bool read_rec(struct rec_cache *c, uint64_t seq, struct seq_rec *out)
 {
+	const struct io_rec *r = rc_get(c, seq, false);
+
+	if (!r)
+		return false;
+	out->r = *r;
 	out->seq = seq;
-	if (pread(fd, &out->r, sizeof(out->r), (off_t)(seq * sizeof(out->r))) == sizeof(out->r))
-		return true;
-	io->failed = true;
-	return false;
+	return true;
 }
 
 static void print_log(struct an_io *io, int64_t b, int64_t e, bool mi)
 {
 	size_t nt = io->tids.n, n = 0;
-	struct log_pass p = { 0 };
+	struct rec_cache c = { .io = io, .n = io->n_reqs };
+	uint64_t *first = NULL, *last = NULL;
 	struct seq_rec *heap = NULL;
 	struct logw w = { .io = io, .mi = mi, .key = "log", .cls = "\"log\"",
 			  .title = "I/O operations log None", .b = b, .e = e };
 
 	if (!io->reqs)
 		return;
-	p.fd = fileno(io->reqs);
-	p.first = malloc((nt ? nt : 1) * sizeof(*p.first));
-	p.last = malloc((nt ? nt : 1) * sizeof(*p.last));
+	if (fflush(io->reqs)) {
+		io->failed = true;
+		return;
+	}
+	c.fd = fileno(io->reqs);
+	first = malloc((nt ? nt : 1) * sizeof(*first));
+	last = malloc((nt ? nt : 1) * sizeof(*last));
 	heap = malloc((nt ? nt : 1) * sizeof(*heap));
-	if (!p.first || !p.last || !heap) {
+	c.slot = calloc(RC_SLOTS, sizeof(*c.slot));
+	if (!first || !last || !heap || !c.slot) {
 		io->a->oom = true;
 		goto out;
 	}
 	for (size_t t = 0; t < nt; t++)
-		p.first[t] = p.last[t] = IO_NONE;
-	if (!each_rec(io, io->reqs, log_link, &p))
-		goto out;
+		first[t] = last[t] = IO_NONE;
+	/* each task's listed requests chained */
+	for (uint64_t seq = 0; seq < c.n; seq++) {
+		const struct io_rec *r = rc_get(&c, seq, false);
+		struct io_rec *prev;
+		uint32_t t;
+		if (!r)
+			goto out;
+		t = r->tid_idx;
+		if (t >= nt || !io_filter_rq(io, r))
+			continue;
+		if (last[t] == IO_NONE)
+			first[t] = seq;
+		else if ((prev = rc_get(&c, last[t], true)))
+			prev->next = seq;
+		else
+			goto out;
+		last[t] = seq;
+	}
 	for (size_t t = 0; t < nt; t++)
-		if (p.first[t] != IO_NONE && read_rec(io, p.fd, p.first[t], &heap[n]))
+		if (first[t] != IO_NONE && read_rec(&c, first[t], &heap[n]))
 			log_heap_sift_up(heap, n++);
 	while (n) {
 		struct seq_rec top = heap[0];
 		logw_row(&w, &top.r);
-		if (top.r.next == IO_NONE || !read_rec(io, p.fd, top.r.next, &heap[0]))
+		if (top.r.next == IO_NONE || !read_rec(&c, top.r.next, &heap[0]))
 			heap[0] = heap[--n];
 		log_heap_sift_down(heap, n, 0);
 	}
 	logw_end(&w);
 out:
+	free(c.slot);
 	free(heap);
-	free(p.first);
-	free(p.last);
+	free(first);
+	free(last);
 }
 
 /* IoAnalysisCommand._analysis_tick */
