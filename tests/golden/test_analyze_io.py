@@ -14,13 +14,15 @@ as TMP/NAME/kernel.  Text is compared byte for byte with the exit status,
 MI as JSON (integers and strings equal, floats to 1e-9 relative; the
 warning line that --cpu prints before the JSON, as text).  The trace's CTF
 2 conversion (tracemux -o ctf --ctf-version=2) must give the CTF 1.8
-answers byte for byte.  --all adds the other kernel traces of the corpus
+answers byte for byte.  The trace damaged in a stream gives the analysis of
+the events before the fault (lttng-analyses on the intact trace up to the
+last of them), then the error.  --all adds the other kernel traces of the corpus
 and more option sets (tests/analyze-all.sh).
 """
 import json
 import os
 import shutil
-import subprocess
+import struct
 import sys
 import tempfile
 import time
@@ -114,6 +116,52 @@ def check_error(rep, tracemux, cmd, trace, kpath, opts):
         rep.ok()
 
 
+def event_starts(data, lo, hi):
+    """Offsets of the events of a packet of the I/O trace: every event has the
+    large header's extended form (0xffff, a 32-bit id, a 64-bit time stamp)."""
+    out = []
+    p = data.find(b"\xff\xff", 84)
+    while 0 <= p < len(data) - 14:
+        ev_id, ts = struct.unpack_from("<IQ", data, p + 2)
+        if ev_id < 200 and lo <= ts <= hi:
+            out.append(p)
+        p = data.find(b"\xff\xff", p + 1)
+    return out
+
+
+def check_damaged(rep, tracemux, tmp):
+    """The I/O trace damaged in the middle of a stream (an event of an unknown
+    class): the analysis of the events read before the fault (lttng-analyses on
+    the intact trace up to the last of them, --end), then the error, exit 1."""
+    kdir = os.path.join(tmp, "damaged", "kernel")
+    shutil.copytree(IO_TRACE, kdir)
+    victim = os.path.join(kdir, "channel0_2")
+    with open(victim, "rb") as f:
+        data = bytearray(f.read())
+    lo, hi = struct.unpack_from("<QQ", data, 32)
+    starts = event_starts(data, lo, hi)
+    off = starts[len(starts) * 2 // 3]
+    data[off + 2:off + 6] = b"\xff\xff\xff\xff"
+    with open(victim, "wb") as f:
+        f.write(data)
+    rc, js, _ = run(tracemux, ["-o", "json", "--jobs", "1", kdir])
+    ts = [json.loads(line)["ts_ns"] for line in js.splitlines() if line.startswith(b'{"type":"event"')]
+    if rc != 1 or not ts:
+        rep.fail("damaged: the fault", f"exit {rc}, {len(ts)} events")
+        return
+    intact = os.path.join(tmp, "io", "kernel")
+    for cmd in ("iolog", "iousagetop"):
+        trc, tout, terr = run(tracemux, ["analyze", cmd, kdir])
+        erc, eout, _ = lttng(f"lttng-{cmd}", ["--no-progress", "--end", str(ts[-1]), intact])
+        what = f"damaged {cmd} at byte {off}"
+        if trc != 1 or b"channel0_2: at byte" not in terr:
+            rep.fail(what, f"exit {trc}, stderr {terr[:300]!r}")
+        elif erc != 0 or eout != tout:
+            rep.fail(what, first_diff(eout, tout))
+        else:
+            rep.ok()
+
+
 def check_ctf2(rep, tracemux, tmp):
     """The CTF 2 conversion of the I/O trace: the CTF 1.8 answers, byte for byte."""
     out = os.path.join(tmp, "ctf2")
@@ -165,6 +213,7 @@ def main():
             check_one(rep, args.tracemux, cmd, trace, kpaths[trace], opts, i < len(SUITE))
         for trace, cmd, opts in ERRORS:
             check_error(rep, args.tracemux, cmd, trace, kpaths[trace], opts)
+        check_damaged(rep, args.tracemux, tmp)
         check_ctf2(rep, args.tracemux, tmp)
     print(f"analyze_io: {time.time() - start:.1f} s")
     rep.finish()
