@@ -27,6 +27,7 @@ tests/data/analyze-io/kernel is this script's output with the defaults
 (`--scale N` multiplies the events, for bench/analyze.sh).
 """
 import argparse
+import itertools
 import os
 import random
 import struct
@@ -426,7 +427,7 @@ def scenario(scale, seed=27):
                 # open / openat, sometimes failing
                 path = rnd.choice(FILES)
                 fail = rnd.random() < 0.15
-                fd = min(set(range(3, 4096)) - set(pfds))
+                fd = next(i for i in itertools.count(3) if i not in pfds)
                 name = rnd.choice(["open", "openat"])
                 entry = {"filename": path, "flags": rnd.choice([0, 0o2000000, 0o101]), "mode": 0o644}
                 if name == "openat":
@@ -488,13 +489,13 @@ def scenario(scale, seed=27):
                 else:
                     old = rnd.choice(sorted(pfds)) if pfds else 5
                     cmd = rnd.choice([0, 3])
-                    new = min(set(range(10, 4096)) - set(pfds))
+                    new = next(i for i in itertools.count(10) if i not in pfds)
                     syscall(cpu, tid, "fcntl", {"fd": old, "cmd": cmd, "arg": 10},
                             new if cmd == 0 else 2, lat // 4)
                     if cmd == 0 and old in pfds:
                         pfds[new] = pfds[old]
             elif kind < 0.80:
-                fd = min(set(range(3, 4096)) - set(pfds))
+                fd = next(i for i in itertools.count(3) if i not in pfds)
                 fam = rnd.choice([2, 10, 1])
                 syscall(cpu, tid, "socket", {"family": fam, "type": 1, "protocol": 0}, fd, lat // 2)
                 pfds[fd] = "socket"
