@@ -95,9 +95,8 @@ static void stats_text_row(FILE *out, const char *name, const struct lat *l)
 		(double)l->min / 1000, lat_avg(l) / 1000, (double)l->max / 1000, stdev);
 }
 
-static void stats_mi_row(FILE *f, bool first, const struct lat *l)
+static void stats_mi_row(FILE *f, const struct lat *l)
 {
-	(void)first;
 	fprintf(f, ", {\"class\": \"number\", \"value\": %llu}, ", (unsigned long long)l->n);
 	an_mi_duration_ns(f, l->n ? l->min : 0);
 	fputs(", ", f);
@@ -168,7 +167,7 @@ static void print_stats(struct an_io *io, int64_t b, int64_t e, bool mi)
 			for (int c = 0; c < CAT_N; c++) {
 				fprintf(f, "%s[{\"class\": \"string\", \"value\": \"%s\"}", c ? ", " : "",
 					cat_title[c]);
-				stats_mi_row(f, !c, &cl[c]);
+				stats_mi_row(f, &cl[c]);
 			}
 			an_mi_table_end(f);
 		}
@@ -186,7 +185,7 @@ static void print_stats(struct an_io *io, int64_t b, int64_t e, bool mi)
 			      f);
 			an_json_string(f, name, strlen(name));
 			fputc('}', f);
-			stats_mi_row(f, false, &dl[i]);
+			stats_mi_row(f, &dl[i]);
 		}
 		if (f)
 			an_mi_table_end(f);
