@@ -4,10 +4,15 @@
 # trace, in the same run.
 #
 #   bench/analyze.sh [TRACE] [RUNS] [COMMANDS]
+#   bench/analyze.sh io [RUNS] [COMMANDS]
 #
 # Default trace: Trace Compass's tc-many-threads (8 MB, 28k sched_switch,
 # 98k system calls); default RUNS 1 (lttng-analyses takes tens of seconds);
-# default commands: cputop schedstats syscallstats irqstats.  lttng-analyses
+# default commands: cputop schedstats syscallstats irqstats.  With `io`:
+# the I/O commands (iolatencystats iolatencytop iolatencyfreq iolog
+# iousagetop) on a trace made by tests/data/make-io-trace.py --scale
+# ${IO_SCALE:-100} (no corpus trace has block or network events; scale 100
+# is about 8 MB).  lttng-analyses
 # finds the tracer version only in a directory named `kernel`: the trace is
 # linked as $BENCH_TMP/kernel.  Both print to /dev/null; their outputs are
 # compared (text, byte for byte) before any figure is printed.  Prints per
@@ -24,6 +29,13 @@ COMMANDS=${3:-cputop schedstats syscallstats irqstats}
 BENCH_TMP=${BENCH_TMP:-/tmp/tracemux-bench-analyze}
 export BENCH_TMP TZ=UTC
 . bench/lib.sh
+
+if [ "$TRACE" = io ]; then
+	COMMANDS=${3:-iolatencystats iolatencytop iolatencyfreq iolog iousagetop}
+	TRACE=$BENCH_TMP/io-trace/kernel
+	rm -rf "$BENCH_TMP/io-trace"
+	python3 tests/data/make-io-trace.py --scale "${IO_SCALE:-100}" "$TRACE"
+fi
 
 [ -x "$TMX" ] || { echo "no $TMX: build it first" >&2; exit 1; }
 command -v lttng-cputop >/dev/null ||

@@ -42,6 +42,9 @@ enum {
 	OPT_PER_PRIO,
 	OPT_IRQ,
 	OPT_SOFTIRQ,
+	OPT_USAGE,
+	OPT_MINSIZE,
+	OPT_MAXSIZE,
 };
 
 /* Which commands take an option (lttng-analyses adds options per command). */
@@ -50,6 +53,8 @@ enum {
 #define F_SYSCALLS (1u << TMX_AN_SYSCALLSTATS)
 #define F_MEMTOP (1u << TMX_AN_MEMTOP)
 #define F_IRQ ((1u << TMX_AN_IRQSTATS) | (1u << TMX_AN_IRQLOG) | (1u << TMX_AN_IRQFREQ))
+#define F_IO ((1u << TMX_AN_IOLATENCYSTATS) | (1u << TMX_AN_IOLATENCYTOP) | \
+	      (1u << TMX_AN_IOLATENCYFREQ) | (1u << TMX_AN_IOLOG) | (1u << TMX_AN_IOUSAGETOP))
 #define F_SCHED ((1u << TMX_AN_SCHEDSTATS) | (1u << TMX_AN_SCHEDTOP) | (1u << TMX_AN_SCHEDLOG) | \
 		 (1u << TMX_AN_SCHEDFREQ))
 
@@ -73,16 +78,19 @@ static const struct an_option {
 	{ "no-color", no_argument, OPT_IGNORED, F_ALL },
 	{ "tid", required_argument, OPT_TID, F_CPUTOP | F_SCHED | F_SYSCALLS | F_MEMTOP },
 	{ "procname", required_argument, OPT_PROCNAME, F_CPUTOP | F_SCHED | F_SYSCALLS | F_MEMTOP },
-	{ "limit", required_argument, OPT_LIMIT, F_CPUTOP | F_SCHED | F_MEMTOP },
-	{ "top", no_argument, OPT_TOP, F_CPUTOP | F_SCHED | F_MEMTOP },
-	{ "min", required_argument, OPT_MIN, F_SCHED | F_IRQ },
-	{ "max", required_argument, OPT_MAX, F_SCHED | F_IRQ },
-	{ "freq", no_argument, OPT_FREQ, F_SCHED | F_IRQ },
-	{ "freq-resolution", required_argument, OPT_FREQ_RESOLUTION, F_SCHED | F_IRQ },
-	{ "freq-uniform", no_argument, OPT_FREQ_UNIFORM, F_SCHED | F_IRQ },
-	{ "freq-series", no_argument, OPT_FREQ_SERIES, F_SCHED | F_IRQ },
-	{ "log", no_argument, OPT_LOG, F_SCHED | F_IRQ },
-	{ "stats", no_argument, OPT_STATS, F_SCHED | F_IRQ },
+	{ "limit", required_argument, OPT_LIMIT, F_CPUTOP | F_SCHED | F_MEMTOP | F_IO },
+	{ "top", no_argument, OPT_TOP, F_CPUTOP | F_SCHED | F_MEMTOP | F_IO },
+	{ "min", required_argument, OPT_MIN, F_SCHED | F_IRQ | F_IO },
+	{ "max", required_argument, OPT_MAX, F_SCHED | F_IRQ | F_IO },
+	{ "freq", no_argument, OPT_FREQ, F_SCHED | F_IRQ | F_IO },
+	{ "freq-resolution", required_argument, OPT_FREQ_RESOLUTION, F_SCHED | F_IRQ | F_IO },
+	{ "freq-uniform", no_argument, OPT_FREQ_UNIFORM, F_SCHED | F_IRQ | F_IO },
+	{ "freq-series", no_argument, OPT_FREQ_SERIES, F_SCHED | F_IRQ | F_IO },
+	{ "log", no_argument, OPT_LOG, F_SCHED | F_IRQ | F_IO },
+	{ "stats", no_argument, OPT_STATS, F_SCHED | F_IRQ | F_IO },
+	{ "usage", no_argument, OPT_USAGE, F_IO },
+	{ "minsize", required_argument, OPT_MINSIZE, F_IO },
+	{ "maxsize", required_argument, OPT_MAXSIZE, F_IO },
 	{ "total", no_argument, OPT_TOTAL, F_SCHED },
 	{ "per-tid", no_argument, OPT_PER_TID, F_SCHED },
 	{ "per-prio", no_argument, OPT_PER_PRIO, F_SCHED },
@@ -109,6 +117,12 @@ static void analyze_usage(FILE *out)
 	      "  irqstats, irqlog, irqfreq\n"
 	      "                           hard IRQ and softirq durations, softirq raise latencies:\n"
 	      "                           statistics, log, frequency distributions\n"
+	      "  iolatencystats, iolatencytop, iolatencyfreq, iolog\n"
+	      "                           I/O system call (open, read, write, sync) and disk\n"
+	      "                           request latencies: statistics, the largest, frequency\n"
+	      "                           distributions, every request with its file\n"
+	      "  iousagetop               bytes read and written per process, file, disk and\n"
+	      "                           network interface; block I/O per process\n"
 	      "\n"
 	      "Options (lttng-analyses' spellings):\n"
 	      "      --mi                 machine interface: lttng-COMMAND-mi's JSON\n"
@@ -133,6 +147,15 @@ static void analyze_usage(FILE *out)
 	      "      --freq-series        (MI) one table with a column per distribution\n"
 	      "irq commands: --stats, --log, --freq, --min, --max, --freq-* as above, and\n"
 	      "      --irq=LIST, --softirq=LIST  only these IRQ numbers / softirq vectors\n"
+	      "io commands (each also takes the others' outputs; no --tid, --procname: as\n"
+	      "lttng-analyses, --cpu only warns):\n"
+	      "      --stats, --top, --freq, --log, --usage  the outputs\n"
+	      "      --min=US, --max=US   only requests of latencies in this range (microseconds)\n"
+	      "      --minsize=B, --maxsize=B  only requests of sizes in this range (bytes)\n"
+	      "      --limit=N            top N requests (default 10): N + 1 rows per table, as\n"
+	      "                           lttng-iolatencytop; N rows in iousagetop's tables\n"
+	      "      --freq-resolution=N  buckets (default 20); --freq-uniform and --freq-series\n"
+	      "                           are accepted and change nothing, as in lttng-analyses\n"
 	      "\n"
 	      "Exit status: 0, 1 on error (the analysis of what was read is printed first),\n"
 	      "2 on bad usage.\n",
@@ -225,6 +248,11 @@ int cli_analyze(int argc, char **argv, const struct tmx_diag *diag)
 	case TMX_AN_IRQSTATS: o.stats = true; break;
 	case TMX_AN_IRQLOG: o.log = true; break;
 	case TMX_AN_IRQFREQ: o.freq = true; break;
+	case TMX_AN_IOLATENCYSTATS: o.stats = true; break;
+	case TMX_AN_IOLATENCYTOP: o.top = true; break;
+	case TMX_AN_IOLATENCYFREQ: o.freq = true; break;
+	case TMX_AN_IOLOG: o.log = true; break;
+	case TMX_AN_IOUSAGETOP: o.usage = true; break;
 	default: break;
 	}
 	optind = 0;
@@ -282,6 +310,17 @@ int cli_analyze(int argc, char **argv, const struct tmx_diag *diag)
 				goto out;
 			}
 			break;
+		case OPT_MINSIZE:
+		case OPT_MAXSIZE:
+			errno = 0;
+			*(c == OPT_MINSIZE ? &o.minsize : &o.maxsize) = strtod(optarg, &end);
+			if (errno || end == optarg || *end) {
+				status = cli_command_usage_error("analyze", "invalid size `%s`", optarg);
+				goto out;
+			}
+			*(c == OPT_MINSIZE ? &o.has_minsize : &o.has_maxsize) = true;
+			break;
+		case OPT_USAGE: o.usage = true; break;
 		case OPT_MIN:
 		case OPT_MAX:
 			errno = 0;

@@ -2,10 +2,14 @@
 # On demand (not in the suite): tests/golden/test_analyze.py --all, every
 # analyze command on every LTTng kernel trace of the corpus it knows (also
 # tc-many-threads, 8 MB: lttng-analyses needs a few minutes for it) with
-# more option sets.  Needs build/tracemux (or $TMX) and python3-lttnganalyses.
+# more option sets, then the I/O commands (tests/golden/test_analyze_io.py
+# --all).  Needs build/tracemux (or $TMX) and python3-lttnganalyses.
 #
 #   tests/analyze-all.sh [CORPUS]
 set -eu
 cd "$(dirname "$0")/.."
-exec python3 tests/golden/test_analyze.py --all --tracemux "${TMX:-build/tracemux}" \
+python3 tests/golden/test_analyze.py --all --tracemux "${TMX:-build/tracemux}" \
+	--corpus "${1:-../shared/corpus}"
+# the I/O commands: every one on the generated I/O trace and every kernel trace
+exec python3 tests/golden/test_analyze_io.py --all --tracemux "${TMX:-build/tracemux}" \
 	--corpus "${1:-../shared/corpus}"

@@ -101,6 +101,11 @@ static const struct an_ops *const command_ops[TMX_AN_N_CMDS] = {
 	[TMX_AN_IRQLOG] = &an_irq_ops,
 	[TMX_AN_IRQFREQ] = &an_irq_ops,
 	[TMX_AN_MEMTOP] = &an_memtop_ops,
+	[TMX_AN_IOLATENCYSTATS] = &an_io_ops,
+	[TMX_AN_IOLATENCYTOP] = &an_io_ops,
+	[TMX_AN_IOLATENCYFREQ] = &an_io_ops,
+	[TMX_AN_IOLOG] = &an_io_ops,
+	[TMX_AN_IOUSAGETOP] = &an_io_ops,
 };
 
 static const char *const command_names[TMX_AN_N_CMDS] = {
@@ -114,6 +119,11 @@ static const char *const command_names[TMX_AN_N_CMDS] = {
 	[TMX_AN_IRQLOG] = "irqlog",
 	[TMX_AN_IRQFREQ] = "irqfreq",
 	[TMX_AN_MEMTOP] = "memtop",
+	[TMX_AN_IOLATENCYSTATS] = "iolatencystats",
+	[TMX_AN_IOLATENCYTOP] = "iolatencytop",
+	[TMX_AN_IOLATENCYFREQ] = "iolatencyfreq",
+	[TMX_AN_IOLOG] = "iolog",
+	[TMX_AN_IOUSAGETOP] = "iousagetop",
 };
 
 bool tmx_an_command(const char *name, enum tmx_an_cmd *cmd)

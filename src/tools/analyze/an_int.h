@@ -135,6 +135,9 @@ extern const struct an_ops an_sched_ops;
 extern const struct an_ops an_syscalls_ops;
 extern const struct an_ops an_irq_ops;
 extern const struct an_ops an_memtop_ops;
+extern const struct an_ops an_io_ops;
+
+struct an_io;
 
 /* The analysis run. */
 struct an {
@@ -151,6 +154,8 @@ struct an {
 	uint64_t page_count;      /* state.mm.page_count */
 	/* system call names seen, numbered in the order classes were bound */
 	size_t n_sys_names;
+	/* the I/O state and analysis (io_*.c): NULL unless an I/O command runs */
+	struct an_io *io;
 	/* an analysis' Python exception: "Cannot run analysis: %s" */
 	char fatal[128];
 };
@@ -189,7 +194,7 @@ void an_bar_graph(FILE *out, const char *title, const char *label_header, const 
  * rows.  an_mi_table() starts one and returns where its rows go ("[...]"
  * each, separated by ", "); an_mi_table_end() closes it.
  */
-#define AN_MI_GROUPS 8
+#define AN_MI_GROUPS 16
 struct an_mi {
 	struct {
 		const char *key;

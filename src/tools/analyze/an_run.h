@@ -27,6 +27,15 @@ enum an_kind {
 	K_PAGE_FREE,
 	K_SYSCALL_ENTRY, /* sys_NAME, syscall_entry_NAME */
 	K_SYSCALL_EXIT,  /* exit_syscall, syscall_exit_NAME */
+	/* read by the I/O state (io_state.c) when an I/O command runs */
+	K_IO_RQ_ISSUE,
+	K_IO_RQ_COMPLETE,
+	K_IO_BIO_REMAP,
+	K_IO_BIO_BACKMERGE,
+	K_IO_NET_XMIT,
+	K_IO_NET_RECV,
+	K_IO_STATEDUMP_FD,
+	K_IO_STATEDUMP_BLOCK,
 	K_N,
 };
 
@@ -94,6 +103,27 @@ struct an_run {
 void an_bind_class(struct an_run *r, struct an_class *c, const struct tmx_event_class *ec);
 /* The first event of a class: false (r->missing_field set) when a field the handler reads is missing. */
 bool an_check_class(struct an_run *r, const struct tmx_event *ev, struct an_class *c);
+/* Payload index of `name` when only single-value members come before it, else SLOT_BY_NAME. */
+int32_t an_payload_slot(const struct tmx_event_class *ec, const char *name);
+/* Field `f` of known[c->known]'s list in `ev` (by its payload slot or by name); NULL when absent. */
+const struct tmx_value *an_field(const struct tmx_event *ev, const struct an_class *c, int f);
+/* The state's task `tid`, created (sv.Process(tid=...)) when it has none; NULL when out of memory. */
+struct an_proc *an_proc_create(struct an_run *r, int64_t tid);
+
+/* The I/O state (io_state.c), run only when a->io is set. */
+void an_io_event(struct an_run *r, const struct tmx_event *ev, const struct an_class *c, int64_t ts,
+		 int64_t cpu_id);
+/* Every system call entry of `p` (a new current system call), and the exit of an I/O one. */
+void an_io_syscall_entry(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
+			 struct an_proc *p, int64_t ts, int64_t cpu_id);
+void an_io_syscall_exit(struct an_run *r, const struct an_proc *p, int64_t ts, int64_t cpu_id,
+			bool has_ret, int64_t ret);
+/* A fork: the child gets copies of the fds of `parent_pid`; an exec closes the close-on-exec ones. */
+void an_io_fork(struct an_run *r, int64_t parent_pid, int64_t child_tid, int64_t ts);
+void an_io_exec(struct an_run *r, int64_t tid, int64_t ts);
+/* A state dump of thread `tid` in process `pid` (StatedumpStateProvider: fds to the parent). */
+void an_io_statedump_thread(struct an_run *r, int64_t tid, int64_t pid);
+
 /* What the state does with an event (and tells the analysis). */
 void an_automaton(struct an_run *r, const struct tmx_event *ev, const struct an_class *c, int64_t ts,
 		  int64_t cpu_id);

@@ -45,18 +45,22 @@ static const struct {
 	{ "softirq_raise", K_SOFTIRQ_RAISE, { "vec" }, "cpu_id vec" },
 	{ "softirq_entry", K_SOFTIRQ_ENTRY, { "vec" }, "cpu_id vec" },
 	{ "softirq_exit", K_SOFTIRQ_EXIT, { "vec" }, "cpu_id vec" },
-	{ "block_rq_issue", K_CHECK, { 0 }, "dev sector nr_sector tid rwbs" },
-	{ "block_rq_complete", K_CHECK, { 0 }, "dev sector nr_sector" },
-	{ "block_bio_remap", K_CHECK, { 0 }, "dev sector old_dev old_sector" },
-	{ "block_bio_backmerge", K_CHECK, { 0 }, "dev sector" },
+	{ "block_rq_issue", K_IO_RQ_ISSUE, { "dev", "sector", "nr_sector", "tid", "rwbs" },
+	  "dev sector nr_sector tid rwbs" },
+	{ "block_rq_complete", K_IO_RQ_COMPLETE, { "dev", "sector", "nr_sector" },
+	  "dev sector nr_sector" },
+	{ "block_bio_remap", K_IO_BIO_REMAP, { "dev", "sector", "old_dev", "old_sector" },
+	  "dev sector old_dev old_sector" },
+	{ "block_bio_backmerge", K_IO_BIO_BACKMERGE, { "dev", "sector" }, "dev sector" },
 	{ "mm_page_alloc", K_PAGE_ALLOC, { 0 }, "cpu_id" },
 	{ "kmem_mm_page_alloc", K_PAGE_ALLOC, { 0 }, "cpu_id" },
 	{ "mm_page_free", K_PAGE_FREE, { 0 }, "" },
 	{ "kmem_mm_page_free", K_PAGE_FREE, { 0 }, "" },
-	{ "net_dev_xmit", K_CHECK, { 0 }, "name len cpu_id" },
-	{ "netif_receive_skb", K_CHECK, { 0 }, "name len cpu_id" },
-	{ "lttng_statedump_file_descriptor", K_CHECK, { 0 }, "pid fd filename flags cpu_id" },
-	{ "lttng_statedump_block_device", K_CHECK, { 0 }, "dev diskname" },
+	{ "net_dev_xmit", K_IO_NET_XMIT, { "name", "len" }, "name len cpu_id" },
+	{ "netif_receive_skb", K_IO_NET_RECV, { "name", "len" }, "name len cpu_id" },
+	{ "lttng_statedump_file_descriptor", K_IO_STATEDUMP_FD, { "pid", "fd", "filename", "flags" },
+	  "pid fd filename flags cpu_id" },
+	{ "lttng_statedump_block_device", K_IO_STATEDUMP_BLOCK, { "dev", "diskname" }, "dev diskname" },
 	{ "mm_vmscan_wakeup_kswapd", K_CHECK, { 0 }, "cpu_id" },
 };
 
@@ -95,7 +99,7 @@ static bool fc_is_leaf(const struct tmx_field_class *fc)
  * before it (the usual LTTng payload), else by name in each event.
  */
 /* Payload index of `name` when only single-value members come before it, else SLOT_BY_NAME. */
-static int32_t payload_slot(const struct tmx_event_class *ec, const char *name)
+int32_t an_payload_slot(const struct tmx_event_class *ec, const char *name)
 {
 	const struct tmx_field_class *pl = ec->payload;
 	size_t n = pl && tmx_fc_kind(pl) == TMX_FC_STRUCT ? tmx_fc_member_count(pl) : 0;
@@ -146,7 +150,7 @@ void an_bind_class(struct an_run *r, struct an_class *c, const struct tmx_event_
 			c->sys_id = sys_name_id(r, c, c->sys_name, c->sys_len);
 		} else if (!strncmp(n, "exit_syscall", 12) || !strncmp(n, "syscall_exit_", 13)) {
 			c->kind = K_SYSCALL_EXIT;
-			c->slot[0] = payload_slot(ec, "ret");
+			c->slot[0] = an_payload_slot(ec, "ret");
 		}
 		return;
 	}
@@ -169,14 +173,18 @@ void an_bind_class(struct an_run *r, struct an_class *c, const struct tmx_event_
 	}
 }
 
+const struct tmx_value *an_field(const struct tmx_event *ev, const struct an_class *c, int f)
+{
+	if (c->slot[f] != SLOT_BY_NAME && ev->scopes[TMX_SCOPE_PAYLOAD])
+		return &ev->scopes[TMX_SCOPE_PAYLOAD][c->slot[f]];
+	return tmx_event_field(ev, known[c->known].fields[f]);
+}
+
 static const struct tmx_value *field(struct an_run *r, const struct tmx_event *ev,
 				     const struct an_class *c, int f)
 {
-
-	if (c->slot[f] != SLOT_BY_NAME && ev->scopes[TMX_SCOPE_PAYLOAD])
-		return &ev->scopes[TMX_SCOPE_PAYLOAD][c->slot[f]];
 	(void)r;
-	return tmx_event_field(ev, known[c->known].fields[f]);
+	return an_field(ev, c, f);
 }
 
 static int64_t int_field(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
@@ -269,6 +277,11 @@ static struct an_proc *create_proc(struct an_run *r, int64_t tid)
 		}
 	}
 	return p;
+}
+
+struct an_proc *an_proc_create(struct an_run *r, int64_t tid)
+{
+	return create_proc(r, tid);
 }
 
 /* SchedStateProvider._check_prio_changed */
@@ -440,6 +453,8 @@ static void on_statedump_proc(struct an_run *r, const struct tmx_event *ev,
 			parent->has_pid = true;
 			parent->comm = name;
 		}
+		if (parent && r->a.io)
+			an_io_statedump_thread(r, tid, pid);
 	}
 }
 
@@ -602,6 +617,8 @@ static void on_syscall_entry(struct an_run *r, const struct tmx_event *ev,
 	p->sys_begin = ts;
 	if (c->is_io)
 		fix_context_pid(r, ev, p);
+	if (r->a.io && (p = current_proc(r, cpu_id)))
+		an_io_syscall_entry(r, ev, c, p, ts, cpu_id);
 }
 
 static void on_syscall_exit(struct an_run *r, const struct tmx_event *ev,
@@ -626,6 +643,8 @@ static void on_syscall_exit(struct an_run *r, const struct tmx_event *ev,
 	}
 	if (r->in_period && r->ops->syscall_exit)
 		r->ops->syscall_exit(r->self, p, cpu_id, ts - p->sys_begin, has_ret, ret);
+	if (r->a.io)
+		an_io_syscall_exit(r, p, ts, cpu_id, has_ret, ret);
 	/* cleared by the syscalls provider, or by the I/O one for I/O calls */
 	p->in_syscall = false;
 }
@@ -671,9 +690,13 @@ void an_automaton(struct an_run *r, const struct tmx_event *ev, const struct an_
 		break;
 	case K_FORK:
 		on_fork(r, ev, c);
+		if (r->a.io)
+			an_io_fork(r, int_field(r, ev, c, 1), int_field(r, ev, c, 3), ts);
 		break;
 	case K_EXEC:
 		create_proc(r, int_field(r, ev, c, 0));
+		if (r->a.io)
+			an_io_exec(r, int_field(r, ev, c, 0), ts);
 		break;
 	case K_PI_SETPRIO:
 		check_prio_changed(r, ts, int_field(r, ev, c, 0), int_field(r, ev, c, 1));
@@ -713,6 +736,11 @@ void an_automaton(struct an_run *r, const struct tmx_event *ev, const struct an_
 		break;
 	case K_SYSCALL_EXIT:
 		on_syscall_exit(r, ev, c, ts, cpu_id);
+		break;
+	case K_IO_RQ_ISSUE: case K_IO_RQ_COMPLETE: case K_IO_BIO_REMAP: case K_IO_BIO_BACKMERGE:
+	case K_IO_NET_XMIT: case K_IO_NET_RECV: case K_IO_STATEDUMP_FD: case K_IO_STATEDUMP_BLOCK:
+		if (r->a.io)
+			an_io_event(r, ev, c, ts, cpu_id);
 		break;
 	default:
 		break;

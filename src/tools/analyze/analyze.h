@@ -26,6 +26,11 @@ enum tmx_an_cmd {
 	TMX_AN_IRQLOG,
 	TMX_AN_IRQFREQ,
 	TMX_AN_MEMTOP,
+	TMX_AN_IOLATENCYSTATS,
+	TMX_AN_IOLATENCYTOP,
+	TMX_AN_IOLATENCYFREQ,
+	TMX_AN_IOLOG,
+	TMX_AN_IOUSAGETOP,
 	TMX_AN_N_CMDS,
 };
 
@@ -54,6 +59,10 @@ struct tmx_an_opts {
 	bool freq_uniform, freq_series;
 	/* irq commands: --irq, --softirq lists as given (NULL: none) */
 	const char *irq_list, *softirq_list;
+	/* I/O commands: --usage, --minsize/--maxsize in bytes, as given */
+	bool usage;
+	bool has_minsize, has_maxsize;
+	double minsize, maxsize;
 };
 
 /* The command of `name` ("cputop"...); false when there is none. */

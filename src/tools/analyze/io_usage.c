@@ -1,0 +1,543 @@
+/*
+ * lttng-iousagetop's tables (cli/io.py's --usage), text and MI: the I/O
+ * of each process by kind of file descriptor, of each file, the block I/O
+ * of each process, each disk's sectors, requests and average latency,
+ * each network interface's bytes; sorted as lttng-analyses sorts them
+ * (stably, largest first) and cut at --limit as it cuts them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/analyze/io_int.h"
+
+/* FileStats: a path's I/O and the first fd each process had it as */
+struct io_file {
+	uint32_t name;
+	uint64_t read, write;
+	struct an_table owners;   /* struct io_owner by pid */
+};
+struct io_owner {
+	int64_t pid, fd;
+};
+
+enum { U_READ, U_WRITE, U_BLK_READ, U_BLK_WRITE, U_SECTORS, U_REQUESTS, U_RECV, U_SENT,
+       U_FILE_READ, U_FILE_WRITE };
+
+static uint64_t proc_value(const struct io_pstats *p, int what)
+{
+	switch (what) {
+	case U_READ: return p->disk_r + p->net_r + p->unk_r;
+	case U_WRITE: return p->disk_w + p->net_w + p->unk_w;
+	case U_BLK_READ: return p->blk_r;
+	default: return p->blk_w;
+	}
+}
+
+/* indices of n records sorted by value, largest first, ties in order */
+struct sort_item {
+	uint64_t v;
+	size_t i;
+};
+static int by_value(const void *x, const void *y)
+{
+	const struct sort_item *a = x, *b = y;
+
+	if (a->v != b->v)
+		return a->v > b->v ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+static struct sort_item *sorted(struct an_io *io, size_t n, uint64_t (*value)(const void *, size_t, int),
+				const void *ctx, int what, bool sort)
+{
+	struct sort_item *v = malloc((n ? n : 1) * sizeof(*v));
+
+	if (!v) {
+		io->a->oom = true;
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = (struct sort_item){ value(ctx, i, what), i };
+	if (sort)
+		qsort(v, n, sizeof(*v), by_value);
+	return v;
+}
+
+static uint64_t pval(const void *ctx, size_t i, int what)
+{
+	return proc_value(an_table_at(ctx, i), what);
+}
+
+static uint64_t dval(const void *ctx, size_t i, int what)
+{
+	const struct io_dstats *d = an_table_at(ctx, i);
+
+	return what == U_SECTORS ? d->sectors : d->count;
+}
+
+static uint64_t ival(const void *ctx, size_t i, int what)
+{
+	const struct io_ifstats *f = an_table_at(ctx, i);
+
+	return what == U_RECV ? f->recv_bytes : f->sent_bytes;
+}
+
+static uint64_t fval(const void *ctx, size_t i, int what)
+{
+	const struct io_file *f = (const struct io_file *)ctx + i;
+
+	return what == U_FILE_READ ? f->read : f->write;
+}
+
+/* _fill_usage_result_table: rows kept, up to `limit` (at least one: the count is checked after) */
+static bool enough(const struct an_io *io, size_t count)
+{
+	return count >= (size_t)(io->a->o->limit < 0 ? 0 : io->a->o->limit);
+}
+
+static FILE *table(struct an_io *io, const char *key, const char *title, const char *sub,
+		   int64_t b, int64_t e)
+{
+	char cls[300];
+
+	if (sub)
+		snprintf(cls, sizeof(cls), "{\"inherit\": \"%s\", \"title\": \"%s [%s]\"}", key, title, sub);
+	else
+		snprintf(cls, sizeof(cls), "\"%s\"", key);
+	return an_mi_table(&io->mi, key, cls, b, e);
+}
+
+static void mi_sep(FILE *f, size_t k)
+{
+	if (k)
+		fputs(", ", f);
+}
+
+static void comm_label(char *buf, size_t n, const struct io_pstats *p, const char *fmt_pid)
+{
+	char pid[48];
+
+	if (p->has_pid)
+		snprintf(pid, sizeof(pid), "%lld", (long long)p->pid);
+	else
+		snprintf(pid, sizeof(pid), "unknown (tid=%lld)", (long long)p->tid);
+	snprintf(buf, n, fmt_pid, (int)p->comm.len, p->comm.s, pid);
+}
+
+/* Python's '{:<w}' / '{:>w}' in code points */
+static size_t pad(char *buf, size_t n, size_t at, const char *s, size_t w, bool right)
+{
+	size_t len = strlen(s), cp = an_utf8_len(s, len), fill = cp < w ? w - cp : 0;
+
+	if (at + len + fill + 1 > n)
+		return at;
+	if (right) {
+		memset(buf + at, ' ', fill);
+		memcpy(buf + at + fill, s, len);
+	} else {
+		memcpy(buf + at, s, len);
+		memset(buf + at + len, ' ', fill);
+	}
+	at += len + fill;
+	buf[at] = 0;
+	return at;
+}
+
+static void per_proc(struct an_io *io, int64_t b, int64_t e, bool mi, bool write)
+{
+	struct sort_item *v = sorted(io, io->tids.n, pval, &io->tids, write ? U_WRITE : U_READ, true);
+	struct an_bar *rows;
+	size_t k = 0;
+	FILE *f = NULL;
+
+	if (!v || !(rows = calloc(io->tids.n ? io->tids.n : 1, sizeof(*rows)))) {
+		free(v);
+		return;
+	}
+	for (size_t i = 0; i < io->tids.n; i++) {
+		const struct io_pstats *p = an_table_at(&io->tids, v[i].i);
+		uint64_t disk = write ? p->disk_w : p->disk_r, net = write ? p->net_w : p->net_r;
+		uint64_t unk = write ? p->unk_w : p->unk_r;
+		if (mi) {
+			if (!f && !(f = table(io, "per-process-top", "Per-process top I/O operations",
+					      write ? "written" : "read", b, e)))
+				break;
+			mi_sep(f, k);
+			fputc('[', f);
+			an_mi_proc(f, &(struct an_proc){ .tid = p->tid, .pid = p->pid,
+							 .has_pid = p->has_pid, .comm = p->comm },
+				   true);
+			fprintf(f, ", {\"class\": \"size\", \"value\": %llu}, {\"class\": \"size\", "
+				   "\"value\": %llu}, {\"class\": \"size\", \"value\": %llu}, "
+				   "{\"class\": \"size\", \"value\": %llu}]",
+				(unsigned long long)v[i].v, (unsigned long long)disk,
+				(unsigned long long)net, (unsigned long long)unk);
+		} else {
+			char name[160], s[48], label[400];
+			size_t at = 0;
+			comm_label(name, sizeof(name), p, "%.*s (%s)");
+			at = pad(label, sizeof(label), at, name, 25, false);
+			at = pad(label, sizeof(label), at, " ", 0, false);
+			io_fmt_size(s, sizeof(s), disk);
+			at = pad(label, sizeof(label), at, s, 10, true);
+			at = pad(label, sizeof(label), at, " ", 0, false);
+			io_fmt_size(s, sizeof(s), net);
+			at = pad(label, sizeof(label), at, s, 10, true);
+			at = pad(label, sizeof(label), at, " ", 0, false);
+			io_fmt_size(s, sizeof(s), unk);
+			pad(label, sizeof(label), at, s, 10, true);
+			rows[k].value = (double)v[i].v;
+			io_fmt_size(rows[k].value_str, sizeof(rows[k].value_str), v[i].v);
+			rows[k].label = strdup(label);
+		}
+		if (enough(io, ++k))
+			break;
+	}
+	if (mi && f) {
+		an_mi_table_end(f);
+	} else if (!mi) {
+		char header[120];
+		snprintf(header, sizeof(header), "%-25s %-10s %-10s %-10s", "Process", "Disk", "Net",
+			 "Unknown");
+		an_bar_graph(io->a->out, write ? "Per-process I/O Write" : "Per-process I/O Read", header,
+			     NULL, rows, k);
+	}
+	for (size_t i = 0; i < k; i++)
+		free(rows[i].label);
+	free(rows);
+	free(v);
+}
+
+static void per_proc_block(struct an_io *io, int64_t b, int64_t e, bool mi, bool write)
+{
+	struct sort_item *v = sorted(io, io->tids.n, pval, &io->tids, write ? U_BLK_WRITE : U_BLK_READ,
+				     true);
+	struct an_bar *rows;
+	size_t k = 0;
+	FILE *f = NULL;
+
+	if (!v || !(rows = calloc(io->tids.n ? io->tids.n : 1, sizeof(*rows)))) {
+		free(v);
+		return;
+	}
+	for (size_t i = 0; i < io->tids.n; i++) {
+		const struct io_pstats *p = an_table_at(&io->tids, v[i].i);
+		if (!v[i].v)
+			continue;
+		if (mi) {
+			if (!f && !(f = table(io, "per-process-top-block",
+					      "Per-process top block I/O operations",
+					      write ? "written" : "read", b, e)))
+				break;
+			mi_sep(f, k);
+			/* mi.Process(None) when the name is empty */
+			fputs("[{\"class\": \"process\"", f);
+			if (p->comm.len) {
+				fputs(", \"name\": ", f);
+				an_json_string(f, p->comm.s, p->comm.len);
+			}
+			if (p->has_pid)
+				fprintf(f, ", \"pid\": %lld", (long long)p->pid);
+			fprintf(f, ", \"tid\": %lld}, {\"class\": \"size\", \"value\": %llu}]",
+				(long long)p->tid, (unsigned long long)v[i].v);
+		} else {
+			char label[200];
+			struct io_pstats q = *p;
+			if (!q.comm.len) {
+				memcpy(q.comm.s, "unknown", 7);
+				q.comm.len = 7;
+			}
+			comm_label(label, sizeof(label), &q, "%.*s (pid=%s)");
+			rows[k].value = (double)v[i].v;
+			io_fmt_size(rows[k].value_str, sizeof(rows[k].value_str), v[i].v);
+			rows[k].label = strdup(label);
+		}
+		if (enough(io, ++k))
+			break;
+	}
+	if (mi && f)
+		an_mi_table_end(f);
+	else if (!mi)
+		an_bar_graph(io->a->out, write ? "Block I/O Write" : "Block I/O Read", "Process", NULL,
+			     rows, k);
+	for (size_t i = 0; i < k; i++)
+		free(rows[i].label);
+	free(rows);
+	free(v);
+}
+
+static void disk_label(const struct an_io *io, const struct io_dstats *d, char *buf, size_t n)
+{
+	size_t len;
+
+	if (d->name) {
+		const char *s = io_str_at(&io->strs, d->name, &len);
+		snprintf(buf, n, "%.*s", (int)len, s);
+	} else {
+		snprintf(buf, n, "(%lld,%lld)", (long long)(d->dev >> 20),
+			 (long long)(d->dev & ((1 << 20) - 1)));
+	}
+}
+
+/* sectors, requests (sorted), average latency (in the disks' order) */
+static void per_disk(struct an_io *io, int64_t b, int64_t e, bool mi, int what)
+{
+	bool rtps = what < 0;
+	struct sort_item *v = sorted(io, io->dstats.n, dval, &io->dstats, rtps ? U_REQUESTS : what,
+				     !rtps);
+	struct an_bar *rows;
+	size_t k = 0;
+	FILE *f = NULL;
+	const char *key = rtps ? "per-disk-top-rps" : what == U_SECTORS ? "per-disk-top-sector"
+								       : "per-disk-top-request";
+
+	if (!v || !(rows = calloc(io->dstats.n ? io->dstats.n : 1, sizeof(*rows)))) {
+		free(v);
+		return;
+	}
+	for (size_t i = 0; i < io->dstats.n; i++) {
+		const struct io_dstats *d = an_table_at(&io->dstats, v[i].i);
+		char name[300];
+		double avg;
+		if (!v[i].v)
+			continue;
+		disk_label(io, d, name, sizeof(name));
+		avg = (double)d->duration / (double)d->count;
+		if (mi) {
+			if (!f && !(f = table(io, key, NULL, NULL, b, e)))
+				break;
+			mi_sep(f, k);
+			fputs("[{\"class\": \"disk\", \"name\": ", f);
+			an_json_string(f, name, strlen(name));
+			fputs("}, ", f);
+			if (rtps)
+				an_mi_duration(f, avg);
+			else
+				fprintf(f, "{\"class\": \"number\", \"value\": %llu}",
+					(unsigned long long)v[i].v);
+			fputc(']', f);
+		} else {
+			rows[k].value = rtps ? avg / 1000000 : (double)v[i].v;
+			if (rtps)
+				snprintf(rows[k].value_str, sizeof(rows[k].value_str), "%0.02f",
+					 avg / 1000000);
+			else
+				snprintf(rows[k].value_str, sizeof(rows[k].value_str), "%llu",
+					 (unsigned long long)v[i].v);
+			rows[k].label = strdup(name);
+		}
+		if (enough(io, ++k))
+			break;
+	}
+	if (mi && f)
+		an_mi_table_end(f);
+	else if (!mi)
+		an_bar_graph(io->a->out,
+			     rtps ? "Disk Request Average Latency"
+			     : what == U_SECTORS ? "Disk Requests Sector Count" : "Disk Request Count",
+			     "Disk", rtps ? "ms" : what == U_SECTORS ? "sectors" : "requests", rows, k);
+	for (size_t i = 0; i < k; i++)
+		free(rows[i].label);
+	free(rows);
+	free(v);
+}
+
+static void per_netif(struct an_io *io, int64_t b, int64_t e, bool mi, bool sent)
+{
+	struct sort_item *v = sorted(io, io->ifaces.n, ival, &io->ifaces, sent ? U_SENT : U_RECV, true);
+	struct an_bar *rows;
+	size_t k = 0;
+	FILE *f = NULL;
+
+	if (!v || !(rows = calloc(io->ifaces.n ? io->ifaces.n : 1, sizeof(*rows)))) {
+		free(v);
+		return;
+	}
+	for (size_t i = 0; i < io->ifaces.n; i++) {
+		const struct io_ifstats *n = an_table_at(&io->ifaces, v[i].i);
+		size_t len;
+		const char *s = io_str_at(&io->strs, n->name, &len);
+		if (mi) {
+			if (!f && !(f = table(io, "per-netif-top", "Per-network interface top I/O operations",
+					      sent ? "sent" : "received", b, e)))
+				break;
+			mi_sep(f, k);
+			fputs("[{\"class\": \"netif\", \"name\": ", f);
+			an_json_string(f, s, len);
+			fprintf(f, "}, {\"class\": \"size\", \"value\": %llu}]", (unsigned long long)v[i].v);
+		} else {
+			rows[k].value = (double)v[i].v;
+			io_fmt_size(rows[k].value_str, sizeof(rows[k].value_str), v[i].v);
+			rows[k].label = strndup(s, len);
+		}
+		if (enough(io, ++k))
+			break;
+	}
+	if (mi && f)
+		an_mi_table_end(f);
+	else if (!mi)
+		an_bar_graph(io->a->out, sent ? "Network Sent Bytes" : "Network Received Bytes",
+			     "Interface", NULL, rows, k);
+	for (size_t i = 0; i < k; i++)
+		free(rows[i].label);
+	free(rows);
+	free(v);
+}
+
+/* FileStats.GENERIC_NAMES */
+static bool generic_name(const char *s, size_t len)
+{
+	static const char *const g[] = { "pipe", "socket", "anon_inode", "unknown" };
+
+	for (size_t i = 0; i < 4; i++)
+		if (len >= strlen(g[i]) && !memcmp(s, g[i], strlen(g[i])))
+			return true;
+	return false;
+}
+
+/* IoAnalysis.get_files_stats: files in the order the tasks' file descriptors list them */
+static struct io_file *files_stats(struct an_io *io, size_t *n_out)
+{
+	struct an_table by_name = { .size = sizeof(size_t) };
+	struct io_file *files = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t t = 0; t < io->tids.n && !io->a->oom; t++) {
+		const struct io_pstats *p = an_table_at(&io->tids, t);
+		for (size_t i = 0; i < p->fds.n; i++) {
+			const struct io_fdlist *l = (const struct io_fdlist *)io_omap_at(&p->fds, i);
+			if (!l->h.live)
+				continue;
+			for (size_t k = 0; k < l->n; k++) {
+				const struct io_fdstats *fs = &l->v[k];
+				size_t len, *idx;
+				const char *s = io_str_at(&io->strs, fs->filename, &len);
+				uint32_t id = fs->filename;
+				bool added;
+				int64_t pid = p->has_pid ? p->pid : p->tid;
+				struct io_owner *ow;
+				if (generic_name(s, len)) {
+					char buf[400];
+					int m = snprintf(buf, sizeof(buf), "%.*s (%.*s)", (int)len, s,
+							 (int)p->comm.len, p->comm.s);
+					id = io_str(&io->strs, buf, m < (int)sizeof(buf) ? (size_t)m
+											: sizeof(buf) - 1);
+				}
+				if (!id || !(idx = an_table_get(&by_name, id, &added))) {
+					io->a->oom = true;
+					break;
+				}
+				if (added) {
+					struct io_file *nf;
+					if (n == cap) {
+						cap = cap ? cap * 2 : 16;
+						if (!(nf = realloc(files, cap * sizeof(*files)))) {
+							io->a->oom = true;
+							break;
+						}
+						files = nf;
+					}
+					memset(&files[n], 0, sizeof(files[n]));
+					files[n].name = id;
+					files[n].owners.size = sizeof(struct io_owner);
+					*idx = n++;
+				}
+				files[*idx].read += fs->read;
+				files[*idx].write += fs->write;
+				if ((ow = an_table_get(&files[*idx].owners, pid, &added)) && added) {
+					ow->pid = pid;
+					ow->fd = fs->fd;
+				}
+			}
+		}
+	}
+	an_table_free(&by_name);
+	*n_out = n;
+	return files;
+}
+
+static void per_file(struct an_io *io, int64_t b, int64_t e, bool mi, const struct io_file *files,
+		     size_t n, bool write)
+{
+	struct sort_item *v = sorted(io, n, fval, files, write ? U_FILE_WRITE : U_FILE_READ, true);
+	struct an_bar *rows;
+	size_t k = 0;
+	FILE *f = NULL;
+
+	if (!v || !(rows = calloc(n ? n : 1, sizeof(*rows)))) {
+		free(v);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct io_file *file = &files[v[i].i];
+		size_t len;
+		const char *s = io_str_at(&io->strs, file->name, &len);
+		if (!v[i].v)
+			continue;
+		if (mi) {
+			if (!f && !(f = table(io, "per-file-top", "Per-file top I/O operations",
+					      write ? "written" : "read", b, e)))
+				break;
+			mi_sep(f, k);
+			fputs("[{\"class\": \"path\", \"path\": ", f);
+			an_json_string(f, s, len);
+			fprintf(f, "}, {\"class\": \"size\", \"value\": %llu}, {\"class\": \"string\", "
+				   "\"value\": ", (unsigned long long)v[i].v);
+			{
+				/* _get_file_stats_fd_owners_str */
+				char *own = NULL;
+				size_t olen = 0;
+				FILE *o = open_memstream(&own, &olen);
+				if (o) {
+					for (size_t w = 0; w < file->owners.n; w++) {
+						const struct io_owner *ow = an_table_at(&file->owners, w);
+						const struct io_pstats *pp = io_pstats_find(io, ow->pid);
+						fprintf(o, "fd %lld in %.*s (%lld) ", (long long)ow->fd,
+							pp ? (int)pp->comm.len : 0, pp ? pp->comm.s : "",
+							(long long)ow->pid);
+					}
+					fclose(o);
+					an_json_string(f, own, olen);
+					free(own);
+				}
+			}
+			fputs("}]", f);
+		} else {
+			rows[k].value = (double)v[i].v;
+			io_fmt_size(rows[k].value_str, sizeof(rows[k].value_str), v[i].v);
+			rows[k].label = strndup(s, len);
+		}
+		if (enough(io, ++k))
+			break;
+	}
+	if (mi && f)
+		an_mi_table_end(f);
+	else if (!mi)
+		an_bar_graph(io->a->out, write ? "Per-file I/O Write" : "Per-file I/O Read", "Path", NULL,
+			     rows, k);
+	for (size_t i = 0; i < k; i++)
+		free(rows[i].label);
+	free(rows);
+	free(v);
+}
+
+void io_usage(struct an_io *io, int64_t b, int64_t e, bool mi)
+{
+	size_t n_files = 0;
+	struct io_file *files = files_stats(io, &n_files);
+
+	per_proc(io, b, e, mi, false);
+	per_proc(io, b, e, mi, true);
+	per_file(io, b, e, mi, files, n_files, false);
+	per_file(io, b, e, mi, files, n_files, true);
+	per_proc_block(io, b, e, mi, false);
+	per_proc_block(io, b, e, mi, true);
+	per_disk(io, b, e, mi, U_SECTORS);
+	per_disk(io, b, e, mi, U_REQUESTS);
+	per_disk(io, b, e, mi, -1);
+	per_netif(io, b, e, mi, false);
+	per_netif(io, b, e, mi, true);
+	for (size_t i = 0; i < n_files; i++)
+		an_table_free(&files[i].owners);
+	free(files);
+}
