@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "model/grow.h"
+#include "model/kmap.h"
 #include "tracemux/event.h"
 #include "tools/analyze/an_run.h"
 #include "tools/analyze/an_time.h"
@@ -38,6 +39,8 @@ static size_t class_index(struct an_run *r, const struct tmx_event_class *ec)
 {
 	struct an_class_slot *k = &r->ccache[cache_slot(ec)];
 
+	if (r->kmap)   /* the mapped classes are numbered by their ids */
+		return ec->id;
 	if (k->ec != ec) {
 		k->ec = ec;
 		k->index = tmx_source_event_class_index(r->src, ec);
@@ -166,12 +169,13 @@ static bool env_int(const struct tmx_env_entry *e, int64_t *v)
  * before 2.7.1.  False in *found when no trace has it (lttng-analyses:
  * "Malformed metadata, cannot read tracer version").
  */
-static bool prio_offset_of(struct tmx_source *src, bool *found)
+static bool prio_offset_of(struct tmx_source *src, const struct tmx_kmap *kmap, bool *found)
 {
 	/* lttng-analyses reads the trace in a directory named `kernel`: the kernel domain first */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < tmx_source_logical_trace_count(src); i++) {
-			const struct tmx_trace_class *tc = tmx_source_logical_trace(src, i)->cls;
+			const struct tmx_trace *t = tmx_source_logical_trace(src, i);
+			const struct tmx_trace_class *tc = kmap ? tmx_kmap_trace(kmap, t)->cls : t->cls;
 			const struct tmx_env_entry *d = tmx_trace_class_env(tc, "domain");
 			const struct tmx_env_entry *e[3] = {
 				tmx_trace_class_env(tc, "tracer_major"),
@@ -283,17 +287,23 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 		}
 	}
 	r.a.multi_day = tctx.multi_day;
-	if (tmx_source_format(src) != TMX_FORMAT_CTF) {
-		/* trace.dat's ftrace events are not mapped to lttng-modules' yet */
+	if (tmx_kmap_applies(src)) {
+		/* trace.dat: ftrace's events as lttng-modules records them (src/model/kmap.c) */
+		if (tmx_kmap_new(src, &r.kmap, err)) {
+			an_error(o, out, errout, "Error: ", "Cannot create analysis: out of memory");
+			return 1;
+		}
+	} else if (tmx_source_format(src) != TMX_FORMAT_CTF) {
 		an_error(o, out, errout, "Error: ",
-			 "not an LTTng kernel trace (trace.dat and XRay inputs are not analysed)");
+			 "not a Linux kernel trace (XRay logs are not analysed)");
 		return 1;
 	}
 	{
 		bool found;
-		r.a.prio_offset = prio_offset_of(src, &found);
+		r.a.prio_offset = prio_offset_of(src, r.kmap, &found);
 		if (!found) {
 			an_error(o, out, errout, "Error: ", "Malformed metadata, cannot read tracer version");
+			tmx_kmap_free(r.kmap);
 			return 1;
 		}
 	}
@@ -302,14 +312,16 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 	if (!o->no_intersection && !intersection(src, &ib, &ie)) {
 		an_error(o, out, errout, "Error: ",
 			 "Trace has no intersection. Use --no-intersection to override");
+		tmx_kmap_free(r.kmap);
 		return 1;
 	}
 	if (!(r.self = r.ops->create(&r.a))) {
 		an_error(o, out, errout, "Error: ", "Cannot create analysis: out of memory");
+		tmx_kmap_free(r.kmap);
 		return 1;
 	}
 	r.src = src;
-	r.n_classes = tmx_source_event_class_count(src);
+	r.n_classes = r.kmap ? tmx_kmap_class_count(r.kmap) : tmx_source_event_class_count(src);
 	r.classes = calloc(r.n_classes ? r.n_classes : 1, sizeof(*r.classes));
 	if (!r.classes)
 		r.a.oom = true;
@@ -325,6 +337,12 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 			break;
 		if (msg->kind != TMX_MSG_EVENT)
 			continue;
+		if (r.kmap && !tmx_kmap_msg(r.kmap, msg, &msg)) {
+			r.a.oom = true;
+			break;
+		}
+		if (!msg)
+			continue;   /* no lttng-modules equivalent */
 		if (!o->no_intersection && (msg->ns < ib || msg->ns > ie))
 			continue;
 		ev = msg->event;
@@ -371,6 +389,7 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 	if (read_failed)
 		status = 1;
 	r.ops->free(r.self);
+	tmx_kmap_free(r.kmap);
 	free(r.classes);
 	an_table_free(&r.a.procs);
 	for (size_t i = 0; i < r.a.cpus.n; i++)
