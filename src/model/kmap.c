@@ -78,6 +78,7 @@ struct kfield {
 	const struct tmx_field_class *fc;
 	uint8_t op, arg;
 	const char *src;       /* the source field's name */
+	int32_t member;        /* OP_COPY: the source payload's member index */
 };
 
 struct kclass {
@@ -356,7 +357,7 @@ static struct kclass *add_class(struct tmx_kmap *m, struct ktrace *t, const char
 static void set_field(struct kclass *k, size_t i, const char *name, const struct tmx_field_class *fc,
 		      uint8_t op, const char *src, uint8_t arg)
 {
-	k->f[i] = (struct kfield){ name, fc, op, arg, src };
+	k->f[i] = (struct kfield){ name, fc, op, arg, src, -1 };
 	k->payload->members[i].name = (char *)name;
 	k->payload->members[i].fc = (struct tmx_field_class *)fc;
 }
@@ -422,6 +423,28 @@ static bool has_system(const char *name, const char *sys)
 	return !strncmp(name, sys, l) && name[l] == ':';
 }
 
+/*
+ * `name`, or NAME_2, NAME_3... when one of the first `n` fields has it:
+ * some kernels' formats name two fields alike (regmap_regcache_sync's
+ * `type`), which CTF readers refuse.
+ */
+static const char *unique_name(struct tmx_kmap *m, const struct kclass *k, size_t n,
+			       const char *name)
+{
+	char buf[256];
+
+	for (unsigned v = 1; v < 1000; v++) {
+		bool used = false;
+		if (v > 1)
+			snprintf(buf, sizeof(buf), "%s_%u", name, v);
+		for (size_t i = 0; i < n && !used; i++)
+			used = !strcmp(k->f[i].name, v > 1 ? buf : name);
+		if (!used)
+			return v > 1 ? tmx_arena_strdup(&m->a, buf) : name;
+	}
+	return NULL;
+}
+
 /* Any other class: its payload, renamed, with lttng-modules' changes of a few fields. */
 static struct kclass *generic_class(struct tmx_kmap *m, struct ktrace *t,
 				    const struct tmx_event_class *ec, bool raw_syscalls)
@@ -445,20 +468,24 @@ static struct kclass *generic_class(struct tmx_kmap *m, struct ktrace *t,
 	if (!(k = add_class(m, t, name, n + add_tid)))
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
-		const char *fn = tmx_fc_member_name(pl, i);
+		const char *fn = tmx_fc_member_name(pl, i), *on = fn;
 		const struct tmx_field_class *fc = tmx_fc_member_class(pl, i);
-		if (sys && !strcmp(fn, "__syscall_nr"))
+		uint8_t op = OP_COPY;
+		/* the number (older kernels: `nr`), which lttng-modules' names say */
+		if (sys && (!strcmp(fn, "__syscall_nr") || (i == 0 && !strcmp(fn, "nr"))))
 			continue;
 		if (sched && !strcmp(fn, "pid"))
-			set_field(k, o++, "tid", m->s32, OP_INT, fn, 0);
+			on = "tid", fc = m->s32, op = OP_INT;
 		else if (sched && strstr(fn, "prio"))
-			set_field(k, o++, fn, m->s32, OP_PRIO, fn, 0);
+			fc = m->s32, op = OP_PRIO;
 		else if (block && !strcmp(fn, "rwbs"))
-			set_field(k, o++, fn, m->u32, OP_RWBS, fn, 0);
+			fc = m->u32, op = OP_RWBS;
 		else if (sys && !strcmp(fn, "ret"))
-			set_field(k, o++, fn, m->s64, OP_INT, fn, 0);
-		else
-			set_field(k, o++, fn, fc, OP_COPY, fn, 0);
+			fc = m->s64, op = OP_INT;
+		if (!(on = unique_name(m, k, o, on)))
+			return NULL;
+		set_field(k, o, on, fc, op, fn, 0);
+		k->f[o++].member = (int32_t)i;
 		if (add_tid && !strcmp(fn, "bytes"))
 			set_field(k, o++, "tid", m->s32, OP_PID, NULL, 0);
 	}
@@ -757,6 +784,19 @@ static const struct tmx_packet *packet_of(struct kstream *s, const struct tmx_pa
 	return &s->packet;
 }
 
+/* Member `i` of the payload (its values in pre-order). */
+static const struct tmx_value *payload_member(const struct tmx_event *ev, int32_t i)
+{
+	const struct tmx_value *base = ev->scopes[TMX_SCOPE_PAYLOAD];
+	size_t at = 1;
+
+	if (!base || i < 0 || (uint32_t)i >= base[0].n_members)
+		return NULL;
+	for (int32_t k = 0; k < i; k++)
+		at = tmx_value_skip(base, at);
+	return &base[at];
+}
+
 static const struct tmx_value *payload_field(const struct tmx_event *ev, const char *name)
 {
 	return name ? tmx_event_field_in(ev, TMX_SCOPE_PAYLOAD, name) : NULL;
@@ -843,7 +883,7 @@ static bool fill(struct tmx_kmap *m, const struct kclass *k, const struct tmx_ev
 		case OP_COPY: {
 			size_t sub;
 			const struct tmx_value *base = ev->scopes[TMX_SCOPE_PAYLOAD];
-			v = payload_field(ev, f->src);
+			v = payload_member(ev, f->member);
 			if (!v || !base) {
 				/* absent in this event: a zero of its class (an empty subtree) */
 				if (!reserve(m, n + 1))
