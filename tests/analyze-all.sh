@@ -2,10 +2,14 @@
 # On demand (not in the suite): tests/golden/test_analyze.py --all, every
 # analyze command on every LTTng kernel trace of the corpus it knows (also
 # tc-many-threads, 8 MB: lttng-analyses needs a few minutes for it) with
-# more option sets.  Needs build/tracemux (or $TMX) and python3-lttnganalyses.
+# more option sets; then tests/golden/test_analyze_tracedat.py --all (every
+# trace.dat against lttng-analyses on its conversion by -o ctf --lttng-kernel).  Needs build/tracemux (or $TMX) and python3-lttnganalyses.
 #
 #   tests/analyze-all.sh [CORPUS]
 set -eu
 cd "$(dirname "$0")/.."
-exec python3 tests/golden/test_analyze.py --all --tracemux "${TMX:-build/tracemux}" \
+python3 tests/golden/test_analyze.py --all --tracemux "${TMX:-build/tracemux}" \
+	--corpus "${1:-../shared/corpus}"
+# every trace.dat of the corpus and tests/data, converted by the bridge
+exec python3 tests/golden/test_analyze_tracedat.py --all --tracemux "${TMX:-build/tracemux}" \
 	--corpus "${1:-../shared/corpus}"
