@@ -120,6 +120,9 @@ def main():
     ap.add_argument("--tracemux", required=True)
     ap.add_argument("--corpus", required=True)
     ap.add_argument("--all", action="store_true", help="every trace.dat, every command, more options")
+    ap.add_argument("--only", action="append", default=[],
+                    help="the trace.dat files whose path contains this (repeatable)")
+    ap.add_argument("--options", action="store_true", help="with --only: the option sets of --all")
     args = ap.parse_args()
     rep = Report("analyze_tracedat")
     for tool, pkg in (("lttng-cputop", LTTNG_PKG), ("babeltrace", LTTNG_PKG), ("babeltrace2", "babeltrace2")):
@@ -127,12 +130,14 @@ def main():
             rep.fail(f"{tool} not found", f"install the Debian package {pkg}")
             rep.finish()
     dats = find_dats(args.corpus)
-    if not args.all:
+    if args.only:
+        dats = [d for d in dats if any(o in d for o in args.only)]
+    elif not args.all:
         dats = [d for d in dats if os.path.basename(d) in SUITE_TRACES and "/external/" not in d]
         if len(dats) != len(SUITE_TRACES):
             rep.fail("suite traces", f"found {len(dats)} of {len(SUITE_TRACES)} in the corpus and tests/data")
     commands = COMMANDS + (MORE_COMMANDS if args.all else ())
-    opt_sets = ALL_OPTS if args.all else [[]]
+    opt_sets = ALL_OPTS if args.all or args.options else [[]]
     start = time.time()
     with tempfile.TemporaryDirectory() as tmp:
         for i, dat in enumerate(dats):
