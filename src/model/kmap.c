@@ -55,6 +55,7 @@
 #include "tracemux/event.h"
 
 #define SLOT_BY_NAME (-1)
+#define SLOT_RAW_RET (-2)   /* raw_syscalls' `ret`: the slot of the input class (struct kin) */
 #define MAX_NR 1024
 
 enum kop {
@@ -79,6 +80,7 @@ struct kfield {
 	uint8_t op, arg;
 	const char *src;       /* the source field's name */
 	int32_t member;        /* OP_COPY: the source payload's member index */
+	int32_t slot;          /* the source's value index in the payload, or SLOT_* */
 };
 
 struct kclass {
@@ -93,8 +95,7 @@ struct kin {
 	bool bound;
 	uint8_t special;
 	struct kclass *out;           /* NULL: dropped (or special) */
-	int32_t slot[16];             /* payload slots of the output's fields' sources */
-	int32_t args_slot, id_slot, ret_slot;
+	int32_t args_slot, id_slot, ret_slot;   /* raw_syscalls' fields (or SLOT_BY_NAME) */
 };
 
 struct ktrace {
@@ -128,6 +129,8 @@ struct tmx_kmap {
 	struct kstream **streams;
 	size_t n_streams, cap_streams;
 	struct kstream *last;
+	/* the input classes last seen and their kin (sys_enter and sys_exit alternate) */
+	struct { const struct tmx_event_class *ec; const struct kin *kin; } cache[16];
 	/* output classes */
 	struct tmx_field_class *s32, *u32, *s64, *u64, *comm, *string, *args;
 	/* the message made */
@@ -325,6 +328,36 @@ static const char *lttng_sys_name(const char *name)
 	return name;
 }
 
+/*
+ * Where field `name` of payload `pl` is in an event's value array: 1 + its
+ * position while only single-value members come before it (so that an
+ * event's field is read without a look-up by name), else SLOT_BY_NAME.
+ */
+static int32_t leaf_slot(const struct tmx_field_class *pl, const char *name)
+{
+	size_t n = pl && tmx_fc_kind(pl) == TMX_FC_STRUCT ? tmx_fc_member_count(pl) : 0;
+
+	for (size_t i = 0; name && i < n && i < INT32_MAX - 1; i++) {
+		const struct tmx_field_class *fc = tmx_fc_member_class(pl, i);
+		enum tmx_fc_kind kind = tmx_fc_kind(fc);
+		if (!strcmp(tmx_fc_member_name(pl, i), name))
+			return (int32_t)i + 1;
+		if (kind == TMX_FC_STRUCT || kind == TMX_FC_VARIANT || kind == TMX_FC_OPTIONAL ||
+		    ((kind == TMX_FC_ARRAY || kind == TMX_FC_SEQUENCE) && !tmx_fc_is_text(fc)))
+			break;
+	}
+	return SLOT_BY_NAME;
+}
+
+/* The slots of class `k`'s sources in the payload of input class `in`. */
+static void bind_slots(struct kclass *k, const struct tmx_event_class *in)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (k->f[i].op == OP_INT || k->f[i].op == OP_PRIO || k->f[i].op == OP_TEXT ||
+		    k->f[i].op == OP_RWBS)
+			k->f[i].slot = leaf_slot(in->payload, k->f[i].src);
+}
+
 static struct kclass *add_class(struct tmx_kmap *m, struct ktrace *t, const char *name, size_t n)
 {
 	struct kclass *k = tmx_arena_calloc(&m->a, 1, sizeof(*k));
@@ -357,7 +390,7 @@ static struct kclass *add_class(struct tmx_kmap *m, struct ktrace *t, const char
 static void set_field(struct kclass *k, size_t i, const char *name, const struct tmx_field_class *fc,
 		      uint8_t op, const char *src, uint8_t arg)
 {
-	k->f[i] = (struct kfield){ name, fc, op, arg, src, -1 };
+	k->f[i] = (struct kfield){ name, fc, op, arg, src, -1, SLOT_BY_NAME };
 	k->payload->members[i].name = (char *)name;
 	k->payload->members[i].fc = (struct tmx_field_class *)fc;
 }
@@ -374,6 +407,7 @@ static struct kclass *raw_sys_class(struct tmx_kmap *m, struct ktrace *t, const 
 		if (!(k = add_class(m, t, name, 1)))
 			return NULL;
 		set_field(k, 0, "ret", m->s64, OP_INT, "ret", 0);
+		k->f[0].slot = SLOT_RAW_RET;
 		return k;
 	}
 	for (r = 0; r < sizeof(sys_args) / sizeof(sys_args[0]); r++)
@@ -639,6 +673,9 @@ static bool map_trace_classes(struct tmx_kmap *m, struct ktrace *t)
 			if (!kin)
 				continue;
 			kin->bound = true;
+			kin->id_slot = leaf_slot(ec->payload, "id");
+			kin->args_slot = leaf_slot(ec->payload, "args");
+			kin->ret_slot = leaf_slot(ec->payload, "ret");
 			if (!strcmp(ec->name, "raw_syscalls:sys_enter")) {
 				kin->special = KS_RAW_ENTER;
 				continue;
@@ -654,6 +691,7 @@ static bool map_trace_classes(struct tmx_kmap *m, struct ktrace *t)
 									 : generic_class(m, t, ec, raw);
 			if (!kin->out)
 				return false;
+			bind_slots(kin->out, ec);
 		}
 	}
 	if (!raw)
@@ -674,6 +712,7 @@ static bool map_trace_classes(struct tmx_kmap *m, struct ktrace *t)
 	set_field(t->entry_unknown, 1, "args", m->args, OP_ARGS, NULL, 0);
 	set_field(t->exit_unknown, 0, "id", m->s32, OP_ID, NULL, 0);
 	set_field(t->exit_unknown, 1, "ret", m->s64, OP_INT, "ret", 0);
+	t->exit_unknown->f[1].slot = SLOT_RAW_RET;
 	set_field(t->exit_unknown, 2, "args", m->args, OP_ARGS, NULL, 0);
 	return true;
 }
@@ -858,16 +897,29 @@ static bool reserve(struct tmx_kmap *m, size_t n)
 	return tmx_grow_array((void **)&m->vals, &m->cap_vals, n, sizeof(*m->vals), 64);
 }
 
-static const struct tmx_value *arg_values(const struct tmx_event *ev, size_t *n)
+static const struct tmx_value *arg_values(const struct tmx_event *ev, const struct kin *kin,
+					  size_t *n)
 {
-	const struct tmx_value *v = payload_field(ev, "args");
+	const struct tmx_value *v = kin->args_slot >= 0 && ev->scopes[TMX_SCOPE_PAYLOAD]
+		? &ev->scopes[TMX_SCOPE_PAYLOAD][kin->args_slot] : payload_field(ev, "args");
 
 	*n = v ? tmx_value_length(v) : 0;
 	return v;
 }
 
 /* The payload of mapped class `k` from input event `ev` (raw_syscalls: `id`). */
-static bool fill(struct tmx_kmap *m, const struct kclass *k, const struct tmx_event *ev, int64_t id)
+static const struct tmx_value *source(const struct kfield *f, const struct kin *kin,
+				      const struct tmx_event *ev)
+{
+	int32_t slot = f->slot == SLOT_RAW_RET ? kin->ret_slot : f->slot;
+
+	if (slot >= 0 && ev->scopes[TMX_SCOPE_PAYLOAD])
+		return &ev->scopes[TMX_SCOPE_PAYLOAD][slot];
+	return payload_field(ev, f->src);
+}
+
+static bool fill(struct tmx_kmap *m, const struct kclass *k, const struct kin *kin,
+		 const struct tmx_event *ev, int64_t id)
 {
 	size_t n = 1;
 
@@ -899,14 +951,14 @@ static bool fill(struct tmx_kmap *m, const struct kclass *k, const struct tmx_ev
 			continue;
 		}
 		case OP_INT:
-			out.s = int_of(payload_field(ev, f->src));
+			out.s = int_of(source(f, kin, ev));
 			break;
 		case OP_PRIO:
-			out.s = int_of(payload_field(ev, f->src)) - 100;
+			out.s = int_of(source(f, kin, ev)) - 100;
 			break;
 		case OP_TEXT: {
 			size_t len = 0;
-			const char *s = (v = payload_field(ev, f->src)) ? tmx_value_text(v, &len) : NULL;
+			const char *s = (v = source(f, kin, ev)) ? tmx_value_text(v, &len) : NULL;
 			out.str.ptr = s ? s : "";
 			out.str.len = s ? tmx_value_text_len(v) : 0;
 			break;
@@ -915,7 +967,7 @@ static bool fill(struct tmx_kmap *m, const struct kclass *k, const struct tmx_ev
 			out.s = int_of(tmx_event_field_in(ev, TMX_SCOPE_COMMON_CONTEXT, "common_pid"));
 			break;
 		case OP_ARG:
-			v = arg_values(ev, &na);
+			v = arg_values(ev, kin, &na);
 			out.u = v && f->arg < na ? (uint64_t)int_of(tmx_value_element(v, f->arg)) : 0;
 			if (f->fc == m->s32)   /* the low 32 bits of the register, as the C argument */
 				out.s = (int32_t)(uint32_t)out.u;
@@ -930,12 +982,12 @@ static bool fill(struct tmx_kmap *m, const struct kclass *k, const struct tmx_ev
 			out.str.len = 0;
 			break;
 		case OP_RWBS:
-			out.u = rwbs_bits(payload_field(ev, f->src));
+			out.u = rwbs_bits(source(f, kin, ev));
 			break;
 		case OP_ARGS:
 			if (!reserve(m, n + 7))
 				return false;
-			v = arg_values(ev, &na);
+			v = arg_values(ev, kin, &na);
 			out.count = 6;
 			m->vals[n++] = out;
 			for (size_t a = 0; a < 6; a++)
@@ -956,7 +1008,7 @@ bool tmx_kmap_msg(struct tmx_kmap *m, const struct tmx_msg *in, const struct tmx
 	const struct kclass *k;
 	const struct kin *kin;
 	struct ktrace *t;
-	size_t ci;
+	size_t ci, slot;
 	int64_t id = 0;
 
 	*out = NULL;
@@ -970,13 +1022,22 @@ bool tmx_kmap_msg(struct tmx_kmap *m, const struct tmx_msg *in, const struct tmx
 		*out = &m->msg;
 		return true;
 	}
-	ci = tmx_source_event_class_index(m->src, in->event->cls);
-	if (ci >= m->n_in || !(kin = &m->in[ci])->bound)
-		return true;
+	slot = (((uintptr_t)in->event->cls >> 4) ^ ((uintptr_t)in->event->cls >> 9)) & 15;
+	if (m->cache[slot].ec == in->event->cls) {
+		kin = m->cache[slot].kin;
+	} else {
+		ci = tmx_source_event_class_index(m->src, in->event->cls);
+		if (ci >= m->n_in || !(kin = &m->in[ci])->bound)
+			return true;
+		m->cache[slot].ec = in->event->cls;
+		m->cache[slot].kin = kin;
+	}
 	k = kin->out;
 	if (kin->special) {
 		t = trace_of(m, in->stream->trace);
-		id = int_of(payload_field(in->event, "id"));
+		id = int_of(kin->id_slot >= 0 && in->event->scopes[TMX_SCOPE_PAYLOAD]
+				    ? &in->event->scopes[TMX_SCOPE_PAYLOAD][kin->id_slot]
+				    : payload_field(in->event, "id"));
 		if (id >= 0 && (uint64_t)id < m->n_nr && t->entry_nr && t->entry_nr[id])
 			k = kin->special == KS_RAW_ENTER ? t->entry_nr[id] : t->exit_nr[id];
 		else
@@ -984,7 +1045,7 @@ bool tmx_kmap_msg(struct tmx_kmap *m, const struct tmx_msg *in, const struct tmx
 	}
 	if (!k)
 		return true;
-	if (!fill(m, k, in->event, id))
+	if (!fill(m, k, kin, in->event, id))
 		return false;
 	m->ev.cls = &k->ec;
 	m->ev.packet = m->msg.packet;
