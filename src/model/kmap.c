@@ -719,7 +719,12 @@ static bool map_trace_classes(struct tmx_kmap *m, struct ktrace *t)
 
 bool tmx_kmap_applies(const struct tmx_source *src)
 {
-	return tmx_source_format(src) == TMX_FORMAT_TRACEDAT;
+	size_t n = tmx_source_logical_trace_count(src);
+
+	for (size_t i = 0; i < n; i++)
+		if (tmx_source_logical_trace(src, i)->cls->format != TMX_FORMAT_TRACEDAT)
+			return false;
+	return n > 0;
 }
 
 int tmx_kmap_new(struct tmx_source *src, struct tmx_kmap **out, struct tmx_error *err)

@@ -24,7 +24,7 @@
 
 struct tmx_kmap;
 
-/* Whether the map applies to the traces of `src` (trace.dat inputs). */
+/* Whether the map applies to the traces of `src`: all are trace.dat files. */
 bool tmx_kmap_applies(const struct tmx_source *src);
 /* A map of every trace of `src`; its classes are made here, once. */
 int tmx_kmap_new(struct tmx_source *src, struct tmx_kmap **out, struct tmx_error *err);

@@ -382,10 +382,16 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 			tmx_kmap_free(r.kmap);
 			return 1;
 		}
-	} else if (tmx_source_format(src) != TMX_FORMAT_CTF) {
-		an_error(o, out, errout, "Error: ",
-			 "not a Linux kernel trace (XRay logs are not analysed)");
-		return 1;
+	} else {
+		for (size_t i = 0; i < tmx_source_logical_trace_count(src); i++) {
+			uint8_t f = tmx_source_logical_trace(src, i)->cls->format;
+			if (f == TMX_FORMAT_CTF)
+				continue;
+			an_error(o, out, errout, "Error: ", f == TMX_FORMAT_XRAY
+				 ? "not a Linux kernel trace (XRay logs are not analysed)"
+				 : "trace.dat files and CTF traces cannot be analysed together");
+			return 1;
+		}
 	}
 	{
 		bool found;
