@@ -16,7 +16,8 @@ conversion ends at the fault, the .dat's streams do not) must be
 lttng-analyses' on that partial conversion, followed by the error naming
 the file and the byte offset, exit 1.  A trace that lacks a command's
 events gets lttng-analyses' empty tables and a warning naming the ftrace
-events on stderr.
+events on stderr.  The bridge's CTF 2 conversion (--ctf-version=2) must
+give tracemux's answers on the .dat (lttng-analyses cannot read CTF 2).
 
 lttng-analyses reads about 200 KB/s: the suite runs a few small traces;
 --all (tests/analyze-all.sh) every trace.dat with every command and more
@@ -107,6 +108,27 @@ def check_cmd(rep, tracemux, cmd, name, dat, kpath, opts, damaged):
         rep.ok()
 
 
+def check_ctf2(rep, tracemux, dat, top, commands):
+    """The bridge's CTF 2 conversion: tracemux's answers on it are its answers on the .dat."""
+    out = os.path.join(top, "ctf2")
+    rc, _, err = run(tracemux, ["-o", "ctf", "--lttng-kernel", "--ctf-version=2", "-w", out, dat])
+    path = next((r for r, _, f in os.walk(out) if "metadata" in f), None)
+    if rc or not path:
+        rep.fail(f"ctf2 convert {os.path.basename(dat)}", f"exit {rc}: {err[:300]!r}")
+        return
+    if os.listdir(path) == ["metadata"]:
+        return   # no event: lttng-analyses' error on the .dat is babeltrace 1's, not tracemux's on CTF
+    for cmd in commands:
+        for mode in ([], ["--mi"]):
+            a = run(tracemux, ["analyze", cmd] + mode + [dat])
+            b = run(tracemux, ["analyze", cmd] + mode + [path])
+            # the warning naming ftrace's missing events is the .dat's own
+            if a[:2] != b[:2]:
+                rep.fail(f"ctf2 {cmd} {os.path.basename(dat)} {' '.join(mode)}", first_diff(a[1], b[1]))
+            else:
+                rep.ok()
+
+
 def check_missing(rep, tracemux, corpus):
     """memtop on a trace without kmem events: the events named on stderr."""
     dat = os.path.join(corpus, "tracecmd-samples", "sched-v7-zstd.dat")
@@ -165,6 +187,8 @@ def main():
                     if damaged and "--no-intersection" not in opts:
                         opts = opts + ["--no-intersection"]
                     check_cmd(rep, args.tracemux, cmd, name, dat, kpath, opts, damaged)
+            if not damaged:
+                check_ctf2(rep, args.tracemux, dat, top, commands)
             print(f"  {name}: {time.time() - t0:.1f} s{' (damaged)' if damaged else ''}")
         check_missing(rep, args.tracemux, args.corpus)
     print(f"analyze_tracedat: {len(dats)} trace.dat files, {time.time() - start:.1f} s")
