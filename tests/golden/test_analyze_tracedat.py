@@ -38,10 +38,11 @@ from test_analyze import LTTNG_PKG, json_diff, lttng, norm_mi, norm_text  # noqa
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CORPUS_DIRS = ("tracecmd-samples", "tracecmd-external", "tracecmd-3.4")
 # the suite's subset (file names): raw_syscalls + sched + irq (x86_64),
-# sched + irq with softirqs, empty CPUs, an empty trace, damaged files
+# every mapped kind (tests/data/analyze: kmem, block, fork, an unknown
+# system call...), empty CPUs, an empty trace, damaged files
 SUITE_TRACES = (
     "sched-v7-zstd.dat",
-    "kinmax_tracing_trace.192.168.1.10_52046_cc1f2b4f.dat",
+    "kernel-v6.dat",
     "lisa_tests_raw_trace_adfb4498.dat",
     "akshu_trace_23ab9d79.dat",
     "stack-v7.dat",
