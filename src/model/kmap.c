@@ -797,21 +797,31 @@ static struct kstream *stream_of(struct tmx_kmap *m, const struct tmx_stream *in
 	struct kstream *s;
 	struct ktrace *t;
 
+	size_t i;
+
 	if (m->last && m->last->in == in)
 		return m->last;
-	for (size_t i = 0; i < m->n_streams; i++)
-		if (m->streams[i]->in == in)
-			return m->last = m->streams[i];
-	if (!(t = trace_of(m, in->trace)) ||
-	    !tmx_grow_array((void **)&m->streams, &m->cap_streams, m->n_streams + 1,
-			    sizeof(*m->streams), 16) ||
-	    !(s = calloc(1, sizeof(*s))))
+	/* by the source's dense stream number (a CPU's stream, whatever the CPU count) */
+	i = tmx_source_stream_index(m->src, in);
+	if (i >= tmx_source_stream_count(m->src))
+		return NULL;   /* not a stream of the source */
+	if (i < m->n_streams && m->streams[i])
+		return m->last = m->streams[i];
+	if (i >= m->n_streams) {
+		size_t old = m->n_streams;
+		if (!tmx_grow_array((void **)&m->streams, &m->cap_streams, i + 1, sizeof(*m->streams),
+				    16))
+			return NULL;
+		memset(m->streams + old, 0, (i + 1 - old) * sizeof(*m->streams));
+		m->n_streams = i + 1;
+	}
+	if (!(t = trace_of(m, in->trace)) || !(s = calloc(1, sizeof(*s))))
 		return NULL;
 	s->in = in;
 	s->stream = *in;
 	s->stream.cls = &t->sc;
 	s->stream.trace = &t->trace;
-	m->streams[m->n_streams++] = s;
+	m->streams[i] = s;
 	return m->last = s;
 }
 
@@ -936,6 +946,8 @@ static bool fill(struct tmx_kmap *m, const struct kclass *k, const struct kin *k
 		const struct tmx_value *v = NULL;
 		struct tmx_value out = { .fc = f->fc };
 		size_t na;
+		if (!reserve(m, n + 1))   /* copies before may have used the room made above */
+			return false;
 		switch ((enum kop)f->op) {
 		case OP_COPY: {
 			size_t sub;
