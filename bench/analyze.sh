@@ -20,6 +20,10 @@
 # time (user + system) of each and their ratio, and tracemux's peak RSS, with the load average at the start (the machine
 # may be shared).  Needs build/tracemux (or $TMX), GNU time and bc.  Not
 # part of the test suite.
+#
+# A trace.dat TRACE: lttng-analyses reads its conversion by the bridge
+# (`tracemux -o ctf --lttng-kernel`, made once, not timed) and tracemux the
+# trace.dat itself.
 set -eu
 cd "$(dirname "$0")/.."
 TMX=${TMX:-build/tracemux}
@@ -41,21 +45,28 @@ fi
 command -v lttng-cputop >/dev/null ||
 	{ echo "lttng-analyses is not installed (apt-get install python3-lttnganalyses)" >&2; exit 1; }
 mkdir -p "$BENCH_TMP"
-rm -f "$BENCH_TMP/kernel"
-ln -s "$(cd "$TRACE" && pwd)" "$BENCH_TMP/kernel"
+rm -rf "$BENCH_TMP/kernel" "$BENCH_TMP/conv"
+IN=$TRACE
+if [ -f "$TRACE" ]; then
+	"$TMX" -o ctf --lttng-kernel -w "$BENCH_TMP/conv" "$TRACE"
+	mv "$(dirname "$(find "$BENCH_TMP/conv" -name metadata | head -1)")" "$BENCH_TMP/kernel"
+else
+	ln -s "$(cd "$TRACE" && pwd)" "$BENCH_TMP/kernel"
+	IN=$BENCH_TMP/kernel
+fi
 K=$BENCH_TMP/kernel
 
-echo "trace: $TRACE ($(du -sh "$TRACE" | cut -f1)), load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "trace: $TRACE ($(du -sh "$TRACE" | cut -f1); lttng-analyses: $(du -shL "$K" | cut -f1)), load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-14s %10s %10s %8s %10s %10s %8s %11s\n' command lttng-s tmx-s ratio lttng-cpu tmx-cpu ratio tmx-KB
 for cmd in $COMMANDS; do
 	lttng-$cmd --no-progress "$K" >"$BENCH_TMP/ref.txt" 2>/dev/null || true
-	"$TMX" analyze "$cmd" "$K" >"$BENCH_TMP/tmx.txt" 2>/dev/null || true
+	"$TMX" analyze "$cmd" "$IN" >"$BENCH_TMP/tmx.txt" 2>/dev/null || true
 	if ! cmp -s "$BENCH_TMP/ref.txt" "$BENCH_TMP/tmx.txt"; then
 		echo "$cmd: outputs differ (diff $BENCH_TMP/ref.txt $BENCH_TMP/tmx.txt)" >&2
 		exit 1
 	fi
 	ref=$(measure "$RUNS" lttng-$cmd --no-progress "$K")
-	tmx=$(measure "$((RUNS * 3))" "$TMX" analyze "$cmd" "$K")
+	tmx=$(measure "$((RUNS * 3))" "$TMX" analyze "$cmd" "$IN")
 	tcpu=$(cpus "$tmx")
 	[ "$(echo "$tcpu < 0.01" | bc)" = 1 ] && tcpu=0.01   # GNU time's resolution
 	printf '%-14s %10s %10s %8s %10s %10s %8s %11s\n' "$cmd" "$(secs "$ref")" "$(secs "$tmx")" \

@@ -286,6 +286,7 @@ const struct cli_option cli_general_options[] = {
 	DO("output", 'w', true, set_output),
 	SINK("ctf-version", 0, true, "ctf"),
 	SINK_AS("ctf-packet-size", 0, true, "ctf", "packet-size"),
+	SINK("lttng-kernel", 0, false, "ctf"),
 	SINK("sched-slices", 0, false, "chrome"),
 	SINK_AS("parquet-row-group-rows", 0, true, "parquet", "row-group-rows"),
 	SINK_AS("parquet-part-row-groups", 0, true, "parquet", "part-row-groups"),

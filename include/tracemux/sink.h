@@ -27,7 +27,9 @@
  *              sched_switch events drawn as per-CPU slices.
  *   ctf        CTF written to a directory per trace, as sink.ctf.fs.
  *              path=DIR (required), ctf-version=1.8|2,
- *              packet-size=BYTES (at least 64).
+ *              packet-size=BYTES (at least 64), lttng-kernel (boolean:
+ *              trace.dat sources written as LTTng kernel traces, their
+ *              events as lttng-modules 2.13 records them).
  *   tracecmd   events in trace-cmd report's layout (from the model; the CLI
  *              reads trace.dat files with its own trace-cmd emulation).
  *   xray-yaml  llvm-xray convert --output-format=yaml (XRay sources).

@@ -32,6 +32,7 @@ struct tmx_sink_params {
 	uint64_t packet_size;                /* ctf: 0 for the default */
 	int ctf_version;                     /* ctf: TMX_CTF_VERSION_* */
 	bool perfetto_zstd;                  /* perfetto: compress=zstd */
+	bool lttng_kernel;                   /* ctf: trace.dat as an LTTng kernel trace */
 	uint64_t row_group_rows;             /* parquet: 0 for the default */
 	uint64_t part_row_groups;            /* parquet: 0 for the default */
 	unsigned partition;                  /* parquet: TMX_PARQUET_BY_* */
@@ -107,6 +108,9 @@ static int open_ctf(const struct tmx_sink_params *p, const struct tmx_source *sr
 		return tmx_error_set(err, TMX_ERR_USAGE, NULL,
 				     "sink `ctf` needs an output directory (parameter `path`)");
 	ret = tmx_ctf_writer_new(&opts, &w, err);
+	/* the map reads the source's class numbers, which it makes on demand (not a change of the source) */
+	if (!ret && p->lttng_kernel)
+		ret = tmx_ctf_writer_lttng_kernel(w, (struct tmx_source *)src, err);
 	for (size_t i = 0; !ret && i < tmx_source_logical_trace_count(src); i++)
 		ret = tmx_ctf_writer_add_trace(w, tmx_source_logical_trace(src, i), err);
 	if (ret) {
@@ -314,6 +318,7 @@ static bool *bool_field(struct tmx_sink_params *p, const char *key)
 		{ "clock-gmt", offsetof(struct tmx_sink_params, pretty.clock_gmt) },
 		{ "no-delta", offsetof(struct tmx_sink_params, pretty.no_delta) },
 		{ "sched-slices", offsetof(struct tmx_sink_params, sched_slices) },
+		{ "lttng-kernel", offsetof(struct tmx_sink_params, lttng_kernel) },
 	};
 
 	for (size_t i = 0; i < sizeof(bools) / sizeof(bools[0]); i++)
@@ -473,6 +478,7 @@ static const struct param {
 	{ SINK_CTF, "path", set_path },
 	{ SINK_CTF, "ctf-version", set_ctf_version },
 	{ SINK_CTF, "packet-size", set_packet_size },
+	{ SINK_CTF, "lttng-kernel", set_bool },
 	{ SINK_PARQUET, "path", set_path },
 	{ SINK_PARQUET, "row-group-rows", set_count },
 	{ SINK_PARQUET, "part-row-groups", set_count },

@@ -273,11 +273,12 @@ def check_damaged(rep, tracemux, corpus, tmp):
 
 
 def check_not_kernel(rep, tracemux, corpus):
-    """trace.dat is not analysed yet: a clear refusal, exit 1, no tables."""
-    dat = os.path.join(corpus, "tracecmd-samples", "sched-v6.dat")
-    rc, out, err = run(tracemux, ["analyze", "cputop", dat])
-    if rc != 1 or out or b"not an LTTng kernel trace" not in err:
-        rep.fail("trace.dat refused", f"exit {rc}, {out[:200]!r}, {err[:200]!r}")
+    """An XRay log is not a kernel trace: a clear refusal, exit 1, no tables
+    (trace.dat files are analysed: test_analyze_tracedat.py)."""
+    log = os.path.join(corpus, "xray-samples", "basic-v3-small.xray")
+    rc, out, err = run(tracemux, ["analyze", "cputop", log])
+    if rc != 1 or out or b"not a Linux kernel trace" not in err:
+        rep.fail("XRay log refused", f"exit {rc}, {out[:200]!r}, {err[:200]!r}")
     else:
         rep.ok()
 

@@ -388,6 +388,12 @@ void cw_replicas_zero(struct tmx_ctf_writer *w)
 	}
 }
 
+/* lttng-kernel's mapped messages are written sequentially. */
+static bool applies(const void *out)
+{
+	return !((const struct tmx_ctf_writer *)out)->kmap;
+}
+
 const struct sink_split tmx_ctf_writer_split = {
-	worker_new, worker_free, worker_outbuf, format, emit, NULL,
+	worker_new, worker_free, worker_outbuf, format, emit, applies,
 };

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "model/field_class.h"
+#include "model/kmap.h"
 #include "sink/ctf/cw_int.h"
 #include "sink/ctf/paths.h"
 #include "model/errors.h"
@@ -493,8 +494,13 @@ int tmx_ctf_writer_consume(struct tmx_ctf_writer *w, const struct tmx_msg *msg,
 			   struct tmx_error *err)
 {
 	struct cw_stream *s = NULL;
-	int ret = find_stream(w, msg->stream, &s, err);
+	int ret;
 
+	if (w->kmap && cw_lttng_kernel_msg(w, &msg, err))
+		return err->code;
+	if (!msg)
+		return TMX_OK;
+	ret = find_stream(w, msg->stream, &s, err);
 	return ret ? ret : cw_consume(w, s, msg, err);
 }
 
@@ -566,6 +572,8 @@ int tmx_ctf_writer_add_trace(struct tmx_ctf_writer *w, const struct tmx_trace *t
 {
 	struct cw_trace *t;
 
+	if (w->kmap && !(trace = tmx_kmap_trace(w->kmap, trace)))
+		return TMX_OK;
 	return cw_find_trace(w, trace, &t, err);
 }
 
@@ -626,5 +634,6 @@ void tmx_ctf_writer_free(struct tmx_ctf_writer *w)
 	free(w->traces);
 	free(w->map);
 	free(w->dir);
+	tmx_kmap_free(w->kmap);
 	free(w);
 }

@@ -55,6 +55,15 @@ int tmx_ctf_writer_consume(struct tmx_ctf_writer *w, const struct tmx_msg *msg,
 int tmx_ctf_writer_finish(struct tmx_ctf_writer *w, struct tmx_error *err);
 void tmx_ctf_writer_free(struct tmx_ctf_writer *w);
 
+/*
+ * `lttng-kernel`: the traces of `src` (trace.dat) are written as LTTng
+ * kernel traces, their messages mapped by src/model/kmap.c (lttng_kernel.c).
+ * Before any trace is added.  Such a writer runs sequentially.
+ */
+struct tmx_source;
+int tmx_ctf_writer_lttng_kernel(struct tmx_ctf_writer *w, struct tmx_source *src,
+				struct tmx_error *err);
+
 /* The split for the parallel runner (src/sink/split.h, ctf_split.c). */
 struct sink_split;
 extern const struct sink_split tmx_ctf_writer_split;

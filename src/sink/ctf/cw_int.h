@@ -128,6 +128,7 @@ struct tmx_ctf_writer {
 	size_t *map;                   /* SIZE_MAX: empty */
 	struct cw_stream *last;        /* lookup cache */
 	struct cw_shadows *shadows;    /* the workers' writers of the streams (ctf_split.c) */
+	struct tmx_kmap *kmap;         /* lttng-kernel: messages mapped first (lttng_kernel.c) */
 };
 
 /* cw_setup.c */
@@ -165,6 +166,10 @@ void cw_event_step(struct cw_pstate *st, uint64_t ts);
 int cw_stream_ended(struct cw_stream *s, int ret, struct tmx_error *err);
 /* Trace `t` cannot record discarded events: said once. */
 void cw_warn_discards(const struct tmx_ctf_writer *w, struct cw_trace *t);
+
+/* lttng_kernel.c: *msg mapped (NULL: nothing to write); non-zero when out of memory. */
+int cw_lttng_kernel_msg(struct tmx_ctf_writer *w, const struct tmx_msg **msg,
+			struct tmx_error *err);
 
 /* ctf_split.c: a worker's writer journals what the main thread does. */
 void cw_journal_use(struct cw_stream *s, struct cw_trace_plan *p);

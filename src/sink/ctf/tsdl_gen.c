@@ -285,7 +285,8 @@ static int generated_name(struct cw_resolver *r, struct cw_node *n, const char *
 {
 	const struct cw_node *parent = r->stack.n ? r->stack.nodes[r->stack.n - 1] : NULL;
 	const char *base = n->name ? n->name : "field";
-	size_t len = strlen(base) + strlen(suffix) + 3;
+	size_t len = strlen(base) + strlen(suffix) + 3 + 8;
+	size_t extra = 0;
 
 	if (!parent || parent->op != CW_STRUCT)
 		return cw_field_error(r, n, "its %s cannot be written in CTF 1.8: TSDL cannot refer "
@@ -296,9 +297,30 @@ static int generated_name(struct cw_resolver *r, struct cw_node *n, const char *
 	n->ref = tmx_arena_alloc(&r->bd->p->arena, len);
 	if (!n->ref)
 		return cw_nomem(r->bd);
-	/* `_x` becomes `__x_len`: one more `_` than the member itself. */
-	snprintf(n->ref, len, "_%s%s", base, suffix);
-	return TMX_OK;
+	/*
+	 * `_x` becomes `__x_len`: one more `_` than the member itself; and a
+	 * `_` more at the end while a sibling has that name but for its
+	 * leading `_`s (ftrace's thermal_power_cpu_get_power has `load[]` and
+	 * `load_len`: babeltrace2 takes `__load_len` and `_load_len` for one).
+	 */
+	for (;;) {
+		bool clash = false;
+		snprintf(n->ref, len, "_%s%s%.*s", base, suffix, (int)extra, "________");
+		for (size_t i = 0; i < parent->n_children && !clash; i++) {
+			const char *sib = parent->children[i].name;
+			const char *a = n->ref;
+			if (!sib)
+				continue;
+			while (*a == '_')
+				a++;
+			while (*sib == '_')
+				sib++;
+			clash = !strcmp(a, sib);
+		}
+		if (!clash || extra == 8)
+			return TMX_OK;
+		extra++;
+	}
 }
 
 int cw_tsdl_resolve(struct cw_resolver *r, struct cw_node *n)

@@ -19,7 +19,7 @@
 
 #include "sink/perfetto/kernel.h"
 #include "sink/perfetto/pf_proto.h"
-#include "sink/perfetto/syscalls.h"
+#include "model/syscalls.h"
 #include "tracemux/event.h"
 
 enum conv { CV_NONE, CV_INT, CV_STR, CV_PRIO, CV_ARGS };
@@ -129,10 +129,10 @@ static int lttng_syscall(const char *name, const char *prefix)
 	if (strncmp(name, prefix, pl))
 		return -1;
 	name += pl;
-	nr = pf_syscall_x86_64(name);
+	nr = tmx_syscall_x86_64(name);
 	/* lttng-modules names some after the kernel's functions: newfstat, newuname */
 	if (nr < 0 && !strncmp(name, "new", 3))
-		nr = pf_syscall_x86_64(name + 3);
+		nr = tmx_syscall_x86_64(name + 3);
 	return nr;
 }
 

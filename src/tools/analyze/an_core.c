@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "model/grow.h"
+#include "model/kmap.h"
 #include "tracemux/event.h"
 #include "tools/analyze/an_run.h"
 #include "tools/analyze/an_time.h"
@@ -38,6 +39,8 @@ static size_t class_index(struct an_run *r, const struct tmx_event_class *ec)
 {
 	struct an_class_slot *k = &r->ccache[cache_slot(ec)];
 
+	if (r->kmap)   /* the mapped classes are numbered by their ids */
+		return ec->id;
 	if (k->ec != ec) {
 		k->ec = ec;
 		k->index = tmx_source_event_class_index(r->src, ec);
@@ -176,12 +179,13 @@ static bool env_int(const struct tmx_env_entry *e, int64_t *v)
  * before 2.7.1.  False in *found when no trace has it (lttng-analyses:
  * "Malformed metadata, cannot read tracer version").
  */
-static bool prio_offset_of(struct tmx_source *src, bool *found)
+static bool prio_offset_of(struct tmx_source *src, const struct tmx_kmap *kmap, bool *found)
 {
 	/* lttng-analyses reads the trace in a directory named `kernel`: the kernel domain first */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < tmx_source_logical_trace_count(src); i++) {
-			const struct tmx_trace_class *tc = tmx_source_logical_trace(src, i)->cls;
+			const struct tmx_trace *t = tmx_source_logical_trace(src, i);
+			const struct tmx_trace_class *tc = kmap ? tmx_kmap_trace(kmap, t)->cls : t->cls;
 			const struct tmx_env_entry *d = tmx_trace_class_env(tc, "domain");
 			const struct tmx_env_entry *e[3] = {
 				tmx_trace_class_env(tc, "tracer_major"),
@@ -200,6 +204,50 @@ static bool prio_offset_of(struct tmx_source *src, bool *found)
 		}
 	*found = false;
 	return false;
+}
+
+/*
+ * trace.dat: the ftrace events a command reads, when the trace has none of
+ * them (lttng-analyses prints empty tables without a word; so does this,
+ * and names them on stderr, which its output leaves alone).
+ */
+static void warn_missing(const struct an_run *r, FILE *errout)
+{
+	static const struct {
+		enum an_kind kind;
+		const char *events;
+	} needs[] = {
+		{ K_SWITCH, "sched:sched_switch" },
+		{ K_WAKEUP, "sched:sched_wakeup or sched:sched_waking" },
+		{ K_SYSCALL_ENTRY, "raw_syscalls:sys_enter and sys_exit (or syscalls:sys_enter_*)" },
+		{ K_IRQ_ENTRY, "irq:irq_handler_entry and irq_handler_exit" },
+		{ K_PAGE_ALLOC, "kmem:mm_page_alloc and mm_page_free" },
+	};
+	uint32_t want = 0;
+
+	switch (r->a.o->cmd) {
+	case TMX_AN_CPUTOP:
+		want = 1u << K_SWITCH;
+		break;
+	case TMX_AN_SCHEDSTATS: case TMX_AN_SCHEDTOP: case TMX_AN_SCHEDLOG: case TMX_AN_SCHEDFREQ:
+		want = 1u << K_SWITCH | 1u << K_WAKEUP;
+		break;
+	case TMX_AN_SYSCALLSTATS:
+		want = 1u << K_SWITCH | 1u << K_SYSCALL_ENTRY;
+		break;
+	case TMX_AN_IRQSTATS: case TMX_AN_IRQLOG: case TMX_AN_IRQFREQ:
+		want = 1u << K_IRQ_ENTRY;
+		break;
+	case TMX_AN_MEMTOP:
+		want = 1u << K_SWITCH | 1u << K_PAGE_ALLOC;
+		break;
+	default:
+		break;
+	}
+	for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); i++)
+		if ((want & 1u << needs[i].kind) && !(r->seen & 1u << needs[i].kind))
+			fprintf(errout, "Warning: %s needs %s events; the trace has none\n",
+				tmx_an_command_name(r->a.o->cmd), needs[i].events);
 }
 
 static void period_begin(struct an_run *r, int64_t ts)
@@ -233,19 +281,57 @@ static bool process_event(struct an_run *r, int64_t ts)
 }
 
 /*
+ * trace.dat: the intersection of the streams that have events, as
+ * babeltrace 1 sees the conversion (an empty CPU is an empty file there,
+ * which it passes over).  False when no stream has events.
+ */
+static bool ranged_intersection(const struct tmx_source *src, const struct tmx_trace *trace,
+				int64_t *b, int64_t *e)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < tmx_source_stream_count(src); i++) {
+		struct tmx_stream_info info;
+		tmx_source_stream_info(src, i, &info);
+		if (info.stream->trace != trace || !info.has_range)
+			continue;
+		if (!any || info.begin_ns > *b)
+			*b = info.begin_ns;
+		if (!any || info.end_ns < *e)
+			*e = info.end_ns;
+		any = true;
+	}
+	return any && *b <= *e;
+}
+
+/* Whether any stream of `src` has events (a range). */
+static bool has_events(const struct tmx_source *src)
+{
+	for (size_t i = 0; i < tmx_source_stream_count(src); i++) {
+		struct tmx_stream_info info;
+		tmx_source_stream_info(src, i, &info);
+		if (info.has_range)
+			return true;
+	}
+	return false;
+}
+
+/*
  * babeltrace 1's intersect mode: each trace's streams' common time range;
  * with several traces, the events of every trace's range (a kernel and a
  * user space trace together: lttng-analyses starts at the kernel's first
  * event).  False when no trace has one.
  */
-static bool intersection(struct tmx_source *src, int64_t *b, int64_t *e)
+static bool intersection(struct tmx_source *src, bool kmap, int64_t *b, int64_t *e)
 {
 	bool any = false;
 
 	for (size_t i = 0; i < tmx_source_logical_trace_count(src); i++) {
 		struct tmx_error err = { 0 };
 		int64_t tb, te;
-		if (tmx_source_stream_intersection(src, tmx_source_logical_trace(src, i), &tb, &te, &err))
+		if (kmap ? !ranged_intersection(src, tmx_source_logical_trace(src, i), &tb, &te)
+			 : tmx_source_stream_intersection(src, tmx_source_logical_trace(src, i), &tb,
+							  &te, &err))
 			continue;
 		if (!any || tb < *b)
 			*b = tb;
@@ -293,33 +379,54 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 		}
 	}
 	r.a.multi_day = tctx.multi_day;
-	if (tmx_source_format(src) != TMX_FORMAT_CTF) {
-		/* trace.dat's ftrace events are not mapped to lttng-modules' yet */
-		an_error(o, out, errout, "Error: ",
-			 "not an LTTng kernel trace (trace.dat and XRay inputs are not analysed)");
-		return 1;
+	if (tmx_kmap_applies(src)) {
+		/* trace.dat: ftrace's events as lttng-modules records them (src/model/kmap.c) */
+		if (tmx_kmap_new(src, &r.kmap, err)) {
+			an_error(o, out, errout, "Error: ", "Cannot create analysis: out of memory");
+			return 1;
+		}
+		if (!has_events(src)) {
+			/* what lttng-analyses says of the conversion: babeltrace 1 opens no stream */
+			an_error(o, out, errout, "Error: ",
+				 "Cannot open trace: Creation of multiple iterators is unsupported.");
+			tmx_kmap_free(r.kmap);
+			return 1;
+		}
+	} else {
+		for (size_t i = 0; i < tmx_source_logical_trace_count(src); i++) {
+			uint8_t f = tmx_source_logical_trace(src, i)->cls->format;
+			if (f == TMX_FORMAT_CTF)
+				continue;
+			an_error(o, out, errout, "Error: ", f == TMX_FORMAT_XRAY
+				 ? "not a Linux kernel trace (XRay logs are not analysed)"
+				 : "trace.dat files and CTF traces cannot be analysed together");
+			return 1;
+		}
 	}
 	{
 		bool found;
-		r.a.prio_offset = prio_offset_of(src, &found);
+		r.a.prio_offset = prio_offset_of(src, r.kmap, &found);
 		if (!found) {
 			an_error(o, out, errout, "Error: ", "Malformed metadata, cannot read tracer version");
+			tmx_kmap_free(r.kmap);
 			return 1;
 		}
 	}
 	if (!o->mi && !o->skip_validation)
 		fputs("Checking the trace for lost events...\n", out);
-	if (!o->no_intersection && !intersection(src, &ib, &ie)) {
+	if (!o->no_intersection && !intersection(src, r.kmap != NULL, &ib, &ie)) {
 		an_error(o, out, errout, "Error: ",
 			 "Trace has no intersection. Use --no-intersection to override");
+		tmx_kmap_free(r.kmap);
 		return 1;
 	}
 	if (!(r.self = r.ops->create(&r.a))) {
 		an_error(o, out, errout, "Error: ", "Cannot create analysis: out of memory");
+		tmx_kmap_free(r.kmap);
 		return 1;
 	}
 	r.src = src;
-	r.n_classes = tmx_source_event_class_count(src);
+	r.n_classes = r.kmap ? tmx_kmap_class_count(r.kmap) : tmx_source_event_class_count(src);
 	r.classes = calloc(r.n_classes ? r.n_classes : 1, sizeof(*r.classes));
 	if (!r.classes)
 		r.a.oom = true;
@@ -335,6 +442,12 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 			break;
 		if (msg->kind != TMX_MSG_EVENT)
 			continue;
+		if (r.kmap && !tmx_kmap_msg(r.kmap, msg, &msg)) {
+			r.a.oom = true;
+			break;
+		}
+		if (!msg)
+			continue;   /* no lttng-modules equivalent */
 		if (!o->no_intersection && (msg->ns < ib || msg->ns > ie))
 			continue;
 		ev = msg->event;
@@ -354,6 +467,7 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 			an_bind_class(&r, c, ev->cls);
 		if (c->kind == K_NONE || (!c->checked && !an_check_class(&r, ev, c)))
 			continue;
+		r.seen |= 1u << c->kind;
 		an_automaton(&r, ev, c, msg->ns, event_cpu(&r, msg));
 	}
 	if (r.missing_field[0]) {
@@ -377,10 +491,13 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 		r.ops->finish(r.self);
 		if (r.ops->failed && r.ops->failed(r.self))
 			status = 1;
+		if (r.kmap)
+			warn_missing(&r, errout);
 	}
 	if (read_failed)
 		status = 1;
 	r.ops->free(r.self);
+	tmx_kmap_free(r.kmap);
 	free(r.classes);
 	an_table_free(&r.a.procs);
 	for (size_t i = 0; i < r.a.cpus.n; i++)

@@ -87,6 +87,8 @@ struct an_run {
 	struct an_packet_cpu pcpu[AN_CACHE];
 	struct an_class_slot ccache[AN_CACHE];
 	const struct an_ops *ops;
+	uint32_t seen;           /* the kinds of the events read (1 << K_...) */
+	struct tmx_kmap *kmap;   /* trace.dat: events mapped to lttng-modules' (src/model/kmap.c) */
 	void *self;
 	struct an_class *classes;
 	size_t n_classes;

@@ -1,14 +1,16 @@
 /*
- * x86_64 system call numbers by name, for LTTng's syscall_entry_NAME /
- * syscall_exit_NAME events, which carry no number: Perfetto's sys_enter and
- * sys_exit need one (and name it from utsname.machine's table).  Made from
+ * x86_64 system call numbers by name, and names by number: LTTng's
+ * syscall_entry_NAME / syscall_exit_NAME events carry no number, which
+ * Perfetto's sys_enter and sys_exit need (src/sink/perfetto/kernel.c);
+ * ftrace's raw_syscalls carry only the number, which lttng-modules' event
+ * names need (src/model/kmap.c).  Made from
  * Linux's arch/x86/entry/syscalls/syscall_64.tbl as installed by Debian's
  * linux-libc-dev (asm/unistd_64.h), sorted by name for a binary search.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "sink/perfetto/syscalls.h"
+#include "model/syscalls.h"
 
 struct syscall_nr {
 	const char *name;
@@ -385,10 +387,24 @@ static int by_name(const void *key, const void *elem)
 	return strcmp(key, ((const struct syscall_nr *)elem)->name);
 }
 
-int pf_syscall_x86_64(const char *name)
+int tmx_syscall_x86_64(const char *name)
 {
 	const struct syscall_nr *e = bsearch(name, x86_64, sizeof(x86_64) / sizeof(x86_64[0]),
 				       sizeof(x86_64[0]), by_name);
 
 	return e ? e->nr : -1;
+}
+
+size_t tmx_syscall_x86_64_names(const char **names, size_t n)
+{
+	size_t max = 0;
+
+	for (size_t i = 0; i < sizeof(x86_64) / sizeof(x86_64[0]); i++) {
+		size_t nr = (size_t)x86_64[i].nr;
+		if (nr < n)
+			names[nr] = x86_64[i].name;
+		if (nr + 1 > max)
+			max = nr + 1;
+	}
+	return max;
 }
