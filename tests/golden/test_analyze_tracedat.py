@@ -50,6 +50,10 @@ SUITE_TRACES = (
 )
 COMMANDS = ("cputop", "schedstats", "syscallstats", "irqstats", "memtop")
 MORE_COMMANDS = ("schedtop", "schedlog", "schedfreq", "irqlog", "irqfreq")
+# the I/O commands: in the suite on the trace that has block events and I/O
+# system calls with their arguments (kernel-v6.dat), with --all on every file
+IO_COMMANDS = ("iolatencystats", "iolatencytop", "iolatencyfreq", "iolog", "iousagetop")
+IO_TRACE = "kernel-v6.dat"
 ALL_OPTS = [[], ["--limit", "0"], ["--cpu", "0"], ["--no-intersection"]]
 
 
@@ -183,13 +187,14 @@ def main():
                 rep.fail(f"babeltrace2 reads {name}", berr.decode(errors="replace")[-600:])
             else:
                 rep.ok()
-            for cmd in commands:
+            cmds = commands + (IO_COMMANDS if args.all or name == IO_TRACE else ())
+            for cmd in cmds:
                 for opts in opt_sets:
                     if damaged and "--no-intersection" not in opts:
                         opts = opts + ["--no-intersection"]
                     check_cmd(rep, args.tracemux, cmd, name, dat, kpath, opts, damaged)
             if not damaged:
-                check_ctf2(rep, args.tracemux, dat, top, commands)
+                check_ctf2(rep, args.tracemux, dat, top, cmds)
             print(f"  {name}: {time.time() - t0:.1f} s{' (damaged)' if damaged else ''}")
         check_missing(rep, args.tracemux, args.corpus)
     print(f"analyze_tracedat: {len(dats)} trace.dat files, {time.time() - start:.1f} s")
