@@ -1,6 +1,7 @@
 /*
- * The binary min-heap of the muxer (src/mux/muxer.c) and of the parallel
- * runner's merge (src/par/merge.c): one copy of the sifting, generated
+ * The binary min-heap of the muxer (src/mux/muxer.c), of the parallel
+ * runner's merge (src/par/merge.c) and of the XRay reader's runs
+ * (src/xray/reader_chunks.c): one copy of the sifting, generated
  * for each element type so that the comparison is inlined (it runs a few
  * times per message on the hot path).
  *

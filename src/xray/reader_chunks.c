@@ -19,33 +19,19 @@
 #include <string.h>
 
 #include "model/errors.h"
+#include "mux/heap.h"
 #include "xray/reader_impl.h"
 
 /* ------------------------------------------------------------------ */
 /* One chunk                                                            */
 /* ------------------------------------------------------------------ */
 
-static bool hent_less(struct xr_hent a, struct xr_hent b)
+static inline bool hent_before(const struct xr_hent *a, const struct xr_hent *b)
 {
-	return a.tsc < b.tsc || (a.tsc == b.tsc && a.c < b.c);
+	return a->tsc < b->tsc || (a->tsc == b->tsc && a->c < b->c);
 }
 
-static void sift_down(struct xr_hent *h, uint32_t n, uint32_t i)
-{
-	struct xr_hent x = h[i];
-
-	for (;;) {
-		uint32_t l = 2 * i + 1, m;
-		if (l >= n)
-			break;
-		m = l + 1 < n && hent_less(h[l + 1], h[l]) ? l + 1 : l;
-		if (!hent_less(h[m], x))
-			break;
-		h[i] = h[m];
-		i = m;
-	}
-	h[i] = x;
-}
+TMX_HEAP_DEFINE(hent, struct xr_hent, hent_before)
 
 /* Room for n cursors and heap entries (their argument buffers kept). */
 static int reserve_cursors(struct xr_decoder *d, uint32_t n)
@@ -161,7 +147,7 @@ static int open_runs(struct xr_reader *r, struct xr_decoder *d, uint64_t lo, boo
 		(*n)++;
 	}
 	for (uint32_t i = *n / 2; i-- > 0;)
-		sift_down(d->heap, *n, i);
+		hent_sift_down(d->heap, *n, i);
 	return TMX_OK;
 }
 
@@ -191,7 +177,7 @@ static void fill_chunk(struct xr_reader *r, struct xr_decoder *d, uint32_t i,
 			d->heap[0] = d->heap[--n];
 		else
 			d->heap[0].tsc = c->rec.tsc;
-		sift_down(d->heap, n, 0);
+		hent_sift_down(d->heap, n, 0);
 	}
 	ch->ret = ret;
 }
