@@ -1,70 +1,49 @@
-#include <stdint.h>
+/* Dense numbers for objects known by address: see ptr_index.h. */
 #include <stdlib.h>
 
 #include "model/ptr_index.h"
 
-/* By address, then by place in the list. */
-static int cmp_pos(const void *a, const void *b)
-{
-	const struct ptr_pos *x = a, *y = b;
-
-	if (x->p != y->p)
-		return (uintptr_t)x->p < (uintptr_t)y->p ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
-static int cmp_place(const void *a, const void *b)
-{
-	const struct ptr_pos *x = a, *y = b;
-
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
 bool ptr_index_build(struct ptr_index *ix, const void *const *list, size_t n)
 {
+	size_t cap = 8;
+	unsigned bits = 3;
+
 	*ix = (struct ptr_index){ 0 };
-	ix->sorted = malloc((n ? n : 1) * sizeof(*ix->sorted));
+	/* A power of two at least twice the objects: short probe sequences. */
+	while (cap < n || cap - n < n) {
+		if (cap > SIZE_MAX / 2 / sizeof(*ix->slots))
+			return false;
+		cap *= 2;
+		bits++;
+	}
+	ix->slots = calloc(cap, sizeof(*ix->slots));
 	ix->dense = malloc((n ? n : 1) * sizeof(*ix->dense));
-	if (!ix->sorted || !ix->dense) {
+	if (!ix->slots || !ix->dense) {
 		ptr_index_free(ix);
 		return false;
 	}
-	for (size_t i = 0; i < n; i++)
-		ix->sorted[i] = (struct ptr_pos){ list[i], i };
-	/* Keep each object's first place, then number them in that order. */
-	qsort(ix->sorted, n, sizeof(*ix->sorted), cmp_pos);
-	for (size_t i = 0; i < n; i++)
-		if (!ix->n || ix->sorted[ix->n - 1].p != ix->sorted[i].p)
-			ix->sorted[ix->n++] = ix->sorted[i];
-	qsort(ix->sorted, ix->n, sizeof(*ix->sorted), cmp_place);
-	for (size_t i = 0; i < ix->n; i++) {
-		ix->dense[i] = ix->sorted[i].p;
-		ix->sorted[i].i = i;
+	ix->mask = cap - 1;
+	ix->shift = 64 - bits;
+	for (size_t k = 0; k < n; k++) {
+		const void *p = list[k];
+		size_t i;
+
+		if (!p)
+			continue;
+		for (i = ptr_index_slot(ix, p); ix->slots[i].p && ix->slots[i].p != p;
+		     i = (i + 1) & ix->mask)
+			;
+		if (ix->slots[i].p)
+			continue;    /* met before: it keeps its first number */
+		ix->slots[i] = (struct ptr_slot){ p, ix->n };
+		ix->dense[ix->n++] = p;
 	}
-	qsort(ix->sorted, ix->n, sizeof(*ix->sorted), cmp_pos);
 	return true;
-}
-
-size_t ptr_index_find(const struct ptr_index *ix, const void *p)
-{
-	size_t lo = 0, hi = ix->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ix->sorted[mid].p == p)
-			return ix->sorted[mid].i;
-		if ((uintptr_t)ix->sorted[mid].p < (uintptr_t)p)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return SIZE_MAX;
 }
 
 void ptr_index_free(struct ptr_index *ix)
 {
 	free(ix->dense);
-	free(ix->sorted);
+	free(ix->slots);
 	*ix = (struct ptr_index){ 0 };
 }
