@@ -149,7 +149,7 @@ static inline bool function_record_at(const struct xr_layout *l, const struct xr
 	const uint8_t *fr = l->file->map.data + p->prod.off;
 
 	return p->prod.off + XR_FDR_FUNC_SIZE <= p->blk_end &&
-	       p->blk_end <= l->file->map.size && !(fr[0] & 1) && ((fr[0] >> 1) & 7) <= 3 &&
+	       p->blk_end <= l->file->map.size && xr_fdr_function_ok(fr[0]) &&
 	       (l->file->h.version < 3 || p->prod.extent_left >= XR_FDR_FUNC_SIZE);
 }
 
@@ -208,7 +208,7 @@ static int fdr_next(const struct xr_layout *l, struct xr_cursor *c, bool *got,
 			if (l->file->h.version >= 3)
 				p->prod.extent_left -= XR_FDR_FUNC_SIZE;
 			if (!p->ignoring) {
-				begin_function(c, l, (w >> 1) & 7, w >> 4, xr_u32(fr + 4));
+				begin_function(c, l, xr_fdr_func_kind(fr[0]), w >> 4, xr_u32(fr + 4));
 				building = true;
 			}
 			continue;

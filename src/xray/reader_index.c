@@ -122,13 +122,13 @@ static bool skip_functions(const struct xr_file *f, struct xr_prod *p)
 	if (f->h.version >= 3) {
 		uint64_t left = p->extent_left;
 		while (off + XR_FDR_FUNC_SIZE <= size && left >= XR_FDR_FUNC_SIZE &&
-		       !(d[off] & 1) && ((d[off] >> 1) & 7) <= 3) {
+		       xr_fdr_function_ok(d[off])) {
 			off += XR_FDR_FUNC_SIZE;
 			left -= XR_FDR_FUNC_SIZE;
 		}
 		p->extent_left = left;
 	} else {
-		while (off + XR_FDR_FUNC_SIZE <= size && !(d[off] & 1) && ((d[off] >> 1) & 7) <= 3)
+		while (off + XR_FDR_FUNC_SIZE <= size && xr_fdr_function_ok(d[off]))
 			off += XR_FDR_FUNC_SIZE;
 	}
 	if (off == p->off)
