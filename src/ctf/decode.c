@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/grow.h"
 #include "ctf/decode_impl.h"
 #include "ctf/packet_compression.h"
 #include "ctf/plan.h"
@@ -35,17 +36,11 @@ int ctf_data_error(struct ctf_decoder *d, struct tmx_error *err, const char *fmt
 
 int ctf_values_grow(struct ctf_values *vals, size_t need, struct tmx_error *err)
 {
-	struct tmx_value *nv;
-	size_t cap;
+	void *v = vals->v;
 
-	cap = vals->cap ? vals->cap : 64;
-	while (cap < need)
-		cap *= 2;
-	nv = realloc(vals->v, cap * sizeof(*nv));
-	if (!nv)
+	if (!tmx_grow_array(&v, &vals->cap, need, sizeof(*vals->v), 64))
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory for decoded values");
-	vals->v = nv;
-	vals->cap = cap;
+	vals->v = v;
 	return TMX_OK;
 }
 

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/grow.h"
 #include "model/errors.h"
 #include "mux/heap.h"
 #include "xray/reader_impl.h"
@@ -83,24 +84,15 @@ static const struct xr_checkpoint *start_of(const struct xr_reader *r, const str
 
 static int append(struct xr_chunk *ch, const struct xr_record *rec)
 {
-	if (ch->n == ch->cap) {
-		size_t cap = ch->cap ? ch->cap * 2 : XR_CHUNK_RECORDS;
-		void *p = realloc(ch->recs, cap * sizeof(*ch->recs));
-		if (!p)
-			return TMX_ERR_NOMEM;
-		ch->recs = p;
-		ch->cap = cap;
-	}
-	if (rec->n_args > ch->cap_args - ch->n_args) {
-		size_t cap = ch->cap_args ? ch->cap_args : 256;
-		void *p;
-		while (rec->n_args > cap - ch->n_args)
-			cap *= 2;
-		if (!(p = realloc(ch->args, cap * sizeof(*ch->args))))
-			return TMX_ERR_NOMEM;
-		ch->args = p;
-		ch->cap_args = cap;
-	}
+	void *recs = ch->recs, *args = ch->args;
+
+	if (!tmx_grow_array(&recs, &ch->cap, ch->n + 1, sizeof(*ch->recs), XR_CHUNK_RECORDS))
+		return TMX_ERR_NOMEM;
+	ch->recs = recs;
+	if (rec->n_args > SIZE_MAX - ch->n_args ||
+	    !tmx_grow_array(&args, &ch->cap_args, ch->n_args + rec->n_args, sizeof(*ch->args), 256))
+		return TMX_ERR_NOMEM;
+	ch->args = args;
 	if (rec->n_args)
 		memcpy(ch->args + ch->n_args, rec->args, rec->n_args * sizeof(*ch->args));
 	ch->n_args += rec->n_args;

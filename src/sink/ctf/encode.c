@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/grow.h"
 #include "io/utf8.h"
 #include "model/field_class.h"
 #include "sink/ctf/encode.h"
@@ -13,21 +14,16 @@
 
 int cw_buf_grow(struct cw_buf *b, uint64_t need, struct tmx_error *err)
 {
-	size_t cap;
-	uint8_t *nb;
+	size_t old = b->cap;
+	void *nb = b->buf;
 
 	if (need > (uint64_t)SIZE_MAX / 2)
 		return tmx_error_set(err, TMX_ERR_LIMIT, b->path, "packet too large");
-	cap = b->cap ? b->cap : 4096;
-	while (cap < need)
-		cap *= 2;
-	nb = realloc(b->buf, cap);
-	if (!nb)
+	if (!tmx_grow_array(&nb, &b->cap, need, 1, 4096))
 		return tmx_error_set(err, TMX_ERR_NOMEM, b->path, "out of memory");
 	/* Bit-level writes OR into the buffer: it is kept zeroed ahead. */
-	memset(nb + b->cap, 0, cap - b->cap);
 	b->buf = nb;
-	b->cap = cap;
+	memset(b->buf + old, 0, b->cap - old);
 	return TMX_OK;
 }
 
