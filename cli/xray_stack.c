@@ -5,41 +5,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "cmd_options.h"
 #include "tools/xray/stack.h"
-
-enum {
-	OPT_PER_THREAD = 256,
-	OPT_AGGREGATE,
-	OPT_ALL,
-	OPT_FORMAT,
-	OPT_AGGREGATION,
-	OPT_EXCLUSIVE,
-	OPT_LENIENT,
-};
-
-static const struct option stack_options[] = {
-	{ "instr-map", required_argument, NULL, 'm' },
-	{ "instr_map", required_argument, NULL, 'm' },
-	{ "keep-going", no_argument, NULL, 'k' },
-	{ "per-thread-stacks", no_argument, NULL, OPT_PER_THREAD },
-	{ "aggregate-threads", no_argument, NULL, OPT_AGGREGATE },
-	{ "all-stacks", no_argument, NULL, OPT_ALL },
-	{ "all", no_argument, NULL, OPT_ALL },
-	{ "stack-format", required_argument, NULL, OPT_FORMAT },
-	{ "aggregation-type", required_argument, NULL, OPT_AGGREGATION },
-	{ "flame-exclusive", no_argument, NULL, OPT_EXCLUSIVE },
-	{ "lenient", no_argument, NULL, OPT_LENIENT },
-	{ "output", required_argument, NULL, 'o' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
 
 static void stack_usage(FILE *out)
 {
@@ -221,82 +194,142 @@ static int finish(struct run *r, const char *output)
 	return r->failed ? 1 : 0;
 }
 
+/* What the options of xray-stack fill. */
+struct stack_args {
+	struct tmx_xstack_opts opts;
+	struct tmx_xray_opts xopts;
+	bool keep_going, flame;
+	const char *output;
+};
+
+static int set_instr_map(void *state, const char *arg)
+{
+	((struct stack_args *)state)->xopts.instr_map = arg;
+	return 0;
+}
+
+static int set_keep_going(void *state, const char *arg)
+{
+	(void)arg;
+	((struct stack_args *)state)->keep_going = true;
+	return 0;
+}
+
+static int set_per_thread(void *state, const char *arg)
+{
+	(void)arg;
+	((struct stack_args *)state)->opts.per_thread = true;
+	return 0;
+}
+
+static int set_aggregate(void *state, const char *arg)
+{
+	(void)arg;
+	((struct stack_args *)state)->opts.aggregate_threads = true;
+	return 0;
+}
+
+static int set_all(void *state, const char *arg)
+{
+	(void)arg;
+	((struct stack_args *)state)->opts.all_stacks = true;
+	return 0;
+}
+
+static int set_format(void *state, const char *arg)
+{
+	if (strcmp(arg, "human") && strcmp(arg, "flame"))
+		return cli_command_usage_error("xray-stack",
+					       "invalid --stack-format value `%s` (human, flame)", arg);
+	((struct stack_args *)state)->flame = !strcmp(arg, "flame");
+	return 0;
+}
+
+static int set_aggregation(void *state, const char *arg)
+{
+	if (strcmp(arg, "time") && strcmp(arg, "count"))
+		return cli_command_usage_error("xray-stack",
+					       "invalid --aggregation-type value `%s` (time, count)", arg);
+	((struct stack_args *)state)->opts.count = !strcmp(arg, "count");
+	return 0;
+}
+
+static int set_exclusive(void *state, const char *arg)
+{
+	(void)arg;
+	((struct stack_args *)state)->opts.exclusive = true;
+	return 0;
+}
+
+static int set_lenient(void *state, const char *arg)
+{
+	(void)arg;
+	((struct stack_args *)state)->xopts.lenient = true;
+	return 0;
+}
+
+static int set_output(void *state, const char *arg)
+{
+	((struct stack_args *)state)->output = strcmp(arg, "-") ? arg : NULL;
+	return 0;
+}
+
+static int show_help(void *state, const char *arg)
+{
+	(void)state, (void)arg;
+	stack_usage(stdout);
+	return CMD_EXIT_OK;
+}
+
+static const struct cmd_option stack_options[] = {
+	{ "instr-map", 'm', required_argument, set_instr_map },
+	{ "instr_map", 'm', required_argument, set_instr_map },
+	{ "keep-going", 'k', no_argument, set_keep_going },
+	{ "per-thread-stacks", 0, no_argument, set_per_thread },
+	{ "aggregate-threads", 0, no_argument, set_aggregate },
+	{ "all-stacks", 0, no_argument, set_all },
+	{ "all", 0, no_argument, set_all },
+	{ "stack-format", 0, required_argument, set_format },
+	{ "aggregation-type", 0, required_argument, set_aggregation },
+	{ "flame-exclusive", 0, no_argument, set_exclusive },
+	{ "lenient", 0, no_argument, set_lenient },
+	{ "output", 'o', required_argument, set_output },
+	{ "help", 'h', no_argument, show_help },
+};
+
 int cli_xray_stack(int argc, char **argv, const struct tmx_diag *diag_in)
 {
-	struct tmx_xstack_opts opts = { 0 };
-	struct tmx_xray_opts xopts = { .size = sizeof(xopts), .unsorted = true };
+	struct stack_args args = { .xopts = { .size = sizeof(args.xopts), .unsorted = true } };
+	struct tmx_xstack_opts *opts = &args.opts;
+	struct tmx_xray_opts *xopts = &args.xopts;
 	struct tmx_diag diag = diag_in ? *diag_in : (struct tmx_diag){ .warn = stack_warning };
 	struct run r = { 0 };
-	const char *output = NULL;
-	bool flame = false;
-	int status, c;
+	int status, first;
 
 	argv++, argc--;   /* "xray-stack" becomes argv[0] */
-	optind = 0;   /* glibc: a full reset of getopt's state */
-	while ((c = getopt_long_only(argc, argv, "m:ko:h", stack_options, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			xopts.instr_map = optarg;
-			break;
-		case 'k':
-			r.keep_going = true;
-			break;
-		case OPT_PER_THREAD:
-			opts.per_thread = true;
-			break;
-		case OPT_AGGREGATE:
-			opts.aggregate_threads = true;
-			break;
-		case OPT_ALL:
-			opts.all_stacks = true;
-			break;
-		case OPT_FORMAT:
-			if (strcmp(optarg, "human") && strcmp(optarg, "flame"))
-				return cli_command_usage_error("xray-stack",
-							       "invalid --stack-format value `%s` (human, flame)", optarg);
-			flame = !strcmp(optarg, "flame");
-			break;
-		case OPT_AGGREGATION:
-			if (strcmp(optarg, "time") && strcmp(optarg, "count"))
-				return cli_command_usage_error("xray-stack",
-							       "invalid --aggregation-type value `%s` (time, "
-							       "count)", optarg);
-			opts.count = !strcmp(optarg, "count");
-			break;
-		case OPT_EXCLUSIVE:
-			opts.exclusive = true;
-			break;
-		case OPT_LENIENT:
-			xopts.lenient = true;
-			break;
-		case 'o':
-			output = strcmp(optarg, "-") ? optarg : NULL;
-			break;
-		case 'h':
-			stack_usage(stdout);
-			return 0;
-		default:
-			return cli_command_usage_error("xray-stack", "%s", "invalid option");
-		}
-	}
-	if (optind >= argc)
+	if ((status = cli_cmd_parse("xray-stack", stack_options,
+				    sizeof(stack_options) / sizeof(stack_options[0]), &args, argc, argv,
+				    &first)))
+		return status == CMD_EXIT_OK ? 0 : status;
+	r.keep_going = args.keep_going;
+	if (first >= argc)
 		return cli_command_usage_error("xray-stack", "%s", "no XRay log given");
-	if ((status = check_options(&opts, flame)))
+	if ((status = check_options(opts, args.flame)))
 		return status;
 	/* llvm-xray stack names functions from the map whenever there is one. */
-	xopts.symbolize = opts.symbolized = xopts.instr_map != NULL;
-	r.stack = tmx_xstack_new(&opts);
+	xopts->symbolize = opts->symbolized = xopts->instr_map != NULL;
+	r.stack = tmx_xstack_new(opts);
 	if (!r.stack) {
 		fputs("tracemux: error: out of memory\n", stderr);
 		return 1;
 	}
-	for (int i = optind; i < argc; i++)
-		if (!stack_log(&r, argv[i], &xopts, &diag))
+	for (int i = first; i < argc; i++)
+		if (!stack_log(&r, argv[i], xopts, &diag))
 			break;
 	if (r.unmatched > SHOWN_UNMATCHED)
 		fprintf(stderr, "tracemux xray-stack: %llu exit records with no matching entry in "
 			"all (-k)\n", (unsigned long long)r.unmatched);
-	status = r.no_report ? 1 : finish(&r, output);
+	status = r.no_report ? 1 : finish(&r, args.output);
 	tmx_xstack_free(r.stack);
 	return status;
 }
