@@ -17,7 +17,6 @@
 #include "options.h"
 #include "tools/xray/account.h"
 #include "tools/xray/debuginfo.h"
-#include "model/errors.h"
 
 static void account_usage(FILE *out)
 {

@@ -630,7 +630,7 @@ int ctf2_metadata_parse(const char *text, size_t len, const char *name,
 	if (len > CTF_METADATA_MAX_SIZE)
 		return tmx_error_set(err, TMX_ERR_LIMIT, name, "metadata larger than %u bytes",
 				     CTF_METADATA_MAX_SIZE);
-	if (!(p.tc = tmx_arena_alloc(arena, sizeof(*p.tc))))
+	if (!(p.tc = tmx_arena_alloc(arena, sizeof(struct tmx_trace_class_impl))))
 		return tmx_error_set(err, TMX_ERR_NOMEM, name, "out of memory");
 	p.tc->major = 2;
 	p.tc->minor = 0;

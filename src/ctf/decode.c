@@ -473,7 +473,7 @@ int ctf_decoder_init(struct ctf_decoder *d, const struct tmx_trace_class *tc,
 	d->data = data;
 	d->size = size;
 	d->lenient_align = tc->major < 2;
-	d->slots = calloc(tc->n_slots > 0 ? (size_t)tc->n_slots : 1, sizeof(*d->slots));
+	d->slots = calloc(tmx_tc_n_slots(tc) > 0 ? (size_t)tmx_tc_n_slots(tc) : 1, sizeof(*d->slots));
 	if (!d->slots)
 		return tmx_error_set(err, TMX_ERR_NOMEM, path, "out of memory");
 	if (ctf_plans_new(tc, &d->plans, err)) {

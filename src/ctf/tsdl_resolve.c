@@ -133,7 +133,7 @@ static void give_slot(struct tsdl_parser *p, struct tmx_field_class *target,
 		      struct tmx_field_class *ref)
 {
 	if (target->slot < 0)
-		target->slot = p->tc->n_slots++;
+		target->slot = tmx_tc_impl(p->tc)->n_slots++;
 	ref->ref_slot = target->slot;
 }
 

@@ -294,8 +294,9 @@ const struct tdat_record *tdat_record_of(const struct tmx_msg *msg)
 {
 	const struct tdm_stream *s;
 
-	if (!msg || !msg->stream || !msg->stream->cls ||
-	    msg->stream->cls->event_header != &tdm_event_header_marker)
+	/* Every stream of a trace.dat trace is one of this reader's. */
+	if (!msg || !msg->stream || !msg->stream->trace || !msg->stream->trace->cls ||
+	    msg->stream->trace->cls->format != TMX_FORMAT_TRACEDAT)
 		return NULL;
 	s = (const struct tdm_stream *)((const char *)msg->stream - offsetof(struct tdm_stream, stream));
 	if (msg->kind == TMX_MSG_EVENT)

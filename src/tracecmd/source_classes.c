@@ -8,11 +8,6 @@
 
 #include "tracecmd/source_impl.h"
 
-/* Marks the stream classes of this reader (see tdat_record_of). */
-struct tmx_field_class tdm_event_header_marker = {
-	.kind = TMX_FC_INT, .align = 32, .size = 32, .base = 16, .slot = -1, .ref_slot = -1,
-};
-
 /* ------------------------------------------------------------------ */
 /* Classes                                                               */
 /* ------------------------------------------------------------------ */
@@ -235,7 +230,6 @@ int tdm_build_file(struct tdm_file *tf, struct tmx_error *err)
 	/* Stream class: packet context { cpu_id }, common context, events. */
 	tf->sc.trace_class = &tf->tc;
 	tf->sc.default_clock = &tf->clock;
-	tf->sc.event_header = &tdm_event_header_marker;
 	tf->scs[0] = &tf->sc;
 	tf->tc.stream_classes = tf->scs;
 	tf->tc.n_stream_classes = 1;

@@ -26,9 +26,6 @@
 #include "mux/muxer.h"
 #include "tracecmd/internal.h"
 
-/* Marks the stream classes of this reader (see tdat_record_of). */
-extern struct tmx_field_class tdm_event_header_marker;
-
 enum plan_kind {
 	P_INT,        /* 1, 2, 4 or 8 bytes */
 	P_TEXT,       /* static char array: one text value */
@@ -89,7 +86,10 @@ struct tdm_file {
 	struct tdat_file *f;
 	size_t index;
 	struct tmx_arena arena;
-	struct tmx_trace_class tc;
+	union {
+		struct tmx_trace_class tc;
+		struct tmx_trace_class_impl tc_impl;   /* what the library's trace classes are */
+	};
 	struct tmx_trace trace;
 	struct tmx_clock_class clock;
 	struct tmx_clock_class *clocks[1];
