@@ -7,6 +7,43 @@
 #include "cli.h"
 #include "cmd_options.h"
 
+int cmd_flag(void *state, const struct cmd_option *o, const char *arg)
+{
+	(void)arg;
+	*(bool *)((char *)state + o->at) = true;
+	return 0;
+}
+
+int cmd_text(void *state, const struct cmd_option *o, const char *arg)
+{
+	*(const char **)((char *)state + o->at) = arg;
+	return 0;
+}
+
+int cmd_output(void *state, const struct cmd_option *o, const char *arg)
+{
+	return cmd_text(state, o, strcmp(arg, "-") ? arg : NULL);
+}
+
+int cmd_choice(const char *command, const char *option, const char *arg, const char *off,
+	       const char *on, bool *out)
+{
+	char fmt[128];
+
+	if (strcmp(arg, off) && strcmp(arg, on)) {
+		snprintf(fmt, sizeof(fmt), "invalid %s value `%%s` (%s, %s)", option, off, on);
+		return cli_command_usage_error(command, fmt, arg);
+	}
+	*out = !strcmp(arg, on);
+	return 0;
+}
+
+int cmd_ignore(void *state, const struct cmd_option *o, const char *arg)
+{
+	(void)state, (void)o, (void)arg;
+	return 0;
+}
+
 /* getopt's value of row i's long name: past every character. */
 #define ROW_VAL 256
 
@@ -43,7 +80,7 @@ int cli_cmd_parse(const char *command, const struct cmd_option *rows, size_t n, 
 		for (size_t i = 0; !o && c != '?' && i < n; i++)
 			if (rows[i].short_name == c)
 				o = &rows[i];
-		status = o ? o->apply(state, optarg)
+		status = o ? o->apply(state, o, optarg)
 			   : cli_command_usage_error(command, "%s", "invalid option");
 	}
 	free(longs);

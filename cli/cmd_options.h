@@ -9,6 +9,7 @@
 #define TMX_CLI_CMD_OPTIONS_H
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 struct cmd_option {
@@ -19,8 +20,31 @@ struct cmd_option {
 	 * Applies the option (`arg` NULL without a value) to `state`: 0, or
 	 * an exit status after a message (CMD_EXIT_OK: done, exit 0, as --help).
 	 */
-	int (*apply)(void *state, const char *arg);
+	int (*apply)(void *state, const struct cmd_option *o, const char *arg);
+	size_t at;              /* cmd_flag, cmd_text: the member's offset in the state */
 };
+
+/* A bool member at o->at set. */
+int cmd_flag(void *state, const struct cmd_option *o, const char *arg);
+/* A `const char *` member at o->at set to the value. */
+int cmd_text(void *state, const struct cmd_option *o, const char *arg);
+/*
+ * A value that is one of two words: *out false for `off`, true for `on`;
+ * else the usage error "invalid OPTION value `ARG` (off, on)" of `command`.
+ */
+int cmd_choice(const char *command, const char *option, const char *arg, const char *off,
+	       const char *on, bool *out);
+/* A `const char *` member at o->at set to an output file's name, NULL for '-' (standard output). */
+int cmd_output(void *state, const struct cmd_option *o, const char *arg);
+/* Nothing: an option accepted for compatibility. */
+int cmd_ignore(void *state, const struct cmd_option *o, const char *arg);
+/* A row of each: the member named in the state's type. */
+#define CMD_FLAG(name, short_name, type, member) \
+	{ name, short_name, no_argument, cmd_flag, offsetof(type, member) }
+#define CMD_TEXT(name, short_name, type, member) \
+	{ name, short_name, required_argument, cmd_text, offsetof(type, member) }
+#define CMD_OUTPUT(name, short_name, type, member) \
+	{ name, short_name, required_argument, cmd_output, offsetof(type, member) }
 
 /* A handler's "done, exit 0" (--help printed). */
 #define CMD_EXIT_OK (-1)

@@ -301,38 +301,28 @@ static int account_usage_error(const char *fmt, const char *arg)
 	return cli_command_usage_error("xray-account", fmt, arg);
 }
 
-static int set_instr_map(void *state, const char *arg)
+static int set_sort(void *state, const struct cmd_option *o, const char *arg)
 {
-	((struct account_args *)state)->xopts.instr_map = arg;
-	return 0;
-}
-
-static int set_sort(void *state, const char *arg)
-{
+	(void)o;
 	if (!parse_sort(arg, &((struct account_args *)state)->opts.sort))
 		return account_usage_error("invalid -sort value `%s` (funcid, count, min, med, 90p, "
 					   "99p, max, sum, func)", arg);
 	return 0;
 }
 
-static int set_sortorder(void *state, const char *arg)
+static int set_sortorder(void *state, const struct cmd_option *o, const char *arg)
 {
-	struct account_args *a = state;
-
-	if (!strcmp(arg, "asc"))
-		a->opts.descending = false;
-	else if (!strcmp(arg, "dsc"))
-		a->opts.descending = true;
-	else
-		return account_usage_error("invalid -sortorder value `%s` (asc, dsc)", arg);
-	return 0;
+	(void)o;
+	return cmd_choice("xray-account", "-sortorder", arg, "asc", "dsc",
+			  &((struct account_args *)state)->opts.descending);
 }
 
-static int set_top(void *state, const char *arg)
+static int set_top(void *state, const struct cmd_option *o, const char *arg)
 {
 	char *end;
 	long top;
 
+	(void)o;
 	errno = 0;
 	top = strtol(arg, &end, 10);
 	if (errno || end == arg || *end)
@@ -341,96 +331,52 @@ static int set_top(void *state, const char *arg)
 	return 0;
 }
 
-static int set_format(void *state, const char *arg)
+static int set_format(void *state, const struct cmd_option *o, const char *arg)
 {
-	struct account_args *a = state;
-
-	if (!strcmp(arg, "text"))
-		a->opts.csv = false;
-	else if (!strcmp(arg, "csv"))
-		a->opts.csv = true;
-	else
-		return account_usage_error("invalid -format value `%s` (text, csv)", arg);
-	return 0;
+	(void)o;
+	return cmd_choice("xray-account", "-format", arg, "text", "csv",
+			  &((struct account_args *)state)->opts.csv);
 }
 
-static int set_output(void *state, const char *arg)
+static int set_memory(void *state, const struct cmd_option *o, const char *arg)
 {
-	((struct account_args *)state)->output = strcmp(arg, "-") ? arg : NULL;
-	return 0;
-}
-
-static int set_deduce(void *state, const char *arg)
-{
-	(void)arg;
-	((struct account_args *)state)->opts.deduce_sibling_calls = true;
-	return 0;
-}
-
-/* -k: always (see the usage). */
-static int set_keep_going(void *state, const char *arg)
-{
-	(void)state, (void)arg;
-	return 0;
-}
-
-static int set_recursive(void *state, const char *arg)
-{
-	(void)arg;
-	((struct account_args *)state)->opts.recursive_calls_only = true;
-	return 0;
-}
-
-static int set_strict(void *state, const char *arg)
-{
-	(void)arg;
-	((struct account_args *)state)->opts.strict = true;
-	return 0;
-}
-
-static int set_lenient(void *state, const char *arg)
-{
-	(void)arg;
-	((struct account_args *)state)->xopts.lenient = true;
-	return 0;
-}
-
-static int set_memory(void *state, const char *arg)
-{
+	(void)o;
 	if (!parse_bytes(arg, &((struct account_args *)state)->opts.memory))
 		return account_usage_error("invalid --account-memory value `%s` (bytes, e.g. 65536, "
 					   "512K, 64M)", arg);
 	return 0;
 }
 
-static int set_jobs(void *state, const char *arg)
+static int set_jobs(void *state, const struct cmd_option *o, const char *arg)
 {
+	(void)o;
 	return cli_parse_jobs("--jobs", arg, &((struct account_args *)state)->xopts.jobs) ? 2 : 0;
 }
 
-static int show_help(void *state, const char *arg)
+static int show_help(void *state, const struct cmd_option *o, const char *arg)
 {
-	(void)state, (void)arg;
+	(void)state, (void)o, (void)arg;
 	account_usage(stdout);
 	return CMD_EXIT_OK;
 }
 
 static const struct cmd_option account_options[] = {
-	{ "instr-map", 'm', required_argument, set_instr_map },
-	{ "instr_map", 'm', required_argument, set_instr_map },
-	{ "sort", 's', required_argument, set_sort },
-	{ "sortorder", 'r', required_argument, set_sortorder },
-	{ "top", 'p', required_argument, set_top },
-	{ "format", 'f', required_argument, set_format },
-	{ "output", 'o', required_argument, set_output },
-	{ "deduce-sibling-calls", 'd', no_argument, set_deduce },
-	{ "keep-going", 'k', no_argument, set_keep_going },
-	{ "recursive-calls-only", 0, no_argument, set_recursive },
-	{ "strict", 0, no_argument, set_strict },
-	{ "lenient", 0, no_argument, set_lenient },
-	{ "account-memory", 0, required_argument, set_memory },
-	{ "jobs", 'j', required_argument, set_jobs },
-	{ "help", 'h', no_argument, show_help },
+	CMD_TEXT("instr-map", 'm', struct account_args, xopts.instr_map),
+	CMD_TEXT("instr_map", 'm', struct account_args, xopts.instr_map),
+	{ "sort", 's', required_argument, set_sort, 0 },
+	{ "sortorder", 'r', required_argument, set_sortorder, 0 },
+	{ "top", 'p', required_argument, set_top, 0 },
+	{ "format", 'f', required_argument, set_format, 0 },
+	CMD_OUTPUT("output", 'o', struct account_args, output),
+	CMD_FLAG("deduce-sibling-calls", 'd', struct account_args, opts.deduce_sibling_calls),
+	/* Always (see the usage): accepted for llvm-xray's command lines. */
+	{ "keep-going", 'k', no_argument, cmd_ignore, 0 },
+	CMD_FLAG("recursive-calls-only", 0, struct account_args, opts.recursive_calls_only),
+	CMD_FLAG("strict", 0, struct account_args, opts.strict),
+	CMD_FLAG("lenient", 0, struct account_args, xopts.lenient),
+	{ "account-memory", 0, required_argument, set_memory, 0 },
+	{ "jobs", 'j', required_argument, set_jobs, 0 },
+	{ "help", 'h', no_argument, show_help, 0 },
 };
 
 int cli_xray_account(int argc, char **argv, const struct tmx_diag *diag_in)

@@ -202,99 +202,41 @@ struct stack_args {
 	const char *output;
 };
 
-static int set_instr_map(void *state, const char *arg)
+static int set_format(void *state, const struct cmd_option *o, const char *arg)
 {
-	((struct stack_args *)state)->xopts.instr_map = arg;
-	return 0;
+	(void)o;
+	return cmd_choice("xray-stack", "--stack-format", arg, "human", "flame",
+			  &((struct stack_args *)state)->flame);
 }
 
-static int set_keep_going(void *state, const char *arg)
+static int set_aggregation(void *state, const struct cmd_option *o, const char *arg)
 {
-	(void)arg;
-	((struct stack_args *)state)->keep_going = true;
-	return 0;
+	(void)o;
+	return cmd_choice("xray-stack", "--aggregation-type", arg, "time", "count",
+			  &((struct stack_args *)state)->opts.count);
 }
 
-static int set_per_thread(void *state, const char *arg)
+static int show_help(void *state, const struct cmd_option *o, const char *arg)
 {
-	(void)arg;
-	((struct stack_args *)state)->opts.per_thread = true;
-	return 0;
-}
-
-static int set_aggregate(void *state, const char *arg)
-{
-	(void)arg;
-	((struct stack_args *)state)->opts.aggregate_threads = true;
-	return 0;
-}
-
-static int set_all(void *state, const char *arg)
-{
-	(void)arg;
-	((struct stack_args *)state)->opts.all_stacks = true;
-	return 0;
-}
-
-static int set_format(void *state, const char *arg)
-{
-	if (strcmp(arg, "human") && strcmp(arg, "flame"))
-		return cli_command_usage_error("xray-stack",
-					       "invalid --stack-format value `%s` (human, flame)", arg);
-	((struct stack_args *)state)->flame = !strcmp(arg, "flame");
-	return 0;
-}
-
-static int set_aggregation(void *state, const char *arg)
-{
-	if (strcmp(arg, "time") && strcmp(arg, "count"))
-		return cli_command_usage_error("xray-stack",
-					       "invalid --aggregation-type value `%s` (time, count)", arg);
-	((struct stack_args *)state)->opts.count = !strcmp(arg, "count");
-	return 0;
-}
-
-static int set_exclusive(void *state, const char *arg)
-{
-	(void)arg;
-	((struct stack_args *)state)->opts.exclusive = true;
-	return 0;
-}
-
-static int set_lenient(void *state, const char *arg)
-{
-	(void)arg;
-	((struct stack_args *)state)->xopts.lenient = true;
-	return 0;
-}
-
-static int set_output(void *state, const char *arg)
-{
-	((struct stack_args *)state)->output = strcmp(arg, "-") ? arg : NULL;
-	return 0;
-}
-
-static int show_help(void *state, const char *arg)
-{
-	(void)state, (void)arg;
+	(void)state, (void)o, (void)arg;
 	stack_usage(stdout);
 	return CMD_EXIT_OK;
 }
 
 static const struct cmd_option stack_options[] = {
-	{ "instr-map", 'm', required_argument, set_instr_map },
-	{ "instr_map", 'm', required_argument, set_instr_map },
-	{ "keep-going", 'k', no_argument, set_keep_going },
-	{ "per-thread-stacks", 0, no_argument, set_per_thread },
-	{ "aggregate-threads", 0, no_argument, set_aggregate },
-	{ "all-stacks", 0, no_argument, set_all },
-	{ "all", 0, no_argument, set_all },
-	{ "stack-format", 0, required_argument, set_format },
-	{ "aggregation-type", 0, required_argument, set_aggregation },
-	{ "flame-exclusive", 0, no_argument, set_exclusive },
-	{ "lenient", 0, no_argument, set_lenient },
-	{ "output", 'o', required_argument, set_output },
-	{ "help", 'h', no_argument, show_help },
+	CMD_TEXT("instr-map", 'm', struct stack_args, xopts.instr_map),
+	CMD_TEXT("instr_map", 'm', struct stack_args, xopts.instr_map),
+	CMD_FLAG("keep-going", 'k', struct stack_args, keep_going),
+	CMD_FLAG("per-thread-stacks", 0, struct stack_args, opts.per_thread),
+	CMD_FLAG("aggregate-threads", 0, struct stack_args, opts.aggregate_threads),
+	CMD_FLAG("all-stacks", 0, struct stack_args, opts.all_stacks),
+	CMD_FLAG("all", 0, struct stack_args, opts.all_stacks),
+	{ "stack-format", 0, required_argument, set_format, 0 },
+	{ "aggregation-type", 0, required_argument, set_aggregation, 0 },
+	CMD_FLAG("flame-exclusive", 0, struct stack_args, opts.exclusive),
+	CMD_FLAG("lenient", 0, struct stack_args, xopts.lenient),
+	CMD_OUTPUT("output", 'o', struct stack_args, output),
+	{ "help", 'h', no_argument, show_help, 0 },
 };
 
 int cli_xray_stack(int argc, char **argv, const struct tmx_diag *diag_in)

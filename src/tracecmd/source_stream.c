@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/grow.h"
 #include "tracecmd/source_impl.h"
 
 static struct tdm_event *event_of(const struct tdm_file *tf, uint32_t id)
@@ -20,19 +21,11 @@ static struct tdm_event *event_of(const struct tdm_file *tf, uint32_t id)
 
 static int reserve(struct tdm_stream *s, size_t need, struct tmx_error *err)
 {
-	struct tmx_value *v;
-	size_t nc;
+	void *v = s->vals;
 
-	if (need <= s->cap_vals)
-		return TMX_OK;
-	nc = s->cap_vals ? s->cap_vals : 64;
-	while (nc < need)
-		nc *= 2;
-	v = realloc(s->vals, nc * sizeof(*v));
-	if (!v)
+	if (!tmx_grow_array(&v, &s->cap_vals, need, sizeof(*s->vals), 64))
 		return tdm_nomem(err);
 	s->vals = v;
-	s->cap_vals = nc;
 	return TMX_OK;
 }
 
@@ -46,6 +39,23 @@ static uint64_t read_int(const struct tdat_file *f, const uint8_t *p, uint32_t s
 	case 4: v = tdat_read32(f, p); return sgn ? (uint64_t)(int64_t)(int32_t)v : v;
 	default: return tdat_read64(f, p);
 	}
+}
+
+/* `cnt` integers of pf's element class at p, appended at s->vals[*n]. */
+static int put_ints(struct tdm_stream *s, const struct plan_field *pf, const uint8_t *p,
+		    uint64_t cnt, bool sgn, size_t *n, struct tmx_error *err)
+{
+	uint32_t es = pf->elem->size / 8;
+	int ret;
+
+	if ((ret = reserve(s, *n + cnt, err)))
+		return ret;
+	for (uint64_t k = 0; k < cnt; k++) {
+		struct tmx_value *e = &s->vals[(*n)++];
+		e->fc = pf->elem;
+		e->u = read_int(s->file->f, p + k * es, es, sgn);
+	}
+	return TMX_OK;
 }
 
 static int bad_field(struct tdm_stream *s, const struct tdat_field *fd, const char *why,
@@ -114,15 +124,10 @@ static int decode_plan(struct tdm_stream *s, const struct plan *p, size_t *n, st
 		}
 		case P_ARRAY:
 		case P_BYTES: {
-			uint32_t es = pf->elem->size / 8, cnt = (uint32_t)pf->fc->length;
+			uint32_t cnt = (uint32_t)pf->fc->length;
 			v->count = cnt;
-			if ((ret = reserve(s, *n + cnt, err)))
+			if ((ret = put_ints(s, pf, d + off, cnt, pf->elem->is_signed, n, err)))
 				return ret;
-			for (uint32_t k = 0; k < cnt; k++) {
-				struct tmx_value *e = &s->vals[(*n)++];
-				e->fc = pf->elem;
-				e->u = read_int(f, d + off + (uint64_t)k * es, es, pf->elem->is_signed);
-			}
 			break;
 		}
 		case P_DYN_STRING:
@@ -144,16 +149,10 @@ static int decode_plan(struct tdm_stream *s, const struct plan *p, size_t *n, st
 				v->str.ptr = len ? (const char *)d + start : "";
 				v->str.len = nul ? (uint64_t)(nul - (d + start)) : len;
 			} else {
-				uint32_t es = pf->elem->size / 8;
-				uint64_t cnt = len / es;
+				uint64_t cnt = len / (pf->elem->size / 8);
 				v->count = cnt;
-				if ((ret = reserve(s, *n + cnt, err)))
+				if ((ret = put_ints(s, pf, d + start, cnt, false, n, err)))
 					return ret;
-				for (uint64_t k = 0; k < cnt; k++) {
-					struct tmx_value *e = &s->vals[(*n)++];
-					e->fc = pf->elem;
-					e->u = read_int(f, d + start + k * es, es, false);
-				}
 			}
 			break;
 		}
