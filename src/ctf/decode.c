@@ -15,12 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/grow.h"
+#include "common/grow.h"
 #include "ctf/decode_impl.h"
 #include "ctf/packet_compression.h"
 #include "ctf/plan.h"
 #include "io/bitread.h"
-#include "model/errors.h"
+#include "common/errors.h"
 #include "model/field_class.h"
 
 /* Bytes ahead of the event being decoded that are fetched into the cache. */

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model/grow.h"
+#include "common/grow.h"
 #include "ctf/fs_impl.h"
 #include "ctf/lttng_index.h"
 #include "model/field_class.h"

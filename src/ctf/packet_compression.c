@@ -7,7 +7,7 @@
 
 #include "ctf/packet_compression.h"
 #include "io/inflate.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 /* Makes room for at least `more` bytes after `used`; false when over the cap. */
 static bool grow(uint8_t **buf, size_t *cap, size_t used, size_t more)

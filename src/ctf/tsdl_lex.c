@@ -2,10 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/grow.h"
+#include "common/grow.h"
 #include "ctf/tsdl_lex.h"
-#include "model/errors.h"
-#include "io/hexdigit.h"
+#include "common/errors.h"
+#include "common/hexdigit.h"
 
 void tsdl_lex_init(struct tsdl_lexer *lx, const char *text, size_t len, const char *name)
 {

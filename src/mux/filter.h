@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/ptr_index.h"
+#include "common/ptr_index.h"
 #include "tracemux/filter.h"
 #include "tracemux/tracemux.h"
 

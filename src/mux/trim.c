@@ -5,7 +5,7 @@
 #include <time.h>
 
 #include "mux/trim.h"
-#include "model/errors.h"
+#include "common/errors.h"
 #include "model/opts.h"
 #include "tracemux/tracemux.h"
 

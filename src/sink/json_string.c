@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "io/utf8.h"
+#include "common/utf8.h"
 #include "sink/json_string.h"
 
 /*

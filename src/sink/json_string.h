@@ -4,7 +4,7 @@
  * and valid UTF-8 as they are; the quote and the backslash escaped; the
  * control characters that have a two-character escape (\b \f \n \r \t)
  * with it, the others as \u00XX; a byte that is not part of valid UTF-8
- * (io/utf8.h: overlong forms, surrogates, past U+10FFFF, cut sequences)
+ * (common/utf8.h: overlong forms, surrogates, past U+10FFFF, cut sequences)
  * as U+FFFD, one per byte, which is what a UTF-8 decoder that replaces
  * errors gives, so the text is valid UTF-8 and reads the same everywhere.
  */

@@ -13,7 +13,7 @@
 
 #include "io/inflate.h"
 #include "tracecmd/internal.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 #define GROW_MIN (64u * 1024)
 

@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/arena.h"
-#include "model/errors.h"
+#include "common/arena.h"
+#include "common/errors.h"
 #include "model/field_class.h"
 #include "model/msg_iter.h"
 #include "mux/muxer.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/grow.h"
+#include "common/grow.h"
 #include "tracecmd/source_impl.h"
 
 static struct tdm_event *event_of(const struct tdm_file *tf, uint32_t id)

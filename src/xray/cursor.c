@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "xray/internal.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 void xr_cursor_init(struct xr_cursor *c, const struct xr_pos *pos, uint64_t end_seq)
 {

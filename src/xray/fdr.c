@@ -6,7 +6,7 @@
 #include <inttypes.h>
 
 #include "xray/internal.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 const char *const xr_raw_names[] = {
 	[XR_RAW_FUNCTION] = "Function",

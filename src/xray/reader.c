@@ -20,7 +20,7 @@
 #include <stdlib.h>
 
 #include "tracemux/run.h"
-#include "model/errors.h"
+#include "common/errors.h"
 #include "model/opts.h"
 #include "model/field_class.h"
 #include "model/source.h"

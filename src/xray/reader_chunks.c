@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/grow.h"
-#include "model/errors.h"
-#include "mux/heap.h"
+#include "common/grow.h"
+#include "common/errors.h"
+#include "common/heap.h"
 #include "xray/reader_impl.h"
 
 /* ------------------------------------------------------------------ */

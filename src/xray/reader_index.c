@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "model/errors.h"
+#include "common/errors.h"
 #include "xray/reader_impl.h"
 
 /* A stream for a new (pid, tid) key. */

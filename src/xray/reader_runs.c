@@ -22,7 +22,7 @@
  */
 #include <stdlib.h>
 
-#include "model/errors.h"
+#include "common/errors.h"
 #include "tracemux/run.h"
 #include "xray/reader_impl.h"
 

@@ -21,7 +21,7 @@
 #include "tracemux/run.h"
 #include "tracemux/sink.h"
 #include "tracemux/tracemux.h"
-#include "model/errors.h"
+#include "common/errors.h"
 #include "model/source.h"
 #include "mux/muxer.h"
 

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/grow.h"
-#include "io/utf8.h"
+#include "common/grow.h"
+#include "common/utf8.h"
 #include "model/field_class.h"
 #include "sink/ctf/encode.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 int cw_buf_grow(struct cw_buf *b, uint64_t need, struct tmx_error *err)
 {

@@ -28,7 +28,7 @@
 
 #include "model/field_class.h"
 #include "sink/ctf/encode_plan_int.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 int cw_nomem(struct cw_builder *bd)
 {

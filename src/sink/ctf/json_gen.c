@@ -26,7 +26,7 @@
 #include "model/field_class.h"
 #include "sink/ctf/encode_plan_int.h"
 #include "sink/json_string.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 /* ------------------------------------------------------------------ */
 /* JSON writer                                                          */

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/grow.h"
+#include "common/grow.h"
 #include "sink/ctf/sbuf.h"
 
-/* Room for `more` bytes and the NUL (grow.h); `oom` set when there is none. */
+/* Room for `more` bytes and the NUL (common/grow.h); `oom` set when there is none. */
 static void grow(struct sbuf *b, size_t more)
 {
 	void *s = b->s;

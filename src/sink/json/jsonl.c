@@ -21,7 +21,7 @@
 #include "sink/json/jsonval.h"
 #include "sink/outbuf.h"
 #include "sink/split.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 /*
  * A stream's `,"trace":...,"stream":{...}` is the same for each of its

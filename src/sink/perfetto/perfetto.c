@@ -30,8 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/errors.h"
-#include "model/grow.h"
+#include "common/errors.h"
+#include "common/grow.h"
 #include "sink/perfetto/perfetto.h"
 #include "sink/perfetto/perfetto_impl.h"
 #include "sink/perfetto/pf_proto.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/errors.h"
+#include "common/errors.h"
 #include "tools/tracecmd/profile_int.h"
 
 static uint64_t read_field(struct tep_format_field *f, const struct tep_record *rec, uint64_t dflt)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/grow.h"
+#include "common/grow.h"
 #include "tools/tracecmd/profile_int.h"
 
 static int cmp_tasks(const void *a, const void *b)

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/errors.h"
+#include "common/errors.h"
 #include "tools/tracecmd/fastfmt.h"
 #include "tools/tracecmd/guest.h"
 #include "tools/tracecmd/profile.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model/errors.h"
+#include "common/errors.h"
 #include "tools/tracecmd/report_int.h"
 
 /* An option printed by libtracecmd with "%s\n" (up to its first NUL), or the missing text. */

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/errors.h"
-#include "model/grow.h"
+#include "common/errors.h"
+#include "common/grow.h"
 #include "tools/tracecmd/report_int.h"
 
 static uint32_t read32(const uint8_t *p, bool swap)

@@ -32,8 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/errors.h"
-#include "model/grow.h"
+#include "common/errors.h"
+#include "common/grow.h"
 #include "par/pool.h"
 #include "tools/tracecmd/report_int.h"
 #include "tracemux/run.h"

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/errors.h"
+#include "common/errors.h"
 #include "tools/tracecmd/report_int.h"
 
 /* One file's 3.3 state (tcr_file.v33). */

@@ -36,8 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/errors.h"
-#include "model/grow.h"
+#include "common/errors.h"
+#include "common/grow.h"
 #include "tools/xray/account_int.h"
 #include "xray/xray.h"
 

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sink/xray/intmap.h"
+#include "common/intmap.h"
 #include "tools/xray/account.h"
 
 #define DIRECT_MAX (1 << 22)

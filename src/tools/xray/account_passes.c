@@ -26,7 +26,7 @@
 #endif
 #include <stdlib.h>
 
-#include "model/errors.h"
+#include "common/errors.h"
 #include "tools/xray/account_int.h"
 
 void xacct_free_probes(struct tmx_xacct *a)

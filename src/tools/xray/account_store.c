@@ -26,7 +26,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "model/grow.h"
+#include "common/grow.h"
 #include "tools/xray/account_int.h"
 
 /* Room for `need` elements of `elem` bytes. */

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/errors.h"
+#include "common/errors.h"
 #include "sink/outbuf.h"
 #include "tools/xray/account_int.h"
 #include "xray/densemap.h"

@@ -6,8 +6,8 @@
  * two probes of an open-addressing table (Fibonacci hashing of the
  * address), where a binary search took ten: it runs once per event.
  */
-#ifndef TMX_MODEL_PTR_INDEX_H
-#define TMX_MODEL_PTR_INDEX_H
+#ifndef TMX_COMMON_PTR_INDEX_H
+#define TMX_COMMON_PTR_INDEX_H
 
 #include <stdbool.h>
 #include <stddef.h>

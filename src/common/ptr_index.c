@@ -1,7 +1,7 @@
 /* Dense numbers for objects known by address: see ptr_index.h. */
 #include <stdlib.h>
 
-#include "model/ptr_index.h"
+#include "common/ptr_index.h"
 
 bool ptr_index_build(struct ptr_index *ix, const void *const *list, size_t n)
 {

@@ -11,8 +11,8 @@
  * name_sift_down(type *heap, size_t n, size_t i), where
  * before(const type *a, const type *b) says whether a comes first.
  */
-#ifndef TMX_MUX_HEAP_H
-#define TMX_MUX_HEAP_H
+#ifndef TMX_COMMON_HEAP_H
+#define TMX_COMMON_HEAP_H
 
 #include <stddef.h>
 

@@ -3,8 +3,8 @@
  * (and its tools and tests), not part of the installed API, which has
  * only tmx_error_set (include/tracemux/error.h).
  */
-#ifndef TMX_MODEL_ERRORS_H
-#define TMX_MODEL_ERRORS_H
+#ifndef TMX_COMMON_ERRORS_H
+#define TMX_COMMON_ERRORS_H
 
 #include <stdbool.h>
 

@@ -1,6 +1,6 @@
 /* UTF-8 decoding and validation, shared by the outputs that must write valid UTF-8. */
-#ifndef TMX_IO_UTF8_H
-#define TMX_IO_UTF8_H
+#ifndef TMX_COMMON_UTF8_H
+#define TMX_COMMON_UTF8_H
 
 #include <stddef.h>
 #include <stdint.h>
