@@ -1,5 +1,5 @@
 /*
- * libtracecmd's record order (report_int.h).  Each buffer of each file is
+ * libtracecmd's record order (report_impl.h).  Each buffer of each file is
  * a handle (trace-cmd's tracecmd_input) with one cursor per CPU; within a
  * handle the CPU whose next record has the smallest time comes first
  * (strict <: the lowest CPU index wins ties), across handles the first
@@ -15,7 +15,7 @@
 
 #include "common/errors.h"
 #include "common/grow.h"
-#include "tools/tracecmd/report_int.h"
+#include "tools/tracecmd/report_impl.h"
 
 static uint32_t read32(const uint8_t *p, bool swap)
 {

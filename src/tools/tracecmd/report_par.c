@@ -35,7 +35,7 @@
 #include "common/errors.h"
 #include "common/grow.h"
 #include "par/pool.h"
-#include "tools/tracecmd/report_int.h"
+#include "tools/tracecmd/report_impl.h"
 #include "tracemux/run.h"
 
 #define PAR_BUDGET (32u << 20)      /* all units' batches, at most (about) */

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "common/errors.h"
-#include "tools/tracecmd/report_int.h"
+#include "tools/tracecmd/report_impl.h"
 
 /* One file's 3.3 state (tcr_file.v33). */
 struct tcr_v33 {

@@ -27,7 +27,7 @@
 #include <stdlib.h>
 
 #include "common/errors.h"
-#include "tools/xray/account_int.h"
+#include "tools/xray/account_impl.h"
 
 void xacct_free_probes(struct tmx_xacct *a)
 {

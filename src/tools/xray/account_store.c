@@ -27,7 +27,7 @@
 #include <sys/mman.h>
 
 #include "common/grow.h"
-#include "tools/xray/account_int.h"
+#include "tools/xray/account_impl.h"
 
 /* Room for `need` elements of `elem` bytes. */
 bool xacct_vec_reserve(struct vec *v, size_t need, size_t elem)

@@ -21,7 +21,7 @@
 
 #include "common/errors.h"
 #include "sink/outbuf.h"
-#include "tools/xray/account_int.h"
+#include "tools/xray/account_impl.h"
 #include "xray/densemap.h"
 #include "xray/stdsort.h"
 
