@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "model/opts.h"
+#include "common/grow.h"
 #include "model/source.h"
 #include "tracecmd/source_impl.h"
 
@@ -167,19 +168,15 @@ static int add_streams(struct tdm_source *ts, struct tdm_file *tf, size_t *cap,
 		}
 		for (uint32_t c = 0; c < buf->n_cpus; c++) {
 			struct tdm_stream *s = calloc(1, sizeof(*s));
+			void *streams = ts->streams;
 			size_t nl;
 			if (!s)
 				return tdm_nomem(err);
-			if (ts->n_streams == *cap) {
-				size_t nc = *cap ? *cap * 2 : 8;
-				struct tdm_stream **ns = realloc(ts->streams, nc * sizeof(*ns));
-				if (!ns) {
-					free(s);
-					return tdm_nomem(err);
-				}
-				ts->streams = ns;
-				*cap = nc;
+			if (!tmx_grow_array(&streams, cap, ts->n_streams + 1, sizeof(*ts->streams), 8)) {
+				free(s);
+				return tdm_nomem(err);
 			}
+			ts->streams = streams;
 			ts->streams[ts->n_streams++] = s;
 			s->iter.next = tdm_stream_next;
 			s->iter.destroy = tdm_stream_keep;
