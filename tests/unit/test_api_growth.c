@@ -236,6 +236,21 @@ static bool count_keep(void *user, const struct tmx_msg *msg, bool *stop)
 	return true;
 }
 
+/*
+ * An options struct `o` (of osize bytes) as a program with another layout
+ * hands it over: `size` bytes, the size member says so, and past osize
+ * zeros but the last byte, `tail`.
+ */
+static void lay_out(unsigned char *buf, size_t cap, const void *o, size_t osize, size_t size,
+		    unsigned char tail)
+{
+	assert_true(size <= cap);
+	memcpy(buf, o, size < osize ? size : osize);
+	memcpy(buf, &size, sizeof(size));
+	if (size > osize)
+		buf[size - 1] = tail;
+}
+
 /* tmx_run into the dummy sink with options of `size` bytes laid out as `o` then zeros. */
 static int run_with(const struct tmx_run_opts *o, size_t size, unsigned char tail_byte,
 		    struct tmx_error *err)
@@ -246,11 +261,8 @@ static int run_with(const struct tmx_run_opts *o, size_t size, unsigned char tai
 	struct tmx_sink *sink;
 	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC), ret;
 
-	assert_true(fd >= 0 && size <= sizeof(buf));
-	memcpy(buf, o, size < sizeof(*o) ? size : sizeof(*o));
-	memcpy(buf, &size, sizeof(size));
-	if (size > sizeof(*o))
-		buf[size - 1] = tail_byte;
+	assert_true(fd >= 0);
+	lay_out(buf, sizeof(buf), o, sizeof(*o), size, tail_byte);
 	assert_int_equal(tmx_open(sample, 1, NULL, NULL, &src, err), TMX_OK);
 	assert_non_null(p = tmx_sink_params_new("dummy", err));
 	assert_int_equal(tmx_sink_open(p, src, &(struct tmx_sink_io){ fd, 2, NULL }, &sink, err),
@@ -299,10 +311,7 @@ static int trim_count(const struct tmx_trim_opts *o, size_t size, unsigned char 
 	bool past = false;
 	int ret;
 
-	memcpy(buf, o, size < sizeof(*o) ? size : sizeof(*o));
-	memcpy(buf, &size, sizeof(size));
-	if (size > sizeof(*o))
-		buf[size - 1] = tail;
+	lay_out(buf, sizeof(buf), o, sizeof(*o), size, tail);
 	assert_int_equal(tmx_open(sample, 1, NULL, NULL, &src, err), TMX_OK);
 	ret = tmx_trimmer_new(src, (const struct tmx_trim_opts *)(const void *)buf, &t, err);
 	*kept = 0;
