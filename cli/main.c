@@ -11,13 +11,12 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "mux/trim.h"
 #include "options.h"
 #include "tracemux/filter.h"
 #include "tracemux/run.h"
 #include "tracemux/sink.h"
 #include "tracemux/tracemux.h"
-#include "model/errors.h"
+#include "tracemux/trim.h"
 
 void cli_usage(FILE *out)
 {
@@ -187,77 +186,20 @@ static int print_metadata(struct tmx_source *src, int fd)
 	return 0;
 }
 
-/*
- * The trimming range from --begin/--end/--timerange or --stream-intersection,
- * and the packets the source may skip.  Returns whether there is one.
- */
-/* --stream-intersection: one range per trace, as babeltrace2 does. */
-static int intersection_ranges(struct tmx_source *src, struct tmx_trimmer *t,
-			       struct tmx_error *err)
+/* The trimmer of --begin/--end/--timerange or --stream-intersection (NULL: none asked for). */
+static int setup_trimming(struct cli *cli, struct tmx_source *src, struct tmx_trimmer **t,
+			  struct tmx_error *err)
 {
-	size_t n = tmx_source_logical_trace_count(src);
+	struct tmx_trim_opts to = TMX_TRIM_OPTS_INIT;
 
-	if (n > TMX_TRIM_MAX_RANGES)
-		return tmx_error_set(err, TMX_ERR_LIMIT, NULL,
-				     "--stream-intersection supports at most %d traces",
-				     TMX_TRIM_MAX_RANGES);
-	if (n == 0)
-		return tmx_error_set(err, TMX_ERR_DATA, NULL, "Trace has no streams");
-	for (size_t i = 0; i < n; i++) {
-		struct tmx_time_range *r = &t->ranges[t->n_ranges++];
-		r->trace = tmx_source_logical_trace(src, i);
-		if (tmx_source_stream_intersection(src, r->trace, &r->begin_ns, &r->end_ns, err))
-			return err->code;
-	}
-	return TMX_OK;
-}
-
-/* --begin/--end/--timerange: one range for everything. */
-static int bound_range(struct cli *cli, struct tmx_source *src, struct tmx_trimmer *t,
-		       struct tmx_error *err)
-{
-	struct tmx_time_bound begin = { 0 }, end = { 0 };
-	struct tmx_time_range *r = &t->ranges[t->n_ranges++];
-	bool gmt = cli->clock_gmt;
-	int64_t first_ns = 0;
-
-	r->trace = NULL;
-	r->begin_ns = INT64_MIN;
-	r->end_ns = INT64_MAX;
-	if (cli->begin_text && tmx_time_bound_parse(cli->begin_text, gmt, &begin, err))
-		return err->code;
-	if (cli->end_text && tmx_time_bound_parse(cli->end_text, gmt, &end, err))
-		return err->code;
-	/* A time of day takes the date of the trace's first timestamp. */
-	if ((begin.time_of_day || end.time_of_day) && tmx_source_first_ns(src, &first_ns))
-		return tmx_error_set(err, TMX_ERR_USAGE, NULL,
-				     "a time of day needs a trace with timestamps");
-	if (tmx_time_bound_resolve(&begin, first_ns, gmt, err) ||
-	    tmx_time_bound_resolve(&end, first_ns, gmt, err))
-		return err->code;
-	if (begin.set)
-		r->begin_ns = begin.ns;
-	if (end.set)
-		r->end_ns = end.ns;
-	if (r->begin_ns > r->end_ns)
-		return tmx_error_set(err, TMX_ERR_USAGE, NULL,
-				     "Trimming time range's beginning time is greater than end time");
-	if (begin.set)
-		tmx_source_skip_before(src, r->begin_ns);
-	return TMX_OK;
-}
-
-/* The trimming ranges, if any option asks for trimming. */
-static int setup_trimming(struct cli *cli, struct tmx_source *src, struct tmx_trimmer *t,
-			  bool *trimming, struct tmx_error *err)
-{
-	t->n_ranges = 0;
-	*trimming = cli->stream_intersection || cli->begin_text || cli->end_text;
-	if (!*trimming)
+	*t = NULL;
+	if (!cli->stream_intersection && !cli->begin_text && !cli->end_text)
 		return TMX_OK;
-	if (cli->stream_intersection)
-		return intersection_ranges(src, t, err);
-	return bound_range(cli, src, t, err);
+	to.begin = cli->begin_text;
+	to.end = cli->end_text;
+	to.gmt = cli->clock_gmt;
+	to.stream_intersection = cli->stream_intersection;
+	return tmx_trimmer_new(src, &to, t, err);
 }
 
 int cli_report_skipped(uint64_t packets, uint64_t bytes)
@@ -328,9 +270,8 @@ static int run(struct cli *cli, struct tmx_source *src, int out_fd)
 {
 	struct tmx_sink *sink;
 	struct tmx_error err = { 0 };
-	struct tmx_trimmer trimmer;
+	struct tmx_trimmer *trimmer;
 	struct tmx_run_opts opts = TMX_RUN_OPTS_INIT;
-	bool trimming;
 	int status = 0;
 
 	if (jobs_of(cli, &opts.jobs))
@@ -338,19 +279,22 @@ static int run(struct cli *cli, struct tmx_source *src, int out_fd)
 	/* -o ctf and -o parquet write to the -w directory, never to out_fd. */
 	cli_progress_setup(cli->progress, out_fd == STDOUT_FILENO && cli->format != OUT_CTF &&
 					  cli->format != OUT_PARQUET, &opts);
-	if (setup_trimming(cli, src, &trimmer, &trimming, &err))
+		if (setup_trimming(cli, src, &trimmer, &err))
 		return cli_report(&err);   /* 2 for a bad time, 1 for a trace without one */
-	if (trimming) {
+	if (trimmer) {
 		opts.keep = trim_keep;
-		opts.keep_user = &trimmer;
+		opts.keep_user = trimmer;
 	}
 	status = sink_open(cli, src, out_fd, &sink);
-	if (status)
+	if (status) {
+		tmx_trimmer_free(trimmer);
 		return status;
+	}
 	/* Everything decoded before an error is still printed. */
 	if (tmx_run(src, sink, &opts, &err))
 		status = 1;
 	tmx_sink_free(sink);
+	tmx_trimmer_free(trimmer);
 	if (status)
 		cli_report(&err);
 	return status ? status : report_skipped(src);

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "model/grow.h"
+#include "common/grow.h"
 #include "options.h"
 #include "tools/tracecmd/report.h"
 #include "tracecmd/tracedat.h"

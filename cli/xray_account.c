@@ -7,44 +7,16 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "cmd_options.h"
 #include "options.h"
 #include "tools/xray/account.h"
 #include "tools/xray/debuginfo.h"
-#include "model/errors.h"
-
-enum {
-	OPT_SORTORDER = 256,
-	OPT_RECURSIVE,
-	OPT_STRICT,
-	OPT_LENIENT,
-	OPT_MEMORY,
-};
-
-static const struct option account_options[] = {
-	{ "instr-map", required_argument, NULL, 'm' },
-	{ "instr_map", required_argument, NULL, 'm' },
-	{ "sort", required_argument, NULL, 's' },
-	{ "sortorder", required_argument, NULL, 'r' },
-	{ "top", required_argument, NULL, 'p' },
-	{ "format", required_argument, NULL, 'f' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "deduce-sibling-calls", no_argument, NULL, 'd' },
-	{ "keep-going", no_argument, NULL, 'k' },
-	{ "recursive-calls-only", no_argument, NULL, OPT_RECURSIVE },
-	{ "strict", no_argument, NULL, OPT_STRICT },
-	{ "lenient", no_argument, NULL, OPT_LENIENT },
-	{ "account-memory", required_argument, NULL, OPT_MEMORY },
-	{ "jobs", required_argument, NULL, 'j' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
 
 static void account_usage(FILE *out)
 {
@@ -289,99 +261,149 @@ static int account_pass(struct tmx_source *src, struct tmx_xacct *acct, bool *re
 	}
 }
 
-int cli_xray_account(int argc, char **argv, const struct tmx_diag *diag_in)
+/* The table into `output` (NULL: standard output), with the map's debug columns; the exit status. */
+static int write_table(struct tmx_xacct *acct, const struct tmx_xray_opts *xopts,
+		       const char *output)
 {
-	struct tmx_xacct_opts opts = { 0 };
-	struct tmx_xray_opts xopts = TMX_XRAY_OPTS_INIT;
-	struct tmx_diag diag = diag_in ? *diag_in : (struct tmx_diag){ .warn = account_warning };
-	struct tmx_error err = { 0 }, read_err = { 0 };
-	bool read_failed = false, again = false;
-	const char *output = NULL;
-	struct tmx_source *src = NULL;
-	struct tmx_xacct *acct = NULL;
-	int out_fd = STDOUT_FILENO, status = 0, c;
+	struct debug_table dt = { NULL, 0 };
+	struct tmx_error err = { 0 };
+	int out_fd = STDOUT_FILENO, status = 0;
+
+	if (output) {
+		out_fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (out_fd < 0) {
+			fprintf(stderr, "tracemux: error: %s: cannot open for writing: %s\n",
+				output, strerror(errno));
+			return 1;
+		}
+	}
+	if (xopts->instr_map && debug_columns(xopts->instr_map, acct, &dt, &err))
+		status = cli_report(&err);
+	if (!status && tmx_xacct_write(acct, out_fd, xopts->symbolize, debug_of, &dt, &err))
+		status = cli_report(&err);
+	debug_free(&dt);
+	if (out_fd != STDOUT_FILENO && close(out_fd) && !status) {
+		fprintf(stderr, "tracemux: error: %s: %s\n", output, strerror(errno));
+		status = 1;
+	}
+	return status;
+}
+
+/* What the options of xray-account fill. */
+struct account_args {
+	struct tmx_xacct_opts opts;
+	struct tmx_xray_opts xopts;
+	const char *output;
+};
+
+static int account_usage_error(const char *fmt, const char *arg)
+{
+	return cli_command_usage_error("xray-account", fmt, arg);
+}
+
+static int set_sort(void *state, const struct cmd_option *o, const char *arg)
+{
+	(void)o;
+	if (!parse_sort(arg, &((struct account_args *)state)->opts.sort))
+		return account_usage_error("invalid -sort value `%s` (funcid, count, min, med, 90p, "
+					   "99p, max, sum, func)", arg);
+	return 0;
+}
+
+static int set_sortorder(void *state, const struct cmd_option *o, const char *arg)
+{
+	(void)o;
+	return cmd_choice("xray-account", "-sortorder", arg, "asc", "dsc",
+			  &((struct account_args *)state)->opts.descending);
+}
+
+static int set_top(void *state, const struct cmd_option *o, const char *arg)
+{
 	char *end;
 	long top;
 
+	(void)o;
+	errno = 0;
+	top = strtol(arg, &end, 10);
+	if (errno || end == arg || *end)
+		return account_usage_error("invalid -top value `%s`", arg);
+	((struct account_args *)state)->opts.top = top;
+	return 0;
+}
+
+static int set_format(void *state, const struct cmd_option *o, const char *arg)
+{
+	(void)o;
+	return cmd_choice("xray-account", "-format", arg, "text", "csv",
+			  &((struct account_args *)state)->opts.csv);
+}
+
+static int set_memory(void *state, const struct cmd_option *o, const char *arg)
+{
+	(void)o;
+	if (!parse_bytes(arg, &((struct account_args *)state)->opts.memory))
+		return account_usage_error("invalid --account-memory value `%s` (bytes, e.g. 65536, "
+					   "512K, 64M)", arg);
+	return 0;
+}
+
+static int set_jobs(void *state, const struct cmd_option *o, const char *arg)
+{
+	(void)o;
+	return cli_parse_jobs("--jobs", arg, &((struct account_args *)state)->xopts.jobs) ? 2 : 0;
+}
+
+static int show_help(void *state, const struct cmd_option *o, const char *arg)
+{
+	(void)state, (void)o, (void)arg;
+	account_usage(stdout);
+	return CMD_EXIT_OK;
+}
+
+static const struct cmd_option account_options[] = {
+	CMD_TEXT("instr-map", 'm', struct account_args, xopts.instr_map),
+	CMD_TEXT("instr_map", 'm', struct account_args, xopts.instr_map),
+	{ "sort", 's', required_argument, set_sort, 0 },
+	{ "sortorder", 'r', required_argument, set_sortorder, 0 },
+	{ "top", 'p', required_argument, set_top, 0 },
+	{ "format", 'f', required_argument, set_format, 0 },
+	CMD_OUTPUT("output", 'o', struct account_args, output),
+	CMD_FLAG("deduce-sibling-calls", 'd', struct account_args, opts.deduce_sibling_calls),
+	/* Always (see the usage): accepted for llvm-xray's command lines. */
+	{ "keep-going", 'k', no_argument, cmd_ignore, 0 },
+	CMD_FLAG("recursive-calls-only", 0, struct account_args, opts.recursive_calls_only),
+	CMD_FLAG("strict", 0, struct account_args, opts.strict),
+	CMD_FLAG("lenient", 0, struct account_args, xopts.lenient),
+	{ "account-memory", 0, required_argument, set_memory, 0 },
+	{ "jobs", 'j', required_argument, set_jobs, 0 },
+	{ "help", 'h', no_argument, show_help, 0 },
+};
+
+int cli_xray_account(int argc, char **argv, const struct tmx_diag *diag_in)
+{
+	struct account_args args = { .xopts = TMX_XRAY_OPTS_INIT };
+	struct tmx_xacct_opts *opts = &args.opts;
+	struct tmx_xray_opts *xopts = &args.xopts;
+	struct tmx_diag diag = diag_in ? *diag_in : (struct tmx_diag){ .warn = account_warning };
+	struct tmx_error err = { 0 }, read_err = { 0 };
+	bool read_failed = false, again = false;
+	const char *output;
+	struct tmx_source *src = NULL;
+	struct tmx_xacct *acct = NULL;
+	int status = 0, first;
+
 	if (getenv("TRACEMUX_JOBS") && *getenv("TRACEMUX_JOBS") &&
-	    cli_parse_jobs("TRACEMUX_JOBS", getenv("TRACEMUX_JOBS"), &xopts.jobs))
+	    cli_parse_jobs("TRACEMUX_JOBS", getenv("TRACEMUX_JOBS"), &xopts->jobs))
 		return 2;
 	argv++, argc--;   /* "xray-account" becomes argv[0] */
-	optind = 0;   /* glibc: a full reset of getopt's state */
-	while ((c = getopt_long_only(argc, argv, "m:s:r:p:f:o:dkj:h", account_options, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			xopts.instr_map = optarg;
-			break;
-		case 's':
-			if (!parse_sort(optarg, &opts.sort))
-				return cli_command_usage_error("xray-account",
-							       "invalid -sort value `%s` (funcid, count, min, "
-							       "med, 90p, 99p, max, sum, func)", optarg);
-			break;
-		case 'r':
-			if (!strcmp(optarg, "asc"))
-				opts.descending = false;
-			else if (!strcmp(optarg, "dsc"))
-				opts.descending = true;
-			else
-				return cli_command_usage_error("xray-account",
-							       "invalid -sortorder value `%s` (asc, dsc)", optarg);
-			break;
-		case 'p':
-			errno = 0;
-			top = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end)
-				return cli_command_usage_error("xray-account",
-							       "invalid -top value `%s`", optarg);
-			opts.top = top;
-			break;
-		case 'f':
-			if (!strcmp(optarg, "text"))
-				opts.csv = false;
-			else if (!strcmp(optarg, "csv"))
-				opts.csv = true;
-			else
-				return cli_command_usage_error("xray-account",
-							       "invalid -format value `%s` (text, csv)", optarg);
-			break;
-		case 'o':
-			output = strcmp(optarg, "-") ? optarg : NULL;
-			break;
-		case 'd':
-			opts.deduce_sibling_calls = true;
-			break;
-		case 'k':
-			break;   /* always: see the usage */
-		case OPT_RECURSIVE:
-			opts.recursive_calls_only = true;
-			break;
-		case OPT_STRICT:
-			opts.strict = true;
-			break;
-		case OPT_LENIENT:
-			xopts.lenient = true;
-			break;
-		case OPT_MEMORY:
-			if (!parse_bytes(optarg, &opts.memory))
-				return cli_command_usage_error("xray-account",
-							       "invalid --account-memory value `%s` (bytes, "
-							       "e.g. 65536, 512K, 64M)", optarg);
-			break;
-		case 'j':
-			if (cli_parse_jobs("--jobs", optarg, &xopts.jobs))
-				return 2;
-			break;
-		case 'h':
-			account_usage(stdout);
-			return 0;
-		default:
-			return cli_command_usage_error("xray-account", "%s", "invalid option");
-		}
-	}
-	if (optind != argc - 1)
+	if ((status = cli_cmd_parse("xray-account", account_options,
+				    sizeof(account_options) / sizeof(account_options[0]), &args, argc,
+				    argv, &first)))
+		return status == CMD_EXIT_OK ? 0 : status;
+	output = args.output;
+	if (first != argc - 1)
 		return cli_command_usage_error("xray-account",
-					       "%s", optind >= argc ? "no XRay log given" : "one XRay log at a time");
+					       "%s", first >= argc ? "no XRay log given" : "one XRay log at a time");
 	/*
 	 * llvm-xray account always names functions from the map.  Records in
 	 * TSC order (llvm-xray convert's default): each thread's calls in time
@@ -389,10 +411,10 @@ int cli_xray_account(int argc, char **argv, const struct tmx_diag *diag_in)
 	 * blocks may come out of time order (fdr-v5-large.xray: newest first),
 	 * which pairs enters and exits of different blocks.
 	 */
-	xopts.symbolize = xopts.instr_map != NULL;
-	if (tmx_xray_open((const char *const *)&argv[optind], 1, &xopts, &diag, &src, &err))
+	xopts->symbolize = xopts->instr_map != NULL;
+	if (tmx_xray_open((const char *const *)&argv[first], 1, xopts, &diag, &src, &err))
 		return cli_report(&err);
-	acct = tmx_xacct_new(&opts);
+	acct = tmx_xacct_new(opts);
 	if (!acct) {
 		tmx_source_free(src);
 		fputs("tracemux: error: out of memory\n", stderr);
@@ -419,7 +441,7 @@ int cli_xray_account(int argc, char **argv, const struct tmx_diag *diag_in)
 		bool pass_failed = false;
 		tmx_source_free(src);
 		src = NULL;
-		if (tmx_xray_open((const char *const *)&argv[optind], 1, &xopts, &quiet, &src, &err) ||
+		if (tmx_xray_open((const char *const *)&argv[first], 1, xopts, &quiet, &src, &err) ||
 		    tmx_xacct_begin_pass(acct, &err) ||
 		    account_pass(src, acct, &pass_failed, &pass_err, &err) ||
 		    tmx_xacct_finish(acct, &again, &err))
@@ -428,27 +450,9 @@ int cli_xray_account(int argc, char **argv, const struct tmx_diag *diag_in)
 	if (!status && tmx_xacct_passes(acct) > 1)
 		fprintf(stderr, "tracemux xray-account: the latencies took more than --account-memory "
 			"(%zu bytes): %u passes over the log\n",
-			opts.memory ? opts.memory : TMX_XACCT_DEFAULT_MEMORY, tmx_xacct_passes(acct));
-	if (!status) {
-		struct debug_table dt = { NULL, 0 };
-		if (output) {
-			out_fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-			if (out_fd < 0) {
-				fprintf(stderr, "tracemux: error: %s: cannot open for writing: %s\n",
-					output, strerror(errno));
-				status = 1;
-			}
-		}
-		if (!status && xopts.instr_map && debug_columns(xopts.instr_map, acct, &dt, &err))
-			status = cli_report(&err);
-		if (!status && tmx_xacct_write(acct, out_fd, xopts.symbolize, debug_of, &dt, &err))
-			status = cli_report(&err);
-		debug_free(&dt);
-		if (out_fd != STDOUT_FILENO && out_fd >= 0 && close(out_fd) && !status) {
-			fprintf(stderr, "tracemux: error: %s: %s\n", output, strerror(errno));
-			status = 1;
-		}
-	}
+			opts->memory ? opts->memory : TMX_XACCT_DEFAULT_MEMORY, tmx_xacct_passes(acct));
+	if (!status)
+		status = write_table(acct, xopts, output);
 	if (read_failed) {
 		cli_report(&read_err);
 		status = 1;

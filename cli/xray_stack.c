@@ -5,41 +5,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "cmd_options.h"
 #include "tools/xray/stack.h"
-
-enum {
-	OPT_PER_THREAD = 256,
-	OPT_AGGREGATE,
-	OPT_ALL,
-	OPT_FORMAT,
-	OPT_AGGREGATION,
-	OPT_EXCLUSIVE,
-	OPT_LENIENT,
-};
-
-static const struct option stack_options[] = {
-	{ "instr-map", required_argument, NULL, 'm' },
-	{ "instr_map", required_argument, NULL, 'm' },
-	{ "keep-going", no_argument, NULL, 'k' },
-	{ "per-thread-stacks", no_argument, NULL, OPT_PER_THREAD },
-	{ "aggregate-threads", no_argument, NULL, OPT_AGGREGATE },
-	{ "all-stacks", no_argument, NULL, OPT_ALL },
-	{ "all", no_argument, NULL, OPT_ALL },
-	{ "stack-format", required_argument, NULL, OPT_FORMAT },
-	{ "aggregation-type", required_argument, NULL, OPT_AGGREGATION },
-	{ "flame-exclusive", no_argument, NULL, OPT_EXCLUSIVE },
-	{ "lenient", no_argument, NULL, OPT_LENIENT },
-	{ "output", required_argument, NULL, 'o' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
 
 static void stack_usage(FILE *out)
 {
@@ -221,82 +194,84 @@ static int finish(struct run *r, const char *output)
 	return r->failed ? 1 : 0;
 }
 
+/* What the options of xray-stack fill. */
+struct stack_args {
+	struct tmx_xstack_opts opts;
+	struct tmx_xray_opts xopts;
+	bool keep_going, flame;
+	const char *output;
+};
+
+static int set_format(void *state, const struct cmd_option *o, const char *arg)
+{
+	(void)o;
+	return cmd_choice("xray-stack", "--stack-format", arg, "human", "flame",
+			  &((struct stack_args *)state)->flame);
+}
+
+static int set_aggregation(void *state, const struct cmd_option *o, const char *arg)
+{
+	(void)o;
+	return cmd_choice("xray-stack", "--aggregation-type", arg, "time", "count",
+			  &((struct stack_args *)state)->opts.count);
+}
+
+static int show_help(void *state, const struct cmd_option *o, const char *arg)
+{
+	(void)state, (void)o, (void)arg;
+	stack_usage(stdout);
+	return CMD_EXIT_OK;
+}
+
+static const struct cmd_option stack_options[] = {
+	CMD_TEXT("instr-map", 'm', struct stack_args, xopts.instr_map),
+	CMD_TEXT("instr_map", 'm', struct stack_args, xopts.instr_map),
+	CMD_FLAG("keep-going", 'k', struct stack_args, keep_going),
+	CMD_FLAG("per-thread-stacks", 0, struct stack_args, opts.per_thread),
+	CMD_FLAG("aggregate-threads", 0, struct stack_args, opts.aggregate_threads),
+	CMD_FLAG("all-stacks", 0, struct stack_args, opts.all_stacks),
+	CMD_FLAG("all", 0, struct stack_args, opts.all_stacks),
+	{ "stack-format", 0, required_argument, set_format, 0 },
+	{ "aggregation-type", 0, required_argument, set_aggregation, 0 },
+	CMD_FLAG("flame-exclusive", 0, struct stack_args, opts.exclusive),
+	CMD_FLAG("lenient", 0, struct stack_args, xopts.lenient),
+	CMD_OUTPUT("output", 'o', struct stack_args, output),
+	{ "help", 'h', no_argument, show_help, 0 },
+};
+
 int cli_xray_stack(int argc, char **argv, const struct tmx_diag *diag_in)
 {
-	struct tmx_xstack_opts opts = { 0 };
-	struct tmx_xray_opts xopts = { .size = sizeof(xopts), .unsorted = true };
+	struct stack_args args = { .xopts = { .size = sizeof(args.xopts), .unsorted = true } };
+	struct tmx_xstack_opts *opts = &args.opts;
+	struct tmx_xray_opts *xopts = &args.xopts;
 	struct tmx_diag diag = diag_in ? *diag_in : (struct tmx_diag){ .warn = stack_warning };
 	struct run r = { 0 };
-	const char *output = NULL;
-	bool flame = false;
-	int status, c;
+	int status, first;
 
 	argv++, argc--;   /* "xray-stack" becomes argv[0] */
-	optind = 0;   /* glibc: a full reset of getopt's state */
-	while ((c = getopt_long_only(argc, argv, "m:ko:h", stack_options, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			xopts.instr_map = optarg;
-			break;
-		case 'k':
-			r.keep_going = true;
-			break;
-		case OPT_PER_THREAD:
-			opts.per_thread = true;
-			break;
-		case OPT_AGGREGATE:
-			opts.aggregate_threads = true;
-			break;
-		case OPT_ALL:
-			opts.all_stacks = true;
-			break;
-		case OPT_FORMAT:
-			if (strcmp(optarg, "human") && strcmp(optarg, "flame"))
-				return cli_command_usage_error("xray-stack",
-							       "invalid --stack-format value `%s` (human, flame)", optarg);
-			flame = !strcmp(optarg, "flame");
-			break;
-		case OPT_AGGREGATION:
-			if (strcmp(optarg, "time") && strcmp(optarg, "count"))
-				return cli_command_usage_error("xray-stack",
-							       "invalid --aggregation-type value `%s` (time, "
-							       "count)", optarg);
-			opts.count = !strcmp(optarg, "count");
-			break;
-		case OPT_EXCLUSIVE:
-			opts.exclusive = true;
-			break;
-		case OPT_LENIENT:
-			xopts.lenient = true;
-			break;
-		case 'o':
-			output = strcmp(optarg, "-") ? optarg : NULL;
-			break;
-		case 'h':
-			stack_usage(stdout);
-			return 0;
-		default:
-			return cli_command_usage_error("xray-stack", "%s", "invalid option");
-		}
-	}
-	if (optind >= argc)
+	if ((status = cli_cmd_parse("xray-stack", stack_options,
+				    sizeof(stack_options) / sizeof(stack_options[0]), &args, argc, argv,
+				    &first)))
+		return status == CMD_EXIT_OK ? 0 : status;
+	r.keep_going = args.keep_going;
+	if (first >= argc)
 		return cli_command_usage_error("xray-stack", "%s", "no XRay log given");
-	if ((status = check_options(&opts, flame)))
+	if ((status = check_options(opts, args.flame)))
 		return status;
 	/* llvm-xray stack names functions from the map whenever there is one. */
-	xopts.symbolize = opts.symbolized = xopts.instr_map != NULL;
-	r.stack = tmx_xstack_new(&opts);
+	xopts->symbolize = opts->symbolized = xopts->instr_map != NULL;
+	r.stack = tmx_xstack_new(opts);
 	if (!r.stack) {
 		fputs("tracemux: error: out of memory\n", stderr);
 		return 1;
 	}
-	for (int i = optind; i < argc; i++)
-		if (!stack_log(&r, argv[i], &xopts, &diag))
+	for (int i = first; i < argc; i++)
+		if (!stack_log(&r, argv[i], xopts, &diag))
 			break;
 	if (r.unmatched > SHOWN_UNMATCHED)
 		fprintf(stderr, "tracemux xray-stack: %llu exit records with no matching entry in "
 			"all (-k)\n", (unsigned long long)r.unmatched);
-	status = r.no_report ? 1 : finish(&r, output);
+	status = r.no_report ? 1 : finish(&r, args.output);
 	tmx_xstack_free(r.stack);
 	return status;
 }

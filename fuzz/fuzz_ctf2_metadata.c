@@ -54,17 +54,17 @@ static void check(int32_t n_slots, const struct tmx_field_class *fc)
 
 static void check_trace(const struct tmx_trace_class *tc)
 {
-	check(tc->n_slots, tc->packet_header);
+	check(tmx_tc_n_slots(tc), tc->packet_header);
 	for (size_t s = 0; s < tc->n_stream_classes; s++) {
 		const struct tmx_stream_class *sc = tc->stream_classes[s];
-		check(tc->n_slots, sc->packet_context);
-		check(tc->n_slots, sc->event_header);
-		check(tc->n_slots, sc->event_common_context);
+		check(tmx_tc_n_slots(tc), sc->packet_context);
+		check(tmx_tc_n_slots(tc), sc->event_header);
+		check(tmx_tc_n_slots(tc), sc->event_common_context);
 		for (size_t e = 0; e < sc->n_event_classes; e++) {
 			if (e && sc->event_classes[e - 1]->id >= sc->event_classes[e]->id)
 				abort();
-			check(tc->n_slots, sc->event_classes[e]->specific_context);
-			check(tc->n_slots, sc->event_classes[e]->payload);
+			check(tmx_tc_n_slots(tc), sc->event_classes[e]->specific_context);
+			check(tmx_tc_n_slots(tc), sc->event_classes[e]->payload);
 		}
 	}
 }

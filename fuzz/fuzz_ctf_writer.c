@@ -54,7 +54,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "io/utf8.h"
+#include "common/utf8.h"
 #include "model/field_class.h"
 #include "sink/ctf/ctf_writer.h"
 #include "tracemux/tracemux.h"

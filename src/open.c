@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "model/errors.h"
+#include "common/errors.h"
 #include "model/opts.h"
 #include "model/source.h"
 #include "tracecmd/tracedat.h"

@@ -43,6 +43,14 @@ struct tmx_error {
 /* Formats "file:line:col: msg" or "file: at byte N: msg" into buf. */
 TMX_API void tmx_error_format(const struct tmx_error *err, char *buf, unsigned size);
 TMX_API const char *tmx_status_name(enum tmx_status code);
+/*
+ * Fills `err` (may be NULL) with `code`, `file` (NULL: not about a file)
+ * and the printf-formatted message, and returns `code`: a program's own
+ * errors in the library's shape (a usage error it finds, say), reported
+ * as the library's are.
+ */
+TMX_API int tmx_error_set(struct tmx_error *err, enum tmx_status code, const char *file,
+			  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* Warnings: the library calls `warn` (if set) with each formatted message. */
 struct tmx_diag {

@@ -218,7 +218,6 @@ struct tmx_trace_class {
 	struct tmx_clock_class **clocks;
 	size_t n_stream_classes;
 	struct tmx_stream_class **stream_classes;
-	int32_t n_slots;           /* value slots used by dynamic references */
 };
 
 /* Whether the trace was read from CTF 2 (JSON) metadata. */

@@ -214,7 +214,9 @@ TMX_API void tmx_source_skipped(const struct tmx_source *src, uint64_t *packets,
  * streams can produce, numbered 0..count-1 (in stream order, then by class
  * id), so that a caller can keep per-class data in a plain array.  Made
  * at the first call (0 classes if memory runs out).  The index of a class
- * is SIZE_MAX when the class is not one of the source's.
+ * is SIZE_MAX when the class is not one of the source's; once the numbers
+ * are made it costs one or two probes of a hash table, so a caller may
+ * ask it for every event instead of keeping its own map of classes.
  */
 TMX_API size_t tmx_source_event_class_count(struct tmx_source *src);
 TMX_API const struct tmx_event_class *tmx_source_event_class(struct tmx_source *src, size_t i);

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "ctf/ctf2.h"
-#include "model/errors.h"
+#include "common/errors.h"
 #include "model/field_class.h"
 
 #define TRY(x) do { int ret_ = (x); if (ret_) return ret_; } while (0)

@@ -339,7 +339,7 @@ static int32_t slot_find(struct ctf2_parser *p, int32_t s)
 
 static int new_slot(struct ctf2_parser *p, int32_t *out)
 {
-	int32_t n = p->tc->n_slots;
+	int32_t n = tmx_tc_impl(p->tc)->n_slots;
 
 	if ((size_t)n == p->cap_slots) {
 		size_t cap = p->cap_slots ? 2 * p->cap_slots : 16;
@@ -350,7 +350,7 @@ static int new_slot(struct ctf2_parser *p, int32_t *out)
 		p->cap_slots = cap;
 	}
 	p->slot_parent[n] = n;
-	*out = p->tc->n_slots++;
+	*out = tmx_tc_impl(p->tc)->n_slots++;
 	return TMX_OK;
 }
 
@@ -397,11 +397,11 @@ int ctf2_finish_slots(struct ctf2_parser *p)
 	struct tmx_trace_class *tc = p->tc;
 	int32_t *dense, n = 0;
 
-	if (!tc->n_slots)
+	if (!tmx_tc_impl(tc)->n_slots)
 		return TMX_OK;
-	if (!(dense = malloc((size_t)tc->n_slots * sizeof(*dense))))
+	if (!(dense = malloc((size_t)tmx_tc_impl(tc)->n_slots * sizeof(*dense))))
 		return ctf2_nomem(p);
-	for (int32_t s = 0; s < tc->n_slots; s++)
+	for (int32_t s = 0; s < tmx_tc_impl(tc)->n_slots; s++)
 		if (slot_find(p, s) == s)
 			dense[s] = n++;
 	final_slots(p, dense, tc->packet_header);
@@ -415,7 +415,7 @@ int ctf2_finish_slots(struct ctf2_parser *p)
 			final_slots(p, dense, sc->event_classes[e]->payload);
 		}
 	}
-	tc->n_slots = n;
+	tmx_tc_impl(tc)->n_slots = n;
 	free(dense);
 	return TMX_OK;
 }

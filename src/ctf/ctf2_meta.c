@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "ctf/ctf2.h"
-#include "model/errors.h"
+#include "common/errors.h"
 #include "model/field_class.h"
 
 #define TRY(x) do { int ret_ = (x); if (ret_) return ret_; } while (0)
@@ -630,7 +630,7 @@ int ctf2_metadata_parse(const char *text, size_t len, const char *name,
 	if (len > CTF_METADATA_MAX_SIZE)
 		return tmx_error_set(err, TMX_ERR_LIMIT, name, "metadata larger than %u bytes",
 				     CTF_METADATA_MAX_SIZE);
-	if (!(p.tc = tmx_arena_alloc(arena, sizeof(*p.tc))))
+	if (!(p.tc = tmx_arena_alloc(arena, sizeof(struct tmx_trace_class_impl))))
 		return tmx_error_set(err, TMX_ERR_NOMEM, name, "out of memory");
 	p.tc->major = 2;
 	p.tc->minor = 0;

@@ -15,11 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "ctf/decode_impl.h"
 #include "ctf/packet_compression.h"
 #include "ctf/plan.h"
 #include "io/bitread.h"
-#include "model/errors.h"
+#include "common/errors.h"
 #include "model/field_class.h"
 
 /* Bytes ahead of the event being decoded that are fetched into the cache. */
@@ -35,17 +36,11 @@ int ctf_data_error(struct ctf_decoder *d, struct tmx_error *err, const char *fmt
 
 int ctf_values_grow(struct ctf_values *vals, size_t need, struct tmx_error *err)
 {
-	struct tmx_value *nv;
-	size_t cap;
+	void *v = vals->v;
 
-	cap = vals->cap ? vals->cap : 64;
-	while (cap < need)
-		cap *= 2;
-	nv = realloc(vals->v, cap * sizeof(*nv));
-	if (!nv)
+	if (!tmx_grow_array(&v, &vals->cap, need, sizeof(*vals->v), 64))
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory for decoded values");
-	vals->v = nv;
-	vals->cap = cap;
+	vals->v = v;
 	return TMX_OK;
 }
 
@@ -478,7 +473,7 @@ int ctf_decoder_init(struct ctf_decoder *d, const struct tmx_trace_class *tc,
 	d->data = data;
 	d->size = size;
 	d->lenient_align = tc->major < 2;
-	d->slots = calloc(tc->n_slots > 0 ? (size_t)tc->n_slots : 1, sizeof(*d->slots));
+	d->slots = calloc(tmx_tc_n_slots(tc) > 0 ? (size_t)tmx_tc_n_slots(tc) : 1, sizeof(*d->slots));
 	if (!d->slots)
 		return tmx_error_set(err, TMX_ERR_NOMEM, path, "out of memory");
 	if (ctf_plans_new(tc, &d->plans, err)) {

@@ -62,7 +62,7 @@ struct ctf_decoder {
 	uint64_t bo_end;           /* where the last bit field ended... */
 	uint8_t bo_last;           /* ...and its byte order */
 
-	uint64_t *slots;           /* tc->n_slots saved values */
+	uint64_t *slots;           /* tmx_tc_n_slots(tc) saved values */
 	uint64_t clock;            /* current default clock value, cycles */
 	uint64_t event_clock;      /* clock value after the last event header */
 	uint64_t special[TMX_N_MEANINGS];

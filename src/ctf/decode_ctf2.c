@@ -12,7 +12,7 @@
 
 #include "ctf/decode_impl.h"
 #include "ctf/plan.h"
-#include "model/errors.h"
+#include "common/errors.h"
 #include "model/field_class.h"
 
 /* A LEB128 integer takes at most 10 bytes for 64 bits of value. */

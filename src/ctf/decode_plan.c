@@ -10,7 +10,7 @@
 #include "ctf/decode_impl.h"
 #include "ctf/plan.h"
 #include "io/bitread.h"
-#include "model/errors.h"
+#include "common/errors.h"
 #include "model/field_class.h"
 
 /*

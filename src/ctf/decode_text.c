@@ -7,7 +7,7 @@
 
 #include "ctf/decode_text.h"
 #include "io/bitread.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 void ctf_text_fini(struct ctf_text *t)
 {

@@ -23,7 +23,7 @@
 #include "ctf/quirks.h"
 #include "io/mapfile.h"
 #include "model/clock.h"
-#include "model/errors.h"
+#include "common/errors.h"
 #include "model/msg_iter.h"
 #include "tracemux/tracemux.h"
 

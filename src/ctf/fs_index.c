@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/grow.h"
 #include "ctf/fs_impl.h"
 #include "ctf/lttng_index.h"
 #include "model/field_class.h"
@@ -80,10 +81,8 @@ static int index_packets(struct ctf_fs *src, struct ctf_file *f, struct tmx_erro
 		if (ret)
 			break;
 		if (f->n_packets == cap) {
-			struct ctf_packet_info *p;
-			cap = cap ? cap * 2 : 16;
-			p = realloc(f->packets, cap * sizeof(*p));
-			if (!p) {
+			void *p = f->packets;
+			if (!tmx_grow_array(&p, &cap, cap + 1, sizeof(*f->packets), 16)) {
 				ret = nomem(err);
 				break;
 			}

@@ -16,7 +16,7 @@
 #include "ctf/lttng_index.h"
 #include "io/bitread.h"
 #include "io/mapfile.h"
-#include "model/errors.h"
+#include "common/errors.h"
 #include "model/field_class.h"
 
 #define INDEX_MAGIC UINT32_C(0xC1F1DCC1)

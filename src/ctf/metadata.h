@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/arena.h"
+#include "common/arena.h"
 #include "tracemux/error.h"
 #include "tracemux/model.h"
 

@@ -17,7 +17,7 @@
 #include "ctf/metadata.h"
 #include "io/bitread.h"
 #include "io/mapfile.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 #define METADATA_MAGIC UINT32_C(0x75D11D57)
 #define PACKET_HEADER_SIZE 37

@@ -6,7 +6,8 @@
 #include <zlib.h>
 
 #include "ctf/packet_compression.h"
-#include "model/errors.h"
+#include "io/inflate.h"
+#include "common/errors.h"
 
 /* Makes room for at least `more` bytes after `used`; false when over the cap. */
 static bool grow(uint8_t **buf, size_t *cap, size_t used, size_t more)
@@ -46,29 +47,19 @@ static int corrupt(const char *path, uint64_t offset, const char *what, struct t
 static int gunzip(const uint8_t *in, size_t in_len, uint8_t **buf, size_t *cap, size_t keep,
 		  size_t *out_len, const char *path, uint64_t offset, struct tmx_error *err)
 {
-	z_stream z = { 0 };
 	size_t used = keep;
-	int zr;
 
-	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
-		return tmx_error_set(err, TMX_ERR_NOMEM, path, "cannot start zlib");
-	z.next_in = (Bytef *)in;
-	z.avail_in = (uInt)in_len;
-	do {
-		if (!grow(buf, cap, used, CHUNK)) {
-			inflateEnd(&z);
-			return too_big(path, offset, err);
-		}
-		z.next_out = *buf + used;
-		z.avail_out = (uInt)(*cap - used);
-		zr = inflate(&z, Z_NO_FLUSH);
-		used = *cap - z.avail_out;
-	} while (zr == Z_OK && (z.avail_in || !z.avail_out));
-	inflateEnd(&z);
-	if (zr != Z_STREAM_END)
+	switch (tmx_inflate(in, in_len, TMX_INFLATE_GZIP, CTF_MAX_INFLATED_PACKET, buf, cap, &used,
+			    NULL)) {
+	case TMX_INFLATE_END:
+		*out_len = used - keep;
+		return TMX_OK;
+	case TMX_INFLATE_CEILING:
+	case TMX_INFLATE_NOMEM:
+		return too_big(path, offset, err);
+	default:
 		return corrupt(path, offset, "gzip", err);
-	*out_len = used - keep;
-	return TMX_OK;
+	}
 }
 
 static int bunzip2(const uint8_t *in, size_t in_len, uint8_t **buf, size_t *cap, size_t keep,

@@ -14,8 +14,8 @@
 #include "ctf/plan.h"
 #include "io/bitread.h"
 #include "model/field_class.h"
-#include "model/grow.h"
-#include "model/errors.h"
+#include "common/grow.h"
+#include "common/errors.h"
 
 /* A run ends after this many bits (keeps item offsets small). */
 #define CTF_RUN_MAX_BITS (UINT64_C(1) << 20)

@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "ctf/plan.h"
-#include "model/errors.h"
-#include "model/grow.h"
+#include "common/errors.h"
+#include "common/grow.h"
 
 /* One case being compiled: the plan's state as it would be after each op. */
 struct hsim {

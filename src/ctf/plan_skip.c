@@ -19,7 +19,7 @@
 #include <stdlib.h>
 
 #include "ctf/plan.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 /* The steps being compiled: the open FIXED step, if any, and where it ends. */
 struct scomp {

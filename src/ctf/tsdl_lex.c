@@ -2,9 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "ctf/tsdl_lex.h"
-#include "model/errors.h"
-#include "io/hexdigit.h"
+#include "common/errors.h"
+#include "common/hexdigit.h"
 
 void tsdl_lex_init(struct tsdl_lexer *lx, const char *text, size_t len, const char *name)
 {
@@ -111,12 +112,10 @@ bool tsdl_lex_next_is_equal(const struct tsdl_lexer *lx)
 static int buf_put(struct tsdl_lexer *lx, size_t *n, char c)
 {
 	if (*n + 1 >= lx->buf_cap) {
-		size_t cap = lx->buf_cap ? lx->buf_cap * 2 : 256;
-		char *b = realloc(lx->buf, cap);
-		if (!b)
+		void *b = lx->buf;
+		if (!tmx_grow_array(&b, &lx->buf_cap, *n + 2, 1, 256))
 			return -1;
 		lx->buf = b;
-		lx->buf_cap = cap;
 	}
 	lx->buf[(*n)++] = c;
 	lx->buf[*n] = '\0';

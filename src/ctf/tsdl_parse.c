@@ -460,7 +460,7 @@ int ctf_tsdl_parse(const char *text, size_t len, const char *name,
 	p.err = err;
 	p.diag = diag;
 	p.name = name;
-	p.tc = tmx_arena_alloc(arena, sizeof(*p.tc));
+	p.tc = tmx_arena_alloc(arena, sizeof(struct tmx_trace_class_impl));
 	if (!p.tc)
 		return tmx_error_set(err, TMX_ERR_NOMEM, name, "out of memory");
 	tsdl_lex_init(&p.lx, text, len, name);

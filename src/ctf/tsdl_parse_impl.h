@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "ctf/tsdl.h"
-#include "model/errors.h"
+#include "common/errors.h"
 #include "model/field_class.h"
 
 #define TRY(x) do { int ret_ = (x); if (ret_) return ret_; } while (0)

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "ctf/tsdl.h"
-#include "model/errors.h"
+#include "common/errors.h"
 #include "model/field_class.h"
 
 #define TRY(x) do { int ret_ = (x); if (ret_) return ret_; } while (0)
@@ -133,7 +133,7 @@ static void give_slot(struct tsdl_parser *p, struct tmx_field_class *target,
 		      struct tmx_field_class *ref)
 {
 	if (target->slot < 0)
-		target->slot = p->tc->n_slots++;
+		target->slot = tmx_tc_impl(p->tc)->n_slots++;
 	ref->ref_slot = target->slot;
 }
 

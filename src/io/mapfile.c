@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "mapfile.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 int tmx_mapfile_open(struct tmx_mapfile *m, const char *path, struct tmx_error *err)
 {

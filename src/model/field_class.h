@@ -138,4 +138,26 @@ uint64_t tmx_bit_map_flag_mask(const struct tmx_enum_mapping *flag);
 bool tmx_mapping_holds(const struct tmx_field_class *fc, const struct tmx_enum_mapping *m,
 		       uint64_t u);
 
+/*
+ * Every trace class the library makes is one of these: the public class,
+ * then what only the readers, the CTF decoder and the CTF writer use (not
+ * in the public model, where a program could come to depend on it).
+ * Readers that embed a trace class in a struct of theirs embed this one
+ * (in a union with the public class when they name it `tc`).
+ */
+struct tmx_trace_class_impl {
+	struct tmx_trace_class pub;   /* first: the library's tmx_trace_class * point here */
+	int32_t n_slots;              /* value slots used by dynamic references (fc->slot) */
+};
+
+static inline struct tmx_trace_class_impl *tmx_tc_impl(struct tmx_trace_class *tc)
+{
+	return (struct tmx_trace_class_impl *)tc;
+}
+
+static inline int32_t tmx_tc_n_slots(const struct tmx_trace_class *tc)
+{
+	return ((const struct tmx_trace_class_impl *)tc)->n_slots;
+}
+
 #endif

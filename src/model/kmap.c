@@ -46,10 +46,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/arena.h"
-#include "model/errors.h"
+#include "common/arena.h"
+#include "common/errors.h"
 #include "model/field_class.h"
-#include "model/grow.h"
+#include "common/grow.h"
 #include "model/syscalls.h"
 #include "tracemux/event.h"
 

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "model/arena.h"
+#include "common/arena.h"
 #include "model/kmap.h"
 
 #define SLOT_BY_NAME (-1)

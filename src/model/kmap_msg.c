@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/grow.h"
+#include "common/grow.h"
 #include "model/kmap_int.h"
 #include "tracemux/event.h"
 

@@ -1,6 +1,6 @@
 #include <string.h>
 
-#include "model/errors.h"
+#include "common/errors.h"
 #include "model/opts.h"
 #include "tracemux/tracemux.h"
 

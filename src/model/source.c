@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "model/errors.h"
+#include "common/errors.h"
 #include "model/msg_iter.h"
-#include "model/ptr_index.h"
+#include "common/ptr_index.h"
 #include "model/source.h"
 #include "mux/filter.h"
 #include "mux/muxer.h"

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/ptr_index.h"
+#include "common/ptr_index.h"
 #include "tracemux/filter.h"
 #include "tracemux/tracemux.h"
 
@@ -109,19 +109,10 @@ enum fread { FR_GENERIC = 0, FR_SIGNED, FR_UNSIGNED, FR_DOUBLE };
 /* Per class, what the expression comes to before any event is read. */
 enum fverdict { FV_NEVER = 0, FV_ALWAYS, FV_EVALUATE };
 
-/* Class → its number, by address: one or two probes where a binary search takes ten. */
-struct fclass_slot {
-	const struct tmx_event_class *ec;   /* NULL: empty */
-	size_t ci;
-};
-
 struct tmx_filter_bound {
 	const struct tmx_filter *f;
 	const struct ptr_index *classes;   /* the source's dense class numbers */
 	size_t n_classes;
-	struct fclass_slot *by_class;      /* open addressing, mask + 1 slots */
-	size_t mask;
-	unsigned shift;                    /* 64 - log2(mask + 1) */
 	const struct tmx_event_class **cls; /* number → class */
 	uint8_t *verdict;                  /* enum fverdict per class */
 	struct fbound_ref *refs;           /* n_classes × f->n_refs */
@@ -155,14 +146,7 @@ bool tmx_filter_match(const struct tmx_filter_bound *b, const struct tmx_msg *ms
 static inline size_t tmx_filter_class_number(const struct tmx_filter_bound *b,
 					     const struct tmx_event_class *ec)
 {
-	size_t i = (size_t)(((uint64_t)(uintptr_t)ec * UINT64_C(0x9E3779B97F4A7C15)) >> b->shift);
-
-	for (;; i = (i + 1) & b->mask) {
-		if (b->by_class[i].ec == ec)
-			return b->by_class[i].ci;
-		if (!b->by_class[i].ec)
-			return SIZE_MAX;
-	}
+	return ptr_index_find(b->classes, ec);
 }
 
 /* Whether the expression reads any field (or $cpu, $pid, $tid). */

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/errors.h"
+#include "common/errors.h"
 #include "mux/filter.h"
 #include "tracemux/event.h"
 
@@ -441,33 +441,6 @@ static int bind_classes(struct tmx_filter_bound *b, struct tmx_error *err)
 	return TMX_OK;
 }
 
-/* The class → number table: a power of two at least twice the classes. */
-static bool make_class_table(struct tmx_filter_bound *b)
-{
-	size_t cap = 8;
-	unsigned bits = 3;
-
-	while (cap < 2 * b->n_classes) {
-		if (cap > SIZE_MAX / 4)
-			return false;
-		cap *= 2;
-		bits++;
-	}
-	if (!(b->by_class = calloc(cap, sizeof(*b->by_class))))
-		return false;
-	b->mask = cap - 1;
-	b->shift = 64 - bits;
-	for (size_t ci = 0; ci < b->n_classes; ci++) {
-		const struct tmx_event_class *ec = b->classes->dense[ci];
-		size_t i = (size_t)(((uint64_t)(uintptr_t)ec * UINT64_C(0x9E3779B97F4A7C15)) >> b->shift);
-
-		while (b->by_class[i].ec)
-			i = (i + 1) & b->mask;
-		b->by_class[i] = (struct fclass_slot){ ec, ci };
-	}
-	return true;
-}
-
 int tmx_filter_bind(const struct tmx_filter *f, const struct ptr_index *classes,
 		    struct tmx_filter_bound **out, struct tmx_error *err)
 {
@@ -485,7 +458,7 @@ int tmx_filter_bind(const struct tmx_filter *f, const struct ptr_index *classes,
 		b->refs = NULL;
 	else
 		b->refs = calloc(n && f->n_refs ? n * f->n_refs : 1, sizeof(*b->refs));
-	if (!b->cls || !b->verdict || !b->refs || !make_class_table(b)) {
+	if (!b->cls || !b->verdict || !b->refs) {
 		tmx_filter_bound_free(b);
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 	}
@@ -501,7 +474,6 @@ void tmx_filter_bound_free(struct tmx_filter_bound *b)
 {
 	if (!b)
 		return;
-	free(b->by_class);
 	free(b->cls);
 	free(b->verdict);
 	free(b->refs);

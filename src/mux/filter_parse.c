@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/errors.h"
-#include "model/grow.h"
+#include "common/errors.h"
+#include "common/grow.h"
 #include "mux/filter.h"
 
 enum tok_kind {

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mux/heap.h"
+#include "common/heap.h"
 #include "mux/muxer.h"
 #include "mux/order.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 struct mux_entry {
 	struct tmx_msg_iter *it;

@@ -1,10 +1,13 @@
 /* Trimming by time: see trim.h. */
 #include <ctype.h>
 #include <string.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "mux/trim.h"
-#include "model/errors.h"
+#include "common/errors.h"
+#include "model/opts.h"
+#include "tracemux/tracemux.h"
 
 #define NS_PER_S INT64_C(1000000000)
 
@@ -168,4 +171,85 @@ bool tmx_trimmer_keep(const struct tmx_trimmer *t, const struct tmx_msg *msg, bo
 		return msg->ns >= r->begin_ns;
 	}
 	return true;
+}
+
+/* --stream-intersection: one range per trace, as babeltrace2 does. */
+static int intersection_ranges(struct tmx_source *src, struct tmx_trimmer *t,
+			       struct tmx_error *err)
+{
+	size_t n = tmx_source_logical_trace_count(src);
+
+	if (n > TMX_TRIM_MAX_RANGES)
+		return tmx_error_set(err, TMX_ERR_LIMIT, NULL,
+				     "--stream-intersection supports at most %d traces",
+				     TMX_TRIM_MAX_RANGES);
+	if (n == 0)
+		return tmx_error_set(err, TMX_ERR_DATA, NULL, "Trace has no streams");
+	for (size_t i = 0; i < n; i++) {
+		struct tmx_time_range *r = &t->ranges[t->n_ranges++];
+		r->trace = tmx_source_logical_trace(src, i);
+		if (tmx_source_stream_intersection(src, r->trace, &r->begin_ns, &r->end_ns, err))
+			return err->code;
+	}
+	return TMX_OK;
+}
+
+/* A beginning and an end: one range for everything. */
+static int bound_range(const struct tmx_trim_opts *o, struct tmx_source *src,
+		       struct tmx_trimmer *t, struct tmx_error *err)
+{
+	struct tmx_time_bound begin = { 0 }, end = { 0 };
+	struct tmx_time_range *r = &t->ranges[t->n_ranges++];
+	int64_t first_ns = 0;
+
+	r->trace = NULL;
+	r->begin_ns = INT64_MIN;
+	r->end_ns = INT64_MAX;
+	if (o->begin && tmx_time_bound_parse(o->begin, o->gmt, &begin, err))
+		return err->code;
+	if (o->end && tmx_time_bound_parse(o->end, o->gmt, &end, err))
+		return err->code;
+	/* A time of day takes the date of the trace's first timestamp. */
+	if ((begin.time_of_day || end.time_of_day) && tmx_source_first_ns(src, &first_ns))
+		return tmx_error_set(err, TMX_ERR_USAGE, NULL,
+				     "a time of day needs a trace with timestamps");
+	if (tmx_time_bound_resolve(&begin, first_ns, o->gmt, err) ||
+	    tmx_time_bound_resolve(&end, first_ns, o->gmt, err))
+		return err->code;
+	if (begin.set)
+		r->begin_ns = begin.ns;
+	if (end.set)
+		r->end_ns = end.ns;
+	if (r->begin_ns > r->end_ns)
+		return tmx_error_set(err, TMX_ERR_USAGE, NULL,
+				     "Trimming time range's beginning time is greater than end time");
+	if (begin.set)
+		tmx_source_skip_before(src, r->begin_ns);
+	return TMX_OK;
+}
+
+int tmx_trimmer_new(struct tmx_source *src, const struct tmx_trim_opts *opts,
+		    struct tmx_trimmer **out, struct tmx_error *err)
+{
+	struct tmx_trim_opts o;
+	struct tmx_trimmer *t;
+	int ret;
+
+	*out = NULL;
+	if ((ret = tmx_opts_copy(&o, sizeof(o), opts, "tmx_trim_opts", err)))
+		return ret;
+	if (!(t = calloc(1, sizeof(*t))))
+		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	ret = o.stream_intersection ? intersection_ranges(src, t, err) : bound_range(&o, src, t, err);
+	if (ret) {
+		free(t);
+		return ret;
+	}
+	*out = t;
+	return TMX_OK;
+}
+
+void tmx_trimmer_free(struct tmx_trimmer *t)
+{
+	free(t);
 }

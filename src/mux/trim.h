@@ -1,7 +1,8 @@
 /*
  * Trimming: keep the messages whose time lies in [begin, end], as
  * babeltrace2's flt.utils.trimmer does (--begin, --end, --timerange,
- * --stream-intersection).
+ * --stream-intersection).  The API is include/tracemux/trim.h; here are
+ * the trimmer's ranges and the parsing of babeltrace2's time formats.
  */
 #ifndef TMX_TRIM_H
 #define TMX_TRIM_H
@@ -11,6 +12,7 @@
 
 #include "tracemux/error.h"
 #include "tracemux/model.h"
+#include "tracemux/trim.h"
 
 /*
  * A bound as the user wrote it: an absolute time (ns from origin), or a
@@ -47,13 +49,5 @@ struct tmx_trimmer {
 	size_t n_ranges;
 	struct tmx_time_range ranges[TMX_TRIM_MAX_RANGES];
 };
-
-/*
- * Whether to pass `msg` on.  Messages without a time pass; others pass when
- * their time is in the range of their trace.  Sets *past_end once a timed
- * message is after a range that applies to all traces: since messages come
- * in time order, nothing later can be kept.
- */
-bool tmx_trimmer_keep(const struct tmx_trimmer *t, const struct tmx_msg *msg, bool *past_end);
 
 #endif

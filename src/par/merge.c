@@ -12,8 +12,8 @@
  */
 #include <stdlib.h>
 
-#include "model/grow.h"
-#include "mux/heap.h"
+#include "common/grow.h"
+#include "common/heap.h"
 #include "par/par.h"
 
 struct cursor {

@@ -17,7 +17,7 @@
 #include <stddef.h>
 
 #include "tracemux/run.h"
-#include "model/errors.h"
+#include "common/errors.h"
 #include "model/msg_iter.h"
 #include "mux/muxer.h"
 #include "mux/order.h"

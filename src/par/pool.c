@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "model/grow.h"
+#include "common/grow.h"
 #include "par/pool.h"
 
 struct pool_unit {

@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "model/errors.h"
+#include "common/errors.h"
 
 struct par_pool;
 

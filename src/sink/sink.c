@@ -19,7 +19,7 @@
 #include "sink/text/pretty.h"
 #include "sink/tracecmd/layout.h"
 #include "sink/xray/yaml.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 enum sink_kind { SINK_TEXT, SINK_JSON, SINK_CHROME, SINK_CTF, SINK_TRACECMD, SINK_XRAY_YAML,
 		 SINK_PARQUET, SINK_PERFETTO, SINK_DUMMY };

@@ -2,18 +2,18 @@
  * Decompression of trace.dat v7 blocks: a metadata section is one block,
  * flyrecord data is a sequence of blocks (chunks).  trace-cmd writes zstd
  * blocks with ZSTD_compress (one frame) and zlib blocks with compress2 (a
- * zlib stream).  Both are decompressed as streams into a buffer that grows
+ * zlib stream, through io/inflate.h).  Both are decompressed as streams into a buffer that grows
  * with the real output, capped by the size the file declares: a lying
  * size costs no memory, and a block never yields more than it declares.
  */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 #include <zstd.h>
 
+#include "io/inflate.h"
 #include "tracecmd/internal.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 #define GROW_MIN (64u * 1024)
 
@@ -90,49 +90,28 @@ static int zstd_block(ZSTD_DStream *ds, const uint8_t *in, size_t in_len, size_t
 static int zlib_block(const uint8_t *in, size_t in_len, size_t expect, uint8_t **buf,
 		      size_t *cap, const char *path, uint64_t offset, struct tmx_error *err)
 {
-	z_stream zs;
 	size_t done = 0;
-	int ret = TMX_OK, zr;
+	const char *why;
 
-	memset(&zs, 0, sizeof(zs));
-	if (inflateInit(&zs) != Z_OK)
+	switch (tmx_inflate(in, in_len, TMX_INFLATE_ZLIB, expect, buf, cap, &done, &why)) {
+	case TMX_INFLATE_END:
+		break;
+	case TMX_INFLATE_CEILING:
+		return tmx_error_at(err, TMX_ERR_DATA, path, offset,
+				    "compressed block yields more than the %zu bytes it declares", expect);
+	case TMX_INFLATE_NOMEM:
 		return tmx_error_set(err, TMX_ERR_NOMEM, path, "out of memory (zlib)");
-	zs.next_in = (Bytef *)in;
-	/* Feed at most UINT_MAX at a time (avail_in is an unsigned int). */
-	for (;;) {
-		size_t left_in = in_len - (size_t)((const uint8_t *)zs.next_in - in);
-		if ((ret = grow(buf, cap, done + GROW_MIN < expect + 1 ? done + GROW_MIN : expect + 1,
-				expect + 1, path, err)))
-			break;
-		zs.avail_in = left_in > UINT_MAX ? UINT_MAX : (uInt)left_in;
-		zs.next_out = *buf + done;
-		zs.avail_out = *cap - done > UINT_MAX ? UINT_MAX : (uInt)(*cap - done);
-		zr = inflate(&zs, Z_NO_FLUSH);
-		done = (size_t)(zs.next_out - *buf);
-		if (done > expect) {
-			ret = tmx_error_at(err, TMX_ERR_DATA, path, offset,
-					   "compressed block yields more than the %zu bytes it declares",
-					   expect);
-			break;
-		}
-		if (zr == Z_STREAM_END)
-			break;
-		if (zr == Z_BUF_ERROR && zs.avail_in == 0) {
-			ret = tmx_error_at(err, TMX_ERR_DATA, path, offset,
-					   "zlib block: truncated stream (%zu bytes)", in_len);
-			break;
-		}
-		if (zr != Z_OK && zr != Z_BUF_ERROR) {
-			ret = tmx_error_at(err, TMX_ERR_DATA, path, offset, "zlib block: %s",
-					   zs.msg ? zs.msg : "invalid data");
-			break;
-		}
+	case TMX_INFLATE_TRUNCATED:
+		return tmx_error_at(err, TMX_ERR_DATA, path, offset,
+				    "zlib block: truncated stream (%zu bytes)", in_len);
+	default:
+		return tmx_error_at(err, TMX_ERR_DATA, path, offset, "zlib block: %s",
+				    why ? why : "invalid data");
 	}
-	inflateEnd(&zs);
-	if (!ret && done != expect)
-		ret = tmx_error_at(err, TMX_ERR_DATA, path, offset,
-				   "compressed block yields %zu bytes, %zu declared", done, expect);
-	return ret;
+	if (done != expect)
+		return tmx_error_at(err, TMX_ERR_DATA, path, offset,
+				    "compressed block yields %zu bytes, %zu declared", done, expect);
+	return TMX_OK;
 }
 
 int tdat_decompress_ctx(void **ctx, enum tdat_algo algo, const uint8_t *in, size_t in_len,

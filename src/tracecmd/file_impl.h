@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/errors.h"
+#include "common/errors.h"
 #include "tracecmd/internal.h"
 
 /* What a hostile file cannot get past. */

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "io/mapfile.h"
-#include "model/arena.h"
+#include "common/arena.h"
 #include "tracecmd/tracedat.h"
 
 /* Compression algorithms a trace.dat can name in its v7 header. */

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "tracecmd/internal.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 #define COMMIT_MASK ((1u << 27) - 1)
 #define MISSING_EVENTS (1ull << 31)

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "xray/internal.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 void xr_cursor_init(struct xr_cursor *c, const struct xr_pos *pos, uint64_t end_seq)
 {
@@ -149,38 +149,38 @@ static inline bool function_record_at(const struct xr_layout *l, const struct xr
 	const uint8_t *fr = l->file->map.data + p->prod.off;
 
 	return p->prod.off + XR_FDR_FUNC_SIZE <= p->blk_end &&
-	       p->blk_end <= l->file->map.size && !(fr[0] & 1) && ((fr[0] >> 1) & 7) <= 3 &&
+	       p->blk_end <= l->file->map.size && xr_fdr_function_ok(fr[0]) &&
 	       (l->file->h.version < 3 || p->prod.extent_left >= XR_FDR_FUNC_SIZE);
 }
 
-static int fdr_next(const struct xr_layout *l, struct xr_cursor *c, bool *got,
-		    struct tmx_error *err)
+/*
+ * Moves the cursor to where its next record starts, across the ends of
+ * blocks and keys (a key's end is llvm's Expander.flush(): a new expander,
+ * its state reset, for the next key).  False when there is no more to
+ * read for the record being built: the end of the cursor's keys, or a
+ * key's end while `building`.
+ */
+static bool seek_record(const struct xr_layout *l, struct xr_cursor *c, bool building,
+			const struct xr_key **keyp)
 {
 	struct xr_pos *p = &c->pos;
-	struct xr_record *rec = &c->rec;
-	bool building = false;
-	int ret;
 
-	*got = false;
 	for (;;) {
 		const struct xr_key *key;
-		struct xr_prod save;
-		struct xr_raw r;
 
 		if (p->key_pos >= l->n_keys || p->key_pos >= c->key_end)
-			break;
+			return false;
 		key = &l->keys[l->key_order[p->key_pos]];
 		if (!p->in_block) {
 			const struct xr_block *b;
 			if (p->blk_pos >= key->n_blocks) {
-				/* Expander.flush(), then a new expander for the next key. */
 				uint32_t key_pos = p->key_pos + 1;
 				uint64_t seq = p->seq;
 				memset(p, 0, sizeof(*p));
 				p->key_pos = key_pos;
 				p->seq = seq;
 				if (building)
-					break;
+					return false;
 				continue;
 			}
 			b = &l->blocks[key->blocks[p->blk_pos]];
@@ -193,64 +193,146 @@ static int fdr_next(const struct xr_layout *l, struct xr_cursor *c, bool *got,
 			p->blk_pos++;
 			continue;
 		}
-		save = p->prod;
+		*keyp = key;
+		return true;
+	}
+}
+
+/*
+ * Nearly every record is a well-formed function record: decoded here,
+ * without the general producer, when function_record_at() says so.  It
+ * starts the next record (unless the thread's buffer is being ignored).
+ */
+static void take_function(const struct xr_layout *l, struct xr_cursor *c, bool *building)
+{
+	struct xr_pos *p = &c->pos;
+	const uint8_t *fr = l->file->map.data + p->prod.off;
+
+	p->prod.off += XR_FDR_FUNC_SIZE;
+	if (l->file->h.version >= 3)
+		p->prod.extent_left -= XR_FDR_FUNC_SIZE;
+	if (!p->ignoring) {
+		begin_function(c, l, xr_fdr_func_kind(fr[0]), xr_u32(fr) >> 4, xr_u32(fr + 4));
+		*building = true;
+	}
+}
+
+/* The record at the cursor: the one looked ahead at if it is there, else produced. */
+static int read_raw(const struct xr_layout *l, struct xr_cursor *c, const struct xr_prod *at,
+		    struct xr_raw *r, struct tmx_error *err)
+{
+	if (c->la_valid && c->la_at.off == at->off && c->la_at.extent_left == at->extent_left &&
+	    c->la_at.block_start == at->block_start) {
+		*r = c->la;
+		c->pos.prod = c->la_next;
+		c->la_valid = false;
+		return TMX_OK;
+	}
+	return xr_fdr_produce(l->file, &c->pos.prod, r, err);
+}
+
+/*
+ * A record that only changes the cursor's state (or, for an argument,
+ * the record being built): applied; false for the records that start one.
+ */
+static bool apply_state(const struct xr_layout *l, struct xr_cursor *c, const struct xr_raw *r,
+			bool building, int *ret, struct tmx_error *err)
+{
+	struct xr_pos *p = &c->pos;
+
+	switch (r->kind) {
+	case XR_RAW_EXTENTS:
+		/* Not part of any block: llvm's indexer drops them. */
+		return true;
+	case XR_RAW_CALL_ARG:
+		if (building && !(*ret = push_arg(c, r->u64, err)))
+			c->rec.kind = TMX_XRAY_EV_ENTER_ARG;
+		return true;
+	case XR_RAW_NEW_BUFFER:
+		p->ignoring = false;
+		p->tid = r->i32;
+		if (l->file->h.version == 2)
+			p->pid = (uint32_t)r->i32;
+		return true;
+	case XR_RAW_PID:
+		p->pid = (uint32_t)r->i32;
+		return true;
+	case XR_RAW_NEW_CPU:
+		p->cpu = r->cpu;
+		p->base_tsc = r->u64;
+		return true;
+	case XR_RAW_TSC_WRAP:
+		p->base_tsc = r->u64;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Ours: a wall-time event at the block's first TSC, the block's Pid (v3+: it comes next). */
+static void walltime_record(const struct xr_layout *l, struct xr_cursor *c,
+			    const struct xr_key *key, const struct xr_raw *r)
+{
+	const struct xr_block *b = &l->blocks[key->blocks[c->pos.blk_pos]];
+
+	start_record(c, TMX_XRAY_EV_WALLTIME, l);
+	c->rec.tsc = b->first_tsc;
+	if (l->file->h.version >= 3)
+		c->rec.pid = (uint32_t)b->pid;
+	c->rec.wall_sec = r->u64;
+	c->rec.wall_usec = r->usec;
+}
+
+/* A custom or typed event starts the next record. */
+static void begin_event(const struct xr_layout *l, struct xr_cursor *c, const struct xr_raw *r)
+{
+	struct xr_pos *p = &c->pos;
+	struct xr_record *rec = &c->rec;
+
+	start_record(c, r->kind == XR_RAW_CUSTOM ? TMX_XRAY_EV_CUSTOM : TMX_XRAY_EV_TYPED, l);
+	if (r->has_tsc) {
+		rec->tsc = r->u64;
+		rec->cpu = r->cpu;
+	} else {
+		p->base_tsc += (uint64_t)(int64_t)r->i32;
+		rec->tsc = p->base_tsc;
+	}
+	if (r->kind == XR_RAW_TYPED)
+		rec->record_type = p->record_type = r->event_type;
+	rec->data = r->data;
+	rec->data_size = r->data_size;
+}
+
+/*
+ * The next record of an FDR log: a function record or an event, with the
+ * argument records that follow it, which is complete at the next record
+ * that starts one (read again on the next call: looked ahead at).
+ */
+static int fdr_next(const struct xr_layout *l, struct xr_cursor *c, bool *got,
+		    struct tmx_error *err)
+{
+	struct xr_pos *p = &c->pos;
+	const struct xr_key *key;
+	bool building = false;
+	int ret = TMX_OK;
+
+	*got = false;
+	while (seek_record(l, c, building, &key)) {
+		struct xr_prod save = p->prod;
+		struct xr_raw r;
+
 		if (function_record_at(l, p)) {
-			/*
-			 * Nearly every record: decoded here, without the general
-			 * producer.  It completes the record being built, and is
-			 * simply read again on the next call.
-			 */
-			const uint8_t *fr = l->file->map.data + p->prod.off;
-			uint32_t w = xr_u32(fr);
 			if (building)
 				break;
-			p->prod.off += XR_FDR_FUNC_SIZE;
-			if (l->file->h.version >= 3)
-				p->prod.extent_left -= XR_FDR_FUNC_SIZE;
-			if (!p->ignoring) {
-				begin_function(c, l, (w >> 1) & 7, w >> 4, xr_u32(fr + 4));
-				building = true;
-			}
+			take_function(l, c, &building);
 			continue;
 		}
-		if (c->la_valid && c->la_at.off == save.off &&
-		    c->la_at.extent_left == save.extent_left &&
-		    c->la_at.block_start == save.block_start) {
-			r = c->la;
-			p->prod = c->la_next;
-			c->la_valid = false;
-		} else if ((ret = xr_fdr_produce(l->file, &p->prod, &r, err))) {
+		if ((ret = read_raw(l, c, &save, &r, err)))
 			return ret;
-		}
-		switch (r.kind) {
-		case XR_RAW_EXTENTS:
-			/* Not part of any block: llvm's indexer drops them. */
+		if (apply_state(l, c, &r, building, &ret, err)) {
+			if (ret)
+				return ret;
 			continue;
-		case XR_RAW_CALL_ARG:
-			if (building) {
-				if ((ret = push_arg(c, r.u64, err)))
-					return ret;
-				rec->kind = TMX_XRAY_EV_ENTER_ARG;
-			}
-			continue;
-		case XR_RAW_NEW_BUFFER:
-			p->ignoring = false;
-			p->tid = r.i32;
-			if (l->file->h.version == 2)
-				p->pid = (uint32_t)r.i32;
-			continue;
-		case XR_RAW_PID:
-			p->pid = (uint32_t)r.i32;
-			continue;
-		case XR_RAW_NEW_CPU:
-			p->cpu = r.cpu;
-			p->base_tsc = r.u64;
-			continue;
-		case XR_RAW_TSC_WRAP:
-			p->base_tsc = r.u64;
-			continue;
-		default:
-			break;
 		}
 		/* Function, custom/typed event, EndOfBuffer, walltime: the record
 		 * being built is complete.  Give it back first and read this one
@@ -263,49 +345,21 @@ static int fdr_next(const struct xr_layout *l, struct xr_cursor *c, bool *got,
 			p->prod = save;
 			break;
 		}
-		switch (r.kind) {
-		case XR_RAW_END_OF_BUFFER:
+		if (r.kind == XR_RAW_END_OF_BUFFER) {
 			p->ignoring = true;
-			continue;
-		case XR_RAW_WALLTIME:
-			/* Ours: a wall-time event at the block's first TSC. */
-			start_record(c, TMX_XRAY_EV_WALLTIME, l);
-			rec->tsc = l->blocks[key->blocks[p->blk_pos]].first_tsc;
-			/* The thread's Pid record comes next: take the block's. */
-			if (l->file->h.version >= 3)
-				rec->pid = (uint32_t)l->blocks[key->blocks[p->blk_pos]].pid;
-			rec->wall_sec = r.u64;
-			rec->wall_usec = r.usec;
+		} else if (r.kind == XR_RAW_WALLTIME) {
+			walltime_record(l, c, key, &r);
 			p->seq++;
 			*got = true;
 			return TMX_OK;
-		case XR_RAW_FUNCTION:
-			if (p->ignoring)
-				continue;
+		} else if (p->ignoring) {
+			continue;
+		} else if (r.kind == XR_RAW_FUNCTION) {
 			begin_function(c, l, r.fkind, r.func_id, r.delta);
 			building = true;
-			continue;
-		case XR_RAW_CUSTOM:
-		case XR_RAW_TYPED:
-			if (p->ignoring)
-				continue;
-			start_record(c, r.kind == XR_RAW_CUSTOM ? TMX_XRAY_EV_CUSTOM
-								: TMX_XRAY_EV_TYPED, l);
-			if (r.has_tsc) {
-				rec->tsc = r.u64;
-				rec->cpu = r.cpu;
-			} else {
-				p->base_tsc += (uint64_t)(int64_t)r.i32;
-				rec->tsc = p->base_tsc;
-			}
-			if (r.kind == XR_RAW_TYPED)
-				rec->record_type = p->record_type = r.event_type;
-			rec->data = r.data;
-			rec->data_size = r.data_size;
+		} else if (r.kind == XR_RAW_CUSTOM || r.kind == XR_RAW_TYPED) {
+			begin_event(l, c, &r);
 			building = true;
-			continue;
-		default:
-			continue;
 		}
 	}
 	if (building) {

@@ -6,7 +6,7 @@
 #include <inttypes.h>
 
 #include "xray/internal.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 const char *const xr_raw_names[] = {
 	[XR_RAW_FUNCTION] = "Function",
@@ -92,7 +92,7 @@ int xr_fdr_produce(const struct xr_file *f, struct xr_prod *p, struct xr_raw *r,
 		return next_extents(f, p, r, err);
 	rec = d + off;
 	b = rec[0];
-	if (!(b & 1)) {
+	if (xr_fdr_is_function(b)) {
 		uint32_t w;
 		if (left < XR_FDR_FUNC_SIZE) {
 			*r = (struct xr_raw){ .kind = XR_RAW_FUNCTION, .off = off };
@@ -103,8 +103,8 @@ int xr_fdr_produce(const struct xr_file *f, struct xr_prod *p, struct xr_raw *r,
 		}
 		w = xr_u32(rec);
 		*r = (struct xr_raw){ .kind = XR_RAW_FUNCTION, .off = off };
-		r->fkind = (w >> 1) & 7;
-		if (r->fkind > 3)
+		r->fkind = (uint8_t)xr_fdr_func_kind(b);
+		if (!xr_fdr_function_ok(b))
 			return tmx_error_at(err, TMX_ERR_DATA, f->map.path, off,
 					    "FDR: unknown function record kind %u (0 enter, 1 exit, "
 					    "2 tail exit, 3 enter with arguments)", r->fkind);

@@ -42,7 +42,7 @@
 #include "xray/instrmap.h"
 #include "xray/internal.h"
 #include "xray/yaml_io.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 /* libstdc++'s demangler (the GNU one, as gcc's tools use). */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);

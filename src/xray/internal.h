@@ -20,6 +20,29 @@
 #define XR_FDR_META_SIZE 16
 #define XR_BASIC_RECORD_SIZE 32
 
+/*
+ * The first byte of an FDR record: a function record's low bit is 0 (a
+ * metadata record's is 1), its kind in bits 1-3; llvm knows kinds 0 enter,
+ * 1 exit, 2 tail exit, 3 enter with arguments.  The one test of the
+ * decoder (fdr.c), the cursors (cursor.c) and the block index
+ * (reader_index.c).
+ */
+static inline bool xr_fdr_is_function(uint8_t b)
+{
+	return !(b & 1);
+}
+
+static inline unsigned xr_fdr_func_kind(uint8_t b)
+{
+	return (b >> 1) & 7;
+}
+
+/* A function record of a kind llvm knows (what xr_fdr_produce accepts). */
+static inline bool xr_fdr_function_ok(uint8_t b)
+{
+	return xr_fdr_is_function(b) && xr_fdr_func_kind(b) <= 3;
+}
+
 static inline uint16_t xr_u16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] | p[1] << 8);

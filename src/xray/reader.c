@@ -20,7 +20,7 @@
 #include <stdlib.h>
 
 #include "tracemux/run.h"
-#include "model/errors.h"
+#include "common/errors.h"
 #include "model/opts.h"
 #include "model/field_class.h"
 #include "model/source.h"
@@ -101,7 +101,7 @@ int xr_build_classes(struct xr_reader *r, const char *path, struct tmx_error *er
 	size_t n_env = 0;
 	int bad = 0;
 
-	r->tc = tmx_arena_calloc(a, 1, sizeof(*r->tc));
+	r->tc = tmx_arena_calloc(a, 1, sizeof(struct tmx_trace_class_impl));
 	r->sc = tmx_arena_calloc(a, 1, sizeof(*r->sc));
 	cc = tmx_arena_calloc(a, 1, sizeof(*cc));
 	if (!r->tc || !r->sc || !cc)
@@ -117,7 +117,7 @@ int xr_build_classes(struct xr_reader *r, const char *path, struct tmx_error *er
 		goto nomem;
 
 	r->tc->native_byte_order = TMX_BO_LE;
-	r->tc->n_slots = 2;
+	tmx_tc_impl(r->tc)->n_slots = 2;
 	if (!(r->tc->env = tmx_arena_calloc(a, 8, sizeof(*r->tc->env))))
 		goto nomem;
 	bad |= add_env(r, &n_env, "tracer_name", false, 0, "llvm-xray");

@@ -18,34 +18,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/errors.h"
+#include "common/grow.h"
+#include "common/errors.h"
+#include "common/heap.h"
 #include "xray/reader_impl.h"
 
 /* ------------------------------------------------------------------ */
 /* One chunk                                                            */
 /* ------------------------------------------------------------------ */
 
-static bool hent_less(struct xr_hent a, struct xr_hent b)
+static inline bool hent_before(const struct xr_hent *a, const struct xr_hent *b)
 {
-	return a.tsc < b.tsc || (a.tsc == b.tsc && a.c < b.c);
+	return a->tsc < b->tsc || (a->tsc == b->tsc && a->c < b->c);
 }
 
-static void sift_down(struct xr_hent *h, uint32_t n, uint32_t i)
-{
-	struct xr_hent x = h[i];
-
-	for (;;) {
-		uint32_t l = 2 * i + 1, m;
-		if (l >= n)
-			break;
-		m = l + 1 < n && hent_less(h[l + 1], h[l]) ? l + 1 : l;
-		if (!hent_less(h[m], x))
-			break;
-		h[i] = h[m];
-		i = m;
-	}
-	h[i] = x;
-}
+TMX_HEAP_DEFINE(hent, struct xr_hent, hent_before)
 
 /* Room for n cursors and heap entries (their argument buffers kept). */
 static int reserve_cursors(struct xr_decoder *d, uint32_t n)
@@ -97,24 +84,15 @@ static const struct xr_checkpoint *start_of(const struct xr_reader *r, const str
 
 static int append(struct xr_chunk *ch, const struct xr_record *rec)
 {
-	if (ch->n == ch->cap) {
-		size_t cap = ch->cap ? ch->cap * 2 : XR_CHUNK_RECORDS;
-		void *p = realloc(ch->recs, cap * sizeof(*ch->recs));
-		if (!p)
-			return TMX_ERR_NOMEM;
-		ch->recs = p;
-		ch->cap = cap;
-	}
-	if (rec->n_args > ch->cap_args - ch->n_args) {
-		size_t cap = ch->cap_args ? ch->cap_args : 256;
-		void *p;
-		while (rec->n_args > cap - ch->n_args)
-			cap *= 2;
-		if (!(p = realloc(ch->args, cap * sizeof(*ch->args))))
-			return TMX_ERR_NOMEM;
-		ch->args = p;
-		ch->cap_args = cap;
-	}
+	void *recs = ch->recs, *args = ch->args;
+
+	if (!tmx_grow_array(&recs, &ch->cap, ch->n + 1, sizeof(*ch->recs), XR_CHUNK_RECORDS))
+		return TMX_ERR_NOMEM;
+	ch->recs = recs;
+	if (rec->n_args > SIZE_MAX - ch->n_args ||
+	    !tmx_grow_array(&args, &ch->cap_args, ch->n_args + rec->n_args, sizeof(*ch->args), 256))
+		return TMX_ERR_NOMEM;
+	ch->args = args;
 	if (rec->n_args)
 		memcpy(ch->args + ch->n_args, rec->args, rec->n_args * sizeof(*ch->args));
 	ch->n_args += rec->n_args;
@@ -161,7 +139,7 @@ static int open_runs(struct xr_reader *r, struct xr_decoder *d, uint64_t lo, boo
 		(*n)++;
 	}
 	for (uint32_t i = *n / 2; i-- > 0;)
-		sift_down(d->heap, *n, i);
+		hent_sift_down(d->heap, *n, i);
 	return TMX_OK;
 }
 
@@ -191,7 +169,7 @@ static void fill_chunk(struct xr_reader *r, struct xr_decoder *d, uint32_t i,
 			d->heap[0] = d->heap[--n];
 		else
 			d->heap[0].tsc = c->rec.tsc;
-		sift_down(d->heap, n, 0);
+		hent_sift_down(d->heap, n, 0);
 	}
 	ch->ret = ret;
 }

@@ -21,7 +21,7 @@
 
 #include <pthread.h>
 
-#include "model/arena.h"
+#include "common/arena.h"
 #include "model/source.h"
 #include "xray/internal.h"
 

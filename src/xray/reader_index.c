@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "model/errors.h"
+#include "common/errors.h"
 #include "xray/reader_impl.h"
 
 /* A stream for a new (pid, tid) key. */
@@ -122,13 +122,13 @@ static bool skip_functions(const struct xr_file *f, struct xr_prod *p)
 	if (f->h.version >= 3) {
 		uint64_t left = p->extent_left;
 		while (off + XR_FDR_FUNC_SIZE <= size && left >= XR_FDR_FUNC_SIZE &&
-		       !(d[off] & 1) && ((d[off] >> 1) & 7) <= 3) {
+		       xr_fdr_function_ok(d[off])) {
 			off += XR_FDR_FUNC_SIZE;
 			left -= XR_FDR_FUNC_SIZE;
 		}
 		p->extent_left = left;
 	} else {
-		while (off + XR_FDR_FUNC_SIZE <= size && !(d[off] & 1) && ((d[off] >> 1) & 7) <= 3)
+		while (off + XR_FDR_FUNC_SIZE <= size && xr_fdr_function_ok(d[off]))
 			off += XR_FDR_FUNC_SIZE;
 	}
 	if (off == p->off)
@@ -198,6 +198,259 @@ static int file_block(struct xr_reader *r, uint32_t bi, struct tmx_error *err)
 	return TMX_OK;
 }
 
+/* The FDR index being made: the producer's place and the verifier's state. */
+struct fdr_ix {
+	struct xr_reader *r;
+	const struct xr_file *f;
+	struct xr_prod p;
+	enum vstate vs;
+	bool in_block, have_cpu, typed_in_block;
+	bool resync;            /* lenient: after damage, skipping to the next buffer */
+	uint64_t resync_from;
+};
+
+/* What a step of the index says: go on, stop (damage, not lenient), or an error code (> 0). */
+#define IX_NEXT 0
+#define IX_STOP (-1)
+
+/* The block being filled, NULL between blocks. */
+static struct xr_block *ix_block(const struct fdr_ix *x)
+{
+	return x->in_block ? &x->r->blocks[x->r->n_blocks - 1] : NULL;
+}
+
+/*
+ * compiler-rt 14 counts a typed event's payload but not its 16-byte
+ * marker in BufferExtents, and writes only that many bytes: the buffer's
+ * last record can be cut.  llvm-xray then fails on the whole log; we drop
+ * the cut record, say so, and go on with the next buffer.
+ */
+static int cut_typed_record(struct fdr_ix *x, const struct xr_prod *save, const struct xr_raw *raw,
+			    struct tmx_error *err)
+{
+	struct xr_block *b = ix_block(x);
+	int ret;
+
+	tmx_warn(x->r->diag, "%s: at byte %" PRIu64 ": %s record cut by the end of "
+		 "its buffer (%" PRIu64 " bytes left by BufferExtents): the "
+		 "buffer held typed events, whose size compiler-rt 14 "
+		 "under-counts; the record is lost", x->f->map.path, raw->off,
+		 xr_raw_names[raw->kind], save->extent_left);
+	b->end = save->off;
+	if ((ret = file_block(x->r, x->r->n_blocks - 1, err)))
+		return ret;
+	x->in_block = false;
+	x->vs = V_UNKNOWN;
+	x->p = *save;
+	x->p.off = save->off + save->extent_left;
+	x->p.extent_left = 0;
+	return IX_NEXT;
+}
+
+/* A record the producer refused (`e`): the cut typed record, else damage and resynchronizing. */
+static int produce_failed(struct fdr_ix *x, const struct xr_prod *save, const struct xr_raw *raw,
+			  struct tmx_error *e, struct tmx_error *err)
+{
+	const struct xr_file *f = x->f;
+	struct xr_block *b = ix_block(x);
+
+	if (e->code != TMX_ERR_DATA)
+		return *err = *e, e->code;
+	if (raw->crosses && x->typed_in_block && b && terminal(x->vs) &&
+	    save->extent_left <= f->map.size - save->off)
+		return cut_typed_record(x, save, raw, err);
+	if (b)
+		b->end = e->has_offset && e->offset > save->off ? e->offset : save->off;
+	if (!x->resync) {
+		damage(x->r, e);
+		x->resync_from = save->off;
+	}
+	if (!x->r->opts.lenient)
+		return IX_STOP;
+	x->resync = true;
+	/* Resume: v3+ at the next BufferExtents; v1 at the next buffer. */
+	if (f->h.version >= 3) {
+		x->p = *save;
+		x->p.off = (e->has_offset ? e->offset : save->off) + 1;
+		x->p.extent_left = 0;
+	} else if (f->h.version == 1 && f->h.buffer_size &&
+		   x->p.block_start + f->h.buffer_size > save->off &&
+		   f->h.buffer_size <= f->map.size - x->p.block_start) {
+		x->p = *save;
+		x->p.off = x->p.block_start + f->h.buffer_size;
+	} else {
+		return IX_STOP;
+	}
+	x->in_block = false;
+	x->vs = V_UNKNOWN;
+	return IX_NEXT;
+}
+
+/* A NewBuffer record: the block before it is filed (or dropped when unreadable), a new one starts. */
+static int new_buffer(struct fdr_ix *x, const struct xr_prod *save, const struct xr_raw *raw,
+		      struct tmx_error *err)
+{
+	struct xr_reader *r = x->r;
+	struct xr_block *b = ix_block(x);
+	struct tmx_error e;
+	int ret;
+
+	if (b) {
+		b->end = raw->off;
+		if (!terminal(x->vs)) {
+			tmx_error_at(&e, TMX_ERR_DATA, x->f->map.path, b->start.off,
+				     "FDR: buffer of thread %" PRId32 " ends after "
+				     "its %s record (no CPU record: nothing to read)",
+				     b->tid, vstate_names[x->vs]);
+			damage(r, &e);
+			if (!r->opts.lenient)
+				return IX_STOP;
+			r->n_blocks--;
+		} else if ((ret = file_block(r, r->n_blocks - 1, err))) {
+			return ret;
+		}
+	}
+	if ((ret = new_block(r, save, raw->i32, err)))
+		return ret;
+	x->in_block = true;
+	x->have_cpu = false;
+	x->typed_in_block = false;
+	if (x->resync)
+		r->skipped_bytes += raw->off - x->resync_from;
+	x->resync = false;
+	x->vs = V_NEW_BUFFER;
+	return IX_NEXT;
+}
+
+/* A record outside of any buffer, or out of BlockVerifier's order: damage. */
+static int misplaced(struct fdr_ix *x, const struct xr_raw *raw, struct tmx_error *err)
+{
+	struct xr_reader *r = x->r;
+	struct xr_block *b = ix_block(x);
+	struct tmx_error e;
+	int ret;
+
+	if (!b)
+		tmx_error_at(&e, TMX_ERR_DATA, x->f->map.path, raw->off,
+			     "FDR: %s record outside of any buffer (a buffer starts "
+			     "with a NewBuffer record)", xr_raw_names[raw->kind]);
+	else
+		tmx_error_at(&e, TMX_ERR_DATA, x->f->map.path, raw->off,
+			     "FDR: %s record after %s in the buffer of thread %"
+			     PRId32 " (a buffer is NewBuffer, WalltimeMarker, [Pid,] "
+			     "NewCPUId, then records)",
+			     xr_raw_names[raw->kind], vstate_names[x->vs], b->tid);
+	damage(r, &e);
+	if (b && (!r->opts.lenient || terminal(x->vs))) {
+		/* Keep what came before the bad record. */
+		b->end = raw->off;
+		if (terminal(x->vs) && (ret = file_block(r, r->n_blocks - 1, err)))
+			return ret;
+	} else if (b) {
+		r->n_blocks--;
+	}
+	x->in_block = false;
+	if (!r->opts.lenient)
+		return IX_STOP;
+	x->resync = true;
+	x->resync_from = raw->off;
+	x->vs = V_UNKNOWN;
+	return IX_NEXT;
+}
+
+/* What the block keeps of a record in its place: wall time, pid, first TSC, typed events. */
+static void note_record(struct fdr_ix *x, struct xr_block *b, const struct xr_raw *raw)
+{
+	switch (raw->kind) {
+	case XR_RAW_WALLTIME:
+		b->wall_sec = raw->u64;
+		b->wall_usec = raw->usec;
+		break;
+	case XR_RAW_PID:
+		b->pid = (uint64_t)(int64_t)raw->i32;
+		break;
+	case XR_RAW_NEW_CPU:
+		if (!x->have_cpu)
+			b->first_tsc = raw->u64;
+		x->have_cpu = true;
+		break;
+	case XR_RAW_TYPED:
+		x->typed_in_block = true;
+		break;
+	default:
+		break;
+	}
+}
+
+/* One record (or a run of function records) at x->p. */
+static int index_step(struct fdr_ix *x, struct tmx_error *err)
+{
+	struct xr_prod save = x->p;
+	struct xr_block *b = ix_block(x);
+	struct xr_raw raw;
+	struct tmx_error e;
+	enum vstate to;
+
+	/*
+	 * Function records, nearly all of them, in a buffer past its header:
+	 * any terminal state takes them, and these are the ones the producer
+	 * would read without an error.
+	 */
+	if (b && terminal(x->vs) && skip_functions(x->f, &x->p)) {
+		if (x->vs != V_EOB)
+			x->vs = V_FUNCTION;
+		return IX_NEXT;
+	}
+	raw.crosses = false;
+	if (xr_fdr_produce(x->f, &x->p, &raw, &e))
+		return produce_failed(x, &save, &raw, &e, err);
+	if (raw.kind == XR_RAW_EXTENTS)
+		return IX_NEXT;
+	if (raw.kind == XR_RAW_NEW_BUFFER)
+		return new_buffer(x, &save, &raw, err);
+	if (!b && x->resync)
+		return IX_NEXT;
+	to = vstate_of(raw.kind);
+	if (!b || (x->vs != V_EOB && !transition_ok(x->vs, to)))
+		return misplaced(x, &raw, err);
+	if (x->vs != V_EOB)
+		x->vs = to;
+	note_record(x, b, &raw);
+	return IX_NEXT;
+}
+
+/* The end of the log: a truncated last buffer said, the last block filed. */
+static int index_end(struct fdr_ix *x, struct tmx_error *err)
+{
+	struct xr_reader *r = x->r;
+	const struct xr_file *f = x->f;
+	struct tmx_error e;
+	int ret;
+
+	if (x->resync)
+		r->skipped_bytes += f->map.size - x->resync_from;
+	/* llvm-xray accepts this silently; the end of the log is missing. */
+	if (f->h.version >= 3 && x->p.off >= f->map.size && x->p.extent_left && !r->has_deferred) {
+		tmx_error_at(&e, TMX_ERR_DATA, f->map.path, f->map.size,
+			     "FDR: the file ends %" PRIu64 " bytes before the end of its last "
+			     "buffer (as its BufferExtents record says): truncated log",
+			     x->p.extent_left);
+		damage(r, &e);
+	}
+	if (x->in_block && r->n_blocks) {
+		struct xr_block *b = &r->blocks[r->n_blocks - 1];
+		if (!terminal(x->vs) && !r->has_deferred) {
+			tmx_error_at(&e, TMX_ERR_DATA, f->map.path, b->start.off,
+				     "FDR: the last buffer (thread %" PRId32 ") ends after its %s "
+				     "record", b->tid, vstate_names[x->vs]);
+			damage(r, &e);
+		}
+		if (terminal(x->vs) && (ret = file_block(r, r->n_blocks - 1, err)))
+			return ret;
+	}
+	return TMX_OK;
+}
+
 /*
  * Reads every FDR record once: block boundaries, their (pid, tid), wall time
  * and first TSC, and llvm's block verification.  Damage ends the index at
@@ -205,197 +458,30 @@ static int file_block(struct xr_reader *r, uint32_t bi, struct tmx_error *err)
  */
 int xr_index_fdr(struct xr_reader *r, struct tmx_error *err)
 {
-	const struct xr_file *f = &r->file;
-	struct xr_prod p = { .off = XR_HEADER_SIZE, .block_start = XR_HEADER_SIZE };
-	enum vstate vs = V_UNKNOWN;
-	bool in_block = false, have_cpu = false, typed_in_block = false;
-	bool resync = false;   /* lenient: after damage, skipping to the next buffer */
-	uint64_t last_off = p.off, resync_from = 0;
-	struct tmx_error e;
+	struct fdr_ix x = {
+		.r = r, .f = &r->file, .vs = V_UNKNOWN,
+		.p = { .off = XR_HEADER_SIZE, .block_start = XR_HEADER_SIZE },
+	};
+	uint64_t last_off = x.p.off;
 	int ret;
 
-	while (p.off < f->map.size) {
-		struct xr_prod save = p;
-		struct xr_block *b = in_block ? &r->blocks[r->n_blocks - 1] : NULL;
-		struct xr_raw raw;
-		enum vstate to;
-
-		maybe_release(r, p.off - last_off);
-		last_off = p.off;
-		/*
-		 * Function records, nearly all of them, in a buffer past its
-		 * header: any terminal state takes them, and these are the
-		 * ones the producer would read without an error.
-		 */
-		if (b && terminal(vs) && skip_functions(f, &p)) {
-			if (vs != V_EOB)
-				vs = V_FUNCTION;
-			continue;
-		}
-		raw.crosses = false;
-		if (xr_fdr_produce(f, &p, &raw, &e)) {
-			if (e.code != TMX_ERR_DATA)
-				return *err = e, e.code;
-			/*
-			 * compiler-rt 14 counts a typed event's payload but not its
-			 * 16-byte marker in BufferExtents, and writes only that many
-			 * bytes: the buffer's last record can be cut.  llvm-xray then
-			 * fails on the whole log; we drop the cut record, say so, and
-			 * go on with the next buffer.
-			 */
-			if (raw.crosses && typed_in_block && b && terminal(vs) &&
-			    save.extent_left <= f->map.size - save.off) {
-				tmx_warn(r->diag, "%s: at byte %" PRIu64 ": %s record cut by the end of "
-					 "its buffer (%" PRIu64 " bytes left by BufferExtents): the "
-					 "buffer held typed events, whose size compiler-rt 14 "
-					 "under-counts; the record is lost", f->map.path, raw.off,
-					 xr_raw_names[raw.kind], save.extent_left);
-				b->end = save.off;
-				if ((ret = file_block(r, r->n_blocks - 1, err)))
-					return ret;
-				in_block = false;
-				vs = V_UNKNOWN;
-				p = save;
-				p.off = save.off + save.extent_left;
-				p.extent_left = 0;
-				continue;
-			}
-			if (b)
-				b->end = e.has_offset && e.offset > save.off ? e.offset : save.off;
-			if (!resync) {
-				damage(r, &e);
-				resync_from = save.off;
-			}
-			if (!r->opts.lenient)
-				break;
-			resync = true;
-			/* Resume: v3+ at the next BufferExtents; v1 at the next buffer. */
-			if (f->h.version >= 3) {
-				p = save;
-				p.off = (e.has_offset ? e.offset : save.off) + 1;
-				p.extent_left = 0;
-			} else if (f->h.version == 1 && f->h.buffer_size &&
-				   p.block_start + f->h.buffer_size > save.off &&
-				   f->h.buffer_size <= f->map.size - p.block_start) {
-				p = save;
-				p.off = p.block_start + f->h.buffer_size;
-			} else {
-				break;
-			}
-			in_block = false;
-			vs = V_UNKNOWN;
-			continue;
-		}
-		if (raw.kind == XR_RAW_EXTENTS)
-			continue;
-		to = vstate_of(raw.kind);
-		if (raw.kind == XR_RAW_NEW_BUFFER) {
-			if (b) {
-				b->end = raw.off;
-				if (!terminal(vs)) {
-					tmx_error_at(&e, TMX_ERR_DATA, f->map.path, b->start.off,
-						     "FDR: buffer of thread %" PRId32 " ends after "
-						     "its %s record (no CPU record: nothing to read)",
-						     b->tid, vstate_names[vs]);
-					damage(r, &e);
-					if (!r->opts.lenient)
-						break;
-					r->n_blocks--;
-				} else if ((ret = file_block(r, r->n_blocks - 1, err))) {
-					return ret;
-				}
-			}
-			if ((ret = new_block(r, &save, raw.i32, err)))
-				return ret;
-			in_block = true;
-			have_cpu = false;
-			typed_in_block = false;
-			if (resync)
-				r->skipped_bytes += raw.off - resync_from;
-			resync = false;
-			vs = V_NEW_BUFFER;
-			continue;
-		}
-		if (!b && resync)
-			continue;
-		if (!b || (vs != V_EOB && !transition_ok(vs, to))) {
-			if (!b)
-				tmx_error_at(&e, TMX_ERR_DATA, f->map.path, raw.off,
-					     "FDR: %s record outside of any buffer (a buffer starts "
-					     "with a NewBuffer record)", xr_raw_names[raw.kind]);
-			else
-				tmx_error_at(&e, TMX_ERR_DATA, f->map.path, raw.off,
-					     "FDR: %s record after %s in the buffer of thread %"
-					     PRId32 " (a buffer is NewBuffer, WalltimeMarker, [Pid,] "
-					     "NewCPUId, then records)",
-					     xr_raw_names[raw.kind], vstate_names[vs], b->tid);
-			damage(r, &e);
-			if (b && (!r->opts.lenient || terminal(vs))) {
-				/* Keep what came before the bad record. */
-				b->end = raw.off;
-				if (terminal(vs) && (ret = file_block(r, r->n_blocks - 1, err)))
-					return ret;
-			} else if (b) {
-				r->n_blocks--;
-			}
-			in_block = false;
-			if (!r->opts.lenient)
-				break;
-			resync = true;
-			resync_from = raw.off;
-			vs = V_UNKNOWN;
-			continue;
-		}
-		if (vs != V_EOB)
-			vs = to;
-		switch (raw.kind) {
-		case XR_RAW_WALLTIME:
-			b->wall_sec = raw.u64;
-			b->wall_usec = raw.usec;
+	while (x.p.off < r->file.map.size) {
+		maybe_release(r, x.p.off - last_off);
+		last_off = x.p.off;
+		if ((ret = index_step(&x, err)) == IX_STOP)
 			break;
-		case XR_RAW_PID:
-			b->pid = (uint64_t)(int64_t)raw.i32;
-			break;
-		case XR_RAW_NEW_CPU:
-			if (!have_cpu)
-				b->first_tsc = raw.u64;
-			have_cpu = true;
-			break;
-		case XR_RAW_TYPED:
-			typed_in_block = true;
-			break;
-		default:
-			break;
-		}
-	}
-	if (resync)
-		r->skipped_bytes += f->map.size - resync_from;
-	/* llvm-xray accepts this silently; the end of the log is missing. */
-	if (f->h.version >= 3 && p.off >= f->map.size && p.extent_left && !r->has_deferred) {
-		tmx_error_at(&e, TMX_ERR_DATA, f->map.path, f->map.size,
-			     "FDR: the file ends %" PRIu64 " bytes before the end of its last "
-			     "buffer (as its BufferExtents record says): truncated log",
-			     p.extent_left);
-		damage(r, &e);
-	}
-	if (in_block && r->n_blocks) {
-		struct xr_block *b = &r->blocks[r->n_blocks - 1];
-		if (!terminal(vs) && !r->has_deferred) {
-			tmx_error_at(&e, TMX_ERR_DATA, f->map.path, b->start.off,
-				     "FDR: the last buffer (thread %" PRId32 ") ends after its %s "
-				     "record", b->tid, vstate_names[vs]);
-			damage(r, &e);
-		}
-		if (terminal(vs) && (ret = file_block(r, r->n_blocks - 1, err)))
+		if (ret)
 			return ret;
 	}
+	if ((ret = index_end(&x, err)))
+		return ret;
 	/* Threads in DenseMap order, each one's blocks as llvm sorts them. */
 	if (!(r->key_order = malloc((r->n_keys ? r->n_keys : 1) * sizeof(*r->key_order))))
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 	xr_densemap_values(&r->map, r->key_order);
 	for (uint32_t k = 0; k < r->n_keys; k++)
 		xr_sort_blocks(r->keys[k].blocks, r->keys[k].n_blocks, r->blocks);
-	r->layout = (struct xr_layout){ .file = f, .fdr = true, .blocks = r->blocks,
+	r->layout = (struct xr_layout){ .file = &r->file, .fdr = true, .blocks = r->blocks,
 					.keys = r->keys, .key_order = r->key_order,
 					.n_keys = r->n_keys };
 	tmx_mapfile_release(&r->file.map, 0, r->file.map.size);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/errors.h"
+#include "common/errors.h"
 #include "model/field_class.h"
 #include "xray/reader_impl.h"
 

@@ -22,7 +22,8 @@
  */
 #include <stdlib.h>
 
-#include "model/errors.h"
+#include "common/grow.h"
+#include "common/errors.h"
 #include "tracemux/run.h"
 #include "xray/reader_impl.h"
 
@@ -44,14 +45,15 @@ struct scan {
 	uint32_t next;   /* the next segment to scan, under lock */
 };
 
+/* Room for one more element (common/grow.h; a count that stays a uint32_t); NULL when none. */
 static void *grow(void *p, uint32_t *cap, size_t elem)
 {
-	uint32_t n = *cap ? *cap * 2 : 16;
-	void *q = realloc(p, (size_t)n * elem);
+	size_t c = *cap;
 
-	if (q)
-		*cap = n;
-	return q;
+	if (c > UINT32_MAX / 2 || !tmx_grow_array(&p, &c, c + 1, elem, 16))
+		return NULL;
+	*cap = (uint32_t)c;
+	return p;
 }
 
 static int new_run(struct xr_reader *r, struct seg *s, const struct xr_pos *at, uint64_t tsc,

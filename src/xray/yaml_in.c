@@ -37,10 +37,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/grow.h"
+#include "common/grow.h"
 #include "xray/internal.h"
 #include "xray/yaml_io.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 #define XR_YAML_MAX_RECORDS (UINT32_MAX - 1)
 

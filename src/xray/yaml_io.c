@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "xray/yaml_io.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 #define XY_CHUNK 64
 #define XY_U_FDD0 "\xEF\xB7\x90"

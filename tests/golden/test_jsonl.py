@@ -5,8 +5,8 @@
   bt2-pretty references), and the discard records match its warnings.
 - Timestamps are exact 64-bit integers: ts_ns equals babeltrace2's
   --clock-seconds value to the nanosecond (bt2-pretty-nodelta-seconds).
-- A string with bytes that are not UTF-8 still gives valid JSON, the bytes
-  kept as \\u00XX.
+- A string with bytes that are not UTF-8 still gives valid JSON, each such
+  byte as U+FFFD (what a UTF-8 decoder that replaces errors reads).
 """
 import json
 import os
@@ -81,7 +81,7 @@ def main():
         except (ValueError, UnicodeDecodeError, KeyError, IndexError) as e:
             report.fail("invalid UTF-8", f"{e}: {out[:200]!r}")
         else:
-            if first != "\u00c3(is is a test trace":
+            if first != "\ufffd(is is a test trace":
                 report.fail("invalid UTF-8", repr(first))
             else:
                 report.ok()

@@ -210,7 +210,10 @@ static inline struct tmx_field_class *fcb_variant(const struct tmx_field_class *
  * there are several.
  */
 struct fcb_trace {
-	struct tmx_trace_class tc;
+	union {
+		struct tmx_trace_class tc;
+		struct tmx_trace_class_impl tc_impl;   /* what the library's trace classes are */
+	};
 	struct tmx_stream_class sc, *scs[1];
 	struct tmx_event_class ec[8], *ecs[8];
 };
@@ -221,7 +224,7 @@ static inline void fcb_trace_init(struct fcb_trace *t, int32_t n_slots, size_t n
 	assert_true(n >= 1 && n <= 8);
 	memset(t, 0, sizeof(*t));
 	t->tc.major = 2;
-	t->tc.n_slots = n_slots;
+	t->tc_impl.n_slots = n_slots;
 	t->tc.n_stream_classes = 1;
 	t->tc.stream_classes = t->scs;
 	t->scs[0] = &t->sc;

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include "tracemux/run.h"
 #include "tracemux/sink.h"
 #include "tracemux/tracemux.h"
+#include "tracemux/trim.h"
 
 #define SAMPLE TMX_TEST_DATA "/sample-trace"
 
@@ -234,6 +236,21 @@ static bool count_keep(void *user, const struct tmx_msg *msg, bool *stop)
 	return true;
 }
 
+/*
+ * An options struct `o` (of osize bytes) as a program with another layout
+ * hands it over: `size` bytes, the size member says so, and past osize
+ * zeros but the last byte, `tail`.
+ */
+static void lay_out(unsigned char *buf, size_t cap, const void *o, size_t osize, size_t size,
+		    unsigned char tail)
+{
+	assert_true(size <= cap);
+	memcpy(buf, o, size < osize ? size : osize);
+	memcpy(buf, &size, sizeof(size));
+	if (size > osize)
+		buf[size - 1] = tail;
+}
+
 /* tmx_run into the dummy sink with options of `size` bytes laid out as `o` then zeros. */
 static int run_with(const struct tmx_run_opts *o, size_t size, unsigned char tail_byte,
 		    struct tmx_error *err)
@@ -244,11 +261,8 @@ static int run_with(const struct tmx_run_opts *o, size_t size, unsigned char tai
 	struct tmx_sink *sink;
 	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC), ret;
 
-	assert_true(fd >= 0 && size <= sizeof(buf));
-	memcpy(buf, o, size < sizeof(*o) ? size : sizeof(*o));
-	memcpy(buf, &size, sizeof(size));
-	if (size > sizeof(*o))
-		buf[size - 1] = tail_byte;
+	assert_true(fd >= 0);
+	lay_out(buf, sizeof(buf), o, sizeof(*o), size, tail_byte);
 	assert_int_equal(tmx_open(sample, 1, NULL, NULL, &src, err), TMX_OK);
 	assert_non_null(p = tmx_sink_params_new("dummy", err));
 	assert_int_equal(tmx_sink_open(p, src, &(struct tmx_sink_io){ fd, 2, NULL }, &sink, err),
@@ -286,6 +300,68 @@ static void run_opts_growth(void **state)
 	assert_non_null(strstr(err.msg, "struct tmx_run_opts: size is 0"));
 }
 
+/* Events of the sample trace that a trimmer of options `o` (`size` bytes, then `tail`) keeps. */
+static int trim_count(const struct tmx_trim_opts *o, size_t size, unsigned char tail, size_t *kept,
+		      struct tmx_error *err)
+{
+	unsigned char buf[256] = { 0 };
+	struct tmx_source *src;
+	struct tmx_trimmer *t;
+	const struct tmx_msg *msg;
+	bool past = false;
+	int ret;
+
+	lay_out(buf, sizeof(buf), o, sizeof(*o), size, tail);
+	assert_int_equal(tmx_open(sample, 1, NULL, NULL, &src, err), TMX_OK);
+	ret = tmx_trimmer_new(src, (const struct tmx_trim_opts *)(const void *)buf, &t, err);
+	*kept = 0;
+	while (!ret && tmx_source_next(src, &msg, err) == TMX_OK && msg)
+		*kept += msg->kind == TMX_MSG_EVENT && tmx_trimmer_keep(t, msg, &past);
+	tmx_trimmer_free(t);
+	tmx_source_free(src);
+	return ret;
+}
+
+static void trim_opts_growth(void **state)
+{
+	struct tmx_trim_opts o = TMX_TRIM_OPTS_INIT;
+	struct tmx_error err = { 0 };
+	struct tmx_source *src;
+	char begin[64];
+	int64_t first;
+	size_t all, kept;
+	const struct tmx_msg *msg;
+
+	(void)state;
+	assert_int_equal(tmx_open(sample, 1, NULL, NULL, &src, &err), TMX_OK);
+	do
+		assert_int_equal(tmx_source_next(src, &msg, &err), TMX_OK);
+	while (msg && msg->kind != TMX_MSG_EVENT);
+	assert_non_null(msg);
+	first = msg->ns;
+	tmx_source_free(src);
+	assert_int_equal(tmx_open(sample, 1, NULL, NULL, &src, &err), TMX_OK);
+	all = count_events(src);
+	/* One nanosecond after the first event: at least that one is left out. */
+	snprintf(begin, sizeof(begin), "%lld.%09lld", (long long)((first + 1) / 1000000000),
+		 (long long)((first + 1) % 1000000000));
+	o.begin = begin;
+	assert_int_equal(trim_count(&o, sizeof(o), 0, &kept, &err), TMX_OK);
+	assert_true(kept > 0 && kept < all);
+	/* Older callers (no gmt, no stream_intersection) get the same range. */
+	assert_int_equal(trim_count(&o, offsetof(struct tmx_trim_opts, gmt), 0, &all, &err), TMX_OK);
+	assert_int_equal(all, kept);
+	assert_int_equal(trim_count(&o, sizeof(o) + 8, 0, &all, &err), TMX_OK);
+	assert_int_equal(trim_count(&o, sizeof(o) + 8, 1, &all, &err), TMX_ERR_USAGE);
+	assert_non_null(strstr(err.msg, "struct tmx_trim_opts: size"));
+	assert_int_equal(trim_count(&o, 0, 0, &all, &err), TMX_ERR_USAGE);
+	assert_non_null(strstr(err.msg, "struct tmx_trim_opts: size is 0"));
+	/* babeltrace2's refusals come through. */
+	o.end = "1.0";
+	assert_int_equal(trim_count(&o, sizeof(o), 0, &all, &err), TMX_ERR_USAGE);
+	assert_non_null(strstr(err.msg, "beginning time is greater than end time"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -294,6 +370,7 @@ int main(void)
 		cmocka_unit_test(older_caller_gets_defaults),
 		cmocka_unit_test(newer_caller_zero_tail),
 		cmocka_unit_test(run_opts_growth),
+		cmocka_unit_test(trim_opts_growth),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -155,12 +155,12 @@ static struct tmx_field_class *compound(enum tmx_fc_kind kind, size_t n, ...)
 
 static struct tmx_trace_class *trace_(struct tmx_field_class *common, struct tmx_field_class *payload)
 {
-	struct tmx_trace_class *tc = tmx_arena_calloc(&A, 1, sizeof(*tc));
+	struct tmx_trace_class *tc = tmx_arena_calloc(&A, 1, sizeof(struct tmx_trace_class_impl));
 	struct tmx_stream_class *sc = tmx_arena_calloc(&A, 1, sizeof(*sc));
 	struct tmx_event_class *ec = tmx_arena_calloc(&A, 1, sizeof(*ec));
 
 	tc->major = 2;
-	tc->n_slots = 8;
+	tmx_tc_impl(tc)->n_slots = 8;
 	tc->n_stream_classes = 1;
 	tc->stream_classes = tmx_arena_calloc(&A, 1, sizeof(*tc->stream_classes));
 	tc->stream_classes[0] = sc;

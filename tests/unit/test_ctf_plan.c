@@ -169,7 +169,7 @@ static void compare_state(const struct ctf_decoder *a, const struct ctf_decoder 
 		fail_at("clock", name, off, "");
 	if (a->bo_end != b->bo_end || (a->bo_end != UINT64_MAX && a->bo_last != b->bo_last))
 		fail_at("byte order state", name, off, "");
-	if (memcmp(a->slots, b->slots, (size_t)(a->tc->n_slots > 0 ? a->tc->n_slots : 1) *
+	if (memcmp(a->slots, b->slots, (size_t)(tmx_tc_n_slots(a->tc) > 0 ? tmx_tc_n_slots(a->tc) : 1) *
 		   sizeof(*a->slots)) != 0)
 		fail_at("saved slots", name, off, "");
 	for (int m = 0; m < TMX_N_MEANINGS; m++)

@@ -12,7 +12,7 @@
  * 3. A sequence whose length lives in a scope the writer replaces (the
  *    event header) gets a generated 32-bit length just before it, as
  *    babeltrace2 does when it cannot name the length field.
- * 4. Output directories (src/sink/ctf/paths.c), as babeltrace2's
+ * 4. Output directories (src/common/paths.c), as babeltrace2's
  *    sink.ctf.fs makes them (fs-sink-trace.c: sanitize_trace_path(),
  *    make_lttng_trace_path_rel()); the golden test also compares whole
  *    trees with babeltrace2 -o ctf.
@@ -30,7 +30,7 @@
 #include "testutil.h"
 
 #include "ctf/metadata.h"
-#include "sink/ctf/paths.h"
+#include "common/paths.h"
 #include "sink/ctf/encode_plan.h"
 
 #define BT_SUCCEED TMX_CORPUS "/babeltrace-tests/ctf-traces/succeed"

@@ -17,10 +17,11 @@
 
 #include <cmocka.h>
 
+#include "model/field_class.h"
 #include "tracemux/run.h"
 #include "tracemux/sink.h"
 #include "tracemux/tracemux.h"
-#include "model/errors.h"
+#include "common/errors.h"
 #include "model/source.h"
 #include "mux/muxer.h"
 
@@ -43,8 +44,8 @@ struct fake_stream {
 	struct tmx_msg msg;
 };
 
-static struct tmx_trace_class trace_class;
-static struct tmx_trace trace = { "t", &trace_class };
+static struct tmx_trace_class_impl trace_class;
+static struct tmx_trace trace = { "t", &trace_class.pub };
 static struct tmx_stream_class stream_class;
 static char warnings[512];
 

@@ -560,7 +560,7 @@ static void test_sequences_and_slots(void **state)
 	assert_int_equal(rel->align, 8);
 	assert_int_equal(rel->elem->size, 16);
 	/* One slot per target, shared by all the sequences that read it. */
-	assert_int_equal(tc->n_slots, 3);
+	assert_int_equal(tmx_tc_n_slots(tc), 3);
 	assert_true(len->slot >= 0 && n->slot >= 0 && count->slot >= 0);
 	assert_int_not_equal(len->slot, n->slot);
 	assert_int_not_equal(len->slot, count->slot);
@@ -610,7 +610,7 @@ static void test_variants(void **state)
 	assert_ptr_equal(v->tag, tag);
 	assert_true(tag->slot >= 0);
 	assert_int_equal(v->ref_slot, tag->slot);
-	assert_int_equal(tc->n_slots, 1);
+	assert_int_equal(tmx_tc_n_slots(tc), 1);
 	/* Options in order; the keyword-escaping `_` is not part of the name. */
 	assert_int_equal(v->n_members, 3);
 	assert_string_equal(v->members[0].name, "A");

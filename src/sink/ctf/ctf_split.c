@@ -38,7 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/errors.h"
+#include "common/errors.h"
 #include "sink/ctf/cw_int.h"
 #include "sink/split.h"
 

@@ -39,8 +39,8 @@
 #include "model/field_class.h"
 #include "model/kmap.h"
 #include "sink/ctf/cw_int.h"
-#include "sink/ctf/paths.h"
-#include "model/errors.h"
+#include "common/paths.h"
+#include "common/errors.h"
 
 #define CTF_MAGIC UINT32_C(0xC1FC1FC1)
 

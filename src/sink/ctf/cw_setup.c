@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "sink/ctf/cw_int.h"
-#include "sink/ctf/paths.h"
-#include "model/errors.h"
+#include "common/paths.h"
+#include "common/errors.h"
 
 int cw_write_all(struct cw_stream *s, const uint8_t *p, size_t len, struct tmx_error *err)
 {

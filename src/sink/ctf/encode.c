@@ -6,27 +6,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
+#include "common/utf8.h"
 #include "model/field_class.h"
 #include "sink/ctf/encode.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 int cw_buf_grow(struct cw_buf *b, uint64_t need, struct tmx_error *err)
 {
-	size_t cap;
-	uint8_t *nb;
+	size_t old = b->cap;
+	void *nb = b->buf;
 
 	if (need > (uint64_t)SIZE_MAX / 2)
 		return tmx_error_set(err, TMX_ERR_LIMIT, b->path, "packet too large");
-	cap = b->cap ? b->cap : 4096;
-	while (cap < need)
-		cap *= 2;
-	nb = realloc(b->buf, cap);
-	if (!nb)
+	if (!tmx_grow_array(&nb, &b->cap, need, 1, 4096))
 		return tmx_error_set(err, TMX_ERR_NOMEM, b->path, "out of memory");
 	/* Bit-level writes OR into the buffer: it is kept zeroed ahead. */
-	memset(nb + b->cap, 0, cap - b->cap);
 	b->buf = nb;
-	b->cap = cap;
+	memset(b->buf + old, 0, b->cap - old);
 	return TMX_OK;
 }
 
@@ -174,36 +171,13 @@ static int put_gen_length(struct cw_buf *b, uint64_t len, struct tmx_error *err)
 /* One code point of UTF-8 text; an invalid byte is U+FFFD. Returns the bytes read. */
 static size_t utf8_next(const uint8_t *s, uint64_t n, uint32_t *cp)
 {
-	size_t len;
-	uint32_t c;
+	size_t len = tmx_utf8_decode(s, n, cp);
 
-	if (s[0] < 0x80) {
-		*cp = s[0];
+	if (!len) {
+		*cp = 0xfffd;
 		return 1;
 	}
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, c = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, c = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, c = s[0] & 0x07;
-	else
-		goto bad;
-	if (len > n)
-		goto bad;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			goto bad;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10ffff)) ||
-	    (c >= 0xd800 && c <= 0xdfff))
-		goto bad;
-	*cp = c;
 	return len;
-bad:
-	*cp = 0xfffd;
-	return 1;
 }
 
 static unsigned unit_size(uint8_t enc)

@@ -28,7 +28,7 @@
 
 #include "model/field_class.h"
 #include "sink/ctf/encode_plan_int.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 int cw_nomem(struct cw_builder *bd)
 {
@@ -632,7 +632,7 @@ static int build_stream(struct cw_builder *bd, struct cw_stream_plan *sp,
 
 	sp->sc = sc;
 	sp->clock = sc->default_clock;
-	sp->n_slots = bd->p->tc->n_slots > 0 ? bd->p->tc->n_slots : 0;
+	sp->n_slots = tmx_tc_n_slots(bd->p->tc) > 0 ? tmx_tc_n_slots(bd->p->tc) : 0;
 	packet_properties(sp, bd->p->tc);
 	ret = build_root(bd, &sp->packet_context, sc->packet_context, sc, NULL,
 			 scope_names[CW_SCOPE_PACKET_CONTEXT]);

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/arena.h"
+#include "common/arena.h"
 #include "tracemux/error.h"
 #include "tracemux/model.h"
 

@@ -16,16 +16,17 @@
  *
  * The text is serialized here rather than with json-c: exact 64-bit
  * values of both signs, a fixed property order, and names that are not
- * valid UTF-8 made valid (U+FFFD) instead of written as they are.
+ * valid UTF-8 made valid (U+FFFD, sink/json_string.h) instead of written
+ * as they are.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/utf8.h"
 #include "model/field_class.h"
 #include "sink/ctf/encode_plan_int.h"
-#include "model/errors.h"
+#include "sink/json_string.h"
+#include "common/errors.h"
 
 /* ------------------------------------------------------------------ */
 /* JSON writer                                                          */
@@ -35,6 +36,7 @@
 
 struct jw {
 	struct sbuf *b;
+	struct outbuf *ob;      /* strings, drained into b */
 	int depth;
 	bool after_key;
 	bool first[JW_MAX_DEPTH];
@@ -71,43 +73,23 @@ static void jw_close(struct jw *w, char c)
 		w->depth--;
 }
 
-/* A JSON string (RFC 8259): quotes, backslashes and control characters escaped. */
-static void jw_raw_string(struct sbuf *b, const char *s)
+/* The sbuf takes what the outbuf of json_string() flushes. */
+static void jw_drain(void *ctx, const char *data, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s);
+	cw_sb_put(ctx, data, len);
+}
 
-	cw_sb_put(b, "\"", 1);
-	while (n) {
-		size_t len = tmx_utf8_seq_len(p, n);
-		if (!len) {
-			cw_sb_puts(b, "\\ufffd");
-			len = 1;
-		} else if (*p == '"' || *p == '\\') {
-			cw_sb_put(b, "\\", 1);
-			cw_sb_put(b, (const char *)p, 1);
-		} else if (*p < 0x20) {
-			switch (*p) {
-			case '\b': cw_sb_puts(b, "\\b"); break;
-			case '\f': cw_sb_puts(b, "\\f"); break;
-			case '\n': cw_sb_puts(b, "\\n"); break;
-			case '\r': cw_sb_puts(b, "\\r"); break;
-			case '\t': cw_sb_puts(b, "\\t"); break;
-			default: cw_sb_printf(b, "\\u%04x", *p); break;
-			}
-		} else {
-			cw_sb_put(b, (const char *)p, len);
-		}
-		p += len;
-		n -= len;
-	}
-	cw_sb_put(b, "\"", 1);
+/* A JSON string, escaped as every JSON output escapes it (sink/json_string.h). */
+static void jw_raw_string(struct jw *w, const char *s)
+{
+	json_string(w->ob, s, strlen(s));
+	outbuf_flush(w->ob);
 }
 
 static void jw_key(struct jw *w, const char *k)
 {
 	jw_sep(w);
-	jw_raw_string(w->b, k);
+	jw_raw_string(w, k);
 	cw_sb_put(w->b, ":", 1);
 	w->after_key = true;
 }
@@ -115,7 +97,7 @@ static void jw_key(struct jw *w, const char *k)
 static void jw_str(struct jw *w, const char *s)
 {
 	jw_sep(w);
-	jw_raw_string(w->b, s);
+	jw_raw_string(w, s);
 }
 
 static void jw_u64(struct jw *w, uint64_t v)
@@ -148,6 +130,7 @@ static void jw_ku64(struct jw *w, const char *k, uint64_t v)
 
 struct jgen {
 	struct sbuf b;
+	struct outbuf ob;
 	struct jw w;
 	const struct cw_trace_plan *p;
 };
@@ -763,6 +746,9 @@ int cw_json_text(struct cw_trace_plan *p, struct tmx_error *err)
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 	g->p = p;
 	g->w.b = &g->b;
+	outbuf_init(&g->ob, -1);
+	outbuf_set_drain(&g->ob, jw_drain, &g->b);
+	g->w.ob = &g->ob;
 	g->w.first[0] = true;
 	put_preamble(g);
 	put_trace_class(g);

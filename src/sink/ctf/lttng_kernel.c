@@ -5,7 +5,7 @@
  * kernel event mapping (src/model/kmap.c: lttng-modules 2.13's names,
  * fields and environment) and are written as any others.
  */
-#include "model/errors.h"
+#include "common/errors.h"
 #include "model/kmap.h"
 #include "sink/ctf/cw_int.h"
 

@@ -4,29 +4,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "sink/ctf/sbuf.h"
 
+/* Room for `more` bytes and the NUL (common/grow.h); `oom` set when there is none. */
 static void grow(struct sbuf *b, size_t more)
 {
-	size_t cap;
-	char *s;
+	void *s = b->s;
 
 	if (b->oom || b->len + more + 1 <= b->cap)
 		return;
-	if (more > ((size_t)-1) / 4 - b->len) {
-		b->oom = true;
-		return;
-	}
-	cap = b->cap ? b->cap : 4096;
-	while (cap < b->len + more + 1)
-		cap *= 2;
-	s = realloc(b->s, cap);
-	if (!s) {
+	if (more > SIZE_MAX - 1 - b->len || !tmx_grow_array(&s, &b->cap, b->len + more + 1, 1, 4096)) {
 		b->oom = true;
 		return;
 	}
 	b->s = s;
-	b->cap = cap;
 }
 
 void cw_sb_put(struct sbuf *b, const char *s, size_t n)

@@ -22,8 +22,8 @@
 
 #include "model/field_class.h"
 #include "sink/ctf/encode_plan_int.h"
-#include "model/errors.h"
-#include "io/hexdigit.h"
+#include "common/errors.h"
+#include "common/hexdigit.h"
 
 /* ------------------------------------------------------------------ */
 /* Names                                                                */

@@ -33,7 +33,7 @@
 #include "sink/outbuf.h"
 #include "sink/split.h"
 #include "sink/json/chrome_xray.h"
-#include "model/errors.h"
+#include "common/errors.h"
 #include "tracemux/tracemux.h"
 
 #define MAX_IDS 4096

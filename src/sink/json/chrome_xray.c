@@ -35,12 +35,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/grow.h"
+#include "common/grow.h"
 #include "sink/json/chrome_xray.h"
 #include "sink/json/jsonval.h"
-#include "sink/xray/intmap.h"
+#include "common/intmap.h"
 #include "xray/xray.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 #define NO_FRAME UINT32_MAX
 /* Longer names are cut (their JSON text must fit the scratch buffer). */

@@ -3,7 +3,7 @@
  * record, with every field in its real type.  Keys always come in the same
  * order; integers are printed exactly (64-bit values included); text is
  * always valid UTF-8: a byte that is not part of valid UTF-8 is written as
- * the code point of the same value (\u00XX), so nothing is lost.
+ * U+FFFD (src/sink/json_string.h, the policy of every JSON output).
  *
  *   {"type":"event","name":"sched:switch","id":0,"trace":"host","stream":
  *    {"class_id":0,"id":0,"name":"/path"},"ts_ns":123,"cycles":456,
@@ -21,7 +21,7 @@
 #include "sink/json/jsonval.h"
 #include "sink/outbuf.h"
 #include "sink/split.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 /*
  * A stream's `,"trace":...,"stream":{...}` is the same for each of its

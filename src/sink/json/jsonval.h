@@ -1,8 +1,8 @@
 /*
  * JSON values of decoded fields: integers exact (64-bit included), enums
  * {"value":N,"labels":[...]}, variants {"option":NAME,"value":...}, floats
- * as numbers (null if not finite), text always valid UTF-8 (a byte that is
- * not part of valid UTF-8 becomes the code point \u00XX).
+ * as numbers (null if not finite), text through json_string() (always
+ * valid UTF-8: a byte that is not part of valid UTF-8 is U+FFFD).
  */
 #ifndef TMX_SINK_JSON_JSONVAL_H
 #define TMX_SINK_JSON_JSONVAL_H
@@ -10,12 +10,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "sink/json_string.h"
 #include "sink/outbuf.h"
 #include "tracemux/model.h"
 
-void json_string(struct outbuf *b, const char *s, size_t n);
-/* `"key":`, preceded by a comma unless first. */
-void json_key(struct outbuf *b, const char *key, bool first);
 /* A float as printf's %.17g (null if not finite) into `out`; returns its length. */
 size_t json_double(char out[32], double d);
 /*

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model/errors.h"
-#include "model/grow.h"
+#include "common/errors.h"
+#include "common/grow.h"
 #include "sink/parquet/file.h"
 #include "sink/parquet/thrift.h"
 #include "tracemux/tracemux.h"

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/utf8.h"
+#include "common/utf8.h"
 #include "model/field_class.h"
 #include "sink/parquet/fmap.h"
 

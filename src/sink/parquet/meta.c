@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/errors.h"
+#include "common/errors.h"
 #include "sink/parquet/meta.h"
 #include "tracemux/tracemux.h"
 

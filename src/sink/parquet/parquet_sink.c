@@ -8,14 +8,14 @@
 #include <string.h>
 #include <zstd.h>
 
-#include "model/errors.h"
-#include "model/grow.h"
-#include "sink/ctf/paths.h"
+#include "common/errors.h"
+#include "common/grow.h"
+#include "common/paths.h"
 #include "sink/parquet/fmap.h"
 #include "sink/parquet/meta.h"
 #include "sink/parquet/parquet.h"
 #include "sink/parquet/thrift.h"
-#include "sink/xray/intmap.h"
+#include "common/intmap.h"
 #include "tracemux/event.h"
 #include "tracemux/tracemux.h"
 

@@ -1,5 +1,5 @@
 /* The Parquet writer's byte buffer: see pqbuf.h. */
-#include "model/grow.h"
+#include "common/grow.h"
 #include "sink/parquet/pqbuf.h"
 
 bool pq_buf_reserve_slow(struct pq_buf *b, size_t n)

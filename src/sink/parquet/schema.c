@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/grow.h"
+#include "common/grow.h"
 #include "sink/parquet/schema.h"
 #include "sink/parquet/thrift.h"
 

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/errors.h"
-#include "sink/ctf/paths.h"
+#include "common/errors.h"
+#include "common/paths.h"
 #include "sink/parquet/table.h"
 
 int pq_table_init(struct pq_table *t, const char *where, unsigned *next_part,

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "model/field_class.h"
-#include "model/grow.h"
+#include "common/grow.h"
 #include "sink/json/jsonval.h"
 #include "sink/outbuf.h"
 #include "sink/perfetto/fields.h"

@@ -33,8 +33,8 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "model/errors.h"
-#include "model/grow.h"
+#include "common/errors.h"
+#include "common/grow.h"
 #include "sink/perfetto/perfetto.h"
 #include "sink/perfetto/perfetto_impl.h"
 #include "sink/perfetto/pf_proto.h"

@@ -10,7 +10,7 @@
 #include "sink/perfetto/fields.h"
 #include "sink/perfetto/kernel.h"
 #include "sink/perfetto/pb.h"
-#include "sink/xray/intmap.h"
+#include "common/intmap.h"
 #include "tracemux/error.h"
 #include "tracemux/model.h"
 #include "tracemux/tracemux.h"

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/grow.h"
+#include "common/grow.h"
 #include "sink/perfetto/perfetto_impl.h"
 #include "sink/perfetto/pf_proto.h"
 #include "tracemux/event.h"

@@ -28,7 +28,7 @@
 #include "sink/text/pretty.h"
 #include "sink/member_text.h"
 #include "sink/timefmt.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 /* babeltrace2's terminal codes; the "bright" ones depend on the environment. */
 #define COLOR_RESET "\033[0m"

@@ -7,7 +7,7 @@
 #include "sink/outbuf.h"
 #include "sink/split.h"
 #include "sink/tracecmd/layout.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 struct tmx_tclayout {
 	struct outbuf out;

@@ -203,7 +203,7 @@ static size_t decode_utf8(const unsigned char *p, size_t n, uint32_t *cp)
 }
 
 #include "sink/xray/llvm_printable.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 /*
  * sys::unicode::isPrintable of LLVM 14: not printable are the ranges of

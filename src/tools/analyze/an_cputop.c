@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "tools/analyze/an_int.h"
-#include "model/grow.h"
+#include "common/grow.h"
 
 struct ct_cpu {
 	int64_t id;

@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "tools/analyze/analyze.h"
-#include "sink/xray/intmap.h"
+#include "common/intmap.h"
 
 /* Task names: lttng-modules' comm fields hold 16 bytes; longer ones are cut. */
 #define AN_COMM_MAX 64

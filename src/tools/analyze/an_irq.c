@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/grow.h"
+#include "common/grow.h"
 #include "tools/analyze/an_int.h"
 
 struct agg {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/grow.h"
+#include "common/grow.h"
 #include "tools/analyze/an_int.h"
 
 /* a return value's key and count, in first-seen order (a Python dict) */

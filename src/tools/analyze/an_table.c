@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/grow.h"
+#include "common/grow.h"
 #include "tools/analyze/an_int.h"
 
 /* Map keys: the sign bit flipped, so that -1 is a key too (imap keeps UINT64_MAX free). */

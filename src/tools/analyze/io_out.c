@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model/grow.h"
-#include "mux/heap.h"
+#include "common/grow.h"
+#include "common/heap.h"
 #include "tools/analyze/io_int.h"
 
 /* The kinds of system call requests of the tables */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/grow.h"
+#include "common/grow.h"
 #include "tracemux/event.h"
 #include "tools/analyze/io_int.h"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/grow.h"
+#include "common/grow.h"
 #include "tools/analyze/io_int.h"
 
 /* ------------------------------------------------------------------ */

@@ -12,9 +12,9 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
-#include "model/grow.h"
+#include "common/grow.h"
 #include "tools/tracecmd/funcgraph.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 #define INDENT_PER_LEVEL 2   /* trace-cmd's TRACE_GRAPH_INDENT */
 

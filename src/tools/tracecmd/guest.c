@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/grow.h"
+#include "common/grow.h"
 #include "tools/tracecmd/guest.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 /* One GUEST option of the host, as trace_guest_load() keeps it. */
 struct tcg_guest {

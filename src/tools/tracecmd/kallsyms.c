@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "tools/tracecmd/kallsyms.h"
-#include "io/hexdigit.h"
+#include "common/hexdigit.h"
 
 /* isspace() of each byte in the current locale (what sscanf's %s stops at), as a table. */
 struct spaces {

@@ -1,5 +1,5 @@
 /*
- * `trace-cmd report --profile`: see profile.h, and profile_int.h for the
+ * `trace-cmd report --profile`: see profile.h, and profile_impl.h for the
  * structures and the other parts.  This file: trace_profile_record() and
  * the handlers it calls per kind of event.
  */
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/errors.h"
-#include "tools/tracecmd/profile_int.h"
+#include "common/errors.h"
+#include "tools/tracecmd/profile_impl.h"
 
 static uint64_t read_field(struct tep_format_field *f, const struct tep_record *rec, uint64_t dflt)
 {

@@ -1,14 +1,14 @@
 /*
  * `trace-cmd report --profile`: the kernel stacks of an entry as
  * trace-cmd's output_stacks() prints them, a tree of their callers
- * (make_stack_chain(), output_chain()).  See profile_int.h.
+ * (make_stack_chain(), output_chain()).  See profile_impl.h.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/tracecmd/profile_int.h"
+#include "tools/tracecmd/profile_impl.h"
 
 struct pt_chain {
 	struct pt_chain *children;

@@ -1,13 +1,13 @@
 /*
  * `trace-cmd report --profile`: the hash tables (chained, newest first in
  * each chain as trace-cmd's trace_hash), and the tasks, starts and entries
- * they hold.  See profile_int.h.
+ * they hold.  See profile_impl.h.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/grow.h"
-#include "tools/tracecmd/profile_int.h"
+#include "common/grow.h"
+#include "tools/tracecmd/profile_impl.h"
 
 /* ------------------------------------------------------------------ */
 /* Hash tables                                                          */

@@ -1,13 +1,13 @@
 /*
  * `trace-cmd report --profile`: the text (do_trace_profile()), and tasks
- * merged into groups by comm (--by-comm).  See profile_int.h.
+ * merged into groups by comm (--by-comm).  See profile_impl.h.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/grow.h"
-#include "tools/tracecmd/profile_int.h"
+#include "common/grow.h"
+#include "tools/tracecmd/profile_impl.h"
 
 static int cmp_tasks(const void *a, const void *b)
 {

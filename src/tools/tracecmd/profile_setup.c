@@ -1,13 +1,13 @@
 /*
  * `trace-cmd report --profile`: hooks (-H, HOOK options) and the event
- * setup of trace_init_profile(); the profile's end.  See profile_int.h.
+ * setup of trace_init_profile(); the profile's end.  See profile_impl.h.
  */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/tracecmd/profile_int.h"
+#include "tools/tracecmd/profile_impl.h"
 
 /* ------------------------------------------------------------------ */
 /* Hooks                                                                */

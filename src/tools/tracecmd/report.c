@@ -1,6 +1,6 @@
 /*
  * `trace-cmd report` for trace.dat files: see report.h; the parts are
- * listed in report_int.h.
+ * listed in report_impl.h.
  *
  * Who decides what, so that the text is trace-cmd's:
  *   - libtraceevent renders the event text (TEP_PRINT_INFO, or
@@ -23,11 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/errors.h"
+#include "common/errors.h"
 #include "tools/tracecmd/fastfmt.h"
 #include "tools/tracecmd/guest.h"
 #include "tools/tracecmd/profile.h"
-#include "tools/tracecmd/report_int.h"
+#include "tools/tracecmd/report_impl.h"
 
 /*
  * -O: trace-cmd hands each "[plugin:]option[=value]" to libtraceevent, which

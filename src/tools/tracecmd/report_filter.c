@@ -1,5 +1,5 @@
 /*
- * What trace-cmd filters and flags (report_int.h): -F / -v as one
+ * What trace-cmd filters and flags (report_impl.h): -F / -v as one
  * libtraceevent filter per expression, matched as libtracecmd's
  * tracecmd_filter_match() does; --pid / --comm as trace-cmd's pid filter;
  * -T; and the -r / -n regexes that set libtraceevent event flags.
@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/errors.h"
-#include "model/grow.h"
-#include "tools/tracecmd/report_int.h"
+#include "common/errors.h"
+#include "common/grow.h"
+#include "tools/tracecmd/report_impl.h"
 
 /*
  * -r / -n: trace-cmd's set_event_flags(), each regex matched whole

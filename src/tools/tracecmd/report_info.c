@@ -1,5 +1,5 @@
 /*
- * What `trace-cmd report` prints instead of the events (report_int.h), in
+ * What `trace-cmd report` prints instead of the events (report_impl.h), in
  * trace-cmd's order of precedence: -p, -e, --events / --event,
  * --check-events, -f, -P, -E (the first file), --cpus with --first-event
  * and --last-event (every file); and --uname / --version, which the
@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "model/errors.h"
-#include "tools/tracecmd/report_int.h"
+#include "common/errors.h"
+#include "tools/tracecmd/report_impl.h"
 
 /* An option printed by libtracecmd with "%s\n" (up to its first NUL), or the missing text. */
 static void put_option_text(struct outbuf *b, const struct tdat_text *t, const char *missing)

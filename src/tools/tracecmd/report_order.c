@@ -1,5 +1,5 @@
 /*
- * libtracecmd's record order (report_int.h).  Each buffer of each file is
+ * libtracecmd's record order (report_impl.h).  Each buffer of each file is
  * a handle (trace-cmd's tracecmd_input) with one cursor per CPU; within a
  * handle the CPU whose next record has the smallest time comes first
  * (strict <: the lowest CPU index wins ties), across handles the first
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/errors.h"
-#include "model/grow.h"
-#include "tools/tracecmd/report_int.h"
+#include "common/errors.h"
+#include "common/grow.h"
+#include "tools/tracecmd/report_impl.h"
 
 static uint32_t read32(const uint8_t *p, bool swap)
 {

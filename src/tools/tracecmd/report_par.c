@@ -32,10 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/errors.h"
-#include "model/grow.h"
+#include "common/errors.h"
+#include "common/grow.h"
 #include "par/pool.h"
-#include "tools/tracecmd/report_int.h"
+#include "tools/tracecmd/report_impl.h"
 #include "tracemux/run.h"
 
 #define PAR_BUDGET (32u << 20)      /* all units' batches, at most (about) */

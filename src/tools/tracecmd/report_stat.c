@@ -1,11 +1,11 @@
 /*
- * `trace-cmd report --stat` (report_int.h): the kernel buffer statistics
+ * `trace-cmd report --stat` (report_impl.h): the kernel buffer statistics
  * that trace-cmd stored (CPUSTAT options) and where each CPU's data lies,
  * as libtracecmd's tracecmd_print_stats() prints them.
  */
 #include <string.h>
 
-#include "tools/tracecmd/report_int.h"
+#include "tools/tracecmd/report_impl.h"
 
 static size_t n_cpustat_options(const struct tdat_file *f)
 {

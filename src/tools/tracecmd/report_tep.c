@@ -1,5 +1,5 @@
 /*
- * libtraceevent set up for one file as trace-cmd sets it up (report_int.h),
+ * libtraceevent set up for one file as trace-cmd sets it up (report_impl.h),
  * in trace-cmd's order: plugins (they attach to events as they are
  * parsed), --kallsyms, byte orders, long size, header page, ftrace and
  * event formats, kallsyms, printk formats, saved cmdlines; then what the
@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/errors.h"
-#include "model/grow.h"
+#include "common/errors.h"
+#include "common/grow.h"
 #include "tools/tracecmd/fastfmt.h"
 #include "tools/tracecmd/kallsyms.h"
-#include "tools/tracecmd/report_int.h"
+#include "tools/tracecmd/report_impl.h"
 
 /* libtraceevent parsers want NUL-terminated (and for some, writable) text. */
 static char *text_dup(const struct tdat_text *t)
@@ -138,7 +138,7 @@ static int compile_plans(struct tcr_file *tf, struct tmx_error *err)
 /*
  * Where libtraceevent reads common_type and common_pid: the fields of its
  * first event by id (get_common_info()), used only if they give what it
- * gives on records of distinct bytes (tf->common_fast, report_int.h).
+ * gives on records of distinct bytes (tf->common_fast, report_impl.h).
  */
 static void find_common(struct tcr_file *tf, struct tep_event *first)
 {

@@ -1,13 +1,13 @@
 /*
- * The timestamp options of `trace-cmd report` (report_int.h): --raw-ts,
+ * The timestamp options of `trace-cmd report` (report_impl.h): --raw-ts,
  * --ts2secs, --nodate and --align-ts set up per file (time_of() applies
  * them to each record), and the time column as libtraceevent prints it.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/errors.h"
-#include "tools/tracecmd/report_int.h"
+#include "common/errors.h"
+#include "tools/tracecmd/report_impl.h"
 
 /*
  * libtraceevent's print_event_time() for a "%<prec>.<div>d" format:

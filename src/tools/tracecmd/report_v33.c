@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/errors.h"
-#include "tools/tracecmd/report_int.h"
+#include "common/errors.h"
+#include "tools/tracecmd/report_impl.h"
 
 /* One file's 3.3 state (tcr_file.v33). */
 struct tcr_v33 {

@@ -1,12 +1,12 @@
 /*
- * `trace-cmd report -w` (report_int.h), trace-cmd's process_wakeup(): the
+ * `trace-cmd report -w` (report_impl.h), trace-cmd's process_wakeup(): the
  * latency from a task's sched_wakeup (or sched_wakeup_new) to the
  * sched_switch to it, appended to that switch's line, and the average,
  * maximum and minimum at the end (all tasks, then RT tasks).
  */
 #include <stdlib.h>
 
-#include "tools/tracecmd/report_int.h"
+#include "tools/tracecmd/report_impl.h"
 
 /* libtracecmd's init_wakeup(): without these events and fields, -w prints nothing. */
 void tcr_init_wakeup(struct tcr_file *tf)

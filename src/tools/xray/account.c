@@ -36,9 +36,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/errors.h"
-#include "model/grow.h"
-#include "tools/xray/account_int.h"
+#include "common/errors.h"
+#include "common/grow.h"
+#include "tools/xray/account_impl.h"
 #include "xray/xray.h"
 
 struct tmx_xacct *tmx_xacct_new(const struct tmx_xacct_opts *opts)

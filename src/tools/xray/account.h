@@ -2,7 +2,7 @@
  * `llvm-xray account` for XRay traces: per-function call latencies
  * (count, min, median, 90th and 99th percentile, max, sum) with llvm-xray
  * 14's table, sorting and number formatting.  See account.c (and
- * account_int.h for its parts).
+ * account_impl.h for its parts).
  */
 #ifndef TMX_TOOLS_XRAY_ACCOUNT_H
 #define TMX_TOOLS_XRAY_ACCOUNT_H

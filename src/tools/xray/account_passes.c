@@ -26,8 +26,8 @@
 #endif
 #include <stdlib.h>
 
-#include "model/errors.h"
-#include "tools/xray/account_int.h"
+#include "common/errors.h"
+#include "tools/xray/account_impl.h"
 
 void xacct_free_probes(struct tmx_xacct *a)
 {

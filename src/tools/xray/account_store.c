@@ -26,8 +26,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "model/grow.h"
-#include "tools/xray/account_int.h"
+#include "common/grow.h"
+#include "tools/xray/account_impl.h"
 
 /* Room for `need` elements of `elem` bytes. */
 bool xacct_vec_reserve(struct vec *v, size_t need, size_t elem)

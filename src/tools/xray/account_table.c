@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/errors.h"
+#include "common/errors.h"
 #include "sink/outbuf.h"
-#include "tools/xray/account_int.h"
+#include "tools/xray/account_impl.h"
 #include "xray/densemap.h"
 #include "xray/stdsort.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/grow.h"
+#include "common/grow.h"
 #include "tools/xray/cu_ranges.h"
 
 bool tmx_cu_ranges_add(struct tmx_cu_ranges *r, uint32_t unit, uint64_t lo, uint64_t hi)

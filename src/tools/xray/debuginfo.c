@@ -45,11 +45,11 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "model/grow.h"
+#include "common/grow.h"
 #include "tools/xray/cu_ranges.h"
 #include "tools/xray/debuginfo.h"
 #include "xray/instrmap.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 static char *format_pos(const char *file, uint32_t line, uint32_t col)
 {

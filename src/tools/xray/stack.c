@@ -61,13 +61,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/grow.h"
+#include "common/grow.h"
 #include "sink/outbuf.h"
-#include "sink/xray/intmap.h"
+#include "common/intmap.h"
 #include "tools/xray/stack.h"
 #include "xray/densemap.h"
 #include "xray/xray.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 #define NONE UINT32_MAX
 #define TOP_N 10

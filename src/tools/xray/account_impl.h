@@ -7,14 +7,14 @@
  * account_passes.c the exact order statistics from more passes when the
  * latencies did not fit; account_table.c llvm-xray's table and csv.
  */
-#ifndef TMX_TOOLS_XRAY_ACCOUNT_INT_H
-#define TMX_TOOLS_XRAY_ACCOUNT_INT_H
+#ifndef TMX_TOOLS_XRAY_ACCOUNT_IMPL_H
+#define TMX_TOOLS_XRAY_ACCOUNT_IMPL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sink/xray/intmap.h"
+#include "common/intmap.h"
 #include "tools/xray/account.h"
 
 #define DIRECT_MAX (1 << 22)

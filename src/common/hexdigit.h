@@ -1,6 +1,6 @@
 /* The value of a hexadecimal digit, in either case: what the parsers share. */
-#ifndef TMX_IO_HEXDIGIT_H
-#define TMX_IO_HEXDIGIT_H
+#ifndef TMX_COMMON_HEXDIGIT_H
+#define TMX_COMMON_HEXDIGIT_H
 
 /* 0 to 15, or -1 when `c` is not a hexadecimal digit. */
 static inline int tmx_hex_digit(char c)

@@ -1,6 +1,6 @@
 /* Output directories of the CTF writer (babeltrace2's sink.ctf.fs rules). */
-#ifndef TMX_SINK_CTF_PATHS_H
-#define TMX_SINK_CTF_PATHS_H
+#ifndef TMX_COMMON_PATHS_H
+#define TMX_COMMON_PATHS_H
 
 #include <limits.h>
 #include <stdbool.h>

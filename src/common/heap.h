@@ -1,6 +1,7 @@
 /*
- * The binary min-heap of the muxer (src/mux/muxer.c) and of the parallel
- * runner's merge (src/par/merge.c): one copy of the sifting, generated
+ * The binary min-heap of the muxer (src/mux/muxer.c), of the parallel
+ * runner's merge (src/par/merge.c) and of the XRay reader's runs
+ * (src/xray/reader_chunks.c): one copy of the sifting, generated
  * for each element type so that the comparison is inlined (it runs a few
  * times per message on the hot path).
  *
@@ -10,8 +11,8 @@
  * name_sift_down(type *heap, size_t n, size_t i), where
  * before(const type *a, const type *b) says whether a comes first.
  */
-#ifndef TMX_MUX_HEAP_H
-#define TMX_MUX_HEAP_H
+#ifndef TMX_COMMON_HEAP_H
+#define TMX_COMMON_HEAP_H
 
 #include <stddef.h>
 

@@ -1,6 +1,6 @@
 /* Growing arrays by doubling, for the few places that keep variable-size state. */
-#ifndef TMX_GROW_H
-#define TMX_GROW_H
+#ifndef TMX_COMMON_GROW_H
+#define TMX_COMMON_GROW_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,19 +1,16 @@
 /*
  * Filling a tmx_error and sending warnings: for the library's own code
- * (and its CLI and tests), not part of the installed API, where errors are
- * only read (include/tracemux/error.h).
+ * (and its tools and tests), not part of the installed API, which has
+ * only tmx_error_set (include/tracemux/error.h).
  */
-#ifndef TMX_MODEL_ERRORS_H
-#define TMX_MODEL_ERRORS_H
+#ifndef TMX_COMMON_ERRORS_H
+#define TMX_COMMON_ERRORS_H
 
 #include <stdbool.h>
 
 #include "tracemux/error.h"
 
-/* Sets `err` (may be NULL) and returns `code`. */
-int tmx_error_set(struct tmx_error *err, enum tmx_status code, const char *file,
-		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-/* Same, with a byte offset in the file. */
+/* tmx_error_set (public: tracemux/error.h) with a byte offset in the file. */
 int tmx_error_at(struct tmx_error *err, enum tmx_status code, const char *file,
 		 uint64_t offset, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));

@@ -22,8 +22,8 @@
  * Functions that several parts call are prefixed tcr_ (the report); the
  * helpers inlined here are on the per-record path.
  */
-#ifndef TMX_TOOLS_TRACECMD_REPORT_INT_H
-#define TMX_TOOLS_TRACECMD_REPORT_INT_H
+#ifndef TMX_TOOLS_TRACECMD_REPORT_IMPL_H
+#define TMX_TOOLS_TRACECMD_REPORT_IMPL_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -3,8 +3,8 @@
  * probing, grows at 3/4 load): thread ids and function ids of XRay logs.
  * Zero-initialise a struct imap before use.
  */
-#ifndef TMX_SINK_XRAY_INTMAP_H
-#define TMX_SINK_XRAY_INTMAP_H
+#ifndef TMX_COMMON_INTMAP_H
+#define TMX_COMMON_INTMAP_H
 
 #include <stdbool.h>
 #include <stdint.h>

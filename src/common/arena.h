@@ -3,8 +3,8 @@
  * trace class owns lives in one arena and is freed at once, so parsers do
  * not need to track ownership of shared sub-objects.
  */
-#ifndef TMX_ARENA_H
-#define TMX_ARENA_H
+#ifndef TMX_COMMON_ARENA_H
+#define TMX_COMMON_ARENA_H
 
 #include <stddef.h>
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "tracemux/error.h"
-#include "model/errors.h"
+#include "common/errors.h"
 
 static void set_file(struct tmx_error *err, const char *file)
 {

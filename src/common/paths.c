@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "sink/ctf/paths.h"
+#include "common/paths.h"
 
 static const char *env_str(const struct tmx_trace_class *tc, const char *name)
 {

@@ -15,8 +15,8 @@
  * event setup (trace_init_profile); profile_print.c: the text, tasks
  * merged by comm; profile_chain.c: the tree of an entry's kernel stacks.
  */
-#ifndef TMX_TOOLS_TRACECMD_PROFILE_INT_H
-#define TMX_TOOLS_TRACECMD_PROFILE_INT_H
+#ifndef TMX_TOOLS_TRACECMD_PROFILE_IMPL_H
+#define TMX_TOOLS_TRACECMD_PROFILE_IMPL_H
 
 #include <stdbool.h>
 #include <stddef.h>

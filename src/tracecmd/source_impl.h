@@ -1,0 +1,126 @@
+/*
+ * Inside the trace.dat model source: what its files share.  Not an
+ * interface (tmx_tracedat_open() in tracemux.h is):
+ *
+ *   source.c          the source: files opened, streams per buffer and
+ *                     CPU, the source operations, tdat_record_of
+ *   source_classes.c  the model's classes of a file: trace, clock, stream
+ *                     class, an event class per format with its decoding
+ *                     plan
+ *   source_stream.c   a stream's records decoded into values and its
+ *                     message sequence
+ *
+ * Functions that several files call are prefixed tdm_.
+ */
+#ifndef TMX_TRACECMD_SOURCE_IMPL_H
+#define TMX_TRACECMD_SOURCE_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/arena.h"
+#include "common/errors.h"
+#include "model/field_class.h"
+#include "model/msg_iter.h"
+#include "mux/muxer.h"
+#include "tracecmd/internal.h"
+
+enum plan_kind {
+	P_INT,        /* 1, 2, 4 or 8 bytes */
+	P_TEXT,       /* static char array: one text value */
+	P_FLEX_TEXT,  /* char NAME[] of size 0: the rest of the record */
+	P_ARRAY,      /* static array of integers */
+	P_BYTES,      /* a field of another size: bytes */
+	P_DYN_STRING, /* __data_loc / __rel_loc char[] */
+	P_DYN_SEQ,    /* __data_loc / __rel_loc other[] */
+};
+
+struct plan_field {
+	const struct tdat_field *fd;
+	struct tmx_field_class *fc;
+	struct tmx_field_class *elem;   /* arrays, sequences */
+	uint8_t kind;
+};
+
+struct plan {
+	size_t n;
+	struct plan_field *f;
+	struct tmx_field_class *fc;     /* the struct */
+};
+
+struct tdm_event {
+	struct tmx_event_class ec;
+	const struct tdat_event *ev;
+	struct plan payload;
+	bool unwanted;                  /* a filter never keeps its events: not decoded */
+};
+
+struct tdm_file;
+
+struct tdm_stream {
+	struct tmx_msg_iter iter;       /* first: the muxer hands it back */
+	struct tdm_file *file;
+	struct tmx_stream stream;
+	struct tdat_cursor *cur;
+	uint32_t buffer;
+	enum { S_BEGIN, S_PACKET, S_EVENTS, S_PACKET_END, S_END, S_DONE } state;
+	bool pending_discard_done;
+	struct tmx_packet packet;
+	struct tmx_value pctx[2];
+	struct tmx_event event;
+	struct tmx_msg msg;
+	const struct tdat_record *next;  /* peeked record */
+	struct tdat_record rec;          /* the record of the current message */
+	struct tdat_record disc;         /* for discarded-events messages */
+	bool have_last;
+	uint64_t last_ts;
+	struct tmx_value *vals;
+	size_t cap_vals;
+	uint64_t warned_ids;             /* unknown event ids warned about (count) */
+	bool has_range;                  /* first and last record times (converted) */
+	int64_t range_begin, range_end;
+};
+
+struct tdm_file {
+	struct tdat_file *f;
+	size_t index;
+	struct tmx_arena arena;
+	union {
+		struct tmx_trace_class tc;
+		struct tmx_trace_class_impl tc_impl;   /* what the library's trace classes are */
+	};
+	struct tmx_trace trace;
+	struct tmx_clock_class clock;
+	struct tmx_clock_class *clocks[1];
+	struct tmx_stream_class sc;
+	struct tmx_stream_class *scs[1];
+	struct tmx_field_class *pctx_fc;
+	struct plan common;
+	struct tdm_event **by_id_events;  /* parallel to the stream class's sorted classes */
+	const struct tmx_diag *diag;
+	bool lenient;
+};
+
+struct tdm_source {
+	struct tdm_file **files;
+	size_t n_files;
+	struct tdm_stream **streams;
+	size_t n_streams;
+	struct tmx_muxer *mux;
+	const struct tmx_reader_filter *filter;   /* tmx_source_set_filter; NULL: none */
+};
+
+static inline int tdm_nomem(struct tmx_error *err)
+{
+	return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+}
+
+/* The classes of file tf (its trace, clock, stream class, event classes). */
+int tdm_build_file(struct tdm_file *tf, struct tmx_error *err);
+/* The stream iterator's operations (struct tmx_msg_iter). */
+int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct tmx_error *err);
+void tdm_stream_keep(struct tmx_msg_iter *it);
+void tdm_stream_free(struct tdm_stream *s);
+
+#endif

@@ -1,0 +1,322 @@
+/*
+ * trace.dat files as a source of the common model: a stream's records
+ * decoded into values and its message sequence (see source_impl.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/grow.h"
+#include "tracecmd/source_impl.h"
+
+static struct tdm_event *event_of(const struct tdm_file *tf, uint32_t id)
+{
+	const struct tmx_event_class *ec = tmx_stream_class_event_class(&tf->sc, id);
+	/* ec is the first member of a tdm_event this reader owns (and may change). */
+	return ec ? (struct tdm_event *)ec : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Decoding a record into values                                         */
+/* ------------------------------------------------------------------ */
+
+static int reserve(struct tdm_stream *s, size_t need, struct tmx_error *err)
+{
+	void *v = s->vals;
+
+	if (!tmx_grow_array(&v, &s->cap_vals, need, sizeof(*s->vals), 64))
+		return tdm_nomem(err);
+	s->vals = v;
+	return TMX_OK;
+}
+
+static uint64_t read_int(const struct tdat_file *f, const uint8_t *p, uint32_t size, bool sgn)
+{
+	uint64_t v;
+
+	switch (size) {
+	case 1: v = p[0]; return sgn ? (uint64_t)(int64_t)(int8_t)v : v;
+	case 2: v = tdat_read16(f, p); return sgn ? (uint64_t)(int64_t)(int16_t)v : v;
+	case 4: v = tdat_read32(f, p); return sgn ? (uint64_t)(int64_t)(int32_t)v : v;
+	default: return tdat_read64(f, p);
+	}
+}
+
+/* `cnt` integers of pf's element class at p, appended at s->vals[*n]. */
+static int put_ints(struct tdm_stream *s, const struct plan_field *pf, const uint8_t *p,
+		    uint64_t cnt, bool sgn, size_t *n, struct tmx_error *err)
+{
+	uint32_t es = pf->elem->size / 8;
+	int ret;
+
+	if ((ret = reserve(s, *n + cnt, err)))
+		return ret;
+	for (uint64_t k = 0; k < cnt; k++) {
+		struct tmx_value *e = &s->vals[(*n)++];
+		e->fc = pf->elem;
+		e->u = read_int(s->file->f, p + k * es, es, sgn);
+	}
+	return TMX_OK;
+}
+
+static int bad_field(struct tdm_stream *s, const struct tdat_field *fd, const char *why,
+		     struct tmx_error *err)
+{
+	return tmx_error_at(err, TMX_ERR_DATA, s->file->f->path, s->rec.offset,
+			    "record of event %s (%u bytes), field %s: %s",
+			    s->rec.event ? s->rec.event->name : "?", s->rec.size, fd->name, why);
+}
+
+/* Appends the values of one plan (a struct) at s->vals[*n]. */
+static int decode_plan(struct tdm_stream *s, const struct plan *p, size_t *n, struct tmx_error *err)
+{
+	const struct tdat_file *f = s->file->f;
+	const uint8_t *d = s->rec.data;
+	uint32_t size = s->rec.size;
+	int ret;
+
+	if ((ret = reserve(s, *n + 1 + p->n, err)))
+		return ret;
+	s->vals[*n].fc = p->fc;
+	s->vals[*n].n_members = (uint32_t)p->n;
+	(*n)++;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct plan_field *pf = &p->f[i];
+		const struct tdat_field *fd = pf->fd;
+		struct tmx_value *v;
+		uint64_t off = fd->offset, len;
+
+		if ((ret = reserve(s, *n + 1, err)))
+			return ret;
+		v = &s->vals[(*n)++];
+		v->fc = pf->fc;
+		if (pf->kind != P_FLEX_TEXT && off + (pf->kind >= P_DYN_STRING ? 4 : fd->size) > size) {
+			if (!s->file->lenient)
+				return bad_field(s, fd, "beyond the end of the record", err);
+			/* Lenient: an empty value of the right shape. */
+			if (pf->kind == P_INT)
+				v->u = 0;
+			else if (pf->kind == P_DYN_STRING || pf->kind == P_TEXT) {
+				v->str.ptr = "";
+				v->str.len = 0;
+			} else {
+				v->count = 0;
+			}
+			if (pf->kind == P_ARRAY || pf->kind == P_BYTES)
+				v->fc = pf->fc, v->count = 0;
+			continue;
+		}
+		switch (pf->kind) {
+		case P_INT:
+			v->u = read_int(f, d + off, fd->size, pf->fc->is_signed);
+			break;
+		case P_TEXT: {
+			const uint8_t *nul = memchr(d + off, '\0', fd->size);
+			v->str.ptr = (const char *)d + off;
+			v->str.len = nul ? (uint64_t)(nul - (d + off)) : fd->size;
+			break;
+		}
+		case P_FLEX_TEXT: {
+			uint64_t avail = off < size ? size - off : 0;
+			const uint8_t *nul = avail ? memchr(d + off, '\0', avail) : NULL;
+			v->str.ptr = avail ? (const char *)d + off : "";
+			v->str.len = nul ? (uint64_t)(nul - (d + off)) : avail;
+			break;
+		}
+		case P_ARRAY:
+		case P_BYTES: {
+			uint32_t cnt = (uint32_t)pf->fc->length;
+			v->count = cnt;
+			if ((ret = put_ints(s, pf, d + off, cnt, pf->elem->is_signed, n, err)))
+				return ret;
+			break;
+		}
+		case P_DYN_STRING:
+		case P_DYN_SEQ: {
+			uint32_t loc = tdat_read32(f, d + off);
+			uint64_t start = loc & 0xffff;
+			len = loc >> 16;
+			if (fd->flags & TDAT_FIELD_RELATIVE)
+				start += off + fd->size;
+			if (start + len > size) {
+				if (!s->file->lenient)
+					return bad_field(s, fd, "dynamic data beyond the end of the record",
+							 err);
+				len = 0;
+				start = 0;
+			}
+			if (pf->kind == P_DYN_STRING) {
+				const uint8_t *nul = len ? memchr(d + start, '\0', len) : NULL;
+				v->str.ptr = len ? (const char *)d + start : "";
+				v->str.len = nul ? (uint64_t)(nul - (d + start)) : len;
+			} else {
+				uint64_t cnt = len / (pf->elem->size / 8);
+				v->count = cnt;
+				if ((ret = put_ints(s, pf, d + start, cnt, false, n, err)))
+					return ret;
+			}
+			break;
+		}
+		}
+	}
+	return TMX_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Stream iterators                                                      */
+/* ------------------------------------------------------------------ */
+
+static void set_time(struct tmx_msg *m, uint64_t ts)
+{
+	m->has_ts = true;
+	m->cycles = ts;
+	m->ns = ts > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ts;
+}
+
+int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct tmx_error *err)
+{
+	struct tdm_stream *s = (struct tdm_stream *)it;
+	struct tmx_msg *m = &s->msg;
+	int ret;
+
+	*out = NULL;
+	for (;;) {
+		memset(m, 0, sizeof(*m));
+		m->stream = &s->stream;
+		switch (s->state) {
+		case S_BEGIN:
+			m->kind = TMX_MSG_STREAM_BEGIN;
+			s->state = S_PACKET;
+			*out = m;
+			return TMX_OK;
+		case S_PACKET:
+			if ((ret = tdat_cursor_peek(s->cur, &s->next, err))) {
+				s->state = S_DONE;
+				return ret;
+			}
+			if (!s->next) {
+				s->state = S_END;
+				continue;
+			}
+			s->packet.has_begin = true;
+			s->packet.begin_cycles = s->next->ts;
+			s->packet.begin_ns = s->next->ts > (uint64_t)INT64_MAX ? INT64_MAX
+										: (int64_t)s->next->ts;
+			m->kind = TMX_MSG_PACKET_BEGIN;
+			m->packet = &s->packet;
+			set_time(m, s->next->ts);
+			s->state = S_EVENTS;
+			*out = m;
+			return TMX_OK;
+		case S_EVENTS: {
+			const struct tdat_record *r;
+			struct tdm_event *te;
+			size_t n = 0;
+			if ((ret = tdat_cursor_peek(s->cur, &r, err))) {
+				s->state = S_DONE;
+				return ret;
+			}
+			if (!r) {
+				s->state = S_PACKET_END;
+				continue;
+			}
+			if (r->missed_events && !s->pending_discard_done) {
+				s->pending_discard_done = true;
+				s->disc = *r;
+				s->disc.file_index = s->file->index;
+				s->disc.data = NULL;
+				s->disc.size = 0;
+				m->kind = TMX_MSG_DISCARDED_EVENTS;
+				m->packet = &s->packet;
+				m->count = r->missed_events > 0 ? (uint64_t)r->missed_events : 0;
+				set_time(m, r->ts);
+				if (s->have_last) {
+					m->has_range = true;
+					m->begin_cycles = s->last_ts;
+					m->begin_ns = (int64_t)(s->last_ts > (uint64_t)INT64_MAX ? INT64_MAX
+												  : s->last_ts);
+					m->end_cycles = r->ts;
+					m->end_ns = m->ns;
+				}
+				*out = m;
+				return TMX_OK;
+			}
+			s->pending_discard_done = false;
+			s->rec = *r;
+			s->rec.file_index = s->file->index;
+			tdat_cursor_next(s->cur, &r, err);   /* consume the peeked record */
+			s->have_last = true;
+			s->last_ts = s->rec.ts;
+			te = s->rec.event ? event_of(s->file, s->rec.event->id) : NULL;
+			if (!te) {
+				/* Unknown id or unparsable format: no class to put it in. */
+				if (s->warned_ids++ < 3) {
+					uint32_t id = 0;
+					if (s->rec.size >= 2)
+						id = tdat_read16(s->file->f, s->rec.data);
+					tmx_warn(s->file->diag, "%s: at byte %llu: record with unknown event id %u "
+						 "skipped", s->file->f->path, (unsigned long long)s->rec.offset,
+						 id);
+				}
+				continue;
+			}
+			if (te->unwanted)
+				continue;
+			if (s->file->common.fc && (ret = decode_plan(s, &s->file->common, &n, err))) {
+				s->state = S_DONE;
+				return ret;
+			}
+			size_t pay = n;
+			if ((ret = decode_plan(s, &te->payload, &n, err))) {
+				s->state = S_DONE;
+				return ret;
+			}
+			s->event.cls = &te->ec;
+			s->event.packet = &s->packet;
+			s->event.scopes[TMX_SCOPE_PACKET_CONTEXT] = s->pctx;
+			s->event.scopes[TMX_SCOPE_COMMON_CONTEXT] = s->file->common.fc ? s->vals : NULL;
+			s->event.scopes[TMX_SCOPE_SPECIFIC_CONTEXT] = NULL;
+			s->event.scopes[TMX_SCOPE_PAYLOAD] = s->vals + pay;
+			m->kind = TMX_MSG_EVENT;
+			m->packet = &s->packet;
+			m->event = &s->event;
+			set_time(m, s->rec.ts);
+			*out = m;
+			return TMX_OK;
+		}
+		case S_PACKET_END:
+			s->packet.has_end = true;
+			s->packet.end_cycles = s->last_ts;
+			s->packet.end_ns = s->last_ts > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)s->last_ts;
+			m->kind = TMX_MSG_PACKET_END;
+			m->packet = &s->packet;
+			set_time(m, s->last_ts);
+			s->state = S_END;
+			*out = m;
+			return TMX_OK;
+		case S_END:
+			m->kind = TMX_MSG_STREAM_END;
+			s->state = S_DONE;
+			*out = m;
+			return TMX_OK;
+		case S_DONE:
+			return TMX_OK;
+		}
+	}
+}
+
+/* Streams are owned by the source, not the muxer. */
+void tdm_stream_keep(struct tmx_msg_iter *it)
+{
+	(void)it;
+}
+
+void tdm_stream_free(struct tdm_stream *s)
+{
+	if (!s)
+		return;
+	tdat_cursor_close(s->cur);
+	free(s->vals);
+	free(s->stream.name);
+	free(s);
+}
+
