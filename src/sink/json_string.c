@@ -61,14 +61,14 @@ static void string_tail(struct outbuf *b, const char *str, size_t i, size_t n)
 		}
 		if (c >= 0x80) {
 			l = tmx_utf8_seq_len(s + i, n - i);
-			if (l)
+			if (l) {
 				outbuf_write(b, str + i, l);
-			else
-				outbuf_write(b, "\\ufffd", 6);   /* not UTF-8: U+FFFD */
-			i += l ? l : 1;
-			continue;
+				i += l;
+				continue;
+			}
+			/* not UTF-8: the byte's own code point, \u00XX below */
 		}
-		/* A control character: its short escape, else \u00XX. */
+		/* A control character: its short escape; it or a byte that is not UTF-8: \u00XX. */
 		if (short_escape[c]) {
 			outbuf_putc(b, '\\');
 			outbuf_putc(b, short_escape[c]);

@@ -6,7 +6,8 @@
 - Timestamps are exact 64-bit integers: ts_ns equals babeltrace2's
   --clock-seconds value to the nanosecond (bt2-pretty-nodelta-seconds).
 - A string with bytes that are not UTF-8 still gives valid JSON, each such
-  byte as U+FFFD (what a UTF-8 decoder that replaces errors reads).
+  byte as the code point of its value (\\u00XX, as Parquet, Perfetto and
+  the Python package give it).
 """
 import json
 import os
@@ -81,7 +82,7 @@ def main():
         except (ValueError, UnicodeDecodeError, KeyError, IndexError) as e:
             report.fail("invalid UTF-8", f"{e}: {out[:200]!r}")
         else:
-            if first != "\ufffd(is is a test trace":
+            if first != "\u00c3(is is a test trace":
                 report.fail("invalid UTF-8", repr(first))
             else:
                 report.ok()

@@ -16,7 +16,7 @@
  *
  * The text is serialized here rather than with json-c: exact 64-bit
  * values of both signs, a fixed property order, and names that are not
- * valid UTF-8 made valid (U+FFFD, sink/json_string.h) instead of written
+ * valid UTF-8 made valid (sink/json_string.h) instead of written
  * as they are.
  */
 #include <stdio.h>
