@@ -69,7 +69,7 @@ static void string_tail(struct outbuf *b, const char *str, size_t i, size_t n)
 			/* not UTF-8: the byte's own code point, \u00XX below */
 		}
 		/* A control character: its short escape; it or a byte that is not UTF-8: \u00XX. */
-		if (short_escape[c]) {
+		if (c < 0x20 && short_escape[c]) {
 			outbuf_putc(b, '\\');
 			outbuf_putc(b, short_escape[c]);
 		} else {

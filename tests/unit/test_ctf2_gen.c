@@ -568,7 +568,7 @@ static void test_escapes(void **state)
 	expect_payload(trace_(NULL, st(4, "q\"b\\s", uint_(8, 8), "c\x01\n", uint_(8, 8),
 				       "bad\xff\xc3", uint_(8, 8), "\xc3\xa9t\xc3\xa9", uint_(8, 8))),
 		FIELD("q\\\"b\\\\s", U8) "," FIELD("c\\u0001\\n", U8) ","
-		FIELD("bad\\ufffd\\ufffd", U8) "," FIELD("\xc3\xa9t\xc3\xa9", U8));
+		FIELD("bad\\u00ff\\u00c3", U8) "," FIELD("\xc3\xa9t\xc3\xa9", U8));
 }
 
 /* ------------------------------------------------------------------ */
