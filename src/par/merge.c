@@ -72,6 +72,8 @@ static struct par_batch *wait_batch(struct par_runner *r, struct par_stream *s)
 			par_read_batch(&r->workers[0], other);
 			continue;
 		}
+		if (par_side_work(r))
+			continue;
 		pthread_cond_wait(&r->main_cv, &r->lock);
 	}
 	b = s->q_head;

@@ -389,5 +389,5 @@ void cw_replicas_zero(struct tmx_ctf_writer *w)
 }
 
 const struct sink_split tmx_ctf_writer_split = {
-	worker_new, worker_free, worker_outbuf, format, emit, NULL,
+	worker_new, worker_free, worker_outbuf, format, emit, NULL, NULL,
 };

@@ -36,6 +36,8 @@ struct pq_table {
 	size_t bytes;             /* bytes buffered (the columns add to it) */
 	struct pq_file *file;     /* the part being written, NULL between parts */
 	bool broken;              /* a write failed: nothing more is written */
+	/* Where full row groups go (groupq.h); NULL: encoded and written at once. */
+	struct pq_groupq *q;
 };
 
 /*
@@ -51,9 +53,22 @@ void pq_table_free(struct pq_table *t);
 
 /* A row's values are in the columns: writes the row group when it is full. */
 int pq_table_row_end(struct pq_table *t, struct pq_encoder *enc, struct tmx_error *err);
-/* Writes what is buffered as a row group. */
+/*
+ * What is buffered becomes a row group: written now with `enc`, or handed
+ * to t->q.
+ */
 int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error *err);
-/* Writes what is buffered and closes the part (its footer). */
+/*
+ * The buffered columns, taken away: the table starts empty ones (no rows,
+ * no bytes).  NULL when memory runs out (the table is unchanged).
+ */
+struct pq_col *pq_table_detach(struct pq_table *t);
+/* Writes an encoded row group to the part being written (opened, closed when full). */
+int pq_table_put(struct pq_table *t, struct pq_group *g, struct tmx_error *err);
+/*
+ * Writes what is buffered and closes the part (its footer).  With a
+ * queue, the queue must have been drained after the flush.
+ */
 int pq_table_close(struct pq_table *t, struct pq_encoder *enc, struct tmx_error *err);
 
 #endif
