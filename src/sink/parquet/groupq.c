@@ -12,7 +12,7 @@ enum job_state { QUEUED, RUNNING, DONE };
 struct job {
 	struct job *next;
 	struct pq_table *t;
-	struct pq_col *cols;       /* the table's columns when the group was full */
+	struct pq_buf recs;        /* the group's rows as the table buffered them */
 	size_t n_cols, bytes;
 	int64_t n_rows;
 	size_t acct;               /* what the columns count into from now on */
@@ -60,7 +60,7 @@ static void cols_free(struct pq_col *cols, size_t n)
 
 static void job_free(struct job *j)
 {
-	cols_free(j->cols, j->n_cols);
+	pq_buf_free(&j->recs);
 	pq_group_free(&j->g);
 	free(j);
 }
@@ -125,6 +125,7 @@ static bool run_one(struct pq_groupq *q)
 {
 	struct job *j = q->queued;
 	struct encoder *e;
+	struct pq_col *cols;
 
 	if (!j)
 		return false;
@@ -132,14 +133,17 @@ static bool run_one(struct pq_groupq *q)
 	j->state = RUNNING;
 	q->queued = next_queued(j);
 	pthread_mutex_unlock(&q->lock);
-	if (e) {
-		pq_group_encode(&j->g, j->cols, j->n_cols, j->n_rows, &e->enc);
-	} else {   /* no encoder: the group fails as an encoding without memory does */
+	/* The columns made from the rows (the table's schema is only read), then encoded. */
+	cols = pq_table_new_cols(j->t, &j->acct);
+	if (e && cols && !j->recs.oom) {
+		pq_table_apply(cols, j->recs.p, j->recs.len);
+		pq_group_encode(&j->g, cols, j->n_cols, j->n_rows, &e->enc);
+	} else {   /* the group fails as an encoding without memory does */
 		j->g = (struct pq_group){ .num_rows = j->n_rows, .failed = 0 };
 	}
-	/* The columns are empty now: their memory goes back at once. */
-	cols_free(j->cols, j->n_cols);
-	j->cols = NULL;
+	/* The memory goes back at once. */
+	cols_free(cols, j->n_cols);
+	pq_buf_free(&j->recs);
 	pthread_mutex_lock(&q->lock);
 	if (e) {
 		e->next = q->free_encs;
@@ -209,14 +213,14 @@ int pq_groupq_submit(struct pq_groupq *q, struct pq_table *t, struct tmx_error *
 
 	if (!j)
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
-	*j = (struct job){ .t = t, .n_cols = t->schema.n_cols, .bytes = t->bytes,
+	*j = (struct job){ .t = t, .recs = t->recs, .n_cols = t->schema.n_cols, .bytes = t->bytes,
 			   .n_rows = t->n_rows, .state = QUEUED };
-	if (!(j->cols = pq_table_detach(t))) {
-		free(j);
-		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
-	}
-	for (size_t c = 0; c < j->n_cols; c++)
-		j->cols[c].acct = &j->acct;
+	/* The table starts again, with room for as much as this group. */
+	t->recs = (struct pq_buf){ 0 };
+	pq_buf_reserve(&t->recs, j->recs.len);
+	t->recs.oom = false;
+	t->n_rows = 0;
+	t->bytes = 0;
 	pthread_mutex_lock(&q->lock);
 	if (q->tail)
 		q->tail->next = j;

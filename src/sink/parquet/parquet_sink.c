@@ -26,7 +26,7 @@
 #define GROUP_BYTES (64u << 20)
 #define TOTAL_BYTES (256u << 20)
 #define PART_BYTES (1ull << 30)
-#define ZSTD_LEVEL 3
+#define ZSTD_LEVEL (getenv("PQL") ? atoi(getenv("PQL")) : 3)
 
 /*
  * The columns every event table starts with, of one type whatever the
@@ -641,7 +641,7 @@ static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, const uin
 	if (flags & REC_NOMEM)
 		return nomem(err);
 	before = t->bytes;
-	pq_rec_apply(t->cols, rec + REC_HEAD, len - REC_HEAD);
+	pq_table_add_record(t, rec + REC_HEAD, len - REC_HEAD);
 	count = stream_events(p, st);
 	if (count)
 		++*count;

@@ -6,6 +6,7 @@
 #include "model/errors.h"
 #include "sink/ctf/paths.h"
 #include "sink/parquet/groupq.h"
+#include "sink/parquet/record.h"
 #include "sink/parquet/table.h"
 
 int pq_table_init(struct pq_table *t, const char *where, unsigned *next_part,
@@ -19,17 +20,44 @@ int pq_table_init(struct pq_table *t, const char *where, unsigned *next_part,
 	return TMX_OK;
 }
 
-/* Empty columns of the schema, or NULL. */
-static struct pq_col *new_cols(struct pq_table *t)
+struct pq_col *pq_table_new_cols(const struct pq_table *t, size_t *acct)
 {
 	struct pq_col *cols = calloc(t->schema.n_cols ? t->schema.n_cols : 1, sizeof(*cols));
 
 	for (size_t c = 0; cols && c < t->schema.n_cols; c++) {
 		const struct pq_elem *e = &t->schema.elems[t->schema.col_elem[c]];
-		pq_col_init(&cols[c], e->type, t->schema.max_def[c], t->schema.max_rep[c],
-			    &t->bytes);
+		pq_col_init(&cols[c], e->type, t->schema.max_def[c], t->schema.max_rep[c], acct);
 	}
 	return cols;
+}
+
+void pq_table_add_record(struct pq_table *t, const uint8_t *rec, size_t n)
+{
+	uint32_t len = (uint32_t)n;
+	uint8_t *at;
+
+	if (n > UINT32_MAX || !pq_buf_reserve(&t->recs, 4 + n)) {
+		t->recs.oom = true;
+		return;
+	}
+	at = t->recs.p + t->recs.len;
+	memcpy(at, &len, 4);
+	memcpy(at + 4, rec, n);
+	t->recs.len += 4 + n;
+	t->bytes += 4 + n;
+}
+
+void pq_table_apply(struct pq_col *cols, const uint8_t *r, size_t n)
+{
+	const uint8_t *end = r + n;
+
+	while (r < end) {
+		uint32_t len;
+
+		memcpy(&len, r, 4);
+		pq_rec_apply(cols, r + 4, len);
+		r += 4 + (size_t)len;
+	}
 }
 
 int pq_table_ready(struct pq_table *t, struct tmx_error *err)
@@ -39,22 +67,10 @@ int pq_table_ready(struct pq_table *t, struct tmx_error *err)
 				     t->schema.oom ? "out of memory"
 						   : "fields nested more than %d levels deep",
 				     PQ_MAX_LEVEL);
-	t->cols = new_cols(t);
+	t->cols = pq_table_new_cols(t, &t->bytes);
 	if (!t->cols)
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 	return TMX_OK;
-}
-
-struct pq_col *pq_table_detach(struct pq_table *t)
-{
-	struct pq_col *old = t->cols, *cols = new_cols(t);
-
-	if (!cols)
-		return NULL;
-	t->cols = cols;
-	t->n_rows = 0;
-	t->bytes = 0;
-	return old;
 }
 
 void pq_table_free(struct pq_table *t)
@@ -67,6 +83,7 @@ void pq_table_free(struct pq_table *t)
 		for (size_t c = 0; c < t->schema.n_cols; c++)
 			pq_col_free(&t->cols[c]);
 	free(t->cols);
+	pq_buf_free(&t->recs);
 	pq_schema_free(&t->schema);
 	free(t->where);
 	t->cols = NULL;
