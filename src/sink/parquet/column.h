@@ -94,7 +94,10 @@ static inline void pq_col_int(struct pq_col *c, uint8_t rep, uint8_t def, uint64
 	unsigned n = c->type.phys == PQ_INT32 ? 4 : 8;
 
 	pq_col_levels(c, rep, def);
-	pq_buf_le(&c->vals, bits, n);
+	if (n == 4)
+		pq_buf_le(&c->vals, bits, 4);
+	else
+		pq_buf_le(&c->vals, bits, 8);
 	c->n_vals++;
 	*c->acct += n;
 }

@@ -256,7 +256,15 @@ static const char *utf8_text(struct pq_buf *scratch, const char *p, size_t n, si
 {
 	const unsigned char *s = (const unsigned char *)p;
 	size_t i = 0, l;
+	uint64_t w;
 
+	/* ASCII, 8 bytes at a time: most text is. */
+	while (i + 8 <= n) {
+		memcpy(&w, s + i, 8);
+		if (w & 0x8080808080808080ull)
+			break;
+		i += 8;
+	}
 	while (i < n && (l = tmx_utf8_seq_len(s + i, n - i)))
 		i += l;
 	*out_n = n;
