@@ -16,6 +16,26 @@ void pq_col_init(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_t
 	c->dict_on = type.phys == PQ_BYTE_ARRAY;
 }
 
+void pq_col_presize(struct pq_col *c, size_t rows)
+{
+	size_t width = c->type.phys == PQ_INT32 || c->type.phys == PQ_FLOAT    ? 4
+		       : c->type.phys == PQ_INT64 || c->type.phys == PQ_DOUBLE ? 8
+									       : 0;
+
+	if (c->max_def)
+		pq_buf_reserve(&c->defs, rows);
+	if (c->max_rep)
+		pq_buf_reserve(&c->reps, rows);
+	if (width)
+		pq_buf_reserve(&c->vals, rows * width);
+	else if (c->type.phys == PQ_BOOLEAN)
+		pq_buf_reserve(&c->vals, rows / 8 + 1);
+	if (c->dict_on)
+		pq_buf_reserve(&c->dict.idx, rows * 4);
+	/* Only room: a failure here is no failure of the column. */
+	c->defs.oom = c->reps.oom = c->vals.oom = c->dict.idx.oom = false;
+}
+
 static void dict_free(struct pq_dict *d)
 {
 	pq_buf_free(&d->plain);

@@ -70,6 +70,8 @@ struct pq_encoder {
 void pq_col_init(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_t max_rep,
 		 size_t *acct);
 void pq_col_free(struct pq_col *c);
+/* Room for `rows` values of a column that is not repeated (one allocation, not a doubling). */
+void pq_col_presize(struct pq_col *c, size_t rows);
 
 /* The levels of a value or a null (the hot path: inline). */
 static inline void pq_col_levels(struct pq_col *c, uint8_t rep, uint8_t def)

@@ -136,6 +136,8 @@ static bool run_one(struct pq_groupq *q)
 	/* The columns made from the rows (the table's schema is only read), then encoded. */
 	cols = pq_table_new_cols(j->t, &j->acct);
 	if (e && cols && !j->recs.oom) {
+		for (size_t c = 0; c < j->n_cols; c++)
+			pq_col_presize(&cols[c], (size_t)j->n_rows);
 		pq_table_apply(cols, j->recs.p, j->recs.len);
 		pq_group_encode(&j->g, cols, j->n_cols, j->n_rows, &e->enc);
 	} else {   /* the group fails as an encoding without memory does */

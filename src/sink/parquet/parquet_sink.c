@@ -94,9 +94,12 @@ struct shape {
 /* A formatter: the sink's own, or a worker's of the parallel runner. */
 struct pq_fmt {
 	struct tmx_parquet *p;
-	struct {
+	struct shape_slot {
 		const struct tmx_event_class *ec;
 		const struct shape *sh;
+		/* The entries of event, host and trace for events of `trace` (the same for each). */
+		const struct tmx_trace *trace;
+		struct pq_buf names;
 	} cache[SHAPE_CACHE];
 	struct pq_buf rec, scratch, labels;
 	const struct tmx_trace_class *host_of;   /* trace_host()'s last trace class */
@@ -332,17 +335,17 @@ static struct shape *shape_new(const struct tmx_event_class *ec)
 	return sh;
 }
 
-/* The shape of `ec`, made when new; NULL when memory runs out. */
-static const struct shape *shape_of(struct pq_fmt *f, const struct tmx_event_class *ec)
+/* The cache slot of `ec` with its shape, made when new; slot->sh NULL when memory runs out. */
+static struct shape_slot *shape_of(struct pq_fmt *f, const struct tmx_event_class *ec)
 {
 	struct tmx_parquet *p = f->p;
-	size_t slot = ((uintptr_t)ec >> 4) % SHAPE_CACHE;
+	struct shape_slot *slot = &f->cache[((uintptr_t)ec >> 4) % SHAPE_CACHE];
 	const struct shape *sh = NULL;
 	uint32_t *found;
 	bool added;
 
-	if (f->cache[slot].ec == ec)
-		return f->cache[slot].sh;
+	if (slot->ec == ec && slot->sh)
+		return slot;
 	pthread_mutex_lock(&p->lock);
 	/* A slot left at UINT32_MAX (no memory for the shape) is tried again. */
 	found = imap_get(&p->shape_of, (uint64_t)(uintptr_t)ec, UINT32_MAX, &added);
@@ -358,11 +361,10 @@ static const struct shape *shape_of(struct pq_fmt *f, const struct tmx_event_cla
 		}
 	}
 	pthread_mutex_unlock(&p->lock);
-	if (sh) {
-		f->cache[slot].ec = ec;
-		f->cache[slot].sh = sh;
-	}
-	return sh;
+	slot->ec = ec;
+	slot->sh = sh;
+	slot->trace = NULL;
+	return slot;
 }
 
 static void class_map_free(struct class_map *cm)
@@ -539,7 +541,8 @@ static void format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 {
 	const struct tmx_event *e = msg->event;
 	const struct tmx_stream *st = msg->stream;
-	const struct shape *sh = shape_of(f, e->cls);
+	struct shape_slot *slot = shape_of(f, e->cls);
+	const struct shape *sh = slot->sh;
 	struct pq_buf *r = &f->rec;
 	struct pq_rec_emit em = { r, NULL, &f->scratch, &f->labels };
 	const struct tmx_value *cpu_value = NULL;
@@ -569,16 +572,26 @@ static void format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 		pq_rec_null(r, COL_TS, 0, 0);
 		pq_rec_null(r, COL_CYCLES, 0, 0);
 	}
-	if (e->cls->name)   /* null without a name, as Hive's default partition reads */
-		pq_rec_text(&em, COL_EVENT, 0, e->cls->name, strlen(e->cls->name));
-	else
-		pq_rec_null(r, COL_EVENT, 0, 0);
-	host = trace_host(f, st->trace);
-	if (host)
-		pq_rec_text(&em, COL_HOST, 0, host, strlen(host));
-	else
-		pq_rec_null(r, COL_HOST, 0, 0);
-	pq_rec_text(&em, COL_TRACE, 0, st->trace->name, strlen(st->trace->name));
+	if (slot->trace != st->trace) {   /* the names' entries, once per class and trace */
+		struct pq_rec_emit names = { &slot->names, sh->ci, &f->scratch, &f->labels };
+
+		slot->names.len = 0;
+		slot->names.oom = false;
+		if (e->cls->name)   /* null without a name, as Hive's default partition reads */
+			pq_rec_text(&names, COL_EVENT, 0, e->cls->name, strlen(e->cls->name));
+		else
+			pq_rec_null(&slot->names, COL_EVENT, 0, 0);
+		host = trace_host(f, st->trace);
+		if (host)
+			pq_rec_text(&names, COL_HOST, 0, host, strlen(host));
+		else
+			pq_rec_null(&slot->names, COL_HOST, 0, 0);
+		pq_rec_text(&names, COL_TRACE, 0, st->trace->name, strlen(st->trace->name));
+		slot->trace = slot->names.oom ? NULL : st->trace;
+		if (slot->names.oom)
+			r->oom = true;
+	}
+	pq_buf_put(r, slot->names.p, slot->names.len);
 	pq_rec_int(r, sh->ci, COL_STREAM_ID, 0, st->id);
 	pq_rec_int(r, sh->ci, COL_STREAM_CLASS_ID, 0, st->cls->id);
 	for (int s = 0; s < TMX_N_SCOPES; s++)
@@ -704,6 +717,8 @@ static void fmt_free(struct pq_fmt *f)
 {
 	if (!f)
 		return;
+	for (size_t i = 0; i < SHAPE_CACHE; i++)
+		pq_buf_free(&f->cache[i].names);
 	pq_buf_free(&f->rec);
 	pq_buf_free(&f->scratch);
 	pq_buf_free(&f->labels);
