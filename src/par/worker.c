@@ -318,6 +318,9 @@ static void *worker_main(void *arg)
 		/* The sink's side work first: emit() may be waiting for it. */
 		if (par_side_work(r))
 			continue;
+		/* The lock was released: a stop said meanwhile was not waited for. */
+		if (r->stop)
+			break;
 		if (!(s = par_pick(r, s, &all_done))) {
 			/* With side work, more may come until the runner stops. */
 			if (all_done && !r->split->side)
