@@ -227,6 +227,17 @@ bool pq_fmap_scope(struct pq_fmap *fm, const struct tmx_field_class *fc, struct 
 			return false;
 	}
 	fm->col_end = (int)s->n_cols;
+	/* Runs of integer members, from the last one back. */
+	for (size_t m = fc->n_members; m-- > 0;) {
+		struct pq_fmap *ch = &fm->children[m];
+		const struct pq_fmap *next = m + 1 < fc->n_members ? &fm->children[m + 1] : NULL;
+
+		if (ch->how != F_INT)
+			continue;
+		ch->int_run = 1;
+		if (next && next->int_run && next->int_run < 255 && next->col == ch->col + 1)
+			ch->int_run = (uint8_t)(next->int_run + 1);
+	}
 	return !s->oom;
 }
 
@@ -402,9 +413,22 @@ void pq_fmap_emit_scope(const struct pq_rec_emit *em, const struct pq_fmap *fm,
 		pq_fmap_emit(em, fm, vals, 0, 0);
 		return;
 	}
-	for (size_t m = 0; m < fm->n_children; m++) {
+	for (size_t m = 0; m < fm->n_children;) {
+		const struct pq_fmap *ch = &fm->children[m];
+
+		if (ch->int_run > 1) {   /* one entry for the run, one value each */
+			size_t n = ch->int_run;
+
+			if (want >= m && want < m + n)
+				*member = &vals[i + (want - m)];
+			pq_rec_ints(em->rec, em->ci, (uint32_t)ch->col, &vals[i], n);
+			i += n;
+			m += n;
+			continue;
+		}
 		if (m == want)
 			*member = &vals[i];
-		i = pq_fmap_emit(em, &fm->children[m], vals, i, 0);
+		i = pq_fmap_emit(em, ch, vals, i, 0);
+		m++;
 	}
 }

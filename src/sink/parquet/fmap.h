@@ -33,6 +33,11 @@ struct pq_fmap {
 	uint8_t elem_rep;        /* lists: repetition level of the elements after the first */
 	int col, col2;           /* value column; label/flags column (-1: none) */
 	int col_begin, col_end;  /* every column of the field (contiguous) */
+	/*
+	 * Members of a scope: how many integer members start here, one column
+	 * and one value each, in consecutive columns (one record entry).
+	 */
+	uint8_t int_run;
 	size_t n_children;       /* members, options, the optional's field, the element */
 	struct pq_fmap *children;
 };

@@ -12,6 +12,9 @@
  *           u8 definition level, then unless null the value: INT32 4
  *           bytes, INT64 8, FLOAT and DOUBLE a double (8), BOOLEAN 1,
  *           BYTE_ARRAY a u32 length and the bytes
+ *   run     u32 first column | PQ_REC_RUN, u8 0, u8 count, then `count`
+ *           integer values of consecutive columns, each at its column's
+ *           deepest level (a structure's integer members: one entry)
  */
 #ifndef TMX_SINK_PARQUET_RECORD_H
 #define TMX_SINK_PARQUET_RECORD_H
@@ -23,8 +26,10 @@
 
 #include "sink/parquet/column.h"
 #include "sink/parquet/pqbuf.h"
+#include "tracemux/model.h"
 
 #define PQ_REC_NULL 0x80000000u
+#define PQ_REC_RUN 0x40000000u
 #define PQ_REC_HEAD 6
 
 /* What the writer needs of each column. */
@@ -88,6 +93,27 @@ static inline void pq_rec_bool(struct pq_buf *b, const struct pq_colinfo *ci, ui
 		*p = v;
 }
 
+/* `n` integers (tmx_value.u) of columns col, col + 1... (n <= 255), not repeated, present. */
+static inline void pq_rec_ints(struct pq_buf *b, const struct pq_colinfo *ci, uint32_t col,
+			       const struct tmx_value *v, size_t n)
+{
+	uint8_t *p = pq_rec_head(b, col | PQ_REC_RUN, 0, (uint8_t)n, 8 * n);
+
+	if (!p)
+		return;
+	for (size_t k = 0; k < n; k++) {
+		if (ci[col + k].phys == PQ_INT32) {
+			uint32_t w = (uint32_t)v[k].u;
+			memcpy(p, &w, 4);
+			p += 4;
+		} else {
+			memcpy(p, &v[k].u, 8);
+			p += 8;
+		}
+	}
+	b->len = (size_t)(p - b->p);   /* 8 bytes each were reserved */
+}
+
 /* A byte array, as it is (strings: UTF-8 already, see pq_rec_text in fmap.h). */
 static inline void pq_rec_bytes(struct pq_buf *b, const struct pq_colinfo *ci, uint32_t col,
 				uint8_t rep, const void *s, size_t n)
@@ -122,6 +148,20 @@ static inline void pq_rec_apply(struct pq_col *cols, const uint8_t *r, size_t n)
 		r += PQ_REC_HEAD;
 		if (col & PQ_REC_NULL) {
 			pq_col_null(&cols[col & ~PQ_REC_NULL], rep, def);
+			continue;
+		}
+		if (col & PQ_REC_RUN) {
+			for (struct pq_col *c = &cols[col & ~PQ_REC_RUN], *e = c + def; c < e; c++) {
+				if (c->type.phys == PQ_INT32) {
+					memcpy(&w, r, 4);
+					pq_col_int(c, 0, c->max_def, w);
+					r += 4;
+				} else {
+					memcpy(&u, r, 8);
+					pq_col_int(c, 0, c->max_def, u);
+					r += 8;
+				}
+			}
 			continue;
 		}
 		c = &cols[col];
