@@ -81,6 +81,16 @@ struct shape {
 	struct pq_fmap scope[TMX_N_SCOPES];
 	struct pq_schema schema;
 	struct pq_colinfo *ci;          /* of each column of the schema */
+	/*
+	 * The entries of the event, host and trace columns for events of
+	 * each trace (record.h's include entries point here): made under the
+	 * sink's lock, never changed, freed with the shape.
+	 */
+	struct names {
+		struct names *next;
+		const struct tmx_trace *trace;
+		struct pq_buf entries;
+	} *names;
 };
 
 /* Record flags (after the shape's address at the start of a record). */
@@ -97,9 +107,9 @@ struct pq_fmt {
 	struct shape_slot {
 		const struct tmx_event_class *ec;
 		const struct shape *sh;
-		/* The entries of event, host and trace for events of `trace` (the same for each). */
+		/* The entries of event, host and trace for events of `trace` (shape->names). */
 		const struct tmx_trace *trace;
-		struct pq_buf names;
+		const struct pq_buf *names;
 	} cache[SHAPE_CACHE];
 	struct pq_buf rec, scratch, labels;
 	const struct tmx_trace_class *host_of;   /* trace_host()'s last trace class */
@@ -261,6 +271,11 @@ static void shape_free(struct shape *sh)
 {
 	if (!sh)
 		return;
+	for (struct names *n = sh->names, *next; n; n = next) {
+		next = n->next;
+		pq_buf_free(&n->entries);
+		free(n);
+	}
 	for (int s = 0; s < TMX_N_SCOPES; s++)
 		if (sh->has[s])
 			pq_fmap_free(&sh->scope[s]);
@@ -536,6 +551,48 @@ static const char *trace_host(struct pq_fmt *f, const struct tmx_trace *trace)
 	return f->host;
 }
 
+/*
+ * The entries of the event, host and trace columns of `ec`'s events of
+ * `trace`, made at the first of them (under the sink's lock: any thread);
+ * NULL when memory runs out.
+ */
+static const struct pq_buf *names_of(struct pq_fmt *f, struct shape *sh,
+				     const struct tmx_event_class *ec, const struct tmx_trace *trace)
+{
+	struct tmx_parquet *p = f->p;
+	struct names *n;
+	const char *host;
+
+	pthread_mutex_lock(&p->lock);
+	for (n = sh->names; n && n->trace != trace; n = n->next)
+		;
+	if (!n && (n = calloc(1, sizeof(*n)))) {
+		struct pq_rec_emit em = { &n->entries, sh->ci, &f->scratch, &f->labels };
+
+		n->trace = trace;
+		if (ec->name)   /* null without a name, as Hive's default partition reads */
+			pq_rec_text(&em, COL_EVENT, 0, ec->name, strlen(ec->name));
+		else
+			pq_rec_null(&n->entries, COL_EVENT, 0, 0);
+		host = trace_host(f, trace);
+		if (host)
+			pq_rec_text(&em, COL_HOST, 0, host, strlen(host));
+		else
+			pq_rec_null(&n->entries, COL_HOST, 0, 0);
+		pq_rec_text(&em, COL_TRACE, 0, trace->name, strlen(trace->name));
+		if (n->entries.oom) {
+			pq_buf_free(&n->entries);
+			free(n);
+			n = NULL;
+		} else {
+			n->next = sh->names;
+			sh->names = n;
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	return n ? &n->entries : NULL;
+}
+
 /* The record of an event into f->rec (record.h, after REC_HEAD bytes: the shape and flags). */
 static void format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 {
@@ -546,9 +603,8 @@ static void format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 	struct pq_buf *r = &f->rec;
 	struct pq_rec_emit em = { r, NULL, &f->scratch, &f->labels };
 	const struct tmx_value *cpu_value = NULL;
-	const char *host;
 	uint8_t flags = 0;
-	uint64_t cpu;
+	uint64_t cpu, ids[2];
 
 	r->len = 0;
 	r->oom = false;
@@ -566,34 +622,24 @@ static void format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 			goto done;
 		}
 	if (msg->has_ts) {
-		pq_rec_int(r, sh->ci, COL_TS, 0, (uint64_t)msg->ns);
-		pq_rec_int(r, sh->ci, COL_CYCLES, 0, msg->cycles);
+		ids[0] = (uint64_t)msg->ns;
+		ids[1] = msg->cycles;
+		pq_rec_u64s(r, sh->ci, COL_TS, ids, 2);
 	} else {
 		pq_rec_null(r, COL_TS, 0, 0);
 		pq_rec_null(r, COL_CYCLES, 0, 0);
 	}
 	if (slot->trace != st->trace) {   /* the names' entries, once per class and trace */
-		struct pq_rec_emit names = { &slot->names, sh->ci, &f->scratch, &f->labels };
-
-		slot->names.len = 0;
-		slot->names.oom = false;
-		if (e->cls->name)   /* null without a name, as Hive's default partition reads */
-			pq_rec_text(&names, COL_EVENT, 0, e->cls->name, strlen(e->cls->name));
-		else
-			pq_rec_null(&slot->names, COL_EVENT, 0, 0);
-		host = trace_host(f, st->trace);
-		if (host)
-			pq_rec_text(&names, COL_HOST, 0, host, strlen(host));
-		else
-			pq_rec_null(&slot->names, COL_HOST, 0, 0);
-		pq_rec_text(&names, COL_TRACE, 0, st->trace->name, strlen(st->trace->name));
-		slot->trace = slot->names.oom ? NULL : st->trace;
-		if (slot->names.oom)
-			r->oom = true;
+		slot->names = names_of(f, (struct shape *)sh, e->cls, st->trace);
+		slot->trace = slot->names ? st->trace : NULL;
 	}
-	pq_buf_put(r, slot->names.p, slot->names.len);
-	pq_rec_int(r, sh->ci, COL_STREAM_ID, 0, st->id);
-	pq_rec_int(r, sh->ci, COL_STREAM_CLASS_ID, 0, st->cls->id);
+	if (slot->names)
+		pq_rec_include(r, slot->names);
+	else
+		r->oom = true;
+	ids[0] = st->id;
+	ids[1] = st->cls->id;
+	pq_rec_u64s(r, sh->ci, COL_STREAM_ID, ids, 2);
 	for (int s = 0; s < TMX_N_SCOPES; s++)
 		if (sh->has[s])
 			pq_fmap_emit_scope(&em, &sh->scope[s], e->scopes[s],
@@ -717,8 +763,6 @@ static void fmt_free(struct pq_fmt *f)
 {
 	if (!f)
 		return;
-	for (size_t i = 0; i < SHAPE_CACHE; i++)
-		pq_buf_free(&f->cache[i].names);
 	pq_buf_free(&f->rec);
 	pq_buf_free(&f->scratch);
 	pq_buf_free(&f->labels);

@@ -15,6 +15,10 @@
  *   run     u32 first column | PQ_REC_RUN, u8 0, u8 count, then `count`
  *           integer values of consecutive columns, each at its column's
  *           deepest level (a structure's integer members: one entry)
+ *   include PQ_REC_INCLUDE, u8 0, u8 0, then the address of a pq_buf of
+ *           entries that outlives the record (the entries of the event,
+ *           host and trace columns, the same for every event of a class
+ *           and trace, made once)
  */
 #ifndef TMX_SINK_PARQUET_RECORD_H
 #define TMX_SINK_PARQUET_RECORD_H
@@ -30,6 +34,7 @@
 
 #define PQ_REC_NULL 0x80000000u
 #define PQ_REC_RUN 0x40000000u
+#define PQ_REC_INCLUDE (PQ_REC_NULL | PQ_REC_RUN)
 #define PQ_REC_HEAD 6
 
 /* What the writer needs of each column. */
@@ -114,6 +119,36 @@ static inline void pq_rec_ints(struct pq_buf *b, const struct pq_colinfo *ci, ui
 	b->len = (size_t)(p - b->p);   /* 8 bytes each were reserved */
 }
 
+/* The same, from integers. */
+static inline void pq_rec_u64s(struct pq_buf *b, const struct pq_colinfo *ci, uint32_t col,
+			       const uint64_t *v, size_t n)
+{
+	uint8_t *p = pq_rec_head(b, col | PQ_REC_RUN, 0, (uint8_t)n, 8 * n);
+
+	if (!p)
+		return;
+	for (size_t k = 0; k < n; k++) {
+		if (ci[col + k].phys == PQ_INT32) {
+			uint32_t w = (uint32_t)v[k];
+			memcpy(p, &w, 4);
+			p += 4;
+		} else {
+			memcpy(p, &v[k], 8);
+			p += 8;
+		}
+	}
+	b->len = (size_t)(p - b->p);
+}
+
+/* The entries of `entries` (which must outlive the record's use) as one entry. */
+static inline void pq_rec_include(struct pq_buf *b, const struct pq_buf *entries)
+{
+	uint8_t *p = pq_rec_head(b, PQ_REC_INCLUDE, 0, 0, sizeof(entries));
+
+	if (p)
+		memcpy(p, &entries, sizeof(entries));
+}
+
 /* A byte array, as it is (strings: UTF-8 already, see pq_rec_text in fmap.h). */
 static inline void pq_rec_bytes(struct pq_buf *b, const struct pq_colinfo *ci, uint32_t col,
 				uint8_t rep, const void *s, size_t n)
@@ -146,6 +181,14 @@ static inline void pq_rec_apply(struct pq_col *cols, const uint8_t *r, size_t n)
 
 		memcpy(&col, r, 4);
 		r += PQ_REC_HEAD;
+		if (col == PQ_REC_INCLUDE) {
+			const struct pq_buf *entries;
+
+			memcpy(&entries, r, sizeof(entries));
+			r += sizeof(entries);
+			pq_rec_apply(cols, entries->p, entries->len);
+			continue;
+		}
 		if (col & PQ_REC_NULL) {
 			pq_col_null(&cols[col & ~PQ_REC_NULL], rep, def);
 			continue;

@@ -33,31 +33,14 @@ struct pq_col *pq_table_new_cols(const struct pq_table *t, size_t *acct)
 
 void pq_table_add_record(struct pq_table *t, const uint8_t *rec, size_t n)
 {
-	uint32_t len = (uint32_t)n;
-	uint8_t *at;
-
-	if (n > UINT32_MAX || !pq_buf_reserve(&t->recs, 4 + n)) {
-		t->recs.oom = true;
-		return;
-	}
-	at = t->recs.p + t->recs.len;
-	memcpy(at, &len, 4);
-	memcpy(at + 4, rec, n);
-	t->recs.len += 4 + n;
-	t->bytes += 4 + n;
+	/* Rows need no bounds: each column's entries are in order whatever the rows. */
+	pq_buf_put(&t->recs, rec, n);
+	t->bytes += n;
 }
 
 void pq_table_apply(struct pq_col *cols, const uint8_t *r, size_t n)
 {
-	const uint8_t *end = r + n;
-
-	while (r < end) {
-		uint32_t len;
-
-		memcpy(&len, r, 4);
-		pq_rec_apply(cols, r + 4, len);
-		r += 4 + (size_t)len;
-	}
+	pq_rec_apply(cols, r, n);
 }
 
 int pq_table_ready(struct pq_table *t, struct tmx_error *err)

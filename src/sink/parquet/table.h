@@ -37,8 +37,8 @@ struct pq_table {
 	struct pq_file *file;     /* the part being written, NULL between parts */
 	bool broken;              /* a write failed: nothing more is written */
 	/*
-	 * Tables of events: rows are kept as records (record.h), each after
-	 * its u32 length, and full row groups go to `q` (groupq.h), which
+	 * Tables of events: rows are kept as records (record.h), one after
+	 * the other, and full row groups go to `q` (groupq.h), which
 	 * makes the columns from them; `cols` stay empty.  NULL: rows go
 	 * straight into `cols` (the meta tables).
 	 */
@@ -68,7 +68,7 @@ int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error 
 void pq_table_add_record(struct pq_table *t, const uint8_t *rec, size_t n);
 /* Empty columns of the schema, counting their bytes into *acct; NULL without memory. */
 struct pq_col *pq_table_new_cols(const struct pq_table *t, size_t *acct);
-/* Records r[0, n) (each after its u32 length) into `cols`. */
+/* Records r[0, n) into `cols`. */
 void pq_table_apply(struct pq_col *cols, const uint8_t *r, size_t n);
 /* Writes an encoded row group to the part being written (opened, closed when full). */
 int pq_table_put(struct pq_table *t, struct pq_group *g, struct tmx_error *err);
