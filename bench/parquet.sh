@@ -1,9 +1,19 @@
 #!/bin/sh
 # -o parquet on the benchmark traces: conversion time against the text
-# output of the same run, dataset size against the input size, and DuckDB
-# queries' time on the result.
+# output of the same run with the same --jobs, the speed-up over --jobs 1,
+# dataset size against the input size, and DuckDB queries' time on the
+# result.
 #
 #   bench/parquet.sh [CTF_TRACE_DIR] [TRACE.dat] [RUNS]
+#
+# Each input is converted with --jobs 1, 2, 4 ... below the CPU count and
+# the CPU count (JOBS overrides the list); a row gives, for the text output
+# (or -o tracecmd) and -o parquet, the wall time (best of RUNS), the CPU
+# time (user + system) and the peak RSS of that run, then parquet's time
+# over the text's and parquet's speed-up over its own --jobs 1.  Before
+# timing, the datasets of every job count are checked to be the same bytes.
+# The machine's load is printed: wall times need a quiet machine, CPU
+# times less so.  NODB=1 skips the DuckDB queries.
 #
 # Defaults: the generated LTTng-like trace of bench/run.sh
 # (/tmp/tracemux-bench-2000000, made with bench/gen-lttng-like.py when
@@ -20,9 +30,11 @@ DAT=${2:-/tmp/tracemux-bench-tracecmd/big.dat}
 RUNS=${3:-3}
 
 [ -x "$TMX" ] || { echo "no $TMX: build it first (scripts/build.sh)" >&2; exit 1; }
-command -v node >/dev/null || { echo "node is not installed (apt-get install nodejs npm)" >&2; exit 1; }
-[ -f tests/duckdb/node_modules/@duckdb/node-api/package.json ] ||
-	npm install --prefix tests/duckdb --no-audit --no-fund >/dev/null
+if [ "${NODB:-0}" != 1 ]; then
+	command -v node >/dev/null || { echo "node is not installed (apt-get install nodejs npm)" >&2; exit 1; }
+	[ -f tests/duckdb/node_modules/@duckdb/node-api/package.json ] ||
+		npm install --prefix tests/duckdb --no-audit --no-fund >/dev/null
+fi
 if [ ! -d "$CTF" ] && [ "$CTF" = /tmp/tracemux-bench-2000000 ]; then
 	python3 bench/gen-lttng-like.py "$CTF" --events 2000000 >/dev/null
 fi
@@ -47,19 +59,50 @@ query() {
 	echo "$_best"
 }
 
+JOBS=${JOBS:-$(job_counts | tr '\n' ' ')}
+
+# A digest of every file of a dataset (names and bytes).
+digest() {
+	(cd "$1" && find . -type f | LC_ALL=C sort | while read -r f; do
+		echo "$f"
+		sha256sum <"$f"
+	done) | sha256sum | cut -c1-16
+}
+
 one() {   # INPUT TEXT-FORMAT
 	[ -e "$1" ] || { echo "$1: missing, skipped"; return; }
 	events=$("$TMX" info "$1" | awk '/ events;/ { print $1; exit }')
-	text=$(measure "$RUNS" "$TMX" -o "$2" "$1")
-	pq=$(measure "$RUNS" "$TMX" -o parquet -w "$tmp/ds" "$1")
-	"$TMX" -o parquet -w "$tmp/ds" "$1"
 	in_kb=$(du -sk "$1" | cut -f1)
+	echo "$1: $events events, $in_kb KB; CPUs: $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+	ref=""
+	for j in $JOBS; do
+		rm -rf "$tmp/ds"
+		"$TMX" -j "$j" -o parquet -w "$tmp/ds" "$1" 2>/dev/null
+		d=$(digest "$tmp/ds")
+		[ -n "$ref" ] || ref=$d
+		if [ "$d" != "$ref" ]; then
+			echo "  the dataset of --jobs $j differs from --jobs 1's: no figures" >&2
+			exit 1
+		fi
+	done
+	echo "  datasets of --jobs $JOBS: the same bytes ($ref)"
 	out_kb=$(du -sk "$tmp/ds" | cut -f1)
-	echo "$1: $events events, $in_kb KB"
-	echo "  -o $2        $(secs "$text") s wall, $(kbs "$text") KB peak RSS"
-	echo "  -o parquet  $(secs "$pq") s wall, $(kbs "$pq") KB peak RSS," \
-		"$(echo "scale=2; $(secs "$pq") / $(secs "$text")" | bc)x the $2 time"
+	printf '  %-8s %-30s %-30s %s\n' "" "-o $2: wall, CPU, peak RSS" \
+		"-o parquet: wall, CPU, peak RSS" "parquet/$2, parquet speed-up"
+	pq1=""
+	for j in $JOBS; do
+		text=$(measure "$RUNS" "$TMX" -j "$j" -o "$2" "$1")
+		pq=$(measure "$RUNS" "$TMX" -j "$j" -o parquet -w "$tmp/ds" "$1")
+		[ -n "$pq1" ] || pq1=$pq
+		printf '  --jobs %-2s %7.3f s %6.2f s %5s MB      %7.3f s %6.2f s %5s MB      %5.2fx %5.2fx\n' "$j" \
+			"$(secs "$text")" "$(cpus "$text")" "$(($(kbs "$text") / 1024))" \
+			"$(secs "$pq")" "$(cpus "$pq")" "$(($(kbs "$pq") / 1024))" \
+			"$(echo "scale=3; $(secs "$pq") / $(secs "$text")" | bc)" \
+			"$(echo "scale=3; $(secs "$pq1") / $(secs "$pq")" | bc)"
+	done
 	echo "  dataset     $out_kb KB, $(echo "scale=2; $out_kb / $in_kb" | bc)x the input"
+	[ "${NODB:-0}" = 1 ] && return
+	"$TMX" -o parquet -w "$tmp/ds" "$1" 2>/dev/null
 	q1="SELECT event, count(*) AS n FROM read_parquet('ds/event=*/*.parquet',
 		hive_partitioning = true, union_by_name = true) GROUP BY event ORDER BY n DESC"
 	q2="SELECT count(*), min(ts), max(ts) FROM read_parquet('ds/event=*/*.parquet',

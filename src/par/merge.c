@@ -72,6 +72,12 @@ static struct par_batch *wait_batch(struct par_runner *r, struct par_stream *s)
 			par_read_batch(&r->workers[0], other);
 			continue;
 		}
+		/*
+		 * Side work, else wait; the lock was released meanwhile: a batch
+		 * queued then was not waited for.
+		 */
+		if (par_side_work(r) || s->q_head || s->done)
+			continue;
 		pthread_cond_wait(&r->main_cv, &r->lock);
 	}
 	b = s->q_head;

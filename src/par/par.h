@@ -108,6 +108,7 @@ struct par_runner {
 	struct par_progress *progress;   /* the merge notes each message it emits */
 	size_t batch_elems, batch_bytes; /* when a batch is sealed */
 	size_t depth;                    /* batches queued per stream at most */
+	unsigned side_gen;               /* the sink's side work: counts its wake-ups */
 };
 
 /* worker.c */
@@ -127,6 +128,12 @@ struct par_stream *par_pick(struct par_runner *r, struct par_stream *prev, bool 
 int par_workers_start(struct par_runner *r, struct tmx_error *err);
 void par_workers_stop(struct par_runner *r);
 void par_batch_free(struct par_batch *b);
+/*
+ * The sink's side work (src/sink/split.h), called with the runner's lock
+ * held, released meanwhile: runs what is queued; true when it ran any or
+ * more was queued meanwhile (look again before waiting).
+ */
+bool par_side_work(struct par_runner *r);
 
 /* merge.c: the main thread's part, until the end, a stop or an error. */
 int par_merge(struct par_runner *r, struct tmx_error *err);

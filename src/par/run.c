@@ -113,9 +113,22 @@ static void runner_free(struct par_runner *r)
 	pthread_cond_destroy(&r->work_cv);
 }
 
+/* The sink queued side work: idle threads look for it (src/sink/split.h). */
+static void side_wake(void *ctx)
+{
+	struct par_runner *r = ctx;
+
+	pthread_mutex_lock(&r->lock);
+	r->side_gen++;
+	pthread_cond_broadcast(&r->work_cv);
+	pthread_cond_broadcast(&r->main_cv);
+	pthread_mutex_unlock(&r->lock);
+}
+
 static int run_parallel(struct par_runner *r, const struct tmx_mux_head *heads,
 			struct tmx_error *err)
 {
+	struct tmx_error ignored;
 	int ret;
 
 	/* Aligned: a stream's worker fields share no cache line with another's (par.h). */
@@ -132,8 +145,16 @@ static int run_parallel(struct par_runner *r, const struct tmx_mux_head *heads,
 	}
 	size_batches(r);
 	ret = par_workers_start(r, err);
-	if (!ret)
+	if (!ret && r->split->side) {
+		struct sink_side side = { side_wake, r, (unsigned)r->n_workers };
+		r->split->side->start(r->sink_out, &side);
+		int merged = par_merge(r, err);
+		int ended = r->split->side->end(r->sink_out, merged, merged ? &ignored : err);
+
+		ret = merged ? merged : ended;
+	} else if (!ret) {
 		ret = par_merge(r, err);
+	}
 	par_workers_stop(r);
 	return ret;
 }

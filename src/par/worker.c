@@ -292,6 +292,20 @@ void par_read_batch(struct par_worker *w, struct par_stream *s)
 	pthread_cond_signal(&r->main_cv);
 }
 
+bool par_side_work(struct par_runner *r)
+{
+	unsigned gen = r->side_gen;
+	bool ran = false;
+
+	if (!r->split->side)
+		return false;
+	pthread_mutex_unlock(&r->lock);
+	while (r->split->side->run(r->sink_out))
+		ran = true;
+	pthread_mutex_lock(&r->lock);
+	return ran || gen != r->side_gen;
+}
+
 static void *worker_main(void *arg)
 {
 	struct par_worker *w = arg;
@@ -301,8 +315,15 @@ static void *worker_main(void *arg)
 
 	pthread_mutex_lock(&r->lock);
 	while (!r->stop) {
+		/* The sink's side work first: emit() may be waiting for it. */
+		if (par_side_work(r))
+			continue;
+		/* The lock was released: a stop said meanwhile was not waited for. */
+		if (r->stop)
+			break;
 		if (!(s = par_pick(r, s, &all_done))) {
-			if (all_done)
+			/* With side work, more may come until the runner stops. */
+			if (all_done && !r->split->side)
 				break;
 			pthread_cond_wait(&r->work_cv, &r->lock);
 			continue;

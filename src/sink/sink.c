@@ -205,7 +205,7 @@ ADAPT(tmx_perfetto, struct tmx_perfetto, finish)
 	}                                                                             \
 	static const struct sink_split prefix##_split = {                             \
 		prefix##_worker_new_any, prefix##_free_any, prefix##_worker_outbuf_any,  \
-		prefix##_format_any, prefix##_emit_any, applies,                      \
+		prefix##_format_any, prefix##_emit_any, applies, NULL,                \
 	};
 SPLIT(tmx_pretty, struct tmx_pretty, NULL)
 SPLIT(tmx_jsonl, struct tmx_jsonl, NULL)
@@ -242,7 +242,47 @@ static int tmx_perfetto_emit_any(void *o, const struct sink_piece *pc, struct tm
 }
 static const struct sink_split tmx_perfetto_split = {
 	tmx_perfetto_worker_new_any, tmx_perfetto_worker_free_any, tmx_perfetto_worker_outbuf_any,
-	tmx_perfetto_format_any, tmx_perfetto_emit_any, tmx_perfetto_splits_any,
+	tmx_perfetto_format_any, tmx_perfetto_emit_any, tmx_perfetto_splits_any, NULL,
+};
+/* parquet: workers make records of rows, and full row groups are encoded as side work. */
+static void *tmx_parquet_worker_new_any(const void *o)
+{
+	return tmx_parquet_worker_new((const struct tmx_parquet *)o);
+}
+static void tmx_parquet_worker_free_any(void *w)
+{
+	tmx_parquet_worker_free((struct pq_fmt *)w);
+}
+static struct outbuf *tmx_parquet_worker_outbuf_any(void *w)
+{
+	return tmx_parquet_worker_outbuf((struct pq_fmt *)w);
+}
+static void tmx_parquet_format_any(void *w, const struct tmx_msg *m, uint64_t hole[SINK_HOLES])
+{
+	tmx_parquet_format((struct pq_fmt *)w, m, hole);
+}
+static int tmx_parquet_emit_any(void *o, const struct sink_piece *pc, struct tmx_error *e)
+{
+	return tmx_parquet_emit((struct tmx_parquet *)o, pc, e);
+}
+static void tmx_parquet_side_start_any(void *o, const struct sink_side *side)
+{
+	tmx_parquet_side_start((struct tmx_parquet *)o, side);
+}
+static bool tmx_parquet_side_run_any(void *o)
+{
+	return tmx_parquet_side_run((struct tmx_parquet *)o);
+}
+static int tmx_parquet_side_end_any(void *o, int status, struct tmx_error *e)
+{
+	return tmx_parquet_side_end((struct tmx_parquet *)o, status, e);
+}
+static const struct sink_side_ops tmx_parquet_side = {
+	tmx_parquet_side_start_any, tmx_parquet_side_run_any, tmx_parquet_side_end_any,
+};
+static const struct sink_split tmx_parquet_split = {
+	tmx_parquet_worker_new_any, tmx_parquet_worker_free_any, tmx_parquet_worker_outbuf_any,
+	tmx_parquet_format_any, tmx_parquet_emit_any, NULL, &tmx_parquet_side,
 };
 #define SPLIT_OUTPUT(name, kind, open, prefix) \
 	{ name, kind, open, prefix##_consume_any, prefix##_finish_any, prefix##_free_any, \
@@ -258,7 +298,7 @@ static const struct sink_ops sinks[] = {
 	  tmx_ctf_writer_free_any, &tmx_ctf_writer_split },
 	SPLIT_OUTPUT("tracecmd", SINK_TRACECMD, open_tracecmd, tmx_tclayout),
 	OUTPUT("xray-yaml", SINK_XRAY_YAML, open_xray_yaml, tmx_xray_yaml),
-	OUTPUT("parquet", SINK_PARQUET, open_parquet, tmx_parquet),
+	SPLIT_OUTPUT("parquet", SINK_PARQUET, open_parquet, tmx_parquet),
 	SPLIT_OUTPUT("perfetto", SINK_PERFETTO, open_perfetto, tmx_perfetto),
 	{ "dummy", SINK_DUMMY, NULL, NULL, NULL, NULL, &dummy_split },
 };

@@ -38,6 +38,34 @@ struct sink_piece {
 	uint32_t hole[SINK_HOLES];
 };
 
+/*
+ * What the runner gives a sink that has side work: wake(ctx) makes its
+ * idle threads (`threads` in all, the main one included) call side_run().
+ */
+struct sink_side {
+	void (*wake)(void *ctx);
+	void *ctx;
+	unsigned threads;
+};
+
+/*
+ * Side work: what emit() queues besides writing (parquet: full row groups
+ * to encode), done by any of the runner's threads between batches and by
+ * the main thread instead of waiting.
+ */
+struct sink_side_ops {
+	/* Before the first piece. */
+	void (*start)(void *out, const struct sink_side *side);
+	/* One piece of work, false when none is queued (any thread, also while emit() runs). */
+	bool (*run)(void *out);
+	/*
+	 * On the main thread when the merge is over (`status`: its result),
+	 * while the threads still call run(): after it, the sink queues
+	 * nothing more and does its work itself.
+	 */
+	int (*end)(void *out, int status, struct tmx_error *err);
+};
+
 struct sink_split {
 	/*
 	 * A formatter for one worker thread, set up as the sink `out` is.
@@ -59,6 +87,8 @@ struct sink_split {
 	int (*emit)(void *out, const struct sink_piece *pc, struct tmx_error *err);
 	/* Whether the split applies to this output (NULL: always). */
 	bool (*applies)(const void *out);
+	/* Optional side work (see struct sink_side_ops), or NULL. */
+	const struct sink_side_ops *side;
 };
 
 /* The sink's split (NULL when it has none) and its output handle. */

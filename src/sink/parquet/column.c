@@ -16,6 +16,26 @@ void pq_col_init(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_t
 	c->dict_on = type.phys == PQ_BYTE_ARRAY;
 }
 
+void pq_col_presize(struct pq_col *c, size_t rows)
+{
+	size_t width = c->type.phys == PQ_INT32 || c->type.phys == PQ_FLOAT    ? 4
+		       : c->type.phys == PQ_INT64 || c->type.phys == PQ_DOUBLE ? 8
+									       : 0;
+
+	if (c->max_def)
+		pq_buf_reserve(&c->defs, rows);
+	if (c->max_rep)
+		pq_buf_reserve(&c->reps, rows);
+	if (width)
+		pq_buf_reserve(&c->vals, rows * width);
+	else if (c->type.phys == PQ_BOOLEAN)
+		pq_buf_reserve(&c->vals, rows / 8 + 1);
+	if (c->dict_on)
+		pq_buf_reserve(&c->dict.idx, rows * 4);
+	/* Only room: a failure here is no failure of the column. */
+	c->defs.oom = c->reps.oom = c->vals.oom = c->dict.idx.oom = false;
+}
+
 static void dict_free(struct pq_dict *d)
 {
 	pq_buf_free(&d->plain);
@@ -70,13 +90,23 @@ void pq_col_bool(struct pq_col *c, uint8_t rep, uint8_t def, bool v)
 	c->n_vals++;
 }
 
+/*
+ * The dictionary's hash: 8 bytes at a time (the hash places entries in the
+ * table only; their order, the dictionary page's, is the order of arrival).
+ */
 static uint64_t hash_bytes(const uint8_t *p, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;   /* FNV-1a */
+	uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w;
 
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h;
+	for (; n >= 8; p += 8, n -= 8) {
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	for (w = 0; n; n--)
+		w = w << 8 | p[n - 1];
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ h >> 29;
 }
 
 static bool entry_is(const struct pq_dict *d, uint32_t e, const void *p, size_t n)

@@ -72,41 +72,63 @@ int pq_file_open(const char *path, const struct pq_schema *schema, struct pq_fil
 	return TMX_OK;
 }
 
-int pq_file_add_group(struct pq_file *f, struct pq_col *cols, int64_t n_rows,
-		      struct pq_encoder *enc, struct tmx_error *err)
+bool pq_group_encode(struct pq_group *g, struct pq_col *cols, size_t n_cols, int64_t n_rows,
+		     struct pq_encoder *enc)
 {
-	size_t n_cols = f->schema->n_cols;
-	void *groups = f->groups;
-	struct pq_row_group *g;
+	struct pq_chunk lost;
 
-	if (!tmx_grow_array(&groups, &f->cap, f->n_groups + 1, sizeof(*g), 8))
+	*g = (struct pq_group){ .num_rows = n_rows, .n_cols = n_cols, .failed = SIZE_MAX };
+	g->chunks = calloc(n_cols ? n_cols : 1, sizeof(*g->chunks));
+	for (size_t c = 0; c < n_cols; c++) {
+		/* Every column is emptied, also after a failure. */
+		if (!pq_col_encode(&cols[c], enc, 0, &g->out, g->chunks ? &g->chunks[c] : &lost) &&
+		    g->failed == SIZE_MAX)
+			g->failed = c;
+	}
+	if (!g->chunks && g->failed == SIZE_MAX)
+		g->failed = 0;
+	return g->failed == SIZE_MAX;
+}
+
+void pq_group_free(struct pq_group *g)
+{
+	free(g->chunks);
+	pq_buf_free(&g->out);
+	g->chunks = NULL;
+}
+
+int pq_file_put_group(struct pq_file *f, struct pq_group *g, struct tmx_error *err)
+{
+	void *groups = f->groups;
+	struct pq_row_group *rg;
+	int ret;
+
+	if (g->failed != SIZE_MAX)
+		return tmx_error_set(err, TMX_ERR_NOMEM, f->path,
+				     "cannot encode column %zu: out of memory or a page over 2 GiB",
+				     g->failed);
+	if (!tmx_grow_array(&groups, &f->cap, f->n_groups + 1, sizeof(*rg), 8))
 		return tmx_error_set(err, TMX_ERR_NOMEM, f->path, "out of memory");
 	f->groups = groups;
-	g = &f->groups[f->n_groups];
-	*g = (struct pq_row_group){ .num_rows = n_rows, .offset = (int64_t)f->size };
-	g->chunks = calloc(n_cols ? n_cols : 1, sizeof(*g->chunks));
-	if (!g->chunks)
-		return tmx_error_set(err, TMX_ERR_NOMEM, f->path, "out of memory");
-	for (size_t c = 0; c < n_cols; c++) {
-		int ret = TMX_OK;
-		f->out.len = 0;
-		if (!pq_col_encode(&cols[c], enc, f->size, &f->out, &g->chunks[c]))
-			ret = tmx_error_set(err, TMX_ERR_NOMEM, f->path,
-					    "cannot encode column %zu: out of memory or a page over 2 GiB",
-					    c);
-		if (!ret)
-			ret = write_all(f, f->out.p, f->out.len, err);
-		if (ret) {
-			/*
-			 * Left out of the footer: the file still reads, with the
-			 * row groups before this one (the bytes written are skipped).
-			 */
-			free(g->chunks);
-			return ret;
-		}
-		g->uncompressed += g->chunks[c].uncompressed;
-		g->compressed += g->chunks[c].compressed;
+	rg = &f->groups[f->n_groups];
+	*rg = (struct pq_row_group){ .num_rows = g->num_rows, .offset = (int64_t)f->size };
+	for (size_t c = 0; c < g->n_cols; c++) {
+		struct pq_chunk *m = &g->chunks[c];
+		m->data_offset += (int64_t)f->size;
+		if (m->dict_offset >= 0)
+			m->dict_offset += (int64_t)f->size;
+		rg->uncompressed += m->uncompressed;
+		rg->compressed += m->compressed;
 	}
+	/*
+	 * A failed write leaves the group out of the footer: the file still
+	 * reads, with the row groups before this one.
+	 */
+	ret = write_all(f, g->out.p, g->out.len, err);
+	if (ret)
+		return ret;
+	rg->chunks = g->chunks;
+	g->chunks = NULL;
 	f->n_groups++;
 	return TMX_OK;
 }

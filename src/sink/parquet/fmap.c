@@ -6,6 +6,7 @@
 #include "common/utf8.h"
 #include "model/field_class.h"
 #include "sink/parquet/fmap.h"
+#include "sink/parquet/record.h"
 
 enum how {
 	F_INT, F_FLOAT, F_BOOL, F_STRING, F_TEXT, F_BLOB, F_ENUM, F_BITS,
@@ -226,6 +227,17 @@ bool pq_fmap_scope(struct pq_fmap *fm, const struct tmx_field_class *fc, struct 
 			return false;
 	}
 	fm->col_end = (int)s->n_cols;
+	/* Runs of integer members, from the last one back. */
+	for (size_t m = fc->n_members; m-- > 0;) {
+		struct pq_fmap *ch = &fm->children[m];
+		const struct pq_fmap *next = m + 1 < fc->n_members ? &fm->children[m + 1] : NULL;
+
+		if (ch->how != F_INT)
+			continue;
+		ch->int_run = 1;
+		if (next && next->int_run && next->int_run < 255 && next->col == ch->col + 1)
+			ch->int_run = (uint8_t)(next->int_run + 1);
+	}
 	return !s->oom;
 }
 
@@ -240,47 +252,68 @@ void pq_fmap_free(struct pq_fmap *fm)
 /* ---- values ---- */
 
 /* Every column of the field: absent at its level. */
-static void nulls(const struct pq_emit *em, const struct pq_fmap *fm, uint8_t rep)
+static void nulls(const struct pq_rec_emit *em, const struct pq_fmap *fm, uint8_t rep)
 {
 	for (int c = fm->col_begin; c < fm->col_end; c++)
-		pq_col_null(&em->cols[c], rep, fm->null_def);
+		pq_rec_null(em->rec, (uint32_t)c, rep, fm->null_def);
 }
 
-/* A value goes in at the column's deepest level: every node above it is there. */
-static inline void put_int(const struct pq_emit *em, int col, uint8_t rep, uint64_t bits)
+/*
+ * p[0, n) as UTF-8: itself when it is, else a copy in `scratch` where each
+ * byte that is not part of valid UTF-8 is the code point of its value, as
+ * in JSON.  Returns the bytes, their length in *out_n.
+ */
+static const char *utf8_text(struct pq_buf *scratch, const char *p, size_t n, size_t *out_n)
 {
-	pq_col_int(&em->cols[col], rep, em->cols[col].max_def, bits);
+	const unsigned char *s = (const unsigned char *)p;
+	size_t i = 0, l;
+	uint64_t w;
+
+	/* ASCII, 8 bytes at a time: most text is. */
+	while (i + 8 <= n) {
+		memcpy(&w, s + i, 8);
+		if (w & 0x8080808080808080ull)
+			break;
+		i += 8;
+	}
+	while (i < n && (l = tmx_utf8_seq_len(s + i, n - i)))
+		i += l;
+	*out_n = n;
+	if (i == n)
+		return p;
+	scratch->len = 0;
+	pq_buf_put(scratch, s, i);
+	for (; i < n; i += l) {
+		l = tmx_utf8_seq_len(s + i, n - i);
+		if (l) {
+			pq_buf_put(scratch, s + i, l);
+			continue;
+		}
+		pq_buf_byte(scratch, (uint8_t)(0xC0 | s[i] >> 6));
+		pq_buf_byte(scratch, (uint8_t)(0x80 | (s[i] & 0x3F)));
+		l = 1;
+	}
+	*out_n = scratch->len;
+	return (const char *)scratch->p;
 }
 
 void pq_put_text(const struct pq_emit *em, int col, uint8_t rep, const char *p, size_t n)
 {
-	const unsigned char *s = (const unsigned char *)p;
 	struct pq_col *c = &em->cols[col];
-	size_t i = 0, l;
+	const char *t = utf8_text(em->scratch, p, n, &n);
 
-	while (i < n && (l = tmx_utf8_seq_len(s + i, n - i)))
-		i += l;
-	if (i == n) {
-		pq_col_bytes(c, rep, c->max_def, p, n);
-		return;
-	}
-	/* Bytes that are not UTF-8 become the code points of their values, as in JSON. */
-	em->scratch->len = 0;
-	for (i = 0; i < n; i += l) {
-		l = tmx_utf8_seq_len(s + i, n - i);
-		if (l) {
-			pq_buf_put(em->scratch, s + i, l);
-			continue;
-		}
-		pq_buf_byte(em->scratch, (uint8_t)(0xC0 | s[i] >> 6));
-		pq_buf_byte(em->scratch, (uint8_t)(0x80 | (s[i] & 0x3F)));
-		l = 1;
-	}
-	pq_col_bytes(c, rep, c->max_def, em->scratch->p, em->scratch->len);
+	pq_col_bytes(c, rep, c->max_def, t, n);
+}
+
+void pq_rec_text(const struct pq_rec_emit *em, int col, uint8_t rep, const char *p, size_t n)
+{
+	const char *t = utf8_text(em->scratch, p, n, &n);
+
+	pq_rec_bytes(em->rec, em->ci, (uint32_t)col, rep, t, n);
 }
 
 /* The labels of an enumeration's value or a bit map's active flags, joined by ", ". */
-static void put_labels(const struct pq_emit *em, const struct pq_fmap *fm, uint64_t u,
+static void put_labels(const struct pq_rec_emit *em, const struct pq_fmap *fm, uint64_t u,
 		       uint8_t rep)
 {
 	const struct tmx_field_class *fc = fm->fc;
@@ -295,12 +328,12 @@ static void put_labels(const struct pq_emit *em, const struct pq_fmap *fm, uint6
 		pq_buf_put(b, fc->mappings[m].label, strlen(fc->mappings[m].label));
 	}
 	if (b->len)   /* labels come from the metadata: checked like any text */
-		pq_put_text(em, fm->col2, rep, (const char *)b->p, b->len);
+		pq_rec_text(em, fm->col2, rep, (const char *)b->p, b->len);
 	else
-		pq_col_null(&em->cols[fm->col2], rep, fm->null_def);
+		pq_rec_null(em->rec, (uint32_t)fm->col2, rep, fm->null_def);
 }
 
-static size_t emit_list(const struct pq_emit *em, const struct pq_fmap *fm,
+static size_t emit_list(const struct pq_rec_emit *em, const struct pq_fmap *fm,
 			const struct tmx_value *vals, size_t i, uint8_t rep)
 {
 	uint64_t count = vals[i].count;
@@ -308,7 +341,7 @@ static size_t emit_list(const struct pq_emit *em, const struct pq_fmap *fm,
 	i++;
 	if (!count) {
 		for (int c = fm->col_begin; c < fm->col_end; c++)
-			pq_col_null(&em->cols[c], rep, fm->list_def);
+			pq_rec_null(em->rec, (uint32_t)c, rep, fm->list_def);
 		return i;
 	}
 	for (uint64_t k = 0; k < count; k++)
@@ -316,7 +349,7 @@ static size_t emit_list(const struct pq_emit *em, const struct pq_fmap *fm,
 	return i;
 }
 
-size_t pq_fmap_emit(const struct pq_emit *em, const struct pq_fmap *fm,
+size_t pq_fmap_emit(const struct pq_rec_emit *em, const struct pq_fmap *fm,
 		    const struct tmx_value *vals, size_t i, uint8_t rep)
 {
 	const struct tmx_value *v = &vals[i];
@@ -324,29 +357,28 @@ size_t pq_fmap_emit(const struct pq_emit *em, const struct pq_fmap *fm,
 
 	switch (fm->how) {
 	case F_INT:   /* signed or not, `u` has the value's bits */
-		put_int(em, fm->col, rep, v->u);
+		pq_rec_int(em->rec, em->ci, (uint32_t)fm->col, rep, v->u);
 		return i + 1;
 	case F_ENUM:
 	case F_BITS:
-		put_int(em, fm->col, rep, v->u);
+		pq_rec_int(em->rec, em->ci, (uint32_t)fm->col, rep, v->u);
 		if (fm->col2 >= 0)
 			put_labels(em, fm, v->u, rep);
 		return i + 1;
 	case F_FLOAT:
-		pq_col_double(&em->cols[fm->col], rep, em->cols[fm->col].max_def, v->d);
+		pq_rec_double(em->rec, em->ci, (uint32_t)fm->col, rep, v->d);
 		return i + 1;
 	case F_BOOL:
-		pq_col_bool(&em->cols[fm->col], rep, em->cols[fm->col].max_def, v->u != 0);
+		pq_rec_bool(em->rec, em->ci, (uint32_t)fm->col, rep, v->u != 0);
 		return i + 1;
 	case F_STRING:
-		pq_put_text(em, fm->col, rep, v->str.ptr, v->str.len);
+		pq_rec_text(em, fm->col, rep, v->str.ptr, v->str.len);
 		return i + 1;
 	case F_TEXT:   /* as babeltrace2 reads a text array: up to its first NUL */
-		pq_put_text(em, fm->col, rep, v->str.ptr, tmx_value_text_len(v));
+		pq_rec_text(em, fm->col, rep, v->str.ptr, tmx_value_text_len(v));
 		return i + 1;
 	case F_BLOB:
-		pq_col_bytes(&em->cols[fm->col], rep, em->cols[fm->col].max_def, v->str.ptr,
-			     v->str.len);
+		pq_rec_bytes(em->rec, em->ci, (uint32_t)fm->col, rep, v->str.ptr, v->str.len);
 		return i + 1;
 	case F_STRUCT:
 		i++;
@@ -355,7 +387,7 @@ size_t pq_fmap_emit(const struct pq_emit *em, const struct pq_fmap *fm,
 		return i;
 	case F_VARIANT: {
 		const char *name = fc->members[v->option].name;
-		pq_put_text(em, fm->col, rep, name ? name : "", name ? strlen(name) : 0);
+		pq_rec_text(em, fm->col, rep, name ? name : "", name ? strlen(name) : 0);
 		for (size_t o = 0; o < fm->n_children; o++)
 			if (o != v->option)
 				nulls(em, &fm->children[o], rep);
@@ -369,5 +401,34 @@ size_t pq_fmap_emit(const struct pq_emit *em, const struct pq_fmap *fm,
 		return pq_fmap_emit(em, &fm->children[0], vals, i + 1, rep);
 	default:
 		return emit_list(em, fm, vals, i, rep);
+	}
+}
+
+void pq_fmap_emit_scope(const struct pq_rec_emit *em, const struct pq_fmap *fm,
+			const struct tmx_value *vals, size_t want, const struct tmx_value **member)
+{
+	size_t i = 1;
+
+	if (fm->how != F_STRUCT) {
+		pq_fmap_emit(em, fm, vals, 0, 0);
+		return;
+	}
+	for (size_t m = 0; m < fm->n_children;) {
+		const struct pq_fmap *ch = &fm->children[m];
+
+		if (ch->int_run > 1) {   /* one entry for the run, one value each */
+			size_t n = ch->int_run;
+
+			if (want >= m && want < m + n)
+				*member = &vals[i + (want - m)];
+			pq_rec_ints(em->rec, em->ci, (uint32_t)ch->col, &vals[i], n);
+			i += n;
+			m += n;
+			continue;
+		}
+		if (m == want)
+			*member = &vals[i];
+		i = pq_fmap_emit(em, ch, vals, i, 0);
+		m++;
 	}
 }

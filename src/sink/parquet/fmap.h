@@ -33,6 +33,11 @@ struct pq_fmap {
 	uint8_t elem_rep;        /* lists: repetition level of the elements after the first */
 	int col, col2;           /* value column; label/flags column (-1: none) */
 	int col_begin, col_end;  /* every column of the field (contiguous) */
+	/*
+	 * Members of a scope: how many integer members start here, one column
+	 * and one value each, in consecutive columns (one record entry).
+	 */
+	uint8_t int_run;
 	size_t n_children;       /* members, options, the optional's field, the element */
 	struct pq_fmap *children;
 };
@@ -47,17 +52,35 @@ bool pq_fmap_scope(struct pq_fmap *fm, const struct tmx_field_class *fc, struct 
 		   const char *scope);
 void pq_fmap_free(struct pq_fmap *fm);
 
-/* Where values go while an event is written. */
+/* Where an event's values go: a record (record.h). */
+struct pq_colinfo;
+struct pq_rec_emit {
+	struct pq_buf *rec;
+	const struct pq_colinfo *ci;   /* of the scope's schema */
+	struct pq_buf *scratch;        /* text made valid UTF-8 */
+	struct pq_buf *labels;         /* labels joined */
+};
+
+/* The value at vals[i] and its subtree as record entries; returns the index after it. */
+size_t pq_fmap_emit(const struct pq_rec_emit *em, const struct pq_fmap *fm,
+		    const struct tmx_value *vals, size_t i, uint8_t rep);
+/*
+ * A scope's values (the map made by pq_fmap_scope()); *member is set to
+ * the value of its member number `want`, when it has one.
+ */
+void pq_fmap_emit_scope(const struct pq_rec_emit *em, const struct pq_fmap *fm,
+			const struct tmx_value *vals, size_t want, const struct tmx_value **member);
+/* A string as UTF-8 (see above) into a record. */
+void pq_rec_text(const struct pq_rec_emit *em, int col, uint8_t rep, const char *p, size_t n);
+
+/* Values straight into columns (the meta tables). */
 struct pq_emit {
 	struct pq_col *cols;
 	struct pq_buf *scratch;   /* text made valid UTF-8 */
 	struct pq_buf *labels;    /* labels joined */
 };
 
-/* The value at vals[i] and its subtree into the columns; returns the index after it. */
-size_t pq_fmap_emit(const struct pq_emit *em, const struct pq_fmap *fm,
-		    const struct tmx_value *vals, size_t i, uint8_t rep);
-/* A string as UTF-8 (see above). */
+/* A string as UTF-8 (see above) into a column. */
 void pq_put_text(const struct pq_emit *em, int col, uint8_t rep, const char *p, size_t n);
 
 #endif

@@ -29,14 +29,18 @@
  * a table; a class of the same name with other columns writes other parts
  * in the same directory.
  *
- * Rows are buffered per table and written as row groups of at most
- * `row_group_rows` rows or 64 MiB; when all the tables together buffer
- * more than 256 MiB, the largest one is written.  Parts hold at most
- * `part_row_groups` row groups or 1 GiB.  Column chunks are zstd-compressed.
+ * Rows are buffered per table (as records, record.h) and written as row
+ * groups of at most `row_group_rows` rows or 64 MiB of records; when all
+ * the tables together buffer more than 256 MiB, the largest one is
+ * written.  Parts hold at most `part_row_groups` row groups or 1 GiB.
+ * Column chunks are zstd-compressed.  With the parallel runner, workers
+ * make the records and encode full row groups (groupq.h); the files are
+ * the same whatever the number of jobs.
  */
 #ifndef TMX_SINK_PARQUET_PARQUET_H
 #define TMX_SINK_PARQUET_PARQUET_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "tracemux/error.h"
@@ -61,6 +65,20 @@ struct tmx_parquet_opts {
 int tmx_parquet_new(const struct tmx_parquet_opts *opts, const struct tmx_source *src,
 		    struct tmx_parquet **out, struct tmx_error *err);
 int tmx_parquet_consume(struct tmx_parquet *p, const struct tmx_msg *msg, struct tmx_error *err);
+/* The split for the parallel runner (src/sink/split.h): workers make rows' records. */
+struct pq_fmt;
+struct outbuf;
+struct sink_piece;
+struct sink_side;
+struct pq_fmt *tmx_parquet_worker_new(const struct tmx_parquet *p);
+void tmx_parquet_worker_free(struct pq_fmt *w);
+struct outbuf *tmx_parquet_worker_outbuf(struct pq_fmt *w);
+void tmx_parquet_format(struct pq_fmt *w, const struct tmx_msg *msg, uint64_t hole[2]);
+int tmx_parquet_emit(struct tmx_parquet *p, const struct sink_piece *pc, struct tmx_error *err);
+/* Side work: full row groups encoded on the runner's threads. */
+void tmx_parquet_side_start(struct tmx_parquet *p, const struct sink_side *side);
+bool tmx_parquet_side_run(struct tmx_parquet *p);
+int tmx_parquet_side_end(struct tmx_parquet *p, int status, struct tmx_error *err);
 /* Writes what is buffered, every footer, _streams and _traces. */
 int tmx_parquet_finish(struct tmx_parquet *p, struct tmx_error *err);
 void tmx_parquet_free(struct tmx_parquet *p);

@@ -3,6 +3,7 @@
  * the memory bound over all tables, and the meta tables at the end.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,17 +13,20 @@
 #include "common/grow.h"
 #include "common/paths.h"
 #include "sink/parquet/fmap.h"
+#include "sink/parquet/groupq.h"
 #include "sink/parquet/meta.h"
 #include "sink/parquet/parquet.h"
+#include "sink/parquet/record.h"
 #include "sink/parquet/thrift.h"
 #include "common/intmap.h"
+#include "sink/split.h"
 #include "tracemux/event.h"
 #include "tracemux/tracemux.h"
 
 #define GROUP_BYTES (64u << 20)
 #define TOTAL_BYTES (256u << 20)
 #define PART_BYTES (1ull << 30)
-#define ZSTD_LEVEL 3
+#define ZSTD_LEVEL (getenv("PQL") ? atoi(getenv("PQL")) : 3)
 
 /*
  * The columns every event table starts with, of one type whatever the
@@ -59,25 +63,74 @@ struct evtab {
 	struct part_dir *dir;
 };
 
-/* What an event class writes to (for one trace, when partitioned by trace). */
+/*
+ * What the rows of an event class look like: its columns and how its
+ * values fill them.  Made once per class, at its first event, by the
+ * thread that meets it (a worker of the parallel runner, under the sink's
+ * lock), then only read.
+ */
+struct shape {
+	const struct tmx_event_class *ec;
+	bool ok;                        /* false: out of memory, or nested too deep */
+	/* The field of the `cpu` column (tmx_stream_class_cpu_field), found once per class. */
+	const char *cpu_field;          /* NULL: the cpu column is null */
+	enum tmx_scope cpu_scope;
+	size_t cpu_member;              /* its member number in the scope, SIZE_MAX: none */
+	bool has[TMX_N_SCOPES];
+	const struct tmx_field_class *fc[TMX_N_SCOPES];
+	struct pq_fmap scope[TMX_N_SCOPES];
+	struct pq_schema schema;
+	struct pq_colinfo *ci;          /* of each column of the schema */
+	/*
+	 * The entries of the event, host and trace columns for events of
+	 * each trace (record.h's include entries point here): made under the
+	 * sink's lock, never changed, freed with the shape.
+	 */
+	struct names {
+		struct names *next;
+		const struct tmx_trace *trace;
+		struct pq_buf entries;
+	} *names;
+};
+
+/* Record flags (after the shape's address at the start of a record). */
+#define REC_BAD_SCOPE 0x07              /* the scope that does not fit the class, + 1 */
+#define REC_NOMEM 0x80
+#define REC_HEAD (sizeof(void *) + 1)
+
+/* A direct-mapped cache of shapes by class, per formatting thread. */
+#define SHAPE_CACHE 64
+
+/* A formatter: the sink's own, or a worker's of the parallel runner. */
+struct pq_fmt {
+	struct tmx_parquet *p;
+	struct shape_slot {
+		const struct tmx_event_class *ec;
+		const struct shape *sh;
+		/* The entries of event, host and trace for events of `trace` (shape->names). */
+		const struct tmx_trace *trace;
+		const struct pq_buf *names;
+	} cache[SHAPE_CACHE];
+	struct pq_buf rec, scratch, labels;
+	const struct tmx_trace_class *host_of;   /* trace_host()'s last trace class */
+	const char *host;
+	struct outbuf *out;             /* workers: where records go */
+};
+
+/* Which table an event class writes to (for one trace, when partitioned by trace). */
 struct class_map {
 	const struct tmx_event_class *ec;
 	const struct tmx_trace *trace;  /* NULL unless partitioned by host or trace */
 	uint32_t next;                  /* maps[] of the same class, other trace; UINT32_MAX */
-	/* The field of the `cpu` column (tmx_stream_class_cpu_field), found once per class. */
-	const char *cpu_field;          /* NULL: the cpu column is null */
-	enum tmx_scope cpu_scope;
 	struct evtab *tab;
-	bool has[TMX_N_SCOPES];
-	const struct tmx_field_class *fc[TMX_N_SCOPES];
-	struct pq_fmap scope[TMX_N_SCOPES];
 };
 
 struct tmx_parquet {
 	char *dir;
 	const struct tmx_source *src;
 	struct pq_limits lim;
-	struct pq_encoder enc;
+	struct pq_encoder enc;          /* the meta tables' */
+	struct pq_groupq *q;            /* the event tables' row groups */
 	struct pq_buf scratch, labels;
 	unsigned partition;             /* TMX_PARQUET_BY_* */
 	struct imap by_class;           /* event class address -> first of its maps[] */
@@ -89,8 +142,10 @@ struct tmx_parquet {
 	uint64_t *events;
 	size_t n_streams, events_cap;
 	struct pq_discarded discarded;
-	const struct tmx_trace_class *host_of;   /* trace_host()'s last trace class */
-	const char *host;
+	pthread_mutex_t lock;           /* shapes, made by any thread */
+	struct imap shape_of;           /* event class address -> shapes[] */
+	struct ptr_vec shapes;
+	struct pq_fmt *fmt;             /* the sink's own formatter */
 };
 
 static int nomem(struct tmx_error *err)
@@ -212,13 +267,123 @@ static void evtab_free(struct evtab *tab)
 	free(tab);
 }
 
+static void shape_free(struct shape *sh)
+{
+	if (!sh)
+		return;
+	for (struct names *n = sh->names, *next; n; n = next) {
+		next = n->next;
+		pq_buf_free(&n->entries);
+		free(n);
+	}
+	for (int s = 0; s < TMX_N_SCOPES; s++)
+		if (sh->has[s])
+			pq_fmap_free(&sh->scope[s]);
+	pq_schema_free(&sh->schema);
+	free(sh->ci);
+	free(sh);
+}
+
+/*
+ * The columns of a class into `schema` (initialized): the fixed ones, then
+ * each scope's; its maps into `fm` (freed by the caller).  False when
+ * memory runs out.
+ */
+static bool class_columns(const struct tmx_field_class *const fc[TMX_N_SCOPES],
+			  struct pq_schema *schema, struct pq_fmap fm[TMX_N_SCOPES])
+{
+	bool ok = true;
+
+	fixed_columns(schema);
+	for (int s = 0; s < TMX_N_SCOPES; s++)
+		if (fc[s] && ok)
+			ok = pq_fmap_scope(&fm[s], fc[s], schema, scope_names[s]);
+		else if (fc[s])
+			fm[s] = (struct pq_fmap){ 0 };
+	return ok;
+}
+
+static void class_scopes(const struct tmx_event_class *ec,
+			 const struct tmx_field_class *fc[TMX_N_SCOPES])
+{
+	const struct tmx_stream_class *sc = ec->stream_class;
+
+	fc[TMX_SCOPE_PACKET_CONTEXT] = sc->packet_context;
+	fc[TMX_SCOPE_COMMON_CONTEXT] = sc->event_common_context;
+	fc[TMX_SCOPE_SPECIFIC_CONTEXT] = ec->specific_context;
+	fc[TMX_SCOPE_PAYLOAD] = ec->payload;
+}
+
+/* The member number of `name` in a structure, SIZE_MAX when it has none (tmx_value_member's). */
+static size_t member_number(const struct tmx_field_class *st, const char *name)
+{
+	for (size_t i = 0; st && tmx_fc_kind(st) == TMX_FC_STRUCT && i < tmx_fc_member_count(st); i++)
+		if (tmx_fc_member_name(st, i) && !strcmp(tmx_fc_member_name(st, i), name))
+			return i;
+	return SIZE_MAX;
+}
+
+static struct shape *shape_new(const struct tmx_event_class *ec)
+{
+	struct shape *sh = calloc(1, sizeof(*sh));
+
+	if (!sh)
+		return NULL;
+	sh->ec = ec;
+	sh->cpu_member = SIZE_MAX;
+	class_scopes(ec, sh->fc);
+	for (int s = 0; s < TMX_N_SCOPES; s++)
+		sh->has[s] = sh->fc[s] != NULL;
+	pq_schema_init(&sh->schema);
+	sh->cpu_field = tmx_stream_class_cpu_field(ec->stream_class, &sh->cpu_scope);
+	if (sh->cpu_field)
+		sh->cpu_member = member_number(sh->fc[sh->cpu_scope], sh->cpu_field);
+	if (!class_columns(sh->fc, &sh->schema, sh->scope) || !pq_schema_finish(&sh->schema))
+		return sh;   /* not ok: the table, made the same way, says why */
+	sh->ci = calloc(sh->schema.n_cols ? sh->schema.n_cols : 1, sizeof(*sh->ci));
+	if (!sh->ci)
+		return sh;
+	for (size_t c = 0; c < sh->schema.n_cols; c++)
+		sh->ci[c] = (struct pq_colinfo){ sh->schema.elems[sh->schema.col_elem[c]].type.phys,
+						 sh->schema.max_def[c] };
+	sh->ok = true;
+	return sh;
+}
+
+/* The cache slot of `ec` with its shape, made when new; slot->sh NULL when memory runs out. */
+static struct shape_slot *shape_of(struct pq_fmt *f, const struct tmx_event_class *ec)
+{
+	struct tmx_parquet *p = f->p;
+	struct shape_slot *slot = &f->cache[((uintptr_t)ec >> 4) % SHAPE_CACHE];
+	const struct shape *sh = NULL;
+	uint32_t *found;
+	bool added;
+
+	if (slot->ec == ec && slot->sh)
+		return slot;
+	pthread_mutex_lock(&p->lock);
+	/* A slot left at UINT32_MAX (no memory for the shape) is tried again. */
+	found = imap_get(&p->shape_of, (uint64_t)(uintptr_t)ec, UINT32_MAX, &added);
+	if (found && *found != UINT32_MAX) {
+		sh = p->shapes.items[*found];
+	} else if (found) {
+		struct shape *made = shape_new(ec);
+		if (made && push(&p->shapes, made)) {
+			*found = (uint32_t)(p->shapes.n - 1);
+			sh = made;
+		} else {
+			shape_free(made);
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	slot->ec = ec;
+	slot->sh = sh;
+	slot->trace = NULL;
+	return slot;
+}
+
 static void class_map_free(struct class_map *cm)
 {
-	if (!cm)
-		return;
-	for (int s = 0; s < TMX_N_SCOPES; s++)
-		if (cm->has[s])
-			pq_fmap_free(&cm->scope[s]);
 	free(cm);
 }
 
@@ -257,8 +422,10 @@ static int build_class(struct tmx_parquet *p, const struct tmx_event_class *ec,
 		       const struct tmx_trace *trace, struct class_map *cm, struct evtab *tab,
 		       struct tmx_error *err)
 {
-	const struct tmx_stream_class *sc = ec->stream_class;
+	const struct tmx_field_class *fc[TMX_N_SCOPES];
+	struct pq_fmap fm[TMX_N_SCOPES];
 	char path[4096];
+	bool ok;
 	int ret = table_path(p, ec, trace, path, sizeof(path), err);
 
 	if (ret)
@@ -269,22 +436,18 @@ static int build_class(struct tmx_parquet *p, const struct tmx_event_class *ec,
 	ret = pq_table_init(&tab->t, path, &tab->dir->next_part, &p->lim, err);
 	if (ret)
 		return ret;
-	cm->cpu_field = tmx_stream_class_cpu_field(sc, &cm->cpu_scope);
-	fixed_columns(&tab->t.schema);
+	tab->t.q = p->q;
 	cm->ec = ec;
 	cm->trace = p->partition ? trace : NULL;
 	cm->next = UINT32_MAX;
-	cm->fc[TMX_SCOPE_PACKET_CONTEXT] = sc->packet_context;
-	cm->fc[TMX_SCOPE_COMMON_CONTEXT] = sc->event_common_context;
-	cm->fc[TMX_SCOPE_SPECIFIC_CONTEXT] = ec->specific_context;
-	cm->fc[TMX_SCOPE_PAYLOAD] = ec->payload;
-	for (int s = 0; s < TMX_N_SCOPES; s++) {
-		if (!cm->fc[s])
-			continue;
-		cm->has[s] = true;
-		if (!pq_fmap_scope(&cm->scope[s], cm->fc[s], &tab->t.schema, scope_names[s]))
-			return nomem(err);
-	}
+	/* The shape's columns, made again: the maps are the shape's. */
+	class_scopes(ec, fc);
+	ok = class_columns(fc, &tab->t.schema, fm);
+	for (int s = 0; s < TMX_N_SCOPES; s++)
+		if (fc[s])
+			pq_fmap_free(&fm[s]);
+	if (!ok)
+		return nomem(err);
 	ret = pq_table_ready(&tab->t, err);
 	return ret ? ret : find_table(p, tab, cm, err);
 }
@@ -379,69 +542,165 @@ static int bound_memory(struct tmx_parquet *p, struct tmx_error *err)
 }
 
 /* The `host` of a trace (the `hostname` of its environment, as the partition), the last one kept. */
-static const char *trace_host(struct tmx_parquet *p, const struct tmx_trace *trace)
+static const char *trace_host(struct pq_fmt *f, const struct tmx_trace *trace)
 {
-	if (trace->cls != p->host_of) {
-		p->host_of = trace->cls;
-		p->host = pq_trace_host(trace->cls);
+	if (trace->cls != f->host_of) {
+		f->host_of = trace->cls;
+		f->host = pq_trace_host(trace->cls);
 	}
-	return p->host;
+	return f->host;
 }
 
-static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, struct tmx_error *err)
+/*
+ * The entries of the event, host and trace columns of `ec`'s events of
+ * `trace`, made at the first of them (under the sink's lock: any thread);
+ * NULL when memory runs out.
+ */
+static const struct pq_buf *names_of(struct pq_fmt *f, struct shape *sh,
+				     const struct tmx_event_class *ec, const struct tmx_trace *trace)
+{
+	struct tmx_parquet *p = f->p;
+	struct names *n;
+	const char *host;
+
+	pthread_mutex_lock(&p->lock);
+	for (n = sh->names; n && n->trace != trace; n = n->next)
+		;
+	if (!n && (n = calloc(1, sizeof(*n)))) {
+		struct pq_rec_emit em = { &n->entries, sh->ci, &f->scratch, &f->labels };
+
+		n->trace = trace;
+		if (ec->name)   /* null without a name, as Hive's default partition reads */
+			pq_rec_text(&em, COL_EVENT, 0, ec->name, strlen(ec->name));
+		else
+			pq_rec_null(&n->entries, COL_EVENT, 0, 0);
+		host = trace_host(f, trace);
+		if (host)
+			pq_rec_text(&em, COL_HOST, 0, host, strlen(host));
+		else
+			pq_rec_null(&n->entries, COL_HOST, 0, 0);
+		pq_rec_text(&em, COL_TRACE, 0, trace->name, strlen(trace->name));
+		if (n->entries.oom) {
+			pq_buf_free(&n->entries);
+			free(n);
+			n = NULL;
+		} else {
+			n->next = sh->names;
+			sh->names = n;
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	return n ? &n->entries : NULL;
+}
+
+/* The record of an event into f->rec (record.h, after REC_HEAD bytes: the shape and flags). */
+static void format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 {
 	const struct tmx_event *e = msg->event;
 	const struct tmx_stream *st = msg->stream;
+	struct shape_slot *slot = shape_of(f, e->cls);
+	const struct shape *sh = slot->sh;
+	struct pq_buf *r = &f->rec;
+	struct pq_rec_emit em = { r, NULL, &f->scratch, &f->labels };
+	const struct tmx_value *cpu_value = NULL;
+	uint8_t flags = 0;
+	uint64_t cpu, ids[2];
+
+	r->len = 0;
+	r->oom = false;
+	pq_buf_put(r, &sh, sizeof(sh));
+	pq_buf_byte(r, 0);
+	if (!sh || !sh->ok || r->oom) {
+		flags = REC_NOMEM;
+		goto done;
+	}
+	em.ci = sh->ci;
+	/* Every scope of the class is checked before a column gets a value. */
+	for (int s = 0; s < TMX_N_SCOPES; s++)
+		if (sh->has[s] && (!e->scopes[s] || e->scopes[s][0].fc != sh->fc[s])) {
+			flags = (uint8_t)(s + 1);
+			goto done;
+		}
+	if (msg->has_ts) {
+		ids[0] = (uint64_t)msg->ns;
+		ids[1] = msg->cycles;
+		pq_rec_u64s(r, sh->ci, COL_TS, ids, 2);
+	} else {
+		pq_rec_null(r, COL_TS, 0, 0);
+		pq_rec_null(r, COL_CYCLES, 0, 0);
+	}
+	if (slot->trace != st->trace) {   /* the names' entries, once per class and trace */
+		slot->names = names_of(f, (struct shape *)sh, e->cls, st->trace);
+		slot->trace = slot->names ? st->trace : NULL;
+	}
+	if (slot->names)
+		pq_rec_include(r, slot->names);
+	else
+		r->oom = true;
+	ids[0] = st->id;
+	ids[1] = st->cls->id;
+	pq_rec_u64s(r, sh->ci, COL_STREAM_ID, ids, 2);
+	for (int s = 0; s < TMX_N_SCOPES; s++)
+		if (sh->has[s])
+			pq_fmap_emit_scope(&em, &sh->scope[s], e->scopes[s],
+					   s == (int)sh->cpu_scope ? sh->cpu_member : SIZE_MAX,
+					   &cpu_value);
+	/* tmx_event_cpu, the field found once per class */
+	if (cpu_value && tmx_value_uint64(cpu_value, &cpu) && cpu <= UINT32_MAX)
+		pq_rec_int(r, sh->ci, COL_CPU, 0, cpu);
+	else
+		pq_rec_null(r, COL_CPU, 0, 0);
+	if (r->oom)
+		flags = REC_NOMEM;
+done:
+	if (r->oom) {   /* the head at least, for the error */
+		r->oom = false;
+		r->len = 0;
+		pq_buf_put(r, &sh, sizeof(sh));
+		pq_buf_byte(r, REC_NOMEM);
+		if (r->oom)
+			r->len = 0;
+		return;
+	}
+	r->p[sizeof(sh)] = flags;
+	if (flags)
+		r->len = REC_HEAD;
+}
+
+/* An event's record (format_event) into its table, in merged order. */
+static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, const uint8_t *rec,
+		     size_t len, struct tmx_error *err)
+{
+	const struct tmx_stream *st = msg->stream;
+	const struct shape *sh;
 	struct class_map *cm = NULL;
 	struct pq_table *t;
-	struct pq_emit em;
-	uint64_t *count, cpu;
-	const char *host;
+	uint64_t *count;
 	size_t before;
-	int ret = class_of(p, e->cls, st->trace, &cm, err);
+	uint8_t flags;
+	int ret;
 
+	if (len < REC_HEAD)
+		return nomem(err);
+	memcpy(&sh, rec, sizeof(sh));
+	flags = rec[sizeof(sh)];
+	if (!sh)
+		return nomem(err);
+	ret = class_of(p, sh->ec, st->trace, &cm, err);
 	if (ret)
 		return ret;
 	t = &cm->tab->t;
 	if (t->broken)
 		return TMX_OK;   /* its error was reported */
-	/* Every scope of the class is checked before a column gets a value. */
-	for (int s = 0; s < TMX_N_SCOPES; s++)
-		if (cm->has[s] && (!e->scopes[s] || e->scopes[s][0].fc != cm->fc[s]))
-			return tmx_error_set(err, TMX_ERR_DATA, st->name,
-					     "event of class `%s`: its %s does not have the class's fields",
-					     e->cls->name ? e->cls->name : "", scope_names[s]);
-	em = (struct pq_emit){ t->cols, &p->scratch, &p->labels };
+	if (flags & REC_BAD_SCOPE)
+		return tmx_error_set(err, TMX_ERR_DATA, st->name,
+				     "event of class `%s`: its %s does not have the class's fields",
+				     sh->ec->name ? sh->ec->name : "",
+				     scope_names[(flags & REC_BAD_SCOPE) - 1]);
+	if (flags & REC_NOMEM)
+		return nomem(err);
 	before = t->bytes;
-	if (msg->has_ts) {
-		pq_col_int(&t->cols[COL_TS], 0, 1, (uint64_t)msg->ns);
-		pq_col_int(&t->cols[COL_CYCLES], 0, 1, msg->cycles);
-	} else {
-		pq_col_null(&t->cols[COL_TS], 0, 0);
-		pq_col_null(&t->cols[COL_CYCLES], 0, 0);
-	}
-	if (e->cls->name)   /* null without a name, as Hive's default partition reads */
-		pq_put_text(&em, COL_EVENT, 0, e->cls->name, strlen(e->cls->name));
-	else
-		pq_col_null(&t->cols[COL_EVENT], 0, 0);
-	host = trace_host(p, st->trace);
-	if (host)
-		pq_put_text(&em, COL_HOST, 0, host, strlen(host));
-	else
-		pq_col_null(&t->cols[COL_HOST], 0, 0);
-	pq_put_text(&em, COL_TRACE, 0, st->trace->name, strlen(st->trace->name));
-	pq_col_int(&t->cols[COL_STREAM_ID], 0, 0, st->id);
-	pq_col_int(&t->cols[COL_STREAM_CLASS_ID], 0, 0, st->cls->id);
-	/* tmx_event_cpu, without finding the field again */
-	if (cm->cpu_field &&
-	    tmx_value_uint64(tmx_event_field_in(e, cm->cpu_scope, cm->cpu_field), &cpu) &&
-	    cpu <= UINT32_MAX)
-		pq_col_int(&t->cols[COL_CPU], 0, 1, cpu);
-	else
-		pq_col_null(&t->cols[COL_CPU], 0, 0);
-	for (int s = 0; s < TMX_N_SCOPES; s++)
-		if (cm->has[s])
-			pq_fmap_emit(&em, &cm->scope[s], e->scopes[s], 0, 0);
+	pq_table_add_record(t, rec + REC_HEAD, len - REC_HEAD);
 	count = stream_events(p, st);
 	if (count)
 		++*count;
@@ -457,13 +716,15 @@ static struct pq_meta_ctx meta_ctx(struct tmx_parquet *p)
 	return (struct pq_meta_ctx){ p->dir, &p->lim, &p->enc, &p->scratch, &p->labels };
 }
 
-int tmx_parquet_consume(struct tmx_parquet *p, const struct tmx_msg *msg, struct tmx_error *err)
+/* A message in merged order: an event's record (`rec`), or a discarded-items message. */
+static int put_msg(struct tmx_parquet *p, const struct tmx_msg *msg, const uint8_t *rec,
+		   size_t len, struct tmx_error *err)
 {
 	struct pq_meta_ctx ctx;
 
 	switch (msg->kind) {
 	case TMX_MSG_EVENT:
-		return put_event(p, msg, err);
+		return put_event(p, msg, rec, len, err);
 	case TMX_MSG_DISCARDED_EVENTS:
 	case TMX_MSG_DISCARDED_PACKETS:
 		ctx = meta_ctx(p);
@@ -473,6 +734,114 @@ int tmx_parquet_consume(struct tmx_parquet *p, const struct tmx_msg *msg, struct
 	}
 }
 
+/* Sequentially: the record made and applied at once (the runner's two steps in one). */
+int tmx_parquet_consume(struct tmx_parquet *p, const struct tmx_msg *msg, struct tmx_error *err)
+{
+	if (msg->kind == TMX_MSG_EVENT)
+		format_event(p->fmt, msg);
+	return put_msg(p, msg, p->fmt->rec.p, p->fmt->rec.len, err);
+}
+
+static struct pq_fmt *fmt_new(struct tmx_parquet *p, bool worker)
+{
+	struct pq_fmt *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->p = p;
+	if (worker) {
+		if (!(f->out = malloc(sizeof(*f->out)))) {
+			free(f);
+			return NULL;
+		}
+		outbuf_init(f->out, -1);
+	}
+	return f;
+}
+
+static void fmt_free(struct pq_fmt *f)
+{
+	if (!f)
+		return;
+	pq_buf_free(&f->rec);
+	pq_buf_free(&f->scratch);
+	pq_buf_free(&f->labels);
+	free(f->out);
+	free(f);
+}
+
+/* ---- the split for the parallel runner (src/sink/split.h) ---- */
+
+struct pq_fmt *tmx_parquet_worker_new(const struct tmx_parquet *p)
+{
+	/* Workers share the shapes, made under the sink's lock. */
+	return fmt_new((struct tmx_parquet *)p, true);
+}
+
+void tmx_parquet_worker_free(struct pq_fmt *w)
+{
+	fmt_free(w);
+}
+
+struct outbuf *tmx_parquet_worker_outbuf(struct pq_fmt *w)
+{
+	return w->out;
+}
+
+/* An event's record as the piece's bytes; nothing for other messages. */
+void tmx_parquet_format(struct pq_fmt *w, const struct tmx_msg *msg, uint64_t hole[SINK_HOLES])
+{
+	hole[0] = hole[1] = SINK_NO_POS;
+	if (msg->kind != TMX_MSG_EVENT)
+		return;
+	format_event(w, msg);
+	outbuf_write(w->out, (const char *)w->rec.p, w->rec.len);
+}
+
+int tmx_parquet_emit(struct tmx_parquet *p, const struct sink_piece *pc, struct tmx_error *err)
+{
+	return put_msg(p, pc->msg, (const uint8_t *)pc->text, pc->len, err);
+}
+
+/* Row groups are encoded on the runner's threads from now on. */
+void tmx_parquet_side_start(struct tmx_parquet *p, const struct sink_side *side)
+{
+	pq_groupq_async(p->q, side->wake, side->ctx, 2 * (size_t)side->threads);
+}
+
+bool tmx_parquet_side_run(struct tmx_parquet *p)
+{
+	return pq_groupq_run(p->q);
+}
+
+/*
+ * The merge is over: the last row groups are queued while the runner's
+ * threads still encode (after a failure, tmx_parquet_finish writes them
+ * alone), then everything is written and the sink is on its own again.
+ */
+int tmx_parquet_side_end(struct tmx_parquet *p, int status, struct tmx_error *err)
+{
+	struct tmx_error e = { 0 };
+	int ret = TMX_OK;
+
+	for (size_t i = 0; !status && i < p->tabs.n; i++) {
+		struct evtab *tab = p->tabs.items[i];
+		int r = pq_table_flush(&tab->t, &p->enc, &e);
+		if (r && !ret) {
+			ret = r;
+			*err = e;
+		}
+	}
+	{
+		int r = pq_groupq_sync(p->q, &e);
+		if (r && !ret) {
+			ret = r;
+			*err = e;
+		}
+	}
+	return ret;
+}
+
 int tmx_parquet_new(const struct tmx_parquet_opts *opts, const struct tmx_source *src,
 		    struct tmx_parquet **out, struct tmx_error *err)
 {
@@ -480,7 +849,10 @@ int tmx_parquet_new(const struct tmx_parquet_opts *opts, const struct tmx_source
 	char *dir;
 
 	*out = NULL;
-	if (!p || !(p->dir = strdup(opts->dir)) || !(p->enc.zctx = ZSTD_createCCtx())) {
+	if (p)
+		pthread_mutex_init(&p->lock, NULL);
+	if (!p || !(p->dir = strdup(opts->dir)) || !(p->enc.zctx = ZSTD_createCCtx()) ||
+	    !(p->q = pq_groupq_new(ZSTD_LEVEL)) || !(p->fmt = fmt_new(p, false))) {
 		tmx_parquet_free(p);
 		return nomem(err);
 	}
@@ -521,6 +893,11 @@ int tmx_parquet_finish(struct tmx_parquet *p, struct tmx_error *err)
 	struct tmx_error e = { 0 };
 	int ret = TMX_OK;
 
+	/* Every table's last row group, then the parts closed once all are written. */
+	for (size_t i = 0; i < p->tabs.n; i++)
+		keep(&ret, err, pq_table_flush(&((struct evtab *)p->tabs.items[i])->t, &p->enc, &e),
+		     &e);
+	keep(&ret, err, pq_groupq_drain(p->q, &e), &e);
 	for (size_t i = 0; i < p->tabs.n; i++)
 		keep(&ret, err, pq_table_close(&((struct evtab *)p->tabs.items[i])->t, &p->enc, &e),
 		     &e);
@@ -535,6 +912,8 @@ void tmx_parquet_free(struct tmx_parquet *p)
 {
 	if (!p)
 		return;
+	/* Groups not written refer to the tables: they go first. */
+	pq_groupq_free(p->q);
 	for (size_t i = 0; i < p->maps.n; i++)
 		class_map_free(p->maps.items[i]);
 	for (size_t i = 0; i < p->tabs.n; i++)
@@ -544,13 +923,18 @@ void tmx_parquet_free(struct tmx_parquet *p)
 		free(d->path);
 		free(d);
 	}
+	for (size_t i = 0; i < p->shapes.n; i++)
+		shape_free(p->shapes.items[i]);
 	free(p->maps.items);
 	free(p->tabs.items);
 	free(p->dirs.items);
+	free(p->shapes.items);
 	free(p->by_class.keys);
 	free(p->by_class.vals);
 	free(p->by_stream.keys);
 	free(p->by_stream.vals);
+	free(p->shape_of.keys);
+	free(p->shape_of.vals);
 	free(p->events);
 	pq_discarded_free(&p->discarded);
 	pq_buf_free(&p->scratch);
@@ -558,6 +942,8 @@ void tmx_parquet_free(struct tmx_parquet *p)
 	pq_buf_free(&p->enc.body);
 	pq_buf_free(&p->enc.packed);
 	ZSTD_freeCCtx(p->enc.zctx);
+	fmt_free(p->fmt);
+	pthread_mutex_destroy(&p->lock);
 	free(p->dir);
 	free(p);
 }

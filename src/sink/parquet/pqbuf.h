@@ -47,7 +47,15 @@ static inline void pq_buf_le(struct pq_buf *b, uint64_t v, unsigned bytes)
 	if (!pq_buf_reserve(b, bytes))
 		return;
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	memcpy(b->p + b->len, &v, bytes);   /* the low bytes first: already in order */
+	/* The low bytes first: already in order.  Constant sizes: no call to memcpy. */
+	if (bytes == 8) {
+		memcpy(b->p + b->len, &v, 8);
+	} else if (bytes == 4) {
+		uint32_t w = (uint32_t)v;
+		memcpy(b->p + b->len, &w, 4);
+	} else {
+		memcpy(b->p + b->len, &v, bytes);
+	}
 	b->len += bytes;
 #else
 	for (unsigned i = 0; i < bytes; i++)

@@ -5,6 +5,8 @@
 
 #include "common/errors.h"
 #include "common/paths.h"
+#include "sink/parquet/groupq.h"
+#include "sink/parquet/record.h"
 #include "sink/parquet/table.h"
 
 int pq_table_init(struct pq_table *t, const char *where, unsigned *next_part,
@@ -18,6 +20,29 @@ int pq_table_init(struct pq_table *t, const char *where, unsigned *next_part,
 	return TMX_OK;
 }
 
+struct pq_col *pq_table_new_cols(const struct pq_table *t, size_t *acct)
+{
+	struct pq_col *cols = calloc(t->schema.n_cols ? t->schema.n_cols : 1, sizeof(*cols));
+
+	for (size_t c = 0; cols && c < t->schema.n_cols; c++) {
+		const struct pq_elem *e = &t->schema.elems[t->schema.col_elem[c]];
+		pq_col_init(&cols[c], e->type, t->schema.max_def[c], t->schema.max_rep[c], acct);
+	}
+	return cols;
+}
+
+void pq_table_add_record(struct pq_table *t, const uint8_t *rec, size_t n)
+{
+	/* Rows need no bounds: each column's entries are in order whatever the rows. */
+	pq_buf_put(&t->recs, rec, n);
+	t->bytes += n;
+}
+
+void pq_table_apply(struct pq_col *cols, const uint8_t *r, size_t n)
+{
+	pq_rec_apply(cols, r, n);
+}
+
 int pq_table_ready(struct pq_table *t, struct tmx_error *err)
 {
 	if (!pq_schema_finish(&t->schema))
@@ -25,14 +50,9 @@ int pq_table_ready(struct pq_table *t, struct tmx_error *err)
 				     t->schema.oom ? "out of memory"
 						   : "fields nested more than %d levels deep",
 				     PQ_MAX_LEVEL);
-	t->cols = calloc(t->schema.n_cols ? t->schema.n_cols : 1, sizeof(*t->cols));
+	t->cols = pq_table_new_cols(t, &t->bytes);
 	if (!t->cols)
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
-	for (size_t c = 0; c < t->schema.n_cols; c++) {
-		const struct pq_elem *e = &t->schema.elems[t->schema.col_elem[c]];
-		pq_col_init(&t->cols[c], e->type, t->schema.max_def[c], t->schema.max_rep[c],
-			    &t->bytes);
-	}
 	return TMX_OK;
 }
 
@@ -46,6 +66,7 @@ void pq_table_free(struct pq_table *t)
 		for (size_t c = 0; c < t->schema.n_cols; c++)
 			pq_col_free(&t->cols[c]);
 	free(t->cols);
+	pq_buf_free(&t->recs);
 	pq_schema_free(&t->schema);
 	free(t->where);
 	t->cols = NULL;
@@ -71,28 +92,43 @@ static int open_part(struct pq_table *t, struct tmx_error *err)
 	return pq_file_open(path, &t->schema, &t->file, err);
 }
 
-int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error *err)
+int pq_table_put(struct pq_table *t, struct pq_group *g, struct tmx_error *err)
 {
 	int ret = TMX_OK;
 
-	if (t->broken || !t->n_rows)
-		return TMX_OK;
+	if (t->broken)
+		return TMX_OK;   /* its error was reported */
 	if (!t->file)
 		ret = open_part(t, err);
 	if (!ret)
-		ret = pq_file_add_group(t->file, t->cols, t->n_rows, enc, err);
+		ret = pq_file_put_group(t->file, g, err);
 	if (ret) {
-		/* The columns are half written: only the footer is written after this. */
+		/* Only the footer is written after this. */
 		t->broken = true;
 		return ret;
 	}
-	t->n_rows = 0;
-	t->bytes = 0;
 	if (!t->single &&
 	    (t->file->n_groups >= t->lim->file_groups || t->file->size >= t->lim->file_bytes)) {
 		ret = pq_file_close(t->file, err);
 		t->file = NULL;
 	}
+	return ret;
+}
+
+int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error *err)
+{
+	struct pq_group g;
+	int ret;
+
+	if (t->broken || !t->n_rows)
+		return TMX_OK;
+	if (t->q)
+		return pq_groupq_submit(t->q, t, err);
+	pq_group_encode(&g, t->cols, t->schema.n_cols, t->n_rows, enc);
+	t->n_rows = 0;
+	t->bytes = 0;
+	ret = pq_table_put(t, &g, err);
+	pq_group_free(&g);
 	return ret;
 }
 

@@ -36,6 +36,14 @@ struct pq_table {
 	size_t bytes;             /* bytes buffered (the columns add to it) */
 	struct pq_file *file;     /* the part being written, NULL between parts */
 	bool broken;              /* a write failed: nothing more is written */
+	/*
+	 * Tables of events: rows are kept as records (record.h), one after
+	 * the other, and full row groups go to `q` (groupq.h), which
+	 * makes the columns from them; `cols` stay empty.  NULL: rows go
+	 * straight into `cols` (the meta tables).
+	 */
+	struct pq_groupq *q;
+	struct pq_buf recs;
 };
 
 /*
@@ -51,9 +59,23 @@ void pq_table_free(struct pq_table *t);
 
 /* A row's values are in the columns: writes the row group when it is full. */
 int pq_table_row_end(struct pq_table *t, struct pq_encoder *enc, struct tmx_error *err);
-/* Writes what is buffered as a row group. */
+/*
+ * What is buffered becomes a row group: written now with `enc`, or handed
+ * to t->q.
+ */
 int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error *err);
-/* Writes what is buffered and closes the part (its footer). */
+/* A row's record (with a queue): `n` bytes of entries. */
+void pq_table_add_record(struct pq_table *t, const uint8_t *rec, size_t n);
+/* Empty columns of the schema, counting their bytes into *acct; NULL without memory. */
+struct pq_col *pq_table_new_cols(const struct pq_table *t, size_t *acct);
+/* Records r[0, n) into `cols`. */
+void pq_table_apply(struct pq_col *cols, const uint8_t *r, size_t n);
+/* Writes an encoded row group to the part being written (opened, closed when full). */
+int pq_table_put(struct pq_table *t, struct pq_group *g, struct tmx_error *err);
+/*
+ * Writes what is buffered and closes the part (its footer).  With a
+ * queue, the queue must have been drained after the flush.
+ */
 int pq_table_close(struct pq_table *t, struct pq_encoder *enc, struct tmx_error *err);
 
 #endif

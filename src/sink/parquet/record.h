@@ -1,0 +1,241 @@
+/*
+ * A row as bytes: the column entries of one event, written where the
+ * event is decoded (a worker of the parallel runner, src/sink/split.h, or
+ * the sink itself) and applied to its table's columns in merged order by
+ * the thread that owns the tables.  Everything that needs the event (the
+ * walk of its values, UTF-8 checks, enumeration labels, the CPU) is done
+ * by the writer; applying is a loop over entries.  The entries of one
+ * column are in the order the column gets them; columns interleave
+ * freely.  Records never leave memory: host byte order.
+ *
+ *   entry   u32 column (PQ_REC_NULL set: a null), u8 repetition level,
+ *           u8 definition level, then unless null the value: INT32 4
+ *           bytes, INT64 8, FLOAT and DOUBLE a double (8), BOOLEAN 1,
+ *           BYTE_ARRAY a u32 length and the bytes
+ *   run     u32 first column | PQ_REC_RUN, u8 0, u8 count, then `count`
+ *           integer values of consecutive columns, each at its column's
+ *           deepest level (a structure's integer members: one entry)
+ *   include PQ_REC_INCLUDE, u8 0, u8 0, then the address of a pq_buf of
+ *           entries that outlives the record (the entries of the event,
+ *           host and trace columns, the same for every event of a class
+ *           and trace, made once)
+ */
+#ifndef TMX_SINK_PARQUET_RECORD_H
+#define TMX_SINK_PARQUET_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "sink/parquet/column.h"
+#include "sink/parquet/pqbuf.h"
+#include "tracemux/model.h"
+
+#define PQ_REC_NULL 0x80000000u
+#define PQ_REC_RUN 0x40000000u
+#define PQ_REC_INCLUDE (PQ_REC_NULL | PQ_REC_RUN)
+#define PQ_REC_HEAD 6
+
+/* What the writer needs of each column. */
+struct pq_colinfo {
+	uint8_t phys;       /* enum pq_phys */
+	uint8_t max_def;
+};
+
+static inline uint8_t *pq_rec_head(struct pq_buf *b, uint32_t col, uint8_t rep, uint8_t def,
+				   size_t value)
+{
+	uint8_t *p;
+
+	if (!pq_buf_reserve(b, PQ_REC_HEAD + value))
+		return NULL;
+	p = b->p + b->len;
+	memcpy(p, &col, 4);
+	p[4] = rep;
+	p[5] = def;
+	b->len += PQ_REC_HEAD + value;
+	return p + PQ_REC_HEAD;
+}
+
+static inline void pq_rec_null(struct pq_buf *b, uint32_t col, uint8_t rep, uint8_t def)
+{
+	pq_rec_head(b, col | PQ_REC_NULL, rep, def, 0);
+}
+
+/* An INT32 (low 32 bits) or INT64 value. */
+static inline void pq_rec_int(struct pq_buf *b, const struct pq_colinfo *ci, uint32_t col,
+			      uint8_t rep, uint64_t bits)
+{
+	unsigned n = ci[col].phys == PQ_INT32 ? 4 : 8;
+	uint8_t *p = pq_rec_head(b, col, rep, ci[col].max_def, n);
+
+	if (!p)
+		return;
+	if (n == 4) {
+		uint32_t w = (uint32_t)bits;
+		memcpy(p, &w, 4);
+	} else {
+		memcpy(p, &bits, 8);
+	}
+}
+
+static inline void pq_rec_double(struct pq_buf *b, const struct pq_colinfo *ci, uint32_t col,
+				 uint8_t rep, double v)
+{
+	uint8_t *p = pq_rec_head(b, col, rep, ci[col].max_def, 8);
+
+	if (p)
+		memcpy(p, &v, 8);
+}
+
+static inline void pq_rec_bool(struct pq_buf *b, const struct pq_colinfo *ci, uint32_t col,
+			       uint8_t rep, bool v)
+{
+	uint8_t *p = pq_rec_head(b, col, rep, ci[col].max_def, 1);
+
+	if (p)
+		*p = v;
+}
+
+/* `n` integers (tmx_value.u) of columns col, col + 1... (n <= 255), not repeated, present. */
+static inline void pq_rec_ints(struct pq_buf *b, const struct pq_colinfo *ci, uint32_t col,
+			       const struct tmx_value *v, size_t n)
+{
+	uint8_t *p = pq_rec_head(b, col | PQ_REC_RUN, 0, (uint8_t)n, 8 * n);
+
+	if (!p)
+		return;
+	for (size_t k = 0; k < n; k++) {
+		if (ci[col + k].phys == PQ_INT32) {
+			uint32_t w = (uint32_t)v[k].u;
+			memcpy(p, &w, 4);
+			p += 4;
+		} else {
+			memcpy(p, &v[k].u, 8);
+			p += 8;
+		}
+	}
+	b->len = (size_t)(p - b->p);   /* 8 bytes each were reserved */
+}
+
+/* The same, from integers. */
+static inline void pq_rec_u64s(struct pq_buf *b, const struct pq_colinfo *ci, uint32_t col,
+			       const uint64_t *v, size_t n)
+{
+	uint8_t *p = pq_rec_head(b, col | PQ_REC_RUN, 0, (uint8_t)n, 8 * n);
+
+	if (!p)
+		return;
+	for (size_t k = 0; k < n; k++) {
+		if (ci[col + k].phys == PQ_INT32) {
+			uint32_t w = (uint32_t)v[k];
+			memcpy(p, &w, 4);
+			p += 4;
+		} else {
+			memcpy(p, &v[k], 8);
+			p += 8;
+		}
+	}
+	b->len = (size_t)(p - b->p);
+}
+
+/* The entries of `entries` (which must outlive the record's use) as one entry. */
+static inline void pq_rec_include(struct pq_buf *b, const struct pq_buf *entries)
+{
+	uint8_t *p = pq_rec_head(b, PQ_REC_INCLUDE, 0, 0, sizeof(entries));
+
+	if (p)
+		memcpy(p, &entries, sizeof(entries));
+}
+
+/* A byte array, as it is (strings: UTF-8 already, see pq_rec_text in fmap.h). */
+static inline void pq_rec_bytes(struct pq_buf *b, const struct pq_colinfo *ci, uint32_t col,
+				uint8_t rep, const void *s, size_t n)
+{
+	uint32_t len = (uint32_t)n;
+	uint8_t *p;
+
+	if (n > UINT32_MAX) {   /* no Parquet page holds it: the row group fails */
+		b->oom = true;
+		return;
+	}
+	if ((p = pq_rec_head(b, col, rep, ci[col].max_def, 4 + n))) {
+		memcpy(p, &len, 4);
+		if (n)
+			memcpy(p + 4, s, n);
+	}
+}
+
+/* The entries of r[0, n) into `cols`. */
+static inline void pq_rec_apply(struct pq_col *cols, const uint8_t *r, size_t n)
+{
+	const uint8_t *end = r + n;
+
+	while (r < end) {
+		uint32_t col, w;
+		uint64_t u;
+		double d;
+		uint8_t rep = r[4], def = r[5];
+		struct pq_col *c;
+
+		memcpy(&col, r, 4);
+		r += PQ_REC_HEAD;
+		if (col == PQ_REC_INCLUDE) {
+			const struct pq_buf *entries;
+
+			memcpy(&entries, r, sizeof(entries));
+			r += sizeof(entries);
+			pq_rec_apply(cols, entries->p, entries->len);
+			continue;
+		}
+		if (col & PQ_REC_NULL) {
+			pq_col_null(&cols[col & ~PQ_REC_NULL], rep, def);
+			continue;
+		}
+		if (col & PQ_REC_RUN) {
+			for (struct pq_col *c = &cols[col & ~PQ_REC_RUN], *e = c + def; c < e; c++) {
+				if (c->type.phys == PQ_INT32) {
+					memcpy(&w, r, 4);
+					pq_col_int(c, 0, c->max_def, w);
+					r += 4;
+				} else {
+					memcpy(&u, r, 8);
+					pq_col_int(c, 0, c->max_def, u);
+					r += 8;
+				}
+			}
+			continue;
+		}
+		c = &cols[col];
+		switch (c->type.phys) {
+		case PQ_INT32:
+			memcpy(&w, r, 4);
+			pq_col_int(c, rep, def, w);
+			r += 4;
+			break;
+		case PQ_INT64:
+			memcpy(&u, r, 8);
+			pq_col_int(c, rep, def, u);
+			r += 8;
+			break;
+		case PQ_FLOAT:
+		case PQ_DOUBLE:
+			memcpy(&d, r, 8);
+			pq_col_double(c, rep, def, d);
+			r += 8;
+			break;
+		case PQ_BOOLEAN:
+			pq_col_bool(c, rep, def, *r);
+			r += 1;
+			break;
+		default:
+			memcpy(&w, r, 4);
+			pq_col_bytes(c, rep, def, r + 4, w);
+			r += 4 + (size_t)w;
+			break;
+		}
+	}
+}
+
+#endif
