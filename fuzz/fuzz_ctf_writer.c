@@ -263,8 +263,9 @@ static int written_version;
 
 /*
  * A name (event class, member, label) as the metadata written can hold
- * it: CTF 2's is UTF-8 JSON, so an invalid byte becomes U+FFFD.  Returns
- * a malloc'ed copy.
+ * it: CTF 2's is UTF-8 JSON, so a byte that is not UTF-8 becomes the code
+ * point of its value (sink/json_string.h's policy: U+0080..U+00FF, two
+ * bytes of UTF-8).  Returns a malloc'ed copy.
  */
 static char *name_as_written(const char *name)
 {
@@ -276,9 +277,10 @@ static char *name_as_written(const char *name)
 	for (size_t i = 0; i < n;) {
 		size_t len = tmx_utf8_seq_len((const unsigned char *)name + i, n - i);
 		if (written_version == TMX_CTF_VERSION_2 && !len) {
-			memcpy(out + k, "\xef\xbf\xbd", 3);
-			k += 3;
-			i++;
+			unsigned char c = (unsigned char)name[i++];
+
+			out[k++] = (char)(0xC0 | c >> 6);
+			out[k++] = (char)(0x80 | (c & 0x3F));
 			continue;
 		}
 		len = len ? len : 1;
