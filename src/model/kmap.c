@@ -531,6 +531,7 @@ static bool make_trace(struct tmx_kmap *m, struct ktrace *t, const struct tmx_tr
 	t->in = in;
 	t->trace.name = in->name;
 	t->trace.cls = &t->tc;
+	t->trace.tasks = in->tasks;   /* the bridge writes them as the state dump */
 	/* the input's format: the CTF writer adds packet times and counts to such traces */
 	t->tc.format = itc->format;
 	t->tc.major = itc->major;
