@@ -333,6 +333,7 @@ class Checker:
     def __init__(self, rep, tracemux, nr):
         self.rep, self.tracemux, self.nr = rep, tracemux, nr
         self.named = 0   # threads named from saved_cmdlines (check_task_names)
+        self.no_reference = []   # trace.dat files trace-cmd dump cannot read
 
     def decode(self, data, what):
         p = subprocess.run(["protoc", f"--proto_path={PROTO_DIR}",
@@ -495,10 +496,8 @@ class Checker:
         prints them: every saved task whose process -o json's task_newtask or
         sched_process_exec make known is a thread {tid, comm, tgid}; and every thread
         name written is the task's saved comm or the child_comm of a fork of it."""
+        # (some files make it fail after the cmdlines, on what follows them)
         p = subprocess.run(["trace-cmd", "dump", "--cmd-lines", path], capture_output=True)
-        if p.returncode:
-            errs.append(f"trace-cmd dump --cmd-lines: exit {p.returncode}")
-            return
         saved, started = {}, False
         for line in p.stdout.decode("utf-8", "surrogateescape").split("\n"):
             if line.strip().startswith("[Saved command lines"):
@@ -507,6 +506,12 @@ class Checker:
             m = re.match(r"\s*(-?\d+)\s+(.*\S)", line) if started else None
             if m:
                 saved[int(m.group(1))] = m.group(2)
+        if not started:
+            # trace-cmd 3.1.6 cannot read the file (some zlib v7 files: "cannot uncompress
+            # the file"): no reference; said at the end, and the quick set must name some
+            self.no_reference.append(f"{path} (trace-cmd dump: exit {p.returncode}, "
+                                     f"{p.stderr.decode(errors='replace').strip()[:60]!r})")
+            return
         got, forks = set(), {}
         for _, pkt in root:
             pt = get(pkt, "process_tree")
@@ -854,6 +859,8 @@ def main():
         c.check(t)
     if not c.named:
         rep.fail("no thread named from saved_cmdlines in the trace.dat files checked")
+    for f in c.no_reference:
+        print(f"note: thread names not checked (trace-cmd cannot read the file): {f}")
 
     # --events: the counts of -o json --events (a typed and a generic class)
     t = os.path.join(corpus, "tracecmd-samples/sched-v6.dat")
