@@ -34,13 +34,11 @@ static bool blank(char c)
 static bool parse_line(const char *p, const char *end, struct tmx_trace_task_entry *e)
 {
 	int64_t v = 0;
-	bool neg = false;
 	const char *d;
 
+	/* no sign: a task id is never negative (such a line is damage) */
 	while (p < end && blank(*p))
 		p++;
-	if (p < end && (*p == '-' || *p == '+'))
-		neg = *p++ == '-';
 	for (d = p; p < end && *p >= '0' && *p <= '9'; p++) {
 		v = v * 10 + (*p - '0');
 		if (v > INT32_MAX)
@@ -54,7 +52,7 @@ static bool parse_line(const char *p, const char *end, struct tmx_trace_task_ent
 		end--;
 	if (p == end)
 		return false;
-	e->tid = neg ? -v : v;
+	e->tid = v;
 	e->comm = p;
 	e->comm_len = (size_t)(end - p);
 	return true;

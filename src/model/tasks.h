@@ -28,7 +28,7 @@ struct tmx_trace_tasks {
  * as libtraceevent's tep_parse_saved_cmdlines reads them: the comm is the
  * rest of the line after the blanks that follow the number) into a list
  * allocated from `a`, pointing into `text` (which must outlive it).  Lines
- * that do not read so (no number, no comm, a number out of int32) are
+ * that do not read so (no number, a sign, no comm, a number past INT32_MAX) are
  * skipped.  *out is NULL when no line reads; returns -1 on allocation
  * failure, else 0.  Memory: one entry per line, bounded by the text.
  */
