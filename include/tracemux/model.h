@@ -237,10 +237,30 @@ TMX_API const struct tmx_event_class *tmx_stream_class_event_class(const struct 
 /* Instances: traces and streams                                        */
 /* ------------------------------------------------------------------ */
 
+/* The tasks a trace's metadata names (opaque: read through tmx_trace_task()). */
+struct tmx_trace_tasks;
+
 struct tmx_trace {
 	char *name;                /* babeltrace2-style trace name, may be "" */
 	const struct tmx_trace_class *cls;
+	const struct tmx_trace_tasks *tasks;  /* NULL: none (readers leave it zeroed) */
 };
+
+/*
+ * The tasks (threads) the trace's metadata names, as the traced system knew
+ * them when the trace was recorded: trace.dat's saved_cmdlines (tid and
+ * comm, in file order; lines that do not read as "TID COMM" are left out).
+ * CTF and XRay traces name none (0).  These are instance data of the
+ * recorded system, hence on the trace, not on its class.
+ *
+ * tmx_trace_task() gives task `i` (< count): its tid and its comm (not
+ * NUL-terminated, `comm_len` bytes, valid while the trace is open); false
+ * when `i` is out of range.  Any of the out pointers may be NULL.  Later
+ * versions may add accessors for more per-task facts (tgid...).
+ */
+TMX_API size_t tmx_trace_task_count(const struct tmx_trace *t);
+TMX_API bool tmx_trace_task(const struct tmx_trace *t, size_t i, int64_t *tid,
+			    const char **comm, size_t *comm_len);
 
 struct tmx_stream {
 	uint64_t id;               /* stream instance id or file order */

@@ -37,6 +37,17 @@
  * child's tid (a new thread looks like a new process).  lttng-modules'
  * namespace fields (parent_ns_inum, vtids...) are left out.
  *
+ * The trace's tasks (tmx_trace_task: saved_cmdlines, the comms the kernel
+ * knew when the recording stopped) are written as lttng-modules' state
+ * dump, lttng_statedump_process_state {tid, pid, ppid, name[16], type,
+ * mode, submode, status}, each at the time of the trace's first event, in
+ * its stream, before it: lttng-analyses and Trace Compass name the tasks
+ * that never ran a sched_switch or exec in the trace so.  By the rule above
+ * pid is the tid; ppid (unknown) 0; type 0 (a user thread: unknown), mode
+ * 5 (LTTNG_MODE_UNKNOWN), submode 1 (LTTNG_UNKNOWN), status 0
+ * (LTTNG_UNNAMED).  The name is the comm up to its first NUL, at most 16
+ * bytes (the array).
+ *
  * Streams keep their packets, the packet context `{ cpu_id }` and the
  * clock; the trace's environment is lttng-modules' (domain "kernel",
  * tracer_name "lttng-modules" 2.13.0, the host and kernel from the file's
@@ -531,6 +542,7 @@ static bool make_trace(struct tmx_kmap *m, struct ktrace *t, const struct tmx_tr
 	t->in = in;
 	t->trace.name = in->name;
 	t->trace.cls = &t->tc;
+	t->trace.tasks = in->tasks;   /* the bridge writes them as the state dump */
 	/* the input's format: the CTF writer adds packet times and counts to such traces */
 	t->tc.format = itc->format;
 	t->tc.major = itc->major;
@@ -567,7 +579,27 @@ struct ktrace *kmap_trace_of(const struct tmx_kmap *m, const struct tmx_trace *i
 	return NULL;
 }
 
-/* Every class of a trace, in the input's class order; raw_syscalls' by number after. */
+/* lttng_statedump_process_state, for a trace that names tasks (see the top). */
+static bool statedump_class(struct tmx_kmap *m, struct ktrace *t)
+{
+	static const char *const ints[] = { "tid", "pid", "ppid", NULL, "type", "mode", "submode",
+					     "status" };
+	struct kclass *k;
+
+	if (!tmx_trace_task_count(t->in))
+		return true;
+	if (!(k = add_class(m, t, "lttng_statedump_process_state", 8)))
+		return false;
+	for (size_t i = 0; i < 8; i++)
+		if (ints[i])
+			set_field(k, i, ints[i], m->s32, OP_INT, NULL, 0);
+		else
+			set_field(k, i, "name", m->comm, OP_TEXT, NULL, 0);
+	t->statedump = k;
+	return true;
+}
+
+/* Every class of a trace, in the input's class order; raw_syscalls' by number after, the state dump's. */
 static bool map_trace_classes(struct tmx_kmap *m, struct ktrace *t)
 {
 	const struct tmx_trace_class *itc = t->in->cls;
@@ -607,6 +639,8 @@ static bool map_trace_classes(struct tmx_kmap *m, struct ktrace *t)
 			bind_slots(kin->out, ec);
 		}
 	}
+	if (!statedump_class(m, t))
+		return false;
 	if (!raw)
 		return true;
 	t->entry_nr = tmx_arena_calloc(&m->a, m->n_nr ? m->n_nr : 1, sizeof(*t->entry_nr));

@@ -10,7 +10,9 @@
  * A map is made for a source; each message of that source is mapped to a
  * message of the mapped traces (their own trace, stream and event
  * classes), valid until the next call.  Events with no lttng-modules
- * equivalent that LTTng readers would misread are dropped (NULL).
+ * equivalent that LTTng readers would misread are dropped (NULL).  The
+ * tasks a trace names (saved_cmdlines) become the state dump LTTng records
+ * at a session's start (tmx_kmap_statedump), before the first event.
  */
 #ifndef TMX_MODEL_KMAP_H
 #define TMX_MODEL_KMAP_H
@@ -37,6 +39,17 @@ const struct tmx_trace *tmx_kmap_trace(const struct tmx_kmap *m, const struct tm
  * false only when out of memory.
  */
 bool tmx_kmap_msg(struct tmx_kmap *m, const struct tmx_msg *in, const struct tmx_msg **out);
+/*
+ * The state dump of the trace of event message `in`, which the caller
+ * writes (or reads) before `in` when `in` is its trace's first event:
+ * lttng_statedump_process_state for task `i` of the trace
+ * (tmx_trace_task(): trace.dat's saved_cmdlines), at `in`'s time, in its
+ * stream.  *out is NULL once the trace's state dump is done (the call
+ * past the last task ends it) or when `in` is not a first event; the
+ * message is valid until the next call.  False only when out of memory.
+ */
+bool tmx_kmap_statedump(struct tmx_kmap *m, const struct tmx_msg *in, size_t i,
+			const struct tmx_msg **out);
 /* The mapped event classes: their ids are 0 .. count - 1, in every mapped trace. */
 size_t tmx_kmap_class_count(const struct tmx_kmap *m);
 

@@ -64,6 +64,9 @@ struct ktrace {
 	/* raw_syscalls: entry and exit classes by number */
 	struct kclass **entry_nr, **exit_nr;
 	struct kclass *entry_unknown, *exit_unknown;
+	/* lttng_statedump_process_state, when the trace names tasks; written before its first event */
+	struct kclass *statedump;
+	bool dumped;
 };
 
 struct kstream {

@@ -289,3 +289,49 @@ bool tmx_kmap_msg(struct tmx_kmap *m, const struct tmx_msg *in, const struct tmx
 	*out = &m->msg;
 	return true;
 }
+
+bool tmx_kmap_statedump(struct tmx_kmap *m, const struct tmx_msg *in, size_t i,
+			const struct tmx_msg **out)
+{
+	struct ktrace *t = in->kind == TMX_MSG_EVENT && in->stream
+		? kmap_trace_of(m, in->stream->trace) : NULL;
+	const struct tmx_field_class *s32 = m->s32;
+	struct kstream *s;
+	const char *comm, *nul;
+	size_t len;
+	int64_t tid;
+
+	*out = NULL;
+	if (!t || t->dumped)
+		return true;
+	if (!t->statedump || !tmx_trace_task(t->in, i, &tid, &comm, &len)) {
+		t->dumped = true;
+		return true;
+	}
+	if (!(s = stream_of(m, in->stream)) || !reserve(m, 9))
+		return false;
+	if (len > 16)
+		len = 16;
+	if ((nul = memchr(comm, '\0', len)))
+		len = (size_t)(nul - comm);
+	m->vals[0] = (struct tmx_value){ .fc = t->statedump->payload, .n_members = 8 };
+	m->vals[1] = (struct tmx_value){ .fc = s32, .s = tid };
+	m->vals[2] = (struct tmx_value){ .fc = s32, .s = tid };        /* pid: each task its own process */
+	m->vals[3] = (struct tmx_value){ .fc = s32, .s = 0 };          /* ppid: unknown */
+	m->vals[4] = (struct tmx_value){ .fc = m->comm, .str = { comm, len } };
+	m->vals[5] = (struct tmx_value){ .fc = s32, .s = 0 };          /* type */
+	m->vals[6] = (struct tmx_value){ .fc = s32, .s = 5 };          /* mode: LTTNG_MODE_UNKNOWN */
+	m->vals[7] = (struct tmx_value){ .fc = s32, .s = 1 };          /* submode: LTTNG_UNKNOWN */
+	m->vals[8] = (struct tmx_value){ .fc = s32, .s = 0 };          /* status: LTTNG_UNNAMED */
+	m->msg = *in;
+	m->msg.stream = &s->stream;
+	m->msg.packet = packet_of(s, in->packet);
+	m->ev = (struct tmx_event){ 0 };
+	m->ev.cls = &t->statedump->ec;
+	m->ev.packet = m->msg.packet;
+	m->ev.scopes[TMX_SCOPE_PACKET_CONTEXT] = in->event->scopes[TMX_SCOPE_PACKET_CONTEXT];
+	m->ev.scopes[TMX_SCOPE_PAYLOAD] = m->vals;
+	m->msg.event = &m->ev;
+	*out = &m->msg;
+	return true;
+}

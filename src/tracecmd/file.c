@@ -227,9 +227,18 @@ static int open_v7(struct tdat_file_priv *fp, struct rd *r, struct tmx_error *er
 		struct rd sr;
 		if (!st.sec_off[id])
 			continue;
-		if (fp->opts.skip_texts && (id == TDAT_SEC_KALLSYMS || id == TDAT_SEC_PRINTK ||
-					    id == TDAT_SEC_CMDLINES)) {
+		if (fp->opts.skip_texts && (id == TDAT_SEC_KALLSYMS || id == TDAT_SEC_PRINTK)) {
 			f->n_sections++;
+			continue;
+		}
+		if (fp->opts.skip_texts && id == TDAT_SEC_CMDLINES) {
+			/* the model's tasks only: a damaged section leaves them out, not the trace */
+			struct tmx_error e2;
+			f->n_sections++;
+			if (!tdat_section_header(fp, st.sec_off[id], id, &s, &e2) &&
+			    !tdat_section_reader(fp, &s, &sr, &e2) &&
+			    tdat_read_sized_text(&sr, 8, &f->cmdlines, "saved cmdlines"))
+				f->cmdlines = (struct tdat_text){ 0 };
 			continue;
 		}
 		if ((ret = tdat_section_header(fp, st.sec_off[id], id, &s, err)) ||

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/tasks.h"
 #include "tracecmd/source_impl.h"
 
 /* ------------------------------------------------------------------ */
@@ -167,6 +168,9 @@ int tdm_build_file(struct tdm_file *tf, struct tmx_error *err)
 	tf->tc.native_byte_order = f->big_endian ? TMX_BO_BE : TMX_BO_LE;
 	tf->trace.name = (char *)f->path;
 	tf->trace.cls = &tf->tc;
+	/* saved_cmdlines: the tasks of the model (lines that do not read are left out) */
+	if (tmx_tasks_from_cmdlines(a, f->cmdlines.ptr, f->cmdlines.len, &tf->trace.tasks))
+		fail = true;
 
 	tf->clock.name = tmx_arena_strdup(a, f->buffers[0].clock);
 	tf->clock.description = "trace-cmd trace clock (record timestamps as trace-cmd reports them)";

@@ -229,9 +229,10 @@ struct tdat_open_opts {
 	/* Cap on one decompressed metadata section; 0: TDAT_MAX_SECTION_UNCOMPRESSED. */
 	uint64_t max_section;
 	/*
-	 * v7: leave the KALLSYMS, PRINTK and CMDLINES sections unread (their
-	 * texts stay empty): the model needs none of them, and a compressed
-	 * kallsyms costs megabytes.
+	 * v7: leave the KALLSYMS and PRINTK sections unread (their texts stay
+	 * empty): the model needs neither, and a compressed kallsyms costs
+	 * megabytes.  CMDLINES is read (the model's tasks, tmx_trace_task():
+	 * the kernel keeps at most saved_cmdlines_size entries, 128 by default).
 	 */
 	bool skip_texts;
 };
@@ -376,7 +377,7 @@ extern const struct tmx_source_ops tdat_source_ops;
 
 /*
  * The trace.dat files behind a source (0 when it has no trace.dat reader).
- * The source opens them with skip_texts: no kallsyms, printk, cmdlines.
+ * The source opens them with skip_texts: no kallsyms, printk.
  */
 size_t tdat_source_file_count(const struct tmx_source *src);
 const struct tdat_file *tdat_source_file(const struct tmx_source *src, size_t i);

@@ -332,6 +332,8 @@ def tc_int(v, bits=64, signed=True):
 class Checker:
     def __init__(self, rep, tracemux, nr):
         self.rep, self.tracemux, self.nr = rep, tracemux, nr
+        self.named = 0   # threads named from saved_cmdlines (check_task_names)
+        self.no_reference = []   # trace.dat files trace-cmd dump cannot read
 
     def decode(self, data, what):
         p = subprocess.run(["protoc", f"--proto_path={PROTO_DIR}",
@@ -357,6 +359,8 @@ class Checker:
         user = [e for e in evs if not doms.get(e["trace"], [False])[0]]
         errs = []
         self.check_kernel(root, kern, doms, errs)
+        if path.endswith(".dat"):
+            self.check_task_names(path, root, kern, errs)
         self.check_user(root, user, errs)
         if errs:
             self.rep.fail(what, "\n".join(errs[:15]))
@@ -486,6 +490,59 @@ class Checker:
         for tid, tg in want_threads:
             if (tid, tg) not in threads:
                 errs.append(f"process tree: no thread {tid} of process {tg} (task_newtask)")
+
+    def check_task_names(self, path, root, kern, errs):
+        """Thread names from saved_cmdlines, as trace-cmd 3.1.6's `trace-cmd dump --cmd-lines`
+        prints them: every saved task whose process -o json's task_newtask or
+        sched_process_exec make known is a thread {tid, comm, tgid}; and every thread
+        name written is the task's saved comm or the child_comm of a fork of it."""
+        # (some files make it fail after the cmdlines, on what follows them)
+        p = subprocess.run(["trace-cmd", "dump", "--cmd-lines", path], capture_output=True)
+        saved, started = {}, False
+        for line in p.stdout.decode("utf-8", "surrogateescape").split("\n"):
+            if line.strip().startswith("[Saved command lines"):
+                started = True
+                continue
+            m = re.match(r"\s*(-?\d+)\s+(.*\S)", line) if started else None
+            if m:
+                saved[int(m.group(1))] = m.group(2)
+        if not started:
+            # trace-cmd 3.1.6 cannot read the file (some zlib v7 files: "cannot uncompress
+            # the file"): no reference; said at the end, and the quick set must name some
+            self.no_reference.append(f"{path} (trace-cmd dump: exit {p.returncode}, "
+                                     f"{p.stderr.decode(errors='replace').strip()[:60]!r})")
+            return
+        got, forks = set(), {}
+        for _, pkt in root:
+            pt = get(pkt, "process_tree")
+            for th in get_all(pt, "threads") if pt is not None else ():
+                if get(th, "name") is not None:
+                    got.add((int(get(th, "tid")),
+                             unq(get(th, "name")).decode("utf-8", "surrogateescape"),
+                             int(get(th, "tgid"))))
+        tgid = {}
+        for e in kern:
+            s, pl = short(e["name"]), e.get("payload") or {}
+            emitter = (e.get("common_context") or {}).get("common_pid")
+            if s == "task_newtask" and "pid" in pl and emitter is not None:
+                if not pl.get("clone_flags", 0) & 0x10000:
+                    tgid[pl["pid"]] = pl["pid"]
+                elif emitter in tgid:
+                    tgid[pl["pid"]] = tgid[emitter]
+            elif s == "sched_process_exec" and "pid" in pl:
+                tgid[pl["pid"]] = pl["pid"]
+            elif s == "sched_process_fork" and "child_pid" in pl:
+                forks.setdefault(pl["child_pid"], set()).add(pl.get("child_comm"))
+        for tid, comm in sorted(saved.items()):
+            if tid > 0 and tid in tgid and (tid, comm, tgid[tid]) not in got:
+                errs.append(f"task names: no thread {{tid {tid}, name {comm!r}, tgid {tgid[tid]}}} "
+                            f"(saved_cmdlines)")
+            elif tid > 0 and tid in tgid:
+                self.named += 1
+        for tid, name, _ in got:
+            if name != saved.get(tid) and name not in forks.get(tid, ()):
+                errs.append(f"task names: thread {tid} named {name!r}: neither its saved "
+                            f"comm {saved.get(tid)!r} nor a fork's child_comm")
 
     @staticmethod
     def check_lttng_pid(cpu, e, pid, cur, errs):
@@ -777,6 +834,9 @@ def main():
     if not shutil.which("protoc"):
         rep.fail("protoc not found: install Debian's protobuf-compiler")
         rep.finish()
+    if not shutil.which("trace-cmd"):
+        rep.fail("trace-cmd not found: install Debian's trace-cmd")
+        rep.finish()
     if not os.path.exists(UNISTD):
         rep.fail(f"{UNISTD} not found: install Debian's linux-libc-dev")
         rep.finish()
@@ -797,6 +857,10 @@ def main():
         traces = list(dict.fromkeys(traces))
     for t in traces:
         c.check(t)
+    if not c.named:
+        rep.fail("no thread named from saved_cmdlines in the trace.dat files checked")
+    for f in c.no_reference:
+        print(f"note: thread names not checked (trace-cmd cannot read the file): {f}")
 
     # --events: the counts of -o json --events (a typed and a generic class)
     t = os.path.join(corpus, "tracecmd-samples/sched-v6.dat")

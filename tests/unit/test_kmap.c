@@ -3,8 +3,8 @@
  * kernel-v6.dat, whose records make-analyze-tracedat.c wrote: each mapped
  * event's name and fields are what lttng-modules 2.13 records for the same
  * kernel event (its probes' definitions: prio - 100, tid for pid, rwbs
- * flags, syscall_entry_NAME with its arguments), and the trace's env is
- * LTTng's.
+ * flags, syscall_entry_NAME with its arguments), the trace's env is
+ * LTTng's, and its saved_cmdlines are the state dump.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -176,9 +176,70 @@ static void test_irq_mem_block(void **state)
 	assert_int_equal(s.v[1], 0);
 }
 
+/*
+ * The saved_cmdlines tasks (100 app, 101 worker, 103 rt, 104 child, as
+ * `trace-cmd dump --cmd-lines` prints them) as lttng-modules' state dump:
+ * before the first event, in its stream and at its time, once.
+ */
+static void test_statedump(void **state)
+{
+	static const struct { int64_t tid; const char *name; } want[] = {
+		{ 100, "app" }, { 101, "worker" }, { 103, "rt" }, { 104, "child" },
+	};
+	char *path = data_path();
+	const char *paths[1] = { path };
+	struct tmx_open_opts o = TMX_OPEN_OPTS_INIT;
+	struct tmx_source *src = NULL;
+	struct tmx_kmap *m = NULL;
+	struct tmx_error err = { 0 };
+	const struct tmx_msg *msg, *sd;
+	size_t events = 0, dumped = 0;
+
+	(void)state;
+	assert_int_equal(tmx_open(paths, 1, &o, NULL, &src, &err), 0);
+	assert_int_equal(tmx_trace_task_count(tmx_source_logical_trace(src, 0)), 4);
+	assert_int_equal(tmx_kmap_new(src, &m, &err), 0);
+	while (!tmx_source_next(src, &msg, &err) && msg) {
+		for (size_t i = 0;; i++) {
+			const struct tmx_value *v;
+			const char *text;
+			size_t len;
+			int64_t x;
+
+			assert_true(tmx_kmap_statedump(m, msg, i, &sd));
+			if (!sd)
+				break;
+			assert_int_equal(events, 0);   /* before the first event only */
+			assert_true(i < 4);
+			assert_string_equal(sd->event->cls->name, "lttng_statedump_process_state");
+			assert_int_equal(sd->ns, msg->ns);
+			assert_ptr_equal(sd->stream->trace,
+					 tmx_kmap_trace(m, tmx_source_logical_trace(src, 0)));
+			assert_non_null(v = tmx_event_field_in(sd->event, TMX_SCOPE_PAYLOAD, "tid"));
+			assert_true(tmx_value_int64(v, &x));
+			assert_int_equal(x, want[i].tid);
+			assert_non_null(v = tmx_event_field_in(sd->event, TMX_SCOPE_PAYLOAD, "pid"));
+			assert_true(tmx_value_int64(v, &x));
+			assert_int_equal(x, want[i].tid);   /* each task its own process */
+			assert_non_null(v = tmx_event_field_in(sd->event, TMX_SCOPE_PAYLOAD, "name"));
+			assert_non_null(text = tmx_value_text(v, &len));
+			assert_int_equal(tmx_value_text_len(v), strlen(want[i].name));
+			assert_memory_equal(text, want[i].name, strlen(want[i].name));
+			dumped++;
+		}
+		events += msg->kind == TMX_MSG_EVENT;
+	}
+	assert_int_equal(dumped, 4);
+	assert_true(events > 1);
+	tmx_kmap_free(m);
+	tmx_source_free(src);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_statedump),
 		cmocka_unit_test(test_sched),
 		cmocka_unit_test(test_syscalls),
 		cmocka_unit_test(test_irq_mem_block),

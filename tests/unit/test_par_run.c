@@ -45,7 +45,7 @@ struct fake_stream {
 };
 
 static struct tmx_trace_class_impl trace_class;
-static struct tmx_trace trace = { "t", &trace_class.pub };
+static struct tmx_trace trace = { .name = "t", .cls = &trace_class.pub };
 static struct tmx_stream_class stream_class;
 static char warnings[512];
 

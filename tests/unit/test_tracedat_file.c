@@ -416,6 +416,36 @@ static void test_truncated_message(void **s)
 #include "model/source.h"
 
 /*
+ * A v7 CMDLINES option whose offset holds no CMDLINES section (a damaged
+ * file): the model's reader (skip_texts) leaves the saved cmdlines out and
+ * opens the file; trace-cmd report's (all texts) refuses it.
+ */
+static void test_damaged_cmdlines(void **s)
+{
+	static const uint8_t extra[] = { 21, 0, 8, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0 };
+	struct tb_opts o = base;
+	struct tdat_open_opts oo = { .skip_texts = true };
+	struct tdat_file *f;
+	struct tmx_error err;
+	struct bb b;
+
+	(void)s;
+	o.extra = extra;
+	o.extra_len = sizeof(extra);
+	b = tb_file(&o);
+	memset(&err, 0, sizeof(err));
+	if (tdat_file_open_mem(b.p, b.n, "built.dat", &oo, &f, &err))
+		fail_msg("open: %s at %llu: %s", err.file, (unsigned long long)err.offset, err.msg);
+	assert_int_equal(f->cmdlines.len, 0);
+	assert_int_equal(f->n_events, 1);
+	tdat_file_close(f);
+	memset(&err, 0, sizeof(err));
+	assert_int_not_equal(tdat_file_open_mem(b.p, b.n, "built.dat", NULL, &f, &err), 0);
+	assert_int_equal(err.offset, 10);
+	free(b.p);
+}
+
+/*
  * The options the reader passes over are named (tdat_skipped_text(), the
  * `skipped` line of tracemux info): a LAST_BOOT_INFO whose v7 section lies
  * past the end of the file, an unknown id; cut to the room given.
@@ -465,7 +495,7 @@ static void test_model(void **s)
 	char path[] = "/tmp/tmx-tdat-XXXXXX";
 	int fd;
 	struct tmx_source *src;
-	struct tmx_error err;
+	struct tmx_error err = { 0 };   /* read at the end: tmx_source_next sets it on errors only */
 	const struct tmx_msg *m;
 	int events = 0, discarded = 0;
 	uint64_t last = 0;
@@ -612,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_truncated_message),
 		cmocka_unit_test(test_corrupted),
 		cmocka_unit_test(test_skipped_options),
+		cmocka_unit_test(test_damaged_cmdlines),
 		cmocka_unit_test(test_model),
 		cmocka_unit_test(test_corpus),
 	};

@@ -490,12 +490,32 @@ void cw_warn_discards(const struct tmx_ctf_writer *w, struct cw_trace *t)
 		 "packets have no discarded-events counter", t->path);
 }
 
+/* --lttng-kernel: the state dump of the trace of `in`, before its first event (kmap.h). */
+static int lttng_statedump(struct tmx_ctf_writer *w, const struct tmx_msg *in,
+			   struct tmx_error *err)
+{
+	const struct tmx_msg *sd;
+	struct cw_stream *s = NULL;
+	int ret;
+
+	for (size_t i = 0;; i++) {
+		if (!tmx_kmap_statedump(w->kmap, in, i, &sd))
+			return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+		if (!sd)
+			return TMX_OK;
+		if ((ret = find_stream(w, sd->stream, &s, err)) || (ret = cw_consume(w, s, sd, err)))
+			return ret;
+	}
+}
+
 int tmx_ctf_writer_consume(struct tmx_ctf_writer *w, const struct tmx_msg *msg,
 			   struct tmx_error *err)
 {
 	struct cw_stream *s = NULL;
 	int ret;
 
+	if (w->kmap && (ret = lttng_statedump(w, msg, err)))
+		return ret;
 	if (w->kmap && cw_lttng_kernel_msg(w, &msg, err))
 		return err->code;
 	if (!msg)

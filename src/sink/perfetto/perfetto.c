@@ -391,6 +391,8 @@ static bool event_ahead(struct tmx_perfetto *s, const struct tmx_msg *msg)
 		return false;
 	if (!s->clock_done && msg->has_ts)
 		clock_snapshot(s, msg);
+	if (msg->has_ts)
+		s->last_ns = msg->ns;
 	return true;
 }
 
@@ -428,6 +430,12 @@ int tmx_perfetto_finish(struct tmx_perfetto *s, struct tmx_error *err)
 {
 	int e;
 
+	for (size_t i = 0; i < tmx_source_logical_trace_count(s->src); i++) {
+		const struct tmx_trace *t = tmx_source_logical_trace(s->src, i);
+
+		if (is_kernel(t->cls))
+			pf_kproc_tasks(s, t, s->last_ns > 0 ? (uint64_t)s->last_ns : 0);
+	}
 	pf_write_bundles(s);
 	e = outbuf_flush(&s->out);
 	if (s->zctx && !e)

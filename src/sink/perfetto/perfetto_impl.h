@@ -128,6 +128,7 @@ struct tmx_perfetto {
 	struct imap tgid_of;         /* ptree.c: tid -> tgid, where known */
 	struct imap parent_of;       /* ptree.c: tid -> the task that forked it */
 	bool clock_done;
+	int64_t last_ns;             /* the last event's time (the tasks' names are given then) */
 	/* user space: a sequence per stream (the last one for streams not of the source) */
 	const struct tmx_source *src;
 	struct pf_seq **seqs;
@@ -163,6 +164,9 @@ void pf_kproc_format(struct pq_buf *b, uint8_t kind, const struct tmx_event *ev,
 		     struct pf_render *r);
 /* Its ProcessTree packets, in merged order (`emitter`: the event's pid); false when out of memory. */
 bool pf_kproc_emit(struct tmx_perfetto *s, int64_t emitter, uint64_t ts, const uint8_t *rec);
+
+/* The thread names of the trace's tasks (saved_cmdlines) whose tgid is known, at `ts`. */
+void pf_kproc_tasks(struct tmx_perfetto *s, const struct tmx_trace *t, uint64_t ts);
 
 /* Writes s->pkt as one Trace.packet and empties it. */
 void pf_write_packet(struct tmx_perfetto *s);

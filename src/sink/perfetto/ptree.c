@@ -1,7 +1,7 @@
 /*
  * The process tree of ftrace-shaped kernel traces (trace.dat, perf's CTF),
- * which carry no saved tgids (and whose saved_cmdlines the model does not
- * hand to sinks): built from the events, in merged order.
+ * which carry no saved tgids: built from the events, in merged order, and
+ * at the end named from saved_cmdlines (the model's tasks, pf_kproc_tasks).
  *
  * Perfetto's importer (PERFETTO.md) makes processes and threads from
  * task_newtask itself (a typed payload), names threads from sched_switch,
@@ -221,4 +221,51 @@ bool pf_kproc_emit(struct tmx_perfetto *s, int64_t emitter, uint64_t ts, const u
 		return true;
 	}
 	return true;
+}
+
+/* Threads per ProcessTree packet of pf_kproc_tasks (packets stay small). */
+#define TASKS_PER_PACKET 512
+
+/*
+ * The names saved_cmdlines gives (tmx_trace_task: each task the kernel
+ * knew when the recording stopped, with its comm then), at the trace's
+ * end.  A thread entry needs its tgid (PERFETTO.md: threads {tid, name,
+ * tgid}; an entry without one would put the thread in process 0), and
+ * trace.dat saves no tgids: so only the tasks whose process the events made
+ * known (task_newtask, sched_process_exec, a payload with pid and tgid) are
+ * written, as thread {tid, name: comm, tgid}.  No process entry: a `[comm]`
+ * cmdline would replace the exec'd file name a process may already have.
+ */
+void pf_kproc_tasks(struct tmx_perfetto *s, const struct tmx_trace *t, uint64_t ts)
+{
+	struct pq_buf *b = &s->pkt;
+	size_t n = tmx_trace_task_count(t), in_pkt = 0, at = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int64_t tid, tgid;
+		const char *comm;
+		size_t len, in;
+
+		if (!tmx_trace_task(t, i, &tid, &comm, &len) || tid <= 0 || !tgid_of(s, tid, &tgid))
+			continue;
+		if (!in_pkt) {
+			pb_uint(b, PF_PKT_TIMESTAMP, ts);
+			at = pb_open(b, PF_PKT_PROCESS_TREE);
+		}
+		comm = pf_utf8(s->render, comm, len, &len);
+		in = pb_open(b, PF_PT_THREADS);
+		pb_int(b, PF_THREAD_TID, tid);
+		pb_bytes(b, PF_THREAD_NAME, comm, len);
+		pb_int(b, PF_THREAD_TGID, tgid);
+		pb_close(b, in);
+		if (++in_pkt == TASKS_PER_PACKET) {
+			pb_close(b, at);
+			pf_write_packet(s);
+			in_pkt = 0;
+		}
+	}
+	if (in_pkt) {
+		pb_close(b, at);
+		pf_write_packet(s);
+	}
 }

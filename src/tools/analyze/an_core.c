@@ -342,6 +342,58 @@ static bool intersection(struct tmx_source *src, bool kmap, int64_t *b, int64_t 
 	return any && *b <= *e;
 }
 
+/* An event into the analysis, as lttng-analyses' loop does; false when the analysis has ended. */
+static bool feed(struct an_run *r, const struct tmx_msg *msg, bool *first, int64_t ib, int64_t ie)
+{
+	const struct tmx_event *ev = msg->event;
+	struct an_class *c;
+	size_t ci;
+
+	if (!r->a.o->no_intersection && (msg->ns < ib || msg->ns > ie))
+		return true;
+	if (*first) {
+		/* Analysis.begin_analysis: without --begin, the period starts here. */
+		if (!r->has_begin)
+			period_begin(r, msg->ns);
+		*first = false;
+	}
+	if (!process_event(r, msg->ns))
+		return false;
+	ci = class_index(r, ev->cls);
+	if (ci >= r->n_classes)
+		return true;
+	c = &r->classes[ci];
+	if (!c->bound)
+		an_bind_class(r, c, ev->cls);
+	if (c->kind == K_NONE || (!c->checked && !an_check_class(r, ev, c)))
+		return true;
+	r->seen |= 1u << c->kind;
+	an_automaton(r, ev, c, msg->ns, event_cpu(r, msg));
+	return true;
+}
+
+/*
+ * trace.dat: the state dump the --lttng-kernel conversion writes before
+ * its trace's first event (the saved_cmdlines tasks, kmap.h), fed as
+ * lttng-analyses reads it there; false when the analysis has ended.
+ */
+static bool kmap_statedump(struct an_run *r, const struct tmx_msg *in, bool *first, int64_t ib,
+			   int64_t ie)
+{
+	const struct tmx_msg *sd;
+
+	for (size_t i = 0;; i++) {
+		if (!tmx_kmap_statedump(r->kmap, in, i, &sd)) {
+			r->a.oom = true;
+			return false;
+		}
+		if (!sd)
+			return true;
+		if (!feed(r, sd, first, ib, ie))
+			return false;
+	}
+}
+
 int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, FILE *errout,
 		struct tmx_error *err)
 {
@@ -431,9 +483,6 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 	if (!r.classes)
 		r.a.oom = true;
 	while (!r.a.oom && !r.missing_field[0] && !r.a.fatal[0]) {
-		const struct tmx_event *ev;
-		struct an_class *c;
-		size_t ci;
 		if (tmx_source_next(src, &msg, err)) {
 			read_failed = true;
 			break;
@@ -442,33 +491,16 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 			break;
 		if (msg->kind != TMX_MSG_EVENT)
 			continue;
+		if (r.kmap && !kmap_statedump(&r, msg, &first, ib, ie))
+			break;
 		if (r.kmap && !tmx_kmap_msg(r.kmap, msg, &msg)) {
 			r.a.oom = true;
 			break;
 		}
 		if (!msg)
 			continue;   /* no lttng-modules equivalent */
-		if (!o->no_intersection && (msg->ns < ib || msg->ns > ie))
-			continue;
-		ev = msg->event;
-		if (first) {
-			/* Analysis.begin_analysis: without --begin, the period starts here. */
-			if (!r.has_begin)
-				period_begin(&r, msg->ns);
-			first = false;
-		}
-		if (!process_event(&r, msg->ns))
+		if (!feed(&r, msg, &first, ib, ie))
 			break;
-		ci = class_index(&r, ev->cls);
-		if (ci >= r.n_classes)
-			continue;
-		c = &r.classes[ci];
-		if (!c->bound)
-			an_bind_class(&r, c, ev->cls);
-		if (c->kind == K_NONE || (!c->checked && !an_check_class(&r, ev, c)))
-			continue;
-		r.seen |= 1u << c->kind;
-		an_automaton(&r, ev, c, msg->ns, event_cpu(&r, msg));
 	}
 	if (r.missing_field[0]) {
 		char buf[256];
