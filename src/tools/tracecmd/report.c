@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "sink/tracecmd/columns.h"
 #include "tools/tracecmd/fastfmt.h"
 #include "tools/tracecmd/guest.h"
 #include "tools/tracecmd/profile.h"
