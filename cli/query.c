@@ -32,6 +32,14 @@ static void print_port_name(FILE *out, const struct tmx_stream_info *si)
 		fputs(s->name, out);
 }
 
+/*
+ * `--json`'s strings: every control character as \u00XX (the metadata
+ * text's newlines as \u000a), other bytes as they are.  Not the library's
+ * JSON string writer (src/sink/json_string.c), which writes \n, \t... and
+ * a byte that is not UTF-8 as \u00XX: its bytes would differ for every
+ * metadata text, and the CLI reaches only include/tracemux/, where that
+ * writer is not.
+ */
 static void print_json_string(FILE *out, const char *s)
 {
 	fputc('"', out);

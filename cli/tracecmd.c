@@ -15,49 +15,14 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "common/grow.h"
 #include "options.h"
 #include "tools/tracecmd/report.h"
-#include "tracecmd/tracedat.h"
 #include "tracemux/filter.h"
-
-/* A record, as the model's messages and the report's cursors both know it. */
-struct rec_key {
-	size_t file;
-	uint32_t buffer, cpu;
-	uint64_t offset;
-};
-
-struct kept {
-	struct rec_key *keys;   /* sorted */
-	size_t n, cap;
-};
-
-static int cmp_key(const void *a, const void *b)
-{
-	const struct rec_key *x = a, *y = b;
-
-	if (x->file != y->file)
-		return x->file < y->file ? -1 : 1;
-	if (x->buffer != y->buffer)
-		return x->buffer < y->buffer ? -1 : 1;
-	if (x->cpu != y->cpu)
-		return x->cpu < y->cpu ? -1 : 1;
-	return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
-static bool keep_record(const void *ctx, size_t file, const struct tdat_record *rec)
-{
-	const struct kept *k = ctx;
-	struct rec_key key = { file, rec->buffer, rec->cpu, rec->offset };
-
-	/* (no records kept: no array, which bsearch() must not see) */
-	return k->n && bsearch(&key, k->keys, k->n, sizeof(key), cmp_key) != NULL;
-}
 
 /* The records of the events that --events / --filter keep, read through the model. */
 static int kept_records(const char *const *inputs, size_t n, bool lenient,
-			const struct cli_filter_args *fa, const struct tmx_diag *diag, struct kept *k)
+			const struct cli_filter_args *fa, const struct tmx_diag *diag,
+			struct tmx_tcreport_kept *k)
 {
 	const struct tmx_tracedat_opts opts = { .size = sizeof(opts), .lenient = lenient };
 	struct tmx_error err = { 0 };
@@ -70,21 +35,13 @@ static int kept_records(const char *const *inputs, size_t n, bool lenient,
 		return cli_report(&err);
 	status = cli_filter_setup(fa->event_args, fa->n_event_args, fa->expr, src, &filter);
 	while (!status && !(status = tmx_source_next(src, &msg, &err) ? cli_report(&err) : 0) && msg) {
-		const struct tdat_record *rec = msg->kind == TMX_MSG_EVENT ? tdat_record_of(msg) : NULL;
-
-		if (!rec)
-			continue;
-		if (!tmx_grow_array((void **)&k->keys, &k->cap, k->n + 1, sizeof(*k->keys), 1024)) {
+		if (!tmx_tcreport_kept_add(k, msg)) {
 			fputs("tracemux: error: out of memory\n", stderr);
 			status = 1;
-			break;
 		}
-		k->keys[k->n++] = (struct rec_key){ rec->file_index, rec->buffer, rec->cpu, rec->offset };
 	}
 	tmx_source_free(src);
 	tmx_filter_free(filter);
-	if (!status && k->n)
-		qsort(k->keys, k->n, sizeof(*k->keys), cmp_key);
 	return status;
 }
 
@@ -116,7 +73,7 @@ int cli_tracecmd(const char *const *inputs, size_t n, struct tmx_tcreport_opts *
 {
 	struct tmx_error err = { 0 };
 	struct tmx_tcreport_skipped skipped;
-	struct kept kept = { 0 };
+	struct tmx_tcreport_kept *kept = NULL;
 	size_t n_dat = 0;
 	int fd = STDOUT_FILENO, status = 0;
 
@@ -149,26 +106,29 @@ int cli_tracecmd(const char *const *inputs, size_t n, struct tmx_tcreport_opts *
 		return 2;
 	}
 	if (filter->n_event_args || filter->expr) {
-		if ((status = kept_records(inputs, n, o->lenient, filter, diag, &kept))) {
-			free(kept.keys);
+		if (!(kept = tmx_tcreport_kept_new())) {
+			fputs("tracemux: error: out of memory\n", stderr);
+			return 1;
+		}
+		if ((status = kept_records(inputs, n, o->lenient, filter, diag, kept))) {
+			tmx_tcreport_kept_free(kept);
 			return status;
 		}
-		o->keep = keep_record;
-		o->keep_ctx = &kept;
+		tmx_tcreport_keep_only(o, kept);
 	}
 	if (output_path) {
 		fd = open(output_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (fd < 0) {
 			fprintf(stderr, "tracemux: error: %s: cannot open for writing: %s\n", output_path,
 				strerror(errno));
-			free(kept.keys);
+			tmx_tcreport_kept_free(kept);
 			return 1;
 		}
 	}
 	o->out_fd = fd;
 	if (tmx_tcreport_run(inputs, n, o, &skipped, &err))
 		status = cli_report(&err);
-	free(kept.keys);
+	tmx_tcreport_kept_free(kept);
 	if (fd != STDOUT_FILENO && close(fd) && !status) {
 		fprintf(stderr, "tracemux: error: %s: %s\n", output_path, strerror(errno));
 		status = 1;

@@ -140,18 +140,11 @@ struct ext_class {
 	size_t dense;
 };
 
-struct ptr_slot {
-	const void *key;
-	size_t value;
-};
-
 typedef struct {
 	PyObject_HEAD
 	struct tmx_source *src;
 	size_t n_dense, n_classes, cap_classes;
-	struct ext_class *classes;
-	struct ptr_slot *by_ec;  /* class pointer -> index in classes (open addressing) */
-	size_t n_slots;
+	struct ext_class *classes; /* the source's dense classes first, in their order */
 	struct tmx_diag diag;    /* the source keeps a pointer to it */
 	PyObject *instr_map;     /* bytes (or NULL): the XRay map's path given to the source */
 	PyObject *warnings;      /* list of str: sent as Python warnings after each call */

@@ -45,10 +45,8 @@ static void reader_clear_classes(Reader *r)
 		plan_free(r->classes[i].plan);
 	}
 	free(r->classes);
-	free(r->by_ec);
 	r->classes = NULL;
-	r->by_ec = NULL;
-	r->n_classes = r->n_dense = r->cap_classes = r->n_slots = 0;
+	r->n_classes = r->n_dense = r->cap_classes = 0;
 }
 
 static void reader_dealloc(PyObject *self)
@@ -62,35 +60,6 @@ static void reader_dealloc(PyObject *self)
 	Py_XDECREF(r->warnings);
 	Py_XDECREF(r->instr_map);
 	Py_TYPE(self)->tp_free(self);
-}
-
-static size_t slot_of(const struct ptr_slot *slots, size_t n_slots, const void *key)
-{
-	size_t i = (size_t)(((uintptr_t)key >> 4) * 0x9E3779B97F4A7C15ull) & (n_slots - 1);
-
-	while (slots[i].key && slots[i].key != key)
-		i = (i + 1) & (n_slots - 1);
-	return i;
-}
-
-/* Class `i` found by its pointer from now on; false: no memory. */
-static bool map_class(Reader *r, size_t i)
-{
-	if ((r->n_classes + 1) * 2 > r->n_slots) {
-		size_t n = r->n_slots ? 2 * r->n_slots : 64;
-		struct ptr_slot *slots = calloc(n, sizeof(*slots));
-		if (!slots)
-			return false;
-		for (size_t k = 0; k < r->n_slots; k++)
-			if (r->by_ec[k].key)
-				slots[slot_of(slots, n, r->by_ec[k].key)] = r->by_ec[k];
-		free(r->by_ec);
-		r->by_ec = slots;
-		r->n_slots = n;
-	}
-	r->by_ec[slot_of(r->by_ec, r->n_slots, r->classes[i].ec)] =
-		(struct ptr_slot){ r->classes[i].ec, i };
-	return true;
 }
 
 /* Appends `ec` to r->classes: its index, or SIZE_MAX with an exception set. */
@@ -112,10 +81,7 @@ static size_t add_class(Reader *r, const struct tmx_event_class *ec, size_t dens
 	c->name = ec->name ? ext_text(ec->name, strlen(ec->name)) : Py_NewRef(Py_None);
 	if (!c->name)
 		return SIZE_MAX;
-	r->n_classes++;
-	if (!map_class(r, r->n_classes - 1))
-		goto nomem;
-	return r->n_classes - 1;
+	return r->n_classes++;
 nomem:
 	PyErr_NoMemory();
 	return SIZE_MAX;
@@ -132,18 +98,25 @@ static int load_classes(Reader *r)
 	return 0;
 }
 
-/* The index of `ec` in r->classes, added at its first event (SIZE_MAX: an exception). */
-/* The index of a class met already, SIZE_MAX for another one (no Python: no GIL needed). */
+/*
+ * The index of a class met already, SIZE_MAX for another one (no Python: no GIL needed).
+ * The source's dense number is the index (load_classes added them in that order); only a
+ * class the source does not number (none of its streams' classes, or its index could not
+ * be made for want of memory) is looked for among the few added after them.
+ */
 static size_t reader_class_known(const Reader *r, const struct tmx_event_class *ec)
 {
-	if (r->n_slots) {
-		const struct ptr_slot *slot = &r->by_ec[slot_of(r->by_ec, r->n_slots, ec)];
-		if (slot->key)
-			return slot->value;
-	}
+	size_t i = tmx_source_event_class_index(r->src, ec);
+
+	if (i < r->n_dense)
+		return i;
+	for (i = r->n_dense; i < r->n_classes; i++)
+		if (r->classes[i].ec == ec)
+			return i;
 	return SIZE_MAX;
 }
 
+/* The index of `ec` in r->classes, added at its first event (SIZE_MAX: an exception). */
 size_t reader_class(Reader *r, const struct tmx_event_class *ec)
 {
 	size_t i = reader_class_known(r, ec);

@@ -111,6 +111,14 @@ static inline void outbuf_spaces(struct outbuf *b, size_t n)
 extern const char tmx_digit_pairs[201];
 /* Decimal v at p (room for 20 bytes), no leading zeros; returns the end. */
 char *tmx_put_u64(char *p, uint64_t v);
+/* "%lld" at p (room for 21 bytes); returns the end. */
+static inline char *tmx_put_i64(char *p, int64_t v)
+{
+	if (v >= 0)
+		return tmx_put_u64(p, (uint64_t)v);
+	*p++ = '-';
+	return tmx_put_u64(p, 0 - (uint64_t)v);
+}
 /* The number of decimal digits of v (1 for 0). */
 static inline unsigned tmx_u64_digits(uint64_t v)
 {

@@ -43,6 +43,7 @@
 #include "xray/internal.h"
 #include "xray/yaml_io.h"
 #include "common/errors.h"
+#include "common/grow.h"
 
 /* libstdc++'s demangler (the GNU one, as gcc's tools use). */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -169,15 +170,9 @@ static int collect_relocs(Elf *elf, struct reloc **out, size_t *n_out, struct tm
 			} else {
 				continue;
 			}
-			if (n == cap) {
-				size_t c = cap ? cap * 2 : 256;
-				void *p = realloc(rs, c * sizeof(*rs));
-				if (!p) {
-					free(rs);
-					return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
-				}
-				rs = p;
-				cap = c;
+			if (!tmx_grow_array((void **)&rs, &cap, n + 1, sizeof(*rs), 256)) {
+				free(rs);
+				return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 			}
 			rs[n] = (struct reloc){ rela.r_offset, v, n };
 			n++;
@@ -239,14 +234,8 @@ static int load_symbols(struct xr_names *n, Elf *elf, struct tmx_error *err)
 			continue;
 		if (!(name = elf_strptr(elf, sh.sh_link, s.st_name)) || !*name)
 			continue;
-		if (n->n_syms == cap) {
-			size_t c = cap ? cap * 2 : 256;
-			void *p = realloc(n->syms, c * sizeof(*n->syms));
-			if (!p)
-				return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
-			n->syms = p;
-			cap = c;
-		}
+		if (!tmx_grow_array((void **)&n->syms, &cap, n->n_syms + 1, sizeof(*n->syms), 256))
+			return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 		n->syms[n->n_syms] = (struct sym){ s.st_value, s.st_size, (uint32_t)i, strdup(name) };
 		if (!n->syms[n->n_syms].name)
 			return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");

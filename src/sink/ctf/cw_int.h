@@ -28,13 +28,13 @@ struct cw_trace {
 	enum cw_version version;
 	/* Plans built so far, by any thread (a plan is a function of its class). */
 	pthread_mutex_t lock;
-	size_t n_plans;
+	size_t n_plans, cap_plans;
 	struct cw_trace_plan **plans;
 	/*
 	 * Plans in use, in the order in which messages first used them: the
 	 * metadata follows them.  The main thread's.
 	 */
-	size_t n_used;
+	size_t n_used, cap_used;
 	struct cw_trace_plan **used;
 	size_t meta_events;            /* event classes in the metadata written */
 	uint8_t uuid[16];
@@ -118,10 +118,10 @@ struct cw_stream {
 struct tmx_ctf_writer {
 	struct tmx_ctf_writer_opts opts;
 	char *dir;
-	size_t n_traces;
+	size_t n_traces, cap_traces;
 	struct cw_trace **traces;
 	/* The streams written, in order of first message (the main thread's). */
-	size_t n_streams;
+	size_t n_streams, cap_streams;
 	struct cw_stream **streams;
 	/* Open-addressing table: stream pointer -> index in `streams`. */
 	size_t map_cap;

@@ -19,6 +19,7 @@
 #include "sink/ctf/cw_int.h"
 #include "common/paths.h"
 #include "common/errors.h"
+#include "common/grow.h"
 
 int cw_write_all(struct cw_stream *s, const uint8_t *p, size_t len, struct tmx_error *err)
 {
@@ -111,7 +112,7 @@ static int write_metadata(struct cw_trace *t, const struct cw_trace_plan *p, str
 int cw_plan_get(struct cw_trace *t, const struct tmx_trace_class *tc,
 		struct cw_trace_plan **out, struct tmx_error *err)
 {
-	struct cw_trace_plan *p, **grown;
+	struct cw_trace_plan *p;
 	int ret = TMX_OK;
 
 	pthread_mutex_lock(&t->lock);
@@ -122,13 +123,12 @@ int cw_plan_get(struct cw_trace *t, const struct tmx_trace_class *tc,
 		}
 	}
 	p = calloc(1, sizeof(*p));
-	grown = p ? realloc(t->plans, (t->n_plans + 1) * sizeof(*grown)) : NULL;
-	if (!grown) {
+	if (!p || !tmx_grow_array((void **)&t->plans, &t->cap_plans, t->n_plans + 1,
+				  sizeof(*t->plans), 8)) {
 		free(p);
 		ret = tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 		goto done;
 	}
-	t->plans = grown;
 	ret = cw_plan_build(p, tc, t->uuid, t->version, err);
 	if (ret) {
 		cw_plan_free(p);
@@ -144,15 +144,11 @@ done:
 
 int cw_plan_use(struct cw_trace *t, struct cw_trace_plan *p, struct tmx_error *err)
 {
-	struct cw_trace_plan **grown;
-
 	for (size_t i = 0; i < t->n_used; i++)
 		if (t->used[i] == p)
 			return TMX_OK;
-	grown = realloc(t->used, (t->n_used + 1) * sizeof(*grown));
-	if (!grown)
+	if (!tmx_grow_array((void **)&t->used, &t->cap_used, t->n_used + 1, sizeof(*t->used), 8))
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
-	t->used = grown;
 	t->used[t->n_used++] = p;
 	/* Later chunks may know more event classes: the metadata follows. */
 	if (t->path && count_events(p) > t->meta_events)
@@ -193,7 +189,7 @@ int cw_find_trace(struct tmx_ctf_writer *w, const struct tmx_trace *trace,
 {
 	const struct tmx_trace_class *tc = trace->cls;
 	char full[PATH_MAX + 32];
-	struct cw_trace *t, **grown;
+	struct cw_trace *t;
 	struct cw_trace_plan *first;
 	int ret;
 
@@ -241,12 +237,11 @@ int cw_find_trace(struct tmx_ctf_writer *w, const struct tmx_trace *trace,
 		return ret;
 	}
 	ret = write_metadata(t, first, err);
-	grown = ret ? NULL : realloc(w->traces, (w->n_traces + 1) * sizeof(*grown));
-	if (!grown) {
+	if (ret || !tmx_grow_array((void **)&w->traces, &w->cap_traces, w->n_traces + 1,
+				   sizeof(*w->traces), 4)) {
 		cw_trace_free(t);
 		return ret ? ret : tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 	}
-	w->traces = grown;
 	w->traces[w->n_traces++] = t;
 	*out = t;
 	return TMX_OK;
@@ -372,7 +367,6 @@ int cw_stream_new(struct tmx_ctf_writer *w, const struct tmx_stream *st, bool wi
 
 int cw_stream_add(struct tmx_ctf_writer *w, struct cw_stream *s, struct tmx_error *err)
 {
-	struct cw_stream **grown;
 	int ret = stream_file_name(w, s, err);
 
 	if (ret)
@@ -382,10 +376,9 @@ int cw_stream_add(struct tmx_ctf_writer *w, struct cw_stream *s, struct tmx_erro
 	s->fd = open(s->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (s->fd < 0)
 		return tmx_error_set(err, TMX_ERR_IO, s->path, "cannot create: %s", strerror(errno));
-	grown = realloc(w->streams, (w->n_streams + 1) * sizeof(*grown));
-	if (!grown)
+	if (!tmx_grow_array((void **)&w->streams, &w->cap_streams, w->n_streams + 1,
+			    sizeof(*w->streams), 16))
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
-	w->streams = grown;
 	w->streams[w->n_streams] = s;
 	if (map_insert(w, w->n_streams))
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");

@@ -4,6 +4,7 @@
 
 #include "model/field_class.h"
 #include "common/grow.h"
+#include "common/utf8.h"
 #include "sink/json/jsonval.h"
 #include "sink/outbuf.h"
 #include "sink/perfetto/fields.h"
@@ -48,28 +49,6 @@ void pf_render_free(struct pf_render *r)
 	free(r);
 }
 
-/* The length of the valid UTF-8 sequence at s[0, n) (its first byte >= 0x80), 0 if none. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xBF;
-	size_t len;
-
-	if (c >= 0xC2 && c <= 0xDF)
-		len = 2;
-	else if (c >= 0xE0 && c <= 0xEF)
-		len = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
-	else if (c >= 0xF0 && c <= 0xF4)
-		len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
-	else
-		return 0;
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xBF)
-			return 0;
-	return len;
-}
-
 const char *pf_utf8(struct pf_render *r, const char *s, size_t n, size_t *out_len)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -82,7 +61,7 @@ const char *pf_utf8(struct pf_render *r, const char *s, size_t n, size_t *out_le
 	while (i < n) {
 		if (u[i] < 0x80)
 			i++;
-		else if ((k = utf8_seq(u + i, n - i)))
+		else if ((k = tmx_utf8_seq_len(u + i, n - i)))
 			i += k;
 		else
 			break;
@@ -95,7 +74,7 @@ const char *pf_utf8(struct pf_render *r, const char *s, size_t n, size_t *out_le
 	while (i < n) {
 		if (u[i] < 0x80) {
 			pq_buf_byte(&r->utf8, u[i++]);
-		} else if ((k = utf8_seq(u + i, n - i))) {
+		} else if ((k = tmx_utf8_seq_len(u + i, n - i))) {
 			pq_buf_put(&r->utf8, u + i, k);
 			i += k;
 		} else {

@@ -6,6 +6,7 @@
 #include "model/field_class.h"
 #include "sink/outbuf.h"
 #include "sink/split.h"
+#include "sink/tracecmd/columns.h"
 #include "sink/tracecmd/layout.h"
 #include "common/errors.h"
 
@@ -193,19 +194,22 @@ static void put_dropped(struct outbuf *b, const struct tmx_msg *msg)
 	}
 }
 
-/* libtraceevent's " %6.1000d" time: microseconds, rounded. */
+/* libtraceevent's " %6.1000d" time: microseconds, rounded (its older "%12d" up to 1 s). */
 static void put_usecs(struct outbuf *b, int64_t ns)
 {
-	char tmp[48];
+	char tmp[48], *p;
 	uint64_t mag = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
 	uint64_t us = (mag + 500) / 1000;
 
-	if (us > 1000000)
-		snprintf(tmp, sizeof(tmp), "%s%5llu.%06llu", ns < 0 ? "-" : "",
-			 (unsigned long long)(us / 1000000), (unsigned long long)(us % 1000000));
-	else
-		snprintf(tmp, sizeof(tmp), "%12lld", ns < 0 ? -(long long)us : (long long)us);
-	outbuf_puts(b, tmp);
+	if (ns < 0 && us <= 1000000) {   /* the sign within the 12 columns: rare */
+		snprintf(tmp, sizeof(tmp), "%12lld", -(long long)us);
+		outbuf_puts(b, tmp);
+		return;
+	}
+	p = outbuf_reserve(b, 64);
+	if (ns < 0)
+		*p++ = '-';
+	outbuf_commit(b, tmx_tc_put_time(p, us, us > 1000000 ? 6 : 0));
 }
 
 int tmx_tclayout_consume(struct tmx_tclayout *m, const struct tmx_msg *msg, struct tmx_error *err)
@@ -217,7 +221,6 @@ int tmx_tclayout_consume(struct tmx_tclayout *m, const struct tmx_msg *msg, stru
 	const struct tmx_value *comm, *pid;
 	const char *name;
 	size_t len;
-	char tmp[32];
 	bool first = true;
 
 	(void)err;
@@ -240,9 +243,9 @@ int tmx_tclayout_consume(struct tmx_tclayout *m, const struct tmx_msg *msg, stru
 		outbuf_spaces(b, 11);
 		outbuf_puts(b, "<...>");
 	}
-	snprintf(tmp, sizeof(tmp), "-%-5lld [%03llu] ", pid ? (long long)int_of(pid) : 0LL,
-		 (unsigned long long)packet_cpu(msg->packet));
-	outbuf_puts(b, tmp);
+	outbuf_commit(b, tmx_tc_put_pid_cpu(outbuf_reserve(b, 64), pid ? int_of(pid) : 0,
+					    packet_cpu(msg->packet)));
+	outbuf_putc(b, ' ');
 	put_usecs(b, msg->has_ts ? msg->ns : 0);
 	outbuf_puts(b, ": ");
 	name = ev->cls->name ? ev->cls->name : "";

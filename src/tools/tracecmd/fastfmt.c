@@ -4,6 +4,7 @@
 
 #include <event-parse.h>
 
+#include "common/grow.h"
 #include "sink/outbuf.h"
 #include "tools/tracecmd/fastfmt.h"
 
@@ -57,14 +58,8 @@ static struct seg *add_seg(struct tcf_plan *p, size_t *cap)
 {
 	struct seg *s;
 
-	if (p->n == *cap) {
-		size_t c = *cap ? *cap * 2 : 8;
-		void *n = realloc(p->segs, c * sizeof(*p->segs));
-		if (!n)
-			return NULL;
-		p->segs = n;
-		*cap = c;
-	}
+	if (!tmx_grow_array((void **)&p->segs, cap, p->n + 1, sizeof(*p->segs), 8))
+		return NULL;
 	s = &p->segs[p->n++];
 	memset(s, 0, sizeof(*s));
 	return s;

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "sink/tracecmd/columns.h"
 #include "tools/tracecmd/fastfmt.h"
 #include "tools/tracecmd/guest.h"
 #include "tools/tracecmd/profile.h"
@@ -143,20 +144,7 @@ bool tcr_put_head(const struct tcr *r, struct outbuf *b, const struct tcr_file *
 /* "-%-5d [%03d]" after the comm (not with -l). */
 void tcr_put_pid_cpu(struct outbuf *b, int pid, uint32_t cpu)
 {
-	char *p = outbuf_reserve(b, 64), *start;
-
-	*p++ = '-';
-	start = p;
-	/* spaces first (a fixed-size store), the digits over them */
-	memset(p, ' ', 8);
-	p = fmt_i64(p, pid);
-	if (p < start + 5)
-		p = start + 5;
-	*p++ = ' ';
-	*p++ = '[';
-	p = tmx_put_u64_padded(p, cpu, 3, '0');
-	*p++ = ']';
-	outbuf_commit(b, p);
+	outbuf_commit(b, tmx_tc_put_pid_cpu(outbuf_reserve(b, 64), pid, cpu));
 }
 
 /* " %6.1000d:", " %9.1d:" or "%12d:" */
@@ -257,7 +245,7 @@ static void put_latency(struct tcr *r, struct tcr_file *tf, const char *comm, in
 	outbuf_spaces(b, 8 - cl);
 	outbuf_write(b, comm, cl);
 	outbuf_putc(b, '-');
-	end = fmt_i64(buf, pid);
+	end = tmx_put_i64(buf, pid);
 	put_num(b, buf, end, 5, true);
 	outbuf_putc(b, ' ');
 	end = tmx_put_u64(buf, (uint64_t)tr->cpu);
@@ -319,7 +307,7 @@ static void put_ts_diff(struct tcr *r, const struct tcr_file *tf, uint64_t ts)
 	if (tf->use_trace_clock && !r->o->nsec)
 		ts = (ts + 500) / 1000;
 	if (r->last_ts) {
-		end = fmt_i64(buf, (int64_t)(ts - r->last_ts));
+		end = tmx_put_i64(buf, (int64_t)(ts - r->last_ts));
 		dl = (size_t)(end - buf) + 3;
 		outbuf_write(b, "(+", 2);
 		outbuf_write(b, buf, dl - 3);

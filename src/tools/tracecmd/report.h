@@ -126,6 +126,20 @@ struct tmx_tcreport_opts {
 };
 
 /*
+ * --events / --filter decided on the model (report_keep.c): the records of
+ * the events of a tmx_tracedat_open() source over the same paths that the
+ * filter kept, noted one message at a time (any other message: nothing,
+ * true), then given to the report as its keep() (only those records are
+ * printed).  add() is false when out of memory.
+ */
+struct tmx_tcreport_kept;
+struct tmx_msg;
+struct tmx_tcreport_kept *tmx_tcreport_kept_new(void);
+bool tmx_tcreport_kept_add(struct tmx_tcreport_kept *k, const struct tmx_msg *msg);
+void tmx_tcreport_keep_only(struct tmx_tcreport_opts *o, struct tmx_tcreport_kept *k);
+void tmx_tcreport_kept_free(struct tmx_tcreport_kept *k);
+
+/*
  * Adds LIST to one of the string lists above (--pid, --comm, -r, -n);
  * TMX_ERR_LIMIT past TMX_TCREPORT_MAX_FILTERS.
  */

@@ -178,15 +178,6 @@ struct tcr {
 
 /* ---- Columns (printf semantics without printf; digits from outbuf.h) ---- */
 
-/* "%lld" at p (room for 21 bytes); returns the end. */
-static inline char *fmt_i64(char *p, int64_t v)
-{
-	if (v >= 0)
-		return tmx_put_u64(p, (uint64_t)v);
-	*p++ = '-';
-	return tmx_put_u64(p, 0 - (uint64_t)v);
-}
-
 /* "%*s" (right) or "%-*s" (left) of the text [p, end): padded, never cut. */
 static inline void put_num(struct outbuf *b, const char *p, const char *end, size_t width,
 			   bool left)

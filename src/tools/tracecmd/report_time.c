@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "sink/tracecmd/columns.h"
 #include "tools/tracecmd/report_impl.h"
 
 /*
@@ -20,28 +21,10 @@ static inline __attribute__((always_inline)) void put_time(struct outbuf *b, uin
 							   int prec, uint64_t div)
 {
 	char *p = outbuf_reserve(b, 64);
-	uint64_t p10 = 1;
 
 	if (div > 1)
 		ts = (ts + div / 2) / div;
-	for (int i = 0; i < prec; i++)
-		p10 *= 10;
-	if (p10 > 1) {
-		uint64_t frac = ts % p10;
-
-		p = tmx_put_u64_padded(p, ts / p10, 5, ' ');
-		*p++ = '.';
-		/* prec digits, leading zeros included (tcr_put_ts(): 6 or 9) */
-		if (prec == 9)
-			*p++ = (char)('0' + frac / 100000000), frac %= 100000000;
-		else
-			frac *= 100;
-		tmx_put_8digits(p, (uint32_t)frac);
-		p += prec == 9 ? 8 : 6;
-	} else {
-		p = tmx_put_u64_padded(p, ts, 12, ' ');
-	}
-	outbuf_commit(b, p);
+	outbuf_commit(b, tmx_tc_put_time(p, ts, prec));
 }
 
 /* libtraceevent's TIME_FMT_TS: "%6.1000d", "%9.1d" (-t) or "%12d" (no usecs). */
