@@ -200,6 +200,12 @@ def check_one(rep, tracemux, cmd, trace, kpath, opts):
         rep.ok()
     rc, out, err = lttng(f"lttng-{cmd}-mi", opts + [kpath])
     trc, tout, terr = run(tracemux, ["analyze", cmd, "--mi"] + opts + [kpath])
+    compare_mi(rep, what, cmd, (rc, out), (trc, tout))
+
+
+def compare_mi(rep, what, cmd, want, got):
+    """lttng-COMMAND-mi's (exit, output) against tracemux analyze --mi's."""
+    (rc, out), (trc, tout) = want, got
     if rc == trc == 2 and not out and not tout:
         rep.ok()   # an option the command does not take: a usage error for both
         return
@@ -211,6 +217,14 @@ def check_one(rep, tracemux, cmd, trace, kpath, opts):
         rep.fail(f"mi {what}", f"exit {rc} vs {trc}: {d}")
     else:
         rep.ok()
+
+
+def require_tools(rep, tools):
+    """Fail (naming the Debian package) when lttng-analyses or babeltrace 1 is missing."""
+    for tool in tools:
+        if not shutil.which(tool):
+            rep.fail(f"{tool} not found", f"install the Debian package {LTTNG_PKG}")
+            rep.finish()
 
 
 def check_error(rep, tracemux, cmd, trace, kpath, opts):
@@ -291,10 +305,7 @@ def main():
     ap.add_argument("--all", action="store_true", help="every command on every kernel trace")
     args = ap.parse_args()
     rep = Report("analyze")
-    for tool in ("lttng-cputop", "babeltrace"):
-        if not shutil.which(tool):
-            rep.fail(f"{tool} not found", f"install the Debian package {LTTNG_PKG}")
-            rep.finish()
+    require_tools(rep, ("lttng-cputop", "babeltrace"))
     traces = dict(TRACES)
     plan = [(c, t, o) for c, runs in SUITE.items() for t, o in runs]
     if args.all:

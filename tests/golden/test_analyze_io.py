@@ -29,7 +29,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bt2ref import Report, first_diff, run  # noqa: E402
-from test_analyze import LTTNG_PKG, json_diff, link_kernel, lttng  # noqa: E402
+from test_analyze import json_diff, link_kernel, lttng, require_tools  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 IO_TRACE = os.path.join(HERE, "..", "data", "analyze-io", "kernel")
@@ -193,10 +193,7 @@ def main():
     ap.add_argument("--all", action="store_true", help="every I/O command on every kernel trace")
     args = ap.parse_args()
     rep = Report("analyze_io")
-    for tool in ("lttng-iolatencystats", "babeltrace"):
-        if not shutil.which(tool):
-            rep.fail(f"{tool} not found", f"install the Debian package {LTTNG_PKG}")
-            rep.finish()
+    require_tools(rep, ("lttng-iolatencystats", "babeltrace"))
     traces = dict(CORPUS_TRACES)
     plan = list(SUITE)
     if args.all:

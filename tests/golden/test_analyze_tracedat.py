@@ -23,7 +23,6 @@ lttng-analyses reads about 200 KB/s: the suite runs a few small traces;
 --all (tests/analyze-all.sh) every trace.dat with every command and more
 option sets.
 """
-import json
 import os
 import shutil
 import subprocess
@@ -33,7 +32,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bt2ref import Report, first_diff, run  # noqa: E402
-from test_analyze import LTTNG_PKG, json_diff, lttng, norm_mi, norm_text  # noqa: E402
+from test_analyze import LTTNG_PKG, compare_mi, lttng, norm_text  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CORPUS_DIRS = ("tracecmd-samples", "tracecmd-external", "tracecmd-3.4")
@@ -100,17 +99,7 @@ def check_cmd(rep, tracemux, cmd, name, dat, kpath, opts, damaged):
     trc, tout, terr = run(tracemux, ["analyze", cmd, "--mi"] + opts + [dat])
     if damaged and trc == 1 and b"at byte" in terr:
         trc = rc
-    if rc == trc == 2 and not out and not tout:
-        rep.ok()   # an option the command does not take: a usage error for both
-        return
-    try:
-        d = json_diff(norm_mi(cmd, json.loads(out)), norm_mi(cmd, json.loads(tout)))
-    except ValueError as e:
-        d = f"not JSON: {e}: {out[:200]!r} / {tout[:200]!r}"
-    if d or rc != trc:
-        rep.fail(f"mi {what}", f"exit {rc} vs {trc}: {d}")
-    else:
-        rep.ok()
+    compare_mi(rep, what, cmd, (rc, out), (trc, tout))
 
 
 def check_ctf2(rep, tracemux, dat, top, commands):
