@@ -3,6 +3,7 @@
  * class itself is private (model/field_class.h).
  */
 #include "model/field_class.h"
+#include "common/arena.h"
 
 enum tmx_fc_kind tmx_fc_kind(const struct tmx_field_class *fc)
 {
@@ -99,4 +100,18 @@ const char *tmx_fc_mapping_label(const struct tmx_field_class *fc, size_t i)
 const struct tmx_clock_class *tmx_fc_mapped_clock(const struct tmx_field_class *fc)
 {
 	return fc->mapped_clock;
+}
+
+struct tmx_field_class *tmx_fc_new(struct tmx_arena *a, enum tmx_fc_kind kind)
+{
+	struct tmx_field_class *fc = tmx_arena_calloc(a, 1, sizeof(*fc));
+
+	if (fc) {
+		fc->kind = kind;
+		fc->align = 8;
+		fc->slot = -1;
+		fc->ref_slot = -1;
+		fc->base = 10;
+	}
+	return fc;
 }

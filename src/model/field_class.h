@@ -160,4 +160,13 @@ static inline int32_t tmx_tc_n_slots(const struct tmx_trace_class *tc)
 	return ((const struct tmx_trace_class_impl *)tc)->n_slots;
 }
 
+struct tmx_arena;
+
+/*
+ * A field class in `a`, zeroed but for what every reader's classes start
+ * with: `kind`, byte alignment, decimal base, and no value slot (-1) nor
+ * length/selector slot.  NULL when the arena is out of memory.
+ */
+struct tmx_field_class *tmx_fc_new(struct tmx_arena *a, enum tmx_fc_kind kind);
+
 #endif

@@ -70,23 +70,9 @@
 /* Classes                                                              */
 /* ------------------------------------------------------------------ */
 
-static struct tmx_field_class *new_fc(struct tmx_arena *a, enum tmx_fc_kind kind)
-{
-	struct tmx_field_class *fc = tmx_arena_calloc(a, 1, sizeof(*fc));
-
-	if (fc) {
-		fc->kind = kind;
-		fc->align = 8;
-		fc->slot = -1;
-		fc->ref_slot = -1;
-		fc->base = 10;
-	}
-	return fc;
-}
-
 static struct tmx_field_class *int_fc(struct tmx_arena *a, uint32_t bits, bool is_signed)
 {
-	struct tmx_field_class *fc = new_fc(a, TMX_FC_INT);
+	struct tmx_field_class *fc = tmx_fc_new(a, TMX_FC_INT);
 
 	if (fc) {
 		fc->size = bits;
@@ -104,9 +90,9 @@ static bool make_classes(struct tmx_kmap *m)
 	m->u32 = int_fc(a, 32, false);
 	m->s64 = int_fc(a, 64, true);
 	m->u64 = int_fc(a, 64, false);
-	m->comm = new_fc(a, TMX_FC_ARRAY);
-	m->string = new_fc(a, TMX_FC_STRING);
-	m->args = new_fc(a, TMX_FC_ARRAY);
+	m->comm = tmx_fc_new(a, TMX_FC_ARRAY);
+	m->string = tmx_fc_new(a, TMX_FC_STRING);
+	m->args = tmx_fc_new(a, TMX_FC_ARRAY);
 	if (!c8 || !m->s32 || !m->u32 || !m->s64 || !m->u64 || !m->comm || !m->string || !m->args)
 		return false;
 	c8->encoding = TMX_ENC_UTF8;
@@ -289,7 +275,7 @@ static struct kclass *add_class(struct tmx_kmap *m, struct ktrace *t, const char
 
 	if (!k || !(k->ec.name = tmx_arena_strdup(&m->a, name)) ||
 	    !(k->f = tmx_arena_calloc(&m->a, n ? n : 1, sizeof(*k->f))) ||
-	    !(k->payload = new_fc(&m->a, TMX_FC_STRUCT)) ||
+	    !(k->payload = tmx_fc_new(&m->a, TMX_FC_STRUCT)) ||
 	    !(k->payload->members = tmx_arena_calloc(&m->a, n ? n : 1, sizeof(struct tmx_member))))
 		return NULL;
 	if (sc->n_event_classes == t->cap_ec) {

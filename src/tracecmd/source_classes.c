@@ -13,23 +13,10 @@
 /* Classes                                                               */
 /* ------------------------------------------------------------------ */
 
-static struct tmx_field_class *new_fc(struct tmx_arena *a, enum tmx_fc_kind kind)
-{
-	struct tmx_field_class *fc = tmx_arena_calloc(a, 1, sizeof(*fc));
-	if (fc) {
-		fc->kind = kind;
-		fc->align = 8;
-		fc->slot = -1;
-		fc->ref_slot = -1;
-		fc->base = 10;
-	}
-	return fc;
-}
-
 static struct tmx_field_class *int_fc(struct tmx_arena *a, const struct tdat_file *f,
 				      uint32_t bytes, bool is_signed, uint8_t base)
 {
-	struct tmx_field_class *fc = new_fc(a, TMX_FC_INT);
+	struct tmx_field_class *fc = tmx_fc_new(a, TMX_FC_INT);
 	if (fc) {
 		fc->size = bytes * 8;
 		fc->is_signed = is_signed;
@@ -49,7 +36,7 @@ static int plan_field(struct tmx_arena *a, const struct tdat_file *f, const stru
 	if (fd->flags & TDAT_FIELD_DYNAMIC) {
 		if (fd->flags & TDAT_FIELD_STRING) {
 			pf->kind = P_DYN_STRING;
-			pf->fc = new_fc(a, TMX_FC_STRING);
+			pf->fc = tmx_fc_new(a, TMX_FC_STRING);
 			if (pf->fc)
 				pf->fc->encoding = TMX_ENC_UTF8;
 		} else {
@@ -57,7 +44,7 @@ static int plan_field(struct tmx_arena *a, const struct tdat_file *f, const stru
 				      fd->elem_size == 8 ? fd->elem_size : 1;
 			pf->kind = P_DYN_SEQ;
 			pf->elem = int_fc(a, f, es, false, es == 1 ? 16 : 10);
-			pf->fc = new_fc(a, TMX_FC_SEQUENCE);
+			pf->fc = tmx_fc_new(a, TMX_FC_SEQUENCE);
 			if (pf->fc)
 				pf->fc->elem = pf->elem;
 		}
@@ -65,7 +52,7 @@ static int plan_field(struct tmx_arena *a, const struct tdat_file *f, const stru
 		if ((fd->flags & TDAT_FIELD_STRING) && fd->elem_size == 1) {
 			pf->kind = fd->size ? P_TEXT : P_FLEX_TEXT;
 			pf->elem = int_fc(a, f, 1, sgn, 10);
-			pf->fc = new_fc(a, fd->size ? TMX_FC_ARRAY : TMX_FC_STRING);
+			pf->fc = tmx_fc_new(a, fd->size ? TMX_FC_ARRAY : TMX_FC_STRING);
 			if (pf->fc) {
 				pf->fc->elem = fd->size ? pf->elem : NULL;
 				pf->fc->length = fd->size;
@@ -79,7 +66,7 @@ static int plan_field(struct tmx_arena *a, const struct tdat_file *f, const stru
 			bool ok = es == 1 || es == 2 || es == 4 || es == 8;
 			pf->kind = P_ARRAY;
 			pf->elem = int_fc(a, f, ok ? es : 1, ok && sgn, ok ? base : 16);
-			pf->fc = new_fc(a, TMX_FC_ARRAY);
+			pf->fc = tmx_fc_new(a, TMX_FC_ARRAY);
 			if (pf->fc) {
 				pf->fc->elem = pf->elem;
 				pf->fc->length = ok ? fd->count : fd->size;
@@ -91,7 +78,7 @@ static int plan_field(struct tmx_arena *a, const struct tdat_file *f, const stru
 	} else {
 		pf->kind = P_BYTES;
 		pf->elem = int_fc(a, f, 1, false, 16);
-		pf->fc = new_fc(a, TMX_FC_ARRAY);
+		pf->fc = tmx_fc_new(a, TMX_FC_ARRAY);
 		if (pf->fc) {
 			pf->fc->elem = pf->elem;
 			pf->fc->length = fd->size;
@@ -108,7 +95,7 @@ static int build_plan(struct tmx_arena *a, const struct tdat_file *f, const stru
 {
 	p->n = n;
 	p->f = tmx_arena_calloc(a, n ? n : 1, sizeof(*p->f));
-	p->fc = new_fc(a, TMX_FC_STRUCT);
+	p->fc = tmx_fc_new(a, TMX_FC_STRUCT);
 	if (!p->f || !p->fc)
 		return -1;
 	p->fc->n_members = n;
@@ -237,7 +224,7 @@ int tdm_build_file(struct tdm_file *tf, struct tmx_error *err)
 	tf->scs[0] = &tf->sc;
 	tf->tc.stream_classes = tf->scs;
 	tf->tc.n_stream_classes = 1;
-	tf->pctx_fc = new_fc(a, TMX_FC_STRUCT);
+	tf->pctx_fc = tmx_fc_new(a, TMX_FC_STRUCT);
 	if (!tf->pctx_fc || !(tf->pctx_fc->members = tmx_arena_calloc(a, 1, sizeof(struct tmx_member))))
 		return tdm_nomem(err);
 	tf->pctx_fc->n_members = 1;

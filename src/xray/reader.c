@@ -30,23 +30,9 @@
 /* Model classes                                                        */
 /* ------------------------------------------------------------------ */
 
-static struct tmx_field_class *fc_new(struct xr_reader *r, enum tmx_fc_kind kind)
-{
-	struct tmx_field_class *fc = tmx_arena_calloc(&r->arena, 1, sizeof(*fc));
-
-	if (fc) {
-		fc->kind = kind;
-		fc->align = 8;
-		fc->base = 10;
-		fc->slot = -1;
-		fc->ref_slot = -1;
-	}
-	return fc;
-}
-
 static struct tmx_field_class *fc_int(struct xr_reader *r, uint32_t bits, bool is_signed)
 {
-	struct tmx_field_class *fc = fc_new(r, TMX_FC_INT);
+	struct tmx_field_class *fc = tmx_fc_new(&r->arena, TMX_FC_INT);
 
 	if (fc) {
 		fc->size = bits;
@@ -59,7 +45,7 @@ static struct tmx_field_class *fc_int(struct xr_reader *r, uint32_t bits, bool i
 static struct tmx_field_class *fc_struct(struct xr_reader *r, size_t n, const char *const *names,
 					 struct tmx_field_class **fcs)
 {
-	struct tmx_field_class *fc = fc_new(r, TMX_FC_STRUCT);
+	struct tmx_field_class *fc = tmx_fc_new(&r->arena, TMX_FC_STRUCT);
 
 	if (!fc || !(fc->members = tmx_arena_calloc(&r->arena, n, sizeof(*fc->members))))
 		return NULL;
@@ -150,10 +136,10 @@ int xr_build_classes(struct xr_reader *r, const char *path, struct tmx_error *er
 
 	/* Payload of the record classes. */
 	u8 = fc_int(r, 8, false);
-	data = fc_new(r, TMX_FC_SEQUENCE);
-	args = fc_new(r, TMX_FC_SEQUENCE);
+	data = tmx_fc_new(&r->arena, TMX_FC_SEQUENCE);
+	args = tmx_fc_new(&r->arena, TMX_FC_SEQUENCE);
 	m[0] = fc_int(r, 32, true);
-	m[1] = fc_new(r, TMX_FC_STRING);
+	m[1] = tmx_fc_new(&r->arena, TMX_FC_STRING);
 	m[2] = fc_int(r, 16, false);
 	m[3] = fc_int(r, 32, false);
 	m[4] = data;
