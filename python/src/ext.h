@@ -4,8 +4,9 @@
  *   module.c   the module, tracemux.Error and its subclasses, warnings,
  *              the Buffer type (malloc'd memory numpy.frombuffer wraps)
  *   reader.c   Reader: one opened tmx_source, its metadata, the message loop
- *   plan.c     an event class's columns (the Parquet output's column model)
- *              and the walk that finds each column's value in an event
+ *   plan.c     an event class's columns (the library's column model,
+ *              tracemux/columns.h, which the Parquet output writes too)
+ *              as the tables hold them
  *   table.c    columns filled in C, one table per event class
  *   strdict.c  text columns as dictionary codes
  *   event.c    Event: one event copied out of the source, decoded on demand
@@ -24,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <tracemux/columns.h>
 #include <tracemux/event.h>
 #include <tracemux/filter.h>
 #include <tracemux/tracemux.h>
@@ -70,13 +72,13 @@ enum col_kind {
 	COL_N_KINDS,
 };
 
-/* The fixed columns every table starts with (some only when the class has them). */
+/* The fixed columns every table starts with: the column model's (enum tmx_fixed_column). */
 enum fixed_col {
-	FIX_TS, FIX_CYCLES, FIX_EVENT, FIX_HOST, FIX_TRACE, FIX_STREAM_ID, FIX_STREAM_CLASS_ID,
-	FIX_CPU, FIX_N,
+	FIX_TS = TMX_COLUMN_TS, FIX_CYCLES = TMX_COLUMN_CYCLES, FIX_EVENT = TMX_COLUMN_EVENT,
+	FIX_HOST = TMX_COLUMN_HOST, FIX_TRACE = TMX_COLUMN_TRACE,
+	FIX_STREAM_ID = TMX_COLUMN_STREAM_ID, FIX_STREAM_CLASS_ID = TMX_COLUMN_STREAM_CLASS_ID,
+	FIX_CPU = TMX_COLUMN_CPU, FIX_N,
 };
-
-struct pnode;
 
 struct column {
 	char *name;
@@ -101,9 +103,8 @@ struct plan {
 	/* The cpu column's field (tmx_stream_class_cpu_field, NULL: none), found once. */
 	const char *cpu_field;
 	enum tmx_scope cpu_scope;
-	int cpu_col;          /* the cpu field's own column (its value in the walk's cells), or -1 */
-	const struct tmx_field_class *scope_fc[TMX_N_SCOPES];
-	struct pnode *scope[TMX_N_SCOPES];   /* NULL where the class has no such scope */
+	const struct tmx_field_class *scope_fc[TMX_N_SCOPES];   /* NULL: no such scope */
+	struct tmx_columns *model;
 };
 
 /* The scopes' names, as the Parquet output prefixes clashing columns. */
@@ -113,8 +114,9 @@ struct plan *plan_new(const struct tmx_event_class *ec);   /* NULL: no memory */
 void plan_free(struct plan *p);
 /*
  * Sets out[c] to the value of every field column c of the event's scopes
- * (NULL: no value, e.g. an option not selected).  Returns false when a
- * scope of the event does not have its class's fields.
+ * (NULL: no value, e.g. an option not selected) and out[FIX_CPU] to the
+ * CPU field's value (tmx_columns_walk).  Returns false when a scope of the
+ * event does not have its class's fields.
  */
 bool plan_walk(const struct plan *p, const struct tmx_value *const scopes[TMX_N_SCOPES],
 	       const struct tmx_value **out);

@@ -517,7 +517,7 @@ static void scope_mismatch(const struct tmx_msg *msg, const struct plan *p, stru
 	const char *scope = "fields";
 
 	for (int s = 0; s < TMX_N_SCOPES; s++)
-		if (p->scope[s] && (!msg->event->scopes[s] ||
+		if (p->scope_fc[s] && (!msg->event->scopes[s] ||
 				    msg->event->scopes[s][0].fc != p->scope_fc[s]))
 			scope = ext_scope_names[s];
 	memset(err, 0, sizeof(*err));

@@ -485,12 +485,8 @@ static bool put_fixed(struct table *t, const struct plan *p, const struct tmx_ms
 			bits = st->cls->id;
 			break;
 		default:   /* FIX_CPU */
-			/* tmx_event_cpu, without finding the field again */
-			has = p->cpu_field &&
-			      tmx_value_uint64(p->cpu_col >= 0 ? cells[p->cpu_col]
-							       : tmx_event_field_in(msg->event, p->cpu_scope,
-										    p->cpu_field),
-					       &bits) &&
+			/* tmx_event_cpu, the field's value found by the walk */
+			has = p->cpu_field && tmx_value_uint64(cells[FIX_CPU], &bits) &&
 			      bits <= UINT32_MAX;
 			break;
 		}

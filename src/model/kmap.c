@@ -64,7 +64,7 @@
 #include "model/syscalls.h"
 #include "tracemux/event.h"
 
-#include "model/kmap_int.h"
+#include "model/kmap_impl.h"
 
 /* ------------------------------------------------------------------ */
 /* Classes                                                              */

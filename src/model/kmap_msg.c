@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/grow.h"
-#include "model/kmap_int.h"
+#include "model/kmap_impl.h"
 #include "tracemux/event.h"
 
 static struct kstream *stream_of(struct tmx_kmap *m, const struct tmx_stream *in)

@@ -39,7 +39,7 @@
 #include <string.h>
 
 #include "common/errors.h"
-#include "sink/ctf/cw_int.h"
+#include "sink/ctf/cw_impl.h"
 #include "sink/split.h"
 
 #define CW_SHADOW_PATH "\001stream"

@@ -38,7 +38,7 @@
 
 #include "model/field_class.h"
 #include "model/kmap.h"
-#include "sink/ctf/cw_int.h"
+#include "sink/ctf/cw_impl.h"
 #include "common/paths.h"
 #include "common/errors.h"
 

@@ -1,5 +1,5 @@
 /*
- * The CTF writer's traces, plans and stream files (cw_int.h): a directory
+ * The CTF writer's traces, plans and stream files (cw_impl.h): a directory
  * and metadata per input trace, a plan per physical trace class (built by
  * whichever thread first needs it, used in message order: the metadata
  * follows the plans used), a data file per stream named after its input
@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sink/ctf/cw_int.h"
+#include "sink/ctf/cw_impl.h"
 #include "common/paths.h"
 #include "common/errors.h"
 #include "common/grow.h"

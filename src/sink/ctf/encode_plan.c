@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "model/field_class.h"
-#include "sink/ctf/encode_plan_int.h"
+#include "sink/ctf/encode_plan_impl.h"
 #include "common/errors.h"
 
 int cw_nomem(struct cw_builder *bd)

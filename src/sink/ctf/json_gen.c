@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "model/field_class.h"
-#include "sink/ctf/encode_plan_int.h"
+#include "sink/ctf/encode_plan_impl.h"
 #include "sink/json_string.h"
 #include "common/errors.h"
 

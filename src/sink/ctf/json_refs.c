@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "model/field_class.h"
-#include "sink/ctf/encode_plan_int.h"
+#include "sink/ctf/encode_plan_impl.h"
 
 enum want { WANT_LENGTH, WANT_VARIANT_SELECTOR, WANT_OPTIONAL_SELECTOR };
 

@@ -7,7 +7,7 @@
  */
 #include "common/errors.h"
 #include "model/kmap.h"
-#include "sink/ctf/cw_int.h"
+#include "sink/ctf/cw_impl.h"
 
 int tmx_ctf_writer_lttng_kernel(struct tmx_ctf_writer *w, struct tmx_source *src,
 				struct tmx_error *err)

@@ -11,6 +11,8 @@
 enum how {
 	F_INT, F_FLOAT, F_BOOL, F_STRING, F_TEXT, F_BLOB, F_ENUM, F_BITS,
 	F_STRUCT, F_VARIANT, F_OPTIONAL, F_LIST,
+	F_LABEL, F_OPTION,   /* the model's label and option columns (top level) */
+	F_FIXED,             /* the fixed columns: the caller's */
 };
 
 /* Definition and repetition levels reached at schema element `e`. */
@@ -208,37 +210,92 @@ static bool build(struct pq_fmap *fm, const struct tmx_field_class *fc, struct p
 	return ok && !s->oom;
 }
 
-bool pq_fmap_scope(struct pq_fmap *fm, const struct tmx_field_class *fc, struct pq_schema *s,
-		   const char *scope)
+/* The Parquet type of an integer or floating-point column of the model. */
+static struct pq_type number_type(const struct tmx_columns *m, size_t c)
 {
-	*fm = (struct pq_fmap){ .fc = fc, .how = F_STRUCT, .col = -1, .col2 = -1,
-				.col_begin = (int)s->n_cols };
-	if (fc->kind != TMX_FC_STRUCT)   /* every reader makes its scopes structures */
-		return build(fm, fc, s, 0, scope, false);
-	if (!alloc_children(fm, fc->n_members))
-		return false;
-	for (size_t m = 0; m < fc->n_members; m++) {
-		const char *mname = fc->members[m].name ? fc->members[m].name : "";
-		char *name = child_name(s, 0, pq_schema_has_child(s, 0, mname) ? scope : "", mname,
-					"");
-		bool ok = name && build(&fm->children[m], fc->members[m].fc, s, 0, name, false);
-		free(name);
-		if (!ok)
-			return false;
-	}
-	fm->col_end = (int)s->n_cols;
-	/* Runs of integer members, from the last one back. */
-	for (size_t m = fc->n_members; m-- > 0;) {
-		struct pq_fmap *ch = &fm->children[m];
-		const struct pq_fmap *next = m + 1 < fc->n_members ? &fm->children[m + 1] : NULL;
+	if (tmx_column_kind(m, c) == TMX_COLUMN_FLOAT)
+		return pq_type_plain(tmx_column_bits(m, c) == 32 ? PQ_FLOAT : PQ_DOUBLE);
+	return pq_type_int(tmx_column_bits(m, c), tmx_column_is_signed(m, c));
+}
 
-		if (ch->how != F_INT)
-			continue;
-		ch->int_run = 1;
-		if (next && next->int_run && next->int_run < 255 && next->col == ch->col + 1)
-			ch->int_run = (uint8_t)(next->int_run + 1);
+/* Column c of the model under the root: its Parquet columns. */
+static bool fcol_build(struct pq_fcol *pc, const struct tmx_columns *m, size_t c,
+		       struct pq_schema *s)
+{
+	static const uint8_t how[] = {
+		[TMX_COLUMN_INT] = F_INT, [TMX_COLUMN_FLOAT] = F_FLOAT, [TMX_COLUMN_BOOL] = F_BOOL,
+		[TMX_COLUMN_TEXT] = F_TEXT, [TMX_COLUMN_LABEL] = F_LABEL,
+		[TMX_COLUMN_OPTION] = F_OPTION, [TMX_COLUMN_BLOB] = F_BLOB,
+		[TMX_COLUMN_ARRAY] = F_LIST,
+	};
+	const struct tmx_field_class *fc = tmx_column_field_class(m, c);
+	const char *name = tmx_column_name(m, c);
+	enum pq_repetition rep = tmx_column_nullable(m, c) ? PQ_OPTIONAL : PQ_REQUIRED;
+	struct pq_type type;
+
+	*pc = (struct pq_fcol){ .how = how[tmx_column_kind(m, c)], .col = (int)s->n_cols };
+	switch (pc->how) {
+	case F_INT: case F_FLOAT:
+		type = number_type(m, c);
+		break;
+	case F_BOOL:
+		type = pq_type_plain(PQ_BOOLEAN);
+		break;
+	case F_BLOB:
+		type = pq_type_plain(PQ_BYTE_ARRAY);
+		break;
+	case F_LIST:   /* the model's names are unique under the root already */
+		if (!build(&pc->list, fc, s, 0, name, rep == PQ_OPTIONAL))
+			return false;
+		pc->col_end = (int)s->n_cols;
+		return true;
+	default:   /* text, labels, option names */
+		if (pc->how == F_TEXT && fc && fc->kind == TMX_FC_STRING)
+			pc->how = F_STRING;
+		type = pq_type_string();
+		break;
 	}
+	if (tmx_column_fixed(m, c) >= 0)
+		pc->how = F_FIXED;
+	pq_schema_leaf(s, 0, name, rep, type);
+	pc->col_end = (int)s->n_cols;
 	return !s->oom;
+}
+
+bool pq_fcols_new(struct pq_fcols *fc, const struct tmx_event_class *ec, struct pq_schema *s)
+{
+	*fc = (struct pq_fcols){ .model = tmx_columns_new(ec) };
+	if (!fc->model)
+		return false;
+	fc->n = tmx_columns_count(fc->model);
+	fc->cols = calloc(fc->n ? fc->n : 1, sizeof(*fc->cols));
+	if (!fc->cols)
+		return false;
+	for (size_t c = 0; c < fc->n; c++)
+		if (!fcol_build(&fc->cols[c], fc->model, c, s))
+			return false;
+	/* Runs of integer columns, from the last one back. */
+	for (size_t c = fc->n; c-- > 0;) {
+		struct pq_fcol *pc = &fc->cols[c];
+		const struct pq_fcol *next = c + 1 < fc->n ? &fc->cols[c + 1] : NULL;
+
+		if (pc->how != F_INT)
+			continue;
+		pc->int_run = 1;
+		if (next && next->int_run && next->int_run < 255 && next->col == pc->col + 1)
+			pc->int_run = (uint8_t)(next->int_run + 1);
+	}
+	return true;
+}
+
+void pq_fcols_free(struct pq_fcols *fc)
+{
+	for (size_t c = 0; fc->cols && c < fc->n; c++)
+		if (fc->cols[c].how == F_LIST)
+			pq_fmap_free(&fc->cols[c].list);
+	free(fc->cols);
+	tmx_columns_free(fc->model);
+	*fc = (struct pq_fcols){ 0 };
 }
 
 void pq_fmap_free(struct pq_fmap *fm)
@@ -312,11 +369,13 @@ void pq_rec_text(const struct pq_rec_emit *em, int col, uint8_t rep, const char 
 	pq_rec_bytes(em->rec, em->ci, (uint32_t)col, rep, t, n);
 }
 
-/* The labels of an enumeration's value or a bit map's active flags, joined by ", ". */
-static void put_labels(const struct pq_rec_emit *em, const struct pq_fmap *fm, uint64_t u,
-		       uint8_t rep)
+/*
+ * The labels of an enumeration's value or a bit map's active flags, joined
+ * by ", ", into column `col` (null at `null_def` when none applies).
+ */
+static void put_labels(const struct pq_rec_emit *em, const struct tmx_field_class *fc, int col,
+		       uint8_t null_def, uint64_t u, uint8_t rep)
 {
-	const struct tmx_field_class *fc = fm->fc;
 	struct pq_buf *b = em->labels;
 
 	b->len = 0;
@@ -328,10 +387,13 @@ static void put_labels(const struct pq_rec_emit *em, const struct pq_fmap *fm, u
 		pq_buf_put(b, fc->mappings[m].label, strlen(fc->mappings[m].label));
 	}
 	if (b->len)   /* labels come from the metadata: checked like any text */
-		pq_rec_text(em, fm->col2, rep, (const char *)b->p, b->len);
+		pq_rec_text(em, col, rep, (const char *)b->p, b->len);
 	else
-		pq_rec_null(em->rec, (uint32_t)fm->col2, rep, fm->null_def);
+		pq_rec_null(em->rec, (uint32_t)col, rep, null_def);
 }
+
+static size_t fmap_emit(const struct pq_rec_emit *em, const struct pq_fmap *fm,
+			const struct tmx_value *vals, size_t i, uint8_t rep);
 
 static size_t emit_list(const struct pq_rec_emit *em, const struct pq_fmap *fm,
 			const struct tmx_value *vals, size_t i, uint8_t rep)
@@ -345,12 +407,13 @@ static size_t emit_list(const struct pq_rec_emit *em, const struct pq_fmap *fm,
 		return i;
 	}
 	for (uint64_t k = 0; k < count; k++)
-		i = pq_fmap_emit(em, &fm->children[0], vals, i, k ? fm->elem_rep : rep);
+		i = fmap_emit(em, &fm->children[0], vals, i, k ? fm->elem_rep : rep);
 	return i;
 }
 
-size_t pq_fmap_emit(const struct pq_rec_emit *em, const struct pq_fmap *fm,
-		    const struct tmx_value *vals, size_t i, uint8_t rep)
+/* The value at vals[i] and its subtree as record entries; returns the index after it. */
+static size_t fmap_emit(const struct pq_rec_emit *em, const struct pq_fmap *fm,
+			const struct tmx_value *vals, size_t i, uint8_t rep)
 {
 	const struct tmx_value *v = &vals[i];
 	const struct tmx_field_class *fc = fm->fc;
@@ -363,7 +426,7 @@ size_t pq_fmap_emit(const struct pq_rec_emit *em, const struct pq_fmap *fm,
 	case F_BITS:
 		pq_rec_int(em->rec, em->ci, (uint32_t)fm->col, rep, v->u);
 		if (fm->col2 >= 0)
-			put_labels(em, fm, v->u, rep);
+			put_labels(em, fc, fm->col2, fm->null_def, v->u, rep);
 		return i + 1;
 	case F_FLOAT:
 		pq_rec_double(em->rec, em->ci, (uint32_t)fm->col, rep, v->d);
@@ -383,7 +446,7 @@ size_t pq_fmap_emit(const struct pq_rec_emit *em, const struct pq_fmap *fm,
 	case F_STRUCT:
 		i++;
 		for (size_t m = 0; m < fm->n_children; m++)
-			i = pq_fmap_emit(em, &fm->children[m], vals, i, rep);
+			i = fmap_emit(em, &fm->children[m], vals, i, rep);
 		return i;
 	case F_VARIANT: {
 		const char *name = fc->members[v->option].name;
@@ -391,44 +454,83 @@ size_t pq_fmap_emit(const struct pq_rec_emit *em, const struct pq_fmap *fm,
 		for (size_t o = 0; o < fm->n_children; o++)
 			if (o != v->option)
 				nulls(em, &fm->children[o], rep);
-		return pq_fmap_emit(em, &fm->children[v->option], vals, i + 1, rep);
+		return fmap_emit(em, &fm->children[v->option], vals, i + 1, rep);
 	}
 	case F_OPTIONAL:
 		if (!v->present) {
 			nulls(em, &fm->children[0], rep);
 			return i + 1;
 		}
-		return pq_fmap_emit(em, &fm->children[0], vals, i + 1, rep);
+		return fmap_emit(em, &fm->children[0], vals, i + 1, rep);
 	default:
 		return emit_list(em, fm, vals, i, rep);
 	}
 }
 
-void pq_fmap_emit_scope(const struct pq_rec_emit *em, const struct pq_fmap *fm,
-			const struct tmx_value *vals, size_t want, const struct tmx_value **member)
+/* Integer columns from pc on whose values are consecutive: one record entry; returns their number. */
+static size_t emit_ints(const struct pq_rec_emit *em, const struct pq_fcol *pc,
+			const struct tmx_value *const *cells)
 {
-	size_t i = 1;
+	const struct tmx_value *v = cells[0];
+	size_t n = 1;
 
-	if (fm->how != F_STRUCT) {
-		pq_fmap_emit(em, fm, vals, 0, 0);
-		return;
-	}
-	for (size_t m = 0; m < fm->n_children;) {
-		const struct pq_fmap *ch = &fm->children[m];
+	while (n < pc->int_run && cells[n] == v + n)
+		n++;
+	if (n > 1)
+		pq_rec_ints(em->rec, em->ci, (uint32_t)pc->col, v, n);
+	else   /* signed or not, `u` has the value's bits */
+		pq_rec_int(em->rec, em->ci, (uint32_t)pc->col, 0, v->u);
+	return n;
+}
 
-		if (ch->int_run > 1) {   /* one entry for the run, one value each */
-			size_t n = ch->int_run;
+void pq_fcols_emit(const struct pq_rec_emit *em, const struct pq_fcols *fc,
+		   const struct tmx_value *const *cells)
+{
+	for (size_t c = 0; c < fc->n;) {
+		const struct pq_fcol *pc = &fc->cols[c];
+		const struct tmx_value *v = cells[c];
+		const char *name;
 
-			if (want >= m && want < m + n)
-				*member = &vals[i + (want - m)];
-			pq_rec_ints(em->rec, em->ci, (uint32_t)ch->col, &vals[i], n);
-			i += n;
-			m += n;
+		if (pc->how == F_FIXED) {
+			c++;
 			continue;
 		}
-		if (m == want)
-			*member = &vals[i];
-		i = pq_fmap_emit(em, ch, vals, i, 0);
-		m++;
+		if (!v) {   /* an option not selected, an absent optional */
+			for (int k = pc->col; k < pc->col_end; k++)
+				pq_rec_null(em->rec, (uint32_t)k, 0, 0);
+			c++;
+			continue;
+		}
+		switch (pc->how) {
+		case F_INT:
+			c += emit_ints(em, pc, &cells[c]);
+			continue;
+		case F_FLOAT:
+			pq_rec_double(em->rec, em->ci, (uint32_t)pc->col, 0, v->d);
+			break;
+		case F_BOOL:
+			pq_rec_bool(em->rec, em->ci, (uint32_t)pc->col, 0, v->u != 0);
+			break;
+		case F_STRING:
+			pq_rec_text(em, pc->col, 0, v->str.ptr, v->str.len);
+			break;
+		case F_TEXT:   /* as babeltrace2 reads a text array: up to its first NUL */
+			pq_rec_text(em, pc->col, 0, v->str.ptr, tmx_value_text_len(v));
+			break;
+		case F_BLOB:
+			pq_rec_bytes(em->rec, em->ci, (uint32_t)pc->col, 0, v->str.ptr, v->str.len);
+			break;
+		case F_LABEL:
+			put_labels(em, v->fc, pc->col, 0, v->u, 0);
+			break;
+		case F_OPTION:
+			name = v->fc->members[v->option].name;
+			pq_rec_text(em, pc->col, 0, name ? name : "", name ? strlen(name) : 0);
+			break;
+		default:   /* F_LIST */
+			fmap_emit(em, &pc->list, v, 0, 0);
+			break;
+		}
+		c++;
 	}
 }

@@ -1,18 +1,17 @@
 /*
- * How the fields of the model become Parquet columns, and how an event's
- * values fill them.
+ * How an event class's columns (the library's column model,
+ * include/tracemux/columns.h: names, kinds, nullability) become Parquet
+ * columns, and how an event's values fill them.
  *
- * Structures are flattened into dotted names (`a.b`); an enumeration is
- * its integer plus `NAME_label` (its labels joined by ", ", null when none
- * applies); a bit map is its integer plus `NAME_flags` the same way; a
- * variant is `NAME` (the selected option's name) plus the flattened
- * columns of every option (`NAME.OPTION...`), nullable; an optional is its
- * field's columns, nullable.  Arrays and sequences are LISTs (the 3-level
- * encoding: `NAME` LIST group, repeated `list`, `element`), whose element
- * is a leaf, a list, or a group: a structure's members, or `value` (plus
- * `value_label`...) for the other kinds.  Text arrays are strings, BLOBs
- * byte arrays.  Strings are UTF-8 as the JSON output writes them: a byte
- * that is not part of valid UTF-8 becomes the code point of its value.
+ * Each column of the model is one Parquet column but arrays and sequences
+ * that are not text: those are LISTs (the 3-level encoding: `NAME` LIST
+ * group, repeated `list`, `element`), whose element is a leaf, a list, or
+ * a group: a structure's members flattened with dots, or `value` (plus
+ * `value_label`...) for the other kinds, variants and optionals nullable
+ * inside it as at the top level.  Integers are INT32 or INT64 with their
+ * width, text strings, BLOBs byte arrays.  Strings are UTF-8 as the JSON
+ * output writes them: a byte that is not part of valid UTF-8 becomes the
+ * code point of its value.
  */
 #ifndef TMX_SINK_PARQUET_FMAP_H
 #define TMX_SINK_PARQUET_FMAP_H
@@ -21,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tracemux/columns.h"
 #include "tracemux/model.h"
 #include "sink/parquet/column.h"
 #include "sink/parquet/schema.h"
@@ -33,24 +33,38 @@ struct pq_fmap {
 	uint8_t elem_rep;        /* lists: repetition level of the elements after the first */
 	int col, col2;           /* value column; label/flags column (-1: none) */
 	int col_begin, col_end;  /* every column of the field (contiguous) */
-	/*
-	 * Members of a scope: how many integer members start here, one column
-	 * and one value each, in consecutive columns (one record entry).
-	 */
-	uint8_t int_run;
 	size_t n_children;       /* members, options, the optional's field, the element */
 	struct pq_fmap *children;
 };
 
-/*
- * The columns of a scope (a structure) under the schema's root: each
- * member by its own name, or `SCOPE.NAME` when the root already has a
- * column of that name (the fixed columns, an earlier scope's).
- * Returns false when memory runs out.
- */
-bool pq_fmap_scope(struct pq_fmap *fm, const struct tmx_field_class *fc, struct pq_schema *s,
-		   const char *scope);
+/* The inside of a LIST column (or of one of its elements). */
 void pq_fmap_free(struct pq_fmap *fm);
+
+/* One column of the model as Parquet writes it. */
+struct pq_fcol {
+	uint8_t how;             /* enum in fmap.c */
+	/*
+	 * Integers: how many integer columns start here (one record entry
+	 * when their values are consecutive, as a structure's members are).
+	 */
+	uint8_t int_run;
+	int col, col_end;        /* its Parquet columns (a LIST has several) */
+	struct pq_fmap list;     /* LISTs: the map of the list */
+};
+
+/* An event class's columns: the model's, and how Parquet writes each. */
+struct pq_fcols {
+	struct tmx_columns *model;
+	size_t n;                /* tmx_columns_count(model) */
+	struct pq_fcol *cols;
+};
+
+/*
+ * The columns of `ec` (the fixed ones first) under the schema's root.
+ * Returns false when memory runs out (fc made, to be freed, all the same).
+ */
+bool pq_fcols_new(struct pq_fcols *fc, const struct tmx_event_class *ec, struct pq_schema *s);
+void pq_fcols_free(struct pq_fcols *fc);
 
 /* Where an event's values go: a record (record.h). */
 struct pq_colinfo;
@@ -61,15 +75,12 @@ struct pq_rec_emit {
 	struct pq_buf *labels;         /* labels joined */
 };
 
-/* The value at vals[i] and its subtree as record entries; returns the index after it. */
-size_t pq_fmap_emit(const struct pq_rec_emit *em, const struct pq_fmap *fm,
-		    const struct tmx_value *vals, size_t i, uint8_t rep);
 /*
- * A scope's values (the map made by pq_fmap_scope()); *member is set to
- * the value of its member number `want`, when it has one.
+ * The field columns' values (cells: tmx_columns_walk()'s) as record
+ * entries; the fixed columns are the caller's.
  */
-void pq_fmap_emit_scope(const struct pq_rec_emit *em, const struct pq_fmap *fm,
-			const struct tmx_value *vals, size_t want, const struct tmx_value **member);
+void pq_fcols_emit(const struct pq_rec_emit *em, const struct pq_fcols *fc,
+		   const struct tmx_value *const *cells);
 /* A string as UTF-8 (see above) into a record. */
 void pq_rec_text(const struct pq_rec_emit *em, int col, uint8_t rep, const char *p, size_t n);
 

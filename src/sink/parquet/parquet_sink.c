@@ -39,8 +39,22 @@
  * the meta tables at the top, which have no Hive keys, so DuckDB and
  * others leave Hive partitioning off and read the keys from the files.
  */
-enum { COL_TS, COL_CYCLES, COL_EVENT, COL_HOST, COL_TRACE, COL_STREAM_ID, COL_STREAM_CLASS_ID,
-       COL_CPU, N_FIXED };
+/*
+ * Their types, as the column model (tracemux/columns.h) gives them: `ts`
+ * is a BIGINT (INT64, no logical timestamp type) of nanoseconds from the
+ * clock's origin for every clock: a TIMESTAMP would claim a Unix-epoch
+ * origin, which a boot-time clock (trace.dat's local clock, LTTng's
+ * monotonic clock without an offset, a TSC) does not have, and a dataset
+ * mixing both would have two types.  Whether the origin is the Unix epoch
+ * is in `_traces.parquet` (`clocks`) and `_streams.parquet`; where it is,
+ * `make_timestamp_ns(ts)` (DuckDB) or `to_timestamp(ts / 1e9)` gives the
+ * time of day.  `cpu` is null where the format does not know it (XRay's
+ * own `cpu` field is also `common_context.cpu`, as CTF's `cpu_id` stays a
+ * column).
+ */
+enum { COL_TS = TMX_COLUMN_TS, COL_CYCLES = TMX_COLUMN_CYCLES, COL_EVENT = TMX_COLUMN_EVENT,
+       COL_HOST = TMX_COLUMN_HOST, COL_TRACE = TMX_COLUMN_TRACE, COL_STREAM_ID = TMX_COLUMN_STREAM_ID,
+       COL_CPU = TMX_COLUMN_CPU };   /* the column model's (tracemux/columns.h) */
 
 static const char *const scope_names[TMX_N_SCOPES] = {
 	"packet_context", "common_context", "specific_context", "payload",
@@ -72,13 +86,9 @@ struct evtab {
 struct shape {
 	const struct tmx_event_class *ec;
 	bool ok;                        /* false: out of memory, or nested too deep */
-	/* The field of the `cpu` column (tmx_stream_class_cpu_field), found once per class. */
-	const char *cpu_field;          /* NULL: the cpu column is null */
-	enum tmx_scope cpu_scope;
-	size_t cpu_member;              /* its member number in the scope, SIZE_MAX: none */
 	bool has[TMX_N_SCOPES];
 	const struct tmx_field_class *fc[TMX_N_SCOPES];
-	struct pq_fmap scope[TMX_N_SCOPES];
+	struct pq_fcols cols;           /* the class's columns and how each is written */
 	struct pq_schema schema;
 	struct pq_colinfo *ci;          /* of each column of the schema */
 	/*
@@ -112,6 +122,8 @@ struct pq_fmt {
 		const struct pq_buf *names;
 	} cache[SHAPE_CACHE];
 	struct pq_buf rec, scratch, labels;
+	const struct tmx_value **cells; /* an event's values by column (tmx_columns_walk) */
+	size_t cap_cells;
 	const struct tmx_trace_class *host_of;   /* trace_host()'s last trace class */
 	const char *host;
 	struct outbuf *out;             /* workers: where records go */
@@ -212,30 +224,6 @@ static struct part_dir *part_dir(struct tmx_parquet *p, const char *path)
 	return d;
 }
 
-/*
- * The fixed columns (see above).  `ts` is a BIGINT (INT64, no logical
- * timestamp type) of nanoseconds from the clock's origin for every clock:
- * a TIMESTAMP would claim a Unix-epoch origin, which a boot-time clock
- * (trace.dat's local clock, LTTng's monotonic clock without an offset, a
- * TSC) does not have, and a dataset mixing both would have two types.
- * Whether the origin is the Unix epoch is in `_traces.parquet` (`clocks`)
- * and `_streams.parquet`; where it is, `make_timestamp_ns(ts)` (DuckDB) or
- * `to_timestamp(ts / 1e9)` gives the time of day.  `cpu` is null where
- * the format does not know it (XRay's own `cpu` field is also
- * `common_context.cpu`, as CTF's `cpu_id` stays a column).
- */
-static void fixed_columns(struct pq_schema *s)
-{
-	pq_schema_leaf(s, 0, "ts", PQ_OPTIONAL, pq_type_int(64, true));
-	pq_schema_leaf(s, 0, "cycles", PQ_OPTIONAL, pq_type_int(64, false));
-	pq_schema_leaf(s, 0, "event", PQ_OPTIONAL, pq_type_string());
-	pq_schema_leaf(s, 0, "host", PQ_OPTIONAL, pq_type_string());
-	pq_schema_leaf(s, 0, "trace", PQ_REQUIRED, pq_type_string());
-	pq_schema_leaf(s, 0, "stream_id", PQ_REQUIRED, pq_type_int(64, false));
-	pq_schema_leaf(s, 0, "stream_class_id", PQ_REQUIRED, pq_type_int(64, false));
-	pq_schema_leaf(s, 0, "cpu", PQ_OPTIONAL, pq_type_int(32, false));
-}
-
 /* The table of a new class's columns: an existing one with the same name and columns, or a new one. */
 static int find_table(struct tmx_parquet *p, struct evtab *tab, struct class_map *cm,
 		      struct tmx_error *err)
@@ -276,33 +264,13 @@ static void shape_free(struct shape *sh)
 		pq_buf_free(&n->entries);
 		free(n);
 	}
-	for (int s = 0; s < TMX_N_SCOPES; s++)
-		if (sh->has[s])
-			pq_fmap_free(&sh->scope[s]);
+	pq_fcols_free(&sh->cols);
 	pq_schema_free(&sh->schema);
 	free(sh->ci);
 	free(sh);
 }
 
-/*
- * The columns of a class into `schema` (initialized): the fixed ones, then
- * each scope's; its maps into `fm` (freed by the caller).  False when
- * memory runs out.
- */
-static bool class_columns(const struct tmx_field_class *const fc[TMX_N_SCOPES],
-			  struct pq_schema *schema, struct pq_fmap fm[TMX_N_SCOPES])
-{
-	bool ok = true;
-
-	fixed_columns(schema);
-	for (int s = 0; s < TMX_N_SCOPES; s++)
-		if (fc[s] && ok)
-			ok = pq_fmap_scope(&fm[s], fc[s], schema, scope_names[s]);
-		else if (fc[s])
-			fm[s] = (struct pq_fmap){ 0 };
-	return ok;
-}
-
+/* The scopes of a class, whose events are checked against them. */
 static void class_scopes(const struct tmx_event_class *ec,
 			 const struct tmx_field_class *fc[TMX_N_SCOPES])
 {
@@ -314,15 +282,6 @@ static void class_scopes(const struct tmx_event_class *ec,
 	fc[TMX_SCOPE_PAYLOAD] = ec->payload;
 }
 
-/* The member number of `name` in a structure, SIZE_MAX when it has none (tmx_value_member's). */
-static size_t member_number(const struct tmx_field_class *st, const char *name)
-{
-	for (size_t i = 0; st && tmx_fc_kind(st) == TMX_FC_STRUCT && i < tmx_fc_member_count(st); i++)
-		if (tmx_fc_member_name(st, i) && !strcmp(tmx_fc_member_name(st, i), name))
-			return i;
-	return SIZE_MAX;
-}
-
 static struct shape *shape_new(const struct tmx_event_class *ec)
 {
 	struct shape *sh = calloc(1, sizeof(*sh));
@@ -330,15 +289,11 @@ static struct shape *shape_new(const struct tmx_event_class *ec)
 	if (!sh)
 		return NULL;
 	sh->ec = ec;
-	sh->cpu_member = SIZE_MAX;
 	class_scopes(ec, sh->fc);
 	for (int s = 0; s < TMX_N_SCOPES; s++)
 		sh->has[s] = sh->fc[s] != NULL;
 	pq_schema_init(&sh->schema);
-	sh->cpu_field = tmx_stream_class_cpu_field(ec->stream_class, &sh->cpu_scope);
-	if (sh->cpu_field)
-		sh->cpu_member = member_number(sh->fc[sh->cpu_scope], sh->cpu_field);
-	if (!class_columns(sh->fc, &sh->schema, sh->scope) || !pq_schema_finish(&sh->schema))
+	if (!pq_fcols_new(&sh->cols, ec, &sh->schema) || !pq_schema_finish(&sh->schema))
 		return sh;   /* not ok: the table, made the same way, says why */
 	sh->ci = calloc(sh->schema.n_cols ? sh->schema.n_cols : 1, sizeof(*sh->ci));
 	if (!sh->ci)
@@ -422,8 +377,7 @@ static int build_class(struct tmx_parquet *p, const struct tmx_event_class *ec,
 		       const struct tmx_trace *trace, struct class_map *cm, struct evtab *tab,
 		       struct tmx_error *err)
 {
-	const struct tmx_field_class *fc[TMX_N_SCOPES];
-	struct pq_fmap fm[TMX_N_SCOPES];
+	struct pq_fcols cols;
 	char path[4096];
 	bool ok;
 	int ret = table_path(p, ec, trace, path, sizeof(path), err);
@@ -441,11 +395,8 @@ static int build_class(struct tmx_parquet *p, const struct tmx_event_class *ec,
 	cm->trace = p->partition ? trace : NULL;
 	cm->next = UINT32_MAX;
 	/* The shape's columns, made again: the maps are the shape's. */
-	class_scopes(ec, fc);
-	ok = class_columns(fc, &tab->t.schema, fm);
-	for (int s = 0; s < TMX_N_SCOPES; s++)
-		if (fc[s])
-			pq_fmap_free(&fm[s]);
+	ok = pq_fcols_new(&cols, ec, &tab->t.schema);
+	pq_fcols_free(&cols);
 	if (!ok)
 		return nomem(err);
 	ret = pq_table_ready(&tab->t, err);
@@ -640,12 +591,15 @@ static void format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 	ids[0] = st->id;
 	ids[1] = st->cls->id;
 	pq_rec_u64s(r, sh->ci, COL_STREAM_ID, ids, 2);
-	for (int s = 0; s < TMX_N_SCOPES; s++)
-		if (sh->has[s])
-			pq_fmap_emit_scope(&em, &sh->scope[s], e->scopes[s],
-					   s == (int)sh->cpu_scope ? sh->cpu_member : SIZE_MAX,
-					   &cpu_value);
+	/* The cells' room, grown for a class with more columns than any before. */
+	if (!tmx_grow_array((void **)&f->cells, &f->cap_cells, sh->cols.n, sizeof(*f->cells), 64) ||
+	    !tmx_columns_walk(sh->cols.model, e->scopes, f->cells)) {   /* its scopes were checked */
+		flags = REC_NOMEM;
+		goto done;
+	}
+	pq_fcols_emit(&em, &sh->cols, f->cells);
 	/* tmx_event_cpu, the field found once per class */
+	cpu_value = f->cells[COL_CPU];
 	if (cpu_value && tmx_value_uint64(cpu_value, &cpu) && cpu <= UINT32_MAX)
 		pq_rec_int(r, sh->ci, COL_CPU, 0, cpu);
 	else
@@ -766,6 +720,7 @@ static void fmt_free(struct pq_fmt *f)
 	pq_buf_free(&f->rec);
 	pq_buf_free(&f->scratch);
 	pq_buf_free(&f->labels);
+	free(f->cells);
 	free(f->out);
 	free(f);
 }

@@ -2,8 +2,8 @@
  * What the kernel event mapping's files share: kmap.c (the mapped classes
  * and traces, made once) and kmap_msg.c (each message mapped).
  */
-#ifndef TMX_MODEL_KMAP_INT_H
-#define TMX_MODEL_KMAP_INT_H
+#ifndef TMX_MODEL_KMAP_IMPL_H
+#define TMX_MODEL_KMAP_IMPL_H
 
 #include <stdbool.h>
 #include <stdint.h>

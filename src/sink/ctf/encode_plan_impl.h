@@ -5,8 +5,8 @@
  * strings) with the ancestors of the current node, and the search for the
  * field a length or selector refers to.
  */
-#ifndef TMX_SINK_CTF_ENCODE_PLAN_INT_H
-#define TMX_SINK_CTF_ENCODE_PLAN_INT_H
+#ifndef TMX_SINK_CTF_ENCODE_PLAN_IMPL_H
+#define TMX_SINK_CTF_ENCODE_PLAN_IMPL_H
 
 #include "sink/ctf/encode_plan.h"
 #include "sink/ctf/sbuf.h"

@@ -4,8 +4,8 @@
  * the parallel runner: per-stream writers on the workers, whose journals
  * the main thread replays in merged order).
  */
-#ifndef TMX_SINK_CTF_CW_INT_H
-#define TMX_SINK_CTF_CW_INT_H
+#ifndef TMX_SINK_CTF_CW_IMPL_H
+#define TMX_SINK_CTF_CW_IMPL_H
 
 #include <pthread.h>
 #include <stdbool.h>

@@ -1,0 +1,436 @@
+/*
+ * An event class's columns (include/tracemux/columns.h): the one column
+ * model of the Parquet output (src/sink/parquet/fmap.c, which adds its
+ * LISTs' insides) and the Python package (python/src/plan.c).
+ *
+ * The columns are made by one walk of the scopes' field classes into a
+ * tree of nodes that mirrors the values' pre-order layout (a structure's
+ * value, then its members'), which tmx_columns_walk() follows per event.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/grow.h"
+#include "tracemux/columns.h"
+#include "tracemux/event.h"
+
+enum how { N_LEAF, N_ENUM, N_STRUCT, N_VARIANT, N_OPTIONAL };
+
+struct node {
+	enum how how;
+	int col, col2;            /* value column; label column of N_ENUM */
+	int col_begin, col_end;   /* every column of the subtree */
+	size_t n_children;
+	struct node *children;
+};
+
+struct column {
+	char *name;
+	enum tmx_column_kind kind;
+	bool nullable;
+	bool is_signed;
+	unsigned bits;
+	int fixed;                /* enum tmx_fixed_column, -1: a field's */
+	const struct tmx_field_class *fc;
+};
+
+#define N_FIXED (TMX_COLUMN_CPU + 1)
+
+struct tmx_columns {
+	size_t n_cols, cap;
+	struct column *cols;
+	bool oom;
+	const struct tmx_field_class *scope_fc[TMX_N_SCOPES];
+	struct node *scope[TMX_N_SCOPES];   /* NULL where the class has no such scope */
+	/* The CPU field: a member of its scope's structure (tmx_stream_class_cpu_field). */
+	enum tmx_scope cpu_scope;
+	size_t cpu_member;                  /* SIZE_MAX: none */
+};
+
+static const char *const scope_names[TMX_N_SCOPES] = {
+	"packet_context", "common_context", "specific_context", "payload",
+};
+
+static bool taken(const struct tmx_columns *t, const char *name)
+{
+	for (size_t c = 0; c < t->n_cols; c++)
+		if (!strcmp(t->cols[c].name, name))
+			return true;
+	return false;
+}
+
+/* `prefix.name` + suffix (or without the dot when one is empty), made unique with _2, _3... */
+static char *column_name(const struct tmx_columns *t, const char *prefix, const char *name,
+			 const char *suffix)
+{
+	const char *dot = *prefix && *name ? "." : "";
+	size_t len = strlen(prefix) + strlen(name) + strlen(suffix) + 16;
+	char *out = malloc(len);
+	int n = 1;
+
+	if (!out)
+		return NULL;
+	snprintf(out, len, "%s%s%s%s", prefix, dot, name, suffix);
+	while (taken(t, out))
+		snprintf(out, len, "%s%s%s%s_%d", prefix, dot, name, suffix, ++n);
+	return out;
+}
+
+/* A new column `prefix` + `suffix` (made unique): its index, -1 when memory runs out. */
+static int add_column(struct tmx_columns *t, const char *prefix, const char *suffix,
+		      struct column col)
+{
+	char *name = column_name(t, prefix, "", suffix);
+
+	if (!name || !tmx_grow_array((void **)&t->cols, &t->cap, t->n_cols + 1, sizeof(*t->cols), 16)) {
+		free(name);
+		t->oom = true;
+		return -1;
+	}
+	col.name = name;
+	t->cols[t->n_cols] = col;
+	return (int)t->n_cols++;
+}
+
+static struct column field_column(enum tmx_column_kind kind, const struct tmx_field_class *fc,
+				  bool nullable)
+{
+	return (struct column){ .kind = kind, .fc = fc, .nullable = nullable, .fixed = -1 };
+}
+
+static bool build(struct tmx_columns *t, struct node *n, const struct tmx_field_class *fc,
+		  const char *prefix, bool nullable);
+
+static bool alloc_children(struct tmx_columns *t, struct node *n, size_t count)
+{
+	n->n_children = count;
+	n->children = calloc(count ? count : 1, sizeof(*n->children));
+	if (!n->children)
+		t->oom = true;
+	return n->children != NULL;
+}
+
+/* Members (or variant options) flattened under `prefix`. */
+static bool build_members(struct tmx_columns *t, struct node *n, const struct tmx_field_class *fc,
+			  const char *prefix, bool nullable)
+{
+	size_t count = tmx_fc_member_count(fc);
+
+	if (!alloc_children(t, n, count))
+		return false;
+	for (size_t m = 0; m < count; m++) {
+		const char *mname = tmx_fc_member_name(fc, m);
+		char *name = column_name(t, prefix, mname ? mname : "", "");
+		bool ok = name && build(t, &n->children[m], tmx_fc_member_class(fc, m), name,
+					nullable);
+		free(name);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/* Integers, enumerations and bit maps: the value's column, and the labels' when it has them. */
+static void build_int(struct tmx_columns *t, struct node *n, const struct tmx_field_class *fc,
+		      const char *prefix, bool nullable)
+{
+	enum tmx_fc_kind kind = tmx_fc_kind(fc);
+	struct column col = field_column(TMX_COLUMN_INT, fc, nullable);
+
+	col.bits = tmx_fc_size(fc) ? tmx_fc_size(fc) : 64;
+	col.is_signed = kind != TMX_FC_BIT_ARRAY && tmx_fc_is_signed(fc);
+	n->col = add_column(t, prefix, "", col);
+	if (kind == TMX_FC_ENUM || (kind == TMX_FC_BIT_ARRAY && tmx_fc_mapping_count(fc))) {
+		n->how = N_ENUM;
+		n->col2 = add_column(t, prefix, kind == TMX_FC_ENUM ? "_label" : "_flags",
+				     field_column(TMX_COLUMN_LABEL, fc, true));
+	}
+}
+
+static bool build(struct tmx_columns *t, struct node *n, const struct tmx_field_class *fc,
+		  const char *prefix, bool nullable)
+{
+	enum tmx_fc_kind kind = tmx_fc_kind(fc);
+	struct column col;
+	bool ok = true;
+
+	*n = (struct node){ .how = N_LEAF, .col = -1, .col2 = -1, .col_begin = (int)t->n_cols };
+	switch (kind) {
+	case TMX_FC_INT:
+	case TMX_FC_ENUM:
+	case TMX_FC_BIT_ARRAY:
+		build_int(t, n, fc, prefix, nullable);
+		break;
+	case TMX_FC_FLOAT:
+		col = field_column(TMX_COLUMN_FLOAT, fc, nullable);
+		col.bits = tmx_fc_size(fc) == 32 ? 32 : 64;
+		n->col = add_column(t, prefix, "", col);
+		break;
+	case TMX_FC_BOOL:
+		n->col = add_column(t, prefix, "", field_column(TMX_COLUMN_BOOL, fc, nullable));
+		break;
+	case TMX_FC_STRING:
+		n->col = add_column(t, prefix, "", field_column(TMX_COLUMN_TEXT, fc, nullable));
+		break;
+	case TMX_FC_BLOB:
+		n->col = add_column(t, prefix, "", field_column(TMX_COLUMN_BLOB, fc, nullable));
+		break;
+	case TMX_FC_ARRAY:
+	case TMX_FC_SEQUENCE:
+		n->col = add_column(t, prefix, "",
+				    field_column(tmx_fc_is_text(fc) ? TMX_COLUMN_TEXT : TMX_COLUMN_ARRAY,
+						 fc, nullable));
+		break;
+	case TMX_FC_STRUCT:
+		n->how = N_STRUCT;
+		ok = build_members(t, n, fc, prefix, nullable);
+		break;
+	case TMX_FC_VARIANT:
+		n->how = N_VARIANT;
+		n->col = add_column(t, prefix, "", field_column(TMX_COLUMN_OPTION, fc, nullable));
+		ok = build_members(t, n, fc, prefix, true);
+		break;
+	case TMX_FC_OPTIONAL:
+		n->how = N_OPTIONAL;
+		ok = alloc_children(t, n, 1) &&
+		     build(t, &n->children[0], tmx_fc_element(fc), prefix, true);
+		break;
+	}
+	n->col_end = (int)t->n_cols;
+	return ok && !t->oom;
+}
+
+/* A scope's members at the top level, each prefixed with the scope's name if its name is taken. */
+static bool build_scope(struct tmx_columns *t, struct node *n, const struct tmx_field_class *fc,
+			const char *scope)
+{
+	size_t count;
+
+	if (tmx_fc_kind(fc) != TMX_FC_STRUCT)   /* every reader makes its scopes structures */
+		return build(t, n, fc, scope, false);
+	*n = (struct node){ .how = N_STRUCT, .col = -1, .col2 = -1, .col_begin = (int)t->n_cols };
+	count = tmx_fc_member_count(fc);
+	if (!alloc_children(t, n, count))
+		return false;
+	for (size_t m = 0; m < count; m++) {
+		const char *mname = tmx_fc_member_name(fc, m);
+		char *name;
+		bool ok;
+
+		mname = mname ? mname : "";
+		name = column_name(t, taken(t, mname) ? scope : "", mname, "");
+		ok = name && build(t, &n->children[m], tmx_fc_member_class(fc, m), name, false);
+		free(name);
+		if (!ok)
+			return false;
+	}
+	n->col_end = (int)t->n_cols;
+	return !t->oom;
+}
+
+static void fixed_columns(struct tmx_columns *t)
+{
+	static const struct {
+		const char *name;
+		enum tmx_column_kind kind;
+		unsigned bits;
+		bool is_signed, nullable;
+	} fixed[N_FIXED] = {
+		[TMX_COLUMN_TS] = { "ts", TMX_COLUMN_INT, 64, true, true },
+		[TMX_COLUMN_CYCLES] = { "cycles", TMX_COLUMN_INT, 64, false, true },
+		[TMX_COLUMN_EVENT] = { "event", TMX_COLUMN_TEXT, 0, false, true },
+		[TMX_COLUMN_HOST] = { "host", TMX_COLUMN_TEXT, 0, false, true },
+		[TMX_COLUMN_TRACE] = { "trace", TMX_COLUMN_TEXT, 0, false, false },
+		[TMX_COLUMN_STREAM_ID] = { "stream_id", TMX_COLUMN_INT, 64, false, false },
+		[TMX_COLUMN_STREAM_CLASS_ID] = { "stream_class_id", TMX_COLUMN_INT, 64, false, false },
+		[TMX_COLUMN_CPU] = { "cpu", TMX_COLUMN_INT, 32, false, true },
+	};
+
+	for (int f = 0; f < N_FIXED; f++)
+		add_column(t, fixed[f].name, "",
+			   (struct column){ .kind = fixed[f].kind, .bits = fixed[f].bits,
+					    .is_signed = fixed[f].is_signed,
+					    .nullable = fixed[f].nullable, .fixed = f });
+}
+
+static void node_free(struct node *n)
+{
+	for (size_t i = 0; n->children && i < n->n_children; i++)
+		node_free(&n->children[i]);
+	free(n->children);
+}
+
+void tmx_columns_free(struct tmx_columns *t)
+{
+	if (!t)
+		return;
+	for (int s = 0; s < TMX_N_SCOPES; s++)
+		if (t->scope[s]) {
+			node_free(t->scope[s]);
+			free(t->scope[s]);
+		}
+	for (size_t c = 0; c < t->n_cols; c++)
+		free(t->cols[c].name);
+	free(t->cols);
+	free(t);
+}
+
+/* The member number of `name` in a structure, SIZE_MAX when it has none (tmx_value_member's). */
+static size_t member_number(const struct tmx_field_class *st, const char *name)
+{
+	for (size_t i = 0; st && tmx_fc_kind(st) == TMX_FC_STRUCT && i < tmx_fc_member_count(st); i++)
+		if (tmx_fc_member_name(st, i) && !strcmp(tmx_fc_member_name(st, i), name))
+			return i;
+	return SIZE_MAX;
+}
+
+struct tmx_columns *tmx_columns_new(const struct tmx_event_class *ec)
+{
+	const struct tmx_stream_class *sc = ec->stream_class;
+	struct tmx_columns *t = calloc(1, sizeof(*t));
+	const char *cpu;
+
+	if (!t)
+		return NULL;
+	t->scope_fc[TMX_SCOPE_PACKET_CONTEXT] = sc->packet_context;
+	t->scope_fc[TMX_SCOPE_COMMON_CONTEXT] = sc->event_common_context;
+	t->scope_fc[TMX_SCOPE_SPECIFIC_CONTEXT] = ec->specific_context;
+	t->scope_fc[TMX_SCOPE_PAYLOAD] = ec->payload;
+	/* As tmx_event_cpu: XRay's own `cpu` field is also common_context.cpu. */
+	cpu = tmx_stream_class_cpu_field(sc, &t->cpu_scope);
+	t->cpu_member = cpu ? member_number(t->scope_fc[t->cpu_scope], cpu) : SIZE_MAX;
+	fixed_columns(t);
+	for (int s = 0; s < TMX_N_SCOPES && !t->oom; s++) {
+		if (!t->scope_fc[s])
+			continue;
+		t->scope[s] = calloc(1, sizeof(struct node));
+		if (!t->scope[s] || !build_scope(t, t->scope[s], t->scope_fc[s], scope_names[s]))
+			t->oom = true;
+	}
+	if (t->oom) {
+		tmx_columns_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+size_t tmx_columns_count(const struct tmx_columns *t)
+{
+	return t->n_cols;
+}
+
+size_t tmx_columns_fixed_count(const struct tmx_columns *t)
+{
+	(void)t;
+	return N_FIXED;
+}
+
+const char *tmx_column_name(const struct tmx_columns *t, size_t c)
+{
+	return c < t->n_cols ? t->cols[c].name : NULL;
+}
+
+enum tmx_column_kind tmx_column_kind(const struct tmx_columns *t, size_t c)
+{
+	return c < t->n_cols ? t->cols[c].kind : TMX_COLUMN_INT;
+}
+
+bool tmx_column_nullable(const struct tmx_columns *t, size_t c)
+{
+	return c < t->n_cols && t->cols[c].nullable;
+}
+
+unsigned tmx_column_bits(const struct tmx_columns *t, size_t c)
+{
+	return c < t->n_cols ? t->cols[c].bits : 0;
+}
+
+bool tmx_column_is_signed(const struct tmx_columns *t, size_t c)
+{
+	return c < t->n_cols && t->cols[c].is_signed;
+}
+
+const struct tmx_field_class *tmx_column_field_class(const struct tmx_columns *t, size_t c)
+{
+	return c < t->n_cols ? t->cols[c].fc : NULL;
+}
+
+int tmx_column_fixed(const struct tmx_columns *t, size_t c)
+{
+	return c < t->n_cols ? t->cols[c].fixed : -1;
+}
+
+/* ---- values ---- */
+
+static void nulls(const struct node *n, const struct tmx_value **out)
+{
+	for (int c = n->col_begin; c < n->col_end; c++)
+		out[c] = NULL;
+}
+
+static size_t walk(const struct node *n, const struct tmx_value *vals, size_t i,
+		   const struct tmx_value **out)
+{
+	const struct tmx_value *v = &vals[i];
+
+	switch (n->how) {
+	case N_LEAF:
+		out[n->col] = v;
+		return tmx_value_skip(vals, i);
+	case N_ENUM:
+		out[n->col] = out[n->col2] = v;
+		return i + 1;
+	case N_STRUCT:
+		i++;
+		for (size_t m = 0; m < n->n_children; m++)
+			i = walk(&n->children[m], vals, i, out);
+		return i;
+	case N_VARIANT:
+		out[n->col] = v;
+		for (size_t o = 0; o < n->n_children; o++)
+			if (o != v->option)
+				nulls(&n->children[o], out);
+		return walk(&n->children[v->option], vals, i + 1, out);
+	default:   /* N_OPTIONAL */
+		if (!v->present) {
+			nulls(&n->children[0], out);
+			return i + 1;
+		}
+		return walk(&n->children[0], vals, i + 1, out);
+	}
+}
+
+/* A scope's members, noting the value of member `want` in *member. */
+static void walk_scope(const struct node *n, const struct tmx_value *vals, size_t want,
+		       const struct tmx_value **member, const struct tmx_value **out)
+{
+	size_t i = 1;
+
+	if (n->how != N_STRUCT) {
+		walk(n, vals, 0, out);
+		return;
+	}
+	for (size_t m = 0; m < n->n_children; m++) {
+		if (m == want)
+			*member = &vals[i];
+		i = walk(&n->children[m], vals, i, out);
+	}
+}
+
+bool tmx_columns_walk(const struct tmx_columns *t,
+		      const struct tmx_value *const scopes[TMX_N_SCOPES],
+		      const struct tmx_value **out)
+{
+	const struct tmx_value *cpu = NULL;
+
+	for (int s = 0; s < TMX_N_SCOPES; s++)
+		if (t->scope[s] && (!scopes[s] || scopes[s][0].fc != t->scope_fc[s]))
+			return false;
+	for (int s = 0; s < TMX_N_SCOPES; s++)
+		if (t->scope[s])
+			walk_scope(t->scope[s], scopes[s],
+				   s == (int)t->cpu_scope ? t->cpu_member : SIZE_MAX, &cpu, out);
+	out[TMX_COLUMN_CPU] = cpu;
+	return true;
+}
