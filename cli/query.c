@@ -3,11 +3,14 @@
  * objects (trace-infos, metadata-info, support-info), printed in the same
  * YAML-like text as `babeltrace2 query`, or as JSON.
  */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "tracemux/sink.h"
 
 static void print_uuid(FILE *out, const uint8_t *u)
 {
@@ -32,27 +35,40 @@ static void print_port_name(FILE *out, const struct tmx_stream_info *si)
 		fputs(s->name, out);
 }
 
-/*
- * `--json`'s strings: every control character as \u00XX (the metadata
- * text's newlines as \u000a), other bytes as they are.  Not the library's
- * JSON string writer (src/sink/json_string.c), which writes \n, \t... and
- * a byte that is not UTF-8 as \u00XX: its bytes would differ for every
- * metadata text, and the CLI reaches only include/tracemux/, where that
- * writer is not.
- */
+/* `--json`'s strings, escaped as every JSON output of the library (tmx_json_escape). */
 static void print_json_string(FILE *out, const char *s)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
+	char small[256], *buf = small;
+	size_t n = strlen(s), len = tmx_json_escape(s, n, small, sizeof(small));
+
+	if (len > sizeof(small) && len != SIZE_MAX && (buf = malloc(len)))
+		tmx_json_escape(s, n, buf, len);
+	if (len == SIZE_MAX || !buf) {
+		fputs("\"\"", out);   /* no memory: an empty string, the JSON still valid */
+		return;
 	}
-	fputc('"', out);
+	fwrite(buf, 1, len, out);
+	if (buf != small)
+		free(buf);
+}
+
+/* The port name as a JSON string (it holds a path: any byte). */
+static void print_json_port_name(FILE *out, const struct tmx_stream_info *si)
+{
+	char *name = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&name, &len);
+
+	if (m) {
+		print_port_name(m, si);
+		if (fclose(m) == 0) {
+			print_json_string(out, name);
+			free(name);
+			return;
+		}
+	}
+	free(name);
+	fputs("\"\"", out);   /* no memory */
 }
 
 static void trace_infos(FILE *out, struct tmx_source *src, bool json)
@@ -78,9 +94,8 @@ static void trace_infos(FILE *out, struct tmx_source *src, bool json)
 			if (si.stream->trace != trace)
 				continue;
 			if (json) {
-				fprintf(out, "%s{\"port-name\": \"", first ? "" : ", ");
-				print_port_name(out, &si);
-				fputc('"', out);
+				fprintf(out, "%s{\"port-name\": ", first ? "" : ", ");
+				print_json_port_name(out, &si);
 				if (si.has_range)
 					fprintf(out, ", \"range-ns\": {\"begin\": %lld, \"end\": %lld}",
 						(long long)si.begin_ns, (long long)si.end_ns);

@@ -111,6 +111,17 @@ TMX_API int tmx_sink_finish(struct tmx_sink *sink, struct tmx_error *err);
 /* Frees the sink (without finishing it when tmx_sink_finish was not called). */
 TMX_API void tmx_sink_free(struct tmx_sink *sink);
 
+/*
+ * s[0, n) as a JSON string, quotes included, escaped as every JSON output
+ * of the library writes strings (RFC 8259's short escapes \b \f \n \r
+ * \t, other control characters as \u00XX, a byte that is not part of
+ * valid UTF-8 as the code point of its value, \u0080..\u00ff), for a
+ * program's own JSON beside them.  Writes up to `size` bytes to `buf`
+ * (not NUL-terminated; buf may be NULL when size is 0) and returns the
+ * string's whole length, as snprintf does; SIZE_MAX when memory runs out.
+ */
+TMX_API size_t tmx_json_escape(const char *s, size_t n, char *buf, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,9 +1,11 @@
 /* JSON strings, one policy for every JSON output: see json_string.h. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/utf8.h"
 #include "sink/json_string.h"
+#include "tracemux/sink.h"
 
 /*
  * Whether none of the 8 bytes of `x` needs escaping: each is printable
@@ -135,4 +137,34 @@ void json_key(struct outbuf *b, const char *key, bool first)
 		outbuf_putc(b, ',');
 	json_string(b, key, strlen(key));
 	outbuf_putc(b, ':');
+}
+
+/* tmx_json_escape's destination: what fits, and the whole length. */
+struct escape_to {
+	char *buf;
+	size_t size, len;
+};
+
+static void escape_drain(void *ctx, const char *data, size_t len)
+{
+	struct escape_to *e = ctx;
+
+	if (e->len < e->size)
+		memcpy(e->buf + e->len, data, len < e->size - e->len ? len : e->size - e->len);
+	e->len += len;
+}
+
+size_t tmx_json_escape(const char *s, size_t n, char *buf, size_t size)
+{
+	struct escape_to e = { buf, buf ? size : 0, 0 };
+	struct outbuf *b = malloc(sizeof(*b));   /* 256 KiB: not on a caller's stack */
+
+	if (!b)
+		return SIZE_MAX;
+	outbuf_init(b, -1);
+	outbuf_set_drain(b, escape_drain, &e);
+	json_string(b, s, n);
+	outbuf_flush(b);
+	free(b);
+	return e.len;
 }
