@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Tiny kernel CTF 1.8 traces for test_perfetto.py.
 
-    make-softirq.py OUTDIR            LTTng-kernel-like: softirq events whose
+    make-kernel.py OUTDIR             LTTng-kernel-like: softirq events whose
                                       vectors Perfetto's typed payloads cannot
                                       carry (10 and more: lttng-modules records
                                       the kernel's number, and kernels past the
                                       ten standard softirqs exist), between
                                       ordinary ones
-    make-softirq.py --tasks OUTDIR    ftrace-shaped (perf's names, common_pid):
+    make-kernel.py --tasks OUTDIR     ftrace-shaped (perf's names, common_pid):
                                       task_newtask with and without
                                       CLONE_THREAD, sched_process_fork and
                                       sched_process_exec, for the process tree
@@ -16,11 +16,12 @@ import os
 import struct
 import sys
 
-METADATA = """/* CTF 1.8 */
-typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
-typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
-typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
-
+def metadata(types, env, event_context, events):
+    """The TSDL text both traces share (one stream, one clock, LTTng's
+    packet context), with their integer types, env, event context and events."""
+    return ("/* CTF 1.8 */\n" + "".join(
+        f"typealias integer {{ size = {size}; align = 8; signed = {str(signed).lower()}; }} := {name};\n"
+        for name, size, signed in types) + """
 trace {
 	major = 1;
 	minor = 8;
@@ -29,12 +30,7 @@ trace {
 };
 
 env {
-	domain = "kernel";
-	tracer_name = "lttng-modules";
-	sysname = "Linux";
-	kernel_release = "6.1.0";
-	hostname = "softirq-test";
-};
+""" + "".join(f"\t{k} = \"{v}\";\n" for k, v in env) + """};
 
 clock {
 	name = "monotonic";
@@ -55,70 +51,40 @@ stream {
 		uint32_t cpu_id;
 	};
 	event.header := struct { uint32_t id; uint64_clock_t timestamp; };
-};
+""" + (f"\tevent.context := struct {{ {event_context} }};\n" if event_context else "") + """};
 
-event { name = "irq_softirq_raise"; id = 0; stream_id = 0;
-	fields := struct { uint32_t _vec; }; };
-event { name = "irq_softirq_entry"; id = 1; stream_id = 0;
-	fields := struct { uint32_t _vec; }; };
-event { name = "irq_softirq_exit"; id = 2; stream_id = 0;
-	fields := struct { uint32_t _vec; }; };
-"""
+""" + "".join(f"event {{ name = \"{name}\"; id = {i}; stream_id = 0;\n\tfields := struct {{ {fields} }}; }};\n"
+              for i, (name, fields) in enumerate(events)))
+
+
+U8, U32, I32, U64 = ("uint8_t", 8, False), ("uint32_t", 32, False), ("int32_t", 32, True), ("uint64_t", 64, False)
+KERNEL_ENV = [("domain", "kernel"), ("tracer_name", "lttng-modules"), ("sysname", "Linux"),
+              ("kernel_release", "6.1.0")]
+
+METADATA = metadata([U8, U32, U64], KERNEL_ENV + [("hostname", "softirq-test")], None,
+                    [(f"irq_softirq_{what}", "uint32_t _vec;") for what in ("raise", "entry", "exit")])
 
 VECTORS = [1, 9, 10, 12, 31, 3]
 
 
-TASKS_METADATA = """/* CTF 1.8 */
-typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
-typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
-typealias integer { size = 32; align = 8; signed = true; } := int32_t;
-typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
-
-trace {
-	major = 1;
-	minor = 8;
-	byte_order = le;
-	packet.header := struct { uint32_t magic; uint32_t stream_id; };
-};
-
-env {
-	domain = "kernel";
-	sysname = "Linux";
-	kernel_release = "6.1.0";
-	hostname = "tasks-test";
-};
-
-clock {
-	name = "monotonic";
-	freq = 1000000000;
-	offset_s = 1700000000;
-};
-
-typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; }
-	:= uint64_clock_t;
-
-stream {
-	id = 0;
-	packet.context := struct {
-		uint64_clock_t timestamp_begin;
-		uint64_clock_t timestamp_end;
-		uint64_t content_size;
-		uint64_t packet_size;
-		uint32_t cpu_id;
-	};
-	event.header := struct { uint32_t id; uint64_clock_t timestamp; };
-	event.context := struct { int32_t _common_pid; };
-};
-
-event { name = "task:task_newtask"; id = 0; stream_id = 0;
-	fields := struct { int32_t _pid; string _comm; uint64_t _clone_flags; int32_t _oom_score_adj; }; };
-event { name = "sched:sched_process_fork"; id = 1; stream_id = 0;
-	fields := struct { string _parent_comm; int32_t _parent_pid; string _child_comm; int32_t _child_pid; }; };
-event { name = "sched:sched_process_exec"; id = 2; stream_id = 0;
-	fields := struct { string _filename; int32_t _pid; int32_t _old_pid; }; };
-"""
+TASKS_METADATA = metadata(
+    [U8, U32, I32, U64], [e for e in KERNEL_ENV if e[0] != "tracer_name"] + [("hostname", "tasks-test")],
+    "int32_t _common_pid;",
+    [("task:task_newtask", "int32_t _pid; string _comm; uint64_t _clone_flags; int32_t _oom_score_adj;"),
+     ("sched:sched_process_fork",
+      "string _parent_comm; int32_t _parent_pid; string _child_comm; int32_t _child_pid;"),
+     ("sched:sched_process_exec", "string _filename; int32_t _pid; int32_t _old_pid;")])
 
 CLONE_THREAD = 0x10000
+
+
+def write_packet(out, cpu, begin, end, events):
+    """channel0_CPU: one packet (header, context) of these events."""
+    size = 8 + 8 * 4 + 4 + len(events)
+    packet = struct.pack("<II", 0xC1FC1FC1, 0) + struct.pack(
+        "<QQQQI", begin, end, size * 8, size * 8, cpu) + events
+    with open(os.path.join(out, f"channel0_{cpu}"), "wb") as f:
+        f.write(packet)
 
 
 def tasks(out):
@@ -141,12 +107,7 @@ def tasks(out):
     for pid, ev_id, body in evs:
         events += struct.pack("<IQi", ev_id, ts, pid) + body
         ts += 100
-    head = 8 + 8 * 4 + 4
-    size = head + len(events)
-    packet = struct.pack("<II", 0xC1FC1FC1, 0) + struct.pack(
-        "<QQQQI", 1000, ts, size * 8, size * 8, 0) + events
-    with open(os.path.join(out, "channel0_0"), "wb") as f:
-        f.write(packet)
+    write_packet(out, 0, 1000, ts, events)
 
 
 def main():
@@ -165,12 +126,7 @@ def main():
             for ev_id in (0, 1, 2):
                 events += struct.pack("<IQI", ev_id, ts, vec + cpu)
                 ts += 100
-        head = 8 + 8 * 4 + 4
-        size = head + len(events)
-        packet = struct.pack("<II", 0xC1FC1FC1, 0) + struct.pack(
-            "<QQQQI", 1000 + cpu, ts, size * 8, size * 8, cpu) + events
-        with open(os.path.join(out, f"channel0_{cpu}"), "wb") as f:
-            f.write(packet)
+        write_packet(out, cpu, 1000 + cpu, ts, events)
 
 
 if __name__ == "__main__":
