@@ -12,11 +12,15 @@ import subprocess
 import sys
 
 
-def parse_args():
+def parse_args(*extra):
+    """--tracemux, --corpus, -v; and a test's own options: `extra` are
+    (name, add_argument's keywords) pairs."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--tracemux", required=True)
     ap.add_argument("--corpus", required=True)
     ap.add_argument("-v", "--verbose", action="store_true")
+    for name, kw in extra:
+        ap.add_argument(name, **kw)
     return ap.parse_args()
 
 

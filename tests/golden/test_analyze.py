@@ -21,7 +21,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bt2ref import Report, first_diff, run  # noqa: E402
+from bt2ref import Report, first_diff, parse_args, run  # noqa: E402
 
 # name -> path under the corpus (CTF 1.8), and its CTF 2 conversion when there is one
 TRACES = {
@@ -298,12 +298,7 @@ def check_not_kernel(rep, tracemux, corpus):
 
 
 def main():
-    import argparse
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--tracemux", required=True)
-    ap.add_argument("--corpus", required=True)
-    ap.add_argument("--all", action="store_true", help="every command on every kernel trace")
-    args = ap.parse_args()
+    args = parse_args(("--all", dict(action="store_true", help="every command on every kernel trace")))
     rep = Report("analyze")
     require_tools(rep, ("lttng-cputop", "babeltrace"))
     traces = dict(TRACES)

@@ -28,7 +28,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bt2ref import Report, first_diff, run  # noqa: E402
+from bt2ref import Report, first_diff, parse_args, run  # noqa: E402
 from test_analyze import json_diff, link_kernel, lttng, require_tools  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -186,12 +186,7 @@ def check_ctf2(rep, tracemux, tmp):
 
 
 def main():
-    import argparse
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--tracemux", required=True)
-    ap.add_argument("--corpus", required=True)
-    ap.add_argument("--all", action="store_true", help="every I/O command on every kernel trace")
-    args = ap.parse_args()
+    args = parse_args(("--all", dict(action="store_true", help="every I/O command on every kernel trace")))
     rep = Report("analyze_io")
     require_tools(rep, ("lttng-iolatencystats", "babeltrace"))
     traces = dict(CORPUS_TRACES)

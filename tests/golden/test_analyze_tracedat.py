@@ -31,7 +31,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bt2ref import Report, first_diff, run  # noqa: E402
+from bt2ref import Report, first_diff, parse_args, run  # noqa: E402
 from test_analyze import LTTNG_PKG, compare_mi, lttng, norm_text  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -134,16 +134,11 @@ def check_missing(rep, tracemux, corpus):
 
 
 def main():
-    import argparse
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--tracemux", required=True)
-    ap.add_argument("--corpus", required=True)
-    ap.add_argument("--all", action="store_true", help="every trace.dat, every command, more options")
-    ap.add_argument("--only", action="append", default=[],
-                    help="the trace.dat files whose path contains this (repeatable)")
-    ap.add_argument("--options", action="store_true",
-                    help="with --only: the commands and option sets of --all")
-    args = ap.parse_args()
+    args = parse_args(
+        ("--all", dict(action="store_true", help="every trace.dat, every command, more options")),
+        ("--only", dict(action="append", default=[],
+                        help="the trace.dat files whose path contains this (repeatable)")),
+        ("--options", dict(action="store_true", help="with --only: the commands and option sets of --all")))
     rep = Report("analyze_tracedat")
     for tool, pkg in (("lttng-cputop", LTTNG_PKG), ("babeltrace", LTTNG_PKG), ("babeltrace2", "babeltrace2")):
         if not shutil.which(tool):
