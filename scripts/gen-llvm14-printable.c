@@ -1,11 +1,11 @@
 /*
  * Prints the code point ranges that LLVM 14's llvm::sys::unicode::isPrintable
- * calls not printable, as the C table in src/out/xray/llvm_printable.h
+ * calls not printable, as the C table in src/sink/xray/llvm_printable.h
  * (yaml::escape uses it: llvm-xray 14 escapes those in double-quoted YAML).
  * Run it against the installed libLLVM-14 (Debian llvm-14):
  *
  *   cc -O1 scripts/gen-llvm14-printable.c -o /tmp/gen -ldl
- *   /tmp/gen /usr/lib/llvm-14/lib/libLLVM-14.so > src/out/xray/llvm_printable.h
+ *   /tmp/gen /usr/lib/llvm-14/lib/libLLVM-14.so > src/sink/xray/llvm_printable.h
  */
 #include <dlfcn.h>
 #include <stdio.h>

@@ -8,9 +8,9 @@
  * The output does not depend on the number of jobs: with one job the
  * messages are pulled and consumed in turn on the calling thread; with more,
  * worker threads read the streams and format their messages (for the text,
- * json, chrome, ctf, tracecmd, dummy and perfetto sinks, see
- * tracemux/sink.h; the others are fed on the calling thread after a
- * sequential read) and the calling thread merges them in the source's
+ * json, chrome, ctf, tracecmd, parquet, perfetto and dummy sinks, but for
+ * the cases tracemux/sink.h names, which are fed on the calling thread
+ * after a sequential read) and the calling thread merges them in the source's
  * order and writes.  An error ends the run as with one job: what comes
  * before it in merged order is written, then the error is returned.
  */

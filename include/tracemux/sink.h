@@ -46,9 +46,10 @@
  *   dummy      consumes everything, writes nothing.
  *
  * tmx_run() (tracemux/run.h) feeds a sink on several threads: text, json,
- * chrome, ctf, tracecmd (the layout), dummy and perfetto are formatted in
- * parallel; xray-yaml and parquet are fed on the calling
- * thread, after a sequential read, with the same output either way.
+ * chrome, ctf, tracecmd (the layout), parquet, perfetto and dummy are
+ * formatted in parallel; xray-yaml, chrome of XRay logs (llvm-xray's B/E
+ * stacks) and ctf with lttng-kernel are fed on the calling thread, after
+ * a sequential read, with the same output either way.
  */
 #ifndef TRACEMUX_SINK_H
 #define TRACEMUX_SINK_H
