@@ -68,6 +68,12 @@ enum tmx_fixed_column {
 	TMX_COLUMN_STREAM_ID, TMX_COLUMN_STREAM_CLASS_ID, TMX_COLUMN_CPU,
 };
 
+/*
+ * A scope's name as columns are prefixed with it: packet_context,
+ * common_context, specific_context, payload (NULL for another value).
+ */
+TMX_API const char *tmx_scope_name(enum tmx_scope scope);
+
 /* The columns of `ec` (NULL when memory runs out); freed with tmx_columns_free. */
 TMX_API struct tmx_columns *tmx_columns_new(const struct tmx_event_class *ec);
 TMX_API void tmx_columns_free(struct tmx_columns *cols);

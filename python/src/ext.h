@@ -107,8 +107,6 @@ struct plan {
 	struct tmx_columns *model;
 };
 
-/* The scopes' names, as the Parquet output prefixes clashing columns. */
-extern const char *const ext_scope_names[TMX_N_SCOPES];
 
 struct plan *plan_new(const struct tmx_event_class *ec);   /* NULL: no memory */
 void plan_free(struct plan *p);

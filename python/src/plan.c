@@ -9,10 +9,6 @@
 
 #include "ext.h"
 
-const char *const ext_scope_names[TMX_N_SCOPES] = {
-	"packet_context", "common_context", "specific_context", "payload",
-};
-
 static enum col_kind int_kind(unsigned bits, bool is_signed)
 {
 	static const enum col_kind s[] = { COL_I8, COL_I16, COL_I32, COL_I64 };

@@ -519,7 +519,7 @@ static void scope_mismatch(const struct tmx_msg *msg, const struct plan *p, stru
 	for (int s = 0; s < TMX_N_SCOPES; s++)
 		if (p->scope_fc[s] && (!msg->event->scopes[s] ||
 				    msg->event->scopes[s][0].fc != p->scope_fc[s]))
-			scope = ext_scope_names[s];
+			scope = tmx_scope_name((enum tmx_scope)s);
 	memset(err, 0, sizeof(*err));
 	err->code = TMX_ERR_DATA;
 	snprintf(err->file, sizeof(err->file), "%s", msg->stream->name ? msg->stream->name : "");

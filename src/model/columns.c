@@ -52,6 +52,11 @@ static const char *const scope_names[TMX_N_SCOPES] = {
 	"packet_context", "common_context", "specific_context", "payload",
 };
 
+const char *tmx_scope_name(enum tmx_scope scope)
+{
+	return (unsigned)scope < TMX_N_SCOPES ? scope_names[scope] : NULL;
+}
+
 static bool taken(const struct tmx_columns *t, const char *name)
 {
 	for (size_t c = 0; c < t->n_cols; c++)
@@ -305,7 +310,7 @@ struct tmx_columns *tmx_columns_new(const struct tmx_event_class *ec)
 		if (!t->scope_fc[s])
 			continue;
 		t->scope[s] = calloc(1, sizeof(struct node));
-		if (!t->scope[s] || !build_scope(t, t->scope[s], t->scope_fc[s], scope_names[s]))
+		if (!t->scope[s] || !build_scope(t, t->scope[s], t->scope_fc[s], tmx_scope_name((enum tmx_scope)s)))
 			t->oom = true;
 	}
 	if (t->oom) {

@@ -122,6 +122,9 @@ static void test_names_kinds(void **state)
 	assert_int_equal(tmx_fc_kind(tmx_column_field_class(cols, 13)), TMX_FC_ENUM);
 	assert_int_equal(tmx_fc_kind(tmx_column_field_class(cols, 14)), TMX_FC_VARIANT);
 	assert_null(tmx_column_name(cols, N_EXPECTED));
+	assert_string_equal(tmx_scope_name(TMX_SCOPE_PACKET_CONTEXT), "packet_context");
+	assert_string_equal(tmx_scope_name(TMX_SCOPE_PAYLOAD), "payload");
+	assert_null(tmx_scope_name(TMX_N_SCOPES));
 	tmx_columns_free(cols);
 	fcb_free_all();
 }

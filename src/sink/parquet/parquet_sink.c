@@ -56,10 +56,6 @@ enum { COL_TS = TMX_COLUMN_TS, COL_CYCLES = TMX_COLUMN_CYCLES, COL_EVENT = TMX_C
        COL_HOST = TMX_COLUMN_HOST, COL_TRACE = TMX_COLUMN_TRACE, COL_STREAM_ID = TMX_COLUMN_STREAM_ID,
        COL_CPU = TMX_COLUMN_CPU };   /* the column model's (tracemux/columns.h) */
 
-static const char *const scope_names[TMX_N_SCOPES] = {
-	"packet_context", "common_context", "specific_context", "payload",
-};
-
 struct ptr_vec {
 	void **items;
 	size_t n, cap;
@@ -650,7 +646,7 @@ static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, const uin
 		return tmx_error_set(err, TMX_ERR_DATA, st->name,
 				     "event of class `%s`: its %s does not have the class's fields",
 				     sh->ec->name ? sh->ec->name : "",
-				     scope_names[(flags & REC_BAD_SCOPE) - 1]);
+				     tmx_scope_name((enum tmx_scope)((flags & REC_BAD_SCOPE) - 1)));
 	if (flags & REC_NOMEM)
 		return nomem(err);
 	before = t->bytes;
