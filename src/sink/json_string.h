@@ -1,6 +1,7 @@
 /*
  * JSON strings (RFC 8259), the one writer of every JSON the library makes
- * (JSON Lines, Chrome, the CTF 2 metadata).  One policy: printable ASCII
+ * (JSON Lines, Chrome, the CTF 2 metadata; `tracemux query --json` and
+ * other programs through the public tmx_json_escape, tracemux/sink.h).  One policy: printable ASCII
  * and valid UTF-8 as they are; the quote and the backslash escaped; the
  * control characters that have a two-character escape (\b \f \n \r \t)
  * with it, the others as \u00XX; a byte that is not part of valid UTF-8
