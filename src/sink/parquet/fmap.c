@@ -210,6 +210,14 @@ static bool build(struct pq_fmap *fm, const struct tmx_field_class *fc, struct p
 	return ok && !s->oom;
 }
 
+static void pq_fmap_free(struct pq_fmap *fm)
+{
+	for (size_t i = 0; fm->children && i < fm->n_children; i++)
+		pq_fmap_free(&fm->children[i]);
+	free(fm->children);
+	fm->children = NULL;
+}
+
 /* The Parquet type of an integer or floating-point column of the model. */
 static struct pq_type number_type(const struct tmx_columns *m, size_t c)
 {
@@ -296,14 +304,6 @@ void pq_fcols_free(struct pq_fcols *fc)
 	free(fc->cols);
 	tmx_columns_free(fc->model);
 	*fc = (struct pq_fcols){ 0 };
-}
-
-void pq_fmap_free(struct pq_fmap *fm)
-{
-	for (size_t i = 0; fm->children && i < fm->n_children; i++)
-		pq_fmap_free(&fm->children[i]);
-	free(fm->children);
-	fm->children = NULL;
 }
 
 /* ---- values ---- */

@@ -25,6 +25,7 @@
 #include "sink/parquet/column.h"
 #include "sink/parquet/schema.h"
 
+/* A field inside a LIST column: its columns under the list's groups, and their levels. */
 struct pq_fmap {
 	const struct tmx_field_class *fc;
 	uint8_t how;             /* enum in fmap.c */
@@ -36,9 +37,6 @@ struct pq_fmap {
 	size_t n_children;       /* members, options, the optional's field, the element */
 	struct pq_fmap *children;
 };
-
-/* The inside of a LIST column (or of one of its elements). */
-void pq_fmap_free(struct pq_fmap *fm);
 
 /* One column of the model as Parquet writes it. */
 struct pq_fcol {
