@@ -15,7 +15,12 @@
 #include "tracemux/columns.h"
 #include "tracemux/event.h"
 
-enum how { N_LEAF, N_ENUM, N_STRUCT, N_VARIANT, N_OPTIONAL };
+/*
+ * N_VALUE: one value (no subtree); N_TREE: a value and its subtree
+ * (arrays, sequences); N_FLAT: a structure whose members are all N_VALUE,
+ * their values and columns consecutive (walked as one loop: most scopes).
+ */
+enum how { N_VALUE, N_TREE, N_ENUM, N_STRUCT, N_FLAT, N_VARIANT, N_OPTIONAL };
 
 struct node {
 	enum how how;
@@ -107,6 +112,15 @@ static struct column field_column(enum tmx_column_kind kind, const struct tmx_fi
 static bool build(struct tmx_columns *t, struct node *n, const struct tmx_field_class *fc,
 		  const char *prefix, bool nullable);
 
+/* A structure of N_VALUE members, one column each in order, becomes N_FLAT. */
+static void flatten(struct node *n)
+{
+	for (size_t m = 0; m < n->n_children; m++)
+		if (n->children[m].how != N_VALUE || n->children[m].col != n->col_begin + (int)m)
+			return;
+	n->how = N_FLAT;
+}
+
 static bool alloc_children(struct tmx_columns *t, struct node *n, size_t count)
 {
 	n->n_children = count;
@@ -160,7 +174,7 @@ static bool build(struct tmx_columns *t, struct node *n, const struct tmx_field_
 	struct column col;
 	bool ok = true;
 
-	*n = (struct node){ .how = N_LEAF, .col = -1, .col2 = -1, .col_begin = (int)t->n_cols };
+	*n = (struct node){ .how = N_VALUE, .col = -1, .col2 = -1, .col_begin = (int)t->n_cols };
 	switch (kind) {
 	case TMX_FC_INT:
 	case TMX_FC_ENUM:
@@ -183,6 +197,7 @@ static bool build(struct tmx_columns *t, struct node *n, const struct tmx_field_
 		break;
 	case TMX_FC_ARRAY:
 	case TMX_FC_SEQUENCE:
+		n->how = N_TREE;
 		n->col = add_column(t, prefix, "",
 				    field_column(tmx_fc_is_text(fc) ? TMX_COLUMN_TEXT : TMX_COLUMN_ARRAY,
 						 fc, nullable));
@@ -203,6 +218,8 @@ static bool build(struct tmx_columns *t, struct node *n, const struct tmx_field_
 		break;
 	}
 	n->col_end = (int)t->n_cols;
+	if (ok && n->how == N_STRUCT)
+		flatten(n);
 	return ok && !t->oom;
 }
 
@@ -231,6 +248,7 @@ static bool build_scope(struct tmx_columns *t, struct node *n, const struct tmx_
 			return false;
 	}
 	n->col_end = (int)t->n_cols;
+	flatten(n);
 	return !t->oom;
 }
 
@@ -380,7 +398,10 @@ static size_t walk(const struct node *n, const struct tmx_value *vals, size_t i,
 	const struct tmx_value *v = &vals[i];
 
 	switch (n->how) {
-	case N_LEAF:
+	case N_VALUE:
+		out[n->col] = v;
+		return i + 1;
+	case N_TREE:
 		out[n->col] = v;
 		return tmx_value_skip(vals, i);
 	case N_ENUM:
@@ -391,6 +412,11 @@ static size_t walk(const struct node *n, const struct tmx_value *vals, size_t i,
 		for (size_t m = 0; m < n->n_children; m++)
 			i = walk(&n->children[m], vals, i, out);
 		return i;
+	case N_FLAT:
+		i++;
+		for (size_t m = 0; m < n->n_children; m++)
+			out[n->col_begin + (int)m] = &vals[i + m];
+		return i + n->n_children;
 	case N_VARIANT:
 		out[n->col] = v;
 		for (size_t o = 0; o < n->n_children; o++)
@@ -412,6 +438,12 @@ static void walk_scope(const struct node *n, const struct tmx_value *vals, size_
 {
 	size_t i = 1;
 
+	if (n->how == N_FLAT) {
+		walk(n, vals, 0, out);
+		if (want < n->n_children)
+			*member = &vals[1 + want];
+		return;
+	}
 	if (n->how != N_STRUCT) {
 		walk(n, vals, 0, out);
 		return;

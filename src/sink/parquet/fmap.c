@@ -276,6 +276,7 @@ bool pq_fcols_new(struct pq_fcols *fc, const struct tmx_event_class *ec, struct 
 	if (!fc->model)
 		return false;
 	fc->n = tmx_columns_count(fc->model);
+	fc->n_fixed = tmx_columns_fixed_count(fc->model);
 	fc->cols = calloc(fc->n ? fc->n : 1, sizeof(*fc->cols));
 	if (!fc->cols)
 		return false;
@@ -486,15 +487,11 @@ static size_t emit_ints(const struct pq_rec_emit *em, const struct pq_fcol *pc,
 void pq_fcols_emit(const struct pq_rec_emit *em, const struct pq_fcols *fc,
 		   const struct tmx_value *const *cells)
 {
-	for (size_t c = 0; c < fc->n;) {
+	for (size_t c = fc->n_fixed; c < fc->n;) {
 		const struct pq_fcol *pc = &fc->cols[c];
 		const struct tmx_value *v = cells[c];
 		const char *name;
 
-		if (pc->how == F_FIXED) {
-			c++;
-			continue;
-		}
 		if (!v) {   /* an option not selected, an absent optional */
 			for (int k = pc->col; k < pc->col_end; k++)
 				pq_rec_null(em->rec, (uint32_t)k, 0, 0);

@@ -54,6 +54,7 @@ struct pq_fcol {
 struct pq_fcols {
 	struct tmx_columns *model;
 	size_t n;                /* tmx_columns_count(model) */
+	size_t n_fixed;          /* tmx_columns_fixed_count(model): the caller's columns */
 	struct pq_fcol *cols;
 };
 
