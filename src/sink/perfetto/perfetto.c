@@ -317,7 +317,9 @@ struct tmx_perfetto *tmx_perfetto_new(int fd, const struct tmx_source *src, bool
 	/* the streams numbered now, on this thread: the workers only look them up */
 	tmx_source_stream_index(msrc, NULL);
 	s->n_seqs = tmx_source_stream_count(src) + 1;
-	if (!(s->seqs = calloc(s->n_seqs, sizeof(*s->seqs)))) {
+	if (!(s->seqs = calloc(s->n_seqs, sizeof(*s->seqs))) ||
+	    !(s->seqdef = calloc(s->n_seqs, sizeof(*s->seqdef)))) {
+		free(s->seqs);
 		free(s);
 		return NULL;
 	}
