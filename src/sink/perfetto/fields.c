@@ -55,9 +55,11 @@ const char *pf_utf8(struct pf_render *r, const char *s, size_t n, size_t *out_le
 	size_t i = 0, k;
 	uint64_t w;
 
-	/* ASCII eight bytes at a time (most trace text is) */
+	/* ASCII eight bytes at a time (most trace text is), the last ones in a load that overlaps */
 	while (i + 8 <= n && (memcpy(&w, u + i, 8), !(w & 0x8080808080808080ull)))
 		i += 8;
+	if (i < n && n >= 8 && (memcpy(&w, u + n - 8, 8), !(w & 0x8080808080808080ull)))
+		i = n;
 	while (i < n) {
 		if (u[i] < 0x80)
 			i++;

@@ -120,6 +120,8 @@ struct pf_fmt {
 	struct imap stream_of;             /* stream address -> number in `streams` */
 	struct pf_stream *streams;
 	size_t n_streams, cap_streams;
+	const struct tmx_stream *last_stream;   /* pf_stream_of's last answer: its slot */
+	uint32_t last_slot;
 	struct pq_buf piece;               /* the formatted event */
 	struct pq_buf ib;                  /* user: the event's interned data */
 };
