@@ -250,9 +250,13 @@ static size_t walk_value(struct walk *w, const struct tmx_field_class *fc, const
 		lv.s = (const char *)w->r->text.p;
 		lv.len = w->r->text.len;
 	} else if (type == PF_LEAF_STRING) {
-		lv.s = tmx_value_text(v, &lv.len);
-		if (!lv.s)
+		if (fc->kind == TMX_FC_STRING && v->fc == fc) {
+			/* a string: cut at its NUL when decoded, as tmx_value_text says */
+			lv.s = v->str.ptr ? v->str.ptr : "";
+			lv.len = (size_t)v->str.len;
+		} else if (!(lv.s = tmx_value_text(v, &lv.len))) {
 			lv.s = "", lv.len = 0;
+		}
 		lv.s = pf_utf8(w->r, lv.s, lv.len, &lv.len);
 		next = tmx_value_skip(vals, i);
 	} else if (type == PF_LEAF_DOUBLE) {
