@@ -34,9 +34,10 @@ User-space traces (LTTng-UST, CTF 2, XRay):
   cleared);
 - no packet (nor TracePacketDefaults) sets timestamp_clock_id.
 
-Also: --jobs 1, 2 and 4 give the same bytes (kernel, kernel + UST, UST,
-XRay: formatted per stream on the workers; --jobs-only runs just that,
-under ThreadSanitizer); --events, --filter and --begin/--end give
+Also: --jobs 1, 2 and 4 give the same bytes (kernel, kernel + UST, UST:
+formatted per stream on the workers; XRay, one unit for the runner, which
+-o perfetto does not split; --jobs-only runs just that, under
+ThreadSanitizer); --events, --filter and --begin/--end give
 the events of -o json with the same options; a damaged LTTng kernel trace
 fails (exit 1) and its output decodes, holding every event -o json printed
 before the error, the same with any --jobs.
