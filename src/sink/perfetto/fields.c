@@ -216,7 +216,7 @@ static size_t walk_value(struct walk *w, const struct tmx_field_class *fc, const
 			 const struct tmx_value *vals, size_t i)
 {
 	const struct tmx_value *v = &vals[i];
-	struct pf_leaf_value lv = { 0 };
+	struct pf_leaf_value lv;   /* each branch below sets what its leaf type reads */
 	bool folded = w->l->n_all > PF_LEAVES_MAX && w->k >= PF_LEAVES_MAX - 1;
 	size_t next = i + 1;
 	uint8_t type;
