@@ -1,8 +1,8 @@
 #!/bin/sh
-# -o perfetto against -o json (time, same --jobs) and -o chrome (file size),
-# in the same run, on the benchmark traces:
+# -o perfetto against -o json (CPU and wall time, same --jobs) and -o chrome
+# (file size), in the same run, on the benchmark traces:
 #
-#   bench/perfetto.sh [RUNS]         default: best of 3 runs
+#   bench/perfetto.sh [RUNS]         default: 5 runs of each command
 #
 # Traces: the 1M-event LTTng-UST-like trace of bench/run.sh (generated into
 # $BENCH_TRACE_DIR, default /tmp/tracemux-bench-1000000, when missing:
@@ -10,17 +10,24 @@
 # the trace.dat of bench/tracecmd.sh ($BENCH_TRACEDAT, default
 # /tmp/tracemux-bench-tracecmd/big.dat: record it with bench/tracecmd.sh;
 # skipped when absent).  Outputs go to /dev/null for the timings and to a
-# scratch directory for the sizes.  For every job count of bench/lib.sh:
-# wall time (best of RUNS) of -o perfetto and -o json and their ratio; then
-# the sizes of -o perfetto, -o json and -o chrome and perfetto / chrome, and
-# of -o perfetto --perfetto-compress=zstd.  Both outputs format on --jobs
-# threads (-o perfetto per stream: its bytes do not depend on the jobs).
+# scratch directory for the sizes.
+#
+# Timings: for --jobs 1 and 2 (and the CPU count when larger), RUNS runs of
+# -o perfetto and -o json taken in turns (so that both see the same load on
+# a shared machine); for each, the least CPU time (user + system, as GNU
+# time reports it) and the least wall time over its runs, then the ratios
+# perfetto / json of both (below 1: perfetto is faster).  On a loaded
+# machine the CPU ratio is the one to read: wall time there measures the
+# other processes too.  Then the sizes of -o perfetto, -o json and
+# -o chrome and perfetto / chrome, and of -o perfetto
+# --perfetto-compress=zstd.  Both outputs format on --jobs threads
+# (-o perfetto per stream: its bytes do not depend on the jobs).
 # Needs build/tracemux (or $TMX), python3, GNU time and bc.  Not part of
 # the test suite.
 set -eu
 cd "$(dirname "$0")/.."
 TMX=${TMX:-build/tracemux}
-RUNS=${1:-3}
+RUNS=${1:-5}
 LTTNG=${BENCH_TRACE_DIR:-/tmp/tracemux-bench-1000000}
 TRACEDAT=${BENCH_TRACEDAT:-/tmp/tracemux-bench-tracecmd/big.dat}
 
@@ -36,19 +43,31 @@ trap 'rm -rf "$tmp"' EXIT
 BENCH_TMP=$tmp
 . bench/lib.sh
 
-echo "$(nproc) CPUs, load: $(uptime | sed 's/.*load average: //')"
+# The least of two numbers (the first may be empty); a / b to two decimals (b of 0: "-").
+least() { if [ -z "$1" ] || [ "$(echo "$2 < $1" | bc)" = 1 ]; then echo "$2"; else echo "$1"; fi; }
+ratio() { if [ "$(echo "$2 == 0" | bc)" = 1 ]; then echo "-"; else echo "scale=2; $1 / $2" | bc; fi; }
+jobs="1 2"
+[ "$(nproc)" -gt 2 ] && jobs="$jobs $(nproc)"
+
+echo "$(nproc) CPUs, load: $(uptime | sed 's/.*load average: //'), $RUNS runs of each command"
 for t in "$LTTNG" "$TRACEDAT"; do
 	if [ ! -e "$t" ]; then
 		echo "$t: absent (record it with bench/tracecmd.sh), skipped"
 		continue
 	fi
 	echo "$t ($(du -sh "$t" | cut -f1))"
-	for j in $(job_counts); do
-		pf=$(measure "$RUNS" "$TMX" -o perfetto --jobs "$j" "$t")
-		js=$(measure "$RUNS" "$TMX" -o json --jobs "$j" "$t")
-		printf '  --jobs %-3s perfetto %7.3f s (CPU %6.2f s)   json %7.3f s (CPU %6.2f s)   json / perfetto %5.2fx\n' \
-			"$j" "$(secs "$pf")" "$(cpus "$pf")" "$(secs "$js")" "$(cpus "$js")" \
-			"$(echo "scale=2; $(secs "$js") / $(secs "$pf")" | bc)"
+	for j in $jobs; do
+		pw="" pc="" jw="" jc=""
+		for _ in $(seq "$RUNS"); do
+			r=$(measure 1 "$TMX" -o perfetto --jobs "$j" "$t")
+			pw=$(least "$pw" "$(secs "$r")")
+			pc=$(least "$pc" "$(cpus "$r")")
+			r=$(measure 1 "$TMX" -o json --jobs "$j" "$t")
+			jw=$(least "$jw" "$(secs "$r")")
+			jc=$(least "$jc" "$(cpus "$r")")
+		done
+		printf '  --jobs %-2s CPU: perfetto %5.2f s, json %5.2f s, perfetto / json %5.2f   wall: perfetto %6.3f s, json %6.3f s, perfetto / json %5.2f\n' \
+			"$j" "$pc" "$jc" "$(ratio "$pc" "$jc")" "$pw" "$jw" "$(ratio "$pw" "$jw")"
 	done
 	for o in perfetto json chrome; do
 		"$TMX" -o "$o" "$t" >"$tmp/out.$o"

@@ -28,11 +28,16 @@ User-space traces (LTTng-UST, CTF 2, XRay):
   exit ends the innermost open call of its function and those above it,
   other events and unmatched exits are instants named by class), slices
   never end below depth 0, every track has a descriptor first, every
-  packet a trusted sequence id, instants' annotations equal the payload.
+  packet a trusted sequence id, instants' annotations equal the payload;
+  a track event without track_uuid is on its sequence's
+  TracePacketDefaults track (forgotten when the sequence's state is
+  cleared);
+- no packet (nor TracePacketDefaults) sets timestamp_clock_id.
 
-Also: --jobs 1, 2 and 4 give the same bytes (kernel, kernel + UST, UST,
-XRay: formatted per stream on the workers; --jobs-only runs just that,
-under ThreadSanitizer); --events, --filter and --begin/--end give
+Also: --jobs 1, 2 and 4 give the same bytes (kernel, kernel + UST, UST:
+formatted per stream on the workers; XRay, one unit for the runner, which
+-o perfetto does not split; --jobs-only runs just that, under
+ThreadSanitizer); --events, --filter and --begin/--end give
 the events of -o json with the same options; a damaged LTTng kernel trace
 fails (exit 1) and its output decodes, holding every event -o json printed
 before the error, the same with any --jobs.
@@ -358,6 +363,13 @@ class Checker:
         kern = [e for e in evs if doms.get(e["trace"], [False])[0]]
         user = [e for e in evs if not doms.get(e["trace"], [False])[0]]
         errs = []
+        # PERFETTO.md: one time domain, no timestamp_clock_id anywhere
+        for _, pkt in root:
+            tpd = get(pkt, "trace_packet_defaults")
+            if get(pkt, "timestamp_clock_id") is not None or (
+                    tpd is not None and get(tpd, "timestamp_clock_id") is not None):
+                errs.append("a packet sets timestamp_clock_id")
+                break
         self.check_kernel(root, kern, doms, errs)
         if path.endswith(".dat"):
             self.check_task_names(path, root, kern, errs)
@@ -675,6 +687,7 @@ class Checker:
         # starts again) at a packet with SEQ_INCREMENTAL_STATE_CLEARED, and
         # every iid used must have been defined before, on that sequence
         interned, cleared, tracks = {}, set(), {}
+        defaults = {}   # sequence -> TrackEventDefaults.track_uuid (dropped with its state)
         got = {}
         depth = {}
 
@@ -689,6 +702,12 @@ class Checker:
             if int(get(pkt, "sequence_flags", "0")) & 1:
                 interned[seq] = {"names": {}, "da": {}, "str": {}}
                 cleared.add(seq)
+                defaults.pop(seq, None)
+            tpd = get(pkt, "trace_packet_defaults")
+            if tpd is not None:
+                ted = get(tpd, "track_event_defaults")
+                if ted is not None and get(ted, "track_uuid") is not None:
+                    defaults[seq] = get(ted, "track_uuid")
             idata = get(pkt, "interned_data")
             if idata is not None:
                 if seq not in cleared:
@@ -714,7 +733,7 @@ class Checker:
                 continue
             if seq is None:
                 errs.append("track event without trusted_packet_sequence_id")
-            uuid = get(te, "track_uuid")
+            uuid = get(te, "track_uuid", defaults.get(seq))
             if uuid not in tracks:
                 errs.append(f"track event on track {uuid} before its descriptor")
                 continue

@@ -67,9 +67,12 @@ bool pf_fmt_init(struct pf_fmt *f, const struct tmx_perfetto *sink)
 struct pf_stream *pf_stream_of(struct pf_fmt *f, const struct tmx_stream *stream)
 {
 	bool added;
-	uint32_t *slot = imap_get(&f->stream_of, (uint64_t)(uintptr_t)stream, 0, &added);
+	uint32_t *slot;
 
-	if (!slot)
+	/* most events are of the stream of the event before (a batch, a packet) */
+	if (stream == f->last_stream && f->n_streams)
+		return &f->streams[f->last_slot];
+	if (!(slot = imap_get(&f->stream_of, (uint64_t)(uintptr_t)stream, 0, &added)))
 		return NULL;
 	if (added) {
 		if (!tmx_grow_array((void **)&f->streams, &f->cap_streams, f->n_streams + 1,
@@ -83,6 +86,8 @@ struct pf_stream *pf_stream_of(struct pf_fmt *f, const struct tmx_stream *stream
 			(uint32_t)(i < f->sink->n_seqs - 1 ? i : f->sink->n_seqs - 1);
 		*slot = (uint32_t)f->n_streams++;
 	}
+	f->last_stream = stream;
+	f->last_slot = *slot;
 	return &f->streams[*slot];
 }
 

@@ -55,9 +55,11 @@ const char *pf_utf8(struct pf_render *r, const char *s, size_t n, size_t *out_le
 	size_t i = 0, k;
 	uint64_t w;
 
-	/* ASCII eight bytes at a time (most trace text is) */
+	/* ASCII eight bytes at a time (most trace text is), the last ones in a load that overlaps */
 	while (i + 8 <= n && (memcpy(&w, u + i, 8), !(w & 0x8080808080808080ull)))
 		i += 8;
+	if (i < n && n >= 8 && (memcpy(&w, u + n - 8, 8), !(w & 0x8080808080808080ull)))
+		i = n;
 	while (i < n) {
 		if (u[i] < 0x80)
 			i++;
@@ -214,7 +216,7 @@ static size_t walk_value(struct walk *w, const struct tmx_field_class *fc, const
 			 const struct tmx_value *vals, size_t i)
 {
 	const struct tmx_value *v = &vals[i];
-	struct pf_leaf_value lv = { 0 };
+	struct pf_leaf_value lv;   /* each branch below sets what its leaf type reads */
 	bool folded = w->l->n_all > PF_LEAVES_MAX && w->k >= PF_LEAVES_MAX - 1;
 	size_t next = i + 1;
 	uint8_t type;
@@ -248,9 +250,13 @@ static size_t walk_value(struct walk *w, const struct tmx_field_class *fc, const
 		lv.s = (const char *)w->r->text.p;
 		lv.len = w->r->text.len;
 	} else if (type == PF_LEAF_STRING) {
-		lv.s = tmx_value_text(v, &lv.len);
-		if (!lv.s)
+		if (fc->kind == TMX_FC_STRING && v->fc == fc) {
+			/* a string: cut at its NUL when decoded, as tmx_value_text says */
+			lv.s = v->str.ptr ? v->str.ptr : "";
+			lv.len = (size_t)v->str.len;
+		} else if (!(lv.s = tmx_value_text(v, &lv.len))) {
 			lv.s = "", lv.len = 0;
+		}
 		lv.s = pf_utf8(w->r, lv.s, lv.len, &lv.len);
 		next = tmx_value_skip(vals, i);
 	} else if (type == PF_LEAF_DOUBLE) {

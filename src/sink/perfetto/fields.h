@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/field_class.h"
 #include "sink/parquet/pqbuf.h"
 #include "tracemux/model.h"
 
@@ -80,5 +81,24 @@ void pf_leaves_walk(const struct pf_leaves *l, const struct tmx_value *vals, str
 		    void (*fn)(void *ctx, const struct pf_leaf *leaf,
 			       const struct pf_leaf_value *v),
 		    void *ctx);
+
+/*
+ * The value after `v` and its subtree in a pre-order value array: the next
+ * one for a scalar (most fields; this runs for every member of every event),
+ * else what tmx_value_skip says.
+ */
+static inline const struct tmx_value *pf_value_after(const struct tmx_value *v)
+{
+	switch (v->fc->kind) {
+	case TMX_FC_STRUCT:
+	case TMX_FC_ARRAY:
+	case TMX_FC_SEQUENCE:
+	case TMX_FC_VARIANT:
+	case TMX_FC_OPTIONAL:
+		return v + tmx_value_skip(v, 0);
+	default:
+		return v + 1;
+	}
+}
 
 #endif

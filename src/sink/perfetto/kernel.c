@@ -235,10 +235,10 @@ void pf_kclass_free(struct pf_kclass *k)
 
 static bool int_of(const struct tmx_value *v, int64_t *out)
 {
-	switch (tmx_fc_kind(v->fc)) {
+	switch (v->fc->kind) {
 	case TMX_FC_INT:
 	case TMX_FC_ENUM:
-		*out = tmx_fc_is_signed(v->fc) ? v->s : (int64_t)v->u;
+		*out = v->fc->is_signed ? v->s : (int64_t)v->u;
 		return true;
 	case TMX_FC_BOOL:
 	case TMX_FC_BIT_ARRAY:
@@ -251,13 +251,13 @@ static bool int_of(const struct tmx_value *v, int64_t *out)
 
 const struct tmx_value *pf_member(const struct tmx_value *vals, size_t m)
 {
-	size_t i = 1;
+	const struct tmx_value *v;
 
-	if (!vals || tmx_fc_kind(vals[0].fc) != TMX_FC_STRUCT || m >= vals[0].n_members)
+	if (!vals || vals[0].fc->kind != TMX_FC_STRUCT || m >= vals[0].n_members)
 		return NULL;
-	while (m--)
-		i = tmx_value_skip(vals, i);
-	return &vals[i];
+	for (v = vals + 1; m--;)
+		v = pf_value_after(v);
+	return v;
 }
 
 bool pf_kclass_int(const struct pf_kclass *k, const struct tmx_event *ev, int f, int64_t *v)
@@ -318,13 +318,14 @@ static void put_leaf(void *ctx, const struct pf_leaf *leaf, const struct pf_leaf
 /* The value index of each member of the payload structure (at most 64 members). */
 static size_t member_values(const struct tmx_value *pl, size_t *idx, size_t max)
 {
-	size_t n = pl && tmx_fc_kind(pl[0].fc) == TMX_FC_STRUCT ? pl[0].n_members : 0, i = 1;
+	size_t n = pl && pl[0].fc->kind == TMX_FC_STRUCT ? pl[0].n_members : 0;
+	const struct tmx_value *v = pl ? pl + 1 : NULL;
 
 	if (n > max)
 		n = max;
 	for (size_t m = 0; m < n; m++) {
-		idx[m] = i;
-		i = tmx_value_skip(pl, i);
+		idx[m] = (size_t)(v - pl);
+		v = pf_value_after(v);
 	}
 	return n;
 }
@@ -373,12 +374,14 @@ static void typed_payload(struct pq_buf *b, const struct pf_kclass *k, const str
 				pb_int(b, mf->pf, k->lttng && v < 100 ? v + 100 : v);
 			break;
 		case CV_ARGS:
-			/* repeated uint64, not packed (proto2) */
-			for (size_t e = 0; e < tmx_value_length(x) && e < 6; e++) {
-				const struct tmx_value *el = tmx_value_element(x, e);
-				if (el && int_of(el, &v))
+			/* repeated uint64, not packed (proto2); the elements walked, not each
+			 * looked up (sys_enter: every system call) */
+			if ((len = tmx_value_length(x)) > 6)
+				len = 6;
+			for (const struct tmx_value *el = len ? tmx_value_element(x, 0) : NULL;
+			     el && len--; el = pf_value_after(el))
+				if (int_of(el, &v))
 					pb_uint(b, mf->pf, (uint64_t)v);
-			}
 			break;
 		default:
 			if (int_of(x, &v))

@@ -317,7 +317,9 @@ struct tmx_perfetto *tmx_perfetto_new(int fd, const struct tmx_source *src, bool
 	/* the streams numbered now, on this thread: the workers only look them up */
 	tmx_source_stream_index(msrc, NULL);
 	s->n_seqs = tmx_source_stream_count(src) + 1;
-	if (!(s->seqs = calloc(s->n_seqs, sizeof(*s->seqs)))) {
+	if (!(s->seqs = calloc(s->n_seqs, sizeof(*s->seqs))) ||
+	    !(s->seqdef = calloc(s->n_seqs, sizeof(*s->seqdef)))) {
+		free(s->seqs);
 		free(s);
 		return NULL;
 	}
@@ -446,22 +448,30 @@ int tmx_perfetto_finish(struct tmx_perfetto *s, struct tmx_error *err)
 }
 
 /*
- * The split (src/sink/split.h), when every trace is a kernel trace: a
- * worker formats each kernel event (pf_kformat: its FtraceEvent fields and
- * what the merged-order part needs, bundle.c), emit() does the rest in
- * merged order (pf_kemit).  User-space events (their tracks' slice stacks
- * and interning run in merged order from the events' fields) keep the
- * sequential path.
+ * The split (src/sink/split.h): a worker formats each event of the stream
+ * it reads (kernel: pf_kformat, its FtraceEvent fields and what the
+ * merged-order part needs, bundle.c; user space: pf_uformat, the stream's
+ * sequence and interning, useq.c), emit() does the rest in merged order
+ * (pf_kemit, pf_uemit: bundles, tracks, slice stacks).
  */
 struct pf_worker {
 	struct pf_fmt f;
 	struct outbuf out;
 };
 
+/*
+ * A source that is one unit for the runner (one XRay log, whatever its
+ * threads, or a single stream) runs sequentially: splitting it would only
+ * hand each event from one worker to the main thread, for more CPU time
+ * and about the same wall time.
+ */
 bool tmx_perfetto_splits(const struct tmx_perfetto *s)
 {
-	(void)s;
-	return true;
+	size_t n = tmx_source_logical_trace_count(s->src);
+
+	if (tmx_source_stream_count(s->src) < 2)
+		return false;
+	return !(n == 1 && tmx_source_logical_trace(s->src, 0)->cls->format == TMX_FORMAT_XRAY);
 }
 
 struct pf_worker *tmx_perfetto_worker_new(const struct tmx_perfetto *s)

@@ -63,6 +63,15 @@ struct pf_cpu {
 	size_t n_gen, cap_gen;
 };
 
+/*
+ * A sequence's TrackEventDefaults.track_uuid as the importer knows it in
+ * merged order (0: none since its state was cleared), and the track of its
+ * last event: events on the default track leave their track_uuid out.
+ */
+struct pf_seqdef {
+	uint64_t def, last;
+};
+
 /* A user-space track: a thread, or a stream where no thread is known. */
 struct pf_track {
 	uint64_t uuid;
@@ -111,6 +120,8 @@ struct pf_fmt {
 	struct imap stream_of;             /* stream address -> number in `streams` */
 	struct pf_stream *streams;
 	size_t n_streams, cap_streams;
+	const struct tmx_stream *last_stream;   /* pf_stream_of's last answer: its slot */
+	uint32_t last_slot;
 	struct pq_buf piece;               /* the formatted event */
 	struct pq_buf ib;                  /* user: the event's interned data */
 };
@@ -133,6 +144,7 @@ struct tmx_perfetto {
 	const struct tmx_source *src;
 	struct pf_seq **seqs;
 	size_t n_seqs;
+	struct pf_seqdef *seqdef;    /* track.c, per sequence: its default track (merged order) */
 	size_t n_leaves;             /* all user classes' leaves */
 	struct imap track_of;        /* (pid, tid) or stream -> number in `tracks` */
 	struct pf_track *tracks;

@@ -22,6 +22,12 @@
 #define PF_PKT_SEQUENCE_FLAGS 13          /* uint32 */
 #define PF_PKT_SYSTEM_INFO 45             /* SystemInfo */
 #define PF_PKT_TRACK_DESCRIPTOR 60        /* TrackDescriptor */
+/* TracePacketDefaults (trace/trace_packet_defaults.proto; not in PERFETTO.md, checked with the
+ * search tool): track_event_defaults 11 = TrackEventDefaults { track_uuid 11 }.  Its other
+ * field, timestamp_clock_id, is never written (PERFETTO.md: one time domain). */
+#define PF_PKT_TRACE_PACKET_DEFAULTS 59
+#define PF_TPD_TRACK_EVENT_DEFAULTS 11
+#define PF_TED_TRACK_UUID 11
 #define PF_SEQ_INCREMENTAL_STATE_CLEARED 1
 #define PF_SEQ_NEEDS_INCREMENTAL_STATE 2
 

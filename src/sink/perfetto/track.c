@@ -25,7 +25,11 @@
  * Packets carry their time and sequence id; the first packet of a sequence
  * (and the first after useq.c cleared its state) says
  * SEQ_INCREMENTAL_STATE_CLEARED, and its interned data comes with the
- * packet of the event that first uses it.
+ * packet of the event that first uses it.  A sequence's usual track is its
+ * TracePacketDefaults' track_event_defaults.track_uuid (set in the packet
+ * of an event, parsed by the importer before the event; cleared with the
+ * incremental state, so set again after), and events on that track leave
+ * their track_uuid out (names_track).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +49,7 @@ void pf_user_free(struct tmx_perfetto *s)
 	for (size_t i = 0; i < s->n_seqs; i++)
 		pf_seq_free(s->seqs[i]);
 	free(s->seqs);
+	free(s->seqdef);
 }
 
 /* The packet's common head: time, sequence and, on its first packet, the state cleared. */
@@ -97,24 +102,63 @@ static struct pf_track *track_of(struct tmx_perfetto *s, struct pf_upiece *h, co
 	return t;
 }
 
+/* TracePacketDefaults { track_event_defaults { track_uuid } } at p (room for 16 bytes). */
+static uint8_t *put_defaults(uint8_t *p, uint64_t uuid)
+{
+	size_t n = pb_varint_size(uuid);
+
+	p = pb_put_varint(p, PF_PKT_TRACE_PACKET_DEFAULTS << 3 | PB_LEN);
+	*p++ = (uint8_t)(n + 3);
+	*p++ = PF_TPD_TRACK_EVENT_DEFAULTS << 3 | PB_LEN;
+	*p++ = (uint8_t)(n + 1);
+	*p++ = PF_TED_TRACK_UUID << 3 | PB_VARINT;
+	return pb_put_varint(p, uuid);
+}
+
+/*
+ * Whether an event of sequence `sd` on track `uuid` names its track
+ * (track_uuid), and whether its packet makes that track the sequence's
+ * default first (*set_def).  The default follows the sequence's track once
+ * two events in a row are on it, so that a stream that is one thread (the
+ * common case: LTTng per-CPU buffers of a pinned thread, XRay) names its
+ * track once, and one whose threads alternate does not rewrite it each time.
+ */
+static bool names_track(struct pf_seqdef *sd, uint64_t uuid, bool *set_def)
+{
+	bool last = sd->last == uuid;
+
+	sd->last = uuid;
+	*set_def = false;
+	if (uuid == sd->def)
+		return false;
+	if (sd->def && !last)
+		return true;
+	sd->def = uuid;
+	*set_def = true;
+	return false;
+}
+
 /*
  * The event's packet, written straight out (its body is not copied into
  * s->pkt), in as few writes as its parts allow:
  * TracePacket { timestamp, trusted_packet_sequence_id, sequence_flags,
- * interned_data, track_event { type, track_uuid, body } }.
+ * trace_packet_defaults, interned_data, track_event { type, track_uuid, body } }
+ * (trace_packet_defaults when `def_uuid` is not 0, track_uuid when `uuid` is not 0).
  */
 static void write_event(struct tmx_perfetto *s, const struct pf_upiece *h, uint64_t ts,
-			unsigned type, uint64_t uuid, const uint8_t *interned, const uint8_t *body,
-			size_t blen)
+			unsigned type, uint64_t def_uuid, uint64_t uuid, const uint8_t *interned,
+			const uint8_t *body, size_t blen)
 {
 	/* head: room for Trace.packet's tag and length before the fields at head + 12 */
-	uint8_t head[80], te[24], *f = head + 12, *p = f, *e = te, *start;
+	uint8_t head[96], te[24], *f = head + 12, *p = f, *e = te, *start;
 	size_t te_len, pkt_len, n;
 
 	*e++ = PF_TE_TYPE << 3 | PB_VARINT;
 	*e++ = (uint8_t)type;
-	*e++ = PF_TE_TRACK_UUID << 3 | PB_VARINT;
-	e = pb_put_varint(e, uuid);
+	if (uuid) {
+		*e++ = PF_TE_TRACK_UUID << 3 | PB_VARINT;
+		e = pb_put_varint(e, uuid);
+	}
 	te_len = (size_t)(e - te) + blen;
 	*p++ = PF_PKT_TIMESTAMP << 3 | PB_VARINT;
 	p = pb_put_varint(p, ts);
@@ -124,6 +168,8 @@ static void write_event(struct tmx_perfetto *s, const struct pf_upiece *h, uint6
 		*p++ = PF_PKT_SEQUENCE_FLAGS << 3 | PB_VARINT;
 		*p++ = PF_SEQ_INCREMENTAL_STATE_CLEARED;
 	}
+	if (def_uuid)
+		p = put_defaults(p, def_uuid);
 	pkt_len = (size_t)(p - f) + 1 + pb_varint_size(te_len) + te_len;
 	if (h->interned_len) {
 		*p++ = PF_PKT_INTERNED_DATA << 3 | PB_LEN;
@@ -154,11 +200,16 @@ bool pf_uemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *
 	uint64_t ts = msg->ns > 0 ? (uint64_t)msg->ns : 0;
 	struct pf_track *t;
 	unsigned type = PF_TE_INSTANT, n_end = 0;
+	struct pf_seqdef *sd;
+	bool set_def, named;
 	size_t at;
 
 	memcpy(&h, piece, sizeof(h));
 	interned = body + h.body_len;
 	name = interned + h.interned_len;
+	sd = &s->seqdef[h.seq_id - 1];
+	if (h.flags & PU_CLEARED)
+		sd->def = sd->last = 0;   /* the importer drops the defaults with the state */
 	if (!(t = track_of(s, &h, (const char *)name, msg, ts)))
 		return false;
 	if (h.ukind == PF_U_XRAY_ENTER || h.ukind == PF_U_CYG_ENTER) {
@@ -180,15 +231,22 @@ bool pf_uemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *
 			type = PF_TE_SLICE_END;
 		}
 	}
+	named = names_track(sd, t->uuid, &set_def);
 	/* the calls above the one that returns end first, at the same time */
 	for (unsigned i = 1; i < n_end; i++) {
 		packet_head(s, ts, &h);
+		if (set_def && pq_buf_reserve(&s->pkt, 16)) {
+			s->pkt.len = (size_t)(put_defaults(s->pkt.p + s->pkt.len, t->uuid) - s->pkt.p);
+			set_def = false;
+		}
 		at = pb_open(&s->pkt, PF_PKT_TRACK_EVENT);
 		pb_uint(&s->pkt, PF_TE_TYPE, PF_TE_SLICE_END);
-		pb_uint(&s->pkt, PF_TE_TRACK_UUID, t->uuid);
+		if (named)
+			pb_uint(&s->pkt, PF_TE_TRACK_UUID, t->uuid);
 		pb_close(&s->pkt, at);
 		pf_write_packet(s);
 	}
-	write_event(s, &h, ts, type, t->uuid, interned, body, type == PF_TE_SLICE_END ? 0 : h.body_len);
+	write_event(s, &h, ts, type, set_def ? t->uuid : 0, named ? t->uuid : 0, interned, body,
+		    type == PF_TE_SLICE_END ? 0 : h.body_len);
 	return true;
 }

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "common/grow.h"
+#include "model/field_class.h"
 #include "sink/perfetto/perfetto_impl.h"
 #include "sink/perfetto/pf_proto.h"
 #include "tracemux/event.h"
@@ -145,10 +146,15 @@ static uint64_t func_name(struct pf_fmt *f, struct pf_seq *q, uint64_t key, cons
 	return *slot;
 }
 
-/* A hash of a string, eight bytes at a time. */
+/*
+ * A hash of a string of STR_MIN (3) bytes or more, eight bytes at a time;
+ * the last bytes as one load that overlaps the ones before (the length is
+ * in the hash), not a copy of variable size.
+ */
 static uint64_t str_hash(const char *s, size_t n)
 {
 	uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w;
+	uint32_t lo, hi;
 	size_t i = 0;
 
 	for (; i + 8 <= n; i += 8) {
@@ -157,8 +163,16 @@ static uint64_t str_hash(const char *s, size_t n)
 		h ^= h >> 32;
 	}
 	if (i < n) {
-		w = 0;
-		memcpy(&w, s + i, n - i);
+		if (n >= 8) {
+			memcpy(&w, s + n - 8, 8);
+		} else if (n >= 4) {
+			memcpy(&lo, s, 4);
+			memcpy(&hi, s + n - 4, 4);
+			w = (uint64_t)hi << 32 | lo;
+		} else {
+			w = (uint64_t)(uint8_t)s[0] | (uint64_t)(uint8_t)s[n / 2] << 8 |
+			    (uint64_t)(uint8_t)s[n - 1] << 16;
+		}
 		h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
 	}
 	h ^= h >> 29;
@@ -293,6 +307,10 @@ static bool ctx_int(const struct tmx_event *ev, uint8_t scope, int16_t member, i
 
 	if (scope == TMX_N_SCOPES || !(x = pf_member(ev->scopes[scope], (size_t)member)))
 		return false;
+	if (x->fc->kind == TMX_FC_INT) {   /* vtid, vpid: read directly (every event) */
+		*v = x->fc->is_signed ? x->s : (int64_t)x->u;
+		return true;
+	}
 	if (tmx_value_int64(x, v))
 		return true;
 	if (!tmx_value_uint64(x, &u))
@@ -348,35 +366,73 @@ struct ann_ctx {
 	uint64_t first_iid;
 };
 
+/*
+ * One DebugAnnotation { name_iid, value }, written at once: its length is
+ * known before its bytes (no placeholder to patch, no body to move), since
+ * this runs for every field of every user-space event.
+ */
 static void put_annotation(void *ctx, const struct pf_leaf *leaf, const struct pf_leaf_value *v)
 {
 	struct ann_ctx *a = ctx;
 	struct pq_buf *b = &a->f->piece;
-	size_t at = pb_open(b, PF_TE_DEBUG_ANNOTATIONS);
-	uint64_t iid;
+	uint64_t name = a->first_iid + v->index, val = 0, iid = 0;
+	uint8_t vtag = 0;
+	size_t body, vlen = 0;
+	uint8_t *p;
 
-	pb_uint(b, PF_DA_NAME_IID, a->first_iid + v->index);
 	switch (leaf->type) {
 	case PF_LEAF_INT:
-		pb_int(b, PF_DA_INT, v->i);
+		vtag = PF_DA_INT << 3 | PB_VARINT;
+		val = (uint64_t)v->i;   /* int64: two's complement, as protobuf */
 		break;
 	case PF_LEAF_UINT:
-		pb_uint(b, PF_DA_UINT, v->u);
+		vtag = PF_DA_UINT << 3 | PB_VARINT;
+		val = v->u;
 		break;
 	case PF_LEAF_DOUBLE:
-		pb_double(b, PF_DA_DOUBLE, v->d);
+		vtag = PF_DA_DOUBLE << 3 | PB_FIXED64;
+		memcpy(&val, &v->d, 8);
+		vlen = 8;
 		break;
 	default:
 		/* text fields interned; compound values (-o json's text) are rarely repeated */
 		iid = leaf->rendered ? 0 : str_value(a->f, a->q, a->c->leaf_base + (uint32_t)v->index,
 						     v->s, v->len);
-		if (iid)
-			pb_uint(b, PF_DA_STRING_IID, iid);
-		else
-			pb_bytes(b, PF_DA_STRING, v->s, v->len);
 		break;
 	}
-	pb_close(b, at);
+	body = 1 + pb_varint_size(name);
+	if (leaf->type != PF_LEAF_STRING)
+		body += 1 + (vlen ? vlen : pb_varint_size(val));
+	else if (iid)
+		body += 2 + pb_varint_size(iid);   /* field 17: a two-byte tag */
+	else
+		body += 1 + pb_varint_size(v->len) + v->len;
+	if (!pq_buf_reserve(b, 1 + 10 + body))
+		return;
+	p = b->p + b->len;
+	*p++ = PF_TE_DEBUG_ANNOTATIONS << 3 | PB_LEN;
+	p = pb_put_varint(p, body);
+	*p++ = PF_DA_NAME_IID << 3 | PB_VARINT;
+	p = pb_put_varint(p, name);
+	if (leaf->type != PF_LEAF_STRING) {
+		*p++ = vtag;
+		if (vlen) {
+			for (int i = 0; i < 8; i++)
+				*p++ = (uint8_t)(val >> 8 * i);
+		} else {
+			p = pb_put_varint(p, val);
+		}
+	} else if (iid) {
+		p = pb_put_varint(p, PF_DA_STRING_IID << 3 | PB_VARINT);
+		p = pb_put_varint(p, iid);
+	} else {
+		*p++ = PF_DA_STRING << 3 | PB_LEN;
+		p = pb_put_varint(p, v->len);
+		if (v->len)
+			memcpy(p, v->s, v->len);
+		p += v->len;
+	}
+	b->len = (size_t)(p - b->p);
 }
 
 /* An instant's body: the class's name, its payload's leaves as debug annotations. */
