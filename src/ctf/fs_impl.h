@@ -106,6 +106,12 @@ struct ctf_stream {
 	struct ctf_packet_info prev;
 	bool has_prev;
 	uint64_t n_packets_read;
+	/*
+	 * The sizes of the packets passed (decoded, trimmed away, or damaged
+	 * and skipped): tmx_source_ops.bytes_read, read by any thread
+	 * (common/progress_count.h).
+	 */
+	uint64_t bytes_read;
 	bool skip_set;
 	int64_t skip_before_ns;      /* packets that end before this are not read */
 

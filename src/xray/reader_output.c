@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/progress_count.h"
 #include "model/field_class.h"
 #include "xray/reader_impl.h"
 
@@ -195,6 +196,17 @@ static int next_event(struct xr_reader *r, const struct tmx_msg **msg, struct tm
 	return TMX_OK;
 }
 
+void xr_count_records(struct xr_reader *r, uint64_t n)
+{
+	uint64_t total = xr_total_bytes(r);
+
+	r->recs_done = n == r->n_recs ? r->n_recs : r->recs_done + n;
+	/* Exact in 128 bits: never past the total, the total at the end. */
+	tmx_count_set(&r->bytes_done,
+		      r->recs_done >= r->n_recs ? total :
+		      (uint64_t)((unsigned __int128)total * r->recs_done / r->n_recs));
+}
+
 enum { PH_STREAM_BEGIN, PH_PACKET_BEGIN, PH_EVENTS, PH_PACKET_END, PH_STREAM_END, PH_ERROR,
        PH_DONE };
 
@@ -226,6 +238,7 @@ int xr_reader_next(void *impl, const struct tmx_msg **msg, struct tmx_error *err
 				continue;
 			if (*msg)
 				return TMX_OK;
+			xr_count_records(r, r->n_recs);   /* every record read */
 			r->phase++;
 			r->phase_i = 0;
 			continue;
