@@ -325,7 +325,11 @@ int main(int argc, char **argv)
 		return status;
 	/* trace.dat files are read in trace-cmd's own order by the report (cli/tracecmd.c). */
 	if (cli.format == OUT_TRACECMD) {
+		struct tmx_run_opts progress = TMX_RUN_OPTS_INIT;
 		bool handled;
+
+		cli_progress_setup(cli.progress, !cli.output_path, &progress);
+		cli.tcreport.progress = &progress;
 		cli.tcreport.lenient = cli.open.tracedat.lenient;
 		cli.tcreport.diag = cli.tc_quiet ? NULL : &diag;
 		if (jobs_of(&cli, &cli.tcreport.jobs))

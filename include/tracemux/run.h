@@ -88,8 +88,8 @@ struct tmx_run_opts {
  * (tmx_source_next) instead of calling tmx_run: `tracemux info`, `analyze`
  * and the xray commands use it.  Only opts->progress, progress_user and
  * progress_ms are read (opts grows as for tmx_run).  NULL when
- * opts->progress is NULL (or memory runs out): the other two functions
- * then do nothing, so a loop may call them unconditionally, or test the
+ * opts->progress is NULL (or memory runs out): the other functions then
+ * do nothing, so a loop may call them unconditionally, or test the
  * meter once per message to spare the call.  The source must outlive the
  * meter; its counters may be read on another thread than the one reading
  * it, so the meter may be used there too (the calls are made on the
@@ -101,11 +101,14 @@ TMX_API struct tmx_progress_meter *tmx_progress_meter_new(const struct tmx_sourc
 /* One message consumed (events are counted); the clock is read once per 1024. */
 TMX_API void tmx_progress_meter_note(struct tmx_progress_meter *m, const struct tmx_msg *msg);
 /*
- * The last call (p->done), and the meter freed.  `complete`: nothing more
- * was to be read (the loop reached the end, or stopped where the caller
- * wanted): the bytes are the total; false (an error): what was read.
+ * The last call (p->done), made once: later notes and ends do nothing.
+ * `complete`: nothing more was to be read (the loop reached the end, or
+ * stopped where the caller wanted): the bytes are the total; false (an
+ * error): what was read.
  */
 TMX_API void tmx_progress_meter_end(struct tmx_progress_meter *m, bool complete);
+/* Frees the meter (NULL: nothing), without a last call if end was not called. */
+TMX_API void tmx_progress_meter_free(struct tmx_progress_meter *m);
 
 /*
  * Consumes every message of `src` (which must not have been read yet for

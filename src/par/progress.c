@@ -115,8 +115,11 @@ void tmx_progress_meter_note(struct tmx_progress_meter *m, const struct tmx_msg 
 
 void tmx_progress_meter_end(struct tmx_progress_meter *m, bool complete)
 {
-	if (!m)
-		return;
-	par_progress_end(&m->pg, complete);
+	if (m)
+		par_progress_end(&m->pg, complete);   /* once: it turns the calls off */
+}
+
+void tmx_progress_meter_free(struct tmx_progress_meter *m)
+{
 	free(m);
 }

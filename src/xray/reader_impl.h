@@ -159,6 +159,9 @@ struct xr_reader {
 	 * once in TSC order, so no file offset says how far the read is.
 	 */
 	uint64_t n_recs, recs_done, bytes_done;
+	uint64_t total_bytes;         /* xr_total_bytes(), once known (have_total) */
+	bool have_total;
+	uint32_t unsorted_tick;       /* unsorted and YAML: records since the last count */
 	const struct tmx_field_class *fc_struct_ctx, *fc_cpu, *fc_tid, *fc_pid;
 	const struct tmx_field_class *fc_payload, *fc_func_id, *fc_function, *fc_rtype,
 		*fc_data_size, *fc_data, *fc_n_args, *fc_args, *fc_arg;
