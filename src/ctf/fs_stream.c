@@ -365,7 +365,20 @@ static void count_packet(struct ctf_stream *s)
 	const struct ctf_packet_info *pk = entry_info(&s->plist[s->next]);
 
 	if (pk)
-		tmx_count_add(&s->bytes_read, pk->packet_bits / 8);
+		s->bytes_packets += pk->packet_bits / 8;
+	tmx_count_set(&s->bytes_read, s->bytes_packets);
+}
+
+/* Events between two looks at the decoder's place in its packet. */
+#define CTF_PROGRESS_EVENTS 4096
+
+/* Inside the current packet: its bytes decoded so far (never past its size). */
+static void count_inside(struct ctf_stream *s)
+{
+	const struct ctf_packet_info *pk = entry_info(&s->plist[s->next]);
+	uint64_t in = s->dec.pos / 8, size = pk ? pk->packet_bits / 8 : 0;
+
+	tmx_count_set(&s->bytes_read, s->bytes_packets + (in < size ? in : size));
 }
 
 static void advance_packet(struct ctf_stream *s)
@@ -526,6 +539,10 @@ again:
 				goto again;
 			s->state = ST_DONE;
 			return ret;
+		}
+		if (++s->progress_tick == CTF_PROGRESS_EVENTS) {
+			s->progress_tick = 0;
+			count_inside(s);
 		}
 		if (more) {
 			if (s->dec.skipped)   /* of a class that the filter never keeps */
