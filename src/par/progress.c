@@ -109,7 +109,7 @@ struct tmx_progress_meter *tmx_progress_meter_new(const struct tmx_source *src,
 
 void tmx_progress_meter_note(struct tmx_progress_meter *m, const struct tmx_msg *msg)
 {
-	if (m)
+	if (m && m->pg.fn)   /* (after the end: nothing) */
 		par_progress_msg(&m->pg, msg);
 }
 
