@@ -53,7 +53,8 @@ static bool slow_keep(void *user, const struct tmx_msg *msg, bool *stop)
 	struct seen *s = user;
 
 	(void)msg, (void)stop;
-	if (++s->msgs % 1000 == 0)
+	/* Called on the worker threads too (several jobs). */
+	if (__atomic_add_fetch(&s->msgs, 1, __ATOMIC_RELAXED) % 1000 == 0)
 		nanosleep(&(struct timespec){ 0, 1500000 }, NULL);
 	return true;
 }
