@@ -75,7 +75,8 @@ struct tmx_run_opts {
 	 * calling thread at most once per `progress_ms` milliseconds (0: 250)
 	 * while the run lasts (the clock is read once per 1024 messages), and
 	 * once at its end with p->done set.  The dummy sink with several jobs
-	 * (its workers merge nothing) only gets the last call.
+	 * (whose workers pass nothing to merge) is noted a batch of messages
+	 * at a time, as the merge passes each stream's batches.
 	 */
 	void (*progress)(void *user, const struct tmx_progress *p);
 	void *progress_user;

@@ -54,6 +54,15 @@ static inline void par_progress_note(struct par_progress *pg, bool event)
 	}
 }
 
+/* `n` events at once (the dummy sink's parallel batches): the clock read when there are any. */
+static inline void par_progress_events(struct par_progress *pg, uint64_t n)
+{
+	if (!pg->fn || !n)
+		return;
+	pg->p.events += n;
+	par_progress_poll(pg);
+}
+
 static inline void par_progress_msg(struct par_progress *pg, const struct tmx_msg *msg)
 {
 	par_progress_note(pg, msg->kind == TMX_MSG_EVENT);

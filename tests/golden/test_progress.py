@@ -268,6 +268,14 @@ def main():
             report.ok()
         print(f"{n_events} events; e.g. {progress_lines(err)[-1]}")
 
+        # -o dummy with 2 jobs: its workers merge nothing, the merge counts their batches.
+        code, out, err = run_pty([tmx, "-o", "dummy", "-j2", trace], env=env)
+        check_lines(report, "terminal, -o dummy -j2", err, n_events)
+        if code or out:
+            report.fail("-o dummy -j2 with progress: nothing on stdout", f"exit {code}")
+        else:
+            report.ok()
+
         check_commands(report, tmx, trace, args.corpus, env)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -137,7 +137,7 @@ static void check(const struct seen *s, uint64_t events, uint64_t bytes, unsigne
 static void test_progress_calls(void **state)
 {
 	static const struct { const char *sink; unsigned jobs; } cases[] = {
-		{ "json", 1 }, { "json", 2 }, { "text", 3 },
+		{ "json", 1 }, { "json", 2 }, { "text", 3 }, { "dummy", 2 },
 	};
 	uint64_t bytes, events = count_events(&bytes);
 
