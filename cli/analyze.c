@@ -29,6 +29,7 @@ enum {
 	OPT_NO_INTERSECTION,
 	OPT_SKIP_VALIDATION,
 	OPT_IGNORED,
+	OPT_PROGRESS,
 	OPT_MIN,
 	OPT_MAX,
 	OPT_FREQ,
@@ -73,8 +74,10 @@ static const struct an_option {
 	{ "cpu", required_argument, OPT_CPU, F_ALL },
 	{ "no-intersection", no_argument, OPT_NO_INTERSECTION, F_ALL },
 	{ "skip-validation", no_argument, OPT_SKIP_VALIDATION, F_ALL },
-	/* lttng-analyses' display options, without effect here */
-	{ "no-progress", no_argument, OPT_IGNORED, F_ALL },
+	/* --no-progress is lttng-analyses' too; --progress forces it (cli/progress.c) */
+	{ "progress", no_argument, OPT_PROGRESS, F_ALL },
+	{ "no-progress", no_argument, OPT_PROGRESS, F_ALL },
+	/* lttng-analyses' display option, without effect here */
 	{ "no-color", no_argument, OPT_IGNORED, F_ALL },
 	{ "tid", required_argument, OPT_TID, F_CPUTOP | F_SCHED | F_SYSCALLS | F_MEMTOP },
 	{ "procname", required_argument, OPT_PROCNAME, F_CPUTOP | F_SCHED | F_SYSCALLS | F_MEMTOP },
@@ -138,6 +141,10 @@ static void analyze_usage(FILE *out)
 	      "      --top                accepted (cputop always prints its tables)\n"
 	      "      --no-intersection    all events, not only the streams' common time range\n"
 	      "      --skip-validation    no \"Checking the trace for lost events...\" line\n"
+	      "      --progress           show the progress on standard error (bytes read of the\n"
+	      "                           total, events, rate, time left; default: when it is a\n"
+	      "                           terminal that standard output is not)\n"
+	      "      --no-progress        never show it\n"
 	      "sched commands (each also takes the others' outputs):\n"
 	      "      --stats, --top, --log, --freq  the outputs\n"
 	      "      --total, --per-tid, --per-prio  groups of stats and freq (default per TID)\n"
@@ -222,7 +229,7 @@ int cli_analyze(int argc, char **argv, const struct tmx_diag *diag)
 	struct tmx_error err = { 0 };
 	struct tmx_source *src = NULL;
 	int64_t *cpus = NULL, *tids = NULL;
-	int longindex = 0;
+	int longindex = 0, progress = 0;
 	const char **names = NULL;
 	char *names_buf = NULL;
 	struct option longopts[N_ROWS + 1];
@@ -274,6 +281,7 @@ int cli_analyze(int argc, char **argv, const struct tmx_diag *diag)
 		case OPT_NO_INTERSECTION: o.no_intersection = true; break;
 		case OPT_SKIP_VALIDATION: o.skip_validation = true; break;
 		case OPT_IGNORED: break;
+		case OPT_PROGRESS: progress = cli_progress_option(rows[longindex].name); break;
 		case OPT_CPU:
 			free(cpus);
 			cpus = NULL;
@@ -368,7 +376,10 @@ int cli_analyze(int argc, char **argv, const struct tmx_diag *diag)
 		status = cli_report(&err);
 		goto out;
 	}
+	o.progress = cli_progress_meter(progress, true, src);
 	status = tmx_analyze(src, &o, stdout, stderr, &err);
+	tmx_progress_meter_free(o.progress);
+	cli_progress_clear();   /* a line left by an analysis that failed before its end */
 	fflush(stdout);
 	if (status == 1 && err.code)
 		cli_report(&err);

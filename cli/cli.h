@@ -2,6 +2,7 @@
 #ifndef TMX_CLI_H
 #define TMX_CLI_H
 
+#include "tracemux/run.h"
 #include "tracemux/tracemux.h"
 
 /*
@@ -36,6 +37,15 @@ struct tmx_run_opts;
 void cli_progress_setup(int mode, bool output_to_stdout, struct tmx_run_opts *opts);
 /* Takes the progress line off the terminal before a warning (the next update draws it again). */
 void cli_progress_clear(void);
+/*
+ * The same for a command that reads `src` itself: a meter to note each
+ * message in (tracemux/run.h), NULL when no progress is shown.
+ */
+struct tmx_progress_meter;
+struct tmx_progress_meter *cli_progress_meter(int mode, bool output_to_stdout,
+					      const struct tmx_source *src);
+/* The mode of the option named "progress" (1) or "no-progress" (-1). */
+int cli_progress_option(const char *name);
 
 /*
  * `-o tracecmd`: prints trace.dat inputs as `trace-cmd report` and returns

@@ -38,6 +38,13 @@ int cmd_choice(const char *command, const char *option, const char *arg, const c
 	return 0;
 }
 
+int cmd_progress(void *state, const struct cmd_option *o, const char *arg)
+{
+	(void)arg;
+	*(int *)((char *)state + o->at) = cli_progress_option(o->name);
+	return 0;
+}
+
 int cmd_ignore(void *state, const struct cmd_option *o, const char *arg)
 {
 	(void)state, (void)o, (void)arg;

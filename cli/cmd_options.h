@@ -38,6 +38,8 @@ int cmd_choice(const char *command, const char *option, const char *arg, const c
 int cmd_output(void *state, const struct cmd_option *o, const char *arg);
 /* Nothing: an option accepted for compatibility. */
 int cmd_ignore(void *state, const struct cmd_option *o, const char *arg);
+/* An int member at o->at set to 1 by --progress, -1 by --no-progress (cli_progress_setup's mode). */
+int cmd_progress(void *state, const struct cmd_option *o, const char *arg);
 /* A row of each: the member named in the state's type. */
 #define CMD_FLAG(name, short_name, type, member) \
 	{ name, short_name, no_argument, cmd_flag, offsetof(type, member) }
@@ -45,6 +47,8 @@ int cmd_ignore(void *state, const struct cmd_option *o, const char *arg);
 	{ name, short_name, required_argument, cmd_text, offsetof(type, member) }
 #define CMD_OUTPUT(name, short_name, type, member) \
 	{ name, short_name, required_argument, cmd_output, offsetof(type, member) }
+#define CMD_PROGRESS(name, type, member) \
+	{ name, 0, no_argument, cmd_progress, offsetof(type, member) }
 
 /* A handler's "done, exit 0" (--help printed). */
 #define CMD_EXIT_OK (-1)

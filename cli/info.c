@@ -197,20 +197,27 @@ static int print_trace(const struct tmx_source *src, const struct tmx_trace *tra
 	return 0;
 }
 
-/* info's options: --events=GLOB[,GLOB...] (repeatable) and --filter=EXPR. */
+/*
+ * info's options: --events=GLOB[,GLOB...] (repeatable), --filter=EXPR,
+ * --progress and --no-progress (*progress 1, -1).
+ */
 static int info_options(int argc, char **argv, const char **event_args, size_t *n_event_args,
-			const char **expr)
+			const char **expr, int *progress)
 {
 	static const struct option longs[] = {
 		{ "events", required_argument, NULL, 'e' },
 		{ "filter", required_argument, NULL, 'f' },
+		{ "progress", no_argument, NULL, 'p' },
+		{ "no-progress", no_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	optind = 2;   /* after "tracemux info" */
 	while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
-		if (c == 'e' && *n_event_args < CLI_MAX_EVENT_ARGS)
+		if (c == 'p' || c == 'P')
+			*progress = c == 'p' ? 1 : -1;
+		else if (c == 'e' && *n_event_args < CLI_MAX_EVENT_ARGS)
 			event_args[(*n_event_args)++] = optarg;
 		else if (c == 'f' && !*expr)
 			*expr = optarg;
@@ -220,8 +227,8 @@ static int info_options(int argc, char **argv, const char **event_args, size_t *
 								  : "invalid option");
 	}
 	if (optind >= argc) {
-		fputs("Usage: tracemux info [--events=GLOB[,GLOB...]] [--filter=EXPR] TRACE...\n",
-		      stderr);
+		fputs("Usage: tracemux info [--events=GLOB[,GLOB...]] [--filter=EXPR] [--[no-]progress] "
+		      "TRACE...\n", stderr);
 		return 2;
 	}
 	return 0;
@@ -237,9 +244,10 @@ int cli_info(int argc, char **argv, const struct tmx_diag *diag)
 	uint64_t discarded_events = 0, discarded_packets = 0, events = 0;
 	const char *event_args[CLI_MAX_EVENT_ARGS], *expr = NULL;
 	size_t n_event_args = 0;
-	int status;
+	struct tmx_progress_meter *meter;
+	int status, progress = 0;
 
-	if ((status = info_options(argc, argv, event_args, &n_event_args, &expr)))
+	if ((status = info_options(argc, argv, event_args, &n_event_args, &expr, &progress)))
 		return status;
 	if (tmx_open((const char *const *)&argv[optind], (size_t)(argc - optind), NULL, diag, &src,
 		     &err))
@@ -255,7 +263,11 @@ int cli_info(int argc, char **argv, const struct tmx_diag *diag)
 		status = 1;
 		goto out;
 	}
+	/* The summary goes to standard output, after the read. */
+	meter = cli_progress_meter(progress, true, src);
 	while (!(status = tmx_source_next(src, &msg, &err)) && msg) {
+		if (meter)
+			tmx_progress_meter_note(meter, msg);
 		if (msg->kind == TMX_MSG_EVENT) {
 			(*count_slot(&counts, msg->event->cls))++;
 			events++;
@@ -265,6 +277,8 @@ int cli_info(int argc, char **argv, const struct tmx_diag *diag)
 			discarded_packets += msg->count;
 		}
 	}
+	tmx_progress_meter_end(meter, !status);
+	tmx_progress_meter_free(meter);
 	for (size_t t = 0; t < tmx_source_logical_trace_count(src); t++)
 		if (print_trace(src, tmx_source_logical_trace(src, t), &counts)) {
 			fputs("tracemux: error: out of memory\n", stderr);

@@ -126,7 +126,8 @@ void cli_usage(FILE *out)
 	      "                           parallel, the other outputs after a sequential read\n"
 	      "      --progress           show the progress on standard error (bytes read of the\n"
 	      "                           total, events, rate, time left; default: when it is a\n"
-	      "                           terminal that the output does not go to)\n"
+	      "                           terminal that the output does not go to); also for\n"
+	      "                           info, analyze, xray-account, xray-stack\n"
 	      "      --no-progress        never show it\n"
 	      "\n"
 	      "LLVM XRay logs (as llvm-xray convert):\n"
@@ -325,7 +326,11 @@ int main(int argc, char **argv)
 		return status;
 	/* trace.dat files are read in trace-cmd's own order by the report (cli/tracecmd.c). */
 	if (cli.format == OUT_TRACECMD) {
+		struct tmx_run_opts progress = TMX_RUN_OPTS_INIT;
 		bool handled;
+
+		cli_progress_setup(cli.progress, !cli.output_path, &progress);
+		cli.tcreport.progress = &progress;
 		cli.tcreport.lenient = cli.open.tracedat.lenient;
 		cli.tcreport.diag = cli.tc_quiet ? NULL : &diag;
 		if (jobs_of(&cli, &cli.tcreport.jobs))

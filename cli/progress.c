@@ -10,7 +10,10 @@
  * updates a second (TRACEMUX_PROGRESS_MS: another interval in ms); on a
  * terminal the last line stays, with the whole run's figures, when a
  * line was drawn (a run that ends before the first update draws nothing).
- * The output itself is never touched.
+ * The output itself is never touched.  The commands that read a trace
+ * themselves (info, analyze, xray-account, xray-stack) draw the same
+ * line through a tmx_progress_meter (cli_progress_meter), -o tracecmd of
+ * trace.dat files through the report's own.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,4 +85,18 @@ void cli_progress_setup(int mode, bool output_to_stdout, struct tmx_run_opts *op
 		opts->progress_ms = (unsigned)strtoul(ms, NULL, 10);
 	opts->progress = draw;
 	opts->progress_user = &st;
+}
+
+struct tmx_progress_meter *cli_progress_meter(int mode, bool output_to_stdout,
+					      const struct tmx_source *src)
+{
+	struct tmx_run_opts opts = TMX_RUN_OPTS_INIT;
+
+	cli_progress_setup(mode, output_to_stdout, &opts);
+	return tmx_progress_meter_new(src, &opts);
+}
+
+int cli_progress_option(const char *name)
+{
+	return strcmp(name, "progress") ? -1 : 1;
 }

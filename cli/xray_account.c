@@ -47,6 +47,11 @@ static void account_usage(FILE *out)
 	      "                           exactly by reading the log again (up to 10 passes)\n"
 	      "  -j, --jobs=N             decode the log on N threads (default: TRACEMUX_JOBS,\n"
 	      "                           else every CPU); the table does not depend on it\n"
+	      "      --progress           show the progress of each pass over the log on\n"
+	      "                           standard error (bytes read of the total, events,\n"
+	      "                           rate, time left; default: when it is a terminal that\n"
+	      "                           the table does not go to)\n"
+	      "      --no-progress        never show it\n"
 	      "\n"
 	      "What was not accounted (exits with no matching entry, calls never exited)\n"
 	      "is summed up on standard error.  Exit status: 0, 1 on error, 2 on bad usage.\n",
@@ -228,6 +233,7 @@ out:
 static void account_warning(void *user, const char *msg)
 {
 	(void)user;
+	cli_progress_clear();
 	fprintf(stderr, "tracemux: warning: %s\n", msg);
 }
 
@@ -244,7 +250,8 @@ static void quiet_warning(void *user, const char *msg)
  * counts); an accounting error (--strict, out of memory) is returned.
  */
 static int account_pass(struct tmx_source *src, struct tmx_xacct *acct, bool *read_failed,
-			struct tmx_error *read_err, struct tmx_error *err)
+			struct tmx_error *read_err, struct tmx_error *err,
+			struct tmx_progress_meter *meter)
 {
 	const struct tmx_msg *msg;
 	int ret;
@@ -252,13 +259,21 @@ static int account_pass(struct tmx_source *src, struct tmx_xacct *acct, bool *re
 	for (;;) {
 		if (tmx_source_next(src, &msg, read_err)) {
 			*read_failed = true;
-			return TMX_OK;
+			ret = TMX_OK;
+			break;
 		}
-		if (!msg)
-			return TMX_OK;
+		if (!msg) {
+			ret = TMX_OK;
+			break;
+		}
+		if (meter)
+			tmx_progress_meter_note(meter, msg);
 		if ((ret = tmx_xacct_consume(acct, msg, err)))
-			return ret;
+			break;
 	}
+	tmx_progress_meter_end(meter, !ret && !*read_failed);
+	tmx_progress_meter_free(meter);
+	return ret;
 }
 
 /* The table into `output` (NULL: standard output), with the map's debug columns; the exit status. */
@@ -294,6 +309,7 @@ struct account_args {
 	struct tmx_xacct_opts opts;
 	struct tmx_xray_opts xopts;
 	const char *output;
+	int progress;   /* --progress 1, --no-progress -1 */
 };
 
 static int account_usage_error(const char *fmt, const char *arg)
@@ -376,6 +392,8 @@ static const struct cmd_option account_options[] = {
 	CMD_FLAG("lenient", 0, struct account_args, xopts.lenient),
 	{ "account-memory", 0, required_argument, set_memory, 0 },
 	{ "jobs", 'j', required_argument, set_jobs, 0 },
+	CMD_PROGRESS("progress", struct account_args, progress),
+	CMD_PROGRESS("no-progress", struct account_args, progress),
 	{ "help", 'h', no_argument, show_help, 0 },
 };
 
@@ -425,7 +443,9 @@ int cli_xray_account(int argc, char **argv, const struct tmx_diag *diag_in)
 	 * printed, then the error (exit 1).  --strict and out of memory stop
 	 * without a table, as llvm-xray without -k does.
 	 */
-	if (account_pass(src, acct, &read_failed, &read_err, &err))
+	/* Each pass over the log draws its own progress (the table goes to `output`). */
+	if (account_pass(src, acct, &read_failed, &read_err, &err,
+			 cli_progress_meter(args.progress, !output, src)))
 		status = cli_report(&err);
 	/* Also after an error: the calls still open are reported. */
 	if (tmx_xacct_finish(acct, &again, &err) && !status)
@@ -443,7 +463,8 @@ int cli_xray_account(int argc, char **argv, const struct tmx_diag *diag_in)
 		src = NULL;
 		if (tmx_xray_open((const char *const *)&argv[first], 1, xopts, &quiet, &src, &err) ||
 		    tmx_xacct_begin_pass(acct, &err) ||
-		    account_pass(src, acct, &pass_failed, &pass_err, &err) ||
+		    account_pass(src, acct, &pass_failed, &pass_err, &err,
+				 cli_progress_meter(args.progress, !output, src)) ||
 		    tmx_xacct_finish(acct, &again, &err))
 			status = cli_report(&err);
 	}

@@ -46,6 +46,10 @@ static void stack_usage(FILE *out)
 	      "                           cannot be read\n"
 	      "      --lenient            skip damaged buffers of a log (reported)\n"
 	      "  -o, --output=FILE        write the report to FILE ('-': standard output)\n"
+	      "      --progress           show the progress of each log on standard error (bytes\n"
+	      "                           read of the total, events, rate, time left; default:\n"
+	      "                           when it is a terminal that the report does not go to)\n"
+	      "      --no-progress        never show it\n"
 	      "\n"
 	      "Without -k, an exit record with no matching entry is an error and nothing is\n"
 	      "printed, as llvm-xray does.  A damaged log: the stacks read before the damage\n"
@@ -56,6 +60,7 @@ static void stack_usage(FILE *out)
 static void stack_warning(void *user, const char *msg)
 {
 	(void)user;
+	cli_progress_clear();
 	fprintf(stderr, "tracemux: warning: %s\n", msg);
 }
 
@@ -68,6 +73,8 @@ struct run {
 	uint64_t unmatched;
 	bool failed;               /* an error was reported: exit 1 */
 	bool no_report;            /* llvm-xray would print nothing (an unmatched exit without -k) */
+	int progress;              /* --progress 1, --no-progress -1 (a line per log) */
+	bool to_stdout;            /* the report goes to standard output */
 };
 
 /*
@@ -82,6 +89,7 @@ static bool stack_log(struct run *r, const char *path, const struct tmx_xray_opt
 	struct tmx_source *src = NULL;
 	const struct tmx_msg *msg;
 	struct tmx_xstack_unmatched um;
+	struct tmx_progress_meter *meter;
 	char text[1024];
 	bool unmatched, go_on = true;
 
@@ -91,8 +99,10 @@ static bool stack_log(struct run *r, const char *path, const struct tmx_xray_opt
 		return r->keep_going;
 	}
 	tmx_xstack_begin_file(r->stack);
+	meter = cli_progress_meter(r->progress, r->to_stdout, src);
 	for (;;) {
 		if (tmx_source_next(src, &msg, &err)) {
+			tmx_progress_meter_end(meter, false);
 			cli_report(&err);
 			r->failed = true;
 			go_on = r->keep_going;
@@ -100,7 +110,10 @@ static bool stack_log(struct run *r, const char *path, const struct tmx_xray_opt
 		}
 		if (!msg)
 			break;
+		if (meter)
+			tmx_progress_meter_note(meter, msg);
 		if (tmx_xstack_consume(r->stack, msg, &unmatched, &um, &err)) {
+			tmx_progress_meter_end(meter, false);
 			cli_report(&err);
 			r->failed = r->no_report = true;
 			go_on = false;
@@ -110,6 +123,7 @@ static bool stack_log(struct run *r, const char *path, const struct tmx_xray_opt
 			continue;
 		tmx_xstack_describe(r->stack, &um, text, sizeof(text));
 		if (!r->keep_going) {
+			tmx_progress_meter_end(meter, false);
 			/* As llvm-xray without -k: this error, no report. */
 			fprintf(stderr, "tracemux: error: %s: %s (tsc %llu; -k goes on)\n", path, text,
 				(unsigned long long)um.tsc);
@@ -117,9 +131,13 @@ static bool stack_log(struct run *r, const char *path, const struct tmx_xray_opt
 			go_on = false;
 			break;
 		}
-		if (r->unmatched++ < SHOWN_UNMATCHED)
+		if (r->unmatched++ < SHOWN_UNMATCHED) {
+			cli_progress_clear();
 			fprintf(stderr, "tracemux: warning: %s: %s\n", path, text);
+		}
 	}
+	tmx_progress_meter_end(meter, go_on);   /* (after an error: already ended) */
+	tmx_progress_meter_free(meter);
 	tmx_source_free(src);
 	return go_on;
 }
@@ -200,6 +218,7 @@ struct stack_args {
 	struct tmx_xray_opts xopts;
 	bool keep_going, flame;
 	const char *output;
+	int progress;
 };
 
 static int set_format(void *state, const struct cmd_option *o, const char *arg)
@@ -236,6 +255,8 @@ static const struct cmd_option stack_options[] = {
 	CMD_FLAG("flame-exclusive", 0, struct stack_args, opts.exclusive),
 	CMD_FLAG("lenient", 0, struct stack_args, xopts.lenient),
 	CMD_OUTPUT("output", 'o', struct stack_args, output),
+	CMD_PROGRESS("progress", struct stack_args, progress),
+	CMD_PROGRESS("no-progress", struct stack_args, progress),
 	{ "help", 'h', no_argument, show_help, 0 },
 };
 
@@ -254,6 +275,8 @@ int cli_xray_stack(int argc, char **argv, const struct tmx_diag *diag_in)
 				    &first)))
 		return status == CMD_EXIT_OK ? 0 : status;
 	r.keep_going = args.keep_going;
+	r.progress = args.progress;
+	r.to_stdout = !args.output;
 	if (first >= argc)
 		return cli_command_usage_error("xray-stack", "%s", "no XRay log given");
 	if ((status = check_options(opts, args.flame)))

@@ -38,11 +38,16 @@ struct tmx_sink;
  */
 struct tmx_progress {
 	/*
-	 * The input's bytes read, an estimate: each stream's bytes (its
-	 * packets' sizes, tmx_stream_info.bytes) in proportion to how far the
-	 * time of the last message consumed is into that stream's time range
-	 * (messages come in time order, so every stream advances together),
-	 * all of them at the end of a complete run.
+	 * The input's bytes read: the packets (CTF), ring-buffer pages or
+	 * compressed chunks (trace.dat) that the readers have decoded or
+	 * passed over (trimmed away, damaged and skipped), on every stream and
+	 * thread; XRay, whose sorted output takes records from every block at
+	 * once, counts its records read in proportion to its bytes.  The
+	 * readers count per packet, page or chunk, so the figure moves in
+	 * those steps; with several jobs it includes what the worker threads
+	 * have read ahead of the sink.  Never more than bytes_total, never
+	 * smaller than in the call before; bytes_total in the last call of a
+	 * run that ended without an error (also when trimming ended it early).
 	 */
 	uint64_t bytes_read;
 	uint64_t bytes_total;   /* every stream's bytes */
@@ -70,13 +75,41 @@ struct tmx_run_opts {
 	 * calling thread at most once per `progress_ms` milliseconds (0: 250)
 	 * while the run lasts (the clock is read once per 1024 messages), and
 	 * once at its end with p->done set.  The dummy sink with several jobs
-	 * (its workers merge nothing) only gets the last call.
+	 * (whose workers pass nothing to merge) is noted a batch of messages
+	 * at a time, as the merge passes each stream's batches.
 	 */
 	void (*progress)(void *user, const struct tmx_progress *p);
 	void *progress_user;
 	unsigned progress_ms;
 };
 #define TMX_RUN_OPTS_INIT { .size = sizeof(struct tmx_run_opts) }
+
+/*
+ * The same progress calls for a caller that pulls the messages itself
+ * (tmx_source_next) instead of calling tmx_run: `tracemux info`, `analyze`
+ * and the xray commands use it.  Only opts->progress, progress_user and
+ * progress_ms are read (opts grows as for tmx_run).  NULL when
+ * opts->progress is NULL (or memory runs out): the other functions then
+ * do nothing, so a loop may call them unconditionally, or test the
+ * meter once per message to spare the call.  The source must outlive the
+ * meter; its counters may be read on another thread than the one reading
+ * it, so the meter may be used there too (the calls are made on the
+ * thread that calls note and end).
+ */
+struct tmx_progress_meter;
+TMX_API struct tmx_progress_meter *tmx_progress_meter_new(const struct tmx_source *src,
+							  const struct tmx_run_opts *opts);
+/* One message consumed (events are counted); the clock is read once per 1024. */
+TMX_API void tmx_progress_meter_note(struct tmx_progress_meter *m, const struct tmx_msg *msg);
+/*
+ * The last call (p->done), made once: later notes and ends do nothing.
+ * `complete`: nothing more was to be read (the loop reached the end, or
+ * stopped where the caller wanted): the bytes are the total; false (an
+ * error): what was read.
+ */
+TMX_API void tmx_progress_meter_end(struct tmx_progress_meter *m, bool complete);
+/* Frees the meter (NULL: nothing), without a last call if end was not called. */
+TMX_API void tmx_progress_meter_free(struct tmx_progress_meter *m);
 
 /*
  * Consumes every message of `src` (which must not have been read yet for

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/progress_count.h"
 #include "ctf/fs_impl.h"
 #include "model/source.h"
 #include "model/clock.h"
@@ -569,6 +570,16 @@ static void fs_skipped(const void *impl, uint64_t *packets, uint64_t *bytes)
 	*bytes = fs->skipped_bytes;
 }
 
+static uint64_t fs_bytes_read(const void *impl)
+{
+	const struct ctf_fs *fs = impl;
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < fs->n_streams; i++)
+		sum += tmx_count_get(&fs->streams[i]->bytes_read);
+	return sum;
+}
+
 static size_t fs_stream_count(const void *impl)
 {
 	return ((const struct ctf_fs *)impl)->n_streams;
@@ -640,6 +651,7 @@ static const struct tmx_source_ops ctf_fs_ops = {
 	.free = fs_free,
 	.stream_count = fs_stream_count,
 	.stream_info = fs_stream_info,
+	.bytes_read = fs_bytes_read,
 	.logical_trace_count = fs_logical_trace_count,
 	.logical_trace = fs_logical_trace,
 	.skip_before = fs_skip_before,

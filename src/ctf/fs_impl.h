@@ -106,6 +106,15 @@ struct ctf_stream {
 	struct ctf_packet_info prev;
 	bool has_prev;
 	uint64_t n_packets_read;
+	/*
+	 * tmx_source_ops.bytes_read, read by any thread
+	 * (common/progress_count.h): the sizes of the packets passed
+	 * (`bytes_packets`: decoded, trimmed away, or damaged and skipped),
+	 * plus, every CTF_PROGRESS_EVENTS events, how far the decoder is into
+	 * the current one (a packet may be the whole stream).
+	 */
+	uint64_t bytes_read, bytes_packets;
+	uint32_t progress_tick;
 	bool skip_set;
 	int64_t skip_before_ns;      /* packets that end before this are not read */
 

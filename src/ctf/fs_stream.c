@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/progress_count.h"
 #include "ctf/fs_impl.h"
 
 /* ------------------------------------------------------------------ */
@@ -358,10 +359,33 @@ static const struct tmx_msg *discarded_packets(struct ctf_stream *s)
 	return m;
 }
 
+/* The packet at s->next is behind us: its size counts as read (the index's, as tmx_stream_info's). */
+static void count_packet(struct ctf_stream *s)
+{
+	const struct ctf_packet_info *pk = entry_info(&s->plist[s->next]);
+
+	if (pk)
+		s->bytes_packets += pk->packet_bits / 8;
+	tmx_count_set(&s->bytes_read, s->bytes_packets);
+}
+
+/* Events between two looks at the decoder's place in its packet. */
+#define CTF_PROGRESS_EVENTS 4096
+
+/* Inside the current packet: its bytes decoded so far (never past its size). */
+static void count_inside(struct ctf_stream *s)
+{
+	const struct ctf_packet_info *pk = entry_info(&s->plist[s->next]);
+	uint64_t in = s->dec.pos / 8, size = pk ? pk->packet_bits / 8 : 0;
+
+	tmx_count_set(&s->bytes_read, s->bytes_packets + (in < size ? in : size));
+}
+
 static void advance_packet(struct ctf_stream *s)
 {
 	struct ctf_file *f = s->plist[s->next].file;
 
+	count_packet(s);
 	release_later(s, f, s->cur.offset, s->cur.packet_bits / 8);
 	s->prev = s->cur;
 	s->has_prev = true;
@@ -441,6 +465,7 @@ static bool lenient_skip(struct ctf_stream *s, const struct tmx_error *err)
 	if (!s->src->opts->lenient || err->code == TMX_ERR_NOMEM)
 		return false;
 	ctf_fs_skip_damage(s->src, err, pk ? pk->packet_bits / 8 : 0);
+	count_packet(s);
 	s->next++;
 	s->state = ST_PACKET_START;
 	return true;
@@ -514,6 +539,10 @@ again:
 				goto again;
 			s->state = ST_DONE;
 			return ret;
+		}
+		if (++s->progress_tick == CTF_PROGRESS_EVENTS) {
+			s->progress_tick = 0;
+			count_inside(s);
 		}
 		if (more) {
 			if (s->dec.skipped)   /* of a class that the filter never keeps */

@@ -432,6 +432,16 @@ void tmx_source_skipped(const struct tmx_source *src, uint64_t *units, uint64_t 
 	}
 }
 
+uint64_t tmx_source_bytes_read(const struct tmx_source *src)
+{
+	uint64_t sum = 0;
+
+	for (size_t r = 0; r < src->n_readers; r++)
+		if (src->readers[r].ops->bytes_read)
+			sum += src->readers[r].ops->bytes_read(src->readers[r].impl);
+	return sum;
+}
+
 void tmx_source_free(struct tmx_source *src)
 {
 	if (!src)

@@ -30,6 +30,15 @@ struct tmx_source_ops {
 	/* Optional: NULL when the format has no such thing. */
 	void (*skip_before)(void *impl, int64_t ns);
 	void (*skipped)(const void *impl, uint64_t *units, uint64_t *bytes);
+	/*
+	 * The bytes of its streams' data (tmx_stream_info.bytes) consumed so
+	 * far: packets, pages or chunks decoded (or passed over: trimmed,
+	 * damaged and skipped), all of them once every stream has ended.
+	 * Called on any thread while the streams are read (on workers too):
+	 * the readers keep per-stream counters (common/progress_count.h)
+	 * updated per packet or page, never per event.  NULL: 0 until the end.
+	 */
+	uint64_t (*bytes_read)(const void *impl);
 	/* Per physical trace: its metadata text (CTF). */
 	size_t (*trace_count)(const void *impl);
 	const char *(*trace_metadata)(const void *impl, size_t i);
@@ -106,6 +115,12 @@ struct tmx_muxer *tmx_source_muxer(const struct tmx_source *src);
 struct tmx_mux_head;
 int tmx_source_take_streams(struct tmx_source *src, struct tmx_mux_head **heads, size_t *n,
 			    struct tmx_error *err);
+
+/*
+ * Every reader's bytes_read summed (see tmx_source_ops): the input's bytes
+ * consumed so far, for tmx_run's progress calls and the progress meter.
+ */
+uint64_t tmx_source_bytes_read(const struct tmx_source *src);
 
 /* The reader behind a source of that format, or NULL (for format-specific outputs). */
 void *tmx_source_impl(const struct tmx_source *src, const struct tmx_source_ops *ops);

@@ -131,8 +131,11 @@ static enum settle settle(struct merge *m, struct cursor *c, struct tmx_error *e
 		if (!c->b || c->i == c->b->n) {
 			bool last = c->b && c->b->last;
 
-			if (c->b)
+			if (c->b) {
+				/* Nothing to emit (dummy): the batch's events count as it is passed. */
+				par_progress_events(m->r->progress, c->b->sparse_events);
 				release_batch(m->r, c->s, c->b);
+			}
 			c->b = NULL;
 			if (last)
 				return ENDED;

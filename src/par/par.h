@@ -51,6 +51,7 @@ struct par_batch {
 	size_t len, text_cap;
 	bool last;                       /* the stream has nothing after this batch */
 	bool oom;                        /* the text could not grow */
+	uint64_t sparse_events;          /* nothing to emit (dummy): the events kept, for the progress */
 	struct tmx_error err;            /* PE_ERROR's */
 };
 

@@ -1,8 +1,10 @@
-/* tmx_run's progress calls (see progress.h). */
+/* Progress calls (see progress.h) and the public meter (tracemux/run.h). */
 #include <stdlib.h>
 #include <time.h>
 
 #include "tracemux/tracemux.h"
+#include "model/opts.h"
+#include "model/source.h"
 #include "par/progress.h"
 
 static uint64_t now_ns(void)
@@ -13,63 +15,62 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-void par_progress_init(struct par_progress *pg, const struct tmx_source *src,
-		       const struct tmx_run_opts *opts)
+void par_progress_start(struct par_progress *pg, const struct tmx_run_opts *opts,
+			uint64_t bytes_total, uint64_t (*bytes)(const void *ctx), const void *ctx)
 {
-	size_t n;
-
 	*pg = (struct par_progress){ 0 };
 	if (!opts->progress)
 		return;
-	n = tmx_source_stream_count(src);
 	pg->fn = opts->progress;
 	pg->user = opts->progress_user;
 	pg->interval_ns = (uint64_t)(opts->progress_ms ? opts->progress_ms : 250) * 1000000u;
 	pg->start_ns = now_ns();
 	pg->next_ns = pg->start_ns + pg->interval_ns;
-	/* Without memory for the ranges the estimate stays at 0 until the end. */
-	pg->spans = calloc(n ? n : 1, sizeof(*pg->spans));
-	for (size_t i = 0; pg->spans && i < n; i++) {
-		struct tmx_stream_info info;
-
-		tmx_source_stream_info(src, i, &info);
-		pg->p.bytes_total += info.bytes;
-		if (info.has_range)
-			pg->spans[pg->n_spans++] = (struct par_span){ info.begin_ns, info.end_ns, info.bytes };
-	}
+	pg->p.bytes_total = bytes_total;
+	pg->bytes = bytes;
+	pg->ctx = ctx;
 }
 
-/* Each stream's bytes in proportion to how far `t` is into its range. */
-static uint64_t bytes_read(const struct par_progress *pg)
+static uint64_t source_bytes(const void *src)
 {
-	double sum = 0;
+	return tmx_source_bytes_read(src);
+}
 
-	if (!pg->has_t)
-		return 0;
-	for (size_t i = 0; i < pg->n_spans; i++) {
-		const struct par_span *s = &pg->spans[i];
+void par_progress_init(struct par_progress *pg, const struct tmx_source *src,
+		       const struct tmx_run_opts *opts)
+{
+	uint64_t total = 0;
 
-		if (pg->t >= s->end)
-			sum += (double)s->bytes;
-		else if (pg->t > s->begin)
-			sum += (double)s->bytes * (((double)pg->t - (double)s->begin) /
-						   ((double)s->end - (double)s->begin));
-	}
-	return sum < (double)pg->p.bytes_total ? (uint64_t)sum : pg->p.bytes_total;
+	if (opts->progress)
+		for (size_t i = 0; i < tmx_source_stream_count(src); i++) {
+			struct tmx_stream_info info;
+
+			tmx_source_stream_info(src, i, &info);
+			total += info.bytes;
+		}
+	par_progress_start(pg, opts, total, source_bytes, src);
+}
+
+/* What was read, never past the total, never backwards (also when the counters are read ahead). */
+static void update_bytes(struct par_progress *pg)
+{
+	uint64_t read = pg->bytes ? pg->bytes(pg->ctx) : 0;
+
+	if (read > pg->p.bytes_total)
+		read = pg->p.bytes_total;
+	if (read > pg->p.bytes_read)
+		pg->p.bytes_read = read;
 }
 
 void par_progress_poll(struct par_progress *pg)
 {
-	uint64_t now = now_ns(), read;
+	uint64_t now = now_ns();
 
 	if (now < pg->next_ns)
 		return;
 	pg->next_ns = now + pg->interval_ns;
 	pg->p.elapsed_ns = now - pg->start_ns;
-	/* Never backwards, also when messages are not in time order (XRay's --sort=false). */
-	read = bytes_read(pg);
-	if (read > pg->p.bytes_read)
-		pg->p.bytes_read = read;
+	update_bytes(pg);
 	pg->fn(pg->user, &pg->p);
 }
 
@@ -78,12 +79,47 @@ void par_progress_end(struct par_progress *pg, bool complete)
 	if (!pg->fn)
 		return;
 	pg->p.elapsed_ns = now_ns() - pg->start_ns;
+	update_bytes(pg);
 	if (complete)
 		pg->p.bytes_read = pg->p.bytes_total;
-	else if (bytes_read(pg) > pg->p.bytes_read)
-		pg->p.bytes_read = bytes_read(pg);
 	pg->p.done = true;
 	pg->fn(pg->user, &pg->p);
-	free(pg->spans);
-	pg->spans = NULL;
+	pg->fn = NULL;
+}
+
+/* ---- tmx_progress_meter (tracemux/run.h): the same calls for a caller's own loop ---- */
+
+struct tmx_progress_meter {
+	struct par_progress pg;
+};
+
+struct tmx_progress_meter *tmx_progress_meter_new(const struct tmx_source *src,
+						  const struct tmx_run_opts *opts)
+{
+	struct tmx_run_opts own;
+	struct tmx_error ignored;
+	struct tmx_progress_meter *m;
+
+	if (!src || !opts || tmx_opts_copy(&own, sizeof(own), opts, "tmx_run_opts", &ignored) ||
+	    !own.progress || !(m = malloc(sizeof(*m))))
+		return NULL;
+	par_progress_init(&m->pg, src, &own);
+	return m;
+}
+
+void tmx_progress_meter_note(struct tmx_progress_meter *m, const struct tmx_msg *msg)
+{
+	if (m && m->pg.fn)   /* (after the end: nothing) */
+		par_progress_msg(&m->pg, msg);
+}
+
+void tmx_progress_meter_end(struct tmx_progress_meter *m, bool complete)
+{
+	if (m)
+		par_progress_end(&m->pg, complete);   /* once: it turns the calls off */
+}
+
+void tmx_progress_meter_free(struct tmx_progress_meter *m)
+{
+	free(m);
 }

@@ -31,6 +31,7 @@ static void batch_reset(struct par_batch *b)
 	b->len = 0;
 	b->last = false;
 	b->oom = false;
+	b->sparse_events = 0;
 }
 
 /* The formatter's outbuf flushes here: the bytes join the batch's text. */
@@ -223,6 +224,7 @@ static void fill(struct par_worker *w, struct par_stream *s, struct par_batch *b
 			break;
 		}
 		if (!kept || sparse) {
+			b->sparse_events += kept && msg->kind == TMX_MSG_EVENT;
 			s->has_skip = true;
 			tmx_mux_pos_set(&s->skip, msg, key);
 			continue;

@@ -19,6 +19,7 @@
 
 #include "tracecmd/internal.h"
 #include "common/errors.h"
+#include "common/progress_count.h"
 
 #define COMMIT_MASK ((1u << 27) - 1)
 #define MISSING_EVENTS (1ull << 31)
@@ -226,6 +227,13 @@ struct tdat_cursor {
 	bool done;
 	bool has_peek;
 	struct tdat_record rec;
+
+	/*
+	 * tdat_cursor_bytes_read(): the bytes of the range's pieces passed, as
+	 * stored, from bytes_base (where the range starts); written by the
+	 * reading thread per page or chunk, read by any (progress_count.h).
+	 */
+	uint64_t bytes_base, bytes_read;
 };
 
 int tdat_cursor_open(const struct tdat_file *f, size_t buffer, size_t cpu_index,
@@ -266,6 +274,26 @@ size_t tdat_cpu_pieces(const struct tdat_file *f, size_t buffer, size_t cpu_inde
 	return psize ? (size_t)((cd->size + psize - 1) / psize) : 0;
 }
 
+/*
+ * Where piece k starts in the CPU's data as stored (cd->size at the end):
+ * pages at multiples of the page size, chunks at their compressed bytes
+ * (headers counted with the chunk before), so that a cursor over the
+ * whole CPU ends at cd->size, what tmx_stream_info.bytes says.
+ */
+static uint64_t piece_start(const struct tdat_cursor *c, size_t k, size_t n)
+{
+	if (k >= n)
+		return c->cd->size;
+	if (!c->cd->compressed)
+		return (uint64_t)k * c->page_size;
+	return c->cp ? c->cp->chunks[k].offset - c->cp->chunks[0].offset : 0;
+}
+
+uint64_t tdat_cursor_bytes_read(const struct tdat_cursor *c)
+{
+	return tmx_count_get(&c->bytes_read);
+}
+
 void tdat_cursor_range(struct tdat_cursor *c, size_t first, size_t end)
 {
 	size_t n = tdat_cpu_pieces(c->f, c->buffer, (size_t)(c->cd - c->f->buffers[c->buffer].cpus));
@@ -275,6 +303,8 @@ void tdat_cursor_range(struct tdat_cursor *c, size_t first, size_t end)
 	if (first > end)
 		first = end;
 	c->have_page = c->done = c->has_peek = false;
+	c->bytes_base = piece_start(c, first, n);
+	tmx_count_set(&c->bytes_read, 0);
 	if (!c->cd->compressed) {
 		c->pos = c->released = (uint64_t)first * c->page_size;
 		c->end = end == n ? c->cd->size : (uint64_t)end * c->page_size;
@@ -333,6 +363,8 @@ static int load_page(struct tdat_cursor *c, struct tmx_error *err)
 
 	c->have_page = false;
 	if (!c->cd->compressed) {
+		/* The pages before c->pos were read (or skipped as damaged). */
+		tmx_count_set(&c->bytes_read, (c->pos < c->end ? c->pos : c->end) - c->bytes_base);
 		if (c->pos >= c->end) {
 			c->done = true;
 			return TMX_OK;
@@ -352,6 +384,11 @@ static int load_page(struct tdat_cursor *c, struct tmx_error *err)
 	} else {
 		while (c->cpos >= c->clen) {
 			const struct tdat_chunk *ch;
+			/* The chunks before next_chunk were read (or skipped as damaged). */
+			tmx_count_set(&c->bytes_read,
+				      piece_start(c, c->cp && c->next_chunk < c->end_chunk ?
+						     c->next_chunk : c->end_chunk, c->cd->n_chunks) -
+				      c->bytes_base);
 			if (!c->cp || c->next_chunk >= c->end_chunk) {
 				c->done = true;
 				return TMX_OK;

@@ -114,6 +114,18 @@ static void src_stream_info(const void *impl, size_t i, struct tmx_stream_info *
 	info->n_files = 1;
 }
 
+/* Each stream is a cursor over its whole CPU: what it has passed of tdat_cpu_data.size. */
+static uint64_t src_bytes_read(const void *impl)
+{
+	const struct tdm_source *ts = impl;
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < ts->n_streams; i++)
+		if (ts->streams[i]->cur)
+			sum += tdat_cursor_bytes_read(ts->streams[i]->cur);
+	return sum;
+}
+
 static size_t src_trace_count(const void *impl)
 {
 	return ((const struct tdm_source *)impl)->n_files;
@@ -146,6 +158,7 @@ const struct tmx_source_ops tdat_source_ops = {
 	.free = src_free,
 	.stream_count = src_stream_count,
 	.stream_info = src_stream_info,
+	.bytes_read = src_bytes_read,
 	.logical_trace_count = src_trace_count,
 	.logical_trace = src_trace,
 	.skipped = src_skipped,

@@ -297,6 +297,13 @@ int tdat_cursor_next(struct tdat_cursor *c, const struct tdat_record **rec, stru
 int tdat_cursor_peek(struct tdat_cursor *c, const struct tdat_record **rec, struct tmx_error *err);
 void tdat_cursor_close(struct tdat_cursor *c);
 /*
+ * The bytes of the cursor's range (its CPU's data as stored) passed so far:
+ * pages or compressed chunks read or skipped as damaged, the whole range
+ * once the cursor has ended (the CPU's tdat_cpu_data.size for a cursor over
+ * all of it).  Any thread may ask while another reads the cursor.
+ */
+uint64_t tdat_cursor_bytes_read(const struct tdat_cursor *c);
+/*
  * A CPU's data is made of pieces that decode independently: its
  * ring-buffer pages (each has its own timestamp) or, compressed, its
  * chunks (each holds whole pages).  tdat_cpu_pieces() counts them;

@@ -187,8 +187,10 @@ static bool seek_record(const struct xr_layout *l, struct xr_cursor *c, bool bui
 			p->prod = b->start;
 			p->blk_end = b->end;
 			p->in_block = true;
+			c->blk_start = b->start.off;
 		}
 		if (p->prod.off >= p->blk_end) {
+			c->blocks_bytes += p->blk_end - c->blk_start;   /* as the index counts it */
 			p->in_block = false;
 			p->blk_pos++;
 			continue;

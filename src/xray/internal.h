@@ -241,6 +241,8 @@ struct xr_cursor {
 	struct xr_record rec;       /* the record last returned */
 	uint64_t *args;
 	uint32_t cap_args;
+	/* FDR: the bytes of the blocks left behind, and where the current one starts (progress). */
+	uint64_t blocks_bytes, blk_start;
 };
 
 /* key_end is UINT32_MAX: xr_cursor_stop_at_key() sets it. */

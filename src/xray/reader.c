@@ -21,6 +21,7 @@
 
 #include "tracemux/run.h"
 #include "common/errors.h"
+#include "common/progress_count.h"
 #include "model/opts.h"
 #include "model/field_class.h"
 #include "model/source.h"
@@ -249,6 +250,20 @@ static void reader_stream_info(const void *impl, size_t i, struct tmx_stream_inf
 		info->has_range = true;
 }
 
+uint64_t xr_total_bytes(const struct xr_reader *r)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < r->n_streams; i++)
+		sum += r->stream_bytes[i];
+	return sum;
+}
+
+static uint64_t reader_bytes_read(const void *impl)
+{
+	return tmx_count_get(&((const struct xr_reader *)impl)->bytes_done);
+}
+
 static size_t reader_logical_trace_count(const void *impl)
 {
 	(void)impl;
@@ -275,6 +290,7 @@ const struct tmx_source_ops tmx_xray_source_ops = {
 	.free = reader_free,
 	.stream_count = reader_stream_count,
 	.stream_info = reader_stream_info,
+	.bytes_read = reader_bytes_read,
 	.logical_trace_count = reader_logical_trace_count,
 	.logical_trace = reader_logical_trace,
 	.skipped = reader_skipped,

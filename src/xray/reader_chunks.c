@@ -312,6 +312,9 @@ void xr_next_chunk(struct xr_reader *r)
 	uint32_t i = r->chunk ? r->chunk->index + 1 : 0;
 	struct xr_chunk *ch;
 
+	if (r->chunk)
+		xr_count_records(r, r->chunk->n);
+
 	if (!r->chunk && !r->inline_mode)
 		r->inline_mode = !pool_start(r);
 	if (r->inline_mode) {

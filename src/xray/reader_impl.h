@@ -150,6 +150,18 @@ struct xr_reader {
 	uint64_t *ts_min, *ts_max;
 	bool have_ranges;
 	uint64_t *stream_bytes;   /* bytes of the file per stream (info) */
+	/*
+	 * Progress (tmx_source_ops.bytes_read): the sorted output's records
+	 * (n_recs, from the runs) handed out so far, in whole chunks, and the
+	 * bytes of the streams in that proportion (all of them once the events
+	 * have ended), written by the thread reading the source, read by any
+	 * (common/progress_count.h).  The records come from every block at
+	 * once in TSC order, so no file offset says how far the read is.
+	 */
+	uint64_t n_recs, recs_done, bytes_done;
+	uint64_t total_bytes;         /* xr_total_bytes(), once known (have_total) */
+	bool have_total;
+	uint32_t unsorted_tick;       /* unsorted and YAML: records since the last count */
 	const struct tmx_field_class *fc_struct_ctx, *fc_cpu, *fc_tid, *fc_pid;
 	const struct tmx_field_class *fc_payload, *fc_func_id, *fc_function, *fc_rtype,
 		*fc_data_size, *fc_data, *fc_n_args, *fc_args, *fc_arg;
@@ -192,6 +204,11 @@ static inline void maybe_release(struct xr_reader *r, uint64_t bytes)
 		r->since_release = 0;
 	}
 }
+
+/* The bytes of every stream (tmx_stream_info.bytes summed). */
+uint64_t xr_total_bytes(const struct xr_reader *r);
+/* reader_output.c: `n` more records handed out (n_recs: every one, the end). */
+void xr_count_records(struct xr_reader *r, uint64_t n);
 
 /* reader.c: the trace, stream and event classes of the log at `path`. */
 int xr_build_classes(struct xr_reader *r, const char *path, struct tmx_error *err);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/progress_count.h"
 #include "model/field_class.h"
 #include "xray/reader_impl.h"
 
@@ -156,6 +157,47 @@ static int fill_event(struct xr_reader *r, const struct xr_record *rec, struct t
 	return TMX_OK;
 }
 
+static uint64_t total_bytes(struct xr_reader *r)
+{
+	if (!r->have_total) {
+		r->total_bytes = xr_total_bytes(r);
+		r->have_total = true;
+	}
+	return r->total_bytes;
+}
+
+void xr_count_records(struct xr_reader *r, uint64_t n)
+{
+	uint64_t total = total_bytes(r);
+
+	r->recs_done = n == r->n_recs ? r->n_recs : r->recs_done + n;
+	/* Exact in 128 bits: never past the total, the total at the end. */
+	tmx_count_set(&r->bytes_done,
+		      r->recs_done >= r->n_recs ? total :
+		      (uint64_t)((unsigned __int128)total * r->recs_done / r->n_recs));
+}
+
+/*
+ * Unsorted and YAML (one cursor in file order): how far the cursor is, as
+ * the index counts the streams' bytes -- FDR blocks passed, basic records
+ * passed, YAML records in proportion.
+ */
+static void count_unsorted(struct xr_reader *r)
+{
+	const struct xr_cursor *c = &r->cursor;
+	uint64_t total = total_bytes(r), done;
+
+	if (r->is_yaml)
+		done = r->yaml.n_recs ? (uint64_t)((unsigned __int128)total * c->pos.seq /
+						   r->yaml.n_recs) : 0;
+	else if (r->layout.fdr)
+		done = c->blocks_bytes + (c->pos.in_block && c->pos.prod.off > c->blk_start ?
+					  c->pos.prod.off - c->blk_start : 0);
+	else
+		done = c->pos.off > XR_HEADER_SIZE ? c->pos.off - XR_HEADER_SIZE : 0;
+	tmx_count_set(&r->bytes_done, done < total ? done : total);
+}
+
 static int next_event(struct xr_reader *r, const struct tmx_msg **msg, struct tmx_error *err)
 {
 	struct xr_chunk *ch;
@@ -170,6 +212,10 @@ static int next_event(struct xr_reader *r, const struct tmx_msg **msg, struct tm
 		if (!got)
 			return TMX_OK;
 		maybe_release(r, 16);
+		if (++r->unsorted_tick == 1024) {
+			r->unsorted_tick = 0;
+			count_unsorted(r);
+		}
 		rec = &r->cursor.rec;
 	} else {
 		for (;;) {
@@ -226,6 +272,7 @@ int xr_reader_next(void *impl, const struct tmx_msg **msg, struct tmx_error *err
 				continue;
 			if (*msg)
 				return TMX_OK;
+			xr_count_records(r, r->n_recs);   /* every record read */
 			r->phase++;
 			r->phase_i = 0;
 			continue;

@@ -246,6 +246,7 @@ static int chunk_bounds(struct xr_reader *r, struct tmx_error *err)
 
 	for (uint32_t i = 0; i < r->n_runs; i++)
 		n_recs += r->runs[i].end_seq - r->runs[i].pos.seq;
+	r->n_recs = n_recs;
 	want = n_recs / 8 / (r->jobs ? r->jobs : 1);
 	want = want < XR_CHUNK_MIN ? XR_CHUNK_MIN : want > XR_CHUNK_RECORDS ? XR_CHUNK_RECORDS : want;
 	per_chunk = (uint32_t)(want / r->cp_every) ? (uint32_t)(want / r->cp_every) : 1;

@@ -6,6 +6,15 @@
  * byte (the sum of the streams' sizes).  A keep predicate that sleeps a
  * little every 1000 messages makes the run last long enough for calls
  * before the end.  Without a callback nothing is called, whatever else.
+ *
+ * The bytes are the readers' own counters (CTF packets, trace.dat pages
+ * and compressed chunks, XRay blocks and records): a tmx_progress_meter
+ * over a source of each format read to its end, whose last call is made
+ * with `complete` false (no help from it), says every byte of the total;
+ * before that, never more than the total, never less than the call
+ * before, and somewhere strictly between 0 and the total.  trace.dat and
+ * XRay also through tmx_run with two jobs (the counters read while worker
+ * threads write them: run it under TSan).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -44,7 +53,8 @@ static bool slow_keep(void *user, const struct tmx_msg *msg, bool *stop)
 	struct seen *s = user;
 
 	(void)msg, (void)stop;
-	if (++s->msgs % 1000 == 0)
+	/* Called on the worker threads too (several jobs). */
+	if (__atomic_add_fetch(&s->msgs, 1, __ATOMIC_RELAXED) % 1000 == 0)
 		nanosleep(&(struct timespec){ 0, 1500000 }, NULL);
 	return true;
 }
@@ -127,7 +137,7 @@ static void check(const struct seen *s, uint64_t events, uint64_t bytes, unsigne
 static void test_progress_calls(void **state)
 {
 	static const struct { const char *sink; unsigned jobs; } cases[] = {
-		{ "json", 1 }, { "json", 2 }, { "text", 3 },
+		{ "json", 1 }, { "json", 2 }, { "text", 3 }, { "dummy", 2 },
 	};
 	uint64_t bytes, events = count_events(&bytes);
 
@@ -160,11 +170,145 @@ static void test_interval_and_off(void **state)
 	assert_int_equal(s.n, 0);
 }
 
+/* The calls of one read: growing, within the total, the total at the end, something in between. */
+static void check_bytes(const struct seen *s, uint64_t total, const char *what, bool want_between)
+{
+	bool between = false;
+
+	assert_true(s->n >= 2 && s->n < MAX_CALLS);
+	for (size_t i = 0; i < s->n; i++) {
+		const struct tmx_progress *c = &s->calls[i];
+		assert_int_equal(c->bytes_total, total);
+		assert_true(c->bytes_read <= total);
+		assert_true(i == 0 || c->bytes_read >= s->calls[i - 1].bytes_read);
+		assert_true(c->done == (i + 1 == s->n));
+		between |= c->bytes_read > 0 && c->bytes_read < total;
+	}
+	if (s->calls[s->n - 1].bytes_read != total || (want_between && !between))
+		fail_msg("%s: %llu of %llu bytes at the end, something in between: %d", what,
+			 (unsigned long long)s->calls[s->n - 1].bytes_read, (unsigned long long)total,
+			 between);
+}
+
+static uint64_t total_bytes(const struct tmx_source *src)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < tmx_source_stream_count(src); i++) {
+		struct tmx_stream_info info;
+		tmx_source_stream_info(src, i, &info);
+		total += info.bytes;
+	}
+	return total;
+}
+
+static const struct {
+	const char *path;
+	bool unsorted;
+} inputs[] = {
+	{ TRACE, false },
+	{ TMX_CORPUS "/tracecmd-samples/sched-v6.dat", false },        /* pages */
+	{ TMX_CORPUS "/tracecmd-3.4/t1_v7_zstd.dat", false },          /* compressed chunks */
+	{ TMX_CORPUS "/xray-samples/fdr-v5-large.xray", false },       /* sorted: records */
+	{ TMX_CORPUS "/xray-samples/fdr-v5-large.xray", true },        /* unsorted: blocks */
+	{ TMX_CORPUS "/xray-samples/basic-v3-large.xray", true },       /* unsorted: records */
+};
+
+static void test_meter_counts(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+		static struct seen s;
+		struct tmx_open_opts oo = TMX_OPEN_OPTS_INIT;
+		struct tmx_run_opts ro = TMX_RUN_OPTS_INIT;
+		struct tmx_progress_meter *m;
+		struct tmx_source *src;
+		struct tmx_error err;
+		const struct tmx_msg *msg;
+		uint64_t n = 0;
+
+		s = (struct seen){ 0 };
+		oo.xray.unsorted = inputs[i].unsorted;
+		assert_int_equal(tmx_open(&inputs[i].path, 1, &oo, NULL, &src, &err), TMX_OK);
+		ro.progress = on_progress;
+		ro.progress_user = &s;
+		ro.progress_ms = 1;
+		assert_non_null(m = tmx_progress_meter_new(src, &ro));
+		while (!tmx_source_next(src, &msg, &err) && msg) {
+			tmx_progress_meter_note(m, msg);
+			if (++n % 512 == 0)
+				nanosleep(&(struct timespec){ 0, 1100000 }, NULL);
+		}
+		tmx_progress_meter_end(m, false);
+		tmx_progress_meter_end(m, false);   /* once only */
+		tmx_progress_meter_free(m);
+		check_bytes(&s, total_bytes(src), inputs[i].path, true);
+		tmx_source_free(src);
+	}
+	/* Without a callback there is no meter, and NULL does nothing. */
+	{
+		struct tmx_open_opts oo = TMX_OPEN_OPTS_INIT;
+		struct tmx_run_opts ro = TMX_RUN_OPTS_INIT;
+		struct tmx_source *src;
+		struct tmx_error err;
+
+		assert_int_equal(tmx_open(&inputs[0].path, 1, &oo, NULL, &src, &err), TMX_OK);
+		assert_null(tmx_progress_meter_new(src, &ro));
+		tmx_progress_meter_note(NULL, NULL);
+		tmx_progress_meter_end(NULL, true);
+		tmx_progress_meter_free(NULL);
+		tmx_source_free(src);
+	}
+}
+
+/* tmx_run with two jobs over each format: the same figures, the counters read while workers write them. */
+static void test_run_counts(void **state)
+{
+	(void)state;
+	for (size_t i = 1; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+		static struct seen s;
+		struct tmx_open_opts oo = TMX_OPEN_OPTS_INIT;
+		struct tmx_run_opts ro = TMX_RUN_OPTS_INIT;
+		const char *path = inputs[i].path;
+		struct tmx_source *src;
+		struct tmx_sink_params *p;
+		struct tmx_sink *sink;
+		struct tmx_error err;
+		FILE *f = tmpfile();
+		uint64_t total;
+
+		s = (struct seen){ 0 };
+		oo.xray.unsorted = inputs[i].unsorted;
+		oo.xray.jobs = 2;
+		assert_non_null(f);
+		assert_int_equal(tmx_open(&path, 1, &oo, NULL, &src, &err), TMX_OK);
+		total = total_bytes(src);
+		assert_non_null(p = tmx_sink_params_new("json", &err));
+		assert_int_equal(tmx_sink_open(p, src, &(struct tmx_sink_io){ fileno(f), 2, NULL },
+					       &sink, &err), TMX_OK);
+		tmx_sink_params_free(p);
+		ro.jobs = 2;
+		ro.keep = slow_keep;
+		ro.keep_user = &s;
+		ro.progress = on_progress;
+		ro.progress_user = &s;
+		ro.progress_ms = 1;
+		assert_int_equal(tmx_run(src, sink, &ro, &err), TMX_OK);
+		tmx_sink_free(sink);
+		tmx_source_free(src);
+		fclose(f);
+		/* (the workers may have read everything by the first call) */
+		check_bytes(&s, total, path, false);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_progress_calls),
 		cmocka_unit_test(test_interval_and_off),
+		cmocka_unit_test(test_meter_counts),
+		cmocka_unit_test(test_run_counts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

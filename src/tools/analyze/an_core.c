@@ -489,6 +489,8 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 		}
 		if (!msg)
 			break;
+		if (o->progress)   /* --progress: the CLI's meter */
+			tmx_progress_meter_note(o->progress, msg);
 		if (msg->kind != TMX_MSG_EVENT)
 			continue;
 		if (r.kmap && !kmap_statedump(&r, msg, &first, ib, ie))
@@ -502,6 +504,8 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 		if (!feed(&r, msg, &first, ib, ie))
 			break;
 	}
+	tmx_progress_meter_end(o->progress, !read_failed && !r.missing_field[0] && !r.a.fatal[0] &&
+					    !r.a.oom);
 	if (r.missing_field[0]) {
 		char buf[256];
 		snprintf(buf, sizeof(buf), "Cannot run analysis: '%s'", r.missing_field);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "tracemux/error.h"
+#include "tracemux/run.h"
 #include "tracemux/tracemux.h"
 
 enum tmx_an_cmd {
@@ -63,6 +64,12 @@ struct tmx_an_opts {
 	bool usage;
 	bool has_minsize, has_maxsize;
 	double minsize, maxsize;
+	/*
+	 * Progress (tracemux/run.h): every message read is noted there, and
+	 * its last call made when the events end, before the output (NULL:
+	 * none; the caller frees it).
+	 */
+	struct tmx_progress_meter *progress;
 };
 
 /* The command of `name` ("cputop"...); false when there is none. */

@@ -572,6 +572,8 @@ static int report(struct tcr *r, struct tmx_error *err)
 		return ret;
 	if (!o->profile && (ret = tcr_par_start(r, o->jobs, err)))
 		return ret;
+	if ((ret = tcr_progress_start(r, err)))
+		return ret;
 
 	for (;;) {
 		struct tcr_handle *best;
@@ -580,6 +582,8 @@ static int report(struct tcr *r, struct tmx_error *err)
 			return ret;
 		if (!best)
 			break;
+		if (r->progress)
+			tcr_progress_record(r, best);
 		if (o->ts_check)
 			tcr_check_ts(r, best);
 		if (o->profile) {
@@ -732,6 +736,7 @@ int tmx_tcreport_run(const char *const *paths, size_t n_paths, const struct tmx_
 	}
 	if (!ret && !r.filter_test_done)
 		ret = report(&r, err);
+	tcr_progress_end(&r, !ret);
 	/* What was printed before an error stays printed. */
 	wret = outbuf_flush(r.out);
 	if (!ret && wret)

@@ -29,6 +29,8 @@
 
 #include "tracemux/error.h"
 
+struct tmx_run_opts;
+
 struct tdat_record;
 
 #define TMX_TCREPORT_MAX_FILTERS 64
@@ -123,6 +125,11 @@ struct tmx_tcreport_opts {
 	 */
 	bool (*keep)(const void *ctx, size_t file, const struct tdat_record *rec);
 	const void *keep_ctx;
+	/*
+	 * Progress calls (tracemux/run.h: its progress, progress_user,
+	 * progress_ms) while the records are printed; NULL: none.
+	 */
+	const struct tmx_run_opts *progress;
 };
 
 /*

@@ -161,6 +161,7 @@ struct tcr {
 	struct tcg_vcpus *guests;    /* KVM guests' vCPUs (guest.h) */
 	struct tfg *fg;              /* funcgraph_entry/exit handlers (funcgraph.h) */
 	struct tcr_par *par;         /* worker threads read the cursors (report_par.c), or NULL */
+	struct tcr_progress *progress;   /* --progress (report_progress.c), or NULL */
 	/*
 	 * tep_data_comm_from_pid()'s answers by pid (a bsearch each): valid
 	 * while gen is comm_gen, which each libtraceevent print moves on (the
@@ -419,5 +420,15 @@ void tcr_init_wakeup(struct tcr_file *tf);
 void tcr_process_wakeup(struct tcr *r, struct tcr_file *tf, const struct tdat_record *rec);
 void tcr_finish_wakeup(struct tcr *r);
 void tcr_free_wakeup(struct tcr *r);
+
+/*
+ * report_progress.c: the progress calls of tmx_tcreport_opts.progress,
+ * started once the handles are made (nothing when there are none to
+ * make), each record the main loop takes noted, the last call at the end
+ * (`complete`: no error) with the memory freed (also when never started).
+ */
+int tcr_progress_start(struct tcr *r, struct tmx_error *err);
+void tcr_progress_record(struct tcr *r, const struct tcr_handle *h);
+void tcr_progress_end(struct tcr *r, bool complete);
 
 #endif
