@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "tools/analyze/an_int.h"
+#include "tools/analyze/an_impl.h"
 
 #define NSEC_PER_SEC 1000000000LL
 
@@ -239,4 +239,17 @@ void an_prios_print(FILE *out, const struct an_prios *p)
 			fprintf(out, " (%llu times)", (unsigned long long)p->v[i].count);
 	}
 	fputc(']', out);
+}
+
+size_t an_fmt_u64(char *buf, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0, k = 0;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (n)
+		buf[k++] = tmp[--n];
+	return k;
 }

@@ -6,7 +6,7 @@
 #ifndef TMX_TOOLS_ANALYZE_RUN_H
 #define TMX_TOOLS_ANALYZE_RUN_H
 
-#include "tools/analyze/an_int.h"
+#include "tools/analyze/an_impl.h"
 
 enum an_kind {
 	K_NONE,

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "common/grow.h"
-#include "tools/analyze/io_int.h"
+#include "tools/analyze/io_impl.h"
 
 /* ------------------------------------------------------------------ */
 /* Records                                                              */

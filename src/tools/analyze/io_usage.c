@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/analyze/io_int.h"
+#include "tools/analyze/io_impl.h"
 
 /* FileStats: a path's I/O and the first fd each process had it as */
 struct io_file {
