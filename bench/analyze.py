@@ -26,10 +26,11 @@ lttng-analyses finds the tracer version only in a directory named `kernel`:
 each trace is linked (or converted) as $BENCH_TMP/GROUP/kernel.  Both tools'
 standard outputs are kept and compared byte for byte (and their exit
 statuses) before any figure is printed.  lttng-analyses runs RUNS times
-(default 1: it is slow), tracemux 3 x RUNS times; per command the best wall
+(default 1: it is slow), tracemux 5 x RUNS times; per command the best wall
 time of each and their ratio, the least CPU time (user + system of the
 child, from wait4: microseconds, not GNU time's hundredths) of each and
-their ratio, and tracemux's peak RSS (largest of its runs), with the load
+their ratio, and the peak RSS of each (tracemux's from one more run under
+GNU time, since wait4's counts this script's memory), with the load
 average at each group's start (the machine may be shared: the CPU ratio is
 the one to judge by).  Needs build/tracemux (or $TMX).  Not part of the test
 suite.
@@ -66,6 +67,17 @@ def run(argv, out):
         wall = time.perf_counter() - t0
     p.returncode = os.waitstatus_to_exitcode(status)
     return p.returncode, wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
+
+
+def peak_rss(argv, out):
+    """Peak RSS (KB) of one run as GNU time reports it: wait4's ru_maxrss of a child
+    that Python forked counts this script's own memory at the exec."""
+    tfile = os.path.join(TMP, "time")
+    with open(out, "wb") as f:
+        subprocess.run(["/usr/bin/time", "-f", "%M", "-o", tfile] + argv, stdout=f,
+                       stderr=subprocess.DEVNULL, env=dict(os.environ, TZ="UTC"))
+    with open(tfile) as f:
+        return int(f.read().split()[-1])
 
 
 def best(argv, runs, out):
@@ -127,7 +139,8 @@ def bench_group(group, trace, commands, runs):
         if lttng is None:
             sys.exit(f"no lttng-{cmd}: apt-get install python3-lttnganalyses")
         r_rc, r_wall, r_cpu, r_kb = best([lttng, "--no-progress", k], runs, ref_out)
-        t_rc, t_wall, t_cpu, t_kb = best([TMX, "analyze", cmd, inp], 3 * runs, tmx_out)
+        t_rc, t_wall, t_cpu, _ = best([TMX, "analyze", cmd, inp], 5 * runs, tmx_out)
+        t_kb = peak_rss([TMX, "analyze", cmd, inp], tmx_out)
         with open(ref_out, "rb") as a, open(tmx_out, "rb") as b:
             same = a.read() == b.read()
         if not same or r_rc != t_rc or len(r_rc) != 1:
