@@ -163,12 +163,20 @@ void an_json_string(FILE *out, const char *s, size_t len)
 
 size_t an_utf8_len(const char *s, size_t n)
 {
-	size_t k = 0;
+	size_t cont = 0, i = 0;
 
-	for (size_t i = 0; i < n; i++)
-		if (((unsigned char)s[i] & 0xC0) != 0x80)
-			k++;
-	return k;
+	/*
+	 * n less the continuation bytes (10xxxxxx), eight at a time: the
+	 * logs pad every cell (bit 6 shifted under bit 7 of the same byte).
+	 */
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		cont += (size_t)__builtin_popcountll(w & ~(w << 1) & 0x8080808080808080ull);
+	}
+	for (; i < n; i++)
+		cont += ((unsigned char)s[i] & 0xC0) == 0x80;
+	return n - cont;
 }
 
 static void repeat(FILE *out, const char *s, size_t n)

@@ -377,7 +377,11 @@ void io_fmt_size(char *buf, size_t n, uint64_t size)
 		if (e > 8)
 			e = 8;
 	}
-	if (!e)
+	if (!e && n >= 32) {   /* under 1024: the integer, without printf (a log row each) */
+		size_t k = an_fmt_u64(buf, size);
+		memcpy(buf + k, " ", 1);
+		memcpy(buf + k + 1, units[0], 4);
+	} else if (!e)
 		snprintf(buf, n, "%.0f %s", (double)size, units[0]);
 	else
 		snprintf(buf, n, "%.2f %s", (double)size / pow(1024.0, e), units[e]);
