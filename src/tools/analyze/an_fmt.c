@@ -163,11 +163,22 @@ void an_json_string(FILE *out, const char *s, size_t len)
 
 size_t an_utf8_len(const char *s, size_t n)
 {
-	size_t cont = 0, i = 0;
+	size_t cont = 0, i = 0, k = 0;
+	uint64_t high = 0;
 
+	/* ASCII (the usual cell: the logs pad every one) is its length */
+	for (; k + 8 <= n; k += 8) {
+		uint64_t w;
+		memcpy(&w, s + k, 8);
+		high |= w;
+	}
+	for (; k < n; k++)
+		high |= (unsigned char)s[k];
+	if (!(high & 0x8080808080808080ull))
+		return n;
 	/*
-	 * n less the continuation bytes (10xxxxxx), eight at a time: the
-	 * logs pad every cell (bit 6 shifted under bit 7 of the same byte).
+	 * n less the continuation bytes (10xxxxxx), eight at a time (bit 6
+	 * shifted under bit 7 of the same byte).
 	 */
 	for (; i + 8 <= n; i += 8) {
 		uint64_t w;

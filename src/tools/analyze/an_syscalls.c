@@ -138,7 +138,7 @@ static void on_exit_(void *self, const struct an_proc *p, int64_t cpu, int64_t d
 /* what ret_str() may write for c */
 static size_t ret_str_max(const struct sc_call *c)
 {
-	return 3 + c->n_rets * 64;   /* ", '" name-or-code "': " count: under 64 each */
+	return 3 + c->n_rets * 72;   /* ", '" name (40 at most) or code "': " count: 66 at most */
 }
 
 /* str(dict): {'success': 3, 'EAGAIN': 2}, into buf (ret_str_max(c) bytes): its length */

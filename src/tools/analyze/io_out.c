@@ -347,7 +347,8 @@ static void print_freq(struct an_io *io, int64_t b, int64_t e, bool mi)
  */
 static void l_put(struct an_io *io, const char *s, size_t len)
 {
-	if (!tmx_grow_array((void **)&io->line, &io->line_cap, io->line_len + len + 1, 1, 256)) {
+	if (io->line_len + len + 1 > io->line_cap &&
+	    !tmx_grow_array((void **)&io->line, &io->line_cap, io->line_len + len + 1, 1, 256)) {
 		io->a->oom = true;
 		return;
 	}
