@@ -690,6 +690,15 @@ void ctf_decoder_set_wanted(struct ctf_decoder *d,
 	d->wanted_gen++;
 }
 
+void ctf_decoder_set_reads(struct ctf_decoder *d,
+			   bool (*reads)(const void *ctx, const struct tmx_event_class *ec),
+			   const void *ctx)
+{
+	d->reads = reads;
+	d->reads_ctx = ctx;
+	d->reads_gen++;
+}
+
 /*
  * Past a body by its steps (ctf/plan.h: struct ctf_skip) without decoding
  * it; false when it does not fit (then decoding it gives the error: the
@@ -767,6 +776,8 @@ static bool run_skip(struct ctf_decoder *d, const struct ctf_skip *sk)
 static inline __attribute__((always_inline)) bool skip_body(struct ctf_decoder *d,
 							     struct ctf_event_plans *ep)
 {
+	bool unread = d->values_unread;
+
 	if (d->wanted) {
 		if (ep->wanted_gen != d->wanted_gen) {
 			ep->unwanted = !d->wanted(d->wanted_ctx, ep->ec);
@@ -774,7 +785,14 @@ static inline __attribute__((always_inline)) bool skip_body(struct ctf_decoder *
 		}
 		d->skipped = ep->unwanted;
 	}
-	if (!(d->skipped || d->values_unread) || d->walk_only)
+	if (!unread && d->reads) {
+		if (ep->reads_gen != d->reads_gen) {
+			ep->unread = !d->reads(d->reads_ctx, ep->ec);
+			ep->reads_gen = d->reads_gen;
+		}
+		unread = ep->unread;
+	}
+	if (!(d->skipped || unread) || d->walk_only)
 		return false;
 	if (__builtin_expect(!ep->skip_known, 0)) {
 		/* Without memory for the steps, the body is decoded: the same outcome. */
@@ -892,9 +910,13 @@ int ctf_decode_event(struct ctf_decoder *d, bool *more, const struct tmx_stream_
 	ec = ep->ec;
 	*ecp = ec;
 	d->skipped = false;
+	d->body_skipped = false;
 	/* Stepped over: scope_index[] is not to be read (ctf/decode.h). */
-	if (__builtin_expect(d->wanted != NULL || d->values_unread, 0) && skip_body(d, ep))
+	if (__builtin_expect(d->wanted != NULL || d->values_unread || d->reads != NULL, 0) &&
+	    skip_body(d, ep)) {
+		d->body_skipped = true;
 		goto decoded;
+	}
 	scope_index[TMX_SCOPE_PACKET_CONTEXT] = SIZE_MAX;
 	scope_index[TMX_SCOPE_COMMON_CONTEXT] = SIZE_MAX;
 	scope_index[TMX_SCOPE_SPECIFIC_CONTEXT] = SIZE_MAX;

@@ -108,12 +108,26 @@ struct ctf_decoder {
 	 * does not fit is decoded, for its error.
 	 */
 	bool values_unread;
+	/*
+	 * The same per class: the events of classes for which reads() is
+	 * false have their bodies stepped over (body_skipped set: the event
+	 * has no scopes).  NULL: every class is read.  ctf_decoder_set_reads().
+	 */
+	bool (*reads)(const void *ctx, const struct tmx_event_class *ec);
+	const void *reads_ctx;
+	uint32_t reads_gen;        /* the event plans' cached answers are of this generation */
+	bool body_skipped;         /* the last event's body was stepped over (reads or values_unread) */
 };
 
 /* The decoder's filter (see above); the answers per class are asked again. */
 void ctf_decoder_set_wanted(struct ctf_decoder *d,
 			    bool (*wanted)(const void *ctx, const struct tmx_event_class *ec),
 			    const void *ctx);
+
+/* The decoder's classes whose values are read (see above); the answers per class are asked again. */
+void ctf_decoder_set_reads(struct ctf_decoder *d,
+			   bool (*reads)(const void *ctx, const struct tmx_event_class *ec),
+			   const void *ctx);
 
 int ctf_decoder_init(struct ctf_decoder *d, const struct tmx_trace_class *tc,
 		     const char *path, const uint8_t *data, uint64_t size,

@@ -509,6 +509,17 @@ static void fs_skip_fields(void *impl)
 		ctf_fs_stream_set_filter(fs->streams[i]);
 }
 
+static void fs_skip_fields_of(void *impl, bool (*reads)(const void *ctx, const struct tmx_event_class *ec),
+			      const void *ctx)
+{
+	struct ctf_fs *fs = impl;
+
+	fs->reads = reads;
+	fs->reads_ctx = ctx;
+	for (size_t i = 0; i < fs->n_streams; i++)
+		ctf_fs_stream_set_filter(fs->streams[i]);
+}
+
 /*
  * Each stream reads only its own files and decoder; what streams share
  * (the source's lenient-mode counters, the out-of-range clock warnings) is
@@ -661,5 +672,6 @@ static const struct tmx_source_ops ctf_fs_ops = {
 	.trace_packetized = fs_trace_packetized,
 	.set_filter = fs_set_filter,
 	.skip_fields = fs_skip_fields,
+	.skip_fields_of = fs_skip_fields_of,
 	.stream_muxer = fs_stream_muxer,
 };

@@ -145,6 +145,9 @@ struct ctf_fs {
 	size_t n_out_of_range;
 	const struct tmx_reader_filter *filter;    /* tmx_source_set_filter; NULL: none */
 	bool skip_fields;                          /* tmx_source_skip_fields */
+	/* tmx_source_skip_fields_of: the classes whose values are read; NULL: all */
+	bool (*reads)(const void *ctx, const struct tmx_event_class *ec);
+	const void *reads_ctx;
 };
 
 /* ------------------------------------------------------------------ */

@@ -118,30 +118,32 @@ static int index_packets(struct ctf_fs *src, struct ctf_file *f, struct tmx_erro
  * Decodes every event of packet `pi` for the times of its first and last
  * event.  Returns false if it has none or cannot be decoded.
  */
-static bool packet_event_times(const struct ctf_file *f, size_t pi, uint64_t *first,
-			       uint64_t *last)
+/*
+ * The times of a packet's first and last events, by `dec` (the file's, set
+ * up by the caller, which reads only the times: the bodies are stepped
+ * over, with the same errors); false when it has none.
+ */
+static bool packet_event_times(struct ctf_decoder *dec, const struct ctf_file *f, size_t pi,
+			       uint64_t *first, uint64_t *last)
 {
-	struct ctf_decoder dec;
 	struct ctf_packet_info info;
 	struct tmx_error err;
 	bool any = false;
 
-	if (ctf_decoder_init(&dec, ctf_data_tc(f->trace), f->map.path, f->map.data, f->map.size, &err))
-		return false;
-	if (!ctf_decode_packet_start(&dec, f->packets[pi].offset, &info, &err)) {
+	dec->clock = 0;   /* as a decoder of its own */
+	if (!ctf_decode_packet_start(dec, f->packets[pi].offset, &info, &err)) {
 		for (;;) {
 			const struct tmx_event_class *ec;
 			size_t scopes[TMX_N_SCOPES];
 			bool more;
-			if (ctf_decode_event(&dec, &more, info.sc, &ec, scopes, &err) || !more)
+			if (ctf_decode_event(dec, &more, info.sc, &ec, scopes, &err) || !more)
 				break;
 			if (!any)
-				*first = dec.event_clock;
-			*last = dec.event_clock;
+				*first = dec->event_clock;
+			*last = dec->event_clock;
 			any = true;
 		}
 	}
-	ctf_decoder_fini(&dec);
 	tmx_mapfile_release((struct tmx_mapfile *)&f->map, f->packets[pi].offset,
 			    f->packets[pi].packet_bits / 8);
 	return any;
@@ -151,14 +153,22 @@ static bool packet_event_times(const struct ctf_file *f, size_t pi, uint64_t *fi
 static void fix_index(struct ctf_file *f)
 {
 	const struct ctf_quirks *q = &f->trace->quirks;
+	struct ctf_decoder dec;
+	struct tmx_error err;
 	uint64_t first, last;
 
+	if (!q->end_is_last_event && !q->begin_is_first_event && !q->zero_end_is_last_event)
+		return;
+	/* one decoder for the file: its plans are made once, not per packet */
+	if (ctf_decoder_init(&dec, ctf_data_tc(f->trace), f->map.path, f->map.data, f->map.size, &err))
+		return;
+	dec.values_unread = true;
 	for (size_t i = 0; i < f->n_packets; i++) {
 		struct ctf_packet_info *pk = &f->packets[i];
 		if (!(q->end_is_last_event && pk->has_ts_end) &&
 		    !(q->begin_is_first_event && pk->has_ts_begin))
 			break;
-		if (!packet_event_times(f, i, &first, &last))
+		if (!packet_event_times(&dec, f, i, &first, &last))
 			continue;
 		if (q->end_is_last_event && pk->has_ts_end)
 			pk->ts_end = last;
@@ -171,9 +181,10 @@ static void fix_index(struct ctf_file *f)
 		struct ctf_packet_info *pk = &f->packets[i];
 		if (!pk->has_ts_end || pk->ts_end != 0)
 			break;
-		if (packet_event_times(f, i, &first, &last))
+		if (packet_event_times(&dec, f, i, &first, &last))
 			pk->ts_end = last;
 	}
+	ctf_decoder_fini(&dec);
 }
 
 /*

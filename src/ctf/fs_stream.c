@@ -406,7 +406,7 @@ static const struct tmx_msg *event_msg(struct ctf_stream *s, const struct tmx_ev
 	}
 	e->cls = ec;
 	e->scopes[TMX_SCOPE_PACKET_CONTEXT] = s->packet.context;
-	if (s->dec.values_unread) {   /* (ctf/decode.h) */
+	if (s->dec.values_unread || s->dec.body_skipped) {   /* (ctf/decode.h) */
 		e->scopes[TMX_SCOPE_COMMON_CONTEXT] = NULL;
 		e->scopes[TMX_SCOPE_SPECIFIC_CONTEXT] = NULL;
 		e->scopes[TMX_SCOPE_PAYLOAD] = NULL;
@@ -574,6 +574,7 @@ void ctf_fs_stream_set_filter(struct ctf_stream *s)
 	if (s->dec_file) {
 		ctf_decoder_set_wanted(&s->dec, f ? f->wanted : NULL, f ? f->ctx : NULL);
 		s->dec.values_unread = s->src->skip_fields;
+		ctf_decoder_set_reads(&s->dec, s->src->reads, s->src->reads_ctx);
 	}
 }
 

@@ -357,6 +357,9 @@ struct ctf_event_plans {
 	/* Filters (decode.c): whether the class is wanted, for decoder generation `wanted_gen`. */
 	uint32_t wanted_gen;
 	bool unwanted;
+	/* Whether the values of its events are unread, for decoder generation `reads_gen`. */
+	uint32_t reads_gen;
+	bool unread;
 	bool skip_known;
 	struct ctf_skip *skip;     /* how to step over the body; NULL: it cannot be */
 };

@@ -29,9 +29,10 @@ static enum tmx_value_type type_of(const struct tmx_value *v)
 {
 	if (!v)
 		return TMX_TYPE_NONE;
-	if (tmx_fc_is_text(v->fc))
-		return TMX_TYPE_STRING;
+	/* tmx_fc_is_text() inline: each integer read passes here */
 	switch (v->fc->kind) {
+	case TMX_FC_STRING:
+		return TMX_TYPE_STRING;
 	case TMX_FC_INT:
 	case TMX_FC_ENUM:
 		return v->fc->is_signed ? TMX_TYPE_SIGNED : TMX_TYPE_UNSIGNED;
@@ -45,7 +46,7 @@ static enum tmx_value_type type_of(const struct tmx_value *v)
 		return TMX_TYPE_BYTES;
 	case TMX_FC_ARRAY:
 	case TMX_FC_SEQUENCE:
-		return TMX_TYPE_ARRAY;
+		return v->fc->is_text ? TMX_TYPE_STRING : TMX_TYPE_ARRAY;
 	case TMX_FC_STRUCT:
 		return TMX_TYPE_STRUCT;
 	default:

@@ -196,6 +196,17 @@ void tmx_source_skip_fields(struct tmx_source *src)
 			src->readers[r].ops->skip_fields(src->readers[r].impl);
 }
 
+void tmx_source_skip_fields_of(struct tmx_source *src,
+			       bool (*reads)(const void *ctx, const struct tmx_event_class *ec),
+			       const void *ctx)
+{
+	if (src->filter && tmx_filter_reads_fields(src->filter))
+		return;
+	for (size_t r = 0; r < src->n_readers; r++)
+		if (src->readers[r].ops->skip_fields_of)
+			src->readers[r].ops->skip_fields_of(src->readers[r].impl, reads, ctx);
+}
+
 bool tmx_source_event_class_selected(struct tmx_source *src, size_t i)
 {
 	if (i >= class_index(src)->n)

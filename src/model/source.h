@@ -57,6 +57,14 @@ struct tmx_source_ops {
 	 */
 	void (*skip_fields)(void *impl);
 	/*
+	 * The same for the events of the classes for which reads() is false
+	 * (NULL: every class is read again); reads() is asked once per class
+	 * and stream, from the reader's thread.
+	 */
+	void (*skip_fields_of)(void *impl,
+			       bool (*reads)(const void *ctx, const struct tmx_event_class *ec),
+			       const void *ctx);
+	/*
 	 * The muxer over the reader's per-stream iterators (NULL: none), for
 	 * the parallel runner (src/par/), which reads the streams on worker
 	 * threads: reading one stream must then touch nothing another stream
@@ -95,6 +103,17 @@ const struct tmx_filter_bound *tmx_source_filter(const struct tmx_source *src);
  * source's filter reads fields.  Call after tmx_source_set_filter.
  */
 void tmx_source_skip_fields(struct tmx_source *src);
+
+/*
+ * The consumer reads no field of the events of the classes for which
+ * reads(ctx, class) is false (tmx_analyze: the classes its state ignores):
+ * readers that can stop decoding them, those events then having no
+ * scopes but the packet context.  Nothing changes when the source's filter
+ * reads fields.  ctx outlives the source's reading.
+ */
+void tmx_source_skip_fields_of(struct tmx_source *src,
+			       bool (*reads)(const void *ctx, const struct tmx_event_class *ec),
+			       const void *ctx);
 
 /*
  * The muxer whose messages are exactly the source's (no filter of the

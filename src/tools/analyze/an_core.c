@@ -11,6 +11,7 @@
 
 #include "common/grow.h"
 #include "model/kmap.h"
+#include "model/source.h"
 #include "tracemux/event.h"
 #include "tools/analyze/an_run.h"
 #include "tools/analyze/an_time.h"
@@ -372,6 +373,11 @@ static bool feed(struct an_run *r, const struct tmx_msg *msg, bool *first, int64
 	return true;
 }
 
+static bool class_read(const void *ctx, const struct tmx_event_class *ec)
+{
+	return an_class_read(ctx, ec);
+}
+
 /*
  * trace.dat: the state dump the --lttng-kernel conversion writes before
  * its trace's first event (the saved_cmdlines tasks, kmap.h), fed as
@@ -478,6 +484,9 @@ int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, 
 		return 1;
 	}
 	r.src = src;
+	/* the events the state ignores are stepped over, not decoded (a third of the reading) */
+	if (!r.kmap)
+		tmx_source_skip_fields_of(src, class_read, &r);
 	r.n_classes = r.kmap ? tmx_kmap_class_count(r.kmap) : tmx_source_event_class_count(src);
 	r.classes = calloc(r.n_classes ? r.n_classes : 1, sizeof(*r.classes));
 	if (!r.classes)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/analyze/an_int.h"
+#include "tools/analyze/an_impl.h"
 #include "common/grow.h"
 
 struct ct_cpu {

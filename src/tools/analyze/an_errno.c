@@ -6,7 +6,7 @@
  */
 #include <stddef.h>
 
-#include "tools/analyze/an_int.h"
+#include "tools/analyze/an_impl.h"
 
 static const char *const names[] = {
 	NULL, "EPERM", "ENOENT", "ESRCH", "EINTR", "EIO", "ENXIO", "E2BIG", "ENOEXEC", "EBADF",

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/analyze/an_int.h"
+#include "tools/analyze/an_impl.h"
 
 bool an_freq_bounds(struct an_freq *f, const struct tmx_an_opts *o, bool has_stats,
 		    int64_t min_ns, int64_t max_ns, const struct an_freq *uniform)

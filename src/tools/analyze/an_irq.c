@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "common/grow.h"
-#include "tools/analyze/an_int.h"
+#include "tools/analyze/an_impl.h"
 
 struct agg {
 	uint64_t count;

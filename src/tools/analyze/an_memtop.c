@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/analyze/an_int.h"
+#include "tools/analyze/an_impl.h"
 
 struct mt_tid {
 	int64_t tid;

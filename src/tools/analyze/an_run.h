@@ -6,7 +6,7 @@
 #ifndef TMX_TOOLS_ANALYZE_RUN_H
 #define TMX_TOOLS_ANALYZE_RUN_H
 
-#include "tools/analyze/an_int.h"
+#include "tools/analyze/an_impl.h"
 
 enum an_kind {
 	K_NONE,
@@ -103,6 +103,8 @@ struct an_run {
 
 /* Binds an event class once: its kind, where its fields are. */
 void an_bind_class(struct an_run *r, struct an_class *c, const struct tmx_event_class *ec);
+/* Whether the state or the command may read a value of the class's events (tmx_source_skip_fields_of). */
+bool an_class_read(const struct an_run *r, const struct tmx_event_class *ec);
 /* The first event of a class: false (r->missing_field set) when a field the handler reads is missing. */
 bool an_check_class(struct an_run *r, const struct tmx_event *ev, struct an_class *c);
 /* Payload index of `name` when only single-value members come before it, else SLOT_BY_NAME. */

@@ -126,34 +126,85 @@ static uint32_t sys_name_id(struct an_run *r, const struct an_class *self, const
 	return (uint32_t)r->a.n_sys_names++;
 }
 
+/*
+ * What the state makes of a class, by its name (StateProvider.process_event):
+ * a known[] row (*known set), a system call's entry or exit, or K_NONE.
+ */
+static int kind_of(const char *n, size_t *known_idx)
+{
+	for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++)
+		if (!strcmp(n, known[k].name)) {
+			*known_idx = k;
+			return known[k].kind;
+		}
+	/* the system call prefixes */
+	if (!strncmp(n, "sys_", 4) || !strncmp(n, "syscall_entry_", 14))
+		return K_SYSCALL_ENTRY;
+	if (!strncmp(n, "exit_syscall", 12) || !strncmp(n, "syscall_exit_", 13))
+		return K_SYSCALL_EXIT;
+	return K_NONE;
+}
+
+static const char *sys_name_of(const char *n)
+{
+	return n + (n[3] == '_' ? 4 : 14);
+}
+
+static bool has_member(const struct tmx_field_class *st, const char *name)
+{
+	size_t n = st && tmx_fc_kind(st) == TMX_FC_STRUCT ? tmx_fc_member_count(st) : 0;
+
+	for (size_t m = 0; m < n; m++)
+		if (!strcmp(tmx_fc_member_name(st, m), name))
+			return true;
+	return false;
+}
+
+bool an_class_read(const struct an_run *r, const struct tmx_event_class *ec)
+{
+	enum tmx_scope scope;
+	size_t k;
+
+	/* an_check_class finds cpu_id by name, in the payload first: keep them all */
+	if (!tmx_stream_class_cpu_field(ec->stream_class, &scope) || scope != TMX_SCOPE_PACKET_CONTEXT)
+		return true;
+	switch (kind_of(ec->name, &k)) {
+	case K_NONE:
+		return false;   /* feed() stops at the kind */
+	case K_SYSCALL_ENTRY:
+		/* the I/O state's arguments; fix_context_pid's context pid */
+		return r->a.io || (is_io_syscall(sys_name_of(ec->name)) &&
+				   has_member(ec->stream_class->event_common_context, "pid"));
+	case K_SYSCALL_EXIT:
+		/* event.get('ret'): no error when it is absent */
+		return r->a.io || r->ops->syscall_exit;
+	default:
+		return true;
+	}
+}
+
 void an_bind_class(struct an_run *r, struct an_class *c, const struct tmx_event_class *ec)
 {
 	const struct tmx_field_class *pl = ec->payload;
 	size_t n = pl && tmx_fc_kind(pl) == TMX_FC_STRUCT ? tmx_fc_member_count(pl) : 0;
+	size_t k = 0;
 
 	c->bound = true;
-	c->kind = K_NONE;
-	for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++)
-		if (!strcmp(ec->name, known[k].name)) {
-			c->kind = (uint8_t)known[k].kind;
-			c->known = (uint8_t)k;
-			break;
-		}
-	if (c->kind == K_NONE) {
-		/* StateProvider.process_event: the syscall prefixes */
-		const char *n = ec->name;
-		if (!strncmp(n, "sys_", 4) || !strncmp(n, "syscall_entry_", 14)) {
-			c->kind = K_SYSCALL_ENTRY;
-			c->sys_name = n + (n[3] == '_' ? 4 : 14);
-			c->sys_len = (uint8_t)(strlen(c->sys_name) > 255 ? 255 : strlen(c->sys_name));
-			c->is_io = is_io_syscall(c->sys_name);
-			c->sys_id = sys_name_id(r, c, c->sys_name, c->sys_len);
-		} else if (!strncmp(n, "exit_syscall", 12) || !strncmp(n, "syscall_exit_", 13)) {
-			c->kind = K_SYSCALL_EXIT;
-			c->slot[0] = an_payload_slot(ec, "ret");
-		}
+	c->kind = (uint8_t)kind_of(ec->name, &k);
+	c->known = (uint8_t)k;
+	if (c->kind == K_SYSCALL_ENTRY) {
+		c->sys_name = sys_name_of(ec->name);
+		c->sys_len = (uint8_t)(strlen(c->sys_name) > 255 ? 255 : strlen(c->sys_name));
+		c->is_io = is_io_syscall(c->sys_name);
+		c->sys_id = sys_name_id(r, c, c->sys_name, c->sys_len);
 		return;
 	}
+	if (c->kind == K_SYSCALL_EXIT) {
+		c->slot[0] = an_payload_slot(ec, "ret");
+		return;
+	}
+	if (c->kind == K_NONE)
+		return;
 	for (int f = 0; f < AN_MAX_FIELDS; f++) {
 		const char *want = known[c->known].fields[f];
 		int32_t idx = 1;
@@ -632,10 +683,13 @@ static void on_syscall_exit(struct an_run *r, const struct tmx_event *ev,
 
 	if (!p || !p->in_syscall)
 		return;
-	/* event.get('ret') */
-	v = c->slot[0] != SLOT_BY_NAME && ev->scopes[TMX_SCOPE_PAYLOAD]
-		    ? &ev->scopes[TMX_SCOPE_PAYLOAD][c->slot[0]]
-		    : tmx_event_field(ev, "ret");
+	/* event.get('ret'), which only these read (else the values are not decoded: an_class_read) */
+	if (!r->ops->syscall_exit && !r->a.io)
+		v = NULL;
+	else
+		v = c->slot[0] != SLOT_BY_NAME && ev->scopes[TMX_SCOPE_PAYLOAD]
+			    ? &ev->scopes[TMX_SCOPE_PAYLOAD][c->slot[0]]
+			    : tmx_event_field(ev, "ret");
 	has_ret = v && tmx_value_int64(v, &ret);
 	if (v && !has_ret && tmx_value_uint64(v, &u)) {
 		ret = (int64_t)u;

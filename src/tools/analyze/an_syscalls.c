@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "common/grow.h"
-#include "tools/analyze/an_int.h"
+#include "tools/analyze/an_impl.h"
 
 /* a return value's key and count, in first-seen order (a Python dict) */
 struct sc_ret {
@@ -135,25 +135,41 @@ static void on_exit_(void *self, const struct an_proc *p, int64_t cpu, int64_t d
 	c->rets[c->n_rets++].count = 2;
 }
 
-/* str(dict): {'success': 3, 'EAGAIN': 2} */
-static void ret_str(FILE *f, const struct sc_call *c)
+/* what ret_str() may write for c */
+static size_t ret_str_max(const struct sc_call *c)
 {
-	fputc('{', f);
+	return 3 + c->n_rets * 72;   /* ", '" name (40 at most) or code "': " count: 66 at most */
+}
+
+/* str(dict): {'success': 3, 'EAGAIN': 2}, into buf (ret_str_max(c) bytes): its length */
+static size_t ret_str(char *buf, const struct sc_call *c)
+{
+	size_t n = 0;
+
+	buf[n++] = '{';
 	for (size_t i = 0; i < c->n_rets; i++) {
 		int64_t code = c->rets[i].code;
 		const char *en = code < 0 && code != RET_NONE ? an_errno_name(-code) : NULL;
-		fputs(i ? ", '" : "'", f);
-		if (code == RET_NONE)
-			fputs("None", f);
-		else if (code == 0)
-			fputs("success", f);
-		else if (en)
-			fputs(en, f);
-		else
-			fprintf(f, "%lld", (long long)code);
-		fprintf(f, "': %llu", (unsigned long long)c->rets[i].count);
+		if (i)
+			buf[n++] = ',', buf[n++] = ' ';
+		buf[n++] = '\'';
+		if (code == RET_NONE || code == 0 || en) {
+			const char *w = code == RET_NONE ? "None" : code == 0 ? "success" : en;
+			size_t len = strnlen(w, 40);
+			memcpy(buf + n, w, len);
+			n += len;
+		} else {
+			if (code < 0)
+				buf[n++] = '-';
+			n += an_fmt_u64(buf + n, code < 0 ? (uint64_t)0 - (uint64_t)code : (uint64_t)code);
+		}
+		memcpy(buf + n, "': ", 3);
+		n += 3;
+		n += an_fmt_u64(buf + n, c->rets[i].count);
 	}
-	fputc('}', f);
+	buf[n++] = '}';
+	buf[n] = 0;
+	return n;
 }
 
 static const struct an_table *sort_tab;
@@ -199,6 +215,30 @@ static void round3(char *buf, size_t n, double us)
 		buf[--len] = 0;
 }
 
+/* round3() of ns / 1000 for integer nanoseconds: exactly its digits, without printf */
+static void round3_ns(char *buf, size_t n, int64_t ns)
+{
+	uint64_t u = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	size_t k = 0;
+	unsigned frac = (unsigned)(u % 1000);
+
+	if (n < 32 || u >= 1000000000000000000ull) {
+		round3(buf, n, (double)ns / 1000);
+		return;
+	}
+	if (ns < 0)
+		buf[k++] = '-';
+	k += an_fmt_u64(buf + k, u / 1000);
+	buf[k++] = '.';
+	buf[k++] = (char)('0' + frac / 100);
+	if (frac % 100) {
+		buf[k++] = (char)('0' + frac / 10 % 10);
+		if (frac % 10)
+			buf[k++] = (char)('0' + frac % 10);
+	}
+	buf[k] = 0;
+}
+
 static void subtitle(char *buf, size_t n, const struct sc_tid *t)
 {
 	if (t->has_pid)
@@ -209,16 +249,59 @@ static void subtitle(char *buf, size_t n, const struct sc_tid *t)
 			 (long long)t->tid);
 }
 
-/* '{:<38} {:>14} {:>14} {:>14} {:>12} {:>10}  {:<14}' (widths in characters) */
+/* s padded with spaces to w columns (s is ASCII) at buf: the new end */
+static char *put_pad(char *buf, const char *s, size_t w, bool right)
+{
+	size_t len = strlen(s), fill = len < w ? w - len : 0;
+
+	if (right) {
+		memset(buf, ' ', fill);
+		buf += fill;
+	}
+	memcpy(buf, s, len);
+	buf += len;
+	if (!right) {
+		memset(buf, ' ', fill);
+		buf += fill;
+	}
+	return buf;
+}
+
+/*
+ * '{:<38} {:>14} {:>14} {:>14} {:>12} {:>10}  {:<14}' (widths in characters:
+ * the name's in code points, the others ASCII), one write per row: a, b..f
+ * are under 300, 48 bytes.
+ */
 static void line(FILE *out, const char *a, const char *b, const char *c, const char *d,
 		 const char *e, const char *f, const char *g)
 {
-	size_t w = an_utf8_len(a, strlen(a));
+	char row[300 + 38 + 6 + 5 * 48 + 14 + 2], *p = row;
+	size_t len = strnlen(a, 300), w = an_utf8_len(a, len), glen = strlen(g);
 
-	fputs(a, out);
-	for (; w < 38; w++)
-		fputc(' ', out);
-	fprintf(out, " %14s %14s %14s %12s %10s  %-14s\n", b, c, d, e, f, g);
+	memcpy(p, a, len);
+	p += len;
+	p = put_pad(p, "", w < 38 ? 38 - w : 0, true);
+	*p++ = ' ';
+	p = put_pad(p, b, 14, true);
+	*p++ = ' ';
+	p = put_pad(p, c, 14, true);
+	*p++ = ' ';
+	p = put_pad(p, d, 14, true);
+	*p++ = ' ';
+	p = put_pad(p, e, 12, true);
+	*p++ = ' ';
+	p = put_pad(p, f, 10, true);
+	*p++ = ' ';
+	*p++ = ' ';
+	if (glen < 14) {
+		p = put_pad(p, g, 14, false);
+		*p++ = '\n';
+		fwrite(row, 1, (size_t)(p - row), out);
+		return;
+	}
+	fwrite(row, 1, (size_t)(p - row), out);
+	fwrite(g, 1, glen, out);
+	fputc('\n', out);
 }
 
 static void end(void *self, int64_t b, int64_t e)
@@ -229,6 +312,8 @@ static void end(void *self, int64_t b, int64_t e)
 	size_t *ord = malloc((s->tids.n ? s->tids.n : 1) * sizeof(*ord));
 	uint64_t total_calls = 0;
 	char sub[AN_COMM_MAX + 64];
+	char *rs = NULL;   /* the return values of a row (ret_str) */
+	size_t rs_cap = 0;
 
 	if (!ord) {
 		s->oom = true;
@@ -287,13 +372,12 @@ static void end(void *self, int64_t b, int64_t e)
 			double avg = (double)c->sum / (double)c->count;
 			/* lttng-analyses: a stdev from 3 calls on */
 			double sd = c->count > 2 ? an_stdev(c->count, c->sum, c->sumsq) : NAN;
-			char *rs = NULL;
-			size_t rl = 0;
-			FILE *rf = open_memstream(&rs, &rl);
-			if (rf) {
-				ret_str(rf, c);
-				fclose(rf);
+			size_t rl;
+			if (!tmx_grow_array((void **)&rs, &rs_cap, ret_str_max(c), 1, 256)) {
+				s->oom = true;
+				break;
 			}
+			rl = ret_str(rs, c);
 			if (f) {
 				fputs(i ? ", [" : "[", f);
 				fputs("{\"class\": \"syscall\", \"name\": ", f);
@@ -311,22 +395,21 @@ static void end(void *self, int64_t b, int64_t e)
 				else
 					an_mi_duration(f, sd);
 				fputs(", {\"class\": \"string\", \"value\": ", f);
-				an_json_string(f, rs ? rs : "", rl);
+				an_json_string(f, rs, rl);
 				fputs("}]", f);
 			} else if (!a->o->mi) {
 				char name[300], cnt[32], mn[48], av[48], mx[48], sds[48];
 				snprintf(name, sizeof(name), " - %.*s", (int)c->len, c->name);
-				snprintf(cnt, sizeof(cnt), "%llu", (unsigned long long)c->count);
-				round3(mn, sizeof(mn), (double)c->min / 1000);
+				cnt[an_fmt_u64(cnt, c->count)] = 0;
+				round3_ns(mn, sizeof(mn), c->min);
 				round3(av, sizeof(av), avg / 1000);
-				round3(mx, sizeof(mx), (double)c->max / 1000);
+				round3_ns(mx, sizeof(mx), c->max);
 				if (isnan(sd))
 					snprintf(sds, sizeof(sds), "?");
 				else
 					round3(sds, sizeof(sds), sd / 1000);
-				line(out, name, cnt, mn, av, mx, sds, rs ? rs : "");
+				line(out, name, cnt, mn, av, mx, sds, rs);
 			}
-			free(rs);
 		}
 		free(cord);
 		if (f)
@@ -364,6 +447,7 @@ static void end(void *self, int64_t b, int64_t e)
 		fprintf(out, "\nTotal syscalls: %llu\n", (unsigned long long)total_calls);
 	}
 	free(ord);
+	free(rs);
 }
 
 static void finish(void *self)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/grow.h"
-#include "tools/analyze/an_int.h"
+#include "tools/analyze/an_impl.h"
 
 /* Map keys: the sign bit flipped, so that -1 is a key too (imap keeps UINT64_MAX free). */
 static inline uint64_t key_of(int64_t key)

@@ -16,7 +16,7 @@
 
 #include "common/grow.h"
 #include "common/heap.h"
-#include "tools/analyze/io_int.h"
+#include "tools/analyze/io_impl.h"
 
 /* The kinds of system call requests of the tables */
 enum { CAT_OPEN, CAT_READ, CAT_WRITE, CAT_SYNC, CAT_N };
@@ -347,7 +347,8 @@ static void print_freq(struct an_io *io, int64_t b, int64_t e, bool mi)
  */
 static void l_put(struct an_io *io, const char *s, size_t len)
 {
-	if (!tmx_grow_array((void **)&io->line, &io->line_cap, io->line_len + len + 1, 1, 256)) {
+	if (io->line_len + len + 1 > io->line_cap &&
+	    !tmx_grow_array((void **)&io->line, &io->line_cap, io->line_len + len + 1, 1, 256)) {
 		io->a->oom = true;
 		return;
 	}
@@ -381,19 +382,6 @@ static void l_right(struct an_io *io, const char *s, size_t len, size_t w)
 
 	l_spaces(io, cp < w ? w - cp : 0);
 	l_put(io, s, len);
-}
-
-static size_t fmt_u64(char *buf, uint64_t v)
-{
-	char tmp[24];
-	size_t n = 0, k = 0;
-
-	do
-		tmp[n++] = (char)('0' + v % 10);
-	while ((v /= 10));
-	while (n)
-		buf[k++] = tmp[--n];
-	return k;
 }
 
 /* format_utils.format_timestamp: the text of each second is kept for the next times */
@@ -468,7 +456,7 @@ static void log_row_text(struct an_io *io, const struct io_rec *rq, bool oor)
 	l_put(io, " ", 1);
 	/* '%0.03f' of dur / 1000: its three decimals exactly, for any duration a trace has */
 	if (dur >= 0 && dur < 1000000000000000LL) {
-		n = fmt_u64(buf, (uint64_t)dur / 1000);
+		n = an_fmt_u64(buf, (uint64_t)dur / 1000);
 		buf[n++] = '.';
 		buf[n++] = (char)('0' + dur % 1000 / 100);
 		buf[n++] = (char)('0' + dur % 100 / 10);
@@ -489,9 +477,9 @@ static void log_row_text(struct an_io *io, const struct io_rec *rq, bool oor)
 	l_put(io, " ", 1);
 	if (rq->tid < 0) {
 		buf[0] = '-';
-		n = 1 + fmt_u64(buf + 1, (uint64_t)0 - (uint64_t)rq->tid);
+		n = 1 + an_fmt_u64(buf + 1, (uint64_t)0 - (uint64_t)rq->tid);
 	} else {
-		n = fmt_u64(buf, (uint64_t)rq->tid);
+		n = an_fmt_u64(buf, (uint64_t)rq->tid);
 	}
 	l_left(io, buf, n, 8);
 	l_put(io, " ", 1);
@@ -507,9 +495,9 @@ static void log_row_text(struct an_io *io, const struct io_rec *rq, bool oor)
 		l_put(io, " (fd=", 5);
 		if (rq->fd < 0) {
 			buf[0] = '-';
-			n = 1 + fmt_u64(buf + 1, (uint64_t)0 - (uint64_t)rq->fd);
+			n = 1 + an_fmt_u64(buf + 1, (uint64_t)0 - (uint64_t)rq->fd);
 		} else {
-			n = fmt_u64(buf, (uint64_t)rq->fd);
+			n = an_fmt_u64(buf, (uint64_t)rq->fd);
 		}
 		buf[n++] = ')';
 		l_put(io, buf, n);

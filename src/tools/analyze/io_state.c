@@ -14,7 +14,7 @@
 
 #include "common/grow.h"
 #include "tracemux/event.h"
-#include "tools/analyze/io_int.h"
+#include "tools/analyze/io_impl.h"
 
 #define IO_O_CLOEXEC 02000000   /* os.O_CLOEXEC on Linux */
 #define IO_DEAD UINT32_MAX

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "common/grow.h"
-#include "tools/analyze/io_int.h"
+#include "tools/analyze/io_impl.h"
 
 /* ------------------------------------------------------------------ */
 /* Records                                                              */
@@ -377,10 +377,31 @@ void io_fmt_size(char *buf, size_t n, uint64_t size)
 		if (e > 8)
 			e = 8;
 	}
-	if (!e)
+	if (!e && n >= 32) {   /* under 1024: the integer, without printf (a log row each) */
+		size_t k = an_fmt_u64(buf, size);
+		memcpy(buf + k, " ", 1);
+		memcpy(buf + k + 1, units[0], 4);
+	} else if (!e) {
 		snprintf(buf, n, "%.0f %s", (double)size, units[0]);
-	else
+	} else if (size < (1ull << 53) && e < 6 && n >= 32) {
+		/*
+		 * '%.2f' of size / 1024^e, an exact double here, without printf:
+		 * size * 100 / 2^(10e) rounded to nearest, ties to even, as glibc
+		 * rounds the exact value.
+		 */
+		uint64_t q = size * 100, d = 1ull << (10 * e), v = q >> (10 * e), r = q & (d - 1);
+		size_t k;
+		if (r > d / 2 || (r == d / 2 && (v & 1)))
+			v++;
+		k = an_fmt_u64(buf, v / 100);
+		buf[k++] = '.';
+		buf[k++] = (char)('0' + v / 10 % 10);
+		buf[k++] = (char)('0' + v % 10);
+		buf[k++] = ' ';
+		memcpy(buf + k, units[e], 4);
+	} else {
 		snprintf(buf, n, "%.2f %s", (double)size / pow(1024.0, e), units[e]);
+	}
 }
 
 /* ------------------------------------------------------------------ */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/analyze/io_int.h"
+#include "tools/analyze/io_impl.h"
 
 /* FileStats: a path's I/O and the first fd each process had it as */
 struct io_file {
@@ -143,127 +143,160 @@ static size_t pad(char *buf, size_t n, size_t at, const char *s, size_t w, bool 
 	return at;
 }
 
-static void per_proc(struct an_io *io, int64_t b, int64_t e, bool mi, bool write)
+/*
+ * One of iousagetop's tables: its records sorted by a value (largest first,
+ * ties in order) and cut at --limit, as an MI table or a bar graph.  What
+ * differs between the tables is here; usage_table() does the rest.
+ */
+struct usage_table {
+	const char *key, *title, *sub;   /* MI: the table class (no title: the key alone) */
+	const char *graph, *header, *unit;   /* text: an_bar_graph()'s */
+	size_t n;                         /* records */
+	const void *ctx;                  /* what value() and the row writers read */
+	uint64_t (*value)(const void *ctx, size_t i, int what);
+	int what;
+	bool sort;                        /* false: in the records' order */
+	bool skip_zero;                   /* records of value 0 are left out */
+	/* one row: the MI cells between '[' and ']'; the bar's label (malloc'd) */
+	void (*mi_row)(struct an_io *io, FILE *f, const struct usage_table *t, size_t i, uint64_t v);
+	char *(*bar_row)(struct an_io *io, const struct usage_table *t, size_t i, uint64_t v,
+			 struct an_bar *row);
+	bool write;                       /* the table's direction, for the row writers */
+};
+
+static void usage_table(struct an_io *io, const struct usage_table *t, int64_t b, int64_t e, bool mi)
 {
-	struct sort_item *v = sorted(io, io->tids.n, pval, &io->tids, write ? U_WRITE : U_READ, true);
+	struct sort_item *v = sorted(io, t->n, t->value, t->ctx, t->what, t->sort);
 	struct an_bar *rows;
 	size_t k = 0;
 	FILE *f = NULL;
 
-	if (!v || !(rows = calloc(io->tids.n ? io->tids.n : 1, sizeof(*rows)))) {
+	if (!v || !(rows = calloc(t->n ? t->n : 1, sizeof(*rows)))) {
 		free(v);
 		return;
 	}
-	for (size_t i = 0; i < io->tids.n; i++) {
-		const struct io_pstats *p = an_table_at(&io->tids, v[i].i);
-		uint64_t disk = write ? p->disk_w : p->disk_r, net = write ? p->net_w : p->net_r;
-		uint64_t unk = write ? p->unk_w : p->unk_r;
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->skip_zero && !v[i].v)
+			continue;
 		if (mi) {
-			if (!f && !(f = table(io, "per-process-top", "Per-process top I/O operations",
-					      write ? "written" : "read", b, e)))
+			if (!f && !(f = table(io, t->key, t->title, t->sub, b, e)))
 				break;
 			mi_sep(f, k);
 			fputc('[', f);
-			an_mi_proc(f, &(struct an_proc){ .tid = p->tid, .pid = p->pid,
-							 .has_pid = p->has_pid, .comm = p->comm },
-				   true);
-			fprintf(f, ", {\"class\": \"size\", \"value\": %llu}, {\"class\": \"size\", "
-				   "\"value\": %llu}, {\"class\": \"size\", \"value\": %llu}, "
-				   "{\"class\": \"size\", \"value\": %llu}]",
-				(unsigned long long)v[i].v, (unsigned long long)disk,
-				(unsigned long long)net, (unsigned long long)unk);
-		} else {
-			char name[160], s[48], label[400];
-			size_t at = 0;
-			comm_label(name, sizeof(name), p, "%.*s (%s)");
-			at = pad(label, sizeof(label), at, name, 25, false);
-			at = pad(label, sizeof(label), at, " ", 0, false);
-			io_fmt_size(s, sizeof(s), disk);
-			at = pad(label, sizeof(label), at, s, 10, true);
-			at = pad(label, sizeof(label), at, " ", 0, false);
-			io_fmt_size(s, sizeof(s), net);
-			at = pad(label, sizeof(label), at, s, 10, true);
-			at = pad(label, sizeof(label), at, " ", 0, false);
-			io_fmt_size(s, sizeof(s), unk);
-			pad(label, sizeof(label), at, s, 10, true);
-			rows[k].value = (double)v[i].v;
-			io_fmt_size(rows[k].value_str, sizeof(rows[k].value_str), v[i].v);
-			rows[k].label = strdup(label);
-		}
-		if (enough(io, ++k))
+			t->mi_row(io, f, t, v[i].i, v[i].v);
+			fputc(']', f);
+		} else if (!(rows[k].label = t->bar_row(io, t, v[i].i, v[i].v, &rows[k]))) {
+			io->a->oom = true;
 			break;
-	}
-	if (mi && f) {
-		an_mi_table_end(f);
-	} else if (!mi) {
-		char header[120];
-		snprintf(header, sizeof(header), "%-25s %-10s %-10s %-10s", "Process", "Disk", "Net",
-			 "Unknown");
-		an_bar_graph(io->a->out, write ? "Per-process I/O Write" : "Per-process I/O Read", header,
-			     NULL, rows, k);
-	}
-	for (size_t i = 0; i < k; i++)
-		free(rows[i].label);
-	free(rows);
-	free(v);
-}
-
-static void per_proc_block(struct an_io *io, int64_t b, int64_t e, bool mi, bool write)
-{
-	struct sort_item *v = sorted(io, io->tids.n, pval, &io->tids, write ? U_BLK_WRITE : U_BLK_READ,
-				     true);
-	struct an_bar *rows;
-	size_t k = 0;
-	FILE *f = NULL;
-
-	if (!v || !(rows = calloc(io->tids.n ? io->tids.n : 1, sizeof(*rows)))) {
-		free(v);
-		return;
-	}
-	for (size_t i = 0; i < io->tids.n; i++) {
-		const struct io_pstats *p = an_table_at(&io->tids, v[i].i);
-		if (!v[i].v)
-			continue;
-		if (mi) {
-			if (!f && !(f = table(io, "per-process-top-block",
-					      "Per-process top block I/O operations",
-					      write ? "written" : "read", b, e)))
-				break;
-			mi_sep(f, k);
-			/* mi.Process(None) when the name is empty */
-			fputs("[{\"class\": \"process\"", f);
-			if (p->comm.len) {
-				fputs(", \"name\": ", f);
-				an_json_string(f, p->comm.s, p->comm.len);
-			}
-			if (p->has_pid)
-				fprintf(f, ", \"pid\": %lld", (long long)p->pid);
-			fprintf(f, ", \"tid\": %lld}, {\"class\": \"size\", \"value\": %llu}]",
-				(long long)p->tid, (unsigned long long)v[i].v);
-		} else {
-			char label[200];
-			struct io_pstats q = *p;
-			if (!q.comm.len) {
-				memcpy(q.comm.s, "unknown", 7);
-				q.comm.len = 7;
-			}
-			comm_label(label, sizeof(label), &q, "%.*s (pid=%s)");
-			rows[k].value = (double)v[i].v;
-			io_fmt_size(rows[k].value_str, sizeof(rows[k].value_str), v[i].v);
-			rows[k].label = strdup(label);
 		}
 		if (enough(io, ++k))
 			break;
 	}
 	if (mi && f)
 		an_mi_table_end(f);
-	else if (!mi)
-		an_bar_graph(io->a->out, write ? "Block I/O Write" : "Block I/O Read", "Process", NULL,
-			     rows, k);
+	else if (!mi && !io->a->oom)
+		an_bar_graph(io->a->out, t->graph, t->header, t->unit, rows, k);
 	for (size_t i = 0; i < k; i++)
 		free(rows[i].label);
 	free(rows);
 	free(v);
+}
+
+static void size_bar(struct an_bar *row, uint64_t v)
+{
+	row->value = (double)v;
+	io_fmt_size(row->value_str, sizeof(row->value_str), v);
+}
+
+static void proc_mi(struct an_io *io, FILE *f, const struct usage_table *t, size_t i, uint64_t v)
+{
+	const struct io_pstats *p = an_table_at(&io->tids, i);
+
+	an_mi_proc(f, &(struct an_proc){ .tid = p->tid, .pid = p->pid, .has_pid = p->has_pid,
+					 .comm = p->comm },
+		   true);
+	fprintf(f, ", {\"class\": \"size\", \"value\": %llu}, {\"class\": \"size\", "
+		   "\"value\": %llu}, {\"class\": \"size\", \"value\": %llu}, "
+		   "{\"class\": \"size\", \"value\": %llu}",
+		(unsigned long long)v, (unsigned long long)(t->write ? p->disk_w : p->disk_r),
+		(unsigned long long)(t->write ? p->net_w : p->net_r),
+		(unsigned long long)(t->write ? p->unk_w : p->unk_r));
+}
+
+static char *proc_bar(struct an_io *io, const struct usage_table *t, size_t i, uint64_t v,
+		      struct an_bar *row)
+{
+	const struct io_pstats *p = an_table_at(&io->tids, i);
+	uint64_t col[3] = { t->write ? p->disk_w : p->disk_r, t->write ? p->net_w : p->net_r,
+			    t->write ? p->unk_w : p->unk_r };
+	char name[160], s[48], label[400];
+	size_t at;
+
+	comm_label(name, sizeof(name), p, "%.*s (%s)");
+	at = pad(label, sizeof(label), 0, name, 25, false);
+	for (int c = 0; c < 3; c++) {
+		at = pad(label, sizeof(label), at, " ", 0, false);
+		io_fmt_size(s, sizeof(s), col[c]);
+		at = pad(label, sizeof(label), at, s, 10, true);
+	}
+	size_bar(row, v);
+	return strdup(label);
+}
+
+static void per_proc(struct an_io *io, int64_t b, int64_t e, bool mi, bool write)
+{
+	char header[120];
+
+	snprintf(header, sizeof(header), "%-25s %-10s %-10s %-10s", "Process", "Disk", "Net", "Unknown");
+	usage_table(io, &(struct usage_table){
+		.key = "per-process-top", .title = "Per-process top I/O operations",
+		.sub = write ? "written" : "read",
+		.graph = write ? "Per-process I/O Write" : "Per-process I/O Read", .header = header,
+		.n = io->tids.n, .ctx = &io->tids, .value = pval, .what = write ? U_WRITE : U_READ,
+		.sort = true, .mi_row = proc_mi, .bar_row = proc_bar, .write = write }, b, e, mi);
+}
+
+static void block_mi(struct an_io *io, FILE *f, const struct usage_table *t, size_t i, uint64_t v)
+{
+	const struct io_pstats *p = an_table_at(&io->tids, i);
+
+	(void)t;
+	/* mi.Process(None) when the name is empty */
+	fputs("{\"class\": \"process\"", f);
+	if (p->comm.len) {
+		fputs(", \"name\": ", f);
+		an_json_string(f, p->comm.s, p->comm.len);
+	}
+	if (p->has_pid)
+		fprintf(f, ", \"pid\": %lld", (long long)p->pid);
+	fprintf(f, ", \"tid\": %lld}, {\"class\": \"size\", \"value\": %llu}", (long long)p->tid,
+		(unsigned long long)v);
+}
+
+static char *block_bar(struct an_io *io, const struct usage_table *t, size_t i, uint64_t v,
+		       struct an_bar *row)
+{
+	struct io_pstats q = *(const struct io_pstats *)an_table_at(&io->tids, i);
+	char label[200];
+
+	(void)t;
+	if (!q.comm.len) {
+		memcpy(q.comm.s, "unknown", 7);
+		q.comm.len = 7;
+	}
+	comm_label(label, sizeof(label), &q, "%.*s (pid=%s)");
+	size_bar(row, v);
+	return strdup(label);
+}
+
+static void per_proc_block(struct an_io *io, int64_t b, int64_t e, bool mi, bool write)
+{
+	usage_table(io, &(struct usage_table){
+		.key = "per-process-top-block", .title = "Per-process top block I/O operations",
+		.sub = write ? "written" : "read", .graph = write ? "Block I/O Write" : "Block I/O Read",
+		.header = "Process", .n = io->tids.n, .ctx = &io->tids, .value = pval,
+		.what = write ? U_BLK_WRITE : U_BLK_READ, .sort = true, .skip_zero = true,
+		.mi_row = block_mi, .bar_row = block_bar, .write = write }, b, e, mi);
 }
 
 static void disk_label(const struct an_io *io, const struct io_dstats *d, char *buf, size_t n)
@@ -279,109 +312,91 @@ static void disk_label(const struct an_io *io, const struct io_dstats *d, char *
 	}
 }
 
+static double disk_avg(const struct io_dstats *d)
+{
+	return (double)d->duration / (double)d->count;
+}
+
+/* per_disk's `what`: U_SECTORS, U_REQUESTS, or this for the average latency */
+enum { U_LATENCY = -1 };
+
+static void disk_mi(struct an_io *io, FILE *f, const struct usage_table *t, size_t i, uint64_t v)
+{
+	const struct io_dstats *d = an_table_at(&io->dstats, i);
+	char name[300];
+
+	disk_label(io, d, name, sizeof(name));
+	fputs("{\"class\": \"disk\", \"name\": ", f);
+	an_json_string(f, name, strlen(name));
+	fputs("}, ", f);
+	if (t->sort)
+		fprintf(f, "{\"class\": \"number\", \"value\": %llu}", (unsigned long long)v);
+	else   /* the latency table, in the disks' order */
+		an_mi_duration(f, disk_avg(d));
+}
+
+static char *disk_bar(struct an_io *io, const struct usage_table *t, size_t i, uint64_t v,
+		      struct an_bar *row)
+{
+	const struct io_dstats *d = an_table_at(&io->dstats, i);
+	char name[300];
+
+	disk_label(io, d, name, sizeof(name));
+	row->value = t->sort ? (double)v : disk_avg(d) / 1000000;
+	if (t->sort)
+		snprintf(row->value_str, sizeof(row->value_str), "%llu", (unsigned long long)v);
+	else
+		snprintf(row->value_str, sizeof(row->value_str), "%0.02f", disk_avg(d) / 1000000);
+	return strdup(name);
+}
+
 /* sectors, requests (sorted), average latency (in the disks' order) */
 static void per_disk(struct an_io *io, int64_t b, int64_t e, bool mi, int what)
 {
-	bool rtps = what < 0;
-	struct sort_item *v = sorted(io, io->dstats.n, dval, &io->dstats, rtps ? U_REQUESTS : what,
-				     !rtps);
-	struct an_bar *rows;
-	size_t k = 0;
-	FILE *f = NULL;
-	const char *key = rtps ? "per-disk-top-rps" : what == U_SECTORS ? "per-disk-top-sector"
-								       : "per-disk-top-request";
+	bool lat = what == U_LATENCY;
 
-	if (!v || !(rows = calloc(io->dstats.n ? io->dstats.n : 1, sizeof(*rows)))) {
-		free(v);
-		return;
-	}
-	for (size_t i = 0; i < io->dstats.n; i++) {
-		const struct io_dstats *d = an_table_at(&io->dstats, v[i].i);
-		char name[300];
-		double avg;
-		if (!v[i].v)
-			continue;
-		disk_label(io, d, name, sizeof(name));
-		avg = (double)d->duration / (double)d->count;
-		if (mi) {
-			if (!f && !(f = table(io, key, NULL, NULL, b, e)))
-				break;
-			mi_sep(f, k);
-			fputs("[{\"class\": \"disk\", \"name\": ", f);
-			an_json_string(f, name, strlen(name));
-			fputs("}, ", f);
-			if (rtps)
-				an_mi_duration(f, avg);
-			else
-				fprintf(f, "{\"class\": \"number\", \"value\": %llu}",
-					(unsigned long long)v[i].v);
-			fputc(']', f);
-		} else {
-			rows[k].value = rtps ? avg / 1000000 : (double)v[i].v;
-			if (rtps)
-				snprintf(rows[k].value_str, sizeof(rows[k].value_str), "%0.02f",
-					 avg / 1000000);
-			else
-				snprintf(rows[k].value_str, sizeof(rows[k].value_str), "%llu",
-					 (unsigned long long)v[i].v);
-			rows[k].label = strdup(name);
-		}
-		if (enough(io, ++k))
-			break;
-	}
-	if (mi && f)
-		an_mi_table_end(f);
-	else if (!mi)
-		an_bar_graph(io->a->out,
-			     rtps ? "Disk Request Average Latency"
-			     : what == U_SECTORS ? "Disk Requests Sector Count" : "Disk Request Count",
-			     "Disk", rtps ? "ms" : what == U_SECTORS ? "sectors" : "requests", rows, k);
-	for (size_t i = 0; i < k; i++)
-		free(rows[i].label);
-	free(rows);
-	free(v);
+	usage_table(io, &(struct usage_table){
+		.key = lat ? "per-disk-top-rps" : what == U_SECTORS ? "per-disk-top-sector"
+								     : "per-disk-top-request",
+		.graph = lat ? "Disk Request Average Latency"
+		       : what == U_SECTORS ? "Disk Requests Sector Count" : "Disk Request Count",
+		.header = "Disk", .unit = lat ? "ms" : what == U_SECTORS ? "sectors" : "requests",
+		.n = io->dstats.n, .ctx = &io->dstats, .value = dval, .what = lat ? U_REQUESTS : what,
+		.sort = !lat, .skip_zero = true, .mi_row = disk_mi, .bar_row = disk_bar }, b, e, mi);
+}
+
+static void netif_mi(struct an_io *io, FILE *f, const struct usage_table *t, size_t i, uint64_t v)
+{
+	const struct io_ifstats *n = an_table_at(&io->ifaces, i);
+	size_t len;
+	const char *s = io_str_at(&io->strs, n->name, &len);
+
+	(void)t;
+	fputs("{\"class\": \"netif\", \"name\": ", f);
+	an_json_string(f, s, len);
+	fprintf(f, "}, {\"class\": \"size\", \"value\": %llu}", (unsigned long long)v);
+}
+
+static char *netif_bar(struct an_io *io, const struct usage_table *t, size_t i, uint64_t v,
+		       struct an_bar *row)
+{
+	const struct io_ifstats *n = an_table_at(&io->ifaces, i);
+	size_t len;
+	const char *s = io_str_at(&io->strs, n->name, &len);
+
+	(void)t;
+	size_bar(row, v);
+	return strndup(s, len);
 }
 
 static void per_netif(struct an_io *io, int64_t b, int64_t e, bool mi, bool sent)
 {
-	struct sort_item *v = sorted(io, io->ifaces.n, ival, &io->ifaces, sent ? U_SENT : U_RECV, true);
-	struct an_bar *rows;
-	size_t k = 0;
-	FILE *f = NULL;
-
-	if (!v || !(rows = calloc(io->ifaces.n ? io->ifaces.n : 1, sizeof(*rows)))) {
-		free(v);
-		return;
-	}
-	for (size_t i = 0; i < io->ifaces.n; i++) {
-		const struct io_ifstats *n = an_table_at(&io->ifaces, v[i].i);
-		size_t len;
-		const char *s = io_str_at(&io->strs, n->name, &len);
-		if (mi) {
-			if (!f && !(f = table(io, "per-netif-top", "Per-network interface top I/O operations",
-					      sent ? "sent" : "received", b, e)))
-				break;
-			mi_sep(f, k);
-			fputs("[{\"class\": \"netif\", \"name\": ", f);
-			an_json_string(f, s, len);
-			fprintf(f, "}, {\"class\": \"size\", \"value\": %llu}]", (unsigned long long)v[i].v);
-		} else {
-			rows[k].value = (double)v[i].v;
-			io_fmt_size(rows[k].value_str, sizeof(rows[k].value_str), v[i].v);
-			rows[k].label = strndup(s, len);
-		}
-		if (enough(io, ++k))
-			break;
-	}
-	if (mi && f)
-		an_mi_table_end(f);
-	else if (!mi)
-		an_bar_graph(io->a->out, sent ? "Network Sent Bytes" : "Network Received Bytes",
-			     "Interface", NULL, rows, k);
-	for (size_t i = 0; i < k; i++)
-		free(rows[i].label);
-	free(rows);
-	free(v);
+	usage_table(io, &(struct usage_table){
+		.key = "per-netif-top", .title = "Per-network interface top I/O operations",
+		.sub = sent ? "sent" : "received",
+		.graph = sent ? "Network Sent Bytes" : "Network Received Bytes", .header = "Interface",
+		.n = io->ifaces.n, .ctx = &io->ifaces, .value = ival, .what = sent ? U_SENT : U_RECV,
+		.sort = true, .mi_row = netif_mi, .bar_row = netif_bar }, b, e, mi);
 }
 
 /* FileStats.GENERIC_NAMES */
@@ -456,69 +471,62 @@ static struct io_file *files_stats(struct an_io *io, size_t *n_out)
 	return files;
 }
 
+/* _get_file_stats_fd_owners_str: "fd 3 in cat (1234) " for each owner */
+static void owners_json(struct an_io *io, FILE *f, const struct io_file *file)
+{
+	char *own = NULL;
+	size_t olen = 0;
+	FILE *o = open_memstream(&own, &olen);
+
+	if (!o) {
+		io->a->oom = true;
+		return;
+	}
+	for (size_t w = 0; w < file->owners.n; w++) {
+		const struct io_owner *ow = an_table_at(&file->owners, w);
+		const struct io_pstats *pp = io_pstats_find(io, ow->pid);
+		fprintf(o, "fd %lld in %.*s (%lld) ", (long long)ow->fd, pp ? (int)pp->comm.len : 0,
+			pp ? pp->comm.s : "", (long long)ow->pid);
+	}
+	fclose(o);
+	an_json_string(f, own, olen);
+	free(own);
+}
+
+static void file_mi(struct an_io *io, FILE *f, const struct usage_table *t, size_t i, uint64_t v)
+{
+	const struct io_file *file = (const struct io_file *)t->ctx + i;
+	size_t len;
+	const char *s = io_str_at(&io->strs, file->name, &len);
+
+	fputs("{\"class\": \"path\", \"path\": ", f);
+	an_json_string(f, s, len);
+	fprintf(f, "}, {\"class\": \"size\", \"value\": %llu}, {\"class\": \"string\", "
+		   "\"value\": ", (unsigned long long)v);
+	owners_json(io, f, file);
+	fputc('}', f);
+}
+
+static char *file_bar(struct an_io *io, const struct usage_table *t, size_t i, uint64_t v,
+		      struct an_bar *row)
+{
+	const struct io_file *file = (const struct io_file *)t->ctx + i;
+	size_t len;
+	const char *s = io_str_at(&io->strs, file->name, &len);
+
+	size_bar(row, v);
+	return strndup(s, len);
+}
+
 static void per_file(struct an_io *io, int64_t b, int64_t e, bool mi, const struct io_file *files,
 		     size_t n, bool write)
 {
-	struct sort_item *v = sorted(io, n, fval, files, write ? U_FILE_WRITE : U_FILE_READ, true);
-	struct an_bar *rows;
-	size_t k = 0;
-	FILE *f = NULL;
-
-	if (!v || !(rows = calloc(n ? n : 1, sizeof(*rows)))) {
-		free(v);
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct io_file *file = &files[v[i].i];
-		size_t len;
-		const char *s = io_str_at(&io->strs, file->name, &len);
-		if (!v[i].v)
-			continue;
-		if (mi) {
-			if (!f && !(f = table(io, "per-file-top", "Per-file top I/O operations",
-					      write ? "written" : "read", b, e)))
-				break;
-			mi_sep(f, k);
-			fputs("[{\"class\": \"path\", \"path\": ", f);
-			an_json_string(f, s, len);
-			fprintf(f, "}, {\"class\": \"size\", \"value\": %llu}, {\"class\": \"string\", "
-				   "\"value\": ", (unsigned long long)v[i].v);
-			{
-				/* _get_file_stats_fd_owners_str */
-				char *own = NULL;
-				size_t olen = 0;
-				FILE *o = open_memstream(&own, &olen);
-				if (o) {
-					for (size_t w = 0; w < file->owners.n; w++) {
-						const struct io_owner *ow = an_table_at(&file->owners, w);
-						const struct io_pstats *pp = io_pstats_find(io, ow->pid);
-						fprintf(o, "fd %lld in %.*s (%lld) ", (long long)ow->fd,
-							pp ? (int)pp->comm.len : 0, pp ? pp->comm.s : "",
-							(long long)ow->pid);
-					}
-					fclose(o);
-					an_json_string(f, own, olen);
-					free(own);
-				}
-			}
-			fputs("}]", f);
-		} else {
-			rows[k].value = (double)v[i].v;
-			io_fmt_size(rows[k].value_str, sizeof(rows[k].value_str), v[i].v);
-			rows[k].label = strndup(s, len);
-		}
-		if (enough(io, ++k))
-			break;
-	}
-	if (mi && f)
-		an_mi_table_end(f);
-	else if (!mi)
-		an_bar_graph(io->a->out, write ? "Per-file I/O Write" : "Per-file I/O Read", "Path", NULL,
-			     rows, k);
-	for (size_t i = 0; i < k; i++)
-		free(rows[i].label);
-	free(rows);
-	free(v);
+	usage_table(io, &(struct usage_table){
+		.key = "per-file-top", .title = "Per-file top I/O operations",
+		.sub = write ? "written" : "read", .graph = write ? "Per-file I/O Write" : "Per-file I/O Read",
+		.header = "Path", .n = n, .ctx = files, .value = fval,
+		.what = write ? U_FILE_WRITE : U_FILE_READ, .sort = true, .skip_zero = true,
+		.mi_row = file_mi, .bar_row = file_bar, .write = write }, b, e, mi);
 }
 
 void io_usage(struct an_io *io, int64_t b, int64_t e, bool mi)
@@ -534,7 +542,7 @@ void io_usage(struct an_io *io, int64_t b, int64_t e, bool mi)
 	per_proc_block(io, b, e, mi, true);
 	per_disk(io, b, e, mi, U_SECTORS);
 	per_disk(io, b, e, mi, U_REQUESTS);
-	per_disk(io, b, e, mi, -1);
+	per_disk(io, b, e, mi, U_LATENCY);
 	per_netif(io, b, e, mi, false);
 	per_netif(io, b, e, mi, true);
 	for (size_t i = 0; i < n_files; i++)

@@ -5,8 +5,8 @@
  * without --period (from --begin, or the first event, to the last event
  * before --end).
  */
-#ifndef TMX_TOOLS_ANALYZE_INT_H
-#define TMX_TOOLS_ANALYZE_INT_H
+#ifndef TMX_TOOLS_ANALYZE_IMPL_H
+#define TMX_TOOLS_ANALYZE_IMPL_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -179,6 +179,8 @@ void an_json_double(FILE *out, double v);
 void an_json_string(FILE *out, const char *s, size_t len);
 /* Code points of UTF-8 text (Python's str width). */
 size_t an_utf8_len(const char *s, size_t n);
+/* v in decimal at buf (20 bytes at most, no terminator): its length; no printf in row loops */
+size_t an_fmt_u64(char *buf, uint64_t v);
 /* termgraph.BarGraph */
 struct an_bar {
 	double value;

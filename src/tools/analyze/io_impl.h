@@ -8,8 +8,8 @@
  * the requests) in io_stats.c, and their output (cli/io.py) in io_out.c
  * and io_usage.c.
  */
-#ifndef TMX_TOOLS_ANALYZE_IO_INT_H
-#define TMX_TOOLS_ANALYZE_IO_INT_H
+#ifndef TMX_TOOLS_ANALYZE_IO_IMPL_H
+#define TMX_TOOLS_ANALYZE_IO_IMPL_H
 
 #include "tools/analyze/an_run.h"
 
