@@ -25,6 +25,8 @@
 #include "sink/parquet/table.h"
 
 #define PQ_GROUPQ_BYTES (256u << 20)
+/* Record buffers kept for reuse once their group's columns are made. */
+#define PQ_GROUPQ_SPARE 2
 
 struct pq_groupq;
 

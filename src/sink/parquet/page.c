@@ -286,7 +286,11 @@ static void reset(struct pq_col *c)
 	uint8_t max_def = c->max_def, max_rep = c->max_rep;
 	size_t *acct = c->acct;
 
-	/* Freed, not kept: the memory of a quiet table goes back. */
+	/* Freed, not kept, but for an encoder's columns: the memory of a quiet table goes back. */
+	if (c->keep) {
+		pq_col_reuse(c, type, max_def, max_rep, acct);
+		return;
+	}
 	pq_col_free(c);
 	pq_col_init(c, type, max_def, max_rep, acct);
 }

@@ -26,7 +26,12 @@
 #define GROUP_BYTES (64u << 20)
 #define TOTAL_BYTES (256u << 20)
 #define PART_BYTES (1ull << 30)
-#define ZSTD_LEVEL (getenv("PQL") ? atoi(getenv("PQL")) : 3)
+/*
+ * zstd's fastest regular level: compression was a third of the output's
+ * CPU time at level 3 (zstd's default), level 1 takes about a quarter less
+ * of it for files some 8% larger (every reader decompresses any level).
+ */
+#define ZSTD_LEVEL 1
 
 /*
  * The columns every event table starts with, of one type whatever the
@@ -939,8 +944,7 @@ void tmx_parquet_free(struct tmx_parquet *p)
 	pq_discarded_free(&p->discarded);
 	pq_buf_free(&p->scratch);
 	pq_buf_free(&p->labels);
-	pq_buf_free(&p->enc.body);
-	pq_buf_free(&p->enc.packed);
+	pq_encoder_free_bufs(&p->enc);
 	ZSTD_freeCCtx(p->enc.zctx);
 	fmt_free(p->fmt);
 	pthread_mutex_destroy(&p->lock);
