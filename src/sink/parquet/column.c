@@ -85,6 +85,12 @@ void pq_encoder_free_bufs(struct pq_encoder *enc)
 	enc->n_cols = 0;
 	pq_buf_free(&enc->body);
 	pq_buf_free(&enc->packed);
+	pq_buf_free(&enc->iidx);
+	free(enc->ikeys);
+	free(enc->islots);
+	enc->ikeys = NULL;
+	enc->islots = NULL;
+	enc->ikeys_cap = enc->islots_cap = 0;
 }
 
 static void dict_free(struct pq_dict *d)

@@ -68,6 +68,11 @@ struct pq_encoder {
 	struct pq_buf body, packed;
 	struct pq_col *cols;    /* reusable columns (pq_col_reuse) of the groups it encodes */
 	size_t n_cols;
+	/* An integer column's dictionary being tried (page.c): values, indices, hash table. */
+	uint64_t *ikeys;
+	uint32_t *islots;
+	size_t ikeys_cap, islots_cap;
+	struct pq_buf iidx;
 };
 
 /* The encoder's `n` reusable columns (emptied, buffers kept); NULL without memory. */

@@ -3,6 +3,7 @@
  * dictionary page, the data page v1, zstd compression, page headers.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <zstd.h>
@@ -295,12 +296,104 @@ static void reset(struct pq_col *c)
 	pq_col_init(c, type, max_def, max_rep, acct);
 }
 
+/*
+ * Integer columns as dictionaries when they have few distinct values
+ * (packet context fields, stream ids, CPUs, thread ids, priorities: often
+ * one value for long runs).  The indices, RLE / bit-packed, are a few
+ * bytes where zstd had to go through 4 or 8 bytes of every value: zstd
+ * was a third of the output's time.  Given up as soon as the distinct
+ * values pass an eighth of the values, so that a timestamp column costs
+ * the hashing of an eighth of its values.  On success the entries are
+ * enc->ikeys[0, *n_keys) in order of first appearance and the indices
+ * enc->iidx.
+ */
+#define INT_DICT_MAX 8192   /* entries: the dictionary page stays under 64 KiB */
+
+static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_keys)
+{
+	unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
+	size_t n = c->vals.len / w, limit = n / 8 + 1, n_slots = 64, k = 0;
+	uint64_t last = 0, v = 0;
+	uint32_t last_i = UINT32_MAX, *idx;
+	const uint8_t *p = c->vals.p;
+
+	if (n < 16 || c->vals.oom)
+		return false;
+	if (limit > INT_DICT_MAX)
+		limit = INT_DICT_MAX;
+	while (n_slots < 2 * limit)
+		n_slots *= 2;
+	if (n_slots > enc->islots_cap) {
+		free(enc->islots);
+		enc->islots_cap = 0;
+		if (!(enc->islots = malloc(n_slots * sizeof(*enc->islots))))
+			return false;
+		enc->islots_cap = n_slots;
+	}
+	if (limit > enc->ikeys_cap) {
+		uint64_t *keys = realloc(enc->ikeys, limit * sizeof(*keys));
+		if (!keys)
+			return false;
+		enc->ikeys = keys;
+		enc->ikeys_cap = limit;
+	}
+	enc->iidx.len = 0;
+	if (!pq_buf_reserve(&enc->iidx, n * 4))
+		return false;
+	memset(enc->islots, 0, n_slots * sizeof(*enc->islots));
+	idx = (uint32_t *)enc->iidx.p;
+	for (size_t i = 0; i < n; i++) {
+		size_t s;
+		if (w == 4) {
+			uint32_t u;
+			memcpy(&u, p + 4 * i, 4);
+			v = u;
+		} else {
+			memcpy(&v, p + 8 * i, 8);
+		}
+		if (v == last && last_i != UINT32_MAX) {
+			idx[i] = last_i;
+			continue;
+		}
+		s = (size_t)((v * 0x9E3779B97F4A7C15ull) >> 40) & (n_slots - 1);
+		while (enc->islots[s] && enc->ikeys[enc->islots[s] - 1] != v)
+			s = (s + 1) & (n_slots - 1);
+		if (!enc->islots[s]) {
+			if (k == limit)
+				return false;
+			enc->ikeys[k++] = v;
+			enc->islots[s] = (uint32_t)k;
+		}
+		idx[i] = last_i = enc->islots[s] - 1;
+		last = v;
+	}
+	enc->iidx.len = n * 4;
+	*n_keys = k;
+	return true;
+}
+
+/* The dictionary page of int_dict's entries: PLAIN values. */
+static bool put_int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t n_keys,
+			 uint64_t base, struct pq_buf *out, struct pq_chunk *meta)
+{
+	unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
+
+	meta->dict_offset = (int64_t)(base + out->len);
+	enc->body.len = 0;
+	for (size_t k = 0; k < n_keys; k++)
+		pq_buf_le(&enc->body, enc->ikeys[k], w);
+	return put_page(enc, out, true, n_keys, false, meta);
+}
+
 bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, struct pq_buf *out,
 		   struct pq_chunk *meta)
 {
-	bool dict = c->dict_on && c->dict.n > 0, ok = !pq_col_oom(c);
+	bool dict = c->dict_on && c->dict.n > 0, ok = !pq_col_oom(c), idict = false;
+	size_t n_keys = 0;
 
-	*meta = (struct pq_chunk){ .phys = c->type.phys, .dict = dict,
+	if (ok && !dict && (c->type.phys == PQ_INT32 || c->type.phys == PQ_INT64))
+		idict = int_dict(c, enc, &n_keys);
+	*meta = (struct pq_chunk){ .phys = c->type.phys, .dict = dict || idict,
 				   .num_values = (int64_t)c->n_levels, .dict_offset = -1 };
 	stats(c, meta);
 	if (ok && dict) {
@@ -308,6 +401,8 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 		enc->body.len = 0;
 		pq_buf_put(&enc->body, c->dict.plain.p, c->dict.plain.len);
 		ok = put_page(enc, out, true, c->dict.n, false, meta);
+	} else if (idict) {
+		ok = put_int_dict(c, enc, n_keys, base, out, meta);
 	}
 	meta->data_offset = (int64_t)(base + out->len);
 	enc->body.len = 0;
@@ -319,10 +414,14 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 		unsigned width = pq_bit_width(c->dict.n - 1);
 		pq_buf_byte(&enc->body, (uint8_t)width);
 		pq_rle_hybrid(&enc->body, c->dict.idx.p, 4, c->dict.idx.len / 4, width);
+	} else if (idict) {
+		unsigned width = pq_bit_width(n_keys - 1);
+		pq_buf_byte(&enc->body, (uint8_t)width);
+		pq_rle_hybrid(&enc->body, enc->iidx.p, 4, enc->iidx.len / 4, width);
 	} else {
 		pq_buf_put(&enc->body, c->vals.p, c->vals.len);
 	}
-	ok = ok && put_page(enc, out, false, c->n_levels, dict, meta);
+	ok = ok && put_page(enc, out, false, c->n_levels, dict || idict, meta);
 	reset(c);
 	return ok;
 }
