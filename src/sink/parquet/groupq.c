@@ -32,8 +32,6 @@ struct pq_groupq {
 	struct job *queued;        /* the first QUEUED job, or NULL */
 	size_t n, bytes;           /* jobs not yet written, and their columns' bytes */
 	struct encoder *free_encs; /* idle encoders, one per thread at most in use */
-	struct pq_buf spare[PQ_GROUPQ_SPARE];   /* record buffers applied, for the next groups */
-	size_t n_spare;
 	int level;
 	bool async;
 	size_t max_groups;
@@ -79,8 +77,6 @@ void pq_groupq_free(struct pq_groupq *q)
 		next = e->next;
 		encoder_free(e);
 	}
-	while (q->n_spare)
-		pq_buf_free(&q->spare[--q->n_spare]);
 	pthread_mutex_destroy(&q->lock);
 	pthread_cond_destroy(&q->done);
 	free(q);
@@ -103,23 +99,6 @@ static struct encoder *take_encoder(struct pq_groupq *q)
 	if (e)
 		e->enc.level = q->level;
 	return e;
-}
-
-/*
- * A group's records once applied: kept for a table's next group (their
- * pages already mapped: filling fresh ones was a tenth of the output's
- * time) or freed.
- */
-static void give_recs(struct pq_groupq *q, struct pq_buf *recs)
-{
-	pthread_mutex_lock(&q->lock);
-	if (q->n_spare < PQ_GROUPQ_SPARE && !recs->oom) {
-		recs->len = 0;
-		q->spare[q->n_spare++] = *recs;
-		*recs = (struct pq_buf){ 0 };
-	}
-	pthread_mutex_unlock(&q->lock);
-	pq_buf_free(recs);
 }
 
 /* Under the lock: the next QUEUED job after `j`. */
@@ -157,7 +136,7 @@ static bool run_one(struct pq_groupq *q)
 		for (size_t c = 0; c < j->n_cols; c++)
 			pq_col_presize(&cols[c], (size_t)j->n_rows);
 		pq_table_apply(cols, j->recs.p, j->recs.len);
-		give_recs(q, &j->recs);
+		pq_buf_free(&j->recs);
 		pq_group_encode(&j->g, cols, j->n_cols, j->n_rows, &e->enc);
 	} else {   /* the group fails as an encoding without memory does */
 		j->g = (struct pq_group){ .num_rows = j->n_rows, .failed = 0 };
@@ -236,11 +215,15 @@ int pq_groupq_submit(struct pq_groupq *q, struct pq_table *t, struct tmx_error *
 			   .n_rows = t->n_rows, .state = QUEUED };
 	t->n_rows = 0;
 	t->bytes = 0;
-	pthread_mutex_lock(&q->lock);
-	/* The table starts again, with room for a little more than this group. */
-	t->recs = q->n_spare ? q->spare[--q->n_spare] : (struct pq_buf){ 0 };
+	/*
+	 * The table starts again, with room for a little more than this group
+	 * (fresh memory: its pages count only once filled; a buffer of an
+	 * earlier group reused would be all there at once).
+	 */
+	t->recs = (struct pq_buf){ 0 };
 	pq_buf_reserve(&t->recs, j->recs.len + j->recs.len / 8);
 	t->recs.oom = false;
+	pthread_mutex_lock(&q->lock);
 	if (q->tail)
 		q->tail->next = j;
 	else

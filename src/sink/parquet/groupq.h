@@ -24,9 +24,7 @@
 #include "tracemux/error.h"
 #include "sink/parquet/table.h"
 
-#define PQ_GROUPQ_BYTES (256u << 20)
-/* Record buffers kept for reuse once their group's columns are made. */
-#define PQ_GROUPQ_SPARE 2
+#define PQ_GROUPQ_BYTES (16u << 20)
 
 struct pq_groupq;
 

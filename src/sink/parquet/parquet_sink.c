@@ -23,8 +23,15 @@
 #include "tracemux/event.h"
 #include "tracemux/tracemux.h"
 
-#define GROUP_BYTES (64u << 20)
-#define TOTAL_BYTES (256u << 20)
+/*
+ * Records buffered per row group, and by all tables together (beyond it
+ * the largest table's group is written): a row is some 200 bytes of
+ * records, so that four classes of 65536-row groups buffered 55 MiB with
+ * a bound of 256 MiB, and the output's peak memory was 5 times the text
+ * output's.
+ */
+#define GROUP_BYTES (32u << 20)
+#define TOTAL_BYTES (24u << 20)
 #define PART_BYTES (1ull << 30)
 /*
  * zstd's fastest regular level: compression was a third of the output's
@@ -811,7 +818,8 @@ int tmx_parquet_emit(struct tmx_parquet *p, const struct sink_piece *pc, struct 
 /* Row groups are encoded on the runner's threads from now on. */
 void tmx_parquet_side_start(struct tmx_parquet *p, const struct sink_side *side)
 {
-	pq_groupq_async(p->q, side->wake, side->ctx, 2 * (size_t)side->threads);
+	/* A group per thread in flight: more only held memory (the merge encodes meanwhile). */
+	pq_groupq_async(p->q, side->wake, side->ctx, (size_t)side->threads);
 }
 
 bool tmx_parquet_side_run(struct tmx_parquet *p)
