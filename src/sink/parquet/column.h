@@ -51,6 +51,7 @@ struct pq_col {
 struct pq_chunk {
 	uint8_t phys;
 	bool dict;              /* dictionary page + RLE_DICTIONARY data page */
+	bool delta;             /* a DELTA_BINARY_PACKED data page */
 	int64_t num_values;
 	int64_t uncompressed, compressed;   /* pages and their headers */
 	int64_t data_offset, dict_offset;

@@ -13,7 +13,7 @@
 #include "sink/parquet/thrift.h"
 
 /* parquet.thrift's Encoding and PageType values. */
-enum { ENC_PLAIN = 0, ENC_RLE = 3, ENC_RLE_DICTIONARY = 8 };
+enum { ENC_PLAIN = 0, ENC_RLE = 3, ENC_DELTA_BINARY_PACKED = 5, ENC_RLE_DICTIONARY = 8 };
 enum { PAGE_DATA = 0, PAGE_DICTIONARY = 2 };
 
 /* PLAIN bounds: `n` bytes of each, little-endian. */
@@ -244,7 +244,7 @@ void pq_chunk_stats_thrift(const struct pq_chunk *m, struct pq_thrift *t, int16_
  * data or dictionary page header).  Adds the sizes to `m`.
  */
 static bool put_page(struct pq_encoder *enc, struct pq_buf *out, bool dict_page,
-		     uint64_t num_values, bool dict_values, struct pq_chunk *m)
+		     uint64_t num_values, int encoding, struct pq_chunk *m)
 {
 	size_t bound = ZSTD_compressBound(enc->body.len), at = out->len, zn;
 	struct pq_thrift t;
@@ -269,7 +269,7 @@ static bool put_page(struct pq_encoder *enc, struct pq_buf *out, bool dict_page,
 	} else {
 		pq_t_struct(&t, 5);
 		pq_t_i32(&t, 1, (int32_t)num_values);
-		pq_t_i32(&t, 2, dict_values ? ENC_RLE_DICTIONARY : ENC_PLAIN);
+		pq_t_i32(&t, 2, encoding);
 		pq_t_i32(&t, 3, ENC_RLE);
 		pq_t_i32(&t, 4, ENC_RLE);
 	}
@@ -309,13 +309,48 @@ static void reset(struct pq_col *c)
  */
 #define INT_DICT_MAX 8192   /* entries: the dictionary page stays under 64 KiB */
 
+/*
+ * One loop per width (the hash and the look-ups are most of the time).
+ * Returns the number of entries, or 0 when there would be more than
+ * `limit`.
+ */
+#define INT_DICT_LOOP(name, T)                                                           \
+	static size_t name(const uint8_t *p, size_t n, size_t limit, uint64_t *keys,     \
+			   uint32_t *slots, size_t n_slots, uint32_t *idx)                \
+	{                                                                                \
+		size_t k = 0;                                                            \
+		T last, v;                                                               \
+		uint32_t last_i = UINT32_MAX;                                            \
+                                                                                         \
+		memcpy(&last, p, sizeof(T));                                             \
+		for (size_t i = 0; i < n; i++) {                                         \
+			size_t s;                                                        \
+			memcpy(&v, p + i * sizeof(T), sizeof(T));                        \
+			if (v == last && last_i != UINT32_MAX) {                         \
+				idx[i] = last_i;                                         \
+				continue;                                                \
+			}                                                                \
+			s = (size_t)(((uint64_t)v * 0x9E3779B97F4A7C15ull) >> 40) & (n_slots - 1); \
+			while (slots[s] && keys[slots[s] - 1] != v)                      \
+				s = (s + 1) & (n_slots - 1);                             \
+			if (!slots[s]) {                                                 \
+				if (k == limit)                                          \
+					return 0;                                        \
+				keys[k++] = v;                                           \
+				slots[s] = (uint32_t)k;                                  \
+			}                                                                \
+			idx[i] = last_i = slots[s] - 1;                                  \
+			last = v;                                                        \
+		}                                                                        \
+		return k;                                                                \
+	}
+INT_DICT_LOOP(int_dict32, uint32_t)
+INT_DICT_LOOP(int_dict64, uint64_t)
+
 static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_keys)
 {
 	unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
-	size_t n = c->vals.len / w, limit = n / 8 + 1, n_slots = 64, k = 0;
-	uint64_t last = 0, v = 0;
-	uint32_t last_i = UINT32_MAX, *idx;
-	const uint8_t *p = c->vals.p;
+	size_t n = c->vals.len / w, limit = n / 8 + 1, n_slots = 64;
 
 	if (n < 16 || c->vals.oom)
 		return false;
@@ -341,35 +376,52 @@ static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_k
 	if (!pq_buf_reserve(&enc->iidx, n * 4))
 		return false;
 	memset(enc->islots, 0, n_slots * sizeof(*enc->islots));
-	idx = (uint32_t *)enc->iidx.p;
-	for (size_t i = 0; i < n; i++) {
-		size_t s;
-		if (w == 4) {
-			uint32_t u;
-			memcpy(&u, p + 4 * i, 4);
-			v = u;
-		} else {
-			memcpy(&v, p + 8 * i, 8);
-		}
-		if (v == last && last_i != UINT32_MAX) {
-			idx[i] = last_i;
-			continue;
-		}
-		s = (size_t)((v * 0x9E3779B97F4A7C15ull) >> 40) & (n_slots - 1);
-		while (enc->islots[s] && enc->ikeys[enc->islots[s] - 1] != v)
-			s = (s + 1) & (n_slots - 1);
-		if (!enc->islots[s]) {
-			if (k == limit)
-				return false;
-			enc->ikeys[k++] = v;
-			enc->islots[s] = (uint32_t)k;
-		}
-		idx[i] = last_i = enc->islots[s] - 1;
-		last = v;
-	}
+	*n_keys = (w == 4 ? int_dict32 : int_dict64)(c->vals.p, n, limit, enc->ikeys, enc->islots,
+						     n_slots, (uint32_t *)enc->iidx.p);
+	if (!*n_keys)
+		return false;
 	enc->iidx.len = n * 4;
-	*n_keys = k;
 	return true;
+}
+
+/* The statistics of a dictionary-encoded integer column: from its entries (fewer). */
+static void int_dict_stats(const struct pq_col *c, const uint64_t *keys, size_t n,
+			   struct pq_chunk *m)
+{
+	bool is_unsigned = c->type.logical == PQ_LT_INT && !c->type.is_signed;
+
+	m->null_count = (int64_t)c->n_nulls;
+	if (c->type.phys == PQ_INT32 && is_unsigned) {
+		uint32_t lo = (uint32_t)keys[0], hi = lo;
+		for (size_t i = 1; i < n; i++) {
+			lo = (uint32_t)keys[i] < lo ? (uint32_t)keys[i] : lo;
+			hi = (uint32_t)keys[i] > hi ? (uint32_t)keys[i] : hi;
+		}
+		set_bounds_le(m, lo, hi, 4);
+	} else if (c->type.phys == PQ_INT32) {
+		int32_t lo = (int32_t)(uint32_t)keys[0], hi = lo;
+		for (size_t i = 1; i < n; i++) {
+			int32_t v = (int32_t)(uint32_t)keys[i];
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+		}
+		set_bounds_le(m, (uint32_t)lo, (uint32_t)hi, 4);
+	} else if (is_unsigned) {
+		uint64_t lo = keys[0], hi = lo;
+		for (size_t i = 1; i < n; i++) {
+			lo = keys[i] < lo ? keys[i] : lo;
+			hi = keys[i] > hi ? keys[i] : hi;
+		}
+		set_bounds_le(m, lo, hi, 8);
+	} else {
+		int64_t lo = (int64_t)keys[0], hi = lo;
+		for (size_t i = 1; i < n; i++) {
+			int64_t v = (int64_t)keys[i];
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+		}
+		set_bounds_le(m, (uint64_t)lo, (uint64_t)hi, 8);
+	}
 }
 
 /* The dictionary page of int_dict's entries: PLAIN values. */
@@ -382,7 +434,27 @@ static bool put_int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t 
 	enc->body.len = 0;
 	for (size_t k = 0; k < n_keys; k++)
 		pq_buf_le(&enc->body, enc->ikeys[k], w);
-	return put_page(enc, out, true, n_keys, false, meta);
+	return put_page(enc, out, true, n_keys, ENC_PLAIN, meta);
+}
+
+/*
+ * INT64 values as DELTA_BINARY_PACKED after the levels in enc->body, when
+ * that takes at most half their PLAIN bytes (timestamps, counters: what
+ * is left after the dictionaries, and most of zstd's work); false (the
+ * body as it was) otherwise.
+ */
+static bool put_delta(const struct pq_col *c, struct pq_encoder *enc)
+{
+	size_t at = enc->body.len;
+
+	if (c->vals.len < 8 * 16)
+		return false;
+	pq_delta_int64(&enc->body, c->vals.p, c->vals.len / 8);
+	if (enc->body.oom || enc->body.len - at > c->vals.len / 2) {
+		enc->body.len = at;
+		return false;
+	}
+	return true;
 }
 
 bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, struct pq_buf *out,
@@ -395,12 +467,15 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 		idict = int_dict(c, enc, &n_keys);
 	*meta = (struct pq_chunk){ .phys = c->type.phys, .dict = dict || idict,
 				   .num_values = (int64_t)c->n_levels, .dict_offset = -1 };
-	stats(c, meta);
+	if (idict)
+		int_dict_stats(c, enc->ikeys, n_keys, meta);
+	else
+		stats(c, meta);
 	if (ok && dict) {
 		meta->dict_offset = (int64_t)(base + out->len);
 		enc->body.len = 0;
 		pq_buf_put(&enc->body, c->dict.plain.p, c->dict.plain.len);
-		ok = put_page(enc, out, true, c->dict.n, false, meta);
+		ok = put_page(enc, out, true, c->dict.n, ENC_PLAIN, meta);
 	} else if (idict) {
 		ok = put_int_dict(c, enc, n_keys, base, out, meta);
 	}
@@ -418,10 +493,16 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 		unsigned width = pq_bit_width(n_keys - 1);
 		pq_buf_byte(&enc->body, (uint8_t)width);
 		pq_rle_hybrid(&enc->body, enc->iidx.p, 4, enc->iidx.len / 4, width);
+	} else if (c->type.phys == PQ_INT64 && put_delta(c, enc)) {
+		meta->delta = true;
 	} else {
 		pq_buf_put(&enc->body, c->vals.p, c->vals.len);
 	}
-	ok = ok && put_page(enc, out, false, c->n_levels, dict || idict, meta);
+	ok = ok && put_page(enc, out, false, c->n_levels,
+			    dict || idict ? ENC_RLE_DICTIONARY
+			    : meta->delta ? ENC_DELTA_BINARY_PACKED
+					  : ENC_PLAIN,
+			    meta);
 	reset(c);
 	return ok;
 }
