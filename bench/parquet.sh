@@ -1,33 +1,35 @@
 #!/bin/sh
 # -o parquet on the benchmark traces: conversion time against the text
 # output of the same run with the same --jobs, the speed-up over --jobs 1,
-# dataset size against the input size, and DuckDB queries' time on the
-# result.
+# peak memory, dataset size against the input size, and DuckDB queries'
+# time on the result.
 #
 #   bench/parquet.sh [CTF_TRACE_DIR] [TRACE.dat] [RUNS]
 #
 # Each input is converted with --jobs 1, 2, 4 ... below the CPU count and
-# the CPU count (JOBS overrides the list); a row gives, for the text output
-# (or -o tracecmd) and -o parquet, the wall time (best of RUNS), the CPU
-# time (user + system) and the peak RSS of that run, then parquet's time
-# over the text's and parquet's speed-up over its own --jobs 1.  Before
-# timing, the datasets of every job count are checked to be the same bytes.
-# The machine's load is printed: wall times need a quiet machine, CPU
-# times less so.  NODB=1 skips the DuckDB queries.
+# the CPU count (JOBS overrides the list), RUNS times each (default 5),
+# the text output (or -o tracecmd) and -o parquet alternating.  A row
+# gives, for each output, the best wall time, the median CPU time (user +
+# system) and the largest peak RSS (GNU time's %M) of the runs; then
+# parquet over the text in wall and in CPU time, and parquet's wall
+# speed-up over its own --jobs 1.  On a loaded machine (the load average
+# is printed) the wall times mean little and the CPU times are the
+# figures to read; the speed-up needs a quiet machine.  Before timing,
+# the datasets of every job count are checked to be the same bytes.
+# NODB=1 skips the DuckDB queries.
 #
-# Defaults: the generated LTTng-like trace of bench/run.sh
-# (/tmp/tracemux-bench-2000000, made with bench/gen-lttng-like.py when
-# missing) and the trace.dat of bench/tracecmd.sh
-# (/tmp/tracemux-bench-tracecmd/big.dat; record it with that script first).
-# An input that is missing is skipped.  Needs build/tracemux, GNU time, bc,
-# node and DuckDB's npm package (tests/duckdb, installed on first use).
-# Not part of the test suite.
+# Defaults: the 1M-event LTTng-like trace (/tmp/tracemux-bench-1000000,
+# made with bench/gen-lttng-like.py when missing) and the trace.dat of
+# bench/tracecmd.sh (/tmp/tracemux-bench-tracecmd/big.dat; record it with
+# that script first).  An input that is missing is skipped.  Needs
+# build/tracemux, GNU time, bc, node and DuckDB's npm package
+# (tests/duckdb, installed on first use).  Not part of the test suite.
 set -eu
 cd "$(dirname "$0")/.."
 TMX=${TMX:-build/tracemux}
-CTF=${1:-/tmp/tracemux-bench-2000000}
+CTF=${1:-/tmp/tracemux-bench-1000000}
 DAT=${2:-/tmp/tracemux-bench-tracecmd/big.dat}
-RUNS=${3:-3}
+RUNS=${3:-5}
 
 [ -x "$TMX" ] || { echo "no $TMX: build it first (scripts/build.sh)" >&2; exit 1; }
 if [ "${NODB:-0}" != 1 ]; then
@@ -35,8 +37,8 @@ if [ "${NODB:-0}" != 1 ]; then
 	[ -f tests/duckdb/node_modules/@duckdb/node-api/package.json ] ||
 		npm install --prefix tests/duckdb --no-audit --no-fund >/dev/null
 fi
-if [ ! -d "$CTF" ] && [ "$CTF" = /tmp/tracemux-bench-2000000 ]; then
-	python3 bench/gen-lttng-like.py "$CTF" --events 2000000 >/dev/null
+if [ ! -d "$CTF" ] && [ "$CTF" = /tmp/tracemux-bench-1000000 ]; then
+	python3 bench/gen-lttng-like.py "$CTF" --events 1000000 >/dev/null
 fi
 
 export LC_ALL=C TZ=UTC
@@ -60,6 +62,15 @@ query() {
 }
 
 JOBS=${JOBS:-$(job_counts | tr '\n' ' ')}
+
+# "best-wall-seconds largest-KB median-CPU-seconds" of measure's lines in a file.
+summary() {
+	_w=$(cut -d' ' -f1 "$1" | sort -n | head -1)
+	_k=$(cut -d' ' -f2 "$1" | sort -n | tail -1)
+	_n=$(wc -l <"$1")
+	_c=$(cut -d' ' -f3 "$1" | sort -n | sed -n "$(((_n + 1) / 2))p")
+	echo "$_w $_k $_c"
+}
 
 # A digest of every file of a dataset (names and bytes).
 digest() {
@@ -87,17 +98,24 @@ one() {   # INPUT TEXT-FORMAT
 	done
 	echo "  datasets of --jobs $JOBS: the same bytes ($ref)"
 	out_kb=$(du -sk "$tmp/ds" | cut -f1)
-	printf '  %-8s %-30s %-30s %s\n' "" "-o $2: wall, CPU, peak RSS" \
-		"-o parquet: wall, CPU, peak RSS" "parquet/$2, parquet speed-up"
+	printf '  %-9s %-28s %-28s %s\n' "" "-o $2: wall, CPU, peak RSS" \
+		"-o parquet: wall, CPU, peak RSS" "parquet/$2 wall, CPU; parquet speed-up"
 	pq1=""
 	for j in $JOBS; do
-		text=$(measure "$RUNS" "$TMX" -j "$j" -o "$2" "$1")
-		pq=$(measure "$RUNS" "$TMX" -j "$j" -o parquet -w "$tmp/ds" "$1")
+		: >"$tmp/text.runs"
+		: >"$tmp/pq.runs"
+		for _ in $(seq "$RUNS"); do
+			measure 1 "$TMX" -j "$j" -o "$2" "$1" >>"$tmp/text.runs"
+			measure 1 "$TMX" -j "$j" -o parquet -w "$tmp/ds" "$1" >>"$tmp/pq.runs"
+		done
+		text=$(summary "$tmp/text.runs")
+		pq=$(summary "$tmp/pq.runs")
 		[ -n "$pq1" ] || pq1=$pq
-		printf '  --jobs %-2s %7.3f s %6.2f s %5s MB      %7.3f s %6.2f s %5s MB      %5.2fx %5.2fx\n' "$j" \
+		printf '  --jobs %-2s %7.3f s %6.2f s %5s MB    %7.3f s %6.2f s %5s MB    %5.2fx %5.2fx; %5.2fx\n' "$j" \
 			"$(secs "$text")" "$(cpus "$text")" "$(($(kbs "$text") / 1024))" \
 			"$(secs "$pq")" "$(cpus "$pq")" "$(($(kbs "$pq") / 1024))" \
 			"$(echo "scale=3; $(secs "$pq") / $(secs "$text")" | bc)" \
+			"$(echo "scale=3; $(cpus "$pq") / $(cpus "$text")" | bc)" \
 			"$(echo "scale=3; $(secs "$pq1") / $(secs "$pq")" | bc)"
 	done
 	echo "  dataset     $out_kb KB, $(echo "scale=2; $out_kb / $in_kb" | bc)x the input"

@@ -3,7 +3,8 @@
  * against bytes worked out by hand from Encodings.md: bit widths, RLE runs
  * (values on ceil(width / 8) bytes), bit-packed groups (LSB first, padded),
  * the switch between them, bit-packed runs split at 63 groups, width 0,
- * and the 4-byte length prefix of data page levels.
+ * and the 4-byte length prefix of data page levels; DELTA_BINARY_PACKED
+ * on Encodings.md's two examples, a wrapping delta and a single value.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -132,6 +133,41 @@ static void test_levels(void **state)
 	pq_buf_free(&b);
 }
 
+static void delta64(const int64_t *v, size_t n, const uint8_t *want, size_t wn)
+{
+	struct pq_buf b = { 0 };
+	uint8_t plain[64];
+
+	memcpy(plain, v, n * 8);   /* little-endian hosts: PLAIN bytes */
+	pq_delta_int64(&b, plain, n);
+	expect(&b, want, wn);
+	pq_buf_free(&b);
+}
+
+static void test_delta(void **state)
+{
+	(void)state;
+	/* 1..5: deltas all 1, the smallest 1, widths 0, no miniblock bytes. */
+	delta64((const int64_t[]){ 1, 2, 3, 4, 5 }, 5,
+		(const uint8_t[]){ 0x80, 0x01, 0x04, 0x05, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00 },
+		10);
+	/*
+	 * 7 5 3 1 2 3 4 5: deltas -2 -2 -2 1 1 1 1, the smallest -2 (zigzag 3),
+	 * 0 0 0 3 3 3 3 on 2 bits: 0xC0 0x3F, then zeros to 32 values.
+	 */
+	delta64((const int64_t[]){ 7, 5, 3, 1, 2, 3, 4, 5 }, 8,
+		(const uint8_t[]){ 0x80, 0x01, 0x04, 0x08, 0x0E, 0x03, 0x02, 0x00, 0x00, 0x00,
+				   0xC0, 0x3F, 0, 0, 0, 0, 0, 0 },
+		18);
+	/* INT64_MAX then INT64_MIN: the delta wraps to 1. */
+	delta64((const int64_t[]){ INT64_MAX, INT64_MIN }, 2,
+		(const uint8_t[]){ 0x80, 0x01, 0x04, 0x02, 0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+				   0xFF, 0xFF, 0xFF, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00 },
+		19);
+	/* One value: the header alone. */
+	delta64((const int64_t[]){ -3 }, 1, (const uint8_t[]){ 0x80, 0x01, 0x04, 0x01, 0x05 }, 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -142,6 +178,7 @@ int main(void)
 		cmocka_unit_test(test_packed_then_run),
 		cmocka_unit_test(test_long_bit_packed),
 		cmocka_unit_test(test_levels),
+		cmocka_unit_test(test_delta),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,6 +36,63 @@ void pq_col_presize(struct pq_col *c, size_t rows)
 	c->defs.oom = c->reps.oom = c->vals.oom = c->dict.idx.oom = false;
 }
 
+/* Emptied, the allocations kept. */
+static struct pq_buf buf_keep(struct pq_buf b)
+{
+	b.len = 0;
+	b.oom = false;
+	return b;
+}
+
+void pq_col_reuse(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_t max_rep,
+		  size_t *acct)
+{
+	struct pq_col old = *c;
+
+	pq_col_init(c, type, max_def, max_rep, acct);
+	c->keep = true;
+	c->defs = buf_keep(old.defs);
+	c->reps = buf_keep(old.reps);
+	c->vals = buf_keep(old.vals);
+	c->dict.plain = buf_keep(old.dict.plain);
+	c->dict.idx = buf_keep(old.dict.idx);
+	c->dict.offs = old.dict.offs;
+	c->dict.offs_cap = old.dict.offs_cap;
+	/* The hash table is sized to the entries: made again when needed. */
+	free(old.dict.slots);
+}
+
+struct pq_col *pq_encoder_cols(struct pq_encoder *enc, size_t n)
+{
+	if (n > enc->n_cols) {
+		struct pq_col *cols = realloc(enc->cols, n * sizeof(*cols));
+
+		if (!cols)
+			return NULL;
+		memset(cols + enc->n_cols, 0, (n - enc->n_cols) * sizeof(*cols));
+		enc->cols = cols;
+		enc->n_cols = n;
+	}
+	return enc->cols;
+}
+
+void pq_encoder_free_bufs(struct pq_encoder *enc)
+{
+	for (size_t c = 0; c < enc->n_cols; c++)
+		pq_col_free(&enc->cols[c]);
+	free(enc->cols);
+	enc->cols = NULL;
+	enc->n_cols = 0;
+	pq_buf_free(&enc->body);
+	pq_buf_free(&enc->packed);
+	pq_buf_free(&enc->iidx);
+	free(enc->ikeys);
+	free(enc->islots);
+	enc->ikeys = NULL;
+	enc->islots = NULL;
+	enc->ikeys_cap = enc->islots_cap = 0;
+}
+
 static void dict_free(struct pq_dict *d)
 {
 	pq_buf_free(&d->plain);

@@ -41,6 +41,7 @@ struct pq_col {
 	uint64_t n_nulls;
 	uint64_t n_vals;        /* non-null values */
 	unsigned bool_bits;     /* booleans: bits used in the last byte of `vals` */
+	bool keep;              /* emptied with its buffers kept (pq_col_reuse) */
 	size_t *acct;           /* bytes buffered, summed by the table */
 };
 
@@ -50,6 +51,7 @@ struct pq_col {
 struct pq_chunk {
 	uint8_t phys;
 	bool dict;              /* dictionary page + RLE_DICTIONARY data page */
+	bool delta;             /* a DELTA_BINARY_PACKED data page */
 	int64_t num_values;
 	int64_t uncompressed, compressed;   /* pages and their headers */
 	int64_t data_offset, dict_offset;
@@ -65,11 +67,31 @@ struct pq_encoder {
 	void *zctx;             /* ZSTD_CCtx */
 	int level;
 	struct pq_buf body, packed;
+	struct pq_col *cols;    /* reusable columns (pq_col_reuse) of the groups it encodes */
+	size_t n_cols;
+	/* An integer column's dictionary being tried (page.c): values, indices, hash table. */
+	uint64_t *ikeys;
+	uint32_t *islots;
+	size_t ikeys_cap, islots_cap;
+	struct pq_buf iidx;
 };
+
+/* The encoder's `n` reusable columns (emptied, buffers kept); NULL without memory. */
+struct pq_col *pq_encoder_cols(struct pq_encoder *enc, size_t n);
+/* Frees what pq_encoder_cols() and the encoding kept (not the zstd context). */
+void pq_encoder_free_bufs(struct pq_encoder *enc);
 
 void pq_col_init(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_t max_rep,
 		 size_t *acct);
 void pq_col_free(struct pq_col *c);
+/*
+ * Like pq_col_init, but keeps the buffers `c` has (its allocations, of a
+ * column of any type, or zeroes): the columns an encoder fills for one row
+ * group after another reuse their memory instead of faulting fresh pages
+ * in each time.  Such a column stays `keep` (emptied with its buffers).
+ */
+void pq_col_reuse(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_t max_rep,
+		  size_t *acct);
 /* Room for `rows` values of a column that is not repeated (one allocation, not a doubling). */
 void pq_col_presize(struct pq_col *c, size_t rows);
 

@@ -118,3 +118,86 @@ void pq_levels(struct pq_buf *out, const uint8_t *levels, size_t n, unsigned max
 	for (unsigned k = 0; k < 4; k++)
 		out->p[at + k] = (uint8_t)(len >> (8 * k));
 }
+
+static uint64_t zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+/*
+ * 32 values of `width` bits (1 to 64), LSB first, into 4 * width bytes:
+ * through a 128-bit accumulator, 8 bytes stored at a time.
+ */
+static void pack32(uint8_t *out, const uint64_t *v, unsigned width)
+{
+	unsigned __int128 acc = 0;
+	unsigned bits = 0;
+	uint64_t mask = width == 64 ? ~0ull : (1ull << width) - 1;
+
+	for (unsigned i = 0; i < 32; i++) {
+		acc |= (unsigned __int128)(v[i] & mask) << bits;
+		bits += width;
+		if (bits >= 64) {
+			uint64_t w = (uint64_t)acc;
+			for (unsigned b = 0; b < 8; b++)
+				out[b] = (uint8_t)(w >> (8 * b));
+			out += 8;
+			acc >>= 64;
+			bits -= 64;
+		}
+	}
+	/* 32 * width bits: 0 or 32 left */
+	for (unsigned b = 0; b < bits / 8; b++)
+		out[b] = (uint8_t)(acc >> (8 * b));
+}
+
+#define DELTA_BLOCK 128
+#define DELTA_MINI 32
+
+void pq_delta_int64(struct pq_buf *out, const uint8_t *vals, size_t n)
+{
+	uint64_t prev = 0, d[DELTA_BLOCK];
+
+	pq_buf_uvarint(out, DELTA_BLOCK);
+	pq_buf_uvarint(out, DELTA_BLOCK / DELTA_MINI);
+	pq_buf_uvarint(out, n);
+	if (!n) {
+		pq_buf_uvarint(out, 0);
+		return;
+	}
+	memcpy(&prev, vals, 8);
+	pq_buf_uvarint(out, zigzag((int64_t)prev));
+	for (size_t i = 1; i < n;) {
+		size_t k = n - i < DELTA_BLOCK ? n - i : DELTA_BLOCK;
+		int64_t min;
+		uint8_t widths[DELTA_BLOCK / DELTA_MINI] = { 0 };
+		uint64_t v;
+
+		for (size_t j = 0; j < k; j++) {
+			memcpy(&v, vals + 8 * (i + j), 8);
+			d[j] = v - prev;   /* wraps: the reader adds back modulo 2^64 */
+			prev = v;
+		}
+		min = (int64_t)d[0];
+		for (size_t j = 1; j < k; j++)
+			min = (int64_t)d[j] < min ? (int64_t)d[j] : min;
+		for (size_t j = 0; j < DELTA_BLOCK; j++)
+			d[j] = j < k ? d[j] - (uint64_t)min : 0;   /* padding: zeros */
+		for (size_t m = 0; m * DELTA_MINI < k; m++) {
+			uint64_t bits = 0;
+			for (size_t j = m * DELTA_MINI; j < (m + 1) * DELTA_MINI; j++)
+				bits |= d[j];
+			widths[m] = (uint8_t)pq_bit_width(bits);
+		}
+		pq_buf_uvarint(out, zigzag(min));
+		pq_buf_put(out, widths, sizeof(widths));
+		for (size_t m = 0; m * DELTA_MINI < k; m++) {
+			size_t bytes = 4 * (size_t)widths[m];
+			if (!bytes || !pq_buf_reserve(out, bytes))
+				continue;
+			pack32(out->p + out->len, d + m * DELTA_MINI, widths[m]);
+			out->len += bytes;
+		}
+		i += k;
+	}
+}

@@ -32,5 +32,16 @@ void pq_rle_hybrid(struct pq_buf *out, const void *vals, size_t elem_size, size_
 		   unsigned width);
 /* Levels of a data page v1: 4-byte LE byte length, then the hybrid encoding. */
 void pq_levels(struct pq_buf *out, const uint8_t *levels, size_t n, unsigned max_level);
+/*
+ * DELTA_BINARY_PACKED (Encodings.md) of `n` INT64 values (PLAIN bytes,
+ * little-endian): a header (block size 128, 4 miniblocks, the count, the
+ * first value zigzag), then per block of 128 deltas (wrapping 64-bit
+ * differences) the smallest, zigzag, a bit width per miniblock of 32 and
+ * the miniblocks, each delta minus the smallest bit-packed from the least
+ * significant bit; the last miniblock padded with zeros, the widths of
+ * miniblocks past the values 0 and without bytes.  Timestamps (ascending,
+ * close together) take a byte or two each instead of eight.
+ */
+void pq_delta_int64(struct pq_buf *out, const uint8_t *vals, size_t n);
 
 #endif

@@ -14,7 +14,7 @@
 static const char magic[4] = { 'P', 'A', 'R', '1' };
 
 /* parquet.thrift's Encoding and CompressionCodec values. */
-enum { ENC_PLAIN = 0, ENC_RLE = 3, ENC_RLE_DICTIONARY = 8, CODEC_ZSTD = 6 };
+enum { ENC_PLAIN = 0, ENC_RLE = 3, ENC_DELTA_BINARY_PACKED = 5, ENC_RLE_DICTIONARY = 8, CODEC_ZSTD = 6 };
 
 static int write_all(struct pq_file *f, const void *p, size_t n, struct tmx_error *err)
 {
@@ -140,11 +140,13 @@ static void chunk_thrift(const struct pq_schema *s, size_t col, const struct pq_
 	pq_t_i64(t, 2, 0);                    /* file_offset: no metadata outside the footer */
 	pq_t_struct(t, 3);                    /* ColumnMetaData */
 	pq_t_i32(t, 1, m->phys);
-	pq_t_list(t, 2, PQ_T_I32, m->dict ? 3 : 2);
+	pq_t_list(t, 2, PQ_T_I32, m->dict || m->delta ? 3 : 2);
 	pq_t_elem_i32(t, ENC_PLAIN);
 	pq_t_elem_i32(t, ENC_RLE);
 	if (m->dict)
 		pq_t_elem_i32(t, ENC_RLE_DICTIONARY);
+	else if (m->delta)
+		pq_t_elem_i32(t, ENC_DELTA_BINARY_PACKED);
 	pq_schema_path_thrift(s, (int)col, t, 3);
 	pq_t_i32(t, 4, CODEC_ZSTD);
 	pq_t_i64(t, 5, m->num_values);

@@ -51,13 +51,6 @@ struct pq_groupq *pq_groupq_new(int zstd_level)
 	return q;
 }
 
-static void cols_free(struct pq_col *cols, size_t n)
-{
-	for (size_t c = 0; cols && c < n; c++)
-		pq_col_free(&cols[c]);
-	free(cols);
-}
-
 static void job_free(struct job *j)
 {
 	pq_buf_free(&j->recs);
@@ -68,8 +61,7 @@ static void job_free(struct job *j)
 static void encoder_free(struct encoder *e)
 {
 	ZSTD_freeCCtx(e->enc.zctx);
-	pq_buf_free(&e->enc.body);
-	pq_buf_free(&e->enc.packed);
+	pq_encoder_free_bufs(&e->enc);
 	free(e);
 }
 
@@ -133,18 +125,22 @@ static bool run_one(struct pq_groupq *q)
 	j->state = RUNNING;
 	q->queued = next_queued(j);
 	pthread_mutex_unlock(&q->lock);
-	/* The columns made from the rows (the table's schema is only read), then encoded. */
-	cols = pq_table_new_cols(j->t, &j->acct);
-	if (e && cols && !j->recs.oom) {
+	/*
+	 * The columns made from the rows (the table's schema is only read) in
+	 * the encoder's reused columns, then encoded; the records go back
+	 * before the encoding's buffers grow.
+	 */
+	cols = e ? pq_encoder_cols(&e->enc, j->n_cols) : NULL;
+	if (cols && !j->recs.oom) {
+		pq_table_reuse_cols(j->t, cols, &j->acct);
 		for (size_t c = 0; c < j->n_cols; c++)
 			pq_col_presize(&cols[c], (size_t)j->n_rows);
 		pq_table_apply(cols, j->recs.p, j->recs.len);
+		pq_buf_free(&j->recs);
 		pq_group_encode(&j->g, cols, j->n_cols, j->n_rows, &e->enc);
 	} else {   /* the group fails as an encoding without memory does */
 		j->g = (struct pq_group){ .num_rows = j->n_rows, .failed = 0 };
 	}
-	/* The memory goes back at once. */
-	cols_free(cols, j->n_cols);
 	pq_buf_free(&j->recs);
 	pthread_mutex_lock(&q->lock);
 	if (e) {
@@ -217,12 +213,16 @@ int pq_groupq_submit(struct pq_groupq *q, struct pq_table *t, struct tmx_error *
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 	*j = (struct job){ .t = t, .recs = t->recs, .n_cols = t->schema.n_cols, .bytes = t->bytes,
 			   .n_rows = t->n_rows, .state = QUEUED };
-	/* The table starts again, with room for as much as this group. */
-	t->recs = (struct pq_buf){ 0 };
-	pq_buf_reserve(&t->recs, j->recs.len);
-	t->recs.oom = false;
 	t->n_rows = 0;
 	t->bytes = 0;
+	/*
+	 * The table starts again, with room for a little more than this group
+	 * (fresh memory: its pages count only once filled; a buffer of an
+	 * earlier group reused would be all there at once).
+	 */
+	t->recs = (struct pq_buf){ 0 };
+	pq_buf_reserve(&t->recs, j->recs.len + j->recs.len / 8);
+	t->recs.oom = false;
 	pthread_mutex_lock(&q->lock);
 	if (q->tail)
 		q->tail->next = j;

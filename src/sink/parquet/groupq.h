@@ -24,7 +24,11 @@
 #include "tracemux/error.h"
 #include "sink/parquet/table.h"
 
-#define PQ_GROUPQ_BYTES (256u << 20)
+/*
+ * 16 MiB held the merge back on trace.dat (its groups of 8 MiB and more:
+ * --jobs 2 no faster than 1); 64 MiB lets two wait, at no more peak memory.
+ */
+#define PQ_GROUPQ_BYTES (64u << 20)
 
 struct pq_groupq;
 

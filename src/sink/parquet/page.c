@@ -3,6 +3,7 @@
  * dictionary page, the data page v1, zstd compression, page headers.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <zstd.h>
@@ -12,7 +13,7 @@
 #include "sink/parquet/thrift.h"
 
 /* parquet.thrift's Encoding and PageType values. */
-enum { ENC_PLAIN = 0, ENC_RLE = 3, ENC_RLE_DICTIONARY = 8 };
+enum { ENC_PLAIN = 0, ENC_RLE = 3, ENC_DELTA_BINARY_PACKED = 5, ENC_RLE_DICTIONARY = 8 };
 enum { PAGE_DATA = 0, PAGE_DICTIONARY = 2 };
 
 /* PLAIN bounds: `n` bytes of each, little-endian. */
@@ -243,7 +244,7 @@ void pq_chunk_stats_thrift(const struct pq_chunk *m, struct pq_thrift *t, int16_
  * data or dictionary page header).  Adds the sizes to `m`.
  */
 static bool put_page(struct pq_encoder *enc, struct pq_buf *out, bool dict_page,
-		     uint64_t num_values, bool dict_values, struct pq_chunk *m)
+		     uint64_t num_values, int encoding, struct pq_chunk *m)
 {
 	size_t bound = ZSTD_compressBound(enc->body.len), at = out->len, zn;
 	struct pq_thrift t;
@@ -268,7 +269,7 @@ static bool put_page(struct pq_encoder *enc, struct pq_buf *out, bool dict_page,
 	} else {
 		pq_t_struct(&t, 5);
 		pq_t_i32(&t, 1, (int32_t)num_values);
-		pq_t_i32(&t, 2, dict_values ? ENC_RLE_DICTIONARY : ENC_PLAIN);
+		pq_t_i32(&t, 2, encoding);
 		pq_t_i32(&t, 3, ENC_RLE);
 		pq_t_i32(&t, 4, ENC_RLE);
 	}
@@ -286,24 +287,197 @@ static void reset(struct pq_col *c)
 	uint8_t max_def = c->max_def, max_rep = c->max_rep;
 	size_t *acct = c->acct;
 
-	/* Freed, not kept: the memory of a quiet table goes back. */
+	/* Freed, not kept, but for an encoder's columns: the memory of a quiet table goes back. */
+	if (c->keep) {
+		pq_col_reuse(c, type, max_def, max_rep, acct);
+		return;
+	}
 	pq_col_free(c);
 	pq_col_init(c, type, max_def, max_rep, acct);
+}
+
+/*
+ * Integer columns as dictionaries when they have few distinct values
+ * (packet context fields, stream ids, CPUs, thread ids, priorities: often
+ * one value for long runs).  The indices, RLE / bit-packed, are a few
+ * bytes where zstd had to go through 4 or 8 bytes of every value: zstd
+ * was a third of the output's time.  Given up as soon as the distinct
+ * values pass an eighth of the values, so that a timestamp column costs
+ * the hashing of an eighth of its values.  On success the entries are
+ * enc->ikeys[0, *n_keys) in order of first appearance and the indices
+ * enc->iidx.
+ */
+#define INT_DICT_MAX 8192   /* entries: the dictionary page stays under 64 KiB */
+
+/*
+ * One loop per width (the hash and the look-ups are most of the time).
+ * Returns the number of entries, or 0 when there would be more than
+ * `limit`.
+ */
+#define INT_DICT_LOOP(name, T)                                                           \
+	static size_t name(const uint8_t *p, size_t n, size_t limit, uint64_t *keys,     \
+			   uint32_t *slots, size_t n_slots, uint32_t *idx)                \
+	{                                                                                \
+		size_t k = 0;                                                            \
+		T last, v;                                                               \
+		uint32_t last_i = UINT32_MAX;                                            \
+                                                                                         \
+		memcpy(&last, p, sizeof(T));                                             \
+		for (size_t i = 0; i < n; i++) {                                         \
+			size_t s;                                                        \
+			memcpy(&v, p + i * sizeof(T), sizeof(T));                        \
+			if (v == last && last_i != UINT32_MAX) {                         \
+				idx[i] = last_i;                                         \
+				continue;                                                \
+			}                                                                \
+			s = (size_t)(((uint64_t)v * 0x9E3779B97F4A7C15ull) >> 40) & (n_slots - 1); \
+			while (slots[s] && keys[slots[s] - 1] != v)                      \
+				s = (s + 1) & (n_slots - 1);                             \
+			if (!slots[s]) {                                                 \
+				if (k == limit)                                          \
+					return 0;                                        \
+				keys[k++] = v;                                           \
+				slots[s] = (uint32_t)k;                                  \
+			}                                                                \
+			idx[i] = last_i = slots[s] - 1;                                  \
+			last = v;                                                        \
+		}                                                                        \
+		return k;                                                                \
+	}
+INT_DICT_LOOP(int_dict32, uint32_t)
+INT_DICT_LOOP(int_dict64, uint64_t)
+
+static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_keys)
+{
+	unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
+	size_t n = c->vals.len / w, limit = n / 8 + 1, n_slots = 64;
+
+	if (n < 16 || c->vals.oom)
+		return false;
+	if (limit > INT_DICT_MAX)
+		limit = INT_DICT_MAX;
+	while (n_slots < 2 * limit)
+		n_slots *= 2;
+	if (n_slots > enc->islots_cap) {
+		free(enc->islots);
+		enc->islots_cap = 0;
+		if (!(enc->islots = malloc(n_slots * sizeof(*enc->islots))))
+			return false;
+		enc->islots_cap = n_slots;
+	}
+	if (limit > enc->ikeys_cap) {
+		uint64_t *keys = realloc(enc->ikeys, limit * sizeof(*keys));
+		if (!keys)
+			return false;
+		enc->ikeys = keys;
+		enc->ikeys_cap = limit;
+	}
+	enc->iidx.len = 0;
+	if (!pq_buf_reserve(&enc->iidx, n * 4))
+		return false;
+	memset(enc->islots, 0, n_slots * sizeof(*enc->islots));
+	*n_keys = (w == 4 ? int_dict32 : int_dict64)(c->vals.p, n, limit, enc->ikeys, enc->islots,
+						     n_slots, (uint32_t *)enc->iidx.p);
+	if (!*n_keys)
+		return false;
+	enc->iidx.len = n * 4;
+	return true;
+}
+
+/* The statistics of a dictionary-encoded integer column: from its entries (fewer). */
+static void int_dict_stats(const struct pq_col *c, const uint64_t *keys, size_t n,
+			   struct pq_chunk *m)
+{
+	bool is_unsigned = c->type.logical == PQ_LT_INT && !c->type.is_signed;
+
+	m->null_count = (int64_t)c->n_nulls;
+	if (c->type.phys == PQ_INT32 && is_unsigned) {
+		uint32_t lo = (uint32_t)keys[0], hi = lo;
+		for (size_t i = 1; i < n; i++) {
+			lo = (uint32_t)keys[i] < lo ? (uint32_t)keys[i] : lo;
+			hi = (uint32_t)keys[i] > hi ? (uint32_t)keys[i] : hi;
+		}
+		set_bounds_le(m, lo, hi, 4);
+	} else if (c->type.phys == PQ_INT32) {
+		int32_t lo = (int32_t)(uint32_t)keys[0], hi = lo;
+		for (size_t i = 1; i < n; i++) {
+			int32_t v = (int32_t)(uint32_t)keys[i];
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+		}
+		set_bounds_le(m, (uint32_t)lo, (uint32_t)hi, 4);
+	} else if (is_unsigned) {
+		uint64_t lo = keys[0], hi = lo;
+		for (size_t i = 1; i < n; i++) {
+			lo = keys[i] < lo ? keys[i] : lo;
+			hi = keys[i] > hi ? keys[i] : hi;
+		}
+		set_bounds_le(m, lo, hi, 8);
+	} else {
+		int64_t lo = (int64_t)keys[0], hi = lo;
+		for (size_t i = 1; i < n; i++) {
+			int64_t v = (int64_t)keys[i];
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+		}
+		set_bounds_le(m, (uint64_t)lo, (uint64_t)hi, 8);
+	}
+}
+
+/* The dictionary page of int_dict's entries: PLAIN values. */
+static bool put_int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t n_keys,
+			 uint64_t base, struct pq_buf *out, struct pq_chunk *meta)
+{
+	unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
+
+	meta->dict_offset = (int64_t)(base + out->len);
+	enc->body.len = 0;
+	for (size_t k = 0; k < n_keys; k++)
+		pq_buf_le(&enc->body, enc->ikeys[k], w);
+	return put_page(enc, out, true, n_keys, ENC_PLAIN, meta);
+}
+
+/*
+ * INT64 values as DELTA_BINARY_PACKED after the levels in enc->body, when
+ * that takes at most half their PLAIN bytes (timestamps, counters: what
+ * is left after the dictionaries, and most of zstd's work); false (the
+ * body as it was) otherwise.
+ */
+static bool put_delta(const struct pq_col *c, struct pq_encoder *enc)
+{
+	size_t at = enc->body.len;
+
+	if (c->vals.len < 8 * 16)
+		return false;
+	pq_delta_int64(&enc->body, c->vals.p, c->vals.len / 8);
+	if (enc->body.oom || enc->body.len - at > c->vals.len / 2) {
+		enc->body.len = at;
+		return false;
+	}
+	return true;
 }
 
 bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, struct pq_buf *out,
 		   struct pq_chunk *meta)
 {
-	bool dict = c->dict_on && c->dict.n > 0, ok = !pq_col_oom(c);
+	bool dict = c->dict_on && c->dict.n > 0, ok = !pq_col_oom(c), idict = false;
+	size_t n_keys = 0;
 
-	*meta = (struct pq_chunk){ .phys = c->type.phys, .dict = dict,
+	if (ok && !dict && (c->type.phys == PQ_INT32 || c->type.phys == PQ_INT64))
+		idict = int_dict(c, enc, &n_keys);
+	*meta = (struct pq_chunk){ .phys = c->type.phys, .dict = dict || idict,
 				   .num_values = (int64_t)c->n_levels, .dict_offset = -1 };
-	stats(c, meta);
+	if (idict)
+		int_dict_stats(c, enc->ikeys, n_keys, meta);
+	else
+		stats(c, meta);
 	if (ok && dict) {
 		meta->dict_offset = (int64_t)(base + out->len);
 		enc->body.len = 0;
 		pq_buf_put(&enc->body, c->dict.plain.p, c->dict.plain.len);
-		ok = put_page(enc, out, true, c->dict.n, false, meta);
+		ok = put_page(enc, out, true, c->dict.n, ENC_PLAIN, meta);
+	} else if (idict) {
+		ok = put_int_dict(c, enc, n_keys, base, out, meta);
 	}
 	meta->data_offset = (int64_t)(base + out->len);
 	enc->body.len = 0;
@@ -315,10 +489,20 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 		unsigned width = pq_bit_width(c->dict.n - 1);
 		pq_buf_byte(&enc->body, (uint8_t)width);
 		pq_rle_hybrid(&enc->body, c->dict.idx.p, 4, c->dict.idx.len / 4, width);
+	} else if (idict) {
+		unsigned width = pq_bit_width(n_keys - 1);
+		pq_buf_byte(&enc->body, (uint8_t)width);
+		pq_rle_hybrid(&enc->body, enc->iidx.p, 4, enc->iidx.len / 4, width);
+	} else if (c->type.phys == PQ_INT64 && put_delta(c, enc)) {
+		meta->delta = true;
 	} else {
 		pq_buf_put(&enc->body, c->vals.p, c->vals.len);
 	}
-	ok = ok && put_page(enc, out, false, c->n_levels, dict, meta);
+	ok = ok && put_page(enc, out, false, c->n_levels,
+			    dict || idict ? ENC_RLE_DICTIONARY
+			    : meta->delta ? ENC_DELTA_BINARY_PACKED
+					  : ENC_PLAIN,
+			    meta);
 	reset(c);
 	return ok;
 }

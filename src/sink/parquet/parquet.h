@@ -30,8 +30,8 @@
  * in the same directory.
  *
  * Rows are buffered per table (as records, record.h) and written as row
- * groups of at most `row_group_rows` rows or 64 MiB of records; when all
- * the tables together buffer more than 256 MiB, the largest one is
+ * groups of at most `row_group_rows` rows or 32 MiB of records; when all
+ * the tables together buffer more than 24 MiB, the largest one is
  * written.  Parts hold at most `part_row_groups` row groups or 1 GiB.
  * Column chunks are zstd-compressed.  With the parallel runner, workers
  * make the records and encode full row groups (groupq.h); the files are

@@ -31,6 +31,14 @@ struct pq_col *pq_table_new_cols(const struct pq_table *t, size_t *acct)
 	return cols;
 }
 
+void pq_table_reuse_cols(const struct pq_table *t, struct pq_col *cols, size_t *acct)
+{
+	for (size_t c = 0; c < t->schema.n_cols; c++) {
+		const struct pq_elem *e = &t->schema.elems[t->schema.col_elem[c]];
+		pq_col_reuse(&cols[c], e->type, t->schema.max_def[c], t->schema.max_rep[c], acct);
+	}
+}
+
 void pq_table_add_record(struct pq_table *t, const uint8_t *rec, size_t n)
 {
 	/* Rows need no bounds: each column's entries are in order whatever the rows. */

@@ -68,6 +68,8 @@ int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error 
 void pq_table_add_record(struct pq_table *t, const uint8_t *rec, size_t n);
 /* Empty columns of the schema, counting their bytes into *acct; NULL without memory. */
 struct pq_col *pq_table_new_cols(const struct pq_table *t, size_t *acct);
+/* The same in `n_cols` columns that keep their buffers (pq_col_reuse). */
+void pq_table_reuse_cols(const struct pq_table *t, struct pq_col *cols, size_t *acct);
 /* Records r[0, n) into `cols`. */
 void pq_table_apply(struct pq_col *cols, const uint8_t *r, size_t n);
 /* Writes an encoded row group to the part being written (opened, closed when full). */
