@@ -222,172 +222,176 @@ static bool parse_names(char *s, const char ***out, size_t *n)
 	return true;
 }
 
-int cli_analyze(int argc, char **argv, const struct tmx_diag *diag)
+/* What the command implies (lttng-schedstats is lttng-sched --stats...). */
+static void command_defaults(struct tmx_an_opts *o)
 {
-	struct tmx_an_opts o = { .limit = 10 };
+	switch (o->cmd) {
+	case TMX_AN_SCHEDSTATS: case TMX_AN_IRQSTATS: case TMX_AN_IOLATENCYSTATS: o->stats = true; break;
+	case TMX_AN_SCHEDTOP: case TMX_AN_IOLATENCYTOP: o->top = true; break;
+	case TMX_AN_SCHEDLOG: case TMX_AN_IRQLOG: case TMX_AN_IOLOG: o->log = true; break;
+	case TMX_AN_SCHEDFREQ: case TMX_AN_IRQFREQ: case TMX_AN_IOLATENCYFREQ: o->freq = true; break;
+	case TMX_AN_IOUSAGETOP: o->usage = true; break;
+	default: break;
+	}
+}
+
+/* The options' values and what they own. */
+struct an_cli {
+	struct tmx_an_opts o;
+	int64_t *cpus, *tids;
+	const char **names;
+	char *names_buf;
+	int progress;
+};
+
+static bool parse_double(const char *s, double *v, bool *has)
+{
+	char *end;
+	errno = 0;
+	*v = strtod(s, &end);
+	*has = true;
+	return !errno && end != s && !*end;
+}
+
+static bool parse_long(const char *s, long *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return !errno && end != s && !*end;
+}
+
+/* One option applied: -1, or the exit status when it ends the command. */
+static int apply_option(struct an_cli *a, int c, const char *optname)
+{
+	struct tmx_an_opts *o = &a->o;
+
+	switch (c) {
+	case OPT_MI: o->mi = true; break;
+	case OPT_BEGIN: o->begin = optarg; break;
+	case OPT_END: o->end = optarg; break;
+	case OPT_TIMERANGE: o->timerange = optarg; break;
+	case OPT_GMT: o->gmt = true; break;
+	case OPT_TOP: o->top = true; break;
+	case OPT_NO_INTERSECTION: o->no_intersection = true; break;
+	case OPT_SKIP_VALIDATION: o->skip_validation = true; break;
+	case OPT_IGNORED: break;
+	case OPT_PROGRESS: a->progress = cli_progress_option(optname); break;
+	case OPT_CPU:
+	case OPT_TID: {
+		int64_t **list = c == OPT_CPU ? &a->cpus : &a->tids;
+		free(*list);
+		*list = NULL;
+		if (!parse_int_list(optarg, list, c == OPT_CPU ? &o->n_cpus : &o->n_tids))
+			return cli_command_usage_error("analyze", c == OPT_CPU ? "invalid --cpu list `%s`"
+								       : "invalid --tid list `%s`", optarg);
+		*(c == OPT_CPU ? &o->cpus : &o->tids) = *list;
+		break;
+	}
+	case OPT_PROCNAME:
+		free(a->names);
+		free(a->names_buf);
+		a->names = NULL;
+		if (!(a->names_buf = strdup(optarg)) ||
+		    !parse_names(a->names_buf, &a->names, &o->n_procnames))
+			return cli_command_usage_error("analyze", "out of memory for `%s`", optarg);
+		o->procnames = a->names;
+		break;
+	case OPT_LIMIT:
+		if (!parse_long(optarg, &o->limit))
+			return cli_command_usage_error("analyze", "invalid --limit `%s`", optarg);
+		break;
+	case OPT_MINSIZE:
+	case OPT_MAXSIZE:
+		if (!(c == OPT_MINSIZE ? parse_double(optarg, &o->minsize, &o->has_minsize)
+				       : parse_double(optarg, &o->maxsize, &o->has_maxsize)))
+			return cli_command_usage_error("analyze", "invalid size `%s`", optarg);
+		break;
+	case OPT_USAGE: o->usage = true; break;
+	case OPT_MIN:
+	case OPT_MAX:
+		if (!(c == OPT_MIN ? parse_double(optarg, &o->min_us, &o->has_min)
+				   : parse_double(optarg, &o->max_us, &o->has_max)))
+			return cli_command_usage_error("analyze", "invalid duration `%s`", optarg);
+		break;
+	case OPT_FREQ_RESOLUTION:
+		if (!parse_long(optarg, &o->freq_resolution) || o->freq_resolution > 1000000)
+			return cli_command_usage_error("analyze", "invalid --freq-resolution `%s`",
+						       optarg);
+		break;
+	case OPT_FREQ: o->freq = true; break;
+	case OPT_FREQ_UNIFORM: o->freq_uniform = true; break;
+	case OPT_FREQ_SERIES: o->freq_series = o->freq_uniform = true; break;
+	case OPT_LOG: o->log = true; break;
+	case OPT_STATS: o->stats = true; break;
+	case OPT_TOTAL: o->total = true; break;
+	case OPT_PER_TID: o->per_tid = true; break;
+	case OPT_PER_PRIO: o->per_prio = true; break;
+	case OPT_IRQ: o->irq_list = optarg; break;
+	case OPT_SOFTIRQ: o->softirq_list = optarg; break;
+	case 'h':
+		analyze_usage(stdout);
+		return 0;
+	default:
+		return cli_command_usage_error("analyze", "invalid option%s", "");
+	}
+	return -1;
+}
+
+/* Opens the traces and runs the analysis. */
+static int run_analysis(struct an_cli *a, char **paths, size_t n, const struct tmx_diag *diag)
+{
 	struct tmx_open_opts oopts = TMX_OPEN_OPTS_INIT;
 	struct tmx_error err = { 0 };
 	struct tmx_source *src = NULL;
-	int64_t *cpus = NULL, *tids = NULL;
-	int longindex = 0, progress = 0;
-	const char **names = NULL;
-	char *names_buf = NULL;
+	int status;
+
+	if (tmx_open((const char *const *)paths, n, &oopts, diag, &src, &err))
+		return cli_report(&err);
+	a->o.progress = cli_progress_meter(a->progress, true, src);
+	status = tmx_analyze(src, &a->o, stdout, stderr, &err);
+	tmx_progress_meter_free(a->o.progress);
+	cli_progress_clear();   /* a line left by an analysis that failed before its end */
+	fflush(stdout);
+	if (status == 1 && err.code)
+		cli_report(&err);
+	tmx_source_free(src);
+	return status;
+}
+
+int cli_analyze(int argc, char **argv, const struct tmx_diag *diag)
+{
+	struct an_cli a = { .o = { .limit = 10, .freq_resolution = 20 } };
 	struct option longopts[N_ROWS + 1];
-	int c, status;
+	int c, longindex = 0, status = -1;
 
 	for (size_t i = 0; i < N_ROWS; i++)
 		longopts[i] = (struct option){ rows[i].name, rows[i].has_arg, NULL, rows[i].id };
 	longopts[N_ROWS] = (struct option){ NULL, 0, NULL, 0 };
-	o.freq_resolution = 20;
 	argv++, argc--;   /* "analyze" becomes argv[0] */
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		analyze_usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
-	if (!tmx_an_command(argv[1], &o.cmd))
+	if (!tmx_an_command(argv[1], &a.o.cmd))
 		return cli_command_usage_error("analyze", "unknown command `%s`", argv[1]);
 	argv++, argc--;
-	switch (o.cmd) {
-	case TMX_AN_SCHEDSTATS: o.stats = true; break;
-	case TMX_AN_SCHEDTOP: o.top = true; break;
-	case TMX_AN_SCHEDLOG: o.log = true; break;
-	case TMX_AN_SCHEDFREQ: o.freq = true; break;
-	case TMX_AN_IRQSTATS: o.stats = true; break;
-	case TMX_AN_IRQLOG: o.log = true; break;
-	case TMX_AN_IRQFREQ: o.freq = true; break;
-	case TMX_AN_IOLATENCYSTATS: o.stats = true; break;
-	case TMX_AN_IOLATENCYTOP: o.top = true; break;
-	case TMX_AN_IOLATENCYFREQ: o.freq = true; break;
-	case TMX_AN_IOLOG: o.log = true; break;
-	case TMX_AN_IOUSAGETOP: o.usage = true; break;
-	default: break;
-	}
+	command_defaults(&a.o);
 	optind = 0;
-	status = 2;
-	while ((c = getopt_long(argc, argv, "h", longopts, &longindex)) != -1) {
-		char *end;
-		if (c != '?' && !(rows[longindex].commands & (1u << o.cmd))) {
+	while (status < 0 && (c = getopt_long(argc, argv, "h", longopts, &longindex)) != -1) {
+		if (c >= OPT_MI && !(rows[longindex].commands & (1u << a.o.cmd)))
 			status = cli_command_usage_error("analyze", "option --%s is not one of this "
 						       "command's", rows[longindex].name);
-			goto out;
-		}
-		switch (c) {
-		case OPT_MI: o.mi = true; break;
-		case OPT_BEGIN: o.begin = optarg; break;
-		case OPT_END: o.end = optarg; break;
-		case OPT_TIMERANGE: o.timerange = optarg; break;
-		case OPT_GMT: o.gmt = true; break;
-		case OPT_TOP: o.top = true; break;
-		case OPT_NO_INTERSECTION: o.no_intersection = true; break;
-		case OPT_SKIP_VALIDATION: o.skip_validation = true; break;
-		case OPT_IGNORED: break;
-		case OPT_PROGRESS: progress = cli_progress_option(rows[longindex].name); break;
-		case OPT_CPU:
-			free(cpus);
-			cpus = NULL;
-			if (!parse_int_list(optarg, &cpus, &o.n_cpus)) {
-				status = cli_command_usage_error("analyze", "invalid --cpu list `%s`", optarg);
-				goto out;
-			}
-			o.cpus = cpus;
-			break;
-		case OPT_TID:
-			free(tids);
-			tids = NULL;
-			if (!parse_int_list(optarg, &tids, &o.n_tids)) {
-				status = cli_command_usage_error("analyze", "invalid --tid list `%s`", optarg);
-				goto out;
-			}
-			o.tids = tids;
-			break;
-		case OPT_PROCNAME:
-			free(names);
-			free(names_buf);
-			names = NULL;
-			if (!(names_buf = strdup(optarg)) || !parse_names(names_buf, &names, &o.n_procnames)) {
-				status = cli_command_usage_error("analyze", "out of memory for `%s`", optarg);
-				goto out;
-			}
-			o.procnames = names;
-			break;
-		case OPT_LIMIT:
-			errno = 0;
-			o.limit = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end) {
-				status = cli_command_usage_error("analyze", "invalid --limit `%s`", optarg);
-				goto out;
-			}
-			break;
-		case OPT_MINSIZE:
-		case OPT_MAXSIZE:
-			errno = 0;
-			*(c == OPT_MINSIZE ? &o.minsize : &o.maxsize) = strtod(optarg, &end);
-			if (errno || end == optarg || *end) {
-				status = cli_command_usage_error("analyze", "invalid size `%s`", optarg);
-				goto out;
-			}
-			*(c == OPT_MINSIZE ? &o.has_minsize : &o.has_maxsize) = true;
-			break;
-		case OPT_USAGE: o.usage = true; break;
-		case OPT_MIN:
-		case OPT_MAX:
-			errno = 0;
-			*(c == OPT_MIN ? &o.min_us : &o.max_us) = strtod(optarg, &end);
-			if (errno || end == optarg || *end) {
-				status = cli_command_usage_error("analyze", "invalid duration `%s`", optarg);
-				goto out;
-			}
-			*(c == OPT_MIN ? &o.has_min : &o.has_max) = true;
-			break;
-		case OPT_FREQ_RESOLUTION:
-			errno = 0;
-			o.freq_resolution = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || o.freq_resolution > 1000000) {
-				status = cli_command_usage_error("analyze", "invalid --freq-resolution `%s`",
-								 optarg);
-				goto out;
-			}
-			break;
-		case OPT_FREQ: o.freq = true; break;
-		case OPT_FREQ_UNIFORM: o.freq_uniform = true; break;
-		case OPT_FREQ_SERIES: o.freq_series = o.freq_uniform = true; break;
-		case OPT_LOG: o.log = true; break;
-		case OPT_STATS: o.stats = true; break;
-		case OPT_TOTAL: o.total = true; break;
-		case OPT_PER_TID: o.per_tid = true; break;
-		case OPT_PER_PRIO: o.per_prio = true; break;
-		case OPT_IRQ: o.irq_list = optarg; break;
-		case OPT_SOFTIRQ: o.softirq_list = optarg; break;
-		case 'h':
-			analyze_usage(stdout);
-			status = 0;
-			goto out;
-		default:
-			status = cli_command_usage_error("analyze", "invalid option%s", "");
-			goto out;
-		}
+		else
+			status = apply_option(&a, c, rows[longindex].name);
 	}
-	if (optind >= argc) {
+	if (status < 0 && optind >= argc)
 		status = cli_command_usage_error("analyze", "no trace given%s", "");
-		goto out;
-	}
-	if (tmx_open((const char *const *)argv + optind, (size_t)(argc - optind), &oopts, diag, &src,
-		     &err)) {
-		status = cli_report(&err);
-		goto out;
-	}
-	o.progress = cli_progress_meter(progress, true, src);
-	status = tmx_analyze(src, &o, stdout, stderr, &err);
-	tmx_progress_meter_free(o.progress);
-	cli_progress_clear();   /* a line left by an analysis that failed before its end */
-	fflush(stdout);
-	if (status == 1 && err.code)
-		cli_report(&err);
-out:
-	tmx_source_free(src);
-	free(cpus);
-	free(tids);
-	free(names);
-	free(names_buf);
+	if (status < 0)
+		status = run_analysis(&a, argv + optind, (size_t)(argc - optind), diag);
+	free(a.cpus);
+	free(a.tids);
+	free(a.names);
+	free(a.names_buf);
 	return status;
 }
