@@ -549,212 +549,249 @@ static void mi_series(struct sched *s, int64_t b, int64_t e, const char *what, s
 	free(cls);
 }
 
-static void end(void *self, int64_t b, int64_t e)
+/* What end() works from: the tables' orders and the frequency counts. */
+struct end_ctx {
+	struct sched *s;
+	const struct tmx_an_opts *o;
+	size_t *tord, *tidord, *pord, n_top;
+	struct freq_ctx fc;
+	int64_t b, e;
+};
+
+/* The frequency distributions' bounds and counts (--freq); false: out of memory. */
+static bool freq_count(struct end_ctx *x)
 {
-	struct sched *s = self;
-	const struct tmx_an_opts *o = s->o;
-	FILE *out = s->a->out, *f;
-	bool mi = o->mi;
-	size_t *tord = NULL, *tidord = NULL, *pord = NULL, n_top = 0;
-	struct freq_ctx fc = { 0 };
+	struct sched *s = x->s;
+	const struct tmx_an_opts *o = x->o;
+	struct freq_ctx *fcp = &x->fc;
 	struct an_freq uni;
 	bool uniform = o->freq_uniform || o->freq_series;
-	char buf[64], buf2[64], buf3[64], buf4[64], buf5[64];
 
-	tord = an_table_order(&s->tids, by_comm_lower);
-	tidord = an_table_order(&s->tids, by_tid);
-	pord = an_table_order(&s->prios, by_prio);
-	if (!tord || !tidord || !pord) {
-		s->oom = true;
-		goto out;
+	if (uniform)
+		an_freq_uniform(&uni, o, s->total.count, s->total.min, s->total.max);
+	if (s->want_total) {
+		fcp->has_total = an_freq_bounds(&fcp->total_fb, o, s->total.count, s->total.min,
+						s->total.max, uniform ? &uni : NULL);
+		if (fcp->has_total && !(fcp->total = calloc((size_t)o->freq_resolution, 8)))
+			s->oom = true;
 	}
-	if (o->top)
-		n_top = top_sorted(s);
-	if (o->freq) {
-		if (uniform)
-			an_freq_uniform(&uni, o, s->total.count, s->total.min, s->total.max);
-		if (s->want_total) {
-			fc.has_total = an_freq_bounds(&fc.total_fb, o, s->total.count, s->total.min,
-						      s->total.max, uniform ? &uni : NULL);
-			if (fc.has_total && !(fc.total = calloc((size_t)o->freq_resolution, 8)))
-				s->oom = true;
-		}
-		for (size_t i = 0; s->want_tid && i < s->tids.n; i++) {
-			struct sd_tid *t = an_table_at(&s->tids, i);
+	for (size_t i = 0; s->want_tid && i < s->tids.n; i++) {
+		struct sd_tid *t = an_table_at(&s->tids, i);
+		if (!t->agg.count)
+			continue;
+		t->has_freq = an_freq_bounds(&t->fb, o, true, t->agg.min, t->agg.max,
+					     uniform ? &uni : NULL);
+		if (t->has_freq && !(t->freq = calloc((size_t)o->freq_resolution, 8)))
+			s->oom = true;
+	}
+	for (size_t i = 0; s->want_prio && i < s->prios.n; i++) {
+		struct sd_pr *p = an_table_at(&s->prios, i);
+		p->has_freq = an_freq_bounds(&p->fb, o, true, p->agg.min, p->agg.max,
+					     uniform ? &uni : NULL);
+		if (p->has_freq && !(p->freq = calloc((size_t)o->freq_resolution, 8)))
+			s->oom = true;
+	}
+	if (s->oom)
+		return false;
+	each_event(s, freq_one, fcp);
+	return true;
+}
+
+/* --mi --stats: the total, per-TID and per-priority tables. */
+static void mi_stats(struct end_ctx *x)
+{
+	struct sched *s = x->s;
+	int64_t b = x->b, e = x->e;
+	size_t *tord = x->tord, *pord = x->pord;
+	FILE *f;
+
+	if (s->want_total &&
+	    (f = an_mi_table(&s->mi, "total_stats", "\"total_stats\"", b, e))) {
+		const struct agg *g = &s->total;
+		fprintf(f, "[{\"class\": \"number\", \"value\": %llu}, ",
+			(unsigned long long)g->count);
+		an_mi_duration_ns(f, g->count ? g->min : 0);
+		fputs(", ", f);
+		if (g->count)
+			an_mi_duration(f, agg_avg(g));
+		else
+			an_mi_duration_ns(f, 0);
+		fputs(", ", f);
+		an_mi_duration_ns(f, g->count ? g->max : 0);
+		fputs(", ", f);
+		mi_stdev(f, an_stdev(g->count, g->sum, g->sumsq));
+		fputc(']', f);
+		an_mi_table_end(f);
+	}
+	if (s->want_tid) {
+		bool first = true;
+		f = NULL;
+		for (size_t k = 0; k < s->tids.n; k++) {
+			const struct sd_tid *t = an_table_at(&s->tids, tord[k]);
+			char *pl = NULL;
+			size_t pl_len = 0;
+			FILE *pf;
 			if (!t->agg.count)
 				continue;
-			t->has_freq = an_freq_bounds(&t->fb, o, true, t->agg.min, t->agg.max,
-						     uniform ? &uni : NULL);
-			if (t->has_freq && !(t->freq = calloc((size_t)o->freq_resolution, 8)))
-				s->oom = true;
+			if (first && !(f = an_mi_table(&s->mi, "per_tid_stats", "\"per_tid_stats\"",
+						       b, e)))
+				break;
+			fputs(first ? "[" : ", [", f);
+			first = false;
+			fputs("{\"class\": \"process\", \"name\": ", f);
+			an_json_string(f, t->comm.s, t->comm.len);
+			fprintf(f, ", \"tid\": %lld}, {\"class\": \"number\", \"value\": %llu}, ",
+				(long long)t->tid, (unsigned long long)t->agg.count);
+			an_mi_duration_ns(f, t->agg.min);
+			fputs(", ", f);
+			an_mi_duration(f, agg_avg(&t->agg));
+			fputs(", ", f);
+			an_mi_duration_ns(f, t->agg.max);
+			fputs(", ", f);
+			mi_stdev(f, an_stdev(t->agg.count, t->agg.sum, t->agg.sumsq));
+			fputs(", {\"class\": \"string\", \"value\": ", f);
+			if ((pf = open_memstream(&pl, &pl_len))) {
+				an_prios_print(pf, &t->prios);
+				fclose(pf);
+			}
+			an_json_string(f, pl ? pl : "", pl_len);
+			free(pl);
+			fputs("}]", f);
 		}
-		for (size_t i = 0; s->want_prio && i < s->prios.n; i++) {
-			struct sd_pr *p = an_table_at(&s->prios, i);
-			p->has_freq = an_freq_bounds(&p->fb, o, true, p->agg.min, p->agg.max,
-						     uniform ? &uni : NULL);
-			if (p->has_freq && !(p->freq = calloc((size_t)o->freq_resolution, 8)))
-				s->oom = true;
-		}
-		if (s->oom)
-			goto out;
-		each_event(s, freq_one, &fc);
+		if (f)
+			an_mi_table_end(f);
 	}
-
-	if (mi) {
-		if (o->log && s->n_events && (f = an_mi_table(&s->mi, "log", "\"log\"", b, e))) {
-			struct log_ctx c = { f, true, true };
-			each_event(s, log_one, &c);
-			an_mi_table_end(f);
-		}
-		if (o->top && n_top && (f = an_mi_table(&s->mi, "top", "\"top\"", b, e))) {
-			for (size_t i = 0; i < n_top; i++)
-				event_row(s, f, &s->top[i], true, i == 0);
-			an_mi_table_end(f);
-		}
-		if (o->stats && s->want_total &&
-		    (f = an_mi_table(&s->mi, "total_stats", "\"total_stats\"", b, e))) {
-			const struct agg *g = &s->total;
-			fprintf(f, "[{\"class\": \"number\", \"value\": %llu}, ",
-				(unsigned long long)g->count);
-			an_mi_duration_ns(f, g->count ? g->min : 0);
+	if (s->want_prio && s->prios.n &&
+	    (f = an_mi_table(&s->mi, "per_prio_stats", "\"per_prio_stats\"", b, e))) {
+		for (size_t k = 0; k < s->prios.n; k++) {
+			const struct sd_pr *p = an_table_at(&s->prios, pord[k]);
+			fprintf(f, "%s{\"class\": \"number\", \"value\": %lld}, {\"class\": "
+				   "\"number\", \"value\": %llu}, ", k ? ", [" : "[",
+				(long long)p->prio, (unsigned long long)p->agg.count);
+			an_mi_duration_ns(f, p->agg.min);
 			fputs(", ", f);
-			if (g->count)
-				an_mi_duration(f, agg_avg(g));
-			else
-				an_mi_duration_ns(f, 0);
+			an_mi_duration(f, agg_avg(&p->agg));
 			fputs(", ", f);
-			an_mi_duration_ns(f, g->count ? g->max : 0);
+			an_mi_duration_ns(f, p->agg.max);
 			fputs(", ", f);
-			mi_stdev(f, an_stdev(g->count, g->sum, g->sumsq));
+			mi_stdev(f, an_stdev(p->agg.count, p->agg.sum, p->agg.sumsq));
 			fputc(']', f);
-			an_mi_table_end(f);
 		}
-		if (o->stats && s->want_tid) {
-			bool first = true;
-			f = NULL;
-			for (size_t k = 0; k < s->tids.n; k++) {
-				const struct sd_tid *t = an_table_at(&s->tids, tord[k]);
-				char *pl = NULL;
-				size_t pl_len = 0;
-				FILE *pf;
-				if (!t->agg.count)
-					continue;
-				if (first && !(f = an_mi_table(&s->mi, "per_tid_stats", "\"per_tid_stats\"",
-							       b, e)))
-					break;
-				fputs(first ? "[" : ", [", f);
-				first = false;
-				fputs("{\"class\": \"process\", \"name\": ", f);
-				an_json_string(f, t->comm.s, t->comm.len);
-				fprintf(f, ", \"tid\": %lld}, {\"class\": \"number\", \"value\": %llu}, ",
-					(long long)t->tid, (unsigned long long)t->agg.count);
-				an_mi_duration_ns(f, t->agg.min);
-				fputs(", ", f);
-				an_mi_duration(f, agg_avg(&t->agg));
-				fputs(", ", f);
-				an_mi_duration_ns(f, t->agg.max);
-				fputs(", ", f);
-				mi_stdev(f, an_stdev(t->agg.count, t->agg.sum, t->agg.sumsq));
-				fputs(", {\"class\": \"string\", \"value\": ", f);
-				if ((pf = open_memstream(&pl, &pl_len))) {
-					an_prios_print(pf, &t->prios);
-					fclose(pf);
-				}
-				an_json_string(f, pl ? pl : "", pl_len);
-				free(pl);
-				fputs("}]", f);
-			}
-			if (f)
-				an_mi_table_end(f);
-		}
-		if (o->stats && s->want_prio && s->prios.n &&
-		    (f = an_mi_table(&s->mi, "per_prio_stats", "\"per_prio_stats\"", b, e))) {
-			for (size_t k = 0; k < s->prios.n; k++) {
-				const struct sd_pr *p = an_table_at(&s->prios, pord[k]);
-				fprintf(f, "%s{\"class\": \"number\", \"value\": %lld}, {\"class\": "
-					   "\"number\", \"value\": %llu}, ", k ? ", [" : "[",
-					(long long)p->prio, (unsigned long long)p->agg.count);
-				an_mi_duration_ns(f, p->agg.min);
-				fputs(", ", f);
-				an_mi_duration(f, agg_avg(&p->agg));
-				fputs(", ", f);
-				an_mi_duration_ns(f, p->agg.max);
-				fputs(", ", f);
-				mi_stdev(f, an_stdev(p->agg.count, p->agg.sum, p->agg.sumsq));
-				fputc(']', f);
-			}
-			an_mi_table_end(f);
-		}
-		if (o->freq) {
-			if (fc.has_total && (f = an_mi_table(&s->mi, "freq", "\"freq\"", b, e))) {
-				an_freq_mi_rows(f, &fc.total_fb, fc.total);
-				an_mi_table_end(f);
-			}
-			for (int pass = 0; pass < 2; pass++) {
-				bool per_tid = pass == 0;
-				size_t n = per_tid ? s->tids.n : s->prios.n, k_series = 0;
-				const char **subs = NULL;
-				uint64_t **cols = NULL;
-				const struct an_freq *fb0 = NULL;
-				char (*subbuf)[48] = NULL;
-				if (per_tid ? !s->want_tid : !s->want_prio)
-					continue;
-				if (o->freq_series) {
-					subs = calloc(n ? n : 1, sizeof(*subs));
-					cols = calloc(n ? n : 1, sizeof(*cols));
-					subbuf = calloc(n ? n : 1, sizeof(*subbuf));
-					if (!subs || !cols || !subbuf) {
-						s->oom = true;
-						free(subs);
-						free(cols);
-						free(subbuf);
-						goto out;
-					}
-				}
-				for (size_t k = 0; k < n; k++) {
-					const uint64_t *counts;
-					const struct an_freq *fb;
-					char sub[48], cls[160];
-					if (per_tid) {
-						const struct sd_tid *t = an_table_at(&s->tids, tidord[k]);
-						if (!t->agg.count)
-							continue;
-						snprintf(sub, sizeof(sub), "TID: %lld", (long long)t->tid);
-						if (!t->has_freq)
-							continue;
-						counts = t->freq;
-						fb = &t->fb;
-					} else {
-						const struct sd_pr *p = an_table_at(&s->prios, pord[k]);
-						snprintf(sub, sizeof(sub), "Priority: %lld", (long long)p->prio);
-						if (!p->has_freq)
-							continue;
-						counts = p->freq;
-						fb = &p->fb;
-					}
-					if (o->freq_series) {
-						memcpy(subbuf[k_series], sub, sizeof(sub));
-						subs[k_series] = subbuf[k_series];
-						cols[k_series++] = (uint64_t *)counts;
-						fb0 = fb0 ? fb0 : fb;
-						continue;
-					}
-					freq_class(cls, sizeof(cls), sub);
-					if ((f = an_mi_table(&s->mi, "freq", cls, b, e))) {
-						an_freq_mi_rows(f, fb, counts);
-						an_mi_table_end(f);
-					}
-				}
-				if (o->freq_series && fb0)
-					mi_series(s, b, e, per_tid ? "tid" : "prio", k_series, subs, fb0,
-						  cols);
+		an_mi_table_end(f);
+	}
+}
+
+/* --mi --freq: the total's distribution, then per TID and per priority (or as series). */
+static void mi_freq(struct end_ctx *x)
+{
+	struct sched *s = x->s;
+	const struct tmx_an_opts *o = x->o;
+	int64_t b = x->b, e = x->e;
+	size_t *tidord = x->tidord, *pord = x->pord;
+	FILE *f;
+
+	if (x->fc.has_total && (f = an_mi_table(&s->mi, "freq", "\"freq\"", b, e))) {
+		an_freq_mi_rows(f, &x->fc.total_fb, x->fc.total);
+		an_mi_table_end(f);
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		bool per_tid = pass == 0;
+		size_t n = per_tid ? s->tids.n : s->prios.n, k_series = 0;
+		const char **subs = NULL;
+		uint64_t **cols = NULL;
+		const struct an_freq *fb0 = NULL;
+		char (*subbuf)[48] = NULL;
+		if (per_tid ? !s->want_tid : !s->want_prio)
+			continue;
+		if (o->freq_series) {
+			subs = calloc(n ? n : 1, sizeof(*subs));
+			cols = calloc(n ? n : 1, sizeof(*cols));
+			subbuf = calloc(n ? n : 1, sizeof(*subbuf));
+			if (!subs || !cols || !subbuf) {
+				s->oom = true;
 				free(subs);
 				free(cols);
 				free(subbuf);
+				return;
 			}
 		}
-		goto out;
+		for (size_t k = 0; k < n; k++) {
+			const uint64_t *counts;
+			const struct an_freq *fb;
+			char sub[48], cls[160];
+			if (per_tid) {
+				const struct sd_tid *t = an_table_at(&s->tids, tidord[k]);
+				if (!t->agg.count)
+					continue;
+				snprintf(sub, sizeof(sub), "TID: %lld", (long long)t->tid);
+				if (!t->has_freq)
+					continue;
+				counts = t->freq;
+				fb = &t->fb;
+			} else {
+				const struct sd_pr *p = an_table_at(&s->prios, pord[k]);
+				snprintf(sub, sizeof(sub), "Priority: %lld", (long long)p->prio);
+				if (!p->has_freq)
+					continue;
+				counts = p->freq;
+				fb = &p->fb;
+			}
+			if (o->freq_series) {
+				memcpy(subbuf[k_series], sub, sizeof(sub));
+				subs[k_series] = subbuf[k_series];
+				cols[k_series++] = (uint64_t *)counts;
+				fb0 = fb0 ? fb0 : fb;
+				continue;
+			}
+			freq_class(cls, sizeof(cls), sub);
+			if ((f = an_mi_table(&s->mi, "freq", cls, b, e))) {
+				an_freq_mi_rows(f, fb, counts);
+				an_mi_table_end(f);
+			}
+		}
+		if (o->freq_series && fb0)
+			mi_series(s, b, e, per_tid ? "tid" : "prio", k_series, subs, fb0,
+				  cols);
+		free(subs);
+		free(cols);
+		free(subbuf);
 	}
+}
+
+/* The --mi tables. */
+static void end_mi(struct end_ctx *x)
+{
+	struct sched *s = x->s;
+	size_t n_top = x->n_top;
+	const struct tmx_an_opts *o = x->o;
+	int64_t b = x->b, e = x->e;
+	FILE *f;
+
+	if (o->log && s->n_events && (f = an_mi_table(&s->mi, "log", "\"log\"", b, e))) {
+		struct log_ctx c = { f, true, true };
+		each_event(s, log_one, &c);
+		an_mi_table_end(f);
+	}
+	if (o->top && n_top && (f = an_mi_table(&s->mi, "top", "\"top\"", b, e))) {
+		for (size_t i = 0; i < n_top; i++)
+			event_row(s, f, &s->top[i], true, i == 0);
+		an_mi_table_end(f);
+	}
+	if (o->stats)
+		mi_stats(x);
+	if (o->freq)
+		mi_freq(x);
+}
+
+/* The human text. */
+static void end_text(struct end_ctx *x)
+{
+	struct sched *s = x->s;
+	const struct tmx_an_opts *o = x->o;
+	FILE *out = s->a->out;
+	int64_t b = x->b, e = x->e;
+	size_t *tord = x->tord, *tidord = x->tidord, *pord = x->pord, n_top = x->n_top;
+	char buf[64], buf2[64], buf3[64], buf4[64], buf5[64];
 
 	fputs("Timerange: [", out);
 	an_fmt_timestamp(out, b, true, o->gmt);
@@ -814,8 +851,8 @@ static void end(void *self, int64_t b, int64_t e)
 		}
 	}
 	if (o->freq) {
-		if (fc.has_total)
-			print_freq_text(out, "None", &fc.total_fb, fc.total);
+		if (x->fc.has_total)
+			print_freq_text(out, "None", &x->fc.total_fb, x->fc.total);
 		for (size_t k = 0; s->want_tid && k < s->tids.n; k++) {
 			const struct sd_tid *t = an_table_at(&s->tids, tidord[k]);
 			char sub[48];
@@ -843,11 +880,28 @@ static void end(void *self, int64_t b, int64_t e)
 		for (size_t i = 0; i < n_top; i++)
 			event_row(s, out, &s->top[i], false, i == 0);
 	}
-out:
-	free(fc.total);
-	free(tord);
-	free(tidord);
-	free(pord);
+}
+
+static void end(void *self, int64_t b, int64_t e)
+{
+	struct sched *s = self;
+	struct end_ctx x = { .s = s, .o = s->o, .b = b, .e = e };
+
+	x.tord = an_table_order(&s->tids, by_comm_lower);
+	x.tidord = an_table_order(&s->tids, by_tid);
+	x.pord = an_table_order(&s->prios, by_prio);
+	if (!x.tord || !x.tidord || !x.pord)
+		s->oom = true;
+	else {
+		if (x.o->top)
+			x.n_top = top_sorted(s);
+		if (!x.o->freq || freq_count(&x))
+			(x.o->mi ? end_mi : end_text)(&x);
+	}
+	free(x.fc.total);
+	free(x.tord);
+	free(x.tidord);
+	free(x.pord);
 }
 
 static void finish(void *self)
