@@ -469,152 +469,223 @@ struct sel {
 	struct irq_stats *st;
 };
 
-static void end(void *self, int64_t b, int64_t e)
+/* What end() works from: the IRQs selected (--irq, --softirq) in order. */
+struct end_ctx {
+	struct irqan *s;
+	const struct tmx_an_opts *o;
+	struct sel *sel;
+	size_t n_sel;
+	int64_t b, e;
+};
+
+/* The IRQs whose statistics or distributions are printed; false: out of memory. */
+static bool select_irqs(struct end_ctx *x)
 {
-	struct irqan *s = self;
-	const struct tmx_an_opts *o = s->o;
-	FILE *out = s->a->out, *f;
-	struct sel *sel = NULL;
-	size_t n_sel = 0;
+	struct irqan *s = x->s;
+	const struct tmx_an_opts *o = x->o;
+	bool do_hard = o->irq_list || !o->softirq_list;
+	bool do_soft = o->softirq_list || !o->irq_list;
+	struct sel *sel;
+
+	x->sel = sel = calloc(s->hard.n + s->soft.n + 1, sizeof(*sel));
+	if (!sel) {
+		s->oom = true;
+		return false;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		bool hard = pass == 0;
+		struct an_table *t = hard ? &s->hard : &s->soft;
+		const char *list = hard ? o->irq_list : o->softirq_list;
+		int64_t *ids;
+		if (hard ? !do_hard : !do_soft)
+			continue;
+		if (!(ids = sorted_ids(t))) {
+			s->oom = true;
+			return false;
+		}
+		for (size_t i = 0; i < t->n; i++) {
+			struct irq_stats *st = an_table_find(t, ids[i]);
+			if ((list && !in_list(list, ids[i])) || !st->dur.count)
+				continue;
+			sel[x->n_sel++] = (struct sel){ hard, st };
+		}
+		free(ids);
+	}
+	return true;
+}
+
+/* The selected IRQs' frequency distributions (--freq); false: out of memory. */
+static bool freq_count(struct end_ctx *x)
+{
+	struct irqan *s = x->s;
+	const struct tmx_an_opts *o = x->o;
 	struct an_freq uni;
 	bool uniform = o->freq_uniform || o->freq_series;
 
-	if (o->stats || o->freq) {
-		bool do_hard = o->irq_list || !o->softirq_list;
-		bool do_soft = o->softirq_list || !o->irq_list;
-		sel = calloc(s->hard.n + s->soft.n + 1, sizeof(*sel));
-		if (!sel) {
+	if (uniform)
+		an_freq_uniform(&uni, o, s->all.count, s->all.min, s->all.max);
+	for (size_t i = 0; i < x->n_sel; i++) {
+		struct irq_stats *st = x->sel[i].st;
+		st->has_freq = an_freq_bounds(&st->fb, o, true, st->dur.min, st->dur.max,
+					      uniform ? &uni : NULL);
+		if (st->has_freq && !(st->freq = calloc((size_t)o->freq_resolution, 8)))
 			s->oom = true;
-			return;
-		}
-		for (int pass = 0; pass < 2; pass++) {
-			bool hard = pass == 0;
-			struct an_table *t = hard ? &s->hard : &s->soft;
-			const char *list = hard ? o->irq_list : o->softirq_list;
-			int64_t *ids;
-			if (hard ? !do_hard : !do_soft)
-				continue;
-			if (!(ids = sorted_ids(t))) {
-				s->oom = true;
-				free(sel);
-				return;
-			}
-			for (size_t i = 0; i < t->n; i++) {
-				struct irq_stats *st = an_table_find(t, ids[i]);
-				if ((list && !in_list(list, ids[i])) || !st->dur.count)
-					continue;
-				sel[n_sel++] = (struct sel){ hard, st };
-			}
-			free(ids);
+	}
+	if (s->oom)
+		return false;
+	each_rec(s, freq_one, NULL);
+	return true;
+}
+
+/* --mi --log: the log table, only when it has rows (written to memory first). */
+static void mi_log(struct end_ctx *x)
+{
+	struct irqan *s = x->s;
+	struct log_ctx c = { NULL, true, true };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int64_t b = x->b, e = x->e;
+
+	if ((c.f = open_memstream(&buf, &len))) {
+		each_rec(s, log_one, &c);
+		fclose(c.f);
+		if (!c.first && (f = an_mi_table(&s->mi, "log", "\"log\"", b, e))) {
+			fwrite(buf, 1, len, f);
+			an_mi_table_end(f);
 		}
 	}
-	if (o->freq) {
-		if (uniform)
-			an_freq_uniform(&uni, o, s->all.count, s->all.min, s->all.max);
+	free(buf);
+}
+
+/* --mi --stats: the hard and soft IRQ tables. */
+static void mi_stats(struct end_ctx *x)
+{
+	struct irqan *s = x->s;
+	struct sel *sel = x->sel;
+	size_t n_sel = x->n_sel;
+	int64_t b = x->b, e = x->e;
+	FILE *f = NULL;
+
+	for (int pass = 0; pass < 2; pass++) {
+		bool hard = pass == 0, first = true;
 		for (size_t i = 0; i < n_sel; i++) {
-			struct irq_stats *st = sel[i].st;
-			st->has_freq = an_freq_bounds(&st->fb, o, true, st->dur.min, st->dur.max,
-						      uniform ? &uni : NULL);
-			if (st->has_freq && !(st->freq = calloc((size_t)o->freq_resolution, 8)))
-				s->oom = true;
+			if (sel[i].hard != hard)
+				continue;
+			if (first && !(f = an_mi_table(&s->mi, hard ? "hard-stats" : "soft-stats",
+						       hard ? "\"hard-stats\"" : "\"soft-stats\"", b, e)))
+				break;
+			mi_stats_row(f, hard, sel[i].st, first);
+			first = false;
 		}
-		if (s->oom)
-			goto out;
-		each_rec(s, freq_one, NULL);
+		if (!first)
+			an_mi_table_end(f);
 	}
-	if (o->mi) {
-		if (o->log) {
-			struct log_ctx c = { NULL, true, true };
-			/* the log table only when it has rows: written to memory first */
-			char *buf = NULL;
-			size_t len = 0;
-			if ((c.f = open_memstream(&buf, &len))) {
-				each_rec(s, log_one, &c);
-				fclose(c.f);
-				if (!c.first && (f = an_mi_table(&s->mi, "log", "\"log\"", b, e))) {
-					fwrite(buf, 1, len, f);
-					an_mi_table_end(f);
-				}
-			}
-			free(buf);
+}
+
+/* --mi --freq: one distribution table per IRQ. */
+static void mi_freq_each(struct end_ctx *x)
+{
+	struct irqan *s = x->s;
+	struct sel *sel = x->sel;
+	size_t n_sel = x->n_sel;
+	int64_t b = x->b, e = x->e;
+	FILE *f;
+
+	for (size_t i = 0; i < n_sel; i++) {
+		const struct irq_stats *st = sel[i].st;
+		char *cls = NULL;
+		size_t len = 0;
+		FILE *c;
+		if (!st->has_freq || !(c = open_memstream(&cls, &len)))
+			continue;
+		{
+			char title[600];
+			snprintf(title, sizeof(title),
+				 "Interrupt handler duration frequency distribution [%.*s (%lld)]",
+				 (int)st->name_len, st->name, (long long)st->id);
+			fputs("{\"inherit\": \"freq\", \"title\": ", c);
+			an_json_string(c, title, strlen(title));
+			fputc('}', c);
 		}
-		for (int pass = 0; o->stats && pass < 2; pass++) {
-			bool hard = pass == 0, first = true;
-			for (size_t i = 0; i < n_sel; i++) {
-				if (sel[i].hard != hard)
-					continue;
-				if (first && !(f = an_mi_table(&s->mi, hard ? "hard-stats" : "soft-stats",
-							       hard ? "\"hard-stats\"" : "\"soft-stats\"", b, e)))
-					break;
-				mi_stats_row(f, hard, sel[i].st, first);
-				first = false;
-			}
-			if (!first)
-				an_mi_table_end(f);
+		fclose(c);
+		if ((f = an_mi_table(&s->mi, "freq", cls, b, e))) {
+			an_freq_mi_rows(f, &st->fb, st->freq);
+			an_mi_table_end(f);
 		}
-		if (o->freq && !o->freq_series) {
-			for (size_t i = 0; i < n_sel; i++) {
-				const struct irq_stats *st = sel[i].st;
-				char *cls = NULL;
-				size_t len = 0;
-				FILE *c;
-				if (!st->has_freq || !(c = open_memstream(&cls, &len)))
-					continue;
-				{
-					char title[600];
-					snprintf(title, sizeof(title),
-						 "Interrupt handler duration frequency distribution [%.*s (%lld)]",
-						 (int)st->name_len, st->name, (long long)st->id);
-					fputs("{\"inherit\": \"freq\", \"title\": ", c);
-					an_json_string(c, title, strlen(title));
-					fputc('}', c);
-				}
-				fclose(c);
-				if ((f = an_mi_table(&s->mi, "freq", cls, b, e))) {
-					an_freq_mi_rows(f, &st->fb, st->freq);
-					an_mi_table_end(f);
-				}
-				free(cls);
-			}
-		} else if (o->freq && n_sel && sel[0].st->has_freq) {
-			char *cls = NULL;
-			size_t len = 0;
-			FILE *c = open_memstream(&cls, &len);
-			if (c) {
-				fputs("{\"title\": \"Interrupt handlers duration frequency distributions\", "
-				      "\"column-descriptions\": [{\"title\": \"Duration (lower bound)\", "
-				      "\"class\": \"duration\"}, {\"title\": \"Duration (upper bound)\", "
-				      "\"class\": \"duration\"}", c);
-				for (size_t i = 0; i < n_sel; i++) {
-					char title[600];
-					snprintf(title, sizeof(title), "%.*s (%lld)", (int)sel[i].st->name_len,
-						 sel[i].st->name, (long long)sel[i].st->id);
-					fputs(", {\"title\": ", c);
-					an_json_string(c, title, strlen(title));
-					fputs(", \"class\": \"number\", \"unit\": \"interrupts\"}", c);
-				}
-				fputs("]}", c);
-				fclose(c);
-				if ((f = an_mi_table(&s->mi, NULL, cls, b, e))) {
-					const struct an_freq *fb = &sel[0].st->fb;
-					for (long r = 0; r < fb->res; r++) {
-						fputs(r ? ", [" : "[", f);
-						an_mi_duration(f, ((double)r * fb->step + fb->min) * 1000);
-						fputs(", ", f);
-						an_mi_duration(f, ((double)(r + 1) * fb->step + fb->min) * 1000);
-						for (size_t i = 0; i < n_sel; i++)
-							fprintf(f, ", {\"class\": \"number\", \"value\": %llu}",
-								sel[i].st->has_freq ?
-									(unsigned long long)sel[i].st->freq[r] : 0ULL);
-						fputc(']', f);
-					}
-					an_mi_table_end(f);
-				}
-				free(cls);
-			}
-		}
-		goto out;
+		free(cls);
 	}
+}
+
+/* --mi --freq-series: the IRQs' distributions as columns of one table. */
+static void mi_freq_series(struct end_ctx *x)
+{
+	struct irqan *s = x->s;
+	struct sel *sel = x->sel;
+	size_t n_sel = x->n_sel;
+	int64_t b = x->b, e = x->e;
+	FILE *f;
+
+	char *cls = NULL;
+	size_t len = 0;
+	FILE *c = open_memstream(&cls, &len);
+	if (c) {
+		fputs("{\"title\": \"Interrupt handlers duration frequency distributions\", "
+		      "\"column-descriptions\": [{\"title\": \"Duration (lower bound)\", "
+		      "\"class\": \"duration\"}, {\"title\": \"Duration (upper bound)\", "
+		      "\"class\": \"duration\"}", c);
+		for (size_t i = 0; i < n_sel; i++) {
+			char title[600];
+			snprintf(title, sizeof(title), "%.*s (%lld)", (int)sel[i].st->name_len,
+				 sel[i].st->name, (long long)sel[i].st->id);
+			fputs(", {\"title\": ", c);
+			an_json_string(c, title, strlen(title));
+			fputs(", \"class\": \"number\", \"unit\": \"interrupts\"}", c);
+		}
+		fputs("]}", c);
+		fclose(c);
+		if ((f = an_mi_table(&s->mi, NULL, cls, b, e))) {
+			const struct an_freq *fb = &sel[0].st->fb;
+			for (long r = 0; r < fb->res; r++) {
+				fputs(r ? ", [" : "[", f);
+				an_mi_duration(f, ((double)r * fb->step + fb->min) * 1000);
+				fputs(", ", f);
+				an_mi_duration(f, ((double)(r + 1) * fb->step + fb->min) * 1000);
+				for (size_t i = 0; i < n_sel; i++)
+					fprintf(f, ", {\"class\": \"number\", \"value\": %llu}",
+						sel[i].st->has_freq ?
+							(unsigned long long)sel[i].st->freq[r] : 0ULL);
+				fputc(']', f);
+			}
+			an_mi_table_end(f);
+		}
+		free(cls);
+	}
+}
+
+static void end_mi(struct end_ctx *x)
+{
+	const struct tmx_an_opts *o = x->o;
+
+	if (o->log)
+		mi_log(x);
+	if (o->stats)
+		mi_stats(x);
+	if (o->freq && !o->freq_series)
+		mi_freq_each(x);
+	else if (o->freq && x->n_sel && x->sel[0].st->has_freq)
+		mi_freq_series(x);
+}
+
+/* The human text. */
+static void end_text(struct end_ctx *x)
+{
+	struct irqan *s = x->s;
+	const struct tmx_an_opts *o = x->o;
+	struct sel *sel = x->sel;
+	size_t n_sel = x->n_sel;
+	FILE *out = s->a->out;
+	int64_t b = x->b, e = x->e;
 
 	fputs("Timerange: [", out);
 	an_fmt_timestamp(out, b, true, o->gmt);
@@ -673,8 +744,20 @@ static void end(void *self, int64_t b, int64_t e)
 			"CPU", "Type", "#", "Name");
 		each_rec(s, log_one, &c);
 	}
+}
+
+static void end(void *self, int64_t b, int64_t e)
+{
+	struct irqan *s = self;
+	struct end_ctx x = { .s = s, .o = s->o, .b = b, .e = e };
+
+	if ((x.o->stats || x.o->freq) && !select_irqs(&x))
+		goto out;
+	if (x.o->freq && !freq_count(&x))
+		goto out;
+	(x.o->mi ? end_mi : end_text)(&x);
 out:
-	free(sel);
+	free(x.sel);
 }
 
 static void finish(void *self)
