@@ -214,16 +214,160 @@ static void mi_table_start(FILE *f, bool *first, const char *cls, int64_t b, int
 	fputs(", \"data\": [", f);
 }
 
+/* What end() works from: the tables' orders, the rows kept, the total. */
+struct end_ctx {
+	struct cputop *c;
+	size_t *tids_order, *cpus_by_id, n_tids, n_cpus_state;
+	double total;
+	int64_t b, e;
+};
+
+/* The --mi tables, kept until the analysis' document is written. */
+static void end_mi(struct end_ctx *x)
+{
+	struct cputop *c = x->c;
+	size_t *tids_order = x->tids_order, *cpus_by_id = x->cpus_by_id, n_tids = x->n_tids;
+	int64_t b = x->b, e = x->e;
+	bool first = true;
+	FILE *f = open_memstream(&c->mi, &c->mi_len);
+
+	if (!f) {
+		c->oom = true;
+		return;
+	}
+	if (n_tids) {
+		mi_table_start(f, &first, "per-process", b, e);
+		for (size_t k = 0; k < n_tids; k++) {
+			const struct ct_tid *t = an_table_at(&c->tids, tids_order[k]);
+			char *pl = NULL;
+			size_t pl_len = 0;
+			FILE *pf = open_memstream(&pl, &pl_len);
+			if (pf) {
+				an_prios_print(pf, &t->prios);
+				fclose(pf);
+			}
+			fputs(k ? ", [" : "[", f);
+			fputs("{\"class\": \"process\", \"name\": ", f);
+			an_json_string(f, t->comm.s, t->comm.len);
+			fprintf(f, ", \"tid\": %lld}, {\"class\": \"number\", \"value\": %llu}, "
+				   "{\"class\": \"string\", \"value\": ",
+				(long long)t->tid, (unsigned long long)t->migrations);
+			an_json_string(f, pl ? pl : "", pl_len);
+			fputs("}, {\"class\": \"ratio\", \"value\": ", f);
+			an_json_double(f, t->usage / 100);
+			fputs("}]", f);
+			free(pl);
+		}
+		fputs("]}", f);
+	}
+	if (c->cpus.n) {
+		mi_table_start(f, &first, "per-cpu", b, e);
+		for (size_t k = 0; k < c->cpus.n; k++) {
+			const struct ct_cpu *cpu = an_table_at(&c->cpus, cpus_by_id[k]);
+			fprintf(f, "%s{\"class\": \"cpu\", \"id\": %lld}, {\"class\": \"ratio\", "
+				   "\"value\": ", k ? ", [" : "[", (long long)cpu->id);
+			an_json_double(f, cpu->usage / 100);
+			fputs("}]", f);
+		}
+		fputs("]}", f);
+	}
+	if (x->n_cpus_state) {
+		mi_table_start(f, &first, "total", b, e);
+		fputs("[{\"class\": \"ratio\", \"value\": ", f);
+		an_json_double(f, x->total / 100);
+		fputs("}]]}", f);
+	}
+	fclose(f);
+}
+
+/* The per-TID usage bar graph; false: out of memory. */
+static bool text_tids(struct end_ctx *x, FILE *f)
+{
+	struct cputop *c = x->c;
+	size_t *tids_order = x->tids_order, n_tids = x->n_tids;
+	struct an_bar *rows = calloc(n_tids ? n_tids : 1, sizeof(*rows));
+	char header[128];
+
+	if (!rows) {
+		c->oom = true;
+		return false;
+	}
+	for (size_t k = 0; k < n_tids; k++) {
+		const struct ct_tid *t = an_table_at(&c->tids, tids_order[k]);
+		char name[AN_COMM_MAX + 32];
+		size_t len, w;
+		FILE *lf;
+		rows[k].value = t->usage / 100 * 100;
+		snprintf(rows[k].value_str, sizeof(rows[k].value_str), "%.2f", rows[k].value);
+		lf = open_memstream(&rows[k].label, &len);
+		if (!lf)
+			continue;
+		snprintf(name, sizeof(name), "%.*s (%lld)", (int)t->comm.len, t->comm.s,
+			 (long long)t->tid);
+		/* '  {:<25} {:>10}   {}': widths in characters */
+		fputs("  ", lf);
+		fputs(name, lf);
+		for (w = an_utf8_len(name, strlen(name)); w < 25; w++)
+			fputc(' ', lf);
+		fprintf(lf, " %10llu   ", (unsigned long long)t->migrations);
+		an_prios_print(lf, &t->prios);
+		fclose(lf);
+	}
+	snprintf(header, sizeof(header), "  %-25s %10s   %s", "Process", "Migrations",
+		 "Priorities");
+	an_bar_graph(f, "Per-TID Usage", header, "%", rows, n_tids);
+	for (size_t k = 0; k < n_tids; k++)
+		free(rows[k].label);
+	free(rows);
+	return true;
+}
+
+/* The per-CPU usage bar graph; false: out of memory. */
+static bool text_cpus(struct end_ctx *x, FILE *f)
+{
+	struct cputop *c = x->c;
+	struct an_bar *rows = calloc(c->cpus.n ? c->cpus.n : 1, sizeof(*rows));
+
+	if (!rows) {
+		c->oom = true;
+		return false;
+	}
+	for (size_t k = 0; k < c->cpus.n; k++) {
+		const struct ct_cpu *cpu = an_table_at(&c->cpus, x->cpus_by_id[k]);
+		rows[k].value = cpu->usage / 100 * 100;
+		snprintf(rows[k].value_str, sizeof(rows[k].value_str), "%.2f", rows[k].value);
+		rows[k].label = malloc(32);
+		if (rows[k].label)
+			snprintf(rows[k].label, 32, "CPU %lld", (long long)cpu->id);
+	}
+	an_bar_graph(f, "Per-CPU Usage", NULL, "%", rows, c->cpus.n);
+	for (size_t k = 0; k < c->cpus.n; k++)
+		free(rows[k].label);
+	free(rows);
+	return true;
+}
+
+static void end_text(struct end_ctx *x)
+{
+	struct an *a = x->c->a;
+	FILE *f = a->out;
+
+	fputs("Timerange: [", f);
+	an_fmt_timestamp(f, x->b, true, a->o->gmt);
+	fputs(", ", f);
+	an_fmt_timestamp(f, x->e, true, a->o->gmt);
+	fputs("]\n", f);
+	if (text_tids(x, f) && text_cpus(x, f) && x->n_cpus_state)
+		fprintf(f, "\nTotal CPU Usage: %.2f%%\n\n", x->total / 100 * 100);
+}
+
 static void end(void *self, int64_t b, int64_t e)
 {
 	struct cputop *c = self;
 	struct an *a = c->a;
 	int64_t duration = e - c->begin;
-	size_t *tids_order, *cpus_by_id, *cpus_by_usage, n_tids;
-	size_t n_cpus_state = an_cpu_count(a);
-	double total = 0;
-	FILE *f;
-	bool first = true;
+	struct end_ctx x = { .c = c, .n_cpus_state = an_cpu_count(a), .b = b, .e = e };
+	size_t *cpus_by_usage;
 
 	for (size_t i = 0; i < c->cpus.n; i++) {
 		struct ct_cpu *cpu = an_table_at(&c->cpus, i);
@@ -237,138 +381,27 @@ static void end(void *self, int64_t b, int64_t e)
 			t->total += (uint64_t)(e - t->last);
 		t->usage = share(t->total, duration);
 	}
-	tids_order = an_table_order(&c->tids, tid_by_usage);
-	cpus_by_id = an_table_order(&c->cpus, cpu_by_id);
+	x.tids_order = an_table_order(&c->tids, tid_by_usage);
+	x.cpus_by_id = an_table_order(&c->cpus, cpu_by_id);
 	cpus_by_usage = an_table_order(&c->cpus, cpu_by_usage);
-	if (!tids_order || !cpus_by_id || !cpus_by_usage) {
+	if (!x.tids_order || !x.cpus_by_id || !cpus_by_usage) {
 		c->oom = true;
 		goto out;
 	}
-	n_tids = c->tids.n;
-	if (a->o->limit > 0 && n_tids > (size_t)a->o->limit)
-		n_tids = (size_t)a->o->limit;
+	x.n_tids = c->tids.n;
+	if (a->o->limit > 0 && x.n_tids > (size_t)a->o->limit)
+		x.n_tids = (size_t)a->o->limit;
 	for (size_t i = 0; i < c->cpus.n; i++)
-		total += ((struct ct_cpu *)an_table_at(&c->cpus, cpus_by_usage[i]))->usage;
-	if (n_cpus_state)
-		total /= (double)n_cpus_state;
-
-	if (a->o->mi) {
-		f = open_memstream(&c->mi, &c->mi_len);
-		if (!f) {
-			c->oom = true;
-			goto out;
-		}
-		if (n_tids) {
-			mi_table_start(f, &first, "per-process", b, e);
-			for (size_t k = 0; k < n_tids; k++) {
-				const struct ct_tid *t = an_table_at(&c->tids, tids_order[k]);
-				char *pl = NULL;
-				size_t pl_len = 0;
-				FILE *pf = open_memstream(&pl, &pl_len);
-				if (pf) {
-					an_prios_print(pf, &t->prios);
-					fclose(pf);
-				}
-				fputs(k ? ", [" : "[", f);
-				fputs("{\"class\": \"process\", \"name\": ", f);
-				an_json_string(f, t->comm.s, t->comm.len);
-				fprintf(f, ", \"tid\": %lld}, {\"class\": \"number\", \"value\": %llu}, "
-					   "{\"class\": \"string\", \"value\": ",
-					(long long)t->tid, (unsigned long long)t->migrations);
-				an_json_string(f, pl ? pl : "", pl_len);
-				fputs("}, {\"class\": \"ratio\", \"value\": ", f);
-				an_json_double(f, t->usage / 100);
-				fputs("}]", f);
-				free(pl);
-			}
-			fputs("]}", f);
-		}
-		if (c->cpus.n) {
-			mi_table_start(f, &first, "per-cpu", b, e);
-			for (size_t k = 0; k < c->cpus.n; k++) {
-				const struct ct_cpu *cpu = an_table_at(&c->cpus, cpus_by_id[k]);
-				fprintf(f, "%s{\"class\": \"cpu\", \"id\": %lld}, {\"class\": \"ratio\", "
-					   "\"value\": ", k ? ", [" : "[", (long long)cpu->id);
-				an_json_double(f, cpu->usage / 100);
-				fputs("}]", f);
-			}
-			fputs("]}", f);
-		}
-		if (n_cpus_state) {
-			mi_table_start(f, &first, "total", b, e);
-			fputs("[{\"class\": \"ratio\", \"value\": ", f);
-			an_json_double(f, total / 100);
-			fputs("}]]}", f);
-		}
-		fclose(f);
-		goto out;
-	}
-
-	f = a->out;
-	fputs("Timerange: [", f);
-	an_fmt_timestamp(f, b, true, a->o->gmt);
-	fputs(", ", f);
-	an_fmt_timestamp(f, e, true, a->o->gmt);
-	fputs("]\n", f);
-	{
-		struct an_bar *rows = calloc(n_tids ? n_tids : 1, sizeof(*rows));
-		char header[128];
-		if (!rows) {
-			c->oom = true;
-			goto out;
-		}
-		for (size_t k = 0; k < n_tids; k++) {
-			const struct ct_tid *t = an_table_at(&c->tids, tids_order[k]);
-			char name[AN_COMM_MAX + 32];
-			size_t len, w;
-			FILE *lf;
-			rows[k].value = t->usage / 100 * 100;
-			snprintf(rows[k].value_str, sizeof(rows[k].value_str), "%.2f", rows[k].value);
-			lf = open_memstream(&rows[k].label, &len);
-			if (!lf)
-				continue;
-			snprintf(name, sizeof(name), "%.*s (%lld)", (int)t->comm.len, t->comm.s,
-				 (long long)t->tid);
-			/* '  {:<25} {:>10}   {}': widths in characters */
-			fputs("  ", lf);
-			fputs(name, lf);
-			for (w = an_utf8_len(name, strlen(name)); w < 25; w++)
-				fputc(' ', lf);
-			fprintf(lf, " %10llu   ", (unsigned long long)t->migrations);
-			an_prios_print(lf, &t->prios);
-			fclose(lf);
-		}
-		snprintf(header, sizeof(header), "  %-25s %10s   %s", "Process", "Migrations",
-			 "Priorities");
-		an_bar_graph(f, "Per-TID Usage", header, "%", rows, n_tids);
-		for (size_t k = 0; k < n_tids; k++)
-			free(rows[k].label);
-		free(rows);
-	}
-	{
-		struct an_bar *rows = calloc(c->cpus.n ? c->cpus.n : 1, sizeof(*rows));
-		if (!rows) {
-			c->oom = true;
-			goto out;
-		}
-		for (size_t k = 0; k < c->cpus.n; k++) {
-			const struct ct_cpu *cpu = an_table_at(&c->cpus, cpus_by_id[k]);
-			rows[k].value = cpu->usage / 100 * 100;
-			snprintf(rows[k].value_str, sizeof(rows[k].value_str), "%.2f", rows[k].value);
-			rows[k].label = malloc(32);
-			if (rows[k].label)
-				snprintf(rows[k].label, 32, "CPU %lld", (long long)cpu->id);
-		}
-		an_bar_graph(f, "Per-CPU Usage", NULL, "%", rows, c->cpus.n);
-		for (size_t k = 0; k < c->cpus.n; k++)
-			free(rows[k].label);
-		free(rows);
-	}
-	if (n_cpus_state)
-		fprintf(f, "\nTotal CPU Usage: %.2f%%\n\n", total / 100 * 100);
+		x.total += ((struct ct_cpu *)an_table_at(&c->cpus, cpus_by_usage[i]))->usage;
+	if (x.n_cpus_state)
+		x.total /= (double)x.n_cpus_state;
+	if (a->o->mi)
+		end_mi(&x);
+	else
+		end_text(&x);
 out:
-	free(tids_order);
-	free(cpus_by_id);
+	free(x.tids_order);
+	free(x.cpus_by_id);
 	free(cpus_by_usage);
 }
 
