@@ -23,21 +23,21 @@ void pq_col_presize(struct pq_col *c, size_t rows)
 									       : 0;
 
 	if (c->max_def)
-		pq_buf_reserve(&c->defs, rows);
+		tmx_buf_reserve(&c->defs, rows);
 	if (c->max_rep)
-		pq_buf_reserve(&c->reps, rows);
+		tmx_buf_reserve(&c->reps, rows);
 	if (width)
-		pq_buf_reserve(&c->vals, rows * width);
+		tmx_buf_reserve(&c->vals, rows * width);
 	else if (c->type.phys == PQ_BOOLEAN)
-		pq_buf_reserve(&c->vals, rows / 8 + 1);
+		tmx_buf_reserve(&c->vals, rows / 8 + 1);
 	if (c->dict_on)
-		pq_buf_reserve(&c->dict.idx, rows * 4);
+		tmx_buf_reserve(&c->dict.idx, rows * 4);
 	/* Only room: a failure here is no failure of the column. */
 	c->defs.oom = c->reps.oom = c->vals.oom = c->dict.idx.oom = false;
 }
 
 /* Emptied, the allocations kept. */
-static struct pq_buf buf_keep(struct pq_buf b)
+static struct tmx_buf buf_keep(struct tmx_buf b)
 {
 	b.len = 0;
 	b.oom = false;
@@ -83,9 +83,9 @@ void pq_encoder_free_bufs(struct pq_encoder *enc)
 	free(enc->cols);
 	enc->cols = NULL;
 	enc->n_cols = 0;
-	pq_buf_free(&enc->body);
-	pq_buf_free(&enc->packed);
-	pq_buf_free(&enc->iidx);
+	tmx_buf_free(&enc->body);
+	tmx_buf_free(&enc->packed);
+	tmx_buf_free(&enc->iidx);
 	free(enc->ikeys);
 	free(enc->islots);
 	enc->ikeys = NULL;
@@ -95,8 +95,8 @@ void pq_encoder_free_bufs(struct pq_encoder *enc)
 
 static void dict_free(struct pq_dict *d)
 {
-	pq_buf_free(&d->plain);
-	pq_buf_free(&d->idx);
+	tmx_buf_free(&d->plain);
+	tmx_buf_free(&d->idx);
 	free(d->offs);
 	free(d->slots);
 	*d = (struct pq_dict){ 0 };
@@ -104,9 +104,9 @@ static void dict_free(struct pq_dict *d)
 
 void pq_col_free(struct pq_col *c)
 {
-	pq_buf_free(&c->defs);
-	pq_buf_free(&c->reps);
-	pq_buf_free(&c->vals);
+	tmx_buf_free(&c->defs);
+	tmx_buf_free(&c->reps);
+	tmx_buf_free(&c->vals);
 	dict_free(&c->dict);
 }
 
@@ -122,11 +122,11 @@ void pq_col_double(struct pq_col *c, uint8_t rep, uint8_t def, double v)
 		float f = (float)v;
 		uint32_t u;
 		memcpy(&u, &f, 4);
-		pq_buf_le(&c->vals, u, 4);
+		tmx_buf_le(&c->vals, u, 4);
 	} else {
 		uint64_t u;
 		memcpy(&u, &v, 8);
-		pq_buf_le(&c->vals, u, 8);
+		tmx_buf_le(&c->vals, u, 8);
 	}
 	c->n_vals++;
 	*c->acct += c->type.phys == PQ_FLOAT ? 4 : 8;
@@ -137,7 +137,7 @@ void pq_col_bool(struct pq_col *c, uint8_t rep, uint8_t def, bool v)
 {
 	pq_col_levels(c, rep, def);
 	if (c->bool_bits == 0 || c->bool_bits == 8) {
-		pq_buf_byte(&c->vals, 0);
+		tmx_buf_byte(&c->vals, 0);
 		c->bool_bits = 0;
 		*c->acct += 1;
 	}
@@ -169,7 +169,7 @@ static uint64_t hash_bytes(const uint8_t *p, size_t n)
 static bool entry_is(const struct pq_dict *d, uint32_t e, const void *p, size_t n)
 {
 	const uint8_t *at = d->plain.p + d->offs[e];
-	uint32_t len = (uint32_t)pq_le_at(at, 4);
+	uint32_t len = (uint32_t)tmx_le_at(at, 4);
 
 	return len == n && !memcmp(at + 4, p, n);
 }
@@ -184,7 +184,7 @@ static bool dict_rehash(struct pq_dict *d)
 		return false;
 	for (size_t e = 0; e < d->n; e++) {
 		const uint8_t *at = d->plain.p + d->offs[e];
-		size_t len = (size_t)pq_le_at(at, 4);
+		size_t len = (size_t)tmx_le_at(at, 4);
 		size_t s = hash_bytes(at + 4, len) & (n_slots - 1);
 
 		while (slots[s])
@@ -221,13 +221,13 @@ static int64_t dict_entry(struct pq_col *c, const void *p, size_t n)
 		s = (s + 1) & (d->n_slots - 1);
 	}
 	if (d->n == PQ_DICT_MAX_ENTRIES || n > PQ_DICT_MAX_BYTES ||
-	    d->plain.len + n + 4 > PQ_DICT_MAX_BYTES || !pq_buf_reserve(&d->plain, n + 4) ||
+	    d->plain.len + n + 4 > PQ_DICT_MAX_BYTES || !tmx_buf_reserve(&d->plain, n + 4) ||
 	    !tmx_grow_array(&offs, &d->offs_cap, d->n + 1, sizeof(*d->offs), 64))
 		return -1;
 	d->offs = offs;
 	d->offs[d->n] = (uint32_t)d->plain.len;
-	pq_buf_le(&d->plain, n, 4);
-	pq_buf_put(&d->plain, p, n);
+	tmx_buf_le(&d->plain, n, 4);
+	tmx_buf_put(&d->plain, p, n);
 	*c->acct += n + 4;
 	d->slots[s] = d->last = (uint32_t)++d->n;
 	return (int64_t)d->n - 1;
@@ -241,8 +241,8 @@ static void dict_drop(struct pq_col *c)
 
 	for (size_t i = 0; i < n; i++) {
 		const uint8_t *at = c->dict.plain.p + c->dict.offs[idx[i]];
-		size_t len = (size_t)pq_le_at(at, 4);
-		pq_buf_put(&c->vals, at, len + 4);
+		size_t len = (size_t)tmx_le_at(at, 4);
+		tmx_buf_put(&c->vals, at, len + 4);
 		*c->acct += len + 4;
 	}
 	dict_free(&c->dict);
@@ -258,13 +258,13 @@ void pq_col_bytes(struct pq_col *c, uint8_t rep, uint8_t def, const void *p, siz
 		uint32_t u = (uint32_t)e;
 
 		if (e >= 0) {
-			pq_buf_put(&c->dict.idx, &u, 4);
+			tmx_buf_put(&c->dict.idx, &u, 4);
 			*c->acct += 4;
 			return;
 		}
 		dict_drop(c);
 	}
-	pq_buf_le(&c->vals, n, 4);
-	pq_buf_put(&c->vals, p, n);
+	tmx_buf_le(&c->vals, n, 4);
+	tmx_buf_put(&c->vals, p, n);
 	*c->acct += n + 4;
 }
