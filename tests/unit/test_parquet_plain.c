@@ -91,7 +91,7 @@ static void test_dictionary(void **state)
 	assert_true(c.dict_on);
 	assert_int_equal(c.dict.n, 2);
 	expect_buf(&c.dict.plain, (const uint8_t[]){ 1, 0, 0, 0, 'a', 2, 0, 0, 0, 'b', 'c' }, 11);
-	expect_buf(&c.dict.idx, (const uint8_t *)(const uint32_t[]){ 0, 1, 0 }, 12);
+	expect_buf(&c.dict_idx, (const uint8_t *)(const uint32_t[]){ 0, 1, 0 }, 12);
 	assert_int_equal(c.vals.len, 0);
 	pq_col_free(&c);
 }

@@ -15,28 +15,20 @@
 #include <stdint.h>
 
 #include "common/buf.h"
+#include "common/strdict.h"
 #include "sink/parquet/schema.h"
 
 /* Distinct values of a dictionary, and their bytes, beyond which it is dropped. */
 #define PQ_DICT_MAX_ENTRIES 40000
 #define PQ_DICT_MAX_BYTES (1u << 20)
 
-struct pq_dict {
-	struct tmx_buf plain;    /* the entries, PLAIN-encoded (the dictionary page) */
-	uint32_t *offs;         /* where each entry starts in `plain` */
-	size_t n, offs_cap;
-	uint32_t *slots;        /* hash table: entry + 1, 0 when empty */
-	size_t n_slots;         /* power of two, or 0 */
-	struct tmx_buf idx;      /* uint32 entry of each non-null value */
-	uint32_t last;          /* the last value's entry + 1 (0: none): runs of one value skip the hash */
-};
-
 struct pq_col {
 	struct pq_type type;
 	uint8_t max_def, max_rep;
 	bool dict_on;           /* values go to the dictionary, not to `vals` */
 	struct tmx_buf defs, reps, vals;
-	struct pq_dict dict;
+	struct tmx_strdict dict; /* its entries are the dictionary page */
+	struct tmx_buf dict_idx; /* uint32 entry of each non-null value */
 	uint64_t n_levels;      /* values including nulls (the page's num_values) */
 	uint64_t n_nulls;
 	uint64_t n_vals;        /* non-null values */

@@ -488,7 +488,7 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 	if (dict) {
 		unsigned width = pq_bit_width(c->dict.n - 1);
 		tmx_buf_byte(&enc->body, (uint8_t)width);
-		pq_rle_hybrid(&enc->body, c->dict.idx.p, 4, c->dict.idx.len / 4, width);
+		pq_rle_hybrid(&enc->body, c->dict_idx.p, 4, c->dict_idx.len / 4, width);
 	} else if (idict) {
 		unsigned width = pq_bit_width(n_keys - 1);
 		tmx_buf_byte(&enc->body, (uint8_t)width);
