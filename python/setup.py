@@ -65,6 +65,7 @@ class BuildWithLibrary(build_ext):
         flags = self.link_flags(build)
         for ext in self.extensions:
             ext.include_dirs.append(str(ROOT / "include"))
+            ext.include_dirs.append(str(ROOT / "src"))   # common.c: the library's helpers
             ext.extra_objects.append(str(build / "libtracemux.a"))
             ext.libraries += [f[2:] for f in flags if f.startswith("-l")]
             ext.library_dirs += [f[2:] for f in flags if f.startswith("-L")]
@@ -72,14 +73,16 @@ class BuildWithLibrary(build_ext):
         super().run()
 
 
-SOURCES = ["module.c", "reader.c", "plan.c", "table.c", "strdict.c", "event.c", "convert.c", "sinkrun.c"]
+SOURCES = ["module.c", "reader.c", "plan.c", "table.c", "strdict.c", "common.c", "event.c",
+           "convert.c", "sinkrun.c"]
 
 setup(
     version=library_version(),
     ext_modules=[Extension(
         "tracemux._tracemux",
         sources=[f"src/{s}" for s in SOURCES],
-        depends=["src/ext.h"],
+        depends=["src/ext.h"] + [str(ROOT / "src" / "common" / f) for f in
+                                   ("buf.c", "buf.h", "grow.h", "strdict.c", "strdict.h")],
         # Only PyInit__tracemux is exported (PyMODINIT_FUNC), not the helpers.
         extra_compile_args=["-std=gnu11", "-Wall", "-Wextra", "-fvisibility=hidden"],
         # ...nor the archive's tmx_ API (another module may load libtracemux.so).

@@ -9,12 +9,15 @@
  *              as the tables hold them
  *   table.c    columns filled in C, one table per event class
  *   strdict.c  text columns as dictionary codes
+ *   common.c   the library's internal helpers it uses (src/common/strdict.c
+ *              and buf.c), compiled here: the archive does not export them
  *   event.c    Event: one event copied out of the source, decoded on demand
  *   convert.c  values as Python objects
  *   sinkrun.c  Reader.run (a source into one of the library's sinks),
  *              Reader.columns (a class's columns without reading)
  *
- * Only the public API of libtracemux (include/tracemux/) is used.
+ * Only the public API of libtracemux (include/tracemux/) is used, besides
+ * the helpers common.c compiles.
  */
 #ifndef TRACEMUX_PY_EXT_H
 #define TRACEMUX_PY_EXT_H

@@ -23,7 +23,7 @@
 
 static size_t acct;
 
-static void expect_buf(const struct pq_buf *b, const uint8_t *want, size_t n)
+static void expect_buf(const struct tmx_buf *b, const uint8_t *want, size_t n)
 {
 	assert_false(b->oom);
 	assert_int_equal(b->len, n);
@@ -91,7 +91,7 @@ static void test_dictionary(void **state)
 	assert_true(c.dict_on);
 	assert_int_equal(c.dict.n, 2);
 	expect_buf(&c.dict.plain, (const uint8_t[]){ 1, 0, 0, 0, 'a', 2, 0, 0, 0, 'b', 'c' }, 11);
-	expect_buf(&c.dict.idx, (const uint8_t *)(const uint32_t[]){ 0, 1, 0 }, 12);
+	expect_buf(&c.dict_idx, (const uint8_t *)(const uint32_t[]){ 0, 1, 0 }, 12);
 	assert_int_equal(c.vals.len, 0);
 	pq_col_free(&c);
 }
@@ -185,21 +185,21 @@ static void read_page(struct rd *r, int64_t *ints, uint8_t *body, size_t cap, si
 	r->p += ints[3];
 }
 
-static void encode(struct pq_col *c, struct pq_buf *out, struct pq_chunk *m)
+static void encode(struct pq_col *c, struct tmx_buf *out, struct pq_chunk *m)
 {
 	struct pq_encoder enc = { .zctx = ZSTD_createCCtx(), .level = 3 };
 
 	assert_true(pq_col_encode(c, &enc, 1000, out, m));
 	ZSTD_freeCCtx(enc.zctx);
-	pq_buf_free(&enc.body);
-	pq_buf_free(&enc.packed);
+	tmx_buf_free(&enc.body);
+	tmx_buf_free(&enc.packed);
 }
 
 static void test_chunk_dictionary(void **state)
 {
 	static int64_t ints[1000];
 	uint8_t body[256];
-	struct pq_buf out = { 0 };
+	struct tmx_buf out = { 0 };
 	struct pq_chunk m;
 	struct pq_col c;
 	struct rd r;
@@ -244,7 +244,7 @@ static void test_chunk_dictionary(void **state)
 	/* The column is empty again, ready for the next row group. */
 	assert_int_equal(c.n_levels, 0);
 	assert_int_equal(c.dict.n, 0);
-	pq_buf_free(&out);
+	tmx_buf_free(&out);
 	pq_col_free(&c);
 }
 
@@ -252,7 +252,7 @@ static void test_chunk_plain_stats(void **state)
 {
 	static int64_t ints[1000];
 	uint8_t body[64];
-	struct pq_buf out = { 0 };
+	struct tmx_buf out = { 0 };
 	struct pq_chunk m;
 	struct pq_col c;
 	struct rd r;
@@ -307,7 +307,7 @@ static void test_chunk_plain_stats(void **state)
 	assert_false(m.has_minmax);
 	assert_int_equal(m.null_count, 1);
 	pq_col_free(&c);
-	pq_buf_free(&out);
+	tmx_buf_free(&out);
 }
 
 int main(void)

@@ -16,7 +16,7 @@
 
 #include "sink/parquet/encode.h"
 
-static void expect(const struct pq_buf *b, const uint8_t *want, size_t n)
+static void expect(const struct tmx_buf *b, const uint8_t *want, size_t n)
 {
 	assert_false(b->oom);
 	assert_int_equal(b->len, n);
@@ -25,11 +25,11 @@ static void expect(const struct pq_buf *b, const uint8_t *want, size_t n)
 
 static void hybrid32(const uint32_t *v, size_t n, unsigned width, const uint8_t *want, size_t wn)
 {
-	struct pq_buf b = { 0 };
+	struct tmx_buf b = { 0 };
 
 	pq_rle_hybrid(&b, v, 4, n, width);
 	expect(&b, want, wn);
-	pq_buf_free(&b);
+	tmx_buf_free(&b);
 }
 
 static void test_bit_width(void **state)
@@ -103,7 +103,7 @@ static void test_packed_then_run(void **state)
 static void test_long_bit_packed(void **state)
 {
 	uint8_t v[600], want[2 + 75];
-	struct pq_buf b = { 0 };
+	struct tmx_buf b = { 0 };
 
 	(void)state;
 	for (int i = 0; i < 600; i++)
@@ -113,7 +113,7 @@ static void test_long_bit_packed(void **state)
 	want[64] = 0x19;
 	pq_rle_hybrid(&b, v, 1, 600, 1);
 	expect(&b, want, sizeof(want));
-	pq_buf_free(&b);
+	tmx_buf_free(&b);
 }
 
 /* Data page levels: 4-byte LE length, then the runs. */
@@ -121,7 +121,7 @@ static void test_levels(void **state)
 {
 	static const uint8_t ones[10] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
 	static const uint8_t mixed[4] = { 0, 2, 1, 2 };
-	struct pq_buf b = { 0 };
+	struct tmx_buf b = { 0 };
 
 	(void)state;
 	pq_levels(&b, ones, 10, 1);
@@ -130,18 +130,18 @@ static void test_levels(void **state)
 	/* max level 2: 2 bits; 00 10 01 10 -> 0x98, then 0x00 for the padding */
 	pq_levels(&b, mixed, 4, 2);
 	expect(&b, (const uint8_t[]){ 0x03, 0x00, 0x00, 0x00, 0x03, 0x98, 0x00 }, 7);
-	pq_buf_free(&b);
+	tmx_buf_free(&b);
 }
 
 static void delta64(const int64_t *v, size_t n, const uint8_t *want, size_t wn)
 {
-	struct pq_buf b = { 0 };
+	struct tmx_buf b = { 0 };
 	uint8_t plain[64];
 
 	memcpy(plain, v, n * 8);   /* little-endian hosts: PLAIN bytes */
 	pq_delta_int64(&b, plain, n);
 	expect(&b, want, wn);
-	pq_buf_free(&b);
+	tmx_buf_free(&b);
 }
 
 static void test_delta(void **state)

@@ -20,7 +20,7 @@
 #include "sink/parquet/thrift.h"
 #include "tracemux/tracemux.h"
 
-static void expect_bytes(const struct pq_buf *b, const uint8_t *want, size_t n)
+static void expect_bytes(const struct tmx_buf *b, const uint8_t *want, size_t n)
 {
 	assert_false(b->oom);
 	assert_int_equal(b->len, n);
@@ -39,7 +39,7 @@ static void test_scalars(void **state)
 		0x05, 0x06, 0x00,       /* 3 after 36: decreasing, long form (zigzag id 6) */
 		0x00,                   /* stop */
 	};
-	struct pq_buf b = { 0 };
+	struct tmx_buf b = { 0 };
 	struct pq_thrift t;
 
 	(void)state;
@@ -53,7 +53,7 @@ static void test_scalars(void **state)
 	pq_t_i32(&t, 3, 0);
 	pq_t_struct_end(&t);
 	expect_bytes(&b, want, sizeof(want));
-	pq_buf_free(&b);
+	tmx_buf_free(&b);
 }
 
 static void test_bools_binary_byte(void **state)
@@ -66,7 +66,7 @@ static void test_bools_binary_byte(void **state)
 		0x18, 0x00,             /* 5: empty string */
 		0x00,
 	};
-	struct pq_buf b = { 0 };
+	struct tmx_buf b = { 0 };
 	struct pq_thrift t;
 
 	(void)state;
@@ -78,7 +78,7 @@ static void test_bools_binary_byte(void **state)
 	pq_t_string(&t, 5, "");
 	pq_t_struct_end(&t);
 	expect_bytes(&b, want, sizeof(want));
-	pq_buf_free(&b);
+	tmx_buf_free(&b);
 }
 
 static void test_lists_structs(void **state)
@@ -98,7 +98,7 @@ static void test_lists_structs(void **state)
 		0x16, 0x02,                     /* 6: i64 1: the outer struct's ids continue */
 		0x00,
 	};
-	struct pq_buf b = { 0 };
+	struct tmx_buf b = { 0 };
 	struct pq_thrift t;
 
 	(void)state;
@@ -124,7 +124,7 @@ static void test_lists_structs(void **state)
 	pq_t_i64(&t, 6, 1);
 	pq_t_struct_end(&t);
 	expect_bytes(&b, want, sizeof(want));
-	pq_buf_free(&b);
+	tmx_buf_free(&b);
 }
 
 /*
@@ -156,7 +156,7 @@ static void test_footer(void **state)
 		0x00,                               /* end of FileMetaData */
 	};
 	struct pq_schema s;
-	struct pq_buf b = { 0 };
+	struct tmx_buf b = { 0 };
 
 	(void)state;
 	pq_schema_init(&s);
@@ -167,7 +167,7 @@ static void test_footer(void **state)
 	assert_memory_equal(b.p, head, sizeof(head));
 	assert_memory_equal(b.p + sizeof(head), creator, sizeof(creator) - 1);
 	assert_memory_equal(b.p + sizeof(head) + sizeof(creator) - 1, tail, sizeof(tail));
-	pq_buf_free(&b);
+	tmx_buf_free(&b);
 	pq_schema_free(&s);
 }
 
@@ -183,7 +183,7 @@ static void test_schema_levels(void **state)
 		0x00, 0x00, 0x00,
 	};
 	struct pq_schema s;
-	struct pq_buf b = { 0 };
+	struct tmx_buf b = { 0 };
 	struct pq_thrift t;
 	int g, list;
 
@@ -213,7 +213,7 @@ static void test_schema_levels(void **state)
 	pq_schema_path_thrift(&s, 1, &t, 3);
 	expect_bytes(&b, (const uint8_t[]){ 0x39, 0x38, 5, 'n', 'a', 'm', 'e', 's', 4, 'l', 'i', 's', 't',
 					    7, 'e', 'l', 'e', 'm', 'e', 'n', 't' }, 21);
-	pq_buf_free(&b);
+	tmx_buf_free(&b);
 	pq_schema_free(&s);
 }
 

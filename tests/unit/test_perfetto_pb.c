@@ -17,12 +17,12 @@
 
 #include "sink/perfetto/pb.h"
 
-static void expect_bytes(struct pq_buf *b, const uint8_t *want, size_t n)
+static void expect_bytes(struct tmx_buf *b, const uint8_t *want, size_t n)
 {
 	assert_false(b->oom);
 	assert_int_equal(b->len, n);
 	assert_memory_equal(b->p, want, n);
-	pq_buf_free(b);
+	tmx_buf_free(b);
 }
 
 static void test_varints(void **state)
@@ -39,7 +39,7 @@ static void test_varints(void **state)
 		0x80, 0x80, 0x20, 0x2A,  /* 65536: tag 2^19 = 0x80 0x80 0x20, value 42 */
 		0x09, 0, 0, 0, 0, 0, 0, 0xF0, 0x3F,  /* 1: double 1.0, fixed64 LE */
 	};
-	struct pq_buf b = { 0 };
+	struct tmx_buf b = { 0 };
 
 	(void)state;
 	pb_uint(&b, 1, 150);
@@ -68,7 +68,7 @@ static void test_strings_nested(void **state)
 		0x22, 0x00,                                     /* 4: {} */
 		0x2A, 0x04, 0x0A, 0x02, 0x08, 0x01,             /* 5: { 1: { 1: 1 } } */
 	};
-	struct pq_buf b = { 0 };
+	struct tmx_buf b = { 0 };
 	size_t at, in;
 
 	(void)state;
@@ -89,7 +89,7 @@ static void test_strings_nested(void **state)
 static void test_long_nested(void **state)
 {
 	uint8_t want[3 + 3 + 3 + 200 + 2];
-	struct pq_buf b = { 0 };
+	struct tmx_buf b = { 0 };
 	char text[200];
 	size_t at, in;
 
@@ -116,7 +116,7 @@ static void test_packed(void **state)
 	/* The protobuf documentation's example: 4: [3, 270, 86942] packed. */
 	static const uint8_t want[] = { 0x22, 0x06, 0x03, 0x8E, 0x02, 0x9E, 0xA7, 0x05 };
 	static const uint64_t v[] = { 3, 270, 86942 };
-	struct pq_buf b = { 0 };
+	struct tmx_buf b = { 0 };
 
 	(void)state;
 	pb_packed(&b, 4, v, 3);

@@ -116,7 +116,7 @@ static int build_error(struct cw_builder *bd, unsigned depth, int code, const ch
 
 static int build_error(struct cw_builder *bd, unsigned depth, int code, const char *fmt, ...)
 {
-	struct sbuf path = { 0 };
+	struct tmx_buf path = { 0 };
 	char msg[256];
 	va_list ap;
 
@@ -129,8 +129,8 @@ static int build_error(struct cw_builder *bd, unsigned depth, int code, const ch
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	tmx_error_set(bd->err, code, NULL, "CTF writer: %s field `%s`: %s", bd->where,
-		      path.s ? path.s : "", msg);
-	free(path.s);
+		      cw_sb_str(&path), msg);
+	free(path.p);
 	return code;
 }
 
@@ -411,7 +411,7 @@ const char *cw_node_base_name(const struct cw_resolver *r, const struct cw_node 
 
 int cw_field_error(struct cw_resolver *r, const struct cw_node *n, const char *fmt, ...)
 {
-	struct sbuf path = { 0 };
+	struct tmx_buf path = { 0 };
 	char msg[512];
 	va_list ap;
 
@@ -434,13 +434,13 @@ int cw_field_error(struct cw_resolver *r, const struct cw_node *n, const char *f
 		tmx_error_set(r->bd->err, TMX_ERR_UNSUPPORTED, NULL,
 			      "CTF writer: event class `%s` (id %llu), %s field `%s`: %s",
 			      r->ec->name ? r->ec->name : "", (unsigned long long)r->ec->id,
-			      scope_names[r->scope], path.s ? path.s : "", msg);
+			      scope_names[r->scope], cw_sb_str(&path), msg);
 	else
 		tmx_error_set(r->bd->err, TMX_ERR_UNSUPPORTED, NULL,
 			      "CTF writer: stream class %llu, %s field `%s`: %s",
-			      (unsigned long long)r->sc->id, scope_names[r->scope], path.s ? path.s : "",
+			      (unsigned long long)r->sc->id, scope_names[r->scope], cw_sb_str(&path),
 			      msg);
-	free(path.s);
+	free(path.p);
 	return TMX_ERR_UNSUPPORTED;
 }
 

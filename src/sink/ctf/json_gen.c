@@ -35,7 +35,7 @@
 #define JW_MAX_DEPTH 4096
 
 struct jw {
-	struct sbuf *b;
+	struct tmx_buf *b;
 	struct outbuf *ob;      /* strings, drained into b */
 	int depth;
 	bool after_key;
@@ -73,7 +73,7 @@ static void jw_close(struct jw *w, char c)
 		w->depth--;
 }
 
-/* The sbuf takes what the outbuf of json_string() flushes. */
+/* The buffer takes what the outbuf of json_string() flushes. */
 static void jw_drain(void *ctx, const char *data, size_t len)
 {
 	cw_sb_put(ctx, data, len);
@@ -129,7 +129,7 @@ static void jw_ku64(struct jw *w, const char *k, uint64_t v)
 /* ------------------------------------------------------------------ */
 
 struct jgen {
-	struct sbuf b;
+	struct tmx_buf b;
 	struct outbuf ob;
 	struct jw w;
 	const struct cw_trace_plan *p;
@@ -761,9 +761,9 @@ int cw_json_text(struct cw_trace_plan *p, struct tmx_error *err)
 	else if (g->b.oom)
 		ret = tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 	if (ret) {
-		free(g->b.s);
+		free(g->b.p);
 	} else {
-		p->metadata = g->b.s;
+		p->metadata = (char *)g->b.p;
 		p->metadata_len = g->b.len;
 	}
 	free(g);

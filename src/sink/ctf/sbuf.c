@@ -1,42 +1,36 @@
-/* Growable strings for the CTF writer's metadata (see sbuf.h). */
+/* Text in growable buffers for the CTF writer's metadata (see sbuf.h). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/grow.h"
 #include "sink/ctf/sbuf.h"
 
-/* Room for `more` bytes and the NUL (common/grow.h); `oom` set when there is none. */
-static void grow(struct sbuf *b, size_t more)
+/* Room for `more` bytes and the NUL; `oom` set when there is none. */
+static bool grow(struct tmx_buf *b, size_t more)
 {
-	void *s = b->s;
-
-	if (b->oom || b->len + more + 1 <= b->cap)
-		return;
-	if (more > SIZE_MAX - 1 - b->len || !tmx_grow_array(&s, &b->cap, b->len + more + 1, 1, 4096)) {
+	if (more == SIZE_MAX) {
 		b->oom = true;
-		return;
+		return false;
 	}
-	b->s = s;
+	return tmx_buf_reserve(b, more + 1);
 }
 
-void cw_sb_put(struct sbuf *b, const char *s, size_t n)
+void cw_sb_put(struct tmx_buf *b, const char *s, size_t n)
 {
-	grow(b, n);
-	if (b->oom)
+	if (!grow(b, n))
 		return;
-	memcpy(b->s + b->len, s, n);
+	memcpy(b->p + b->len, s, n);
 	b->len += n;
-	b->s[b->len] = '\0';
+	b->p[b->len] = '\0';
 }
 
-void cw_sb_puts(struct sbuf *b, const char *s)
+void cw_sb_puts(struct tmx_buf *b, const char *s)
 {
 	cw_sb_put(b, s, strlen(s));
 }
 
-void cw_sb_printf(struct sbuf *b, const char *fmt, ...)
+void cw_sb_printf(struct tmx_buf *b, const char *fmt, ...)
 {
 	char tmp[256];
 	va_list ap;
@@ -51,16 +45,15 @@ void cw_sb_printf(struct sbuf *b, const char *fmt, ...)
 		cw_sb_put(b, tmp, (size_t)n);
 		return;
 	}
-	grow(b, (size_t)n);
-	if (b->oom)
+	if (!grow(b, (size_t)n))
 		return;
 	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	vsnprintf((char *)b->p + b->len, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	b->len += (size_t)n;
 }
 
-void cw_sb_indent(struct sbuf *b, int level)
+void cw_sb_indent(struct tmx_buf *b, int level)
 {
 	for (int i = 0; i < level; i++)
 		cw_sb_put(b, "\t", 1);

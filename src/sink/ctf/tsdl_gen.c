@@ -122,7 +122,7 @@ static bool relative_ref(struct cw_resolver *r, const struct cw_path *target, co
 
 static bool absolute_ref(struct cw_resolver *r, int scope, const struct cw_path *target, char **ref)
 {
-	struct sbuf b = { 0 };
+	struct tmx_buf b = { 0 };
 
 	cw_sb_puts(&b, scope_prefix[scope]);
 	for (size_t i = 1; i < target->n; i++) {
@@ -133,18 +133,18 @@ static bool absolute_ref(struct cw_resolver *r, int scope, const struct cw_path 
 		 * selected, which TSDL readers (babeltrace2, tracemux) refuse.
 		 */
 		if (parent->op != CW_STRUCT || n->skip || !n->name) {
-			free(b.s);
+			free(b.p);
 			return false;
 		}
 		cw_sb_put(&b, ".", 1);
 		cw_sb_puts(&b, n->name);
 	}
 	if (b.oom) {
-		free(b.s);
+		free(b.p);
 		return false;
 	}
-	*ref = cw_strdup(r->bd, b.s);
-	free(b.s);
+	*ref = cw_strdup(r->bd, (char *)b.p);
+	free(b.p);
 	return *ref != NULL;
 }
 
@@ -362,7 +362,7 @@ int cw_tsdl_resolve(struct cw_resolver *r, struct cw_node *n)
 /* ------------------------------------------------------------------ */
 
 /* A TSDL string literal (babeltrace2's escapes). */
-static void put_quoted(struct sbuf *b, const char *s)
+static void put_quoted(struct tmx_buf *b, const char *s)
 {
 	cw_sb_put(b, "\"", 1);
 	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
@@ -394,11 +394,11 @@ static void put_quoted(struct sbuf *b, const char *s)
 }
 
 struct gen {
-	struct sbuf b;
+	struct tmx_buf b;
 	const struct cw_trace_plan *p;
 };
 
-static void put_uuid(struct sbuf *b, const uint8_t u[16])
+static void put_uuid(struct tmx_buf *b, const uint8_t u[16])
 {
 	cw_sb_printf(b, "\"%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x\"",
 		  u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
@@ -487,7 +487,7 @@ static void put_before_member(struct gen *g, const struct cw_node *c, int indent
 static void put_member(struct gen *g, const struct cw_node *c, const char *name, int indent)
 {
 	const struct cw_node *base = c;
-	struct sbuf lengths = { 0 };
+	struct tmx_buf lengths = { 0 };
 
 	while (base->op == CW_ARRAY || base->op == CW_SEQUENCE || base->op == CW_TEXT_ARRAY ||
 	       base->op == CW_TEXT_SEQ) {
@@ -508,10 +508,10 @@ static void put_member(struct gen *g, const struct cw_node *c, const char *name,
 	} else {
 		put_field(g, base, indent);
 	}
-	cw_sb_printf(&g->b, " %s%s;\n", name, lengths.s ? lengths.s : "");
+	cw_sb_printf(&g->b, " %s%s;\n", name, cw_sb_str(&lengths));
 	if (lengths.oom)
 		g->b.oom = true;
-	free(lengths.s);
+	free(lengths.p);
 }
 
 static void put_members(struct gen *g, const struct cw_node *n, int indent, bool struct_members)
@@ -604,7 +604,7 @@ static void put_field(struct gen *g, const struct cw_node *n, int indent)
 static void put_trace(struct gen *g)
 {
 	const struct cw_trace_plan *p = g->p;
-	struct sbuf *b = &g->b;
+	struct tmx_buf *b = &g->b;
 
 	cw_sb_puts(b, "/* CTF 1.8 */\n\n/* Written by tracemux's CTF writer. */\n\n");
 	cw_sb_puts(b, "trace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = ");
@@ -621,7 +621,7 @@ static void put_trace(struct gen *g)
 static void put_env(struct gen *g)
 {
 	const struct tmx_trace_class *tc = g->p->tc;
-	struct sbuf *b = &g->b;
+	struct tmx_buf *b = &g->b;
 
 	if (!tc->n_env)
 		return;
@@ -673,7 +673,7 @@ static bool uuid_from_text(const char *s, uint8_t out[16])
 
 static void put_clocks(struct gen *g)
 {
-	struct sbuf *b = &g->b;
+	struct tmx_buf *b = &g->b;
 	uint8_t uuid[16];
 
 	for (size_t i = 0; i < g->p->n_clocks; i++) {
@@ -717,7 +717,7 @@ static const char *clock_name(const struct cw_trace_plan *p, const struct tmx_cl
 
 static void put_stream(struct gen *g, const struct cw_stream_plan *sp)
 {
-	struct sbuf *b = &g->b;
+	struct tmx_buf *b = &g->b;
 	const char *clock = sp->clock ? clock_name(g->p, sp->clock) : NULL;
 	char map[128];
 	uint32_t align = 8;
@@ -778,10 +778,10 @@ int cw_tsdl_text(struct cw_trace_plan *p, struct tmx_error *err)
 	for (size_t s = 0; s < p->n_streams; s++)
 		put_stream(&g, &p->streams[s]);
 	if (g.b.oom) {
-		free(g.b.s);
+		free(g.b.p);
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 	}
-	p->metadata = g.b.s;
+	p->metadata = (char *)g.b.p;
 	p->metadata_len = g.b.len;
 	return TMX_OK;
 }

@@ -23,21 +23,21 @@ void pq_col_presize(struct pq_col *c, size_t rows)
 									       : 0;
 
 	if (c->max_def)
-		pq_buf_reserve(&c->defs, rows);
+		tmx_buf_reserve(&c->defs, rows);
 	if (c->max_rep)
-		pq_buf_reserve(&c->reps, rows);
+		tmx_buf_reserve(&c->reps, rows);
 	if (width)
-		pq_buf_reserve(&c->vals, rows * width);
+		tmx_buf_reserve(&c->vals, rows * width);
 	else if (c->type.phys == PQ_BOOLEAN)
-		pq_buf_reserve(&c->vals, rows / 8 + 1);
+		tmx_buf_reserve(&c->vals, rows / 8 + 1);
 	if (c->dict_on)
-		pq_buf_reserve(&c->dict.idx, rows * 4);
+		tmx_buf_reserve(&c->dict_idx, rows * 4);
 	/* Only room: a failure here is no failure of the column. */
-	c->defs.oom = c->reps.oom = c->vals.oom = c->dict.idx.oom = false;
+	c->defs.oom = c->reps.oom = c->vals.oom = c->dict_idx.oom = false;
 }
 
 /* Emptied, the allocations kept. */
-static struct pq_buf buf_keep(struct pq_buf b)
+static struct tmx_buf buf_keep(struct tmx_buf b)
 {
 	b.len = 0;
 	b.oom = false;
@@ -54,12 +54,9 @@ void pq_col_reuse(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_
 	c->defs = buf_keep(old.defs);
 	c->reps = buf_keep(old.reps);
 	c->vals = buf_keep(old.vals);
-	c->dict.plain = buf_keep(old.dict.plain);
-	c->dict.idx = buf_keep(old.dict.idx);
-	c->dict.offs = old.dict.offs;
-	c->dict.offs_cap = old.dict.offs_cap;
-	/* The hash table is sized to the entries: made again when needed. */
-	free(old.dict.slots);
+	c->dict_idx = buf_keep(old.dict_idx);
+	c->dict = old.dict;
+	tmx_strdict_clear(&c->dict);
 }
 
 struct pq_col *pq_encoder_cols(struct pq_encoder *enc, size_t n)
@@ -83,9 +80,9 @@ void pq_encoder_free_bufs(struct pq_encoder *enc)
 	free(enc->cols);
 	enc->cols = NULL;
 	enc->n_cols = 0;
-	pq_buf_free(&enc->body);
-	pq_buf_free(&enc->packed);
-	pq_buf_free(&enc->iidx);
+	tmx_buf_free(&enc->body);
+	tmx_buf_free(&enc->packed);
+	tmx_buf_free(&enc->iidx);
 	free(enc->ikeys);
 	free(enc->islots);
 	enc->ikeys = NULL;
@@ -93,26 +90,23 @@ void pq_encoder_free_bufs(struct pq_encoder *enc)
 	enc->ikeys_cap = enc->islots_cap = 0;
 }
 
-static void dict_free(struct pq_dict *d)
+static void dict_free(struct pq_col *c)
 {
-	pq_buf_free(&d->plain);
-	pq_buf_free(&d->idx);
-	free(d->offs);
-	free(d->slots);
-	*d = (struct pq_dict){ 0 };
+	tmx_strdict_free(&c->dict);
+	tmx_buf_free(&c->dict_idx);
 }
 
 void pq_col_free(struct pq_col *c)
 {
-	pq_buf_free(&c->defs);
-	pq_buf_free(&c->reps);
-	pq_buf_free(&c->vals);
-	dict_free(&c->dict);
+	tmx_buf_free(&c->defs);
+	tmx_buf_free(&c->reps);
+	tmx_buf_free(&c->vals);
+	dict_free(c);
 }
 
 bool pq_col_oom(const struct pq_col *c)
 {
-	return c->defs.oom || c->reps.oom || c->vals.oom || c->dict.plain.oom || c->dict.idx.oom;
+	return c->defs.oom || c->reps.oom || c->vals.oom || c->dict.plain.oom || c->dict_idx.oom;
 }
 
 void pq_col_double(struct pq_col *c, uint8_t rep, uint8_t def, double v)
@@ -122,11 +116,11 @@ void pq_col_double(struct pq_col *c, uint8_t rep, uint8_t def, double v)
 		float f = (float)v;
 		uint32_t u;
 		memcpy(&u, &f, 4);
-		pq_buf_le(&c->vals, u, 4);
+		tmx_buf_le(&c->vals, u, 4);
 	} else {
 		uint64_t u;
 		memcpy(&u, &v, 8);
-		pq_buf_le(&c->vals, u, 8);
+		tmx_buf_le(&c->vals, u, 8);
 	}
 	c->n_vals++;
 	*c->acct += c->type.phys == PQ_FLOAT ? 4 : 8;
@@ -137,7 +131,7 @@ void pq_col_bool(struct pq_col *c, uint8_t rep, uint8_t def, bool v)
 {
 	pq_col_levels(c, rep, def);
 	if (c->bool_bits == 0 || c->bool_bits == 8) {
-		pq_buf_byte(&c->vals, 0);
+		tmx_buf_byte(&c->vals, 0);
 		c->bool_bits = 0;
 		*c->acct += 1;
 	}
@@ -148,104 +142,33 @@ void pq_col_bool(struct pq_col *c, uint8_t rep, uint8_t def, bool v)
 }
 
 /*
- * The dictionary's hash: 8 bytes at a time (the hash places entries in the
- * table only; their order, the dictionary page's, is the order of arrival).
- */
-static uint64_t hash_bytes(const uint8_t *p, size_t n)
-{
-	uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w;
-
-	for (; n >= 8; p += 8, n -= 8) {
-		memcpy(&w, p, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	for (w = 0; n; n--)
-		w = w << 8 | p[n - 1];
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-	return h ^ h >> 29;
-}
-
-static bool entry_is(const struct pq_dict *d, uint32_t e, const void *p, size_t n)
-{
-	const uint8_t *at = d->plain.p + d->offs[e];
-	uint32_t len = (uint32_t)pq_le_at(at, 4);
-
-	return len == n && !memcmp(at + 4, p, n);
-}
-
-/* Doubles the hash table (entries rehashed from their bytes). */
-static bool dict_rehash(struct pq_dict *d)
-{
-	size_t n_slots = d->n_slots ? d->n_slots * 2 : 1024;
-	uint32_t *slots = calloc(n_slots, sizeof(*slots));
-
-	if (!slots)
-		return false;
-	for (size_t e = 0; e < d->n; e++) {
-		const uint8_t *at = d->plain.p + d->offs[e];
-		size_t len = (size_t)pq_le_at(at, 4);
-		size_t s = hash_bytes(at + 4, len) & (n_slots - 1);
-
-		while (slots[s])
-			s = (s + 1) & (n_slots - 1);
-		slots[s] = (uint32_t)e + 1;
-	}
-	free(d->slots);
-	d->slots = slots;
-	d->n_slots = n_slots;
-	return true;
-}
-
-/*
  * The entry of the value (added when new), or -1 when the dictionary would
  * grow past its limits or memory runs out.
  */
-static int64_t dict_entry(struct pq_col *c, const void *p, size_t n)
+static inline int64_t dict_entry(struct pq_col *c, const void *p, size_t n)
 {
-	struct pq_dict *d = &c->dict;
-	size_t s;
-	void *offs = d->offs;
+	size_t before = c->dict.n;
+	int64_t e = tmx_strdict_entry(&c->dict, p, n, PQ_DICT_MAX_ENTRIES, PQ_DICT_MAX_BYTES);
 
-	/* The fixed columns (event, host, trace) repeat one value for long runs. */
-	if (d->last && entry_is(d, d->last - 1, p, n))
-		return d->last - 1;
-	if ((d->n + 1) * 2 > d->n_slots && !dict_rehash(d))
-		return -1;
-	s = hash_bytes(p, n) & (d->n_slots - 1);
-	while (d->slots[s]) {
-		if (entry_is(d, d->slots[s] - 1, p, n)) {
-			d->last = d->slots[s];
-			return d->slots[s] - 1;
-		}
-		s = (s + 1) & (d->n_slots - 1);
-	}
-	if (d->n == PQ_DICT_MAX_ENTRIES || n > PQ_DICT_MAX_BYTES ||
-	    d->plain.len + n + 4 > PQ_DICT_MAX_BYTES || !pq_buf_reserve(&d->plain, n + 4) ||
-	    !tmx_grow_array(&offs, &d->offs_cap, d->n + 1, sizeof(*d->offs), 64))
-		return -1;
-	d->offs = offs;
-	d->offs[d->n] = (uint32_t)d->plain.len;
-	pq_buf_le(&d->plain, n, 4);
-	pq_buf_put(&d->plain, p, n);
-	*c->acct += n + 4;
-	d->slots[s] = d->last = (uint32_t)++d->n;
-	return (int64_t)d->n - 1;
+	if (c->dict.n != before)
+		*c->acct += n + 4;
+	return e;
 }
 
 /* Too many distinct values: the values so far become PLAIN ones. */
 static void dict_drop(struct pq_col *c)
 {
-	const uint32_t *idx = (const uint32_t *)c->dict.idx.p;
-	size_t n = c->dict.idx.len / 4;
+	const uint32_t *idx = (const uint32_t *)c->dict_idx.p;
+	size_t n = c->dict_idx.len / 4;
 
 	for (size_t i = 0; i < n; i++) {
-		const uint8_t *at = c->dict.plain.p + c->dict.offs[idx[i]];
-		size_t len = (size_t)pq_le_at(at, 4);
-		pq_buf_put(&c->vals, at, len + 4);
+		size_t len;
+		const uint8_t *at = tmx_strdict_at(&c->dict, idx[i], &len);
+		/* The entry as stored is the PLAIN value: length and bytes. */
+		tmx_buf_put(&c->vals, at - 4, len + 4);
 		*c->acct += len + 4;
 	}
-	dict_free(&c->dict);
+	dict_free(c);
 	c->dict_on = false;
 }
 
@@ -258,13 +181,13 @@ void pq_col_bytes(struct pq_col *c, uint8_t rep, uint8_t def, const void *p, siz
 		uint32_t u = (uint32_t)e;
 
 		if (e >= 0) {
-			pq_buf_put(&c->dict.idx, &u, 4);
+			tmx_buf_put(&c->dict_idx, &u, 4);
 			*c->acct += 4;
 			return;
 		}
 		dict_drop(c);
 	}
-	pq_buf_le(&c->vals, n, 4);
-	pq_buf_put(&c->vals, p, n);
+	tmx_buf_le(&c->vals, n, 4);
+	tmx_buf_put(&c->vals, p, n);
 	*c->acct += n + 4;
 }

@@ -14,29 +14,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sink/parquet/pqbuf.h"
+#include "common/buf.h"
+#include "common/strdict.h"
 #include "sink/parquet/schema.h"
 
 /* Distinct values of a dictionary, and their bytes, beyond which it is dropped. */
 #define PQ_DICT_MAX_ENTRIES 40000
 #define PQ_DICT_MAX_BYTES (1u << 20)
 
-struct pq_dict {
-	struct pq_buf plain;    /* the entries, PLAIN-encoded (the dictionary page) */
-	uint32_t *offs;         /* where each entry starts in `plain` */
-	size_t n, offs_cap;
-	uint32_t *slots;        /* hash table: entry + 1, 0 when empty */
-	size_t n_slots;         /* power of two, or 0 */
-	struct pq_buf idx;      /* uint32 entry of each non-null value */
-	uint32_t last;          /* the last value's entry + 1 (0: none): runs of one value skip the hash */
-};
-
 struct pq_col {
 	struct pq_type type;
 	uint8_t max_def, max_rep;
 	bool dict_on;           /* values go to the dictionary, not to `vals` */
-	struct pq_buf defs, reps, vals;
-	struct pq_dict dict;
+	struct tmx_buf defs, reps, vals;
+	struct tmx_strdict dict; /* its entries are the dictionary page */
+	struct tmx_buf dict_idx; /* uint32 entry of each non-null value */
 	uint64_t n_levels;      /* values including nulls (the page's num_values) */
 	uint64_t n_nulls;
 	uint64_t n_vals;        /* non-null values */
@@ -66,14 +58,14 @@ struct pq_chunk {
 struct pq_encoder {
 	void *zctx;             /* ZSTD_CCtx */
 	int level;
-	struct pq_buf body, packed;
+	struct tmx_buf body, packed;
 	struct pq_col *cols;    /* reusable columns (pq_col_reuse) of the groups it encodes */
 	size_t n_cols;
 	/* An integer column's dictionary being tried (page.c): values, indices, hash table. */
 	uint64_t *ikeys;
 	uint32_t *islots;
 	size_t ikeys_cap, islots_cap;
-	struct pq_buf iidx;
+	struct tmx_buf iidx;
 };
 
 /* The encoder's `n` reusable columns (emptied, buffers kept); NULL without memory. */
@@ -99,9 +91,9 @@ void pq_col_presize(struct pq_col *c, size_t rows);
 static inline void pq_col_levels(struct pq_col *c, uint8_t rep, uint8_t def)
 {
 	if (c->max_rep)
-		pq_buf_byte(&c->reps, rep);
+		tmx_buf_byte(&c->reps, rep);
 	if (c->max_def)
-		pq_buf_byte(&c->defs, def);
+		tmx_buf_byte(&c->defs, def);
 	c->n_levels++;
 	*c->acct += 2;
 }
@@ -122,12 +114,12 @@ static inline __attribute__((always_inline)) void pq_col_int(struct pq_col *c, u
 							    uint8_t def, uint64_t bits)
 {
 	unsigned n = c->type.phys == PQ_INT32 ? 4 : 8;
-	struct pq_buf *v = &c->vals;
+	struct tmx_buf *v = &c->vals;
 
 	if (c->max_rep)
-		pq_buf_byte(&c->reps, rep);
+		tmx_buf_byte(&c->reps, rep);
 	if (c->max_def)
-		pq_buf_byte(&c->defs, def);
+		tmx_buf_byte(&c->defs, def);
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	if (!v->oom && v->cap - v->len >= 8) {
 		memcpy(v->p + v->len, &bits, 8);
@@ -135,9 +127,9 @@ static inline __attribute__((always_inline)) void pq_col_int(struct pq_col *c, u
 	} else
 #endif
 	if (n == 4) {
-		pq_buf_le(v, bits, 4);
+		tmx_buf_le(v, bits, 4);
 	} else {
-		pq_buf_le(v, bits, 8);
+		tmx_buf_le(v, bits, 8);
 	}
 	c->n_levels++;
 	c->n_vals++;
@@ -157,7 +149,7 @@ bool pq_col_oom(const struct pq_col *c);
  * group.  Returns false when memory runs out, compression fails or a page
  * would be larger than Parquet's 2 GiB.
  */
-bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, struct pq_buf *out,
+bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, struct tmx_buf *out,
 		   struct pq_chunk *meta);
 /* The chunk's ColumnMetaData statistics (field `id`). */
 struct pq_thrift;

@@ -57,25 +57,25 @@ static size_t run_length(const void *vals, size_t elem_size, size_t n, size_t i)
 	return j - i;
 }
 
-static void rle_run(struct pq_buf *out, uint32_t value, size_t count, unsigned width)
+static void rle_run(struct tmx_buf *out, uint32_t value, size_t count, unsigned width)
 {
-	pq_buf_uvarint(out, (uint64_t)count << 1);
-	pq_buf_le(out, value, (width + 7) / 8);
+	tmx_buf_uvarint(out, (uint64_t)count << 1);
+	tmx_buf_le(out, value, (width + 7) / 8);
 }
 
 /* Values [i, i + 8 * groups) (zeros past n), `width` bits each, LSB first. */
-static void bit_packed_run(struct pq_buf *out, const void *vals, size_t elem_size, size_t n,
+static void bit_packed_run(struct tmx_buf *out, const void *vals, size_t elem_size, size_t n,
 			   size_t i, size_t groups, unsigned width)
 {
 	uint64_t acc = 0;
 	unsigned bits = 0;
 
-	pq_buf_uvarint(out, (uint64_t)groups << 1 | 1);
+	tmx_buf_uvarint(out, (uint64_t)groups << 1 | 1);
 	for (size_t k = i; k < i + groups * 8; k++) {
 		acc |= (uint64_t)(k < n ? get(vals, elem_size, k) : 0) << bits;
 		bits += width;
 		while (bits >= 8) {
-			pq_buf_byte(out, (uint8_t)acc);
+			tmx_buf_byte(out, (uint8_t)acc);
 			acc >>= 8;
 			bits -= 8;
 		}
@@ -83,7 +83,7 @@ static void bit_packed_run(struct pq_buf *out, const void *vals, size_t elem_siz
 	/* 8 values of `width` bits fill whole bytes: nothing is left over. */
 }
 
-void pq_rle_hybrid(struct pq_buf *out, const void *vals, size_t elem_size, size_t n,
+void pq_rle_hybrid(struct tmx_buf *out, const void *vals, size_t elem_size, size_t n,
 		   unsigned width)
 {
 	size_t i = 0;
@@ -106,11 +106,11 @@ void pq_rle_hybrid(struct pq_buf *out, const void *vals, size_t elem_size, size_
 	}
 }
 
-void pq_levels(struct pq_buf *out, const uint8_t *levels, size_t n, unsigned max_level)
+void pq_levels(struct tmx_buf *out, const uint8_t *levels, size_t n, unsigned max_level)
 {
 	size_t at = out->len, len;
 
-	pq_buf_le(out, 0, 4);
+	tmx_buf_le(out, 0, 4);
 	pq_rle_hybrid(out, levels, 1, n, pq_bit_width(max_level));
 	if (out->oom)
 		return;
@@ -154,19 +154,19 @@ static void pack32(uint8_t *out, const uint64_t *v, unsigned width)
 #define DELTA_BLOCK 128
 #define DELTA_MINI 32
 
-void pq_delta_int64(struct pq_buf *out, const uint8_t *vals, size_t n)
+void pq_delta_int64(struct tmx_buf *out, const uint8_t *vals, size_t n)
 {
 	uint64_t prev = 0, d[DELTA_BLOCK];
 
-	pq_buf_uvarint(out, DELTA_BLOCK);
-	pq_buf_uvarint(out, DELTA_BLOCK / DELTA_MINI);
-	pq_buf_uvarint(out, n);
+	tmx_buf_uvarint(out, DELTA_BLOCK);
+	tmx_buf_uvarint(out, DELTA_BLOCK / DELTA_MINI);
+	tmx_buf_uvarint(out, n);
 	if (!n) {
-		pq_buf_uvarint(out, 0);
+		tmx_buf_uvarint(out, 0);
 		return;
 	}
 	memcpy(&prev, vals, 8);
-	pq_buf_uvarint(out, zigzag((int64_t)prev));
+	tmx_buf_uvarint(out, zigzag((int64_t)prev));
 	for (size_t i = 1; i < n;) {
 		size_t k = n - i < DELTA_BLOCK ? n - i : DELTA_BLOCK;
 		int64_t min;
@@ -189,11 +189,11 @@ void pq_delta_int64(struct pq_buf *out, const uint8_t *vals, size_t n)
 				bits |= d[j];
 			widths[m] = (uint8_t)pq_bit_width(bits);
 		}
-		pq_buf_uvarint(out, zigzag(min));
-		pq_buf_put(out, widths, sizeof(widths));
+		tmx_buf_uvarint(out, zigzag(min));
+		tmx_buf_put(out, widths, sizeof(widths));
 		for (size_t m = 0; m * DELTA_MINI < k; m++) {
 			size_t bytes = 4 * (size_t)widths[m];
-			if (!bytes || !pq_buf_reserve(out, bytes))
+			if (!bytes || !tmx_buf_reserve(out, bytes))
 				continue;
 			pack32(out->p + out->len, d + m * DELTA_MINI, widths[m]);
 			out->len += bytes;

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sink/parquet/pqbuf.h"
+#include "common/buf.h"
 
 /* Bits needed for values up to `max` (0 for 0). */
 unsigned pq_bit_width(uint64_t max);
@@ -28,10 +28,10 @@ unsigned pq_bit_width(uint64_t max);
  * The hybrid encoding of `n` values (each `elem_size` bytes: 1 or 4,
  * native order) of `width` bits (0 to 32), without a length prefix.
  */
-void pq_rle_hybrid(struct pq_buf *out, const void *vals, size_t elem_size, size_t n,
+void pq_rle_hybrid(struct tmx_buf *out, const void *vals, size_t elem_size, size_t n,
 		   unsigned width);
 /* Levels of a data page v1: 4-byte LE byte length, then the hybrid encoding. */
-void pq_levels(struct pq_buf *out, const uint8_t *levels, size_t n, unsigned max_level);
+void pq_levels(struct tmx_buf *out, const uint8_t *levels, size_t n, unsigned max_level);
 /*
  * DELTA_BINARY_PACKED (Encodings.md) of `n` INT64 values (PLAIN bytes,
  * little-endian): a header (block size 128, 4 miniblocks, the count, the
@@ -42,6 +42,6 @@ void pq_levels(struct pq_buf *out, const uint8_t *levels, size_t n, unsigned max
  * miniblocks past the values 0 and without bytes.  Timestamps (ascending,
  * close together) take a byte or two each instead of eight.
  */
-void pq_delta_int64(struct pq_buf *out, const uint8_t *vals, size_t n);
+void pq_delta_int64(struct tmx_buf *out, const uint8_t *vals, size_t n);
 
 #endif

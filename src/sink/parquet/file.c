@@ -39,7 +39,7 @@ static void file_free(struct pq_file *f)
 	for (size_t i = 0; i < f->n_groups; i++)
 		free(f->groups[i].chunks);
 	free(f->groups);
-	pq_buf_free(&f->out);
+	tmx_buf_free(&f->out);
 	free(f->path);
 	free(f);
 }
@@ -93,7 +93,7 @@ bool pq_group_encode(struct pq_group *g, struct pq_col *cols, size_t n_cols, int
 void pq_group_free(struct pq_group *g)
 {
 	free(g->chunks);
-	pq_buf_free(&g->out);
+	tmx_buf_free(&g->out);
 	g->chunks = NULL;
 }
 
@@ -161,7 +161,7 @@ static void chunk_thrift(const struct pq_schema *s, size_t col, const struct pq_
 }
 
 void pq_footer_thrift(const struct pq_schema *schema, const struct pq_row_group *groups,
-		      size_t n_groups, struct pq_buf *out)
+		      size_t n_groups, struct tmx_buf *out)
 {
 	struct pq_thrift t;
 	int64_t rows = 0;
@@ -208,8 +208,8 @@ int pq_file_close(struct pq_file *f, struct tmx_error *err)
 
 	f->out.len = 0;
 	pq_footer_thrift(f->schema, f->groups, f->n_groups, &f->out);
-	pq_buf_le(&f->out, f->out.len, 4);
-	pq_buf_put(&f->out, magic, 4);
+	tmx_buf_le(&f->out, f->out.len, 4);
+	tmx_buf_put(&f->out, magic, 4);
 	ret = f->out.oom ? tmx_error_set(err, TMX_ERR_NOMEM, f->path, "out of memory")
 			 : write_all(f, f->out.p, f->out.len, err);
 	if (close(f->fd) && !ret)

@@ -27,7 +27,7 @@ struct pq_file {
 	const struct pq_schema *schema;
 	size_t n_groups, cap;
 	struct pq_row_group *groups;
-	struct pq_buf out;         /* one column chunk, then the footer */
+	struct tmx_buf out;         /* one column chunk, then the footer */
 };
 
 /*
@@ -41,7 +41,7 @@ struct pq_group {
 	int64_t num_rows;
 	size_t n_cols;
 	struct pq_chunk *chunks;   /* one per column */
-	struct pq_buf out;
+	struct tmx_buf out;
 	size_t failed;             /* the column that could not be encoded, or SIZE_MAX */
 };
 
@@ -70,6 +70,6 @@ int pq_file_close(struct pq_file *f, struct tmx_error *err);
 
 /* The footer alone (FileMetaData), for the unit tests and pq_file_close(). */
 void pq_footer_thrift(const struct pq_schema *schema, const struct pq_row_group *groups,
-		      size_t n_groups, struct pq_buf *out);
+		      size_t n_groups, struct tmx_buf *out);
 
 #endif

@@ -321,7 +321,7 @@ static void nulls(const struct pq_rec_emit *em, const struct pq_fmap *fm, uint8_
  * byte that is not part of valid UTF-8 is the code point of its value, as
  * in JSON.  Returns the bytes, their length in *out_n.
  */
-static const char *utf8_text(struct pq_buf *scratch, const char *p, size_t n, size_t *out_n)
+static const char *utf8_text(struct tmx_buf *scratch, const char *p, size_t n, size_t *out_n)
 {
 	const unsigned char *s = (const unsigned char *)p;
 	size_t i = 0, l;
@@ -340,15 +340,15 @@ static const char *utf8_text(struct pq_buf *scratch, const char *p, size_t n, si
 	if (i == n)
 		return p;
 	scratch->len = 0;
-	pq_buf_put(scratch, s, i);
+	tmx_buf_put(scratch, s, i);
 	for (; i < n; i += l) {
 		l = tmx_utf8_seq_len(s + i, n - i);
 		if (l) {
-			pq_buf_put(scratch, s + i, l);
+			tmx_buf_put(scratch, s + i, l);
 			continue;
 		}
-		pq_buf_byte(scratch, (uint8_t)(0xC0 | s[i] >> 6));
-		pq_buf_byte(scratch, (uint8_t)(0x80 | (s[i] & 0x3F)));
+		tmx_buf_byte(scratch, (uint8_t)(0xC0 | s[i] >> 6));
+		tmx_buf_byte(scratch, (uint8_t)(0x80 | (s[i] & 0x3F)));
 		l = 1;
 	}
 	*out_n = scratch->len;
@@ -377,15 +377,15 @@ void pq_rec_text(const struct pq_rec_emit *em, int col, uint8_t rep, const char 
 static void put_labels(const struct pq_rec_emit *em, const struct tmx_field_class *fc, int col,
 		       uint8_t null_def, uint64_t u, uint8_t rep)
 {
-	struct pq_buf *b = em->labels;
+	struct tmx_buf *b = em->labels;
 
 	b->len = 0;
 	for (size_t m = 0; m < fc->n_mappings; m++) {
 		if (!tmx_mapping_holds(fc, &fc->mappings[m], u))
 			continue;
 		if (b->len)
-			pq_buf_put(b, ", ", 2);
-		pq_buf_put(b, fc->mappings[m].label, strlen(fc->mappings[m].label));
+			tmx_buf_put(b, ", ", 2);
+		tmx_buf_put(b, fc->mappings[m].label, strlen(fc->mappings[m].label));
 	}
 	if (b->len)   /* labels come from the metadata: checked like any text */
 		pq_rec_text(em, col, rep, (const char *)b->p, b->len);

@@ -68,10 +68,10 @@ void pq_fcols_free(struct pq_fcols *fc);
 /* Where an event's values go: a record (record.h). */
 struct pq_colinfo;
 struct pq_rec_emit {
-	struct pq_buf *rec;
+	struct tmx_buf *rec;
 	const struct pq_colinfo *ci;   /* of the scope's schema */
-	struct pq_buf *scratch;        /* text made valid UTF-8 */
-	struct pq_buf *labels;         /* labels joined */
+	struct tmx_buf *scratch;        /* text made valid UTF-8 */
+	struct tmx_buf *labels;         /* labels joined */
 };
 
 /*
@@ -86,8 +86,8 @@ void pq_rec_text(const struct pq_rec_emit *em, int col, uint8_t rep, const char 
 /* Values straight into columns (the meta tables). */
 struct pq_emit {
 	struct pq_col *cols;
-	struct pq_buf *scratch;   /* text made valid UTF-8 */
-	struct pq_buf *labels;    /* labels joined */
+	struct tmx_buf *scratch;   /* text made valid UTF-8 */
+	struct tmx_buf *labels;    /* labels joined */
 };
 
 /* A string as UTF-8 (see above) into a column. */

@@ -12,7 +12,7 @@ enum job_state { QUEUED, RUNNING, DONE };
 struct job {
 	struct job *next;
 	struct pq_table *t;
-	struct pq_buf recs;        /* the group's rows as the table buffered them */
+	struct tmx_buf recs;        /* the group's rows as the table buffered them */
 	size_t n_cols, bytes;
 	int64_t n_rows;
 	size_t acct;               /* what the columns count into from now on */
@@ -53,7 +53,7 @@ struct pq_groupq *pq_groupq_new(int zstd_level)
 
 static void job_free(struct job *j)
 {
-	pq_buf_free(&j->recs);
+	tmx_buf_free(&j->recs);
 	pq_group_free(&j->g);
 	free(j);
 }
@@ -136,12 +136,12 @@ static bool run_one(struct pq_groupq *q)
 		for (size_t c = 0; c < j->n_cols; c++)
 			pq_col_presize(&cols[c], (size_t)j->n_rows);
 		pq_table_apply(cols, j->recs.p, j->recs.len);
-		pq_buf_free(&j->recs);
+		tmx_buf_free(&j->recs);
 		pq_group_encode(&j->g, cols, j->n_cols, j->n_rows, &e->enc);
 	} else {   /* the group fails as an encoding without memory does */
 		j->g = (struct pq_group){ .num_rows = j->n_rows, .failed = 0 };
 	}
-	pq_buf_free(&j->recs);
+	tmx_buf_free(&j->recs);
 	pthread_mutex_lock(&q->lock);
 	if (e) {
 		e->next = q->free_encs;
@@ -220,8 +220,8 @@ int pq_groupq_submit(struct pq_groupq *q, struct pq_table *t, struct tmx_error *
 	 * (fresh memory: its pages count only once filled; a buffer of an
 	 * earlier group reused would be all there at once).
 	 */
-	t->recs = (struct pq_buf){ 0 };
-	pq_buf_reserve(&t->recs, j->recs.len + j->recs.len / 8);
+	t->recs = (struct tmx_buf){ 0 };
+	tmx_buf_reserve(&t->recs, j->recs.len + j->recs.len / 8);
 	t->recs.oom = false;
 	pthread_mutex_lock(&q->lock);
 	if (q->tail)

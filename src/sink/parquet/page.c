@@ -97,18 +97,18 @@ static void int_stats(const struct pq_col *c, struct pq_chunk *m)
 	{
 		unsigned w = c->type.phys == PQ_INT32 ? 4 : 8, sh = 64 - 8 * w;
 		const uint8_t *p = c->vals.p, *end = p + n * w;
-		uint64_t lo = pq_le_at(p, w), hi = lo;
+		uint64_t lo = tmx_le_at(p, w), hi = lo;
 
 		if (is_unsigned) {
 			for (; p < end; p += w) {
-				uint64_t u = pq_le_at(p, w);
+				uint64_t u = tmx_le_at(p, w);
 				lo = u < lo ? u : lo;
 				hi = u > hi ? u : hi;
 			}
 		} else {
 			int64_t slo = (int64_t)(lo << sh) >> sh, shi = slo;   /* sign-extended */
 			for (; p < end; p += w) {
-				int64_t v = (int64_t)(pq_le_at(p, w) << sh) >> sh;
+				int64_t v = (int64_t)(tmx_le_at(p, w) << sh) >> sh;
 				slo = v < slo ? v : slo;
 				shi = v > shi ? v : shi;
 			}
@@ -132,7 +132,7 @@ static void float_stats(const struct pq_col *c, struct pq_chunk *m)
 
 	m->has_nan_count = true;
 	for (size_t i = 0; i < c->vals.len; i += n) {
-		uint64_t u = pq_le_at(c->vals.p + i, n);
+		uint64_t u = tmx_le_at(c->vals.p + i, n);
 		double d;
 		if (n == 4) {
 			float f;
@@ -183,12 +183,12 @@ static int bytes_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
 /* Byte arrays: from the dictionary's entries or from the PLAIN values. */
 static void bytes_stats(const struct pq_col *c, struct pq_chunk *m)
 {
-	const struct pq_buf *b = c->dict_on ? &c->dict.plain : &c->vals;
+	const struct tmx_buf *b = c->dict_on ? &c->dict.plain : &c->vals;
 	const uint8_t *lo = NULL, *hi = NULL;
 	size_t lo_n = 0, hi_n = 0;
 
 	for (size_t i = 0; i + 4 <= b->len;) {
-		size_t n = (size_t)pq_le_at(b->p + i, 4);
+		size_t n = (size_t)tmx_le_at(b->p + i, 4);
 		const uint8_t *p = b->p + i + 4;
 		if (!lo || bytes_cmp(p, n, lo, lo_n) < 0)
 			lo = p, lo_n = n;
@@ -243,7 +243,7 @@ void pq_chunk_stats_thrift(const struct pq_chunk *m, struct pq_thrift *t, int16_
  * One page: `enc->body` compressed, after its header (PageHeader with the
  * data or dictionary page header).  Adds the sizes to `m`.
  */
-static bool put_page(struct pq_encoder *enc, struct pq_buf *out, bool dict_page,
+static bool put_page(struct pq_encoder *enc, struct tmx_buf *out, bool dict_page,
 		     uint64_t num_values, int encoding, struct pq_chunk *m)
 {
 	size_t bound = ZSTD_compressBound(enc->body.len), at = out->len, zn;
@@ -252,7 +252,7 @@ static bool put_page(struct pq_encoder *enc, struct pq_buf *out, bool dict_page,
 	if (enc->body.oom || enc->body.len > INT32_MAX || num_values > INT32_MAX)
 		return false;
 	enc->packed.len = 0;
-	if (!pq_buf_reserve(&enc->packed, bound))
+	if (!tmx_buf_reserve(&enc->packed, bound))
 		return false;
 	zn = ZSTD_compressCCtx(enc->zctx, enc->packed.p, bound, enc->body.p, enc->body.len,
 			       enc->level);
@@ -276,7 +276,7 @@ static bool put_page(struct pq_encoder *enc, struct pq_buf *out, bool dict_page,
 	pq_t_struct_end(&t);
 	pq_t_struct_end(&t);
 	m->uncompressed += (int64_t)(out->len - at + enc->body.len);
-	pq_buf_put(out, enc->packed.p, zn);
+	tmx_buf_put(out, enc->packed.p, zn);
 	m->compressed += (int64_t)(out->len - at);
 	return !out->oom;
 }
@@ -373,7 +373,7 @@ static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_k
 		enc->ikeys_cap = limit;
 	}
 	enc->iidx.len = 0;
-	if (!pq_buf_reserve(&enc->iidx, n * 4))
+	if (!tmx_buf_reserve(&enc->iidx, n * 4))
 		return false;
 	memset(enc->islots, 0, n_slots * sizeof(*enc->islots));
 	*n_keys = (w == 4 ? int_dict32 : int_dict64)(c->vals.p, n, limit, enc->ikeys, enc->islots,
@@ -426,14 +426,14 @@ static void int_dict_stats(const struct pq_col *c, const uint64_t *keys, size_t 
 
 /* The dictionary page of int_dict's entries: PLAIN values. */
 static bool put_int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t n_keys,
-			 uint64_t base, struct pq_buf *out, struct pq_chunk *meta)
+			 uint64_t base, struct tmx_buf *out, struct pq_chunk *meta)
 {
 	unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
 
 	meta->dict_offset = (int64_t)(base + out->len);
 	enc->body.len = 0;
 	for (size_t k = 0; k < n_keys; k++)
-		pq_buf_le(&enc->body, enc->ikeys[k], w);
+		tmx_buf_le(&enc->body, enc->ikeys[k], w);
 	return put_page(enc, out, true, n_keys, ENC_PLAIN, meta);
 }
 
@@ -457,7 +457,7 @@ static bool put_delta(const struct pq_col *c, struct pq_encoder *enc)
 	return true;
 }
 
-bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, struct pq_buf *out,
+bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, struct tmx_buf *out,
 		   struct pq_chunk *meta)
 {
 	bool dict = c->dict_on && c->dict.n > 0, ok = !pq_col_oom(c), idict = false;
@@ -474,7 +474,7 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 	if (ok && dict) {
 		meta->dict_offset = (int64_t)(base + out->len);
 		enc->body.len = 0;
-		pq_buf_put(&enc->body, c->dict.plain.p, c->dict.plain.len);
+		tmx_buf_put(&enc->body, c->dict.plain.p, c->dict.plain.len);
 		ok = put_page(enc, out, true, c->dict.n, ENC_PLAIN, meta);
 	} else if (idict) {
 		ok = put_int_dict(c, enc, n_keys, base, out, meta);
@@ -487,16 +487,16 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 		pq_levels(&enc->body, c->defs.p, c->n_levels, c->max_def);
 	if (dict) {
 		unsigned width = pq_bit_width(c->dict.n - 1);
-		pq_buf_byte(&enc->body, (uint8_t)width);
-		pq_rle_hybrid(&enc->body, c->dict.idx.p, 4, c->dict.idx.len / 4, width);
+		tmx_buf_byte(&enc->body, (uint8_t)width);
+		pq_rle_hybrid(&enc->body, c->dict_idx.p, 4, c->dict_idx.len / 4, width);
 	} else if (idict) {
 		unsigned width = pq_bit_width(n_keys - 1);
-		pq_buf_byte(&enc->body, (uint8_t)width);
+		tmx_buf_byte(&enc->body, (uint8_t)width);
 		pq_rle_hybrid(&enc->body, enc->iidx.p, 4, enc->iidx.len / 4, width);
 	} else if (c->type.phys == PQ_INT64 && put_delta(c, enc)) {
 		meta->delta = true;
 	} else {
-		pq_buf_put(&enc->body, c->vals.p, c->vals.len);
+		tmx_buf_put(&enc->body, c->vals.p, c->vals.len);
 	}
 	ok = ok && put_page(enc, out, false, c->n_levels,
 			    dict || idict ? ENC_RLE_DICTIONARY

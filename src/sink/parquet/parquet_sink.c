@@ -81,7 +81,7 @@ struct part_dir {
 
 struct evtab {
 	struct pq_table t;
-	struct pq_buf sig;        /* the schema as the footer writes it */
+	struct tmx_buf sig;        /* the schema as the footer writes it */
 	struct part_dir *dir;
 };
 
@@ -107,7 +107,7 @@ struct shape {
 	struct names {
 		struct names *next;
 		const struct tmx_trace *trace;
-		struct pq_buf entries;
+		struct tmx_buf entries;
 	} *names;
 };
 
@@ -127,9 +127,9 @@ struct pq_fmt {
 		const struct shape *sh;
 		/* The entries of event, host and trace for events of `trace` (shape->names). */
 		const struct tmx_trace *trace;
-		const struct pq_buf *names;
+		const struct tmx_buf *names;
 	} cache[SHAPE_CACHE];
-	struct pq_buf rec, scratch, labels;
+	struct tmx_buf rec, scratch, labels;
 	const struct tmx_value **cells; /* an event's values by column (tmx_columns_walk) */
 	size_t cap_cells;
 	const struct tmx_trace_class *host_of;   /* trace_host()'s last trace class */
@@ -151,7 +151,7 @@ struct tmx_parquet {
 	struct pq_limits lim;
 	struct pq_encoder enc;          /* the meta tables' */
 	struct pq_groupq *q;            /* the event tables' row groups */
-	struct pq_buf scratch, labels;
+	struct tmx_buf scratch, labels;
 	unsigned partition;             /* TMX_PARQUET_BY_* */
 	struct imap by_class;           /* event class address -> first of its maps[] */
 	struct ptr_vec maps;            /* struct class_map * */
@@ -259,7 +259,7 @@ static void evtab_free(struct evtab *tab)
 	if (!tab)
 		return;
 	pq_table_free(&tab->t);
-	pq_buf_free(&tab->sig);
+	tmx_buf_free(&tab->sig);
 	free(tab);
 }
 
@@ -269,7 +269,7 @@ static void shape_free(struct shape *sh)
 		return;
 	for (struct names *n = sh->names, *next; n; n = next) {
 		next = n->next;
-		pq_buf_free(&n->entries);
+		tmx_buf_free(&n->entries);
 		free(n);
 	}
 	pq_fcols_free(&sh->cols);
@@ -515,7 +515,7 @@ static const char *trace_host(struct pq_fmt *f, const struct tmx_trace *trace)
  * `trace`, made at the first of them (under the sink's lock: any thread);
  * NULL when memory runs out.
  */
-static const struct pq_buf *names_of(struct pq_fmt *f, struct shape *sh,
+static const struct tmx_buf *names_of(struct pq_fmt *f, struct shape *sh,
 				     const struct tmx_event_class *ec, const struct tmx_trace *trace)
 {
 	struct tmx_parquet *p = f->p;
@@ -540,7 +540,7 @@ static const struct pq_buf *names_of(struct pq_fmt *f, struct shape *sh,
 			pq_rec_null(&n->entries, COL_HOST, 0, 0);
 		pq_rec_text(&em, COL_TRACE, 0, trace->name, strlen(trace->name));
 		if (n->entries.oom) {
-			pq_buf_free(&n->entries);
+			tmx_buf_free(&n->entries);
 			free(n);
 			n = NULL;
 		} else {
@@ -559,7 +559,7 @@ static void format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 	const struct tmx_stream *st = msg->stream;
 	struct shape_slot *slot = shape_of(f, e->cls);
 	const struct shape *sh = slot->sh;
-	struct pq_buf *r = &f->rec;
+	struct tmx_buf *r = &f->rec;
 	struct pq_rec_emit em = { r, NULL, &f->scratch, &f->labels };
 	const struct tmx_value *cpu_value = NULL;
 	uint8_t flags = 0;
@@ -567,8 +567,8 @@ static void format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 
 	r->len = 0;
 	r->oom = false;
-	pq_buf_put(r, &sh, sizeof(sh));
-	pq_buf_byte(r, 0);
+	tmx_buf_put(r, &sh, sizeof(sh));
+	tmx_buf_byte(r, 0);
 	if (!sh || !sh->ok || r->oom) {
 		flags = REC_NOMEM;
 		goto done;
@@ -618,8 +618,8 @@ done:
 	if (r->oom) {   /* the head at least, for the error */
 		r->oom = false;
 		r->len = 0;
-		pq_buf_put(r, &sh, sizeof(sh));
-		pq_buf_byte(r, REC_NOMEM);
+		tmx_buf_put(r, &sh, sizeof(sh));
+		tmx_buf_byte(r, REC_NOMEM);
 		if (r->oom)
 			r->len = 0;
 		return;
@@ -725,9 +725,9 @@ static void fmt_free(struct pq_fmt *f)
 {
 	if (!f)
 		return;
-	pq_buf_free(&f->rec);
-	pq_buf_free(&f->scratch);
-	pq_buf_free(&f->labels);
+	tmx_buf_free(&f->rec);
+	tmx_buf_free(&f->scratch);
+	tmx_buf_free(&f->labels);
 	free(f->cells);
 	free(f->out);
 	free(f);
@@ -901,8 +901,8 @@ void tmx_parquet_free(struct tmx_parquet *p)
 	free(p->shape_of.vals);
 	free(p->events);
 	pq_discarded_free(&p->discarded);
-	pq_buf_free(&p->scratch);
-	pq_buf_free(&p->labels);
+	tmx_buf_free(&p->scratch);
+	tmx_buf_free(&p->labels);
 	pq_encoder_free_bufs(&p->enc);
 	ZSTD_freeCCtx(p->enc.zctx);
 	fmt_free(p->fmt);

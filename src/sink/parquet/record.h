@@ -15,7 +15,7 @@
  *   run     u32 first column | PQ_REC_RUN, u8 0, u8 count, then `count`
  *           integer values of consecutive columns, each at its column's
  *           deepest level (a structure's integer members: one entry)
- *   include PQ_REC_INCLUDE, u8 0, u8 0, then the address of a pq_buf of
+ *   include PQ_REC_INCLUDE, u8 0, u8 0, then the address of a tmx_buf of
  *           entries that outlives the record (the entries of the event,
  *           host and trace columns, the same for every event of a class
  *           and trace, made once)
@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "sink/parquet/column.h"
-#include "sink/parquet/pqbuf.h"
+#include "common/buf.h"
 #include "tracemux/model.h"
 
 #define PQ_REC_NULL 0x80000000u
@@ -43,12 +43,12 @@ struct pq_colinfo {
 	uint8_t max_def;
 };
 
-static inline uint8_t *pq_rec_head(struct pq_buf *b, uint32_t col, uint8_t rep, uint8_t def,
+static inline uint8_t *pq_rec_head(struct tmx_buf *b, uint32_t col, uint8_t rep, uint8_t def,
 				   size_t value)
 {
 	uint8_t *p;
 
-	if (!pq_buf_reserve(b, PQ_REC_HEAD + value))
+	if (!tmx_buf_reserve(b, PQ_REC_HEAD + value))
 		return NULL;
 	p = b->p + b->len;
 	memcpy(p, &col, 4);
@@ -58,13 +58,13 @@ static inline uint8_t *pq_rec_head(struct pq_buf *b, uint32_t col, uint8_t rep, 
 	return p + PQ_REC_HEAD;
 }
 
-static inline void pq_rec_null(struct pq_buf *b, uint32_t col, uint8_t rep, uint8_t def)
+static inline void pq_rec_null(struct tmx_buf *b, uint32_t col, uint8_t rep, uint8_t def)
 {
 	pq_rec_head(b, col | PQ_REC_NULL, rep, def, 0);
 }
 
 /* An INT32 (low 32 bits) or INT64 value. */
-static inline void pq_rec_int(struct pq_buf *b, const struct pq_colinfo *ci, uint32_t col,
+static inline void pq_rec_int(struct tmx_buf *b, const struct pq_colinfo *ci, uint32_t col,
 			      uint8_t rep, uint64_t bits)
 {
 	unsigned n = ci[col].phys == PQ_INT32 ? 4 : 8;
@@ -80,7 +80,7 @@ static inline void pq_rec_int(struct pq_buf *b, const struct pq_colinfo *ci, uin
 	}
 }
 
-static inline void pq_rec_double(struct pq_buf *b, const struct pq_colinfo *ci, uint32_t col,
+static inline void pq_rec_double(struct tmx_buf *b, const struct pq_colinfo *ci, uint32_t col,
 				 uint8_t rep, double v)
 {
 	uint8_t *p = pq_rec_head(b, col, rep, ci[col].max_def, 8);
@@ -89,7 +89,7 @@ static inline void pq_rec_double(struct pq_buf *b, const struct pq_colinfo *ci, 
 		memcpy(p, &v, 8);
 }
 
-static inline void pq_rec_bool(struct pq_buf *b, const struct pq_colinfo *ci, uint32_t col,
+static inline void pq_rec_bool(struct tmx_buf *b, const struct pq_colinfo *ci, uint32_t col,
 			       uint8_t rep, bool v)
 {
 	uint8_t *p = pq_rec_head(b, col, rep, ci[col].max_def, 1);
@@ -99,7 +99,7 @@ static inline void pq_rec_bool(struct pq_buf *b, const struct pq_colinfo *ci, ui
 }
 
 /* `n` integers (tmx_value.u) of columns col, col + 1... (n <= 255), not repeated, present. */
-static inline void pq_rec_ints(struct pq_buf *b, const struct pq_colinfo *ci, uint32_t col,
+static inline void pq_rec_ints(struct tmx_buf *b, const struct pq_colinfo *ci, uint32_t col,
 			       const struct tmx_value *v, size_t n)
 {
 	uint8_t *p = pq_rec_head(b, col | PQ_REC_RUN, 0, (uint8_t)n, 8 * n);
@@ -120,7 +120,7 @@ static inline void pq_rec_ints(struct pq_buf *b, const struct pq_colinfo *ci, ui
 }
 
 /* The same, from integers. */
-static inline void pq_rec_u64s(struct pq_buf *b, const struct pq_colinfo *ci, uint32_t col,
+static inline void pq_rec_u64s(struct tmx_buf *b, const struct pq_colinfo *ci, uint32_t col,
 			       const uint64_t *v, size_t n)
 {
 	uint8_t *p = pq_rec_head(b, col | PQ_REC_RUN, 0, (uint8_t)n, 8 * n);
@@ -141,7 +141,7 @@ static inline void pq_rec_u64s(struct pq_buf *b, const struct pq_colinfo *ci, ui
 }
 
 /* The entries of `entries` (which must outlive the record's use) as one entry. */
-static inline void pq_rec_include(struct pq_buf *b, const struct pq_buf *entries)
+static inline void pq_rec_include(struct tmx_buf *b, const struct tmx_buf *entries)
 {
 	uint8_t *p = pq_rec_head(b, PQ_REC_INCLUDE, 0, 0, sizeof(entries));
 
@@ -150,7 +150,7 @@ static inline void pq_rec_include(struct pq_buf *b, const struct pq_buf *entries
 }
 
 /* A byte array, as it is (strings: UTF-8 already, see pq_rec_text in fmap.h). */
-static inline void pq_rec_bytes(struct pq_buf *b, const struct pq_colinfo *ci, uint32_t col,
+static inline void pq_rec_bytes(struct tmx_buf *b, const struct pq_colinfo *ci, uint32_t col,
 				uint8_t rep, const void *s, size_t n)
 {
 	uint32_t len = (uint32_t)n;
@@ -182,7 +182,7 @@ static inline void pq_rec_apply(struct pq_col *cols, const uint8_t *r, size_t n)
 		memcpy(&col, r, 4);
 		r += PQ_REC_HEAD;
 		if (col == PQ_REC_INCLUDE) {
-			const struct pq_buf *entries;
+			const struct tmx_buf *entries;
 
 			memcpy(&entries, r, sizeof(entries));
 			r += sizeof(entries);

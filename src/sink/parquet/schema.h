@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sink/parquet/pqbuf.h"
+#include "common/buf.h"
 
 /* Physical types (parquet.thrift's Type). */
 enum pq_phys { PQ_BOOLEAN = 0, PQ_INT32 = 1, PQ_INT64 = 2, PQ_FLOAT = 4, PQ_DOUBLE = 5,

@@ -42,7 +42,7 @@ void pq_table_reuse_cols(const struct pq_table *t, struct pq_col *cols, size_t *
 void pq_table_add_record(struct pq_table *t, const uint8_t *rec, size_t n)
 {
 	/* Rows need no bounds: each column's entries are in order whatever the rows. */
-	pq_buf_put(&t->recs, rec, n);
+	tmx_buf_put(&t->recs, rec, n);
 	t->bytes += n;
 }
 
@@ -74,7 +74,7 @@ void pq_table_free(struct pq_table *t)
 		for (size_t c = 0; c < t->schema.n_cols; c++)
 			pq_col_free(&t->cols[c]);
 	free(t->cols);
-	pq_buf_free(&t->recs);
+	tmx_buf_free(&t->recs);
 	pq_schema_free(&t->schema);
 	free(t->where);
 	t->cols = NULL;

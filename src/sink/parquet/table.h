@@ -43,7 +43,7 @@ struct pq_table {
 	 * straight into `cols` (the meta tables).
 	 */
 	struct pq_groupq *q;
-	struct pq_buf recs;
+	struct tmx_buf recs;
 };
 
 /*

@@ -8,7 +8,7 @@ static uint64_t zigzag(int64_t v)
 	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
 }
 
-void pq_t_begin(struct pq_thrift *t, struct pq_buf *b)
+void pq_t_begin(struct pq_thrift *t, struct tmx_buf *b)
 {
 	t->b = b;
 	t->depth = 0;
@@ -20,10 +20,10 @@ static void field(struct pq_thrift *t, int16_t id, enum pq_ttype type)
 	int delta = id - t->last[t->depth];
 
 	if (delta > 0 && delta <= 15) {
-		pq_buf_byte(t->b, (uint8_t)(delta << 4 | type));
+		tmx_buf_byte(t->b, (uint8_t)(delta << 4 | type));
 	} else {
-		pq_buf_byte(t->b, (uint8_t)type);
-		pq_buf_uvarint(t->b, zigzag(id));
+		tmx_buf_byte(t->b, (uint8_t)type);
+		tmx_buf_uvarint(t->b, zigzag(id));
 	}
 	t->last[t->depth] = id;
 }
@@ -32,19 +32,19 @@ static void field(struct pq_thrift *t, int16_t id, enum pq_ttype type)
 void pq_t_byte(struct pq_thrift *t, int16_t id, int8_t v)
 {
 	field(t, id, PQ_T_BYTE);
-	pq_buf_byte(t->b, (uint8_t)v);
+	tmx_buf_byte(t->b, (uint8_t)v);
 }
 
 void pq_t_i32(struct pq_thrift *t, int16_t id, int32_t v)
 {
 	field(t, id, PQ_T_I32);
-	pq_buf_uvarint(t->b, zigzag(v));
+	tmx_buf_uvarint(t->b, zigzag(v));
 }
 
 void pq_t_i64(struct pq_thrift *t, int16_t id, int64_t v)
 {
 	field(t, id, PQ_T_I64);
-	pq_buf_uvarint(t->b, zigzag(v));
+	tmx_buf_uvarint(t->b, zigzag(v));
 }
 
 void pq_t_bool(struct pq_thrift *t, int16_t id, bool v)
@@ -55,8 +55,8 @@ void pq_t_bool(struct pq_thrift *t, int16_t id, bool v)
 void pq_t_binary(struct pq_thrift *t, int16_t id, const void *p, size_t n)
 {
 	field(t, id, PQ_T_BINARY);
-	pq_buf_uvarint(t->b, n);
-	pq_buf_put(t->b, p, n);
+	tmx_buf_uvarint(t->b, n);
+	tmx_buf_put(t->b, p, n);
 }
 
 void pq_t_string(struct pq_thrift *t, int16_t id, const char *s)
@@ -85,7 +85,7 @@ void pq_t_elem_struct(struct pq_thrift *t)
 
 void pq_t_struct_end(struct pq_thrift *t)
 {
-	pq_buf_byte(t->b, 0);
+	tmx_buf_byte(t->b, 0);
 	if (t->depth > 0)
 		t->depth--;
 }
@@ -94,24 +94,24 @@ void pq_t_list(struct pq_thrift *t, int16_t id, enum pq_ttype elem, uint32_t n)
 {
 	field(t, id, PQ_T_LIST);
 	if (n < 15) {
-		pq_buf_byte(t->b, (uint8_t)(n << 4 | elem));
+		tmx_buf_byte(t->b, (uint8_t)(n << 4 | elem));
 	} else {
-		pq_buf_byte(t->b, (uint8_t)(0xF0 | elem));
-		pq_buf_uvarint(t->b, n);
+		tmx_buf_byte(t->b, (uint8_t)(0xF0 | elem));
+		tmx_buf_uvarint(t->b, n);
 	}
 }
 
 void pq_t_elem_i32(struct pq_thrift *t, int32_t v)
 {
-	pq_buf_uvarint(t->b, zigzag(v));
+	tmx_buf_uvarint(t->b, zigzag(v));
 }
 
 void pq_t_elem_string(struct pq_thrift *t, const char *s)
 {
 	size_t n = strlen(s);
 
-	pq_buf_uvarint(t->b, n);
-	pq_buf_put(t->b, s, n);
+	tmx_buf_uvarint(t->b, n);
+	tmx_buf_put(t->b, s, n);
 }
 
 void pq_t_empty(struct pq_thrift *t, int16_t id)

@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sink/parquet/pqbuf.h"
+#include "common/buf.h"
 
 enum pq_ttype {
 	PQ_T_TRUE = 1, PQ_T_FALSE = 2, PQ_T_BYTE = 3, PQ_T_I16 = 4, PQ_T_I32 = 5,
@@ -30,13 +30,13 @@ enum pq_ttype {
 #define PQ_THRIFT_MAX_DEPTH 16
 
 struct pq_thrift {
-	struct pq_buf *b;
+	struct tmx_buf *b;
 	int depth;
 	int16_t last[PQ_THRIFT_MAX_DEPTH];   /* previous field id per open struct */
 };
 
 /* Starts the outermost struct in `b`; end it with pq_t_struct_end(). */
-void pq_t_begin(struct pq_thrift *t, struct pq_buf *b);
+void pq_t_begin(struct pq_thrift *t, struct tmx_buf *b);
 
 void pq_t_byte(struct pq_thrift *t, int16_t id, int8_t v);
 void pq_t_i32(struct pq_thrift *t, int16_t id, int32_t v);

@@ -52,8 +52,8 @@ void pf_fmt_free(struct pf_fmt *f)
 	pf_render_free(f->render);
 	imap_free(&f->stream_of);
 	free(f->streams);
-	pq_buf_free(&f->piece);
-	pq_buf_free(&f->ib);
+	tmx_buf_free(&f->piece);
+	tmx_buf_free(&f->ib);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -143,7 +143,7 @@ static bool said_pid(const struct pf_class *c, const struct tmx_event *ev, int64
 }
 
 /* ProcessTree entries from LTTng's state dump and forks (a packet body in `b`). */
-static void process_tree(struct pf_fmt *f, struct pq_buf *b, const struct pf_class *c,
+static void process_tree(struct pf_fmt *f, struct tmx_buf *b, const struct pf_class *c,
 			 const struct tmx_event *ev, uint64_t ts)
 {
 	int64_t tid, pid, ppid = -1;
@@ -210,14 +210,14 @@ bool pf_kformat(struct pf_fmt *f, const struct tmx_msg *msg)
 	f->piece.len = 0;
 	if (!slot) {   /* not one of the source's classes (cannot happen) */
 		h.flags = PK_UNKNOWN;
-		pq_buf_put(&f->piece, &h, sizeof(h));
+		tmx_buf_put(&f->piece, &h, sizeof(h));
 		return !f->piece.oom;
 	}
 	c = f->sink->classes[*slot];
 	if (!event_cpu(f, msg, &h.cpu))
 		return false;
 	h.class_num = *slot;
-	pq_buf_put(&f->piece, &h, sizeof(h));
+	tmx_buf_put(&f->piece, &h, sizeof(h));
 	pf_kevent(&f->piece, &c->k, ev, ts, f->render, &generic);
 	if (f->piece.oom)
 		return false;
@@ -280,7 +280,7 @@ static void write_bundle(struct tmx_perfetto *s, uint64_t cpu_nr, struct pf_cpu 
 	e = pb_put_varint(e, cpu_nr);
 	outbuf_write(&s->out, (const char *)head, (size_t)(e - head));
 	for (size_t i = 0; i < c->n_gen; i++) {
-		const struct pq_buf *d = &s->classes[c->gen[i]]->k.desc;
+		const struct tmx_buf *d = &s->classes[c->gen[i]]->k.desc;
 
 		outbuf_write(&s->out, (const char *)d->p, d->len);
 	}
@@ -351,9 +351,9 @@ bool pf_kemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *
 	e = pb_put_varint(pidf + 1, (uint64_t)pid);
 	pb_tag(&cpu->ev, PF_BUNDLE_EVENT, PB_LEN);
 	pb_varint(&cpu->ev, h.body_len + (size_t)(e - pidf));
-	pq_buf_put(&cpu->ev, body, h.ts_len);
-	pq_buf_put(&cpu->ev, pidf, (size_t)(e - pidf));
-	pq_buf_put(&cpu->ev, body + h.ts_len, h.body_len - h.ts_len);
+	tmx_buf_put(&cpu->ev, body, h.ts_len);
+	tmx_buf_put(&cpu->ev, pidf, (size_t)(e - pidf));
+	tmx_buf_put(&cpu->ev, body + h.ts_len, h.body_len - h.ts_len);
 	if (cpu->ev.oom || ((h.flags & PK_GENERIC) && !use_descriptor(cpu, h.class_num)))
 		return false;
 	if (h.flags & PK_NEXT) {
@@ -363,7 +363,7 @@ bool pf_kemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *
 	if ((h.flags & PK_RUNNING) && (run = cpu_of(s, (uint64_t)h.run_cpu)) && !run->switched)
 		run->cur_tid = h.run_tid;
 	if (h.tree_len) {
-		pq_buf_put(&s->pkt, body + h.body_len, h.tree_len);
+		tmx_buf_put(&s->pkt, body + h.body_len, h.tree_len);
 		pf_write_packet(s);
 	}
 	if (h.proc_len &&

@@ -12,15 +12,15 @@
 
 struct pf_render {
 	struct json_keys *keys;
-	struct pq_buf text;      /* a rendered value */
-	struct pq_buf more;      /* the folded leaves' pairs */
-	struct pq_buf utf8;      /* text made valid UTF-8 */
+	struct tmx_buf text;      /* a rendered value */
+	struct tmx_buf more;      /* the folded leaves' pairs */
+	struct tmx_buf utf8;      /* text made valid UTF-8 */
 	struct outbuf ob;        /* json_value's output, drained into `text` */
 };
 
 static void drain_text(void *ctx, const char *data, size_t len)
 {
-	pq_buf_put(&((struct pf_render *)ctx)->text, data, len);
+	tmx_buf_put(&((struct pf_render *)ctx)->text, data, len);
 }
 
 struct pf_render *pf_render_new(void)
@@ -43,9 +43,9 @@ void pf_render_free(struct pf_render *r)
 	if (!r)
 		return;
 	json_keys_free(r->keys);
-	pq_buf_free(&r->text);
-	pq_buf_free(&r->more);
-	pq_buf_free(&r->utf8);
+	tmx_buf_free(&r->text);
+	tmx_buf_free(&r->more);
+	tmx_buf_free(&r->utf8);
 	free(r);
 }
 
@@ -72,17 +72,17 @@ const char *pf_utf8(struct pf_render *r, const char *s, size_t n, size_t *out_le
 	if (i == n)
 		return s;
 	r->utf8.len = 0;
-	pq_buf_put(&r->utf8, s, i);
+	tmx_buf_put(&r->utf8, s, i);
 	while (i < n) {
 		if (u[i] < 0x80) {
-			pq_buf_byte(&r->utf8, u[i++]);
+			tmx_buf_byte(&r->utf8, u[i++]);
 		} else if ((k = tmx_utf8_seq_len(u + i, n - i))) {
-			pq_buf_put(&r->utf8, u + i, k);
+			tmx_buf_put(&r->utf8, u + i, k);
 			i += k;
 		} else {
 			/* U+0080..U+00FF in two bytes */
-			pq_buf_byte(&r->utf8, (uint8_t)(0xC0 | u[i] >> 6));
-			pq_buf_byte(&r->utf8, (uint8_t)(0x80 | (u[i] & 0x3F)));
+			tmx_buf_byte(&r->utf8, (uint8_t)(0xC0 | u[i] >> 6));
+			tmx_buf_byte(&r->utf8, (uint8_t)(0x80 | (u[i] & 0x3F)));
 			i++;
 		}
 	}
@@ -231,15 +231,15 @@ static size_t walk_value(struct walk *w, const struct tmx_field_class *fc, const
 	}
 	if (folded) {
 		/* name=value, as -o json writes the value */
-		struct pq_buf *mb = &w->r->more;
+		struct tmx_buf *mb = &w->r->more;
 		const char *leaf_name = name ? name : "value";
 
 		next = render(w->r, vals, i);
 		if (mb->len)
-			pq_buf_byte(mb, ' ');
-		pq_buf_put(mb, leaf_name, strlen(leaf_name));
-		pq_buf_byte(mb, '=');
-		pq_buf_put(mb, w->r->text.p, w->r->text.len);
+			tmx_buf_byte(mb, ' ');
+		tmx_buf_put(mb, leaf_name, strlen(leaf_name));
+		tmx_buf_byte(mb, '=');
+		tmx_buf_put(mb, w->r->text.p, w->r->text.len);
 		w->k++;
 		return next;
 	}

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "model/field_class.h"
-#include "sink/parquet/pqbuf.h"
+#include "common/buf.h"
 #include "tracemux/model.h"
 
 enum pf_leaf_type { PF_LEAF_INT, PF_LEAF_UINT, PF_LEAF_DOUBLE, PF_LEAF_STRING };

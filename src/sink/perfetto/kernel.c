@@ -140,7 +140,7 @@ static bool make_descriptor(struct pf_kclass *k, const struct tmx_event_class *e
 {
 	const char *name = ec->name ? ec->name : "<unknown>";
 	const char *sn = short_name(name);
-	struct pq_buf d = { 0 };
+	struct tmx_buf d = { 0 };
 	size_t at;
 
 	/* DescriptorProto { name, field { name, number, label, type }... } */
@@ -166,7 +166,7 @@ static bool make_descriptor(struct pf_kclass *k, const struct tmx_event_class *e
 	else
 		pb_string(&k->desc, PF_GENDESC_GROUP_NAME, k->lttng ? "lttng" : "ctf");
 	pb_close(&k->desc, at);
-	pq_buf_free(&d);
+	tmx_buf_free(&d);
 	return !d.oom && !k->desc.oom;
 }
 
@@ -228,7 +228,7 @@ bool pf_kclass_init(struct pf_kclass *k, const struct tmx_event_class *ec, bool 
 void pf_kclass_free(struct pf_kclass *k)
 {
 	pf_leaves_free(&k->leaves);
-	pq_buf_free(&k->desc);
+	tmx_buf_free(&k->desc);
 }
 
 /* ---- reading the payload ---- */
@@ -291,12 +291,12 @@ static bool atrace_shaped(const char *s, size_t n)
 }
 
 struct gen_ctx {
-	struct pq_buf *b;
+	struct tmx_buf *b;
 };
 
 static void put_leaf(void *ctx, const struct pf_leaf *leaf, const struct pf_leaf_value *v)
 {
-	struct pq_buf *b = ((struct gen_ctx *)ctx)->b;
+	struct tmx_buf *b = ((struct gen_ctx *)ctx)->b;
 	uint32_t f = (uint32_t)v->index + 1;
 
 	switch (leaf->type) {
@@ -337,7 +337,7 @@ static size_t member_values(const struct tmx_value *pl, size_t *idx, size_t max)
  * path, a structure) instead of the pointer: such an argument keeps its
  * place as 0, so that the ones after it stay in their registers' places.
  */
-static void lttng_args(struct pq_buf *b, const struct tmx_value *pl)
+static void lttng_args(struct tmx_buf *b, const struct tmx_value *pl)
 {
 	size_t idx[64], n = member_values(pl, idx, 64);
 	int64_t v;
@@ -346,7 +346,7 @@ static void lttng_args(struct pq_buf *b, const struct tmx_value *pl)
 		pb_uint(b, 2, int_of(&pl[idx[m]], &v) ? (uint64_t)v : 0);
 }
 
-static void typed_payload(struct pq_buf *b, const struct pf_kclass *k, const struct tmx_value *pl,
+static void typed_payload(struct tmx_buf *b, const struct pf_kclass *k, const struct tmx_value *pl,
 			  struct pf_render *r)
 {
 	const struct map_row *row = k->map;
@@ -391,7 +391,7 @@ static void typed_payload(struct pq_buf *b, const struct pf_kclass *k, const str
 	}
 }
 
-void pf_kevent(struct pq_buf *b, const struct pf_kclass *k, const struct tmx_event *ev,
+void pf_kevent(struct tmx_buf *b, const struct pf_kclass *k, const struct tmx_event *ev,
 	       uint64_t ts, struct pf_render *r, bool *generic)
 {
 	const struct tmx_value *pl = ev->scopes[TMX_SCOPE_PAYLOAD];

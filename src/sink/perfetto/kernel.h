@@ -39,7 +39,7 @@ struct pf_kclass {
 	/* Generic (also for print): id, leaves, the bundle's descriptor entry. */
 	uint32_t generic_id;
 	struct pf_leaves leaves;
-	struct pq_buf desc;         /* the whole FtraceEventBundle field 11 */
+	struct tmx_buf desc;         /* the whole FtraceEventBundle field 11 */
 };
 
 /*
@@ -57,7 +57,7 @@ void pf_kclass_free(struct pf_kclass *k);
  * the events before).  Sets *generic when it was written as a generic
  * event (its descriptor must be in the bundle).
  */
-void pf_kevent(struct pq_buf *b, const struct pf_kclass *k, const struct tmx_event *ev,
+void pf_kevent(struct tmx_buf *b, const struct pf_kclass *k, const struct tmx_event *ev,
 	       uint64_t ts, struct pf_render *r, bool *generic);
 
 /* Member `m` of the structure at vals[0] (NULL when it has fewer). */

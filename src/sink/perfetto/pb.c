@@ -1,7 +1,7 @@
 /* The protocol buffers writer's out-of-line parts: see pb.h. */
 #include "sink/perfetto/pb.h"
 
-void pb_close(struct pq_buf *b, size_t at)
+void pb_close(struct tmx_buf *b, size_t at)
 {
 	size_t body, n, extra;
 
@@ -12,7 +12,7 @@ void pb_close(struct pq_buf *b, size_t at)
 	extra = n - 1;
 	if (extra) {
 		/* The body moves up by the length's extra bytes (rare: bodies of 128 bytes or more). */
-		if (!pq_buf_reserve(b, extra))
+		if (!tmx_buf_reserve(b, extra))
 			return;
 		memmove(b->p + at + n, b->p + at + 1, body);
 		b->len += extra;
@@ -20,7 +20,7 @@ void pb_close(struct pq_buf *b, size_t at)
 	pb_put_varint(b->p + at, body);
 }
 
-void pb_packed(struct pq_buf *b, uint32_t field, const uint64_t *v, size_t n)
+void pb_packed(struct tmx_buf *b, uint32_t field, const uint64_t *v, size_t n)
 {
 	size_t at;
 

@@ -1,6 +1,6 @@
 /*
  * A protocol buffers writer in the protozero style, for the Perfetto
- * output: fields are appended to a growable byte buffer (pq_buf, shared
+ * output: fields are appended to a growable byte buffer (tmx_buf, shared
  * with the Parquet writer) as they come, with no message objects and no
  * schema at run time; nested messages are opened with a one-byte length
  * placeholder that pb_close() backpatches (moving the body up when the
@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "sink/parquet/pqbuf.h"
+#include "common/buf.h"
 
 enum { PB_VARINT = 0, PB_FIXED64 = 1, PB_LEN = 2, PB_FIXED32 = 5 };
 
@@ -57,50 +57,50 @@ static inline uint64_t pb_zigzag(int64_t n)
 	return ((uint64_t)n << 1) ^ (uint64_t)(n >> 63);
 }
 
-static inline void pb_varint(struct pq_buf *b, uint64_t v)
+static inline void pb_varint(struct tmx_buf *b, uint64_t v)
 {
-	if (pq_buf_reserve(b, 10))
+	if (tmx_buf_reserve(b, 10))
 		b->len = (size_t)(pb_put_varint(b->p + b->len, v) - b->p);
 }
 
-static inline void pb_tag(struct pq_buf *b, uint32_t field, unsigned wire)
+static inline void pb_tag(struct tmx_buf *b, uint32_t field, unsigned wire)
 {
 	pb_varint(b, (uint64_t)field << 3 | wire);
 }
 
 /* uint32/uint64/bool/enum fields, and int32/int64 (negative: 10 bytes, as protobuf). */
-static inline void pb_uint(struct pq_buf *b, uint32_t field, uint64_t v)
+static inline void pb_uint(struct tmx_buf *b, uint32_t field, uint64_t v)
 {
-	if (pq_buf_reserve(b, 15)) {
+	if (tmx_buf_reserve(b, 15)) {
 		uint8_t *p = pb_put_varint(b->p + b->len, (uint64_t)field << 3 | PB_VARINT);
 		b->len = (size_t)(pb_put_varint(p, v) - b->p);
 	}
 }
 
-static inline void pb_int(struct pq_buf *b, uint32_t field, int64_t v)
+static inline void pb_int(struct tmx_buf *b, uint32_t field, int64_t v)
 {
 	pb_uint(b, field, (uint64_t)v);
 }
 
 /* sint32/sint64 fields. */
-static inline void pb_sint(struct pq_buf *b, uint32_t field, int64_t v)
+static inline void pb_sint(struct tmx_buf *b, uint32_t field, int64_t v)
 {
 	pb_uint(b, field, pb_zigzag(v));
 }
 
-static inline void pb_double(struct pq_buf *b, uint32_t field, double d)
+static inline void pb_double(struct tmx_buf *b, uint32_t field, double d)
 {
 	uint64_t u;
 
 	memcpy(&u, &d, 8);
 	pb_tag(b, field, PB_FIXED64);
-	pq_buf_le(b, u, 8);
+	tmx_buf_le(b, u, 8);
 }
 
 /* string and bytes fields. */
-static inline void pb_bytes(struct pq_buf *b, uint32_t field, const void *p, size_t n)
+static inline void pb_bytes(struct tmx_buf *b, uint32_t field, const void *p, size_t n)
 {
-	if (pq_buf_reserve(b, 15 + n)) {
+	if (tmx_buf_reserve(b, 15 + n)) {
 		uint8_t *q = pb_put_varint(b->p + b->len, (uint64_t)field << 3 | PB_LEN);
 		q = pb_put_varint(q, n);
 		if (n)
@@ -109,7 +109,7 @@ static inline void pb_bytes(struct pq_buf *b, uint32_t field, const void *p, siz
 	}
 }
 
-static inline void pb_string(struct pq_buf *b, uint32_t field, const char *s)
+static inline void pb_string(struct tmx_buf *b, uint32_t field, const char *s)
 {
 	pb_bytes(b, field, s, strlen(s));
 }
@@ -118,17 +118,17 @@ static inline void pb_string(struct pq_buf *b, uint32_t field, const char *s)
  * A nested message (or a packed field): the tag and a one-byte length
  * placeholder; returns the position of the placeholder for pb_close().
  */
-static inline size_t pb_open(struct pq_buf *b, uint32_t field)
+static inline size_t pb_open(struct tmx_buf *b, uint32_t field)
 {
 	pb_tag(b, field, PB_LEN);
-	pq_buf_byte(b, 0);
+	tmx_buf_byte(b, 0);
 	return b->len - 1;
 }
 
 /* Ends the nested message opened at `at`: its length written, the body moved when it needs to. */
-void pb_close(struct pq_buf *b, size_t at);
+void pb_close(struct tmx_buf *b, size_t at);
 
 /* A packed repeated varint field of `n` values (nothing for n = 0, as protobuf). */
-void pb_packed(struct pq_buf *b, uint32_t field, const uint64_t *v, size_t n);
+void pb_packed(struct tmx_buf *b, uint32_t field, const uint64_t *v, size_t n);
 
 #endif

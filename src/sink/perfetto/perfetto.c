@@ -141,7 +141,7 @@ static bool is_lttng_kernel(const struct tmx_trace_class *tc)
 }
 
 /* trace.dat's uname: "SYSNAME NODENAME RELEASE [VERSION...] MACHINE". */
-static void uname_fields(struct pq_buf *b, const char *u)
+static void uname_fields(struct tmx_buf *b, const char *u)
 {
 	const char *w[3], *end = u + strlen(u), *last;
 	size_t n = 0;
@@ -205,7 +205,7 @@ void tmx_perfetto_free(struct tmx_perfetto *s)
 	free(s->classes);
 	for (size_t c = 0; c < PF_MAX_CPUS; c++)
 		if (s->cpus[c]) {
-			pq_buf_free(&s->cpus[c]->ev);
+			tmx_buf_free(&s->cpus[c]->ev);
 			free(s->cpus[c]->stamp);
 			free(s->cpus[c]->gen);
 			free(s->cpus[c]);
@@ -216,7 +216,7 @@ void tmx_perfetto_free(struct tmx_perfetto *s)
 	imap_free(&s->parent_of);
 	pf_fmt_free(&s->fmt);
 	pf_user_free(s);
-	pq_buf_free(&s->pkt);
+	tmx_buf_free(&s->pkt);
 	pf_render_free(s->render);
 	ZSTD_freeCCtx(s->zctx);
 	free(s->zbuf);

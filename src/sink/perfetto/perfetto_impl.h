@@ -50,7 +50,7 @@ struct pf_class {
 
 /* The open bundle of a CPU. */
 struct pf_cpu {
-	struct pq_buf ev;            /* its FtraceEvents (bundle field 2, each whole) */
+	struct tmx_buf ev;            /* its FtraceEvents (bundle field 2, each whole) */
 	uint32_t n;                  /* events in it */
 	bool lost;
 	bool used;                   /* the CPU has had events */
@@ -75,7 +75,7 @@ struct pf_seqdef {
 /* A user-space track: a thread, or a stream where no thread is known. */
 struct pf_track {
 	uint64_t uuid;
-	struct pq_buf stack;         /* open slices: their function keys (uint64 each) */
+	struct tmx_buf stack;         /* open slices: their function keys (uint64 each) */
 };
 
 #define PF_MAX_CPUS 1024
@@ -107,7 +107,7 @@ struct pf_seq {
 	struct imap str_iid;         /* string hash -> its iid (an index in str_off + 1) */
 	uint32_t *str_off;           /* where each interned string is in `strs` */
 	size_t cap_str;
-	struct pq_buf strs;          /* the interned strings: a 32-bit length, the bytes */
+	struct tmx_buf strs;          /* the interned strings: a 32-bit length, the bytes */
 	struct imap named;           /* track keys whose first event here carried the thread name */
 };
 #define PF_SEQ_MAX_STRINGS 16384
@@ -122,14 +122,14 @@ struct pf_fmt {
 	size_t n_streams, cap_streams;
 	const struct tmx_stream *last_stream;   /* pf_stream_of's last answer: its slot */
 	uint32_t last_slot;
-	struct pq_buf piece;               /* the formatted event */
-	struct pq_buf ib;                  /* user: the event's interned data */
+	struct tmx_buf piece;               /* the formatted event */
+	struct tmx_buf ib;                  /* user: the event's interned data */
 };
 
 struct tmx_perfetto {
 	struct outbuf out;
 	struct pf_render *render;
-	struct pq_buf pkt;           /* a TracePacket being built */
+	struct tmx_buf pkt;           /* a TracePacket being built */
 	struct imap class_of;        /* event class address -> number in `classes` */
 	struct pf_class **classes;
 	size_t n_classes, cap_classes;
@@ -172,7 +172,7 @@ void pf_write_bundles(struct tmx_perfetto *s);
 /* ptree.c: the process tree of ftrace-shaped traces (trace.dat, perf). */
 uint8_t pf_kproc_kind(const struct pf_kclass *k, const struct tmx_event_class *ec);
 /* What an event of a class of that kind says, appended to `b` (nothing when it says nothing). */
-void pf_kproc_format(struct pq_buf *b, uint8_t kind, const struct tmx_event *ev,
+void pf_kproc_format(struct tmx_buf *b, uint8_t kind, const struct tmx_event *ev,
 		     struct pf_render *r);
 /* Its ProcessTree packets, in merged order (`emitter`: the event's pid); false when out of memory. */
 bool pf_kproc_emit(struct tmx_perfetto *s, int64_t emitter, uint64_t ts, const uint8_t *rec);

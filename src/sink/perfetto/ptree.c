@@ -72,7 +72,7 @@ uint8_t pf_kproc_kind(const struct pf_kclass *k, const struct tmx_event_class *e
 	}
 }
 
-void pf_kproc_format(struct pq_buf *b, uint8_t kind, const struct tmx_event *ev,
+void pf_kproc_format(struct tmx_buf *b, uint8_t kind, const struct tmx_event *ev,
 		     struct pf_render *r)
 {
 	struct pf_kproc p = { .kind = kind };
@@ -104,8 +104,8 @@ void pf_kproc_format(struct pq_buf *b, uint8_t kind, const struct tmx_event *ev,
 	else
 		len = 0;
 	p.text_len = (uint32_t)len;
-	pq_buf_put(b, &p, sizeof(p));
-	pq_buf_put(b, text, len);
+	tmx_buf_put(b, &p, sizeof(p));
+	tmx_buf_put(b, text, len);
 }
 
 /* The tgid of `tid` (false when unknown). */
@@ -145,7 +145,7 @@ static void tree_packet(struct tmx_perfetto *s, uint64_t ts, int64_t pid, int64_
 			const char *cmdline, size_t cmd_len, bool is_comm, int64_t tid,
 			const char *name, size_t name_len, int64_t tgid)
 {
-	struct pq_buf *b = &s->pkt;
+	struct tmx_buf *b = &s->pkt;
 	size_t at, in;
 
 	pb_uint(b, PF_PKT_TIMESTAMP, ts);
@@ -238,7 +238,7 @@ bool pf_kproc_emit(struct tmx_perfetto *s, int64_t emitter, uint64_t ts, const u
  */
 void pf_kproc_tasks(struct tmx_perfetto *s, const struct tmx_trace *t, uint64_t ts)
 {
-	struct pq_buf *b = &s->pkt;
+	struct tmx_buf *b = &s->pkt;
 	size_t n = tmx_trace_task_count(t), in_pkt = 0, at = 0;
 
 	for (size_t i = 0; i < n; i++) {

@@ -43,7 +43,7 @@
 void pf_user_free(struct tmx_perfetto *s)
 {
 	for (size_t i = 0; i < s->n_tracks; i++)
-		pq_buf_free(&s->tracks[i].stack);
+		tmx_buf_free(&s->tracks[i].stack);
 	free(s->tracks);
 	imap_free(&s->track_of);
 	for (size_t i = 0; i < s->n_seqs; i++)
@@ -215,7 +215,7 @@ bool pf_uemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *
 	if (h.ukind == PF_U_XRAY_ENTER || h.ukind == PF_U_CYG_ENTER) {
 		if (t->stack.len / 8 < MAX_DEPTH) {
 			type = PF_TE_SLICE_BEGIN;
-			pq_buf_le(&t->stack, h.func, 8);
+			tmx_buf_le(&t->stack, h.func, 8);
 			if (t->stack.oom)
 				return false;
 		}
@@ -223,7 +223,7 @@ bool pf_uemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *
 		/* the innermost open call of that function, and those above it */
 		size_t d = t->stack.len / 8;
 
-		while (d && pq_le_at(t->stack.p + 8 * (d - 1), 8) != h.func)
+		while (d && tmx_le_at(t->stack.p + 8 * (d - 1), 8) != h.func)
 			d--;
 		if (d) {
 			n_end = (unsigned)(t->stack.len / 8 - d + 1);
@@ -235,7 +235,7 @@ bool pf_uemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *
 	/* the calls above the one that returns end first, at the same time */
 	for (unsigned i = 1; i < n_end; i++) {
 		packet_head(s, ts, &h);
-		if (set_def && pq_buf_reserve(&s->pkt, 16)) {
+		if (set_def && tmx_buf_reserve(&s->pkt, 16)) {
 			s->pkt.len = (size_t)(put_defaults(s->pkt.p + s->pkt.len, t->uuid) - s->pkt.p);
 			set_def = false;
 		}

@@ -45,7 +45,7 @@ void pf_seq_free(struct pf_seq *q)
 	imap_free(&q->str_iid);
 	imap_free(&q->named);
 	free(q->str_off);
-	pq_buf_free(&q->strs);
+	tmx_buf_free(&q->strs);
 	free(q);
 }
 
@@ -93,7 +93,7 @@ static struct pf_seq *seq_of(struct pf_fmt *f, const struct tmx_stream *stream)
 
 /* ---- interning into f->ib ---- */
 
-static void intern_entry(struct pq_buf *b, uint32_t field, uint64_t iid, const char *s, size_t n)
+static void intern_entry(struct tmx_buf *b, uint32_t field, uint64_t iid, const char *s, size_t n)
 {
 	size_t in = pb_open(b, field);
 
@@ -207,7 +207,7 @@ static uint64_t str_value(struct pf_fmt *f, struct pf_seq *q, uint32_t li, const
 		if (!*slot)
 			return 0;   /* its string could not be stored */
 		p = q->strs.p + q->str_off[*slot - 1];
-		if (pq_le_at(p, 4) != n || memcmp(p + 4, s, n))
+		if (tmx_le_at(p, 4) != n || memcmp(p + 4, s, n))
 			return 0;   /* another string of the same hash: this one inline */
 		leaf_count(st, false);
 		return *slot;
@@ -217,8 +217,8 @@ static uint64_t str_value(struct pf_fmt *f, struct pf_seq *q, uint32_t li, const
 		return 0;
 	*slot = (uint32_t)q->next_str_iid;
 	q->str_off[q->next_str_iid - 1] = (uint32_t)q->strs.len;
-	pq_buf_le(&q->strs, n, 4);
-	pq_buf_put(&q->strs, s, n);
+	tmx_buf_le(&q->strs, n, 4);
+	tmx_buf_put(&q->strs, s, n);
 	if (q->strs.oom) {
 		*slot = 0;
 		return 0;
@@ -374,7 +374,7 @@ struct ann_ctx {
 static void put_annotation(void *ctx, const struct pf_leaf *leaf, const struct pf_leaf_value *v)
 {
 	struct ann_ctx *a = ctx;
-	struct pq_buf *b = &a->f->piece;
+	struct tmx_buf *b = &a->f->piece;
 	uint64_t name = a->first_iid + v->index, val = 0, iid = 0;
 	uint8_t vtag = 0;
 	size_t body, vlen = 0;
@@ -407,7 +407,7 @@ static void put_annotation(void *ctx, const struct pf_leaf *leaf, const struct p
 		body += 2 + pb_varint_size(iid);   /* field 17: a two-byte tag */
 	else
 		body += 1 + pb_varint_size(v->len) + v->len;
-	if (!pq_buf_reserve(b, 1 + 10 + body))
+	if (!tmx_buf_reserve(b, 1 + 10 + body))
 		return;
 	p = b->p + b->len;
 	*p++ = PF_TE_DEBUG_ANNOTATIONS << 3 | PB_LEN;
@@ -477,9 +477,9 @@ bool pf_uformat(struct pf_fmt *f, const struct pf_class *c, const struct tmx_msg
 	if (!q)
 		return false;
 	/* the header (filled in last), then the body written in place */
-	pq_buf_put(&f->piece, &h, sizeof(h));
+	tmx_buf_put(&f->piece, &h, sizeof(h));
 	if (q->next_str_iid > PF_SEQ_MAX_STRINGS || q->strs.len > PF_SEQ_MAX_BYTES || q->strs.oom) {
-		pq_buf_free(&q->strs);
+		tmx_buf_free(&q->strs);
 		seq_reset(q, s->n_classes, s->n_leaves);
 	}
 	if (!q->started)
@@ -513,9 +513,9 @@ bool pf_uformat(struct pf_fmt *f, const struct pf_class *c, const struct tmx_msg
 	h.body_len = (uint32_t)(f->piece.len - sizeof(h));
 	h.interned_len = (uint32_t)f->ib.len;
 	h.name_len = (uint32_t)pnlen;
-	pq_buf_put(&f->piece, f->ib.p, f->ib.len);
+	tmx_buf_put(&f->piece, f->ib.p, f->ib.len);
 	if (pn)
-		pq_buf_put(&f->piece, pn, pnlen);
+		tmx_buf_put(&f->piece, pn, pnlen);
 	if (f->piece.oom || f->ib.oom)
 		return false;
 	memcpy(f->piece.p, &h, sizeof(h));

@@ -1,50 +1,51 @@
 /*
- * A growable byte buffer for the Parquet writer: pages, levels, values and
- * the Thrift footer are built in these before they are compressed or
- * written.  An allocation failure is remembered (`oom`) and later appends
- * do nothing, so that callers check once, where the bytes are used.
+ * A growable byte buffer: the Parquet writer builds its pages, levels,
+ * values and Thrift footer in these before they are compressed or written,
+ * the Perfetto writer its protobuf messages.  An allocation failure is
+ * remembered (`oom`) and later appends do nothing, so that callers check
+ * once, where the bytes are used.
  */
-#ifndef TMX_SINK_PARQUET_PQBUF_H
-#define TMX_SINK_PARQUET_PQBUF_H
+#ifndef TMX_COMMON_BUF_H
+#define TMX_COMMON_BUF_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-struct pq_buf {
+struct tmx_buf {
 	uint8_t *p;
 	size_t len, cap;
 	bool oom;
 };
 
 /* Room for `n` more bytes; false (and `oom` set) when memory runs out. */
-bool pq_buf_reserve_slow(struct pq_buf *b, size_t n);
-void pq_buf_free(struct pq_buf *b);
+bool tmx_buf_reserve_slow(struct tmx_buf *b, size_t n);
+void tmx_buf_free(struct tmx_buf *b);
 
-static inline bool pq_buf_reserve(struct pq_buf *b, size_t n)
+static inline bool tmx_buf_reserve(struct tmx_buf *b, size_t n)
 {
-	return (!b->oom && n <= b->cap - b->len) || pq_buf_reserve_slow(b, n);
+	return (!b->oom && n <= b->cap - b->len) || tmx_buf_reserve_slow(b, n);
 }
 
-static inline void pq_buf_put(struct pq_buf *b, const void *p, size_t n)
+static inline void tmx_buf_put(struct tmx_buf *b, const void *p, size_t n)
 {
-	if (n && pq_buf_reserve(b, n)) {
+	if (n && tmx_buf_reserve(b, n)) {
 		memcpy(b->p + b->len, p, n);
 		b->len += n;
 	}
 }
 
-static inline void pq_buf_byte(struct pq_buf *b, uint8_t c)
+static inline void tmx_buf_byte(struct tmx_buf *b, uint8_t c)
 {
-	if (pq_buf_reserve(b, 1))
+	if (tmx_buf_reserve(b, 1))
 		b->p[b->len++] = c;
 }
 
 /* Little-endian fixed-width integers (PLAIN encoding, length prefixes). */
-static inline void pq_buf_le(struct pq_buf *b, uint64_t v, unsigned bytes)
+static inline void tmx_buf_le(struct tmx_buf *b, uint64_t v, unsigned bytes)
 {
-	if (!pq_buf_reserve(b, bytes))
+	if (!tmx_buf_reserve(b, bytes))
 		return;
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	/* The low bytes first: already in order.  Constant sizes: no call to memcpy. */
@@ -64,7 +65,7 @@ static inline void pq_buf_le(struct pq_buf *b, uint64_t v, unsigned bytes)
 }
 
 /* The little-endian integer of `n` bytes at `p`. */
-static inline uint64_t pq_le_at(const uint8_t *p, unsigned n)
+static inline uint64_t tmx_le_at(const uint8_t *p, unsigned n)
 {
 	uint64_t v = 0;
 
@@ -78,13 +79,13 @@ static inline uint64_t pq_le_at(const uint8_t *p, unsigned n)
 }
 
 /* Unsigned LEB128 (Thrift's and the RLE hybrid's varints). */
-static inline void pq_buf_uvarint(struct pq_buf *b, uint64_t v)
+static inline void tmx_buf_uvarint(struct tmx_buf *b, uint64_t v)
 {
 	while (v >= 0x80) {
-		pq_buf_byte(b, (uint8_t)(v | 0x80));
+		tmx_buf_byte(b, (uint8_t)(v | 0x80));
 		v >>= 7;
 	}
-	pq_buf_byte(b, (uint8_t)v);
+	tmx_buf_byte(b, (uint8_t)v);
 }
 
 #endif

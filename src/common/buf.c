@@ -1,8 +1,8 @@
-/* The Parquet writer's byte buffer: see pqbuf.h. */
+/* The growable byte buffer: see buf.h. */
 #include "common/grow.h"
-#include "sink/parquet/pqbuf.h"
+#include "common/buf.h"
 
-bool pq_buf_reserve_slow(struct pq_buf *b, size_t n)
+bool tmx_buf_reserve_slow(struct tmx_buf *b, size_t n)
 {
 	void *p = b->p;
 
@@ -17,8 +17,8 @@ fail:
 	return false;
 }
 
-void pq_buf_free(struct pq_buf *b)
+void tmx_buf_free(struct tmx_buf *b)
 {
 	free(b->p);
-	*b = (struct pq_buf){ 0 };
+	*b = (struct tmx_buf){ 0 };
 }

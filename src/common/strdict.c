@@ -1,0 +1,105 @@
+/* The dictionary of byte strings: see strdict.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/grow.h"
+#include "common/strdict.h"
+
+/*
+ * The hash: 8 bytes at a time (it places entries in the table only; their
+ * numbers are their order of arrival).
+ */
+static uint64_t hash_bytes(const uint8_t *p, size_t n)
+{
+	uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w;
+
+	for (; n >= 8; p += 8, n -= 8) {
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	for (w = 0; n; n--)
+		w = w << 8 | p[n - 1];
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ h >> 29;
+}
+
+static bool entry_is(const struct tmx_strdict *d, uint32_t e, const void *p, size_t n)
+{
+	size_t len;
+	const uint8_t *at = tmx_strdict_at(d, e, &len);
+
+	return len == n && !memcmp(at, p, n);
+}
+
+/* Doubles the hash table (entries rehashed from their bytes). */
+static bool rehash(struct tmx_strdict *d)
+{
+	size_t n_slots = d->n_slots ? d->n_slots * 2 : 1024;
+	uint32_t *slots = calloc(n_slots, sizeof(*slots));
+
+	if (!slots)
+		return false;
+	for (size_t e = 0; e < d->n; e++) {
+		size_t len;
+		const uint8_t *at = tmx_strdict_at(d, e, &len);
+		size_t s = hash_bytes(at, len) & (n_slots - 1);
+
+		while (slots[s])
+			s = (s + 1) & (n_slots - 1);
+		slots[s] = (uint32_t)e + 1;
+	}
+	free(d->slots);
+	d->slots = slots;
+	d->n_slots = n_slots;
+	return true;
+}
+
+int64_t tmx_strdict_find_add(struct tmx_strdict *d, const void *p, size_t n, size_t max_entries,
+			     size_t max_bytes)
+{
+	size_t s;
+	void *offs = d->offs;
+
+	if (max_bytes > UINT32_MAX)
+		max_bytes = UINT32_MAX;   /* the offsets are 32-bit */
+	if ((d->n + 1) * 2 > d->n_slots && !rehash(d))
+		return -1;
+	s = hash_bytes(p, n) & (d->n_slots - 1);
+	while (d->slots[s]) {
+		if (entry_is(d, d->slots[s] - 1, p, n)) {
+			d->last = d->slots[s];
+			return d->slots[s] - 1;
+		}
+		s = (s + 1) & (d->n_slots - 1);
+	}
+	if (d->n >= max_entries || d->n >= UINT32_MAX - 1 || n > max_bytes ||
+	    d->plain.len + n + 4 > max_bytes || !tmx_buf_reserve(&d->plain, n + 4) ||
+	    !tmx_grow_array(&offs, &d->offs_cap, d->n + 1, sizeof(*d->offs), 64))
+		return -1;
+	d->offs = offs;
+	d->offs[d->n] = (uint32_t)d->plain.len;
+	tmx_buf_le(&d->plain, n, 4);
+	tmx_buf_put(&d->plain, p, n);
+	d->slots[s] = d->last = (uint32_t)++d->n;
+	return (int64_t)d->n - 1;
+}
+
+void tmx_strdict_clear(struct tmx_strdict *d)
+{
+	free(d->slots);
+	d->slots = NULL;
+	d->n_slots = 0;
+	d->n = 0;
+	d->last = 0;
+	d->plain.len = 0;
+	d->plain.oom = false;
+}
+
+void tmx_strdict_free(struct tmx_strdict *d)
+{
+	tmx_buf_free(&d->plain);
+	free(d->offs);
+	free(d->slots);
+	*d = (struct tmx_strdict){ 0 };
+}

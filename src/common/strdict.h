@@ -1,0 +1,66 @@
+/*
+ * A dictionary of byte strings: each distinct string gets the next entry
+ * number (0, 1, ...), in order of arrival.  The Parquet writer's string
+ * dictionaries (the entries are the dictionary page as they are stored:
+ * PLAIN byte arrays, a 4-byte little-endian length then the bytes) and the
+ * Python package's text columns (codes of categoricals).  An open-addressing
+ * hash table over the bytes; the last string looked up is checked first,
+ * since consecutive events often repeat a value.
+ *
+ * The Python extension compiles this file itself (python/src/common.c):
+ * the library's archive keeps only the TMX_API functions global.
+ */
+#ifndef TMX_COMMON_STRDICT_H
+#define TMX_COMMON_STRDICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "common/buf.h"
+
+struct tmx_strdict {
+	struct tmx_buf plain;   /* the entries, each a 4-byte LE length and the bytes */
+	uint32_t *offs;         /* where each entry starts in `plain` */
+	size_t n, offs_cap;
+	uint32_t *slots;        /* hash table: entry + 1, 0 when empty */
+	size_t n_slots;         /* power of two, or 0 */
+	uint32_t last;          /* the last string's entry + 1 (0: none) */
+};
+
+/* Entry `e`'s bytes and their length. */
+static inline const uint8_t *tmx_strdict_at(const struct tmx_strdict *d, size_t e, size_t *len)
+{
+	const uint8_t *at = d->plain.p + d->offs[e];
+
+	*len = (size_t)tmx_le_at(at, 4);
+	return at + 4;
+}
+
+int64_t tmx_strdict_find_add(struct tmx_strdict *d, const void *p, size_t n, size_t max_entries,
+			     size_t max_bytes);
+
+/*
+ * The entry of the string `p` of `n` bytes, added when new; -1 when it
+ * would make more than `max_entries` entries or `plain` longer than
+ * `max_bytes` (at most UINT32_MAX), or memory runs out.
+ */
+static inline int64_t tmx_strdict_entry(struct tmx_strdict *d, const void *p, size_t n,
+					size_t max_entries, size_t max_bytes)
+{
+	/* Runs of one value (a trace's fixed columns) skip the hash. */
+	if (d->last) {
+		size_t len;
+		const uint8_t *at = tmx_strdict_at(d, d->last - 1, &len);
+
+		if (len == n && !memcmp(at, p, n))
+			return d->last - 1;
+	}
+	return tmx_strdict_find_add(d, p, n, max_entries, max_bytes);
+}
+
+/* Emptied, the allocations of the entries kept (the hash table is freed). */
+void tmx_strdict_clear(struct tmx_strdict *d);
+void tmx_strdict_free(struct tmx_strdict *d);
+
+#endif
