@@ -230,6 +230,9 @@ int cli_analyze(int argc, char **argv, const struct tmx_diag *diag)
 	struct tmx_source *src = NULL;
 	int64_t *cpus = NULL, *tids = NULL;
 	int longindex = 0, progress = 0;
+
+	/* The analyses read events and the streams' ranges, never a packet's end. */
+	oopts.ctf.packet_ends_unread = true;
 	const char **names = NULL;
 	char *names_buf = NULL;
 	struct option longopts[N_ROWS + 1];
