@@ -346,6 +346,8 @@ static int run_analysis(struct an_cli *a, char **paths, size_t n, const struct t
 	struct tmx_source *src = NULL;
 	int status;
 
+	/* The analyses read events and the streams' ranges, never a packet's end. */
+	oopts.ctf.packet_ends_unread = true;
 	if (tmx_open((const char *const *)paths, n, &oopts, diag, &src, &err))
 		return cli_report(&err);
 	a->o.progress = cli_progress_meter(a->progress, true, src);

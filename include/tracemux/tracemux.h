@@ -77,6 +77,16 @@ struct tmx_ctf_fs_opts {
 	bool lenient;
 	/* Only find the traces and read their metadata (no data file is opened). */
 	bool metadata_only;
+	/*
+	 * The caller reads no packet end time but each stream's last (its
+	 * range, tmx_source_stream_info): the end times that old LTTng
+	 * versions write wrong (before 2.9.13/2.11, fixed as babeltrace2 does
+	 * to the packet's last event time, which decodes every event at open)
+	 * are then fixed only where read: each file's last packet, --begin's
+	 * skip, duplicate packets.  Packet and discarded-event messages may
+	 * carry the end time as written.  Events are the same.
+	 */
+	bool packet_ends_unread;
 };
 #define TMX_CTF_FS_OPTS_INIT { .size = sizeof(struct tmx_ctf_fs_opts) }
 

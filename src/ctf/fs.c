@@ -536,8 +536,11 @@ static bool stream_range(const struct ctf_stream *s, int64_t *begin, int64_t *en
 	const struct ctf_packet_info *pb = entry_info(&s->plist[0]);
 	const struct ctf_packet_info *pe = NULL;
 
-	for (size_t i = s->n_plist; i-- > 0 && !pe;)
+	for (size_t i = s->n_plist; i-- > 0 && !pe;) {
+		/* packet_ends_unread: a file's last packet is fixed, but not always the stream's last */
+		ctf_fs_fix_end(s->plist[i].file, s->plist[i].pi);
 		pe = entry_info(&s->plist[i]);
+	}
 	return s->clock && pb && pe && pb->has_ts_begin && pe->has_ts_end &&
 	       tmx_clock_ns_from_origin(s->clock, pb->ts_begin, begin) &&
 	       tmx_clock_ns_from_origin(s->clock, pe->ts_end, end);

@@ -58,6 +58,8 @@ struct ctf_file {
 	struct ctf_packet_info *packets;
 	size_t n_packets;
 	struct tmx_error *damage;     /* what stopped the index after n_packets, or NULL */
+	/* packet_ends_unread: the packets whose end time is still to be fixed (or NULL) */
+	bool *end_pending;
 };
 
 struct stream_packet {
@@ -187,6 +189,8 @@ int ctf_fs_file_open(struct ctf_fs *src, struct ctf_trace *t, const char *path,
 		     struct tmx_error *err);
 
 void ctf_fs_file_free(struct ctf_file *f);
+/* Fixes packet `pi`'s end time now if it was left for later (packet_ends_unread). */
+void ctf_fs_fix_end(struct ctf_file *f, size_t pi);
 
 void ctf_fs_skip_damage(struct ctf_fs *src, const struct tmx_error *damage, uint64_t bytes);
 

@@ -25,6 +25,7 @@ void ctf_fs_file_free(struct ctf_file *f)
 	tmx_mapfile_close(&f->map);
 	free(f->packets);
 	free(f->damage);
+	free(f->end_pending);
 	free(f);
 }
 
@@ -149,8 +150,13 @@ static bool packet_event_times(struct ctf_decoder *dec, const struct ctf_file *f
 	return any;
 }
 
-/* Packet times that the tracer's quirks make wrong, fixed in the index (as babeltrace2). */
-static void fix_index(struct ctf_file *f)
+/*
+ * Packet times that the tracer's quirks make wrong, fixed in the index (as
+ * babeltrace2).  `lazy` (packet_ends_unread, without the begin quirk, which
+ * the reading order needs): the end of only each file's last packet is
+ * fixed now, the others' when read (ctf_fs_fix_end).
+ */
+static int fix_index(struct ctf_file *f, bool lazy)
 {
 	const struct ctf_quirks *q = &f->trace->quirks;
 	struct ctf_decoder dec;
@@ -158,16 +164,23 @@ static void fix_index(struct ctf_file *f)
 	uint64_t first, last;
 
 	if (!q->end_is_last_event && !q->begin_is_first_event && !q->zero_end_is_last_event)
-		return;
+		return TMX_OK;
+	lazy = lazy && !q->begin_is_first_event && q->end_is_last_event && f->n_packets > 1;
+	if (lazy && !(f->end_pending = calloc(f->n_packets, sizeof(*f->end_pending))))
+		return TMX_ERR_NOMEM;
 	/* one decoder for the file: its plans are made once, not per packet */
 	if (ctf_decoder_init(&dec, ctf_data_tc(f->trace), f->map.path, f->map.data, f->map.size, &err))
-		return;
+		return TMX_OK;
 	dec.values_unread = true;
 	for (size_t i = 0; i < f->n_packets; i++) {
 		struct ctf_packet_info *pk = &f->packets[i];
 		if (!(q->end_is_last_event && pk->has_ts_end) &&
 		    !(q->begin_is_first_event && pk->has_ts_begin))
 			break;
+		if (lazy && i + 1 < f->n_packets) {
+			f->end_pending[i] = true;
+			continue;
+		}
 		if (!packet_event_times(&dec, f, i, &first, &last))
 			continue;
 		if (q->end_is_last_event && pk->has_ts_end)
@@ -179,11 +192,30 @@ static void fix_index(struct ctf_file *f)
 	/* lttng-crash: the last packets, never closed, have timestamp_end 0. */
 	for (size_t i = f->n_packets; q->zero_end_is_last_event && i-- > 0;) {
 		struct ctf_packet_info *pk = &f->packets[i];
+		ctf_fs_fix_end(f, i);   /* the end quirk first, as when not lazy */
 		if (!pk->has_ts_end || pk->ts_end != 0)
 			break;
 		if (packet_event_times(&dec, f, i, &first, &last))
 			pk->ts_end = last;
 	}
+	ctf_decoder_fini(&dec);
+	return TMX_OK;
+}
+
+void ctf_fs_fix_end(struct ctf_file *f, size_t pi)
+{
+	struct ctf_decoder dec;
+	struct tmx_error err;
+	uint64_t first, last;
+
+	if (!f->end_pending || pi >= f->n_packets || !f->end_pending[pi])
+		return;
+	f->end_pending[pi] = false;
+	if (ctf_decoder_init(&dec, ctf_data_tc(f->trace), f->map.path, f->map.data, f->map.size, &err))
+		return;
+	dec.values_unread = true;
+	if (packet_event_times(&dec, f, pi, &first, &last))
+		f->packets[pi].ts_end = last;
 	ctf_decoder_fini(&dec);
 }
 
@@ -229,8 +261,8 @@ int ctf_fs_file_open(struct ctf_fs *src, struct ctf_trace *t, const char *path,
 	ret = tmx_mapfile_open(&f->map, path, err);
 	if (!ret && !use_lttng_index(src, f))
 		ret = index_packets(src, f, err);
-	if (!ret)
-		fix_index(f);
+	if (!ret && fix_index(f, src->opts->packet_ends_unread))
+		ret = nomem(err);
 	if (!ret && push_ptr((void ***)&src->files, &src->n_files, f))
 		ret = nomem(err);
 	if (ret)

@@ -99,10 +99,15 @@ static bool same_packet(const struct stream_packet *x, const struct stream_packe
 {
 	const struct ctf_packet_info *a = entry_info(x), *b = entry_info(y);
 
-	return a && b && x->file != y->file && a->ts_begin == b->ts_begin &&
-	       a->ts_end == b->ts_end && a->packet_bits == b->packet_bits &&
-	       a->content_bits == b->content_bits && a->has_seq_num == b->has_seq_num &&
-	       a->seq_num == b->seq_num && a->events_discarded == b->events_discarded;
+	if (!(a && b && x->file != y->file && a->ts_begin == b->ts_begin &&
+	      a->packet_bits == b->packet_bits && a->content_bits == b->content_bits &&
+	      a->has_seq_num == b->has_seq_num && a->seq_num == b->seq_num &&
+	      a->events_discarded == b->events_discarded))
+		return false;
+	/* the end times as fixed (packet_ends_unread leaves them for now) */
+	ctf_fs_fix_end(x->file, x->pi);
+	ctf_fs_fix_end(y->file, y->pi);
+	return a->ts_end == b->ts_end;
 }
 
 /*
@@ -445,9 +450,12 @@ static void clock_at_packet_end(struct ctf_stream *s)
 
 static bool packet_before_skip(const struct ctf_stream *s)
 {
-	const struct ctf_packet_info *pk = entry_info(&s->plist[s->next]);
+	const struct stream_packet *e = &s->plist[s->next];
+	const struct ctf_packet_info *pk = entry_info(e);
 	int64_t end_ns;
 
+	if (pk && s->skip_set)
+		ctf_fs_fix_end(e->file, e->pi);   /* (packet_ends_unread) */
 	return pk && s->skip_set && s->clock && pk->has_ts_end &&
 	       tmx_clock_conv_ns(&s->conv, pk->ts_end, &end_ns) && end_ns < s->skip_before_ns;
 }

@@ -36,16 +36,23 @@ static void newline(struct tsdl_lexer *lx, const char *after)
 	lx->line_start = after;
 }
 
+/* The blanks: ' ', \t, \n, \v, \f, \r (all at or below ' '). */
+static inline bool is_blank(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
 /* Skips blanks and comments. */
 static int skip_space(struct tsdl_lexer *lx, struct tmx_error *err)
 {
 	for (;;) {
-		while (lx->p < lx->end && (*lx->p == ' ' || *lx->p == '\t' || *lx->p == '\r' ||
-					   *lx->p == '\n' || *lx->p == '\f' || *lx->p == '\v')) {
-			if (*lx->p == '\n')
-				newline(lx, lx->p + 1);
-			lx->p++;
+		const char *q = lx->p, *end = lx->end;
+		while (q < end && is_blank(*q)) {
+			if (*q == '\n')
+				newline(lx, q + 1);
+			q++;
 		}
+		lx->p = q;
 		if (lx->end - lx->p >= 2 && lx->p[0] == '/' && lx->p[1] == '*') {
 			const char *start = lx->p;
 			lx->p += 2;
@@ -270,7 +277,9 @@ static int lex_punct(struct tsdl_lexer *lx, struct tmx_error *err)
 	static const char *const multi[] = { ":=", "...", "->" };
 	static const char single[] = "{}[]();,:=.<>+-*";
 
-	for (size_t i = 0; i < sizeof(multi) / sizeof(multi[0]); i++) {
+	/* the multi-character ones start with ':', '.' or '-' */
+	for (size_t i = 0; (*lx->p == ':' || *lx->p == '.' || *lx->p == '-') &&
+			   i < sizeof(multi) / sizeof(multi[0]); i++) {
 		size_t l = strlen(multi[i]);
 		if ((size_t)(lx->end - lx->p) >= l && !memcmp(lx->p, multi[i], l)) {
 			memcpy(lx->tok.punct, multi[i], l + 1);
@@ -304,11 +313,21 @@ int tsdl_lex_next(struct tsdl_lexer *lx, struct tmx_error *err)
 		return TMX_OK;
 	}
 	if (is_ident_start(*lx->p)) {
-		size_t n = 0;
-		while (lx->p < lx->end && (is_ident_start(*lx->p) || is_digit(*lx->p))) {
-			if (buf_put(lx, &n, *lx->p++))
+		/* the name's extent first, then one copy */
+		const char *q = lx->p + 1;
+		size_t n;
+		while (q < lx->end && (is_ident_start(*q) || is_digit(*q)))
+			q++;
+		n = (size_t)(q - lx->p);
+		if (n + 1 > lx->buf_cap) {
+			void *b = lx->buf;
+			if (!tmx_grow_array(&b, &lx->buf_cap, n + 1, 1, 256))
 				return tmx_error_set(err, TMX_ERR_NOMEM, lx->name, "out of memory");
+			lx->buf = b;
 		}
+		memcpy(lx->buf, lx->p, n);
+		lx->buf[n] = '\0';
+		lx->p = q;
 		t->kind = TOK_IDENT;
 		t->str = lx->buf;
 	} else if (is_digit(*lx->p)) {
