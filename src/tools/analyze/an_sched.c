@@ -597,6 +597,18 @@ static bool freq_count(struct end_ctx *x)
 	return true;
 }
 
+/* An aggregate's MI cells: min, avg, max (durations), stdev. */
+static void mi_agg(FILE *f, const struct agg *g)
+{
+	an_mi_duration_ns(f, g->min);
+	fputs(", ", f);
+	an_mi_duration(f, agg_avg(g));
+	fputs(", ", f);
+	an_mi_duration_ns(f, g->max);
+	fputs(", ", f);
+	mi_stdev(f, an_stdev(g->count, g->sum, g->sumsq));
+}
+
 /* --mi --stats: the total, per-TID and per-priority tables. */
 static void mi_stats(struct end_ctx *x)
 {
@@ -642,13 +654,7 @@ static void mi_stats(struct end_ctx *x)
 			an_json_string(f, t->comm.s, t->comm.len);
 			fprintf(f, ", \"tid\": %lld}, {\"class\": \"number\", \"value\": %llu}, ",
 				(long long)t->tid, (unsigned long long)t->agg.count);
-			an_mi_duration_ns(f, t->agg.min);
-			fputs(", ", f);
-			an_mi_duration(f, agg_avg(&t->agg));
-			fputs(", ", f);
-			an_mi_duration_ns(f, t->agg.max);
-			fputs(", ", f);
-			mi_stdev(f, an_stdev(t->agg.count, t->agg.sum, t->agg.sumsq));
+			mi_agg(f, &t->agg);
 			fputs(", {\"class\": \"string\", \"value\": ", f);
 			if ((pf = open_memstream(&pl, &pl_len))) {
 				an_prios_print(pf, &t->prios);
@@ -668,13 +674,7 @@ static void mi_stats(struct end_ctx *x)
 			fprintf(f, "%s{\"class\": \"number\", \"value\": %lld}, {\"class\": "
 				   "\"number\", \"value\": %llu}, ", k ? ", [" : "[",
 				(long long)p->prio, (unsigned long long)p->agg.count);
-			an_mi_duration_ns(f, p->agg.min);
-			fputs(", ", f);
-			an_mi_duration(f, agg_avg(&p->agg));
-			fputs(", ", f);
-			an_mi_duration_ns(f, p->agg.max);
-			fputs(", ", f);
-			mi_stdev(f, an_stdev(p->agg.count, p->agg.sum, p->agg.sumsq));
+			mi_agg(f, &p->agg);
 			fputc(']', f);
 		}
 		an_mi_table_end(f);
