@@ -94,6 +94,8 @@ def best(argv, runs, out):
 def kernel_dir(group, trace):
     """The trace as lttng-analyses reads it (TMP/group/kernel) and what tracemux reads."""
     top = os.path.join(TMP, group)
+    if os.path.islink(top) or os.path.isfile(top):   # left by an older bench layout
+        os.remove(top)
     shutil.rmtree(top, ignore_errors=True)
     os.makedirs(top)
     k = os.path.join(top, "kernel")
