@@ -40,3 +40,16 @@ def jobs_difference(results, jobs):
                     detail += f": {got[0]} vs {ref[0]}\n{got[2].decode(errors='replace')[-800:]}"
                 return detail
     return None
+
+
+def files_difference(results, jobs):
+    """What differs in the files written (results[j][3]: relative path -> bytes), or None."""
+    ref = results[jobs[0]][3]
+    for j in jobs[1:]:
+        got = results[j][3]
+        if sorted(got) != sorted(ref):
+            return f"files differ with --jobs {j}: {sorted(got)} vs {sorted(ref)}"
+        for name in ref:
+            if got[name] != ref[name]:
+                return f"{name} differs with --jobs {j}"
+    return None
