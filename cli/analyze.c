@@ -46,6 +46,7 @@ enum {
 	OPT_USAGE,
 	OPT_MINSIZE,
 	OPT_MAXSIZE,
+	OPT_FORMAT,
 };
 
 /* Which commands take an option (lttng-analyses adds options per command). */
@@ -67,6 +68,8 @@ static const struct an_option {
 	unsigned commands;
 } rows[] = {
 	{ "mi", no_argument, OPT_MI, F_ALL },
+	{ "format", required_argument, OPT_FORMAT, F_ALL },
+	{ "output", required_argument, 'w', F_ALL },
 	{ "begin", required_argument, OPT_BEGIN, F_ALL },
 	{ "end", required_argument, OPT_END, F_ALL },
 	{ "timerange", required_argument, OPT_TIMERANGE, F_ALL },
@@ -129,6 +132,17 @@ static void analyze_usage(FILE *out)
 	      "\n"
 	      "Options (lttng-analyses' spellings):\n"
 	      "      --mi                 machine interface: lttng-COMMAND-mi's JSON\n"
+	      "      --format=FMT         text (lttng-COMMAND's, the default), mi (= --mi) or\n"
+	      "                           csv: every MI result table as CSV rows (RFC 4180\n"
+	      "                           quoting, LF line ends): columns period_begin,\n"
+	      "                           period_end (ns), subtitle, then the table's columns\n"
+	      "                           named from their titles (process_name, process_pid,\n"
+	      "                           process_tid...); numbers as in the MI (ns, ratios),\n"
+	      "                           no units; on standard output each table is\n"
+	      "                           \"# table: NAME\", a header and its rows, tables\n"
+	      "                           separated by a blank line\n"
+	      "  -w, --output=DIR         with --format=csv: one DIR/NAME.csv per table instead\n"
+	      "                           (DIR made if missing)\n"
 	      "      --begin=TIME         start of the analysis: [YYYY-MM-DD ]hh:mm:ss[.nnnnnnnnn]\n"
 	      "                           or nanoseconds from the epoch (local time)\n"
 	      "      --end=TIME           end of the analysis\n"
@@ -267,7 +281,15 @@ static int apply_option(struct an_cli *a, int c, const char *optname)
 	struct tmx_an_opts *o = &a->o;
 
 	switch (c) {
-	case OPT_MI: o->mi = true; break;
+	case OPT_MI: o->mi = true; o->csv = false; break;
+	case OPT_FORMAT:
+		if (strcmp(optarg, "text") && strcmp(optarg, "mi") && strcmp(optarg, "csv"))
+			return cli_command_usage_error("analyze", "unknown format `%s` (text, mi, csv)",
+						       optarg);
+		o->mi = !strcmp(optarg, "mi");
+		o->csv = !strcmp(optarg, "csv");
+		break;
+	case 'w': o->csv_dir = optarg; break;
 	case OPT_BEGIN: o->begin = optarg; break;
 	case OPT_END: o->end = optarg; break;
 	case OPT_TIMERANGE: o->timerange = optarg; break;
@@ -380,13 +402,15 @@ int cli_analyze(int argc, char **argv, const struct tmx_diag *diag)
 	argv++, argc--;
 	command_defaults(&a.o);
 	optind = 0;
-	while (status < 0 && (c = getopt_long(argc, argv, "h", longopts, &longindex)) != -1) {
+	while (status < 0 && (c = getopt_long(argc, argv, "hw:", longopts, &longindex)) != -1) {
 		if (c >= OPT_MI && !(rows[longindex].commands & (1u << a.o.cmd)))
 			status = cli_command_usage_error("analyze", "option --%s is not one of this "
 						       "command's", rows[longindex].name);
 		else
 			status = apply_option(&a, c, rows[longindex].name);
 	}
+	if (status < 0 && a.o.csv_dir && !a.o.csv)
+		status = cli_command_usage_error("analyze", "-w DIR goes with --format=csv%s", "");
 	if (status < 0 && optind >= argc)
 		status = cli_command_usage_error("analyze", "no trace given%s", "");
 	if (status < 0)

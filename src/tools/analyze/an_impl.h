@@ -245,6 +245,16 @@ const char *an_errno_name(int64_t e);
 /* repr() of a float into buf */
 void an_repr_double(char *buf, size_t n, double v);
 
+/* tmx_analyze() without CSV: the text or MI of the run on `out` */
+int an_analyze_run(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, FILE *errout,
+		   struct tmx_error *err);
+/*
+ * --format=csv (an_csv.c): the run as MI into a temporary file, its tables
+ * as CSV on `out` (or one NAME.csv per table in o->csv_dir).
+ */
+int an_csv_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, FILE *errout,
+		   struct tmx_error *err);
+
 /* statistics.stdev of n integers from their sum and sum of squares; NaN below 2 */
 double an_stdev(uint64_t n, __int128 sum, unsigned __int128 sumsq);
 
