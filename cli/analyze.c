@@ -132,7 +132,7 @@ static void analyze_usage(FILE *out)
 	      "\n"
 	      "Options (lttng-analyses' spellings):\n"
 	      "      --mi                 machine interface: lttng-COMMAND-mi's JSON\n"
-	      "      --format=FMT         text (lttng-COMMAND's, the default), mi (= --mi) or\n"
+	      "      --format=FMT         text (lttng-COMMAND's, the default), mi (= --mi),\n"
 	      "                           csv: every MI result table as CSV rows (RFC 4180\n"
 	      "                           quoting, LF line ends): columns period_begin,\n"
 	      "                           period_end (ns), subtitle, then the table's columns\n"
@@ -141,8 +141,10 @@ static void analyze_usage(FILE *out)
 	      "                           no units; on standard output each table is\n"
 	      "                           \"# table: NAME\", a header and its rows, tables\n"
 	      "                           separated by a blank line\n"
-	      "  -w, --output=DIR         with --format=csv: one DIR/NAME.csv per table instead\n"
-	      "                           (DIR made if missing)\n"
+	      "                           or parquet: the same tables as Parquet files\n"
+	      "                           (typed columns: INT64, DOUBLE, BOOLEAN, strings)\n"
+	      "  -w, --output=DIR         one DIR/NAME.csv (or NAME.parquet: required) per\n"
+	      "                           table instead (DIR made if missing)\n"
 	      "      --begin=TIME         start of the analysis: [YYYY-MM-DD ]hh:mm:ss[.nnnnnnnnn]\n"
 	      "                           or nanoseconds from the epoch (local time)\n"
 	      "      --end=TIME           end of the analysis\n"
@@ -281,15 +283,17 @@ static int apply_option(struct an_cli *a, int c, const char *optname)
 	struct tmx_an_opts *o = &a->o;
 
 	switch (c) {
-	case OPT_MI: o->mi = true; o->csv = false; break;
+	case OPT_MI: o->mi = true; o->rows = TMX_AN_ROWS_NONE; break;
 	case OPT_FORMAT:
-		if (strcmp(optarg, "text") && strcmp(optarg, "mi") && strcmp(optarg, "csv"))
-			return cli_command_usage_error("analyze", "unknown format `%s` (text, mi, csv)",
-						       optarg);
+		if (strcmp(optarg, "text") && strcmp(optarg, "mi") && strcmp(optarg, "csv") &&
+		    strcmp(optarg, "parquet"))
+			return cli_command_usage_error("analyze", "unknown format `%s` (text, mi, csv, "
+						       "parquet)", optarg);
 		o->mi = !strcmp(optarg, "mi");
-		o->csv = !strcmp(optarg, "csv");
+		o->rows = !strcmp(optarg, "csv") ? TMX_AN_ROWS_CSV
+			: !strcmp(optarg, "parquet") ? TMX_AN_ROWS_PARQUET : TMX_AN_ROWS_NONE;
 		break;
-	case 'w': o->csv_dir = optarg; break;
+	case 'w': o->rows_dir = optarg; break;
 	case OPT_BEGIN: o->begin = optarg; break;
 	case OPT_END: o->end = optarg; break;
 	case OPT_TIMERANGE: o->timerange = optarg; break;
@@ -409,8 +413,11 @@ int cli_analyze(int argc, char **argv, const struct tmx_diag *diag)
 		else
 			status = apply_option(&a, c, rows[longindex].name);
 	}
-	if (status < 0 && a.o.csv_dir && !a.o.csv)
-		status = cli_command_usage_error("analyze", "-w DIR goes with --format=csv%s", "");
+	if (status < 0 && a.o.rows_dir && !a.o.rows)
+		status = cli_command_usage_error("analyze", "-w DIR goes with --format=csv or "
+						 "parquet%s", "");
+	if (status < 0 && a.o.rows == TMX_AN_ROWS_PARQUET && !a.o.rows_dir)
+		status = cli_command_usage_error("analyze", "--format=parquet needs -w DIR%s", "");
 	if (status < 0 && optind >= argc)
 		status = cli_command_usage_error("analyze", "no trace given%s", "");
 	if (status < 0)

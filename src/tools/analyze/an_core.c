@@ -403,9 +403,9 @@ static bool kmap_statedump(struct an_run *r, const struct tmx_msg *in, bool *fir
 int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, FILE *errout,
 		struct tmx_error *err)
 {
-	/* CSV: the MI of the same run, turned into rows (an_csv.c) */
-	return o->csv ? an_csv_analyze(src, o, out, errout, err)
-		      : an_analyze_run(src, o, out, errout, err);
+	/* CSV, Parquet: the MI of the same run, turned into rows (an_rows.c) */
+	return o->rows ? an_rows_analyze(src, o, out, errout, err)
+		       : an_analyze_run(src, o, out, errout, err);
 }
 
 int an_analyze_run(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, FILE *errout,

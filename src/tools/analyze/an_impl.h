@@ -249,10 +249,11 @@ void an_repr_double(char *buf, size_t n, double v);
 int an_analyze_run(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, FILE *errout,
 		   struct tmx_error *err);
 /*
- * --format=csv (an_csv.c): the run as MI into a temporary file, its tables
- * as CSV on `out` (or one NAME.csv per table in o->csv_dir).
+ * --format=csv, parquet (an_rows.c): the run as MI into a temporary file,
+ * its tables as CSV on `out` (or one NAME.csv per table in o->rows_dir),
+ * or Parquet files in o->rows_dir.
  */
-int an_csv_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, FILE *errout,
+int an_rows_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, FILE *errout,
 		   struct tmx_error *err);
 
 /* statistics.stdev of n integers from their sum and sum of squares; NaN below 2 */

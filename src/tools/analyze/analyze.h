@@ -39,12 +39,13 @@ struct tmx_an_opts {
 	enum tmx_an_cmd cmd;
 	bool mi;                  /* lttng-COMMAND-mi's JSON */
 	/*
-	 * CSV: the MI's tables as rows (an_csv.c), on `out` one after the
+	 * The MI's tables as rows (an_rows.c): CSV on `out` one after the
 	 * other ("# table: NAME", a header, rows; a blank line between), or
-	 * with csv_dir set one DIR/NAME.csv per table.
+	 * with rows_dir set one DIR/NAME.csv per table; Parquet: one
+	 * DIR/NAME.parquet per table (rows_dir required).
 	 */
-	bool csv;
-	const char *csv_dir;
+	enum tmx_an_rows { TMX_AN_ROWS_NONE, TMX_AN_ROWS_CSV, TMX_AN_ROWS_PARQUET } rows;
+	const char *rows_dir;
 	bool gmt;
 	bool skip_validation;     /* no "Checking the trace for lost events..." line */
 	bool no_intersection;     /* else only the streams' common time range */
@@ -85,7 +86,7 @@ const char *tmx_an_command_name(enum tmx_an_cmd cmd);
 
 /*
  * Runs the analysis over every event of `src` and writes its text (or MI
- * JSON, or CSV) to `out`.  Returns 0, 1 on an error (written to `out` as
+ * JSON, or CSV; or Parquet files) to `out`.  Returns 0, 1 on an error (written to `out` as
  * lttng-analyses writes it: stderr text, or MI's {"error-message"} on
  * stdout, with `errout` for the text), 2 on a command-line error.  A read
  * error of the trace ends the events: the analysis of what was read is
