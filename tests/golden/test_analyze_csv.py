@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`tracemux analyze COMMAND --format=csv` against lttng-analyses 0.6.1 run live.
+"""`tracemux analyze COMMAND --format=csv` (and parquet) against lttng-analyses 0.6.1 run live.
 
 Expected tables come from lttng-COMMAND-mi (Debian python3-lttnganalyses):
 its MI JSON turned into CSV tables here by a rule written from the MI
@@ -24,6 +24,9 @@ tracemux's own --mi by the same rule: that is a CSV/MI consistency check,
 not a check of the numbers; a damaged trace gives the CSV of what was read
 (lttng-analyses on the intact trace up to the last event read), the error
 and exit 1.
+--format=parquet -w DIR: the files read back by DuckDB (tests/duckdb, from
+npm, as test_parquet.py) against the same expected tables, with the column
+types the MI classes give (BIGINT, DOUBLE, BOOLEAN, VARCHAR).
 """
 import concurrent.futures
 import csv
@@ -37,6 +40,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bt2ref import Report, parse_args, run  # noqa: E402
+from duck import duck_read, setup_duckdb  # noqa: E402
 from test_analyze import TRACES, float_eq, link_kernel, lttng, require_tools  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -53,6 +57,10 @@ EXTRA = [
     ("syscallstats", "flipping", ["--tid", "1,2,3,4,5,6,7,8,9,10"]),
 ]
 TRACEDAT = "tracecmd-samples/sched-v7-zstd.dat"
+# --format=parquet: these runs of the plan (every value class, inline classes, --freq-series)
+PARQUET = {("cputop", "bug446190"), ("syscallstats", "bug446190"), ("irqstats", "bug446190"),
+           ("schedlog", "bug446190"), ("schedfreq", "bug446190"), ("iolog", "io"),
+           ("iousagetop", "io"), ("memtop", "bug446190")}
 # logs: lttng-analyses orders events of equal times by babeltrace 1's heap
 # (see test_analyze.py): rows of equal key are compared as a set
 LOG_KEYS = {"sched": "switch_timestamp", "irq": "time_range_end"}
@@ -67,6 +75,14 @@ PARTS = {
     "path": [("", "path")],
     "fd": [("", "fd")],
 }
+
+
+def family_of(cmd):
+    """The command whose --metadata gives cmd's table classes (a family shares them)."""
+    for f in ("sched", "irq", "io"):
+        if cmd.startswith(f):
+            return {"sched": "schedstats", "irq": "irqstats", "io": "iolatencystats"}[f]
+    return cmd
 
 
 def check(rep, ok, what, detail):
@@ -163,7 +179,7 @@ def sort_ties(rows, key, text):
     out, i = [], 0
     while i < len(rows):
         j = i
-        while j < len(rows) and rows[j][key] == rows[i][key]:
+        while j < len(rows) and text(rows[j][key]) == text(rows[i][key]):
             j += 1
         out += sorted(rows[i:j], key=lambda r: [text(x) for x in r])
         i = j
@@ -183,13 +199,20 @@ def tables_diff(cmd, want, got):
         if name == "log" and fam in LOG_KEYS:
             k = wh.index(LOG_KEYS[fam])
             wr, gr = sort_ties(wr, k, canon), sort_ties(gr, k, str)
-        for i, (w, g) in enumerate(zip(wr, gr)):
-            if len(g) != len(w):
-                return f"{name} row {i}: {len(g)} fields != {len(w)}"
-            for col, x, y in zip(wh, w, g):
-                d = cell_diff(x, y)
-                if d:
-                    return f"{name} row {i} {col}: {d}"
+        d = first_cell_diff(name, wh, wr, gr, cell_diff)
+        if d:
+            return d
+    return None
+
+
+def first_cell_diff(name, header, want, got, diff):
+    for i, (w, g) in enumerate(zip(want, got)):
+        if len(g) != len(w):
+            return f"{name} row {i}: {len(g)} fields != {len(w)}"
+        for col, x, y in zip(header, w, g):
+            d = diff(x, y)
+            if d:
+                return f"{name} row {i} {col}: {d}"
     return None
 
 
@@ -288,8 +311,88 @@ def check_damaged(rep, tracemux, corpus, classes, tmp):
         check(rep, erc == 0 and not d, what, f"lttng exit {erc}: {d}")
 
 
+# DuckDB's types of the Parquet columns, by the MI class of the column (and part)
+PQ_TYPES = {"timestamp": "BIGINT", "number": "BIGINT", "size": "BIGINT", "cpu": "BIGINT",
+            "fd": "BIGINT", "duration": "DOUBLE", "ratio": "DOUBLE", "bitrate": "DOUBLE",
+            "bool": "BOOLEAN", "process": ("VARCHAR", "BIGINT", "BIGINT"),
+            "irq": ("BOOLEAN", "BIGINT", "VARCHAR"), "time-range": ("BIGINT", "BIGINT")}
+
+
+def pq_types(doc, classes, name):
+    """The expected DuckDB type of each column of table `name`."""
+    for t in doc["results"]:
+        cls = t["class"]
+        n = cls if isinstance(cls, str) else cls.get("inherit") or slug(cls["title"])
+        if n != name:
+            continue
+        cols = (classes[n] if n in classes else cls)["column-descriptions"]
+        out = ["BIGINT", "BIGINT", "VARCHAR"]
+        for c in cols:
+            ty = PQ_TYPES.get(c["class"], "VARCHAR")
+            out += list(ty) if isinstance(ty, tuple) else [ty]
+        return out
+    return None
+
+
+def pq_cell_diff(want, got):
+    if want is None or isinstance(want, (bool, str)):
+        return None if want == got else f"{want!r} != {got!r}"
+    try:
+        if isinstance(want, int):   # DuckDB's JSON gives 64-bit integers as strings
+            return None if int(got) == want else f"{want} != {got!r}"
+        return None if float_eq(want, float(got)) else f"{want!r} != {got!r}"
+    except (TypeError, ValueError):
+        return f"{want!r} != {got!r}"
+
+
+def check_parquet(rep, tracemux, node, runs, classes, tmp):
+    """--format=parquet -w DIR read by DuckDB: one NAME.parquet per table, typed
+    columns, the rows of lttng-COMMAND-mi's tables (the rule above) cell by cell."""
+    todo, files = [], []
+    for cmd, kpath, opts, wout in runs:
+        d = os.path.join(tmp, "pq-" + "-".join([cmd] + opts))
+        rc, out, err = run(tracemux, ["analyze", cmd, "--format=parquet", "-w", d] + opts + [kpath])
+        doc = json.loads(wout)
+        want = mi_tables(doc, classes[cmd], merge=True)
+        what = f"parquet {cmd} {' '.join(opts)}".strip()
+        names = sorted(os.listdir(d)) if os.path.isdir(d) else []
+        if rc or out or names != sorted(n + ".parquet" for n, _, _ in want):
+            rep.fail(what, f"exit {rc}, stdout {out[:100]!r}, files {names}, stderr {err[:300]!r}")
+            continue
+        todo.append((what, cmd, d, doc, want))
+        files += [os.path.join(d, n) for n in names]
+    try:
+        got = duck_read(node, tmp, files)["files"]   # one DuckDB run for all
+    except RuntimeError as e:
+        rep.fail("parquet read by DuckDB", str(e))
+        return
+    n_rows = 0
+    for what, cmd, d, doc, want in todo:
+        diff = None
+        fam = "irq" if cmd.startswith("irq") else "sched" if cmd.startswith("sched") else None
+        for name, header, rows in want:
+            f = got[os.path.join(d, name + ".parquet")]
+            types = pq_types(doc, classes[cmd], name)
+            grows = [[r[c] for c in header] for r in f["rows"]] if [c[0] for c in f["columns"]] == header else []
+            if [c[0] for c in f["columns"]] != header or [c[1] for c in f["columns"]] != types:
+                diff = f"{name}: columns {f['columns']} != {header} {types}"
+            elif len(grows) != len(rows):
+                diff = f"{name}: {len(grows)} rows != {len(rows)}"
+            else:
+                if name == "log" and fam in LOG_KEYS:
+                    k = header.index(LOG_KEYS[fam])
+                    rows, grows = sort_ties(rows, k, canon), sort_ties(grows, k, canon)
+                diff = first_cell_diff(name, header, rows, grows, pq_cell_diff)
+            n_rows += len(rows)
+            if diff:
+                break
+        check(rep, not diff, what, diff)
+    check(rep, n_rows > 100, "parquet rows compared", f"only {n_rows}")
+
+
 def check_usage(rep, tracemux, kpath):
-    for argv, what in ((["--format=xml"], "unknown format"), (["-w", "/nonexistent/x"], "-w without csv")):
+    for argv, what in ((["--format=xml"], "unknown format"), (["-w", "/nonexistent/x"], "-w without csv"),
+                       (["--format=parquet"], "parquet without -w")):
         rc, out, err = run(tracemux, ["analyze", "cputop"] + argv + [kpath])
         check(rep, rc == 2 and not out and err, f"usage: {what}", f"exit {rc}, {out[:100]!r} {err[:200]!r}")
 
@@ -298,6 +401,7 @@ def main():
     args = parse_args()
     rep = Report("analyze_csv")
     require_tools(rep, ("lttng-cputop-mi", "babeltrace"))
+    node = setup_duckdb()
     start = time.time()
     with tempfile.TemporaryDirectory() as tmp:
         kpaths = {t: link_kernel(tmp, t, TRACES[t][0], args.corpus) for t in ("bug446190", "flipping")}
@@ -305,14 +409,21 @@ def main():
         plan = [(c, t, []) for c in COMMANDS for t in ("bug446190", "flipping")]
         plan += [(c, "io", []) for c in IO_COMMANDS] + EXTRA
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-            meta = {c: pool.submit(lttng, f"lttng-{c}-mi", ["--metadata"]) for c in COMMANDS}
+            # one --metadata per family (the commands of a family share their table classes)
+            fams = {family_of(c) for c in COMMANDS}
+            meta = {f: pool.submit(lttng, f"lttng-{f}-mi", ["--metadata"]) for f in fams}
             want = [pool.submit(lttng, f"lttng-{c}-mi", o + [kpaths[t]]) for c, t, o in plan]
-            classes = {c: json.loads(f.result()[1])["table-classes"] for c, f in meta.items()}
+            by_fam = {f: json.loads(x.result()[1])["table-classes"] for f, x in meta.items()}
+            classes = {c: by_fam[family_of(c)] for c in COMMANDS}
+            pq_runs = []
             for (cmd, trace, opts), fut in zip(plan, want):
                 wrc, wout, _ = fut.result()
+                if (cmd, trace) in PARQUET and not wrc:
+                    pq_runs.append((cmd, kpaths[trace], opts, wout))
                 trc, tout, terr = run(args.tracemux, ["analyze", cmd, "--format=csv"] + opts + [kpaths[trace]])
                 compare(rep, f"{cmd} {trace} {' '.join(opts)}".strip(), cmd, classes[cmd],
                         wrc, wout, trc, tout, terr)
+        check_parquet(rep, args.tracemux, node, pq_runs, classes, tmp)
         check_dir(rep, args.tracemux, "iousagetop", classes["iousagetop"], kpaths["io"], tmp)
         check_dir(rep, args.tracemux, "cputop", classes["cputop"], kpaths["bug446190"], tmp)
         check_tracedat(rep, args.tracemux, args.corpus, classes)
