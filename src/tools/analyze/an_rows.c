@@ -429,6 +429,13 @@ static void walk(struct walk *k, struct rd *r, enum tmx_an_cmd cmd)
 {
 	const struct mi_class *classes = classes_of(cmd);
 
+	/* text lines before the JSON (the I/O commands' --cpu warning): to errout */
+	while (r->p < r->end && *r->p != '{') {
+		const char *nl = memchr(r->p, '\n', (size_t)(r->end - r->p));
+		size_t n = nl ? (size_t)(nl - r->p) + 1 : (size_t)(r->end - r->p);
+		fwrite(r->p, 1, n, k->errout);
+		r->p += n;
+	}
 	if (r->p == r->end)
 		return;   /* no output (no event before --end) */
 	if (!lit(r, "{\"results\": [")) {
