@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "common/paths.h"
 #include "tools/analyze/an_rows.h"
 
 /* ------------------------------------------------------------------ */
@@ -479,9 +480,14 @@ int an_rows_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *o
 	void *map = NULL;
 	int status;
 
-	if (o->rows_dir && mkdir(o->rows_dir, 0777) && errno != EEXIST) {
-		fprintf(errout, "Error: %s: %s\n", o->rows_dir, strerror(errno));
-		return 1;
+	if (o->rows_dir) {   /* mkdir -p */
+		char dir[PATH_MAX];
+		if ((size_t)snprintf(dir, sizeof(dir), "%s", o->rows_dir) >= sizeof(dir) ||
+		    cw_mkdir_p(dir)) {
+			fprintf(errout, "Error: %s: cannot create the directory: %s\n", o->rows_dir,
+				strerror(errno));
+			return 1;
+		}
 	}
 	if (!(tmp = tmpfile())) {
 		fprintf(errout, "Error: cannot create a temporary file: %s\n", strerror(errno));
