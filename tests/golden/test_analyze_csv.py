@@ -11,10 +11,10 @@ tables of the run), independently of tracemux's C writer:
   - columns period_begin, period_end (the MI table's time range),
     subtitle (the "[...]" ending an inline class's title, else empty),
     then per column of the class its title made a name (ASCII letters and
-    digits lowercased, other runs `_`) and one column per part of its
+    digits lowercased, other runs `_`, a minus sign before a digit kept) and one column per part of its
     class (process: _name _pid _tid, irq: _hard _nr _name, time-range:
     _begin _end, cpu id, syscall/disk/part/netif name, path, fd, else the
-    value).
+    value), a name already taken getting _2, _3...
 Cells are compared one by one: integers equal, floats to 1e-9 relative,
 strings equal, null as an empty field.  Every command runs on
 tc-bug446190 and tc-flipping-endianness, the I/O ones also on
@@ -33,6 +33,7 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -52,6 +53,7 @@ IO_COMMANDS = [c for c in COMMANDS if c.startswith("io")]
 EXTRA = [
     ("cputop", "bug446190", ["--begin", "08:36:03", "--end", "08:36:05.5", "--limit", "3"]),
     ("schedfreq", "bug446190", ["--freq-series"]),
+    ("schedfreq", "bug446190", ["--freq-series", "--per-prio"]),   # "Priority: -100"
     ("schedstats", "bug446190", ["--total", "--per-prio", "--per-tid", "--freq"]),
     ("irqstats", "bug446190", ["--freq", "--freq-series", "--log"]),
     ("syscallstats", "flipping", ["--tid", "1,2,3,4,5,6,7,8,9,10"]),
@@ -95,8 +97,9 @@ def check(rep, ok, what, detail):
 
 
 def slug(title):
-    s = "".join(c.lower() if c.isascii() and c.isalnum() else " " for c in title)
-    return "_".join(s.split())
+    s = re.sub(r"-(?=[0-9])", "\x00", title)   # a minus sign before a digit is kept
+    s = "".join(c.lower() if c.isascii() and c.isalnum() or c == "\x00" else " " for c in s)
+    return "_".join(s.split()).replace("\x00", "-")
 
 
 def scalar(v):
@@ -122,7 +125,11 @@ def mi_tables(doc, classes, merge=False):
             name, cols = slug(cls["title"]), cls["column-descriptions"]
         header = ["period_begin", "period_end", "subtitle"]
         for c in cols:
-            header += [slug(c["title"]) + suf for suf, _ in PARTS.get(c["class"], [("", "value")])]
+            for suf, _ in PARTS.get(c["class"], [("", "value")]):
+                h, n = slug(c["title"]) + suf, 2
+                while h in header:   # a name taken: NAME_2, NAME_3...
+                    h, n = f"{slug(c['title'])}{suf}_{n}", n + 1
+                header.append(h)
         rng = t["time-range"]
         rows = []
         for r in t["data"]:

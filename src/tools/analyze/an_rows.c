@@ -180,7 +180,10 @@ static const struct part_kind *kind_of(const char *cls, size_t len)
 	return &value_kind;
 }
 
-/* A name from a title: ASCII letters and digits lowercased, other runs one '_'. */
+/*
+ * A name from a title: ASCII letters and digits lowercased, other runs one
+ * '_'; a '-' before a digit is kept ("Priority: -100" is priority_-100).
+ */
 static void slug(char *out, size_t cap, const char *s, size_t n)
 {
 	size_t k = 0;
@@ -190,7 +193,8 @@ static void slug(char *out, size_t cap, const char *s, size_t n)
 		char c = s[i];
 		if (c >= 'A' && c <= 'Z')
 			c = (char)(c - 'A' + 'a');
-		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		    (c == '-' && i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '9')) {
 			if (sep && k)
 				out[k++] = '_';
 			out[k++] = c;
@@ -212,6 +216,14 @@ struct walk {
 	bool failed;
 };
 
+static bool taken(const struct an_rtable *t, const char *name)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->col[i].name, name))
+			return true;
+	return false;
+}
+
 static bool add_column(struct walk *k, const char *title, size_t tlen, const struct part_kind *kind)
 {
 	char base[128];
@@ -221,9 +233,13 @@ static bool add_column(struct walk *k, const char *title, size_t tlen, const str
 	slug(base, sizeof(base), title, tlen);
 	k->kind[k->n_mi++] = kind;
 	for (unsigned p = 0; p < kind->n; p++) {
-		struct an_rcol *c = &k->t.col[k->t.n++];
+		struct an_rcol *c = &k->t.col[k->t.n];
 		snprintf(c->name, sizeof(c->name), "%s%s", base, kind->suffix[p]);
+		/* a name taken ("Priority: -100" and "Priority: 100"): NAME_2, NAME_3... */
+		for (unsigned d = 2; taken(&k->t, c->name); d++)
+			snprintf(c->name, sizeof(c->name), "%s%s_%u", base, kind->suffix[p], d);
 		c->type = kind->type[p];
+		k->t.n++;
 	}
 	return true;
 }
