@@ -252,11 +252,10 @@ def compare(rep, what, cmd, classes, want_rc, want_out, trc, tout, terr):
         rep.ok()
 
 
-def check_dir(rep, tracemux, cmd, classes, kpath, tmp):
-    """-w DIR: one NAME.csv per table, the same rows as lttng-analyses' MI."""
+def check_dir(rep, tracemux, cmd, classes, kpath, tmp, wrc, wout):
+    """-w DIR: one NAME.csv per table, the same rows as lttng-analyses' MI (wrc, wout)."""
     d = os.path.join(tmp, f"dir-{cmd}")
     rc, out, err = run(tracemux, ["analyze", cmd, "--format=csv", "-w", d, kpath])
-    wrc, wout, _ = lttng(f"lttng-{cmd}-mi", [kpath])
     want = mi_tables(json.loads(wout), classes, merge=True)
     got = []
     for name, _, _ in want:
@@ -429,17 +428,18 @@ def main():
             want = [pool.submit(lttng, f"lttng-{c}-mi", o + [kpaths[t]]) for c, t, o in plan]
             by_fam = {f: json.loads(x.result()[1])["table-classes"] for f, x in meta.items()}
             classes = {c: by_fam[family_of(c)] for c in COMMANDS}
-            pq_runs = []
+            pq_runs, mi = [], {}
             for (cmd, trace, opts), fut in zip(plan, want):
                 wrc, wout, _ = fut.result()
+                mi[cmd, trace, tuple(opts)] = (wrc, wout)
                 if (cmd, trace) in PARQUET and not wrc:
                     pq_runs.append((cmd, kpaths[trace], opts, wout))
                 trc, tout, terr = run(args.tracemux, ["analyze", cmd, "--format=csv"] + opts + [kpaths[trace]])
                 compare(rep, f"{cmd} {trace} {' '.join(opts)}".strip(), cmd, classes[cmd],
                         wrc, wout, trc, tout, terr)
         check_parquet(rep, args.tracemux, node, pq_runs, classes, tmp)
-        check_dir(rep, args.tracemux, "iousagetop", classes["iousagetop"], kpaths["io"], tmp)
-        check_dir(rep, args.tracemux, "cputop", classes["cputop"], kpaths["bug446190"], tmp)
+        for cmd, trace in (("iousagetop", "io"), ("cputop", "bug446190")):
+            check_dir(rep, args.tracemux, cmd, classes[cmd], kpaths[trace], tmp, *mi[cmd, trace, ()])
         check_tracedat(rep, args.tracemux, args.corpus, classes)
         check_damaged(rep, args.tracemux, args.corpus, classes, tmp)
         check_usage(rep, args.tracemux, kpaths["bug446190"])
