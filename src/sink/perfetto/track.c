@@ -205,6 +205,8 @@ bool pf_uemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *
 	size_t at;
 
 	memcpy(&h, piece, sizeof(h));
+	if ((h.flags & PU_EXT) && !s->classes[h.class_num]->ext_described)
+		pf_uext_describe(s, s->classes[h.class_num]);   /* before its first use */
 	interned = body + h.body_len;
 	name = interned + h.interned_len;
 	sd = &s->seqdef[h.seq_id - 1];

@@ -367,6 +367,30 @@ struct ann_ctx {
 };
 
 /*
+ * A value as a field of the class's extension message (uext.c): field
+ * leaf index + 1, int64 zig-zag (sint64), uint64, double or text.
+ */
+static void put_ext(struct tmx_buf *b, const struct pf_leaf *leaf, const struct pf_leaf_value *v)
+{
+	uint32_t field = (uint32_t)v->index + 1;
+
+	switch (leaf->type) {
+	case PF_LEAF_INT:
+		pb_sint(b, field, v->i);
+		break;
+	case PF_LEAF_UINT:
+		pb_uint(b, field, v->u);
+		break;
+	case PF_LEAF_DOUBLE:
+		pb_double(b, field, v->d);
+		break;
+	default:
+		pb_bytes(b, field, v->s, v->len);
+		break;
+	}
+}
+
+/*
  * One DebugAnnotation { name_iid, value }, written at once: its length is
  * known before its bytes (no placeholder to patch, no body to move), since
  * this runs for every field of every user-space event.
@@ -399,6 +423,10 @@ static void put_annotation(void *ctx, const struct pf_leaf *leaf, const struct p
 		iid = leaf->rendered ? 0 : str_value(a->f, a->q, a->c->leaf_base + (uint32_t)v->index,
 						     v->s, v->len);
 		break;
+	}
+	if (!iid && v->index < 32 && (a->c->ext_leaves & 1u << v->index)) {
+		put_ext(&a->f->ext, leaf, v);
+		return;
 	}
 	body = 1 + pb_varint_size(name);
 	if (leaf->type != PF_LEAF_STRING)
@@ -435,17 +463,26 @@ static void put_annotation(void *ctx, const struct pf_leaf *leaf, const struct p
 	b->len = (size_t)(p - b->p);
 }
 
-/* An instant's body: the class's name, its payload's leaves as debug annotations. */
-static void instant_body(struct pf_fmt *f, struct pf_seq *q, const struct pf_class *c,
+/*
+ * An instant's body: the class's name, its payload's leaves as debug
+ * annotations and fields of the class's extension (after them; true when
+ * there are any).
+ */
+static bool instant_body(struct pf_fmt *f, struct pf_seq *q, const struct pf_class *c,
 			 const struct tmx_event *ev)
 {
 	struct ann_ctx a = { f, q, c, 0 };
 
 	pb_uint(&f->piece, PF_TE_NAME_IID, class_name(f, q, c));
 	if (!c->leaves.n)
-		return;
+		return false;
 	a.first_iid = leaf_names(f, q, c);
+	f->ext.len = 0;
 	pf_leaves_walk(&c->leaves, ev->scopes[TMX_SCOPE_PAYLOAD], f->render, put_annotation, &a);
+	if (!f->ext.len)
+		return false;
+	pb_bytes(&f->piece, c->ext_field, f->ext.p, f->ext.len);
+	return true;
 }
 
 /* The thread's name (procname context), when this is its first event on the sequence. */
@@ -500,12 +537,13 @@ bool pf_uformat(struct pf_fmt *f, const struct pf_class *c, const struct tmx_msg
 			if (!iid)
 				return false;
 			pb_uint(&f->piece, PF_TE_NAME_IID, iid);
-		} else {
-			instant_body(f, q, c, ev);   /* an exit of no open call is an instant */
+		} else if (instant_body(f, q, c, ev)) {   /* an exit of no open call is an instant */
+			h.flags |= PU_EXT;
 		}
 	} else {
 		h.ukind = PF_U_INSTANT;
-		instant_body(f, q, c, ev);
+		if (instant_body(f, q, c, ev))
+			h.flags |= PU_EXT;
 	}
 	/* last: pf_utf8's text lasts until its next call */
 	if ((h.flags & PU_THREAD) && (pn = thread_name(f, q, c, ev, h.key, &pnlen)))
@@ -516,7 +554,7 @@ bool pf_uformat(struct pf_fmt *f, const struct pf_class *c, const struct tmx_msg
 	tmx_buf_put(&f->piece, f->ib.p, f->ib.len);
 	if (pn)
 		tmx_buf_put(&f->piece, pn, pnlen);
-	if (f->piece.oom || f->ib.oom)
+	if (f->piece.oom || f->ib.oom || f->ext.oom)
 		return false;
 	memcpy(f->piece.p, &h, sizeof(h));
 	return true;
