@@ -792,10 +792,18 @@ class Checker:
                     if d is None or d[0] > at:
                         errs.append(f"extension {k} used before its ExtensionDescriptor")
                         continue
+                    arrays = {}
                     for fname, val in v:
+                        if d[1].get(fname) == "array":
+                            arrays.setdefault(fname, []).append(int(val))
+                            continue
                         if fname in ann:
                             errs.append(f"{k}: {fname} both an annotation and an extension field")
                         ann[fname] = [(ANN_KEY.get(d[1].get(fname)), val)]
+                    for fname, vals in arrays.items():
+                        if fname in ann:
+                            errs.append(f"{k}: {fname} both an annotation and an extension field")
+                        ann[fname] = [("array_values", vals)]
                 tseq.append(("instant", lookup(seq, "names", int(get(te, "name_iid", "0")),
                                                "name"), ts, ann))
         for key in sorted(set(want) | set(got), key=str):
@@ -825,6 +833,9 @@ class Checker:
             for k in ("int_value", "uint_value"):
                 if get(a, k) is not None and int(get(a, k)) != jv:
                     return False
+            arr = get(a, "array_values")
+            if arr is not None and arr != jv:
+                return False
             d = get(a, "double_value")
             if d is not None and isinstance(jv, (int, float)) and not isinstance(jv, bool) \
                     and float(d) != float(jv):
@@ -840,7 +851,7 @@ class Checker:
 
 
 # FieldDescriptorProto types of the extensions' fields: as .proto text, as DebugAnnotation's field
-EXT_TYPES = {1: "double", 4: "uint64", 9: "string", 18: "sint64"}
+EXT_TYPES = {1: "double", 3: "int64", 4: "uint64", 9: "string", 18: "sint64"}
 ANN_KEY = {1: "double_value", 4: "uint_value", 9: "string_value", 18: "int_value"}
 
 
@@ -865,8 +876,14 @@ def extensions(root, errs):
                 for f in get_all(m, "field"):
                     n, num, typ = unq(get(f, "name")).decode(), int(get(f, "number")), \
                         int(get(f, "type"))
-                    if typ not in EXT_TYPES or get(f, "label") != "1":
-                        errs.append(f"{mname}.{n}: type {typ}, label {get(f, 'label')}")
+                    label, packed = get(f, "label"), get(get(f, "options") or [], "packed")
+                    if label == "3" and typ in (3, 4) and packed == "true":
+                        # an array of integers: packed repeated int64 / uint64
+                        fields[n] = "array"
+                        lines.append(f"  repeated {EXT_TYPES[typ]} {n} = {num} [packed = true];")
+                        continue
+                    if typ not in EXT_TYPES or label != "1":
+                        errs.append(f"{mname}.{n}: type {typ}, label {label}")
                         continue
                     fields[n] = typ
                     lines.append(f"  optional {EXT_TYPES[typ]} {n} = {num};")
@@ -992,6 +1009,9 @@ def main():
             subprocess.run([sys.executable, os.path.join(PROTO_DIR, "make-kernel.py")] + opt +
                            [tmp], check=True)
             c.check(tmp, what=f"{what} (make-kernel.py {' '.join(opt)})")
+    # tests/data/sample-trace (bench/gen-lttng-like.py): UST values of every leaf type in the
+    # classes' extensions (negative integers, doubles, byte sequences, empty ones as "[]")
+    c.check(os.path.join(HERE, "..", "data", "sample-trace"), what="sample-trace (extensions)")
     check_jobs(rep, args.tracemux, corpus)
     check_zstd(rep, args.tracemux, corpus)
     # a damaged LTTng kernel trace (bytes overwritten in a packet of one of

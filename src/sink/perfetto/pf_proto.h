@@ -62,6 +62,9 @@
 #define PF_FILE_PACKAGE 2
 #define PF_FILE_MESSAGE_TYPE 4
 #define PF_LABEL_OPTIONAL 1
+#define PF_LABEL_REPEATED 3
+#define PF_FIELD_OPTIONS 8                /* FieldOptions { packed 2 } */
+#define PF_FOPT_PACKED 2
 #define PF_TYPE_MESSAGE 11
 #define PF_TYPE_SINT64 18
 #define PF_TYPE_DOUBLE 1

@@ -8,7 +8,12 @@
  * Each class with leaves gets an extension of TrackEvent numbered
  * PF_TE_EXT_FIRST + its class number (TrackEvent's range "for future use",
  * 3000 to 9899), named `debug`, whose type holds the class's leaves
- * (field = leaf index + 1; int64 leaves as sint64, uint64, double, string).
+ * (field = leaf index + 1; int64 leaves as sint64, uint64, double, string;
+ * arrays and sequences of integers as packed repeated uint64 / int64, which
+ * the importer shows as `debug.NAME[0]`, `debug.NAME[1]`... as it does a
+ * debug annotation's array_values, where -o json and a debug annotation
+ * would carry the array's JSON text; packed repeated sint64 it does not
+ * read, hence int64 there).
  * Perfetto's trace processor (checked with the search tool in google/
  * perfetto src/trace_processor: proto_trace_reader.cc
  * ParseExtensionDescriptor, util/descriptors.cc AddExtensionField,
@@ -92,7 +97,7 @@ void pf_uext_describe(struct tmx_perfetto *s, struct pf_class *c)
 {
 	struct tmx_buf *b = &s->pkt;
 	char name[16] = "E", file[32] = "tracemux/e", type[32] = ".tracemux.E";
-	size_t ed, fds, fd, msg, fld;
+	size_t ed, fds, fd, msg, fld, opt;
 
 	c->ext_described = true;
 	*put_dec(name + 1, c->num) = 0;
@@ -108,11 +113,23 @@ void pf_uext_describe(struct tmx_perfetto *s, struct pf_class *c)
 	for (size_t i = 0; i < c->leaves.n && i < 32; i++) {
 		if (!(c->ext_leaves & 1u << i))
 			continue;
+		const struct pf_leaf *l = &c->leaves.leaf[i];
+
 		fld = pb_open(b, PF_DESC_FIELD);
-		pb_string(b, PF_FIELD_NAME, c->leaves.leaf[i].name);
+		pb_string(b, PF_FIELD_NAME, l->name);
 		pb_uint(b, PF_FIELD_NUMBER, i + 1);
-		pb_uint(b, PF_FIELD_LABEL, PF_LABEL_OPTIONAL);
-		pb_uint(b, PF_FIELD_TYPE, proto_type(c->leaves.leaf[i].type));
+		if (l->int_array) {
+			/* repeated (u)int64 [packed = true] */
+			pb_uint(b, PF_FIELD_LABEL, PF_LABEL_REPEATED);
+			pb_uint(b, PF_FIELD_TYPE, l->int_array == PF_INT_ARRAY_SIGNED ? PF_TYPE_INT64 :
+						  PF_TYPE_UINT64);
+			opt = pb_open(b, PF_FIELD_OPTIONS);
+			pb_uint(b, PF_FOPT_PACKED, 1);
+			pb_close(b, opt);
+		} else {
+			pb_uint(b, PF_FIELD_LABEL, PF_LABEL_OPTIONAL);
+			pb_uint(b, PF_FIELD_TYPE, proto_type(l->type));
+		}
 		pb_close(b, fld);
 	}
 	fld = pb_open(b, PF_DESC_EXTENSION);

@@ -368,12 +368,33 @@ struct ann_ctx {
 
 /*
  * A value as a field of the class's extension message (uext.c): field
- * leaf index + 1, int64 zig-zag (sint64), uint64, double or text.
+ * leaf index + 1, int64 zig-zag (sint64), uint64, double or text; an array
+ * of integers as a packed repeated (u)int64.  False (written nothing) for
+ * an empty array: it stays a debug annotation, "[]", under the same key.
  */
-static void put_ext(struct tmx_buf *b, const struct pf_leaf *leaf, const struct pf_leaf_value *v)
+static bool put_ext(struct tmx_buf *b, const struct pf_leaf *leaf, const struct pf_leaf_value *v)
 {
 	uint32_t field = (uint32_t)v->index + 1;
+	size_t n, len = 0;
+	uint8_t *p;
 
+	if (leaf->int_array) {
+		const struct tmx_value *e = v->arr + 1;
+
+		if (!v->arr || !(n = (size_t)v->arr->count))
+			return false;
+		for (size_t i = 0; i < n; i++)
+			len += pb_varint_size(e[i].u);   /* int64: two's complement, as e[i].s */
+		pb_tag(b, field, PB_LEN);
+		pb_varint(b, len);
+		if (!tmx_buf_reserve(b, len))
+			return true;
+		p = b->p + b->len;
+		for (size_t i = 0; i < n; i++)
+			p = pb_put_varint(p, e[i].u);
+		b->len += len;
+		return true;
+	}
 	switch (leaf->type) {
 	case PF_LEAF_INT:
 		pb_sint(b, field, v->i);
@@ -388,6 +409,7 @@ static void put_ext(struct tmx_buf *b, const struct pf_leaf *leaf, const struct 
 		pb_bytes(b, field, v->s, v->len);
 		break;
 	}
+	return true;
 }
 
 /*
@@ -424,10 +446,9 @@ static void put_annotation(void *ctx, const struct pf_leaf *leaf, const struct p
 						     v->s, v->len);
 		break;
 	}
-	if (!iid && v->index < 32 && (a->c->ext_leaves & 1u << v->index)) {
-		put_ext(&a->f->ext, leaf, v);
+	if (!iid && v->index < 32 && (a->c->ext_leaves & 1u << v->index) &&
+	    put_ext(&a->f->ext, leaf, v))
 		return;
-	}
 	body = 1 + pb_varint_size(name);
 	if (leaf->type != PF_LEAF_STRING)
 		body += 1 + (vlen ? vlen : pb_varint_size(val));
