@@ -32,6 +32,8 @@
 #include "tracemux/event.h"
 
 #define STR_MIN 3          /* shorter strings cost less inline than as an iid */
+/* the same in a class's extension: 2 + n bytes inline against a 7-byte annotation */
+#define STR_MIN_EXT 6
 #define STR_MAX 256        /* longer ones are never interned */
 #define LEAF_TRIAL 128     /* values of a field before its new-value ratio is judged */
 
@@ -425,6 +427,8 @@ static void put_annotation(void *ctx, const struct pf_leaf *leaf, const struct p
 	uint8_t vtag = 0;
 	size_t body, vlen = 0;
 	uint8_t *p;
+	/* the value can go in the class's extension (uext.c) */
+	bool ext = v->index < 32 && (a->c->ext_leaves & 1u << v->index);
 
 	switch (leaf->type) {
 	case PF_LEAF_INT:
@@ -442,12 +446,11 @@ static void put_annotation(void *ctx, const struct pf_leaf *leaf, const struct p
 		break;
 	default:
 		/* text fields interned; compound values (-o json's text) are rarely repeated */
-		iid = leaf->rendered ? 0 : str_value(a->f, a->q, a->c->leaf_base + (uint32_t)v->index,
-						     v->s, v->len);
+		iid = leaf->rendered || (v->len < STR_MIN_EXT && ext) ? 0 :
+		      str_value(a->f, a->q, a->c->leaf_base + (uint32_t)v->index, v->s, v->len);
 		break;
 	}
-	if (!iid && v->index < 32 && (a->c->ext_leaves & 1u << v->index) &&
-	    put_ext(&a->f->ext, leaf, v))
+	if (!iid && ext && put_ext(&a->f->ext, leaf, v))
 		return;
 	body = 1 + pb_varint_size(name);
 	if (leaf->type != PF_LEAF_STRING)
