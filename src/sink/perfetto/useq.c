@@ -9,6 +9,8 @@
  * debug annotation names (a class's leaves, all at its first event) and
  * the string values of text fields, as `debug_annotation_string_values` /
  * `string_value_iid` (interned_data.proto 29, debug_annotation.proto 17).
+ * A value that is not interned goes in the class's TrackEvent extension
+ * (uext.c) when its leaf has a place there, else in a debug annotation.
  * A stream is read by one thread at a time, in its order, so this state
  * is a function of the stream alone and the bytes do not depend on the
  * jobs.  What depends on other streams (which tracks exist, the slice
