@@ -116,6 +116,7 @@ static bool add_leaf(struct pf_leaves *l, size_t *cap, const char *prefix, const
 	lf->type = type;
 	lf->rendered = rendered;
 	lf->int_array = 0;
+	lf->raw = false;
 	l->n++;
 	return true;
 }
@@ -252,7 +253,13 @@ static size_t walk_value(struct walk *w, const struct tmx_field_class *fc, const
 	}
 	lv.index = w->k++;
 	type = w->l->leaf[lv.index].type;
-	if (w->l->leaf[lv.index].rendered) {
+	if (w->l->leaf[lv.index].raw && v->count) {
+		/* its consumer reads the elements (useq.c's packed arrays) */
+		lv.s = NULL;
+		lv.len = 0;
+		lv.arr = v;
+		next = tmx_value_skip(vals, i);
+	} else if (w->l->leaf[lv.index].rendered) {
 		next = render(w->r, vals, i);
 		lv.s = (const char *)w->r->text.p;
 		lv.len = w->r->text.len;

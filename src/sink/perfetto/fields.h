@@ -34,6 +34,7 @@ struct pf_leaf {
 	uint8_t type;            /* enum pf_leaf_type */
 	bool rendered;           /* a string made from a compound value */
 	uint8_t int_array;       /* rendered: an array or sequence of integers (PF_INT_ARRAY_*) */
+	bool raw;                /* int_array: handed out not rendered (s NULL) unless empty */
 };
 enum { PF_INT_ARRAY_UNSIGNED = 1, PF_INT_ARRAY_SIGNED };
 

@@ -59,8 +59,11 @@ void pf_uext_init(struct pf_class *c)
 	if (c->num > PF_TE_EXT_LAST - PF_TE_EXT_FIRST)
 		return;   /* past the range: debug annotations only */
 	for (size_t i = 0; i < c->leaves.n && i < 32; i++)
-		if (is_ident(c->leaves.leaf[i].name))
+		if (is_ident(c->leaves.leaf[i].name)) {
 			c->ext_leaves |= 1u << i;
+			/* its elements packed, not its -o json text (useq.c) */
+			c->leaves.leaf[i].raw = c->leaves.leaf[i].int_array != 0;
+		}
 	if (c->ext_leaves)
 		c->ext_field = PF_TE_EXT_FIRST + c->num;
 }
