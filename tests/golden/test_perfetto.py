@@ -28,7 +28,11 @@ User-space traces (LTTng-UST, CTF 2, XRay):
   exit ends the innermost open call of its function and those above it,
   other events and unmatched exits are instants named by class), slices
   never end below depth 0, every track has a descriptor first, every
-  packet a trusted sequence id, instants' annotations equal the payload;
+  packet a trusted sequence id, instants' annotations equal the payload
+  (debug annotations and the fields of the class's TrackEvent extension,
+  which the test declares from the trace's ExtensionDescriptor packets to
+  decode them: each described once, before its first use, as
+  `debug` extending .perfetto.protos.TrackEvent in 3000..9899);
   a track event without track_uuid is on its sequence's
   TracePacketDefaults track (forgotten when the sequence's state is
   cleared);
@@ -340,12 +344,31 @@ class Checker:
         self.named = 0   # threads named from saved_cmdlines (check_task_names)
         self.no_reference = []   # trace.dat files trace-cmd dump cannot read
 
-    def decode(self, data, what):
+    def decode(self, data, what, errs=None):
+        """The trace as parse_text's lists; with `errs`, its TrackEvent extensions declared
+        from its ExtensionDescriptor packets (extensions()) and decoded by name."""
         p = subprocess.run(["protoc", f"--proto_path={PROTO_DIR}",
                             "--decode=perfetto.protos.Trace", PROTO],
                            input=data, capture_output=True)
         if p.returncode:
             self.rep.fail(f"{what}: protoc --decode", p.stderr.decode()[:2000])
+            return None
+        root = parse_text(p.stdout.decode("utf-8", "replace"))
+        self.exts = {}
+        if errs is None:
+            return root
+        self.exts, text = extensions(root, errs)
+        if not self.exts:
+            return root
+        with tempfile.TemporaryDirectory() as tmp:
+            with open(os.path.join(tmp, "tracemux_ext.proto"), "w") as f:
+                f.write(text)
+            p = subprocess.run(["protoc", f"--proto_path={PROTO_DIR}", f"--proto_path={tmp}",
+                                "--decode=perfetto.protos.Trace", "tracemux_ext.proto"],
+                               input=data, capture_output=True)
+        if p.returncode:
+            self.rep.fail(f"{what}: protoc --decode with the trace's extensions",
+                          p.stderr.decode()[:2000] + "\n" + text[:2000])
             return None
         return parse_text(p.stdout.decode("utf-8", "replace"))
 
@@ -356,13 +379,13 @@ class Checker:
         if rc != jrc:
             self.rep.fail(f"{what}: exit status {rc}, -o json {jrc}", err.decode()[:500])
             return None
-        root = self.decode(out, what)
+        errs = []
+        root = self.decode(out, what, errs)
         if root is None:
             return None
         doms = trace_domains(self.tracemux, path)
         kern = [e for e in evs if doms.get(e["trace"], [False])[0]]
         user = [e for e in evs if not doms.get(e["trace"], [False])[0]]
-        errs = []
         # PERFETTO.md: one time domain, no timestamp_clock_id anywhere
         for _, pkt in root:
             tpd = get(pkt, "trace_packet_defaults")
@@ -697,7 +720,7 @@ class Checker:
                 errs.append(f"sequence {seq}: {what} iid {iid} used before it is defined")
             return v
 
-        for _, pkt in root:
+        for at, (_, pkt) in enumerate(root):
             seq = get(pkt, "trusted_packet_sequence_id")
             if int(get(pkt, "sequence_flags", "0")) & 1:
                 interned[seq] = {"names": {}, "da": {}, "str": {}}
@@ -758,6 +781,29 @@ class Checker:
                         sv = lookup(seq, "str", int(siid), "string value")
                         a.append(("string_text", sv))
                     ann[lookup(seq, "da", int(get(a, "name_iid", "0")), "annotation name")] = a
+                # the class's extension (uext.c): described before, each field a leaf
+                # that no debug annotation of the event also holds
+                for k, v in te:
+                    if k.isdigit():
+                        errs.append(f"track event field {k} without a descriptor")
+                    if not k.startswith("["):
+                        continue
+                    d = self.exts.get(k)
+                    if d is None or d[0] > at:
+                        errs.append(f"extension {k} used before its ExtensionDescriptor")
+                        continue
+                    arrays = {}
+                    for fname, val in v:
+                        if d[1].get(fname) == "array":
+                            arrays.setdefault(fname, []).append(int(val))
+                            continue
+                        if fname in ann:
+                            errs.append(f"{k}: {fname} both an annotation and an extension field")
+                        ann[fname] = [(ANN_KEY.get(d[1].get(fname)), val)]
+                    for fname, vals in arrays.items():
+                        if fname in ann:
+                            errs.append(f"{k}: {fname} both an annotation and an extension field")
+                        ann[fname] = [("array_values", vals)]
                 tseq.append(("instant", lookup(seq, "names", int(get(te, "name_iid", "0")),
                                                "name"), ts, ann))
         for key in sorted(set(want) | set(got), key=str):
@@ -787,6 +833,13 @@ class Checker:
             for k in ("int_value", "uint_value"):
                 if get(a, k) is not None and int(get(a, k)) != jv:
                     return False
+            arr = get(a, "array_values")
+            if arr is not None and arr != jv:
+                return False
+            d = get(a, "double_value")
+            if d is not None and isinstance(jv, (int, float)) and not isinstance(jv, bool) \
+                    and float(d) != float(jv):
+                return False
             s = get(a, "string_value")
             if s is not None:
                 s = unq(s).decode("utf-8", "replace")
@@ -795,6 +848,62 @@ class Checker:
                 if (s != jv) if isinstance(jv, str) else (json.loads(s) != jv):
                     return False
         return True
+
+
+# FieldDescriptorProto types of the extensions' fields: as .proto text, as DebugAnnotation's field
+EXT_TYPES = {1: "double", 3: "int64", 4: "uint64", 9: "string", 18: "sint64"}
+ANN_KEY = {1: "double_value", 4: "uint_value", 9: "string_value", 18: "int_value"}
+
+
+def extensions(root, errs):
+    """The TrackEvent extensions the trace describes, as ({"[package.Message.debug]":
+    (index of the describing packet, {field name: type})}, a .proto declaring them),
+    with what Perfetto's importer needs of them checked (uext.c)."""
+    exts, files, pkgs, body = {}, set(), set(), []
+    for at, (_, pkt) in enumerate(root):
+        ed = get(pkt, "extension_descriptor")
+        if ed is None:
+            continue
+        for fd in get_all(get(ed, "extension_set") or [], "file"):
+            fname, pkg = unq(get(fd, "name")).decode(), unq(get(fd, "package")).decode()
+            if fname in files:
+                errs.append(f"extension file {fname} described twice")
+            files.add(fname)
+            pkgs.add(pkg)
+            for m in get_all(fd, "message_type"):
+                mname = unq(get(m, "name")).decode()
+                fields, lines = {}, []
+                for f in get_all(m, "field"):
+                    n, num, typ = unq(get(f, "name")).decode(), int(get(f, "number")), \
+                        int(get(f, "type"))
+                    label, packed = get(f, "label"), get(get(f, "options") or [], "packed")
+                    if label == "3" and typ in (3, 4) and packed == "true":
+                        # an array of integers: packed repeated int64 / uint64
+                        fields[n] = "array"
+                        lines.append(f"  repeated {EXT_TYPES[typ]} {n} = {num} [packed = true];")
+                        continue
+                    if typ not in EXT_TYPES or label != "1":
+                        errs.append(f"{mname}.{n}: type {typ}, label {label}")
+                        continue
+                    fields[n] = typ
+                    lines.append(f"  optional {EXT_TYPES[typ]} {n} = {num};")
+                for x in get_all(m, "extension"):
+                    num = int(get(x, "number"))
+                    if (unq(get(x, "name")), unq(get(x, "extendee")), get(x, "type"),
+                            unq(get(x, "type_name")).decode()) != (
+                            b"debug", b".perfetto.protos.TrackEvent", "11", f".{pkg}.{mname}") \
+                            or not 3000 <= num <= 9899:
+                        errs.append(f"{mname}: extension {x}")
+                        continue
+                    lines.append(f"  extend perfetto.protos.TrackEvent {{ optional {mname} debug = "
+                                 f"{num}; }}")
+                    exts[f"[{pkg}.{mname}.debug]"] = (at, fields)
+                body += [f"message {mname} {{"] + lines + ["}"]
+    if len(pkgs) > 1:
+        errs.append(f"extension packages {sorted(pkgs)}")
+    text = "\n".join(['syntax = "proto2";', 'import "tracemux_perfetto.proto";',
+                      f"package {min(pkgs) if pkgs else 'tracemux'};"] + body) + "\n"
+    return exts, text
 
 
 # --jobs: the same bytes for N = 1, 2, 4 (kernel, LTTng kernel, kernel +
@@ -900,6 +1009,9 @@ def main():
             subprocess.run([sys.executable, os.path.join(PROTO_DIR, "make-kernel.py")] + opt +
                            [tmp], check=True)
             c.check(tmp, what=f"{what} (make-kernel.py {' '.join(opt)})")
+    # tests/data/sample-trace (bench/gen-lttng-like.py): UST values of every leaf type in the
+    # classes' extensions (negative integers, doubles, byte sequences, empty ones as "[]")
+    c.check(os.path.join(HERE, "..", "data", "sample-trace"), what="sample-trace (extensions)")
     check_jobs(rep, args.tracemux, corpus)
     check_zstd(rep, args.tracemux, corpus)
     # a damaged LTTng kernel trace (bytes overwritten in a packet of one of

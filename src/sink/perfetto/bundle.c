@@ -54,6 +54,7 @@ void pf_fmt_free(struct pf_fmt *f)
 	free(f->streams);
 	tmx_buf_free(&f->piece);
 	tmx_buf_free(&f->ib);
+	tmx_buf_free(&f->ext);
 	memset(f, 0, sizeof(*f));
 }
 

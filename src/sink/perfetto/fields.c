@@ -115,6 +115,8 @@ static bool add_leaf(struct pf_leaves *l, size_t *cap, const char *prefix, const
 	memcpy(lf->name + pl, name, nl + 1);
 	lf->type = type;
 	lf->rendered = rendered;
+	lf->int_array = 0;
+	lf->raw = false;
 	l->n++;
 	return true;
 }
@@ -153,7 +155,13 @@ static bool collect(struct pf_leaves *l, size_t *cap, const struct tmx_field_cla
 	case TMX_FC_FLOAT:
 		return add_leaf(l, cap, prefix, name, PF_LEAF_DOUBLE, false);
 	default:
-		return add_leaf(l, cap, prefix, name, PF_LEAF_STRING, !is_text(fc));
+		if (!add_leaf(l, cap, prefix, name, PF_LEAF_STRING, !is_text(fc)))
+			return false;
+		if ((tmx_fc_kind(fc) == TMX_FC_ARRAY || tmx_fc_kind(fc) == TMX_FC_SEQUENCE) &&
+		    !is_text(fc) && tmx_fc_element(fc) && tmx_fc_kind(tmx_fc_element(fc)) == TMX_FC_INT)
+			l->leaf[l->n - 1].int_array = tmx_fc_is_signed(tmx_fc_element(fc)) ?
+				PF_INT_ARRAY_SIGNED : PF_INT_ARRAY_UNSIGNED;
+		return true;
 	}
 }
 
@@ -245,10 +253,17 @@ static size_t walk_value(struct walk *w, const struct tmx_field_class *fc, const
 	}
 	lv.index = w->k++;
 	type = w->l->leaf[lv.index].type;
-	if (w->l->leaf[lv.index].rendered) {
+	if (w->l->leaf[lv.index].raw && v->count) {
+		/* its consumer reads the elements (useq.c's packed arrays) */
+		lv.s = NULL;
+		lv.len = 0;
+		lv.arr = v;
+		next = tmx_value_skip(vals, i);
+	} else if (w->l->leaf[lv.index].rendered) {
 		next = render(w->r, vals, i);
 		lv.s = (const char *)w->r->text.p;
 		lv.len = w->r->text.len;
+		lv.arr = v;
 	} else if (type == PF_LEAF_STRING) {
 		if (fc->kind == TMX_FC_STRING && v->fc == fc) {
 			/* a string: cut at its NUL when decoded, as tmx_value_text says */

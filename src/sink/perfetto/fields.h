@@ -33,7 +33,10 @@ struct pf_leaf {
 	char *name;
 	uint8_t type;            /* enum pf_leaf_type */
 	bool rendered;           /* a string made from a compound value */
+	uint8_t int_array;       /* rendered: an array or sequence of integers (PF_INT_ARRAY_*) */
+	bool raw;                /* int_array: handed out not rendered (s NULL) unless empty */
 };
+enum { PF_INT_ARRAY_UNSIGNED = 1, PF_INT_ARRAY_SIGNED };
 
 struct pf_leaves {
 	struct pf_leaf *leaf;
@@ -55,6 +58,9 @@ struct pf_leaf_value {
 	double d;
 	const char *s;
 	size_t len;
+	/* a rendered leaf: its value in the pre-order array (an integer array's elements follow it,
+	 * one each) */
+	const struct tmx_value *arr;
 };
 
 /*

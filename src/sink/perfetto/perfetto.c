@@ -294,6 +294,8 @@ static struct pf_class *class_of(struct tmx_perfetto *s, const struct tmx_event_
 		s->n_leaves += c->leaves.n;
 	}
 	*slot = c->num = (uint32_t)s->n_classes;
+	if (c->side == PF_SIDE_USER)
+		pf_uext_init(c);
 	s->classes[s->n_classes++] = c;
 	return c;
 }

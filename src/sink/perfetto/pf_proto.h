@@ -22,6 +22,12 @@
 #define PF_PKT_SEQUENCE_FLAGS 13          /* uint32 */
 #define PF_PKT_SYSTEM_INFO 45             /* SystemInfo */
 #define PF_PKT_TRACK_DESCRIPTOR 60        /* TrackDescriptor */
+/* ExtensionDescriptor { extension_set 1: google.protobuf.FileDescriptorSet }
+ * (trace/extension_descriptor.proto; not in PERFETTO.md, checked with the search tool:
+ * trace_packet.proto's `ExtensionDescriptor extension_descriptor = 72`; the trace
+ * processor adds its files to its descriptor pool when it tokenizes the packet) */
+#define PF_PKT_EXTENSION_DESCRIPTOR 72
+#define PF_ED_EXTENSION_SET 1
 /* TracePacketDefaults (trace/trace_packet_defaults.proto; not in PERFETTO.md, checked with the
  * search tool): track_event_defaults 11 = TrackEventDefaults { track_uuid 11 }.  Its other
  * field, timestamp_clock_id, is never written (PERFETTO.md: one time domain). */
@@ -47,6 +53,20 @@
 #define PF_FIELD_NUMBER 3
 #define PF_FIELD_LABEL 4                  /* LABEL_OPTIONAL = 1 */
 #define PF_FIELD_TYPE 5
+#define PF_FIELD_EXTENDEE 2               /* FieldDescriptorProto of an extension */
+#define PF_FIELD_TYPE_NAME 6
+#define PF_DESC_EXTENSION 6               /* DescriptorProto: extensions declared in its scope */
+/* FileDescriptorSet { file 1 }, FileDescriptorProto { name 1, package 2, message_type 4 } */
+#define PF_FDS_FILE 1
+#define PF_FILE_NAME 1
+#define PF_FILE_PACKAGE 2
+#define PF_FILE_MESSAGE_TYPE 4
+#define PF_LABEL_OPTIONAL 1
+#define PF_LABEL_REPEATED 3
+#define PF_FIELD_OPTIONS 8                /* FieldOptions { packed 2 } */
+#define PF_FOPT_PACKED 2
+#define PF_TYPE_MESSAGE 11
+#define PF_TYPE_SINT64 18
 #define PF_TYPE_DOUBLE 1
 #define PF_TYPE_INT64 3
 #define PF_TYPE_UINT64 4
@@ -142,6 +162,10 @@
 #define PF_DA_DOUBLE 5
 #define PF_DA_STRING 6
 #define PF_DA_NAME 10
+/* TrackEvent's extension range "for future use": extensions 3000 to 9899 (track_event.proto;
+ * 1000-2999 are Chromium's and Android's).  tracemux gives each user-space class one. */
+#define PF_TE_EXT_FIRST 3000
+#define PF_TE_EXT_LAST 9899
 /* interned: InternedData.debug_annotation_string_values; not in PERFETTO.md, checked with the
  * search tool against code generated from debug_annotation.proto (string_value_iid = 17) */
 #define PF_DA_STRING_IID 17

@@ -20,7 +20,9 @@
  *   the stacks are per thread, here, since a thread's calls can be on
  *   several streams.
  * - every other event an instant named after its class, its payload's
- *   leaves (fields.h) as debug annotations.
+ *   leaves (fields.h) as fields of its class's TrackEvent extension
+ *   (uext.c: its ExtensionDescriptor packet is written here, before the
+ *   class's first event) and debug annotations (interned text).
  *
  * Packets carry their time and sequence id; the first packet of a sequence
  * (and the first after useq.c cleared its state) says
@@ -205,6 +207,8 @@ bool pf_uemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *
 	size_t at;
 
 	memcpy(&h, piece, sizeof(h));
+	if ((h.flags & PU_EXT) && !s->classes[h.class_num]->ext_described)
+		pf_uext_describe(s, s->classes[h.class_num]);   /* before its first use */
 	interned = body + h.body_len;
 	name = interned + h.interned_len;
 	sd = &s->seqdef[h.seq_id - 1];

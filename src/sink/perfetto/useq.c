@@ -9,6 +9,8 @@
  * debug annotation names (a class's leaves, all at its first event) and
  * the string values of text fields, as `debug_annotation_string_values` /
  * `string_value_iid` (interned_data.proto 29, debug_annotation.proto 17).
+ * A value that is not interned goes in the class's TrackEvent extension
+ * (uext.c) when its leaf has a place there, else in a debug annotation.
  * A stream is read by one thread at a time, in its order, so this state
  * is a function of the stream alone and the bytes do not depend on the
  * jobs.  What depends on other streams (which tracks exist, the slice
@@ -32,6 +34,8 @@
 #include "tracemux/event.h"
 
 #define STR_MIN 3          /* shorter strings cost less inline than as an iid */
+/* the same in a class's extension: 2 + n bytes inline against a 7-byte annotation */
+#define STR_MIN_EXT 6
 #define STR_MAX 256        /* longer ones are never interned */
 #define LEAF_TRIAL 128     /* values of a field before its new-value ratio is judged */
 
@@ -367,6 +371,52 @@ struct ann_ctx {
 };
 
 /*
+ * A value as a field of the class's extension message (uext.c): field
+ * leaf index + 1, int64 zig-zag (sint64), uint64, double or text; an array
+ * of integers as a packed repeated (u)int64.  False (written nothing) for
+ * an empty array: it stays a debug annotation, "[]", under the same key.
+ */
+static bool put_ext(struct tmx_buf *b, const struct pf_leaf *leaf, const struct pf_leaf_value *v)
+{
+	uint32_t field = (uint32_t)v->index + 1;
+	size_t n, len = 0;
+	uint8_t *p;
+
+	if (leaf->int_array) {
+		const struct tmx_value *e = v->arr + 1;
+
+		if (!v->arr || !(n = (size_t)v->arr->count))
+			return false;
+		for (size_t i = 0; i < n; i++)
+			len += pb_varint_size(e[i].u);   /* int64: two's complement, as e[i].s */
+		pb_tag(b, field, PB_LEN);
+		pb_varint(b, len);
+		if (!tmx_buf_reserve(b, len))
+			return true;
+		p = b->p + b->len;
+		for (size_t i = 0; i < n; i++)
+			p = pb_put_varint(p, e[i].u);
+		b->len += len;
+		return true;
+	}
+	switch (leaf->type) {
+	case PF_LEAF_INT:
+		pb_sint(b, field, v->i);
+		break;
+	case PF_LEAF_UINT:
+		pb_uint(b, field, v->u);
+		break;
+	case PF_LEAF_DOUBLE:
+		pb_double(b, field, v->d);
+		break;
+	default:
+		pb_bytes(b, field, v->s, v->len);
+		break;
+	}
+	return true;
+}
+
+/*
  * One DebugAnnotation { name_iid, value }, written at once: its length is
  * known before its bytes (no placeholder to patch, no body to move), since
  * this runs for every field of every user-space event.
@@ -379,6 +429,8 @@ static void put_annotation(void *ctx, const struct pf_leaf *leaf, const struct p
 	uint8_t vtag = 0;
 	size_t body, vlen = 0;
 	uint8_t *p;
+	/* the value can go in the class's extension (uext.c) */
+	bool ext = v->index < 32 && (a->c->ext_leaves & 1u << v->index);
 
 	switch (leaf->type) {
 	case PF_LEAF_INT:
@@ -396,10 +448,12 @@ static void put_annotation(void *ctx, const struct pf_leaf *leaf, const struct p
 		break;
 	default:
 		/* text fields interned; compound values (-o json's text) are rarely repeated */
-		iid = leaf->rendered ? 0 : str_value(a->f, a->q, a->c->leaf_base + (uint32_t)v->index,
-						     v->s, v->len);
+		iid = leaf->rendered || (v->len < STR_MIN_EXT && ext) ? 0 :
+		      str_value(a->f, a->q, a->c->leaf_base + (uint32_t)v->index, v->s, v->len);
 		break;
 	}
+	if (!iid && ext && put_ext(&a->f->ext, leaf, v))
+		return;
 	body = 1 + pb_varint_size(name);
 	if (leaf->type != PF_LEAF_STRING)
 		body += 1 + (vlen ? vlen : pb_varint_size(val));
@@ -435,17 +489,26 @@ static void put_annotation(void *ctx, const struct pf_leaf *leaf, const struct p
 	b->len = (size_t)(p - b->p);
 }
 
-/* An instant's body: the class's name, its payload's leaves as debug annotations. */
-static void instant_body(struct pf_fmt *f, struct pf_seq *q, const struct pf_class *c,
+/*
+ * An instant's body: the class's name, its payload's leaves as debug
+ * annotations and fields of the class's extension (after them; true when
+ * there are any).
+ */
+static bool instant_body(struct pf_fmt *f, struct pf_seq *q, const struct pf_class *c,
 			 const struct tmx_event *ev)
 {
 	struct ann_ctx a = { f, q, c, 0 };
 
 	pb_uint(&f->piece, PF_TE_NAME_IID, class_name(f, q, c));
 	if (!c->leaves.n)
-		return;
+		return false;
 	a.first_iid = leaf_names(f, q, c);
+	f->ext.len = 0;
 	pf_leaves_walk(&c->leaves, ev->scopes[TMX_SCOPE_PAYLOAD], f->render, put_annotation, &a);
+	if (!f->ext.len)
+		return false;
+	pb_bytes(&f->piece, c->ext_field, f->ext.p, f->ext.len);
+	return true;
 }
 
 /* The thread's name (procname context), when this is its first event on the sequence. */
@@ -500,12 +563,13 @@ bool pf_uformat(struct pf_fmt *f, const struct pf_class *c, const struct tmx_msg
 			if (!iid)
 				return false;
 			pb_uint(&f->piece, PF_TE_NAME_IID, iid);
-		} else {
-			instant_body(f, q, c, ev);   /* an exit of no open call is an instant */
+		} else if (instant_body(f, q, c, ev)) {   /* an exit of no open call is an instant */
+			h.flags |= PU_EXT;
 		}
 	} else {
 		h.ukind = PF_U_INSTANT;
-		instant_body(f, q, c, ev);
+		if (instant_body(f, q, c, ev))
+			h.flags |= PU_EXT;
 	}
 	/* last: pf_utf8's text lasts until its next call */
 	if ((h.flags & PU_THREAD) && (pn = thread_name(f, q, c, ev, h.key, &pnlen)))
@@ -516,7 +580,7 @@ bool pf_uformat(struct pf_fmt *f, const struct pf_class *c, const struct tmx_msg
 	tmx_buf_put(&f->piece, f->ib.p, f->ib.len);
 	if (pn)
 		tmx_buf_put(&f->piece, pn, pnlen);
-	if (f->piece.oom || f->ib.oom)
+	if (f->piece.oom || f->ib.oom || f->ext.oom)
 		return false;
 	memcpy(f->piece.p, &h, sizeof(h));
 	return true;

@@ -1,0 +1,151 @@
+/*
+ * A user-space class's fields as one TrackEvent extension message, which
+ * costs a one-byte tag per value where a debug annotation costs four more
+ * (its own tag and length, its name's tag and iid), and which carries
+ * signed integers zig-zag encoded (sint64: -100 in two bytes, where
+ * DebugAnnotation.int_value takes ten).
+ *
+ * Each class with leaves gets an extension of TrackEvent numbered
+ * PF_TE_EXT_FIRST + its class number (TrackEvent's range "for future use",
+ * 3000 to 9899), named `debug`, whose type holds the class's leaves
+ * (field = leaf index + 1; int64 leaves as sint64, uint64, double, string;
+ * arrays and sequences of integers as packed repeated uint64 / int64, which
+ * the importer shows as `debug.NAME[0]`, `debug.NAME[1]`... as it does a
+ * debug annotation's array_values, where -o json and a debug annotation
+ * would carry the array's JSON text; packed repeated sint64 it does not
+ * read, hence int64 there).
+ * Perfetto's trace processor (checked with the search tool in google/
+ * perfetto src/trace_processor: proto_trace_reader.cc
+ * ParseExtensionDescriptor, util/descriptors.cc AddExtensionField,
+ * util/proto_to_args_parser.cc, importers/proto/
+ * track_event_event_importer.h ParseTrackEventArgs) adds the files of an
+ * ExtensionDescriptor packet to its descriptor pool when it tokenizes the
+ * packet (so the packet comes before the first event that uses it, in file
+ * order), reflects every extension field of a TrackEvent into the event's
+ * args, keyed by the extension's simple name then the field's name:
+ * `debug.NAME` - the key a debug annotation named NAME gets ("debug" +
+ * its name).  So a value lands in the same arg with the same type either
+ * way, and each value can take the cheaper form: interned text values stay
+ * debug annotations (string_value_iid: three bytes), every other value of
+ * a leaf whose name is a proto identifier goes in the extension.  Leaves
+ * of nested structures (dotted names) stay debug annotations.
+ *
+ * The descriptor, one file per class ("tracemux/eN.proto", package
+ * "tracemux"):
+ *   message EN { extend .perfetto.protos.TrackEvent { optional EN debug = 3000+N; }
+ *                optional <type> <leaf name> = <leaf index + 1>; ... }
+ */
+#include <string.h>
+
+#include "sink/perfetto/perfetto_impl.h"
+#include "sink/perfetto/pf_proto.h"
+
+/* Whether `s` can be a proto field name ([A-Za-z_][A-Za-z0-9_]*). */
+static bool is_ident(const char *s)
+{
+	if (!*s || (*s >= '0' && *s <= '9'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+void pf_uext_init(struct pf_class *c)
+{
+	c->ext_field = 0;
+	c->ext_leaves = 0;
+	if (c->num > PF_TE_EXT_LAST - PF_TE_EXT_FIRST)
+		return;   /* past the range: debug annotations only */
+	for (size_t i = 0; i < c->leaves.n && i < 32; i++)
+		if (is_ident(c->leaves.leaf[i].name)) {
+			c->ext_leaves |= 1u << i;
+			/* its elements packed, not its -o json text (useq.c) */
+			c->leaves.leaf[i].raw = c->leaves.leaf[i].int_array != 0;
+		}
+	if (c->ext_leaves)
+		c->ext_field = PF_TE_EXT_FIRST + c->num;
+}
+
+static uint32_t proto_type(uint8_t leaf_type)
+{
+	switch (leaf_type) {
+	case PF_LEAF_INT:
+		return PF_TYPE_SINT64;
+	case PF_LEAF_UINT:
+		return PF_TYPE_UINT64;
+	case PF_LEAF_DOUBLE:
+		return PF_TYPE_DOUBLE;
+	default:
+		return PF_TYPE_STRING;
+	}
+}
+
+/* An unsigned number in decimal at p; returns the end. */
+static char *put_dec(char *p, uint32_t v)
+{
+	char tmp[10];
+	size_t n = 0;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+void pf_uext_describe(struct tmx_perfetto *s, struct pf_class *c)
+{
+	struct tmx_buf *b = &s->pkt;
+	char name[16] = "E", file[32] = "tracemux/e", type[32] = ".tracemux.E";
+	size_t ed, fds, fd, msg, fld, opt;
+
+	c->ext_described = true;
+	*put_dec(name + 1, c->num) = 0;
+	memcpy(put_dec(file + 10, c->num), ".proto", 7);
+	*put_dec(type + 11, c->num) = 0;
+	ed = pb_open(b, PF_PKT_EXTENSION_DESCRIPTOR);
+	fds = pb_open(b, PF_ED_EXTENSION_SET);
+	fd = pb_open(b, PF_FDS_FILE);
+	pb_string(b, PF_FILE_NAME, file);
+	pb_string(b, PF_FILE_PACKAGE, "tracemux");
+	msg = pb_open(b, PF_FILE_MESSAGE_TYPE);
+	pb_string(b, PF_DESC_NAME, name);
+	for (size_t i = 0; i < c->leaves.n && i < 32; i++) {
+		if (!(c->ext_leaves & 1u << i))
+			continue;
+		const struct pf_leaf *l = &c->leaves.leaf[i];
+
+		fld = pb_open(b, PF_DESC_FIELD);
+		pb_string(b, PF_FIELD_NAME, l->name);
+		pb_uint(b, PF_FIELD_NUMBER, i + 1);
+		if (l->int_array) {
+			/* repeated (u)int64 [packed = true] */
+			pb_uint(b, PF_FIELD_LABEL, PF_LABEL_REPEATED);
+			pb_uint(b, PF_FIELD_TYPE, l->int_array == PF_INT_ARRAY_SIGNED ? PF_TYPE_INT64 :
+						  PF_TYPE_UINT64);
+			opt = pb_open(b, PF_FIELD_OPTIONS);
+			pb_uint(b, PF_FOPT_PACKED, 1);
+			pb_close(b, opt);
+		} else {
+			pb_uint(b, PF_FIELD_LABEL, PF_LABEL_OPTIONAL);
+			pb_uint(b, PF_FIELD_TYPE, proto_type(l->type));
+		}
+		pb_close(b, fld);
+	}
+	fld = pb_open(b, PF_DESC_EXTENSION);
+	pb_string(b, PF_FIELD_NAME, "debug");
+	pb_string(b, PF_FIELD_EXTENDEE, ".perfetto.protos.TrackEvent");
+	pb_uint(b, PF_FIELD_NUMBER, c->ext_field);
+	pb_uint(b, PF_FIELD_LABEL, PF_LABEL_OPTIONAL);
+	pb_uint(b, PF_FIELD_TYPE, PF_TYPE_MESSAGE);
+	pb_string(b, PF_FIELD_TYPE_NAME, type);
+	pb_close(b, fld);
+	pb_close(b, msg);
+	pb_close(b, fd);
+	pb_close(b, fds);
+	pb_close(b, ed);
+	pf_write_packet(s);
+}
