@@ -22,7 +22,7 @@
 
 #include "common/progress_count.h"
 #include "ctf/fs_impl.h"
-#include "model/source.h"
+#include "source/source.h"
 #include "model/clock.h"
 #include "model/opts.h"
 #include "mux/muxer.h"

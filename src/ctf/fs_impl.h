@@ -18,7 +18,7 @@
 #include <stdlib.h>
 
 #include "ctf/decode.h"
-#include "model/source.h"
+#include "source/source.h"
 #include "ctf/metadata.h"
 #include "ctf/quirks.h"
 #include "io/mapfile.h"

@@ -29,7 +29,7 @@
 
 #include "model/opts.h"
 #include "common/grow.h"
-#include "model/source.h"
+#include "source/source.h"
 #include "tracecmd/source_impl.h"
 
 /* ------------------------------------------------------------------ */

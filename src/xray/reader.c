@@ -24,7 +24,7 @@
 #include "common/progress_count.h"
 #include "model/opts.h"
 #include "model/field_class.h"
-#include "model/source.h"
+#include "source/source.h"
 #include "xray/reader_impl.h"
 
 /* ------------------------------------------------------------------ */

@@ -22,7 +22,7 @@
 #include <pthread.h>
 
 #include "common/arena.h"
-#include "model/source.h"
+#include "source/source.h"
 #include "xray/internal.h"
 
 /* Bounds: the positions of the sorted runs are kept in memory. */

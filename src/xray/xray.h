@@ -108,7 +108,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/source.h"
+#include "source/source.h"
 #include "tracemux/tracemux.h"
 
 enum tmx_xray_event_id {

@@ -10,7 +10,7 @@
 #include "common/errors.h"
 #include "model/msg_iter.h"
 #include "common/ptr_index.h"
-#include "model/source.h"
+#include "source/source.h"
 #include "mux/filter.h"
 #include "mux/muxer.h"
 

@@ -12,7 +12,7 @@
 
 #include "common/errors.h"
 #include "model/opts.h"
-#include "model/source.h"
+#include "source/source.h"
 #include "tracecmd/tracedat.h"
 #include "tracemux/tracemux.h"
 #include "xray/xray.h"

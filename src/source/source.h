@@ -1,7 +1,7 @@
 /*
  * A source as the format readers build it: each reader (CTF file system,
  * trace.dat, XRay) implements these operations over its own state, and
- * src/model/source.c turns one or more readers into the public
+ * src/source/source.c turns one or more readers into the public
  * `struct tmx_source` (merging them by time when there are several).
  */
 #ifndef TMX_SOURCE_H
