@@ -1,83 +1,21 @@
 /*
- * A source as the format readers build it: each reader (CTF file system,
- * trace.dat, XRay) implements these operations over its own state, and
- * src/source/source.c turns one or more readers into the public
- * `struct tmx_source` (merging them by time when there are several).
+ * The source layer: src/source/source.c turns one or more readers (each a
+ * `struct tmx_source_ops` over its own state, model/reader.h) into the
+ * public `struct tmx_source`, merging each reader's per-stream iterators
+ * with the muxer and several readers by time; src/source/open.c picks the
+ * reader of each input.  It sits above the readers and the muxer.
  */
 #ifndef TMX_SOURCE_H
 #define TMX_SOURCE_H
 
+#include "model/reader.h"
 #include "tracemux/tracemux.h"
 
-/* What a reader is told of a filter (see set_filter below). */
-struct tmx_reader_filter {
-	/* Whether a message passes (every message that is not an event does). */
-	bool (*keep)(const void *ctx, const struct tmx_msg *msg);
-	/* False when no event of the class can pass: the reader may skip decoding them. */
-	bool (*wanted)(const void *ctx, const struct tmx_event_class *ec);
-	const void *ctx;
-};
-
-struct tmx_source_ops {
-	const char *format;   /* "ctf", "tracedat", "xray" */
-	/* Required. */
-	int (*next)(void *impl, const struct tmx_msg **msg, struct tmx_error *err);
-	void (*free)(void *impl);
-	size_t (*stream_count)(const void *impl);
-	void (*stream_info)(const void *impl, size_t i, struct tmx_stream_info *info);
-	size_t (*logical_trace_count)(const void *impl);
-	const struct tmx_trace *(*logical_trace)(const void *impl, size_t i);
-	/* Optional: NULL when the format has no such thing. */
-	void (*skip_before)(void *impl, int64_t ns);
-	void (*skipped)(const void *impl, uint64_t *units, uint64_t *bytes);
-	/*
-	 * The bytes of its streams' data (tmx_stream_info.bytes) consumed so
-	 * far: packets, pages or chunks decoded (or passed over: trimmed,
-	 * damaged and skipped), all of them once every stream has ended.
-	 * Called on any thread while the streams are read (on workers too):
-	 * the readers keep per-stream counters (common/progress_count.h)
-	 * updated per packet or page, never per event.  NULL: 0 until the end.
-	 */
-	uint64_t (*bytes_read)(const void *impl);
-	/* Per physical trace: its metadata text (CTF). */
-	size_t (*trace_count)(const void *impl);
-	const char *(*trace_metadata)(const void *impl, size_t i);
-	bool (*trace_packetized)(const void *impl, size_t i);
-	/*
-	 * Filters (tmx_source_set_filter): from now on, drop the events that
-	 * `f` does not keep (and nothing else) as early as the reader can, per
-	 * stream; f NULL: drop nothing.  f outlives the reader's use of it.
-	 * Readers without this have their events filtered by the source.
-	 */
-	void (*set_filter)(void *impl, const struct tmx_reader_filter *f);
-	/*
-	 * From now on no one reads the events' field values (tmx_source_skip_fields):
-	 * the reader may step over an event's body without decoding it, with
-	 * the same errors, the event then having no scopes (NULL).
-	 */
-	void (*skip_fields)(void *impl);
-	/*
-	 * The same for the events of the classes for which reads() is false
-	 * (NULL: every class is read again); reads() is asked once per class
-	 * and stream, from the reader's thread.
-	 */
-	void (*skip_fields_of)(void *impl,
-			       bool (*reads)(const void *ctx, const struct tmx_event_class *ec),
-			       const void *ctx);
-	/*
-	 * The muxer over the reader's per-stream iterators (NULL: none), for
-	 * the parallel runner (src/par/), which reads the streams on worker
-	 * threads: reading one stream must then touch nothing another stream
-	 * touches, except through atomics and tmx_warn (captured per thread).
-	 * A reader without it is read as one unit.  A reader with it gives
-	 * that muxer's messages as its own (its next is tmx_muxer_next on it).
-	 */
-	struct tmx_muxer *(*stream_muxer)(void *impl);
-};
-
 /*
- * Wraps one reader into a source.  On failure, `impl` has been freed with
- * ops->free.
+ * Wraps one reader into a source: a reader with stream_iters has its
+ * streams merged by a muxer, which pulls each stream's first message now
+ * (so errors there are the open's).  On failure, `impl` has been freed
+ * with ops->free.
  */
 int tmx_source_new(const struct tmx_source_ops *ops, void *impl, struct tmx_source **out,
 		   struct tmx_error *err);
@@ -125,7 +63,7 @@ struct tmx_muxer *tmx_source_muxer(const struct tmx_source *src);
 /*
  * The source's streams taken over for the parallel runner: every iterator
  * still going (each reader's per-stream iterators, or the reader itself
- * when it has no stream_muxer), with the message it holds and its muxer
+ * when it has no stream_iters), with the message it holds and its muxer
  * key, in the order in which the source's muxers break ties (by reader,
  * then by stream).  Sets *heads (malloc'ed, `index` renumbered 0..n-1) and
  * *n; the source gives no message afterwards and still frees everything.
@@ -143,5 +81,22 @@ uint64_t tmx_source_bytes_read(const struct tmx_source *src);
 
 /* The reader behind a source of that format, or NULL (for format-specific outputs). */
 void *tmx_source_impl(const struct tmx_source *src, const struct tmx_source_ops *ops);
+
+/*
+ * Format-specific questions about a source (src/source/open.c), its
+ * reader's answers:
+ *
+ * the trace.dat files behind a source (0 when it has no trace.dat reader;
+ * tracecmd/tracedat.h);
+ */
+struct tdat_file;
+size_t tdat_source_file_count(const struct tmx_source *src);
+const struct tdat_file *tdat_source_file(const struct tmx_source *src, size_t i);
+/*
+ * the file header of an XRay source (of its first XRay file when it
+ * merges several), or NULL when `src` holds no XRay reader (xray/xray.h).
+ */
+struct tmx_xray_header;
+const struct tmx_xray_header *tmx_xray_source_header(const struct tmx_source *src);
 
 #endif
