@@ -73,7 +73,8 @@ struct tmx_source_ops {
 	/*
 	 * The reader's per-stream message iterators (NULL: the reader is one
 	 * iterator, its next): writes stream_count() of them into `iters`, in
-	 * the order in which the muxer breaks ties (its input order).  The
+	 * stream_info's order (the muxer's input order, which the parallel
+	 * runner's units keep: tmx_source_take_streams).  The
 	 * source merges them by time (src/mux/muxer.c) and gives the result as
 	 * the reader's messages; the parallel runner (src/par/) reads them on
 	 * worker threads: reading one stream must then touch nothing another
