@@ -6,7 +6,8 @@
  * contexts only).  Files that carry the same stream (same stream class and
  * stream instance ID, e.g. LTTng tracefile rotation) are read as one
  * stream; physical traces that share a UUID form one logical trace.  Then
- * each stream is a message iterator and the muxer merges them by time.
+ * each stream is a message iterator, which the source layer merges by time
+ * (stream_iters).
  *
  * This file: trace discovery, logical traces, opening and the source
  * operations; the other parts are listed in fs_impl.h.
@@ -21,11 +22,10 @@
 #include <unistd.h>
 
 #include "common/progress_count.h"
+#include "ctf/fs.h"
 #include "ctf/fs_impl.h"
-#include "model/source.h"
 #include "model/clock.h"
 #include "model/opts.h"
-#include "mux/muxer.h"
 
 #define FS_MAX_DEPTH 32
 
@@ -395,13 +395,11 @@ static int group_logical_traces(struct ctf_fs *src, struct tmx_error *err)
 	return TMX_OK;
 }
 
-static const struct tmx_source_ops ctf_fs_ops;
-
 static void fs_free(void *impl);
 
-int tmx_ctf_fs_open(const char *const *paths, size_t n_paths,
-		    const struct tmx_ctf_fs_opts *opts, const struct tmx_diag *diag,
-		    struct tmx_source **out, struct tmx_error *err)
+int ctf_fs_reader_open(const char *const *paths, size_t n_paths,
+		       const struct tmx_ctf_fs_opts *opts, const struct tmx_diag *diag,
+		       void **out, struct tmx_error *err)
 {
 	struct ctf_fs *src = calloc(1, sizeof(*src));
 	int ret = TMX_OK;
@@ -453,41 +451,17 @@ int tmx_ctf_fs_open(const char *const *paths, size_t n_paths,
 		ret = open_trace_files(src, src->traces[i], err);
 	if (!ret)
 		ret = ctf_fs_make_streams(src, err);
-	if (!ret) {
-		struct tmx_msg_iter **iters = malloc((src->n_streams ? src->n_streams : 1) *
-						     sizeof(*iters));
-		if (!iters) {
-			ret = nomem(err);
-		} else {
-			for (size_t i = 0; i < src->n_streams; i++)
-				iters[i] = &src->streams[i]->iter;
-			ret = tmx_muxer_new(iters, src->n_streams, &src->mux, err);
-			free(iters);
-			/*
-			 * The muxer owns the streams now (and destroyed them if
-			 * it failed); src->streams only borrows them.
-			 */
-			if (ret)
-				src->n_streams = 0;
-		}
-	}
 	if (ret) {
 		fs_free(src);
 		return ret;
 	}
-	return tmx_source_new(&ctf_fs_ops, src, out, err);
-}
-
-static int fs_next(void *impl, const struct tmx_msg **msg, struct tmx_error *err)
-{
-	struct ctf_fs *fs = impl;
-
-	return tmx_muxer_next(fs->mux, msg, err);
+	*out = src;
+	return TMX_OK;
 }
 
 /*
- * Filters drop events per stream, before the muxer orders them; the
- * decoders skip the events of classes that cannot pass.
+ * Filters drop events per stream (the source's muxer too, before ordering
+ * them); the decoders skip the events of classes that cannot pass.
  */
 static void fs_set_filter(void *impl, const struct tmx_reader_filter *f)
 {
@@ -496,8 +470,6 @@ static void fs_set_filter(void *impl, const struct tmx_reader_filter *f)
 	fs->filter = f;
 	for (size_t i = 0; i < fs->n_streams; i++)
 		ctf_fs_stream_set_filter(fs->streams[i]);
-	if (fs->mux)
-		tmx_muxer_set_filter(fs->mux, f ? f->keep : NULL, f ? f->ctx : NULL);
 }
 
 static void fs_skip_fields(void *impl)
@@ -525,9 +497,12 @@ static void fs_skip_fields_of(void *impl, bool (*reads)(const void *ctx, const s
  * (the source's lenient-mode counters, the out-of-range clock warnings) is
  * atomic or goes through tmx_warn: they may be read on worker threads.
  */
-static struct tmx_muxer *fs_stream_muxer(void *impl)
+static void fs_stream_iters(void *impl, struct tmx_msg_iter **iters)
 {
-	return ((struct ctf_fs *)impl)->mux;
+	const struct ctf_fs *fs = impl;
+
+	for (size_t i = 0; i < fs->n_streams; i++)
+		iters[i] = &fs->streams[i]->iter;
 }
 
 /* A stream's time range from its packet index: first packet begin, last packet end. */
@@ -643,11 +618,8 @@ static void fs_free(void *impl)
 
 	if (!src)
 		return;
-	if (src->mux)
-		tmx_muxer_free(src->mux);
-	else
-		for (size_t i = 0; i < src->n_streams; i++)
-			ctf_fs_stream_destroy(&src->streams[i]->iter);
+	for (size_t i = 0; i < src->n_streams; i++)
+		ctf_fs_stream_destroy(src->streams[i]);
 	free(src->streams);
 	for (size_t i = 0; i < src->n_files; i++)
 		ctf_fs_file_free(src->files[i]);
@@ -659,9 +631,8 @@ static void fs_free(void *impl)
 	free(src);
 }
 
-static const struct tmx_source_ops ctf_fs_ops = {
+const struct tmx_source_ops ctf_fs_ops = {
 	.format = "ctf",
-	.next = fs_next,
 	.free = fs_free,
 	.stream_count = fs_stream_count,
 	.stream_info = fs_stream_info,
@@ -676,5 +647,5 @@ static const struct tmx_source_ops ctf_fs_ops = {
 	.set_filter = fs_set_filter,
 	.skip_fields = fs_skip_fields,
 	.skip_fields_of = fs_skip_fields_of,
-	.stream_muxer = fs_stream_muxer,
+	.stream_iters = fs_stream_iters,
 };

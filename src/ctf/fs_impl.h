@@ -1,6 +1,6 @@
 /*
- * Inside the CTF file-system source: what its files share.  Not an
- * interface (tmx_ctf_fs_open() in tracemux.h is):
+ * Inside the CTF file-system reader: what its files share.  Not an
+ * interface (ctf/fs.h is, which src/source/open.c makes tmx_ctf_fs_open()):
  *
  *   fs.c         trace discovery (directories with a `metadata` file),
  *                logical traces, opening, the source operations
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 
 #include "ctf/decode.h"
-#include "model/source.h"
+#include "model/reader.h"
 #include "ctf/metadata.h"
 #include "ctf/quirks.h"
 #include "io/mapfile.h"
@@ -132,7 +132,6 @@ struct ctf_fs {
 	size_t n_files;
 	struct ctf_stream **streams;
 	size_t n_streams;
-	struct tmx_muxer *mux;
 	/*
 	 * The caller's options, copied: its structure may be gone once the
 	 * source is open, as with the other readers (trace_name is only read
@@ -200,7 +199,7 @@ void ctf_fs_skip_damage(struct ctf_fs *src, const struct tmx_error *damage, uint
 
 int ctf_fs_make_streams(struct ctf_fs *src, struct tmx_error *err);
 
-void ctf_fs_stream_destroy(struct tmx_msg_iter *it);
+void ctf_fs_stream_destroy(struct ctf_stream *s);
 /* The source's filter (src->filter) given to the stream's decoder. */
 void ctf_fs_stream_set_filter(struct ctf_stream *s);
 

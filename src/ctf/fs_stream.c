@@ -40,6 +40,12 @@ static int cmp_file_time(const void *a, const void *b)
 static int stream_next(struct tmx_msg_iter *it, const struct tmx_msg **msg,
 		       struct tmx_error *err);
 
+/* The streams are the reader's (fs_free destroys them), not the muxer's. */
+static void stream_keep(struct tmx_msg_iter *it)
+{
+	(void)it;
+}
+
 static int stream_new(struct ctf_fs *src, struct ctf_file *first, uint64_t auto_id,
 		      struct tmx_error *err)
 {
@@ -54,7 +60,7 @@ static int stream_new(struct ctf_fs *src, struct ctf_file *first, uint64_t auto_
 		return nomem(err);
 	}
 	s->iter.next = stream_next;
-	s->iter.destroy = ctf_fs_stream_destroy;
+	s->iter.destroy = stream_keep;
 	s->src = src;
 	s->stream.cls = p0->sc;
 	s->stream.trace = &first->trace->logical->trace;
@@ -586,10 +592,8 @@ void ctf_fs_stream_set_filter(struct ctf_stream *s)
 	}
 }
 
-void ctf_fs_stream_destroy(struct tmx_msg_iter *it)
+void ctf_fs_stream_destroy(struct ctf_stream *s)
 {
-	struct ctf_stream *s = (struct ctf_stream *)it;
-
 	close_decoder(s);
 	free(s->plist);
 	free(s->files);

@@ -4,7 +4,7 @@
 
 #include "tracemux/tracemux.h"
 #include "model/opts.h"
-#include "model/source.h"
+#include "source/source.h"
 #include "par/progress.h"
 
 static uint64_t now_ns(void)

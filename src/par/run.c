@@ -16,7 +16,7 @@
 
 #include "tracemux/sink.h"
 #include "tracemux/tracemux.h"
-#include "model/source.h"
+#include "source/source.h"
 #include "model/opts.h"
 #include "mux/muxer.h"
 #include "par/par.h"

@@ -20,7 +20,8 @@
  *     other static arrays as arrays, other dynamic arrays as sequences;
  *   - a page's missed-events flag becomes TMX_MSG_DISCARDED_EVENTS before
  *     the page's first record (count 0 when the kernel did not store it).
- * Streams of all files merge by time in the muxer.
+ * The streams of all files are handed out (stream_iters): the source
+ * layer merges them by time in the muxer.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -29,8 +30,8 @@
 
 #include "model/opts.h"
 #include "common/grow.h"
-#include "model/source.h"
 #include "tracecmd/source_impl.h"
+#include "tracecmd/tracedat.h"
 
 /* ------------------------------------------------------------------ */
 /* The source                                                            */
@@ -42,7 +43,6 @@ static void src_free(void *impl)
 
 	if (!ts)
 		return;
-	tmx_muxer_free(ts->mux);
 	for (size_t i = 0; i < ts->n_streams; i++)
 		tdm_stream_free(ts->streams[i]);
 	free(ts->streams);
@@ -57,16 +57,9 @@ static void src_free(void *impl)
 	free(ts);
 }
 
-static int src_next(void *impl, const struct tmx_msg **msg, struct tmx_error *err)
-{
-	struct tdm_source *ts = impl;
-
-	return tmx_muxer_next(ts->mux, msg, err);
-}
-
 /*
- * Filters drop events per stream, before the muxer orders them; the
- * streams do not decode the records of classes that cannot pass.
+ * Filters drop events per stream (the source's muxer too, before ordering
+ * them); the streams do not decode the records of classes that cannot pass.
  */
 static void src_set_filter(void *impl, const struct tmx_reader_filter *f)
 {
@@ -79,7 +72,6 @@ static void src_set_filter(void *impl, const struct tmx_reader_filter *f)
 		for (size_t e = 0; e < tf->sc.n_event_classes; e++)
 			tf->by_id_events[e]->unwanted = f && !f->wanted(f->ctx, &tf->by_id_events[e]->ec);
 	}
-	tmx_muxer_set_filter(ts->mux, f ? f->keep : NULL, f ? f->ctx : NULL);
 }
 
 /*
@@ -87,9 +79,12 @@ static void src_set_filter(void *impl, const struct tmx_reader_filter *f)
  * the streams of a file share is read-only but the lenient-mode counters
  * (atomic): they may be read on worker threads.
  */
-static struct tmx_muxer *src_stream_muxer(void *impl)
+static void src_stream_iters(void *impl, struct tmx_msg_iter **iters)
 {
-	return ((struct tdm_source *)impl)->mux;
+	const struct tdm_source *ts = impl;
+
+	for (size_t i = 0; i < ts->n_streams; i++)
+		iters[i] = &ts->streams[i]->iter;
 }
 
 static size_t src_stream_count(const void *impl)
@@ -154,7 +149,6 @@ static void src_skipped(const void *impl, uint64_t *units, uint64_t *bytes)
 
 const struct tmx_source_ops tdat_source_ops = {
 	.format = "tracedat",
-	.next = src_next,
 	.free = src_free,
 	.stream_count = src_stream_count,
 	.stream_info = src_stream_info,
@@ -163,7 +157,7 @@ const struct tmx_source_ops tdat_source_ops = {
 	.logical_trace = src_trace,
 	.skipped = src_skipped,
 	.set_filter = src_set_filter,
-	.stream_muxer = src_stream_muxer,
+	.stream_iters = src_stream_iters,
 };
 
 static int add_streams(struct tdm_source *ts, struct tdm_file *tf, size_t *cap,
@@ -227,14 +221,13 @@ static int add_streams(struct tdm_source *ts, struct tdm_file *tf, size_t *cap,
 	return TMX_OK;
 }
 
-int tmx_tracedat_open(const char *const *paths, size_t n_paths,
-		      const struct tmx_tracedat_opts *in, const struct tmx_diag *diag,
-		      struct tmx_source **out, struct tmx_error *err)
+int tdat_reader_open(const char *const *paths, size_t n_paths,
+		     const struct tmx_tracedat_opts *in, const struct tmx_diag *diag,
+		     void **out, struct tmx_error *err)
 {
 	struct tmx_tracedat_opts opts;
 	struct tdm_source *ts = calloc(1, sizeof(*ts));
 	struct tdat_open_opts fo = { 0 };
-	struct tmx_msg_iter **iters = NULL;
 	size_t cap = 0;
 	int ret = TMX_OK;
 
@@ -270,33 +263,23 @@ int tmx_tracedat_open(const char *const *paths, size_t n_paths,
 			break;
 		ret = add_streams(ts, tf, &cap, err);
 	}
-	if (!ret && !(iters = malloc((ts->n_streams ? ts->n_streams : 1) * sizeof(*iters))))
-		ret = tdm_nomem(err);
 	if (ret) {
 		src_free(ts);
 		return ret;
 	}
-	for (size_t i = 0; i < ts->n_streams; i++)
-		iters[i] = &ts->streams[i]->iter;
-	ret = tmx_muxer_new(iters, ts->n_streams, &ts->mux, err);
-	free(iters);
-	if (ret) {
-		ts->mux = NULL;
-		src_free(ts);
-		return ret;
-	}
-	return tmx_source_new(&tdat_source_ops, ts, out, err);
+	*out = ts;
+	return TMX_OK;
 }
 
-size_t tdat_source_file_count(const struct tmx_source *src)
+size_t tdat_reader_file_count(const void *impl)
 {
-	const struct tdm_source *ts = src ? tmx_source_impl(src, &tdat_source_ops) : NULL;
+	const struct tdm_source *ts = impl;
 	return ts ? ts->n_files : 0;
 }
 
-const struct tdat_file *tdat_source_file(const struct tmx_source *src, size_t i)
+const struct tdat_file *tdat_reader_file(const void *impl, size_t i)
 {
-	const struct tdm_source *ts = src ? tmx_source_impl(src, &tdat_source_ops) : NULL;
+	const struct tdm_source *ts = impl;
 	return ts && i < ts->n_files ? ts->files[i]->f : NULL;
 }
 

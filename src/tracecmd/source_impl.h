@@ -1,6 +1,7 @@
 /*
- * Inside the trace.dat model source: what its files share.  Not an
- * interface (tmx_tracedat_open() in tracemux.h is):
+ * Inside the trace.dat model reader: what its files share.  Not an
+ * interface (tracedat.h's tdat_reader_open() is, which src/source/open.c
+ * makes tmx_tracedat_open()):
  *
  *   source.c          the source: files opened, streams per buffer and
  *                     CPU, the source operations, tdat_record_of
@@ -23,7 +24,7 @@
 #include "common/errors.h"
 #include "model/field_class.h"
 #include "model/msg_iter.h"
-#include "mux/muxer.h"
+#include "model/reader.h"
 #include "tracecmd/internal.h"
 
 enum plan_kind {
@@ -107,7 +108,6 @@ struct tdm_source {
 	size_t n_files;
 	struct tdm_stream **streams;
 	size_t n_streams;
-	struct tmx_muxer *mux;
 	const struct tmx_reader_filter *filter;   /* tmx_source_set_filter; NULL: none */
 };
 

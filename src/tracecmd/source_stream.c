@@ -304,7 +304,7 @@ int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct 
 	}
 }
 
-/* Streams are owned by the source, not the muxer. */
+/* Streams are owned by the reader (src_free), not the muxer. */
 void tdm_stream_keep(struct tmx_msg_iter *it)
 {
 	(void)it;

@@ -11,8 +11,10 @@
  *     trace-cmd's record->ts).  The `-o tracecmd` output drives its own
  *     reading order with these cursors.
  *
- *  2. The MODEL layer (tmx_tracedat_open() in tracemux.h): one source over
- *     one or more files, one stream per (file, buffer, CPU), merged by time.
+ *  2. The MODEL layer (tdat_reader_open(), which src/source/open.c makes
+ *     tmx_tracedat_open() of tracemux.h): one reader over one or more
+ *     files, one stream per (file, buffer, CPU), which the source layer
+ *     merges by time.
  *     From a message of that source, tdat_record_of() gives back the raw
  *     record and the file it came from.
  *
@@ -377,17 +379,28 @@ int tdat_page_next(struct tdat_page *pg, const uint8_t **data, uint32_t *len,
 uint64_t tdat_convert_ts_cpu(const struct tdat_file *f, uint64_t raw, uint32_t cpu);
 
 /* ------------------------------------------------------------------ */
-/* The model source (tmx_tracedat_open)                                 */
+/* The model reader (tmx_tracedat_open, src/source/open.c)              */
 /* ------------------------------------------------------------------ */
 
+/* Its operations: per-stream iterators (stream_iters), no next. */
 extern const struct tmx_source_ops tdat_source_ops;
 
 /*
- * The trace.dat files behind a source (0 when it has no trace.dat reader).
- * The source opens them with skip_texts: no kallsyms, printk.
+ * Opens the files, builds their classes and one stream per buffer and CPU;
+ * sets *impl, the reader behind tdat_source_ops.  `opts` is copied
+ * (tmx_opts_copy's size rule).
  */
-size_t tdat_source_file_count(const struct tmx_source *src);
-const struct tdat_file *tdat_source_file(const struct tmx_source *src, size_t i);
+int tdat_reader_open(const char *const *paths, size_t n_paths,
+		     const struct tmx_tracedat_opts *opts, const struct tmx_diag *diag,
+		     void **impl, struct tmx_error *err);
+
+/*
+ * The trace.dat files behind the reader `impl` (tdat_source_file() of
+ * source/source.h for a source).  It opens them with skip_texts: no
+ * kallsyms, printk.
+ */
+size_t tdat_reader_file_count(const void *impl);
+const struct tdat_file *tdat_reader_file(const void *impl, size_t i);
 
 /*
  * The raw record behind a TMX_MSG_EVENT message of a trace.dat source, or

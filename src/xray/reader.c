@@ -22,9 +22,7 @@
 #include "tracemux/run.h"
 #include "common/errors.h"
 #include "common/progress_count.h"
-#include "model/opts.h"
 #include "model/field_class.h"
-#include "model/source.h"
 #include "xray/reader_impl.h"
 
 /* ------------------------------------------------------------------ */
@@ -297,15 +295,15 @@ const struct tmx_source_ops tmx_xray_source_ops = {
 	.set_filter = xr_reader_set_filter,
 };
 
-const struct tmx_xray_header *tmx_xray_source_header(const struct tmx_source *src)
+const struct tmx_xray_header *tmx_xray_reader_header(const void *impl)
 {
-	const struct xr_reader *r = tmx_source_impl(src, &tmx_xray_source_ops);
+	const struct xr_reader *r = impl;
 
 	return r ? &r->file.h : NULL;
 }
 
 static int open_one(const char *path, const struct tmx_xray_opts *opts,
-		    const struct tmx_diag *diag, struct xr_names *names, struct tmx_source **out,
+		    const struct tmx_diag *diag, struct xr_names *names, void **out,
 		    struct tmx_error *err)
 {
 	struct xr_reader *r = calloc(1, sizeof(*r));
@@ -341,48 +339,22 @@ static int open_one(const char *path, const struct tmx_xray_opts *opts,
 		r->packets[i] = (struct tmx_packet){ .stream = &r->streams[i] };
 	if ((ret = xr_setup_output(r, err)))
 		goto fail;
-	return tmx_source_new(&tmx_xray_source_ops, r, out, err);
+	*out = r;
+	return TMX_OK;
 fail:
 	reader_free(r);
 	return ret;
 }
 
-int tmx_xray_open(const char *const *paths, size_t n_paths, const struct tmx_xray_opts *in,
-		  const struct tmx_diag *diag, struct tmx_source **out, struct tmx_error *err)
+int tmx_xray_reader_open(const char *path, const struct tmx_xray_opts *opts,
+			 const struct tmx_diag *diag, void **impl, struct tmx_error *err)
 {
-	struct tmx_xray_opts own;
-	const struct tmx_xray_opts *opts = &own;
-	struct tmx_source **srcs;
-	int ret = TMX_OK;
-	size_t n = 0;
+	struct xr_names *names = NULL;
+	int ret;
 
-	*out = NULL;
-	if ((ret = tmx_opts_copy(&own, sizeof(own), in, "tmx_xray_opts", err)))
+	*impl = NULL;
+	if ((opts->instr_map || opts->symbolize) &&
+	    (ret = xr_names_load(opts->instr_map, opts->symbolize, diag, &names, err)))
 		return ret;
-	if (n_paths == 0)
-		return tmx_error_set(err, TMX_ERR_USAGE, NULL, "no XRay log given");
-	if (!(srcs = calloc(n_paths, sizeof(*srcs))))
-		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
-	for (; n < n_paths && !ret; n++) {
-		struct xr_names *names = NULL;
-		if ((opts->instr_map || opts->symbolize) &&
-		    (ret = xr_names_load(opts->instr_map, opts->symbolize, diag, &names, err)))
-			break;
-		ret = open_one(paths[n], opts, diag, names, &srcs[n], err);
-	}
-	if (ret) {
-		for (size_t i = 0; i < n; i++)
-			if (srcs[i])
-				tmx_source_free(srcs[i]);
-		free(srcs);
-		return ret;
-	}
-	if (n_paths == 1) {
-		*out = srcs[0];
-		free(srcs);
-		return TMX_OK;
-	}
-	ret = tmx_source_merge(srcs, n_paths, out, err);
-	free(srcs);
-	return ret;
+	return open_one(path, opts, diag, names, impl, err);
 }

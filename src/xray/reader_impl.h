@@ -1,6 +1,7 @@
 /*
- * Inside the XRay source: what its files share.  Not an interface
- * (tmx_xray_open() in tracemux.h is):
+ * Inside the XRay reader: what its files share.  Not an interface
+ * (xray.h's tmx_xray_reader_open() is, which src/source/open.c makes
+ * tmx_xray_open()):
  *
  *   reader.c         the model classes, opening, the source operations
  *   reader_index.c   the index: FDR blocks verified as llvm's BlockVerifier
@@ -22,7 +23,7 @@
 #include <pthread.h>
 
 #include "common/arena.h"
-#include "model/source.h"
+#include "model/reader.h"
 #include "xray/internal.h"
 
 /* Bounds: the positions of the sorted runs are kept in memory. */

@@ -24,7 +24,8 @@
  *     "nonstop_tsc"     int 0/1 (header bit 1)
  *     "cycle_frequency" int: header cycle frequency (ticks per second)
  *     "buffer_size"     int: FDR per-thread buffer size (FDR only)
- *   The same header is also available as a struct: tmx_xray_source_header().
+ *   The same header is also available as a struct: tmx_xray_reader_header()
+ *   (tmx_xray_source_header() of source/source.h for a source).
  *
  * - One clock class "xray_tsc": frequency = cycle_frequency (1 GHz when the
  *   header says 0, with a warning), offset 0.  compiler-rt's emulated clock
@@ -108,7 +109,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/source.h"
+#include "model/reader.h"
 #include "tracemux/tracemux.h"
 
 enum tmx_xray_event_id {
@@ -167,9 +168,14 @@ extern const struct tmx_source_ops tmx_xray_source_ops;
 bool tmx_xray_looks_like_yaml(const unsigned char *head, size_t n, bool whole_file);
 
 /*
- * The file header of an XRay source (of its first XRay file when it merges
- * several), or NULL when `src` holds no XRay reader.
+ * Opens one log (and its instrumentation map or symbols when `opts` asks,
+ * loaded per log as llvm-xray does); sets *impl, the reader behind
+ * tmx_xray_source_ops.  `opts` is the library's copy (tmx_xray_open).
  */
-const struct tmx_xray_header *tmx_xray_source_header(const struct tmx_source *src);
+int tmx_xray_reader_open(const char *path, const struct tmx_xray_opts *opts,
+			 const struct tmx_diag *diag, void **impl, struct tmx_error *err);
+
+/* The file header of the XRay reader `impl`. */
+const struct tmx_xray_header *tmx_xray_reader_header(const void *impl);
 
 #endif

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "fcbuild.h"
-#include "model/source.h"
+#include "source/source.h"
 #include "mux/filter.h"
 #include "tracemux/event.h"
 #include "tracemux/filter.h"

@@ -22,8 +22,7 @@
 #include "tracemux/sink.h"
 #include "tracemux/tracemux.h"
 #include "common/errors.h"
-#include "model/source.h"
-#include "mux/muxer.h"
+#include "source/source.h"
 
 /* One step of a stream: an event named `name` at `ts`, or an error. */
 struct step {
@@ -86,17 +85,10 @@ static void stream_keep(struct tmx_msg_iter *it)
 
 struct fake {
 	struct fake_stream streams[2];
-	struct tmx_muxer *mux;
 };
-
-static int fake_next(void *impl, const struct tmx_msg **msg, struct tmx_error *err)
-{
-	return tmx_muxer_next(((struct fake *)impl)->mux, msg, err);
-}
 
 static void fake_free(void *impl)
 {
-	tmx_muxer_free(((struct fake *)impl)->mux);
 	free(impl);
 }
 
@@ -124,16 +116,18 @@ static const struct tmx_trace *fake_trace(const void *impl, size_t i)
 	return &trace;
 }
 
-static struct tmx_muxer *fake_stream_muxer(void *impl)
+/* The source merges the two streams. */
+static void fake_stream_iters(void *impl, struct tmx_msg_iter **iters)
 {
-	return ((struct fake *)impl)->mux;
+	for (int i = 0; i < 2; i++)
+		iters[i] = &((struct fake *)impl)->streams[i].iter;
 }
 
 static const struct tmx_source_ops fake_ops = {
-	.format = "fake", .next = fake_next, .free = fake_free,
+	.format = "fake", .free = fake_free,
 	.stream_count = fake_stream_count, .stream_info = fake_stream_info,
 	.logical_trace_count = fake_trace_count, .logical_trace = fake_trace,
-	.stream_muxer = fake_stream_muxer,
+	.stream_iters = fake_stream_iters,
 };
 
 static struct tmx_source *open_fake(const struct step *a, size_t na, const struct step *b,
@@ -142,7 +136,6 @@ static struct tmx_source *open_fake(const struct step *a, size_t na, const struc
 	struct fake *f = calloc(1, sizeof(*f));
 	const struct step *steps[2] = { a, b };
 	size_t n[2] = { na, nb };
-	struct tmx_msg_iter *iters[2];
 	struct tmx_source *src;
 	struct tmx_error err;
 
@@ -156,10 +149,8 @@ static struct tmx_source *open_fake(const struct step *a, size_t na, const struc
 		for (size_t k = 0; k < n[i]; k++)
 			s->ec[k] = (struct tmx_event_class){ .id = k, .name = (char *)steps[i][k].name,
 							     .log_level = TMX_LOG_LEVEL_NONE };
-		iters[i] = &s->iter;
 	}
 	warnings[0] = '\0';
-	assert_int_equal(tmx_muxer_new(iters, 2, &f->mux, &err), TMX_OK);
 	assert_int_equal(tmx_source_new(&fake_ops, f, &src, &err), TMX_OK);
 	return src;
 }

@@ -413,7 +413,7 @@ static void test_truncated_message(void **s)
 /* The model source                                                      */
 /* ------------------------------------------------------------------ */
 
-#include "model/source.h"
+#include "source/source.h"
 
 /*
  * A v7 CMDLINES option whose offset holds no CMDLINES section (a damaged

@@ -27,6 +27,7 @@
 #include "sink/outbuf.h"
 #include "sink/xray/yaml.h"
 #include "xray/xray.h"
+#include "source/source.h"
 
 /* Cached ", cpu: C, thread: T, process: P" texts (put_record_fast). */
 #define YAML_CTX_SLOTS 64

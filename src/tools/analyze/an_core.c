@@ -11,7 +11,7 @@
 
 #include "common/grow.h"
 #include "model/kmap.h"
-#include "model/source.h"
+#include "source/source.h"
 #include "tracemux/event.h"
 #include "tools/analyze/an_run.h"
 #include "tools/analyze/an_time.h"

@@ -11,6 +11,7 @@
 #ifndef TMX_TOOLS_ANALYZE_IO_IMPL_H
 #define TMX_TOOLS_ANALYZE_IO_IMPL_H
 
+#include "common/strdict.h"
 #include "tools/analyze/an_run.h"
 
 /*
@@ -39,20 +40,34 @@ static inline struct io_head *io_omap_at(const struct io_omap *m, size_t i)
 }
 void io_omap_free(struct io_omap *m);
 
-/* Strings kept once (file names, disk and interface names): numbers from 1; 0 is none. */
+/*
+ * Strings kept once (file names, disk and interface names) in the one
+ * string dictionary (common/strdict.h): numbers from 1, its entry + 1; 0 is
+ * none (or out of memory).  The bytes of a string may move when another is
+ * added: read them before.
+ */
 struct io_strs {
-	struct imap map;     /* hash -> first number with it; next[] chains the others */
-	char **s;
-	uint32_t *len, *next;
-	size_t n, cap;
+	struct tmx_strdict d;
 };
-uint32_t io_str(struct io_strs *p, const char *s, size_t len);
+static inline uint32_t io_str(struct io_strs *p, const char *s, size_t len)
+{
+	return (uint32_t)(tmx_strdict_entry(&p->d, s, len, SIZE_MAX, UINT32_MAX) + 1);
+}
 static inline const char *io_str_at(const struct io_strs *p, uint32_t id, size_t *len)
 {
-	*len = p->len[id];
-	return p->s[id];
+	return (const char *)tmx_strdict_at(&p->d, id - 1, len);
 }
-void io_strs_free(struct io_strs *p);
+static inline size_t io_str_len(const struct io_strs *p, uint32_t id)
+{
+	size_t len;
+
+	io_str_at(p, id, &len);
+	return len;
+}
+static inline void io_strs_free(struct io_strs *p)
+{
+	tmx_strdict_free(&p->d);
+}
 
 /* sv.FDType */
 enum { FD_UNKNOWN, FD_DISK, FD_NET, FD_MAYBE_NET };

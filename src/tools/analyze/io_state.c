@@ -116,73 +116,6 @@ void io_omap_free(struct io_omap *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static uint64_t str_hash(const char *s, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ull;
-	return h >> 1;   /* never UINT64_MAX */
-}
-
-uint32_t io_str(struct io_strs *p, const char *s, size_t len)
-{
-	uint64_t h = str_hash(s, len);
-	uint32_t *slot = imap_find(&p->map, h);
-	uint32_t id;
-	bool added;
-	char *copy;
-
-	for (id = slot ? *slot : 0; id; id = p->next[id])
-		if (p->len[id] == len && !memcmp(p->s[id], s, len))
-			return id;
-	if (!p->n)
-		p->n = 1;   /* 0 is "none" */
-	if (p->n >= UINT32_MAX || len > UINT32_MAX || !(copy = malloc(len + 1)))
-		return 0;
-	if (p->n + 1 > p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 64;
-		char **ns = realloc(p->s, cap * sizeof(*ns));
-		uint32_t *nl, *nn;
-		if (ns)
-			p->s = ns;
-		nl = ns ? realloc(p->len, cap * sizeof(*nl)) : NULL;
-		if (nl)
-			p->len = nl;
-		nn = nl ? realloc(p->next, cap * sizeof(*nn)) : NULL;
-		if (!nn) {
-			free(copy);
-			return 0;
-		}
-		p->next = nn;
-		p->cap = cap;
-	}
-	id = (uint32_t)p->n;
-	if (!(slot = imap_get(&p->map, h, id, &added))) {
-		free(copy);
-		return 0;
-	}
-	memcpy(copy, s, len);
-	copy[len] = 0;
-	p->s[id] = copy;
-	p->len[id] = (uint32_t)len;
-	p->next[id] = added ? 0 : *slot;
-	*slot = id;
-	p->n++;
-	return id;
-}
-
-void io_strs_free(struct io_strs *p)
-{
-	for (size_t i = 1; i < p->n; i++)
-		free(p->s[i]);
-	free(p->s);
-	free(p->len);
-	free(p->next);
-	imap_free(&p->map);
-	memset(p, 0, sizeof(*p));
-}
-
 /* ------------------------------------------------------------------ */
 /* Field reads                                                          */
 /* ------------------------------------------------------------------ */
@@ -668,7 +601,7 @@ void an_io_statedump_thread(struct an_run *r, int64_t tid, int64_t pid)
 		}
 		if (added) {
 			*g = *f;
-		} else if (!g->filename || !io->strs.len[g->filename]) {
+		} else if (!g->filename || !io_str_len(&io->strs, g->filename)) {
 			g->filename = f->filename;
 		}
 	}

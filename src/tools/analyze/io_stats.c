@@ -292,7 +292,7 @@ void io_on_parent(struct an_io *io, const struct an_proc *proc, const struct an_
 		} else {
 			struct io_fdstats *pf = current_fd_mut(pps, l->h.key);
 			const struct io_fdstats *cf = current_fd(ps, l->h.key);
-			if (pf && cf && (!pf->filename || !io->strs.len[pf->filename]))
+			if (pf && cf && (!pf->filename || !io_str_len(&io->strs, pf->filename)))
 				pf->filename = cf->filename;
 		}
 	}

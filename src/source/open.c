@@ -1,7 +1,8 @@
 /*
  * tmx_open(): which reader takes each input.  The formats have nothing in
  * common on disk, so a look at the path (directory or file) and at a
- * file's first bytes is enough to tell them apart.
+ * file's first bytes is enough to tell them apart.  Also each format's own
+ * opening (tmx_ctf_fs_open...): its reader made a source.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,8 +12,9 @@
 #include <unistd.h>
 
 #include "common/errors.h"
+#include "ctf/fs.h"
 #include "model/opts.h"
-#include "model/source.h"
+#include "source/source.h"
 #include "tracecmd/tracedat.h"
 #include "tracemux/tracemux.h"
 #include "xray/xray.h"
@@ -75,6 +77,86 @@ int tmx_detect_format(const char *path, enum tmx_trace_format *fmt, struct tmx_e
 				     head[0] | (unsigned)head[1] << 8, head[2] | (unsigned)head[3] << 8,
 				     n < 32 ? ", and less than a 32-byte header" : "");
 	return TMX_OK;
+}
+
+int tmx_ctf_fs_open(const char *const *paths, size_t n_paths,
+		    const struct tmx_ctf_fs_opts *opts, const struct tmx_diag *diag,
+		    struct tmx_source **out, struct tmx_error *err)
+{
+	void *impl;
+	int ret;
+
+	*out = NULL;
+	if ((ret = ctf_fs_reader_open(paths, n_paths, opts, diag, &impl, err)))
+		return ret;
+	return tmx_source_new(&ctf_fs_ops, impl, out, err);
+}
+
+int tmx_tracedat_open(const char *const *paths, size_t n_paths,
+		      const struct tmx_tracedat_opts *opts, const struct tmx_diag *diag,
+		      struct tmx_source **out, struct tmx_error *err)
+{
+	void *impl;
+	int ret;
+
+	*out = NULL;
+	if ((ret = tdat_reader_open(paths, n_paths, opts, diag, &impl, err)))
+		return ret;
+	return tmx_source_new(&tdat_source_ops, impl, out, err);
+}
+
+/* One reader per log, merged by time when there are several. */
+int tmx_xray_open(const char *const *paths, size_t n_paths, const struct tmx_xray_opts *in,
+		  const struct tmx_diag *diag, struct tmx_source **out, struct tmx_error *err)
+{
+	struct tmx_xray_opts opts;
+	struct tmx_source **srcs;
+	int ret = TMX_OK;
+	size_t n = 0;
+
+	*out = NULL;
+	if ((ret = tmx_opts_copy(&opts, sizeof(opts), in, "tmx_xray_opts", err)))
+		return ret;
+	if (n_paths == 0)
+		return tmx_error_set(err, TMX_ERR_USAGE, NULL, "no XRay log given");
+	if (!(srcs = calloc(n_paths, sizeof(*srcs))))
+		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	for (; n < n_paths && !ret; n++) {
+		void *impl;
+
+		if (!(ret = tmx_xray_reader_open(paths[n], &opts, diag, &impl, err)))
+			ret = tmx_source_new(&tmx_xray_source_ops, impl, &srcs[n], err);
+	}
+	if (ret) {
+		for (size_t i = 0; i < n; i++)
+			if (srcs[i])
+				tmx_source_free(srcs[i]);
+		free(srcs);
+		return ret;
+	}
+	if (n_paths == 1) {
+		*out = srcs[0];
+		free(srcs);
+		return TMX_OK;
+	}
+	ret = tmx_source_merge(srcs, n_paths, out, err);
+	free(srcs);
+	return ret;
+}
+
+size_t tdat_source_file_count(const struct tmx_source *src)
+{
+	return tdat_reader_file_count(src ? tmx_source_impl(src, &tdat_source_ops) : NULL);
+}
+
+const struct tdat_file *tdat_source_file(const struct tmx_source *src, size_t i)
+{
+	return tdat_reader_file(src ? tmx_source_impl(src, &tdat_source_ops) : NULL, i);
+}
+
+const struct tmx_xray_header *tmx_xray_source_header(const struct tmx_source *src)
+{
+	return tmx_xray_reader_header(tmx_source_impl(src, &tmx_xray_source_ops));
 }
 
 static int open_format(enum tmx_trace_format fmt, const char *const *paths, size_t n,

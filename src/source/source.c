@@ -1,8 +1,9 @@
 /*
- * The public source: one or more readers behind their operations.  With
- * several readers (inputs of different formats on one command line) each
- * becomes an iterator of a muxer, so their streams merge by time just as
- * the streams of one reader do.
+ * The public source: one or more readers behind their operations.  The
+ * per-stream iterators of a reader (stream_iters) are merged by a muxer of
+ * the reader's; with several readers (inputs of different formats on one
+ * command line) each becomes an iterator of the source's muxer, so their
+ * streams merge by time just as the streams of one reader do.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 #include "common/errors.h"
 #include "model/msg_iter.h"
 #include "common/ptr_index.h"
-#include "model/source.h"
+#include "source/source.h"
 #include "mux/filter.h"
 #include "mux/muxer.h"
 
@@ -18,6 +19,7 @@ struct reader {
 	struct tmx_msg_iter iter;   /* first: the muxer hands it back */
 	const struct tmx_source_ops *ops;
 	void *impl;
+	struct tmx_muxer *mux;      /* over its stream_iters, or NULL: ops->next */
 };
 
 struct tmx_source {
@@ -37,19 +39,38 @@ static int reader_next(struct tmx_msg_iter *it, const struct tmx_msg **msg,
 {
 	struct reader *r = (struct reader *)it;
 
-	return r->ops->next(r->impl, msg, err);
+	return r->mux ? tmx_muxer_next(r->mux, msg, err) : r->ops->next(r->impl, msg, err);
 }
 
-/* The source frees its readers itself, after the muxer. */
+/* The source frees its readers itself, after the muxers. */
 static void reader_keep(struct tmx_msg_iter *it)
 {
 	(void)it;
+}
+
+/*
+ * The muxer over the reader's per-stream iterators, which stay the
+ * reader's (their destroy does nothing): it pulls each one's first message.
+ */
+static int reader_muxer(struct reader *r, struct tmx_error *err)
+{
+	size_t n = r->ops->stream_count(r->impl);
+	struct tmx_msg_iter **iters = malloc((n ? n : 1) * sizeof(*iters));
+	int ret;
+
+	if (!iters)
+		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	r->ops->stream_iters(r->impl, iters);
+	ret = tmx_muxer_new(iters, n, &r->mux, err);
+	free(iters);
+	return ret;
 }
 
 int tmx_source_new(const struct tmx_source_ops *ops, void *impl, struct tmx_source **out,
 		   struct tmx_error *err)
 {
 	struct tmx_source *src = calloc(1, sizeof(*src));
+	int ret;
 
 	*out = NULL;
 	if (src)
@@ -59,8 +80,12 @@ int tmx_source_new(const struct tmx_source_ops *ops, void *impl, struct tmx_sour
 		ops->free(impl);
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 	}
-	src->readers[0] = (struct reader){ { reader_next, reader_keep }, ops, impl };
+	src->readers[0] = (struct reader){ { reader_next, reader_keep }, ops, impl, NULL };
 	src->n_readers = 1;
+	if (ops->stream_iters && (ret = reader_muxer(&src->readers[0], err))) {
+		tmx_source_free(src);
+		return ret;
+	}
 	*out = src;
 	return TMX_OK;
 }
@@ -125,7 +150,7 @@ static int next_message(struct tmx_source *src, const struct tmx_msg **msg, stru
 		*msg = NULL;
 		return TMX_OK;
 	}
-	return src->readers[0].ops->next(src->readers[0].impl, msg, err);
+	return reader_next(&src->readers[0].iter, msg, err);
 }
 
 int tmx_source_next(struct tmx_source *src, const struct tmx_msg **msg, struct tmx_error *err)
@@ -164,17 +189,20 @@ int tmx_source_set_filter(struct tmx_source *src, const struct tmx_filter *f,
 			return ret;
 	}
 	/*
-	 * Readers drop what does not pass per stream, before their muxer
-	 * orders it; the source does it for those that cannot.
+	 * Readers drop what does not pass per stream, and their muxers as
+	 * each stream gives it, before ordering it; the source does it for
+	 * those that cannot.
 	 */
 	src->readers_filter = true;
 	src->reader_filter = (struct tmx_reader_filter){ keep_message, class_wanted, b };
 	for (size_t r = 0; r < src->n_readers; r++) {
-		const struct tmx_source_ops *ops = src->readers[r].ops;
+		struct reader *rd = &src->readers[r];
 
-		if (ops->set_filter)
-			ops->set_filter(src->readers[r].impl, b ? &src->reader_filter : NULL);
-		else
+		if (rd->ops->set_filter)
+			rd->ops->set_filter(rd->impl, b ? &src->reader_filter : NULL);
+		if (rd->mux)
+			tmx_muxer_set_filter(rd->mux, b ? keep_message : NULL, b);
+		if (!rd->ops->set_filter && !rd->mux)
 			src->readers_filter = false;
 	}
 	tmx_filter_bound_free(src->filter);
@@ -214,19 +242,13 @@ bool tmx_source_event_class_selected(struct tmx_source *src, size_t i)
 	return !src->filter || tmx_filter_class_wanted(src->filter, i);
 }
 
-/* The muxer of reader r's streams, or NULL when it has none. */
-static struct tmx_muxer *stream_muxer(const struct reader *r)
-{
-	return r->ops->stream_muxer ? r->ops->stream_muxer(r->impl) : NULL;
-}
-
 struct tmx_muxer *tmx_source_muxer(const struct tmx_source *src)
 {
 	if (src->filter && !src->readers_filter)
 		return NULL;
 	if (src->mux)
 		return src->mux;
-	return src->n_readers == 1 ? stream_muxer(&src->readers[0]) : NULL;
+	return src->n_readers == 1 ? src->readers[0].mux : NULL;
 }
 
 /*
@@ -237,8 +259,8 @@ static bool started(const struct tmx_source *src)
 {
 	if (src->mux)
 		return tmx_muxer_returned(src->mux);
-	if (src->n_readers == 1 && stream_muxer(&src->readers[0]))
-		return tmx_muxer_returned(stream_muxer(&src->readers[0]));
+	if (src->n_readers == 1 && src->readers[0].mux)
+		return tmx_muxer_returned(src->readers[0].mux);
 	return false;
 }
 
@@ -247,7 +269,7 @@ static size_t take_capacity(const struct tmx_source *src)
 	size_t n = 0;
 
 	for (size_t r = 0; r < src->n_readers; r++) {
-		struct tmx_muxer *m = stream_muxer(&src->readers[r]);
+		struct tmx_muxer *m = src->readers[r].mux;
 		n += m ? tmx_muxer_input_count(m) : 1;
 	}
 	return n;
@@ -275,7 +297,7 @@ int tmx_source_take_streams(struct tmx_source *src, struct tmx_mux_head **heads,
 	if (src->mux)
 		n_outer = tmx_muxer_take(src->mux, outer);
 	for (size_t r = 0, o = 0; r < src->n_readers; r++) {
-		struct tmx_muxer *m = stream_muxer(&src->readers[r]);
+		struct tmx_muxer *m = src->readers[r].mux;
 
 		if (m) {
 			k += tmx_muxer_take(m, out + k);
@@ -458,8 +480,10 @@ void tmx_source_free(struct tmx_source *src)
 	if (!src)
 		return;
 	tmx_muxer_free(src->mux);
-	for (size_t r = 0; r < src->n_readers; r++)
+	for (size_t r = 0; r < src->n_readers; r++) {
+		tmx_muxer_free(src->readers[r].mux);
 		src->readers[r].ops->free(src->readers[r].impl);
+	}
 	free(src->readers);
 	ptr_index_free(&src->classes);
 	ptr_index_free(&src->streams);
