@@ -106,12 +106,14 @@ static inline void pq_col_null(struct pq_col *c, uint8_t rep, uint8_t def)
 
 /*
  * INT32 (low 32 bits) or INT64 columns: the hottest path of the output
- * (most columns are integers), inlined, one count of bytes, and on
- * little-endian hosts with room for 8 bytes one 8-byte store either way
- * (an INT32 keeps 4 of them).
+ * (most columns are integers), inlined, and on little-endian hosts with
+ * room for 8 bytes one 8-byte store either way (an INT32 keeps 4 of
+ * them).  Without counting the bytes into *acct: the columns made from a
+ * row group's records (record.h) count nothing, since every value would
+ * add to one shared counter, a chain of stores through memory.
  */
-static inline __attribute__((always_inline)) void pq_col_int(struct pq_col *c, uint8_t rep,
-							    uint8_t def, uint64_t bits)
+static inline __attribute__((always_inline)) void pq_col_int_put(struct pq_col *c, uint8_t rep,
+								uint8_t def, uint64_t bits)
 {
 	unsigned n = c->type.phys == PQ_INT32 ? 4 : 8;
 	struct tmx_buf *v = &c->vals;
@@ -133,7 +135,14 @@ static inline __attribute__((always_inline)) void pq_col_int(struct pq_col *c, u
 	}
 	c->n_levels++;
 	c->n_vals++;
-	*c->acct += 2 + n;
+}
+
+/* The same, counted. */
+static inline __attribute__((always_inline)) void pq_col_int(struct pq_col *c, uint8_t rep,
+							    uint8_t def, uint64_t bits)
+{
+	pq_col_int_put(c, rep, def, bits);
+	*c->acct += 2 + (c->type.phys == PQ_INT32 ? 4 : 8);
 }
 
 /* FLOAT (converted) or DOUBLE columns. */

@@ -167,8 +167,72 @@ static inline void pq_rec_bytes(struct tmx_buf *b, const struct pq_colinfo *ci, 
 	}
 }
 
-/* The entries of r[0, n) into `cols`. */
-static inline void pq_rec_apply(struct pq_col *cols, const uint8_t *r, size_t n)
+/*
+ * What an include entry last gave its columns while a row group is made:
+ * the same include (the event, host and trace names of a class's events
+ * of one trace: every row) gives the same dictionary entries, appended
+ * without hashing or comparing the strings again.  Entries stay valid
+ * while their column keeps its dictionary (pq_col.dict_on).
+ */
+#define PQ_REC_INCLUDE_MAX 4
+struct pq_rec_apply_state {
+	const struct tmx_buf *inc;      /* NULL: nothing known */
+	unsigned n;
+	uint32_t col[PQ_REC_INCLUDE_MAX], entry[PQ_REC_INCLUDE_MAX];
+	uint8_t rep[PQ_REC_INCLUDE_MAX], def[PQ_REC_INCLUDE_MAX];
+};
+
+static inline void pq_rec_apply_entries(struct pq_col *cols, const uint8_t *r, size_t n,
+					struct pq_rec_apply_state *st);
+
+/* An include entry: from what the last one gave when it is the same, else applied and noted. */
+static inline void pq_rec_apply_include(struct pq_col *cols, const struct tmx_buf *entries,
+					struct pq_rec_apply_state *st)
+{
+	const uint8_t *r, *end;
+	unsigned k = 0;
+
+	if (st->inc == entries) {
+		for (k = 0; k < st->n && cols[st->col[k]].dict_on; k++)
+			;
+		if (k == st->n) {
+			for (k = 0; k < st->n; k++) {
+				struct pq_col *c = &cols[st->col[k]];
+
+				pq_col_levels(c, st->rep[k], st->def[k]);
+				c->n_vals++;
+				tmx_buf_put(&c->dict_idx, &st->entry[k], 4);
+				*c->acct += 4;
+			}
+			return;
+		}
+	}
+	pq_rec_apply_entries(cols, entries->p, entries->len, st);
+	/* Noted when every entry is a value of a column with a dictionary. */
+	st->inc = NULL;
+	for (r = entries->p, end = r + entries->len, k = 0; r < end; k++) {
+		uint32_t col, len;
+		struct pq_col *c;
+
+		memcpy(&col, r, 4);
+		if (k == PQ_REC_INCLUDE_MAX || (col & (PQ_REC_NULL | PQ_REC_RUN)))
+			return;
+		c = &cols[col];
+		if (c->type.phys != PQ_BYTE_ARRAY || !c->dict_on || c->dict_idx.len < 4)
+			return;
+		st->col[k] = col;
+		st->rep[k] = r[4];
+		st->def[k] = r[5];
+		memcpy(&st->entry[k], c->dict_idx.p + c->dict_idx.len - 4, 4);
+		memcpy(&len, r + PQ_REC_HEAD, 4);
+		r += PQ_REC_HEAD + 4 + (size_t)len;
+	}
+	st->n = k;
+	st->inc = entries;
+}
+
+static inline void pq_rec_apply_entries(struct pq_col *cols, const uint8_t *r, size_t n,
+					struct pq_rec_apply_state *st)
 {
 	const uint8_t *end = r + n;
 
@@ -181,28 +245,26 @@ static inline void pq_rec_apply(struct pq_col *cols, const uint8_t *r, size_t n)
 
 		memcpy(&col, r, 4);
 		r += PQ_REC_HEAD;
-		if (col == PQ_REC_INCLUDE) {
-			const struct tmx_buf *entries;
+		if (col & (PQ_REC_NULL | PQ_REC_RUN)) {
+			if (col == PQ_REC_INCLUDE) {
+				const struct tmx_buf *entries;
 
-			memcpy(&entries, r, sizeof(entries));
-			r += sizeof(entries);
-			pq_rec_apply(cols, entries->p, entries->len);
-			continue;
-		}
-		if (col & PQ_REC_NULL) {
-			pq_col_null(&cols[col & ~PQ_REC_NULL], rep, def);
-			continue;
-		}
-		if (col & PQ_REC_RUN) {
-			for (struct pq_col *c = &cols[col & ~PQ_REC_RUN], *e = c + def; c < e; c++) {
-				if (c->type.phys == PQ_INT32) {
-					memcpy(&w, r, 4);
-					pq_col_int(c, 0, c->max_def, w);
-					r += 4;
-				} else {
-					memcpy(&u, r, 8);
-					pq_col_int(c, 0, c->max_def, u);
-					r += 8;
+				memcpy(&entries, r, sizeof(entries));
+				r += sizeof(entries);
+				pq_rec_apply_include(cols, entries, st);
+			} else if (col & PQ_REC_NULL) {
+				pq_col_null(&cols[col & ~PQ_REC_NULL], rep, def);
+			} else {
+				for (c = &cols[col & ~PQ_REC_RUN]; def--; c++) {
+					if (c->type.phys == PQ_INT32) {
+						memcpy(&w, r, 4);
+						pq_col_int_put(c, 0, c->max_def, w);
+						r += 4;
+					} else {
+						memcpy(&u, r, 8);
+						pq_col_int_put(c, 0, c->max_def, u);
+						r += 8;
+					}
 				}
 			}
 			continue;
@@ -211,12 +273,12 @@ static inline void pq_rec_apply(struct pq_col *cols, const uint8_t *r, size_t n)
 		switch (c->type.phys) {
 		case PQ_INT32:
 			memcpy(&w, r, 4);
-			pq_col_int(c, rep, def, w);
+			pq_col_int_put(c, rep, def, w);
 			r += 4;
 			break;
 		case PQ_INT64:
 			memcpy(&u, r, 8);
-			pq_col_int(c, rep, def, u);
+			pq_col_int_put(c, rep, def, u);
 			r += 8;
 			break;
 		case PQ_FLOAT:
@@ -236,6 +298,17 @@ static inline void pq_rec_apply(struct pq_col *cols, const uint8_t *r, size_t n)
 			break;
 		}
 	}
+}
+
+/*
+ * The entries of r[0, n) (a row group's records) into `cols`, whose
+ * integers are not counted into their *acct (pq_col_int_put).
+ */
+static inline void pq_rec_apply(struct pq_col *cols, const uint8_t *r, size_t n)
+{
+	struct pq_rec_apply_state st = { 0 };
+
+	pq_rec_apply_entries(cols, r, n, &st);
 }
 
 #endif
