@@ -54,6 +54,8 @@ struct pq_chunk {
 	uint8_t min[PQ_STAT_MAX], max[PQ_STAT_MAX];
 };
 
+#define PQ_MEMO 4
+
 /* What encoding a chunk needs besides the column: zstd's context and scratch space. */
 struct pq_encoder {
 	void *zctx;             /* ZSTD_CCtx */
@@ -66,6 +68,17 @@ struct pq_encoder {
 	uint32_t *islots;
 	size_t ikeys_cap, islots_cap;
 	struct tmx_buf iidx;
+	/*
+	 * The last few RLE encodings of dictionary indices, and compressions
+	 * of pages, by their input: the columns of one stream (stream_id, cpu,
+	 * a context's thread id) or of one packet (its context's fields) have
+	 * the same indices, row for row, in a group whose streams interleave.
+	 */
+	struct pq_memo {
+		struct tmx_buf in, out;
+		unsigned tag;
+	} rle_memo[PQ_MEMO], zstd_memo[PQ_MEMO];
+	unsigned rle_next, zstd_next;
 };
 
 /* The encoder's `n` reusable columns (emptied, buffers kept); NULL without memory. */
