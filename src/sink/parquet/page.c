@@ -290,6 +290,7 @@ static void put_indices(struct pq_encoder *enc, const uint8_t *idx, size_t n, un
 static bool put_page(struct pq_encoder *enc, struct tmx_buf *out, bool dict_page,
 		     uint64_t num_values, int encoding, struct pq_chunk *m)
 {
+	bool memo = !dict_page && encoding == ENC_RLE_DICTIONARY;
 	size_t bound = ZSTD_compressBound(enc->body.len), at = out->len, zn;
 	const struct tmx_buf *seen;
 	struct pq_thrift t;
@@ -299,8 +300,12 @@ static bool put_page(struct pq_encoder *enc, struct tmx_buf *out, bool dict_page
 	enc->packed.len = 0;
 	if (!tmx_buf_reserve(&enc->packed, bound))
 		return false;
-	/* zstd's output depends on nothing but its input and level: the same page again is copied. */
-	seen = memo_find(enc->zstd_memo, 1, enc->body.p, enc->body.len);
+	/*
+	 * zstd's output depends on nothing but its input and level: the same
+	 * page of dictionary indices (`memo`: the columns of one stream) again
+	 * is copied.
+	 */
+	seen = memo ? memo_find(enc->zstd_memo, 1, enc->body.p, enc->body.len) : NULL;
 	if (seen) {
 		memcpy(enc->packed.p, seen->p, seen->len);
 		zn = seen->len;
@@ -309,7 +314,7 @@ static bool put_page(struct pq_encoder *enc, struct tmx_buf *out, bool dict_page
 				       enc->level);
 		if (ZSTD_isError(zn) || zn > INT32_MAX)
 			return false;
-		if (enc->body.len >= 256)
+		if (memo && enc->body.len >= 256)
 			memo_put(enc->zstd_memo, &enc->zstd_next, 1, enc->body.p, enc->body.len,
 				 enc->packed.p, zn);
 	}
