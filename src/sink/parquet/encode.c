@@ -101,10 +101,80 @@ static void bit_packed_run(struct tmx_buf *out, const void *vals, size_t elem_si
 	out->len += groups * width;
 }
 
+/* Whether at least MIN_RLE_RUN values equal to u[i] start at i (n > i). */
+static inline bool long_run32(const uint32_t *u, size_t n, size_t i)
+{
+	if (n - i < MIN_RLE_RUN)
+		return false;
+	for (size_t j = i + 1; j < i + MIN_RLE_RUN; j++)
+		if (u[j] != u[i])
+			return false;
+	return true;
+}
+
+/*
+ * bit_packed_run for 32-bit values of at most 8 bits (dictionaries of up
+ * to 256 entries: the indices of most columns): a group of 8 in one
+ * 64-bit word.
+ */
+static void bit_packed_run32_narrow(struct tmx_buf *out, const uint32_t *u, size_t n, size_t i,
+				    size_t groups, unsigned width)
+{
+	uint8_t *o;
+
+	tmx_buf_uvarint(out, (uint64_t)groups << 1 | 1);
+	if (!tmx_buf_reserve(out, groups * width))
+		return;
+	o = out->p + out->len;
+	for (size_t g = 0; g < groups; g++, i += 8, o += width) {
+		uint64_t acc = 0;
+
+		if (i + 8 <= n) {
+			for (unsigned v = 0; v < 8; v++)
+				acc |= (uint64_t)u[i + v] << (v * width);
+		} else {
+			for (unsigned v = 0; i + v < n; v++)
+				acc |= (uint64_t)u[i + v] << (v * width);
+		}
+		for (unsigned b = 0; b < width; b++)
+			o[b] = (uint8_t)(acc >> (8 * b));
+	}
+	out->len += groups * width;
+}
+
+/* pq_rle_hybrid of 32-bit values (dictionary indices). */
+static void rle_hybrid32(struct tmx_buf *out, const uint32_t *u, size_t n, unsigned width)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t run = run_length(u, 4, n, i), groups = 0;
+
+		if (run >= MIN_RLE_RUN) {
+			rle_run(out, u[i], run, width);
+			i += run;
+			continue;
+		}
+		do
+			groups++;
+		while (groups < MAX_GROUPS && i + groups * 8 < n && !long_run32(u, n, i + groups * 8));
+		if (width <= 8)
+			bit_packed_run32_narrow(out, u, n, i, groups, width);
+		else
+			bit_packed_run(out, u, 4, n, i, groups, width);
+		i += groups * 8;
+	}
+}
+
 void pq_rle_hybrid(struct tmx_buf *out, const void *vals, size_t elem_size, size_t n,
 		   unsigned width)
 {
 	size_t i = 0;
+
+	if (elem_size == 4) {
+		rle_hybrid32(out, vals, n, width);
+		return;
+	}
 
 	while (i < n) {
 		size_t run = run_length(vals, elem_size, n, i), groups = 0;
