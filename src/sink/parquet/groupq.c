@@ -2,6 +2,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <zstd.h>
 
 #include "common/errors.h"
@@ -118,17 +119,44 @@ static struct job *next_queued(struct job *j)
 	return j;
 }
 
-/* A group's record buffer, made into columns: kept for a table's next group, or freed. */
+/* A group's record buffer, made into columns: kept for a table's next group, in place of the oldest. */
 static void give_back(struct pq_groupq *q, struct tmx_buf *recs)
 {
+	struct tmx_buf old = { 0 };
+
 	pthread_mutex_lock(&q->lock);
-	if (q->n_spare < PQ_GROUPQ_SPARE && !recs->oom && recs->cap) {
+	if (!recs->oom && recs->cap) {
+		if (q->n_spare == PQ_GROUPQ_SPARE) {
+			old = q->spare[0];
+			memmove(q->spare, q->spare + 1, (PQ_GROUPQ_SPARE - 1) * sizeof(*q->spare));
+			q->n_spare--;
+		}
 		recs->len = 0;
 		q->spare[q->n_spare++] = *recs;
 		*recs = (struct tmx_buf){ 0 };
 	}
 	pthread_mutex_unlock(&q->lock);
+	tmx_buf_free(&old);
 	tmx_buf_free(recs);
+}
+
+/*
+ * Under the lock: a kept record buffer for `want` bytes, the newest of at
+ * most 4 times that (a larger one would keep memory that a small table
+ * does not use, for as long as its group takes to fill), or an empty one.
+ */
+static struct tmx_buf take_spare(struct pq_groupq *q, size_t want)
+{
+	for (size_t k = q->n_spare; k-- > 0;) {
+		struct tmx_buf b = q->spare[k];
+
+		if (b.cap / 4 <= want) {
+			memmove(q->spare + k, q->spare + k + 1, (q->n_spare - k - 1) * sizeof(*q->spare));
+			q->n_spare--;
+			return b;
+		}
+	}
+	return (struct tmx_buf){ 0 };
 }
 
 /*
@@ -239,14 +267,13 @@ int pq_groupq_submit(struct pq_groupq *q, struct pq_table *t, struct tmx_error *
 	t->bytes = 0;
 	/*
 	 * The table starts again in the buffer of a group already made into
-	 * columns when there is one (its pages are there), else in fresh
+	 * columns when one fits (its pages are there), else in fresh
 	 * memory with room for a little more than this group (its pages
 	 * count only once filled).
 	 */
 	t->recs = (struct tmx_buf){ 0 };
 	pthread_mutex_lock(&q->lock);
-	if (q->n_spare)
-		t->recs = q->spare[--q->n_spare];
+	t->recs = take_spare(q, j->recs.len + j->recs.len / 8);
 	pthread_mutex_unlock(&q->lock);
 	if (!t->recs.cap)
 		tmx_buf_reserve(&t->recs, j->recs.len + j->recs.len / 8);
