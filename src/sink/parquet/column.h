@@ -54,6 +54,8 @@ struct pq_chunk {
 	uint8_t min[PQ_STAT_MAX], max[PQ_STAT_MAX];
 };
 
+#define PQ_MEMO 4
+
 /* What encoding a chunk needs besides the column: zstd's context and scratch space. */
 struct pq_encoder {
 	void *zctx;             /* ZSTD_CCtx */
@@ -66,6 +68,17 @@ struct pq_encoder {
 	uint32_t *islots;
 	size_t ikeys_cap, islots_cap;
 	struct tmx_buf iidx;
+	/*
+	 * The last few RLE encodings of dictionary indices, and compressions
+	 * of pages, by their input: the columns of one stream (stream_id, cpu,
+	 * a context's thread id) or of one packet (its context's fields) have
+	 * the same indices, row for row, in a group whose streams interleave.
+	 */
+	struct pq_memo {
+		struct tmx_buf in, out;
+		unsigned tag;
+	} rle_memo[PQ_MEMO], zstd_memo[PQ_MEMO];
+	unsigned rle_next, zstd_next;
 };
 
 /* The encoder's `n` reusable columns (emptied, buffers kept); NULL without memory. */
@@ -106,12 +119,14 @@ static inline void pq_col_null(struct pq_col *c, uint8_t rep, uint8_t def)
 
 /*
  * INT32 (low 32 bits) or INT64 columns: the hottest path of the output
- * (most columns are integers), inlined, one count of bytes, and on
- * little-endian hosts with room for 8 bytes one 8-byte store either way
- * (an INT32 keeps 4 of them).
+ * (most columns are integers), inlined, and on little-endian hosts with
+ * room for 8 bytes one 8-byte store either way (an INT32 keeps 4 of
+ * them).  Without counting the bytes into *acct: the columns made from a
+ * row group's records (record.h) count nothing, since every value would
+ * add to one shared counter, a chain of stores through memory.
  */
-static inline __attribute__((always_inline)) void pq_col_int(struct pq_col *c, uint8_t rep,
-							    uint8_t def, uint64_t bits)
+static inline __attribute__((always_inline)) void pq_col_int_put(struct pq_col *c, uint8_t rep,
+								uint8_t def, uint64_t bits)
 {
 	unsigned n = c->type.phys == PQ_INT32 ? 4 : 8;
 	struct tmx_buf *v = &c->vals;
@@ -133,7 +148,14 @@ static inline __attribute__((always_inline)) void pq_col_int(struct pq_col *c, u
 	}
 	c->n_levels++;
 	c->n_vals++;
-	*c->acct += 2 + n;
+}
+
+/* The same, counted. */
+static inline __attribute__((always_inline)) void pq_col_int(struct pq_col *c, uint8_t rep,
+							    uint8_t def, uint64_t bits)
+{
+	pq_col_int_put(c, rep, def, bits);
+	*c->acct += 2 + (c->type.phys == PQ_INT32 ? 4 : 8);
 }
 
 /* FLOAT (converted) or DOUBLE columns. */

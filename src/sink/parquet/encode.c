@@ -63,30 +63,118 @@ static void rle_run(struct tmx_buf *out, uint32_t value, size_t count, unsigned 
 	tmx_buf_le(out, value, (width + 7) / 8);
 }
 
-/* Values [i, i + 8 * groups) (zeros past n), `width` bits each, LSB first. */
+/*
+ * Values [i, i + 8 * groups) (zeros past n), `width` bits each, LSB first:
+ * a group of 8 values is `width` bytes, written at once into room reserved
+ * for the whole run (the dictionary indices of interleaved streams are
+ * mostly such runs).
+ */
 static void bit_packed_run(struct tmx_buf *out, const void *vals, size_t elem_size, size_t n,
 			   size_t i, size_t groups, unsigned width)
 {
-	uint64_t acc = 0;
-	unsigned bits = 0;
+	uint8_t *o;
 
 	tmx_buf_uvarint(out, (uint64_t)groups << 1 | 1);
-	for (size_t k = i; k < i + groups * 8; k++) {
-		acc |= (uint64_t)(k < n ? get(vals, elem_size, k) : 0) << bits;
-		bits += width;
-		while (bits >= 8) {
-			tmx_buf_byte(out, (uint8_t)acc);
-			acc >>= 8;
-			bits -= 8;
+	if (!tmx_buf_reserve(out, groups * width))
+		return;
+	o = out->p + out->len;
+	for (size_t g = 0, k = i; g < groups; g++, o += width) {
+		uint64_t acc = 0;   /* 8 values of at most 32 bits: up to 256 bits, in 64-bit words */
+		unsigned bits = 0, at = 0;
+		uint8_t word[32];
+
+		for (unsigned v = 0; v < 8; v++, k++) {
+			uint64_t x = k < n ? get(vals, elem_size, k) : 0;
+			acc |= x << bits;
+			bits += width;
+			if (bits >= 64) {
+				for (unsigned b = 0; b < 8; b++)
+					word[at++] = (uint8_t)(acc >> (8 * b));
+				bits -= 64;
+				acc = bits ? x >> (width - bits) : 0;
+			}
 		}
+		for (unsigned b = 0; at < width; b++)
+			word[at++] = (uint8_t)(acc >> (8 * b));
+		memcpy(o, word, width);
 	}
-	/* 8 values of `width` bits fill whole bytes: nothing is left over. */
+	out->len += groups * width;
+}
+
+/* Whether at least MIN_RLE_RUN values equal to u[i] start at i (n > i). */
+static inline bool long_run32(const uint32_t *u, size_t n, size_t i)
+{
+	if (n - i < MIN_RLE_RUN)
+		return false;
+	for (size_t j = i + 1; j < i + MIN_RLE_RUN; j++)
+		if (u[j] != u[i])
+			return false;
+	return true;
+}
+
+/*
+ * bit_packed_run for 32-bit values of at most 8 bits (dictionaries of up
+ * to 256 entries: the indices of most columns): a group of 8 in one
+ * 64-bit word.
+ */
+static void bit_packed_run32_narrow(struct tmx_buf *out, const uint32_t *u, size_t n, size_t i,
+				    size_t groups, unsigned width)
+{
+	uint8_t *o;
+
+	tmx_buf_uvarint(out, (uint64_t)groups << 1 | 1);
+	if (!tmx_buf_reserve(out, groups * width))
+		return;
+	o = out->p + out->len;
+	for (size_t g = 0; g < groups; g++, i += 8, o += width) {
+		uint64_t acc = 0;
+
+		if (i + 8 <= n) {
+			for (unsigned v = 0; v < 8; v++)
+				acc |= (uint64_t)u[i + v] << (v * width);
+		} else {
+			for (unsigned v = 0; i + v < n; v++)
+				acc |= (uint64_t)u[i + v] << (v * width);
+		}
+		for (unsigned b = 0; b < width; b++)
+			o[b] = (uint8_t)(acc >> (8 * b));
+	}
+	out->len += groups * width;
+}
+
+/* pq_rle_hybrid of 32-bit values (dictionary indices). */
+static void rle_hybrid32(struct tmx_buf *out, const uint32_t *u, size_t n, unsigned width)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t run = run_length(u, 4, n, i), groups = 0;
+
+		if (run >= MIN_RLE_RUN) {
+			rle_run(out, u[i], run, width);
+			i += run;
+			continue;
+		}
+		do
+			groups++;
+		while (groups < MAX_GROUPS && i + groups * 8 < n && !long_run32(u, n, i + groups * 8));
+		if (width <= 8)
+			bit_packed_run32_narrow(out, u, n, i, groups, width);
+		else
+			bit_packed_run(out, u, 4, n, i, groups, width);
+		i += groups * 8;
+	}
 }
 
 void pq_rle_hybrid(struct tmx_buf *out, const void *vals, size_t elem_size, size_t n,
 		   unsigned width)
 {
 	size_t i = 0;
+
+	if (elem_size == 4) {
+		rle_hybrid32(out, vals, n, width);
+		return;
+	}
 
 	while (i < n) {
 		size_t run = run_length(vals, elem_size, n, i), groups = 0;
@@ -139,8 +227,12 @@ static void pack32(uint8_t *out, const uint64_t *v, unsigned width)
 		bits += width;
 		if (bits >= 64) {
 			uint64_t w = (uint64_t)acc;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			memcpy(out, &w, 8);
+#else
 			for (unsigned b = 0; b < 8; b++)
 				out[b] = (uint8_t)(w >> (8 * b));
+#endif
 			out += 8;
 			acc >>= 64;
 			bits -= 64;

@@ -407,6 +407,12 @@ static size_t emit_list(const struct pq_rec_emit *em, const struct pq_fmap *fm,
 			pq_rec_null(em->rec, (uint32_t)c, rep, fm->list_def);
 		return i;
 	}
+	/* Integers (byte arrays of a sequence, most often): one entry. */
+	if (fm->children[0].how == F_INT && count <= UINT32_MAX) {
+		pq_rec_elems(em->rec, em->ci, (uint32_t)fm->children[0].col, rep, fm->elem_rep,
+			     &vals[i], (uint32_t)count);
+		return i + count;
+	}
 	for (uint64_t k = 0; k < count; k++)
 		i = fmap_emit(em, &fm->children[0], vals, i, k ? fm->elem_rep : rep);
 	return i;

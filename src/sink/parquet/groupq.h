@@ -29,6 +29,8 @@
  * --jobs 2 no faster than 1); 64 MiB lets two wait, at no more peak memory.
  */
 #define PQ_GROUPQ_BYTES (64u << 20)
+/* Record buffers of encoded groups kept for the tables' next groups. */
+#define PQ_GROUPQ_SPARE 2
 
 struct pq_groupq;
 

@@ -239,6 +239,50 @@ void pq_chunk_stats_thrift(const struct pq_chunk *m, struct pq_thrift *t, int16_
 	pq_t_struct_end(t);
 }
 
+/* The output remembered for input p[0, n) with `tag`, or NULL. */
+static const struct tmx_buf *memo_find(const struct pq_memo *m, unsigned tag, const void *p,
+				       size_t n)
+{
+	for (unsigned k = 0; k < PQ_MEMO; k++)
+		if (m[k].tag == tag && m[k].in.len == n && n && !m[k].in.oom && !m[k].out.oom &&
+		    !memcmp(m[k].in.p, p, n))
+			return &m[k].out;
+	return NULL;
+}
+
+/* Remembers `out` for input p[0, n) with `tag`, in place of the oldest. */
+static void memo_put(struct pq_memo *m, unsigned *next, unsigned tag, const void *p, size_t n,
+		     const void *out, size_t out_n)
+{
+	struct pq_memo *e = &m[*next];
+
+	*next = (*next + 1) % PQ_MEMO;
+	e->tag = tag;
+	e->in.len = e->out.len = 0;
+	e->in.oom = e->out.oom = false;
+	tmx_buf_put(&e->in, p, n);
+	tmx_buf_put(&e->out, out, out_n);
+	if (e->in.oom || e->out.oom)
+		e->in.len = 0;   /* never found */
+}
+
+/* Dictionary indices RLE / bit-packed into enc->body, or copied from the same indices' before. */
+static void put_indices(struct pq_encoder *enc, const uint8_t *idx, size_t n, unsigned width)
+{
+	const struct tmx_buf *seen = memo_find(enc->rle_memo, width + 1, idx, 4 * n);
+	size_t at = enc->body.len;
+
+	tmx_buf_byte(&enc->body, (uint8_t)width);
+	if (seen) {
+		tmx_buf_put(&enc->body, seen->p, seen->len);
+		return;
+	}
+	pq_rle_hybrid(&enc->body, idx, 4, n, width);
+	if (!enc->body.oom && n >= 64)
+		memo_put(enc->rle_memo, &enc->rle_next, width + 1, idx, 4 * n, enc->body.p + at + 1,
+			 enc->body.len - at - 1);
+}
+
 /*
  * One page: `enc->body` compressed, after its header (PageHeader with the
  * data or dictionary page header).  Adds the sizes to `m`.
@@ -246,7 +290,9 @@ void pq_chunk_stats_thrift(const struct pq_chunk *m, struct pq_thrift *t, int16_
 static bool put_page(struct pq_encoder *enc, struct tmx_buf *out, bool dict_page,
 		     uint64_t num_values, int encoding, struct pq_chunk *m)
 {
+	bool memo = !dict_page && encoding == ENC_RLE_DICTIONARY;
 	size_t bound = ZSTD_compressBound(enc->body.len), at = out->len, zn;
+	const struct tmx_buf *seen;
 	struct pq_thrift t;
 
 	if (enc->body.oom || enc->body.len > INT32_MAX || num_values > INT32_MAX)
@@ -254,10 +300,24 @@ static bool put_page(struct pq_encoder *enc, struct tmx_buf *out, bool dict_page
 	enc->packed.len = 0;
 	if (!tmx_buf_reserve(&enc->packed, bound))
 		return false;
-	zn = ZSTD_compressCCtx(enc->zctx, enc->packed.p, bound, enc->body.p, enc->body.len,
-			       enc->level);
-	if (ZSTD_isError(zn) || zn > INT32_MAX)
-		return false;
+	/*
+	 * zstd's output depends on nothing but its input and level: the same
+	 * page of dictionary indices (`memo`: the columns of one stream) again
+	 * is copied.
+	 */
+	seen = memo ? memo_find(enc->zstd_memo, 1, enc->body.p, enc->body.len) : NULL;
+	if (seen) {
+		memcpy(enc->packed.p, seen->p, seen->len);
+		zn = seen->len;
+	} else {
+		zn = ZSTD_compressCCtx(enc->zctx, enc->packed.p, bound, enc->body.p, enc->body.len,
+				       enc->level);
+		if (ZSTD_isError(zn) || zn > INT32_MAX)
+			return false;
+		if (memo && enc->body.len >= 256)
+			memo_put(enc->zstd_memo, &enc->zstd_next, 1, enc->body.p, enc->body.len,
+				 enc->packed.p, zn);
+	}
 	pq_t_begin(&t, out);
 	pq_t_i32(&t, 1, dict_page ? PAGE_DICTIONARY : PAGE_DATA);
 	pq_t_i32(&t, 2, (int32_t)enc->body.len);
@@ -347,12 +407,38 @@ static void reset(struct pq_col *c)
 INT_DICT_LOOP(int_dict32, uint32_t)
 INT_DICT_LOOP(int_dict64, uint64_t)
 
+/*
+ * Whether `n` values of type T only increase (timestamps, cycle counts):
+ * then they are all distinct and no dictionary can hold them, which is
+ * known without hashing an eighth of them.  Blocks of 64 compared without
+ * a branch, left at the first that does not increase.
+ */
+#define INCREASING(name, T)                                                       \
+	static bool name(const uint8_t *p, size_t n)                             \
+	{                                                                          \
+		for (size_t i = 1; i < n;) {                                       \
+			size_t e = n - i < 64 ? n : i + 64;                        \
+			bool up = true;                                            \
+			for (; i < e; i++) {                                       \
+				T a, b;                                            \
+				memcpy(&a, p + (i - 1) * sizeof(T), sizeof(T));    \
+				memcpy(&b, p + i * sizeof(T), sizeof(T));          \
+				up &= b > a;                                       \
+			}                                                          \
+			if (!up)                                                   \
+				return false;                                      \
+		}                                                                  \
+		return true;                                                       \
+	}
+INCREASING(increasing32, uint32_t)
+INCREASING(increasing64, uint64_t)
+
 static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_keys)
 {
 	unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
 	size_t n = c->vals.len / w, limit = n / 8 + 1, n_slots = 64;
 
-	if (n < 16 || c->vals.oom)
+	if (n < 16 || c->vals.oom || (w == 4 ? increasing32 : increasing64)(c->vals.p, n))
 		return false;
 	if (limit > INT_DICT_MAX)
 		limit = INT_DICT_MAX;
@@ -486,13 +572,9 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 	if (c->max_def)
 		pq_levels(&enc->body, c->defs.p, c->n_levels, c->max_def);
 	if (dict) {
-		unsigned width = pq_bit_width(c->dict.n - 1);
-		tmx_buf_byte(&enc->body, (uint8_t)width);
-		pq_rle_hybrid(&enc->body, c->dict_idx.p, 4, c->dict_idx.len / 4, width);
+		put_indices(enc, c->dict_idx.p, c->dict_idx.len / 4, pq_bit_width(c->dict.n - 1));
 	} else if (idict) {
-		unsigned width = pq_bit_width(n_keys - 1);
-		tmx_buf_byte(&enc->body, (uint8_t)width);
-		pq_rle_hybrid(&enc->body, enc->iidx.p, 4, enc->iidx.len / 4, width);
+		put_indices(enc, enc->iidx.p, enc->iidx.len / 4, pq_bit_width(n_keys - 1));
 	} else if (c->type.phys == PQ_INT64 && put_delta(c, enc)) {
 		meta->delta = true;
 	} else {

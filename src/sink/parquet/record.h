@@ -15,6 +15,10 @@
  *   run     u32 first column | PQ_REC_RUN, u8 0, u8 count, then `count`
  *           integer values of consecutive columns, each at its column's
  *           deepest level (a structure's integer members: one entry)
+ *   elems   u32 column | PQ_REC_ELEMS, u8 repetition level of the first,
+ *           u8 that of the others, u32 count, then `count` integer values
+ *           at the column's width (a LIST of integers: its elements, each
+ *           present at the column's deepest definition level)
  *   include PQ_REC_INCLUDE, u8 0, u8 0, then the address of a tmx_buf of
  *           entries that outlives the record (the entries of the event,
  *           host and trace columns, the same for every event of a class
@@ -34,7 +38,9 @@
 
 #define PQ_REC_NULL 0x80000000u
 #define PQ_REC_RUN 0x40000000u
+#define PQ_REC_ELEMS 0x20000000u
 #define PQ_REC_INCLUDE (PQ_REC_NULL | PQ_REC_RUN)
+#define PQ_REC_KIND (PQ_REC_NULL | PQ_REC_RUN | PQ_REC_ELEMS)
 #define PQ_REC_HEAD 6
 
 /* What the writer needs of each column. */
@@ -140,6 +146,28 @@ static inline void pq_rec_u64s(struct tmx_buf *b, const struct pq_colinfo *ci, u
 	b->len = (size_t)(p - b->p);
 }
 
+/* `n` (> 0) integers (tmx_value.u) of one column: a LIST's elements (see `elems` above). */
+static inline void pq_rec_elems(struct tmx_buf *b, const struct pq_colinfo *ci, uint32_t col,
+				uint8_t rep, uint8_t elem_rep, const struct tmx_value *v, uint32_t n)
+{
+	unsigned w = ci[col].phys == PQ_INT32 ? 4 : 8;
+	uint8_t *p = pq_rec_head(b, col | PQ_REC_ELEMS, rep, elem_rep, 4 + (size_t)w * n);
+
+	if (!p)
+		return;
+	memcpy(p, &n, 4);
+	p += 4;
+	if (w == 4) {
+		for (uint32_t k = 0; k < n; k++, p += 4) {
+			uint32_t x = (uint32_t)v[k].u;
+			memcpy(p, &x, 4);
+		}
+	} else {
+		for (uint32_t k = 0; k < n; k++, p += 8)
+			memcpy(p, &v[k].u, 8);
+	}
+}
+
 /* The entries of `entries` (which must outlive the record's use) as one entry. */
 static inline void pq_rec_include(struct tmx_buf *b, const struct tmx_buf *entries)
 {
@@ -167,8 +195,105 @@ static inline void pq_rec_bytes(struct tmx_buf *b, const struct pq_colinfo *ci, 
 	}
 }
 
-/* The entries of r[0, n) into `cols`. */
-static inline void pq_rec_apply(struct pq_col *cols, const uint8_t *r, size_t n)
+/*
+ * What an include entry last gave its columns while a row group is made:
+ * the same include (the event, host and trace names of a class's events
+ * of one trace: every row) gives the same dictionary entries, appended
+ * without hashing or comparing the strings again.  Entries stay valid
+ * while their column keeps its dictionary (pq_col.dict_on).
+ */
+#define PQ_REC_INCLUDE_MAX 4
+struct pq_rec_apply_state {
+	const struct tmx_buf *inc;      /* NULL: nothing known */
+	unsigned n;
+	uint32_t col[PQ_REC_INCLUDE_MAX], entry[PQ_REC_INCLUDE_MAX];
+	uint8_t rep[PQ_REC_INCLUDE_MAX], def[PQ_REC_INCLUDE_MAX];
+};
+
+static inline void pq_rec_apply_entries(struct pq_col *cols, const uint8_t *r, size_t n,
+					struct pq_rec_apply_state *st);
+
+/* An `elems` entry (its value after the head) into `c`; returns what follows it. */
+static inline const uint8_t *pq_rec_apply_elems(struct pq_col *c, uint8_t rep, uint8_t elem_rep,
+						const uint8_t *r)
+{
+	unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
+	uint32_t n;
+
+	memcpy(&n, r, 4);
+	r += 4;
+	/* Levels: every element present (the deepest level), the first at `rep`. */
+	if (c->max_rep && tmx_buf_reserve(&c->reps, n)) {
+		c->reps.p[c->reps.len] = rep;
+		memset(c->reps.p + c->reps.len + 1, elem_rep, n - 1);
+		c->reps.len += n;
+	}
+	if (c->max_def && tmx_buf_reserve(&c->defs, n)) {
+		memset(c->defs.p + c->defs.len, c->max_def, n);
+		c->defs.len += n;
+	}
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	tmx_buf_put(&c->vals, r, (size_t)w * n);   /* host order is the PLAIN order */
+#else
+	for (uint32_t k = 0; k < n; k++) {
+		uint64_t u = 0;
+		memcpy((uint8_t *)&u + (w == 4 ? 4 : 0), r + (size_t)k * w, w);
+		tmx_buf_le(&c->vals, u, w);
+	}
+#endif
+	c->n_levels += n;
+	c->n_vals += n;
+	return r + (size_t)w * n;
+}
+
+/* An include entry: from what the last one gave when it is the same, else applied and noted. */
+static inline void pq_rec_apply_include(struct pq_col *cols, const struct tmx_buf *entries,
+					struct pq_rec_apply_state *st)
+{
+	const uint8_t *r, *end;
+	unsigned k = 0;
+
+	if (st->inc == entries) {
+		for (k = 0; k < st->n && cols[st->col[k]].dict_on; k++)
+			;
+		if (k == st->n) {
+			for (k = 0; k < st->n; k++) {
+				struct pq_col *c = &cols[st->col[k]];
+
+				pq_col_levels(c, st->rep[k], st->def[k]);
+				c->n_vals++;
+				tmx_buf_put(&c->dict_idx, &st->entry[k], 4);
+				*c->acct += 4;
+			}
+			return;
+		}
+	}
+	pq_rec_apply_entries(cols, entries->p, entries->len, st);
+	/* Noted when every entry is a value of a column with a dictionary. */
+	st->inc = NULL;
+	for (r = entries->p, end = r + entries->len, k = 0; r < end; k++) {
+		uint32_t col, len;
+		struct pq_col *c;
+
+		memcpy(&col, r, 4);
+		if (k == PQ_REC_INCLUDE_MAX || (col & PQ_REC_KIND))
+			return;
+		c = &cols[col];
+		if (c->type.phys != PQ_BYTE_ARRAY || !c->dict_on || c->dict_idx.len < 4)
+			return;
+		st->col[k] = col;
+		st->rep[k] = r[4];
+		st->def[k] = r[5];
+		memcpy(&st->entry[k], c->dict_idx.p + c->dict_idx.len - 4, 4);
+		memcpy(&len, r + PQ_REC_HEAD, 4);
+		r += PQ_REC_HEAD + 4 + (size_t)len;
+	}
+	st->n = k;
+	st->inc = entries;
+}
+
+static inline void pq_rec_apply_entries(struct pq_col *cols, const uint8_t *r, size_t n,
+					struct pq_rec_apply_state *st)
 {
 	const uint8_t *end = r + n;
 
@@ -181,28 +306,28 @@ static inline void pq_rec_apply(struct pq_col *cols, const uint8_t *r, size_t n)
 
 		memcpy(&col, r, 4);
 		r += PQ_REC_HEAD;
-		if (col == PQ_REC_INCLUDE) {
-			const struct tmx_buf *entries;
+		if (col & PQ_REC_KIND) {
+			if (col & PQ_REC_ELEMS) {
+				r = pq_rec_apply_elems(&cols[col & ~PQ_REC_ELEMS], rep, def, r);
+			} else if (col == PQ_REC_INCLUDE) {
+				const struct tmx_buf *entries;
 
-			memcpy(&entries, r, sizeof(entries));
-			r += sizeof(entries);
-			pq_rec_apply(cols, entries->p, entries->len);
-			continue;
-		}
-		if (col & PQ_REC_NULL) {
-			pq_col_null(&cols[col & ~PQ_REC_NULL], rep, def);
-			continue;
-		}
-		if (col & PQ_REC_RUN) {
-			for (struct pq_col *c = &cols[col & ~PQ_REC_RUN], *e = c + def; c < e; c++) {
-				if (c->type.phys == PQ_INT32) {
-					memcpy(&w, r, 4);
-					pq_col_int(c, 0, c->max_def, w);
-					r += 4;
-				} else {
-					memcpy(&u, r, 8);
-					pq_col_int(c, 0, c->max_def, u);
-					r += 8;
+				memcpy(&entries, r, sizeof(entries));
+				r += sizeof(entries);
+				pq_rec_apply_include(cols, entries, st);
+			} else if (col & PQ_REC_NULL) {
+				pq_col_null(&cols[col & ~PQ_REC_NULL], rep, def);
+			} else {
+				for (c = &cols[col & ~PQ_REC_RUN]; def--; c++) {
+					if (c->type.phys == PQ_INT32) {
+						memcpy(&w, r, 4);
+						pq_col_int_put(c, 0, c->max_def, w);
+						r += 4;
+					} else {
+						memcpy(&u, r, 8);
+						pq_col_int_put(c, 0, c->max_def, u);
+						r += 8;
+					}
 				}
 			}
 			continue;
@@ -211,12 +336,12 @@ static inline void pq_rec_apply(struct pq_col *cols, const uint8_t *r, size_t n)
 		switch (c->type.phys) {
 		case PQ_INT32:
 			memcpy(&w, r, 4);
-			pq_col_int(c, rep, def, w);
+			pq_col_int_put(c, rep, def, w);
 			r += 4;
 			break;
 		case PQ_INT64:
 			memcpy(&u, r, 8);
-			pq_col_int(c, rep, def, u);
+			pq_col_int_put(c, rep, def, u);
 			r += 8;
 			break;
 		case PQ_FLOAT:
@@ -236,6 +361,17 @@ static inline void pq_rec_apply(struct pq_col *cols, const uint8_t *r, size_t n)
 			break;
 		}
 	}
+}
+
+/*
+ * The entries of r[0, n) (a row group's records) into `cols`, whose
+ * integers are not counted into their *acct (pq_col_int_put).
+ */
+static inline void pq_rec_apply(struct pq_col *cols, const uint8_t *r, size_t n)
+{
+	struct pq_rec_apply_state st = { 0 };
+
+	pq_rec_apply_entries(cols, r, n, &st);
 }
 
 #endif
