@@ -254,27 +254,33 @@ def check_ctf2(rep, tracemux, corpus, cmd, trace, rel1, rel2, opts):
             rep.ok()
 
 
+def damage_bug446190(tracemux, corpus, tmp, off):
+    """tc-bug446190 copied to TMP/damaged/kernel with 64 bytes of channel0_1
+    at `off` (an event boundary) overwritten; returns the copy's directory and
+    the time stamp of the last event read before the fault."""
+    src = os.path.join(corpus, TRACES["bug446190"][0])
+    kdir = os.path.join(tmp, "damaged", "kernel")
+    os.makedirs(kdir, exist_ok=True)
+    for f in os.listdir(src):
+        if f.startswith("channel") or f == "metadata":
+            shutil.copy(os.path.join(src, f), kdir)
+    with open(os.path.join(src, "channel0_1"), "rb") as f:
+        data = bytearray(f.read())
+    data[off:off + 64] = b"\xff" * 64
+    with open(os.path.join(kdir, "channel0_1"), "wb") as f:
+        f.write(data)
+    _, js, _ = run(tracemux, ["-o", "json", "--jobs", "1", kdir])
+    events = [json.loads(l) for l in js.splitlines() if l.startswith(b"{")]
+    return kdir, [e["ts_ns"] for e in events if e.get("type") == "event"][-1]
+
+
 def check_damaged(rep, tracemux, corpus, tmp):
     """A trace damaged in a later packet: the analysis of the events read
     before the fault (lttng-analyses on the intact trace up to the last of
     them, --end), then the error naming the file and offset, exit 1."""
-    src = os.path.join(corpus, TRACES["bug446190"][0])
-    kdir = os.path.join(tmp, "damaged", "kernel")
-    os.makedirs(kdir)
-    for f in os.listdir(src):
-        if f.startswith("channel") or f == "metadata":
-            shutil.copy(os.path.join(src, f), kdir)
-    victim = os.path.join(kdir, "channel0_1")
     intact = os.path.join(tmp, "bug446190", "kernel")
     for off, cmd in ((230000, "irqstats"), (260004, "cputop")):  # event boundaries
-        with open(os.path.join(src, "channel0_1"), "rb") as f:
-            data = bytearray(f.read())
-        data[off:off + 64] = b"\xff" * 64
-        with open(victim, "wb") as f:
-            f.write(data)
-        rc, js, _ = run(tracemux, ["-o", "json", "--jobs", "1", kdir])
-        last = [json.loads(l) for l in js.splitlines() if l.startswith(b"{")]
-        last_ts = [e["ts_ns"] for e in last if e.get("type") == "event"][-1]
+        kdir, last_ts = damage_bug446190(tracemux, corpus, tmp, off)
         trc, tout, terr = run(tracemux, ["analyze", cmd, kdir])
         erc, eout, _ = lttng(f"lttng-{cmd}", ["--no-progress", "--end", str(last_ts), intact])
         what = f"damaged {cmd} at byte {off}"

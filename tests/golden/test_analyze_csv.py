@@ -34,7 +34,6 @@ import io
 import json
 import os
 import re
-import shutil
 import sys
 import tempfile
 import time
@@ -42,7 +41,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bt2ref import Report, parse_args, run  # noqa: E402
 from duck import duck_read, setup_duckdb  # noqa: E402
-from test_analyze import TRACES, float_eq, link_kernel, lttng, require_tools  # noqa: E402
+from test_analyze import (TRACES, damage_bug446190, float_eq, link_kernel, lttng,  # noqa: E402
+                          require_tools)
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 COMMANDS = ["cputop", "schedstats", "schedtop", "schedlog", "schedfreq", "syscallstats",
@@ -297,21 +297,8 @@ def check_damaged(rep, tracemux, corpus, classes, tmp):
     """A trace damaged in a later packet: the CSV of the events read before the
     fault (lttng-analyses on the intact trace up to the last of them), then the
     error naming the file and offset, exit 1."""
-    src = os.path.join(corpus, TRACES["bug446190"][0])
-    kdir = os.path.join(tmp, "damaged", "kernel")
-    os.makedirs(kdir)
-    for f in os.listdir(src):
-        if f.startswith("channel") or f == "metadata":
-            shutil.copy(os.path.join(src, f), kdir)
-    with open(os.path.join(src, "channel0_1"), "rb") as f:
-        data = bytearray(f.read())
     off = 260004   # an event boundary (test_analyze.py)
-    data[off:off + 64] = b"\xff" * 64
-    with open(os.path.join(kdir, "channel0_1"), "wb") as f:
-        f.write(data)
-    _, js, _ = run(tracemux, ["-o", "json", "--jobs", "1", kdir])
-    last_ts = [e["ts_ns"] for e in (json.loads(l) for l in js.splitlines() if l.startswith(b"{"))
-               if e.get("type") == "event"][-1]
+    kdir, last_ts = damage_bug446190(tracemux, corpus, tmp, off)
     intact = os.path.join(tmp, "bug446190", "kernel")
     for cmd in ("cputop", "syscallstats"):
         trc, tout, terr = run(tracemux, ["analyze", cmd, "--format=csv", kdir])
