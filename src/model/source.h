@@ -9,6 +9,8 @@
 
 #include "tracemux/tracemux.h"
 
+struct tmx_msg_iter;
+
 /* What a reader is told of a filter (see set_filter below). */
 struct tmx_reader_filter {
 	/* Whether a message passes (every message that is not an event does). */
@@ -73,6 +75,28 @@ struct tmx_source_ops {
 	 * that muxer's messages as its own (its next is tmx_muxer_next on it).
 	 */
 	struct tmx_muxer *(*stream_muxer)(void *impl);
+	/*
+	 * Optional, for the parallel runner (src/par/split.c): a long stream
+	 * read as consecutive segments on several threads.  Both are asked of
+	 * the iterators that stream_muxer's muxer handed over
+	 * (tmx_source_take_streams), before anything past the message each
+	 * holds was read.  stream_cost: the bytes that decoding the stream
+	 * goes through (decompressed), 0 when `it` is not one of the reader's
+	 * or cannot be cut.  split_stream: cuts `it` into segments of about
+	 * `seg_bytes` each at places where decoding needs nothing of the data
+	 * before (trace.dat: pages, compressed chunks), found from the data
+	 * alone; sets *segs (malloc'ed) and *n.  segs[0] takes `it`'s place:
+	 * it reads on from `it`, which now ends where the first segment does
+	 * (the message `it` held stays valid).  Reading the segments one after the
+	 * other gives the stream's messages (all naming `it`'s stream), its
+	 * warnings (those said a number of times per stream with
+	 * tmx_warn_limit) and its error; reading one touches nothing that
+	 * another touches but atomics.  The reader owns the segments (their
+	 * destroy() does nothing) and frees them with itself.
+	 */
+	uint64_t (*stream_cost)(const void *impl, const struct tmx_msg_iter *it);
+	int (*split_stream)(void *impl, struct tmx_msg_iter *it, uint64_t seg_bytes,
+			    struct tmx_msg_iter ***segs, size_t *n, struct tmx_error *err);
 };
 
 /*
@@ -140,6 +164,15 @@ int tmx_source_take_streams(struct tmx_source *src, struct tmx_mux_head **heads,
  * consumed so far, for tmx_run's progress calls and the progress meter.
  */
 uint64_t tmx_source_bytes_read(const struct tmx_source *src);
+
+/*
+ * A stream taken over (tmx_source_take_streams) as segments: the reader's
+ * stream_cost and split_stream (see struct tmx_source_ops) for whichever
+ * reader `it` belongs to; 0 and TMX_ERR_USAGE when none has them for it.
+ */
+uint64_t tmx_source_stream_cost(const struct tmx_source *src, const struct tmx_msg_iter *it);
+int tmx_source_split_stream(struct tmx_source *src, struct tmx_msg_iter *it, uint64_t seg_bytes,
+			    struct tmx_msg_iter ***segs, size_t *n, struct tmx_error *err);
 
 /* The reader behind a source of that format, or NULL (for format-specific outputs). */
 void *tmx_source_impl(const struct tmx_source *src, const struct tmx_source_ops *ops);

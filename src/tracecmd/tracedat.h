@@ -324,6 +324,12 @@ void tdat_cursor_range(struct tdat_cursor *c, size_t first, size_t end);
 void tdat_cpu_release(const struct tdat_file *f, size_t buffer, size_t cpu_index, size_t first,
 		      size_t end);
 /*
+ * Frees what a cursor that has ended holds for reading (a compressed
+ * chunk's buffer, the decompression context); its counts stay readable.
+ * For the many short-lived cursors of a stream read in segments.
+ */
+void tdat_cursor_drop_buffers(struct tdat_cursor *c);
+/*
  * With tdat_open_opts.lenient, cursors warn (diag) and skip a damaged page
  * or compressed chunk instead of failing: how many were skipped so far,
  * and their bytes (uncompressed).
