@@ -168,11 +168,19 @@ static enum settle settle(struct merge *m, struct cursor *c, struct tmx_error *e
 				release_batch(m->r, c->s, c->b);
 			}
 			c->b = NULL;
-			/* A segment's end: the stream goes on with its next one. */
-			if (last && c->s->seg_next)
+			/*
+			 * A segment's end: the stream goes on with its next
+			 * one, and the workers may read one more ahead.
+			 */
+			if (last && c->s->seg_next) {
 				c->s = c->s->seg_next;
-			else if (last)
+				pthread_mutex_lock(&m->r->lock);
+				c->s->group->merging = c->s->seg_index;
+				pthread_cond_broadcast(&m->r->work_cv);
+				pthread_mutex_unlock(&m->r->lock);
+			} else if (last) {
 				return ENDED;
+			}
 			c->i = 0;
 			if (!(c->b = wait_batch(m->r, c->s))) {
 				tmx_error_set(err, TMX_ERR_NOMEM, NULL,

@@ -62,13 +62,16 @@ struct par_batch {
  * A stream read as consecutive segments (split.c): one unit each, next to
  * each other in the runner's array, in the stream's order.  The merge
  * reads them one after the other as one stream; the workers read ahead
- * in any of them, the earliest first, as long as the group's batches
- * queued stay within its share of the memory budget.
+ * in the `window` segments from the one the merge is in, the earliest
+ * first, as long as the group's batches queued stay within its share of
+ * the memory budget.
  */
 struct par_group {
 	struct par_stream *first;        /* its units: first[0 .. n) */
 	size_t n;
+	size_t window;
 	/* Under the runner's lock. */
+	size_t merging;                  /* the segment the merge is in */
 	size_t queued;                   /* batches queued in all its units */
 	size_t cap;                      /* the workers read ahead up to that many */
 	struct par_batch *spare;         /* consumed batches, for any of its units */
@@ -80,6 +83,7 @@ struct par_stream {
 	size_t index;                    /* the stream's input position (tie-break) */
 	struct par_group *group;         /* its segments, or NULL for a whole stream */
 	struct par_stream *seg_next;     /* the stream's next segment, NULL after its last */
+	size_t seg_index;                /* its place among them */
 	/* Under the runner's lock. */
 	struct par_batch *q_head, *q_tail, *spare;
 	size_t queued;

@@ -35,7 +35,7 @@
 #include "par/par.h"
 
 /* Decoded bytes per segment (trace.dat: pages, or whole compressed chunks). */
-#define SEG_BYTES (2u << 20)
+#define SEG_BYTES (1u << 20)
 /* Segments per stream at most: longer streams have longer segments. */
 #define SEG_MAX 4096
 
@@ -124,12 +124,15 @@ int par_units_make(struct par_runner *r, struct tmx_source *src, const struct tm
 		}
 		grp->first = &r->streams[u];
 		grp->n = n_segs[i];
+		/* the merge's segment and one ahead per thread: several MiB formatted at most */
+		grp->window = (jobs < n_segs[i] ? jobs : n_segs[i]) + 1;
 		for (size_t k = 0; k < n_segs[i]; k++) {
 			struct par_stream *s = &r->streams[u++];
 
 			/* The first segment goes on from the message the stream held. */
 			unit_init(s, segs[i][k], k ? NULL : heads[i].msg, k ? INT64_MIN : heads[i].key, i);
 			s->group = grp;
+			s->seg_index = k;
 			s->seg_next = k + 1 < n_segs[i] ? s + 1 : NULL;
 		}
 	}

@@ -284,11 +284,15 @@ struct par_stream *par_pick(struct par_runner *r, struct par_stream *prev, bool 
 		if (s->busy)
 			continue;
 		if (s->group) {
-			/* A stream's segments: its earliest one not being read, within the group's share. */
+			/*
+			 * A stream's segments: its earliest one not being
+			 * read, near the merge, within the group's share.
+			 */
 			if (s->group == seen)
 				continue;
 			seen = s->group;
-			if (s->group->queued >= s->group->cap)
+			if (s->group->queued >= s->group->cap ||
+			    s->seg_index >= s->group->merging + s->group->window)
 				continue;
 		} else if (s->queued >= r->depth) {
 			continue;

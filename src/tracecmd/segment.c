@@ -36,6 +36,10 @@ struct tdm_seg {
 	const struct tdm_stream *parent;
 	size_t cpu_index;
 	size_t first, end;          /* its pieces */
+	/* The stream's first record: its piece and ring-buffer time (found when cut). */
+	bool has_first;
+	size_t first_piece;
+	uint64_t first_raw;
 	bool owned;
 	bool started, ended;
 };
@@ -175,27 +179,19 @@ static void seg_start(struct tdm_seg *g)
 	struct scan sc = { f, s->buffer, g->cpu_index, b->page_size ? b->page_size : f->page_size,
 			   NULL, 0 };
 	uint32_t cpu = b->cpus[g->cpu_index].cpu;
-	uint64_t a, z, first = 0, last = 0;
+	uint64_t a, first, last = 0;
 	bool found = false;
 
 	s->state = S_PACKET;
-	for (size_t k = g->first; k-- > 0;) {
-		if (piece_range(&sc, k, &a, &z)) {
-			last = z;
-			found = true;
-			break;
-		}
-	}
-	for (size_t k = 0; found && k < g->first; k++) {
-		if (piece_range(&sc, k, &a, &z)) {
-			first = a;
-			break;
-		}
-	}
-	free(sc.buf);
-	if (!found)
+	if (!g->has_first || g->first_piece >= g->first)
 		return;
-	first = tdat_convert_ts_cpu(f, first, cpu);
+	/* The last record before: nearly always in the piece just before. */
+	for (size_t k = g->first; k-- > g->first_piece && !found;)
+		found = piece_range(&sc, k, &a, &last);
+	free(sc.buf);
+	if (!found)   /* cannot be: the first record is there */
+		return;
+	first = tdat_convert_ts_cpu(f, g->first_raw, cpu);
 	last = tdat_convert_ts_cpu(f, last, cpu);
 	s->have_last = true;
 	s->last_ts = last;
@@ -324,7 +320,9 @@ int tdm_split_stream(void *impl, struct tmx_msg_iter *it, uint64_t seg_bytes,
 {
 	struct tdm_source *ts = impl;
 	struct tdm_stream *p = unread_stream(ts, it);
-	size_t cpu_index, n_pieces, n_segs, *ends = NULL;
+	size_t cpu_index, n_pieces, n_segs, first_piece, *ends = NULL;
+	uint64_t first_raw = 0;
+	bool has_first = false;
 	struct tmx_msg_iter **out = NULL;
 	int ret = TMX_OK;
 
@@ -337,6 +335,18 @@ int tdm_split_stream(void *impl, struct tmx_msg_iter *it, uint64_t seg_bytes,
 	if (!(ends = malloc((n_pieces ? n_pieces : 1) * sizeof(*ends))))
 		return tdm_nomem(err);
 	n_segs = cut(p->file->f, p->buffer, cpu_index, n_pieces, seg_bytes ? seg_bytes : 1, ends);
+	/* The stream's first record, for every segment's packet. */
+	{
+		const struct tdat_buffer *b = &p->file->f->buffers[p->buffer];
+		struct scan sc = { p->file->f, p->buffer, cpu_index,
+				   b->page_size ? b->page_size : p->file->f->page_size, NULL, 0 };
+		uint64_t z;
+
+		for (first_piece = 0; first_piece < n_pieces; first_piece++)
+			if ((has_first = piece_range(&sc, first_piece, &first_raw, &z)))
+				break;
+		free(sc.buf);
+	}
 	if (!(out = calloc(n_segs, sizeof(*out)))) {
 		free(ends);
 		return tdm_nomem(err);
@@ -354,6 +364,9 @@ int tdm_split_stream(void *impl, struct tmx_msg_iter *it, uint64_t seg_bytes,
 		g->cpu_index = cpu_index;
 		g->first = k ? ends[k - 1] : 0;
 		g->end = ends[k];
+		g->has_first = has_first;
+		g->first_piece = first_piece;
+		g->first_raw = first_raw;
 		if (k == 0) {
 			g->s = p;                 /* the stream itself, from where it is */
 			g->started = true;
