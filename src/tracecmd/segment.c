@@ -8,14 +8,15 @@
  * one cursor over the whole CPU (tdat_cursor_range).
  *
  * What the stream's message sequence carries from a page to the next is
- * worked out when a segment starts (on the thread that reads it), from
- * the pieces before it, decoded here without a cursor (no warnings, no
- * skipped counts, as the data was already read by the segment before):
- *   - whether a record came before, that is whether the stream's one
- *     packet has begun, and then its begin time (the stream's first
- *     record) and the time of the last record before (the begin of a
- *     discarded-events range, the packet end of a last segment without
- *     records);
+ * worked out from the pieces, decoded here without a cursor (no warnings,
+ * no skipped counts: the segment before reads them):
+ *   - the stream's first record, found once when the stream is cut: the
+ *     packet's begin time (one packet per CPU, from its first record to
+ *     its last), begun before a segment that starts after it;
+ *   - the time of the last record before a segment, when it starts (on
+ *     the thread that reads it; nearly always in the piece just before):
+ *     the begin of a discarded-events range, the packet end of a last
+ *     segment without records;
  *   - the first segment is the stream's own iterator, from its
  *     beginning; only the last one ends the packet and the stream;
  *   - the "unknown event id" warnings, 3 per stream, are counted per

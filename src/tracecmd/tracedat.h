@@ -399,6 +399,8 @@ const struct tdat_file *tdat_source_file(const struct tmx_source *src, size_t i)
  * The raw record behind a TMX_MSG_EVENT message of a trace.dat source, or
  * behind a TMX_MSG_DISCARDED_EVENTS message (then `data` is NULL and
  * `missed_events` the count, -1 when unknown); NULL for any other message.
+ * Not for the messages of a stream that the parallel runner reads in
+ * segments (segment.c): they name the stream, not their segment.
  */
 const struct tdat_record *tdat_record_of(const struct tmx_msg *msg);
 
