@@ -315,7 +315,7 @@ static void same_runs(const uint8_t *p, size_t n, uint32_t psize, bool lenient)
 /* --quick (the ThreadSanitizer build): every 23rd corruption only. */
 static bool quick;
 
-/* The file as built, then every byte of CPU 0's data corrupted in turn (every 7th for the runner). */
+/* The file as built, then every byte of CPU 0's data corrupted in turn (every 13th for the runner). */
 static void check(struct tb_opts o)
 {
 	struct bb b = tb_file(&o);
@@ -339,8 +339,8 @@ static void check(struct tb_opts o)
 		copy[i] ^= 0xff;
 		same_readings(copy, b.n, o.psize, false);
 		same_readings(copy, b.n, o.psize, true);
-		if (quick || (i - from) % 7 == 0)
-			same_runs(copy, b.n, o.psize, (i - from) % 14 == 0);
+		if (quick || (i - from) % 13 == 0)
+			same_runs(copy, b.n, o.psize, (i - from) % 26 == 0);
 	}
 	free(copy);
 	free(b.p);
