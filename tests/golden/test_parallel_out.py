@@ -16,7 +16,8 @@ two of them, read by several threads at once and merged back as one stream.  The
 trace.dat files and the repository's (among them a one-CPU trace of 79 compressed chunks),
 and damaged copies of the one-CPU trace and of a v6 file (cuts and bit flips in the CPU
 data, strict and --lenient), give with --jobs 1, 2 and 4 the same bytes, warnings and
-status for the text, json, chrome, perfetto, dummy and tracecmd outputs.
+status for the text, json, chrome, perfetto, dummy and tracecmd outputs (the one-CPU trace
+also trimmed and filtered).
 
 --quick: a small subset, for the ThreadSanitizer build.
 """
@@ -29,7 +30,7 @@ import tempfile
 
 from bt2ref import Report, parse_args, run
 from jobsdiff import cut_or_flip, files_difference, jobs_difference, take_quick_flag
-from test_parallel import DAMAGED, damaged_copies
+from test_parallel import DAMAGED, FILTER, damaged_copies, trim_range
 
 JOBS = ["1", "2", "8"]
 CTF_SETS = [["-o", "ctf"], ["-o", "ctf", "--ctf-version=2"], ["-o", "ctf", "--ctf-packet-size=200"]]
@@ -108,7 +109,9 @@ def segment_inputs(corpus, quick):
     dat = sorted(glob.glob(os.path.join(corpus, "tracecmd-samples/*.dat")) +
                  glob.glob(os.path.join(corpus, "tracecmd-samples/external/*.dat")) +
                  glob.glob(os.path.join(HERE, "../data/tracedat/*.dat")))
-    return [os.path.join(corpus, ONE_CPU)] + dat[:2] if quick else dat
+    one = os.path.join(corpus, ONE_CPU)
+    dat = [one] + [d for d in dat if os.path.abspath(d) != os.path.abspath(one)]
+    return dat[:3] if quick else dat
 
 
 def compare_segments(report, args, what, argv):
@@ -130,6 +133,11 @@ def segments(report, args, work, quick):
             name = os.path.relpath(path, args.corpus)
             for opts in SEGMENT_OUTPUTS[:2] if quick else SEGMENT_OUTPUTS:
                 compare_segments(report, args, f"segments: {name} {' '.join(opts)}", opts + [path])
+            if n == 0:   # the one-CPU trace: trimming (a stop, dropped messages), a filter
+                trim = trim_range(args, path)
+                for opts in ([trim, ["-o", "json"] + trim] if trim else []) + [FILTER]:
+                    compare_segments(report, args, f"segments: {name} {' '.join(opts)}",
+                                     opts + [path])
             if n % 3 == 0:
                 os.environ["TRACEMUX_SEGMENT_BYTES"] = "8192"
                 compare_segments(report, args, f"segments of 8 KiB: {name}", [path])
