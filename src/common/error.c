@@ -151,6 +151,25 @@ void tmx_warn(const struct tmx_diag *diag, const char *fmt, ...)
 	va_end(ap);
 }
 
+void tmx_warn_limit(const struct tmx_diag *diag, const void *key, unsigned limit,
+		    const char *fmt, ...)
+{
+	char msg[TMX_ERROR_MSG_MAX];
+	va_list ap;
+
+	if (!diag || !diag->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (thread_capture && thread_capture->put_limit)
+		thread_capture->put_limit(thread_capture->ctx, diag, key, limit, msg);
+	else if (thread_capture)
+		thread_capture->put(thread_capture->ctx, diag, NULL, msg);
+	else
+		diag->warn(diag->user, msg);
+}
+
 void tmx_warn_once(const struct tmx_diag *diag, const void *key, const char *fmt, ...)
 {
 	va_list ap;

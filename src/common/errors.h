@@ -31,6 +31,16 @@ void tmx_warn(const struct tmx_diag *diag, const char *fmt, ...)
  */
 void tmx_warn_once(const struct tmx_diag *diag, const void *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * A warning said at most `limit` times per `key` over the run (a stream's
+ * first records of unknown events).  The caller counts its own and stops
+ * at the limit; a capture gets the key and the limit too, so that a
+ * stream read in segments on several threads (src/par/split.c), each
+ * segment counting its own, is counted once more in merged order.
+ */
+void tmx_warn_limit(const struct tmx_diag *diag, const void *key, unsigned limit,
+		    const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /*
  * Warnings of the calling thread diverted (the parallel runner's workers,
@@ -41,6 +51,9 @@ void tmx_warn_once(const struct tmx_diag *diag, const void *key, const char *fmt
 struct tmx_warn_capture {
 	void (*put)(void *ctx, const struct tmx_diag *diag, const void *key, const char *msg);
 	void *ctx;
+	/* tmx_warn_limit's warnings (NULL: they go to put without a key). */
+	void (*put_limit)(void *ctx, const struct tmx_diag *diag, const void *key, unsigned limit,
+			  const char *msg);
 };
 void tmx_warn_capture_set(const struct tmx_warn_capture *capture);
 bool tmx_warn_captured(void);

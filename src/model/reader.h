@@ -83,6 +83,28 @@ struct tmx_source_ops {
 	 * frees them (after the source has freed its muxer over them).
 	 */
 	void (*stream_iters)(void *impl, struct tmx_msg_iter **iters);
+	/*
+	 * Optional, for the parallel runner (src/par/split.c): a long stream
+	 * read as consecutive segments on several threads.  Both are asked of
+	 * the iterators that stream_iters handed out (taken over by
+	 * tmx_source_take_streams), before anything past the message each
+	 * holds was read.  stream_cost: the bytes that decoding the stream
+	 * goes through (decompressed), 0 when `it` is not one of the reader's
+	 * or cannot be cut.  split_stream: cuts `it` into segments of about
+	 * `seg_bytes` each at places where decoding needs nothing of the data
+	 * before (trace.dat: pages, compressed chunks), found from the data
+	 * alone; sets *segs (malloc'ed) and *n.  segs[0] takes `it`'s place:
+	 * it reads on from `it`, which now ends where the first segment does
+	 * (the message `it` held stays valid).  Reading the segments one after the
+	 * other gives the stream's messages (all naming `it`'s stream), its
+	 * warnings (those said a number of times per stream with
+	 * tmx_warn_limit) and its error; reading one touches nothing that
+	 * another touches but atomics.  The reader owns the segments (their
+	 * destroy() does nothing) and frees them with itself.
+	 */
+	uint64_t (*stream_cost)(const void *impl, const struct tmx_msg_iter *it);
+	int (*split_stream)(void *impl, struct tmx_msg_iter *it, uint64_t seg_bytes,
+			    struct tmx_msg_iter ***segs, size_t *n, struct tmx_error *err);
 };
 
 #endif

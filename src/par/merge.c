@@ -31,6 +31,12 @@ struct merge {
 	/* tmx_warn_once keys warned about in this run. */
 	const void **keys;
 	size_t n_keys, keys_cap;
+	/* tmx_warn_limit keys and how many times each was said. */
+	struct limit_count {
+		const void *key;
+		unsigned n;
+	} *counts;
+	size_t n_counts, counts_cap;
 };
 
 static const struct par_elem *head(const struct cursor *c)
@@ -85,7 +91,7 @@ static struct par_batch *wait_batch(struct par_runner *r, struct par_stream *s)
 		s->q_head = b->next;
 		if (!s->q_head)
 			s->q_tail = NULL;
-		s->queued--;
+		par_queued(s, -1);
 		/* Room in the queue: a waiting worker may read this stream again. */
 		pthread_cond_broadcast(&r->work_cv);
 	}
@@ -96,9 +102,31 @@ static struct par_batch *wait_batch(struct par_runner *r, struct par_stream *s)
 static void release_batch(struct par_runner *r, struct par_stream *s, struct par_batch *b)
 {
 	pthread_mutex_lock(&r->lock);
-	b->next = s->spare;
-	s->spare = b;
+	b->next = *par_spares(s);
+	*par_spares(s) = b;
 	pthread_mutex_unlock(&r->lock);
+}
+
+/*
+ * Whether a tmx_warn_limit warning is said: fewer than its limit said
+ * before for its key, in merged order (a stream's segments each count
+ * their own).
+ */
+static bool within_limit(struct merge *m, const struct par_elem *e)
+{
+	for (size_t k = 0; k < m->n_counts; k++) {
+		if (m->counts[k].key != e->key)
+			continue;
+		if (m->counts[k].n >= e->limit)
+			return false;
+		m->counts[k].n++;
+		return true;
+	}
+	/* Without memory to count, the warning is said: harmless. */
+	if (tmx_grow_array((void **)&m->counts, &m->counts_cap, m->n_counts + 1,
+			   sizeof(*m->counts), 8))
+		m->counts[m->n_counts++] = (struct limit_count){ e->key, 1 };
+	return true;
 }
 
 /* A warning at its place in merged order; a keyed one once per run. */
@@ -106,7 +134,10 @@ static void replay(struct merge *m, const struct par_elem *e)
 {
 	if (!e->warning)
 		return;
-	if (e->key) {
+	if (e->key && e->limit) {
+		if (!within_limit(m, e))
+			return;
+	} else if (e->key) {
 		for (size_t k = 0; k < m->n_keys; k++)
 			if (m->keys[k] == e->key)
 				return;
@@ -137,8 +168,19 @@ static enum settle settle(struct merge *m, struct cursor *c, struct tmx_error *e
 				release_batch(m->r, c->s, c->b);
 			}
 			c->b = NULL;
-			if (last)
+			/*
+			 * A segment's end: the stream goes on with its next
+			 * one, and the workers may read one more ahead.
+			 */
+			if (last && c->s->seg_next) {
+				c->s = c->s->seg_next;
+				pthread_mutex_lock(&m->r->lock);
+				c->s->group->merging = c->s->seg_index;
+				pthread_cond_broadcast(&m->r->work_cv);
+				pthread_mutex_unlock(&m->r->lock);
+			} else if (last) {
 				return ENDED;
+			}
 			c->i = 0;
 			if (!(c->b = wait_batch(m->r, c->s))) {
 				tmx_error_set(err, TMX_ERR_NOMEM, NULL,
@@ -182,8 +224,13 @@ static int run(struct merge *m, struct tmx_error *err)
 	struct par_runner *r = m->r;
 
 	for (size_t i = 0; i < r->n_streams; i++) {
-		struct cursor c = { 0, &r->streams[i], i, NULL, 0 };
-		enum settle st = settle(m, &c, err);
+		struct cursor c = { 0, &r->streams[i], r->streams[i].index, NULL, 0 };
+		enum settle st;
+
+		/* One cursor per stream: a stream's later segments follow its first. */
+		if (c.s->group && c.s != c.s->group->first)
+			continue;
+		st = settle(m, &c, err);
 
 		if (st == FAILED) {
 			if (c.b)
@@ -233,5 +280,6 @@ int par_merge(struct par_runner *r, struct tmx_error *err)
 			release_batch(r, m.heap[i].s, m.heap[i].b);
 	free(m.heap);
 	free(m.keys);
+	free(m.counts);
 	return ret;
 }

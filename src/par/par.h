@@ -24,6 +24,8 @@
 #include "sink/split.h"
 #include "par/progress.h"
 
+struct tmx_source;
+
 enum par_kind {
 	PE_MSG,     /* a message that reaches the sink */
 	PE_SKIP,    /* a message the keep predicate dropped, just before a warning or an error */
@@ -40,6 +42,7 @@ struct par_elem {
 	uint32_t hole[SINK_HOLES];       /* MSG: offsets in its text */
 	const struct tmx_diag *diag;     /* WARN */
 	const void *key;                 /* WARN: tmx_warn_once's key, or NULL */
+	unsigned limit;                  /* WARN: tmx_warn_limit's limit for `key`, 0: once */
 	char *warning;                   /* WARN: malloc'ed text */
 };
 
@@ -55,9 +58,32 @@ struct par_batch {
 	struct tmx_error err;            /* PE_ERROR's */
 };
 
+/*
+ * A stream read as consecutive segments (split.c): one unit each, next to
+ * each other in the runner's array, in the stream's order.  The merge
+ * reads them one after the other as one stream; the workers read ahead
+ * in the `window` segments from the one the merge is in, the earliest
+ * first, as long as the group's batches queued stay within its share of
+ * the memory budget.
+ */
+struct par_group {
+	struct par_stream *first;        /* its units: first[0 .. n) */
+	size_t n;
+	size_t window;
+	/* Under the runner's lock. */
+	size_t merging;                  /* the segment the merge is in */
+	size_t queued;                   /* batches queued in all its units */
+	size_t cap;                      /* the workers read ahead up to that many */
+	struct par_batch *spare;         /* consumed batches, for any of its units */
+};
+
 struct par_stream {
 	struct tmx_msg_iter *it;
 	const struct tmx_msg *first;     /* the message taken over with the stream, until read */
+	size_t index;                    /* the stream's input position (tie-break) */
+	struct par_group *group;         /* its segments, or NULL for a whole stream */
+	struct par_stream *seg_next;     /* the stream's next segment, NULL after its last */
+	size_t seg_index;                /* its place among them */
 	/* Under the runner's lock. */
 	struct par_batch *q_head, *q_tail, *spare;
 	size_t queued;
@@ -94,8 +120,11 @@ struct par_runner {
 	pthread_cond_t main_cv;          /* a batch was queued */
 	pthread_cond_t work_cv;          /* a queue has room again, or stop */
 	bool stop;
-	struct par_stream *streams;
+	struct par_stream *streams;      /* units: streams, or segments of one (split.c) */
 	size_t n_streams;
+	size_t n_inputs;                 /* the source's streams (merge cursors) */
+	struct par_group *groups;
+	size_t n_groups;
 	/*
 	 * workers[0] is the main thread's: it reads a stream itself when the
 	 * merge waits for one that no worker is reading.
@@ -138,5 +167,27 @@ bool par_side_work(struct par_runner *r);
 
 /* merge.c: the main thread's part, until the end, a stop or an error. */
 int par_merge(struct par_runner *r, struct tmx_error *err);
+
+/*
+ * split.c: the runner's units from the source's streams (r->streams,
+ * n_streams, n_inputs, groups), long streams cut into segments when the
+ * sink's split allows it and `jobs` threads would otherwise wait for them.
+ */
+int par_units_make(struct par_runner *r, struct tmx_source *src, const struct tmx_mux_head *heads,
+		   size_t n, unsigned jobs, struct tmx_error *err);
+/* How many batches each group may hold queued: its share of `budget` bytes (after size_batches). */
+void par_groups_size(struct par_runner *r, size_t budget);
+/* Where a unit's consumed batches wait for reuse (under the runner's lock). */
+static inline struct par_batch **par_spares(struct par_stream *s)
+{
+	return s->group ? &s->group->spare : &s->spare;
+}
+/* A batch queued on s, taken off by the merge (under the runner's lock). */
+static inline void par_queued(struct par_stream *s, int delta)
+{
+	s->queued += (size_t)delta;
+	if (s->group)
+		s->group->queued += (size_t)delta;
+}
 
 #endif

@@ -72,7 +72,8 @@ static int run_sequential(struct tmx_source *src, struct tmx_sink *sink,
 static void size_batches(struct par_runner *r)
 {
 	size_t budget = PAR_BUDGET_BASE + PAR_BUDGET_PER_WORKER * r->n_workers;
-	size_t per_batch = budget / (r->n_streams * (PAR_DEPTH + 2));
+	/* per stream: a stream read in segments has its share, spread over them (split.c) */
+	size_t per_batch = budget / (r->n_inputs * (PAR_DEPTH + 2));
 
 	r->depth = PAR_DEPTH;
 	r->batch_bytes = per_batch / 2 < PAR_MAX_BATCH_BYTES ? per_batch / 2 : PAR_MAX_BATCH_BYTES;
@@ -91,6 +92,7 @@ static void size_batches(struct par_runner *r)
 		r->batch_elems = PAR_SPARSE_MSGS;
 		r->depth = PAR_SPARSE_DEPTH;
 	}
+	par_groups_size(r, budget);
 }
 
 static void runner_free(struct par_runner *r)
@@ -106,6 +108,13 @@ static void runner_free(struct par_runner *r)
 			par_batch_free(b);
 		}
 	}
+	for (size_t i = 0; i < r->n_groups; i++) {
+		for (struct par_batch *b = r->groups[i].spare, *next; b; b = next) {
+			next = b->next;
+			par_batch_free(b);
+		}
+	}
+	free(r->groups);
 	free(r->streams);
 	free(r->workers);
 	pthread_mutex_destroy(&r->lock);
@@ -125,24 +134,20 @@ static void side_wake(void *ctx)
 	pthread_mutex_unlock(&r->lock);
 }
 
-static int run_parallel(struct par_runner *r, const struct tmx_mux_head *heads,
+static int run_parallel(struct par_runner *r, struct tmx_source *src,
+			const struct tmx_mux_head *heads, size_t n_heads, unsigned jobs,
 			struct tmx_error *err)
 {
 	struct tmx_error ignored;
 	int ret;
 
-	/* Aligned: a stream's worker fields share no cache line with another's (par.h). */
-	r->streams = aligned_alloc(_Alignof(struct par_stream), r->n_streams * sizeof(*r->streams));
-	if (r->streams)
-		memset(r->streams, 0, r->n_streams * sizeof(*r->streams));
+	if ((ret = par_units_make(r, src, heads, n_heads, jobs, err)))
+		return ret;
+	/* The main thread and jobs - 1 workers, at most one per unit. */
+	r->n_workers = 1 + (jobs - 1 < r->n_streams ? jobs - 1 : r->n_streams);
 	r->workers = calloc(r->n_workers, sizeof(*r->workers));
-	if (!r->streams || !r->workers)
+	if (!r->workers)
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
-	for (size_t i = 0; i < r->n_streams; i++) {
-		r->streams[i].it = heads[i].it;
-		r->streams[i].first = heads[i].msg;
-		r->streams[i].last_key = heads[i].key;
-	}
 	size_batches(r);
 	ret = par_workers_start(r, err);
 	if (!ret && r->split->side) {
@@ -170,23 +175,22 @@ static int try_parallel(struct tmx_source *src, struct tmx_sink *sink, unsigned 
 	struct par_runner r = { .opts = opts, .filter = tmx_source_filter(src), .progress = pg };
 	struct tmx_mux_head *heads;
 	struct tmx_error ignored;
+	size_t n_heads;
 	int ret;
 
 	*ran = false;
 	r.split = tmx_sink_split(sink, &r.sink_out);
-	if (!r.split || tmx_source_take_streams(src, &heads, &r.n_streams, &ignored))
+	if (!r.split || tmx_source_take_streams(src, &heads, &n_heads, &ignored))
 		return TMX_OK;
 	*ran = true;
-	/* The main thread and jobs - 1 workers, at most one per stream. */
-	r.n_workers = 1 + (jobs - 1 < r.n_streams ? jobs - 1 : r.n_streams);
-	if (r.n_streams == 0) {
+	if (n_heads == 0) {
 		free(heads);
 		return TMX_OK;
 	}
 	pthread_mutex_init(&r.lock, NULL);
 	pthread_cond_init(&r.main_cv, NULL);
 	pthread_cond_init(&r.work_cv, NULL);
-	ret = run_parallel(&r, heads, err);
+	ret = run_parallel(&r, src, heads, n_heads, jobs, err);
 	runner_free(&r);
 	free(heads);
 	return ret;

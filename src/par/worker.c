@@ -102,6 +102,28 @@ static void capture_warning(void *ctx, const struct tmx_diag *diag, const void *
 		return;
 	e->diag = diag;
 	e->key = key;
+	e->limit = 0;
+	e->warning = strdup(msg);
+	if (!e->warning)
+		w->batch->oom = true;
+}
+
+/*
+ * tmx_warn_limit's warnings: each unit has its own count (a stream's
+ * segments count theirs), the merge counts them again in merged order.
+ */
+static void capture_warning_limit(void *ctx, const struct tmx_diag *diag, const void *key,
+				  unsigned limit, const char *msg)
+{
+	struct par_worker *w = ctx;
+	struct par_elem *e;
+
+	flush_skip(w->stream, w->batch);
+	if (!(e = add_elem(w->batch, PE_WARN)))
+		return;
+	e->diag = diag;
+	e->key = key;
+	e->limit = limit;
 	e->warning = strdup(msg);
 	if (!e->warning)
 		w->batch->oom = true;
@@ -196,6 +218,13 @@ static void fill(struct par_worker *w, struct par_stream *s, struct par_batch *b
 				break;
 			}
 			if (!msg) {
+				/*
+				 * A segment's last message dropped: its place
+				 * in the merge, before the next segment's
+				 * first warning (split.c).
+				 */
+				if (s->seg_next)
+					flush_skip(s, b);
 				b->last = true;
 				break;
 			}
@@ -243,6 +272,7 @@ static void fill(struct par_worker *w, struct par_stream *s, struct par_batch *b
 struct par_stream *par_pick(struct par_runner *r, struct par_stream *prev, bool *all_done)
 {
 	struct par_stream *best = NULL;
+	const struct par_group *seen = NULL;
 
 	*all_done = true;
 	for (size_t i = 0; i < r->n_streams; i++) {
@@ -251,8 +281,22 @@ struct par_stream *par_pick(struct par_runner *r, struct par_stream *prev, bool 
 		if (s->done)
 			continue;
 		*all_done = false;
-		if (s->busy || s->queued >= r->depth)
+		if (s->busy)
 			continue;
+		if (s->group) {
+			/*
+			 * A stream's segments: its earliest one not being
+			 * read, near the merge, within the group's share.
+			 */
+			if (s->group == seen)
+				continue;
+			seen = s->group;
+			if (s->group->queued >= s->group->cap ||
+			    s->seg_index >= s->group->merging + s->group->window)
+				continue;
+		} else if (s->queued >= r->depth) {
+			continue;
+		}
 		if (!best || s->queued < best->queued || (s->queued == best->queued && s == prev))
 			best = s;
 	}
@@ -264,8 +308,8 @@ void par_read_batch(struct par_worker *w, struct par_stream *s)
 	struct par_runner *r = w->r;
 	struct par_batch *b;
 
-	if ((b = s->spare))
-		s->spare = b->next;
+	if ((b = *par_spares(s)))
+		*par_spares(s) = b->next;
 	pthread_mutex_unlock(&r->lock);
 	if (b)
 		batch_reset(b);
@@ -289,7 +333,7 @@ void par_read_batch(struct par_worker *w, struct par_stream *s)
 	else
 		s->q_head = b;
 	s->q_tail = b;
-	s->queued++;
+	par_queued(s, 1);
 	s->done = b->last;
 	pthread_cond_signal(&r->main_cv);
 }
@@ -340,7 +384,7 @@ static void *worker_main(void *arg)
 static int start_one(struct par_runner *r, struct par_worker *w, struct tmx_error *err)
 {
 	w->r = r;
-	w->capture = (struct tmx_warn_capture){ capture_warning, w };
+	w->capture = (struct tmx_warn_capture){ capture_warning, w, capture_warning_limit };
 	if (r->split->worker_new) {
 		w->fmt = r->split->worker_new(r->sink_out);
 		if (!w->fmt)

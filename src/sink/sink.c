@@ -205,7 +205,7 @@ ADAPT(tmx_perfetto, struct tmx_perfetto, finish)
 	}                                                                             \
 	static const struct sink_split prefix##_split = {                             \
 		prefix##_worker_new_any, prefix##_free_any, prefix##_worker_outbuf_any,  \
-		prefix##_format_any, prefix##_emit_any, applies, NULL,                \
+		prefix##_format_any, prefix##_emit_any, applies, NULL, true,          \
 	};
 SPLIT(tmx_pretty, struct tmx_pretty, NULL)
 SPLIT(tmx_jsonl, struct tmx_jsonl, NULL)
@@ -242,7 +242,7 @@ static int tmx_perfetto_emit_any(void *o, const struct sink_piece *pc, struct tm
 }
 static const struct sink_split tmx_perfetto_split = {
 	tmx_perfetto_worker_new_any, tmx_perfetto_worker_free_any, tmx_perfetto_worker_outbuf_any,
-	tmx_perfetto_format_any, tmx_perfetto_emit_any, tmx_perfetto_splits_any, NULL,
+	tmx_perfetto_format_any, tmx_perfetto_emit_any, tmx_perfetto_splits_any, NULL, true,
 };
 /* parquet: workers make records of rows, and full row groups are encoded as side work. */
 static void *tmx_parquet_worker_new_any(const void *o)
@@ -282,13 +282,13 @@ static const struct sink_side_ops tmx_parquet_side = {
 };
 static const struct sink_split tmx_parquet_split = {
 	tmx_parquet_worker_new_any, tmx_parquet_worker_free_any, tmx_parquet_worker_outbuf_any,
-	tmx_parquet_format_any, tmx_parquet_emit_any, NULL, &tmx_parquet_side,
+	tmx_parquet_format_any, tmx_parquet_emit_any, NULL, &tmx_parquet_side, true,
 };
 #define SPLIT_OUTPUT(name, kind, open, prefix) \
 	{ name, kind, open, prefix##_consume_any, prefix##_finish_any, prefix##_free_any, \
 	  &prefix##_split }
 /* The dummy sink: nothing to format, the streams are read on the workers. */
-static const struct sink_split dummy_split;
+static const struct sink_split dummy_split = { .segments = true };
 
 static const struct sink_ops sinks[] = {
 	SPLIT_OUTPUT("text", SINK_TEXT, open_text, tmx_pretty),

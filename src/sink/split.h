@@ -89,6 +89,16 @@ struct sink_split {
 	bool (*applies)(const void *out);
 	/* Optional side work (see struct sink_side_ops), or NULL. */
 	const struct sink_side_ops *side;
+	/*
+	 * format() depends on the message alone (and on what the sink made
+	 * at open, or makes under its lock): the runner may then read a long
+	 * stream as segments on several threads at once (src/par/split.c).
+	 * False when a formatter keeps state along a stream (the CTF
+	 * writer's per-stream shadows): a stream is then formatted by one
+	 * thread at a time, in its order.  (Perfetto's user-space sequences
+	 * keep such state, but only trace.dat streams, kernel ones, are cut.)
+	 */
+	bool segments;
 };
 
 /* The sink's split (NULL when it has none) and its output handle. */

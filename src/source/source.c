@@ -318,6 +318,30 @@ int tmx_source_take_streams(struct tmx_source *src, struct tmx_mux_head **heads,
 	return TMX_OK;
 }
 
+uint64_t tmx_source_stream_cost(const struct tmx_source *src, const struct tmx_msg_iter *it)
+{
+	for (size_t r = 0; r < src->n_readers; r++) {
+		const struct reader *rd = &src->readers[r];
+		uint64_t cost = rd->ops->stream_cost ? rd->ops->stream_cost(rd->impl, it) : 0;
+
+		if (cost)
+			return cost;
+	}
+	return 0;
+}
+
+int tmx_source_split_stream(struct tmx_source *src, struct tmx_msg_iter *it, uint64_t seg_bytes,
+			    struct tmx_msg_iter ***segs, size_t *n, struct tmx_error *err)
+{
+	for (size_t r = 0; r < src->n_readers; r++) {
+		struct reader *rd = &src->readers[r];
+
+		if (rd->ops->split_stream && rd->ops->stream_cost && rd->ops->stream_cost(rd->impl, it))
+			return rd->ops->split_stream(rd->impl, it, seg_bytes, segs, n, err);
+	}
+	return tmx_error_set(err, TMX_ERR_USAGE, NULL, "this stream cannot be read in segments");
+}
+
 /* Finds the reader of the i-th item when each reader counts its own. */
 static const struct reader *locate(const struct tmx_source *src,
 				   size_t (*count_of)(const struct reader *), size_t *i)

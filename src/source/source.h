@@ -79,6 +79,15 @@ int tmx_source_take_streams(struct tmx_source *src, struct tmx_mux_head **heads,
  */
 uint64_t tmx_source_bytes_read(const struct tmx_source *src);
 
+/*
+ * A stream taken over (tmx_source_take_streams) as segments: the reader's
+ * stream_cost and split_stream (see struct tmx_source_ops) for whichever
+ * reader `it` belongs to; 0 and TMX_ERR_USAGE when none has them for it.
+ */
+uint64_t tmx_source_stream_cost(const struct tmx_source *src, const struct tmx_msg_iter *it);
+int tmx_source_split_stream(struct tmx_source *src, struct tmx_msg_iter *it, uint64_t seg_bytes,
+			    struct tmx_msg_iter ***segs, size_t *n, struct tmx_error *err);
+
 /* The reader behind a source of that format, or NULL (for format-specific outputs). */
 void *tmx_source_impl(const struct tmx_source *src, const struct tmx_source_ops *ops);
 

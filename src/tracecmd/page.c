@@ -326,6 +326,18 @@ void tdat_cursor_close(struct tdat_cursor *c)
 	free(c);
 }
 
+void tdat_cursor_drop_buffers(struct tdat_cursor *c)
+{
+	free(c->cbuf);
+	c->cbuf = NULL;
+	c->ccap = c->clen = c->cpos = 0;
+	tdat_decompress_free(c->zctx);
+	c->zctx = NULL;
+	c->has_peek = false;
+	c->have_page = false;
+	c->done = true;
+}
+
 /*
  * Hands the consumed part of the CPU data back to the kernel (bounded RSS),
  * RELEASE_STEP at a time (each madvise() is a TLB shoot-down on the other

@@ -43,6 +43,7 @@ static void src_free(void *impl)
 
 	if (!ts)
 		return;
+	tdm_segments_free(ts);
 	for (size_t i = 0; i < ts->n_streams; i++)
 		tdm_stream_free(ts->streams[i]);
 	free(ts->streams);
@@ -118,7 +119,7 @@ static uint64_t src_bytes_read(const void *impl)
 	for (size_t i = 0; i < ts->n_streams; i++)
 		if (ts->streams[i]->cur)
 			sum += tdat_cursor_bytes_read(ts->streams[i]->cur);
-	return sum;
+	return sum + tdm_segments_bytes_read(ts);
 }
 
 static size_t src_trace_count(const void *impl)
@@ -158,6 +159,8 @@ const struct tmx_source_ops tdat_source_ops = {
 	.skipped = src_skipped,
 	.set_filter = src_set_filter,
 	.stream_iters = src_stream_iters,
+	.stream_cost = tdm_stream_cost,
+	.split_stream = tdm_split_stream,
 };
 
 static int add_streams(struct tdm_source *ts, struct tdm_file *tf, size_t *cap,

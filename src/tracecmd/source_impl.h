@@ -81,6 +81,9 @@ struct tdm_stream {
 	uint64_t warned_ids;             /* unknown event ids warned about (count) */
 	bool has_range;                  /* first and last record times (converted) */
 	int64_t range_begin, range_end;
+	/* Read in segments (segment.c): the stream its messages name (NULL: its own). */
+	const struct tmx_stream *as;
+	bool open_end;                   /* a segment but the last: no packet or stream end */
 };
 
 struct tdm_file {
@@ -109,6 +112,7 @@ struct tdm_source {
 	struct tdm_stream **streams;
 	size_t n_streams;
 	const struct tmx_reader_filter *filter;   /* tmx_source_set_filter; NULL: none */
+	struct tdm_segs *segs;           /* streams cut into segments (segment.c), or NULL */
 };
 
 static inline int tdm_nomem(struct tmx_error *err)
@@ -122,5 +126,16 @@ int tdm_build_file(struct tdm_file *tf, struct tmx_error *err);
 int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct tmx_error *err);
 void tdm_stream_keep(struct tmx_msg_iter *it);
 void tdm_stream_free(struct tdm_stream *s);
+
+/*
+ * segment.c: a stream read as segments of its pages or compressed chunks
+ * (tmx_source_ops.stream_cost, split_stream); the bytes its segments
+ * read, and freeing them with the source.
+ */
+uint64_t tdm_stream_cost(const void *impl, const struct tmx_msg_iter *it);
+int tdm_split_stream(void *impl, struct tmx_msg_iter *it, uint64_t seg_bytes,
+		     struct tmx_msg_iter ***segs, size_t *n, struct tmx_error *err);
+uint64_t tdm_segments_bytes_read(const struct tdm_source *ts);
+void tdm_segments_free(struct tdm_source *ts);
 
 #endif

@@ -181,7 +181,7 @@ int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct 
 	*out = NULL;
 	for (;;) {
 		memset(m, 0, sizeof(*m));
-		m->stream = &s->stream;
+		m->stream = s->as ? s->as : &s->stream;
 		switch (s->state) {
 		case S_BEGIN:
 			m->kind = TMX_MSG_STREAM_BEGIN;
@@ -194,7 +194,7 @@ int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct 
 				return ret;
 			}
 			if (!s->next) {
-				s->state = S_END;
+				s->state = s->open_end ? S_DONE : S_END;
 				continue;
 			}
 			s->packet.has_begin = true;
@@ -216,7 +216,7 @@ int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct 
 				return ret;
 			}
 			if (!r) {
-				s->state = S_PACKET_END;
+				s->state = s->open_end ? S_DONE : S_PACKET_END;
 				continue;
 			}
 			if (r->missed_events && !s->pending_discard_done) {
@@ -253,9 +253,10 @@ int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct 
 					uint32_t id = 0;
 					if (s->rec.size >= 2)
 						id = tdat_read16(s->file->f, s->rec.data);
-					tmx_warn(s->file->diag, "%s: at byte %llu: record with unknown event id %u "
-						 "skipped", s->file->f->path, (unsigned long long)s->rec.offset,
-						 id);
+					/* 3 per stream, also when read in segments (segment.c) */
+					tmx_warn_limit(s->file->diag, m->stream, 3, "%s: at byte %llu: record "
+						       "with unknown event id %u skipped", s->file->f->path,
+						       (unsigned long long)s->rec.offset, id);
 				}
 				continue;
 			}

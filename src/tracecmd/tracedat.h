@@ -326,6 +326,12 @@ void tdat_cursor_range(struct tdat_cursor *c, size_t first, size_t end);
 void tdat_cpu_release(const struct tdat_file *f, size_t buffer, size_t cpu_index, size_t first,
 		      size_t end);
 /*
+ * Frees what a cursor that has ended holds for reading (a compressed
+ * chunk's buffer, the decompression context); its counts stay readable.
+ * For the many short-lived cursors of a stream read in segments.
+ */
+void tdat_cursor_drop_buffers(struct tdat_cursor *c);
+/*
  * With tdat_open_opts.lenient, cursors warn (diag) and skip a damaged page
  * or compressed chunk instead of failing: how many were skipped so far,
  * and their bytes (uncompressed).
@@ -406,6 +412,8 @@ const struct tdat_file *tdat_reader_file(const void *impl, size_t i);
  * The raw record behind a TMX_MSG_EVENT message of a trace.dat source, or
  * behind a TMX_MSG_DISCARDED_EVENTS message (then `data` is NULL and
  * `missed_events` the count, -1 when unknown); NULL for any other message.
+ * Not for the messages of a stream that the parallel runner reads in
+ * segments (segment.c): they name the stream, not their segment.
  */
 const struct tdat_record *tdat_record_of(const struct tmx_msg *msg);
 

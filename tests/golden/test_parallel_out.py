@@ -10,6 +10,15 @@ standard error, exit status and, for -o ctf, the same files with the same bytes.
 this test makes the parallel path answer for the same bytes.  A trace without a UUID
 gets a random one per run: it is masked in the metadata and the packet headers.
 
+Then trace.dat streams read in segments (src/par/split.c): with TRACEMUX_SEGMENT_BYTES
+every stream of two pages (or compressed chunks) or more is cut into segments of one or
+two of them, read by several threads at once and merged back as one stream.  The corpus's
+trace.dat files and the repository's (among them a one-CPU trace of 79 compressed chunks),
+and damaged copies of the one-CPU trace and of a v6 file (cuts and bit flips in the CPU
+data, strict and --lenient), give with --jobs 1, 2 and 4 the same bytes, warnings and
+status for the text, json, chrome, perfetto, dummy and tracecmd outputs (the one-CPU trace
+also trimmed and filtered).
+
 --quick: a small subset, for the ThreadSanitizer build.
 """
 import glob
@@ -20,8 +29,8 @@ import shutil
 import tempfile
 
 from bt2ref import Report, parse_args, run
-from jobsdiff import files_difference, jobs_difference, take_quick_flag
-from test_parallel import DAMAGED, damaged_copies
+from jobsdiff import cut_or_flip, files_difference, jobs_difference, take_quick_flag
+from test_parallel import DAMAGED, FILTER, damaged_copies, trim_range
 
 JOBS = ["1", "2", "8"]
 CTF_SETS = [["-o", "ctf"], ["-o", "ctf", "--ctf-version=2"], ["-o", "ctf", "--ctf-packet-size=200"]]
@@ -89,6 +98,71 @@ def compare(report, args, work, what, argv, ctf):
         report.ok()
 
 
+SEGMENT_JOBS = ["1", "2", "4"]
+SEGMENT_OUTPUTS = [[], ["-o", "json"], ["-o", "chrome"], ["-o", "perfetto"], ["-o", "dummy"],
+                   ["-o", "tracecmd"]]
+HERE = os.path.dirname(os.path.abspath(__file__))
+ONE_CPU = "tracecmd-samples/external/hip24_documentation_tca_test_trace-Salamander4_4780888b.dat"
+
+
+def segment_inputs(corpus, quick):
+    dat = sorted(glob.glob(os.path.join(corpus, "tracecmd-samples/*.dat")) +
+                 glob.glob(os.path.join(corpus, "tracecmd-samples/external/*.dat")) +
+                 glob.glob(os.path.join(HERE, "../data/tracedat/*.dat")))
+    one = os.path.join(corpus, ONE_CPU)
+    dat = [one] + [d for d in dat if os.path.abspath(d) != os.path.abspath(one)]
+    return dat[:3] if quick else dat
+
+
+def compare_segments(report, args, what, argv):
+    """--jobs 1, 2 and 4 with the streams cut into segments: the same results."""
+    results = {j: run(args.tracemux, ["--jobs", j] + argv, timeout=120) for j in SEGMENT_JOBS}
+    detail = jobs_difference(results, SEGMENT_JOBS)
+    if detail:
+        report.fail(what, detail)
+    else:
+        report.ok()
+
+
+def segments(report, args, work, quick):
+    """trace.dat streams read in segments of one page or chunk (two for some)."""
+    rng = random.Random(28)
+    os.environ["TRACEMUX_SEGMENT_BYTES"] = "4096"
+    try:
+        for n, path in enumerate(segment_inputs(args.corpus, quick)):
+            name = os.path.relpath(path, args.corpus)
+            for opts in SEGMENT_OUTPUTS[:2] if quick else SEGMENT_OUTPUTS:
+                compare_segments(report, args, f"segments: {name} {' '.join(opts)}", opts + [path])
+            if n == 0:   # the one-CPU trace: trimming (a stop, dropped messages), a filter
+                trim = trim_range(args, path)
+                for opts in ([trim, ["-o", "json"] + trim] if trim else []) + [FILTER]:
+                    compare_segments(report, args, f"segments: {name} {' '.join(opts)}",
+                                     opts + [path])
+            if n % 3 == 0:
+                os.environ["TRACEMUX_SEGMENT_BYTES"] = "8192"
+                compare_segments(report, args, f"segments of 8 KiB: {name}", [path])
+                os.environ["TRACEMUX_SEGMENT_BYTES"] = "4096"
+        # Damaged copies: the output up to the fault, then the same error (or warnings).
+        for rel in [ONE_CPU, "tracecmd-samples/sched-v6.dat"]:
+            src = os.path.join(args.corpus, rel)
+            with open(src, "rb") as f:
+                original = f.read()
+            trace = os.path.join(work, os.path.basename(src))
+            for k in range(2 if quick else 6):
+                # the CPU data is the file's second half
+                pos = rng.randrange(len(original) // 2, len(original))
+                damaged, kind = cut_or_flip(original, pos, k, rng)
+                with open(trace, "wb") as f:
+                    f.write(damaged)
+                for opts in ([], ["--lenient"], ["-o", "json", "--lenient"], ["-o", "perfetto"]):
+                    compare_segments(report, args, f"segments: {rel} {kind} {' '.join(opts)}",
+                                     opts + [trace])
+                if quick:
+                    break
+    finally:
+        del os.environ["TRACEMUX_SEGMENT_BYTES"]
+
+
 def main():
     quick = take_quick_flag()
     args = parse_args()
@@ -120,6 +194,7 @@ def main():
             both(what, [trace], lenient=True)
             if quick:
                 break
+        segments(report, args, work, quick)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     report.finish()

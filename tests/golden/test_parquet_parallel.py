@@ -9,6 +9,12 @@ status, standard output and standard error and the same files with the same byte
 --jobs 1 is the sequential path that test_parquet.py reads back with DuckDB against
 -o json and the real tools; this test makes the parallel path answer for the same bytes.
 
+Then the trace.dat inputs with their streams read in segments (src/par/split.c,
+TRACEMUX_SEGMENT_BYTES: every stream of two pages or compressed chunks or more cut into
+segments of one), several threads making one stream's records at once: a one-CPU trace of
+79 compressed chunks, a third of the corpus and repository files, and damaged copies of the one-CPU
+trace, the same dataset bytes with --jobs 1, 2 and 4.
+
 --quick: a small subset, for the ThreadSanitizer build.
 """
 import glob
@@ -18,7 +24,7 @@ import shutil
 import tempfile
 
 from bt2ref import Report, parse_args, run
-from jobsdiff import files_difference, jobs_difference, take_quick_flag
+from jobsdiff import cut_or_flip, files_difference, jobs_difference, take_quick_flag
 from test_parallel import damaged_copies
 
 JOBS = ["1", "2", "4"]
@@ -72,6 +78,32 @@ def compare(report, args, work, what, argv, need_events=False):
         report.ok()
 
 
+ONE_CPU = "tracecmd-samples/external/hip24_documentation_tca_test_trace-Salamander4_4780888b.dat"
+
+
+def segments(report, args, work, quick, each_set, rng):
+    """trace.dat streams read in segments of one page or chunk."""
+    one_cpu = os.path.join(args.corpus, ONE_CPU)
+    dat = [p for p in inputs(args.corpus, quick) if p.endswith(".dat")][::3]
+    os.environ["TRACEMUX_SEGMENT_BYTES"] = "4096"
+    try:
+        for n, path in enumerate([one_cpu] + dat):
+            each_set(f"segments: {os.path.relpath(path, args.corpus)}", [path],
+                     SETS if n % 2 == 0 else SETS[:1], need_events=True)
+        with open(one_cpu, "rb") as f:
+            original = f.read()
+        trace = os.path.join(work, os.path.basename(one_cpu))
+        for k in range(1 if quick else 2):
+            pos = rng.randrange(len(original) // 2, len(original))
+            damaged, kind = cut_or_flip(original, pos, k, rng)
+            with open(trace, "wb") as f:
+                f.write(damaged)
+            each_set(f"segments: {ONE_CPU} {kind}", [trace], SETS[:1])
+            each_set(f"segments: {ONE_CPU} {kind} --lenient", ["--lenient", trace], SETS[:1])
+    finally:
+        del os.environ["TRACEMUX_SEGMENT_BYTES"]
+
+
 def main():
     quick = take_quick_flag()
     args = parse_args()
@@ -101,6 +133,7 @@ def main():
             each_set(what, [trace])
             if quick:
                 break
+        segments(report, args, work, quick, each_set, rng)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     report.finish()

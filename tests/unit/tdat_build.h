@@ -241,6 +241,7 @@ struct tb_opts {
 	const char *format;   /* the event format (default TB_FORMAT, system "test") */
 	const uint8_t *record;  /* every record's bytes (default: tb_record) */
 	uint32_t record_len;
+	int back_page;        /* > 0: that page of CPU 0 starts before the page before it ends */
 };
 
 /* Appends one raw option (id, size, data) in the file's byte order. */
@@ -311,7 +312,9 @@ static inline void tb_cpu_pages(const struct tb_opts *o, int cpu, struct bb *out
 	out->be = o->be;
 	for (int p = 0; p < pages; p++)
 		tb_page_x(out, o->be, o->klong, o->psize,
-			  1000000 + (uint64_t)p * (o->extend ? 2000000000ull : 1000) + (uint64_t)cpu * 7,
+			  1000000 + (uint64_t)p * (o->extend ? 2000000000ull : 1000) + (uint64_t)cpu * 7 -
+				  (o->back_page && !cpu && p == o->back_page ?
+				   (o->extend ? 2000000500ull : 1500) : 0),
 			  o->per_page, cpu * 1000 + p * o->per_page, o->missed && !cpu && p == 1,
 			  o->missed && !o->missed_nocount && !cpu && p == 1, 7, o->extend, o->record,
 			  o->record_len);

@@ -215,7 +215,7 @@ static void *worker_new(void *ctx)
 	if (w) {
 		w->par = par;
 		w->b = NULL;
-		w->capture = (struct tmx_warn_capture){ capture_warning, w };
+		w->capture = (struct tmx_warn_capture){ .put = capture_warning, .ctx = w };
 		outbuf_init(&w->out, -1);
 		outbuf_set_drain(&w->out, drain, w);
 	}

@@ -1,0 +1,418 @@
+/*
+ * A trace.dat stream read as segments (tmx_source_split_stream, the
+ * parallel runner's src/par/split.c; the reader's src/tracecmd/segment.c).
+ *
+ * The reader: the segments of CPU 0's stream, read one after the other,
+ * give the messages of the stream read whole -- kinds, times, the packet's
+ * begin and end, discarded-events counts and ranges, events and their
+ * values, all naming the stream itself -- and its warnings (the unknown
+ * event ids' counted per stream, as the runner's merge counts them) and
+ * error, for segments of 1, 2 and 3 pages or chunks, on files built by
+ * hand (v6 and v7, no compression, zlib, zstd, time extends, missed
+ * events, a page whose time goes back, records of an unknown event) and
+ * on every single-byte corruption of the CPU's data, strict and lenient.
+ *
+ * The runner: tmx_run with the text and json sinks, the stream cut into
+ * pages (TRACEMUX_SEGMENT_BYTES), writes with 2 and 4 jobs the bytes,
+ * warnings and status of --jobs 1, on the same files and a part of their
+ * corruptions.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tdat_build.h"
+#include "common/errors.h"
+#include "model/msg_iter.h"
+#include "source/source.h"
+#include "mux/muxer.h"
+#include "tracecmd/source_impl.h"
+#include "tracecmd/tracedat.h"
+#include "tracemux/run.h"
+#include "tracemux/sink.h"
+#include "tracemux/tracemux.h"
+
+/* What a reading gave, as text. */
+struct log {
+	char *p;
+	size_t n, cap;
+};
+
+static void say(struct log *l, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (l->cap - l->n < 4096) {
+		l->cap = l->cap ? l->cap * 2 : 1 << 16;
+		l->p = realloc(l->p, l->cap);
+		assert_non_null(l->p);
+	}
+	va_start(ap, fmt);
+	k = vsnprintf(l->p + l->n, l->cap - l->n, fmt, ap);
+	va_end(ap);
+	assert_true(k >= 0 && (size_t)k < l->cap - l->n);
+	l->n += (size_t)k;
+}
+
+static void warned(void *user, const char *msg)
+{
+	say(user, "warning: %s\n", msg);
+}
+
+/*
+ * Warnings as the runner's merge replays them: tmx_warn_limit's counted
+ * per key over the whole reading (each segment counts only its own).
+ */
+struct counting {
+	struct log *l;
+	const void *keys[8];
+	unsigned counts[8];
+	size_t n;
+};
+
+static void put(void *ctx, const struct tmx_diag *diag, const void *key, const char *msg)
+{
+	(void)diag;
+	(void)key;
+	say(((struct counting *)ctx)->l, "warning: %s\n", msg);
+}
+
+static void put_limit(void *ctx, const struct tmx_diag *diag, const void *key, unsigned limit,
+		      const char *msg)
+{
+	struct counting *c = ctx;
+	size_t k = 0;
+
+	(void)diag;
+	while (k < c->n && c->keys[k] != key)
+		k++;
+	assert_true(k < 8);
+	if (k == c->n) {
+		c->keys[c->n] = key;
+		c->counts[c->n++] = 0;
+	}
+	if (c->counts[k]++ < limit)
+		say(c->l, "warning: %s\n", msg);
+}
+
+static void say_msg(struct log *l, const struct tmx_msg *m, const struct tmx_stream *stream)
+{
+	const struct tmx_packet *pk = m->packet;
+
+	say(l, "kind %d own-stream %d ts %d %llu %lld count %llu range %d %llu %llu", (int)m->kind,
+	    m->stream == stream, m->has_ts, (unsigned long long)m->cycles, (long long)m->ns,
+	    (unsigned long long)m->count, m->has_range, (unsigned long long)m->begin_cycles,
+	    (unsigned long long)m->end_cycles);
+	if (pk)
+		say(l, " packet %d %llu %d %llu cpu %llu own-stream %d", pk->has_begin,
+		    (unsigned long long)pk->begin_cycles, pk->has_end,
+		    (unsigned long long)pk->end_cycles,
+		    (unsigned long long)(pk->context ? pk->context[1].u : 999), pk->stream == stream);
+	if (m->kind == TMX_MSG_EVENT) {
+		const struct tmx_value *p = m->event->scopes[TMX_SCOPE_PAYLOAD];
+
+		say(l, " event %s value %lld name %.*s", m->event->cls->name, (long long)p[1].s,
+		    (int)p[2].str.len, p[2].str.ptr);
+	}
+	say(l, "\n");
+}
+
+static void say_error(struct log *l, const struct tmx_error *err)
+{
+	char buf[TMX_ERROR_MSG_MAX + 600];
+
+	tmx_error_format(err, buf, sizeof(buf));
+	say(l, "error: %s\n", buf);
+}
+
+static char *write_file(const uint8_t *p, size_t n)
+{
+	char *path = strdup("/tmp/tmx-segments-XXXXXX");
+	int fd;
+
+	assert_non_null(path);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, p, n), (ssize_t)n);
+	close(fd);
+	return path;
+}
+
+/*
+ * CPU 0's stream read whole (seg 0) or as segments of `seg` bytes; the
+ * log says whether it was cut.  An open failure is logged as such.
+ */
+static void read_stream(const char *path, bool lenient, uint64_t seg, struct log *l)
+{
+	struct tmx_tracedat_opts o = { .size = sizeof(o), .lenient = lenient };
+	struct tmx_diag diag = { warned, l };
+	struct counting cnt = { .l = l };
+	struct tmx_warn_capture cap = { .put = put, .ctx = &cnt, .put_limit = put_limit };
+	struct tmx_source *src;
+	struct tmx_mux_head *heads;
+	struct tmx_msg_iter **segs = NULL, *whole[1];
+	const struct tmx_stream *stream = NULL;
+	struct tmx_error err;
+	size_t n_heads, n_segs = 1;
+
+	if (tmx_tracedat_open(&path, 1, &o, &diag, &src, &err)) {
+		say(l, "open failed\n");
+		return;
+	}
+	assert_int_equal(tmx_source_take_streams(src, &heads, &n_heads, &err), TMX_OK);
+	assert_true(n_heads >= 1);
+	whole[0] = heads[0].it;
+	if (seg) {
+		assert_true(tmx_source_stream_cost(src, heads[0].it) > 0);
+		assert_int_equal(tmx_source_split_stream(src, heads[0].it, seg, &segs, &n_segs, &err),
+				 TMX_OK);
+		/* the first segment goes on from where the stream was */
+		say(l, "segments: %s\n", n_segs > 1 ? "several" : "one");
+	} else {
+		say(l, "segments: %s\n", "several");
+	}
+	tmx_warn_capture_set(&cap);
+	if (heads[0].msg) {
+		stream = heads[0].msg->stream;
+		say_msg(l, heads[0].msg, stream);
+	}
+	for (size_t k = 0; k < n_segs; k++) {
+		struct tmx_msg_iter *it = segs ? segs[k] : whole[0];
+		const struct tmx_msg *m;
+		int ret;
+
+		while (!(ret = it->next(it, &m, &err)) && m) {
+			if (!stream)
+				stream = m->stream;
+			say_msg(l, m, stream);
+		}
+		if (ret) {
+			say_error(l, &err);
+			break;
+		}
+	}
+	tmx_warn_capture_set(NULL);
+	say(l, "end\n");
+	free(segs);
+	free(heads);
+	tmx_source_free(src);
+}
+
+static void same_readings(const uint8_t *p, size_t n, uint32_t psize, bool lenient)
+{
+	char *path = write_file(p, n);
+	struct log whole = { 0 };
+
+	read_stream(path, lenient, 0, &whole);
+	for (uint64_t k = 1; k <= 3; k++) {
+		struct log cut = { 0 };
+
+		read_stream(path, lenient, k * psize, &cut);
+		if (cut.n != whole.n || memcmp(cut.p, whole.p, whole.n)) {
+			whole.p[whole.n] = cut.p[cut.n] = '\0';
+			fail_msg("segments of %llu bytes (lenient %d):\n%s\nwhole stream:\n%s",
+				 (unsigned long long)(k * psize), lenient, cut.p, whole.p);
+		}
+		free(cut.p);
+	}
+	free(whole.p);
+	unlink(path);
+	free(path);
+}
+
+/* ------------------------------------------------------------------ */
+/* The runner                                                            */
+/* ------------------------------------------------------------------ */
+
+/* tmx_run into `sink_name`: its bytes, its warnings and its status, as text. */
+static void run_once(const char *path, const char *sink_name, bool lenient, unsigned jobs,
+		     struct log *l)
+{
+	struct tmx_tracedat_opts o = { .size = sizeof(o), .lenient = lenient };
+	struct tmx_diag diag = { warned, l };
+	struct tmx_run_opts ro = { .size = sizeof(ro), .jobs = jobs };
+	struct tmx_sink_params *sp;
+	struct tmx_source *src;
+	struct tmx_sink *sink;
+	struct tmx_error err;
+	FILE *out = tmpfile(), *errs = tmpfile();
+	char buf[4096];
+	size_t k;
+	int ret;
+
+	assert_non_null(out);
+	assert_non_null(errs);
+	if (tmx_tracedat_open(&path, 1, &o, &diag, &src, &err)) {
+		say(l, "open failed\n");
+		fclose(out);
+		fclose(errs);
+		return;
+	}
+	assert_non_null(sp = tmx_sink_params_new(sink_name, &err));
+	assert_int_equal(tmx_sink_open(sp, src, &(struct tmx_sink_io){ fileno(out), fileno(errs), NULL },
+				       &sink, &err), TMX_OK);
+	tmx_sink_params_free(sp);
+	ret = tmx_run(src, sink, &ro, &err);
+	/* with several jobs, CPU 0's stream was read in segments */
+	if (jobs > 1)
+		assert_non_null(((struct tdm_source *)tmx_source_impl(src, &tdat_source_ops))->segs);
+	say(l, "status %d\n", ret);
+	if (ret)
+		say_error(l, &err);
+	tmx_sink_free(sink);
+	tmx_source_free(src);
+	for (FILE *f = out; f; f = f == out ? errs : NULL) {
+		rewind(f);
+		while ((k = fread(buf, 1, sizeof(buf), f)))
+			say(l, "%.*s", (int)k, buf);
+		say(l, "--\n");
+		fclose(f);
+	}
+}
+
+static void same_runs(const uint8_t *p, size_t n, uint32_t psize, bool lenient)
+{
+	static const char *const sinks[] = { "text", "json" };
+	static const unsigned jobs[] = { 2, 4 };
+	char *path = write_file(p, n), seg[32];
+
+	snprintf(seg, sizeof(seg), "%u", psize);
+	for (size_t s = 0; s < 2; s++) {
+		struct log one = { 0 };
+
+		run_once(path, sinks[s], lenient, 1, &one);
+		assert_int_equal(setenv("TRACEMUX_SEGMENT_BYTES", seg, 1), 0);
+		for (size_t j = 0; j < 2; j++) {
+			struct log many = { 0 };
+
+			run_once(path, sinks[s], lenient, jobs[j], &many);
+			if (many.n != one.n || memcmp(many.p, one.p, one.n)) {
+				one.p[one.n] = many.p[many.n] = '\0';
+				fail_msg("-o %s --jobs %u, lenient %d:\n%s\n--jobs 1:\n%s", sinks[s],
+					 jobs[j], lenient, many.p, one.p);
+			}
+			free(many.p);
+		}
+		unsetenv("TRACEMUX_SEGMENT_BYTES");
+		free(one.p);
+	}
+	unlink(path);
+	free(path);
+}
+
+/* ------------------------------------------------------------------ */
+/* Files                                                                 */
+/* ------------------------------------------------------------------ */
+
+/* --quick (the ThreadSanitizer build): every 23rd corruption only. */
+static bool quick;
+
+/* The file as built, then every byte of CPU 0's data corrupted in turn (every 13th for the runner). */
+static void check(struct tb_opts o)
+{
+	struct bb b = tb_file(&o);
+	struct tdat_file *f;
+	struct tmx_error err;
+	uint64_t from, to;
+	uint8_t *copy = malloc(b.n);
+
+	assert_non_null(copy);
+	same_readings(b.p, b.n, o.psize, false);
+	same_readings(b.p, b.n, o.psize, true);
+	same_runs(b.p, b.n, o.psize, false);
+	assert_int_equal(tdat_file_open_mem(b.p, b.n, "segments.dat", NULL, &f, &err), TMX_OK);
+	/* segments of up to 3 pieces cut something */
+	assert_true(tdat_cpu_pieces(f, 0, 0) > 6);
+	from = f->buffers[0].cpus[0].offset;
+	to = from + f->buffers[0].cpus[0].size + (f->buffers[0].cpus[0].compressed ? 4 : 0);
+	tdat_file_close(f);
+	for (uint64_t i = from; i < to; i += quick ? 23 : 1) {
+		memcpy(copy, b.p, b.n);
+		copy[i] ^= 0xff;
+		same_readings(copy, b.n, o.psize, false);
+		same_readings(copy, b.n, o.psize, true);
+		if (quick || (i - from) % 13 == 0)
+			same_runs(copy, b.n, o.psize, (i - from) % 26 == 0);
+	}
+	free(copy);
+	free(b.p);
+}
+
+static const struct tb_opts base = { .version = 7, .psize = 256, .klong = 8, .pages = 9,
+				     .per_page = 3, .missed = true, .extend = true };
+
+static void test_plain(void **s)
+{
+	struct tb_opts o = base;
+
+	(void)s;
+	check(o);
+	o.version = 6;
+	o.be = true;
+	o.klong = 4;
+	o.extend = false;
+	check(o);
+}
+
+static void test_compressed(void **s)
+{
+	struct tb_opts o = base;
+
+	(void)s;
+	o.algo = TB_ZSTD;
+	o.chunk_pages = 1;
+	check(o);
+	o.algo = TB_ZLIB;
+	o.pages = 15;   /* chunks of 2 pages, the last one shorter */
+	o.chunk_pages = 2;
+	o.missed_nocount = true;
+	check(o);
+}
+
+/* Page 4 starts before page 3 ends: the order of the stream, not of the times. */
+static void test_time_back(void **s)
+{
+	struct tb_opts o = base;
+
+	(void)s;
+	o.back_page = 4;
+	check(o);
+	o.extend = false;
+	o.algo = TB_ZSTD;
+	o.chunk_pages = 1;
+	check(o);
+}
+
+/* Records of an unknown event: 3 warnings per stream, whatever the segments. */
+static void test_unknown_events(void **s)
+{
+	struct tb_opts o = base;
+	uint8_t rec[20];
+
+	(void)s;
+	tb_record(false, 1, 42, rec);
+	rec[0] = 9;   /* common_type 9: no such format */
+	o.record = rec;
+	o.record_len = 20;
+	check(o);
+}
+
+int main(int argc, char **argv)
+{
+	quick = argc > 1 && !strcmp(argv[1], "--quick");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plain),
+		cmocka_unit_test(test_compressed),
+		cmocka_unit_test(test_time_back),
+		cmocka_unit_test(test_unknown_events),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
