@@ -566,11 +566,15 @@ static void run_plan(const struct plan *pl, const struct tmx_value *vals,
 	for (; st < end; st++) {
 		i += st->pre;
 		switch (st->op) {
-		case S_RUN:
-			for (int k = 0; k < st->col2; k++)
-				out[st->col + k] = &vals[i + (size_t)k];
-			i += (size_t)st->col2;
+		case S_RUN: {   /* locals: the stores to `out` could alias *st */
+			const struct tmx_value **o = out + st->col, *v = vals + i;
+			size_t n = (size_t)st->col2;
+
+			i += n;
+			while (n--)
+				*o++ = v++;
 			break;
+		}
 		case S_ENUM:
 			out[st->col] = out[st->col2] = &vals[i++];
 			break;
