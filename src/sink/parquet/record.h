@@ -270,7 +270,12 @@ static inline const uint8_t *pq_rec_apply_run(struct pq_col *c, unsigned n, cons
 		if (c->max_def)
 			tmx_buf_byte(&c->defs, c->max_def);
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-		if (__builtin_expect(!v->oom && v->cap - v->len >= 8, 1)) {
+		/*
+		 * Not asking whether the buffer ran out of memory: a store
+		 * inside its room is safe, and such a column fails its row
+		 * group whatever it holds (pq_col_oom).
+		 */
+		if (__builtin_expect(v->cap - v->len >= 8, 1)) {
 			memcpy(v->p + v->len, &u, 8);   /* an INT32 keeps 4 of them */
 			v->len += w;
 		} else
