@@ -5,7 +5,9 @@
  *
  * The columns are made by one walk of the scopes' field classes into a
  * tree of nodes that mirrors the values' pre-order layout (a structure's
- * value, then its members'), which tmx_columns_walk() follows per event.
+ * value, then its members'), compiled into a flat list of steps per scope
+ * that tmx_columns_walk() runs per event (the tree itself is walked only
+ * below variants and optionals).
  */
 #include <stdio.h>
 #include <stdlib.h>
