@@ -5,9 +5,28 @@
 #include "common/grow.h"
 #include "common/strdict.h"
 
+/* Bytes p[0, n) (n <= 8, any alignment) as a little-endian number. */
+static inline uint64_t load_le(const uint8_t *p, size_t n)
+{
+	uint32_t lo, hi;
+
+	if (n >= 4) {   /* two loads that overlap: the shared bytes are the same */
+		memcpy(&lo, p, 4);
+		memcpy(&hi, p + n - 4, 4);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		lo = __builtin_bswap32(lo);
+		hi = __builtin_bswap32(hi);
+#endif
+		return lo | (uint64_t)hi << (8 * (n - 4));
+	}
+	if (!n)
+		return 0;
+	return p[0] | (uint64_t)p[n / 2] << (8 * (n / 2)) | (uint64_t)p[n - 1] << (8 * (n - 1));
+}
+
 /*
- * The hash: 8 bytes at a time (it places entries in the table only; their
- * numbers are their order of arrival).
+ * The hash: 8 bytes at a time, the tail (under 8) as one number (it places
+ * entries in the table only; their numbers are their order of arrival).
  */
 static uint64_t hash_bytes(const uint8_t *p, size_t n)
 {
@@ -18,18 +37,30 @@ static uint64_t hash_bytes(const uint8_t *p, size_t n)
 		h = (h ^ w) * 0xff51afd7ed558ccdull;
 		h ^= h >> 32;
 	}
-	for (w = 0; n; n--)
-		w = w << 8 | p[n - 1];
+	w = load_le(p, n);
 	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
 	return h ^ h >> 29;
 }
 
+/* Short strings (comm-like names) compared by loads, not a call to memcmp. */
 static bool entry_is(const struct tmx_strdict *d, uint32_t e, const void *p, size_t n)
 {
 	size_t len;
 	const uint8_t *at = tmx_strdict_at(d, e, &len);
+	uint64_t a, b, c, x;
 
-	return len == n && !memcmp(at, p, n);
+	if (len != n)
+		return false;
+	if (n <= 8)
+		return load_le(at, n) == load_le(p, n);
+	if (n <= 16) {   /* the first 8 bytes and the last 8 */
+		memcpy(&a, at, 8);
+		memcpy(&b, p, 8);
+		memcpy(&c, at + n - 8, 8);
+		memcpy(&x, (const uint8_t *)p + n - 8, 8);
+		return !((a ^ b) | (c ^ x));
+	}
+	return !memcmp(at, p, n);
 }
 
 /* Doubles the hash table (entries rehashed from their bytes). */

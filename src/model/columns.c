@@ -5,7 +5,9 @@
  *
  * The columns are made by one walk of the scopes' field classes into a
  * tree of nodes that mirrors the values' pre-order layout (a structure's
- * value, then its members'), which tmx_columns_walk() follows per event.
+ * value, then its members'), compiled into a flat list of steps per scope
+ * that tmx_columns_walk() runs per event (the tree itself is walked only
+ * below variants and optionals).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,34 @@ struct node {
 	struct node *children;
 };
 
+/*
+ * A scope's walk compiled into a flat list of steps (done once per class,
+ * so that tmx_columns_walk() is a loop with no recursion for the usual
+ * scopes): each step first skips `pre` values (structures' own values),
+ * then:
+ *   S_RUN    cells col .. col + n - 1 are the next n values
+ *   S_ENUM   cells col and col2 are the next value
+ *   S_ARRAY  cell col is the next value, an array or sequence of `count`
+ *            single-value elements, skipped with them
+ *   S_TREE   cell col is the next value, its subtree skipped
+ *   S_NODE   the node `node` (a variant, an optional) walked as a tree
+ *   S_CPU    the next value is the CPU field's (no value consumed)
+ */
+enum step_op { S_RUN, S_ENUM, S_ARRAY, S_TREE, S_NODE, S_CPU };
+
+struct step {
+	uint8_t op;
+	uint32_t pre;
+	int col, col2;            /* S_RUN: col2 is the count */
+	const struct node *node;
+};
+
+struct plan {
+	struct step *steps;
+	size_t n, cap;
+	uint32_t pre;             /* values to skip before the next step */
+};
+
 struct column {
 	char *name;
 	enum tmx_column_kind kind;
@@ -48,6 +78,7 @@ struct tmx_columns {
 	bool oom;
 	const struct tmx_field_class *scope_fc[TMX_N_SCOPES];
 	struct node *scope[TMX_N_SCOPES];   /* NULL where the class has no such scope */
+	struct plan plan[TMX_N_SCOPES];     /* each scope's walk as steps */
 	/* The CPU field: a member of its scope's structure (tmx_stream_class_cpu_field). */
 	enum tmx_scope cpu_scope;
 	size_t cpu_member;                  /* SIZE_MAX: none */
@@ -292,6 +323,7 @@ void tmx_columns_free(struct tmx_columns *t)
 		if (t->scope[s]) {
 			node_free(t->scope[s]);
 			free(t->scope[s]);
+			free(t->plan[s].steps);
 		}
 	for (size_t c = 0; c < t->n_cols; c++)
 		free(t->cols[c].name);
@@ -306,6 +338,99 @@ static size_t member_number(const struct tmx_field_class *st, const char *name)
 		if (tmx_fc_member_name(st, i) && !strcmp(tmx_fc_member_name(st, i), name))
 			return i;
 	return SIZE_MAX;
+}
+
+/* ---- the walk as steps ---- */
+
+static bool plan_add(struct plan *pl, uint8_t op, int col, int col2, const struct node *node)
+{
+	void *steps = pl->steps;
+	struct step *last = pl->n ? &pl->steps[pl->n - 1] : NULL;
+
+	/* Values of consecutive columns, nothing skipped between: one run. */
+	if (op == S_RUN && !pl->pre && last && last->op == S_RUN && last->col + last->col2 == col) {
+		last->col2 += col2;
+		return true;
+	}
+	if (!tmx_grow_array(&steps, &pl->cap, pl->n + 1, sizeof(*pl->steps), 8))
+		return false;
+	pl->steps = steps;
+	pl->steps[pl->n++] = (struct step){ .op = op, .pre = pl->pre, .col = col, .col2 = col2,
+					    .node = node };
+	pl->pre = 0;
+	return true;
+}
+
+/* An array or sequence whose elements are single values (its subtree: `count` values). */
+static bool flat_array(const struct tmx_field_class *fc)
+{
+	const struct tmx_field_class *el = tmx_fc_element(fc);
+
+	if (!el)
+		return false;
+	switch (tmx_fc_kind(el)) {
+	case TMX_FC_STRUCT:
+	case TMX_FC_ARRAY:
+	case TMX_FC_SEQUENCE:
+	case TMX_FC_VARIANT:
+	case TMX_FC_OPTIONAL:
+		return false;
+	default:
+		return true;
+	}
+}
+
+static bool plan_node(const struct tmx_columns *t, struct plan *pl, const struct node *n)
+{
+	const struct tmx_field_class *fc;
+
+	switch (n->how) {
+	case N_VALUE:
+		return plan_add(pl, S_RUN, n->col, 1, NULL);
+	case N_ENUM:
+		return plan_add(pl, S_ENUM, n->col, n->col2, NULL);
+	case N_TREE:
+		fc = t->cols[n->col].fc;
+		if (tmx_fc_is_text(fc))   /* no element values */
+			return plan_add(pl, S_RUN, n->col, 1, NULL);
+		return plan_add(pl, flat_array(fc) ? S_ARRAY : S_TREE, n->col, -1, NULL);
+	case N_STRUCT:
+	case N_FLAT:
+		pl->pre++;
+		for (size_t m = 0; m < n->n_children; m++)
+			if (!plan_node(t, pl, &n->children[m]))
+				return false;
+		return true;
+	default:   /* N_VARIANT, N_OPTIONAL */
+		return plan_add(pl, S_NODE, -1, -1, n);
+	}
+}
+
+/* Scope `s`'s steps (as walk_scope() below walks it). */
+static bool plan_scope(struct tmx_columns *t, int s)
+{
+	const struct node *n = t->scope[s];
+	struct plan *pl = &t->plan[s];
+	size_t want = s == (int)t->cpu_scope ? t->cpu_member : SIZE_MAX;
+	struct step *last;
+
+	if (n->how != N_STRUCT && n->how != N_FLAT) {
+		if (!plan_node(t, pl, n))
+			return false;
+	} else {
+		pl->pre++;
+		for (size_t m = 0; m < n->n_children; m++)
+			if ((m == want && !plan_add(pl, S_CPU, -1, -1, NULL)) ||
+			    !plan_node(t, pl, &n->children[m]))
+				return false;
+	}
+	/* Nothing follows the last subtree: not skipped. */
+	last = pl->n ? &pl->steps[pl->n - 1] : NULL;
+	if (last && (last->op == S_ARRAY || last->op == S_TREE)) {
+		last->op = S_RUN;
+		last->col2 = 1;
+	}
+	return true;
 }
 
 struct tmx_columns *tmx_columns_new(const struct tmx_event_class *ec)
@@ -328,7 +453,8 @@ struct tmx_columns *tmx_columns_new(const struct tmx_event_class *ec)
 		if (!t->scope_fc[s])
 			continue;
 		t->scope[s] = calloc(1, sizeof(struct node));
-		if (!t->scope[s] || !build_scope(t, t->scope[s], t->scope_fc[s], tmx_scope_name((enum tmx_scope)s)))
+		if (!t->scope[s] || !build_scope(t, t->scope[s], t->scope_fc[s], tmx_scope_name((enum tmx_scope)s)) ||
+		    !plan_scope(t, s))
 			t->oom = true;
 	}
 	if (t->oom) {
@@ -432,26 +558,43 @@ static size_t walk(const struct node *n, const struct tmx_value *vals, size_t i,
 	}
 }
 
-/* A scope's members, noting the value of member `want` in *member. */
-static void walk_scope(const struct node *n, const struct tmx_value *vals, size_t want,
-		       const struct tmx_value **member, const struct tmx_value **out)
+/* A scope's values by its steps, noting the CPU field's value in *member. */
+static void run_plan(const struct plan *pl, const struct tmx_value *vals,
+		     const struct tmx_value **member, const struct tmx_value **out)
 {
-	size_t i = 1;
+	const struct step *st = pl->steps, *end = st + pl->n;
+	size_t i = 0;
 
-	if (n->how == N_FLAT) {
-		walk(n, vals, 0, out);
-		if (want < n->n_children)
-			*member = &vals[1 + want];
-		return;
-	}
-	if (n->how != N_STRUCT) {
-		walk(n, vals, 0, out);
-		return;
-	}
-	for (size_t m = 0; m < n->n_children; m++) {
-		if (m == want)
+	for (; st < end; st++) {
+		i += st->pre;
+		switch (st->op) {
+		case S_RUN: {   /* locals: the stores to `out` could alias *st */
+			const struct tmx_value **o = out + st->col, *v = vals + i;
+			size_t n = (size_t)st->col2;
+
+			i += n;
+			while (n--)
+				*o++ = v++;
+			break;
+		}
+		case S_ENUM:
+			out[st->col] = out[st->col2] = &vals[i++];
+			break;
+		case S_ARRAY:
+			out[st->col] = &vals[i];
+			i += 1 + (size_t)vals[i].count;
+			break;
+		case S_TREE:
+			out[st->col] = &vals[i];
+			i = tmx_value_skip(vals, i);
+			break;
+		case S_NODE:
+			i = walk(st->node, vals, i, out);
+			break;
+		default:   /* S_CPU */
 			*member = &vals[i];
-		i = walk(&n->children[m], vals, i, out);
+			break;
+		}
 	}
 }
 
@@ -466,8 +609,7 @@ bool tmx_columns_walk(const struct tmx_columns *t,
 			return false;
 	for (int s = 0; s < TMX_N_SCOPES; s++)
 		if (t->scope[s])
-			walk_scope(t->scope[s], scopes[s],
-				   s == (int)t->cpu_scope ? t->cpu_member : SIZE_MAX, &cpu, out);
+			run_plan(&t->plan[s], scopes[s], &cpu, out);
 	out[TMX_COLUMN_CPU] = cpu;
 	return true;
 }

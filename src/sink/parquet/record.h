@@ -246,6 +246,49 @@ static inline const uint8_t *pq_rec_apply_elems(struct pq_col *c, uint8_t rep, u
 	return r + (size_t)w * n;
 }
 
+/*
+ * A `run` entry's `n` values into columns c, c + 1...: the top-level
+ * integer columns of an event (pq_rec_ints), never repeated, so with no
+ * repetition level; the hottest loop of applying records.
+ */
+static inline const uint8_t *pq_rec_apply_run(struct pq_col *c, unsigned n, const uint8_t *r)
+{
+	for (; n; n--, c++) {
+		struct tmx_buf *v = &c->vals;
+		unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
+		uint64_t u;
+
+		if (w == 4) {
+			uint32_t x;
+
+			memcpy(&x, r, 4);
+			u = x;
+		} else {
+			memcpy(&u, r, 8);
+		}
+		r += w;
+		if (c->max_def)
+			tmx_buf_byte(&c->defs, c->max_def);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		/*
+		 * Not asking whether the buffer ran out of memory: a store
+		 * inside its room is safe, and such a column fails its row
+		 * group whatever it holds (pq_col_oom).
+		 */
+		if (__builtin_expect(v->cap - v->len >= 8, 1)) {
+			memcpy(v->p + v->len, &u, 8);   /* an INT32 keeps 4 of them */
+			v->len += w;
+		} else
+#endif
+		{
+			tmx_buf_le(v, u, w);
+		}
+		c->n_levels++;
+		c->n_vals++;
+	}
+	return r;
+}
+
 /* An include entry: from what the last one gave when it is the same, else applied and noted. */
 static inline void pq_rec_apply_include(struct pq_col *cols, const struct tmx_buf *entries,
 					struct pq_rec_apply_state *st)
@@ -318,17 +361,7 @@ static inline void pq_rec_apply_entries(struct pq_col *cols, const uint8_t *r, s
 			} else if (col & PQ_REC_NULL) {
 				pq_col_null(&cols[col & ~PQ_REC_NULL], rep, def);
 			} else {
-				for (c = &cols[col & ~PQ_REC_RUN]; def--; c++) {
-					if (c->type.phys == PQ_INT32) {
-						memcpy(&w, r, 4);
-						pq_col_int_put(c, 0, c->max_def, w);
-						r += 4;
-					} else {
-						memcpy(&u, r, 8);
-						pq_col_int_put(c, 0, c->max_def, u);
-						r += 8;
-					}
-				}
+				r = pq_rec_apply_run(&cols[col & ~PQ_REC_RUN], def, r);
 			}
 			continue;
 		}
