@@ -2,7 +2,9 @@
 of src/ and cli/: each folder includes only its own headers, the public ones
 (include/tracemux/) and those of the folders below it in LAYERS, so that the
 folders form no cycle and a reader (ctf, tracecmd, xray) knows neither the
-muxer nor the source layer, the outputs, the parallel runner or the tools.
+muxer nor the source layer, the outputs, the parallel runner or the tools,
+and an output (sink) or the parallel runner (par) knows no reader: what they
+know of a format is the model's (model/xray_map.h, model/kmap.h).
 
 Headers are named from src/ ("model/reader.h") or, without a slash, from the
 including file's own folder; a folder is the first directory under src/
@@ -116,6 +118,9 @@ def problems(root):
         elif src in READERS and dst in {"mux", "source", "sink", "par", "tools"} | READERS:
             out.append((where, f"a reader ({src}) includes {dst}/: readers hand out "
                                "their streams through model/reader.h and know nothing above"))
+        elif src in {"sink", "par"} and dst in READERS:
+            out.append((where, f"{src}/ includes a reader's header ({dst}/): an output knows "
+                               "no format but through the model"))
         elif levels[dst] >= levels[src]:
             out.append((where, f"{src}/ (level {levels[src]}) includes {dst}/ "
                                f"(level {levels[dst]}): only lower levels"))
@@ -136,6 +141,8 @@ def self_test(report):
                                    "src/model/m.c": '#include "source/s.h"\n'}, True),
         "cycle": ({"src/sink/a.h": '#include "par/b.h"\n', "src/par/b.h": '#include "sink/a.h"\n'},
                   True),
+        "sink includes a reader": ({"src/xray/x.h": "",
+                                    "src/sink/s.c": '#include "xray/x.h"\n'}, True),
         "unknown header": ({"src/model/m.c": '#include "nowhere/x.h"\n'}, True),
         "new folder": ({"src/newdir/n.h": "", "src/sink/s.c": '#include "newdir/n.h"\n'}, True),
     }

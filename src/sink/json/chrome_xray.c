@@ -39,7 +39,7 @@
 #include "sink/json/chrome_xray.h"
 #include "sink/json/jsonval.h"
 #include "common/intmap.h"
-#include "xray/xray.h"
+#include "model/xray_map.h"
 #include "common/errors.h"
 
 #define NO_FRAME UINT32_MAX

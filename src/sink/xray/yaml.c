@@ -26,7 +26,7 @@
 
 #include "sink/outbuf.h"
 #include "sink/xray/yaml.h"
-#include "xray/xray.h"
+#include "model/xray_map.h"
 #include "source/source.h"
 
 /* Cached ", cpu: C, thread: T, process: P" texts (put_record_fast). */

@@ -39,7 +39,7 @@
 #include "common/errors.h"
 #include "common/grow.h"
 #include "tools/xray/account_impl.h"
-#include "xray/xray.h"
+#include "model/xray_map.h"
 
 struct tmx_xacct *tmx_xacct_new(const struct tmx_xacct_opts *opts)
 {

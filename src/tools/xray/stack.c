@@ -66,7 +66,7 @@
 #include "common/intmap.h"
 #include "tools/xray/stack.h"
 #include "xray/densemap.h"
-#include "xray/xray.h"
+#include "model/xray_map.h"
 #include "common/errors.h"
 
 #define NONE UINT32_MAX
