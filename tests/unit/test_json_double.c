@@ -1,5 +1,5 @@
 /*
- * The JSON outputs' floats (json_double, src/sink/json/jsonval.c) against
+ * The JSON outputs' floats (json_double, src/sink/jsonval.c) against
  * glibc's printf("%.17g"), which they reproduce without it: random bit
  * patterns, random decimals of few digits (ties and trailing zeros),
  * integers, powers of ten and two, the edges of the fast path's range.
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "sink/json/jsonval.h"
+#include "sink/jsonval.h"
 
 static uint64_t state = 0x9e3779b97f4a7c15u;
 

@@ -29,7 +29,7 @@
 
 #include "model/field_class.h"
 #include "sink/json/chrome.h"
-#include "sink/json/jsonval.h"
+#include "sink/jsonval.h"
 #include "sink/outbuf.h"
 #include "sink/split.h"
 #include "sink/json/chrome_xray.h"

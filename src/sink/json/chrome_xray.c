@@ -37,7 +37,7 @@
 
 #include "common/grow.h"
 #include "sink/json/chrome_xray.h"
-#include "sink/json/jsonval.h"
+#include "sink/jsonval.h"
 #include "common/intmap.h"
 #include "model/xray_map.h"
 #include "common/errors.h"

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "sink/json/jsonl.h"
-#include "sink/json/jsonval.h"
+#include "sink/jsonval.h"
 #include "sink/outbuf.h"
 #include "sink/split.h"
 #include "common/errors.h"

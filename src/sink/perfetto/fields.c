@@ -5,7 +5,7 @@
 #include "model/field_class.h"
 #include "common/grow.h"
 #include "common/utf8.h"
-#include "sink/json/jsonval.h"
+#include "sink/jsonval.h"
 #include "sink/outbuf.h"
 #include "sink/perfetto/fields.h"
 #include "tracemux/event.h"

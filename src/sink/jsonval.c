@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "model/field_class.h"
-#include "sink/json/jsonval.h"
+#include "sink/jsonval.h"
 #include "sink/member_text.h"
 
 static void put_int(struct outbuf *b, const struct tmx_value *v)
