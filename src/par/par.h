@@ -112,6 +112,7 @@ struct par_worker {
 	struct par_stream *stream;       /* being read */
 	struct par_batch *batch;         /* being filled */
 	uint64_t base;                   /* outbuf_pos() at the batch's first byte */
+	bool sealing;                    /* the batch's last flush: no room wanted after it */
 	struct tmx_warn_capture capture;
 };
 

@@ -34,16 +34,37 @@ static void batch_reset(struct par_batch *b)
 	b->sparse_events = 0;
 }
 
+/*
+ * Points the formatter's outbuf at the end of the batch's text, with
+ * OUTBUF_SIZE bytes of room: the formatter writes each piece where it
+ * stays, and a flush only counts the bytes (no copy).  Without memory,
+ * the outbuf writes to its own buffer and drain() copies (or fails).
+ */
+static void aim(struct par_worker *w, struct par_batch *b)
+{
+	if (b->len > SIZE_MAX - OUTBUF_SIZE ||
+	    !tmx_grow_array((void **)&b->text, &b->text_cap, b->len + OUTBUF_SIZE, 1, 64 * 1024)) {
+		outbuf_set_data(w->out, w->out->store);
+		return;
+	}
+	outbuf_set_data(w->out, b->text + b->len);
+}
+
 /* The formatter's outbuf flushes here: the bytes join the batch's text. */
 static void drain(void *ctx, const char *data, size_t len)
 {
 	struct par_worker *w = ctx;
 	struct par_batch *b = w->batch;
 
-	if (!b || b->oom || len == 0)
+	if (!b || b->oom)
 		return;
-	if (!tmx_grow_append(&b->text, &b->text_cap, &b->len, data, len, 64 * 1024))
+	if (data == b->text + b->len)   /* written in place (aim) */
+		b->len += len;
+	else if (len && !tmx_grow_append(&b->text, &b->text_cap, &b->len, data, len, 64 * 1024))
 		b->oom = true;
+	/* A piece longer than the room left: room for its next bytes. */
+	if (!w->sealing && !b->oom)
+		aim(w, b);
 }
 
 /*
@@ -202,8 +223,10 @@ static void fill(struct par_worker *w, struct par_stream *s, struct par_batch *b
 
 	w->stream = s;
 	w->batch = b;
-	if (w->out)
+	if (w->out) {
 		w->base = outbuf_pos(w->out);
+		aim(w, b);
+	}
 	tmx_warn_capture_set(&w->capture);
 	while (read < w->r->batch_elems && b->len < w->r->batch_bytes && !b->oom) {
 		const struct tmx_msg *msg = s->first;
@@ -261,8 +284,13 @@ static void fill(struct par_worker *w, struct par_stream *s, struct par_batch *b
 		s->has_skip = false;
 		add_piece(w, msg, key);
 	}
-	if (w->out)   /* what the formatter still holds is this batch's */
+	if (w->out) {   /* what the formatter still holds is this batch's */
+		w->sealing = true;
 		outbuf_flush(w->out);
+		w->sealing = false;
+		/* Nothing written between batches reaches one. */
+		outbuf_set_data(w->out, w->out->store);
+	}
 	tmx_warn_capture_set(NULL);
 	if (b->oom)
 		add_oom_error(s, b);
