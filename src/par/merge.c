@@ -115,9 +115,9 @@ static void release_batch(struct par_runner *r, struct par_stream *s, struct par
 static bool within_limit(struct merge *m, const struct par_elem *e)
 {
 	for (size_t k = 0; k < m->n_counts; k++) {
-		if (m->counts[k].key != e->key)
+		if (m->counts[k].key != e->u.warn.key)
 			continue;
-		if (m->counts[k].n >= e->limit)
+		if (m->counts[k].n >= e->u.warn.limit)
 			return false;
 		m->counts[k].n++;
 		return true;
@@ -125,27 +125,27 @@ static bool within_limit(struct merge *m, const struct par_elem *e)
 	/* Without memory to count, the warning is said: harmless. */
 	if (tmx_grow_array((void **)&m->counts, &m->counts_cap, m->n_counts + 1,
 			   sizeof(*m->counts), 8))
-		m->counts[m->n_counts++] = (struct limit_count){ e->key, 1 };
+		m->counts[m->n_counts++] = (struct limit_count){ e->u.warn.key, 1 };
 	return true;
 }
 
 /* A warning at its place in merged order; a keyed one once per run. */
 static void replay(struct merge *m, const struct par_elem *e)
 {
-	if (!e->warning)
+	if (!e->u.warn.warning)
 		return;
-	if (e->key && e->limit) {
+	if (e->u.warn.key && e->u.warn.limit) {
 		if (!within_limit(m, e))
 			return;
-	} else if (e->key) {
+	} else if (e->u.warn.key) {
 		for (size_t k = 0; k < m->n_keys; k++)
-			if (m->keys[k] == e->key)
+			if (m->keys[k] == e->u.warn.key)
 				return;
 		/* Without memory to remember the key, the warning may come again: harmless. */
 		if (tmx_grow_array((void **)&m->keys, &m->keys_cap, m->n_keys + 1, sizeof(*m->keys), 8))
-			m->keys[m->n_keys++] = e->key;
+			m->keys[m->n_keys++] = e->u.warn.key;
 	}
-	e->diag->warn(e->diag->user, e->warning);
+	e->u.warn.diag->warn(e->u.warn.diag->user, e->u.warn.warning);
 }
 
 enum settle { SETTLED, ENDED, FAILED };
@@ -208,10 +208,12 @@ static int emit(struct merge *m, const struct cursor *c, void *out, struct tmx_e
 {
 	const struct par_elem *e = head(c);
 	struct sink_piece pc;
+	struct tmx_msg msg;
 
 	if (!m->r->split->emit)
 		return TMX_OK;
-	pc.msg = &e->msg;
+	par_elem_msg(e, &msg);
+	pc.msg = &msg;
 	pc.text = c->b->text + e->text_off;
 	pc.len = e->len;
 	for (int h = 0; h < SINK_HOLES; h++)
@@ -251,7 +253,7 @@ static int run(struct merge *m, struct tmx_error *err)
 		if (head(top)->kind == PE_MSG) {
 			if (emit(m, top, r->sink_out, err))
 				return err->code;
-			par_progress_msg(r->progress, &head(top)->msg);
+			par_progress_note(r->progress, head(top)->pos.kind == TMX_MSG_EVENT);
 		}
 		top->i++;
 		st = settle(m, top, err);

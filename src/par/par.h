@@ -34,17 +34,48 @@ enum par_kind {
 	PE_ERROR,   /* the stream's error: always its last element */
 };
 
+/*
+ * Written by a worker, read by the merge on another core: kept small (two
+ * cache lines), the message's own fields copied only as far as its kind
+ * has them (par_elem_msg() makes the message again).
+ */
 struct par_elem {
+	struct tmx_mux_pos pos;          /* MSG, SKIP, STOP (pos.kind: the message's kind) */
 	enum par_kind kind;
-	struct tmx_mux_pos pos;          /* MSG, SKIP, STOP */
-	struct tmx_msg msg;              /* MSG: the message's own fields, views NULL */
+	bool has_ts, has_range;          /* MSG: the message's */
 	uint32_t text_off, len;          /* MSG: its text in the batch */
 	uint32_t hole[SINK_HOLES];       /* MSG: offsets in its text */
-	const struct tmx_diag *diag;     /* WARN */
-	const void *key;                 /* WARN: tmx_warn_once's key, or NULL */
-	unsigned limit;                  /* WARN: tmx_warn_limit's limit for `key`, 0: once */
-	char *warning;                   /* WARN: malloc'ed text */
+	uint64_t cycles;                 /* MSG: the message's */
+	int64_t ns;
+	union {
+		struct {                 /* MSG of discarded items: the message's */
+			uint64_t count;
+			uint64_t begin_cycles, end_cycles;
+			int64_t begin_ns, end_ns;
+		} disc;
+		struct {                 /* WARN */
+			const struct tmx_diag *diag;
+			const void *key;   /* tmx_warn_once's key, or NULL */
+			unsigned limit;    /* tmx_warn_limit's limit for `key`, 0: once */
+			char *warning;     /* malloc'ed text */
+		} warn;
+	} u;
 };
+
+/* The message of a MSG element, its views (packet, event) NULL. */
+static inline void par_elem_msg(const struct par_elem *e, struct tmx_msg *m)
+{
+	*m = (struct tmx_msg){ .kind = e->pos.kind, .stream = e->pos.stream, .has_ts = e->has_ts,
+			       .cycles = e->cycles, .ns = e->ns };
+	if (m->kind == TMX_MSG_DISCARDED_EVENTS || m->kind == TMX_MSG_DISCARDED_PACKETS) {
+		m->count = e->u.disc.count;
+		m->has_range = e->has_range;
+		m->begin_cycles = e->u.disc.begin_cycles;
+		m->end_cycles = e->u.disc.end_cycles;
+		m->begin_ns = e->u.disc.begin_ns;
+		m->end_ns = e->u.disc.end_ns;
+	}
+}
 
 struct par_batch {
 	struct par_batch *next;
@@ -112,6 +143,7 @@ struct par_worker {
 	struct par_stream *stream;       /* being read */
 	struct par_batch *batch;         /* being filled */
 	uint64_t base;                   /* outbuf_pos() at the batch's first byte */
+	bool sealing;                    /* the batch's last flush: no room wanted after it */
 	struct tmx_warn_capture capture;
 };
 

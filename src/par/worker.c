@@ -16,7 +16,8 @@ void par_batch_free(struct par_batch *b)
 	if (!b)
 		return;
 	for (size_t i = 0; i < b->n; i++)
-		free(b->elems[i].warning);
+		if (b->elems[i].kind == PE_WARN)
+			free(b->elems[i].u.warn.warning);
 	free(b->elems);
 	free(b->text);
 	free(b);
@@ -25,7 +26,8 @@ void par_batch_free(struct par_batch *b)
 static void batch_reset(struct par_batch *b)
 {
 	for (size_t i = 0; i < b->n; i++)
-		free(b->elems[i].warning);
+		if (b->elems[i].kind == PE_WARN)
+			free(b->elems[i].u.warn.warning);
 	b->next = NULL;
 	b->n = 0;
 	b->len = 0;
@@ -34,16 +36,37 @@ static void batch_reset(struct par_batch *b)
 	b->sparse_events = 0;
 }
 
+/*
+ * Points the formatter's outbuf at the end of the batch's text, with
+ * OUTBUF_SIZE bytes of room: the formatter writes each piece where it
+ * stays, and a flush only counts the bytes (no copy).  Without memory,
+ * the outbuf writes to its own buffer and drain() copies (or fails).
+ */
+static void aim(struct par_worker *w, struct par_batch *b)
+{
+	if (b->len > SIZE_MAX - OUTBUF_SIZE ||
+	    !tmx_grow_array((void **)&b->text, &b->text_cap, b->len + OUTBUF_SIZE, 1, 64 * 1024)) {
+		outbuf_set_data(w->out, w->out->store);
+		return;
+	}
+	outbuf_set_data(w->out, b->text + b->len);
+}
+
 /* The formatter's outbuf flushes here: the bytes join the batch's text. */
 static void drain(void *ctx, const char *data, size_t len)
 {
 	struct par_worker *w = ctx;
 	struct par_batch *b = w->batch;
 
-	if (!b || b->oom || len == 0)
+	if (!b || b->oom)
 		return;
-	if (!tmx_grow_append(&b->text, &b->text_cap, &b->len, data, len, 64 * 1024))
+	if (data == b->text + b->len)   /* written in place (aim) */
+		b->len += len;
+	else if (len && !tmx_grow_append(&b->text, &b->text_cap, &b->len, data, len, 64 * 1024))
 		b->oom = true;
+	/* A piece longer than the room left: room for its next bytes. */
+	if (!w->sealing && !b->oom)
+		aim(w, b);
 }
 
 /*
@@ -61,7 +84,6 @@ static struct par_elem *add_elem(struct par_batch *b, enum par_kind kind)
 	}
 	e = &b->elems[b->n++];
 	e->kind = kind;
-	e->warning = NULL;
 	return e;
 }
 
@@ -100,11 +122,11 @@ static void capture_warning(void *ctx, const struct tmx_diag *diag, const void *
 	flush_skip(s, w->batch);
 	if (!(e = add_elem(w->batch, PE_WARN)))
 		return;
-	e->diag = diag;
-	e->key = key;
-	e->limit = 0;
-	e->warning = strdup(msg);
-	if (!e->warning)
+	e->u.warn.diag = diag;
+	e->u.warn.key = key;
+	e->u.warn.limit = 0;
+	e->u.warn.warning = strdup(msg);
+	if (!e->u.warn.warning)
 		w->batch->oom = true;
 }
 
@@ -121,11 +143,11 @@ static void capture_warning_limit(void *ctx, const struct tmx_diag *diag, const 
 	flush_skip(w->stream, w->batch);
 	if (!(e = add_elem(w->batch, PE_WARN)))
 		return;
-	e->diag = diag;
-	e->key = key;
-	e->limit = limit;
-	e->warning = strdup(msg);
-	if (!e->warning)
+	e->u.warn.diag = diag;
+	e->u.warn.key = key;
+	e->u.warn.limit = limit;
+	e->u.warn.warning = strdup(msg);
+	if (!e->u.warn.warning)
 		w->batch->oom = true;
 }
 
@@ -137,7 +159,6 @@ static void add_error(struct par_stream *s, struct par_batch *b, const struct tm
 	flush_skip(s, b);
 	e = &b->elems[b->n++];
 	e->kind = PE_ERROR;
-	e->warning = NULL;
 	b->err = *err;
 	b->last = true;
 }
@@ -169,9 +190,17 @@ static void add_piece(struct par_worker *w, const struct tmx_msg *msg, int64_t k
 		e->hole[h] = SINK_NO_HOLE;
 	if (!w->fmt)
 		return;
-	e->msg = *msg;
-	e->msg.packet = NULL;
-	e->msg.event = NULL;
+	e->has_ts = msg->has_ts;
+	e->cycles = msg->cycles;
+	e->ns = msg->ns;
+	if (msg->kind == TMX_MSG_DISCARDED_EVENTS || msg->kind == TMX_MSG_DISCARDED_PACKETS) {
+		e->has_range = msg->has_range;
+		e->u.disc.count = msg->count;
+		e->u.disc.begin_cycles = msg->begin_cycles;
+		e->u.disc.end_cycles = msg->end_cycles;
+		e->u.disc.begin_ns = msg->begin_ns;
+		e->u.disc.end_ns = msg->end_ns;
+	}
 	start = outbuf_pos(w->out);
 	r->split->format(w->fmt, msg, hole);
 	e->text_off = (uint32_t)(start - w->base);
@@ -202,8 +231,10 @@ static void fill(struct par_worker *w, struct par_stream *s, struct par_batch *b
 
 	w->stream = s;
 	w->batch = b;
-	if (w->out)
+	if (w->out) {
 		w->base = outbuf_pos(w->out);
+		aim(w, b);
+	}
 	tmx_warn_capture_set(&w->capture);
 	while (read < w->r->batch_elems && b->len < w->r->batch_bytes && !b->oom) {
 		const struct tmx_msg *msg = s->first;
@@ -261,8 +292,13 @@ static void fill(struct par_worker *w, struct par_stream *s, struct par_batch *b
 		s->has_skip = false;
 		add_piece(w, msg, key);
 	}
-	if (w->out)   /* what the formatter still holds is this batch's */
+	if (w->out) {   /* what the formatter still holds is this batch's */
+		w->sealing = true;
 		outbuf_flush(w->out);
+		w->sealing = false;
+		/* Nothing written between batches reaches one. */
+		outbuf_set_data(w->out, w->out->store);
+	}
 	tmx_warn_capture_set(NULL);
 	if (b->oom)
 		add_oom_error(s, b);

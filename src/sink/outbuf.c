@@ -18,6 +18,7 @@ void outbuf_init(struct outbuf *b, int fd)
 	b->drain = NULL;
 	b->drain_ctx = NULL;
 	b->drained = 0;
+	b->data = b->store;
 }
 
 void outbuf_set_drain(struct outbuf *b, void (*drain)(void *ctx, const char *data, size_t len),
@@ -33,6 +34,7 @@ int outbuf_flush(struct outbuf *b)
 	size_t n = b->len;
 
 	if (b->drain) {
+		/* drain() may point `data` elsewhere (outbuf_set_data). */
 		b->drain(b->drain_ctx, p, n);
 		b->drained += n;
 		b->len = 0;

@@ -24,13 +24,29 @@ struct outbuf {
 	void (*drain)(void *ctx, const char *data, size_t len);
 	void *drain_ctx;
 	uint64_t drained;       /* bytes handed to drain() so far */
-	char data[OUTBUF_SIZE];
+	/*
+	 * Where appends go: `store`, or OUTBUF_SIZE bytes of the drain's own
+	 * (outbuf_set_data: the parallel runner's workers format straight
+	 * into their batches, whose bytes drain() then only counts).
+	 */
+	char *data;
+	char store[OUTBUF_SIZE];
 };
 
 void outbuf_init(struct outbuf *b, int fd);
 /* Flushes go to drain(ctx, ...) from now on. */
 void outbuf_set_drain(struct outbuf *b, void (*drain)(void *ctx, const char *data, size_t len),
 		      void *ctx);
+
+/*
+ * Appends go to data[0, OUTBUF_SIZE) from now on (nothing buffered: len
+ * 0); `store` gives the outbuf its own buffer back.  For a drain, which
+ * may call it from drain() to say where the next bytes go.
+ */
+static inline void outbuf_set_data(struct outbuf *b, char *data)
+{
+	b->data = data;
+}
 
 /* Bytes appended since outbuf_init (whether flushed, drained or buffered). */
 static inline uint64_t outbuf_pos(const struct outbuf *b)

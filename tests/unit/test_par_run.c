@@ -265,6 +265,45 @@ static void test_warnings(void **state)
 	check_same(a, N(a), b, N(b), TMX_ERR_DATA, "a1 b2 a3 b4 ", "wa3;wb4;wa9;wb-end;");
 }
 
+/*
+ * Pieces longer than the formatter's buffer (OUTBUF_SIZE, 256 KiB): a
+ * worker formats in place in its batch, and a piece that does not fit in
+ * the room left moves it on (src/par/worker.c, aim()); the bytes are those
+ * of one job.
+ */
+static void test_long_pieces(void **state)
+{
+	static const size_t lens[] = { 100000, 300000, 600000, 5, 200000 };
+	char *names[N(lens)];
+	struct step a[N(lens)], b[3];
+	size_t size = 4 << 20, len1;
+	char *one = malloc(size), *out = malloc(size);
+
+	(void)state;
+	assert_non_null(one);
+	assert_non_null(out);
+	for (size_t i = 0; i < N(lens); i++) {
+		assert_non_null(names[i] = malloc(lens[i] + 1));
+		memset(names[i], 'a' + (int)i, lens[i]);
+		names[i][lens[i]] = '\0';
+		a[i] = (struct step){ names[i], (int64_t)(2 * i + 1), NULL };
+	}
+	for (size_t i = 0; i < N(b); i++)
+		b[i] = (struct step){ i == 1 ? names[2] : "b", (int64_t)(2 * i + 2), NULL };
+	assert_int_equal(run_fake(a, N(a), b, N(b), 1, one, size), TMX_OK);
+	len1 = strlen(one);
+	assert_true(len1 > 2 * 600000);
+	for (unsigned jobs = 2; jobs <= 4; jobs++) {
+		assert_int_equal(run_fake(a, N(a), b, N(b), jobs, out, size), TMX_OK);
+		assert_int_equal(strlen(out), len1);
+		assert_memory_equal(out, one, len1);
+	}
+	for (size_t i = 0; i < N(lens); i++)
+		free(names[i]);
+	free(one);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_error_position),
 		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_warnings),
+		cmocka_unit_test(test_long_pieces),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
