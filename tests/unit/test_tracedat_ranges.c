@@ -21,36 +21,9 @@
 #include <cmocka.h>
 
 #include "tdat_build.h"
+#include "testutil.h"
 #include "tracecmd/internal.h"
 #include "tracecmd/tracedat.h"
-
-/* What a reading gave, as text. */
-struct log {
-	char *p;
-	size_t n, cap;
-};
-
-static void say(struct log *l, const char *fmt, ...)
-{
-	va_list ap;
-	int k;
-
-	if (l->cap - l->n < 4096) {
-		l->cap = l->cap ? l->cap * 2 : 1 << 16;
-		l->p = realloc(l->p, l->cap);
-		assert_non_null(l->p);
-	}
-	va_start(ap, fmt);
-	k = vsnprintf(l->p + l->n, l->cap - l->n, fmt, ap);
-	va_end(ap);
-	assert_true(k >= 0 && (size_t)k < l->cap - l->n);
-	l->n += (size_t)k;
-}
-
-static void warned(void *user, const char *msg)
-{
-	say(user, "warning: %s\n", msg);
-}
 
 /* One record: everything a reader of the cursor sees. */
 static void say_record(struct log *l, const struct tdat_record *r)

@@ -29,6 +29,7 @@
 #include <cmocka.h>
 
 #include "tdat_build.h"
+#include "testutil.h"
 #include "common/errors.h"
 #include "model/msg_iter.h"
 #include "source/source.h"
@@ -38,34 +39,6 @@
 #include "tracemux/run.h"
 #include "tracemux/sink.h"
 #include "tracemux/tracemux.h"
-
-/* What a reading gave, as text. */
-struct log {
-	char *p;
-	size_t n, cap;
-};
-
-static void say(struct log *l, const char *fmt, ...)
-{
-	va_list ap;
-	int k;
-
-	if (l->cap - l->n < 4096) {
-		l->cap = l->cap ? l->cap * 2 : 1 << 16;
-		l->p = realloc(l->p, l->cap);
-		assert_non_null(l->p);
-	}
-	va_start(ap, fmt);
-	k = vsnprintf(l->p + l->n, l->cap - l->n, fmt, ap);
-	va_end(ap);
-	assert_true(k >= 0 && (size_t)k < l->cap - l->n);
-	l->n += (size_t)k;
-}
-
-static void warned(void *user, const char *msg)
-{
-	say(user, "warning: %s\n", msg);
-}
 
 /*
  * Warnings as the runner's merge replays them: tmx_warn_limit's counted

@@ -2,6 +2,7 @@
 #ifndef TMX_TESTUTIL_H
 #define TMX_TESTUTIL_H
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -24,6 +25,36 @@ static inline char *read_whole_file(const char *path, size_t *len)
 	fclose(f);
 	*len = (size_t)size;
 	return buf;
+}
+
+/* What a reading gave, as text (test_tracedat_ranges, test_tracedat_segments). */
+struct log {
+	char *p;
+	size_t n, cap;
+};
+
+/* printf to the end of l (grown as needed). */
+static inline __attribute__((format(printf, 2, 3))) void say(struct log *l, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (l->cap - l->n < 4096) {
+		l->cap = l->cap ? l->cap * 2 : 1 << 16;
+		l->p = realloc(l->p, l->cap);
+		assert_non_null(l->p);
+	}
+	va_start(ap, fmt);
+	k = vsnprintf(l->p + l->n, l->cap - l->n, fmt, ap);
+	va_end(ap);
+	assert_true(k >= 0 && (size_t)k < l->cap - l->n);
+	l->n += (size_t)k;
+}
+
+/* A tmx_diag warning callback logging into the struct log `user`. */
+static inline void warned(void *user, const char *msg)
+{
+	say(user, "warning: %s\n", msg);
 }
 
 #endif
