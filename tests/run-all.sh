@@ -29,8 +29,9 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 	ctest --test-dir build-asan -j"$jobs" --output-on-failure
 
 # ThreadSanitizer: the parallel runner (src/par/) on a subset of the corpus,
-# --jobs 1, 2 and 8 (tests/golden/test_parallel.py --quick).
+# --jobs 1, 2 and 8 (tests/golden/test_parallel.py --quick), and the unit
+# programs labelled tsan (every one must be a target of the build below).
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTMX_WERROR=ON -DTMX_TSAN=ON \
 	-DTMX_BUILD_TESTS=ON ${TMX_CORPUS:+"-DTMX_CORPUS=$TMX_CORPUS"} >/dev/null
-cmake --build build-tsan -j"$jobs" --target tracemux test_par_run test_par_pool
+cmake --build build-tsan -j"$jobs" --target tracemux test_par_run test_par_pool test_tracedat_segments
 ctest --test-dir build-tsan -L tsan --output-on-failure
