@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "tdat_build.h"
+#include "tdat_matrix.h"
 #include "testutil.h"
 #include "tracecmd/internal.h"
 #include "tracecmd/tracedat.h"
@@ -58,9 +59,7 @@ static void read_cpu(const struct tdat_file *f, uint32_t cpu, size_t run, struct
 		while (!(ret = tdat_cursor_next(cur, &r, &err)) && r)
 			say_record(l, r);
 		if (ret) {
-			char buf[TMX_ERROR_MSG_MAX + 600];
-			tmx_error_format(&err, buf, sizeof(buf));
-			say(l, "error: %s\n", buf);
+			say_error(l, &err);
 			break;
 		}
 	}
@@ -95,76 +94,50 @@ static void same_readings(const uint8_t *p, size_t n, bool lenient)
 		struct log cut = { 0 };
 
 		read_file(p, n, lenient, runs[k], &cut);
-		if (cut.n != whole.n || memcmp(cut.p, whole.p, whole.n)) {
-			whole.p[whole.n] = cut.p[cut.n] = '\0';
+		if (log_differs(&cut, &whole))
 			fail_msg("runs of %zu pieces (lenient %d):\n%s\nwhole CPU:\n%s", runs[k], lenient,
 				 cut.p, whole.p);
-		}
 		free(cut.p);
 	}
 	free(whole.p);
 }
 
-/* The file as built, then every byte of its CPU data corrupted in turn. */
-static void check(struct tb_opts o)
+/*
+ * The file as built (strict), then with each byte of its CPU data
+ * corrupted in turn (strict and lenient); the runs cut something: more
+ * pieces than the longest run.
+ */
+static void readings(const uint8_t *p, size_t n, int64_t at, void *ctx)
 {
-	struct bb b = tb_file(&o);
-	struct tdat_file *f;
-	struct tmx_error err;
-	uint64_t from, to;
-	uint8_t *copy = malloc(b.n);
-
-	assert_non_null(copy);
-	same_readings(b.p, b.n, false);
-	assert_int_equal(tdat_file_open_mem(b.p, b.n, "runs.dat", NULL, &f, &err), TMX_OK);
-	/* the runs cut something: more pieces than the longest run */
-	assert_true(tdat_cpu_pieces(f, 0, 0) > 5);
-	from = f->buffers[0].cpus[0].offset;
-	to = from + f->buffers[0].cpus[0].size + (f->buffers[0].cpus[0].compressed ? 4 : 0);
-	tdat_file_close(f);
-	for (uint64_t i = from; i < to; i++) {
-		memcpy(copy, b.p, b.n);
-		copy[i] ^= 0xff;
-		same_readings(copy, b.n, false);
-		same_readings(copy, b.n, true);
-	}
-	free(copy);
-	free(b.p);
+	(void)ctx;
+	same_readings(p, n, false);
+	if (at >= 0)
+		same_readings(p, n, true);
 }
 
-static const struct tb_opts base = { .version = 7, .psize = 256, .klong = 8, .pages = 9,
-				     .per_page = 3, .missed = true, .extend = true };
+static void check(struct tb_opts o)
+{
+	tm_each_corruption(o, 5, 1, readings, NULL);
+}
 
 static void test_plain(void **s)
 {
-	struct tb_opts o = base;
-
 	(void)s;
-	check(o);
-	o.version = 6;
-	o.be = true;
-	o.klong = 4;
-	check(o);
+	check(tm_base);
+	check(tm_v6_be());
 }
 
 static void test_compressed(void **s)
 {
-	struct tb_opts o = base;
-
 	(void)s;
-	o.algo = TB_ZSTD;
-	o.chunk_pages = 1;
-	check(o);
-	o.algo = TB_ZLIB;
-	o.pages = 13;   /* chunks of 2 pages, the last one shorter */
-	o.chunk_pages = 2;
-	check(o);
+	check(tm_zstd());
+	check(tm_zlib(13));
 }
 
 /* A range past the end, or empty: no record, no error. */
 static void test_empty_ranges(void **s)
 {
-	struct tb_opts o = base;
+	struct tb_opts o = tm_base;
 	struct bb b = tb_file(&o);
 	struct tdat_file *f;
 	struct tdat_cursor *cur;

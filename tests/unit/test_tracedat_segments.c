@@ -29,6 +29,7 @@
 #include <cmocka.h>
 
 #include "tdat_build.h"
+#include "tdat_matrix.h"
 #include "testutil.h"
 #include "common/errors.h"
 #include "model/msg_iter.h"
@@ -96,14 +97,6 @@ static void say_msg(struct log *l, const struct tmx_msg *m, const struct tmx_str
 		    (int)p[2].str.len, p[2].str.ptr);
 	}
 	say(l, "\n");
-}
-
-static void say_error(struct log *l, const struct tmx_error *err)
-{
-	char buf[TMX_ERROR_MSG_MAX + 600];
-
-	tmx_error_format(err, buf, sizeof(buf));
-	say(l, "error: %s\n", buf);
 }
 
 static char *write_file(const uint8_t *p, size_t n)
@@ -189,11 +182,9 @@ static void same_readings(const uint8_t *p, size_t n, uint32_t psize, bool lenie
 		struct log cut = { 0 };
 
 		read_stream(path, lenient, k * psize, &cut);
-		if (cut.n != whole.n || memcmp(cut.p, whole.p, whole.n)) {
-			whole.p[whole.n] = cut.p[cut.n] = '\0';
+		if (log_differs(&cut, &whole))
 			fail_msg("segments of %llu bytes (lenient %d):\n%s\nwhole stream:\n%s",
 				 (unsigned long long)(k * psize), lenient, cut.p, whole.p);
-		}
 		free(cut.p);
 	}
 	free(whole.p);
@@ -267,11 +258,9 @@ static void same_runs(const uint8_t *p, size_t n, uint32_t psize, bool lenient)
 			struct log many = { 0 };
 
 			run_once(path, sinks[s], lenient, jobs[j], &many);
-			if (many.n != one.n || memcmp(many.p, one.p, one.n)) {
-				one.p[one.n] = many.p[many.n] = '\0';
+			if (log_differs(&many, &one))
 				fail_msg("-o %s --jobs %u, lenient %d:\n%s\n--jobs 1:\n%s", sinks[s],
 					 jobs[j], lenient, many.p, one.p);
-			}
 			free(many.p);
 		}
 		unsetenv("TRACEMUX_SEGMENT_BYTES");
@@ -288,64 +277,46 @@ static void same_runs(const uint8_t *p, size_t n, uint32_t psize, bool lenient)
 /* --quick (the ThreadSanitizer build): every 23rd corruption only. */
 static bool quick;
 
-/* The file as built, then every byte of CPU 0's data corrupted in turn (every 13th for the runner). */
-static void check(struct tb_opts o)
+/*
+ * The file as built (strict and lenient readings, a strict run), then
+ * with each byte of CPU 0's data corrupted in turn (every 23rd with
+ * --quick): strict and lenient readings, and runs for every 13th byte
+ * (all with --quick), lenient for every 26th.
+ */
+static void readings(const uint8_t *p, size_t n, int64_t at, void *ctx)
 {
-	struct bb b = tb_file(&o);
-	struct tdat_file *f;
-	struct tmx_error err;
-	uint64_t from, to;
-	uint8_t *copy = malloc(b.n);
+	uint32_t psize = ((const struct tb_opts *)ctx)->psize;
 
-	assert_non_null(copy);
-	same_readings(b.p, b.n, o.psize, false);
-	same_readings(b.p, b.n, o.psize, true);
-	same_runs(b.p, b.n, o.psize, false);
-	assert_int_equal(tdat_file_open_mem(b.p, b.n, "segments.dat", NULL, &f, &err), TMX_OK);
-	/* segments of up to 3 pieces cut something */
-	assert_true(tdat_cpu_pieces(f, 0, 0) > 6);
-	from = f->buffers[0].cpus[0].offset;
-	to = from + f->buffers[0].cpus[0].size + (f->buffers[0].cpus[0].compressed ? 4 : 0);
-	tdat_file_close(f);
-	for (uint64_t i = from; i < to; i += quick ? 23 : 1) {
-		memcpy(copy, b.p, b.n);
-		copy[i] ^= 0xff;
-		same_readings(copy, b.n, o.psize, false);
-		same_readings(copy, b.n, o.psize, true);
-		if (quick || (i - from) % 13 == 0)
-			same_runs(copy, b.n, o.psize, (i - from) % 26 == 0);
-	}
-	free(copy);
-	free(b.p);
+	same_readings(p, n, psize, false);
+	same_readings(p, n, psize, true);
+	if (at < 0)
+		same_runs(p, n, psize, false);
+	else if (quick || at % 13 == 0)
+		same_runs(p, n, psize, at % 26 == 0);
 }
 
-static const struct tb_opts base = { .version = 7, .psize = 256, .klong = 8, .pages = 9,
-				     .per_page = 3, .missed = true, .extend = true };
+/* Segments of up to 3 pieces cut something: more than 6 pieces. */
+static void check(struct tb_opts o)
+{
+	tm_each_corruption(o, 6, quick ? 23 : 1, readings, &o);
+}
 
 static void test_plain(void **s)
 {
-	struct tb_opts o = base;
+	struct tb_opts o = tm_v6_be();
 
 	(void)s;
-	check(o);
-	o.version = 6;
-	o.be = true;
-	o.klong = 4;
+	check(tm_base);
 	o.extend = false;
 	check(o);
 }
 
 static void test_compressed(void **s)
 {
-	struct tb_opts o = base;
+	struct tb_opts o = tm_zlib(15);
 
 	(void)s;
-	o.algo = TB_ZSTD;
-	o.chunk_pages = 1;
-	check(o);
-	o.algo = TB_ZLIB;
-	o.pages = 15;   /* chunks of 2 pages, the last one shorter */
-	o.chunk_pages = 2;
+	check(tm_zstd());
 	o.missed_nocount = true;
 	check(o);
 }
@@ -353,21 +324,20 @@ static void test_compressed(void **s)
 /* Page 4 starts before page 3 ends: the order of the stream, not of the times. */
 static void test_time_back(void **s)
 {
-	struct tb_opts o = base;
+	struct tb_opts o = tm_base, z = tm_zstd();
 
 	(void)s;
 	o.back_page = 4;
 	check(o);
-	o.extend = false;
-	o.algo = TB_ZSTD;
-	o.chunk_pages = 1;
-	check(o);
+	z.back_page = 4;
+	z.extend = false;
+	check(z);
 }
 
 /* Records of an unknown event: 3 warnings per stream, whatever the segments. */
 static void test_unknown_events(void **s)
 {
-	struct tb_opts o = base;
+	struct tb_opts o = tm_base;
 	uint8_t rec[20];
 
 	(void)s;

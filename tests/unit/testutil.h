@@ -3,8 +3,12 @@
 #define TMX_TESTUTIL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "tracemux/error.h"
 
 /* The whole file, NUL-terminated (malloc'ed), its size in *len; NULL if unreadable. */
 static inline char *read_whole_file(const char *path, size_t *len)
@@ -55,6 +59,30 @@ static inline __attribute__((format(printf, 2, 3))) void say(struct log *l, cons
 static inline void warned(void *user, const char *msg)
 {
 	say(user, "warning: %s\n", msg);
+}
+
+/* An error as tmx_error_format() words it, on a line of its own. */
+static inline void say_error(struct log *l, const struct tmx_error *err)
+{
+	char buf[TMX_ERROR_MSG_MAX + 600];
+
+	tmx_error_format(err, buf, sizeof(buf));
+	say(l, "error: %s\n", buf);
+}
+
+/*
+ * Whether two logs differ (a reading cut into pieces against the whole);
+ * when they do, both are NUL-terminated for the failure message.
+ */
+static inline bool log_differs(struct log *a, struct log *b)
+{
+	if (a->n == b->n && (!a->n || !memcmp(a->p, b->p, a->n)))
+		return false;
+	if (a->p)
+		a->p[a->n] = '\0';
+	if (b->p)
+		b->p[b->n] = '\0';
+	return true;
 }
 
 #endif
