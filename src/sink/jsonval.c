@@ -59,14 +59,8 @@ static void put_bit_array(struct outbuf *b, const struct tmx_value *v)
 /* A BLOB as a string of lowercase hex digits, two per byte. */
 static void put_blob(struct outbuf *b, const struct tmx_value *v)
 {
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *s = (const unsigned char *)v->str.ptr;
-
 	outbuf_putc(b, '"');
-	for (uint64_t k = 0; k < v->str.len; k++) {
-		outbuf_putc(b, hex[s[k] >> 4]);
-		outbuf_putc(b, hex[s[k] & 15]);
-	}
+	outbuf_hex_bytes(b, v->str.ptr, v->str.len);
 	outbuf_putc(b, '"');
 }
 

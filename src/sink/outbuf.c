@@ -208,6 +208,32 @@ void outbuf_hex(struct outbuf *b, uint64_t v)
 	outbuf_commit(b, tmx_put_hex(outbuf_reserve(b, 16), v));
 }
 
+void outbuf_hex_bytes(struct outbuf *b, const void *bytes, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = bytes;
+
+	while (n) {
+		/* The pairs that fit before the buffer is full; flushed when none does. */
+		size_t k = (OUTBUF_SIZE - b->len) / 2;
+		char *o = b->data + b->len;
+
+		if (!k) {
+			outbuf_flush(b);
+			continue;
+		}
+		if (k > n)
+			k = n;
+		for (size_t i = 0; i < k; i++) {
+			*o++ = hex[s[i] >> 4];
+			*o++ = hex[s[i] & 15];
+		}
+		outbuf_commit(b, o);
+		s += k;
+		n -= k;
+	}
+}
+
 void outbuf_oct(struct outbuf *b, uint64_t v)
 {
 	char tmp[22];

@@ -192,6 +192,11 @@ void outbuf_i64(struct outbuf *b, int64_t v);
 char *tmx_put_hex(char *p, uint64_t v);
 /* Upper-case hexadecimal digits, no prefix. */
 void outbuf_hex(struct outbuf *b, uint64_t v);
+/*
+ * Lower-case hexadecimal digits of bytes[0, n), two a byte, no separator:
+ * a BLOB as the JSON outputs' string and trace-cmd's __print_hex write it.
+ */
+void outbuf_hex_bytes(struct outbuf *b, const void *bytes, size_t n);
 void outbuf_oct(struct outbuf *b, uint64_t v);
 /* The low `bits` bits of `v` (1 to 64), leading zeros included. */
 void outbuf_bin(struct outbuf *b, uint64_t v, unsigned bits);

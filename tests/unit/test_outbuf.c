@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -131,6 +132,45 @@ static void test_outbuf_flush_before_number(void **state)
 	fclose(f);
 }
 
+/*
+ * Every byte value as two lowercase digits (against printf's %02x), and a
+ * run that meets the end of the buffer: the pairs that fit, an odd byte
+ * left at the end, the buffer flushed, the rest.
+ */
+static void test_outbuf_hex_bytes(void **state)
+{
+	static struct outbuf b;
+	unsigned char bytes[256];
+	char want[513], *got;
+	FILE *f = tmpfile();
+	size_t n;
+
+	(void)state;
+	assert_non_null(f);
+	for (int i = 0; i < 256; i++) {
+		bytes[i] = (unsigned char)i;
+		snprintf(want + 2 * i, 3, "%02x", i);
+	}
+	outbuf_init(&b, fileno(f));
+	outbuf_hex_bytes(&b, bytes, 256);
+	outbuf_hex_bytes(&b, bytes, 0);
+	assert_int_equal(b.len, 512);
+	assert_memory_equal(b.data, want, 512);
+	b.len = OUTBUF_SIZE - 3;
+	memset(b.data, ' ', b.len);
+	outbuf_hex_bytes(&b, bytes + 0x90, 100);
+	assert_int_equal(b.len, 198);
+	assert_int_equal(outbuf_flush(&b), 0);
+	n = (size_t)lseek(fileno(f), 0, SEEK_END);
+	assert_int_equal(n, OUTBUF_SIZE - 3 + 200);
+	got = malloc(200);
+	assert_non_null(got);
+	assert_int_equal(pread(fileno(f), got, 200, (off_t)(OUTBUF_SIZE - 3)), 200);
+	assert_memory_equal(got, want + 2 * 0x90, 200);
+	free(got);
+	fclose(f);
+}
+
 static void check_format_g(double d)
 {
 	char want[64], got[64];
@@ -211,6 +251,7 @@ int main(void)
 		cmocka_unit_test(test_outbuf_widths),
 		cmocka_unit_test(test_outbuf_i64),
 		cmocka_unit_test(test_outbuf_flush_before_number),
+		cmocka_unit_test(test_outbuf_hex_bytes),
 		cmocka_unit_test(test_format_g),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -154,12 +154,7 @@ static size_t put_value(struct outbuf *b, const struct tmx_value *vals, size_t i
 		return i + 1;
 	case TMX_FC_BLOB:
 		/* As trace-cmd's __print_hex: bytes in hex, no separators. */
-		for (uint64_t k = 0; k < v->str.len; k++) {
-			static const char hex[] = "0123456789abcdef";
-			unsigned char c = (unsigned char)v->str.ptr[k];
-			outbuf_putc(b, hex[c >> 4]);
-			outbuf_putc(b, hex[c & 15]);
-		}
+		outbuf_hex_bytes(b, v->str.ptr, v->str.len);
 		return i + 1;
 	case TMX_FC_OPTIONAL:
 		if (!v->present) {
