@@ -21,7 +21,13 @@ def parse_args(*extra):
     ap.add_argument("-v", "--verbose", action="store_true")
     for name, kw in extra:
         ap.add_argument(name, **kw)
-    return ap.parse_args()
+    args = ap.parse_args()
+    # Absolute, so that tools run from another directory (trace-cmd split
+    # and convert run in a scratch one) find the corpus and the binary.
+    args.corpus = os.path.abspath(args.corpus)
+    if os.sep in args.tracemux:
+        args.tracemux = os.path.abspath(args.tracemux)
+    return args
 
 
 def read_ref(path):
