@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "common/uuid.h"
 #include "options.h"
 #include "tracemux/filter.h"
 
@@ -134,10 +135,10 @@ static int print_trace(const struct tmx_source *src, const struct tmx_trace *tra
 
 	printf("trace \"%s\"", trace->name);
 	if (tc->has_uuid) {
-		printf(" (UUID ");
-		for (int i = 0; i < 16; i++)
-			printf("%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", tc->uuid[i]);
-		printf(")");
+		char text[TMX_UUID_TEXT_LEN + 1];
+
+		tmx_uuid_text(text, tc->uuid);
+		printf(" (UUID %s)", text);
 	}
 	printf("\n");
 	if (tc->format == TMX_FORMAT_CTF)

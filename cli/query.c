@@ -10,12 +10,15 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "common/uuid.h"
 #include "tracemux/sink.h"
 
 static void print_uuid(FILE *out, const uint8_t *u)
 {
-	for (int i = 0; i < 16; i++)
-		fprintf(out, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", u[i]);
+	char text[TMX_UUID_TEXT_LEN + 1];
+
+	tmx_uuid_text(text, u);
+	fputs(text, out);
 }
 
 /* babeltrace2's port name: "UUID (or trace directory) | stream class ID | stream ID (or file)". */

@@ -81,7 +81,6 @@ int tsdl_error(struct tsdl_parser *p, const char *fmt, const char *arg);
 /* A deep copy of a type for a new use; bounded (TSDL_MAX_COPIES, TSDL_MAX_TYPE_DEPTH). */
 int tsdl_fc_copy(struct tsdl_parser *p, const struct tmx_field_class *src,
 		 struct tmx_field_class **out);
-int tsdl_parse_uuid(const char *s, uint8_t out[16]);
 
 /*
  * The first property in which two clock classes (offsets normalized) differ,

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "common/uuid.h"
 #include "ctf/tsdl_parse_impl.h"
 #include "model/clock.h"
 
@@ -103,7 +104,7 @@ static int trace_attr(struct tsdl_parser *p, void *obj, const char *name, const 
 		p->minor_line = v->line;
 		p->minor_col = v->col;
 	} else if (!strcmp(name, "uuid")) {
-		if (v->kind != VAL_STRING || tsdl_parse_uuid(v->str, tc->uuid))
+		if (v->kind != VAL_STRING || !tmx_uuid_parse(v->str, tc->uuid))
 			return value_error(p, v, "`%s` expects a UUID string", name);
 		tc->has_uuid = true;
 	} else if (!strcmp(name, "byte_order")) {
@@ -186,7 +187,7 @@ static int clock_attr(struct tsdl_parser *p, void *obj, const char *name, const 
 			return value_error(p, v, "clock `%s` expects a name", name);
 		cc->name = v->str;
 	} else if (!strcmp(name, "uuid")) {
-		if (v->kind != VAL_STRING || tsdl_parse_uuid(v->str, cc->uuid))
+		if (v->kind != VAL_STRING || !tmx_uuid_parse(v->str, cc->uuid))
 			return value_error(p, v, "`%s` expects a UUID string", name);
 		cc->has_uuid = true;
 		clock_prop_at(b, TSDL_CLOCK_UUID, v);
@@ -478,34 +479,3 @@ int tsdl_parse_top_level(struct tsdl_parser *p)
 	return TMX_OK;
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = (char)(c | 0x20);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* The canonical 8-4-4-4-12 form only. */
-int tsdl_parse_uuid(const char *s, uint8_t out[16])
-{
-	int n = 0;
-
-	if (strlen(s) != 36)
-		return -1;
-	for (int i = 0; i < 36;) {
-		int hi, lo;
-		if (i == 8 || i == 13 || i == 18 || i == 23) {
-			if (s[i++] != '-')
-				return -1;
-			continue;
-		}
-		hi = hex_digit(s[i]);
-		lo = hex_digit(s[i + 1]);
-		if (hi < 0 || lo < 0)
-			return -1;
-		out[n++] = (uint8_t)(hi << 4 | lo);
-		i += 2;
-	}
-	return 0;
-}

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/uuid.h"
 #include "ctf/tsdl.h"
 
 static const char *const prop_names[TSDL_CLOCK_N_PROPS] = {
@@ -38,8 +39,6 @@ static bool same_uuid(const struct tmx_clock_class *a, const struct tmx_clock_cl
 static void describe(const struct tmx_clock_class *cc, enum tsdl_clock_prop prop, char *buf,
 		     size_t size)
 {
-	const uint8_t *u = cc->uuid;
-
 	switch (prop) {
 	case TSDL_CLOCK_DESCRIPTION:
 		/* The text may be long: the message shows its beginning. */
@@ -50,13 +49,12 @@ static void describe(const struct tmx_clock_class *cc, enum tsdl_clock_prop prop
 			snprintf(buf, size, "none");
 		break;
 	case TSDL_CLOCK_UUID:
-		if (cc->has_uuid)
-			snprintf(buf, size,
-				 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
-				 "%02x%02x%02x%02x%02x%02x",
-				 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10],
-				 u[11], u[12], u[13], u[14], u[15]);
-		else
+		if (cc->has_uuid) {
+			char text[TMX_UUID_TEXT_LEN + 1];
+
+			tmx_uuid_text(text, cc->uuid);
+			snprintf(buf, size, "%s", text);
+		} else
 			snprintf(buf, size, "none");
 		break;
 	case TSDL_CLOCK_FREQ:

@@ -13,6 +13,7 @@
 
 #include "common/errors.h"
 #include "common/grow.h"
+#include "common/hexdigit.h"
 #include "mux/filter.h"
 
 enum tok_kind {
@@ -263,15 +264,6 @@ static int parse_float(struct parser *ps, double *out)
 	return TMX_OK;
 }
 
-static int hex_digit(char c)
-{
-	if (isdigit((unsigned char)c))
-		return c - '0';
-	if (isxdigit((unsigned char)c))
-		return tolower((unsigned char)c) - 'a' + 10;
-	return -1;
-}
-
 /* The string's bytes, escapes replaced: \" \\ \n \t \r \0 \xHH. */
 static int parse_string(struct parser *ps, struct foperand *o)
 {
@@ -295,12 +287,12 @@ static int parse_string(struct parser *ps, struct foperand *o)
 		case 'r': *q++ = '\r'; break;
 		case '0': *q++ = '\0'; break;
 		case 'x':
-			if (hex_digit(p[1]) < 0 || hex_digit(p[2]) < 0 || p + 2 >= end) {
+			if (p + 2 >= end || tmx_hex_digit(p[1]) < 0 || tmx_hex_digit(p[2]) < 0) {
 				free(s);
 				return syntax_error(ps, ps->tok.line, col,
 						    "expected two hexadecimal digits after '\\x'%s", "");
 			}
-			*q++ = (char)(hex_digit(p[1]) * 16 + hex_digit(p[2]));
+			*q++ = (char)(tmx_hex_digit(p[1]) * 16 + tmx_hex_digit(p[2]));
 			p += 2;
 			break;
 		default:

@@ -27,6 +27,7 @@
 #include "sink/ctf/encode_plan_impl.h"
 #include "sink/json_string.h"
 #include "common/errors.h"
+#include "common/uuid.h"
 
 /* ------------------------------------------------------------------ */
 /* JSON writer                                                          */
@@ -467,13 +468,6 @@ static void fragment_end(struct jgen *g)
 	g->w.first[0] = true;
 }
 
-static void put_uuid_text(char out[37], const uint8_t u[16])
-{
-	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
-		 u[13], u[14], u[15]);
-}
-
 static void put_preamble(struct jgen *g)
 {
 	struct jw *w = &g->w;
@@ -533,7 +527,7 @@ static void put_trace_class(struct jgen *g)
 	fragment_begin(g, "trace-class");
 	/* babeltrace 2.1 makes a CTF 1.8 trace's UUID its trace class UID. */
 	if (!tc->uid && tc->has_uuid)
-		put_uuid_text(uuid, g->p->uuid);
+		tmx_uuid_text(uuid, g->p->uuid);
 	put_identity(w, tc->ns, tc->name, tc->uid ? tc->uid : tc->has_uuid ? uuid : NULL);
 	if (tc->n_env) {
 		jw_key(w, "environment");
@@ -596,7 +590,7 @@ static void put_clock_class(struct jgen *g, const struct tmx_clock_class *cc, co
 	jw_kstr(w, "id", id);
 	/* babeltrace 2.1 makes a CTF 1.8 clock's UUID its UID. */
 	if (!cc->uid && cc->has_uuid)
-		put_uuid_text(uuid, cc->uuid);
+		tmx_uuid_text(uuid, cc->uuid);
 	put_identity(w, cc->ns, cc->name, cc->uid ? cc->uid : cc->has_uuid ? uuid : NULL);
 	if (cc->description)
 		jw_kstr(w, "description", cc->description);

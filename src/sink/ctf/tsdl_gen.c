@@ -23,7 +23,7 @@
 #include "model/field_class.h"
 #include "sink/ctf/encode_plan_impl.h"
 #include "common/errors.h"
-#include "common/hexdigit.h"
+#include "common/uuid.h"
 
 /* ------------------------------------------------------------------ */
 /* Names                                                                */
@@ -400,9 +400,10 @@ struct gen {
 
 static void put_uuid(struct tmx_buf *b, const uint8_t u[16])
 {
-	cw_sb_printf(b, "\"%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x\"",
-		  u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
-		  u[13], u[14], u[15]);
+	char text[TMX_UUID_TEXT_LEN + 1];
+
+	tmx_uuid_text(text, u);
+	cw_sb_printf(b, "\"%s\"", text);
 }
 
 /* `integer { ... }` for the writer's own fields, in the trace's byte order. */
@@ -643,34 +644,6 @@ static void put_env(struct gen *g)
 	cw_sb_puts(b, "};\n\n");
 }
 
-/*
- * A CTF 2 clock UID that is a UUID's text (babeltrace 2.1 makes a CTF 1.8
- * clock UUID the UID): the clock's UUID again.
- */
-static bool uuid_from_text(const char *s, uint8_t out[16])
-{
-	size_t k = 0;
-
-	if (!s || strlen(s) != 36)
-		return false;
-	for (size_t i = 0; i < 36; i++) {
-		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-		int hi, lo;
-		if (dash) {
-			if (s[i] != '-')
-				return false;
-			continue;
-		}
-		hi = tmx_hex_digit(s[i]);
-		lo = i + 1 < 36 ? tmx_hex_digit(s[i + 1]) : -1;
-		if (hi < 0 || lo < 0)
-			return false;
-		out[k++] = (uint8_t)(hi << 4 | lo);
-		i++;
-	}
-	return k == 16;
-}
-
 static void put_clocks(struct gen *g)
 {
 	struct tmx_buf *b = &g->b;
@@ -689,7 +662,9 @@ static void put_clocks(struct gen *g)
 			  (unsigned long long)cc->frequency, (unsigned long long)cc->precision,
 			  (long long)cc->offset_s, (unsigned long long)cc->offset_cycles,
 			  cc->origin_is_unix_epoch ? "true" : "false");
-		if (cc->has_uuid || uuid_from_text(cc->uid, uuid)) {
+		/* A CTF 2 clock UID that is a UUID's text (babeltrace 2.1 makes a
+		 * CTF 1.8 clock UUID the UID): the clock's UUID again. */
+		if (cc->has_uuid || tmx_uuid_parse(cc->uid, uuid)) {
 			cw_sb_puts(b, "\tuuid = ");
 			put_uuid(b, cc->has_uuid ? cc->uuid : uuid);
 			cw_sb_puts(b, ";\n");

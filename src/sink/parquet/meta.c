@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/uuid.h"
 #include "sink/parquet/meta.h"
 #include "tracemux/tracemux.h"
 
@@ -80,18 +81,6 @@ static const char *format_name(uint8_t format)
 	return format == TMX_FORMAT_TRACEDAT ? "tracedat" : format == TMX_FORMAT_XRAY ? "xray" : "ctf";
 }
 
-static void uuid_text(const uint8_t *u, char *out)
-{
-	char *p = out;
-
-	for (int i = 0; i < 16; i++) {
-		p += sprintf(p, "%02x", u[i]);
-		if (i == 3 || i == 5 || i == 7 || i == 9)
-			*p++ = '-';
-	}
-	*p = '\0';
-}
-
 static int meta_table(struct pq_table *t, const struct pq_meta_ctx *ctx, const char *file,
 		      unsigned *next_part, const struct flat_col *cols, size_t n,
 		      struct tmx_error *err)
@@ -148,7 +137,7 @@ static void stream_row(struct row *r, const struct tmx_stream_info *info, uint64
 		r_null(r);
 	}
 	if (cc && cc->has_uuid)
-		uuid_text(cc->uuid, uuid);
+		tmx_uuid_text(uuid, cc->uuid);
 	r_text(r, cc && cc->has_uuid ? uuid : NULL);
 	r_text(r, cc ? cc->description : NULL);
 }
@@ -321,7 +310,7 @@ int pq_write_traces(const struct pq_meta_ctx *ctx, const struct tmx_source *src,
 		char uuid[40];
 
 		if (tc->has_uuid)
-			uuid_text(tc->uuid, uuid);
+			tmx_uuid_text(uuid, tc->uuid);
 		r_text(&r, tr->name);
 		r_text(&r, format_name(tc->format));
 		r_int(&r, tc->major);

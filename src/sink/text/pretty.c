@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/uuid.h"
 #include "model/field_class.h"
 #include "sink/split.h"
 #include "sink/text/pretty_impl.h"
@@ -393,14 +394,10 @@ static void put_event(struct tmx_pretty *p, const struct tmx_msg *msg)
 
 static void put_uuid(struct outbuf *b, const uint8_t *u)
 {
-	static const char hex[] = "0123456789abcdef";
+	char text[TMX_UUID_TEXT_LEN + 1];
 
-	for (int i = 0; i < 16; i++) {
-		if (i == 4 || i == 6 || i == 8 || i == 10)
-			outbuf_putc(b, '-');
-		outbuf_putc(b, hex[u[i] >> 4]);
-		outbuf_putc(b, hex[u[i] & 15]);
-	}
+	tmx_uuid_text(text, u);
+	outbuf_write(b, text, TMX_UUID_TEXT_LEN);
 }
 
 /* "N events", or "events" when the tracer did not count them. */
