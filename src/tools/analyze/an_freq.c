@@ -195,6 +195,14 @@ void an_mi_duration(FILE *f, double ns)
 	fputc('}', f);
 }
 
+void an_mi_duration_or_unknown(FILE *f, double ns)
+{
+	if (isnan(ns))
+		fputs("{\"class\": \"unknown\"}", f);
+	else
+		an_mi_duration(f, ns);
+}
+
 void an_mi_proc(FILE *f, const struct an_proc *p, bool with_pid)
 {
 	fputs("{\"class\": \"process\", \"name\": ", f);

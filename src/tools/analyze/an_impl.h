@@ -217,6 +217,8 @@ void an_mi_free(struct an_mi *m);
 /* MI cells */
 void an_mi_duration_ns(FILE *f, int64_t ns);
 void an_mi_duration(FILE *f, double ns);
+/* a duration, or {"class": "unknown"} when `ns` is NaN (a stdev of fewer than 2) */
+void an_mi_duration_or_unknown(FILE *f, double ns);
 void an_mi_proc(FILE *f, const struct an_proc *p, bool with_pid);
 
 /*
@@ -258,5 +260,34 @@ int an_rows_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *o
 
 /* statistics.stdev of n integers from their sum and sum of squares; NaN below 2 */
 double an_stdev(uint64_t n, __int128 sum, unsigned __int128 sumsq);
+
+/* Count, min, max, sum and sum of squares of durations (irqstats, schedstats). */
+struct an_agg {
+	uint64_t count;
+	int64_t min, max;
+	__int128 sum;
+	unsigned __int128 sumsq;
+};
+
+static inline void an_agg_add(struct an_agg *g, int64_t v)
+{
+	if (!g->count || v < g->min)
+		g->min = v;
+	if (!g->count || v > g->max)
+		g->max = v;
+	g->count++;
+	g->sum += v;
+	g->sumsq += (unsigned __int128)((__int128)v * v);
+}
+
+static inline double an_agg_avg(const struct an_agg *g)
+{
+	return (double)g->sum / (double)g->count;
+}
+
+static inline double an_agg_stdev(const struct an_agg *g)
+{
+	return an_stdev(g->count, g->sum, g->sumsq);
+}
 
 #endif

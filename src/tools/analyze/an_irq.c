@@ -12,29 +12,11 @@
 #include "common/grow.h"
 #include "tools/analyze/an_impl.h"
 
-struct agg {
-	uint64_t count;
-	int64_t min, max;
-	__int128 sum;
-	unsigned __int128 sumsq;
-};
-
-static void agg_add(struct agg *g, int64_t v)
-{
-	if (!g->count || v < g->min)
-		g->min = v;
-	if (!g->count || v > g->max)
-		g->max = v;
-	g->count++;
-	g->sum += v;
-	g->sumsq += (unsigned __int128)((__int128)v * v);
-}
-
 struct irq_stats {
 	int64_t id;
 	char *name;            /* hard: names joined by ", "; soft: the vector's name */
 	size_t name_len;
-	struct agg dur, raise;
+	struct an_agg dur, raise;
 	/* frequency distribution */
 	bool has_freq;
 	struct an_freq fb;
@@ -51,7 +33,7 @@ struct irqan {
 	const struct tmx_an_opts *o;
 	bool oom;
 	struct an_table hard, soft;   /* struct irq_stats by id */
-	struct agg all;               /* every interrupt counted (uniform buckets) */
+	struct an_agg all;               /* every interrupt counted (uniform buckets) */
 	FILE *recs;
 	struct an_mi mi;
 };
@@ -171,7 +153,7 @@ static bool keep(struct irqan *s, int64_t cpu, int64_t d)
 
 static void record(struct irqan *s, const struct irq_rec *r)
 {
-	agg_add(&s->all, r->end - r->begin);
+	an_agg_add(&s->all, r->end - r->begin);
 	if (s->recs && fwrite(r, sizeof(*r), 1, s->recs) != 1)
 		s->oom = true;
 }
@@ -187,7 +169,7 @@ static void irq_exit(void *self, int64_t cpu, int64_t irq, int64_t begin, int64_
 	record(s, &r);
 	if (!(st = an_table_find(&s->hard, irq)) && !(st = hard_get(s, irq, "unknown", 7)))
 		return;
-	agg_add(&st->dur, end - begin);
+	an_agg_add(&st->dur, end - begin);
 }
 
 static void softirq_exit(void *self, int64_t cpu, const struct an_softirq *si, int64_t end)
@@ -223,9 +205,9 @@ static void softirq_exit(void *self, int64_t cpu, const struct an_softirq *si, i
 			return;
 		}
 	}
-	agg_add(&st->dur, end - si->begin_ts);
+	an_agg_add(&st->dur, end - si->begin_ts);
 	if (si->has_raise)
-		agg_add(&st->raise, si->begin_ts - si->raise_ts);
+		an_agg_add(&st->raise, si->begin_ts - si->raise_ts);
 }
 
 /* ------------------------------------------------------------------ */
@@ -292,14 +274,6 @@ static void irq_do(FILE *f, bool hard, const struct irq_stats *st)
 	fputc('}', f);
 }
 
-static void mi_sd(FILE *f, double sd)
-{
-	if (isnan(sd))
-		fputs("{\"class\": \"unknown\"}", f);
-	else
-		an_mi_duration(f, sd);
-}
-
 static void mi_stats_row(FILE *f, bool hard, const struct irq_stats *st, bool first)
 {
 	fputs(first ? "[" : ", [", f);
@@ -307,11 +281,11 @@ static void mi_stats_row(FILE *f, bool hard, const struct irq_stats *st, bool fi
 	fprintf(f, ", {\"class\": \"number\", \"value\": %llu}, ", (unsigned long long)st->dur.count);
 	an_mi_duration_ns(f, st->dur.min);
 	fputs(", ", f);
-	an_mi_duration(f, (double)st->dur.sum / (double)st->dur.count);
+	an_mi_duration(f, an_agg_avg(&st->dur));
 	fputs(", ", f);
 	an_mi_duration_ns(f, st->dur.max);
 	fputs(", ", f);
-	mi_sd(f, an_stdev(st->dur.count, st->dur.sum, st->dur.sumsq));
+	an_mi_duration_or_unknown(f, an_agg_stdev(&st->dur));
 	if (!hard) {
 		fprintf(f, ", {\"class\": \"number\", \"value\": %llu}, ", (unsigned long long)st->raise.count);
 		if (!st->raise.count) {
@@ -320,11 +294,11 @@ static void mi_stats_row(FILE *f, bool hard, const struct irq_stats *st, bool fi
 		} else {
 			an_mi_duration_ns(f, st->raise.min);
 			fputs(", ", f);
-			an_mi_duration(f, (double)st->raise.sum / (double)st->raise.count);
+			an_mi_duration(f, an_agg_avg(&st->raise));
 			fputs(", ", f);
 			an_mi_duration_ns(f, st->raise.max);
 			fputs(", ", f);
-			mi_sd(f, an_stdev(st->raise.count, st->raise.sum, st->raise.sumsq));
+			an_mi_duration_or_unknown(f, an_agg_stdev(&st->raise));
 		}
 	}
 	fputc(']', f);
@@ -333,14 +307,14 @@ static void mi_stats_row(FILE *f, bool hard, const struct irq_stats *st, bool fi
 static void text_stats_row(FILE *out, bool hard, const struct irq_stats *st)
 {
 	char nr[32], name[512], cnt[32], mn[48], av[48], mx[48], sd[48];
-	double v = an_stdev(st->dur.count, st->dur.sum, st->dur.sumsq);
+	double v = an_agg_stdev(&st->dur);
 	size_t w;
 
 	snprintf(nr, sizeof(nr), "%lld:", (long long)st->id);
 	snprintf(name, sizeof(name), "<%.*s>", (int)st->name_len, st->name);
 	snprintf(cnt, sizeof(cnt), "%llu", (unsigned long long)st->dur.count);
 	us3(mn, sizeof(mn), (double)st->dur.min);
-	us3(av, sizeof(av), (double)st->dur.sum / (double)st->dur.count);
+	us3(av, sizeof(av), an_agg_avg(&st->dur));
 	us3(mx, sizeof(mx), (double)st->dur.max);
 	if (isnan(v))
 		snprintf(sd, sizeof(sd), "?");
@@ -353,9 +327,9 @@ static void text_stats_row(FILE *out, bool hard, const struct irq_stats *st)
 		fputc(' ', out);
 	fprintf(out, " %5s %12s %12s %12s %12s  |", cnt, mn, av, mx, sd);
 	if (!hard && st->raise.count) {
-		v = an_stdev(st->raise.count, st->raise.sum, st->raise.sumsq);
+		v = an_agg_stdev(&st->raise);
 		us3(mn, sizeof(mn), (double)st->raise.min);
-		us3(av, sizeof(av), (double)st->raise.sum / (double)st->raise.count);
+		us3(av, sizeof(av), an_agg_avg(&st->raise));
 		us3(mx, sizeof(mx), (double)st->raise.max);
 		if (isnan(v))
 			snprintf(sd, sizeof(sd), "?");

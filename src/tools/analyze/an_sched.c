@@ -13,24 +13,6 @@
 #include "common/grow.h"
 #include "tools/analyze/an_impl.h"
 
-struct agg {
-	uint64_t count;
-	int64_t min, max;
-	__int128 sum;
-	unsigned __int128 sumsq;
-};
-
-static void agg_add(struct agg *g, int64_t v)
-{
-	if (!g->count || v < g->min)
-		g->min = v;
-	if (!g->count || v > g->max)
-		g->max = v;
-	g->count++;
-	g->sum += v;
-	g->sumsq += (unsigned __int128)((__int128)v * v);
-}
-
 /* One wakeup-to-switch latency (SchedEvent), as written to the temporary file. */
 struct sd_ev {
 	int64_t wakeup, sw, prio, cpu;
@@ -43,7 +25,7 @@ struct sd_ev {
 struct sd_tid {
 	int64_t tid;
 	struct an_comm comm;
-	struct agg agg;
+	struct an_agg agg;
 	struct an_prios prios;
 	uint64_t *freq;      /* per-TID distribution */
 	struct an_freq fb;
@@ -52,7 +34,7 @@ struct sd_tid {
 
 struct sd_pr {
 	int64_t prio;
-	struct agg agg;
+	struct an_agg agg;
 	uint64_t *freq;
 	struct an_freq fb;
 	bool has_freq;
@@ -62,7 +44,7 @@ struct sched {
 	struct an *a;
 	const struct tmx_an_opts *o;
 	bool oom;
-	struct agg total;
+	struct an_agg total;
 	struct an_table tids;    /* struct sd_tid */
 	struct an_table prios;   /* struct sd_pr, by priority */
 	FILE *events;            /* struct sd_ev records (log, freq) */
@@ -233,14 +215,14 @@ static void on_switch(void *self, int64_t ts, int64_t cpu, int64_t next_tid,
 		e.waker_obj = waker->obj;
 	}
 	e.seq = s->n_events++;
-	agg_add(&t->agg, latency);
-	agg_add(&s->total, latency);
+	an_agg_add(&t->agg, latency);
+	an_agg_add(&s->total, latency);
 	if (!(pr = an_table_get(&s->prios, e.prio, &added))) {
 		s->oom = true;
 		return;
 	}
 	pr->prio = e.prio;
-	agg_add(&pr->agg, latency);
+	an_agg_add(&pr->agg, latency);
 	if (s->events && fwrite(&e, sizeof(e), 1, s->events) != 1)
 		s->oom = true;
 	if (s->o->top && !s->top_all)
@@ -294,19 +276,6 @@ static void stdev_str(char *buf, size_t n, double sd)
 		snprintf(buf, n, "?");
 	else
 		us3(buf, n, sd);
-}
-
-static void mi_stdev(FILE *f, double sd)
-{
-	if (isnan(sd))
-		fputs("{\"class\": \"unknown\"}", f);
-	else
-		an_mi_duration(f, sd);
-}
-
-static double agg_avg(const struct agg *g)
-{
-	return (double)g->sum / (double)g->count;
 }
 
 /* Python's '%s (%d)' % (name, tid), padded with '{:<25}' */
@@ -598,15 +567,15 @@ static bool freq_count(struct end_ctx *x)
 }
 
 /* An aggregate's MI cells: min, avg, max (durations), stdev. */
-static void mi_agg(FILE *f, const struct agg *g)
+static void mi_agg(FILE *f, const struct an_agg *g)
 {
 	an_mi_duration_ns(f, g->min);
 	fputs(", ", f);
-	an_mi_duration(f, agg_avg(g));
+	an_mi_duration(f, an_agg_avg(g));
 	fputs(", ", f);
 	an_mi_duration_ns(f, g->max);
 	fputs(", ", f);
-	mi_stdev(f, an_stdev(g->count, g->sum, g->sumsq));
+	an_mi_duration_or_unknown(f, an_agg_stdev(g));
 }
 
 /* --mi --stats: the total, per-TID and per-priority tables. */
@@ -619,19 +588,19 @@ static void mi_stats(struct end_ctx *x)
 
 	if (s->want_total &&
 	    (f = an_mi_table(&s->mi, "total_stats", "\"total_stats\"", b, e))) {
-		const struct agg *g = &s->total;
+		const struct an_agg *g = &s->total;
 		fprintf(f, "[{\"class\": \"number\", \"value\": %llu}, ",
 			(unsigned long long)g->count);
 		an_mi_duration_ns(f, g->count ? g->min : 0);
 		fputs(", ", f);
 		if (g->count)
-			an_mi_duration(f, agg_avg(g));
+			an_mi_duration(f, an_agg_avg(g));
 		else
 			an_mi_duration_ns(f, 0);
 		fputs(", ", f);
 		an_mi_duration_ns(f, g->count ? g->max : 0);
 		fputs(", ", f);
-		mi_stdev(f, an_stdev(g->count, g->sum, g->sumsq));
+		an_mi_duration_or_unknown(f, an_agg_stdev(g));
 		fputc(']', f);
 		an_mi_table_end(f);
 	}
@@ -800,11 +769,11 @@ static void end_text(struct end_ctx *x)
 	fputs("]\n", out);
 	if (o->stats) {
 		if (s->want_total) {
-			const struct agg *g = &s->total;
+			const struct an_agg *g = &s->total;
 			us3(buf, sizeof(buf), g->count ? (double)g->min : 0);
-			us3(buf2, sizeof(buf2), g->count ? agg_avg(g) : 0);
+			us3(buf2, sizeof(buf2), g->count ? an_agg_avg(g) : 0);
 			us3(buf3, sizeof(buf3), g->count ? (double)g->max : 0);
-			stdev_str(buf4, sizeof(buf4), an_stdev(g->count, g->sum, g->sumsq));
+			stdev_str(buf4, sizeof(buf4), an_agg_stdev(g));
 			snprintf(buf5, sizeof(buf5), "%llu", (unsigned long long)g->count);
 			fprintf(out, "\nScheduling latency stats (total) (us)\n%-12s %-12s %-12s %-12s %-12s\n"
 				     "%-12s %-12s %-12s %-12s %-12s\n",
@@ -824,10 +793,10 @@ static void end_text(struct end_ctx *x)
 				first = false;
 				proc_label(out, &t->comm, t->tid, 25, true);
 				us3(buf, sizeof(buf), (double)t->agg.min);
-				us3(buf2, sizeof(buf2), agg_avg(&t->agg));
+				us3(buf2, sizeof(buf2), an_agg_avg(&t->agg));
 				us3(buf3, sizeof(buf3), (double)t->agg.max);
 				stdev_str(buf4, sizeof(buf4),
-					  an_stdev(t->agg.count, t->agg.sum, t->agg.sumsq));
+					  an_agg_stdev(&t->agg));
 				fprintf(out, " %8llu  %12s  %12s  %12s  %12s   ",
 					(unsigned long long)t->agg.count, buf, buf2, buf3, buf4);
 				an_prios_print(out, &t->prios);
@@ -841,10 +810,10 @@ static void end_text(struct end_ctx *x)
 			for (size_t k = 0; k < s->prios.n; k++) {
 				const struct sd_pr *p = an_table_at(&s->prios, pord[k]);
 				us3(buf, sizeof(buf), (double)p->agg.min);
-				us3(buf2, sizeof(buf2), agg_avg(&p->agg));
+				us3(buf2, sizeof(buf2), an_agg_avg(&p->agg));
 				us3(buf3, sizeof(buf3), (double)p->agg.max);
 				stdev_str(buf4, sizeof(buf4),
-					  an_stdev(p->agg.count, p->agg.sum, p->agg.sumsq));
+					  an_agg_stdev(&p->agg));
 				fprintf(out, "%4lld %8llu  %12s  %12s  %12s  %12s\n", (long long)p->prio,
 					(unsigned long long)p->agg.count, buf, buf2, buf3, buf4);
 			}

@@ -390,10 +390,7 @@ static void end(void *self, int64_t b, int64_t e)
 				fputs(", ", f);
 				an_mi_duration_ns(f, c->max);
 				fputs(", ", f);
-				if (isnan(sd))
-					fputs("{\"class\": \"unknown\"}", f);
-				else
-					an_mi_duration(f, sd);
+				an_mi_duration_or_unknown(f, sd);
 				fputs(", {\"class\": \"string\", \"value\": ", f);
 				an_json_string(f, rs, rl);
 				fputs("}]", f);

@@ -107,10 +107,7 @@ static void stats_mi_row(FILE *f, const struct lat *l)
 	fputs(", ", f);
 	an_mi_duration_ns(f, l->n ? l->max : 0);
 	fputs(", ", f);
-	if (l->n < 2)
-		fputs("{\"class\": \"unknown\"}", f);
-	else
-		an_mi_duration(f, an_stdev(l->n, l->sum, l->sumsq));
+	an_mi_duration_or_unknown(f, an_stdev(l->n, l->sum, l->sumsq));   /* unknown below 2 */
 	fputc(']', f);
 }
 
