@@ -84,6 +84,41 @@ static int struct_align(struct tmx_field_class *fc)
 	return TMX_OK;
 }
 
+/*
+ * After `struct`, `variant` or `enum`: the optional NAME (*name stays NULL
+ * without one), the token after it current.
+ */
+static int compound_name(struct tsdl_parser *p, char **name)
+{
+	TRY(next(p));
+	TRY(tsdl_check_name(p, "a name or `{`"));
+	if (p->lx.tok.kind == TOK_IDENT) {
+		if (!(*name = take_ident(p)))
+			return nomem(p);
+		TRY(next(p));
+	}
+	return TMX_OK;
+}
+
+/*
+ * `KEYWORD NAME` with no body: a copy of the type declared as such before.
+ * `expected` and `unknown` (a format of the name) are the messages.
+ */
+static int named_copy(struct tsdl_parser *p, const char *keyword, const char *expected,
+		      const char *unknown, const char *name, struct tmx_field_class **out)
+{
+	const struct tmx_field_class *named;
+	char key[600];
+
+	if (!name)
+		return tsdl_expected(p, expected);
+	snprintf(key, sizeof(key), "%s %s", keyword, name);
+	named = tsdl_lookup_type(p, key);
+	if (!named)
+		return tsdl_error(p, unknown, name);
+	return tsdl_fc_copy(p, named, out);
+}
+
 /* struct [NAME] [{ ... }] [align(N)] */
 int tsdl_parse_struct(struct tsdl_parser *p, struct tmx_field_class **out)
 {
@@ -91,23 +126,10 @@ int tsdl_parse_struct(struct tsdl_parser *p, struct tmx_field_class **out)
 	char *name = NULL;
 	char key[600];
 
-	TRY(next(p));
-	TRY(tsdl_check_name(p, "a name or `{`"));
-	if (p->lx.tok.kind == TOK_IDENT) {
-		if (!(name = take_ident(p)))
-			return nomem(p);
-		TRY(next(p));
-	}
-	if (!tsdl_is_punct(&p->lx.tok, "{")) {
-		const struct tmx_field_class *named;
-		if (!name)
-			return tsdl_expected(p, "`{` or a structure name");
-		snprintf(key, sizeof(key), "struct %s", name);
-		named = tsdl_lookup_type(p, key);
-		if (!named)
-			return tsdl_error(p, "unknown structure `%s`", name);
-		return tsdl_fc_copy(p, named, out);
-	}
+	TRY(compound_name(p, &name));
+	if (!tsdl_is_punct(&p->lx.tok, "{"))
+		return named_copy(p, "struct", "`{` or a structure name", "unknown structure `%s`", name,
+				  out);
 	if (!(fc = tsdl_fc_new(p, TMX_FC_STRUCT)))
 		return nomem(p);
 	TRY(parse_fields(p, fc));
@@ -143,13 +165,7 @@ int tsdl_parse_variant(struct tsdl_parser *p, struct tmx_field_class **out)
 	char key[600];
 	int ret;
 
-	TRY(next(p));
-	TRY(tsdl_check_name(p, "a name or `{`"));
-	if (p->lx.tok.kind == TOK_IDENT) {
-		if (!(name = take_ident(p)))
-			return nomem(p);
-		TRY(next(p));
-	}
+	TRY(compound_name(p, &name));
 	if (accept_punct(p, "<", &ret)) {
 		char path[512];
 		TRY(ret);
@@ -159,14 +175,8 @@ int tsdl_parse_variant(struct tsdl_parser *p, struct tmx_field_class **out)
 			return nomem(p);
 	}
 	if (!tsdl_is_punct(&p->lx.tok, "{")) {
-		const struct tmx_field_class *named;
-		if (!name)
-			return tsdl_expected(p, "`{` or a variant name");
-		snprintf(key, sizeof(key), "variant %s", name);
-		named = tsdl_lookup_type(p, key);
-		if (!named)
-			return tsdl_error(p, "unknown variant `%s`", name);
-		TRY(tsdl_fc_copy(p, named, &fc));
+		TRY(named_copy(p, "variant", "`{` or a variant name", "unknown variant `%s`",
+			       name, &fc));
 	} else {
 		if (!(fc = tsdl_fc_new(p, TMX_FC_VARIANT)))
 			return nomem(p);
@@ -294,27 +304,14 @@ int tsdl_parse_enum(struct tsdl_parser *p, struct tmx_field_class **out)
 	char key[600];
 	int ret;
 
-	TRY(next(p));
-	TRY(tsdl_check_name(p, "a name or `{`"));
-	if (p->lx.tok.kind == TOK_IDENT) {
-		if (!(name = take_ident(p)))
-			return nomem(p);
-		TRY(next(p));
-	}
+	TRY(compound_name(p, &name));
 	if (accept_punct(p, ":", &ret)) {
 		TRY(ret);
 		TRY(tsdl_parse_type_spec(p, &container));
 	}
-	if (!tsdl_is_punct(&p->lx.tok, "{")) {
-		const struct tmx_field_class *named;
-		if (!name)
-			return tsdl_expected(p, "`{` or an enumeration name");
-		snprintf(key, sizeof(key), "enum %s", name);
-		named = tsdl_lookup_type(p, key);
-		if (!named)
-			return tsdl_error(p, "unknown enumeration `%s`", name);
-		return tsdl_fc_copy(p, named, out);
-	}
+	if (!tsdl_is_punct(&p->lx.tok, "{"))
+		return named_copy(p, "enum", "`{` or an enumeration name",
+				  "unknown enumeration `%s`", name, out);
 	if (!container) {
 		container = tsdl_lookup_type(p, "int");
 		if (!container)
