@@ -252,6 +252,8 @@ bool io_filter_rq(const struct an_io *io, const struct io_rec *rq);
 int io_out_of_range(const struct an_io *io, const struct io_rec *rq);
 /* format_utils.format_size */
 void io_fmt_size(char *buf, size_t n, uint64_t size);
+/* A disk's name: its statedump name, else "(major,minor)" of its device number */
+void io_disk_name(const struct an_io *io, const struct io_dstats *d, char *buf, size_t n);
 
 /* The outputs (io_out.c, io_usage.c) */
 void io_print(struct an_io *io, int64_t begin, int64_t end);

@@ -111,20 +111,6 @@ static void stats_mi_row(FILE *f, const struct lat *l)
 	fputc(']', f);
 }
 
-static void disk_name(const struct an_io *io, const struct io_dstats *d, char *buf, size_t n)
-{
-	size_t len;
-
-	if (d->name) {
-		const char *s = io_str_at(&io->strs, d->name, &len);
-		snprintf(buf, n, "%.*s", (int)len, s);
-	} else {
-		/* DiskStats._get_name_from_dev */
-		snprintf(buf, n, "(%lld,%lld)", (long long)(d->dev >> 20),
-			 (long long)(d->dev & ((1 << 20) - 1)));
-	}
-}
-
 /* the filtered durations of the system calls of each category, of each disk's requests */
 static void cat_lat(struct an_io *io, const struct io_rec *r, uint64_t seq, void *ctx)
 {
@@ -177,7 +163,7 @@ static void print_stats(struct an_io *io, int64_t b, int64_t e, bool mi)
 			if (!f && !(f = an_mi_table(&io->mi, "disk-latency-stats",
 						    "\"disk-latency-stats\"", b, e)))
 				break;
-			disk_name(io, d, name, sizeof(name));
+			io_disk_name(io, d, name, sizeof(name));
 			fputs(k++ ? ", [{\"class\": \"disk\", \"name\": " : "[{\"class\": \"disk\", \"name\": ",
 			      f);
 			an_json_string(f, name, strlen(name));
@@ -202,7 +188,7 @@ static void print_stats(struct an_io *io, int64_t b, int64_t e, bool mi)
 				fprintf(out, "\nDisk latency statistics (usec):\n%-14s %14s %14s %14s %14s %14s\n%s\n",
 					"Name", "Count", "Min", "Average", "Max", "Stdev", sep);
 			any = true;
-			disk_name(io, d, name, sizeof(name));
+			io_disk_name(io, d, name, sizeof(name));
 			stats_text_row(out, name, &dl[i]);
 		}
 	}
@@ -316,7 +302,7 @@ static void freq_tables(struct an_io *io, int64_t b, int64_t e, bool mi, FILE *f
 			freq_out(io, b, e, mi, cat_name[i], &f[i], counts[i]);
 			continue;
 		}
-		disk_name(io, an_table_at(&io->dstats, i), name, sizeof(name));
+		io_disk_name(io, an_table_at(&io->dstats, i), name, sizeof(name));
 		snprintf(sub, sizeof(sub), "disk: %s", name);
 		freq_out(io, b, e, mi, sub, &f[i], counts[i]);
 	}

@@ -366,6 +366,20 @@ int io_out_of_range(const struct an_io *io, const struct io_rec *rq)
 	return rq->end > io->end_ts;
 }
 
+void io_disk_name(const struct an_io *io, const struct io_dstats *d, char *buf, size_t n)
+{
+	size_t len;
+
+	if (d->name) {
+		const char *s = io_str_at(&io->strs, d->name, &len);
+		snprintf(buf, n, "%.*s", (int)len, s);
+	} else {
+		/* DiskStats._get_name_from_dev */
+		snprintf(buf, n, "(%lld,%lld)", (long long)(d->dev >> 20),
+			 (long long)(d->dev & ((1 << 20) - 1)));
+	}
+}
+
 void io_fmt_size(char *buf, size_t n, uint64_t size)
 {
 	static const char *const units[] = { "  B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB" };

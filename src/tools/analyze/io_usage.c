@@ -299,19 +299,6 @@ static void per_proc_block(struct an_io *io, int64_t b, int64_t e, bool mi, bool
 		.mi_row = block_mi, .bar_row = block_bar, .write = write }, b, e, mi);
 }
 
-static void disk_label(const struct an_io *io, const struct io_dstats *d, char *buf, size_t n)
-{
-	size_t len;
-
-	if (d->name) {
-		const char *s = io_str_at(&io->strs, d->name, &len);
-		snprintf(buf, n, "%.*s", (int)len, s);
-	} else {
-		snprintf(buf, n, "(%lld,%lld)", (long long)(d->dev >> 20),
-			 (long long)(d->dev & ((1 << 20) - 1)));
-	}
-}
-
 static double disk_avg(const struct io_dstats *d)
 {
 	return (double)d->duration / (double)d->count;
@@ -325,7 +312,7 @@ static void disk_mi(struct an_io *io, FILE *f, const struct usage_table *t, size
 	const struct io_dstats *d = an_table_at(&io->dstats, i);
 	char name[300];
 
-	disk_label(io, d, name, sizeof(name));
+	io_disk_name(io, d, name, sizeof(name));
 	fputs("{\"class\": \"disk\", \"name\": ", f);
 	an_json_string(f, name, strlen(name));
 	fputs("}, ", f);
@@ -341,7 +328,7 @@ static char *disk_bar(struct an_io *io, const struct usage_table *t, size_t i, u
 	const struct io_dstats *d = an_table_at(&io->dstats, i);
 	char name[300];
 
-	disk_label(io, d, name, sizeof(name));
+	io_disk_name(io, d, name, sizeof(name));
 	row->value = t->sort ? (double)v : disk_avg(d) / 1000000;
 	if (t->sort)
 		snprintf(row->value_str, sizeof(row->value_str), "%llu", (unsigned long long)v);
