@@ -66,6 +66,32 @@ def run(tracemux, argv, timeout=120, tz="UTC"):
     return p.returncode, p.stdout, p.stderr
 
 
+def run_expect(report, what, tracemux, argv, expected, want_status, ref_name):
+    """Run tracemux and check it against a reference tool's run: no crash,
+    success when the tool succeeded (failure with a message on stderr when
+    it failed), and stdout equal to `expected`.  A difference is reported as
+    a failure of `what`; returns (status, stdout, stderr), or None then."""
+    try:
+        code, out, err = run(tracemux, argv)
+    except Exception as e:  # timeout
+        report.fail(what, str(e))
+        return None
+    if code < 0 or code > 2:
+        report.fail(what, f"crashed with status {code}\n{err.decode(errors='replace')[-2000:]}")
+        return None
+    if (code == 0) != (want_status == 0):
+        report.fail(what, f"exit status {code}, {ref_name}'s {want_status}\n"
+                    f"stderr: {err.decode(errors='replace')[-1500:]}")
+        return None
+    if code != 0 and not err.strip():
+        report.fail(what, "failed without a message on stderr")
+        return None
+    if out != expected:
+        report.fail(what, first_diff(expected, out))
+        return None
+    return code, out, err
+
+
 def tool(report, name, package):
     """The path of a reference tool run live; without it the test fails,
     naming the Debian package to install (no check is skipped)."""

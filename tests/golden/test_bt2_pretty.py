@@ -8,7 +8,7 @@ where it fails.  Never a crash.
 """
 import os
 
-from bt2ref import Report, bt2_path, first_diff, parse_args, read_ref, run
+from bt2ref import Report, bt2_path, parse_args, read_ref, run_expect
 
 # Where babeltrace2 2.0.4 itself is wrong, we do not copy it.
 BT2_BUGS = {
@@ -54,24 +54,11 @@ def main():
             want_status = BT2_BUGS.get(short, want_status)
             expected = read_ref(os.path.join(refs, refset, ref_name))
             what = f"{refset}: {key}"
-            try:
-                code, out, err = run(args.tracemux, opts + [path])
-            except Exception as e:  # timeout
-                report.fail(what, str(e))
+            got = run_expect(report, what, args.tracemux, opts + [path], expected, want_status,
+                             "babeltrace2")
+            if got is None:
                 continue
-            if code < 0 or code > 2:
-                report.fail(what, f"crashed with status {code}\n{err.decode(errors='replace')[-2000:]}")
-                continue
-            if (code == 0) != (want_status == 0):
-                report.fail(what, f"exit status {code}, babeltrace2's {want_status}\n"
-                            f"stderr: {err.decode(errors='replace')[-1500:]}")
-                continue
-            if code != 0 and not err.strip():
-                report.fail(what, "failed without a message on stderr")
-                continue
-            if out != expected:
-                report.fail(what, first_diff(expected, out))
-                continue
+            code, out, err = got
             # babeltrace2's discarded events/packets warnings (first line, as kept).
             if refset == "bt2-pretty" and bt2_first_err.startswith("WARNING"):
                 ours = err.decode(errors="replace").split("\n")[0]

@@ -16,7 +16,7 @@ sibling trace, as explained at each entry of BT21_CRASHES.
 """
 import os
 
-from bt2ref import Report, bt2_path, first_diff, parse_args, read_ref, run
+from bt2ref import Report, bt2_path, parse_args, read_ref, run_expect
 
 
 def blob_len0_expect(text):
@@ -90,24 +90,11 @@ def check_corpus(report, args, top, at_least):
         for suffix, opts in ((".bt21.txt", []), (".bt21.nodelta-seconds.txt", ["--no-delta", "--clock-seconds"])):
             what = f"{os.path.basename(top)}/{trace} {' '.join(opts)}".rstrip()
             expected = transform(stored(ref, suffix))
-            try:
-                code, out, err = run(tracemux, opts + [trace])
-            except Exception as e:  # timeout
-                report.fail(what, str(e))
+            got = run_expect(report, what, tracemux, opts + [trace], expected, want_rc,
+                             "babeltrace 2.1.2")
+            if got is None:
                 continue
-            if code < 0 or code > 2:
-                report.fail(what, f"crashed with status {code}\n{err.decode(errors='replace')[-2000:]}")
-                continue
-            if (code == 0) != (want_rc == 0):
-                report.fail(what, f"exit status {code}, babeltrace 2.1.2's {want_rc}\n"
-                            f"stderr: {err.decode(errors='replace')[-1500:]}")
-                continue
-            if code != 0 and not err.strip():
-                report.fail(what, "failed without a message on stderr")
-                continue
-            if out != expected:
-                report.fail(what, first_diff(expected, out))
-                continue
+            code, out, err = got
             if not opts and want_warnings is not None and warnings(err, top_printed) != want_warnings:
                 report.fail(what, "warnings differ:\n  ours: %s\n  bt21: %s" % (warnings(err, top_printed), want_warnings))
                 continue
