@@ -57,12 +57,17 @@ def bt2_path(path):
     return os.path.normpath(os.path.join(cwd, path))
 
 
-def run(tracemux, argv, timeout=120, tz="UTC"):
-    # Sanitizer findings must look like crashes (abort), not like our exit 1.
-    env = dict(os.environ, TZ=tz, LC_ALL="C",
-               ASAN_OPTIONS="abort_on_error=1:detect_leaks=1",
-               UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1")
-    p = subprocess.run([tracemux] + argv, capture_output=True, env=env, timeout=timeout)
+def run_env(tz="UTC"):
+    """The environment tracemux runs in: a fixed time zone and locale, and
+    sanitizer findings that look like crashes (abort), not like our exit 1."""
+    return dict(os.environ, TZ=tz, LC_ALL="C",
+                ASAN_OPTIONS="abort_on_error=1:detect_leaks=1",
+                UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1")
+
+
+def run(tracemux, argv, timeout=120, tz="UTC", cwd=None):
+    p = subprocess.run([os.path.abspath(tracemux) if cwd else tracemux] + argv,
+                       capture_output=True, env=run_env(tz), cwd=cwd, timeout=timeout)
     return p.returncode, p.stdout, p.stderr
 
 

@@ -25,16 +25,14 @@ import shutil
 import subprocess
 import tempfile
 
-from bt2ref import Report, first_diff, parse_args, tool
+from bt2ref import Report, first_diff, parse_args, run_env, tool
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.realpath(os.path.join(HERE, "..", "data", "conformance"))
 
 
 def run(argv, cwd=None):
-    env = dict(os.environ, TZ="UTC", LC_ALL="C",
-               ASAN_OPTIONS="abort_on_error=1:detect_leaks=1",
-               UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1")
+    env = run_env()
     if cwd:
         env["PWD"] = cwd   # as a shell sets it: the way the user went there
     p = subprocess.run(argv, capture_output=True, env=env, cwd=cwd, timeout=60)

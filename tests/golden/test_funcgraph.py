@@ -40,7 +40,7 @@ import struct
 import subprocess
 import tempfile
 
-from bt2ref import Report, first_diff, parse_args
+from bt2ref import Report, first_diff, parse_args, run_env
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "data", "tracedat", "funcgraph")
@@ -60,16 +60,10 @@ KINMAX_LIVE = [["-N"], ["-L"], ["-t"], ["-l"], ["--ts-diff"], ["--cpu", "0"], ["
                ["-F", "funcgraph_entry"], ["-n", "funcgraph_entry"], ["-r", "funcgraph_exit"]]
 
 
-def env():
-    return dict(os.environ, TZ="UTC", LC_ALL="C",
-                ASAN_OPTIONS="abort_on_error=1:detect_leaks=1",
-                UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1")
-
-
 def tracemux(args, tc_opts, files, cwd):
     opts = [SPELLING.get(o, o) for o in tc_opts]
     p = subprocess.run([args.tracemux, "-o", "tracecmd", "--report-version=3.1", "--report-version=3.1"] + opts + files, capture_output=True,
-                       env=env(), cwd=cwd, timeout=300)
+                       env=run_env(), cwd=cwd, timeout=300)
     return p.returncode, p.stdout, p.stderr
 
 

@@ -31,6 +31,7 @@ import subprocess
 import tempfile
 
 from bt2ref import Report, first_diff, parse_args, tool
+from bt2ref import run as bt2ref_run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KVM = os.path.join(HERE, "..", "data", "kvm")
@@ -56,12 +57,7 @@ WARNINGS = {
 
 
 def run(tracemux, argv, cwd):
-    env = dict(os.environ, TZ="UTC", LC_ALL="C",
-               ASAN_OPTIONS="abort_on_error=1:detect_leaks=1",
-               UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1")
-    p = subprocess.run([os.path.abspath(tracemux)] + argv, capture_output=True, env=env, cwd=cwd,
-                       timeout=300)
-    return p.returncode, p.stdout, p.stderr
+    return bt2ref_run(tracemux, argv, timeout=300, cwd=cwd)
 
 
 def split_ref(data):

@@ -39,7 +39,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bt2ref import Report, first_diff, parse_args, tool  # noqa: E402
+from bt2ref import Report, first_diff, parse_args, run_env, tool  # noqa: E402
 from test_tracecmd_report import profile_lines  # noqa: E402
 
 # tracemux spelling -> trace-cmd report spelling
@@ -100,14 +100,8 @@ MADE = [
 ]
 
 
-def env():
-    return dict(os.environ, TZ="UTC", LC_ALL="C",
-                ASAN_OPTIONS="abort_on_error=1:detect_leaks=1",
-                UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1")
-
-
 def tracemux(args, opts, files, cwd):
-    p = subprocess.run([args.tracemux, "-o", "tracecmd", "--report-version=3.1", "--report-version=3.1"] + opts + files, capture_output=True, env=env(),
+    p = subprocess.run([args.tracemux, "-o", "tracecmd", "--report-version=3.1", "--report-version=3.1"] + opts + files, capture_output=True, env=run_env(),
                        cwd=cwd, timeout=300)
     return p.returncode, p.stdout, p.stderr
 

@@ -112,16 +112,6 @@ def profile_lines(out):
     return res
 
 
-def run_in(tracemux, argv, cwd):
-    """run() from the corpus directory, with trace-cmd's relative file names."""
-    env = dict(os.environ, TZ="UTC", LC_ALL="C",
-               ASAN_OPTIONS="abort_on_error=1:detect_leaks=1",
-               UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1")
-    p = subprocess.run([os.path.abspath(tracemux)] + argv, capture_output=True, env=env, cwd=cwd,
-                       timeout=120)
-    return p.returncode, p.stdout, p.stderr
-
-
 def split_ref(data):
     """(expected stdout, expected exit code) of a stored reference."""
     lines = data.split(b"\n")
@@ -141,8 +131,8 @@ def main():
     for ref, (opts, dats) in sorted(CASES.items()):
         with open(os.path.join(exp_dir, ref), "rb") as f:
             expected, exp_code = split_ref(f.read())
-        code, out, err = run_in(args.tracemux, ["-o", "tracecmd", "--report-version=3.1", "--report-version=3.1"] + opts + [d + ".dat" for d in dats],
-                                base)
+        code, out, err = run(args.tracemux, ["-o", "tracecmd", "--report-version=3.1", "--report-version=3.1"] + opts + [d + ".dat" for d in dats],
+                             cwd=base)
         outputs[ref] = out
         if code != exp_code or out != expected:
             report.fail(ref, f"exit {code} (trace-cmd: {exp_code}) {err.decode(errors='replace')[:500]}\n"
@@ -153,7 +143,7 @@ def main():
     for ref, (opts, dats) in sorted(ORDERLESS.items()):
         with open(os.path.join(exp_dir, ref), "rb") as f:
             expected, exp_code = split_ref(f.read())
-        code, out, err = run_in(args.tracemux, ["-o", "tracecmd", "--report-version=3.1", "--report-version=3.1"] + opts + [d + ".dat" for d in dats], base)
+        code, out, err = run(args.tracemux, ["-o", "tracecmd", "--report-version=3.1", "--report-version=3.1"] + opts + [d + ".dat" for d in dats], cwd=base)
         if code != exp_code or profile_lines(out) != profile_lines(expected) or not out:
             report.fail(ref, f"exit {code} (trace-cmd: {exp_code}) {err.decode(errors='replace')[:500]}\n"
                         + first_diff(expected, out))
