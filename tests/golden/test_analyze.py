@@ -274,6 +274,21 @@ def damage_bug446190(tracemux, corpus, tmp, off):
     return kdir, [e["ts_ns"] for e in events if e.get("type") == "event"][-1]
 
 
+def compare_damaged(rep, tracemux, cmd, kdir, intact, last_ts, stream, off):
+    """`analyze CMD` on the damaged trace `kdir`: exit 1 naming `stream`'s
+    fault, and the text lttng-analyses prints for the intact trace up to
+    the last event read (`--end last_ts`)."""
+    trc, tout, terr = run(tracemux, ["analyze", cmd, kdir])
+    erc, eout, _ = lttng(f"lttng-{cmd}", ["--no-progress", "--end", str(last_ts), intact])
+    what = f"damaged {cmd} at byte {off}"
+    if trc != 1 or f"{stream}: at byte".encode() not in terr:
+        rep.fail(what, f"exit {trc}, stderr {terr[:300]!r}")
+    elif erc != 0 or eout != tout:
+        rep.fail(what, first_diff(eout, tout))
+    else:
+        rep.ok()
+
+
 def check_damaged(rep, tracemux, corpus, tmp):
     """A trace damaged in a later packet: the analysis of the events read
     before the fault (lttng-analyses on the intact trace up to the last of
@@ -281,15 +296,7 @@ def check_damaged(rep, tracemux, corpus, tmp):
     intact = os.path.join(tmp, "bug446190", "kernel")
     for off, cmd in ((230000, "irqstats"), (260004, "cputop")):  # event boundaries
         kdir, last_ts = damage_bug446190(tracemux, corpus, tmp, off)
-        trc, tout, terr = run(tracemux, ["analyze", cmd, kdir])
-        erc, eout, _ = lttng(f"lttng-{cmd}", ["--no-progress", "--end", str(last_ts), intact])
-        what = f"damaged {cmd} at byte {off}"
-        if trc != 1 or b"channel0_1: at byte" not in terr:
-            rep.fail(what, f"exit {trc}, stderr {terr[:300]!r}")
-        elif erc != 0 or eout != tout:
-            rep.fail(what, first_diff(eout, tout))
-        else:
-            rep.ok()
+        compare_damaged(rep, tracemux, cmd, kdir, intact, last_ts, "channel0_1", off)
 
 
 def check_not_kernel(rep, tracemux, corpus):

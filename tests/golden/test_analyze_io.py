@@ -29,7 +29,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bt2ref import Report, first_diff, parse_args, run  # noqa: E402
-from test_analyze import json_diff, link_kernel, lttng, require_tools  # noqa: E402
+from test_analyze import compare_damaged, json_diff, link_kernel, lttng, require_tools  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 IO_TRACE = os.path.join(HERE, "..", "data", "analyze-io", "kernel")
@@ -151,15 +151,7 @@ def check_damaged(rep, tracemux, tmp):
         return
     intact = os.path.join(tmp, "io", "kernel")
     for cmd in ("iolog", "iousagetop"):
-        trc, tout, terr = run(tracemux, ["analyze", cmd, kdir])
-        erc, eout, _ = lttng(f"lttng-{cmd}", ["--no-progress", "--end", str(ts[-1]), intact])
-        what = f"damaged {cmd} at byte {off}"
-        if trc != 1 or b"channel0_2: at byte" not in terr:
-            rep.fail(what, f"exit {trc}, stderr {terr[:300]!r}")
-        elif erc != 0 or eout != tout:
-            rep.fail(what, first_diff(eout, tout))
-        else:
-            rep.ok()
+        compare_damaged(rep, tracemux, cmd, kdir, intact, ts[-1], "channel0_2", off)
 
 
 def check_ctf2(rep, tracemux, tmp):
