@@ -45,13 +45,20 @@ DAMAGED = [
 DAMAGES_PER_FILE = 4
 
 
-def corpus_inputs(corpus, quick):
+def corpus_groups(corpus):
+    """The corpus's CTF 1.8 traces (babeltrace's tests), CTF 2 conversions,
+    trace.dat files and XRay logs, each list sorted."""
     bt = os.path.join(corpus, "babeltrace-tests/ctf-traces")
     ctf = sorted(os.path.dirname(m) for m in glob.glob(os.path.join(bt, "**/metadata"), recursive=True))
     ctf2 = sorted(d for d in glob.glob(os.path.join(corpus, "ctf2/converted/*"))
                   if os.path.isfile(os.path.join(d, "metadata")))
     dat = sorted(glob.glob(os.path.join(corpus, "tracecmd-samples/*.dat")))
     xray = sorted(glob.glob(os.path.join(corpus, "xray-samples/*.xray")))
+    return ctf, ctf2, dat, xray
+
+
+def corpus_inputs(corpus, quick):
+    ctf, ctf2, dat, xray = corpus_groups(corpus)
     here = os.path.dirname(os.path.abspath(__file__))
     regressions = sorted(glob.glob(os.path.join(here, "../../fuzz/regressions/tracedat/*")) +
                          glob.glob(os.path.join(here, "../../fuzz/regressions/xray/*")))

@@ -30,7 +30,7 @@ import tempfile
 
 from bt2ref import Report, parse_args, run
 from jobsdiff import cut_or_flip, files_difference, jobs_difference, take_quick_flag
-from test_parallel import DAMAGED, FILTER, damaged_copies, trim_range
+from test_parallel import DAMAGED, FILTER, corpus_groups, damaged_copies, trim_range
 
 JOBS = ["1", "2", "8"]
 CTF_SETS = [["-o", "ctf"], ["-o", "ctf", "--ctf-version=2"], ["-o", "ctf", "--ctf-packet-size=200"]]
@@ -38,13 +38,8 @@ CHROME_SETS = [["-o", "chrome"], ["-o", "chrome", "--sched-slices"]]
 
 
 def inputs(corpus, quick):
-    bt = os.path.join(corpus, "babeltrace-tests/ctf-traces")
-    ctf = sorted(os.path.dirname(m) for m in glob.glob(os.path.join(bt, "**/metadata"), recursive=True))
-    ctf2 = sorted(d for d in glob.glob(os.path.join(corpus, "ctf2/converted/*"))
-                  if os.path.isfile(os.path.join(d, "metadata")))
-    dat = sorted(glob.glob(os.path.join(corpus, "tracecmd-samples/*.dat")))
     # XRay: one unit of several streams (threads) for the CTF writer; Chrome sequential.
-    xray = sorted(glob.glob(os.path.join(corpus, "xray-samples/*.xray")))
+    ctf, ctf2, dat, xray = corpus_groups(corpus)
     if quick:
         return ctf[::12] + ctf2[::60] + dat[:2] + xray[:1]
     return ctf + ctf2[::4] + dat + xray
