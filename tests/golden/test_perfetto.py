@@ -36,7 +36,14 @@ User-space traces (LTTng-UST, CTF 2, XRay):
   a track event without track_uuid is on its sequence's
   TracePacketDefaults track (forgotten when the sequence's state is
   cleared);
-- no packet (nor TracePacketDefaults) sets timestamp_clock_id.
+- no packet (nor TracePacketDefaults) sets timestamp_clock_id;
+- time (check_time): when the clocks count from the Unix epoch, one
+  ClockSnapshot {BOOTTIME T, REALTIME T + R}, primary clock BOOTTIME, T + R
+  the first event's epoch ns, R the least epoch offset of the traces'
+  clocks (from -o json's ts_ns and cycles), and every time written (track
+  events, descriptors, process trees, FtraceEvents) an event's epoch ns less
+  that R, never below 0 (undoing the rebase fails); else (trace.dat) no
+  snapshot and the times of -o json.
 
 Also: --jobs 1, 2 and 4 give the same bytes (kernel, kernel + UST, UST:
 formatted per stream on the workers; XRay, one unit for the runner, which
@@ -244,18 +251,25 @@ def descriptor(raw):
 # ---- the JSON side ----
 
 def trace_domains(tracemux, path):
-    """trace name -> (kernel?, lttng-modules?) from `tracemux info`."""
+    """trace name -> [kernel?, lttng-modules?, every clock from the Unix epoch?, the first
+    clock's frequency] from `tracemux info`."""
     rc, out, err = run(tracemux, ["info", path])
     doms, cur = {}, None
     for line in out.decode("utf-8", "replace").splitlines():
         m = re.match(r'trace "(.*)"(?: \(UUID [^)]*\))?$', line)
         if m:
             cur = m.group(1)
-            doms[cur] = [path.endswith(".dat"), False]
+            doms[cur] = [path.endswith(".dat"), False, True, None]
         elif cur is not None and line.strip() == "domain: kernel":
             doms[cur][0] = True
         elif cur is not None and line.strip() == "tracer_name: lttng-modules":
             doms[cur][1] = True
+        elif cur is not None and (m := re.match(r"  clock .*: (\d+) Hz(.*)$", line)):
+            doms[cur][2] = doms[cur][2] and m.group(2) == ", origin: Unix epoch"
+            if doms[cur][3] is None:
+                doms[cur][3] = int(m.group(1))
+    for d in doms.values():
+        d[2] = d[2] and d[3] is not None
     return doms
 
 
@@ -386,6 +400,7 @@ class Checker:
         doms = trace_domains(self.tracemux, path)
         kern = [e for e in evs if doms.get(e["trace"], [False])[0]]
         user = [e for e in evs if not doms.get(e["trace"], [False])[0]]
+        self.shift = self.check_time(root, evs, doms, errs)
         # PERFETTO.md: one time domain, no timestamp_clock_id anywhere
         for _, pkt in root:
             tpd = get(pkt, "trace_packet_defaults")
@@ -402,6 +417,77 @@ class Checker:
         else:
             self.rep.ok()
         return out
+
+    @staticmethod
+    def check_time(root, evs, doms, errs):
+        """The time domain: when the clocks count from the Unix epoch, every time written
+        is the event's epoch ns less one R for the whole output, the least epoch offset of
+        the traces' clocks (the tracers' own values: for LTTng, ns since boot), and one
+        ClockSnapshot {BOOTTIME T, REALTIME T + R} (primary clock BOOTTIME) says R, T being
+        the first event's time; else (trace.dat...) no snapshot and the model's ns.  Each
+        trace's offset comes from -o json's ts_ns and cycles (ts_ns = offset +
+        cycles * 1e9 / frequency).  Returns R, which maps the written times to -o json's."""
+        snaps = [get(pkt, "clock_snapshot") for _, pkt in root
+                 if get(pkt, "clock_snapshot") is not None]
+        offsets = {}
+        for e in evs:
+            d = doms.get(e["trace"])
+            if d and d[3] and "cycles" in e and "ts_ns" in e:
+                c = e["cycles"] if d[3] == 10 ** 9 else int(1e9 * e["cycles"] / d[3])
+                offsets.setdefault(e["trace"], set()).add(e["ts_ns"] - c)
+        for t, o in offsets.items():
+            if len(o) != 1:
+                errs.append(f"time: trace {t}: ts_ns - cycles not constant in -o json ({sorted(o)[:3]})")
+        epoch = bool(doms) and all(d[2] for d in doms.values())
+        first = evs[0] if evs else None
+        want_snap = first is not None and doms.get(first["trace"], [0, 0, False])[2]
+        want_r = 0
+        if epoch and offsets and all(t in offsets for t in doms):
+            want_r = max(min(min(o) for o in offsets.values()), 0)
+        if len(snaps) > 1 or bool(snaps) != bool(want_snap):
+            errs.append(f"time: {len(snaps)} ClockSnapshot packets, expected "
+                        f"{1 if want_snap else 0}")
+            return want_r
+        if not snaps:
+            r = 0
+        else:
+            cs = snaps[0]
+            clocks = {int(get(c, "clock_id")): int(get(c, "timestamp"))
+                      for c in get_all(cs, "clocks")}
+            if set(clocks) != {1, 6} or get(cs, "primary_trace_clock") != "6":
+                errs.append(f"time: ClockSnapshot {cs}: expected BOOTTIME (6) and REALTIME (1), "
+                            f"primary_trace_clock 6")
+                return want_r
+            r = clocks[1] - clocks[6]
+            if clocks[1] != max(first.get("ts_ns", 0), 0):
+                errs.append(f"time: ClockSnapshot T + R = {clocks[1]}, the first event's "
+                            f"epoch ns {first.get('ts_ns')}")
+        if r != want_r:
+            errs.append(f"time: R = REALTIME - BOOTTIME = {r}, expected the least epoch "
+                        f"offset {want_r} (per trace {sorted((t, sorted(o)) for t, o in offsets.items())})")
+        # every packet kind in the same domain: each time written, plus R, is an event's
+        # (a descriptor's or process tree's is the time of the event that made it)
+        times = {max(e.get("ts_ns", 0), 0) for e in evs}
+        for _, pkt in root:
+            stamps = [get(pkt, "timestamp")]
+            b = get(pkt, "ftrace_events")
+            if b is not None:
+                stamps += [get(ev, "timestamp") for ev in get_all(b, "event")]
+            for ts in stamps:
+                if ts is None:
+                    continue
+                ts = int(ts)
+                if ts >= 1 << 63:
+                    errs.append(f"time: timestamp {ts} underflowed")
+                elif ts + r not in times:
+                    errs.append(f"time: timestamp {ts} + R {r} is no event's time "
+                                f"({sorted(k for k, _ in pkt)})")
+                elif ts + want_r not in times:
+                    errs.append(f"time: timestamp {ts} not rebased by R {want_r}")
+                else:
+                    continue
+                return r
+        return r
 
     # kernel
 
@@ -428,7 +514,7 @@ class Checker:
                 if ts is None or pid is None or len(payload) != 1:
                     errs.append(f"cpu {cpu}: event without timestamp/pid/one payload: {ev}")
                     continue
-                ts = int(ts)
+                ts = int(ts) + self.shift
                 if ts < last.get(cpu, 0):
                     errs.append(f"cpu {cpu}: time goes back to {ts}")
                 last[cpu] = ts
@@ -761,7 +847,7 @@ class Checker:
                 errs.append(f"track event on track {uuid} before its descriptor")
                 continue
             typ = get(te, "type")
-            ts = int(get(pkt, "timestamp"))
+            ts = int(get(pkt, "timestamp")) + self.shift
             tseq = got.setdefault(tracks[uuid], [])
             if typ == "TYPE_SLICE_BEGIN":
                 depth[uuid] = depth.get(uuid, 0) + 1

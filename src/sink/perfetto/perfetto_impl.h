@@ -145,6 +145,9 @@ struct tmx_perfetto {
 	struct imap tgid_of;         /* ptree.c: tid -> tgid, where known */
 	struct imap parent_of;       /* ptree.c: tid -> the task that forked it */
 	bool clock_done;
+	/* R: subtracted from every time written (perfetto.c epoch_rebase), known before any
+	 * worker formats: the epoch clocks' values as their tracer counted them */
+	int64_t rebase;
 	int64_t last_ns;             /* the last event's time (the tasks' names are given then) */
 	/* user space: a sequence per stream (the last one for streams not of the source) */
 	const struct tmx_source *src;
@@ -162,6 +165,12 @@ struct tmx_perfetto {
 	size_t zcap;
 	int zfd, zerr;
 };
+
+/* A model time as written: its ns less the output's rebase, never below 0. */
+static inline uint64_t pf_ts(const struct tmx_perfetto *s, int64_t ns)
+{
+	return ns > s->rebase ? (uint64_t)(ns - s->rebase) : 0;
+}
 
 bool pf_fmt_init(struct pf_fmt *f, const struct tmx_perfetto *sink);
 /* The formatter's cache of a stream (its CPU, its sequence); NULL when out of memory. */

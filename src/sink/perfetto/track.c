@@ -199,7 +199,7 @@ bool pf_uemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *
 {
 	struct pf_upiece h;
 	const uint8_t *body = piece + sizeof(h), *interned, *name;
-	uint64_t ts = msg->ns > 0 ? (uint64_t)msg->ns : 0;
+	uint64_t ts = pf_ts(s, msg->ns);
 	struct pf_track *t;
 	unsigned type = PF_TE_INSTANT, n_end = 0;
 	struct pf_seqdef *sd;
