@@ -938,7 +938,7 @@ class Checker:
 
 # FieldDescriptorProto types of the extensions' fields: as .proto text, as DebugAnnotation's field
 EXT_TYPES = {1: "double", 3: "int64", 4: "uint64", 9: "string", 18: "sint64"}
-ANN_KEY = {1: "double_value", 4: "uint_value", 9: "string_value", 18: "int_value"}
+ANN_KEY = {1: "double_value", 3: "int_value", 4: "uint_value", 9: "string_value", 18: "int_value"}
 
 
 def extensions(root, errs):

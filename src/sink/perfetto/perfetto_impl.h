@@ -46,11 +46,13 @@ struct pf_class {
 	uint8_t pn_scope;            /* user: the procname context (scope TMX_N_SCOPES: none) */
 	int16_t pn_member;
 	uint32_t leaf_base;          /* user: its first leaf's number among all classes' leaves */
-	/* user: its TrackEvent extension (uext.c; 0: none), the leaves it can carry (bit = index),
-	 * and whether its ExtensionDescriptor was written (track.c, in merged order) */
-	uint32_t ext_field;
+	/* user: its TrackEvent extensions (uext.c; 0: none): signed integers as sint64, and as
+	 * int64 for events whose signed values are all positive (0: the class has none); the leaves
+	 * they can carry (bit = index), and whether each one's ExtensionDescriptor was written
+	 * (track.c, in merged order) */
+	uint32_t ext_field, ext_field_pos;
 	uint32_t ext_leaves;
-	bool ext_described;
+	bool ext_described, ext_pos_described;
 };
 
 /* The open bundle of a CPU. */
@@ -204,9 +206,10 @@ bool pf_uemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *
 void pf_user_class_init(struct pf_class *c, const struct tmx_event_class *ec, bool xray);
 void pf_user_free(struct tmx_perfetto *s);
 void pf_seq_free(struct pf_seq *q);
-/* uext.c: a class's extension (after its leaves), and its ExtensionDescriptor packet. */
+/* uext.c: a class's extensions (after its leaves), and the ExtensionDescriptor packet of one
+ * (pos: the int64 one). */
 void pf_uext_init(struct pf_class *c);
-void pf_uext_describe(struct tmx_perfetto *s, struct pf_class *c);
+void pf_uext_describe(struct tmx_perfetto *s, struct pf_class *c, bool pos);
 
 /* Every piece starts with its side (enum pf_side). */
 static inline uint32_t pf_piece_side(const uint8_t *piece)
@@ -231,7 +234,7 @@ struct pf_upiece {
 	uint32_t body_len;           /* TrackEvent fields after type and track (name, annotations) */
 	uint32_t name_len;           /* the thread's name (PU_NAMED) */
 };
-enum { PU_THREAD = 1, PU_CLEARED = 2, PU_NAMED = 4, PU_EXT = 8 };
+enum { PU_THREAD = 1, PU_CLEARED = 2, PU_NAMED = 4, PU_EXT = 8, PU_EXT_POS = 16 };
 #define PU_STREAM_KEY UINT64_MAX
 
 #endif

@@ -207,8 +207,11 @@ bool pf_uemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *
 	size_t at;
 
 	memcpy(&h, piece, sizeof(h));
+	/* before its first use */
 	if ((h.flags & PU_EXT) && !s->classes[h.class_num]->ext_described)
-		pf_uext_describe(s, s->classes[h.class_num]);   /* before its first use */
+		pf_uext_describe(s, s->classes[h.class_num], false);
+	if ((h.flags & PU_EXT_POS) && !s->classes[h.class_num]->ext_pos_described)
+		pf_uext_describe(s, s->classes[h.class_num], true);
 	interned = body + h.body_len;
 	name = interned + h.interned_len;
 	sd = &s->seqdef[h.seq_id - 1];

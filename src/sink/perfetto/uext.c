@@ -54,25 +54,31 @@ static bool is_ident(const char *s)
 
 void pf_uext_init(struct pf_class *c)
 {
-	c->ext_field = 0;
+	bool sint = false;
+
+	c->ext_field = c->ext_field_pos = 0;
 	c->ext_leaves = 0;
-	if (c->num > PF_TE_EXT_LAST - PF_TE_EXT_FIRST)
+	if (c->num >= PF_EXT_CLASSES)
 		return;   /* past the range: debug annotations only */
 	for (size_t i = 0; i < c->leaves.n && i < 32; i++)
 		if (is_ident(c->leaves.leaf[i].name)) {
 			c->ext_leaves |= 1u << i;
 			/* its elements packed, not its -o json text (useq.c) */
 			c->leaves.leaf[i].raw = c->leaves.leaf[i].int_array != 0;
+			sint |= c->leaves.leaf[i].type == PF_LEAF_INT && !c->leaves.leaf[i].int_array;
 		}
-	if (c->ext_leaves)
-		c->ext_field = PF_TE_EXT_FIRST + c->num;
+	if (!c->ext_leaves)
+		return;
+	c->ext_field = PF_TE_EXT_FIRST + c->num;
+	if (sint)
+		c->ext_field_pos = PF_TE_EXT_FIRST + PF_EXT_CLASSES + c->num;
 }
 
-static uint32_t proto_type(uint8_t leaf_type)
+static uint32_t proto_type(uint8_t leaf_type, bool pos)
 {
 	switch (leaf_type) {
 	case PF_LEAF_INT:
-		return PF_TYPE_SINT64;
+		return pos ? PF_TYPE_INT64 : PF_TYPE_SINT64;
 	case PF_LEAF_UINT:
 		return PF_TYPE_UINT64;
 	case PF_LEAF_DOUBLE:
@@ -96,13 +102,19 @@ static char *put_dec(char *p, uint32_t v)
 	return p;
 }
 
-void pf_uext_describe(struct tmx_perfetto *s, struct pf_class *c)
+void pf_uext_describe(struct tmx_perfetto *s, struct pf_class *c, bool pos)
 {
 	struct tmx_buf *b = &s->pkt;
 	char name[16] = "E", file[32] = "tracemux/e", type[32] = ".tracemux.E";
 	size_t ed, fds, fd, msg, fld, opt;
 
-	c->ext_described = true;
+	if (pos) {
+		name[0] = type[10] = 'P';
+		file[9] = 'p';
+		c->ext_pos_described = true;
+	} else {
+		c->ext_described = true;
+	}
 	*put_dec(name + 1, c->num) = 0;
 	memcpy(put_dec(file + 10, c->num), ".proto", 7);
 	*put_dec(type + 11, c->num) = 0;
@@ -131,14 +143,14 @@ void pf_uext_describe(struct tmx_perfetto *s, struct pf_class *c)
 			pb_close(b, opt);
 		} else {
 			pb_uint(b, PF_FIELD_LABEL, PF_LABEL_OPTIONAL);
-			pb_uint(b, PF_FIELD_TYPE, proto_type(l->type));
+			pb_uint(b, PF_FIELD_TYPE, proto_type(l->type, pos));
 		}
 		pb_close(b, fld);
 	}
 	fld = pb_open(b, PF_DESC_EXTENSION);
 	pb_string(b, PF_FIELD_NAME, "debug");
 	pb_string(b, PF_FIELD_EXTENDEE, ".perfetto.protos.TrackEvent");
-	pb_uint(b, PF_FIELD_NUMBER, c->ext_field);
+	pb_uint(b, PF_FIELD_NUMBER, pos ? c->ext_field_pos : c->ext_field);
 	pb_uint(b, PF_FIELD_LABEL, PF_LABEL_OPTIONAL);
 	pb_uint(b, PF_FIELD_TYPE, PF_TYPE_MESSAGE);
 	pb_string(b, PF_FIELD_TYPE_NAME, type);

@@ -363,11 +363,20 @@ static bool function_of(const struct pf_class *c, const struct tmx_event *ev,
 	return true;
 }
 
+/* A signed integer written in the extension: where its value is, the value. */
+struct ext_int {
+	size_t at;
+	int64_t v;
+};
+
 struct ann_ctx {
 	struct pf_fmt *f;
 	struct pf_seq *q;
 	const struct pf_class *c;
 	uint64_t first_iid;
+	struct ext_int ints[PF_LEAVES_MAX];   /* the extension's signed integers, in order */
+	size_t n_ints;
+	bool neg;                            /* one of them is negative */
 };
 
 /*
@@ -452,8 +461,19 @@ static void put_annotation(void *ctx, const struct pf_leaf *leaf, const struct p
 		      str_value(a->f, a->q, a->c->leaf_base + (uint32_t)v->index, v->s, v->len);
 		break;
 	}
-	if (!iid && ext && put_ext(&a->f->ext, leaf, v))
+	if (!iid && ext) {
+		size_t at = a->f->ext.len;
+
+		if (!put_ext(&a->f->ext, leaf, v))
+			goto annotation;
+		if (leaf->type == PF_LEAF_INT && !leaf->int_array && a->n_ints < PF_LEAVES_MAX) {
+			a->ints[a->n_ints].at = at + pb_varint_size((v->index + 1) << 3);
+			a->ints[a->n_ints++].v = v->i;
+			a->neg |= v->i < 0;
+		}
 		return;
+	}
+annotation:
 	body = 1 + pb_varint_size(name);
 	if (leaf->type != PF_LEAF_STRING)
 		body += 1 + (vlen ? vlen : pb_varint_size(val));
@@ -490,25 +510,51 @@ static void put_annotation(void *ctx, const struct pf_leaf *leaf, const struct p
 }
 
 /*
- * An instant's body: the class's name, its payload's leaves as debug
- * annotations and fields of the class's extension (after them; true when
- * there are any).
+ * The extension's signed integers, none negative, rewritten from sint64
+ * (zig-zag: 2v) to int64 (v), which is never longer (prio 120: one byte,
+ * not two): in place, front to back.
  */
-static bool instant_body(struct pf_fmt *f, struct pf_seq *q, const struct pf_class *c,
-			 const struct tmx_event *ev)
+static void ext_as_int64(struct tmx_buf *b, const struct ext_int *ints, size_t n)
 {
-	struct ann_ctx a = { f, q, c, 0 };
+	uint8_t *p = b->p, *w = p + ints[0].at;
+	size_t r = ints[0].at;
+
+	for (size_t i = 0; i < n; i++) {
+		memmove(w, p + r, ints[i].at - r);
+		w += ints[i].at - r;
+		w = pb_put_varint(w, (uint64_t)ints[i].v);
+		r = ints[i].at + pb_varint_size(2 * (uint64_t)ints[i].v);
+	}
+	memmove(w, p + r, b->len - r);
+	b->len = (size_t)(w - p) + b->len - r;
+}
+
+/*
+ * An instant's body: the class's name, its payload's leaves as debug
+ * annotations and fields of one of the class's extensions (after them):
+ * its PU_EXT* flag, 0 when there are none.  Which extension is a function
+ * of the event's values alone (whatever the jobs or the order): the int64
+ * one when it has signed integers there and none is negative.
+ */
+static uint8_t instant_body(struct pf_fmt *f, struct pf_seq *q, const struct pf_class *c,
+			    const struct tmx_event *ev)
+{
+	struct ann_ctx a = { .f = f, .q = q, .c = c };
+	bool pos;
 
 	pb_uint(&f->piece, PF_TE_NAME_IID, class_name(f, q, c));
 	if (!c->leaves.n)
-		return false;
+		return 0;
 	a.first_iid = leaf_names(f, q, c);
 	f->ext.len = 0;
 	pf_leaves_walk(&c->leaves, ev->scopes[TMX_SCOPE_PAYLOAD], f->render, put_annotation, &a);
-	if (!f->ext.len)
-		return false;
-	pb_bytes(&f->piece, c->ext_field, f->ext.p, f->ext.len);
-	return true;
+	if (!f->ext.len || f->ext.oom)
+		return 0;
+	pos = c->ext_field_pos && a.n_ints && !a.neg;
+	if (pos)
+		ext_as_int64(&f->ext, a.ints, a.n_ints);
+	pb_bytes(&f->piece, pos ? c->ext_field_pos : c->ext_field, f->ext.p, f->ext.len);
+	return pos ? PU_EXT_POS : PU_EXT;
 }
 
 /* The thread's name (procname context), when this is its first event on the sequence. */
@@ -563,13 +609,12 @@ bool pf_uformat(struct pf_fmt *f, const struct pf_class *c, const struct tmx_msg
 			if (!iid)
 				return false;
 			pb_uint(&f->piece, PF_TE_NAME_IID, iid);
-		} else if (instant_body(f, q, c, ev)) {   /* an exit of no open call is an instant */
-			h.flags |= PU_EXT;
+		} else {   /* an exit of no open call is an instant */
+			h.flags |= instant_body(f, q, c, ev);
 		}
 	} else {
 		h.ukind = PF_U_INSTANT;
-		if (instant_body(f, q, c, ev))
-			h.flags |= PU_EXT;
+		h.flags |= instant_body(f, q, c, ev);
 	}
 	/* last: pf_utf8's text lasts until its next call */
 	if ((h.flags & PU_THREAD) && (pn = thread_name(f, q, c, ev, h.key, &pnlen)))
