@@ -250,16 +250,17 @@ def descriptor(raw):
 
 # ---- the JSON side ----
 
-def trace_domains(tracemux, path):
+def trace_domains(tracemux, paths):
     """trace name -> [kernel?, lttng-modules?, every clock from the Unix epoch?, the first
-    clock's frequency] from `tracemux info`."""
-    rc, out, err = run(tracemux, ["info", path])
+    clock's frequency] from `tracemux info` of the inputs `paths`."""
+    rc, out, err = run(tracemux, ["info"] + paths)
     doms, cur = {}, None
     for line in out.decode("utf-8", "replace").splitlines():
         m = re.match(r'trace "(.*)"(?: \(UUID [^)]*\))?$', line)
         if m:
             cur = m.group(1)
-            doms[cur] = [path.endswith(".dat"), False, True, None]
+            doms[cur] = [cur.endswith(".dat") or all(p.endswith(".dat") for p in paths), False,
+                         True, None]
         elif cur is not None and line.strip() == "domain: kernel":
             doms[cur][0] = True
         elif cur is not None and line.strip() == "tracer_name: lttng-modules":
@@ -397,7 +398,8 @@ class Checker:
         root = self.decode(out, what, errs)
         if root is None:
             return None
-        doms = trace_domains(self.tracemux, path)
+        # the traces of every input (others may be in `extra`)
+        doms = trace_domains(self.tracemux, [x for x in extra if os.path.isdir(x)] + [path])
         kern = [e for e in evs if doms.get(e["trace"], [False])[0]]
         user = [e for e in evs if not doms.get(e["trace"], [False])[0]]
         self.shift = self.check_time(root, evs, doms, errs)
@@ -992,6 +994,20 @@ def extensions(root, errs):
     return exts, text
 
 
+def check_both_extensions(rep, exts, what):
+    """A class's two extensions both used: the same fields, signed ones sint64 in one and
+    int64 in the other (uext.c)."""
+    kinds = {}
+    for _, fields in exts.values():
+        signed = tuple(sorted(n for n, t in fields.items() if t in (3, 18)))
+        if signed:
+            kinds.setdefault(signed, set()).update(t for t in fields.values() if t in (3, 18))
+    if any(k == {3, 18} for k in kinds.values()):
+        rep.ok()
+    else:
+        rep.fail(f"{what}: no class with both its sint64 and int64 extensions ({exts})")
+
+
 # --jobs: the same bytes for N = 1, 2, 4 (kernel, LTTng kernel, kernel +
 # UST, UST instants and slices, XRay, the 1M-event benchmark trace when
 # bench/perfetto.sh made it)
@@ -1098,6 +1114,17 @@ def main():
     # tests/data/sample-trace (bench/gen-lttng-like.py): UST values of every leaf type in the
     # classes' extensions (negative integers, doubles, byte sequences, empty ones as "[]")
     c.check(os.path.join(HERE, "..", "data", "sample-trace"), what="sample-trace (extensions)")
+    # make-kernel.py --ust: a class whose signed values are positive in some events (its
+    # int64 extension) and negative in others (its sint64 one); two such traces of clocks
+    # 1.6e9 and 1.7e9 s from the epoch merged: one R, the least offset
+    with tempfile.TemporaryDirectory() as tmp:
+        u1, u2 = os.path.join(tmp, "u1"), os.path.join(tmp, "u2")
+        for sec, d in (("1700000000", u1), ("1600000000", u2)):
+            subprocess.run([sys.executable, os.path.join(PROTO_DIR, "make-kernel.py"), "--ust",
+                            sec, d], check=True)
+        c.check(u1, what="UST signed values (make-kernel.py --ust)")
+        check_both_extensions(rep, c.exts, "app:signed")
+        c.check(u2, [u1], what="two UST traces, clocks 1.6e9 and 1.7e9 s from the epoch")
     check_jobs(rep, args.tracemux, corpus)
     check_zstd(rep, args.tracemux, corpus)
     # a damaged LTTng kernel trace (bytes overwritten in a packet of one of
