@@ -994,6 +994,52 @@ def extensions(root, errs):
     return exts, text
 
 
+def descriptor_files(root):
+    """Each ExtensionDescriptor file of a decoded trace: (name, its extension's number, its
+    message's name and fields as decoded)."""
+    out = []
+    for _, pkt in root:
+        ed = get(pkt, "extension_descriptor")
+        for fd in get_all(get(ed, "extension_set") or [], "file") if ed is not None else ():
+            for m in get_all(fd, "message_type"):
+                nums = [int(get(x, "number")) for x in get_all(m, "extension")]
+                out.append((unq(get(fd, "name")).decode(), nums[0] if nums else None,
+                            unq(get(m, "name")).decode(), repr(get_all(m, "field"))))
+    return out
+
+
+def check_concatenated(rep, checker, tracemux, paths):
+    """Concatenated outputs (Perfetto reads them as one trace, loading a descriptor file
+    name once and keeping the first definition of an extension number): a file name is
+    the same for the same content only, a number is never given to two contents, and the
+    names are E<number>_<16 hex digits> (uext.c), the same in every output."""
+    outs = [run(tracemux, ["-o", "perfetto", p])[1] for p in paths]
+    root = checker.decode(b"".join(outs + outs[:1]), "concatenated outputs")
+    if root is None:
+        return
+    files = descriptor_files(root)
+    by_name, by_num, errs = {}, {}, []
+    for name, num, mname, fields in files:
+        content = (num, mname, fields)
+        if by_name.setdefault(name, content) != content:
+            errs.append(f"file {name}: two contents")
+        if by_num.setdefault(num, (mname, fields)) != (mname, fields):
+            errs.append(f"extension number {num}: two contents ({by_num[num][0]}, {mname})")
+        if not re.fullmatch(rf"tracemux/E{num}_[0-9a-f]{{16}}\.proto", name) or \
+                name != f"tracemux/{mname}.proto":
+            errs.append(f"file {name}: not named by its number and hash ({mname})")
+    first = descriptor_files(checker.decode(outs[0], "first output") or [])
+    if [f for f in files if f in first] != first + first:
+        errs.append("the first output's descriptors differ when it comes again")
+    if len(by_name) < 2:
+        errs.append(f"only {len(by_name)} descriptor files")
+    if errs:
+        rep.fail(f"concatenated outputs of {[os.path.basename(p) for p in paths]}",
+                 "\n".join(errs[:10]))
+    else:
+        rep.ok()
+
+
 def check_both_extensions(rep, exts, what):
     """A class's two extensions both used: the same fields, signed ones sint64 in one and
     int64 in the other (uext.c)."""
@@ -1125,6 +1171,9 @@ def main():
         c.check(u1, what="UST signed values (make-kernel.py --ust)")
         check_both_extensions(rep, c.exts, "app:signed")
         c.check(u2, [u1], what="two UST traces, clocks 1.6e9 and 1.7e9 s from the epoch")
+        # their outputs and sample-trace's concatenated: class 0 of each has other fields
+        check_concatenated(rep, c, args.tracemux,
+                           [os.path.join(HERE, "..", "data", "sample-trace"), u1, u2])
     check_jobs(rep, args.tracemux, corpus)
     check_zstd(rep, args.tracemux, corpus)
     # a damaged LTTng kernel trace (bytes overwritten in a packet of one of

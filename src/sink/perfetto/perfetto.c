@@ -218,6 +218,7 @@ void tmx_perfetto_free(struct tmx_perfetto *s)
 	imap_free(&s->stream_cpu);
 	imap_free(&s->tgid_of);
 	imap_free(&s->parent_of);
+	imap_free(&s->ext_num);
 	pf_fmt_free(&s->fmt);
 	pf_user_free(s);
 	tmx_buf_free(&s->pkt);
@@ -298,8 +299,11 @@ static struct pf_class *class_of(struct tmx_perfetto *s, const struct tmx_event_
 		s->n_leaves += c->leaves.n;
 	}
 	*slot = c->num = (uint32_t)s->n_classes;
-	if (c->side == PF_SIDE_USER)
-		pf_uext_init(c);
+	if (c->side == PF_SIDE_USER && !pf_uext_init(s, c)) {
+		pf_leaves_free(&c->leaves);
+		free(c);
+		return NULL;
+	}
 	s->classes[s->n_classes++] = c;
 	return c;
 }

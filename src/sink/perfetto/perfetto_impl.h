@@ -51,6 +51,7 @@ struct pf_class {
 	 * they can carry (bit = index), and whether each one's ExtensionDescriptor was written
 	 * (track.c, in merged order) */
 	uint32_t ext_field, ext_field_pos;
+	uint64_t ext_hash[2];        /* user: the hash of each extension's fields (its name) */
 	uint32_t ext_leaves;
 	bool ext_described, ext_pos_described;
 };
@@ -157,6 +158,7 @@ struct tmx_perfetto {
 	size_t n_seqs;
 	struct pf_seqdef *seqdef;    /* track.c, per sequence: its default track (merged order) */
 	size_t n_leaves;             /* all user classes' leaves */
+	struct imap ext_num;         /* uext.c: extension number -> its first class number * 2 + pos */
 	struct imap track_of;        /* (pid, tid) or stream -> number in `tracks` */
 	struct pf_track *tracks;
 	size_t n_tracks, cap_tracks;
@@ -208,7 +210,7 @@ void pf_user_free(struct tmx_perfetto *s);
 void pf_seq_free(struct pf_seq *q);
 /* uext.c: a class's extensions (after its leaves), and the ExtensionDescriptor packet of one
  * (pos: the int64 one). */
-void pf_uext_init(struct pf_class *c);
+bool pf_uext_init(struct tmx_perfetto *s, struct pf_class *c);
 void pf_uext_describe(struct tmx_perfetto *s, struct pf_class *c, bool pos);
 
 /* Every piece starts with its side (enum pf_side). */

@@ -163,11 +163,9 @@
 #define PF_DA_STRING 6
 #define PF_DA_NAME 10
 /* TrackEvent's extension range "for future use": extensions 3000 to 9899 (track_event.proto;
- * 1000-2999 are Chromium's and Android's).  tracemux gives each user-space class two. */
+ * 1000-2999 are Chromium's and Android's).  tracemux numbers each user-space class's two by their content (uext.c). */
 #define PF_TE_EXT_FIRST 3000
 #define PF_TE_EXT_LAST 9899
-/* classes with extensions: two numbers each (uext.c), 3000 + N and 3000 + PF_EXT_CLASSES + N */
-#define PF_EXT_CLASSES ((PF_TE_EXT_LAST - PF_TE_EXT_FIRST + 1) / 2)
 /* interned: InternedData.debug_annotation_string_values; not in PERFETTO.md, checked with the
  * search tool against code generated from debug_annotation.proto (string_value_iid = 17) */
 #define PF_DA_STRING_IID 17

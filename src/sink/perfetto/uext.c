@@ -52,28 +52,6 @@ static bool is_ident(const char *s)
 	return true;
 }
 
-void pf_uext_init(struct pf_class *c)
-{
-	bool sint = false;
-
-	c->ext_field = c->ext_field_pos = 0;
-	c->ext_leaves = 0;
-	if (c->num >= PF_EXT_CLASSES)
-		return;   /* past the range: debug annotations only */
-	for (size_t i = 0; i < c->leaves.n && i < 32; i++)
-		if (is_ident(c->leaves.leaf[i].name)) {
-			c->ext_leaves |= 1u << i;
-			/* its elements packed, not its -o json text (useq.c) */
-			c->leaves.leaf[i].raw = c->leaves.leaf[i].int_array != 0;
-			sint |= c->leaves.leaf[i].type == PF_LEAF_INT && !c->leaves.leaf[i].int_array;
-		}
-	if (!c->ext_leaves)
-		return;
-	c->ext_field = PF_TE_EXT_FIRST + c->num;
-	if (sint)
-		c->ext_field_pos = PF_TE_EXT_FIRST + PF_EXT_CLASSES + c->num;
-}
-
 static uint32_t proto_type(uint8_t leaf_type, bool pos)
 {
 	switch (leaf_type) {
@@ -102,29 +80,11 @@ static char *put_dec(char *p, uint32_t v)
 	return p;
 }
 
-void pf_uext_describe(struct tmx_perfetto *s, struct pf_class *c, bool pos)
+/* The fields of a class's extension message (DescriptorProto.field), pos: its int64 one. */
+static void put_fields(struct tmx_buf *b, const struct pf_class *c, bool pos)
 {
-	struct tmx_buf *b = &s->pkt;
-	char name[16] = "E", file[32] = "tracemux/e", type[32] = ".tracemux.E";
-	size_t ed, fds, fd, msg, fld, opt;
+	size_t fld, opt;
 
-	if (pos) {
-		name[0] = type[10] = 'P';
-		file[9] = 'p';
-		c->ext_pos_described = true;
-	} else {
-		c->ext_described = true;
-	}
-	*put_dec(name + 1, c->num) = 0;
-	memcpy(put_dec(file + 10, c->num), ".proto", 7);
-	*put_dec(type + 11, c->num) = 0;
-	ed = pb_open(b, PF_PKT_EXTENSION_DESCRIPTOR);
-	fds = pb_open(b, PF_ED_EXTENSION_SET);
-	fd = pb_open(b, PF_FDS_FILE);
-	pb_string(b, PF_FILE_NAME, file);
-	pb_string(b, PF_FILE_PACKAGE, "tracemux");
-	msg = pb_open(b, PF_FILE_MESSAGE_TYPE);
-	pb_string(b, PF_DESC_NAME, name);
 	for (size_t i = 0; i < c->leaves.n && i < 32; i++) {
 		if (!(c->ext_leaves & 1u << i))
 			continue;
@@ -147,10 +107,131 @@ void pf_uext_describe(struct tmx_perfetto *s, struct pf_class *c, bool pos)
 		}
 		pb_close(b, fld);
 	}
+}
+
+/* FNV-1a, 64 bits: the same bytes give the same hash on every machine. */
+static uint64_t fnv1a(const uint8_t *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * The number of an extension whose fields hash to h: 3000 + h mod 6900, or
+ * the next one that no other content of this output took (an extension
+ * already numbered for the same content, another class's, is shared);
+ * 0 when none is left or out of memory.  `owner`: class number * 2 + pos.
+ */
+static uint32_t ext_number(struct tmx_perfetto *s, const struct pf_class *c, uint64_t h,
+			   uint32_t owner)
+{
+	const uint32_t span = PF_TE_EXT_LAST - PF_TE_EXT_FIRST + 1;
+	uint32_t n = (uint32_t)(h % span);
+
+	for (uint32_t tries = 0; tries < span; tries++, n = (n + 1) % span) {
+		bool added;
+		uint32_t *slot = imap_get(&s->ext_num, PF_TE_EXT_FIRST + n, owner, &added);
+		const struct pf_class *o;
+
+		if (!slot)
+			return 0;
+		o = *slot / 2 == c->num ? c : s->classes[*slot / 2];   /* c: not listed yet */
+		if (added || o->ext_hash[*slot % 2] == h)
+			return PF_TE_EXT_FIRST + n;
+	}
+	return 0;
+}
+
+bool pf_uext_init(struct tmx_perfetto *s, struct pf_class *c)
+{
+	bool sint = false;
+
+	c->ext_field = c->ext_field_pos = 0;
+	c->ext_leaves = 0;
+	for (size_t i = 0; i < c->leaves.n && i < 32; i++)
+		if (is_ident(c->leaves.leaf[i].name)) {
+			c->ext_leaves |= 1u << i;
+			/* its elements packed, not its -o json text (useq.c) */
+			c->leaves.leaf[i].raw = c->leaves.leaf[i].int_array != 0;
+			sint |= c->leaves.leaf[i].type == PF_LEAF_INT && !c->leaves.leaf[i].int_array;
+		}
+	if (!c->ext_leaves)
+		return true;
+	for (int pos = 0; pos <= (int)sint; pos++) {
+		uint32_t *num = pos ? &c->ext_field_pos : &c->ext_field;
+		struct tmx_buf b = { 0 };
+		bool oom;
+
+		put_fields(&b, c, pos);
+		oom = b.oom;
+		c->ext_hash[pos] = oom ? 0 : fnv1a(b.p, b.len);
+		tmx_buf_free(&b);
+		if (oom)
+			return false;
+		*num = ext_number(s, c, c->ext_hash[pos], 2 * c->num + (uint32_t)pos);
+		if (!*num && !pos)
+			c->ext_leaves = 0;   /* no number left: debug annotations only */
+		if (!*num)
+			break;
+	}
+	return true;
+}
+
+/* A hexadecimal digit. */
+static char hex(unsigned v)
+{
+	return (char)(v < 10 ? '0' + v : 'a' + v - 10);
+}
+
+/*
+ * The extension's name: "E" + its number + "_" + its fields' hash in
+ * hexadecimal, the same for the same content in any output and distinct
+ * for distinct ones, so that concatenated outputs (which Perfetto reads
+ * as one trace, loading a descriptor file name once) keep each its own.
+ */
+static void ext_name(char *p, uint32_t number, uint64_t h)
+{
+	*p++ = 'E';
+	p = put_dec(p, number);
+	*p++ = '_';
+	for (int i = 15; i >= 0; i--)
+		*p++ = hex((unsigned)(h >> 4 * i) & 15);
+	*p = 0;
+}
+
+void pf_uext_describe(struct tmx_perfetto *s, struct pf_class *c, bool pos)
+{
+	struct tmx_buf *b = &s->pkt;
+	uint32_t number = pos ? c->ext_field_pos : c->ext_field;
+	const uint32_t *owner = imap_find(&s->ext_num, number);
+	struct pf_class *o = owner ? s->classes[*owner / 2] : c;
+	bool *mine = pos ? &c->ext_pos_described : &c->ext_described;
+	bool *first = owner ? (*owner % 2 ? &o->ext_pos_described : &o->ext_described) : mine;
+	char name[48], file[64] = "tracemux/", type[64] = ".tracemux.";
+	size_t ed, fds, fd, msg, fld;
+
+	*mine = true;
+	if (first != mine && *first)
+		return;   /* another class of the same fields described it */
+	*first = true;
+	ext_name(name, number, c->ext_hash[pos]);
+	strcat(strcpy(file + 9, name), ".proto");
+	strcpy(type + 10, name);
+	ed = pb_open(b, PF_PKT_EXTENSION_DESCRIPTOR);
+	fds = pb_open(b, PF_ED_EXTENSION_SET);
+	fd = pb_open(b, PF_FDS_FILE);
+	pb_string(b, PF_FILE_NAME, file);
+	pb_string(b, PF_FILE_PACKAGE, "tracemux");
+	msg = pb_open(b, PF_FILE_MESSAGE_TYPE);
+	pb_string(b, PF_DESC_NAME, name);
+	put_fields(b, c, pos);
 	fld = pb_open(b, PF_DESC_EXTENSION);
 	pb_string(b, PF_FIELD_NAME, "debug");
 	pb_string(b, PF_FIELD_EXTENDEE, ".perfetto.protos.TrackEvent");
-	pb_uint(b, PF_FIELD_NUMBER, pos ? c->ext_field_pos : c->ext_field);
+	pb_uint(b, PF_FIELD_NUMBER, number);
 	pb_uint(b, PF_FIELD_LABEL, PF_LABEL_OPTIONAL);
 	pb_uint(b, PF_FIELD_TYPE, PF_TYPE_MESSAGE);
 	pb_string(b, PF_FIELD_TYPE_NAME, type);
