@@ -45,6 +45,13 @@ User-space traces (LTTng-UST, CTF 2, XRay):
   that R, never below 0 (undoing the rebase fails); else (trace.dat) no
   snapshot and the times of -o json.
 
+Also: a class whose signed values are positive in some events and negative
+in others uses both its extensions (sint64, int64; make-kernel.py --ust);
+two such traces with clocks of different epoch offsets merged share one R;
+concatenated outputs name each extension file by its number and content
+hash, never give one name or one number to two contents, and an output
+gives the same descriptors again.
+
 Also: --jobs 1, 2 and 4 give the same bytes (kernel, kernel + UST, UST:
 formatted per stream on the workers; XRay, one unit for the runner, which
 -o perfetto does not split; --jobs-only runs just that, under

@@ -5,10 +5,10 @@
  * signed integers zig-zag encoded (sint64: -100 in two bytes, where
  * DebugAnnotation.int_value takes ten).
  *
- * Each class with leaves gets an extension of TrackEvent numbered
- * PF_TE_EXT_FIRST + its class number (TrackEvent's range "for future use",
- * 3000 to 9899), named `debug`, whose type holds the class's leaves
- * (field = leaf index + 1; int64 leaves as sint64, uint64, double, string;
+ * Each class with leaves gets an extension of TrackEvent (TrackEvent's
+ * range "for future use", 3000 to 9899), named `debug`, whose type holds
+ * the class's leaves (field = leaf index + 1; int64 leaves as sint64,
+ * uint64, double, string;
  * arrays and sequences of integers as packed repeated uint64 / int64, which
  * the importer shows as `debug.NAME[0]`, `debug.NAME[1]`... as it does a
  * debug annotation's array_values, where -o json and a debug annotation
@@ -30,10 +30,24 @@
  * a leaf whose name is a proto identifier goes in the extension.  Leaves
  * of nested structures (dotted names) stay debug annotations.
  *
- * The descriptor, one file per class ("tracemux/eN.proto", package
- * "tracemux"):
- *   message EN { extend .perfetto.protos.TrackEvent { optional EN debug = 3000+N; }
- *                optional <type> <leaf name> = <leaf index + 1>; ... }
+ * A class with signed integer leaves has a second extension, the same
+ * but with int64 for them, which an event uses when none of its signed
+ * values is negative (int64 is then never longer: prio 120 in one byte,
+ * not two); the choice is the event's alone, whatever the jobs or the
+ * order.  The importer gives both the same args (AddInteger).
+ *
+ * Numbers and names come from the content, so that concatenated outputs
+ * (which Perfetto reads as one trace, where the first definition of an
+ * extension number, message or file name is kept) keep each its own: the
+ * number is 3000 + (FNV-1a hash of the serialized fields) mod 6900, the
+ * next free one when another content of the output has it (a class of the
+ * same fields shares it, described once); the file "tracemux/E<number>_
+ * <hash, 16 hex digits>.proto", package "tracemux":
+ *   message E<number>_<hash> {
+ *     extend .perfetto.protos.TrackEvent { optional E<number>_<hash> debug = <number>; }
+ *     optional <type> <leaf name> = <leaf index + 1>; ... }
+ * Two outputs whose distinct contents hash to one number still clash when
+ * concatenated (6900 numbers: rare, not excluded).
  */
 #include <string.h>
 

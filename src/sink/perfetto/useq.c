@@ -379,6 +379,18 @@ struct ann_ctx {
 	bool neg;                            /* one of them is negative */
 };
 
+/* A signed integer put in the extension, its value at `at` (a negative one keeps sint64). */
+static void ext_int(struct ann_ctx *a, size_t at, int64_t v)
+{
+	if (a->n_ints == PF_LEAVES_MAX) {   /* cannot happen: one per leaf */
+		a->neg = true;
+		return;
+	}
+	a->ints[a->n_ints].at = at;
+	a->ints[a->n_ints++].v = v;
+	a->neg |= v < 0;
+}
+
 /*
  * A value as a field of the class's extension message (uext.c): field
  * leaf index + 1, int64 zig-zag (sint64), uint64, double or text; an array
@@ -464,16 +476,12 @@ static void put_annotation(void *ctx, const struct pf_leaf *leaf, const struct p
 	if (!iid && ext) {
 		size_t at = a->f->ext.len;
 
-		if (!put_ext(&a->f->ext, leaf, v))
-			goto annotation;
-		if (leaf->type == PF_LEAF_INT && !leaf->int_array && a->n_ints < PF_LEAVES_MAX) {
-			a->ints[a->n_ints].at = at + pb_varint_size((v->index + 1) << 3);
-			a->ints[a->n_ints++].v = v->i;
-			a->neg |= v->i < 0;
+		if (put_ext(&a->f->ext, leaf, v)) {
+			if (leaf->type == PF_LEAF_INT && !leaf->int_array)
+				ext_int(a, at + pb_varint_size((v->index + 1) << 3), v->i);
+			return;
 		}
-		return;
 	}
-annotation:
 	body = 1 + pb_varint_size(name);
 	if (leaf->type != PF_LEAF_STRING)
 		body += 1 + (vlen ? vlen : pb_varint_size(val));
