@@ -374,30 +374,51 @@ struct ann_ctx {
 	struct pf_seq *q;
 	const struct pf_class *c;
 	uint64_t first_iid;
-	struct ext_int ints[PF_LEAVES_MAX];   /* the extension's signed integers, in order */
+	struct ext_int ints[PF_LEAVES_MAX];   /* the extension's signed integers, while int64 */
 	size_t n_ints;
-	bool neg;                            /* one of them is negative */
+	bool zigzag;                         /* they are sint64 (the class's first extension) */
 };
 
-/* A signed integer put in the extension, its value at `at` (a negative one keeps sint64). */
-static void ext_int(struct ann_ctx *a, size_t at, int64_t v)
+/*
+ * The extension's signed integers written so far as int64 (none was
+ * negative) rewritten zig-zag (sint64: 2v, which may take a byte more),
+ * from the last one back, and the event's next ones zig-zag too: a
+ * negative one comes.  Rare: the first signed field is negative or all are
+ * positive in most events.
+ */
+static void ext_to_sint(struct ann_ctx *a)
 {
-	if (a->n_ints == PF_LEAVES_MAX) {   /* cannot happen: one per leaf */
-		a->neg = true;
+	struct tmx_buf *b = &a->f->ext;
+	size_t grow = 0, end = b->len, shift;
+
+	a->zigzag = true;
+	for (size_t i = 0; i < a->n_ints; i++)
+		grow += pb_varint_size(2 * (uint64_t)a->ints[i].v) -
+			pb_varint_size((uint64_t)a->ints[i].v);
+	if (!tmx_buf_reserve(b, grow))
 		return;
+	shift = grow;
+	for (size_t i = a->n_ints; i-- > 0;) {
+		uint64_t v = (uint64_t)a->ints[i].v;
+		size_t at = a->ints[i].at, tail = at + pb_varint_size(v);
+
+		memmove(b->p + tail + shift, b->p + tail, end - tail);
+		shift -= pb_varint_size(2 * v) - pb_varint_size(v);
+		pb_put_varint(b->p + at + shift, 2 * v);
+		end = at;
 	}
-	a->ints[a->n_ints].at = at;
-	a->ints[a->n_ints++].v = v;
-	a->neg |= v < 0;
+	b->len += grow;
 }
 
 /*
  * A value as a field of the class's extension message (uext.c): field
- * leaf index + 1, int64 zig-zag (sint64), uint64, double or text; an array
+ * leaf index + 1, int64 zig-zag (sint64; else int64, not negative),
+ * uint64, double or text; an array
  * of integers as a packed repeated (u)int64.  False (written nothing) for
  * an empty array: it stays a debug annotation, "[]", under the same key.
  */
-static bool put_ext(struct tmx_buf *b, const struct pf_leaf *leaf, const struct pf_leaf_value *v)
+static bool put_ext(struct tmx_buf *b, const struct pf_leaf *leaf, const struct pf_leaf_value *v,
+		    bool zigzag)
 {
 	uint32_t field = (uint32_t)v->index + 1;
 	size_t n, len = 0;
@@ -422,7 +443,10 @@ static bool put_ext(struct tmx_buf *b, const struct pf_leaf *leaf, const struct 
 	}
 	switch (leaf->type) {
 	case PF_LEAF_INT:
-		pb_sint(b, field, v->i);
+		if (zigzag)
+			pb_sint(b, field, v->i);
+		else
+			pb_uint(b, field, (uint64_t)v->i);   /* int64: never negative here */
 		break;
 	case PF_LEAF_UINT:
 		pb_uint(b, field, v->u);
@@ -474,11 +498,17 @@ static void put_annotation(void *ctx, const struct pf_leaf *leaf, const struct p
 		break;
 	}
 	if (!iid && ext) {
-		size_t at = a->f->ext.len;
+		bool sint = leaf->type == PF_LEAF_INT && !leaf->int_array;
+		size_t at = a->f->ext.len + pb_varint_size((v->index + 1) << 3);
 
-		if (put_ext(&a->f->ext, leaf, v)) {
-			if (leaf->type == PF_LEAF_INT && !leaf->int_array)
-				ext_int(a, at + pb_varint_size((v->index + 1) << 3), v->i);
+		if (sint && !a->zigzag && (v->i < 0 || a->n_ints == PF_LEAVES_MAX))
+			ext_to_sint(a);
+		if (put_ext(&a->f->ext, leaf, v, a->zigzag)) {
+			/* int64 so far: where it is, should a negative one come */
+			if (sint && !a->zigzag) {
+				a->ints[a->n_ints].at = at;
+				a->ints[a->n_ints++].v = v->i;
+			}
 			return;
 		}
 	}
@@ -518,26 +548,6 @@ static void put_annotation(void *ctx, const struct pf_leaf *leaf, const struct p
 }
 
 /*
- * The extension's signed integers, none negative, rewritten from sint64
- * (zig-zag: 2v) to int64 (v), which is never longer (prio 120: one byte,
- * not two): in place, front to back.
- */
-static void ext_as_int64(struct tmx_buf *b, const struct ext_int *ints, size_t n)
-{
-	uint8_t *p = b->p, *w = p + ints[0].at;
-	size_t r = ints[0].at;
-
-	for (size_t i = 0; i < n; i++) {
-		memmove(w, p + r, ints[i].at - r);
-		w += ints[i].at - r;
-		w = pb_put_varint(w, (uint64_t)ints[i].v);
-		r = ints[i].at + pb_varint_size(2 * (uint64_t)ints[i].v);
-	}
-	memmove(w, p + r, b->len - r);
-	b->len = (size_t)(w - p) + b->len - r;
-}
-
-/*
  * An instant's body: the class's name, its payload's leaves as debug
  * annotations and fields of one of the class's extensions (after them):
  * its PU_EXT* flag, 0 when there are none.  Which extension is a function
@@ -547,8 +557,14 @@ static void ext_as_int64(struct tmx_buf *b, const struct ext_int *ints, size_t n
 static uint8_t instant_body(struct pf_fmt *f, struct pf_seq *q, const struct pf_class *c,
 			    const struct tmx_event *ev)
 {
-	struct ann_ctx a = { .f = f, .q = q, .c = c };
+	struct ann_ctx a;   /* not zeroed whole: `ints` is only read up to n_ints */
 	bool pos;
+
+	a.f = f;
+	a.q = q;
+	a.c = c;
+	a.n_ints = 0;
+	a.zigzag = !c->ext_field_pos;   /* no int64 extension: sint64 from the start */
 
 	pb_uint(&f->piece, PF_TE_NAME_IID, class_name(f, q, c));
 	if (!c->leaves.n)
@@ -558,9 +574,7 @@ static uint8_t instant_body(struct pf_fmt *f, struct pf_seq *q, const struct pf_
 	pf_leaves_walk(&c->leaves, ev->scopes[TMX_SCOPE_PAYLOAD], f->render, put_annotation, &a);
 	if (!f->ext.len || f->ext.oom)
 		return 0;
-	pos = c->ext_field_pos && a.n_ints && !a.neg;
-	if (pos)
-		ext_as_int64(&f->ext, a.ints, a.n_ints);
+	pos = !a.zigzag && a.n_ints;
 	pb_bytes(&f->piece, pos ? c->ext_field_pos : c->ext_field, f->ext.p, f->ext.len);
 	return pos ? PU_EXT_POS : PU_EXT;
 }
