@@ -117,15 +117,18 @@ def tasks(out):
 
 
 def ust(out, offset_s):
-    """Signed values (a, b) positive, negative and mixed, and an unsigned c, on two threads."""
+    """Signed values (a, b) positive, negative and mixed (a positive a whose zig-zag form is
+    longer, then a negative b: the int64 a rewritten), an unsigned c between them, on two
+    threads."""
     md = metadata([U8, U32, I32, U64], [("domain", "ust"), ("tracer_name", "lttng-ust"),
                                         ("hostname", f"ust-{offset_s}")], "int32_t _vtid;",
-                  [("app:signed", "int32_t _a; int32_t _b; uint32_t _c; string _msg;")], offset_s)
+                  [("app:signed", "int32_t _a; uint32_t _c; int32_t _b; string _msg;")], offset_s)
     with open(os.path.join(out, "metadata"), "w") as f:
         f.write(md)
     events, ts = b"", 1000 + offset_s % 7
-    for i, (a, b) in enumerate([(5, 120), (-100, 7), (3, -1), (0, 0), (20000, 120), (-5, -6)]):
-        events += struct.pack("<IQiiiI", 0, ts, 200 + i % 2, a, b, 7 * i) + b"hello\0"
+    for i, (a, b) in enumerate([(5, 120), (-100, 7), (3, -1), (0, 0), (20000, 120), (-5, -6),
+                                (100, -2), (9000, -1)]):
+        events += struct.pack("<IQiiIi", 0, ts, 200 + i % 2, a, 7 * i, b) + b"hello\0"
         ts += 100
     write_packet(out, 0, 1000, ts, events)
 
