@@ -36,7 +36,21 @@ User-space traces (LTTng-UST, CTF 2, XRay):
   a track event without track_uuid is on its sequence's
   TracePacketDefaults track (forgotten when the sequence's state is
   cleared);
-- no packet (nor TracePacketDefaults) sets timestamp_clock_id.
+- no packet (nor TracePacketDefaults) sets timestamp_clock_id;
+- time (check_time): when the clocks count from the Unix epoch, one
+  ClockSnapshot {BOOTTIME T, REALTIME T + R}, primary clock BOOTTIME, T + R
+  the first event's epoch ns, R the least epoch offset of the traces'
+  clocks (from -o json's ts_ns and cycles), and every time written (track
+  events, descriptors, process trees, FtraceEvents) an event's epoch ns less
+  that R, never below 0 (undoing the rebase fails); else (trace.dat) no
+  snapshot and the times of -o json.
+
+Also: a class whose signed values are positive in some events and negative
+in others uses both its extensions (sint64, int64; make-kernel.py --ust);
+two such traces with clocks of different epoch offsets merged share one R;
+concatenated outputs name each extension file by its number and content
+hash, never give one name or one number to two contents, and an output
+gives the same descriptors again.
 
 Also: --jobs 1, 2 and 4 give the same bytes (kernel, kernel + UST, UST:
 formatted per stream on the workers; XRay, one unit for the runner, which
@@ -243,19 +257,27 @@ def descriptor(raw):
 
 # ---- the JSON side ----
 
-def trace_domains(tracemux, path):
-    """trace name -> (kernel?, lttng-modules?) from `tracemux info`."""
-    rc, out, err = run(tracemux, ["info", path])
+def trace_domains(tracemux, paths):
+    """trace name -> [kernel?, lttng-modules?, every clock from the Unix epoch?, the first
+    clock's frequency] from `tracemux info` of the inputs `paths`."""
+    rc, out, err = run(tracemux, ["info"] + paths)
     doms, cur = {}, None
     for line in out.decode("utf-8", "replace").splitlines():
         m = re.match(r'trace "(.*)"(?: \(UUID [^)]*\))?$', line)
         if m:
             cur = m.group(1)
-            doms[cur] = [path.endswith(".dat"), False]
+            doms[cur] = [cur.endswith(".dat") or all(p.endswith(".dat") for p in paths), False,
+                         True, None]
         elif cur is not None and line.strip() == "domain: kernel":
             doms[cur][0] = True
         elif cur is not None and line.strip() == "tracer_name: lttng-modules":
             doms[cur][1] = True
+        elif cur is not None and (m := re.match(r"  clock .*: (\d+) Hz(.*)$", line)):
+            doms[cur][2] = doms[cur][2] and m.group(2) == ", origin: Unix epoch"
+            if doms[cur][3] is None:
+                doms[cur][3] = int(m.group(1))
+    for d in doms.values():
+        d[2] = d[2] and d[3] is not None
     return doms
 
 
@@ -383,9 +405,11 @@ class Checker:
         root = self.decode(out, what, errs)
         if root is None:
             return None
-        doms = trace_domains(self.tracemux, path)
+        # the traces of every input (others may be in `extra`)
+        doms = trace_domains(self.tracemux, [x for x in extra if os.path.isdir(x)] + [path])
         kern = [e for e in evs if doms.get(e["trace"], [False])[0]]
         user = [e for e in evs if not doms.get(e["trace"], [False])[0]]
+        self.shift = self.check_time(root, evs, doms, errs)
         # PERFETTO.md: one time domain, no timestamp_clock_id anywhere
         for _, pkt in root:
             tpd = get(pkt, "trace_packet_defaults")
@@ -402,6 +426,79 @@ class Checker:
         else:
             self.rep.ok()
         return out
+
+    @staticmethod
+    def check_time(root, evs, doms, errs):
+        """The time domain: when the clocks count from the Unix epoch, every time written
+        is the event's epoch ns less one R for the whole output, the least epoch offset of
+        the traces' clocks (the tracers' own values: for LTTng, ns since boot), and one
+        ClockSnapshot {BOOTTIME T, REALTIME T + R} (primary clock BOOTTIME) says R, T being
+        the first event's time (the first that has one); else (trace.dat...) no snapshot and
+        the model's ns.  Each
+        trace's offset comes from -o json's ts_ns and cycles (ts_ns = offset +
+        cycles * 1e9 / frequency).  Returns R, which maps the written times to -o json's."""
+        snaps = [get(pkt, "clock_snapshot") for _, pkt in root
+                 if get(pkt, "clock_snapshot") is not None]
+        offsets = {}
+        for e in evs:
+            d = doms.get(e["trace"])
+            if d and d[3] and "cycles" in e and "ts_ns" in e:
+                c = e["cycles"] if d[3] == 10 ** 9 else int(1e9 * e["cycles"] / d[3])
+                offsets.setdefault(e["trace"], set()).add(e["ts_ns"] - c)
+        for t, o in offsets.items():
+            if len(o) != 1:
+                errs.append(f"time: trace {t}: ts_ns - cycles not constant in -o json ({sorted(o)[:3]})")
+        epoch = bool(doms) and all(d[2] for d in doms.values())
+        # the first event with a time (a clock beyond int64 gives none: tc-funky_trace)
+        first = next((e for e in evs if "ts_ns" in e), None)
+        want_snap = first is not None and doms.get(first["trace"], [0, 0, False])[2]
+        want_r = 0
+        if epoch and offsets and all(t in offsets for t in doms):
+            want_r = max(min(min(o) for o in offsets.values()), 0)
+        if len(snaps) > 1 or bool(snaps) != bool(want_snap):
+            errs.append(f"time: {len(snaps)} ClockSnapshot packets, expected "
+                        f"{1 if want_snap else 0}")
+            return want_r
+        if not snaps:
+            r = 0
+        else:
+            cs = snaps[0]
+            clocks = {int(get(c, "clock_id")): int(get(c, "timestamp"))
+                      for c in get_all(cs, "clocks")}
+            if set(clocks) != {1, 6} or get(cs, "primary_trace_clock") != "6":
+                errs.append(f"time: ClockSnapshot {cs}: expected BOOTTIME (6) and REALTIME (1), "
+                            f"primary_trace_clock 6")
+                return want_r
+            r = clocks[1] - clocks[6]
+            if clocks[1] != max(first.get("ts_ns", 0), 0):
+                errs.append(f"time: ClockSnapshot T + R = {clocks[1]}, the first event's "
+                            f"epoch ns {first.get('ts_ns')}")
+        if r != want_r:
+            errs.append(f"time: R = REALTIME - BOOTTIME = {r}, expected the least epoch "
+                        f"offset {want_r} (per trace {sorted((t, sorted(o)) for t, o in offsets.items())})")
+        # every packet kind in the same domain: each time written, plus R, is an event's
+        # (a descriptor's or process tree's is the time of the event that made it)
+        times = {max(e.get("ts_ns", 0), 0) for e in evs}
+        for _, pkt in root:
+            stamps = [get(pkt, "timestamp")]
+            b = get(pkt, "ftrace_events")
+            if b is not None:
+                stamps += [get(ev, "timestamp") for ev in get_all(b, "event")]
+            for ts in stamps:
+                if ts is None:
+                    continue
+                ts = int(ts)
+                if ts >= 1 << 63:
+                    errs.append(f"time: timestamp {ts} underflowed")
+                elif ts + r not in times:
+                    errs.append(f"time: timestamp {ts} + R {r} is no event's time "
+                                f"({sorted(k for k, _ in pkt)})")
+                elif ts + want_r not in times:
+                    errs.append(f"time: timestamp {ts} not rebased by R {want_r}")
+                else:
+                    continue
+                return r
+        return r
 
     # kernel
 
@@ -428,7 +525,7 @@ class Checker:
                 if ts is None or pid is None or len(payload) != 1:
                     errs.append(f"cpu {cpu}: event without timestamp/pid/one payload: {ev}")
                     continue
-                ts = int(ts)
+                ts = int(ts) + self.shift
                 if ts < last.get(cpu, 0):
                     errs.append(f"cpu {cpu}: time goes back to {ts}")
                 last[cpu] = ts
@@ -761,7 +858,7 @@ class Checker:
                 errs.append(f"track event on track {uuid} before its descriptor")
                 continue
             typ = get(te, "type")
-            ts = int(get(pkt, "timestamp"))
+            ts = int(get(pkt, "timestamp")) + self.shift
             tseq = got.setdefault(tracks[uuid], [])
             if typ == "TYPE_SLICE_BEGIN":
                 depth[uuid] = depth.get(uuid, 0) + 1
@@ -852,7 +949,7 @@ class Checker:
 
 # FieldDescriptorProto types of the extensions' fields: as .proto text, as DebugAnnotation's field
 EXT_TYPES = {1: "double", 3: "int64", 4: "uint64", 9: "string", 18: "sint64"}
-ANN_KEY = {1: "double_value", 4: "uint_value", 9: "string_value", 18: "int_value"}
+ANN_KEY = {1: "double_value", 3: "int_value", 4: "uint_value", 9: "string_value", 18: "int_value"}
 
 
 def extensions(root, errs):
@@ -904,6 +1001,66 @@ def extensions(root, errs):
     text = "\n".join(['syntax = "proto2";', 'import "tracemux_perfetto.proto";',
                       f"package {min(pkgs) if pkgs else 'tracemux'};"] + body) + "\n"
     return exts, text
+
+
+def descriptor_files(root):
+    """Each ExtensionDescriptor file of a decoded trace: (name, its extension's number, its
+    message's name and fields as decoded)."""
+    out = []
+    for _, pkt in root:
+        ed = get(pkt, "extension_descriptor")
+        for fd in get_all(get(ed, "extension_set") or [], "file") if ed is not None else ():
+            for m in get_all(fd, "message_type"):
+                nums = [int(get(x, "number")) for x in get_all(m, "extension")]
+                out.append((unq(get(fd, "name")).decode(), nums[0] if nums else None,
+                            unq(get(m, "name")).decode(), repr(get_all(m, "field"))))
+    return out
+
+
+def check_concatenated(rep, checker, tracemux, paths):
+    """Concatenated outputs (Perfetto reads them as one trace, loading a descriptor file
+    name once and keeping the first definition of an extension number): a file name is
+    the same for the same content only, a number is never given to two contents, and the
+    names are E<number>_<16 hex digits> (uext.c), the same in every output."""
+    outs = [run(tracemux, ["-o", "perfetto", p])[1] for p in paths]
+    root = checker.decode(b"".join(outs + outs[:1]), "concatenated outputs")
+    if root is None:
+        return
+    files = descriptor_files(root)
+    by_name, by_num, errs = {}, {}, []
+    for name, num, mname, fields in files:
+        content = (num, mname, fields)
+        if by_name.setdefault(name, content) != content:
+            errs.append(f"file {name}: two contents")
+        if by_num.setdefault(num, (mname, fields)) != (mname, fields):
+            errs.append(f"extension number {num}: two contents ({by_num[num][0]}, {mname})")
+        if not re.fullmatch(rf"tracemux/E{num}_[0-9a-f]{{16}}\.proto", name) or \
+                name != f"tracemux/{mname}.proto":
+            errs.append(f"file {name}: not named by its number and hash ({mname})")
+    first = descriptor_files(checker.decode(outs[0], "first output") or [])
+    if [f for f in files if f in first] != first + first:
+        errs.append("the first output's descriptors differ when it comes again")
+    if len(by_name) < 2:
+        errs.append(f"only {len(by_name)} descriptor files")
+    if errs:
+        rep.fail(f"concatenated outputs of {[os.path.basename(p) for p in paths]}",
+                 "\n".join(errs[:10]))
+    else:
+        rep.ok()
+
+
+def check_both_extensions(rep, exts, what):
+    """A class's two extensions both used: the same fields, signed ones sint64 in one and
+    int64 in the other (uext.c)."""
+    kinds = {}
+    for _, fields in exts.values():
+        signed = tuple(sorted(n for n, t in fields.items() if t in (3, 18)))
+        if signed:
+            kinds.setdefault(signed, set()).update(t for t in fields.values() if t in (3, 18))
+    if any(k == {3, 18} for k in kinds.values()):
+        rep.ok()
+    else:
+        rep.fail(f"{what}: no class with both its sint64 and int64 extensions ({exts})")
 
 
 # --jobs: the same bytes for N = 1, 2, 4 (kernel, LTTng kernel, kernel +
@@ -1012,6 +1169,20 @@ def main():
     # tests/data/sample-trace (bench/gen-lttng-like.py): UST values of every leaf type in the
     # classes' extensions (negative integers, doubles, byte sequences, empty ones as "[]")
     c.check(os.path.join(HERE, "..", "data", "sample-trace"), what="sample-trace (extensions)")
+    # make-kernel.py --ust: a class whose signed values are positive in some events (its
+    # int64 extension) and negative in others (its sint64 one); two such traces of clocks
+    # 1.6e9 and 1.7e9 s from the epoch merged: one R, the least offset
+    with tempfile.TemporaryDirectory() as tmp:
+        u1, u2 = os.path.join(tmp, "u1"), os.path.join(tmp, "u2")
+        for sec, d in (("1700000000", u1), ("1600000000", u2)):
+            subprocess.run([sys.executable, os.path.join(PROTO_DIR, "make-kernel.py"), "--ust",
+                            sec, d], check=True)
+        c.check(u1, what="UST signed values (make-kernel.py --ust)")
+        check_both_extensions(rep, c.exts, "app:signed")
+        c.check(u2, [u1], what="two UST traces, clocks 1.6e9 and 1.7e9 s from the epoch")
+        # their outputs and sample-trace's concatenated: class 0 of each has other fields
+        check_concatenated(rep, c, args.tracemux,
+                           [os.path.join(HERE, "..", "data", "sample-trace"), u1, u2])
     check_jobs(rep, args.tracemux, corpus)
     check_zstd(rep, args.tracemux, corpus)
     # a damaged LTTng kernel trace (bytes overwritten in a packet of one of

@@ -204,7 +204,7 @@ bool pf_kformat(struct pf_fmt *f, const struct tmx_msg *msg)
 	struct pf_kpiece h = { .side = PF_SIDE_KERNEL };
 	uint32_t *slot = imap_find(&f->sink->class_of, (uint64_t)(uintptr_t)ev->cls);
 	const struct pf_class *c;
-	uint64_t ts = msg->ns > 0 ? (uint64_t)msg->ns : 0;
+	uint64_t ts = pf_ts(f->sink, msg->ns);
 	size_t ts_end, body_end;
 	bool generic;
 
@@ -368,7 +368,7 @@ bool pf_kemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *
 		pf_write_packet(s);
 	}
 	if (h.proc_len &&
-	    !pf_kproc_emit(s, pid, msg->ns > 0 ? (uint64_t)msg->ns : 0, body + h.body_len + h.tree_len))
+	    !pf_kproc_emit(s, pid, pf_ts(s, msg->ns), body + h.body_len + h.tree_len))
 		return false;
 	if (++cpu->n >= BUNDLE_EVENTS || cpu->ev.len >= BUNDLE_BYTES)
 		write_bundle(s, h.cpu, cpu);

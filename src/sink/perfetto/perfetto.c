@@ -17,9 +17,13 @@
  *   (trace.dat) or env (LTTng; machine x86_64 when it is not known, the
  *   table its syscall names were numbered with).
  * - Every other trace: track events (track.c).
- * - Times are the model's ns, in one domain (no timestamp_clock_id); when
- *   the first event's clock counts from the Unix epoch, a ClockSnapshot
- *   says BOOTTIME = REALTIME so that the UI shows wall time.
+ * - Times are in one domain (no timestamp_clock_id): the model's ns less
+ *   one constant R for the whole output (epoch_rebase: the least epoch
+ *   offset of the inputs' clocks, so LTTng's values are its own, ns since
+ *   boot; 0 when a clock does not count from the epoch, as trace.dat's).
+ *   When the first event's clock counts from the Unix epoch, a
+ *   ClockSnapshot says BOOTTIME T = REALTIME T + R (the first event's
+ *   time), primary clock BOOTTIME, so that the UI shows wall time.
  *
  * Memory is bounded: one bundle per CPU, per-class descriptors, tracks and
  * interned names, whatever the trace size.  Kernel events are formatted in
@@ -214,6 +218,7 @@ void tmx_perfetto_free(struct tmx_perfetto *s)
 	imap_free(&s->stream_cpu);
 	imap_free(&s->tgid_of);
 	imap_free(&s->parent_of);
+	imap_free(&s->ext_num);
 	pf_fmt_free(&s->fmt);
 	pf_user_free(s);
 	tmx_buf_free(&s->pkt);
@@ -294,10 +299,40 @@ static struct pf_class *class_of(struct tmx_perfetto *s, const struct tmx_event_
 		s->n_leaves += c->leaves.n;
 	}
 	*slot = c->num = (uint32_t)s->n_classes;
-	if (c->side == PF_SIDE_USER)
-		pf_uext_init(c);
+	if (c->side == PF_SIDE_USER && !pf_uext_init(s, c)) {
+		pf_leaves_free(&c->leaves);
+		free(c);
+		return NULL;
+	}
 	s->classes[s->n_classes++] = c;
 	return c;
+}
+
+/*
+ * R, the epoch offset taken off every time written: the least offset from
+ * the Unix epoch of the clocks of the source's classes, so that the
+ * values written are the tracers' own (LTTng: ns since boot, what
+ * Perfetto's Linux traces hold) and none goes below 0 (an event's ns is
+ * its clock's offset plus its cycles).  One constant for the whole output,
+ * every input (one time domain), known before any worker formats: the
+ * bytes do not depend on the jobs.  0 when a class's clock is absent or
+ * does not count from the epoch (trace.dat, ...): the times are then the
+ * model's ns, and there is no wall time to relate them to.
+ */
+static int64_t epoch_rebase(struct tmx_source *src, size_t n_classes)
+{
+	int64_t r = INT64_MAX, base;
+
+	for (size_t i = 0; i < n_classes; i++) {
+		const struct tmx_clock_class *cc =
+			tmx_source_event_class(src, i)->stream_class->default_clock;
+
+		if (!cc || !cc->origin_is_unix_epoch || !tmx_clock_ns_from_origin(cc, 0, &base))
+			return 0;
+		if (base < r)
+			r = base;
+	}
+	return r == INT64_MAX || r < 0 ? 0 : r;
 }
 
 /*
@@ -331,6 +366,7 @@ struct tmx_perfetto *tmx_perfetto_new(int fd, const struct tmx_source *src, bool
 		return NULL;
 	}
 	n = tmx_source_event_class_count(msrc);
+	s->rebase = epoch_rebase(msrc, n);
 	for (size_t i = 0; i < n; i++)
 		if (!class_of(s, tmx_source_event_class(msrc, i),
 			      (uint32_t)(PF_GENERIC_FIRST_ID + i))) {
@@ -348,11 +384,15 @@ struct tmx_perfetto *tmx_perfetto_new(int fd, const struct tmx_source *src, bool
 	return s;
 }
 
-/* Wall time in the UI: the first event's clock, when it counts from the Unix epoch. */
+/*
+ * Wall time in the UI: the first event's clock, when it counts from the
+ * Unix epoch.  BOOTTIME is the time written (the model's ns less R),
+ * REALTIME that plus R: the model's ns, from the epoch.
+ */
 static void clock_snapshot(struct tmx_perfetto *s, const struct tmx_msg *msg)
 {
 	const struct tmx_clock_class *cc = msg->stream->cls->default_clock;
-	uint64_t ts = msg->ns > 0 ? (uint64_t)msg->ns : 0;
+	uint64_t ts = pf_ts(s, msg->ns);
 	size_t at, in;
 
 	s->clock_done = true;
@@ -365,7 +405,7 @@ static void clock_snapshot(struct tmx_perfetto *s, const struct tmx_msg *msg)
 	pb_close(&s->pkt, in);
 	in = pb_open(&s->pkt, PF_CS_CLOCKS);
 	pb_uint(&s->pkt, PF_CLOCK_ID, PF_CLOCK_REALTIME);
-	pb_uint(&s->pkt, PF_CLOCK_TIMESTAMP, ts);   /* the model's ns are from the epoch already */
+	pb_uint(&s->pkt, PF_CLOCK_TIMESTAMP, ts + (uint64_t)s->rebase);
 	pb_close(&s->pkt, in);
 	pb_uint(&s->pkt, PF_CS_PRIMARY_TRACE_CLOCK, PF_CLOCK_BOOTTIME);
 	pb_close(&s->pkt, at);
@@ -438,7 +478,7 @@ int tmx_perfetto_finish(struct tmx_perfetto *s, struct tmx_error *err)
 		const struct tmx_trace *t = tmx_source_logical_trace(s->src, i);
 
 		if (is_kernel(t->cls))
-			pf_kproc_tasks(s, t, s->last_ns > 0 ? (uint64_t)s->last_ns : 0);
+			pf_kproc_tasks(s, t, pf_ts(s, s->last_ns));
 	}
 	pf_write_bundles(s);
 	e = outbuf_flush(&s->out);

@@ -46,11 +46,14 @@ struct pf_class {
 	uint8_t pn_scope;            /* user: the procname context (scope TMX_N_SCOPES: none) */
 	int16_t pn_member;
 	uint32_t leaf_base;          /* user: its first leaf's number among all classes' leaves */
-	/* user: its TrackEvent extension (uext.c; 0: none), the leaves it can carry (bit = index),
-	 * and whether its ExtensionDescriptor was written (track.c, in merged order) */
-	uint32_t ext_field;
+	/* user: its TrackEvent extensions (uext.c; 0: none): signed integers as sint64, and as
+	 * int64 for events whose signed values are all positive (0: the class has none); the leaves
+	 * they can carry (bit = index), and whether each one's ExtensionDescriptor was written
+	 * (track.c, in merged order) */
+	uint32_t ext_field, ext_field_pos;
+	uint64_t ext_hash[2];        /* user: the hash of each extension's fields (its name) */
 	uint32_t ext_leaves;
-	bool ext_described;
+	bool ext_described, ext_pos_described;
 };
 
 /* The open bundle of a CPU. */
@@ -145,6 +148,9 @@ struct tmx_perfetto {
 	struct imap tgid_of;         /* ptree.c: tid -> tgid, where known */
 	struct imap parent_of;       /* ptree.c: tid -> the task that forked it */
 	bool clock_done;
+	/* R: subtracted from every time written (perfetto.c epoch_rebase), known before any
+	 * worker formats: the epoch clocks' values as their tracer counted them */
+	int64_t rebase;
 	int64_t last_ns;             /* the last event's time (the tasks' names are given then) */
 	/* user space: a sequence per stream (the last one for streams not of the source) */
 	const struct tmx_source *src;
@@ -152,6 +158,7 @@ struct tmx_perfetto {
 	size_t n_seqs;
 	struct pf_seqdef *seqdef;    /* track.c, per sequence: its default track (merged order) */
 	size_t n_leaves;             /* all user classes' leaves */
+	struct imap ext_num;         /* uext.c: extension number -> its first class number * 2 + pos */
 	struct imap track_of;        /* (pid, tid) or stream -> number in `tracks` */
 	struct pf_track *tracks;
 	size_t n_tracks, cap_tracks;
@@ -162,6 +169,12 @@ struct tmx_perfetto {
 	size_t zcap;
 	int zfd, zerr;
 };
+
+/* A model time as written: its ns less the output's rebase, never below 0. */
+static inline uint64_t pf_ts(const struct tmx_perfetto *s, int64_t ns)
+{
+	return ns > s->rebase ? (uint64_t)(ns - s->rebase) : 0;
+}
 
 bool pf_fmt_init(struct pf_fmt *f, const struct tmx_perfetto *sink);
 /* The formatter's cache of a stream (its CPU, its sequence); NULL when out of memory. */
@@ -195,9 +208,10 @@ bool pf_uemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *
 void pf_user_class_init(struct pf_class *c, const struct tmx_event_class *ec, bool xray);
 void pf_user_free(struct tmx_perfetto *s);
 void pf_seq_free(struct pf_seq *q);
-/* uext.c: a class's extension (after its leaves), and its ExtensionDescriptor packet. */
-void pf_uext_init(struct pf_class *c);
-void pf_uext_describe(struct tmx_perfetto *s, struct pf_class *c);
+/* uext.c: a class's extensions (after its leaves), and the ExtensionDescriptor packet of one
+ * (pos: the int64 one). */
+bool pf_uext_init(struct tmx_perfetto *s, struct pf_class *c);
+void pf_uext_describe(struct tmx_perfetto *s, struct pf_class *c, bool pos);
 
 /* Every piece starts with its side (enum pf_side). */
 static inline uint32_t pf_piece_side(const uint8_t *piece)
@@ -222,7 +236,7 @@ struct pf_upiece {
 	uint32_t body_len;           /* TrackEvent fields after type and track (name, annotations) */
 	uint32_t name_len;           /* the thread's name (PU_NAMED) */
 };
-enum { PU_THREAD = 1, PU_CLEARED = 2, PU_NAMED = 4, PU_EXT = 8 };
+enum { PU_THREAD = 1, PU_CLEARED = 2, PU_NAMED = 4, PU_EXT = 8, PU_EXT_POS = 16 };
 #define PU_STREAM_KEY UINT64_MAX
 
 #endif

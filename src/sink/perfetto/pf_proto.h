@@ -163,7 +163,8 @@
 #define PF_DA_STRING 6
 #define PF_DA_NAME 10
 /* TrackEvent's extension range "for future use": extensions 3000 to 9899 (track_event.proto;
- * 1000-2999 are Chromium's and Android's).  tracemux gives each user-space class one. */
+ * 1000-2999 are Chromium's and Android's).  tracemux numbers a user-space class's two by
+ * their content (uext.c). */
 #define PF_TE_EXT_FIRST 3000
 #define PF_TE_EXT_LAST 9899
 /* interned: InternedData.debug_annotation_string_values; not in PERFETTO.md, checked with the

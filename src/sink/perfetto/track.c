@@ -199,7 +199,7 @@ bool pf_uemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *
 {
 	struct pf_upiece h;
 	const uint8_t *body = piece + sizeof(h), *interned, *name;
-	uint64_t ts = msg->ns > 0 ? (uint64_t)msg->ns : 0;
+	uint64_t ts = pf_ts(s, msg->ns);
 	struct pf_track *t;
 	unsigned type = PF_TE_INSTANT, n_end = 0;
 	struct pf_seqdef *sd;
@@ -207,8 +207,11 @@ bool pf_uemit(struct tmx_perfetto *s, const struct tmx_msg *msg, const uint8_t *
 	size_t at;
 
 	memcpy(&h, piece, sizeof(h));
+	/* before its first use */
 	if ((h.flags & PU_EXT) && !s->classes[h.class_num]->ext_described)
-		pf_uext_describe(s, s->classes[h.class_num]);   /* before its first use */
+		pf_uext_describe(s, s->classes[h.class_num], false);
+	if ((h.flags & PU_EXT_POS) && !s->classes[h.class_num]->ext_pos_described)
+		pf_uext_describe(s, s->classes[h.class_num], true);
 	interned = body + h.body_len;
 	name = interned + h.interned_len;
 	sd = &s->seqdef[h.seq_id - 1];

@@ -363,20 +363,62 @@ static bool function_of(const struct pf_class *c, const struct tmx_event *ev,
 	return true;
 }
 
+/* A signed integer written in the extension: where its value is, the value. */
+struct ext_int {
+	size_t at;
+	int64_t v;
+};
+
 struct ann_ctx {
 	struct pf_fmt *f;
 	struct pf_seq *q;
 	const struct pf_class *c;
 	uint64_t first_iid;
+	struct ext_int ints[PF_LEAVES_MAX];   /* the extension's signed integers, while int64 */
+	size_t n_ints;
+	bool zigzag;                         /* they are sint64 (the class's first extension) */
 };
 
 /*
+ * The extension's signed integers written so far as int64 (none was
+ * negative) rewritten zig-zag (sint64: 2v, which may take a byte more),
+ * from the last one back, and the event's next ones zig-zag too: a
+ * negative one comes.  Rare: the first signed field is negative or all are
+ * positive in most events.
+ */
+static void ext_to_sint(struct ann_ctx *a)
+{
+	struct tmx_buf *b = &a->f->ext;
+	size_t grow = 0, end = b->len, shift;
+
+	a->zigzag = true;
+	for (size_t i = 0; i < a->n_ints; i++)
+		grow += pb_varint_size(2 * (uint64_t)a->ints[i].v) -
+			pb_varint_size((uint64_t)a->ints[i].v);
+	if (!tmx_buf_reserve(b, grow))
+		return;
+	shift = grow;
+	for (size_t i = a->n_ints; i-- > 0;) {
+		uint64_t v = (uint64_t)a->ints[i].v;
+		size_t at = a->ints[i].at, tail = at + pb_varint_size(v);
+
+		memmove(b->p + tail + shift, b->p + tail, end - tail);
+		shift -= pb_varint_size(2 * v) - pb_varint_size(v);
+		pb_put_varint(b->p + at + shift, 2 * v);
+		end = at;
+	}
+	b->len += grow;
+}
+
+/*
  * A value as a field of the class's extension message (uext.c): field
- * leaf index + 1, int64 zig-zag (sint64), uint64, double or text; an array
+ * leaf index + 1, int64 zig-zag (sint64; else int64, not negative),
+ * uint64, double or text; an array
  * of integers as a packed repeated (u)int64.  False (written nothing) for
  * an empty array: it stays a debug annotation, "[]", under the same key.
  */
-static bool put_ext(struct tmx_buf *b, const struct pf_leaf *leaf, const struct pf_leaf_value *v)
+static bool put_ext(struct tmx_buf *b, const struct pf_leaf *leaf, const struct pf_leaf_value *v,
+		    bool zigzag)
 {
 	uint32_t field = (uint32_t)v->index + 1;
 	size_t n, len = 0;
@@ -401,7 +443,10 @@ static bool put_ext(struct tmx_buf *b, const struct pf_leaf *leaf, const struct 
 	}
 	switch (leaf->type) {
 	case PF_LEAF_INT:
-		pb_sint(b, field, v->i);
+		if (zigzag)
+			pb_sint(b, field, v->i);
+		else
+			pb_uint(b, field, (uint64_t)v->i);   /* int64: never negative here */
 		break;
 	case PF_LEAF_UINT:
 		pb_uint(b, field, v->u);
@@ -452,8 +497,21 @@ static void put_annotation(void *ctx, const struct pf_leaf *leaf, const struct p
 		      str_value(a->f, a->q, a->c->leaf_base + (uint32_t)v->index, v->s, v->len);
 		break;
 	}
-	if (!iid && ext && put_ext(&a->f->ext, leaf, v))
-		return;
+	if (!iid && ext) {
+		bool sint = leaf->type == PF_LEAF_INT && !leaf->int_array;
+		size_t at = a->f->ext.len + pb_varint_size((v->index + 1) << 3);
+
+		if (sint && !a->zigzag && (v->i < 0 || a->n_ints == PF_LEAVES_MAX))
+			ext_to_sint(a);
+		if (put_ext(&a->f->ext, leaf, v, a->zigzag)) {
+			/* int64 so far: where it is, should a negative one come */
+			if (sint && !a->zigzag) {
+				a->ints[a->n_ints].at = at;
+				a->ints[a->n_ints++].v = v->i;
+			}
+			return;
+		}
+	}
 	body = 1 + pb_varint_size(name);
 	if (leaf->type != PF_LEAF_STRING)
 		body += 1 + (vlen ? vlen : pb_varint_size(val));
@@ -491,24 +549,34 @@ static void put_annotation(void *ctx, const struct pf_leaf *leaf, const struct p
 
 /*
  * An instant's body: the class's name, its payload's leaves as debug
- * annotations and fields of the class's extension (after them; true when
- * there are any).
+ * annotations and fields of one of the class's extensions (after them):
+ * its PU_EXT* flag, 0 when there are none.  Which extension is a function
+ * of the event's values alone (whatever the jobs or the order): the int64
+ * one when it has signed integers there and none is negative.
  */
-static bool instant_body(struct pf_fmt *f, struct pf_seq *q, const struct pf_class *c,
-			 const struct tmx_event *ev)
+static uint8_t instant_body(struct pf_fmt *f, struct pf_seq *q, const struct pf_class *c,
+			    const struct tmx_event *ev)
 {
-	struct ann_ctx a = { f, q, c, 0 };
+	struct ann_ctx a;   /* not zeroed whole: `ints` is only read up to n_ints */
+	bool pos;
+
+	a.f = f;
+	a.q = q;
+	a.c = c;
+	a.n_ints = 0;
+	a.zigzag = !c->ext_field_pos;   /* no int64 extension: sint64 from the start */
 
 	pb_uint(&f->piece, PF_TE_NAME_IID, class_name(f, q, c));
 	if (!c->leaves.n)
-		return false;
+		return 0;
 	a.first_iid = leaf_names(f, q, c);
 	f->ext.len = 0;
 	pf_leaves_walk(&c->leaves, ev->scopes[TMX_SCOPE_PAYLOAD], f->render, put_annotation, &a);
-	if (!f->ext.len)
-		return false;
-	pb_bytes(&f->piece, c->ext_field, f->ext.p, f->ext.len);
-	return true;
+	if (!f->ext.len || f->ext.oom)
+		return 0;
+	pos = !a.zigzag && a.n_ints;
+	pb_bytes(&f->piece, pos ? c->ext_field_pos : c->ext_field, f->ext.p, f->ext.len);
+	return pos ? PU_EXT_POS : PU_EXT;
 }
 
 /* The thread's name (procname context), when this is its first event on the sequence. */
@@ -563,13 +631,12 @@ bool pf_uformat(struct pf_fmt *f, const struct pf_class *c, const struct tmx_msg
 			if (!iid)
 				return false;
 			pb_uint(&f->piece, PF_TE_NAME_IID, iid);
-		} else if (instant_body(f, q, c, ev)) {   /* an exit of no open call is an instant */
-			h.flags |= PU_EXT;
+		} else {   /* an exit of no open call is an instant */
+			h.flags |= instant_body(f, q, c, ev);
 		}
 	} else {
 		h.ukind = PF_U_INSTANT;
-		if (instant_body(f, q, c, ev))
-			h.flags |= PU_EXT;
+		h.flags |= instant_body(f, q, c, ev);
 	}
 	/* last: pf_utf8's text lasts until its next call */
 	if ((h.flags & PU_THREAD) && (pn = thread_name(f, q, c, ev, h.key, &pnlen)))

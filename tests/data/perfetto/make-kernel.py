@@ -11,12 +11,18 @@
                                       task_newtask with and without
                                       CLONE_THREAD, sched_process_fork and
                                       sched_process_exec, for the process tree
+    make-kernel.py --ust SEC OUTDIR   LTTng-UST-like (vtid context), its clock
+                                      SEC s from the epoch: one class whose
+                                      signed fields are all positive in some
+                                      events and negative in others (both of
+                                      its TrackEvent extensions), named
+                                      ust-SEC
 """
 import os
 import struct
 import sys
 
-def metadata(types, env, event_context, events):
+def metadata(types, env, event_context, events, offset_s=1700000000):
     """The TSDL text both traces share (one stream, one clock, LTTng's
     packet context), with their integer types, env, event context and events."""
     return ("/* CTF 1.8 */\n" + "".join(
@@ -35,7 +41,7 @@ env {
 clock {
 	name = "monotonic";
 	freq = 1000000000;
-	offset_s = 1700000000;
+	offset_s = """ + str(offset_s) + """;
 };
 
 typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; }
@@ -110,7 +116,28 @@ def tasks(out):
     write_packet(out, 0, 1000, ts, events)
 
 
+def ust(out, offset_s):
+    """Signed values (a, b) positive, negative and mixed (a positive a whose zig-zag form is
+    longer, then a negative b: the int64 a rewritten), an unsigned c between them, on two
+    threads."""
+    md = metadata([U8, U32, I32, U64], [("domain", "ust"), ("tracer_name", "lttng-ust"),
+                                        ("hostname", f"ust-{offset_s}")], "int32_t _vtid;",
+                  [("app:signed", "int32_t _a; uint32_t _c; int32_t _b; string _msg;")], offset_s)
+    with open(os.path.join(out, "metadata"), "w") as f:
+        f.write(md)
+    events, ts = b"", 1000 + offset_s % 7
+    for i, (a, b) in enumerate([(5, 120), (-100, 7), (3, -1), (0, 0), (20000, 120), (-5, -6),
+                                (100, -2), (9000, -1)]):
+        events += struct.pack("<IQiiIi", 0, ts, 200 + i % 2, a, 7 * i, b) + b"hello\0"
+        ts += 100
+    write_packet(out, 0, 1000, ts, events)
+
+
 def main():
+    if sys.argv[1] == "--ust":
+        os.makedirs(sys.argv[3], exist_ok=True)
+        ust(sys.argv[3], int(sys.argv[2]))
+        return
     if sys.argv[1] == "--tasks":
         os.makedirs(sys.argv[2], exist_ok=True)
         tasks(sys.argv[2])
