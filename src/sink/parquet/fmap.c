@@ -309,11 +309,155 @@ void pq_fcols_free(struct pq_fcols *fc)
 
 /* ---- values ---- */
 
+/*
+ * Each value goes into the record, or straight into its column with the
+ * bytes its record entry would have taken counted (see fmap.h).
+ */
+static inline unsigned int_width(const struct pq_rec_emit *em, int col)
+{
+	return em->ci[col].phys == PQ_INT32 ? 4 : 8;
+}
+
+void pq_emit_null(const struct pq_rec_emit *em, int col, uint8_t rep, uint8_t def)
+{
+	if (em->rec) {
+		pq_rec_null(em->rec, (uint32_t)col, rep, def);
+		return;
+	}
+	pq_col_null(&em->cols[col], rep, def);
+	*em->bytes += PQ_REC_HEAD;
+}
+
+void pq_emit_int(const struct pq_rec_emit *em, int col, uint8_t rep, uint64_t bits)
+{
+	struct pq_col *c;
+
+	if (em->rec) {
+		pq_rec_int(em->rec, em->ci, (uint32_t)col, rep, bits);
+		return;
+	}
+	c = &em->cols[col];
+	pq_col_int_put(c, rep, c->max_def, bits);
+	*em->bytes += PQ_REC_HEAD + int_width(em, col);
+}
+
+static void emit_double(const struct pq_rec_emit *em, int col, uint8_t rep, double v)
+{
+	struct pq_col *c;
+
+	if (em->rec) {
+		pq_rec_double(em->rec, em->ci, (uint32_t)col, rep, v);
+		return;
+	}
+	c = &em->cols[col];
+	pq_col_double(c, rep, c->max_def, v);
+	*em->bytes += PQ_REC_HEAD + 8;
+}
+
+static void emit_bool(const struct pq_rec_emit *em, int col, uint8_t rep, bool v)
+{
+	struct pq_col *c;
+
+	if (em->rec) {
+		pq_rec_bool(em->rec, em->ci, (uint32_t)col, rep, v);
+		return;
+	}
+	c = &em->cols[col];
+	pq_col_bool(c, rep, c->max_def, v);
+	*em->bytes += PQ_REC_HEAD + 1;
+}
+
+/* A byte array as it is (strings: made UTF-8 by pq_rec_text). */
+static void emit_bytes(const struct pq_rec_emit *em, int col, uint8_t rep, const void *s,
+		       size_t n)
+{
+	struct pq_col *c;
+
+	if (em->rec) {
+		pq_rec_bytes(em->rec, em->ci, (uint32_t)col, rep, s, n);
+		return;
+	}
+	c = &em->cols[col];
+	if (n > UINT32_MAX) {   /* no Parquet page holds it: the row group fails */
+		c->vals.oom = true;
+		return;
+	}
+	pq_col_bytes(c, rep, c->max_def, s, n);
+	*em->bytes += PQ_REC_HEAD + 4 + n;
+}
+
+void pq_emit_u64s(const struct pq_rec_emit *em, int col, const uint64_t *v, size_t n)
+{
+	size_t bytes = PQ_REC_HEAD;
+
+	if (em->rec) {
+		pq_rec_u64s(em->rec, em->ci, (uint32_t)col, v, n);
+		return;
+	}
+	for (size_t k = 0; k < n; k++) {
+		struct pq_col *c = &em->cols[col + (int)k];
+
+		pq_col_int_put(c, 0, c->max_def, v[k]);
+		bytes += int_width(em, col + (int)k);
+	}
+	*em->bytes += bytes;
+}
+
+/* `n` integers (tmx_value.u) of columns col, col + 1... (a run: see pq_rec_ints). */
+static void emit_ints(const struct pq_rec_emit *em, int col, const struct tmx_value *v, size_t n)
+{
+	size_t bytes = PQ_REC_HEAD;
+
+	if (em->rec) {
+		pq_rec_ints(em->rec, em->ci, (uint32_t)col, v, n);
+		return;
+	}
+	for (size_t k = 0; k < n; k++) {
+		struct pq_col *c = &em->cols[col + (int)k];
+
+		pq_col_int_put(c, 0, c->max_def, v[k].u);
+		bytes += int_width(em, col + (int)k);
+	}
+	*em->bytes += bytes;
+}
+
+/* A LIST's `n` (> 0) integer elements (see pq_rec_elems). */
+static void emit_elems(const struct pq_rec_emit *em, int col, uint8_t rep, uint8_t elem_rep,
+		       const struct tmx_value *v, uint32_t n)
+{
+	struct pq_col *c;
+	unsigned w;
+
+	if (em->rec) {
+		pq_rec_elems(em->rec, em->ci, (uint32_t)col, rep, elem_rep, v, n);
+		return;
+	}
+	c = &em->cols[col];
+	w = int_width(em, col);
+	/* Levels: every element present (the deepest level), the first at `rep`. */
+	if (c->max_rep && tmx_buf_reserve(&c->reps, n)) {
+		c->reps.p[c->reps.len] = rep;
+		memset(c->reps.p + c->reps.len + 1, elem_rep, n - 1);
+		c->reps.len += n;
+	}
+	if (c->max_def && tmx_buf_reserve(&c->defs, n)) {
+		memset(c->defs.p + c->defs.len, c->max_def, n);
+		c->defs.len += n;
+	}
+	if (tmx_buf_reserve(&c->vals, (size_t)w * n)) {
+		for (uint32_t k = 0; k < n; k++)
+			tmx_buf_le(&c->vals, v[k].u, w);
+	}
+	c->n_levels += n;
+	c->n_vals += n;
+	*em->bytes += PQ_REC_HEAD + 4 + (size_t)w * n;
+}
+
 /* Every column of the field: absent at its level. */
 static void nulls(const struct pq_rec_emit *em, const struct pq_fmap *fm, uint8_t rep)
 {
 	for (int c = fm->col_begin; c < fm->col_end; c++)
-		pq_rec_null(em->rec, (uint32_t)c, rep, fm->null_def);
+		pq_emit_null(em, c, rep, fm->null_def);
 }
 
 /*
@@ -367,7 +511,7 @@ void pq_rec_text(const struct pq_rec_emit *em, int col, uint8_t rep, const char 
 {
 	const char *t = utf8_text(em->scratch, p, n, &n);
 
-	pq_rec_bytes(em->rec, em->ci, (uint32_t)col, rep, t, n);
+	emit_bytes(em, col, rep, t, n);
 }
 
 /*
@@ -390,7 +534,7 @@ static void put_labels(const struct pq_rec_emit *em, const struct tmx_field_clas
 	if (b->len)   /* labels come from the metadata: checked like any text */
 		pq_rec_text(em, col, rep, (const char *)b->p, b->len);
 	else
-		pq_rec_null(em->rec, (uint32_t)col, rep, null_def);
+		pq_emit_null(em, col, rep, null_def);
 }
 
 static size_t fmap_emit(const struct pq_rec_emit *em, const struct pq_fmap *fm,
@@ -404,13 +548,12 @@ static size_t emit_list(const struct pq_rec_emit *em, const struct pq_fmap *fm,
 	i++;
 	if (!count) {
 		for (int c = fm->col_begin; c < fm->col_end; c++)
-			pq_rec_null(em->rec, (uint32_t)c, rep, fm->list_def);
+			pq_emit_null(em, c, rep, fm->list_def);
 		return i;
 	}
 	/* Integers (byte arrays of a sequence, most often): one entry. */
 	if (fm->children[0].how == F_INT && count <= UINT32_MAX) {
-		pq_rec_elems(em->rec, em->ci, (uint32_t)fm->children[0].col, rep, fm->elem_rep,
-			     &vals[i], (uint32_t)count);
+		emit_elems(em, fm->children[0].col, rep, fm->elem_rep, &vals[i], (uint32_t)count);
 		return i + count;
 	}
 	for (uint64_t k = 0; k < count; k++)
@@ -427,19 +570,19 @@ static size_t fmap_emit(const struct pq_rec_emit *em, const struct pq_fmap *fm,
 
 	switch (fm->how) {
 	case F_INT:   /* signed or not, `u` has the value's bits */
-		pq_rec_int(em->rec, em->ci, (uint32_t)fm->col, rep, v->u);
+		pq_emit_int(em, fm->col, rep, v->u);
 		return i + 1;
 	case F_ENUM:
 	case F_BITS:
-		pq_rec_int(em->rec, em->ci, (uint32_t)fm->col, rep, v->u);
+		pq_emit_int(em, fm->col, rep, v->u);
 		if (fm->col2 >= 0)
 			put_labels(em, fc, fm->col2, fm->null_def, v->u, rep);
 		return i + 1;
 	case F_FLOAT:
-		pq_rec_double(em->rec, em->ci, (uint32_t)fm->col, rep, v->d);
+		emit_double(em, fm->col, rep, v->d);
 		return i + 1;
 	case F_BOOL:
-		pq_rec_bool(em->rec, em->ci, (uint32_t)fm->col, rep, v->u != 0);
+		emit_bool(em, fm->col, rep, v->u != 0);
 		return i + 1;
 	case F_STRING:
 		pq_rec_text(em, fm->col, rep, v->str.ptr, v->str.len);
@@ -448,7 +591,7 @@ static size_t fmap_emit(const struct pq_rec_emit *em, const struct pq_fmap *fm,
 		pq_rec_text(em, fm->col, rep, v->str.ptr, tmx_value_text_len(v));
 		return i + 1;
 	case F_BLOB:
-		pq_rec_bytes(em->rec, em->ci, (uint32_t)fm->col, rep, v->str.ptr, v->str.len);
+		emit_bytes(em, fm->col, rep, v->str.ptr, v->str.len);
 		return i + 1;
 	case F_STRUCT:
 		i++;
@@ -475,7 +618,7 @@ static size_t fmap_emit(const struct pq_rec_emit *em, const struct pq_fmap *fm,
 }
 
 /* Integer columns from pc on whose values are consecutive: one record entry; returns their number. */
-static size_t emit_ints(const struct pq_rec_emit *em, const struct pq_fcol *pc,
+static size_t emit_int_run(const struct pq_rec_emit *em, const struct pq_fcol *pc,
 			const struct tmx_value *const *cells)
 {
 	const struct tmx_value *v = cells[0];
@@ -484,9 +627,9 @@ static size_t emit_ints(const struct pq_rec_emit *em, const struct pq_fcol *pc,
 	while (n < pc->int_run && cells[n] == v + n)
 		n++;
 	if (n > 1)
-		pq_rec_ints(em->rec, em->ci, (uint32_t)pc->col, v, n);
+		emit_ints(em, pc->col, v, n);
 	else   /* signed or not, `u` has the value's bits */
-		pq_rec_int(em->rec, em->ci, (uint32_t)pc->col, 0, v->u);
+		pq_emit_int(em, pc->col, 0, v->u);
 	return n;
 }
 
@@ -500,19 +643,19 @@ void pq_fcols_emit(const struct pq_rec_emit *em, const struct pq_fcols *fc,
 
 		if (!v) {   /* an option not selected, an absent optional */
 			for (int k = pc->col; k < pc->col_end; k++)
-				pq_rec_null(em->rec, (uint32_t)k, 0, 0);
+				pq_emit_null(em, k, 0, 0);
 			c++;
 			continue;
 		}
 		switch (pc->how) {
 		case F_INT:
-			c += emit_ints(em, pc, &cells[c]);
+			c += emit_int_run(em, pc, &cells[c]);
 			continue;
 		case F_FLOAT:
-			pq_rec_double(em->rec, em->ci, (uint32_t)pc->col, 0, v->d);
+			emit_double(em, pc->col, 0, v->d);
 			break;
 		case F_BOOL:
-			pq_rec_bool(em->rec, em->ci, (uint32_t)pc->col, 0, v->u != 0);
+			emit_bool(em, pc->col, 0, v->u != 0);
 			break;
 		case F_STRING:
 			pq_rec_text(em, pc->col, 0, v->str.ptr, v->str.len);
@@ -521,7 +664,7 @@ void pq_fcols_emit(const struct pq_rec_emit *em, const struct pq_fcols *fc,
 			pq_rec_text(em, pc->col, 0, v->str.ptr, tmx_value_text_len(v));
 			break;
 		case F_BLOB:
-			pq_rec_bytes(em->rec, em->ci, (uint32_t)pc->col, 0, v->str.ptr, v->str.len);
+			emit_bytes(em, pc->col, 0, v->str.ptr, v->str.len);
 			break;
 		case F_LABEL:
 			put_labels(em, v->fc, pc->col, 0, v->u, 0);

@@ -65,13 +65,20 @@ struct pq_fcols {
 bool pq_fcols_new(struct pq_fcols *fc, const struct tmx_event_class *ec, struct pq_schema *s);
 void pq_fcols_free(struct pq_fcols *fc);
 
-/* Where an event's values go: a record (record.h). */
+/*
+ * Where an event's values go: a record (record.h), or with `rec` NULL
+ * straight into its table's columns (the sequential path), counting into
+ * *bytes what the record would have taken, so that row groups are cut at
+ * the same rows either way (the files do not depend on --jobs).
+ */
 struct pq_colinfo;
 struct pq_rec_emit {
 	struct tmx_buf *rec;
 	const struct pq_colinfo *ci;   /* of the scope's schema */
 	struct tmx_buf *scratch;        /* text made valid UTF-8 */
 	struct tmx_buf *labels;         /* labels joined */
+	struct pq_col *cols;            /* without `rec`: the columns */
+	size_t *bytes;                  /* without `rec`: the record's bytes, added */
 };
 
 /*
@@ -80,8 +87,12 @@ struct pq_rec_emit {
  */
 void pq_fcols_emit(const struct pq_rec_emit *em, const struct pq_fcols *fc,
 		   const struct tmx_value *const *cells);
-/* A string as UTF-8 (see above) into a record. */
+/* A string as UTF-8 (see above) into a record (or the columns). */
 void pq_rec_text(const struct pq_rec_emit *em, int col, uint8_t rep, const char *p, size_t n);
+/* Integers of columns col, col + 1... (see pq_rec_u64s) into a record (or the columns). */
+void pq_emit_u64s(const struct pq_rec_emit *em, int col, const uint64_t *v, size_t n);
+void pq_emit_int(const struct pq_rec_emit *em, int col, uint8_t rep, uint64_t bits);
+void pq_emit_null(const struct pq_rec_emit *em, int col, uint8_t rep, uint8_t def);
 
 /* Values straight into columns (the meta tables). */
 struct pq_emit {
