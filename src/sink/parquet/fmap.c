@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "common/utf8.h"
+#include "common/grow.h"
+#include "model/columns_plan.h"
 #include "model/field_class.h"
 #include "sink/parquet/fmap.h"
 #include "sink/parquet/record.h"
@@ -210,6 +212,8 @@ static bool build(struct pq_fmap *fm, const struct tmx_field_class *fc, struct p
 	return ok && !s->oom;
 }
 
+static bool compile_scope(struct pq_fcols *fc, const struct pq_schema *schema, enum tmx_scope s);
+
 static void pq_fmap_free(struct pq_fmap *fm)
 {
 	for (size_t i = 0; fm->children && i < fm->n_children; i++)
@@ -283,6 +287,9 @@ bool pq_fcols_new(struct pq_fcols *fc, const struct tmx_event_class *ec, struct 
 	for (size_t c = 0; c < fc->n; c++)
 		if (!fcol_build(&fc->cols[c], fc->model, c, s))
 			return false;
+	for (int sc = 0; sc < TMX_N_SCOPES; sc++)
+		if (!compile_scope(fc, s, (enum tmx_scope)sc))
+			return false;
 	/* Runs of integer columns, from the last one back. */
 	for (size_t c = fc->n; c-- > 0;) {
 		struct pq_fcol *pc = &fc->cols[c];
@@ -303,6 +310,8 @@ void pq_fcols_free(struct pq_fcols *fc)
 		if (fc->cols[c].how == F_LIST)
 			pq_fmap_free(&fc->cols[c].list);
 	free(fc->cols);
+	for (int s = 0; s < TMX_N_SCOPES; s++)
+		free(fc->prog[s].ops);
 	tmx_columns_free(fc->model);
 	*fc = (struct pq_fcols){ 0 };
 }
@@ -316,6 +325,33 @@ void pq_fcols_free(struct pq_fcols *fc)
 static inline unsigned int_width(const struct pq_rec_emit *em, int col)
 {
 	return em->ci[col].phys == PQ_INT32 ? 4 : 8;
+}
+
+/*
+ * An integer of a column that is not repeated, present: the hottest store
+ * of the output (most values are such integers).  On little-endian hosts
+ * with room for 8 bytes, one 8-byte store either way (an INT32 keeps 4 of
+ * them), not asking whether the buffer ran out of memory: a store inside
+ * its room is safe, and such a column fails its row group whatever it
+ * holds (pq_col_oom).
+ */
+static inline __attribute__((always_inline)) void col_int_top(struct pq_col *c, uint64_t bits)
+{
+	struct tmx_buf *v = &c->vals;
+	unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
+
+	if (c->max_def)
+		tmx_buf_byte(&c->defs, c->max_def);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (__builtin_expect(v->cap - v->len >= 8, 1)) {
+		memcpy(v->p + v->len, &bits, 8);
+		v->len += w;
+	} else
+#endif
+	{
+		tmx_buf_le(v, bits, w);
+	}
+	/* n_levels and n_vals: one level per row, set when the group ends (pq_table_flush) */
 }
 
 void pq_emit_null(const struct pq_rec_emit *em, int col, uint8_t rep, uint8_t def)
@@ -337,7 +373,10 @@ void pq_emit_int(const struct pq_rec_emit *em, int col, uint8_t rep, uint64_t bi
 		return;
 	}
 	c = &em->cols[col];
-	pq_col_int_put(c, rep, c->max_def, bits);
+	if (rep || c->max_rep)
+		pq_col_int_put(c, rep, c->max_def, bits);
+	else
+		col_int_top(c, bits);
 	*em->bytes += PQ_REC_HEAD + int_width(em, col);
 }
 
@@ -395,30 +434,67 @@ void pq_emit_u64s(const struct pq_rec_emit *em, int col, const uint64_t *v, size
 		return;
 	}
 	for (size_t k = 0; k < n; k++) {
-		struct pq_col *c = &em->cols[col + (int)k];
-
-		pq_col_int_put(c, 0, c->max_def, v[k]);
+		col_int_top(&em->cols[col + (int)k], v[k]);
 		bytes += int_width(em, col + (int)k);
 	}
 	*em->bytes += bytes;
 }
 
-/* `n` integers (tmx_value.u) of columns col, col + 1... (a run: see pq_rec_ints). */
-static void emit_ints(const struct pq_rec_emit *em, int col, const struct tmx_value *v, size_t n)
+void pq_emit_fixed(const struct pq_rec_emit *em, const uint64_t *ts, const uint64_t ids[2])
 {
-	size_t bytes = PQ_REC_HEAD;
+	struct pq_col *c = em->cols;
+
+	if (em->rec) {
+		if (ts) {
+			pq_rec_u64s(em->rec, em->ci, TMX_COLUMN_TS, ts, 2);
+		} else {
+			pq_rec_null(em->rec, TMX_COLUMN_TS, 0, 0);
+			pq_rec_null(em->rec, TMX_COLUMN_CYCLES, 0, 0);
+		}
+		pq_rec_u64s(em->rec, em->ci, TMX_COLUMN_STREAM_ID, ids, 2);
+		return;
+	}
+	/* The fixed columns are INT64 (tracemux/columns.h): 2 runs of 2, or 2 nulls and a run. */
+	if (ts) {
+		col_int_top(&c[TMX_COLUMN_TS], ts[0]);
+		col_int_top(&c[TMX_COLUMN_CYCLES], ts[1]);
+		*em->bytes += 2 * (PQ_REC_HEAD + 16);
+	} else {
+		pq_col_null(&c[TMX_COLUMN_TS], 0, 0);
+		pq_col_null(&c[TMX_COLUMN_CYCLES], 0, 0);
+		*em->bytes += 3 * PQ_REC_HEAD + 16;
+	}
+	col_int_top(&c[TMX_COLUMN_STREAM_ID], ids[0]);
+	col_int_top(&c[TMX_COLUMN_STREAM_CLASS_ID], ids[1]);
+}
+
+/*
+ * `n` integers (tmx_value.u) of columns col, col + 1... (a run: see
+ * pq_rec_ints), whose record entry takes `bytes`.
+ */
+static inline void emit_ints(const struct pq_rec_emit *em, int col, const struct tmx_value *v,
+			     size_t n, size_t bytes)
+{
+	struct pq_col *c;
 
 	if (em->rec) {
 		pq_rec_ints(em->rec, em->ci, (uint32_t)col, v, n);
 		return;
 	}
-	for (size_t k = 0; k < n; k++) {
-		struct pq_col *c = &em->cols[col + (int)k];
-
-		pq_col_int_put(c, 0, c->max_def, v[k].u);
-		bytes += int_width(em, col + (int)k);
-	}
+	c = &em->cols[col];
+	for (size_t k = 0; k < n; k++)
+		col_int_top(&c[k], v[k].u);
 	*em->bytes += bytes;
+}
+
+/* The bytes of a run's record entry (pq_rec_ints). */
+static size_t ints_bytes(const struct pq_rec_emit *em, int col, size_t n)
+{
+	size_t bytes = PQ_REC_HEAD;
+
+	for (size_t k = 0; k < n; k++)
+		bytes += int_width(em, col + (int)k);
+	return bytes;
 }
 
 /* A LIST's `n` (> 0) integer elements (see pq_rec_elems). */
@@ -471,12 +547,26 @@ static const char *utf8_text(struct tmx_buf *scratch, const char *p, size_t n, s
 	size_t i = 0, l;
 	uint64_t w;
 
-	/* ASCII, 8 bytes at a time: most text is. */
+	/* ASCII, 8 bytes at a time: most text is; the tail as the last 8 bytes or byte by byte. */
 	while (i + 8 <= n) {
 		memcpy(&w, s + i, 8);
 		if (w & 0x8080808080808080ull)
 			break;
 		i += 8;
+	}
+	if (i < n && i + 8 > n) {
+		uint8_t high = 0;
+
+		if (n >= 8) {
+			memcpy(&w, s + n - 8, 8);
+			high = (w & 0x8080808080808080ull) != 0;
+		} else {
+			for (size_t k = i; k < n; k++)
+				high |= s[k];
+			high &= 0x80;
+		}
+		if (!high)
+			i = n;
 	}
 	while (i < n && (l = tmx_utf8_seq_len(s + i, n - i)))
 		i += l;
@@ -618,65 +708,276 @@ static size_t fmap_emit(const struct pq_rec_emit *em, const struct pq_fmap *fm,
 }
 
 /* Integer columns from pc on whose values are consecutive: one record entry; returns their number. */
-static size_t emit_int_run(const struct pq_rec_emit *em, const struct pq_fcol *pc,
-			const struct tmx_value *const *cells)
+/* Model column pc's value `v` (NULL: absent). */
+static void emit_column(const struct pq_rec_emit *em, const struct pq_fcol *pc,
+			const struct tmx_value *v)
 {
-	const struct tmx_value *v = cells[0];
-	size_t n = 1;
+	const char *name;
 
-	while (n < pc->int_run && cells[n] == v + n)
-		n++;
-	if (n > 1)
-		emit_ints(em, pc->col, v, n);
-	else   /* signed or not, `u` has the value's bits */
+	if (!v) {   /* an option not selected, an absent optional */
+		for (int k = pc->col; k < pc->col_end; k++)
+			pq_emit_null(em, k, 0, 0);
+		return;
+	}
+	switch (pc->how) {
+	case F_INT:   /* signed or not, `u` has the value's bits */
 		pq_emit_int(em, pc->col, 0, v->u);
-	return n;
+		break;
+	case F_FLOAT:
+		emit_double(em, pc->col, 0, v->d);
+		break;
+	case F_BOOL:
+		emit_bool(em, pc->col, 0, v->u != 0);
+		break;
+	case F_STRING:
+		pq_rec_text(em, pc->col, 0, v->str.ptr, v->str.len);
+		break;
+	case F_TEXT:   /* as babeltrace2 reads a text array: up to its first NUL */
+		pq_rec_text(em, pc->col, 0, v->str.ptr, tmx_value_text_len(v));
+		break;
+	case F_BLOB:
+		emit_bytes(em, pc->col, 0, v->str.ptr, v->str.len);
+		break;
+	case F_LABEL:
+		put_labels(em, v->fc, pc->col, 0, v->u, 0);
+		break;
+	case F_OPTION:
+		name = v->fc->members[v->option].name;
+		pq_rec_text(em, pc->col, 0, name ? name : "", name ? strlen(name) : 0);
+		break;
+	default:   /* F_LIST */
+		fmap_emit(em, &pc->list, v, 0, 0);
+		break;
+	}
 }
 
-void pq_fcols_emit(const struct pq_rec_emit *em, const struct pq_fcols *fc,
-		   const struct tmx_value *const *cells)
+/*
+ * Model columns [begin, end) from cells (a variant's or an optional's,
+ * tmx_columns_walk_node()'s), integers of consecutive values as runs.
+ */
+static void emit_cells(const struct pq_rec_emit *em, const struct pq_fcols *fc,
+		       const struct tmx_value *const *cells, int begin, int end)
 {
-	for (size_t c = fc->n_fixed; c < fc->n;) {
+	for (int c = begin; c < end;) {
 		const struct pq_fcol *pc = &fc->cols[c];
 		const struct tmx_value *v = cells[c];
-		const char *name;
+		int n = 1;
 
-		if (!v) {   /* an option not selected, an absent optional */
-			for (int k = pc->col; k < pc->col_end; k++)
-				pq_emit_null(em, k, 0, 0);
-			c++;
-			continue;
+		if (v && pc->how == F_INT) {
+			while (n < pc->int_run && c + n < end && cells[c + n] == v + n)
+				n++;
+			if (n > 1) {
+				emit_ints(em, pc->col, v, (size_t)n, ints_bytes(em, pc->col, (size_t)n));
+				c += n;
+				continue;
+			}
 		}
-		switch (pc->how) {
-		case F_INT:
-			c += emit_int_run(em, pc, &cells[c]);
-			continue;
-		case F_FLOAT:
-			emit_double(em, pc->col, 0, v->d);
-			break;
-		case F_BOOL:
-			emit_bool(em, pc->col, 0, v->u != 0);
-			break;
-		case F_STRING:
-			pq_rec_text(em, pc->col, 0, v->str.ptr, v->str.len);
-			break;
-		case F_TEXT:   /* as babeltrace2 reads a text array: up to its first NUL */
-			pq_rec_text(em, pc->col, 0, v->str.ptr, tmx_value_text_len(v));
-			break;
-		case F_BLOB:
-			emit_bytes(em, pc->col, 0, v->str.ptr, v->str.len);
-			break;
-		case F_LABEL:
-			put_labels(em, v->fc, pc->col, 0, v->u, 0);
-			break;
-		case F_OPTION:
-			name = v->fc->members[v->option].name;
-			pq_rec_text(em, pc->col, 0, name ? name : "", name ? strlen(name) : 0);
-			break;
-		default:   /* F_LIST */
-			fmap_emit(em, &pc->list, v, 0, 0);
-			break;
-		}
+		emit_column(em, pc, v);
 		c++;
 	}
+}
+
+/* ---- the walk and the values in one pass ---- */
+
+/*
+ * Each scope's walk (model/columns_plan.h) made Parquet entries once per
+ * class: integers of consecutive columns and values one run (one record
+ * entry, one loop), other columns each by its kind.  Each op first skips
+ * `pre` values.
+ */
+enum op_kind {
+	OP_INTS,    /* Parquet columns a .. a + n - 1: the next n values */
+	OP_VAL,     /* model column a: the next value */
+	OP_ENUM,    /* model columns a (value) and b (labels): the next value */
+	OP_ARRAY,   /* model column a: the next value and its `count` elements */
+	OP_TREE,    /* model column a: the next value and its subtree */
+	OP_NODE,    /* model columns a .. b - 1: a variant's or an optional's (by cells) */
+	OP_LABEL,   /* model column a (an enumeration's labels): the value before */
+	OP_CPU,     /* the value `a` after the next is the CPU field's (none consumed) */
+};
+
+struct pq_op {
+	uint8_t op;
+	uint8_t n;
+	uint32_t pre;
+	int a, b;
+	const struct tmx_col_node *node;
+};
+
+static bool op_add(struct pq_fprog *pr, struct pq_op op)
+{
+	void *ops = pr->ops;
+
+	if (!tmx_grow_array(&ops, &pr->cap, pr->n + 1, sizeof(*pr->ops), 8))
+		return false;
+	pr->ops = ops;
+	pr->ops[pr->n++] = op;
+	return true;
+}
+
+/*
+ * Integers of consecutive values and columns that the steps cut: across
+ * the CPU field's note (the packet context's members), and an
+ * enumeration's value after them (its labels then emitted alone).  One
+ * record entry where there were two.
+ */
+static void merge_runs(const struct pq_fcols *fc, struct pq_fprog *pr)
+{
+	for (size_t k = 0; k + 1 < pr->n; k++) {
+		struct pq_op *a = &pr->ops[k], *b = &pr->ops[k + 1], *c = k + 2 < pr->n ? b + 1 : NULL;
+
+		if (a->op != OP_INTS)
+			continue;
+		if (b->op == OP_CPU && !b->pre && c && c->op == OP_INTS && !c->pre &&
+		    c->a == a->a + a->n && a->n + c->n <= 255) {
+			struct pq_op cpu = { .op = OP_CPU, .pre = a->pre, .a = a->n };
+
+			a->n = (uint8_t)(a->n + c->n);
+			a->pre = 0;
+			*b = *a;
+			*a = cpu;
+			memmove(c, c + 1, (size_t)(pr->ops + pr->n - (c + 1)) * sizeof(*c));
+			pr->n--;
+			k--;   /* the run may go on */
+		} else if (b->op == OP_ENUM && !b->pre && fc->cols[b->a].col == a->a + a->n &&
+			   a->n < 255) {
+			a->n++;
+			*b = (struct pq_op){ .op = OP_LABEL, .a = b->b };
+		}
+	}
+}
+
+/* The bytes of a run's record entry (pq_rec_ints), from the schema's types. */
+static uint32_t run_bytes(const struct pq_schema *schema, int col, unsigned n)
+{
+	uint32_t bytes = PQ_REC_HEAD;
+
+	for (size_t e = 0; e < schema->n; e++) {
+		const struct pq_elem *el = &schema->elems[e];
+
+		if (el->leaf && el->col >= col && el->col < col + (int)n)
+			bytes += el->type.phys == PQ_INT32 ? 4 : 8;
+	}
+	return bytes;
+}
+
+static bool compile_scope(struct pq_fcols *fc, const struct pq_schema *schema, enum tmx_scope s)
+{
+	struct pq_fprog *pr = &fc->prog[s];
+	size_t n_steps;
+	const struct tmx_col_step *st = tmx_columns_steps(fc->model, s, &n_steps);
+
+	for (size_t k = 0; k < n_steps; k++, st++) {
+		struct pq_op op = { .pre = st->pre, .a = st->col, .b = st->col2, .node = st->node };
+		bool ok = true;
+
+		switch (st->op) {
+		case TMX_STEP_RUN:
+			for (int c = st->col, end = st->col + st->col2; ok && c < end;) {
+				const struct pq_fcol *pc = &fc->cols[c];
+				int n = 1;
+
+				if (pc->how == F_INT) {
+					while (n < 255 && c + n < end && fc->cols[c + n].how == F_INT &&
+					       fc->cols[c + n].col == pc->col + n)
+						n++;
+					op = (struct pq_op){ .op = OP_INTS, .n = (uint8_t)n, .pre = op.pre,
+							     .a = pc->col };
+				} else {
+					op = (struct pq_op){ .op = OP_VAL, .pre = op.pre, .a = c };
+				}
+				ok = op_add(pr, op);
+				op.pre = 0;
+				c += n;
+			}
+			break;
+		case TMX_STEP_ENUM:
+			op.op = OP_ENUM;
+			ok = op_add(pr, op);
+			break;
+		case TMX_STEP_ARRAY:
+			op.op = OP_ARRAY;
+			ok = op_add(pr, op);
+			break;
+		case TMX_STEP_TREE:
+			op.op = OP_TREE;
+			ok = op_add(pr, op);
+			break;
+		case TMX_STEP_NODE:
+			op.op = OP_NODE;
+			ok = op_add(pr, op);
+			break;
+		default:
+			op = (struct pq_op){ .op = OP_CPU, .pre = st->pre };
+			ok = op_add(pr, op);
+			break;
+		}
+		if (!ok)
+			return false;
+	}
+	merge_runs(fc, pr);
+	for (size_t k = 0; k < pr->n; k++)
+		if (pr->ops[k].op == OP_INTS)
+			pr->ops[k].b = (int)run_bytes(schema, pr->ops[k].a, pr->ops[k].n);
+	merge_runs(fc, pr);
+	return true;
+}
+
+/* A scope's values by its ops; the CPU field's value in *cpu. */
+static void run_prog(const struct pq_rec_emit *em, const struct pq_fcols *fc,
+		     const struct pq_fprog *pr, const struct tmx_value *vals,
+		     const struct tmx_value **cells, const struct tmx_value **cpu)
+{
+	const struct pq_op *op = pr->ops, *end = op + pr->n;
+	size_t i = 0;
+
+	for (; op < end; op++) {
+		i += op->pre;
+		switch (op->op) {
+		case OP_INTS:
+			if (op->n > 1)
+				emit_ints(em, op->a, &vals[i], op->n, op->b);
+			else   /* signed or not, `u` has the value's bits */
+				pq_emit_int(em, op->a, 0, vals[i].u);
+			i += op->n;
+			break;
+		case OP_VAL:
+			emit_column(em, &fc->cols[op->a], &vals[i++]);
+			break;
+		case OP_ENUM:
+			emit_column(em, &fc->cols[op->a], &vals[i]);
+			emit_column(em, &fc->cols[op->b], &vals[i++]);
+			break;
+		case OP_ARRAY:
+			emit_column(em, &fc->cols[op->a], &vals[i]);
+			i += 1 + (size_t)vals[i].count;
+			break;
+		case OP_TREE:
+			emit_column(em, &fc->cols[op->a], &vals[i]);
+			i = tmx_value_skip(vals, i);
+			break;
+		case OP_NODE:
+			i = tmx_columns_walk_node(op->node, vals, i, cells);
+			emit_cells(em, fc, cells, op->a, op->b);
+			break;
+		case OP_LABEL:
+			emit_column(em, &fc->cols[op->a], &vals[i - 1]);
+			break;
+		default:   /* OP_CPU */
+			*cpu = &vals[i + (size_t)op->a];
+			break;
+		}
+	}
+}
+
+const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em, const struct pq_fcols *fc,
+				      const struct tmx_value *const scopes[TMX_N_SCOPES],
+				      const struct tmx_value **cells)
+{
+	const struct tmx_value *cpu = NULL;
+
+	for (int s = 0; s < TMX_N_SCOPES; s++)
+		if (fc->prog[s].n)
+			run_prog(em, fc, &fc->prog[s], scopes[s], cells, &cpu);
+	return cpu;
 }

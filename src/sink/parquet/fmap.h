@@ -50,12 +50,20 @@ struct pq_fcol {
 	struct pq_fmap list;     /* LISTs: the map of the list */
 };
 
+/* A scope's walk as Parquet entries (fmap.c). */
+struct pq_op;
+struct pq_fprog {
+	struct pq_op *ops;
+	size_t n, cap;
+};
+
 /* An event class's columns: the model's, and how Parquet writes each. */
 struct pq_fcols {
 	struct tmx_columns *model;
 	size_t n;                /* tmx_columns_count(model) */
 	size_t n_fixed;          /* tmx_columns_fixed_count(model): the caller's columns */
 	struct pq_fcol *cols;
+	struct pq_fprog prog[TMX_N_SCOPES];
 };
 
 /*
@@ -82,16 +90,22 @@ struct pq_rec_emit {
 };
 
 /*
- * The field columns' values (cells: tmx_columns_walk()'s) as record
- * entries; the fixed columns are the caller's.
+ * The field columns' values of an event whose scopes (`scopes`) are the
+ * class's (checked), walked and written in one pass; the fixed columns are
+ * the caller's.  `cells` has room for every column (the values of
+ * variants and optionals go there).  Returns the CPU field's value, or
+ * NULL.
  */
-void pq_fcols_emit(const struct pq_rec_emit *em, const struct pq_fcols *fc,
-		   const struct tmx_value *const *cells);
+const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em, const struct pq_fcols *fc,
+				      const struct tmx_value *const scopes[TMX_N_SCOPES],
+				      const struct tmx_value **cells);
 /* A string as UTF-8 (see above) into a record (or the columns). */
 void pq_rec_text(const struct pq_rec_emit *em, int col, uint8_t rep, const char *p, size_t n);
 /* Integers of columns col, col + 1... (see pq_rec_u64s) into a record (or the columns). */
 void pq_emit_u64s(const struct pq_rec_emit *em, int col, const uint64_t *v, size_t n);
 void pq_emit_int(const struct pq_rec_emit *em, int col, uint8_t rep, uint64_t bits);
+/* ts and cycles (NULL: nulls), stream_id and stream_class_id, all INT64. */
+void pq_emit_fixed(const struct pq_rec_emit *em, const uint64_t *ts, const uint64_t ids[2]);
 void pq_emit_null(const struct pq_rec_emit *em, int col, uint8_t rep, uint8_t def);
 
 /* Values straight into columns (the meta tables). */

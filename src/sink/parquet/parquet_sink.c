@@ -131,9 +131,12 @@ struct pq_fmt {
 		/* The entries of event, host and trace for events of `trace` (shape->names). */
 		const struct tmx_trace *trace;
 		const struct tmx_buf *names;
+		/* The sink's own formatter: the table of events of `tab_trace` (table_of). */
+		const struct tmx_trace *tab_trace;
+		struct pq_table *tab;
 	} cache[SHAPE_CACHE];
 	struct tmx_buf rec, scratch, labels;
-	const struct tmx_value **cells; /* an event's values by column (tmx_columns_walk) */
+	const struct tmx_value **cells; /* room for a value per column (pq_fcols_emit) */
 	size_t cap_cells;
 	const struct tmx_trace_class *host_of;   /* trace_host()'s last trace class */
 	const char *host;
@@ -352,6 +355,7 @@ static struct shape_slot *shape_of(struct pq_fmt *f, const struct tmx_event_clas
 	slot->ec = ec;
 	slot->sh = sh;
 	slot->trace = NULL;
+	slot->tab = NULL;
 	return slot;
 }
 
@@ -570,7 +574,7 @@ static const struct tmx_buf *names_of(struct pq_fmt *f, struct shape *sh,
 /*
  * What makes an event's row fail before any of its values is written:
  * REC_BAD_SCOPE's value (a scope that does not fit the class), REC_NOMEM,
- * or 0 with the event's values by column in f->cells and the entries of
+ * or 0 with room for the class's columns in f->cells and the entries of
  * its names in slot->names.
  */
 static uint8_t row_check(struct pq_fmt *f, struct shape_slot *slot, const struct tmx_msg *msg)
@@ -591,8 +595,7 @@ static uint8_t row_check(struct pq_fmt *f, struct shape_slot *slot, const struct
 	}
 	/* The cells' room, grown for a class with more columns than any before. */
 	if (!slot->names ||
-	    !tmx_grow_array((void **)&f->cells, &f->cap_cells, sh->cols.n, sizeof(*f->cells), 64) ||
-	    !tmx_columns_walk(sh->cols.model, e->scopes, f->cells))   /* its scopes were checked */
+	    !tmx_grow_array((void **)&f->cells, &f->cap_cells, sh->cols.n, sizeof(*f->cells), 64))
 		return REC_NOMEM;
 	return 0;
 }
@@ -607,22 +610,11 @@ static void row_emit(struct pq_fmt *f, const struct shape *sh, const struct tmx_
 {
 	const struct tmx_stream *st = msg->stream;
 	const struct tmx_value *cpu_value;
-	uint64_t cpu, ids[2];
+	uint64_t cpu, ts[2] = { (uint64_t)msg->ns, msg->cycles }, ids[2] = { st->id, st->cls->id };
 
-	if (msg->has_ts) {
-		ids[0] = (uint64_t)msg->ns;
-		ids[1] = msg->cycles;
-		pq_emit_u64s(em, COL_TS, ids, 2);
-	} else {
-		pq_emit_null(em, COL_TS, 0, 0);
-		pq_emit_null(em, COL_CYCLES, 0, 0);
-	}
-	ids[0] = st->id;
-	ids[1] = st->cls->id;
-	pq_emit_u64s(em, COL_STREAM_ID, ids, 2);
-	pq_fcols_emit(em, &sh->cols, f->cells);
+	pq_emit_fixed(em, msg->has_ts ? ts : NULL, ids);
 	/* tmx_event_cpu, the field found once per class */
-	cpu_value = f->cells[COL_CPU];
+	cpu_value = pq_fcols_emit(em, &sh->cols, msg->event->scopes, f->cells);
 	if (cpu_value && tmx_value_uint64(cpu_value, &cpu) && cpu <= UINT32_MAX)
 		pq_emit_int(em, COL_CPU, 0, cpu);
 	else
@@ -761,8 +753,14 @@ static int put_direct(struct tmx_parquet *p, const struct tmx_msg *msg, struct t
 
 	if (!sh)
 		return nomem(err);
-	if ((ret = table_of(p, sh, st, &t, err)))
-		return ret;
+	if (slot->tab && slot->tab_trace == st->trace) {
+		t = slot->tab;
+	} else {
+		if ((ret = table_of(p, sh, st, &t, err)))
+			return ret;
+		slot->tab = t;
+		slot->tab_trace = st->trace;
+	}
 	if (t->broken)
 		return TMX_OK;   /* its error was reported */
 	if ((flags = row_check(f, slot, msg)))

@@ -204,6 +204,15 @@ int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error 
 		return TMX_OK;
 	if (t->q && !t->direct)
 		return pq_groupq_submit(t->q, t, err);
+	/* Direct rows leave the counts of columns that are not repeated to here: one level per row. */
+	for (size_t c = 0; t->direct && c < t->schema.n_cols; c++) {
+		struct pq_col *col = &t->cols[c];
+
+		if (!col->max_rep) {
+			col->n_levels = (uint64_t)t->n_rows;
+			col->n_vals = (uint64_t)t->n_rows - col->n_nulls;
+		}
+	}
 	pq_group_encode(&g, t->cols, t->schema.n_cols, t->n_rows, enc);
 	t->n_rows = 0;
 	t->bytes = 0;
