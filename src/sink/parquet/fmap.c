@@ -364,7 +364,8 @@ void pq_emit_null(const struct pq_rec_emit *em, int col, uint8_t rep, uint8_t de
 	*em->bytes += PQ_REC_HEAD;
 }
 
-void pq_emit_int(const struct pq_rec_emit *em, int col, uint8_t rep, uint64_t bits)
+static inline __attribute__((always_inline)) void emit_int(const struct pq_rec_emit *em, int col,
+							    uint8_t rep, uint64_t bits)
 {
 	struct pq_col *c;
 
@@ -378,6 +379,11 @@ void pq_emit_int(const struct pq_rec_emit *em, int col, uint8_t rep, uint64_t bi
 	else
 		col_int_top(c, bits);
 	*em->bytes += PQ_REC_HEAD + int_width(em, col);
+}
+
+void pq_emit_int(const struct pq_rec_emit *em, int col, uint8_t rep, uint64_t bits)
+{
+	emit_int(em, col, rep, bits);
 }
 
 static void emit_double(const struct pq_rec_emit *em, int col, uint8_t rep, double v)
@@ -660,11 +666,11 @@ static size_t fmap_emit(const struct pq_rec_emit *em, const struct pq_fmap *fm,
 
 	switch (fm->how) {
 	case F_INT:   /* signed or not, `u` has the value's bits */
-		pq_emit_int(em, fm->col, rep, v->u);
+		emit_int(em, fm->col, rep, v->u);
 		return i + 1;
 	case F_ENUM:
 	case F_BITS:
-		pq_emit_int(em, fm->col, rep, v->u);
+		emit_int(em, fm->col, rep, v->u);
 		if (fm->col2 >= 0)
 			put_labels(em, fc, fm->col2, fm->null_def, v->u, rep);
 		return i + 1;
@@ -721,7 +727,7 @@ static void emit_column(const struct pq_rec_emit *em, const struct pq_fcol *pc,
 	}
 	switch (pc->how) {
 	case F_INT:   /* signed or not, `u` has the value's bits */
-		pq_emit_int(em, pc->col, 0, v->u);
+		emit_int(em, pc->col, 0, v->u);
 		break;
 	case F_FLOAT:
 		emit_double(em, pc->col, 0, v->d);
@@ -938,7 +944,7 @@ static void run_prog(const struct pq_rec_emit *em, const struct pq_fcols *fc,
 			if (op->n > 1)
 				emit_ints(em, op->a, &vals[i], op->n, op->b);
 			else   /* signed or not, `u` has the value's bits */
-				pq_emit_int(em, op->a, 0, vals[i].u);
+				emit_int(em, op->a, 0, vals[i].u);
 			i += op->n;
 			break;
 		case OP_VAL:

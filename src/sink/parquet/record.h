@@ -249,7 +249,9 @@ static inline const uint8_t *pq_rec_apply_elems(struct pq_col *c, uint8_t rep, u
 /*
  * A `run` entry's `n` values into columns c, c + 1...: the top-level
  * integer columns of an event (pq_rec_ints), never repeated, so with no
- * repetition level; the hottest loop of applying records.
+ * repetition level; the hottest loop of applying records.  Their counts
+ * of levels and values are set once the group's rows are in
+ * (pq_table_apply: one level per row).
  */
 static inline const uint8_t *pq_rec_apply_run(struct pq_col *c, unsigned n, const uint8_t *r)
 {
@@ -283,8 +285,6 @@ static inline const uint8_t *pq_rec_apply_run(struct pq_col *c, unsigned n, cons
 		{
 			tmx_buf_le(v, u, w);
 		}
-		c->n_levels++;
-		c->n_vals++;
 	}
 	return r;
 }
@@ -398,7 +398,9 @@ static inline void pq_rec_apply_entries(struct pq_col *cols, const uint8_t *r, s
 
 /*
  * The entries of r[0, n) (a row group's records) into `cols`, whose
- * integers are not counted into their *acct (pq_col_int_put).
+ * integers are not counted into their *acct (pq_col_int_put), nor in the
+ * levels and values of columns that are not repeated (pq_rec_apply_run:
+ * the caller sets those, pq_table_apply).
  */
 static inline void pq_rec_apply(struct pq_col *cols, const uint8_t *r, size_t n)
 {

@@ -118,9 +118,24 @@ struct pq_col *pq_table_direct_cols(struct pq_table *t)
 	return t->cols;
 }
 
-void pq_table_apply(struct pq_col *cols, const uint8_t *r, size_t n)
+/* Columns that are not repeated have one level per row: counted here, not per value. */
+static void count_rows(struct pq_col *cols, size_t n_cols, int64_t n_rows)
+{
+	for (size_t c = 0; c < n_cols; c++) {
+		struct pq_col *col = &cols[c];
+
+		if (!col->max_rep) {
+			col->n_levels = (uint64_t)n_rows;
+			col->n_vals = (uint64_t)n_rows - col->n_nulls;
+		}
+	}
+}
+
+void pq_table_apply(struct pq_col *cols, size_t n_cols, int64_t n_rows, const uint8_t *r,
+		    size_t n)
 {
 	pq_rec_apply(cols, r, n);
+	count_rows(cols, n_cols, n_rows);
 }
 
 int pq_table_ready(struct pq_table *t, struct tmx_error *err)
@@ -204,15 +219,9 @@ int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error 
 		return TMX_OK;
 	if (t->q && !t->direct)
 		return pq_groupq_submit(t->q, t, err);
-	/* Direct rows leave the counts of columns that are not repeated to here: one level per row. */
-	for (size_t c = 0; t->direct && c < t->schema.n_cols; c++) {
-		struct pq_col *col = &t->cols[c];
-
-		if (!col->max_rep) {
-			col->n_levels = (uint64_t)t->n_rows;
-			col->n_vals = (uint64_t)t->n_rows - col->n_nulls;
-		}
-	}
+	/* Direct rows leave the counts of columns that are not repeated to here. */
+	if (t->direct)
+		count_rows(t->cols, t->schema.n_cols, t->n_rows);
 	pq_group_encode(&g, t->cols, t->schema.n_cols, t->n_rows, enc);
 	t->n_rows = 0;
 	t->bytes = 0;
