@@ -446,6 +446,23 @@ void pq_emit_u64s(const struct pq_rec_emit *em, int col, const uint64_t *v, size
 	*em->bytes += bytes;
 }
 
+/* col_int_top() of an INT64 column (the fixed ones). */
+static inline __attribute__((always_inline)) void col_int64_top(struct pq_col *c, uint64_t bits)
+{
+	struct tmx_buf *v = &c->vals;
+
+	if (c->max_def)
+		tmx_buf_byte(&c->defs, c->max_def);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (__builtin_expect(v->cap - v->len >= 8, 1)) {
+		memcpy(v->p + v->len, &bits, 8);
+		v->len += 8;
+		return;
+	}
+#endif
+	tmx_buf_le(v, bits, 8);
+}
+
 void pq_emit_fixed(const struct pq_rec_emit *em, const uint64_t *ts, const uint64_t ids[2])
 {
 	struct pq_col *c = em->cols;
@@ -462,16 +479,16 @@ void pq_emit_fixed(const struct pq_rec_emit *em, const uint64_t *ts, const uint6
 	}
 	/* The fixed columns are INT64 (tracemux/columns.h): 2 runs of 2, or 2 nulls and a run. */
 	if (ts) {
-		col_int_top(&c[TMX_COLUMN_TS], ts[0]);
-		col_int_top(&c[TMX_COLUMN_CYCLES], ts[1]);
+		col_int64_top(&c[TMX_COLUMN_TS], ts[0]);
+		col_int64_top(&c[TMX_COLUMN_CYCLES], ts[1]);
 		*em->bytes += 2 * (PQ_REC_HEAD + 16);
 	} else {
 		pq_col_null(&c[TMX_COLUMN_TS], 0, 0);
 		pq_col_null(&c[TMX_COLUMN_CYCLES], 0, 0);
 		*em->bytes += 3 * PQ_REC_HEAD + 16;
 	}
-	col_int_top(&c[TMX_COLUMN_STREAM_ID], ids[0]);
-	col_int_top(&c[TMX_COLUMN_STREAM_CLASS_ID], ids[1]);
+	col_int64_top(&c[TMX_COLUMN_STREAM_ID], ids[0]);
+	col_int64_top(&c[TMX_COLUMN_STREAM_CLASS_ID], ids[1]);
 }
 
 /*
@@ -503,6 +520,22 @@ static size_t ints_bytes(const struct pq_rec_emit *em, int col, size_t n)
 	return bytes;
 }
 
+/* `n` (4 or 8) little-endian bytes of `v` at `p`. */
+static inline void le_put(uint8_t *p, uint64_t v, unsigned n)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (n == 8) {
+		memcpy(p, &v, 8);
+	} else {
+		uint32_t w = (uint32_t)v;
+		memcpy(p, &w, 4);
+	}
+#else
+	for (unsigned i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+#endif
+}
+
 /* A LIST's `n` (> 0) integer elements (see pq_rec_elems). */
 static void emit_elems(const struct pq_rec_emit *em, int col, uint8_t rep, uint8_t elem_rep,
 		       const struct tmx_value *v, uint32_t n)
@@ -527,8 +560,16 @@ static void emit_elems(const struct pq_rec_emit *em, int col, uint8_t rep, uint8
 		c->defs.len += n;
 	}
 	if (tmx_buf_reserve(&c->vals, (size_t)w * n)) {
-		for (uint32_t k = 0; k < n; k++)
-			tmx_buf_le(&c->vals, v[k].u, w);
+		uint8_t *p = c->vals.p + c->vals.len;
+
+		c->vals.len += (size_t)w * n;
+		if (w == 8) {
+			for (uint32_t k = 0; k < n; k++, p += 8)
+				le_put(p, v[k].u, 8);
+		} else {
+			for (uint32_t k = 0; k < n; k++, p += 4)
+				le_put(p, v[k].u, 4);
+		}
 	}
 	c->n_levels += n;
 	c->n_vals += n;
