@@ -25,10 +25,18 @@
 #include "sink/parquet/column.h"
 #include "sink/parquet/schema.h"
 
+/* How a field or a column is written (pq_fmap.how, pq_fcol.how). */
+enum pq_fhow {
+	PQ_F_INT, PQ_F_FLOAT, PQ_F_BOOL, PQ_F_STRING, PQ_F_TEXT, PQ_F_BLOB, PQ_F_ENUM, PQ_F_BITS,
+	PQ_F_STRUCT, PQ_F_VARIANT, PQ_F_OPTIONAL, PQ_F_LIST,
+	PQ_F_LABEL, PQ_F_OPTION,   /* the model's label and option columns (top level) */
+	PQ_F_FIXED,             /* the fixed columns: the caller's */
+};
+
 /* A field inside a LIST column: its columns under the list's groups, and their levels. */
 struct pq_fmap {
 	const struct tmx_field_class *fc;
-	uint8_t how;             /* enum in fmap.c */
+	uint8_t how;             /* enum pq_fhow */
 	uint8_t null_def;        /* definition level when the field is absent */
 	uint8_t list_def;        /* lists: level of a present, empty list */
 	uint8_t elem_rep;        /* lists: repetition level of the elements after the first */
@@ -40,7 +48,7 @@ struct pq_fmap {
 
 /* One column of the model as Parquet writes it. */
 struct pq_fcol {
-	uint8_t how;             /* enum in fmap.c */
+	uint8_t how;             /* enum pq_fhow */
 	/*
 	 * Integers: how many integer columns start here (one record entry
 	 * when their values are consecutive, as a structure's members are).
@@ -72,6 +80,8 @@ struct pq_fcols {
  */
 bool pq_fcols_new(struct pq_fcols *fc, const struct tmx_event_class *ec, struct pq_schema *s);
 void pq_fcols_free(struct pq_fcols *fc);
+/* The walk of each scope as ops (fmap_values.c), by the columns of schema `s`; false without memory. */
+bool pq_fcols_compile(struct pq_fcols *fc, const struct pq_schema *s);
 
 /*
  * Where an event's values go: a record (record.h), or with `rec` NULL
@@ -101,8 +111,6 @@ const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em, const struct
 				      const struct tmx_value **cells);
 /* A string as UTF-8 (see above) into a record (or the columns). */
 void pq_rec_text(const struct pq_rec_emit *em, int col, uint8_t rep, const char *p, size_t n);
-/* Integers of columns col, col + 1... (see pq_rec_u64s) into a record (or the columns). */
-void pq_emit_u64s(const struct pq_rec_emit *em, int col, const uint64_t *v, size_t n);
 void pq_emit_int(const struct pq_rec_emit *em, int col, uint8_t rep, uint64_t bits);
 /* ts and cycles (NULL: nulls), stream_id and stream_class_id, all INT64. */
 void pq_emit_fixed(const struct pq_rec_emit *em, const uint64_t *ts, const uint64_t ids[2]);
