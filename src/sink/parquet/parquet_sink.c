@@ -735,34 +735,6 @@ static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, const uin
 }
 
 /*
- * The event, host and trace of a direct row: the entries the same names
- * gave the columns last (pq_rec_apply_include) with nothing else to do,
- * since these columns are not repeated (levels counted at the group's
- * end) and their bytes are not counted (col_acct).
- */
-static void direct_names(struct pq_col *cols, const struct tmx_buf *names,
-			 struct pq_rec_apply_state *st)
-{
-	unsigned k;
-
-	if (st->inc == names) {
-		for (k = 0; k < st->n && cols[st->col[k]].dict_on; k++)
-			;
-		if (k == st->n) {
-			for (k = 0; k < st->n; k++) {
-				struct pq_col *c = &cols[st->col[k]];
-
-				if (c->max_def)
-					tmx_buf_byte(&c->defs, st->def[k]);
-				tmx_buf_put(&c->dict_idx, &st->entry[k], 4);
-			}
-			return;
-		}
-	}
-	pq_rec_apply_include(cols, names, st);
-}
-
-/*
  * Sequentially, an event's row straight into its table's columns: no
  * record made, copied and read again.  The table's bytes grow by what
  * the record would have held, so that groups end at the same rows.
@@ -804,7 +776,7 @@ static int put_direct(struct tmx_parquet *p, const struct tmx_msg *msg, struct t
 	before = t->bytes;
 	em.ci = sh->ci;
 	em.bytes = &t->bytes;
-	direct_names(em.cols, slot->names, &t->inc);
+	pq_rec_apply_include(em.cols, slot->names, &t->inc);
 	t->bytes += PQ_REC_HEAD + sizeof(slot->names);   /* pq_rec_include's */
 	row_emit(f, sh, msg, &em);
 	return row_done(p, t, st, before, err);

@@ -300,13 +300,23 @@ static inline void pq_rec_apply_include(struct pq_col *cols, const struct tmx_bu
 		for (k = 0; k < st->n && cols[st->col[k]].dict_on; k++)
 			;
 		if (k == st->n) {
+			/*
+			 * Levels and entries only: the counts of columns that
+			 * are not repeated are set once the group's rows are
+			 * in (pq_table_apply, the direct tables' flush), and
+			 * their bytes are not read.
+			 */
 			for (k = 0; k < st->n; k++) {
 				struct pq_col *c = &cols[st->col[k]];
 
-				pq_col_levels(c, st->rep[k], st->def[k]);
-				c->n_vals++;
+				if (c->max_rep) {   /* counted per value (no include is) */
+					tmx_buf_byte(&c->reps, st->rep[k]);
+					c->n_levels++;
+					c->n_vals++;
+				}
+				if (c->max_def)
+					tmx_buf_byte(&c->defs, st->def[k]);
 				tmx_buf_put(&c->dict_idx, &st->entry[k], 4);
-				*c->acct += 4;
 			}
 			return;
 		}
