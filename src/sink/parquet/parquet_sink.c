@@ -97,8 +97,8 @@ struct evtab {
 struct shape {
 	const struct tmx_event_class *ec;
 	bool ok;                        /* false: out of memory, or nested too deep */
-	bool has[TMX_N_SCOPES];
 	const struct tmx_field_class *fc[TMX_N_SCOPES];
+	uint8_t n_scopes, scopes[TMX_N_SCOPES];   /* the scopes it has, in order */
 	struct pq_fcols cols;           /* the class's columns and how each is written */
 	struct pq_schema schema;
 	struct pq_colinfo *ci;          /* of each column of the schema */
@@ -312,7 +312,8 @@ static struct shape *shape_new(const struct tmx_event_class *ec)
 	sh->ec = ec;
 	class_scopes(ec, sh->fc);
 	for (int s = 0; s < TMX_N_SCOPES; s++)
-		sh->has[s] = sh->fc[s] != NULL;
+		if (sh->fc[s])
+			sh->scopes[sh->n_scopes++] = (uint8_t)s;
 	pq_schema_init(&sh->schema);
 	if (!pq_fcols_new(&sh->cols, ec, &sh->schema) || !pq_schema_finish(&sh->schema))
 		return sh;   /* not ok: the table, made the same way, says why */
@@ -586,9 +587,12 @@ static uint8_t row_check(struct pq_fmt *f, struct shape_slot *slot, const struct
 	if (!sh || !sh->ok)
 		return REC_NOMEM;
 	/* Every scope of the class is checked before a column gets a value. */
-	for (int s = 0; s < TMX_N_SCOPES; s++)
-		if (sh->has[s] && (!e->scopes[s] || e->scopes[s][0].fc != sh->fc[s]))
+	for (unsigned k = 0; k < sh->n_scopes; k++) {
+		unsigned s = sh->scopes[k];
+
+		if (!e->scopes[s] || e->scopes[s][0].fc != sh->fc[s])
 			return (uint8_t)(s + 1);
+	}
 	if (slot->trace != st->trace) {   /* the names' entries, once per class and trace */
 		slot->names = names_of(f, (struct shape *)sh, e->cls, st->trace);
 		slot->trace = slot->names ? st->trace : NULL;
