@@ -578,7 +578,9 @@ static const struct tmx_buf *names_of(struct pq_fmt *f, struct shape *sh,
  * or 0 with room for the class's columns in f->cells and the entries of
  * its names in slot->names.
  */
-static uint8_t row_check(struct pq_fmt *f, struct shape_slot *slot, const struct tmx_msg *msg)
+static inline __attribute__((always_inline)) uint8_t row_check(struct pq_fmt *f,
+								struct shape_slot *slot,
+								const struct tmx_msg *msg)
 {
 	const struct tmx_event *e = msg->event;
 	const struct tmx_stream *st = msg->stream;
@@ -609,8 +611,9 @@ static uint8_t row_check(struct pq_fmt *f, struct shape_slot *slot, const struct
  * into the columns (`inc`: their names' state); the names' entries are
  * the caller's.
  */
-static void row_emit(struct pq_fmt *f, const struct shape *sh, const struct tmx_msg *msg,
-		     const struct pq_rec_emit *em)
+static inline __attribute__((always_inline)) void row_emit(struct pq_fmt *f, const struct shape *sh,
+							  const struct tmx_msg *msg,
+							  const struct pq_rec_emit *em)
 {
 	const struct tmx_stream *st = msg->stream;
 	const struct tmx_value *cpu_value;
@@ -662,8 +665,9 @@ done:
 }
 
 /* The table of `sh`'s events of `st`, made at the first of them (in merged order). */
-static int table_of(struct tmx_parquet *p, const struct shape *sh, const struct tmx_stream *st,
-		    struct pq_table **out, struct tmx_error *err)
+static inline __attribute__((always_inline)) int table_of(struct tmx_parquet *p, const struct shape *sh,
+							 const struct tmx_stream *st,
+							 struct pq_table **out, struct tmx_error *err)
 {
 	struct class_map *cm = NULL;
 	int ret;
@@ -695,8 +699,9 @@ static int row_error(const struct shape *sh, const struct tmx_stream *st, uint8_
 }
 
 /* A row is in table `t` (its bytes were `before`): counted, its group written when full. */
-static int row_done(struct tmx_parquet *p, struct pq_table *t, const struct tmx_stream *st,
-		    size_t before, struct tmx_error *err)
+static inline __attribute__((always_inline)) int row_done(struct tmx_parquet *p, struct pq_table *t,
+							 const struct tmx_stream *st, size_t before,
+							 struct tmx_error *err)
 {
 	uint64_t *count = stream_events(p, st);
 	int ret;
