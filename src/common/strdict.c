@@ -63,10 +63,14 @@ static bool entry_is(const struct tmx_strdict *d, uint32_t e, const void *p, siz
 	return !memcmp(at, p, n);
 }
 
-/* Doubles the hash table (entries rehashed from their bytes). */
+/*
+ * Doubles the hash table (entries rehashed from their bytes).  It starts
+ * small: the Parquet output's tables each hold their string columns while
+ * their row group fills, most of them with a few distinct strings.
+ */
 static bool rehash(struct tmx_strdict *d)
 {
-	size_t n_slots = d->n_slots ? d->n_slots * 2 : 1024;
+	size_t n_slots = d->n_slots ? d->n_slots * 2 : 16;
 	uint32_t *slots = calloc(n_slots, sizeof(*slots));
 
 	if (!slots)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/grow.h"
+#include "model/columns_plan.h"
 #include "tracemux/columns.h"
 #include "tracemux/event.h"
 
@@ -24,38 +25,23 @@
  */
 enum how { N_VALUE, N_TREE, N_ENUM, N_STRUCT, N_FLAT, N_VARIANT, N_OPTIONAL };
 
-struct node {
+struct tmx_col_node {
 	enum how how;
 	int col, col2;            /* value column; label column of N_ENUM */
 	int col_begin, col_end;   /* every column of the subtree */
 	size_t n_children;
-	struct node *children;
+	struct tmx_col_node *children;
 };
 
 /*
- * A scope's walk compiled into a flat list of steps (done once per class,
- * so that tmx_columns_walk() is a loop with no recursion for the usual
- * scopes): each step first skips `pre` values (structures' own values),
- * then:
- *   S_RUN    cells col .. col + n - 1 are the next n values
- *   S_ENUM   cells col and col2 are the next value
- *   S_ARRAY  cell col is the next value, an array or sequence of `count`
- *            single-value elements, skipped with them
- *   S_TREE   cell col is the next value, its subtree skipped
- *   S_NODE   the node `node` (a variant, an optional) walked as a tree
- *   S_CPU    the next value is the CPU field's (no value consumed)
+ * A scope's walk compiled into a flat list of steps (model/columns_plan.h;
+ * done once per class, so that tmx_columns_walk() is a loop with no
+ * recursion for the usual scopes).
  */
-enum step_op { S_RUN, S_ENUM, S_ARRAY, S_TREE, S_NODE, S_CPU };
-
-struct step {
-	uint8_t op;
-	uint32_t pre;
-	int col, col2;            /* S_RUN: col2 is the count */
-	const struct node *node;
-};
-
+enum step_op { S_RUN = TMX_STEP_RUN, S_ENUM = TMX_STEP_ENUM, S_ARRAY = TMX_STEP_ARRAY,
+	       S_TREE = TMX_STEP_TREE, S_NODE = TMX_STEP_NODE, S_CPU = TMX_STEP_CPU };
 struct plan {
-	struct step *steps;
+	struct tmx_col_step *steps;
 	size_t n, cap;
 	uint32_t pre;             /* values to skip before the next step */
 };
@@ -77,7 +63,7 @@ struct tmx_columns {
 	struct column *cols;
 	bool oom;
 	const struct tmx_field_class *scope_fc[TMX_N_SCOPES];
-	struct node *scope[TMX_N_SCOPES];   /* NULL where the class has no such scope */
+	struct tmx_col_node *scope[TMX_N_SCOPES];   /* NULL where the class has no such scope */
 	struct plan plan[TMX_N_SCOPES];     /* each scope's walk as steps */
 	/* The CPU field: a member of its scope's structure (tmx_stream_class_cpu_field). */
 	enum tmx_scope cpu_scope;
@@ -140,11 +126,11 @@ static struct column field_column(enum tmx_column_kind kind, const struct tmx_fi
 	return (struct column){ .kind = kind, .fc = fc, .nullable = nullable, .fixed = -1 };
 }
 
-static bool build(struct tmx_columns *t, struct node *n, const struct tmx_field_class *fc,
+static bool build(struct tmx_columns *t, struct tmx_col_node *n, const struct tmx_field_class *fc,
 		  const char *prefix, bool nullable);
 
 /* A structure of N_VALUE members, one column each in order, becomes N_FLAT. */
-static void flatten(struct node *n)
+static void flatten(struct tmx_col_node *n)
 {
 	for (size_t m = 0; m < n->n_children; m++)
 		if (n->children[m].how != N_VALUE || n->children[m].col != n->col_begin + (int)m)
@@ -152,7 +138,7 @@ static void flatten(struct node *n)
 	n->how = N_FLAT;
 }
 
-static bool alloc_children(struct tmx_columns *t, struct node *n, size_t count)
+static bool alloc_children(struct tmx_columns *t, struct tmx_col_node *n, size_t count)
 {
 	n->n_children = count;
 	n->children = calloc(count ? count : 1, sizeof(*n->children));
@@ -162,7 +148,7 @@ static bool alloc_children(struct tmx_columns *t, struct node *n, size_t count)
 }
 
 /* Members (or variant options) flattened under `prefix`. */
-static bool build_members(struct tmx_columns *t, struct node *n, const struct tmx_field_class *fc,
+static bool build_members(struct tmx_columns *t, struct tmx_col_node *n, const struct tmx_field_class *fc,
 			  const char *prefix, bool nullable)
 {
 	size_t count = tmx_fc_member_count(fc);
@@ -182,7 +168,7 @@ static bool build_members(struct tmx_columns *t, struct node *n, const struct tm
 }
 
 /* Integers, enumerations and bit maps: the value's column, and the labels' when it has them. */
-static void build_int(struct tmx_columns *t, struct node *n, const struct tmx_field_class *fc,
+static void build_int(struct tmx_columns *t, struct tmx_col_node *n, const struct tmx_field_class *fc,
 		      const char *prefix, bool nullable)
 {
 	enum tmx_fc_kind kind = tmx_fc_kind(fc);
@@ -198,14 +184,14 @@ static void build_int(struct tmx_columns *t, struct node *n, const struct tmx_fi
 	}
 }
 
-static bool build(struct tmx_columns *t, struct node *n, const struct tmx_field_class *fc,
+static bool build(struct tmx_columns *t, struct tmx_col_node *n, const struct tmx_field_class *fc,
 		  const char *prefix, bool nullable)
 {
 	enum tmx_fc_kind kind = tmx_fc_kind(fc);
 	struct column col;
 	bool ok = true;
 
-	*n = (struct node){ .how = N_VALUE, .col = -1, .col2 = -1, .col_begin = (int)t->n_cols };
+	*n = (struct tmx_col_node){ .how = N_VALUE, .col = -1, .col2 = -1, .col_begin = (int)t->n_cols };
 	switch (kind) {
 	case TMX_FC_INT:
 	case TMX_FC_ENUM:
@@ -255,14 +241,14 @@ static bool build(struct tmx_columns *t, struct node *n, const struct tmx_field_
 }
 
 /* A scope's members at the top level, each prefixed with the scope's name if its name is taken. */
-static bool build_scope(struct tmx_columns *t, struct node *n, const struct tmx_field_class *fc,
+static bool build_scope(struct tmx_columns *t, struct tmx_col_node *n, const struct tmx_field_class *fc,
 			const char *scope)
 {
 	size_t count;
 
 	if (tmx_fc_kind(fc) != TMX_FC_STRUCT)   /* every reader makes its scopes structures */
 		return build(t, n, fc, scope, false);
-	*n = (struct node){ .how = N_STRUCT, .col = -1, .col2 = -1, .col_begin = (int)t->n_cols };
+	*n = (struct tmx_col_node){ .how = N_STRUCT, .col = -1, .col2 = -1, .col_begin = (int)t->n_cols };
 	count = tmx_fc_member_count(fc);
 	if (!alloc_children(t, n, count))
 		return false;
@@ -308,7 +294,7 @@ static void fixed_columns(struct tmx_columns *t)
 					    .nullable = fixed[f].nullable, .fixed = f });
 }
 
-static void node_free(struct node *n)
+static void node_free(struct tmx_col_node *n)
 {
 	for (size_t i = 0; n->children && i < n->n_children; i++)
 		node_free(&n->children[i]);
@@ -342,10 +328,10 @@ static size_t member_number(const struct tmx_field_class *st, const char *name)
 
 /* ---- the walk as steps ---- */
 
-static bool plan_add(struct plan *pl, uint8_t op, int col, int col2, const struct node *node)
+static bool plan_add(struct plan *pl, uint8_t op, int col, int col2, const struct tmx_col_node *node)
 {
 	void *steps = pl->steps;
-	struct step *last = pl->n ? &pl->steps[pl->n - 1] : NULL;
+	struct tmx_col_step *last = pl->n ? &pl->steps[pl->n - 1] : NULL;
 
 	/* Values of consecutive columns, nothing skipped between: one run. */
 	if (op == S_RUN && !pl->pre && last && last->op == S_RUN && last->col + last->col2 == col) {
@@ -355,7 +341,7 @@ static bool plan_add(struct plan *pl, uint8_t op, int col, int col2, const struc
 	if (!tmx_grow_array(&steps, &pl->cap, pl->n + 1, sizeof(*pl->steps), 8))
 		return false;
 	pl->steps = steps;
-	pl->steps[pl->n++] = (struct step){ .op = op, .pre = pl->pre, .col = col, .col2 = col2,
+	pl->steps[pl->n++] = (struct tmx_col_step){ .op = op, .pre = pl->pre, .col = col, .col2 = col2,
 					    .node = node };
 	pl->pre = 0;
 	return true;
@@ -380,7 +366,7 @@ static bool flat_array(const struct tmx_field_class *fc)
 	}
 }
 
-static bool plan_node(const struct tmx_columns *t, struct plan *pl, const struct node *n)
+static bool plan_node(const struct tmx_columns *t, struct plan *pl, const struct tmx_col_node *n)
 {
 	const struct tmx_field_class *fc;
 
@@ -402,17 +388,17 @@ static bool plan_node(const struct tmx_columns *t, struct plan *pl, const struct
 				return false;
 		return true;
 	default:   /* N_VARIANT, N_OPTIONAL */
-		return plan_add(pl, S_NODE, -1, -1, n);
+		return plan_add(pl, S_NODE, n->col_begin, n->col_end, n);
 	}
 }
 
 /* Scope `s`'s steps (as walk_scope() below walks it). */
 static bool plan_scope(struct tmx_columns *t, int s)
 {
-	const struct node *n = t->scope[s];
+	const struct tmx_col_node *n = t->scope[s];
 	struct plan *pl = &t->plan[s];
 	size_t want = s == (int)t->cpu_scope ? t->cpu_member : SIZE_MAX;
-	struct step *last;
+	struct tmx_col_step *last;
 
 	if (n->how != N_STRUCT && n->how != N_FLAT) {
 		if (!plan_node(t, pl, n))
@@ -452,7 +438,7 @@ struct tmx_columns *tmx_columns_new(const struct tmx_event_class *ec)
 	for (int s = 0; s < TMX_N_SCOPES && !t->oom; s++) {
 		if (!t->scope_fc[s])
 			continue;
-		t->scope[s] = calloc(1, sizeof(struct node));
+		t->scope[s] = calloc(1, sizeof(struct tmx_col_node));
 		if (!t->scope[s] || !build_scope(t, t->scope[s], t->scope_fc[s], tmx_scope_name((enum tmx_scope)s)) ||
 		    !plan_scope(t, s))
 			t->oom = true;
@@ -512,13 +498,13 @@ int tmx_column_fixed(const struct tmx_columns *t, size_t c)
 
 /* ---- values ---- */
 
-static void nulls(const struct node *n, const struct tmx_value **out)
+static void nulls(const struct tmx_col_node *n, const struct tmx_value **out)
 {
 	for (int c = n->col_begin; c < n->col_end; c++)
 		out[c] = NULL;
 }
 
-static size_t walk(const struct node *n, const struct tmx_value *vals, size_t i,
+static size_t walk(const struct tmx_col_node *n, const struct tmx_value *vals, size_t i,
 		   const struct tmx_value **out)
 {
 	const struct tmx_value *v = &vals[i];
@@ -562,7 +548,7 @@ static size_t walk(const struct node *n, const struct tmx_value *vals, size_t i,
 static void run_plan(const struct plan *pl, const struct tmx_value *vals,
 		     const struct tmx_value **member, const struct tmx_value **out)
 {
-	const struct step *st = pl->steps, *end = st + pl->n;
+	const struct tmx_col_step *st = pl->steps, *end = st + pl->n;
 	size_t i = 0;
 
 	for (; st < end; st++) {
@@ -612,4 +598,17 @@ bool tmx_columns_walk(const struct tmx_columns *t,
 			run_plan(&t->plan[s], scopes[s], &cpu, out);
 	out[TMX_COLUMN_CPU] = cpu;
 	return true;
+}
+
+const struct tmx_col_step *tmx_columns_steps(const struct tmx_columns *t, enum tmx_scope s,
+					     size_t *n)
+{
+	*n = t->scope[s] ? t->plan[s].n : 0;
+	return t->scope[s] ? t->plan[s].steps : NULL;
+}
+
+size_t tmx_columns_walk_node(const struct tmx_col_node *node, const struct tmx_value *vals,
+			     size_t i, const struct tmx_value **out)
+{
+	return walk(node, vals, i, out);
 }

@@ -1,19 +1,11 @@
-/* Field classes to Parquet columns, values to column entries: see fmap.h. */
+/* Field classes to Parquet columns (see fmap.h; their values: fmap_values.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/utf8.h"
 #include "model/field_class.h"
 #include "sink/parquet/fmap.h"
-#include "sink/parquet/record.h"
 
-enum how {
-	F_INT, F_FLOAT, F_BOOL, F_STRING, F_TEXT, F_BLOB, F_ENUM, F_BITS,
-	F_STRUCT, F_VARIANT, F_OPTIONAL, F_LIST,
-	F_LABEL, F_OPTION,   /* the model's label and option columns (top level) */
-	F_FIXED,             /* the fixed columns: the caller's */
-};
 
 /* Definition and repetition levels reached at schema element `e`. */
 static void levels_at(const struct pq_schema *s, int e, uint8_t *def, uint8_t *rep)
@@ -126,7 +118,7 @@ static bool build_list(struct pq_fmap *fm, const struct tmx_field_class *fc, str
 	if (g < 0)
 		return false;
 	if (fc->elem->kind == TMX_FC_STRUCT) {
-		fm->children[0] = (struct pq_fmap){ .fc = fc->elem, .how = F_STRUCT, .col = -1,
+		fm->children[0] = (struct pq_fmap){ .fc = fc->elem, .how = PQ_F_STRUCT, .col = -1,
 						    .col2 = -1, .col_begin = (int)s->n_cols };
 		levels_at(s, g, &fm->children[0].null_def, &rep);
 		if (!build_members(&fm->children[0], fc->elem, s, g, "", false))
@@ -152,12 +144,12 @@ static bool build(struct pq_fmap *fm, const struct tmx_field_class *fc, struct p
 	levels_at(s, parent, &fm->null_def, &rep);
 	switch (fc->kind) {
 	case TMX_FC_INT:
-		fm->how = F_INT;
+		fm->how = PQ_F_INT;
 		fm->col = leaf(s, parent, prefix, "", nullable, int_type(fc));
 		break;
 	case TMX_FC_ENUM:
 	case TMX_FC_BIT_ARRAY:
-		fm->how = fc->kind == TMX_FC_ENUM ? F_ENUM : F_BITS;
+		fm->how = fc->kind == TMX_FC_ENUM ? PQ_F_ENUM : PQ_F_BITS;
 		fm->col = leaf(s, parent, prefix, "", nullable,
 			       fc->kind == TMX_FC_ENUM ? int_type(fc) : pq_type_int(fc->size, false));
 		if (fc->kind == TMX_FC_ENUM || fc->n_mappings)
@@ -165,43 +157,43 @@ static bool build(struct pq_fmap *fm, const struct tmx_field_class *fc, struct p
 					true, pq_type_string());
 		break;
 	case TMX_FC_FLOAT:
-		fm->how = F_FLOAT;
+		fm->how = PQ_F_FLOAT;
 		fm->col = leaf(s, parent, prefix, "", nullable,
 			       pq_type_plain(fc->size == 32 ? PQ_FLOAT : PQ_DOUBLE));
 		break;
 	case TMX_FC_BOOL:
-		fm->how = F_BOOL;
+		fm->how = PQ_F_BOOL;
 		fm->col = leaf(s, parent, prefix, "", nullable, pq_type_plain(PQ_BOOLEAN));
 		break;
 	case TMX_FC_STRING:
-		fm->how = F_STRING;
+		fm->how = PQ_F_STRING;
 		fm->col = leaf(s, parent, prefix, "", nullable, pq_type_string());
 		break;
 	case TMX_FC_BLOB:
-		fm->how = F_BLOB;
+		fm->how = PQ_F_BLOB;
 		fm->col = leaf(s, parent, prefix, "", nullable, pq_type_plain(PQ_BYTE_ARRAY));
 		break;
 	case TMX_FC_ARRAY:
 	case TMX_FC_SEQUENCE:
 		if (fc->is_text) {
-			fm->how = F_TEXT;
+			fm->how = PQ_F_TEXT;
 			fm->col = leaf(s, parent, prefix, "", nullable, pq_type_string());
 		} else {
-			fm->how = F_LIST;
+			fm->how = PQ_F_LIST;
 			ok = build_list(fm, fc, s, parent, prefix, nullable);
 		}
 		break;
 	case TMX_FC_STRUCT:
-		fm->how = F_STRUCT;
+		fm->how = PQ_F_STRUCT;
 		ok = build_members(fm, fc, s, parent, prefix, nullable);
 		break;
 	case TMX_FC_VARIANT:
-		fm->how = F_VARIANT;
+		fm->how = PQ_F_VARIANT;
 		fm->col = leaf(s, parent, prefix, "", nullable, pq_type_string());
 		ok = build_members(fm, fc, s, parent, prefix, true);
 		break;
 	case TMX_FC_OPTIONAL:
-		fm->how = F_OPTIONAL;
+		fm->how = PQ_F_OPTIONAL;
 		ok = alloc_children(fm, 1) &&
 		     build(&fm->children[0], fc->elem, s, parent, prefix, true);
 		break;
@@ -209,6 +201,7 @@ static bool build(struct pq_fmap *fm, const struct tmx_field_class *fc, struct p
 	fm->col_end = (int)s->n_cols;
 	return ok && !s->oom;
 }
+
 
 static void pq_fmap_free(struct pq_fmap *fm)
 {
@@ -231,10 +224,10 @@ static bool fcol_build(struct pq_fcol *pc, const struct tmx_columns *m, size_t c
 		       struct pq_schema *s)
 {
 	static const uint8_t how[] = {
-		[TMX_COLUMN_INT] = F_INT, [TMX_COLUMN_FLOAT] = F_FLOAT, [TMX_COLUMN_BOOL] = F_BOOL,
-		[TMX_COLUMN_TEXT] = F_TEXT, [TMX_COLUMN_LABEL] = F_LABEL,
-		[TMX_COLUMN_OPTION] = F_OPTION, [TMX_COLUMN_BLOB] = F_BLOB,
-		[TMX_COLUMN_ARRAY] = F_LIST,
+		[TMX_COLUMN_INT] = PQ_F_INT, [TMX_COLUMN_FLOAT] = PQ_F_FLOAT, [TMX_COLUMN_BOOL] = PQ_F_BOOL,
+		[TMX_COLUMN_TEXT] = PQ_F_TEXT, [TMX_COLUMN_LABEL] = PQ_F_LABEL,
+		[TMX_COLUMN_OPTION] = PQ_F_OPTION, [TMX_COLUMN_BLOB] = PQ_F_BLOB,
+		[TMX_COLUMN_ARRAY] = PQ_F_LIST,
 	};
 	const struct tmx_field_class *fc = tmx_column_field_class(m, c);
 	const char *name = tmx_column_name(m, c);
@@ -243,28 +236,28 @@ static bool fcol_build(struct pq_fcol *pc, const struct tmx_columns *m, size_t c
 
 	*pc = (struct pq_fcol){ .how = how[tmx_column_kind(m, c)], .col = (int)s->n_cols };
 	switch (pc->how) {
-	case F_INT: case F_FLOAT:
+	case PQ_F_INT: case PQ_F_FLOAT:
 		type = number_type(m, c);
 		break;
-	case F_BOOL:
+	case PQ_F_BOOL:
 		type = pq_type_plain(PQ_BOOLEAN);
 		break;
-	case F_BLOB:
+	case PQ_F_BLOB:
 		type = pq_type_plain(PQ_BYTE_ARRAY);
 		break;
-	case F_LIST:   /* the model's names are unique under the root already */
+	case PQ_F_LIST:   /* the model's names are unique under the root already */
 		if (!build(&pc->list, fc, s, 0, name, rep == PQ_OPTIONAL))
 			return false;
 		pc->col_end = (int)s->n_cols;
 		return true;
 	default:   /* text, labels, option names */
-		if (pc->how == F_TEXT && fc && fc->kind == TMX_FC_STRING)
-			pc->how = F_STRING;
+		if (pc->how == PQ_F_TEXT && fc && fc->kind == TMX_FC_STRING)
+			pc->how = PQ_F_STRING;
 		type = pq_type_string();
 		break;
 	}
 	if (tmx_column_fixed(m, c) >= 0)
-		pc->how = F_FIXED;
+		pc->how = PQ_F_FIXED;
 	pq_schema_leaf(s, 0, name, rep, type);
 	pc->col_end = (int)s->n_cols;
 	return !s->oom;
@@ -283,12 +276,14 @@ bool pq_fcols_new(struct pq_fcols *fc, const struct tmx_event_class *ec, struct 
 	for (size_t c = 0; c < fc->n; c++)
 		if (!fcol_build(&fc->cols[c], fc->model, c, s))
 			return false;
+	if (!pq_fcols_compile(fc, s))
+		return false;
 	/* Runs of integer columns, from the last one back. */
 	for (size_t c = fc->n; c-- > 0;) {
 		struct pq_fcol *pc = &fc->cols[c];
 		const struct pq_fcol *next = c + 1 < fc->n ? &fc->cols[c + 1] : NULL;
 
-		if (pc->how != F_INT)
+		if (pc->how != PQ_F_INT)
 			continue;
 		pc->int_run = 1;
 		if (next && next->int_run && next->int_run < 255 && next->col == pc->col + 1)
@@ -300,240 +295,11 @@ bool pq_fcols_new(struct pq_fcols *fc, const struct tmx_event_class *ec, struct 
 void pq_fcols_free(struct pq_fcols *fc)
 {
 	for (size_t c = 0; fc->cols && c < fc->n; c++)
-		if (fc->cols[c].how == F_LIST)
+		if (fc->cols[c].how == PQ_F_LIST)
 			pq_fmap_free(&fc->cols[c].list);
 	free(fc->cols);
+	for (int s = 0; s < TMX_N_SCOPES; s++)
+		free(fc->prog[s].ops);
 	tmx_columns_free(fc->model);
 	*fc = (struct pq_fcols){ 0 };
-}
-
-/* ---- values ---- */
-
-/* Every column of the field: absent at its level. */
-static void nulls(const struct pq_rec_emit *em, const struct pq_fmap *fm, uint8_t rep)
-{
-	for (int c = fm->col_begin; c < fm->col_end; c++)
-		pq_rec_null(em->rec, (uint32_t)c, rep, fm->null_def);
-}
-
-/*
- * p[0, n) as UTF-8: itself when it is, else a copy in `scratch` where each
- * byte that is not part of valid UTF-8 is the code point of its value, as
- * in JSON.  Returns the bytes, their length in *out_n.
- */
-static const char *utf8_text(struct tmx_buf *scratch, const char *p, size_t n, size_t *out_n)
-{
-	const unsigned char *s = (const unsigned char *)p;
-	size_t i = 0, l;
-	uint64_t w;
-
-	/* ASCII, 8 bytes at a time: most text is. */
-	while (i + 8 <= n) {
-		memcpy(&w, s + i, 8);
-		if (w & 0x8080808080808080ull)
-			break;
-		i += 8;
-	}
-	while (i < n && (l = tmx_utf8_seq_len(s + i, n - i)))
-		i += l;
-	*out_n = n;
-	if (i == n)
-		return p;
-	scratch->len = 0;
-	tmx_buf_put(scratch, s, i);
-	for (; i < n; i += l) {
-		l = tmx_utf8_seq_len(s + i, n - i);
-		if (l) {
-			tmx_buf_put(scratch, s + i, l);
-			continue;
-		}
-		tmx_buf_byte(scratch, (uint8_t)(0xC0 | s[i] >> 6));
-		tmx_buf_byte(scratch, (uint8_t)(0x80 | (s[i] & 0x3F)));
-		l = 1;
-	}
-	*out_n = scratch->len;
-	return (const char *)scratch->p;
-}
-
-void pq_put_text(const struct pq_emit *em, int col, uint8_t rep, const char *p, size_t n)
-{
-	struct pq_col *c = &em->cols[col];
-	const char *t = utf8_text(em->scratch, p, n, &n);
-
-	pq_col_bytes(c, rep, c->max_def, t, n);
-}
-
-void pq_rec_text(const struct pq_rec_emit *em, int col, uint8_t rep, const char *p, size_t n)
-{
-	const char *t = utf8_text(em->scratch, p, n, &n);
-
-	pq_rec_bytes(em->rec, em->ci, (uint32_t)col, rep, t, n);
-}
-
-/*
- * The labels of an enumeration's value or a bit map's active flags, joined
- * by ", ", into column `col` (null at `null_def` when none applies).
- */
-static void put_labels(const struct pq_rec_emit *em, const struct tmx_field_class *fc, int col,
-		       uint8_t null_def, uint64_t u, uint8_t rep)
-{
-	struct tmx_buf *b = em->labels;
-
-	b->len = 0;
-	for (size_t m = 0; m < fc->n_mappings; m++) {
-		if (!tmx_mapping_holds(fc, &fc->mappings[m], u))
-			continue;
-		if (b->len)
-			tmx_buf_put(b, ", ", 2);
-		tmx_buf_put(b, fc->mappings[m].label, strlen(fc->mappings[m].label));
-	}
-	if (b->len)   /* labels come from the metadata: checked like any text */
-		pq_rec_text(em, col, rep, (const char *)b->p, b->len);
-	else
-		pq_rec_null(em->rec, (uint32_t)col, rep, null_def);
-}
-
-static size_t fmap_emit(const struct pq_rec_emit *em, const struct pq_fmap *fm,
-			const struct tmx_value *vals, size_t i, uint8_t rep);
-
-static size_t emit_list(const struct pq_rec_emit *em, const struct pq_fmap *fm,
-			const struct tmx_value *vals, size_t i, uint8_t rep)
-{
-	uint64_t count = vals[i].count;
-
-	i++;
-	if (!count) {
-		for (int c = fm->col_begin; c < fm->col_end; c++)
-			pq_rec_null(em->rec, (uint32_t)c, rep, fm->list_def);
-		return i;
-	}
-	/* Integers (byte arrays of a sequence, most often): one entry. */
-	if (fm->children[0].how == F_INT && count <= UINT32_MAX) {
-		pq_rec_elems(em->rec, em->ci, (uint32_t)fm->children[0].col, rep, fm->elem_rep,
-			     &vals[i], (uint32_t)count);
-		return i + count;
-	}
-	for (uint64_t k = 0; k < count; k++)
-		i = fmap_emit(em, &fm->children[0], vals, i, k ? fm->elem_rep : rep);
-	return i;
-}
-
-/* The value at vals[i] and its subtree as record entries; returns the index after it. */
-static size_t fmap_emit(const struct pq_rec_emit *em, const struct pq_fmap *fm,
-			const struct tmx_value *vals, size_t i, uint8_t rep)
-{
-	const struct tmx_value *v = &vals[i];
-	const struct tmx_field_class *fc = fm->fc;
-
-	switch (fm->how) {
-	case F_INT:   /* signed or not, `u` has the value's bits */
-		pq_rec_int(em->rec, em->ci, (uint32_t)fm->col, rep, v->u);
-		return i + 1;
-	case F_ENUM:
-	case F_BITS:
-		pq_rec_int(em->rec, em->ci, (uint32_t)fm->col, rep, v->u);
-		if (fm->col2 >= 0)
-			put_labels(em, fc, fm->col2, fm->null_def, v->u, rep);
-		return i + 1;
-	case F_FLOAT:
-		pq_rec_double(em->rec, em->ci, (uint32_t)fm->col, rep, v->d);
-		return i + 1;
-	case F_BOOL:
-		pq_rec_bool(em->rec, em->ci, (uint32_t)fm->col, rep, v->u != 0);
-		return i + 1;
-	case F_STRING:
-		pq_rec_text(em, fm->col, rep, v->str.ptr, v->str.len);
-		return i + 1;
-	case F_TEXT:   /* as babeltrace2 reads a text array: up to its first NUL */
-		pq_rec_text(em, fm->col, rep, v->str.ptr, tmx_value_text_len(v));
-		return i + 1;
-	case F_BLOB:
-		pq_rec_bytes(em->rec, em->ci, (uint32_t)fm->col, rep, v->str.ptr, v->str.len);
-		return i + 1;
-	case F_STRUCT:
-		i++;
-		for (size_t m = 0; m < fm->n_children; m++)
-			i = fmap_emit(em, &fm->children[m], vals, i, rep);
-		return i;
-	case F_VARIANT: {
-		const char *name = fc->members[v->option].name;
-		pq_rec_text(em, fm->col, rep, name ? name : "", name ? strlen(name) : 0);
-		for (size_t o = 0; o < fm->n_children; o++)
-			if (o != v->option)
-				nulls(em, &fm->children[o], rep);
-		return fmap_emit(em, &fm->children[v->option], vals, i + 1, rep);
-	}
-	case F_OPTIONAL:
-		if (!v->present) {
-			nulls(em, &fm->children[0], rep);
-			return i + 1;
-		}
-		return fmap_emit(em, &fm->children[0], vals, i + 1, rep);
-	default:
-		return emit_list(em, fm, vals, i, rep);
-	}
-}
-
-/* Integer columns from pc on whose values are consecutive: one record entry; returns their number. */
-static size_t emit_ints(const struct pq_rec_emit *em, const struct pq_fcol *pc,
-			const struct tmx_value *const *cells)
-{
-	const struct tmx_value *v = cells[0];
-	size_t n = 1;
-
-	while (n < pc->int_run && cells[n] == v + n)
-		n++;
-	if (n > 1)
-		pq_rec_ints(em->rec, em->ci, (uint32_t)pc->col, v, n);
-	else   /* signed or not, `u` has the value's bits */
-		pq_rec_int(em->rec, em->ci, (uint32_t)pc->col, 0, v->u);
-	return n;
-}
-
-void pq_fcols_emit(const struct pq_rec_emit *em, const struct pq_fcols *fc,
-		   const struct tmx_value *const *cells)
-{
-	for (size_t c = fc->n_fixed; c < fc->n;) {
-		const struct pq_fcol *pc = &fc->cols[c];
-		const struct tmx_value *v = cells[c];
-		const char *name;
-
-		if (!v) {   /* an option not selected, an absent optional */
-			for (int k = pc->col; k < pc->col_end; k++)
-				pq_rec_null(em->rec, (uint32_t)k, 0, 0);
-			c++;
-			continue;
-		}
-		switch (pc->how) {
-		case F_INT:
-			c += emit_ints(em, pc, &cells[c]);
-			continue;
-		case F_FLOAT:
-			pq_rec_double(em->rec, em->ci, (uint32_t)pc->col, 0, v->d);
-			break;
-		case F_BOOL:
-			pq_rec_bool(em->rec, em->ci, (uint32_t)pc->col, 0, v->u != 0);
-			break;
-		case F_STRING:
-			pq_rec_text(em, pc->col, 0, v->str.ptr, v->str.len);
-			break;
-		case F_TEXT:   /* as babeltrace2 reads a text array: up to its first NUL */
-			pq_rec_text(em, pc->col, 0, v->str.ptr, tmx_value_text_len(v));
-			break;
-		case F_BLOB:
-			pq_rec_bytes(em->rec, em->ci, (uint32_t)pc->col, 0, v->str.ptr, v->str.len);
-			break;
-		case F_LABEL:
-			put_labels(em, v->fc, pc->col, 0, v->u, 0);
-			break;
-		case F_OPTION:
-			name = v->fc->members[v->option].name;
-			pq_rec_text(em, pc->col, 0, name ? name : "", name ? strlen(name) : 0);
-			break;
-		default:   /* F_LIST */
-			fmap_emit(em, &pc->list, v, 0, 0);
-			break;
-		}
-		c++;
-	}
 }

@@ -25,10 +25,18 @@
 #include "sink/parquet/column.h"
 #include "sink/parquet/schema.h"
 
+/* How a field or a column is written (pq_fmap.how, pq_fcol.how). */
+enum pq_fhow {
+	PQ_F_INT, PQ_F_FLOAT, PQ_F_BOOL, PQ_F_STRING, PQ_F_TEXT, PQ_F_BLOB, PQ_F_ENUM, PQ_F_BITS,
+	PQ_F_STRUCT, PQ_F_VARIANT, PQ_F_OPTIONAL, PQ_F_LIST,
+	PQ_F_LABEL, PQ_F_OPTION,   /* the model's label and option columns (top level) */
+	PQ_F_FIXED,             /* the fixed columns: the caller's */
+};
+
 /* A field inside a LIST column: its columns under the list's groups, and their levels. */
 struct pq_fmap {
 	const struct tmx_field_class *fc;
-	uint8_t how;             /* enum in fmap.c */
+	uint8_t how;             /* enum pq_fhow */
 	uint8_t null_def;        /* definition level when the field is absent */
 	uint8_t list_def;        /* lists: level of a present, empty list */
 	uint8_t elem_rep;        /* lists: repetition level of the elements after the first */
@@ -40,7 +48,7 @@ struct pq_fmap {
 
 /* One column of the model as Parquet writes it. */
 struct pq_fcol {
-	uint8_t how;             /* enum in fmap.c */
+	uint8_t how;             /* enum pq_fhow */
 	/*
 	 * Integers: how many integer columns start here (one record entry
 	 * when their values are consecutive, as a structure's members are).
@@ -50,12 +58,20 @@ struct pq_fcol {
 	struct pq_fmap list;     /* LISTs: the map of the list */
 };
 
+/* A scope's walk as Parquet entries (fmap.c). */
+struct pq_op;
+struct pq_fprog {
+	struct pq_op *ops;
+	size_t n, cap;
+};
+
 /* An event class's columns: the model's, and how Parquet writes each. */
 struct pq_fcols {
 	struct tmx_columns *model;
 	size_t n;                /* tmx_columns_count(model) */
 	size_t n_fixed;          /* tmx_columns_fixed_count(model): the caller's columns */
 	struct pq_fcol *cols;
+	struct pq_fprog prog[TMX_N_SCOPES];
 };
 
 /*
@@ -64,24 +80,41 @@ struct pq_fcols {
  */
 bool pq_fcols_new(struct pq_fcols *fc, const struct tmx_event_class *ec, struct pq_schema *s);
 void pq_fcols_free(struct pq_fcols *fc);
+/* The walk of each scope as ops (fmap_values.c), by the columns of schema `s`; false without memory. */
+bool pq_fcols_compile(struct pq_fcols *fc, const struct pq_schema *s);
 
-/* Where an event's values go: a record (record.h). */
+/*
+ * Where an event's values go: a record (record.h), or with `rec` NULL
+ * straight into its table's columns (the sequential path), counting into
+ * *bytes what the record would have taken, so that row groups are cut at
+ * the same rows either way (the files do not depend on --jobs).
+ */
 struct pq_colinfo;
 struct pq_rec_emit {
 	struct tmx_buf *rec;
 	const struct pq_colinfo *ci;   /* of the scope's schema */
 	struct tmx_buf *scratch;        /* text made valid UTF-8 */
 	struct tmx_buf *labels;         /* labels joined */
+	struct pq_col *cols;            /* without `rec`: the columns */
+	size_t *bytes;                  /* without `rec`: the record's bytes, added */
 };
 
 /*
- * The field columns' values (cells: tmx_columns_walk()'s) as record
- * entries; the fixed columns are the caller's.
+ * The field columns' values of an event whose scopes (`scopes`) are the
+ * class's (checked), walked and written in one pass; the fixed columns are
+ * the caller's.  `cells` has room for every column (the values of
+ * variants and optionals go there).  Returns the CPU field's value, or
+ * NULL.
  */
-void pq_fcols_emit(const struct pq_rec_emit *em, const struct pq_fcols *fc,
-		   const struct tmx_value *const *cells);
-/* A string as UTF-8 (see above) into a record. */
+const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em, const struct pq_fcols *fc,
+				      const struct tmx_value *const scopes[TMX_N_SCOPES],
+				      const struct tmx_value **cells);
+/* A string as UTF-8 (see above) into a record (or the columns). */
 void pq_rec_text(const struct pq_rec_emit *em, int col, uint8_t rep, const char *p, size_t n);
+void pq_emit_int(const struct pq_rec_emit *em, int col, uint8_t rep, uint64_t bits);
+/* ts and cycles (NULL: nulls), stream_id and stream_class_id, all INT64. */
+void pq_emit_fixed(const struct pq_rec_emit *em, const uint64_t *ts, const uint64_t ids[2]);
+void pq_emit_null(const struct pq_rec_emit *em, int col, uint8_t rep, uint8_t def);
 
 /* Values straight into columns (the meta tables). */
 struct pq_emit {

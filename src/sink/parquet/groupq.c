@@ -185,7 +185,7 @@ static bool run_one(struct pq_groupq *q)
 		pq_table_reuse_cols(j->t, cols, &j->acct);
 		for (size_t c = 0; c < j->n_cols; c++)
 			pq_col_presize(&cols[c], (size_t)j->n_rows);
-		pq_table_apply(cols, j->recs.p, j->recs.len);
+		pq_table_apply(cols, j->n_cols, j->n_rows, j->recs.p, j->recs.len);
 		give_back(q, &j->recs);
 		pq_group_encode(&j->g, cols, j->n_cols, j->n_rows, &e->enc);
 	} else {   /* the group fails as an encoding without memory does */

@@ -29,10 +29,11 @@
  * a table; a class of the same name with other columns writes other parts
  * in the same directory.
  *
- * Rows are buffered per table (as records, record.h) and written as row
- * groups of at most `row_group_rows` rows or 32 MiB of records; when all
- * the tables together buffer more than 24 MiB, the largest one is
- * written.  Parts hold at most `part_row_groups` row groups or 1 GiB.
+ * Rows are buffered per table (as records, record.h, on the parallel
+ * path; sequentially in the table's columns, counted as their records
+ * would be) and written as row groups of at most `row_group_rows` rows or
+ * 32 MiB of records; when all the tables together buffer more than 16 MiB
+ * of them, the largest one is written.  Parts hold at most `part_row_groups` row groups or 1 GiB.
  * Column chunks are zstd-compressed.  With the parallel runner, workers
  * make the records and encode full row groups (groupq.h); the files are
  * the same whatever the number of jobs.

@@ -97,8 +97,8 @@ struct evtab {
 struct shape {
 	const struct tmx_event_class *ec;
 	bool ok;                        /* false: out of memory, or nested too deep */
-	bool has[TMX_N_SCOPES];
 	const struct tmx_field_class *fc[TMX_N_SCOPES];
+	uint8_t n_scopes, scopes[TMX_N_SCOPES];   /* the scopes it has, in order */
 	struct pq_fcols cols;           /* the class's columns and how each is written */
 	struct pq_schema schema;
 	struct pq_colinfo *ci;          /* of each column of the schema */
@@ -131,9 +131,12 @@ struct pq_fmt {
 		/* The entries of event, host and trace for events of `trace` (shape->names). */
 		const struct tmx_trace *trace;
 		const struct tmx_buf *names;
+		/* The sink's own formatter: the table of events of `tab_trace` (table_of). */
+		const struct tmx_trace *tab_trace;
+		struct pq_table *tab;
 	} cache[SHAPE_CACHE];
 	struct tmx_buf rec, scratch, labels;
-	const struct tmx_value **cells; /* an event's values by column (tmx_columns_walk) */
+	const struct tmx_value **cells; /* room for a value per column (pq_fcols_emit) */
 	size_t cap_cells;
 	const struct tmx_trace_class *host_of;   /* trace_host()'s last trace class */
 	const char *host;
@@ -154,6 +157,7 @@ struct tmx_parquet {
 	struct pq_limits lim;
 	struct pq_encoder enc;          /* the meta tables' */
 	struct pq_groupq *q;            /* the event tables' row groups */
+	struct pq_colsets sets;         /* columns of the direct tables' groups, kept */
 	struct tmx_buf scratch, labels;
 	unsigned partition;             /* TMX_PARQUET_BY_* */
 	struct imap by_class;           /* event class address -> first of its maps[] */
@@ -308,7 +312,8 @@ static struct shape *shape_new(const struct tmx_event_class *ec)
 	sh->ec = ec;
 	class_scopes(ec, sh->fc);
 	for (int s = 0; s < TMX_N_SCOPES; s++)
-		sh->has[s] = sh->fc[s] != NULL;
+		if (sh->fc[s])
+			sh->scopes[sh->n_scopes++] = (uint8_t)s;
 	pq_schema_init(&sh->schema);
 	if (!pq_fcols_new(&sh->cols, ec, &sh->schema) || !pq_schema_finish(&sh->schema))
 		return sh;   /* not ok: the table, made the same way, says why */
@@ -351,6 +356,7 @@ static struct shape_slot *shape_of(struct pq_fmt *f, const struct tmx_event_clas
 	slot->ec = ec;
 	slot->sh = sh;
 	slot->trace = NULL;
+	slot->tab = NULL;
 	return slot;
 }
 
@@ -408,6 +414,7 @@ static int build_class(struct tmx_parquet *p, const struct tmx_event_class *ec,
 	if (ret)
 		return ret;
 	tab->t.q = p->q;
+	tab->t.sets = &p->sets;
 	cm->ec = ec;
 	cm->trace = p->partition ? trace : NULL;
 	cm->next = UINT32_MAX;
@@ -539,7 +546,7 @@ static const struct tmx_buf *names_of(struct pq_fmt *f, struct shape *sh,
 	for (n = sh->names; n && n->trace != trace; n = n->next)
 		;
 	if (!n && (n = calloc(1, sizeof(*n)))) {
-		struct pq_rec_emit em = { &n->entries, sh->ci, &f->scratch, &f->labels };
+		struct pq_rec_emit em = { &n->entries, sh->ci, &f->scratch, &f->labels, NULL, NULL };
 
 		n->trace = trace;
 		if (ec->name)   /* null without a name, as Hive's default partition reads */
@@ -565,66 +572,81 @@ static const struct tmx_buf *names_of(struct pq_fmt *f, struct shape *sh,
 	return n ? &n->entries : NULL;
 }
 
-/* The record of an event into f->rec (record.h, after REC_HEAD bytes: the shape and flags). */
-static void format_event(struct pq_fmt *f, const struct tmx_msg *msg)
+/*
+ * What makes an event's row fail before any of its values is written:
+ * REC_BAD_SCOPE's value (a scope that does not fit the class), REC_NOMEM,
+ * or 0 with room for the class's columns in f->cells and the entries of
+ * its names in slot->names.
+ */
+static inline __attribute__((always_inline)) uint8_t row_check(struct pq_fmt *f,
+								struct shape_slot *slot,
+								const struct tmx_msg *msg)
 {
 	const struct tmx_event *e = msg->event;
 	const struct tmx_stream *st = msg->stream;
-	struct shape_slot *slot = shape_of(f, e->cls);
 	const struct shape *sh = slot->sh;
-	struct tmx_buf *r = &f->rec;
-	struct pq_rec_emit em = { r, NULL, &f->scratch, &f->labels };
-	const struct tmx_value *cpu_value = NULL;
-	uint8_t flags = 0;
-	uint64_t cpu, ids[2];
 
-	r->len = 0;
-	r->oom = false;
-	tmx_buf_put(r, &sh, sizeof(sh));
-	tmx_buf_byte(r, 0);
-	if (!sh || !sh->ok || r->oom) {
-		flags = REC_NOMEM;
-		goto done;
-	}
-	em.ci = sh->ci;
+	if (!sh || !sh->ok)
+		return REC_NOMEM;
 	/* Every scope of the class is checked before a column gets a value. */
-	for (int s = 0; s < TMX_N_SCOPES; s++)
-		if (sh->has[s] && (!e->scopes[s] || e->scopes[s][0].fc != sh->fc[s])) {
-			flags = (uint8_t)(s + 1);
-			goto done;
-		}
-	if (msg->has_ts) {
-		ids[0] = (uint64_t)msg->ns;
-		ids[1] = msg->cycles;
-		pq_rec_u64s(r, sh->ci, COL_TS, ids, 2);
-	} else {
-		pq_rec_null(r, COL_TS, 0, 0);
-		pq_rec_null(r, COL_CYCLES, 0, 0);
+	for (unsigned k = 0; k < sh->n_scopes; k++) {
+		unsigned s = sh->scopes[k];
+
+		if (!e->scopes[s] || e->scopes[s][0].fc != sh->fc[s])
+			return (uint8_t)(s + 1);
 	}
 	if (slot->trace != st->trace) {   /* the names' entries, once per class and trace */
 		slot->names = names_of(f, (struct shape *)sh, e->cls, st->trace);
 		slot->trace = slot->names ? st->trace : NULL;
 	}
-	if (slot->names)
-		pq_rec_include(r, slot->names);
-	else
-		r->oom = true;
-	ids[0] = st->id;
-	ids[1] = st->cls->id;
-	pq_rec_u64s(r, sh->ci, COL_STREAM_ID, ids, 2);
 	/* The cells' room, grown for a class with more columns than any before. */
-	if (!tmx_grow_array((void **)&f->cells, &f->cap_cells, sh->cols.n, sizeof(*f->cells), 64) ||
-	    !tmx_columns_walk(sh->cols.model, e->scopes, f->cells)) {   /* its scopes were checked */
-		flags = REC_NOMEM;
-		goto done;
-	}
-	pq_fcols_emit(&em, &sh->cols, f->cells);
+	if (!slot->names ||
+	    !tmx_grow_array((void **)&f->cells, &f->cap_cells, sh->cols.n, sizeof(*f->cells), 64))
+		return REC_NOMEM;
+	return 0;
+}
+
+/*
+ * The row of an event whose row_check() passed, into a record or straight
+ * into the columns (`inc`: their names' state); the names' entries are
+ * the caller's.
+ */
+static inline __attribute__((always_inline)) void row_emit(struct pq_fmt *f, const struct shape *sh,
+							  const struct tmx_msg *msg,
+							  const struct pq_rec_emit *em)
+{
+	const struct tmx_stream *st = msg->stream;
+	const struct tmx_value *cpu_value;
+	uint64_t cpu, ts[2] = { (uint64_t)msg->ns, msg->cycles }, ids[2] = { st->id, st->cls->id };
+
+	pq_emit_fixed(em, msg->has_ts ? ts : NULL, ids);
 	/* tmx_event_cpu, the field found once per class */
-	cpu_value = f->cells[COL_CPU];
+	cpu_value = pq_fcols_emit(em, &sh->cols, msg->event->scopes, f->cells);
 	if (cpu_value && tmx_value_uint64(cpu_value, &cpu) && cpu <= UINT32_MAX)
-		pq_rec_int(r, sh->ci, COL_CPU, 0, cpu);
+		pq_emit_int(em, COL_CPU, 0, cpu);
 	else
-		pq_rec_null(r, COL_CPU, 0, 0);
+		pq_emit_null(em, COL_CPU, 0, 0);
+}
+
+/* The record of an event into f->rec (record.h, after REC_HEAD bytes: the shape and flags). */
+static void format_event(struct pq_fmt *f, const struct tmx_msg *msg)
+{
+	struct shape_slot *slot = shape_of(f, msg->event->cls);
+	const struct shape *sh = slot->sh;
+	struct tmx_buf *r = &f->rec;
+	struct pq_rec_emit em = { r, NULL, &f->scratch, &f->labels, NULL, NULL };
+	uint8_t flags;
+
+	r->len = 0;
+	r->oom = false;
+	tmx_buf_put(r, &sh, sizeof(sh));
+	tmx_buf_byte(r, 0);
+	flags = r->oom ? REC_NOMEM : row_check(f, slot, msg);
+	if (flags)
+		goto done;
+	em.ci = sh->ci;
+	pq_rec_include(r, slot->names);
+	row_emit(f, sh, msg, &em);
 	if (r->oom)
 		flags = REC_NOMEM;
 done:
@@ -642,25 +664,14 @@ done:
 		r->len = REC_HEAD;
 }
 
-/* An event's record (format_event) into its table, in merged order. */
-static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, const uint8_t *rec,
-		     size_t len, struct tmx_error *err)
+/* The table of `sh`'s events of `st`, made at the first of them (in merged order). */
+static inline __attribute__((always_inline)) int table_of(struct tmx_parquet *p, const struct shape *sh,
+							 const struct tmx_stream *st,
+							 struct pq_table **out, struct tmx_error *err)
 {
-	const struct tmx_stream *st = msg->stream;
-	const struct shape *sh;
 	struct class_map *cm = NULL;
-	struct pq_table *t;
-	uint64_t *count;
-	size_t before;
-	uint8_t flags;
 	int ret;
 
-	if (len < REC_HEAD)
-		return nomem(err);
-	memcpy(&sh, rec, sizeof(sh));
-	flags = rec[sizeof(sh)];
-	if (!sh)
-		return nomem(err);
 	if (sh->ec == p->last_ec && st->trace == p->last_trace) {
 		cm = p->last_cm;
 	} else {
@@ -671,19 +682,30 @@ static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, const uin
 		p->last_trace = st->trace;
 		p->last_cm = cm;
 	}
-	t = &cm->tab->t;
-	if (t->broken)
-		return TMX_OK;   /* its error was reported */
+	*out = &cm->tab->t;
+	return TMX_OK;
+}
+
+/* The error of a row that failed (row_check's flags). */
+static int row_error(const struct shape *sh, const struct tmx_stream *st, uint8_t flags,
+		     struct tmx_error *err)
+{
 	if (flags & REC_BAD_SCOPE)
 		return tmx_error_set(err, TMX_ERR_DATA, st->name,
 				     "event of class `%s`: its %s does not have the class's fields",
 				     sh->ec->name ? sh->ec->name : "",
 				     tmx_scope_name((enum tmx_scope)((flags & REC_BAD_SCOPE) - 1)));
-	if (flags & REC_NOMEM)
-		return nomem(err);
-	before = t->bytes;
-	pq_table_add_record(t, rec + REC_HEAD, len - REC_HEAD);
-	count = stream_events(p, st);
+	return nomem(err);
+}
+
+/* A row is in table `t` (its bytes were `before`): counted, its group written when full. */
+static inline __attribute__((always_inline)) int row_done(struct tmx_parquet *p, struct pq_table *t,
+							 const struct tmx_stream *st, size_t before,
+							 struct tmx_error *err)
+{
+	uint64_t *count = stream_events(p, st);
+	int ret;
+
 	if (count)
 		++*count;
 	/* The table's bytes before and after, a row group written or not. */
@@ -691,6 +713,82 @@ static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, const uin
 	ret = pq_table_row_end(t, &p->enc, err);
 	p->total += t->bytes;
 	return ret ? ret : bound_memory(p, err);
+}
+
+/* An event's record (format_event) into its table, in merged order. */
+static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, const uint8_t *rec,
+		     size_t len, struct tmx_error *err)
+{
+	const struct tmx_stream *st = msg->stream;
+	const struct shape *sh;
+	struct pq_table *t;
+	size_t before;
+	uint8_t flags;
+	int ret;
+
+	if (len < REC_HEAD)
+		return nomem(err);
+	memcpy(&sh, rec, sizeof(sh));
+	flags = rec[sizeof(sh)];
+	if (!sh)
+		return nomem(err);
+	if ((ret = table_of(p, sh, st, &t, err)))
+		return ret;
+	if (t->broken)
+		return TMX_OK;   /* its error was reported */
+	if (flags)
+		return row_error(sh, st, flags, err);
+	before = t->bytes;
+	pq_table_add_record(t, rec + REC_HEAD, len - REC_HEAD);
+	return row_done(p, t, st, before, err);
+}
+
+/*
+ * Sequentially, an event's row straight into its table's columns: no
+ * record made, copied and read again.  The table's bytes grow by what
+ * the record would have held, so that groups end at the same rows.
+ */
+static int put_direct(struct tmx_parquet *p, const struct tmx_msg *msg, struct tmx_error *err)
+{
+	const struct tmx_stream *st = msg->stream;
+	struct pq_fmt *f = p->fmt;
+	struct shape_slot *slot = shape_of(f, msg->event->cls);
+	const struct shape *sh = slot->sh;
+	struct pq_rec_emit em = { NULL, NULL, &f->scratch, &f->labels, NULL, NULL };
+	struct pq_table *t;
+	size_t before;
+	uint8_t flags;
+	int ret;
+
+	if (!sh)
+		return nomem(err);
+	if (slot->tab && slot->tab_trace == st->trace) {
+		t = slot->tab;
+	} else {
+		if ((ret = table_of(p, sh, st, &t, err)))
+			return ret;
+		slot->tab = t;
+		slot->tab_trace = st->trace;
+	}
+	if (t->broken)
+		return TMX_OK;   /* its error was reported */
+	if ((flags = row_check(f, slot, msg)))
+		return row_error(sh, st, flags, err);
+	em.cols = pq_table_direct_cols(t);
+	if (!em.cols) {
+		if (t->n_rows && !t->direct) {   /* the group so far is records: this row too */
+			format_event(f, msg);
+			return put_event(p, msg, f->rec.p, f->rec.len, err);
+		}
+		return nomem(err);
+	}
+	before = t->bytes;
+	em.ci = sh->ci;
+	em.bytes = &t->bytes;
+	pq_rec_apply_include(em.cols, slot->names, &t->inc);
+	t->bytes += PQ_REC_HEAD + sizeof(slot->names);   /* pq_rec_include's */
+	row_emit(f, sh, msg, &em);
+	return row_done(p, t, st, before, err);
 }
 
 static struct pq_meta_ctx meta_ctx(struct tmx_parquet *p)
@@ -716,12 +814,12 @@ static int put_msg(struct tmx_parquet *p, const struct tmx_msg *msg, const uint8
 	}
 }
 
-/* Sequentially: the record made and applied at once (the runner's two steps in one). */
+/* Sequentially: an event's row straight into its table's columns (put_direct). */
 int tmx_parquet_consume(struct tmx_parquet *p, const struct tmx_msg *msg, struct tmx_error *err)
 {
 	if (msg->kind == TMX_MSG_EVENT)
-		format_event(p->fmt, msg);
-	return put_msg(p, msg, p->fmt->rec.p, p->fmt->rec.len, err);
+		return put_direct(p, msg, err);
+	return put_msg(p, msg, NULL, 0, err);
 }
 
 static struct pq_fmt *fmt_new(struct tmx_parquet *p, bool worker)
@@ -902,6 +1000,7 @@ void tmx_parquet_free(struct tmx_parquet *p)
 		class_map_free(p->maps.items[i]);
 	for (size_t i = 0; i < p->tabs.n; i++)
 		evtab_free(p->tabs.items[i]);
+	pq_colsets_free(&p->sets);
 	for (size_t i = 0; i < p->dirs.n; i++) {
 		struct part_dir *d = p->dirs.items[i];
 		free(d->path);

@@ -213,6 +213,44 @@ struct pq_rec_apply_state {
 static inline void pq_rec_apply_entries(struct pq_col *cols, const uint8_t *r, size_t n,
 					struct pq_rec_apply_state *st);
 
+/*
+ * `n` bytes of value `v` appended, and `n` bytes from `p`: the levels and
+ * values of a LIST's elements, a few bytes most often (a system call's
+ * arguments), by 8-byte stores rather than calls to memset and memcpy
+ * (the room reserved rounded up to 8).
+ */
+static inline bool pq_rec_fill(struct tmx_buf *b, uint8_t v, size_t n)
+{
+	uint64_t pat = 0x0101010101010101ull * v;
+
+	if (!tmx_buf_reserve(b, n + 8))
+		return false;
+	for (size_t k = 0; k < n; k += 8)
+		memcpy(b->p + b->len + k, &pat, 8);
+	b->len += n;
+	return true;
+}
+
+/* `n`, a multiple of 4. */
+static inline void pq_rec_copy(struct tmx_buf *b, const uint8_t *p, size_t n)
+{
+	uint8_t *d;
+	size_t k = 0;
+
+	if (n > 64) {
+		tmx_buf_put(b, p, n);
+		return;
+	}
+	if (!tmx_buf_reserve(b, n))
+		return;
+	d = b->p + b->len;
+	for (; k + 8 <= n; k += 8)
+		memcpy(d + k, p + k, 8);
+	if (k < n)
+		memcpy(d + k, p + k, 4);
+	b->len += n;
+}
+
 /* An `elems` entry (its value after the head) into `c`; returns what follows it. */
 static inline const uint8_t *pq_rec_apply_elems(struct pq_col *c, uint8_t rep, uint8_t elem_rep,
 						const uint8_t *r)
@@ -223,17 +261,12 @@ static inline const uint8_t *pq_rec_apply_elems(struct pq_col *c, uint8_t rep, u
 	memcpy(&n, r, 4);
 	r += 4;
 	/* Levels: every element present (the deepest level), the first at `rep`. */
-	if (c->max_rep && tmx_buf_reserve(&c->reps, n)) {
-		c->reps.p[c->reps.len] = rep;
-		memset(c->reps.p + c->reps.len + 1, elem_rep, n - 1);
-		c->reps.len += n;
-	}
-	if (c->max_def && tmx_buf_reserve(&c->defs, n)) {
-		memset(c->defs.p + c->defs.len, c->max_def, n);
-		c->defs.len += n;
-	}
+	if (c->max_rep && pq_rec_fill(&c->reps, elem_rep, n))
+		c->reps.p[c->reps.len - n] = rep;
+	if (c->max_def)
+		pq_rec_fill(&c->defs, c->max_def, n);
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	tmx_buf_put(&c->vals, r, (size_t)w * n);   /* host order is the PLAIN order */
+	pq_rec_copy(&c->vals, r, (size_t)w * n);   /* host order is the PLAIN order */
 #else
 	for (uint32_t k = 0; k < n; k++) {
 		uint64_t u = 0;
@@ -249,7 +282,9 @@ static inline const uint8_t *pq_rec_apply_elems(struct pq_col *c, uint8_t rep, u
 /*
  * A `run` entry's `n` values into columns c, c + 1...: the top-level
  * integer columns of an event (pq_rec_ints), never repeated, so with no
- * repetition level; the hottest loop of applying records.
+ * repetition level; the hottest loop of applying records.  Their counts
+ * of levels and values are set once the group's rows are in
+ * (pq_table_apply: one level per row).
  */
 static inline const uint8_t *pq_rec_apply_run(struct pq_col *c, unsigned n, const uint8_t *r)
 {
@@ -283,8 +318,6 @@ static inline const uint8_t *pq_rec_apply_run(struct pq_col *c, unsigned n, cons
 		{
 			tmx_buf_le(v, u, w);
 		}
-		c->n_levels++;
-		c->n_vals++;
 	}
 	return r;
 }
@@ -300,13 +333,23 @@ static inline void pq_rec_apply_include(struct pq_col *cols, const struct tmx_bu
 		for (k = 0; k < st->n && cols[st->col[k]].dict_on; k++)
 			;
 		if (k == st->n) {
+			/*
+			 * Levels and entries only: the counts of columns that
+			 * are not repeated are set once the group's rows are
+			 * in (pq_table_apply, the direct tables' flush), and
+			 * their bytes are not read.
+			 */
 			for (k = 0; k < st->n; k++) {
 				struct pq_col *c = &cols[st->col[k]];
 
-				pq_col_levels(c, st->rep[k], st->def[k]);
-				c->n_vals++;
+				if (c->max_rep) {   /* counted per value (no include is) */
+					tmx_buf_byte(&c->reps, st->rep[k]);
+					c->n_levels++;
+					c->n_vals++;
+				}
+				if (c->max_def)
+					tmx_buf_byte(&c->defs, st->def[k]);
 				tmx_buf_put(&c->dict_idx, &st->entry[k], 4);
-				*c->acct += 4;
 			}
 			return;
 		}
@@ -398,7 +441,9 @@ static inline void pq_rec_apply_entries(struct pq_col *cols, const uint8_t *r, s
 
 /*
  * The entries of r[0, n) (a row group's records) into `cols`, whose
- * integers are not counted into their *acct (pq_col_int_put).
+ * integers are not counted into their *acct (pq_col_int_put), nor in the
+ * levels and values of columns that are not repeated (pq_rec_apply_run:
+ * the caller sets those, pq_table_apply).
  */
 static inline void pq_rec_apply(struct pq_col *cols, const uint8_t *r, size_t n)
 {

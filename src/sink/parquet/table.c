@@ -41,14 +41,101 @@ void pq_table_reuse_cols(const struct pq_table *t, struct pq_col *cols, size_t *
 
 void pq_table_add_record(struct pq_table *t, const uint8_t *rec, size_t n)
 {
+	t->bytes += n;
+	if (t->direct) {   /* rows of this group are in the columns already: so is this one */
+		struct pq_rec_apply_state st = { 0 };
+
+		pq_rec_apply_entries(t->cols, rec, n, &st);
+		return;
+	}
 	/* Rows need no bounds: each column's entries are in order whatever the rows. */
 	tmx_buf_put(&t->recs, rec, n);
-	t->bytes += n;
 }
 
-void pq_table_apply(struct pq_col *cols, const uint8_t *r, size_t n)
+void pq_colsets_free(struct pq_colsets *s)
+{
+	while (s->n) {
+		struct pq_colset *set = &s->set[--s->n];
+
+		for (size_t c = 0; c < set->n; c++)
+			pq_col_free(&set->cols[c]);
+		free(set->cols);
+	}
+}
+
+/* An encoded group's columns (emptied, buffers kept) to the sets, in place of the oldest. */
+static void give_cols(struct pq_table *t)
+{
+	struct pq_colsets *s = t->sets;
+
+	if (s->n == PQ_COLSETS) {
+		struct pq_colset old = s->set[0];
+
+		for (size_t c = 0; c < old.n; c++)
+			pq_col_free(&old.cols[c]);
+		free(old.cols);
+		memmove(s->set, s->set + 1, (PQ_COLSETS - 1) * sizeof(*s->set));
+		s->n--;
+	}
+	s->set[s->n++] = (struct pq_colset){ t->cols, t->n_alloc };
+	t->cols = NULL;
+	t->n_alloc = 0;
+}
+
+struct pq_col *pq_table_direct_cols(struct pq_table *t)
+{
+	size_t n = t->schema.n_cols;
+
+	if (t->n_rows)
+		return t->direct ? t->cols : NULL;
+	if (!t->direct) {
+		/* The columns pq_table_ready() made (empty): given back, the newest set taken. */
+		if (t->cols) {
+			for (size_t c = 0; c < n; c++)
+				pq_col_free(&t->cols[c]);
+			free(t->cols);
+			t->cols = NULL;
+		}
+		if (t->sets->n) {
+			struct pq_colset set = t->sets->set[--t->sets->n];
+
+			t->cols = set.cols;
+			t->n_alloc = set.n;
+		}
+		if (t->n_alloc < n) {
+			struct pq_col *cols = realloc(t->cols, n * sizeof(*cols));
+
+			if (!cols)
+				return NULL;
+			memset(cols + t->n_alloc, 0, (n - t->n_alloc) * sizeof(*cols));
+			t->cols = cols;
+			t->n_alloc = n;
+		}
+		pq_table_reuse_cols(t, t->cols, &t->col_acct);
+		t->direct = true;
+	}
+	t->inc.inc = NULL;   /* new columns: nothing known of the names' entries */
+	return t->cols;
+}
+
+/* Columns that are not repeated have one level per row: counted here, not per value. */
+static void count_rows(struct pq_col *cols, size_t n_cols, int64_t n_rows)
+{
+	for (size_t c = 0; c < n_cols; c++) {
+		struct pq_col *col = &cols[c];
+
+		if (!col->max_rep) {
+			col->n_levels = (uint64_t)n_rows;
+			col->n_vals = (uint64_t)n_rows - col->n_nulls;
+		}
+	}
+}
+
+void pq_table_apply(struct pq_col *cols, size_t n_cols, int64_t n_rows, const uint8_t *r,
+		    size_t n)
 {
 	pq_rec_apply(cols, r, n);
+	count_rows(cols, n_cols, n_rows);
 }
 
 int pq_table_ready(struct pq_table *t, struct tmx_error *err)
@@ -71,7 +158,7 @@ void pq_table_free(struct pq_table *t)
 		t->file = NULL;
 	}
 	if (t->cols)
-		for (size_t c = 0; c < t->schema.n_cols; c++)
+		for (size_t c = 0; c < (t->n_alloc ? t->n_alloc : t->schema.n_cols); c++)
 			pq_col_free(&t->cols[c]);
 	free(t->cols);
 	tmx_buf_free(&t->recs);
@@ -130,11 +217,18 @@ int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error 
 
 	if (t->broken || !t->n_rows)
 		return TMX_OK;
-	if (t->q)
+	if (t->q && !t->direct)
 		return pq_groupq_submit(t->q, t, err);
+	/* Direct rows leave the counts of columns that are not repeated to here. */
+	if (t->direct)
+		count_rows(t->cols, t->schema.n_cols, t->n_rows);
 	pq_group_encode(&g, t->cols, t->schema.n_cols, t->n_rows, enc);
 	t->n_rows = 0;
 	t->bytes = 0;
+	if (t->direct) {
+		t->direct = false;
+		give_cols(t);
+	}
 	ret = pq_table_put(t, &g, err);
 	pq_group_free(&g);
 	return ret;

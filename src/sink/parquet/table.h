@@ -16,6 +16,7 @@
 #include "tracemux/error.h"
 #include "sink/parquet/column.h"
 #include "sink/parquet/file.h"
+#include "sink/parquet/record.h"
 #include "sink/parquet/schema.h"
 
 struct pq_limits {
@@ -44,7 +45,32 @@ struct pq_table {
 	 */
 	struct pq_groupq *q;
 	struct tmx_buf recs;
+	/*
+	 * The sequential path's event tables: rows straight in `cols`
+	 * (`direct`), counted in `bytes` as their records would be, the
+	 * columns counting into `col_acct` (not read).  Their columns, once
+	 * encoded, go to `sets` with their buffers, for any table's next
+	 * group; `n_alloc` columns are in `cols`.
+	 */
+	bool direct;
+	size_t col_acct, n_alloc;
+	struct pq_colsets *sets;
+	struct pq_rec_apply_state inc;   /* the names' include entries (record.h) */
 };
+
+/*
+ * Column arrays of the direct tables' encoded groups, kept with their
+ * buffers: fresh memory for every group cost a page fault per 4 KiB.
+ */
+#define PQ_COLSETS 2
+struct pq_colsets {
+	struct pq_colset {
+		struct pq_col *cols;
+		size_t n;
+	} set[PQ_COLSETS];
+	unsigned n;
+};
+void pq_colsets_free(struct pq_colsets *s);
 
 /*
  * A table writing to the directory `where` (parts numbered from *next_part)
@@ -66,12 +92,19 @@ int pq_table_row_end(struct pq_table *t, struct pq_encoder *enc, struct tmx_erro
 int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error *err);
 /* A row's record (with a queue): `n` bytes of entries. */
 void pq_table_add_record(struct pq_table *t, const uint8_t *rec, size_t n);
+/*
+ * Before a row goes straight into the columns (t->q set, t->sets given):
+ * the columns, NULL without memory or when the rows buffered are records
+ * (pq_table_add_record: the row is one too).
+ */
+struct pq_col *pq_table_direct_cols(struct pq_table *t);
 /* Empty columns of the schema, counting their bytes into *acct; NULL without memory. */
 struct pq_col *pq_table_new_cols(const struct pq_table *t, size_t *acct);
 /* The same in `n_cols` columns that keep their buffers (pq_col_reuse). */
 void pq_table_reuse_cols(const struct pq_table *t, struct pq_col *cols, size_t *acct);
-/* Records r[0, n) into `cols`. */
-void pq_table_apply(struct pq_col *cols, const uint8_t *r, size_t n);
+/* Records r[0, n) of `n_rows` rows into `n_cols` columns (their counts set). */
+void pq_table_apply(struct pq_col *cols, size_t n_cols, int64_t n_rows, const uint8_t *r,
+		    size_t n);
 /* Writes an encoded row group to the part being written (opened, closed when full). */
 int pq_table_put(struct pq_table *t, struct pq_group *g, struct tmx_error *err);
 /*

@@ -1,0 +1,718 @@
+/*
+ * An event's values as a table's row (fmap.h): record entries (record.h)
+ * or values straight into the columns, walked and written in one pass by
+ * each class's steps (model/columns_plan.h) compiled into Parquet ops.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/grow.h"
+#include "common/utf8.h"
+#include "model/columns_plan.h"
+#include "model/field_class.h"
+#include "sink/parquet/fmap.h"
+#include "sink/parquet/record.h"
+
+/*
+ * Each value goes into the record, or straight into its column with the
+ * bytes its record entry would have taken counted (see fmap.h).
+ */
+static inline unsigned int_width(const struct pq_rec_emit *em, int col)
+{
+	return em->ci[col].phys == PQ_INT32 ? 4 : 8;
+}
+
+/*
+ * An integer of a column that is not repeated, present: the hottest store
+ * of the output (most values are such integers).  On little-endian hosts
+ * with room for 8 bytes, one 8-byte store either way (an INT32 keeps 4 of
+ * them), not asking whether the buffer ran out of memory: a store inside
+ * its room is safe, and such a column fails its row group whatever it
+ * holds (pq_col_oom).
+ */
+static inline __attribute__((always_inline)) void col_int_top(struct pq_col *c, uint64_t bits)
+{
+	struct tmx_buf *v = &c->vals;
+	unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
+
+	if (c->max_def)
+		tmx_buf_byte(&c->defs, c->max_def);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (__builtin_expect(v->cap - v->len >= 8, 1)) {
+		memcpy(v->p + v->len, &bits, 8);
+		v->len += w;
+	} else
+#endif
+	{
+		tmx_buf_le(v, bits, w);
+	}
+	/* n_levels and n_vals: one level per row, set when the group ends (pq_table_flush) */
+}
+
+void pq_emit_null(const struct pq_rec_emit *em, int col, uint8_t rep, uint8_t def)
+{
+	if (em->rec) {
+		pq_rec_null(em->rec, (uint32_t)col, rep, def);
+		return;
+	}
+	pq_col_null(&em->cols[col], rep, def);
+	*em->bytes += PQ_REC_HEAD;
+}
+
+static inline __attribute__((always_inline)) void emit_int(const struct pq_rec_emit *em, int col,
+							    uint8_t rep, uint64_t bits)
+{
+	struct pq_col *c;
+
+	if (em->rec) {
+		pq_rec_int(em->rec, em->ci, (uint32_t)col, rep, bits);
+		return;
+	}
+	c = &em->cols[col];
+	if (rep || c->max_rep)
+		pq_col_int_put(c, rep, c->max_def, bits);
+	else
+		col_int_top(c, bits);
+	*em->bytes += PQ_REC_HEAD + int_width(em, col);
+}
+
+void pq_emit_int(const struct pq_rec_emit *em, int col, uint8_t rep, uint64_t bits)
+{
+	emit_int(em, col, rep, bits);
+}
+
+static void emit_double(const struct pq_rec_emit *em, int col, uint8_t rep, double v)
+{
+	struct pq_col *c;
+
+	if (em->rec) {
+		pq_rec_double(em->rec, em->ci, (uint32_t)col, rep, v);
+		return;
+	}
+	c = &em->cols[col];
+	pq_col_double(c, rep, c->max_def, v);
+	*em->bytes += PQ_REC_HEAD + 8;
+}
+
+static void emit_bool(const struct pq_rec_emit *em, int col, uint8_t rep, bool v)
+{
+	struct pq_col *c;
+
+	if (em->rec) {
+		pq_rec_bool(em->rec, em->ci, (uint32_t)col, rep, v);
+		return;
+	}
+	c = &em->cols[col];
+	pq_col_bool(c, rep, c->max_def, v);
+	*em->bytes += PQ_REC_HEAD + 1;
+}
+
+/* A byte array as it is (strings: made UTF-8 by pq_rec_text). */
+static void emit_bytes(const struct pq_rec_emit *em, int col, uint8_t rep, const void *s,
+		       size_t n)
+{
+	struct pq_col *c;
+
+	if (em->rec) {
+		pq_rec_bytes(em->rec, em->ci, (uint32_t)col, rep, s, n);
+		return;
+	}
+	c = &em->cols[col];
+	if (n > UINT32_MAX) {   /* no Parquet page holds it: the row group fails */
+		c->vals.oom = true;
+		return;
+	}
+	pq_col_bytes(c, rep, c->max_def, s, n);
+	*em->bytes += PQ_REC_HEAD + 4 + n;
+}
+
+/* col_int_top() of an INT64 column (the fixed ones). */
+static inline __attribute__((always_inline)) void col_int64_top(struct pq_col *c, uint64_t bits)
+{
+	struct tmx_buf *v = &c->vals;
+
+	if (c->max_def)
+		tmx_buf_byte(&c->defs, c->max_def);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (__builtin_expect(v->cap - v->len >= 8, 1)) {
+		memcpy(v->p + v->len, &bits, 8);
+		v->len += 8;
+		return;
+	}
+#endif
+	tmx_buf_le(v, bits, 8);
+}
+
+void pq_emit_fixed(const struct pq_rec_emit *em, const uint64_t *ts, const uint64_t ids[2])
+{
+	struct pq_col *c = em->cols;
+
+	if (em->rec) {
+		if (ts) {
+			pq_rec_u64s(em->rec, em->ci, TMX_COLUMN_TS, ts, 2);
+		} else {
+			pq_rec_null(em->rec, TMX_COLUMN_TS, 0, 0);
+			pq_rec_null(em->rec, TMX_COLUMN_CYCLES, 0, 0);
+		}
+		pq_rec_u64s(em->rec, em->ci, TMX_COLUMN_STREAM_ID, ids, 2);
+		return;
+	}
+	/* The fixed columns are INT64 (tracemux/columns.h): 2 runs of 2, or 2 nulls and a run. */
+	if (ts) {
+		col_int64_top(&c[TMX_COLUMN_TS], ts[0]);
+		col_int64_top(&c[TMX_COLUMN_CYCLES], ts[1]);
+		*em->bytes += 2 * (PQ_REC_HEAD + 16);
+	} else {
+		pq_col_null(&c[TMX_COLUMN_TS], 0, 0);
+		pq_col_null(&c[TMX_COLUMN_CYCLES], 0, 0);
+		*em->bytes += 3 * PQ_REC_HEAD + 16;
+	}
+	col_int64_top(&c[TMX_COLUMN_STREAM_ID], ids[0]);
+	col_int64_top(&c[TMX_COLUMN_STREAM_CLASS_ID], ids[1]);
+}
+
+/*
+ * `n` integers (tmx_value.u) of columns col, col + 1... (a run: see
+ * pq_rec_ints), whose record entry takes `bytes`.
+ */
+static inline void emit_ints(const struct pq_rec_emit *em, int col, const struct tmx_value *v,
+			     size_t n, size_t bytes)
+{
+	struct pq_col *c;
+
+	if (em->rec) {
+		pq_rec_ints(em->rec, em->ci, (uint32_t)col, v, n);
+		return;
+	}
+	c = &em->cols[col];
+	for (size_t k = 0; k < n; k++)
+		col_int_top(&c[k], v[k].u);
+	*em->bytes += bytes;
+}
+
+/* The bytes of a run's record entry (pq_rec_ints). */
+static size_t ints_bytes(const struct pq_rec_emit *em, int col, size_t n)
+{
+	size_t bytes = PQ_REC_HEAD;
+
+	for (size_t k = 0; k < n; k++)
+		bytes += int_width(em, col + (int)k);
+	return bytes;
+}
+
+/* `n` (4 or 8) little-endian bytes of `v` at `p`. */
+static inline void le_put(uint8_t *p, uint64_t v, unsigned n)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (n == 8) {
+		memcpy(p, &v, 8);
+	} else {
+		uint32_t w = (uint32_t)v;
+		memcpy(p, &w, 4);
+	}
+#else
+	for (unsigned i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+#endif
+}
+
+/* A LIST's `n` (> 0) integer elements (see pq_rec_elems). */
+static void emit_elems(const struct pq_rec_emit *em, int col, uint8_t rep, uint8_t elem_rep,
+		       const struct tmx_value *v, uint32_t n)
+{
+	struct pq_col *c;
+	unsigned w;
+
+	if (em->rec) {
+		pq_rec_elems(em->rec, em->ci, (uint32_t)col, rep, elem_rep, v, n);
+		return;
+	}
+	c = &em->cols[col];
+	w = int_width(em, col);
+	/* Levels: every element present (the deepest level), the first at `rep`. */
+	if (c->max_rep && tmx_buf_reserve(&c->reps, n)) {
+		c->reps.p[c->reps.len] = rep;
+		memset(c->reps.p + c->reps.len + 1, elem_rep, n - 1);
+		c->reps.len += n;
+	}
+	if (c->max_def && tmx_buf_reserve(&c->defs, n)) {
+		memset(c->defs.p + c->defs.len, c->max_def, n);
+		c->defs.len += n;
+	}
+	if (tmx_buf_reserve(&c->vals, (size_t)w * n)) {
+		uint8_t *p = c->vals.p + c->vals.len;
+
+		c->vals.len += (size_t)w * n;
+		if (w == 8) {
+			for (uint32_t k = 0; k < n; k++, p += 8)
+				le_put(p, v[k].u, 8);
+		} else {
+			for (uint32_t k = 0; k < n; k++, p += 4)
+				le_put(p, v[k].u, 4);
+		}
+	}
+	c->n_levels += n;
+	c->n_vals += n;
+	*em->bytes += PQ_REC_HEAD + 4 + (size_t)w * n;
+}
+
+/* Every column of the field: absent at its level. */
+static void nulls(const struct pq_rec_emit *em, const struct pq_fmap *fm, uint8_t rep)
+{
+	for (int c = fm->col_begin; c < fm->col_end; c++)
+		pq_emit_null(em, c, rep, fm->null_def);
+}
+
+/*
+ * p[0, n) as UTF-8: itself when it is, else a copy in `scratch` where each
+ * byte that is not part of valid UTF-8 is the code point of its value, as
+ * in JSON.  Returns the bytes, their length in *out_n.
+ */
+static const char *utf8_text(struct tmx_buf *scratch, const char *p, size_t n, size_t *out_n)
+{
+	const unsigned char *s = (const unsigned char *)p;
+	size_t i = 0, l;
+	uint64_t w;
+
+	/* ASCII, 8 bytes at a time: most text is; the tail as the last 8 bytes or byte by byte. */
+	while (i + 8 <= n) {
+		memcpy(&w, s + i, 8);
+		if (w & 0x8080808080808080ull)
+			break;
+		i += 8;
+	}
+	if (i < n && i + 8 > n) {
+		uint8_t high = 0;
+
+		if (n >= 8) {
+			memcpy(&w, s + n - 8, 8);
+			high = (w & 0x8080808080808080ull) != 0;
+		} else {
+			for (size_t k = i; k < n; k++)
+				high |= s[k];
+			high &= 0x80;
+		}
+		if (!high)
+			i = n;
+	}
+	while (i < n && (l = tmx_utf8_seq_len(s + i, n - i)))
+		i += l;
+	*out_n = n;
+	if (i == n)
+		return p;
+	scratch->len = 0;
+	tmx_buf_put(scratch, s, i);
+	for (; i < n; i += l) {
+		l = tmx_utf8_seq_len(s + i, n - i);
+		if (l) {
+			tmx_buf_put(scratch, s + i, l);
+			continue;
+		}
+		tmx_buf_byte(scratch, (uint8_t)(0xC0 | s[i] >> 6));
+		tmx_buf_byte(scratch, (uint8_t)(0x80 | (s[i] & 0x3F)));
+		l = 1;
+	}
+	*out_n = scratch->len;
+	return (const char *)scratch->p;
+}
+
+void pq_put_text(const struct pq_emit *em, int col, uint8_t rep, const char *p, size_t n)
+{
+	struct pq_col *c = &em->cols[col];
+	const char *t = utf8_text(em->scratch, p, n, &n);
+
+	pq_col_bytes(c, rep, c->max_def, t, n);
+}
+
+void pq_rec_text(const struct pq_rec_emit *em, int col, uint8_t rep, const char *p, size_t n)
+{
+	const char *t = utf8_text(em->scratch, p, n, &n);
+
+	emit_bytes(em, col, rep, t, n);
+}
+
+/*
+ * The labels of an enumeration's value or a bit map's active flags, joined
+ * by ", ", into column `col` (null at `null_def` when none applies).
+ */
+static void put_labels(const struct pq_rec_emit *em, const struct tmx_field_class *fc, int col,
+		       uint8_t null_def, uint64_t u, uint8_t rep)
+{
+	struct tmx_buf *b = em->labels;
+
+	b->len = 0;
+	for (size_t m = 0; m < fc->n_mappings; m++) {
+		if (!tmx_mapping_holds(fc, &fc->mappings[m], u))
+			continue;
+		if (b->len)
+			tmx_buf_put(b, ", ", 2);
+		tmx_buf_put(b, fc->mappings[m].label, strlen(fc->mappings[m].label));
+	}
+	if (b->len)   /* labels come from the metadata: checked like any text */
+		pq_rec_text(em, col, rep, (const char *)b->p, b->len);
+	else
+		pq_emit_null(em, col, rep, null_def);
+}
+
+static size_t fmap_emit(const struct pq_rec_emit *em, const struct pq_fmap *fm,
+			const struct tmx_value *vals, size_t i, uint8_t rep);
+
+static size_t emit_list(const struct pq_rec_emit *em, const struct pq_fmap *fm,
+			const struct tmx_value *vals, size_t i, uint8_t rep)
+{
+	uint64_t count = vals[i].count;
+
+	i++;
+	if (!count) {
+		for (int c = fm->col_begin; c < fm->col_end; c++)
+			pq_emit_null(em, c, rep, fm->list_def);
+		return i;
+	}
+	/* Integers (byte arrays of a sequence, most often): one entry. */
+	if (fm->children[0].how == PQ_F_INT && count <= UINT32_MAX) {
+		emit_elems(em, fm->children[0].col, rep, fm->elem_rep, &vals[i], (uint32_t)count);
+		return i + count;
+	}
+	for (uint64_t k = 0; k < count; k++)
+		i = fmap_emit(em, &fm->children[0], vals, i, k ? fm->elem_rep : rep);
+	return i;
+}
+
+/* The value at vals[i] and its subtree as record entries; returns the index after it. */
+static size_t fmap_emit(const struct pq_rec_emit *em, const struct pq_fmap *fm,
+			const struct tmx_value *vals, size_t i, uint8_t rep)
+{
+	const struct tmx_value *v = &vals[i];
+	const struct tmx_field_class *fc = fm->fc;
+
+	switch (fm->how) {
+	case PQ_F_INT:   /* signed or not, `u` has the value's bits */
+		emit_int(em, fm->col, rep, v->u);
+		return i + 1;
+	case PQ_F_ENUM:
+	case PQ_F_BITS:
+		emit_int(em, fm->col, rep, v->u);
+		if (fm->col2 >= 0)
+			put_labels(em, fc, fm->col2, fm->null_def, v->u, rep);
+		return i + 1;
+	case PQ_F_FLOAT:
+		emit_double(em, fm->col, rep, v->d);
+		return i + 1;
+	case PQ_F_BOOL:
+		emit_bool(em, fm->col, rep, v->u != 0);
+		return i + 1;
+	case PQ_F_STRING:
+		pq_rec_text(em, fm->col, rep, v->str.ptr, v->str.len);
+		return i + 1;
+	case PQ_F_TEXT:   /* as babeltrace2 reads a text array: up to its first NUL */
+		pq_rec_text(em, fm->col, rep, v->str.ptr, tmx_value_text_len(v));
+		return i + 1;
+	case PQ_F_BLOB:
+		emit_bytes(em, fm->col, rep, v->str.ptr, v->str.len);
+		return i + 1;
+	case PQ_F_STRUCT:
+		i++;
+		for (size_t m = 0; m < fm->n_children; m++)
+			i = fmap_emit(em, &fm->children[m], vals, i, rep);
+		return i;
+	case PQ_F_VARIANT: {
+		const char *name = fc->members[v->option].name;
+		pq_rec_text(em, fm->col, rep, name ? name : "", name ? strlen(name) : 0);
+		for (size_t o = 0; o < fm->n_children; o++)
+			if (o != v->option)
+				nulls(em, &fm->children[o], rep);
+		return fmap_emit(em, &fm->children[v->option], vals, i + 1, rep);
+	}
+	case PQ_F_OPTIONAL:
+		if (!v->present) {
+			nulls(em, &fm->children[0], rep);
+			return i + 1;
+		}
+		return fmap_emit(em, &fm->children[0], vals, i + 1, rep);
+	default:
+		return emit_list(em, fm, vals, i, rep);
+	}
+}
+
+/* Integer columns from pc on whose values are consecutive: one record entry; returns their number. */
+/* Model column pc's value `v` (NULL: absent). */
+static void emit_column(const struct pq_rec_emit *em, const struct pq_fcol *pc,
+			const struct tmx_value *v)
+{
+	const char *name;
+
+	if (!v) {   /* an option not selected, an absent optional */
+		for (int k = pc->col; k < pc->col_end; k++)
+			pq_emit_null(em, k, 0, 0);
+		return;
+	}
+	switch (pc->how) {
+	case PQ_F_INT:   /* signed or not, `u` has the value's bits */
+		emit_int(em, pc->col, 0, v->u);
+		break;
+	case PQ_F_FLOAT:
+		emit_double(em, pc->col, 0, v->d);
+		break;
+	case PQ_F_BOOL:
+		emit_bool(em, pc->col, 0, v->u != 0);
+		break;
+	case PQ_F_STRING:
+		pq_rec_text(em, pc->col, 0, v->str.ptr, v->str.len);
+		break;
+	case PQ_F_TEXT:   /* as babeltrace2 reads a text array: up to its first NUL */
+		pq_rec_text(em, pc->col, 0, v->str.ptr, tmx_value_text_len(v));
+		break;
+	case PQ_F_BLOB:
+		emit_bytes(em, pc->col, 0, v->str.ptr, v->str.len);
+		break;
+	case PQ_F_LABEL:
+		put_labels(em, v->fc, pc->col, 0, v->u, 0);
+		break;
+	case PQ_F_OPTION:
+		name = v->fc->members[v->option].name;
+		pq_rec_text(em, pc->col, 0, name ? name : "", name ? strlen(name) : 0);
+		break;
+	default:   /* PQ_F_LIST */
+		fmap_emit(em, &pc->list, v, 0, 0);
+		break;
+	}
+}
+
+/*
+ * Model columns [begin, end) from cells (a variant's or an optional's,
+ * tmx_columns_walk_node()'s), integers of consecutive values as runs.
+ */
+static void emit_cells(const struct pq_rec_emit *em, const struct pq_fcols *fc,
+		       const struct tmx_value *const *cells, int begin, int end)
+{
+	for (int c = begin; c < end;) {
+		const struct pq_fcol *pc = &fc->cols[c];
+		const struct tmx_value *v = cells[c];
+		int n = 1;
+
+		if (v && pc->how == PQ_F_INT) {
+			while (n < pc->int_run && c + n < end && cells[c + n] == v + n)
+				n++;
+			if (n > 1) {
+				emit_ints(em, pc->col, v, (size_t)n, ints_bytes(em, pc->col, (size_t)n));
+				c += n;
+				continue;
+			}
+		}
+		emit_column(em, pc, v);
+		c++;
+	}
+}
+
+/* ---- the walk and the values in one pass ---- */
+
+/*
+ * Each scope's walk (model/columns_plan.h) made Parquet entries once per
+ * class: integers of consecutive columns and values one run (one record
+ * entry, one loop), other columns each by its kind.  Each op first skips
+ * `pre` values.
+ */
+enum op_kind {
+	OP_INTS,    /* Parquet columns a .. a + n - 1: the next n values */
+	OP_VAL,     /* model column a: the next value */
+	OP_ENUM,    /* model columns a (value) and b (labels): the next value */
+	OP_ARRAY,   /* model column a: the next value and its `count` elements */
+	OP_TREE,    /* model column a: the next value and its subtree */
+	OP_NODE,    /* model columns a .. b - 1: a variant's or an optional's (by cells) */
+	OP_LABEL,   /* model column a (an enumeration's labels): the value before */
+	OP_CPU,     /* the value `a` after the next is the CPU field's (none consumed) */
+};
+
+struct pq_op {
+	uint8_t op;
+	uint8_t n;
+	uint32_t pre;
+	int a, b;
+	const struct tmx_col_node *node;
+};
+
+static bool op_add(struct pq_fprog *pr, struct pq_op op)
+{
+	void *ops = pr->ops;
+
+	if (!tmx_grow_array(&ops, &pr->cap, pr->n + 1, sizeof(*pr->ops), 8))
+		return false;
+	pr->ops = ops;
+	pr->ops[pr->n++] = op;
+	return true;
+}
+
+/*
+ * Integers of consecutive values and columns that the steps cut: across
+ * the CPU field's note (the packet context's members), and an
+ * enumeration's value after them (its labels then emitted alone).  One
+ * record entry where there were two.
+ */
+static void merge_runs(const struct pq_fcols *fc, struct pq_fprog *pr)
+{
+	for (size_t k = 0; k + 1 < pr->n; k++) {
+		struct pq_op *a = &pr->ops[k], *b = &pr->ops[k + 1], *c = k + 2 < pr->n ? b + 1 : NULL;
+
+		if (a->op != OP_INTS)
+			continue;
+		if (b->op == OP_CPU && !b->pre && c && c->op == OP_INTS && !c->pre &&
+		    c->a == a->a + a->n && a->n + c->n <= 255) {
+			struct pq_op cpu = { .op = OP_CPU, .pre = a->pre, .a = a->n };
+
+			a->n = (uint8_t)(a->n + c->n);
+			a->pre = 0;
+			*b = *a;
+			*a = cpu;
+			memmove(c, c + 1, (size_t)(pr->ops + pr->n - (c + 1)) * sizeof(*c));
+			pr->n--;
+			k--;   /* the run may go on */
+		} else if (b->op == OP_ENUM && !b->pre && fc->cols[b->a].col == a->a + a->n &&
+			   a->n < 255) {
+			a->n++;
+			*b = (struct pq_op){ .op = OP_LABEL, .a = b->b };
+		}
+	}
+}
+
+/* The bytes of a run's record entry (pq_rec_ints), from the schema's types. */
+static uint32_t run_bytes(const struct pq_schema *schema, int col, unsigned n)
+{
+	uint32_t bytes = PQ_REC_HEAD;
+
+	for (size_t e = 0; e < schema->n; e++) {
+		const struct pq_elem *el = &schema->elems[e];
+
+		if (el->leaf && el->col >= col && el->col < col + (int)n)
+			bytes += el->type.phys == PQ_INT32 ? 4 : 8;
+	}
+	return bytes;
+}
+
+static bool compile_scope(struct pq_fcols *fc, const struct pq_schema *schema, enum tmx_scope s)
+{
+	struct pq_fprog *pr = &fc->prog[s];
+	size_t n_steps;
+	const struct tmx_col_step *st = tmx_columns_steps(fc->model, s, &n_steps);
+
+	for (size_t k = 0; k < n_steps; k++, st++) {
+		struct pq_op op = { .pre = st->pre, .a = st->col, .b = st->col2, .node = st->node };
+		bool ok = true;
+
+		switch (st->op) {
+		case TMX_STEP_RUN:
+			for (int c = st->col, end = st->col + st->col2; ok && c < end;) {
+				const struct pq_fcol *pc = &fc->cols[c];
+				int n = 1;
+
+				if (pc->how == PQ_F_INT) {
+					while (n < 255 && c + n < end && fc->cols[c + n].how == PQ_F_INT &&
+					       fc->cols[c + n].col == pc->col + n)
+						n++;
+					op = (struct pq_op){ .op = OP_INTS, .n = (uint8_t)n, .pre = op.pre,
+							     .a = pc->col };
+				} else {
+					op = (struct pq_op){ .op = OP_VAL, .pre = op.pre, .a = c };
+				}
+				ok = op_add(pr, op);
+				op.pre = 0;
+				c += n;
+			}
+			break;
+		case TMX_STEP_ENUM:
+			op.op = OP_ENUM;
+			ok = op_add(pr, op);
+			break;
+		case TMX_STEP_ARRAY:
+			op.op = OP_ARRAY;
+			ok = op_add(pr, op);
+			break;
+		case TMX_STEP_TREE:
+			op.op = OP_TREE;
+			ok = op_add(pr, op);
+			break;
+		case TMX_STEP_NODE:
+			op.op = OP_NODE;
+			ok = op_add(pr, op);
+			break;
+		default:
+			op = (struct pq_op){ .op = OP_CPU, .pre = st->pre };
+			ok = op_add(pr, op);
+			break;
+		}
+		if (!ok)
+			return false;
+	}
+	merge_runs(fc, pr);
+	for (size_t k = 0; k < pr->n; k++)
+		if (pr->ops[k].op == OP_INTS)
+			pr->ops[k].b = (int)run_bytes(schema, pr->ops[k].a, pr->ops[k].n);
+	merge_runs(fc, pr);
+	return true;
+}
+
+/* A scope's values by its ops; the CPU field's value in *cpu. */
+static void run_prog(const struct pq_rec_emit *em, const struct pq_fcols *fc,
+		     const struct pq_fprog *pr, const struct tmx_value *vals,
+		     const struct tmx_value **cells, const struct tmx_value **cpu)
+{
+	const struct pq_op *op = pr->ops, *end = op + pr->n;
+	size_t i = 0;
+
+	for (; op < end; op++) {
+		i += op->pre;
+		switch (op->op) {
+		case OP_INTS:
+			if (op->n > 1)
+				emit_ints(em, op->a, &vals[i], op->n, op->b);
+			else   /* signed or not, `u` has the value's bits */
+				emit_int(em, op->a, 0, vals[i].u);
+			i += op->n;
+			break;
+		case OP_VAL:
+			emit_column(em, &fc->cols[op->a], &vals[i++]);
+			break;
+		case OP_ENUM:
+			emit_column(em, &fc->cols[op->a], &vals[i]);
+			emit_column(em, &fc->cols[op->b], &vals[i++]);
+			break;
+		case OP_ARRAY:
+			emit_column(em, &fc->cols[op->a], &vals[i]);
+			i += 1 + (size_t)vals[i].count;
+			break;
+		case OP_TREE:
+			emit_column(em, &fc->cols[op->a], &vals[i]);
+			i = tmx_value_skip(vals, i);
+			break;
+		case OP_NODE:
+			i = tmx_columns_walk_node(op->node, vals, i, cells);
+			emit_cells(em, fc, cells, op->a, op->b);
+			break;
+		case OP_LABEL:
+			emit_column(em, &fc->cols[op->a], &vals[i - 1]);
+			break;
+		default:   /* OP_CPU */
+			*cpu = &vals[i + (size_t)op->a];
+			break;
+		}
+	}
+}
+
+const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em, const struct pq_fcols *fc,
+				      const struct tmx_value *const scopes[TMX_N_SCOPES],
+				      const struct tmx_value **cells)
+{
+	const struct tmx_value *cpu = NULL;
+
+	for (int s = 0; s < TMX_N_SCOPES; s++)
+		if (fc->prog[s].n)
+			run_prog(em, fc, &fc->prog[s], scopes[s], cells, &cpu);
+	return cpu;
+}
+
+bool pq_fcols_compile(struct pq_fcols *fc, const struct pq_schema *schema)
+{
+	for (int s = 0; s < TMX_N_SCOPES; s++)
+		if (!compile_scope(fc, schema, (enum tmx_scope)s))
+			return false;
+	return true;
+}
