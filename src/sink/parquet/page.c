@@ -266,10 +266,14 @@ static void memo_put(struct pq_memo *m, unsigned *next, unsigned tag, const void
 		e->in.len = 0;   /* never found */
 }
 
-/* Dictionary indices RLE / bit-packed into enc->body, or copied from the same indices' before. */
-static void put_indices(struct pq_encoder *enc, const uint8_t *idx, size_t n, unsigned width)
+/*
+ * Dictionary indices RLE / bit-packed into enc->body, or, with `memo`,
+ * copied from the same indices' before.
+ */
+static void put_indices(struct pq_encoder *enc, const uint8_t *idx, size_t n, unsigned width,
+			bool memo)
 {
-	const struct tmx_buf *seen = memo_find(enc->rle_memo, width + 1, idx, 4 * n);
+	const struct tmx_buf *seen = memo ? memo_find(enc->rle_memo, width + 1, idx, 4 * n) : NULL;
 	size_t at = enc->body.len;
 
 	tmx_buf_byte(&enc->body, (uint8_t)width);
@@ -278,19 +282,19 @@ static void put_indices(struct pq_encoder *enc, const uint8_t *idx, size_t n, un
 		return;
 	}
 	pq_rle_hybrid(&enc->body, idx, 4, n, width);
-	if (!enc->body.oom && n >= 64)
+	if (memo && !enc->body.oom && n >= 64)
 		memo_put(enc->rle_memo, &enc->rle_next, width + 1, idx, 4 * n, enc->body.p + at + 1,
 			 enc->body.len - at - 1);
 }
 
 /*
  * One page: `enc->body` compressed, after its header (PageHeader with the
- * data or dictionary page header).  Adds the sizes to `m`.
+ * data or dictionary page header).  Adds the sizes to `m`.  `memo`: a
+ * page of dictionary indices that other columns may have too.
  */
 static bool put_page(struct pq_encoder *enc, struct tmx_buf *out, bool dict_page,
-		     uint64_t num_values, int encoding, struct pq_chunk *m)
+		     uint64_t num_values, int encoding, bool memo, struct pq_chunk *m)
 {
-	bool memo = !dict_page && encoding == ENC_RLE_DICTIONARY;
 	size_t bound = ZSTD_compressBound(enc->body.len), at = out->len, zn;
 	const struct tmx_buf *seen;
 	struct pq_thrift t;
@@ -520,7 +524,7 @@ static bool put_int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t 
 	enc->body.len = 0;
 	for (size_t k = 0; k < n_keys; k++)
 		tmx_buf_le(&enc->body, enc->ikeys[k], w);
-	return put_page(enc, out, true, n_keys, ENC_PLAIN, meta);
+	return put_page(enc, out, true, n_keys, ENC_PLAIN, false, meta);
 }
 
 /*
@@ -547,6 +551,12 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 		   struct pq_chunk *meta)
 {
 	bool dict = c->dict_on && c->dict.n > 0, ok = !pq_col_oom(c), idict = false;
+	/*
+	 * The columns that share indices are a stream's or a packet's, one
+	 * value a row; a LIST's values are another column's only by chance,
+	 * and remembering them copied megabytes for nothing.
+	 */
+	bool memo = !c->max_rep;
 	size_t n_keys = 0;
 
 	if (ok && !dict && (c->type.phys == PQ_INT32 || c->type.phys == PQ_INT64))
@@ -561,7 +571,7 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 		meta->dict_offset = (int64_t)(base + out->len);
 		enc->body.len = 0;
 		tmx_buf_put(&enc->body, c->dict.plain.p, c->dict.plain.len);
-		ok = put_page(enc, out, true, c->dict.n, ENC_PLAIN, meta);
+		ok = put_page(enc, out, true, c->dict.n, ENC_PLAIN, false, meta);
 	} else if (idict) {
 		ok = put_int_dict(c, enc, n_keys, base, out, meta);
 	}
@@ -572,9 +582,9 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 	if (c->max_def)
 		pq_levels(&enc->body, c->defs.p, c->n_levels, c->max_def);
 	if (dict) {
-		put_indices(enc, c->dict_idx.p, c->dict_idx.len / 4, pq_bit_width(c->dict.n - 1));
+		put_indices(enc, c->dict_idx.p, c->dict_idx.len / 4, pq_bit_width(c->dict.n - 1), memo);
 	} else if (idict) {
-		put_indices(enc, enc->iidx.p, enc->iidx.len / 4, pq_bit_width(n_keys - 1));
+		put_indices(enc, enc->iidx.p, enc->iidx.len / 4, pq_bit_width(n_keys - 1), memo);
 	} else if (c->type.phys == PQ_INT64 && put_delta(c, enc)) {
 		meta->delta = true;
 	} else {
@@ -584,7 +594,7 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 			    dict || idict ? ENC_RLE_DICTIONARY
 			    : meta->delta ? ENC_DELTA_BINARY_PACKED
 					  : ENC_PLAIN,
-			    meta);
+			    memo && (dict || idict), meta);
 	reset(c);
 	return ok;
 }
