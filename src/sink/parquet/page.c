@@ -373,43 +373,73 @@ static void reset(struct pq_col *c)
  */
 #define INT_DICT_MAX 8192   /* entries: the dictionary page stays under 64 KiB */
 
+static inline size_t int_hash(uint64_t v, size_t mask)
+{
+	return (size_t)((v * 0x9E3779B97F4A7C15ull) >> 40) & mask;
+}
+
 /*
- * One loop per width (the hash and the look-ups are most of the time).
- * Returns the number of entries, or 0 when there would be more than
- * `limit`.
+ * One loop per width (the hash and the look-ups are most of the time):
+ * `slots` (all zero on entry, `mask` + 1 of them) hold entry + 1.  Returns
+ * the number of entries, with *full set when there would be more than
+ * `limit`.  A value equal to the one before takes its entry without a
+ * look-up (runs: a stream's or a packet's values); `last` starts unlike
+ * the first value, so that no test of a first time is in the loop.
  */
 #define INT_DICT_LOOP(name, T)                                                           \
 	static size_t name(const uint8_t *p, size_t n, size_t limit, uint64_t *keys,     \
-			   uint32_t *slots, size_t n_slots, uint32_t *idx)                \
+			   uint32_t *slots, size_t mask, uint32_t *idx, bool *full)       \
 	{                                                                                \
 		size_t k = 0;                                                            \
 		T last, v;                                                               \
-		uint32_t last_i = UINT32_MAX;                                            \
+		uint32_t last_i = 0;                                                     \
                                                                                          \
 		memcpy(&last, p, sizeof(T));                                             \
+		last = (T)~last;                                                         \
 		for (size_t i = 0; i < n; i++) {                                         \
-			size_t s;                                                        \
 			memcpy(&v, p + i * sizeof(T), sizeof(T));                        \
-			if (v == last && last_i != UINT32_MAX) {                         \
-				idx[i] = last_i;                                         \
-				continue;                                                \
+			if (v != last) {                                                 \
+				size_t s = int_hash(v, mask);                            \
+				uint32_t e;                                              \
+				while ((e = slots[s]) && keys[e - 1] != v)               \
+					s = (s + 1) & mask;                              \
+				if (!e) {                                                \
+					if (k == limit) {                                \
+						*full = true;                            \
+						return k;                                \
+					}                                                \
+					keys[k++] = v;                                   \
+					slots[s] = e = (uint32_t)k;                      \
+				}                                                        \
+				last_i = e - 1;                                          \
+				last = v;                                                \
 			}                                                                \
-			s = (size_t)(((uint64_t)v * 0x9E3779B97F4A7C15ull) >> 40) & (n_slots - 1); \
-			while (slots[s] && keys[slots[s] - 1] != v)                      \
-				s = (s + 1) & (n_slots - 1);                             \
-			if (!slots[s]) {                                                 \
-				if (k == limit)                                          \
-					return 0;                                        \
-				keys[k++] = v;                                           \
-				slots[s] = (uint32_t)k;                                  \
-			}                                                                \
-			idx[i] = last_i = slots[s] - 1;                                  \
-			last = v;                                                        \
+			idx[i] = last_i;                                                 \
 		}                                                                        \
 		return k;                                                                \
 	}
 INT_DICT_LOOP(int_dict32, uint32_t)
 INT_DICT_LOOP(int_dict64, uint64_t)
+
+/*
+ * The `k` entries' slots zeroed again: a few look-ups where clearing the
+ * whole table cost more than the dictionary of a column of one value.
+ * Latest first: an entry's probe went through earlier entries' slots
+ * only, which are still there when it is looked up.
+ */
+static void int_dict_clear(uint32_t *slots, size_t mask, const uint64_t *keys, size_t k)
+{
+	if (k * 16 > mask) {
+		memset(slots, 0, (mask + 1) * sizeof(*slots));
+		return;
+	}
+	while (k--) {
+		size_t s = int_hash(keys[k], mask);   /* INT32 values zero-extended, as hashed */
+		while (slots[s] != k + 1)
+			s = (s + 1) & mask;
+		slots[s] = 0;
+	}
+}
 
 /*
  * Whether `n` values of type T only increase (timestamps, cycle counts):
@@ -441,6 +471,7 @@ static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_k
 {
 	unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
 	size_t n = c->vals.len / w, limit = n / 8 + 1, n_slots = 64;
+	bool full = false;
 
 	if (n < 16 || c->vals.oom || (w == 4 ? increasing32 : increasing64)(c->vals.p, n))
 		return false;
@@ -451,7 +482,8 @@ static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_k
 	if (n_slots > enc->islots_cap) {
 		free(enc->islots);
 		enc->islots_cap = 0;
-		if (!(enc->islots = malloc(n_slots * sizeof(*enc->islots))))
+		/* Zeroes, as int_dict_clear leaves them after each column. */
+		if (!(enc->islots = calloc(n_slots, sizeof(*enc->islots))))
 			return false;
 		enc->islots_cap = n_slots;
 	}
@@ -465,10 +497,10 @@ static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_k
 	enc->iidx.len = 0;
 	if (!tmx_buf_reserve(&enc->iidx, n * 4))
 		return false;
-	memset(enc->islots, 0, n_slots * sizeof(*enc->islots));
 	*n_keys = (w == 4 ? int_dict32 : int_dict64)(c->vals.p, n, limit, enc->ikeys, enc->islots,
-						     n_slots, (uint32_t *)enc->iidx.p);
-	if (!*n_keys)
+						     n_slots - 1, (uint32_t *)enc->iidx.p, &full);
+	int_dict_clear(enc->islots, n_slots - 1, enc->ikeys, *n_keys);
+	if (full)
 		return false;
 	enc->iidx.len = n * 4;
 	return true;
