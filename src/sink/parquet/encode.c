@@ -76,6 +76,18 @@ static inline __attribute__((always_inline)) void pack8_u8(uint8_t *o, const uin
 {
 	uint64_t acc = 0;
 
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (w == 1) {
+		/*
+		 * Eight 0/1 bytes: the multiplication moves byte v's bit to
+		 * bit 56 + v, each product bit apart (no carries).
+		 */
+		memcpy(&acc, b, 8);
+		store_le64(o, (acc * 0x0102040810204080ull) >> 56);
+		return;
+	}
+#endif
+
 #pragma GCC unroll 8
 	for (unsigned v = 0; v < 8; v++)
 		acc |= (uint64_t)b[v] << (v * w);
@@ -192,6 +204,17 @@ static inline bool long_run32(const uint32_t *u, size_t n, size_t i)
 	return true;
 }
 
+/* Whether at least MIN_RLE_RUN (8) bytes equal to b[i] start at i (n > i). */
+static inline bool long_run8(const uint8_t *b, size_t n, size_t i)
+{
+	uint64_t w;
+
+	if (n - i < MIN_RLE_RUN)
+		return false;
+	memcpy(&w, b + i, 8);
+	return w == 0x0101010101010101ull * b[i];
+}
+
 /* pq_rle_hybrid of 32-bit values (dictionary indices). */
 static void rle_hybrid32(struct tmx_buf *out, const uint32_t *u, size_t n, unsigned width)
 {
@@ -235,8 +258,7 @@ void pq_rle_hybrid(struct tmx_buf *out, const void *vals, size_t elem_size, size
 		/* Groups of 8 until a long run starts at a group boundary. */
 		do
 			groups++;
-		while (groups < MAX_GROUPS && i + groups * 8 < n &&
-		       run_length(vals, elem_size, n, i + groups * 8) < MIN_RLE_RUN);
+		while (groups < MAX_GROUPS && i + groups * 8 < n && !long_run8(b, n, i + groups * 8));
 		bit_packed_run(out, vals, elem_size, n, i, groups, width);
 		i += groups * 8;
 	}
@@ -335,24 +357,31 @@ void pq_delta_int64(struct tmx_buf *out, const uint8_t *vals, size_t n)
 	tmx_buf_uvarint(out, zigzag((int64_t)prev));
 	for (size_t i = 1; i < n;) {
 		size_t k = n - i < DELTA_BLOCK ? n - i : DELTA_BLOCK;
-		int64_t min;
+		const uint8_t *src = vals + 8 * i;
 		uint8_t widths[DELTA_BLOCK / DELTA_MINI] = { 0 };
+		int64_t min;
 		uint64_t v;
 
-		for (size_t j = 0; j < k; j++) {
-			memcpy(&v, vals + 8 * (i + j), 8);
-			d[j] = v - prev;   /* wraps: the reader adds back modulo 2^64 */
-			prev = v;
-		}
+		/* Two passes: the deltas and their smallest, then each miniblock less it and its width. */
+		memcpy(&v, src, 8);
+		d[0] = v - prev;   /* wraps: the reader adds back modulo 2^64 */
+		prev = v;
 		min = (int64_t)d[0];
-		for (size_t j = 1; j < k; j++)
+		for (size_t j = 1; j < k; j++) {
+			memcpy(&v, src + 8 * j, 8);
+			d[j] = v - prev;
+			prev = v;
 			min = (int64_t)d[j] < min ? (int64_t)d[j] : min;
-		for (size_t j = 0; j < DELTA_BLOCK; j++)
-			d[j] = j < k ? d[j] - (uint64_t)min : 0;   /* padding: zeros */
+		}
+		if (k < DELTA_BLOCK)
+			memset(d + k, 0, (DELTA_BLOCK - k) * sizeof(*d));   /* padding: zeros */
 		for (size_t m = 0; m * DELTA_MINI < k; m++) {
+			size_t end = (m + 1) * DELTA_MINI < k ? (m + 1) * DELTA_MINI : k;
 			uint64_t bits = 0;
-			for (size_t j = m * DELTA_MINI; j < (m + 1) * DELTA_MINI; j++)
+			for (size_t j = m * DELTA_MINI; j < end; j++) {
+				d[j] -= (uint64_t)min;
 				bits |= d[j];
+			}
 			widths[m] = (uint8_t)(bits ? 64 - __builtin_clzll(bits) : 0);
 		}
 		tmx_buf_uvarint(out, zigzag(min));
