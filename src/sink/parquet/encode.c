@@ -242,6 +242,15 @@ void pq_rle_hybrid(struct tmx_buf *out, const void *vals, size_t elem_size, size
 	const uint8_t *b = vals;
 	size_t i = 0;
 
+	if (!width && n) {
+		/*
+		 * Every value 0 (a dictionary of one entry: a stream's or a
+		 * packet's column): one run, or one group of padding when too
+		 * short for a run, without reading the values.
+		 */
+		tmx_buf_uvarint(out, n >= MIN_RLE_RUN ? (uint64_t)n << 1 : 1u << 1 | 1);
+		return;
+	}
 	if (elem_size == 4) {
 		rle_hybrid32(out, vals, n, width);
 		return;

@@ -273,8 +273,11 @@ static void memo_put(struct pq_memo *m, unsigned *next, unsigned tag, const void
 static void put_indices(struct pq_encoder *enc, const uint8_t *idx, size_t n, unsigned width,
 			bool memo)
 {
-	const struct tmx_buf *seen = memo ? memo_find(enc->rle_memo, width + 1, idx, 4 * n) : NULL;
+	const struct tmx_buf *seen;
 	size_t at = enc->body.len;
+
+	memo = memo && width;   /* width 0: one run, written without reading the indices */
+	seen = memo ? memo_find(enc->rle_memo, width + 1, idx, 4 * n) : NULL;
 
 	tmx_buf_byte(&enc->body, (uint8_t)width);
 	if (seen) {
