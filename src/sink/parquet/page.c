@@ -470,13 +470,16 @@ static void int_dict_clear(uint32_t *slots, size_t mask, const uint64_t *keys, s
 INCREASING(increasing32, uint32_t)
 INCREASING(increasing64, uint64_t)
 
-static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_keys)
+/* Also sets *up when the values only increase (as unsigned). */
+static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_keys, bool *up)
 {
 	unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
 	size_t n = c->vals.len / w, limit = n / 8 + 1, n_slots = 64;
 	bool full = false;
 
-	if (n < 16 || c->vals.oom || (w == 4 ? increasing32 : increasing64)(c->vals.p, n))
+	if (n < 16 || c->vals.oom)
+		return false;
+	if ((*up = (w == 4 ? increasing32 : increasing64)(c->vals.p, n)))
 		return false;
 	if (limit > INT_DICT_MAX)
 		limit = INT_DICT_MAX;
@@ -507,6 +510,31 @@ static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_k
 		return false;
 	enc->iidx.len = n * 4;
 	return true;
+}
+
+/*
+ * The bounds of values that only increase as unsigned (int_dict's test:
+ * timestamps, cycle counts) without another pass: the first and the last,
+ * in signed order too when both have the same sign, which every value
+ * between them then has.  False when the loop of int_stats is needed.
+ */
+static bool increasing_stats(const struct pq_col *c, struct pq_chunk *m)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__   /* as increasing32/64 read them */
+	bool is_unsigned = c->type.logical == PQ_LT_INT && !c->type.is_signed;
+	unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
+	uint64_t lo = tmx_le_at(c->vals.p, w), hi = tmx_le_at(c->vals.p + c->vals.len - w, w);
+
+	if (!is_unsigned && (lo >> (8 * w - 1)) != (hi >> (8 * w - 1)))
+		return false;
+	m->null_count = (int64_t)c->n_nulls;
+	set_bounds_le(m, lo, hi, w);
+	return true;
+#else
+	(void)c;
+	(void)m;
+	return false;
+#endif
 }
 
 /* The statistics of a dictionary-encoded integer column: from its entries (fewer). */
@@ -591,16 +619,16 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 	 * value a row; a LIST's values are another column's only by chance,
 	 * and remembering them copied megabytes for nothing.
 	 */
-	bool memo = !c->max_rep;
+	bool memo = !c->max_rep, up = false;
 	size_t n_keys = 0;
 
 	if (ok && !dict && (c->type.phys == PQ_INT32 || c->type.phys == PQ_INT64))
-		idict = int_dict(c, enc, &n_keys);
+		idict = int_dict(c, enc, &n_keys, &up);
 	*meta = (struct pq_chunk){ .phys = c->type.phys, .dict = dict || idict,
 				   .num_values = (int64_t)c->n_levels, .dict_offset = -1 };
 	if (idict)
 		int_dict_stats(c, enc->ikeys, n_keys, meta);
-	else
+	else if (!up || !increasing_stats(c, meta))
 		stats(c, meta);
 	if (ok && dict) {
 		meta->dict_offset = (int64_t)(base + out->len);
