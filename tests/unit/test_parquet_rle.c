@@ -4,7 +4,9 @@
  * (values on ceil(width / 8) bytes), bit-packed groups (LSB first, padded),
  * the switch between them, bit-packed runs split at 63 groups, width 0,
  * and the 4-byte length prefix of data page levels; DELTA_BINARY_PACKED
- * on Encodings.md's two examples, a wrapping delta and a single value.
+ * on Encodings.md's two examples, a wrapping delta and a single value;
+ * and every bit width read back by a decoder written from Encodings.md
+ * (the writer packs with one function per width).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -168,6 +170,174 @@ static void test_delta(void **state)
 	delta64((const int64_t[]){ -3 }, 1, (const uint8_t[]){ 0x80, 0x01, 0x04, 0x01, 0x05 }, 5);
 }
 
+/*
+ * A decoder written from Encodings.md, for the round trips below: the
+ * unsigned LEB128 varint at *at.
+ */
+static uint64_t uvarint(const uint8_t *p, size_t len, size_t *at)
+{
+	uint64_t v = 0;
+
+	for (unsigned shift = 0; shift < 64; shift += 7) {
+		assert_true(*at < len);
+		v |= (uint64_t)(p[*at] & 0x7F) << shift;
+		if (!(p[(*at)++] & 0x80))
+			return v;
+	}
+	fail();
+	return 0;
+}
+
+/* `n` values of `width` bits LSB first from bit 0 of p. */
+static uint64_t bits_at(const uint8_t *p, size_t bit, unsigned width)
+{
+	uint64_t v = 0;
+
+	for (unsigned k = 0; k < width; k++, bit++)
+		v |= (uint64_t)((p[bit / 8] >> (bit % 8)) & 1) << k;
+	return v;
+}
+
+/* The hybrid runs of b decoded: exactly `n` values (then only padding) and all of b's bytes. */
+static void hybrid_decode(const struct tmx_buf *b, unsigned width, uint32_t *out, size_t n)
+{
+	size_t at = 0, got = 0;
+
+	while (at < b->len) {
+		uint64_t h = uvarint(b->p, b->len, &at);
+		if (h & 1) {
+			size_t groups = (size_t)(h >> 1);
+			assert_true(at + groups * width <= b->len);
+			for (size_t k = 0; k < groups * 8; k++) {
+				uint64_t v = bits_at(b->p + at, k * width, width);
+				if (got < n)
+					out[got++] = (uint32_t)v;
+				else
+					assert_int_equal(v, 0);   /* padding */
+			}
+			at += groups * width;
+		} else {
+			size_t count = (size_t)(h >> 1), vb = (width + 7) / 8;
+			uint32_t v = 0;
+			assert_true(at + vb <= b->len && got + count <= n);
+			for (size_t k = 0; k < vb; k++)
+				v |= (uint32_t)b->p[at + k] << (8 * k);
+			at += vb;
+			while (count--)
+				out[got++] = v;
+		}
+	}
+	assert_int_equal(got, n);
+}
+
+static uint64_t rnd_state = 88172645463325252ull;
+
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+/*
+ * Every width, 32-bit values and 1-byte levels, read back: random values
+ * with runs of a random value between them, counts that leave a partial
+ * last group, runs of more than 63 groups.
+ */
+static void test_hybrid_widths(void **state)
+{
+	enum { N = 1200 };
+	static uint32_t v[N], back[N];
+	static uint8_t lv[N];
+
+	(void)state;
+	for (unsigned width = 1; width <= 32; width++) {
+		uint64_t mask = width == 32 ? UINT32_MAX : (1ull << width) - 1;
+		for (size_t n = 1; n <= N; n += n < 40 ? 1 : 97) {
+			struct tmx_buf b = { 0 };
+			for (size_t i = 0; i < n; i++) {
+				size_t run = rnd() % 4 == 0 ? rnd() % 20 : 0;
+				v[i] = (uint32_t)(rnd() & mask);
+				for (; run && i + 1 < n; run--, i++)
+					v[i + 1] = v[i];
+			}
+			pq_rle_hybrid(&b, v, 4, n, width);
+			assert_false(b.oom);
+			hybrid_decode(&b, width, back, n);
+			assert_memory_equal(back, v, n * 4);
+			if (width <= 8) {
+				for (size_t i = 0; i < n; i++)
+					lv[i] = (uint8_t)v[i];
+				b.len = 0;
+				pq_rle_hybrid(&b, lv, 1, n, width);
+				hybrid_decode(&b, width, back, n);
+				for (size_t i = 0; i < n; i++)
+					assert_int_equal(back[i], lv[i]);
+			}
+			tmx_buf_free(&b);
+		}
+	}
+}
+
+static int64_t unzigzag(uint64_t u)
+{
+	return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
+
+/* DELTA_BINARY_PACKED decoded (block 128, 4 miniblocks), all of b's bytes. */
+static void delta_decode(const struct tmx_buf *b, uint64_t *out, size_t n)
+{
+	size_t at = 0, got = 0;
+	uint64_t v;
+
+	assert_int_equal(uvarint(b->p, b->len, &at), 128);
+	assert_int_equal(uvarint(b->p, b->len, &at), 4);
+	assert_int_equal(uvarint(b->p, b->len, &at), n);
+	v = (uint64_t)unzigzag(uvarint(b->p, b->len, &at));
+	if (n)
+		out[got++] = v;
+	while (got < n) {
+		uint64_t min = (uint64_t)unzigzag(uvarint(b->p, b->len, &at));
+		const uint8_t *widths = b->p + at;
+		at += 4;
+		for (unsigned m = 0; m < 4 && got < n; m++) {
+			assert_true(widths[m] <= 64 && at + 4 * (size_t)widths[m] <= b->len);
+			for (unsigned k = 0; k < 32; k++) {
+				uint64_t d = bits_at(b->p + at, k * widths[m], widths[m]);
+				if (got < n)
+					out[got++] = v += d + min;
+			}
+			at += 4 * (size_t)widths[m];
+		}
+	}
+	assert_int_equal(at, b->len);
+}
+
+/* Deltas of every width from 0 to 64 (one per miniblock), read back. */
+static void test_delta_widths(void **state)
+{
+	enum { N = 65 * 32 + 7 };
+	static uint64_t v[N], back[N];
+	struct tmx_buf b = { 0 };
+
+	(void)state;
+	v[0] = rnd();
+	for (size_t i = 1; i < N; i++) {
+		unsigned width = (unsigned)((i - 1) / 32);   /* a miniblock's deltas below 2^width */
+		uint64_t mask = width >= 64 ? ~0ull : (1ull << width) - 1;
+		v[i] = v[i - 1] + (rnd() & mask);
+	}
+	for (size_t n = 1; n <= N; n += n < 300 ? 1 : 111) {
+		b.len = 0;
+		pq_delta_int64(&b, (const uint8_t *)v, n);   /* little-endian hosts: PLAIN bytes */
+		assert_false(b.oom);
+		delta_decode(&b, back, n);
+		assert_memory_equal(back, v, n * 8);
+	}
+	tmx_buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -179,6 +349,8 @@ int main(void)
 		cmocka_unit_test(test_long_bit_packed),
 		cmocka_unit_test(test_levels),
 		cmocka_unit_test(test_delta),
+		cmocka_unit_test(test_hybrid_widths),
+		cmocka_unit_test(test_delta_widths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

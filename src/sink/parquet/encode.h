@@ -26,7 +26,8 @@
 unsigned pq_bit_width(uint64_t max);
 /*
  * The hybrid encoding of `n` values (each `elem_size` bytes: 1 or 4,
- * native order) of `width` bits (0 to 32), without a length prefix.
+ * native order) of `width` bits (0 to 32; at most 8 for 1-byte values),
+ * without a length prefix.
  */
 void pq_rle_hybrid(struct tmx_buf *out, const void *vals, size_t elem_size, size_t n,
 		   unsigned width);

@@ -266,11 +266,18 @@ static void memo_put(struct pq_memo *m, unsigned *next, unsigned tag, const void
 		e->in.len = 0;   /* never found */
 }
 
-/* Dictionary indices RLE / bit-packed into enc->body, or copied from the same indices' before. */
-static void put_indices(struct pq_encoder *enc, const uint8_t *idx, size_t n, unsigned width)
+/*
+ * Dictionary indices RLE / bit-packed into enc->body, or, with `memo`,
+ * copied from the same indices' before.
+ */
+static void put_indices(struct pq_encoder *enc, const uint8_t *idx, size_t n, unsigned width,
+			bool memo)
 {
-	const struct tmx_buf *seen = memo_find(enc->rle_memo, width + 1, idx, 4 * n);
+	const struct tmx_buf *seen;
 	size_t at = enc->body.len;
+
+	memo = memo && width;   /* width 0: one run, written without reading the indices */
+	seen = memo ? memo_find(enc->rle_memo, width + 1, idx, 4 * n) : NULL;
 
 	tmx_buf_byte(&enc->body, (uint8_t)width);
 	if (seen) {
@@ -278,19 +285,19 @@ static void put_indices(struct pq_encoder *enc, const uint8_t *idx, size_t n, un
 		return;
 	}
 	pq_rle_hybrid(&enc->body, idx, 4, n, width);
-	if (!enc->body.oom && n >= 64)
+	if (memo && !enc->body.oom && n >= 64)
 		memo_put(enc->rle_memo, &enc->rle_next, width + 1, idx, 4 * n, enc->body.p + at + 1,
 			 enc->body.len - at - 1);
 }
 
 /*
  * One page: `enc->body` compressed, after its header (PageHeader with the
- * data or dictionary page header).  Adds the sizes to `m`.
+ * data or dictionary page header).  Adds the sizes to `m`.  `memo`: a
+ * page of dictionary indices that other columns may have too.
  */
 static bool put_page(struct pq_encoder *enc, struct tmx_buf *out, bool dict_page,
-		     uint64_t num_values, int encoding, struct pq_chunk *m)
+		     uint64_t num_values, int encoding, bool memo, struct pq_chunk *m)
 {
-	bool memo = !dict_page && encoding == ENC_RLE_DICTIONARY;
 	size_t bound = ZSTD_compressBound(enc->body.len), at = out->len, zn;
 	const struct tmx_buf *seen;
 	struct pq_thrift t;
@@ -369,43 +376,73 @@ static void reset(struct pq_col *c)
  */
 #define INT_DICT_MAX 8192   /* entries: the dictionary page stays under 64 KiB */
 
+static inline size_t int_hash(uint64_t v, size_t mask)
+{
+	return (size_t)((v * 0x9E3779B97F4A7C15ull) >> 40) & mask;
+}
+
 /*
- * One loop per width (the hash and the look-ups are most of the time).
- * Returns the number of entries, or 0 when there would be more than
- * `limit`.
+ * One loop per width (the hash and the look-ups are most of the time):
+ * `slots` (all zero on entry, `mask` + 1 of them) hold entry + 1.  Returns
+ * the number of entries, with *full set when there would be more than
+ * `limit`.  A value equal to the one before takes its entry without a
+ * look-up (runs: a stream's or a packet's values); `last` starts unlike
+ * the first value, so that no test of a first time is in the loop.
  */
 #define INT_DICT_LOOP(name, T)                                                           \
 	static size_t name(const uint8_t *p, size_t n, size_t limit, uint64_t *keys,     \
-			   uint32_t *slots, size_t n_slots, uint32_t *idx)                \
+			   uint32_t *slots, size_t mask, uint32_t *idx, bool *full)       \
 	{                                                                                \
 		size_t k = 0;                                                            \
 		T last, v;                                                               \
-		uint32_t last_i = UINT32_MAX;                                            \
+		uint32_t last_i = 0;                                                     \
                                                                                          \
 		memcpy(&last, p, sizeof(T));                                             \
+		last = (T)~last;                                                         \
 		for (size_t i = 0; i < n; i++) {                                         \
-			size_t s;                                                        \
 			memcpy(&v, p + i * sizeof(T), sizeof(T));                        \
-			if (v == last && last_i != UINT32_MAX) {                         \
-				idx[i] = last_i;                                         \
-				continue;                                                \
+			if (v != last) {                                                 \
+				size_t s = int_hash(v, mask);                            \
+				uint32_t e;                                              \
+				while ((e = slots[s]) && keys[e - 1] != v)               \
+					s = (s + 1) & mask;                              \
+				if (!e) {                                                \
+					if (k == limit) {                                \
+						*full = true;                            \
+						return k;                                \
+					}                                                \
+					keys[k++] = v;                                   \
+					slots[s] = e = (uint32_t)k;                      \
+				}                                                        \
+				last_i = e - 1;                                          \
+				last = v;                                                \
 			}                                                                \
-			s = (size_t)(((uint64_t)v * 0x9E3779B97F4A7C15ull) >> 40) & (n_slots - 1); \
-			while (slots[s] && keys[slots[s] - 1] != v)                      \
-				s = (s + 1) & (n_slots - 1);                             \
-			if (!slots[s]) {                                                 \
-				if (k == limit)                                          \
-					return 0;                                        \
-				keys[k++] = v;                                           \
-				slots[s] = (uint32_t)k;                                  \
-			}                                                                \
-			idx[i] = last_i = slots[s] - 1;                                  \
-			last = v;                                                        \
+			idx[i] = last_i;                                                 \
 		}                                                                        \
 		return k;                                                                \
 	}
 INT_DICT_LOOP(int_dict32, uint32_t)
 INT_DICT_LOOP(int_dict64, uint64_t)
+
+/*
+ * The `k` entries' slots zeroed again: a few look-ups where clearing the
+ * whole table cost more than the dictionary of a column of one value.
+ * Latest first: an entry's probe went through earlier entries' slots
+ * only, which are still there when it is looked up.
+ */
+static void int_dict_clear(uint32_t *slots, size_t mask, const uint64_t *keys, size_t k)
+{
+	if (k * 16 > mask) {
+		memset(slots, 0, (mask + 1) * sizeof(*slots));
+		return;
+	}
+	while (k--) {
+		size_t s = int_hash(keys[k], mask);   /* INT32 values zero-extended, as hashed */
+		while (slots[s] != k + 1)
+			s = (s + 1) & mask;
+		slots[s] = 0;
+	}
+}
 
 /*
  * Whether `n` values of type T only increase (timestamps, cycle counts):
@@ -433,12 +470,16 @@ INT_DICT_LOOP(int_dict64, uint64_t)
 INCREASING(increasing32, uint32_t)
 INCREASING(increasing64, uint64_t)
 
-static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_keys)
+/* Also sets *up when the values only increase (as unsigned). */
+static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_keys, bool *up)
 {
 	unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
 	size_t n = c->vals.len / w, limit = n / 8 + 1, n_slots = 64;
+	bool full = false;
 
-	if (n < 16 || c->vals.oom || (w == 4 ? increasing32 : increasing64)(c->vals.p, n))
+	if (n < 16 || c->vals.oom)
+		return false;
+	if ((*up = (w == 4 ? increasing32 : increasing64)(c->vals.p, n)))
 		return false;
 	if (limit > INT_DICT_MAX)
 		limit = INT_DICT_MAX;
@@ -447,7 +488,8 @@ static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_k
 	if (n_slots > enc->islots_cap) {
 		free(enc->islots);
 		enc->islots_cap = 0;
-		if (!(enc->islots = malloc(n_slots * sizeof(*enc->islots))))
+		/* Zeroes, as int_dict_clear leaves them after each column. */
+		if (!(enc->islots = calloc(n_slots, sizeof(*enc->islots))))
 			return false;
 		enc->islots_cap = n_slots;
 	}
@@ -461,13 +503,38 @@ static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_k
 	enc->iidx.len = 0;
 	if (!tmx_buf_reserve(&enc->iidx, n * 4))
 		return false;
-	memset(enc->islots, 0, n_slots * sizeof(*enc->islots));
 	*n_keys = (w == 4 ? int_dict32 : int_dict64)(c->vals.p, n, limit, enc->ikeys, enc->islots,
-						     n_slots, (uint32_t *)enc->iidx.p);
-	if (!*n_keys)
+						     n_slots - 1, (uint32_t *)enc->iidx.p, &full);
+	int_dict_clear(enc->islots, n_slots - 1, enc->ikeys, *n_keys);
+	if (full)
 		return false;
 	enc->iidx.len = n * 4;
 	return true;
+}
+
+/*
+ * The bounds of values that only increase as unsigned (int_dict's test:
+ * timestamps, cycle counts) without another pass: the first and the last,
+ * in signed order too when both have the same sign, which every value
+ * between them then has.  False when the loop of int_stats is needed.
+ */
+static bool increasing_stats(const struct pq_col *c, struct pq_chunk *m)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__   /* as increasing32/64 read them */
+	bool is_unsigned = c->type.logical == PQ_LT_INT && !c->type.is_signed;
+	unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
+	uint64_t lo = tmx_le_at(c->vals.p, w), hi = tmx_le_at(c->vals.p + c->vals.len - w, w);
+
+	if (!is_unsigned && (lo >> (8 * w - 1)) != (hi >> (8 * w - 1)))
+		return false;
+	m->null_count = (int64_t)c->n_nulls;
+	set_bounds_le(m, lo, hi, w);
+	return true;
+#else
+	(void)c;
+	(void)m;
+	return false;
+#endif
 }
 
 /* The statistics of a dictionary-encoded integer column: from its entries (fewer). */
@@ -520,7 +587,7 @@ static bool put_int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t 
 	enc->body.len = 0;
 	for (size_t k = 0; k < n_keys; k++)
 		tmx_buf_le(&enc->body, enc->ikeys[k], w);
-	return put_page(enc, out, true, n_keys, ENC_PLAIN, meta);
+	return put_page(enc, out, true, n_keys, ENC_PLAIN, false, meta);
 }
 
 /*
@@ -547,21 +614,27 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 		   struct pq_chunk *meta)
 {
 	bool dict = c->dict_on && c->dict.n > 0, ok = !pq_col_oom(c), idict = false;
+	/*
+	 * The columns that share indices are a stream's or a packet's, one
+	 * value a row; a LIST's values are another column's only by chance,
+	 * and remembering them copied megabytes for nothing.
+	 */
+	bool memo = !c->max_rep, up = false;
 	size_t n_keys = 0;
 
 	if (ok && !dict && (c->type.phys == PQ_INT32 || c->type.phys == PQ_INT64))
-		idict = int_dict(c, enc, &n_keys);
+		idict = int_dict(c, enc, &n_keys, &up);
 	*meta = (struct pq_chunk){ .phys = c->type.phys, .dict = dict || idict,
 				   .num_values = (int64_t)c->n_levels, .dict_offset = -1 };
 	if (idict)
 		int_dict_stats(c, enc->ikeys, n_keys, meta);
-	else
+	else if (!up || !increasing_stats(c, meta))
 		stats(c, meta);
 	if (ok && dict) {
 		meta->dict_offset = (int64_t)(base + out->len);
 		enc->body.len = 0;
 		tmx_buf_put(&enc->body, c->dict.plain.p, c->dict.plain.len);
-		ok = put_page(enc, out, true, c->dict.n, ENC_PLAIN, meta);
+		ok = put_page(enc, out, true, c->dict.n, ENC_PLAIN, false, meta);
 	} else if (idict) {
 		ok = put_int_dict(c, enc, n_keys, base, out, meta);
 	}
@@ -572,9 +645,9 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 	if (c->max_def)
 		pq_levels(&enc->body, c->defs.p, c->n_levels, c->max_def);
 	if (dict) {
-		put_indices(enc, c->dict_idx.p, c->dict_idx.len / 4, pq_bit_width(c->dict.n - 1));
+		put_indices(enc, c->dict_idx.p, c->dict_idx.len / 4, pq_bit_width(c->dict.n - 1), memo);
 	} else if (idict) {
-		put_indices(enc, enc->iidx.p, enc->iidx.len / 4, pq_bit_width(n_keys - 1));
+		put_indices(enc, enc->iidx.p, enc->iidx.len / 4, pq_bit_width(n_keys - 1), memo);
 	} else if (c->type.phys == PQ_INT64 && put_delta(c, enc)) {
 		meta->delta = true;
 	} else {
@@ -584,7 +657,7 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 			    dict || idict ? ENC_RLE_DICTIONARY
 			    : meta->delta ? ENC_DELTA_BINARY_PACKED
 					  : ENC_PLAIN,
-			    meta);
+			    memo && (dict || idict), meta);
 	reset(c);
 	return ok;
 }
