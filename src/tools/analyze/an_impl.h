@@ -261,7 +261,10 @@ int an_rows_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *o
 /* statistics.stdev of n integers from their sum and sum of squares; NaN below 2 */
 double an_stdev(uint64_t n, __int128 sum, unsigned __int128 sumsq);
 
-/* Count, min, max, sum and sum of squares of durations (irqstats, schedstats). */
+/*
+ * Count, min, max, sum and sum of squares of durations (irqstats,
+ * schedstats, syscallstats, the I/O latencies).
+ */
 struct an_agg {
 	uint64_t count;
 	int64_t min, max;

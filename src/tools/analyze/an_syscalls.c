@@ -22,10 +22,7 @@ struct sc_ret {
 struct sc_call {
 	const char *name;
 	uint8_t len;
-	uint64_t count;
-	int64_t min, max;
-	__int128 sum;
-	unsigned __int128 sumsq;
+	struct an_agg d;   /* durations */
 	struct sc_ret *rets;
 	size_t n_rets, cap_rets;
 };
@@ -111,13 +108,7 @@ static void on_exit_(void *self, const struct an_proc *p, int64_t cpu, int64_t d
 		c->name = p->sys_name;
 		c->len = p->sys_len;
 	}
-	if (!c->count || d < c->min)
-		c->min = d;
-	if (!c->count || d > c->max)
-		c->max = d;
-	c->count++;
-	c->sum += d;
-	c->sumsq += (unsigned __int128)((__int128)d * d);
+	an_agg_add(&c->d, d);
 	t->total++;
 	/* keys 'success', errno.errorcode[-ret] or str(ret): one per negative value */
 	code = !has_ret ? RET_NONE : ret >= 0 ? 0 : ret;
@@ -188,7 +179,7 @@ static const struct sc_tid *sort_t;
 static int by_count(const void *x, const void *y)
 {
 	size_t i = *(const size_t *)x, j = *(const size_t *)y;
-	uint64_t a = sort_t->calls[i].count, b = sort_t->calls[j].count;
+	uint64_t a = sort_t->calls[i].d.count, b = sort_t->calls[j].d.count;
 
 	if (a != b)
 		return a > b ? -1 : 1;
@@ -369,9 +360,9 @@ static void end(void *self, int64_t b, int64_t e)
 		}
 		for (size_t i = 0; i < t->n_calls; i++) {
 			const struct sc_call *c = &t->calls[cord[i]];
-			double avg = (double)c->sum / (double)c->count;
+			double avg = an_agg_avg(&c->d);
 			/* lttng-analyses: a stdev from 3 calls on */
-			double sd = c->count > 2 ? an_stdev(c->count, c->sum, c->sumsq) : NAN;
+			double sd = c->d.count > 2 ? an_agg_stdev(&c->d) : NAN;
 			size_t rl;
 			if (!tmx_grow_array((void **)&rs, &rs_cap, ret_str_max(c), 1, 256)) {
 				s->oom = true;
@@ -383,12 +374,12 @@ static void end(void *self, int64_t b, int64_t e)
 				fputs("{\"class\": \"syscall\", \"name\": ", f);
 				an_json_string(f, c->name, c->len);
 				fprintf(f, "}, {\"class\": \"number\", \"value\": %llu}, ",
-					(unsigned long long)c->count);
-				an_mi_duration_ns(f, c->min);
+					(unsigned long long)c->d.count);
+				an_mi_duration_ns(f, c->d.min);
 				fputs(", ", f);
 				an_mi_duration(f, avg);
 				fputs(", ", f);
-				an_mi_duration_ns(f, c->max);
+				an_mi_duration_ns(f, c->d.max);
 				fputs(", ", f);
 				an_mi_duration_or_unknown(f, sd);
 				fputs(", {\"class\": \"string\", \"value\": ", f);
@@ -397,10 +388,10 @@ static void end(void *self, int64_t b, int64_t e)
 			} else if (!a->o->mi) {
 				char name[300], cnt[32], mn[48], av[48], mx[48], sds[48];
 				snprintf(name, sizeof(name), " - %.*s", (int)c->len, c->name);
-				cnt[an_fmt_u64(cnt, c->count)] = 0;
-				round3_ns(mn, sizeof(mn), c->min);
+				cnt[an_fmt_u64(cnt, c->d.count)] = 0;
+				round3_ns(mn, sizeof(mn), c->d.min);
 				round3(av, sizeof(av), avg / 1000);
-				round3_ns(mx, sizeof(mx), c->max);
+				round3_ns(mx, sizeof(mx), c->d.max);
 				if (isnan(sd))
 					snprintf(sds, sizeof(sds), "?");
 				else

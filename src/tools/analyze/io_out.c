@@ -60,81 +60,64 @@ fail:
 /* Latency statistics                                                   */
 /* ------------------------------------------------------------------ */
 
-struct lat {
-	uint64_t n;
-	int64_t min, max;
-	__int128 sum;
-	unsigned __int128 sumsq;
-};
 
-static void lat_add(struct lat *l, int64_t d)
+static double lat_avg(const struct an_agg *l)
 {
-	if (!l->n || d < l->min)
-		l->min = d;
-	if (!l->n || d > l->max)
-		l->max = d;
-	l->n++;
-	l->sum += d;
-	l->sumsq += (unsigned __int128)((__int128)d * d);
+	return l->count ? an_agg_avg(l) : 0;
 }
 
-static double lat_avg(const struct lat *l)
-{
-	return l->n ? (double)l->sum / (double)l->n : 0;
-}
-
-static void stats_text_row(FILE *out, const char *name, const struct lat *l)
+static void stats_text_row(FILE *out, const char *name, const struct an_agg *l)
 {
 	char stdev[48];
 
-	if (l->n < 2)
+	if (l->count < 2)
 		snprintf(stdev, sizeof(stdev), "?");
 	else
-		snprintf(stdev, sizeof(stdev), "%0.03f", an_stdev(l->n, l->sum, l->sumsq) / 1000);
-	fprintf(out, "%-14s %14llu %14.3f %14.3f %14.3f %14s\n", name, (unsigned long long)l->n,
+		snprintf(stdev, sizeof(stdev), "%0.03f", an_agg_stdev(l) / 1000);
+	fprintf(out, "%-14s %14llu %14.3f %14.3f %14.3f %14s\n", name, (unsigned long long)l->count,
 		(double)l->min / 1000, lat_avg(l) / 1000, (double)l->max / 1000, stdev);
 }
 
-static void stats_mi_row(FILE *f, const struct lat *l)
+static void stats_mi_row(FILE *f, const struct an_agg *l)
 {
-	fprintf(f, ", {\"class\": \"number\", \"value\": %llu}, ", (unsigned long long)l->n);
-	an_mi_duration_ns(f, l->n ? l->min : 0);
+	fprintf(f, ", {\"class\": \"number\", \"value\": %llu}, ", (unsigned long long)l->count);
+	an_mi_duration_ns(f, l->count ? l->min : 0);
 	fputs(", ", f);
-	if (l->n)
+	if (l->count)
 		an_mi_duration(f, lat_avg(l));
 	else
 		an_mi_duration_ns(f, 0);
 	fputs(", ", f);
-	an_mi_duration_ns(f, l->n ? l->max : 0);
+	an_mi_duration_ns(f, l->count ? l->max : 0);
 	fputs(", ", f);
-	an_mi_duration_or_unknown(f, an_stdev(l->n, l->sum, l->sumsq));   /* unknown below 2 */
+	an_mi_duration_or_unknown(f, an_agg_stdev(l));   /* unknown below 2 */
 	fputc(']', f);
 }
 
 /* the filtered durations of the system calls of each category, of each disk's requests */
 static void cat_lat(struct an_io *io, const struct io_rec *r, uint64_t seq, void *ctx)
 {
-	struct lat *l = ctx;
+	struct an_agg *l = ctx;
 
 	(void)seq;
 	if (!io_filter_rq(io, r))
 		return;
 	for (int c = 0; c < CAT_N; c++)
 		if (in_cat(c, r->op))
-			lat_add(&l[c], r->end - r->begin);
+			an_agg_add(&l[c], r->end - r->begin);
 }
 
 static void disk_lat(struct an_io *io, const struct io_rec *r, uint64_t seq, void *ctx)
 {
 	(void)seq;
 	if (io_filter_rq(io, r))
-		lat_add(&((struct lat *)ctx)[r->tid_idx], r->end - r->begin);
+		an_agg_add(&((struct an_agg *)ctx)[r->tid_idx], r->end - r->begin);
 }
 
 static void print_stats(struct an_io *io, int64_t b, int64_t e, bool mi)
 {
 	FILE *out = io->a->out;
-	struct lat cl[CAT_N] = { 0 }, *dl;
+	struct an_agg cl[CAT_N] = { 0 }, *dl;
 	const char *sep = "-----------------------------------------------------------------------"
 			  "------------------";
 
@@ -200,9 +183,9 @@ static void print_stats(struct an_io *io, int64_t b, int64_t e, bool mi)
 /* ------------------------------------------------------------------ */
 
 /* _fill_freq_result_table's buckets: false when there is no table (no durations, or all equal) */
-static bool freq_bounds(const struct an_io *io, const struct lat *l, struct an_freq *f)
+static bool freq_bounds(const struct an_io *io, const struct an_agg *l, struct an_freq *f)
 {
-	if (!l->n)
+	if (!l->count)
 		return false;
 	f->res = io->a->o->freq_resolution;
 	f->min = (double)l->min / 1000;
@@ -279,7 +262,7 @@ static void freq_out(struct an_io *io, int64_t b, int64_t e, bool mi, const char
 static void freq_tables(struct an_io *io, int64_t b, int64_t e, bool mi, FILE *file, size_t n,
 			rec_fn *lat_fn, rec_fn *count_fn)
 {
-	struct lat *l = calloc(n ? n : 1, sizeof(*l));
+	struct an_agg *l = calloc(n ? n : 1, sizeof(*l));
 	struct an_freq *f = calloc(n ? n : 1, sizeof(*f));
 	uint64_t **counts = calloc(n ? n : 1, sizeof(*counts));
 	struct freq_pass pass = { f, counts };
