@@ -47,15 +47,16 @@ static inline void store_le64(uint8_t *o, uint64_t v)
  * They may write up to 8 bytes past the last group: the caller reserves
  * that room, and the bytes past its length are overwritten later.
  */
-static inline __attribute__((always_inline)) void pack8_u32(uint8_t *o, const uint32_t *u,
-							     unsigned w)
+static inline __attribute__((always_inline)) void pack_words(uint8_t *o, const void *vals,
+							      unsigned size, unsigned n, unsigned w)
 {
 	uint64_t acc = 0;
 	unsigned bits = 0;
 
-#pragma GCC unroll 8
-	for (unsigned v = 0; v < 8; v++) {
-		uint64_t x = u[v];
+#pragma GCC unroll 32
+	for (unsigned i = 0; i < n; i++) {
+		/* size and n are constants where this is inlined: no branch left */
+		uint64_t x = size == 4 ? ((const uint32_t *)vals)[i] : ((const uint64_t *)vals)[i];
 
 		acc |= x << bits;   /* bits < 64 here */
 		bits += w;
@@ -66,8 +67,14 @@ static inline __attribute__((always_inline)) void pack8_u32(uint8_t *o, const ui
 			acc = bits ? x >> (w - bits) : 0;
 		}
 	}
-	if (bits)   /* 8 * w bits in all: whole bytes */
+	if (bits)   /* n * w bits in all, n a multiple of 8: whole bytes */
 		store_le64(o, acc);
+}
+
+static inline __attribute__((always_inline)) void pack8_u32(uint8_t *o, const uint32_t *u,
+							     unsigned w)
+{
+	pack_words(o, u, 4, 8, w);
 }
 
 /* Levels (at most 8 bits): a group fits one 64-bit word. */
@@ -299,24 +306,7 @@ static uint64_t zigzag(int64_t v)
 static inline __attribute__((always_inline)) void pack32_w(uint8_t *o, const uint64_t *v,
 							    unsigned w)
 {
-	uint64_t acc = 0;
-	unsigned bits = 0;
-
-#pragma GCC unroll 32
-	for (unsigned i = 0; i < 32; i++) {
-		uint64_t x = v[i];
-
-		acc |= x << bits;   /* bits < 64 here */
-		bits += w;
-		if (bits >= 64) {
-			store_le64(o, acc);
-			o += 8;
-			bits -= 64;
-			acc = bits ? x >> (w - bits) : 0;
-		}
-	}
-	if (bits)   /* 32 * w bits: 0 or 32 left */
-		store_le64(o, acc);
+	pack_words(o, v, 8, 32, w);   /* 32 * w bits: 0 or 32 left at the end */
 }
 
 typedef void pack32_fn(uint8_t *o, const uint64_t *v);
