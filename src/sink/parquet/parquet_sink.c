@@ -686,6 +686,30 @@ static inline __attribute__((always_inline)) int table_of(struct tmx_parquet *p,
 	return TMX_OK;
 }
 
+/*
+ * The table of `slot`'s events of `st` (the slot of the sink's own
+ * formatter): kept in the slot, since consecutive events in merged order
+ * are of classes that alternate and table_of's one last class misses.
+ */
+static inline __attribute__((always_inline)) int slot_table(struct tmx_parquet *p,
+							   struct shape_slot *slot,
+							   const struct tmx_stream *st,
+							   struct pq_table **out,
+							   struct tmx_error *err)
+{
+	int ret;
+
+	if (slot->tab && slot->tab_trace == st->trace) {
+		*out = slot->tab;
+		return TMX_OK;
+	}
+	if ((ret = table_of(p, slot->sh, st, out, err)))
+		return ret;
+	slot->tab = *out;
+	slot->tab_trace = st->trace;
+	return TMX_OK;
+}
+
 /* The error of a row that failed (row_check's flags). */
 static int row_error(const struct shape *sh, const struct tmx_stream *st, uint8_t flags,
 		     struct tmx_error *err)
@@ -721,6 +745,7 @@ static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, const uin
 {
 	const struct tmx_stream *st = msg->stream;
 	const struct shape *sh;
+	struct shape_slot *slot;
 	struct pq_table *t;
 	size_t before;
 	uint8_t flags;
@@ -732,7 +757,10 @@ static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, const uin
 	flags = rec[sizeof(sh)];
 	if (!sh)
 		return nomem(err);
-	if ((ret = table_of(p, sh, st, &t, err)))
+	slot = shape_of(p->fmt, sh->ec);   /* a look-up of the cache (sh is made) */
+	if (slot->sh != sh)
+		return nomem(err);
+	if ((ret = slot_table(p, slot, st, &t, err)))
 		return ret;
 	if (t->broken)
 		return TMX_OK;   /* its error was reported */
@@ -762,14 +790,8 @@ static int put_direct(struct tmx_parquet *p, const struct tmx_msg *msg, struct t
 
 	if (!sh)
 		return nomem(err);
-	if (slot->tab && slot->tab_trace == st->trace) {
-		t = slot->tab;
-	} else {
-		if ((ret = table_of(p, sh, st, &t, err)))
-			return ret;
-		slot->tab = t;
-		slot->tab_trace = st->trace;
-	}
+	if ((ret = slot_table(p, slot, st, &t, err)))
+		return ret;
 	if (t->broken)
 		return TMX_OK;   /* its error was reported */
 	if ((flags = row_check(f, slot, msg)))
