@@ -119,6 +119,9 @@ struct shape {
 #define REC_NOMEM 0x80
 #define REC_HEAD (sizeof(void *) + 1)
 
+/* A direct-mapped cache of streams' event counts (struct tmx_parquet). */
+#define STREAM_CACHE 16
+
 /* A direct-mapped cache of shapes by class, per formatting thread. */
 #define SHAPE_CACHE 64
 
@@ -166,9 +169,16 @@ struct tmx_parquet {
 	struct ptr_vec dirs;            /* struct part_dir * */
 	size_t total;                   /* bytes buffered by all the tables */
 	struct imap by_stream;          /* stream address -> events[] */
-	/* put_event's last stream and class (consecutive events often share them) */
-	const struct tmx_stream *last_stream;
-	uint32_t last_slot;             /* its events[] index, UINT32_MAX: none */
+	/*
+	 * The events[] index of recent streams, direct-mapped by address
+	 * (merged order alternates between the streams: one last stream
+	 * missed), UINT32_MAX: none.
+	 */
+	struct stream_slot {
+		const struct tmx_stream *s;
+		uint32_t slot;
+	} stream_cache[STREAM_CACHE];
+	/* put_event's last class (consecutive events often share it) */
 	const struct tmx_event_class *last_ec;
 	const struct tmx_trace *last_trace;
 	struct class_map *last_cm;
@@ -474,9 +484,11 @@ static uint64_t *stream_events(struct tmx_parquet *p, const struct tmx_stream *s
 	bool added;
 	uint32_t *slot;
 	void *events = p->events;
+	struct stream_slot *c =
+		&p->stream_cache[((uintptr_t)s * 0x9E3779B97F4A7C15ull) >> 60 & (STREAM_CACHE - 1)];
 
-	if (s == p->last_stream)
-		return p->last_slot == UINT32_MAX ? NULL : &p->events[p->last_slot];
+	if (s == c->s)
+		return c->slot == UINT32_MAX ? NULL : &p->events[c->slot];
 	slot = imap_get(&p->by_stream, (uint64_t)(uintptr_t)s, (uint32_t)p->n_streams, &added);
 	if (!slot)
 		return NULL;
@@ -488,8 +500,8 @@ static uint64_t *stream_events(struct tmx_parquet *p, const struct tmx_stream *s
 		p->events = events;
 		p->events[p->n_streams++] = 0;
 	}
-	p->last_stream = s;
-	p->last_slot = *slot;
+	c->s = s;
+	c->slot = *slot;
 	return *slot == UINT32_MAX ? NULL : &p->events[*slot];
 }
 
