@@ -337,17 +337,15 @@ static struct shape *shape_new(const struct tmx_event_class *ec)
 	return sh;
 }
 
-/* The cache slot of `ec` with its shape, made when new; slot->sh NULL when memory runs out. */
-static struct shape_slot *shape_of(struct pq_fmt *f, const struct tmx_event_class *ec)
+/* shape_of() when `slot` does not hold `ec`'s shape. */
+static __attribute__((noinline)) struct shape_slot *
+shape_find(struct pq_fmt *f, struct shape_slot *slot, const struct tmx_event_class *ec)
 {
 	struct tmx_parquet *p = f->p;
-	struct shape_slot *slot = &f->cache[((uintptr_t)ec >> 4) % SHAPE_CACHE];
 	const struct shape *sh = NULL;
 	uint32_t *found;
 	bool added;
 
-	if (slot->ec == ec && slot->sh)
-		return slot;
 	pthread_mutex_lock(&p->lock);
 	/* A slot left at UINT32_MAX (no memory for the shape) is tried again. */
 	found = imap_get(&p->shape_of, (uint64_t)(uintptr_t)ec, UINT32_MAX, &added);
@@ -368,6 +366,21 @@ static struct shape_slot *shape_of(struct pq_fmt *f, const struct tmx_event_clas
 	slot->trace = NULL;
 	slot->tab = NULL;
 	return slot;
+}
+
+/*
+ * The cache slot of `ec` with its shape, made when new; slot->sh NULL
+ * when memory runs out.  Inlined: a hit is a few instructions (once or
+ * twice per event).
+ */
+static inline __attribute__((always_inline)) struct shape_slot *
+shape_of(struct pq_fmt *f, const struct tmx_event_class *ec)
+{
+	struct shape_slot *slot = &f->cache[((uintptr_t)ec >> 4) % SHAPE_CACHE];
+
+	if (__builtin_expect(slot->ec == ec && slot->sh != NULL, 1))
+		return slot;
+	return shape_find(f, slot, ec);
 }
 
 static void class_map_free(struct class_map *cm)
