@@ -491,17 +491,21 @@ static int class_of(struct tmx_parquet *p, const struct tmx_event_class *ec,
 	return TMX_OK;
 }
 
-/* The event count of a stream, found or added. */
-static uint64_t *stream_events(struct tmx_parquet *p, const struct tmx_stream *s)
+/* The cache slot of stream `s` (STREAM_CACHE slots). */
+static inline struct stream_slot *stream_slot(struct tmx_parquet *p, const struct tmx_stream *s)
+{
+	return &p->stream_cache[((uintptr_t)s >> 4) % STREAM_CACHE];
+}
+
+/* The event count of a stream, found or added (and cached). */
+static __attribute__((noinline)) uint64_t *stream_events(struct tmx_parquet *p,
+							 const struct tmx_stream *s)
 {
 	bool added;
 	uint32_t *slot;
 	void *events = p->events;
-	struct stream_slot *c =
-		&p->stream_cache[((uintptr_t)s * 0x9E3779B97F4A7C15ull) >> 60 & (STREAM_CACHE - 1)];
+	struct stream_slot *c = stream_slot(p, s);
 
-	if (s == c->s)
-		return c->slot == UINT32_MAX ? NULL : &p->events[c->slot];
 	slot = imap_get(&p->by_stream, (uint64_t)(uintptr_t)s, (uint32_t)p->n_streams, &added);
 	if (!slot)
 		return NULL;
@@ -516,6 +520,22 @@ static uint64_t *stream_events(struct tmx_parquet *p, const struct tmx_stream *s
 	c->s = s;
 	c->slot = *slot;
 	return *slot == UINT32_MAX ? NULL : &p->events[*slot];
+}
+
+/* One more event of `s`: a cache hit inlined (once per event). */
+static inline __attribute__((always_inline)) void count_event(struct tmx_parquet *p,
+							     const struct tmx_stream *s)
+{
+	struct stream_slot *c = stream_slot(p, s);
+	uint64_t *count;
+
+	if (__builtin_expect(c->s == s, 1)) {
+		if (c->slot != UINT32_MAX)
+			p->events[c->slot]++;
+		return;
+	}
+	if ((count = stream_events(p, s)))
+		++*count;
 }
 
 static uint64_t stream_events_of(void *user, const struct tmx_stream *s)
@@ -752,11 +772,9 @@ static inline __attribute__((always_inline)) int row_done(struct tmx_parquet *p,
 							 const struct tmx_stream *st, size_t before,
 							 struct tmx_error *err)
 {
-	uint64_t *count = stream_events(p, st);
 	int ret;
 
-	if (count)
-		++*count;
+	count_event(p, st);
 	/* The table's bytes before and after, a row group written or not. */
 	p->total -= before;
 	ret = pq_table_row_end(t, &p->enc, err);
