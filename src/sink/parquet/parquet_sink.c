@@ -779,7 +779,9 @@ static inline __attribute__((always_inline)) int row_done(struct tmx_parquet *p,
 	p->total -= before;
 	ret = pq_table_row_end(t, &p->enc, err);
 	p->total += t->bytes;
-	return ret ? ret : bound_memory(p, err);
+	if (ret || p->total < TOTAL_BYTES)   /* bound_memory()'s test, without the call */
+		return ret;
+	return bound_memory(p, err);
 }
 
 /* An event's record (format_event) into its table, in merged order. */
