@@ -255,8 +255,16 @@ static int run(struct merge *m, struct tmx_error *err)
 				return err->code;
 			par_progress_note(r->progress, head(top)->pos.kind == TMX_MSG_EVENT);
 		}
-		top->i++;
-		st = settle(m, top, err);
+		/*
+		 * The next element of the same batch is most often a message:
+		 * settled here as settle() would, without the call.
+		 */
+		if (++top->i < top->b->n && head(top)->kind <= PE_STOP) {
+			top->key = head(top)->pos.key;
+			st = SETTLED;
+		} else {
+			st = settle(m, top, err);
+		}
 		if (st == FAILED)
 			return err->code;
 		if (st == ENDED)

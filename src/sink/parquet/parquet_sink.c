@@ -119,6 +119,9 @@ struct shape {
 #define REC_NOMEM 0x80
 #define REC_HEAD (sizeof(void *) + 1)
 
+/* A direct-mapped cache of streams' event counts (struct tmx_parquet). */
+#define STREAM_CACHE 16
+
 /* A direct-mapped cache of shapes by class, per formatting thread. */
 #define SHAPE_CACHE 64
 
@@ -166,9 +169,16 @@ struct tmx_parquet {
 	struct ptr_vec dirs;            /* struct part_dir * */
 	size_t total;                   /* bytes buffered by all the tables */
 	struct imap by_stream;          /* stream address -> events[] */
-	/* put_event's last stream and class (consecutive events often share them) */
-	const struct tmx_stream *last_stream;
-	uint32_t last_slot;             /* its events[] index, UINT32_MAX: none */
+	/*
+	 * The events[] index of recent streams, direct-mapped by address
+	 * (merged order alternates between the streams: one last stream
+	 * missed), UINT32_MAX: none.
+	 */
+	struct stream_slot {
+		const struct tmx_stream *s;
+		uint32_t slot;
+	} stream_cache[STREAM_CACHE];
+	/* put_event's last class (consecutive events often share it) */
 	const struct tmx_event_class *last_ec;
 	const struct tmx_trace *last_trace;
 	struct class_map *last_cm;
@@ -327,17 +337,15 @@ static struct shape *shape_new(const struct tmx_event_class *ec)
 	return sh;
 }
 
-/* The cache slot of `ec` with its shape, made when new; slot->sh NULL when memory runs out. */
-static struct shape_slot *shape_of(struct pq_fmt *f, const struct tmx_event_class *ec)
+/* shape_of() when `slot` does not hold `ec`'s shape. */
+static __attribute__((noinline)) struct shape_slot *
+shape_find(struct pq_fmt *f, struct shape_slot *slot, const struct tmx_event_class *ec)
 {
 	struct tmx_parquet *p = f->p;
-	struct shape_slot *slot = &f->cache[((uintptr_t)ec >> 4) % SHAPE_CACHE];
 	const struct shape *sh = NULL;
 	uint32_t *found;
 	bool added;
 
-	if (slot->ec == ec && slot->sh)
-		return slot;
 	pthread_mutex_lock(&p->lock);
 	/* A slot left at UINT32_MAX (no memory for the shape) is tried again. */
 	found = imap_get(&p->shape_of, (uint64_t)(uintptr_t)ec, UINT32_MAX, &added);
@@ -358,6 +366,21 @@ static struct shape_slot *shape_of(struct pq_fmt *f, const struct tmx_event_clas
 	slot->trace = NULL;
 	slot->tab = NULL;
 	return slot;
+}
+
+/*
+ * The cache slot of `ec` with its shape, made when new; slot->sh NULL
+ * when memory runs out.  Inlined: a hit is a few instructions (once or
+ * twice per event).
+ */
+static inline __attribute__((always_inline)) struct shape_slot *
+shape_of(struct pq_fmt *f, const struct tmx_event_class *ec)
+{
+	struct shape_slot *slot = &f->cache[((uintptr_t)ec >> 4) % SHAPE_CACHE];
+
+	if (__builtin_expect(slot->ec == ec && slot->sh != NULL, 1))
+		return slot;
+	return shape_find(f, slot, ec);
 }
 
 static void class_map_free(struct class_map *cm)
@@ -468,15 +491,21 @@ static int class_of(struct tmx_parquet *p, const struct tmx_event_class *ec,
 	return TMX_OK;
 }
 
-/* The event count of a stream, found or added. */
-static uint64_t *stream_events(struct tmx_parquet *p, const struct tmx_stream *s)
+/* The cache slot of stream `s` (STREAM_CACHE slots). */
+static inline struct stream_slot *stream_slot(struct tmx_parquet *p, const struct tmx_stream *s)
+{
+	return &p->stream_cache[((uintptr_t)s >> 4) % STREAM_CACHE];
+}
+
+/* The event count of a stream, found or added (and cached). */
+static __attribute__((noinline)) uint64_t *stream_events(struct tmx_parquet *p,
+							 const struct tmx_stream *s)
 {
 	bool added;
 	uint32_t *slot;
 	void *events = p->events;
+	struct stream_slot *c = stream_slot(p, s);
 
-	if (s == p->last_stream)
-		return p->last_slot == UINT32_MAX ? NULL : &p->events[p->last_slot];
 	slot = imap_get(&p->by_stream, (uint64_t)(uintptr_t)s, (uint32_t)p->n_streams, &added);
 	if (!slot)
 		return NULL;
@@ -488,9 +517,25 @@ static uint64_t *stream_events(struct tmx_parquet *p, const struct tmx_stream *s
 		p->events = events;
 		p->events[p->n_streams++] = 0;
 	}
-	p->last_stream = s;
-	p->last_slot = *slot;
+	c->s = s;
+	c->slot = *slot;
 	return *slot == UINT32_MAX ? NULL : &p->events[*slot];
+}
+
+/* One more event of `s`: a cache hit inlined (once per event). */
+static inline __attribute__((always_inline)) void count_event(struct tmx_parquet *p,
+							     const struct tmx_stream *s)
+{
+	struct stream_slot *c = stream_slot(p, s);
+	uint64_t *count;
+
+	if (__builtin_expect(c->s == s, 1)) {
+		if (c->slot != UINT32_MAX)
+			p->events[c->slot]++;
+		return;
+	}
+	if ((count = stream_events(p, s)))
+		++*count;
 }
 
 static uint64_t stream_events_of(void *user, const struct tmx_stream *s)
@@ -686,6 +731,30 @@ static inline __attribute__((always_inline)) int table_of(struct tmx_parquet *p,
 	return TMX_OK;
 }
 
+/*
+ * The table of `slot`'s events of `st` (the slot of the sink's own
+ * formatter): kept in the slot, since consecutive events in merged order
+ * are of classes that alternate and table_of's one last class misses.
+ */
+static inline __attribute__((always_inline)) int slot_table(struct tmx_parquet *p,
+							   struct shape_slot *slot,
+							   const struct tmx_stream *st,
+							   struct pq_table **out,
+							   struct tmx_error *err)
+{
+	int ret;
+
+	if (slot->tab && slot->tab_trace == st->trace) {
+		*out = slot->tab;
+		return TMX_OK;
+	}
+	if ((ret = table_of(p, slot->sh, st, out, err)))
+		return ret;
+	slot->tab = *out;
+	slot->tab_trace = st->trace;
+	return TMX_OK;
+}
+
 /* The error of a row that failed (row_check's flags). */
 static int row_error(const struct shape *sh, const struct tmx_stream *st, uint8_t flags,
 		     struct tmx_error *err)
@@ -703,16 +772,16 @@ static inline __attribute__((always_inline)) int row_done(struct tmx_parquet *p,
 							 const struct tmx_stream *st, size_t before,
 							 struct tmx_error *err)
 {
-	uint64_t *count = stream_events(p, st);
 	int ret;
 
-	if (count)
-		++*count;
+	count_event(p, st);
 	/* The table's bytes before and after, a row group written or not. */
 	p->total -= before;
 	ret = pq_table_row_end(t, &p->enc, err);
 	p->total += t->bytes;
-	return ret ? ret : bound_memory(p, err);
+	if (ret || p->total < TOTAL_BYTES)   /* bound_memory()'s test, without the call */
+		return ret;
+	return bound_memory(p, err);
 }
 
 /* An event's record (format_event) into its table, in merged order. */
@@ -721,6 +790,7 @@ static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, const uin
 {
 	const struct tmx_stream *st = msg->stream;
 	const struct shape *sh;
+	struct shape_slot *slot;
 	struct pq_table *t;
 	size_t before;
 	uint8_t flags;
@@ -732,7 +802,10 @@ static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, const uin
 	flags = rec[sizeof(sh)];
 	if (!sh)
 		return nomem(err);
-	if ((ret = table_of(p, sh, st, &t, err)))
+	slot = shape_of(p->fmt, sh->ec);   /* a look-up of the cache (sh is made) */
+	if (slot->sh != sh)
+		return nomem(err);
+	if ((ret = slot_table(p, slot, st, &t, err)))
 		return ret;
 	if (t->broken)
 		return TMX_OK;   /* its error was reported */
@@ -762,14 +835,8 @@ static int put_direct(struct tmx_parquet *p, const struct tmx_msg *msg, struct t
 
 	if (!sh)
 		return nomem(err);
-	if (slot->tab && slot->tab_trace == st->trace) {
-		t = slot->tab;
-	} else {
-		if ((ret = table_of(p, sh, st, &t, err)))
-			return ret;
-		slot->tab = t;
-		slot->tab_trace = st->trace;
-	}
+	if ((ret = slot_table(p, slot, st, &t, err)))
+		return ret;
 	if (t->broken)
 		return TMX_OK;   /* its error was reported */
 	if ((flags = row_check(f, slot, msg)))

@@ -39,17 +39,11 @@ void pq_table_reuse_cols(const struct pq_table *t, struct pq_col *cols, size_t *
 	}
 }
 
-void pq_table_add_record(struct pq_table *t, const uint8_t *rec, size_t n)
+void pq_table_add_direct(struct pq_table *t, const uint8_t *rec, size_t n)
 {
-	t->bytes += n;
-	if (t->direct) {   /* rows of this group are in the columns already: so is this one */
-		struct pq_rec_apply_state st = { 0 };
+	struct pq_rec_apply_state st = { 0 };
 
-		pq_rec_apply_entries(t->cols, rec, n, &st);
-		return;
-	}
-	/* Rows need no bounds: each column's entries are in order whatever the rows. */
-	tmx_buf_put(&t->recs, rec, n);
+	pq_rec_apply_entries(t->cols, rec, n, &st);
 }
 
 void pq_colsets_free(struct pq_colsets *s)
@@ -232,14 +226,6 @@ int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error 
 	ret = pq_table_put(t, &g, err);
 	pq_group_free(&g);
 	return ret;
-}
-
-int pq_table_row_end(struct pq_table *t, struct pq_encoder *enc, struct tmx_error *err)
-{
-	t->n_rows++;
-	if (t->n_rows >= t->lim->group_rows || t->bytes >= t->lim->group_bytes)
-		return pq_table_flush(t, enc, err);
-	return TMX_OK;
 }
 
 int pq_table_close(struct pq_table *t, struct pq_encoder *enc, struct tmx_error *err)

@@ -83,15 +83,39 @@ int pq_table_init(struct pq_table *t, const char *where, unsigned *next_part,
 int pq_table_ready(struct pq_table *t, struct tmx_error *err);
 void pq_table_free(struct pq_table *t);
 
-/* A row's values are in the columns: writes the row group when it is full. */
-int pq_table_row_end(struct pq_table *t, struct pq_encoder *enc, struct tmx_error *err);
 /*
  * What is buffered becomes a row group: written now with `enc`, or handed
  * to t->q.
  */
 int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error *err);
+
+/*
+ * A row's values are in the columns: writes the row group when it is
+ * full.  Inlined, as pq_table_add_record: once per event on the merge.
+ */
+static inline int pq_table_row_end(struct pq_table *t, struct pq_encoder *enc,
+				   struct tmx_error *err)
+{
+	t->n_rows++;
+	if (t->n_rows >= t->lim->group_rows || t->bytes >= t->lim->group_bytes)
+		return pq_table_flush(t, enc, err);
+	return TMX_OK;
+}
+
+/* pq_table_add_record's row of a direct table: into its columns. */
+void pq_table_add_direct(struct pq_table *t, const uint8_t *rec, size_t n);
+
 /* A row's record (with a queue): `n` bytes of entries. */
-void pq_table_add_record(struct pq_table *t, const uint8_t *rec, size_t n);
+static inline void pq_table_add_record(struct pq_table *t, const uint8_t *rec, size_t n)
+{
+	t->bytes += n;
+	if (t->direct) {   /* rows of this group are in the columns already: so is this one */
+		pq_table_add_direct(t, rec, n);
+		return;
+	}
+	/* Rows need no bounds: each column's entries are in order whatever the rows. */
+	tmx_buf_put(&t->recs, rec, n);
+}
 /*
  * Before a row goes straight into the columns (t->q set, t->sets given):
  * the columns, NULL without memory or when the rows buffered are records
