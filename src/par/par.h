@@ -65,14 +65,12 @@ struct par_elem {
 /* The message of a MSG element, its views (packet, event) NULL. */
 static inline void par_elem_msg(const struct par_elem *e, struct tmx_msg *m)
 {
-	/* Field by field (once per message on the merge): no zeroed copy of the whole. */
-	m->kind = e->pos.kind;
-	m->stream = e->pos.stream;
-	m->has_ts = e->has_ts;
-	m->cycles = e->cycles;
-	m->ns = e->ns;
-	m->packet = NULL;
-	m->event = NULL;
+	/*
+	 * A compound literal: every field this does not name is zero, also
+	 * the ones a later version of the public struct tmx_msg adds.
+	 */
+	*m = (struct tmx_msg){ .kind = e->pos.kind, .stream = e->pos.stream, .has_ts = e->has_ts,
+			       .cycles = e->cycles, .ns = e->ns };
 	if (m->kind == TMX_MSG_DISCARDED_EVENTS || m->kind == TMX_MSG_DISCARDED_PACKETS) {
 		m->count = e->u.disc.count;
 		m->has_range = e->has_range;
@@ -80,11 +78,6 @@ static inline void par_elem_msg(const struct par_elem *e, struct tmx_msg *m)
 		m->end_cycles = e->u.disc.end_cycles;
 		m->begin_ns = e->u.disc.begin_ns;
 		m->end_ns = e->u.disc.end_ns;
-	} else {
-		m->count = 0;
-		m->has_range = false;
-		m->begin_cycles = m->end_cycles = 0;
-		m->begin_ns = m->end_ns = 0;
 	}
 }
 
