@@ -14,15 +14,13 @@
 #include <cmocka.h>
 
 #include "sink/jsonval.h"
+#include "xorshift.h"
 
 static uint64_t state = 0x9e3779b97f4a7c15u;
 
 static uint64_t next(void)
 {
-	state ^= state << 13;
-	state ^= state >> 7;
-	state ^= state << 17;
-	return state;
+	return xorshift64(&state);
 }
 
 static int failures;

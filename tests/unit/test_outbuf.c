@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "sink/outbuf.h"
+#include "xorshift.h"
 
 static void check_put_u64(uint64_t v)
 {
@@ -31,23 +32,10 @@ static void check_put_u64(uint64_t v)
 	assert_string_equal(got, want);
 }
 
-/* Cheap reproducible 64-bit values spread over every magnitude. */
-/* xorshift64 */
-static uint64_t random_bits(uint64_t *state)
-{
-	uint64_t x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*state = x;
-	return x;
-}
-
 /* Random, with every digit count about as likely. */
 static uint64_t next_random(uint64_t *state)
 {
-	uint64_t x = random_bits(state);
+	uint64_t x = xorshift64(state);
 
 	return x >> (x % 64);
 }
@@ -222,7 +210,7 @@ static void test_format_g(void **state)
 		}
 	}
 	for (int i = 0; i < 1000000; i++) {
-		uint64_t r = random_bits(&seed);
+		uint64_t r = xorshift64(&seed);
 		double d;
 		switch (i % 4) {
 		case 0:   /* any finite bit pattern */

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "sink/parquet/encode.h"
+#include "xorshift.h"
 
 static void expect(const struct tmx_buf *b, const uint8_t *want, size_t n)
 {
@@ -234,10 +235,7 @@ static uint64_t rnd_state = 88172645463325252ull;
 
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
+	return xorshift64(&rnd_state);
 }
 
 /*

@@ -18,6 +18,7 @@
 #include <trace-seq.h>
 
 #include "tools/tracecmd/fastfmt.h"
+#include "xorshift.h"
 
 /* Payload layout shared by the test formats (offsets in the record). */
 #define OFF_A 8       /* int */
@@ -94,10 +95,7 @@ static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 
 static uint64_t rnd(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return xorshift64(&rng_state);
 }
 
 /* Interesting numbers: 0, small, negative, extremes, random. */

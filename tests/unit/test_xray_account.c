@@ -21,6 +21,7 @@
 
 #include "tools/xray/account.h"
 #include "tracemux/tracemux.h"
+#include "xorshift.h"
 
 /* ------------------------------------------------------------------ */
 /* Logs                                                                 */
@@ -193,11 +194,7 @@ static uint64_t rnd_state = 88172645463325252ull;
 
 static uint64_t rnd(void)
 {
-	/* xorshift64: the same logs on every run. */
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
+	return xorshift64(&rnd_state);   /* the same logs on every run */
 }
 
 /*
