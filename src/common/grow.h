@@ -32,6 +32,22 @@ static inline bool tmx_grow_array(void **p, size_t *cap, size_t need, size_t ele
 }
 
 /*
+ * tmx_grow_array() for arrays whose new elements must read as zeros
+ * (counters, flags, stamps, pointers tested before they are set):
+ * the elements between the old and the new capacity are zeroed.
+ */
+static inline bool tmx_grow_zeroed(void **p, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	size_t old = *cap;
+
+	if (!tmx_grow_array(p, cap, need, elem, first))
+		return false;
+	if (*cap > old)
+		memset((char *)*p + old * elem, 0, (*cap - old) * elem);
+	return true;
+}
+
+/*
  * Appends data[0, n) to the bytes *buf[0, *len) (of *cap allocated, grown
  * by doubling from `first`).  False when out of memory, nothing appended.
  */

@@ -75,20 +75,13 @@ static int add_func(struct xr_names *n, uint32_t *cap, uint32_t id, uint64_t add
 		return tmx_error_set(err, TMX_ERR_DATA, NULL,
 				     "instrumentation map: function id %" PRIu32 " out of range", id);
 	if (id > *cap) {
-		uint32_t c = *cap ? *cap : 64;
-		uint64_t *a;
-		bool *h;
-		while (c < id)
-			c *= 2;
-		if (!(a = realloc(n->addr, (size_t)c * sizeof(*a))))
+		/* Both arrays grow alike from *cap, which moves once both have. */
+		size_t ca = *cap, ch = *cap;
+
+		if (!tmx_grow_zeroed((void **)&n->addr, &ca, id, sizeof(*n->addr), 64) ||
+		    !tmx_grow_zeroed((void **)&n->has, &ch, id, sizeof(*n->has), 64))
 			return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
-		n->addr = a;
-		if (!(h = realloc(n->has, (size_t)c * sizeof(*h))))
-			return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
-		n->has = h;
-		memset(a + *cap, 0, (size_t)(c - *cap) * sizeof(*a));
-		memset(h + *cap, 0, (size_t)(c - *cap) * sizeof(*h));
-		*cap = c;
+		*cap = (uint32_t)ca;
 	}
 	n->addr[id - 1] = addr;
 	n->has[id - 1] = true;

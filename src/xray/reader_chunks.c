@@ -37,21 +37,13 @@ TMX_HEAP_DEFINE(hent, struct xr_hent, hent_before)
 /* Room for n cursors and heap entries (their argument buffers kept). */
 static int reserve_cursors(struct xr_decoder *d, uint32_t n)
 {
-	uint32_t cap = d->cap_cursors ? d->cap_cursors : 8;
-	void *p;
+	/* Both arrays grow alike from cap_cursors, which moves once both have. */
+	size_t cc = d->cap_cursors, ch = d->cap_cursors;
 
-	if (n <= d->cap_cursors)
-		return TMX_OK;
-	while (cap < n)
-		cap *= 2;
-	if (!(p = realloc(d->cursors, (size_t)cap * sizeof(*d->cursors))))
+	if (!tmx_grow_zeroed((void **)&d->cursors, &cc, n, sizeof(*d->cursors), 8) ||
+	    !tmx_grow_array((void **)&d->heap, &ch, n, sizeof(*d->heap), 8))
 		return TMX_ERR_NOMEM;
-	d->cursors = p;
-	memset(d->cursors + d->cap_cursors, 0, (size_t)(cap - d->cap_cursors) * sizeof(*d->cursors));
-	if (!(p = realloc(d->heap, (size_t)cap * sizeof(*d->heap))))
-		return TMX_ERR_NOMEM;
-	d->heap = p;
-	d->cap_cursors = cap;
+	d->cap_cursors = (uint32_t)cc;
 	return TMX_OK;
 }
 

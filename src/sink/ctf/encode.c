@@ -14,31 +14,22 @@
 
 int cw_buf_grow(struct cw_buf *b, uint64_t need, struct tmx_error *err)
 {
-	size_t old = b->cap;
 	void *nb = b->buf;
 
 	if (need > (uint64_t)SIZE_MAX / 2)
 		return tmx_error_set(err, TMX_ERR_LIMIT, b->path, "packet too large");
-	if (!tmx_grow_array(&nb, &b->cap, need, 1, 4096))
-		return tmx_error_set(err, TMX_ERR_NOMEM, b->path, "out of memory");
 	/* Bit-level writes OR into the buffer: it is kept zeroed ahead. */
+	if (!tmx_grow_zeroed(&nb, &b->cap, need, 1, 4096))
+		return tmx_error_set(err, TMX_ERR_NOMEM, b->path, "out of memory");
 	b->buf = nb;
-	memset(b->buf + old, 0, b->cap - old);
 	return TMX_OK;
 }
 
 int cw_buf_slots(struct cw_buf *b, int32_t n, struct tmx_error *err)
 {
-	uint64_t *s;
-
-	if (n <= 0 || (size_t)n <= b->n_slots)
-		return TMX_OK;
-	s = realloc(b->slots, (size_t)n * sizeof(*s));
-	if (!s)
+	if (n > 0 && !tmx_grow_zeroed((void **)&b->slots, &b->n_slots, (size_t)n, sizeof(*b->slots),
+				      (size_t)n))
 		return tmx_error_set(err, TMX_ERR_NOMEM, b->path, "out of memory");
-	memset(s + b->n_slots, 0, ((size_t)n - b->n_slots) * sizeof(*s));
-	b->slots = s;
-	b->n_slots = (size_t)n;
 	return TMX_OK;
 }
 

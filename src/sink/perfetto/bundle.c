@@ -308,18 +308,8 @@ void pf_write_bundles(struct tmx_perfetto *s)
 /* Notes that the open bundle of `c` holds an event of generic class number `ci`. */
 static bool use_descriptor(struct pf_cpu *c, uint32_t ci)
 {
-	if (ci >= c->n_stamp) {
-		size_t n = c->n_stamp ? c->n_stamp : 64;
-		uint32_t *p;
-
-		while (n <= ci)
-			n *= 2;
-		if (!(p = realloc(c->stamp, n * sizeof(*p))))
-			return false;
-		memset(p + c->n_stamp, 0, (n - c->n_stamp) * sizeof(*p));
-		c->stamp = p;
-		c->n_stamp = n;
-	}
+	if (!tmx_grow_zeroed((void **)&c->stamp, &c->n_stamp, (size_t)ci + 1, sizeof(*c->stamp), 64))
+		return false;
 	if (c->stamp[ci] == c->serial + 1)
 		return true;
 	if (!tmx_grow_array((void **)&c->gen, &c->cap_gen, c->n_gen + 1, sizeof(*c->gen), 16))
