@@ -27,11 +27,10 @@ static struct kstream *stream_of(struct tmx_kmap *m, const struct tmx_stream *in
 	if (i < m->n_streams && m->streams[i])
 		return m->last = m->streams[i];
 	if (i >= m->n_streams) {
-		size_t old = m->n_streams;
-		if (!tmx_grow_array((void **)&m->streams, &m->cap_streams, i + 1, sizeof(*m->streams),
-				    16))
+		/* Zeroed when grown, and never written past n_streams: NULL until made. */
+		if (!tmx_grow_zeroed((void **)&m->streams, &m->cap_streams, i + 1, sizeof(*m->streams),
+				     16))
 			return NULL;
-		memset(m->streams + old, 0, (i + 1 - old) * sizeof(*m->streams));
 		m->n_streams = i + 1;
 	}
 	if (!(t = kmap_trace_of(m, in->trace)) || !(s = calloc(1, sizeof(*s))))

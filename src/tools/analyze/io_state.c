@@ -344,14 +344,9 @@ static const struct {
 /* io_calls[] index + 1 of a system call name number (0: not an I/O call), found once per name */
 static unsigned call_of(struct an_io *io, uint32_t sys_id, const char *name, size_t len)
 {
-	if (sys_id >= io->cap_sys_kind) {
-		size_t cap = io->cap_sys_kind;
-		if (!tmx_grow_array((void **)&io->sys_kind, &cap, (size_t)sys_id + 1, 1, 64)) {
-			io->a->oom = true;
-			return 0;
-		}
-		memset(io->sys_kind + io->cap_sys_kind, 0, cap - io->cap_sys_kind);
-		io->cap_sys_kind = cap;
+	if (!tmx_grow_zeroed((void **)&io->sys_kind, &io->cap_sys_kind, (size_t)sys_id + 1, 1, 64)) {
+		io->a->oom = true;
+		return 0;
 	}
 	if (!io->sys_kind[sys_id]) {
 		io->sys_kind[sys_id] = 0xff;

@@ -146,13 +146,9 @@ struct pt_start **pt_cpu_list(struct tcp_profile *p, int cpu)
 {
 	if (cpu < 0)
 		return &p->migrate_starts;
-	if ((size_t)cpu >= p->n_cpus) {
-		size_t had = p->n_cpus;
-		if (!tmx_grow_array((void **)&p->cpu_starts, &p->n_cpus, (size_t)cpu + 1,
-				    sizeof(*p->cpu_starts), 8))
-			return NULL;
-		memset(p->cpu_starts + had, 0, (p->n_cpus - had) * sizeof(*p->cpu_starts));
-	}
+	if (!tmx_grow_zeroed((void **)&p->cpu_starts, &p->n_cpus, (size_t)cpu + 1,
+			     sizeof(*p->cpu_starts), 8))
+		return NULL;
 	return &p->cpu_starts[cpu];
 }
 

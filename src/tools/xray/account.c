@@ -168,11 +168,9 @@ static struct func *func_of(struct tmx_xacct *a, int32_t id, const char *name, s
 	if (!slot)
 		return NULL;
 	if (id >= 0 && id < DIRECT_MAX) {
-		size_t had = a->n_direct;
-		if (!tmx_grow_array((void **)&a->direct, &a->n_direct, (size_t)id + 1,
-				    sizeof(*a->direct), 64))
+		if (!tmx_grow_zeroed((void **)&a->direct, &a->n_direct, (size_t)id + 1,
+				     sizeof(*a->direct), 64))
 			return NULL;
-		memset(a->direct + had, 0, (a->n_direct - had) * sizeof(*a->direct));
 		a->direct[id] = *slot + 1;
 	}
 	if (added) {
