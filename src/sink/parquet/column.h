@@ -65,8 +65,8 @@ struct pq_encoder {
 	size_t n_cols;
 	/* An integer column's dictionary being tried (page.c): values, indices, hash table. */
 	uint64_t *ikeys;
-	uint32_t *islots;
-	size_t ikeys_cap, islots_cap;
+	uint32_t *islots, *inear;   /* hash table; table of the values near the first */
+	size_t ikeys_cap, islots_cap, inear_cap;
 	struct tmx_buf iidx;
 	/*
 	 * The last few RLE encodings of dictionary indices, and compressions

@@ -7,6 +7,9 @@
 #include <stdint.h>
 #include <string.h>
 #include <zstd.h>
+#ifdef PQDBG
+#include <stdio.h>
+#endif
 
 #include "sink/parquet/column.h"
 #include "sink/parquet/encode.h"
@@ -382,24 +385,24 @@ static inline size_t int_hash(uint64_t v, size_t mask)
 }
 
 /*
- * One loop per width (the hash and the look-ups are most of the time):
- * `slots` (all zero on entry, `mask` + 1 of them) hold entry + 1.  Returns
- * the number of entries, with *full set when there would be more than
- * `limit`.  A value equal to the one before takes its entry without a
+ * One loop per width (the hash and the look-ups are most of the time),
+ * from value `i` on with `k` entries so far: `slots` (`mask` + 1 of them,
+ * zero but for those entries) hold entry + 1.  Returns the number of
+ * entries, with *full set when there would be more than `limit`.  A value equal to the one before takes its entry without a
  * look-up (runs: a stream's or a packet's values); `last` starts unlike
  * the first value, so that no test of a first time is in the loop.
  */
 #define INT_DICT_LOOP(name, T)                                                           \
-	static size_t name(const uint8_t *p, size_t n, size_t limit, uint64_t *keys,     \
-			   uint32_t *slots, size_t mask, uint32_t *idx, bool *full)       \
+	static size_t name(const uint8_t *p, size_t i, size_t n, size_t k, size_t limit,  \
+			   uint64_t *keys, uint32_t *slots, size_t mask, uint32_t *idx,   \
+			   bool *full)                                                    \
 	{                                                                                \
-		size_t k = 0;                                                            \
 		T last, v;                                                               \
 		uint32_t last_i = 0;                                                     \
                                                                                          \
-		memcpy(&last, p, sizeof(T));                                             \
+		memcpy(&last, p + i * sizeof(T), sizeof(T));                             \
 		last = (T)~last;                                                         \
-		for (size_t i = 0; i < n; i++) {                                         \
+		for (; i < n; i++) {                                                     \
 			memcpy(&v, p + i * sizeof(T), sizeof(T));                        \
 			if (v != last) {                                                 \
 				size_t s = int_hash(v, mask);                            \
@@ -470,11 +473,138 @@ static void int_dict_clear(uint32_t *slots, size_t mask, const uint64_t *keys, s
 INCREASING(increasing32, uint32_t)
 INCREASING(increasing64, uint64_t)
 
-/* Also sets *up when the values only increase (as unsigned). */
-static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_keys, bool *up)
+/*
+ * Whether `n` values of type T are all the first one (a stream's id, a
+ * packet context's field in a group of one packet: many integer columns).
+ * Then the dictionary is that value and the indices are one run of zeros,
+ * written without reading them (put_indices): neither looked up nor
+ * stored.  Blocks of 64 compared without a branch, as INCREASING.
+ */
+#define ALL_SAME(name, T)                                                         \
+	static bool name(const uint8_t *p, size_t n)                             \
+	{                                                                          \
+		T first;                                                           \
+		memcpy(&first, p, sizeof(T));                                      \
+		for (size_t i = 1; i < n;) {                                       \
+			size_t e = n - i < 64 ? n : i + 64;                        \
+			T d = 0;                                                   \
+			for (; i < e; i++) {                                       \
+				T v;                                               \
+				memcpy(&v, p + i * sizeof(T), sizeof(T));          \
+				d |= v ^ first;                                    \
+			}                                                          \
+			if (d)                                                     \
+				return false;                                      \
+		}                                                                  \
+		return true;                                                       \
+	}
+ALL_SAME(all_same32, uint32_t)
+ALL_SAME(all_same64, uint64_t)
+
+/* The values around the first one that int_dict looks up in a table (256 KiB), not by hash. */
+#define INT_NEAR (1u << 16)
+
+/*
+ * int_dict's loop while the values are near the first one, within
+ * INT_NEAR / 2 (CPUs, stream and event ids, priorities, the thread ids
+ * of a small machine): their entry + 1 at v - base in `near` (zeroes),
+ * where the hash took a multiplication and a probe; and without the test
+ * of the value before, which values that do not come in runs mispredict.
+ * The same entries in the same order as the hash: order of first
+ * appearance.  Returns the number of entries, with *full set as the hash
+ * loop; stops at the first value that is not near (*at: its index, n
+ * when none is).
+ */
+#define INT_DICT_NEAR(name, T)                                                           \
+	static size_t name(const uint8_t *p, size_t n, size_t limit, uint64_t *keys,     \
+			   uint32_t *near, T base, uint32_t *idx, bool *full, size_t *at) \
+	{                                                                                \
+		size_t k = 0, i;                                                         \
+                                                                                         \
+		for (i = 0; i < n; i++) {                                                \
+			T v, off;                                                        \
+			uint32_t e;                                                      \
+			memcpy(&v, p + i * sizeof(T), sizeof(T));                        \
+			off = (T)(v - base);                                             \
+			if (__builtin_expect(off >= INT_NEAR, 0))                        \
+				break;                                                   \
+			e = near[off];                                                   \
+			if (__builtin_expect(!e, 0)) {                                   \
+				if (k == limit) {                                        \
+					*full = true;                                    \
+					break;                                           \
+				}                                                        \
+				keys[k++] = v;                                           \
+				near[off] = e = (uint32_t)k;                             \
+			}                                                                \
+			idx[i] = e - 1;                                                  \
+		}                                                                        \
+		*at = i;                                                                 \
+		return k;                                                                \
+	}
+INT_DICT_NEAR(int_near32, uint32_t)
+INT_DICT_NEAR(int_near64, uint64_t)
+
+/* Room for `n` zeroes at *p (*cap of them now). */
+static bool zeroes(uint32_t **p, size_t *cap, size_t n)
+{
+	if (n <= *cap)
+		return true;
+	free(*p);
+	*cap = 0;
+	if (!(*p = calloc(n, sizeof(**p))))
+		return false;
+	*cap = n;
+	return true;
+}
+
+/*
+ * The dictionary of a column's values: near the first one by the table of
+ * INT_NEAR, then (from the first value that is not) by hash, the entries
+ * so far put in the hash table first.  Returns the number of entries,
+ * with *full as the loops; the tables are left zeroes.
+ */
+static size_t int_dict_entries(const uint8_t *p, size_t n, unsigned w, size_t limit,
+			       struct pq_encoder *enc, bool *full)
+{
+	uint32_t *idx = (uint32_t *)enc->iidx.p;
+	uint64_t base = tmx_le_at(p, w) - INT_NEAR / 2;
+	size_t k, at, n_slots = 64;
+
+	if (!zeroes(&enc->inear, &enc->inear_cap, INT_NEAR))
+		return *full = true, 0;
+	k = w == 4 ? int_near32(p, n, limit, enc->ikeys, enc->inear, (uint32_t)base, idx, full, &at)
+		   : int_near64(p, n, limit, enc->ikeys, enc->inear, base, idx, full, &at);
+	for (size_t e = 0; e < k; e++)
+		enc->inear[(enc->ikeys[e] - base) & (w == 4 ? UINT32_MAX : UINT64_MAX)] = 0;
+	if (*full || at == n)
+		return k;
+	while (n_slots < 2 * limit)
+		n_slots *= 2;
+	if (!zeroes(&enc->islots, &enc->islots_cap, n_slots))
+		return *full = true, 0;
+	for (size_t e = 0; e < k; e++) {   /* distinct: each to an empty slot */
+		size_t s = int_hash(enc->ikeys[e], n_slots - 1);
+		while (enc->islots[s])
+			s = (s + 1) & (n_slots - 1);
+		enc->islots[s] = (uint32_t)e + 1;
+	}
+	k = (w == 4 ? int_dict32 : int_dict64)(p, at, n, k, limit, enc->ikeys, enc->islots,
+					       n_slots - 1, idx, full);
+	int_dict_clear(enc->islots, n_slots - 1, enc->ikeys, k);
+	return k;
+}
+
+/*
+ * Also sets *up when the values only increase (as unsigned).  The indices
+ * are enc->iidx[0, *n_idx), not written when every value is the same
+ * (one entry: width 0).
+ */
+static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_keys, bool *up,
+		     size_t *n_idx)
 {
 	unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
-	size_t n = c->vals.len / w, limit = n / 8 + 1, n_slots = 64;
+	size_t n = c->vals.len / w, limit = n / 8 + 1;
 	bool full = false;
 
 	if (n < 16 || c->vals.oom)
@@ -483,16 +613,6 @@ static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_k
 		return false;
 	if (limit > INT_DICT_MAX)
 		limit = INT_DICT_MAX;
-	while (n_slots < 2 * limit)
-		n_slots *= 2;
-	if (n_slots > enc->islots_cap) {
-		free(enc->islots);
-		enc->islots_cap = 0;
-		/* Zeroes, as int_dict_clear leaves them after each column. */
-		if (!(enc->islots = calloc(n_slots, sizeof(*enc->islots))))
-			return false;
-		enc->islots_cap = n_slots;
-	}
 	if (limit > enc->ikeys_cap) {
 		uint64_t *keys = realloc(enc->ikeys, limit * sizeof(*keys));
 		if (!keys)
@@ -500,16 +620,17 @@ static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_k
 		enc->ikeys = keys;
 		enc->ikeys_cap = limit;
 	}
+	*n_idx = n;
+	if ((w == 4 ? all_same32 : all_same64)(c->vals.p, n)) {
+		enc->ikeys[0] = tmx_le_at(c->vals.p, w);
+		*n_keys = 1;
+		return true;
+	}
 	enc->iidx.len = 0;
 	if (!tmx_buf_reserve(&enc->iidx, n * 4))
 		return false;
-	*n_keys = (w == 4 ? int_dict32 : int_dict64)(c->vals.p, n, limit, enc->ikeys, enc->islots,
-						     n_slots - 1, (uint32_t *)enc->iidx.p, &full);
-	int_dict_clear(enc->islots, n_slots - 1, enc->ikeys, *n_keys);
-	if (full)
-		return false;
-	enc->iidx.len = n * 4;
-	return true;
+	*n_keys = int_dict_entries(c->vals.p, n, w, limit, enc, &full);
+	return !full;
 }
 
 /*
@@ -620,10 +741,10 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 	 * and remembering them copied megabytes for nothing.
 	 */
 	bool memo = !c->max_rep, up = false;
-	size_t n_keys = 0;
+	size_t n_keys = 0, n_idx = 0;
 
 	if (ok && !dict && (c->type.phys == PQ_INT32 || c->type.phys == PQ_INT64))
-		idict = int_dict(c, enc, &n_keys, &up);
+		idict = int_dict(c, enc, &n_keys, &up, &n_idx);
 	*meta = (struct pq_chunk){ .phys = c->type.phys, .dict = dict || idict,
 				   .num_values = (int64_t)c->n_levels, .dict_offset = -1 };
 	if (idict)
@@ -647,7 +768,7 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 	if (dict) {
 		put_indices(enc, c->dict_idx.p, c->dict_idx.len / 4, pq_bit_width(c->dict.n - 1), memo);
 	} else if (idict) {
-		put_indices(enc, enc->iidx.p, enc->iidx.len / 4, pq_bit_width(n_keys - 1), memo);
+		put_indices(enc, enc->iidx.p, n_idx, pq_bit_width(n_keys - 1), memo);
 	} else if (c->type.phys == PQ_INT64 && put_delta(c, enc)) {
 		meta->delta = true;
 	} else {
@@ -658,6 +779,12 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 			    : meta->delta ? ENC_DELTA_BINARY_PACKED
 					  : ENC_PLAIN,
 			    memo && (dict || idict), meta);
+#ifdef PQDBG
+	if (getenv("PQDBG"))
+		fprintf(stderr, "COL phys=%d n=%llu dict=%d(%zu) idict=%d(%zu) up=%d delta=%d unc=%lld comp=%lld\n",
+			c->type.phys, (unsigned long long)c->n_levels, dict, c->dict.n, idict, n_keys, up,
+			meta->delta, (long long)meta->uncompressed, (long long)meta->compressed);
+#endif
 	reset(c);
 	return ok;
 }
