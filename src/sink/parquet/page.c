@@ -7,9 +7,6 @@
 #include <stdint.h>
 #include <string.h>
 #include <zstd.h>
-#ifdef PQDBG
-#include <stdio.h>
-#endif
 
 #include "sink/parquet/column.h"
 #include "sink/parquet/encode.h"
@@ -779,12 +776,6 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 			    : meta->delta ? ENC_DELTA_BINARY_PACKED
 					  : ENC_PLAIN,
 			    memo && (dict || idict), meta);
-#ifdef PQDBG
-	if (getenv("PQDBG"))
-		fprintf(stderr, "COL phys=%d n=%llu dict=%d(%zu) idict=%d(%zu) up=%d delta=%d unc=%lld comp=%lld\n",
-			c->type.phys, (unsigned long long)c->n_levels, dict, c->dict.n, idict, n_keys, up,
-			meta->delta, (long long)meta->uncompressed, (long long)meta->compressed);
-#endif
 	reset(c);
 	return ok;
 }
