@@ -90,6 +90,23 @@ static bool rehash(struct tmx_strdict *d)
 	return true;
 }
 
+int64_t tmx_strdict_lookup(struct tmx_strdict *d, const void *p, size_t n)
+{
+	size_t s;
+
+	if (!d->n_slots)
+		return -1;
+	s = hash_bytes(p, n) & (d->n_slots - 1);
+	while (d->slots[s]) {
+		if (entry_is(d, d->slots[s] - 1, p, n)) {
+			d->last = d->slots[s];
+			return d->slots[s] - 1;
+		}
+		s = (s + 1) & (d->n_slots - 1);
+	}
+	return -1;
+}
+
 int64_t tmx_strdict_find_add(struct tmx_strdict *d, const void *p, size_t n, size_t max_entries,
 			     size_t max_bytes)
 {

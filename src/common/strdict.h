@@ -59,6 +59,21 @@ static inline int64_t tmx_strdict_entry(struct tmx_strdict *d, const void *p, si
 	return tmx_strdict_find_add(d, p, n, max_entries, max_bytes);
 }
 
+/* The entry of the string `p` of `n` bytes, -1 when it has none (nothing added). */
+int64_t tmx_strdict_lookup(struct tmx_strdict *d, const void *p, size_t n);
+
+static inline int64_t tmx_strdict_find(struct tmx_strdict *d, const void *p, size_t n)
+{
+	if (d->last) {
+		size_t len;
+		const uint8_t *at = tmx_strdict_at(d, d->last - 1, &len);
+
+		if (len == n && !memcmp(at, p, n))
+			return d->last - 1;
+	}
+	return tmx_strdict_lookup(d, p, n);
+}
+
 /* Emptied, the allocations of the entries kept (the hash table is freed). */
 void tmx_strdict_clear(struct tmx_strdict *d);
 void tmx_strdict_free(struct tmx_strdict *d);

@@ -97,6 +97,16 @@ static void test_dictionary(void **state)
 	expect_buf(&c.dict.plain, (const uint8_t[]){ 1, 0, 0, 0, 'a', 2, 0, 0, 0, 'b', 'c' }, 11);
 	expect_buf(&c.dict_idx, (const uint8_t *)(const uint32_t[]){ 0, 1, 0 }, 12);
 	assert_int_equal(c.vals.len, 0);
+	/* A value the dictionary has, by look-up only (the last one and another); not one it lacks. */
+	assert_true(pq_col_bytes_known(&c, 0, 1, "a", 1));
+	assert_true(pq_col_bytes_known(&c, 0, 1, "bc", 2));
+	assert_false(pq_col_bytes_known(&c, 0, 1, "b", 1));
+	assert_false(pq_col_bytes_known(&c, 0, 1, "bcd", 3));
+	assert_int_equal(c.dict.n, 2);
+	assert_int_equal(c.n_levels, 6);
+	assert_int_equal(c.n_vals, 5);
+	expect_buf(&c.defs, (const uint8_t[]){ 1, 1, 0, 1, 1, 1 }, 6);
+	expect_buf(&c.dict_idx, (const uint8_t *)(const uint32_t[]){ 0, 1, 0, 0, 1 }, 20);
 	pq_col_free(&c);
 }
 

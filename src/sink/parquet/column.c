@@ -198,3 +198,17 @@ void pq_col_bytes(struct pq_col *c, uint8_t rep, uint8_t def, const void *p, siz
 	tmx_buf_put(&c->vals, p, n);
 	*c->acct += n + 4;
 }
+
+bool pq_col_bytes_known(struct pq_col *c, uint8_t rep, uint8_t def, const void *p, size_t n)
+{
+	int64_t e = c->dict_on ? tmx_strdict_find(&c->dict, p, n) : -1;
+	uint32_t u = (uint32_t)e;
+
+	if (e < 0)
+		return false;
+	pq_col_levels(c, rep, def);
+	c->n_vals++;
+	tmx_buf_put(&c->dict_idx, &u, 4);
+	*c->acct += 4;
+	return true;
+}

@@ -162,6 +162,13 @@ static inline __attribute__((always_inline)) void pq_col_int(struct pq_col *c, u
 void pq_col_double(struct pq_col *c, uint8_t rep, uint8_t def, double v);
 void pq_col_bool(struct pq_col *c, uint8_t rep, uint8_t def, bool v);
 void pq_col_bytes(struct pq_col *c, uint8_t rep, uint8_t def, const void *p, size_t n);
+/*
+ * pq_col_bytes of a value the column's dictionary has (true), else nothing
+ * (false).  Its entries are the column's values, so a text that is one is
+ * valid UTF-8 already: the sequential path looks a string up before it
+ * checks it (fmap_values.c).
+ */
+bool pq_col_bytes_known(struct pq_col *c, uint8_t rep, uint8_t def, const void *p, size_t n);
 /* Whether an allocation failed since the last chunk. */
 bool pq_col_oom(const struct pq_col *c);
 

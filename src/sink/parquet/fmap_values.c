@@ -326,8 +326,22 @@ void pq_put_text(const struct pq_emit *em, int col, uint8_t rep, const char *p, 
 
 void pq_rec_text(const struct pq_rec_emit *em, int col, uint8_t rep, const char *p, size_t n)
 {
-	const char *t = utf8_text(em->scratch, p, n, &n);
+	const char *t;
 
+	/*
+	 * Straight into a column with a dictionary: a string it has needs no
+	 * check (its entries went through utf8_text), and most strings are
+	 * one of a few (names, states, files).
+	 */
+	if (!em->rec) {
+		struct pq_col *c = &em->cols[col];
+
+		if (pq_col_bytes_known(c, rep, c->max_def, p, n)) {
+			*em->bytes += PQ_REC_HEAD + 4 + n;
+			return;
+		}
+	}
+	t = utf8_text(em->scratch, p, n, &n);
 	emit_bytes(em, col, rep, t, n);
 }
 
