@@ -42,25 +42,12 @@ static uint64_t hash_bytes(const uint8_t *p, size_t n)
 	return h ^ h >> 29;
 }
 
-/* Short strings (comm-like names) compared by loads, not a call to memcmp. */
-static bool entry_is(const struct tmx_strdict *d, uint32_t e, const void *p, size_t n)
+static inline bool entry_is(const struct tmx_strdict *d, uint32_t e, const void *p, size_t n)
 {
 	size_t len;
 	const uint8_t *at = tmx_strdict_at(d, e, &len);
-	uint64_t a, b, c, x;
 
-	if (len != n)
-		return false;
-	if (n <= 8)
-		return load_le(at, n) == load_le(p, n);
-	if (n <= 16) {   /* the first 8 bytes and the last 8 */
-		memcpy(&a, at, 8);
-		memcpy(&b, p, 8);
-		memcpy(&c, at + n - 8, 8);
-		memcpy(&x, (const uint8_t *)p + n - 8, 8);
-		return !((a ^ b) | (c ^ x));
-	}
-	return !memcmp(at, p, n);
+	return len == n && tmx_strdict_same(at, p, n);
 }
 
 /*
