@@ -11,7 +11,8 @@
 void pq_col_init(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_t max_rep,
 		 size_t *acct)
 {
-	*c = (struct pq_col){ .type = type, .max_def = max_def, .max_rep = max_rep, .acct = acct };
+	*c = (struct pq_col){ .type = type, .max_def = max_def, .max_rep = max_rep, .acct = acct,
+			      .int_width = type.phys == PQ_INT32 ? 4 : type.phys == PQ_INT64 ? 8 : 0 };
 	/* Strings start with a dictionary; it is dropped when it grows too large. */
 	c->dict_on = type.phys == PQ_BYTE_ARRAY;
 }

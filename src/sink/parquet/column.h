@@ -26,7 +26,9 @@ struct pq_col {
 	struct pq_type type;
 	uint8_t max_def, max_rep;
 	bool dict_on;           /* values go to the dictionary, not to `vals` */
-	struct tmx_buf defs, reps, vals;
+	uint8_t int_width;      /* INT32: 4, INT64: 8, else 0 (the hot path's width) */
+	/* What an integer's store reads first, together: */
+	struct tmx_buf vals, defs, reps;
 	struct tmx_strdict dict; /* its entries are the dictionary page */
 	struct tmx_buf dict_idx; /* uint32 entry of each non-null value */
 	uint64_t n_levels;      /* values including nulls (the page's num_values) */
@@ -128,6 +130,7 @@ static inline void pq_col_null(struct pq_col *c, uint8_t rep, uint8_t def)
 static inline __attribute__((always_inline)) void pq_col_int_put(struct pq_col *c, uint8_t rep,
 								uint8_t def, uint64_t bits)
 {
+	/* The type, not int_width: a constant where the caller switched on it (record.h). */
 	unsigned n = c->type.phys == PQ_INT32 ? 4 : 8;
 	struct tmx_buf *v = &c->vals;
 

@@ -33,7 +33,7 @@ static inline unsigned int_width(const struct pq_rec_emit *em, int col)
 static inline __attribute__((always_inline)) void col_int_top(struct pq_col *c, uint64_t bits)
 {
 	struct tmx_buf *v = &c->vals;
-	unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
+	unsigned w = c->int_width;
 
 	if (c->max_def)
 		tmx_buf_byte(&c->defs, c->max_def);
