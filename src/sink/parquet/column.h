@@ -62,6 +62,7 @@ struct pq_chunk {
 struct pq_encoder {
 	void *zctx;             /* ZSTD_CCtx */
 	int level;
+	bool zparams;           /* the level and other parameters set on zctx (page.c) */
 	struct tmx_buf body, packed;
 	struct pq_col *cols;    /* reusable columns (pq_col_reuse) of the groups it encodes */
 	size_t n_cols;
