@@ -187,7 +187,8 @@ static inline void emit_ints(const struct pq_rec_emit *em, int col, const struct
 	c = &em->cols[col];
 	for (size_t k = 0; k < n; k++)
 		col_int_top(&c[k], v[k].u);
-	*em->bytes += bytes;
+	if (bytes)   /* records (em->rec) count nothing here */
+		*em->bytes += bytes;
 }
 
 /* The bytes of a run's record entry (pq_rec_ints). */
@@ -670,16 +671,32 @@ static void run_prog(const struct pq_rec_emit *em, const struct pq_fcols *fc,
 		     const struct tmx_value **cells, const struct tmx_value **cpu)
 {
 	const struct pq_op *op = pr->ops, *end = op + pr->n;
-	size_t i = 0;
+	size_t i = 0, bytes = 0;
 
 	for (; op < end; op++) {
 		i += op->pre;
 		switch (op->op) {
 		case OP_INTS:
-			if (op->n > 1)
-				emit_ints(em, op->a, &vals[i], op->n, op->b);
-			else   /* signed or not, `u` has the value's bits */
-				emit_int(em, op->a, 0, vals[i].u);
+			if (em->rec) {
+				if (op->n > 1)
+					emit_ints(em, op->a, &vals[i], op->n, op->b);
+				else   /* signed or not, `u` has the value's bits */
+					emit_int(em, op->a, 0, vals[i].u);
+			} else {
+				/*
+				 * Straight into the columns (top-level, not
+				 * repeated), their bytes counted once for the
+				 * scope: the counter is in memory, which the
+				 * stores to the columns could alias.
+				 */
+				struct pq_col *c = &em->cols[op->a];
+				const struct tmx_value *v = &vals[i];
+
+				col_int_top(c, v->u);
+				for (unsigned k = 1; k < op->n; k++)
+					col_int_top(&c[k], v[k].u);
+				bytes += (size_t)op->b;
+			}
 			i += op->n;
 			break;
 		case OP_VAL:
@@ -709,6 +726,8 @@ static void run_prog(const struct pq_rec_emit *em, const struct pq_fcols *fc,
 			break;
 		}
 	}
+	if (bytes)   /* records (em->rec) count nothing here */
+		*em->bytes += bytes;
 }
 
 const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em, const struct pq_fcols *fc,
