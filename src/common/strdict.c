@@ -28,10 +28,18 @@ static inline uint64_t load_le(const uint8_t *p, size_t n)
  * The hash: 8 bytes at a time, the tail (under 8) as one number (it places
  * entries in the table only; their numbers are their order of arrival).
  */
-static uint64_t hash_bytes(const uint8_t *p, size_t n)
+static inline __attribute__((always_inline)) uint64_t hash_bytes(const uint8_t *p, size_t n)
 {
 	uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w;
 
+	if (n > 8 && n <= 16) {   /* most names: the first 8 bytes and the last 8, overlapping */
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+		memcpy(&w, p + n - 8, 8);
+		h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+		return h ^ h >> 29;
+	}
 	for (; n >= 8; p += 8, n -= 8) {
 		memcpy(&w, p, 8);
 		h = (h ^ w) * 0xff51afd7ed558ccdull;
