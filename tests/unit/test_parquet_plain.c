@@ -442,6 +442,23 @@ static void test_chunk_int_dictionary(void **state)
 		v[i] = i % 3 == 0 ? 0x80000000u : i % 3 == 1 ? 0x7FFFFFFFu : 7;
 	int_dict_case(pq_type_int(32, true), v, 200, 0x80000000u, 0x7FFFFFFFu);
 
+	/*
+	 * Decided on the first 8192 values: all distinct there, the same value
+	 * after them (an eighth of all 65536 in the end, but no dictionary);
+	 * 1025 distinct there (an eighth and one), the same after: one.
+	 */
+	for (int distinct = 8192; distinct >= 1025; distinct -= 8192 - 1025) {
+		pq_col_init(&c, pq_type_int(64, true), 0, 0, &acct);
+		for (size_t i = 0; i < 65536; i++)
+			pq_col_int(&c, 0, 0, i < 8192 ? (i % (size_t)distinct) * 1000003 : 5);
+		out.len = 0;
+		encode(&c, &out, &m);
+		assert_int_equal(m.dict, distinct == 1025);
+		pq_col_free(&c);
+	}
+	tmx_buf_free(&out);
+	out = (struct tmx_buf){ 0 };
+
 	/* More distinct values than an eighth of them: no dictionary. */
 	pq_col_init(&c, pq_type_int(32, true), 0, 0, &acct);
 	for (size_t i = 0; i < 1000; i++)

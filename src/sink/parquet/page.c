@@ -530,17 +530,16 @@ ALL_SAME(all_same64, uint64_t)
  * where the hash took a multiplication and a probe; and without the test
  * of the value before, which values that do not come in runs mispredict.
  * The same entries in the same order as the hash: order of first
- * appearance.  Returns the number of entries, with *full set as the hash
- * loop; stops at the first value that is not near (*at: its index, n
- * when none is).
+ * appearance.  From value `i` on with `k` entries so far; returns the
+ * number of entries, with *full set as the hash loop; stops at the first
+ * value that is not near (*at: its index, n when none is).
  */
 #define INT_DICT_NEAR(name, T)                                                           \
-	static size_t name(const uint8_t *p, size_t n, size_t limit, uint64_t *keys,     \
-			   uint32_t *near, T base, uint32_t *idx, bool *full, size_t *at) \
+	static size_t name(const uint8_t *p, size_t i, size_t n, size_t k, size_t limit, \
+			   uint64_t *keys, uint32_t *near, T base, uint32_t *idx,         \
+			   bool *full, size_t *at)                                        \
 	{                                                                                \
-		size_t k = 0, i;                                                         \
-                                                                                         \
-		for (i = 0; i < n; i++) {                                                \
+		for (; i < n; i++) {                                                     \
 			T v, off;                                                        \
 			uint32_t e;                                                      \
 			memcpy(&v, p + i * sizeof(T), sizeof(T));                        \
@@ -578,39 +577,70 @@ static bool zeroes(uint32_t **p, size_t *cap, size_t n)
 }
 
 /*
+ * Values a column's dictionary is decided on first (as parquet-mr and
+ * Arrow decide on their first page): with more distinct values than an
+ * eighth of these, it is given up there, not after hashing most of the
+ * column (counters, addresses, durations: the values of a chunk that
+ * ends up PLAIN or DELTA_BINARY_PACKED).  Deterministic: from the
+ * chunk's values alone.
+ */
+#define INT_DICT_SAMPLE 8192
+
+/*
  * The dictionary of a column's values: near the first one by the table of
  * INT_NEAR, then (from the first value that is not) by hash, the entries
- * so far put in the hash table first.  Returns the number of entries,
- * with *full as the loops; the tables are left zeroes.
+ * so far put in the hash table first; at most an eighth of the first
+ * INT_DICT_SAMPLE values, then at most `limit`.  Returns the number of
+ * entries, with *full as the loops; the tables are left zeroes.
  */
 static size_t int_dict_entries(const uint8_t *p, size_t n, unsigned w, size_t limit,
 			       struct pq_encoder *enc, bool *full)
 {
 	uint32_t *idx = (uint32_t *)enc->iidx.p;
-	uint64_t base = tmx_le_at(p, w) - INT_NEAR / 2;
-	size_t k, at, n_slots = 64;
+	uint64_t base = tmx_le_at(p, w) - INT_NEAR / 2, mask = w == 4 ? UINT32_MAX : UINT64_MAX;
+	size_t k = 0, k_near, i = 0, n_slots = 64, sample = n < INT_DICT_SAMPLE ? n : INT_DICT_SAMPLE;
+	bool hashing = false;
 
 	if (!zeroes(&enc->inear, &enc->inear_cap, INT_NEAR))
 		return *full = true, 0;
-	k = w == 4 ? int_near32(p, n, limit, enc->ikeys, enc->inear, (uint32_t)base, idx, full, &at)
-		   : int_near64(p, n, limit, enc->ikeys, enc->inear, base, idx, full, &at);
-	for (size_t e = 0; e < k; e++)
-		enc->inear[(enc->ikeys[e] - base) & (w == 4 ? UINT32_MAX : UINT64_MAX)] = 0;
-	if (*full || at == n)
-		return k;
 	while (n_slots < 2 * limit)
 		n_slots *= 2;
-	if (!zeroes(&enc->islots, &enc->islots_cap, n_slots))
-		return *full = true, 0;
-	for (size_t e = 0; e < k; e++) {   /* distinct: each to an empty slot */
-		size_t s = int_hash(enc->ikeys[e], n_slots - 1);
-		while (enc->islots[s])
-			s = (s + 1) & (n_slots - 1);
-		enc->islots[s] = (uint32_t)e + 1;
+	for (int part = 0; part < 2 && !*full && i < n; part++) {
+		size_t end = part ? n : sample, lim = part ? limit : sample / 8 + 1;
+
+		if (lim > limit)
+			lim = limit;
+		if (!hashing) {
+			k = w == 4 ? int_near32(p, i, end, k, lim, enc->ikeys, enc->inear,
+						(uint32_t)base, idx, full, &i)
+				   : int_near64(p, i, end, k, lim, enc->ikeys, enc->inear, base, idx,
+						full, &i);
+			if (*full || i == end)
+				continue;
+			/* A value far from the first: the entries so far to the hash table. */
+			if (!zeroes(&enc->islots, &enc->islots_cap, n_slots)) {
+				*full = true;
+				break;
+			}
+			for (size_t e = 0; e < k; e++) {   /* distinct: each to an empty slot */
+				size_t s = int_hash(enc->ikeys[e], n_slots - 1);
+				while (enc->islots[s])
+					s = (s + 1) & (n_slots - 1);
+				enc->islots[s] = (uint32_t)e + 1;
+			}
+			hashing = true;
+			k_near = k;
+		}
+		k = (w == 4 ? int_dict32 : int_dict64)(p, i, end, k, lim, enc->ikeys, enc->islots,
+						       n_slots - 1, idx, full);
+		i = end;
 	}
-	k = (w == 4 ? int_dict32 : int_dict64)(p, at, n, k, limit, enc->ikeys, enc->islots,
-					       n_slots - 1, idx, full);
-	int_dict_clear(enc->islots, n_slots - 1, enc->ikeys, k);
+	if (!hashing)
+		k_near = k;
+	for (size_t e = 0; e < k_near; e++)   /* in the table of near values */
+		enc->inear[(enc->ikeys[e] - base) & mask] = 0;
+	if (hashing)
+		int_dict_clear(enc->islots, n_slots - 1, enc->ikeys, k);
 	return k;
 }
 
