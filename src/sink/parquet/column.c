@@ -86,8 +86,6 @@ void pq_encoder_free_bufs(struct pq_encoder *enc)
 	tmx_buf_free(&enc->out_spare);
 	tmx_buf_free(&enc->iidx);
 	for (unsigned k = 0; k < PQ_MEMO; k++) {
-		tmx_buf_free(&enc->rle_memo[k].in);
-		tmx_buf_free(&enc->rle_memo[k].out);
 		tmx_buf_free(&enc->zstd_memo[k].in);
 		tmx_buf_free(&enc->zstd_memo[k].out);
 	}

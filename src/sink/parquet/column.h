@@ -85,16 +85,16 @@ struct pq_encoder {
 	size_t ikeys_cap, islots_cap, inear_cap;
 	struct tmx_buf iidx;
 	/*
-	 * The last few RLE encodings of dictionary indices, and compressions
-	 * of pages, by their input: the columns of one stream (stream_id, cpu,
-	 * a context's thread id) or of one packet (its context's fields) have
-	 * the same indices, row for row, in a group whose streams interleave.
+	 * The last few compressions of pages of dictionary indices, by their
+	 * input: the columns of one stream (stream_id, cpu, a context's thread
+	 * id) or of one packet (its context's fields) have the same indices,
+	 * row for row, in a group whose streams interleave.
 	 */
 	struct pq_memo {
 		struct tmx_buf in, out;
 		unsigned tag;
-	} rle_memo[PQ_MEMO], zstd_memo[PQ_MEMO];
-	unsigned rle_next, zstd_next;
+	} zstd_memo[PQ_MEMO];
+	unsigned zstd_next;
 };
 
 /* The encoder's `n` reusable columns (emptied, buffers kept); NULL without memory. */

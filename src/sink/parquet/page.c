@@ -267,27 +267,14 @@ static void memo_put(struct pq_memo *m, unsigned *next, unsigned tag, const void
 }
 
 /*
- * Dictionary indices RLE / bit-packed into enc->body, or, with `memo`,
- * copied from the same indices' before.
+ * Dictionary indices RLE / bit-packed into enc->body.  Not remembered for
+ * the next columns as their compressed pages are (put_page): copying and
+ * comparing 4 bytes an index cost more than the encodings it saved.
  */
-static void put_indices(struct pq_encoder *enc, const uint8_t *idx, size_t n, unsigned width,
-			bool memo)
+static void put_indices(struct pq_encoder *enc, const uint8_t *idx, size_t n, unsigned width)
 {
-	const struct tmx_buf *seen;
-	size_t at = enc->body.len;
-
-	memo = memo && width;   /* width 0: one run, written without reading the indices */
-	seen = memo ? memo_find(enc->rle_memo, width + 1, idx, 4 * n) : NULL;
-
 	tmx_buf_byte(&enc->body, (uint8_t)width);
-	if (seen) {
-		tmx_buf_put(&enc->body, seen->p, seen->len);
-		return;
-	}
 	pq_rle_hybrid(&enc->body, idx, 4, n, width);
-	if (memo && !enc->body.oom && n >= 64)
-		memo_put(enc->rle_memo, &enc->rle_next, width + 1, idx, 4 * n, enc->body.p + at + 1,
-			 enc->body.len - at - 1);
 }
 
 /*
@@ -815,9 +802,9 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 	if (c->max_def)
 		pq_levels(&enc->body, c->defs.p, c->n_levels, c->max_def);
 	if (dict) {
-		put_indices(enc, c->dict_idx.p, c->dict_idx.len / 4, pq_bit_width(c->dict.n - 1), memo);
+		put_indices(enc, c->dict_idx.p, c->dict_idx.len / 4, pq_bit_width(c->dict.n - 1));
 	} else if (idict) {
-		put_indices(enc, enc->iidx.p, n_idx, pq_bit_width(n_keys - 1), memo);
+		put_indices(enc, enc->iidx.p, n_idx, pq_bit_width(n_keys - 1));
 	} else if (c->type.phys == PQ_INT64 && put_delta(c, enc)) {
 		meta->delta = true;
 	} else {
