@@ -28,10 +28,18 @@ static inline uint64_t load_le(const uint8_t *p, size_t n)
  * The hash: 8 bytes at a time, the tail (under 8) as one number (it places
  * entries in the table only; their numbers are their order of arrival).
  */
-static uint64_t hash_bytes(const uint8_t *p, size_t n)
+static inline __attribute__((always_inline)) uint64_t hash_bytes(const uint8_t *p, size_t n)
 {
 	uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w;
 
+	if (n > 8 && n <= 16) {   /* most names: the first 8 bytes and the last 8, overlapping */
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+		memcpy(&w, p + n - 8, 8);
+		h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+		return h ^ h >> 29;
+	}
 	for (; n >= 8; p += 8, n -= 8) {
 		memcpy(&w, p, 8);
 		h = (h ^ w) * 0xff51afd7ed558ccdull;
@@ -42,25 +50,12 @@ static uint64_t hash_bytes(const uint8_t *p, size_t n)
 	return h ^ h >> 29;
 }
 
-/* Short strings (comm-like names) compared by loads, not a call to memcmp. */
-static bool entry_is(const struct tmx_strdict *d, uint32_t e, const void *p, size_t n)
+static inline bool entry_is(const struct tmx_strdict *d, uint32_t e, const void *p, size_t n)
 {
 	size_t len;
 	const uint8_t *at = tmx_strdict_at(d, e, &len);
-	uint64_t a, b, c, x;
 
-	if (len != n)
-		return false;
-	if (n <= 8)
-		return load_le(at, n) == load_le(p, n);
-	if (n <= 16) {   /* the first 8 bytes and the last 8 */
-		memcpy(&a, at, 8);
-		memcpy(&b, p, 8);
-		memcpy(&c, at + n - 8, 8);
-		memcpy(&x, (const uint8_t *)p + n - 8, 8);
-		return !((a ^ b) | (c ^ x));
-	}
-	return !memcmp(at, p, n);
+	return len == n && tmx_strdict_same(at, p, n);
 }
 
 /*
@@ -88,6 +83,23 @@ static bool rehash(struct tmx_strdict *d)
 	d->slots = slots;
 	d->n_slots = n_slots;
 	return true;
+}
+
+int64_t tmx_strdict_lookup(struct tmx_strdict *d, const void *p, size_t n)
+{
+	size_t s;
+
+	if (!d->n_slots)
+		return -1;
+	s = hash_bytes(p, n) & (d->n_slots - 1);
+	while (d->slots[s]) {
+		if (entry_is(d, d->slots[s] - 1, p, n)) {
+			d->last = d->slots[s];
+			return d->slots[s] - 1;
+		}
+		s = (s + 1) & (d->n_slots - 1);
+	}
+	return -1;
 }
 
 int64_t tmx_strdict_find_add(struct tmx_strdict *d, const void *p, size_t n, size_t max_entries,

@@ -13,6 +13,7 @@
 #ifndef TMX_COMMON_STRDICT_H
 #define TMX_COMMON_STRDICT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -37,6 +38,35 @@ static inline const uint8_t *tmx_strdict_at(const struct tmx_strdict *d, size_t 
 	return at + 4;
 }
 
+/*
+ * Whether the `n` bytes at `a` and `b` are the same: up to 16 (most
+ * names) by two loads each that may overlap, not a call to memcmp.
+ */
+static inline bool tmx_strdict_same(const uint8_t *a, const void *b, size_t n)
+{
+	const uint8_t *q = b;
+	uint64_t a0, a1, b0, b1;
+	uint32_t c0, c1, d0, d1;
+
+	if (n > 16)
+		return !memcmp(a, b, n);
+	if (n >= 8) {
+		memcpy(&a0, a, 8);
+		memcpy(&b0, q, 8);
+		memcpy(&a1, a + n - 8, 8);
+		memcpy(&b1, q + n - 8, 8);
+		return !((a0 ^ b0) | (a1 ^ b1));
+	}
+	if (n >= 4) {
+		memcpy(&c0, a, 4);
+		memcpy(&d0, q, 4);
+		memcpy(&c1, a + n - 4, 4);
+		memcpy(&d1, q + n - 4, 4);
+		return !((c0 ^ d0) | (c1 ^ d1));
+	}
+	return !n || (a[0] == q[0] && a[n / 2] == q[n / 2] && a[n - 1] == q[n - 1]);
+}
+
 int64_t tmx_strdict_find_add(struct tmx_strdict *d, const void *p, size_t n, size_t max_entries,
 			     size_t max_bytes);
 
@@ -53,10 +83,26 @@ static inline int64_t tmx_strdict_entry(struct tmx_strdict *d, const void *p, si
 		size_t len;
 		const uint8_t *at = tmx_strdict_at(d, d->last - 1, &len);
 
-		if (len == n && !memcmp(at, p, n))
+		if (len == n && tmx_strdict_same(at, p, n))
 			return d->last - 1;
 	}
 	return tmx_strdict_find_add(d, p, n, max_entries, max_bytes);
+}
+
+/* The entry of the string `p` of `n` bytes, -1 when it has none (nothing added). */
+int64_t tmx_strdict_lookup(struct tmx_strdict *d, const void *p, size_t n);
+
+
+static inline int64_t tmx_strdict_find(struct tmx_strdict *d, const void *p, size_t n)
+{
+	if (d->last) {
+		size_t len;
+		const uint8_t *at = tmx_strdict_at(d, d->last - 1, &len);
+
+		if (len == n && tmx_strdict_same(at, p, n))
+			return d->last - 1;
+	}
+	return tmx_strdict_lookup(d, p, n);
 }
 
 /* Emptied, the allocations of the entries kept (the hash table is freed). */

@@ -6,7 +6,10 @@
  * and the dictionary dropped for PLAIN values when it grows too large;
  * then whole column chunks: the page headers read back, the pages
  * decompressed and compared, and the min/max statistics (signed, unsigned,
- * floating point with NaN, byte arrays).
+ * floating point with NaN, byte arrays); integer columns as dictionaries
+ * (one value; values near the first, then one far from it; negative
+ * values; too many distinct values) read back with an independent decoder
+ * of the indices (pq_hybrid.h).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -19,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "pq_hybrid.h"
 #include "sink/parquet/column.h"
 
 static size_t acct;
@@ -93,10 +97,53 @@ static void test_dictionary(void **state)
 	expect_buf(&c.dict.plain, (const uint8_t[]){ 1, 0, 0, 0, 'a', 2, 0, 0, 0, 'b', 'c' }, 11);
 	expect_buf(&c.dict_idx, (const uint8_t *)(const uint32_t[]){ 0, 1, 0 }, 12);
 	assert_int_equal(c.vals.len, 0);
+	/* A value the dictionary has, by look-up only (the last one and another); not one it lacks. */
+	assert_true(pq_col_bytes_known(&c, 0, 1, "a", 1));
+	assert_true(pq_col_bytes_known(&c, 0, 1, "bc", 2));
+	assert_false(pq_col_bytes_known(&c, 0, 1, "b", 1));
+	assert_false(pq_col_bytes_known(&c, 0, 1, "bcd", 3));
+	assert_int_equal(c.dict.n, 2);
+	assert_int_equal(c.n_levels, 6);
+	assert_int_equal(c.n_vals, 5);
+	expect_buf(&c.defs, (const uint8_t[]){ 1, 1, 0, 1, 1, 1 }, 6);
+	expect_buf(&c.dict_idx, (const uint8_t *)(const uint32_t[]){ 0, 1, 0, 0, 1 }, 20);
 	pq_col_free(&c);
 }
 
 /* Past PQ_DICT_MAX_ENTRIES distinct values, every value so far becomes PLAIN. */
+/* Rows deferred in two columns with dictionaries (pq_col_pend_*), then put in. */
+static void test_dictionary_pending(void **state)
+{
+	struct pq_col c[3];
+	const uint32_t col[2] = { 2, 0 }, entry[2] = { 1, 0 };
+	const uint8_t def[2] = { 1, 0 };
+
+	(void)state;
+	pq_col_init(&c[0], pq_type_string(), 0, 0, &acct);
+	pq_col_init(&c[1], pq_type_int(32, true), 0, 0, &acct);
+	pq_col_init(&c[2], pq_type_string(), 1, 0, &acct);
+	pq_col_bytes(&c[0], 0, 0, "x", 1);
+	pq_col_bytes(&c[2], 0, 1, "a", 1);
+	pq_col_bytes(&c[2], 0, 1, "b", 1);
+	pq_col_pend_start(c, 2, col, entry, def);
+	c[2].pend = 3;
+	/* Nothing in the columns yet. */
+	assert_int_equal(c[0].dict_idx.len, 4);
+	assert_int_equal(c[2].dict_idx.len, 8);
+	pq_col_pend_flush(&c[2]);
+	assert_int_equal(c[2].pend, 0);
+	expect_buf(&c[2].defs, (const uint8_t[]){ 1, 1, 1, 1, 1 }, 5);
+	expect_buf(&c[2].dict_idx, (const uint8_t *)(const uint32_t[]){ 0, 1, 1, 1, 1 }, 20);
+	expect_buf(&c[0].dict_idx, (const uint8_t *)(const uint32_t[]){ 0, 0, 0, 0 }, 16);
+	assert_int_equal(c[0].defs.len, 0);   /* required: no levels */
+	assert_int_equal(c[1].dict_idx.len, 0);
+	/* Again: nothing left to put in. */
+	pq_col_pend_flush(&c[2]);
+	assert_int_equal(c[2].dict_idx.len, 20);
+	for (int k = 0; k < 3; k++)
+		pq_col_free(&c[k]);
+}
+
 static void test_dictionary_dropped(void **state)
 {
 	struct pq_col c;
@@ -191,8 +238,7 @@ static void encode(struct pq_col *c, struct tmx_buf *out, struct pq_chunk *m)
 
 	assert_true(pq_col_encode(c, &enc, 1000, out, m));
 	ZSTD_freeCCtx(enc.zctx);
-	tmx_buf_free(&enc.body);
-	tmx_buf_free(&enc.packed);
+	pq_encoder_free_bufs(&enc);
 }
 
 static void test_chunk_dictionary(void **state)
@@ -310,15 +356,165 @@ static void test_chunk_plain_stats(void **state)
 	tmx_buf_free(&out);
 }
 
+/* A chunk's dictionary page (PLAIN `w`-byte values) and data page indices, decoded. */
+static size_t read_int_dict(const struct tmx_buf *out, unsigned w, uint64_t *keys, size_t max_keys,
+			    uint32_t *idx, size_t n)
+{
+	static int64_t ints[1000];
+	static uint8_t body[1 << 16];
+	struct rd r = { out->p, out->p + out->len };
+	struct tmx_buf b;
+	size_t len, n_keys;
+
+	read_page(&r, ints, body, sizeof(body), &len);
+	assert_int_equal(ints[1], 2);        /* DICTIONARY_PAGE */
+	n_keys = (size_t)ints[701];
+	assert_true(n_keys <= max_keys);
+	assert_int_equal(len, n_keys * w);
+	for (size_t k = 0; k < n_keys; k++) {
+		keys[k] = 0;
+		for (unsigned i = 0; i < w; i++)
+			keys[k] |= (uint64_t)body[k * w + i] << (8 * i);
+	}
+	read_page(&r, ints, body, sizeof(body), &len);
+	assert_int_equal(ints[1], 0);        /* DATA_PAGE */
+	assert_int_equal(ints[502], 8);      /* RLE_DICTIONARY */
+	assert_int_equal(ints[501], n);
+	assert_true(len >= 1);
+	b = (struct tmx_buf){ .p = body + 1, .len = len - 1 };
+	hybrid_decode(&b, body[0], idx, n);
+	assert_ptr_equal(r.p, out->p + out->len);
+	return n_keys;
+}
+
+/* The dictionary of v[0, n) as it must be: entries in order of first appearance. */
+static size_t first_appearance(const uint64_t *v, size_t n, uint64_t *keys)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+		while (j < k && keys[j] != v[i])
+			j++;
+		if (j == k)
+			keys[k++] = v[i];
+	}
+	return k;
+}
+
+static void int_dict_case(struct pq_type type, const uint64_t *v, size_t n, uint64_t lo,
+			  uint64_t hi)
+{
+	static uint64_t keys[64], want[64];
+	static uint32_t idx[4096];
+	unsigned w = type.phys == PQ_INT32 ? 4 : 8;
+	uint64_t mask = w == 4 ? UINT32_MAX : UINT64_MAX;
+	struct tmx_buf out = { 0 };
+	struct pq_chunk m;
+	struct pq_col c;
+	size_t n_keys, n_want = first_appearance(v, n, want);
+
+	assert_true(n <= 4096 && n_want <= 64);
+	pq_col_init(&c, type, 0, 0, &acct);
+	for (size_t i = 0; i < n; i++)
+		pq_col_int(&c, 0, 0, v[i]);
+	encode(&c, &out, &m);
+	assert_true(m.dict);
+	n_keys = read_int_dict(&out, w, keys, 64, idx, n);
+	assert_int_equal(n_keys, n_want);
+	for (size_t k = 0; k < n_keys; k++)
+		assert_int_equal(keys[k], want[k] & mask);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(idx[i] < n_keys);
+		assert_int_equal(keys[idx[i]], v[i] & mask);
+	}
+	assert_true(m.has_minmax);
+	assert_int_equal(m.min_len, w);
+	assert_int_equal(tmx_le_at(m.min, w), lo & mask);
+	assert_int_equal(tmx_le_at(m.max, w), hi & mask);
+	tmx_buf_free(&out);
+	pq_col_free(&c);
+}
+
+static void test_chunk_int_dictionary(void **state)
+{
+	static uint64_t v[4096];
+	uint64_t x = 88172645463325252ull;
+	struct tmx_buf out = { 0 };
+	struct pq_chunk m;
+	struct pq_col c;
+
+	(void)state;
+	/* One value: one entry, the indices one run of width 0. */
+	for (size_t i = 0; i < 1000; i++)
+		v[i] = (uint64_t)-5;
+	int_dict_case(pq_type_int(64, true), v, 1000, (uint64_t)-5, (uint64_t)-5);
+	/*
+	 * Unsigned 32-bit values near the first one (100 to 111), then one far
+	 * from it (the dictionary goes on by hash), then both kinds mixed.
+	 */
+	for (size_t i = 0; i < 3000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		v[i] = 100 + x % 12;
+		if (i == 1500 || (i > 1500 && x % 97 == 0))
+			v[i] = 0xFFFFFF00u + x % 3;
+	}
+	int_dict_case(pq_type_int(32, false), v, 3000, 100, 0xFFFFFF02u);
+	/* The same order of entries when the far value comes first. */
+	v[0] = 0xFFFFFF01u;
+	int_dict_case(pq_type_int(32, false), v, 3000, 100, 0xFFFFFF02u);
+	/* Signed 64-bit values around zero, the first negative: signed bounds. */
+	for (size_t i = 0; i < 2000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		v[i] = (uint64_t)((int64_t)(x % 21) - 10);
+	}
+	v[0] = (uint64_t)-3;
+	int_dict_case(pq_type_int(64, true), v, 2000, (uint64_t)-10, 10);
+	/* Signed 32-bit, far apart (INT32_MIN and INT32_MAX): by hash only. */
+	for (size_t i = 0; i < 200; i++)
+		v[i] = i % 3 == 0 ? 0x80000000u : i % 3 == 1 ? 0x7FFFFFFFu : 7;
+	int_dict_case(pq_type_int(32, true), v, 200, 0x80000000u, 0x7FFFFFFFu);
+
+	/*
+	 * Decided on the first 8192 values: all distinct there, the same value
+	 * after them (an eighth of all 65536 in the end, but no dictionary);
+	 * 1025 distinct there (an eighth and one), the same after: one.
+	 */
+	for (int distinct = 8192; distinct >= 1025; distinct -= 8192 - 1025) {
+		pq_col_init(&c, pq_type_int(64, true), 0, 0, &acct);
+		for (size_t i = 0; i < 65536; i++)
+			pq_col_int(&c, 0, 0, i < 8192 ? (i % (size_t)distinct) * 1000003 : 5);
+		out.len = 0;
+		encode(&c, &out, &m);
+		assert_int_equal(m.dict, distinct == 1025);
+		pq_col_free(&c);
+	}
+	tmx_buf_free(&out);
+	out = (struct tmx_buf){ 0 };
+
+	/* More distinct values than an eighth of them: no dictionary. */
+	pq_col_init(&c, pq_type_int(32, true), 0, 0, &acct);
+	for (size_t i = 0; i < 1000; i++)
+		pq_col_int(&c, 0, 0, (i * 7919) % 1000);
+	encode(&c, &out, &m);
+	assert_false(m.dict);
+	assert_int_equal(tmx_le_at(m.min, 4), 0);
+	assert_int_equal(tmx_le_at(m.max, 4), 999);
+	tmx_buf_free(&out);
+	pq_col_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain_numbers),
 		cmocka_unit_test(test_plain_bools),
 		cmocka_unit_test(test_dictionary),
+		cmocka_unit_test(test_dictionary_pending),
 		cmocka_unit_test(test_dictionary_dropped),
 		cmocka_unit_test(test_chunk_dictionary),
 		cmocka_unit_test(test_chunk_plain_stats),
+		cmocka_unit_test(test_chunk_int_dictionary),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

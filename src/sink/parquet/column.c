@@ -11,7 +11,8 @@
 void pq_col_init(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_t max_rep,
 		 size_t *acct)
 {
-	*c = (struct pq_col){ .type = type, .max_def = max_def, .max_rep = max_rep, .acct = acct };
+	*c = (struct pq_col){ .type = type, .max_def = max_def, .max_rep = max_rep, .acct = acct,
+			      .int_width = type.phys == PQ_INT32 ? 4 : type.phys == PQ_INT64 ? 8 : 0 };
 	/* Strings start with a dictionary; it is dropped when it grows too large. */
 	c->dict_on = type.phys == PQ_BYTE_ARRAY;
 }
@@ -82,18 +83,18 @@ void pq_encoder_free_bufs(struct pq_encoder *enc)
 	enc->n_cols = 0;
 	tmx_buf_free(&enc->body);
 	tmx_buf_free(&enc->packed);
+	tmx_buf_free(&enc->out_spare);
 	tmx_buf_free(&enc->iidx);
 	for (unsigned k = 0; k < PQ_MEMO; k++) {
-		tmx_buf_free(&enc->rle_memo[k].in);
-		tmx_buf_free(&enc->rle_memo[k].out);
 		tmx_buf_free(&enc->zstd_memo[k].in);
 		tmx_buf_free(&enc->zstd_memo[k].out);
 	}
 	free(enc->ikeys);
 	free(enc->islots);
+	free(enc->inear);
 	enc->ikeys = NULL;
-	enc->islots = NULL;
-	enc->ikeys_cap = enc->islots_cap = 0;
+	enc->islots = enc->inear = NULL;
+	enc->ikeys_cap = enc->islots_cap = enc->inear_cap = 0;
 }
 
 static void dict_free(struct pq_col *c)
@@ -196,4 +197,54 @@ void pq_col_bytes(struct pq_col *c, uint8_t rep, uint8_t def, const void *p, siz
 	tmx_buf_le(&c->vals, n, 4);
 	tmx_buf_put(&c->vals, p, n);
 	*c->acct += n + 4;
+}
+
+bool pq_col_bytes_known(struct pq_col *c, uint8_t rep, uint8_t def, const void *p, size_t n)
+{
+	int64_t e = c->dict_on ? tmx_strdict_find(&c->dict, p, n) : -1;
+	uint32_t u = (uint32_t)e;
+
+	if (e < 0)
+		return false;
+	pq_col_levels(c, rep, def);
+	c->n_vals++;
+	tmx_buf_put(&c->dict_idx, &u, 4);
+	*c->acct += 4;
+	return true;
+}
+
+void pq_col_pend_start(struct pq_col *cols, unsigned n, const uint32_t *col,
+		       const uint32_t *entry, const uint8_t *def)
+{
+	struct pq_col *lead = &cols[col[0]];
+
+	lead->pend_cols = cols;
+	lead->pend_n = (uint8_t)n;
+	for (unsigned k = 0; k < n; k++) {
+		lead->pend_col[k] = col[k];
+		lead->pend_entry[k] = entry[k];
+		lead->pend_def[k] = def[k];
+	}
+}
+
+void pq_col_pend_flush(struct pq_col *lead)
+{
+	size_t n = lead->pend;
+
+	lead->pend = 0;
+	for (unsigned k = 0; n && k < lead->pend_n; k++) {
+		struct pq_col *c = &lead->pend_cols[lead->pend_col[k]];
+
+		if (c->max_def && tmx_buf_reserve(&c->defs, n)) {
+			memset(c->defs.p + c->defs.len, lead->pend_def[k], n);
+			c->defs.len += n;
+		}
+		if (tmx_buf_reserve(&c->dict_idx, 4 * n)) {
+			uint8_t *o = c->dict_idx.p + c->dict_idx.len;
+
+			for (size_t i = 0; i < n; i++)
+				memcpy(o + 4 * i, &lead->pend_entry[k], 4);
+			c->dict_idx.len += 4 * n;
+		}
+	}
 }

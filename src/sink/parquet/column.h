@@ -22,11 +22,16 @@
 #define PQ_DICT_MAX_ENTRIES 40000
 #define PQ_DICT_MAX_BYTES (1u << 20)
 
+/* Columns a deferred row can have (pq_col_pend). */
+#define PQ_PEND_MAX 4
+
 struct pq_col {
 	struct pq_type type;
 	uint8_t max_def, max_rep;
 	bool dict_on;           /* values go to the dictionary, not to `vals` */
-	struct tmx_buf defs, reps, vals;
+	uint8_t int_width;      /* INT32: 4, INT64: 8, else 0 (the hot path's width) */
+	/* What an integer's store reads first, together: */
+	struct tmx_buf vals, defs, reps;
 	struct tmx_strdict dict; /* its entries are the dictionary page */
 	struct tmx_buf dict_idx; /* uint32 entry of each non-null value */
 	uint64_t n_levels;      /* values including nulls (the page's num_values) */
@@ -34,6 +39,15 @@ struct pq_col {
 	uint64_t n_vals;        /* non-null values */
 	unsigned bool_bits;     /* booleans: bits used in the last byte of `vals` */
 	bool keep;              /* emptied with its buffers kept (pq_col_reuse) */
+	/*
+	 * Rows deferred (pq_col_pend): `pend` rows whose values in columns
+	 * pend_col[] (this one first) are dictionary entries pend_entry[] at
+	 * levels pend_def[]; not yet in those columns' `defs` and `dict_idx`.
+	 */
+	uint32_t pend;
+	uint8_t pend_n, pend_def[PQ_PEND_MAX];
+	uint32_t pend_col[PQ_PEND_MAX], pend_entry[PQ_PEND_MAX];
+	struct pq_col *pend_cols;
 	size_t *acct;           /* bytes buffered, summed by the table */
 };
 
@@ -60,25 +74,27 @@ struct pq_chunk {
 struct pq_encoder {
 	void *zctx;             /* ZSTD_CCtx */
 	int level;
+	bool zparams;           /* the level and other parameters set on zctx (page.c) */
 	struct tmx_buf body, packed;
+	struct tmx_buf out_spare;   /* a written group's pages, emptied (pq_group_recycle) */
 	struct pq_col *cols;    /* reusable columns (pq_col_reuse) of the groups it encodes */
 	size_t n_cols;
 	/* An integer column's dictionary being tried (page.c): values, indices, hash table. */
 	uint64_t *ikeys;
-	uint32_t *islots;
-	size_t ikeys_cap, islots_cap;
+	uint32_t *islots, *inear;   /* hash table; table of the values near the first */
+	size_t ikeys_cap, islots_cap, inear_cap;
 	struct tmx_buf iidx;
 	/*
-	 * The last few RLE encodings of dictionary indices, and compressions
-	 * of pages, by their input: the columns of one stream (stream_id, cpu,
-	 * a context's thread id) or of one packet (its context's fields) have
-	 * the same indices, row for row, in a group whose streams interleave.
+	 * The last few compressions of pages of dictionary indices, by their
+	 * input: the columns of one stream (stream_id, cpu, a context's thread
+	 * id) or of one packet (its context's fields) have the same indices,
+	 * row for row, in a group whose streams interleave.
 	 */
 	struct pq_memo {
 		struct tmx_buf in, out;
 		unsigned tag;
-	} rle_memo[PQ_MEMO], zstd_memo[PQ_MEMO];
-	unsigned rle_next, zstd_next;
+	} zstd_memo[PQ_MEMO];
+	unsigned zstd_next;
 };
 
 /* The encoder's `n` reusable columns (emptied, buffers kept); NULL without memory. */
@@ -128,6 +144,7 @@ static inline void pq_col_null(struct pq_col *c, uint8_t rep, uint8_t def)
 static inline __attribute__((always_inline)) void pq_col_int_put(struct pq_col *c, uint8_t rep,
 								uint8_t def, uint64_t bits)
 {
+	/* The type, not int_width: a constant where the caller switched on it (record.h). */
 	unsigned n = c->type.phys == PQ_INT32 ? 4 : 8;
 	struct tmx_buf *v = &c->vals;
 
@@ -162,6 +179,28 @@ static inline __attribute__((always_inline)) void pq_col_int(struct pq_col *c, u
 void pq_col_double(struct pq_col *c, uint8_t rep, uint8_t def, double v);
 void pq_col_bool(struct pq_col *c, uint8_t rep, uint8_t def, bool v);
 void pq_col_bytes(struct pq_col *c, uint8_t rep, uint8_t def, const void *p, size_t n);
+/*
+ * pq_col_bytes of a value the column's dictionary has (true), else nothing
+ * (false).  Its entries are the column's values, so a text that is one is
+ * valid UTF-8 already: the sequential path looks a string up before it
+ * checks it (fmap_values.c).
+ */
+bool pq_col_bytes_known(struct pq_col *c, uint8_t rep, uint8_t def, const void *p, size_t n);
+/*
+ * Rows of the same few dictionary entries in columns that are not
+ * repeated, of which nothing else writes (the sequential path's event
+ * names: the same entries in every row of a table most often): counted
+ * in the first column, `lead` (of `cols`), where each row cost a level
+ * and an index stored in each column.  pq_col_pend_start() notes the
+ * columns (col[0] is lead's), their entries and levels; each row is then
+ * lead->pend++; pq_col_pend_flush() puts the rows into the columns (when
+ * the entries change, and before the group is encoded).  Their levels and
+ * values are counted with the rows (pq_table_flush), not here.
+ */
+void pq_col_pend_start(struct pq_col *cols, unsigned n, const uint32_t *col,
+		       const uint32_t *entry, const uint8_t *def);
+void pq_col_pend_flush(struct pq_col *lead);
+
 /* Whether an allocation failed since the last chunk. */
 bool pq_col_oom(const struct pq_col *c);
 

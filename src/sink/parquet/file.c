@@ -78,7 +78,15 @@ bool pq_group_encode(struct pq_group *g, struct pq_col *cols, size_t n_cols, int
 	struct pq_chunk lost;
 
 	*g = (struct pq_group){ .num_rows = n_rows, .n_cols = n_cols, .failed = SIZE_MAX };
+	/* The pages go into the memory of a group written before (pq_group_recycle), if any. */
+	g->out = enc->out_spare;
+	g->out.len = 0;
+	g->out.oom = false;
+	enc->out_spare = (struct tmx_buf){ 0 };
 	g->chunks = calloc(n_cols ? n_cols : 1, sizeof(*g->chunks));
+	for (size_t c = 0; c < n_cols; c++)   /* rows deferred into their columns, first */
+		if (cols[c].pend)
+			pq_col_pend_flush(&cols[c]);
 	for (size_t c = 0; c < n_cols; c++) {
 		/* Every column is emptied, also after a failure. */
 		if (!pq_col_encode(&cols[c], enc, 0, &g->out, g->chunks ? &g->chunks[c] : &lost) &&
@@ -95,6 +103,18 @@ void pq_group_free(struct pq_group *g)
 	free(g->chunks);
 	tmx_buf_free(&g->out);
 	g->chunks = NULL;
+}
+
+/* Groups' pages above this size are not kept for the next. */
+#define SPARE_MAX (64u << 20)
+
+void pq_group_recycle(struct pq_group *g, struct pq_encoder *enc)
+{
+	if (!enc->out_spare.p && g->out.cap <= SPARE_MAX) {
+		enc->out_spare = g->out;
+		g->out = (struct tmx_buf){ 0 };
+	}
+	pq_group_free(g);
 }
 
 int pq_file_put_group(struct pq_file *f, struct pq_group *g, struct tmx_error *err)

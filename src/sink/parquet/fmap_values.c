@@ -33,7 +33,7 @@ static inline unsigned int_width(const struct pq_rec_emit *em, int col)
 static inline __attribute__((always_inline)) void col_int_top(struct pq_col *c, uint64_t bits)
 {
 	struct tmx_buf *v = &c->vals;
-	unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
+	unsigned w = c->int_width;
 
 	if (c->max_def)
 		tmx_buf_byte(&c->defs, c->max_def);
@@ -187,7 +187,8 @@ static inline void emit_ints(const struct pq_rec_emit *em, int col, const struct
 	c = &em->cols[col];
 	for (size_t k = 0; k < n; k++)
 		col_int_top(&c[k], v[k].u);
-	*em->bytes += bytes;
+	if (bytes)   /* records (em->rec) count nothing here */
+		*em->bytes += bytes;
 }
 
 /* The bytes of a run's record entry (pq_rec_ints). */
@@ -326,8 +327,22 @@ void pq_put_text(const struct pq_emit *em, int col, uint8_t rep, const char *p, 
 
 void pq_rec_text(const struct pq_rec_emit *em, int col, uint8_t rep, const char *p, size_t n)
 {
-	const char *t = utf8_text(em->scratch, p, n, &n);
+	const char *t;
 
+	/*
+	 * Straight into a column with a dictionary: a string it has needs no
+	 * check (its entries went through utf8_text), and most strings are
+	 * one of a few (names, states, files).
+	 */
+	if (!em->rec) {
+		struct pq_col *c = &em->cols[col];
+
+		if (pq_col_bytes_known(c, rep, c->max_def, p, n)) {
+			*em->bytes += PQ_REC_HEAD + 4 + n;
+			return;
+		}
+	}
+	t = utf8_text(em->scratch, p, n, &n);
 	emit_bytes(em, col, rep, t, n);
 }
 
@@ -656,16 +671,32 @@ static void run_prog(const struct pq_rec_emit *em, const struct pq_fcols *fc,
 		     const struct tmx_value **cells, const struct tmx_value **cpu)
 {
 	const struct pq_op *op = pr->ops, *end = op + pr->n;
-	size_t i = 0;
+	size_t i = 0, bytes = 0;
 
 	for (; op < end; op++) {
 		i += op->pre;
 		switch (op->op) {
 		case OP_INTS:
-			if (op->n > 1)
-				emit_ints(em, op->a, &vals[i], op->n, op->b);
-			else   /* signed or not, `u` has the value's bits */
-				emit_int(em, op->a, 0, vals[i].u);
+			if (em->rec) {
+				if (op->n > 1)
+					emit_ints(em, op->a, &vals[i], op->n, op->b);
+				else   /* signed or not, `u` has the value's bits */
+					emit_int(em, op->a, 0, vals[i].u);
+			} else {
+				/*
+				 * Straight into the columns (top-level, not
+				 * repeated), their bytes counted once for the
+				 * scope: the counter is in memory, which the
+				 * stores to the columns could alias.
+				 */
+				struct pq_col *c = &em->cols[op->a];
+				const struct tmx_value *v = &vals[i];
+
+				col_int_top(c, v->u);
+				for (unsigned k = 1; k < op->n; k++)
+					col_int_top(&c[k], v[k].u);
+				bytes += (size_t)op->b;
+			}
 			i += op->n;
 			break;
 		case OP_VAL:
@@ -695,6 +726,8 @@ static void run_prog(const struct pq_rec_emit *em, const struct pq_fcols *fc,
 			break;
 		}
 	}
+	if (bytes)   /* records (em->rec) count nothing here */
+		*em->bytes += bytes;
 }
 
 const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em, const struct pq_fcols *fc,
@@ -715,4 +748,35 @@ bool pq_fcols_compile(struct pq_fcols *fc, const struct pq_schema *schema)
 		if (!compile_scope(fc, schema, (enum tmx_scope)s))
 			return false;
 	return true;
+}
+
+_Static_assert(PQ_PEND_MAX == PQ_REC_INCLUDE_MAX, "a row's names are deferred whole");
+
+bool pq_direct_include(struct pq_col *cols, const struct tmx_buf *entries,
+		       struct pq_rec_apply_state *st)
+{
+	struct pq_col *lead = st->n ? &cols[st->col[0]] : NULL;
+	unsigned k;
+
+	if (st->inc == entries && lead) {
+		if (lead->pend && lead->pend < UINT32_MAX) {   /* the names of the row before, deferred */
+			lead->pend++;
+			return true;
+		}
+		for (k = 0; k < st->n; k++) {
+			const struct pq_col *c = &cols[st->col[k]];
+
+			if (!c->dict_on || c->max_rep || c->pend)
+				break;
+		}
+		if (k == st->n) {
+			pq_col_pend_start(cols, st->n, st->col, st->entry, st->def);
+			lead->pend = 1;
+			return true;
+		}
+	}
+	/* Another row's names, or none known: the rows deferred go in first. */
+	if (st->inc && lead && lead->pend)
+		pq_col_pend_flush(lead);
+	return false;
 }

@@ -267,27 +267,37 @@ static void memo_put(struct pq_memo *m, unsigned *next, unsigned tag, const void
 }
 
 /*
- * Dictionary indices RLE / bit-packed into enc->body, or, with `memo`,
- * copied from the same indices' before.
+ * Dictionary indices RLE / bit-packed into enc->body.  Not remembered for
+ * the next columns as their compressed pages are (put_page): copying and
+ * comparing 4 bytes an index cost more than the encodings it saved.
  */
-static void put_indices(struct pq_encoder *enc, const uint8_t *idx, size_t n, unsigned width,
-			bool memo)
+static void put_indices(struct pq_encoder *enc, const uint8_t *idx, size_t n, unsigned width)
 {
-	const struct tmx_buf *seen;
-	size_t at = enc->body.len;
-
-	memo = memo && width;   /* width 0: one run, written without reading the indices */
-	seen = memo ? memo_find(enc->rle_memo, width + 1, idx, 4 * n) : NULL;
-
 	tmx_buf_byte(&enc->body, (uint8_t)width);
-	if (seen) {
-		tmx_buf_put(&enc->body, seen->p, seen->len);
-		return;
-	}
 	pq_rle_hybrid(&enc->body, idx, 4, n, width);
-	if (memo && !enc->body.oom && n >= 64)
-		memo_put(enc->rle_memo, &enc->rle_next, width + 1, idx, 4 * n, enc->body.p + at + 1,
-			 enc->body.len - at - 1);
+}
+
+/*
+ * zstd's shortest match: 7 bytes where level 1 takes 6 for inputs of a
+ * page's size.  A fifth of zstd's time less (the pages are dictionary
+ * indices, levels and packed deltas: their short matches are few and
+ * gain little) for under 1% more bytes on the benchmarks (bench/parquet.sh).
+ */
+#define PQ_ZSTD_MIN_MATCH 7
+
+/* `n` bytes at `src` compressed into dst[0, cap) with the encoder's level; a zstd result. */
+static size_t compress(struct pq_encoder *enc, void *dst, size_t cap, const void *src, size_t n)
+{
+	if (!enc->zparams) {   /* the parameters stay with the context from one page to the next */
+		size_t r = ZSTD_CCtx_setParameter(enc->zctx, ZSTD_c_compressionLevel, enc->level);
+
+		if (!ZSTD_isError(r))
+			r = ZSTD_CCtx_setParameter(enc->zctx, ZSTD_c_minMatch, PQ_ZSTD_MIN_MATCH);
+		if (ZSTD_isError(r))
+			return r;
+		enc->zparams = true;
+	}
+	return ZSTD_compress2(enc->zctx, dst, cap, src, n);
 }
 
 /*
@@ -317,8 +327,7 @@ static bool put_page(struct pq_encoder *enc, struct tmx_buf *out, bool dict_page
 		memcpy(enc->packed.p, seen->p, seen->len);
 		zn = seen->len;
 	} else {
-		zn = ZSTD_compressCCtx(enc->zctx, enc->packed.p, bound, enc->body.p, enc->body.len,
-				       enc->level);
+		zn = compress(enc, enc->packed.p, bound, enc->body.p, enc->body.len);
 		if (ZSTD_isError(zn) || zn > INT32_MAX)
 			return false;
 		if (memo && enc->body.len >= 256)
@@ -382,24 +391,24 @@ static inline size_t int_hash(uint64_t v, size_t mask)
 }
 
 /*
- * One loop per width (the hash and the look-ups are most of the time):
- * `slots` (all zero on entry, `mask` + 1 of them) hold entry + 1.  Returns
- * the number of entries, with *full set when there would be more than
- * `limit`.  A value equal to the one before takes its entry without a
+ * One loop per width (the hash and the look-ups are most of the time),
+ * from value `i` on with `k` entries so far: `slots` (`mask` + 1 of them,
+ * zero but for those entries) hold entry + 1.  Returns the number of
+ * entries, with *full set when there would be more than `limit`.  A value equal to the one before takes its entry without a
  * look-up (runs: a stream's or a packet's values); `last` starts unlike
  * the first value, so that no test of a first time is in the loop.
  */
 #define INT_DICT_LOOP(name, T)                                                           \
-	static size_t name(const uint8_t *p, size_t n, size_t limit, uint64_t *keys,     \
-			   uint32_t *slots, size_t mask, uint32_t *idx, bool *full)       \
+	static size_t name(const uint8_t *p, size_t i, size_t n, size_t k, size_t limit,  \
+			   uint64_t *keys, uint32_t *slots, size_t mask, uint32_t *idx,   \
+			   bool *full)                                                    \
 	{                                                                                \
-		size_t k = 0;                                                            \
 		T last, v;                                                               \
 		uint32_t last_i = 0;                                                     \
                                                                                          \
-		memcpy(&last, p, sizeof(T));                                             \
+		memcpy(&last, p + i * sizeof(T), sizeof(T));                             \
 		last = (T)~last;                                                         \
-		for (size_t i = 0; i < n; i++) {                                         \
+		for (; i < n; i++) {                                                     \
 			memcpy(&v, p + i * sizeof(T), sizeof(T));                        \
 			if (v != last) {                                                 \
 				size_t s = int_hash(v, mask);                            \
@@ -470,11 +479,168 @@ static void int_dict_clear(uint32_t *slots, size_t mask, const uint64_t *keys, s
 INCREASING(increasing32, uint32_t)
 INCREASING(increasing64, uint64_t)
 
-/* Also sets *up when the values only increase (as unsigned). */
-static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_keys, bool *up)
+/*
+ * Whether `n` values of type T are all the first one (a stream's id, a
+ * packet context's field in a group of one packet: many integer columns).
+ * Then the dictionary is that value and the indices are one run of zeros,
+ * written without reading them (put_indices): neither looked up nor
+ * stored.  Blocks of 64 compared without a branch, as INCREASING.
+ */
+#define ALL_SAME(name, T)                                                         \
+	static bool name(const uint8_t *p, size_t n)                             \
+	{                                                                          \
+		T first;                                                           \
+		memcpy(&first, p, sizeof(T));                                      \
+		for (size_t i = 1; i < n;) {                                       \
+			size_t e = n - i < 64 ? n : i + 64;                        \
+			T d = 0;                                                   \
+			for (; i < e; i++) {                                       \
+				T v;                                               \
+				memcpy(&v, p + i * sizeof(T), sizeof(T));          \
+				d |= v ^ first;                                    \
+			}                                                          \
+			if (d)                                                     \
+				return false;                                      \
+		}                                                                  \
+		return true;                                                       \
+	}
+ALL_SAME(all_same32, uint32_t)
+ALL_SAME(all_same64, uint64_t)
+
+/* The values around the first one that int_dict looks up in a table (256 KiB), not by hash. */
+#define INT_NEAR (1u << 16)
+
+/*
+ * int_dict's loop while the values are near the first one, within
+ * INT_NEAR / 2 (CPUs, stream and event ids, priorities, the thread ids
+ * of a small machine): their entry + 1 at v - base in `near` (zeroes),
+ * where the hash took a multiplication and a probe; and without the test
+ * of the value before, which values that do not come in runs mispredict.
+ * The same entries in the same order as the hash: order of first
+ * appearance.  From value `i` on with `k` entries so far; returns the
+ * number of entries, with *full set as the hash loop; stops at the first
+ * value that is not near (*at: its index, n when none is).
+ */
+#define INT_DICT_NEAR(name, T)                                                           \
+	static size_t name(const uint8_t *p, size_t i, size_t n, size_t k, size_t limit, \
+			   uint64_t *keys, uint32_t *near, T base, uint32_t *idx,         \
+			   bool *full, size_t *at)                                        \
+	{                                                                                \
+		for (; i < n; i++) {                                                     \
+			T v, off;                                                        \
+			uint32_t e;                                                      \
+			memcpy(&v, p + i * sizeof(T), sizeof(T));                        \
+			off = (T)(v - base);                                             \
+			if (__builtin_expect(off >= INT_NEAR, 0))                        \
+				break;                                                   \
+			e = near[off];                                                   \
+			if (__builtin_expect(!e, 0)) {                                   \
+				if (k == limit) {                                        \
+					*full = true;                                    \
+					break;                                           \
+				}                                                        \
+				keys[k++] = v;                                           \
+				near[off] = e = (uint32_t)k;                             \
+			}                                                                \
+			idx[i] = e - 1;                                                  \
+		}                                                                        \
+		*at = i;                                                                 \
+		return k;                                                                \
+	}
+INT_DICT_NEAR(int_near32, uint32_t)
+INT_DICT_NEAR(int_near64, uint64_t)
+
+/* Room for `n` zeroes at *p (*cap of them now). */
+static bool zeroes(uint32_t **p, size_t *cap, size_t n)
+{
+	if (n <= *cap)
+		return true;
+	free(*p);
+	*cap = 0;
+	if (!(*p = calloc(n, sizeof(**p))))
+		return false;
+	*cap = n;
+	return true;
+}
+
+/*
+ * Values a column's dictionary is decided on first (as parquet-mr and
+ * Arrow decide on their first page): with more distinct values than an
+ * eighth of these, it is given up there, not after hashing most of the
+ * column (counters, addresses, durations: the values of a chunk that
+ * ends up PLAIN or DELTA_BINARY_PACKED).  Deterministic: from the
+ * chunk's values alone.
+ */
+#define INT_DICT_SAMPLE 8192
+
+/*
+ * The dictionary of a column's values: near the first one by the table of
+ * INT_NEAR, then (from the first value that is not) by hash, the entries
+ * so far put in the hash table first; at most an eighth of the first
+ * INT_DICT_SAMPLE values, then at most `limit`.  Returns the number of
+ * entries, with *full as the loops; the tables are left zeroes.
+ */
+static size_t int_dict_entries(const uint8_t *p, size_t n, unsigned w, size_t limit,
+			       struct pq_encoder *enc, bool *full)
+{
+	uint32_t *idx = (uint32_t *)enc->iidx.p;
+	uint64_t base = tmx_le_at(p, w) - INT_NEAR / 2, mask = w == 4 ? UINT32_MAX : UINT64_MAX;
+	size_t k = 0, k_near, i = 0, n_slots = 64, sample = n < INT_DICT_SAMPLE ? n : INT_DICT_SAMPLE;
+	bool hashing = false;
+
+	if (!zeroes(&enc->inear, &enc->inear_cap, INT_NEAR))
+		return *full = true, 0;
+	while (n_slots < 2 * limit)
+		n_slots *= 2;
+	for (int part = 0; part < 2 && !*full && i < n; part++) {
+		size_t end = part ? n : sample, lim = part ? limit : sample / 8 + 1;
+
+		if (lim > limit)
+			lim = limit;
+		if (!hashing) {
+			k = w == 4 ? int_near32(p, i, end, k, lim, enc->ikeys, enc->inear,
+						(uint32_t)base, idx, full, &i)
+				   : int_near64(p, i, end, k, lim, enc->ikeys, enc->inear, base, idx,
+						full, &i);
+			if (*full || i == end)
+				continue;
+			/* A value far from the first: the entries so far to the hash table. */
+			if (!zeroes(&enc->islots, &enc->islots_cap, n_slots)) {
+				*full = true;
+				break;
+			}
+			for (size_t e = 0; e < k; e++) {   /* distinct: each to an empty slot */
+				size_t s = int_hash(enc->ikeys[e], n_slots - 1);
+				while (enc->islots[s])
+					s = (s + 1) & (n_slots - 1);
+				enc->islots[s] = (uint32_t)e + 1;
+			}
+			hashing = true;
+			k_near = k;
+		}
+		k = (w == 4 ? int_dict32 : int_dict64)(p, i, end, k, lim, enc->ikeys, enc->islots,
+						       n_slots - 1, idx, full);
+		i = end;
+	}
+	if (!hashing)
+		k_near = k;
+	for (size_t e = 0; e < k_near; e++)   /* in the table of near values */
+		enc->inear[(enc->ikeys[e] - base) & mask] = 0;
+	if (hashing)
+		int_dict_clear(enc->islots, n_slots - 1, enc->ikeys, k);
+	return k;
+}
+
+/*
+ * Also sets *up when the values only increase (as unsigned).  The indices
+ * are enc->iidx[0, *n_idx), not written when every value is the same
+ * (one entry: width 0).
+ */
+static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_keys, bool *up,
+		     size_t *n_idx)
 {
 	unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
-	size_t n = c->vals.len / w, limit = n / 8 + 1, n_slots = 64;
+	size_t n = c->vals.len / w, limit = n / 8 + 1;
 	bool full = false;
 
 	if (n < 16 || c->vals.oom)
@@ -483,16 +649,6 @@ static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_k
 		return false;
 	if (limit > INT_DICT_MAX)
 		limit = INT_DICT_MAX;
-	while (n_slots < 2 * limit)
-		n_slots *= 2;
-	if (n_slots > enc->islots_cap) {
-		free(enc->islots);
-		enc->islots_cap = 0;
-		/* Zeroes, as int_dict_clear leaves them after each column. */
-		if (!(enc->islots = calloc(n_slots, sizeof(*enc->islots))))
-			return false;
-		enc->islots_cap = n_slots;
-	}
 	if (limit > enc->ikeys_cap) {
 		uint64_t *keys = realloc(enc->ikeys, limit * sizeof(*keys));
 		if (!keys)
@@ -500,16 +656,17 @@ static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_k
 		enc->ikeys = keys;
 		enc->ikeys_cap = limit;
 	}
+	*n_idx = n;
+	if ((w == 4 ? all_same32 : all_same64)(c->vals.p, n)) {
+		enc->ikeys[0] = tmx_le_at(c->vals.p, w);
+		*n_keys = 1;
+		return true;
+	}
 	enc->iidx.len = 0;
 	if (!tmx_buf_reserve(&enc->iidx, n * 4))
 		return false;
-	*n_keys = (w == 4 ? int_dict32 : int_dict64)(c->vals.p, n, limit, enc->ikeys, enc->islots,
-						     n_slots - 1, (uint32_t *)enc->iidx.p, &full);
-	int_dict_clear(enc->islots, n_slots - 1, enc->ikeys, *n_keys);
-	if (full)
-		return false;
-	enc->iidx.len = n * 4;
-	return true;
+	*n_keys = int_dict_entries(c->vals.p, n, w, limit, enc, &full);
+	return !full;
 }
 
 /*
@@ -620,10 +777,10 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 	 * and remembering them copied megabytes for nothing.
 	 */
 	bool memo = !c->max_rep, up = false;
-	size_t n_keys = 0;
+	size_t n_keys = 0, n_idx = 0;
 
 	if (ok && !dict && (c->type.phys == PQ_INT32 || c->type.phys == PQ_INT64))
-		idict = int_dict(c, enc, &n_keys, &up);
+		idict = int_dict(c, enc, &n_keys, &up, &n_idx);
 	*meta = (struct pq_chunk){ .phys = c->type.phys, .dict = dict || idict,
 				   .num_values = (int64_t)c->n_levels, .dict_offset = -1 };
 	if (idict)
@@ -645,9 +802,9 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 	if (c->max_def)
 		pq_levels(&enc->body, c->defs.p, c->n_levels, c->max_def);
 	if (dict) {
-		put_indices(enc, c->dict_idx.p, c->dict_idx.len / 4, pq_bit_width(c->dict.n - 1), memo);
+		put_indices(enc, c->dict_idx.p, c->dict_idx.len / 4, pq_bit_width(c->dict.n - 1));
 	} else if (idict) {
-		put_indices(enc, enc->iidx.p, enc->iidx.len / 4, pq_bit_width(n_keys - 1), memo);
+		put_indices(enc, enc->iidx.p, n_idx, pq_bit_width(n_keys - 1));
 	} else if (c->type.phys == PQ_INT64 && put_delta(c, enc)) {
 		meta->delta = true;
 	} else {

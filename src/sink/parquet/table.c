@@ -224,7 +224,7 @@ int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error 
 		give_cols(t);
 	}
 	ret = pq_table_put(t, &g, err);
-	pq_group_free(&g);
+	pq_group_recycle(&g, enc);
 	return ret;
 }
 
