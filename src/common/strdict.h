@@ -92,7 +92,7 @@ static inline int64_t tmx_strdict_entry(struct tmx_strdict *d, const void *p, si
 /* The entry of the string `p` of `n` bytes, -1 when it has none (nothing added). */
 int64_t tmx_strdict_lookup(struct tmx_strdict *d, const void *p, size_t n);
 
-
+/* tmx_strdict_lookup() after the last entry found or added is tried first (as tmx_strdict_entry). */
 static inline int64_t tmx_strdict_find(struct tmx_strdict *d, const void *p, size_t n)
 {
 	if (d->last) {
