@@ -509,4 +509,10 @@ static inline void pq_rec_apply(struct pq_col *cols, const uint8_t *r, size_t n,
 	pq_rec_apply_flush(cols, &st);
 }
 
+/*
+ * The same, rows of one layout applied by blocks, entry by entry
+ * (transpose.c); `roomy` as pq_rec_apply_state's.
+ */
+void pq_rec_apply_group(struct pq_col *cols, const uint8_t *r, size_t n, bool roomy);
+
 #endif

@@ -149,7 +149,7 @@ static bool roomy(const struct pq_col *cols, size_t n_cols, int64_t n_rows)
 void pq_table_apply(struct pq_col *cols, size_t n_cols, int64_t n_rows, const uint8_t *r,
 		    size_t n)
 {
-	pq_rec_apply(cols, r, n, roomy(cols, n_cols, n_rows));
+	pq_rec_apply_group(cols, r, n, roomy(cols, n_cols, n_rows));
 	count_rows(cols, n_cols, n_rows);
 }
 
