@@ -40,8 +40,12 @@ struct lentry {
 struct layout {
 	const uint8_t *first;     /* the row the layout is made from */
 	size_t len;               /* bytes of a row */
-	unsigned n;
+	unsigned n, n_checks;
 	struct lentry e[LAYOUT_MAX];
+	struct check {            /* make_checks() */
+		uint32_t off;
+		uint64_t mask, want;
+	} check[2 * LAYOUT_MAX];
 };
 
 static inline unsigned width(const struct pq_col *c)
@@ -116,6 +120,36 @@ static bool overlap(uint32_t a, unsigned na, uint32_t b, unsigned nb)
 	return a < b + nb && b < a + na;
 }
 
+/*
+ * What every row of the layout has the same, as 8-byte words compared
+ * under a mask: each head (6 bytes) and a LIST's element count (4 more
+ * bytes); the word at the end of the row when it would pass it.
+ */
+static void make_checks(struct layout *l)
+{
+	l->n_checks = 0;
+	for (unsigned k = 0; k < l->n; k++) {
+		const struct lentry *e = &l->e[k];
+		size_t bytes = e->op == OP_ELEMS ? PQ_REC_HEAD + 4 : PQ_REC_HEAD;
+		size_t at = e->off;
+
+		while (bytes) {
+			size_t n = bytes < 8 ? bytes : 8, shift;
+			uint64_t w;
+
+			/* The word ends within the row: moved back when it would not. */
+			shift = at + 8 > l->len ? at + 8 - l->len : 0;
+			memcpy(&w, l->first + at - shift, 8);
+			l->check[l->n_checks++] = (struct check){
+				(uint32_t)(at - shift),
+				(n == 8 ? ~0ull : ((1ull << (8 * n)) - 1)) << (8 * shift), 0 };
+			l->check[l->n_checks - 1].want = w & l->check[l->n_checks - 1].mask;
+			at += n;
+			bytes -= n;
+		}
+	}
+}
+
 /* The layout of the row at `p`; false when its rows cannot be applied by entries. */
 static bool make_layout(struct layout *l, const struct pq_col *cols, const uint8_t *p,
 			const uint8_t *end)
@@ -168,31 +202,24 @@ static bool make_layout(struct layout *l, const struct pq_col *cols, const uint8
 		q += PQ_REC_HEAD + s;
 	} while (q < end && !is_include(q));
 	l->len = (size_t)(q - p);
+	if (l->len < 8)
+		return false;   /* (a row has a head and a pointer at least) */
+	make_checks(l);
 	return true;
 }
 
 /* Whether the row at `p` has the layout's heads and element counts. */
 static inline bool same_layout(const struct layout *l, const uint8_t *p)
 {
-	for (unsigned k = 0; k < l->n; k++) {
-		const struct lentry *e = &l->e[k];
-		uint32_t a, b;
-		uint16_t x, y;
+	uint64_t diff = 0;
 
-		memcpy(&a, p + e->off, 4);
-		memcpy(&b, l->first + e->off, 4);
-		memcpy(&x, p + e->off + 4, 2);
-		memcpy(&y, l->first + e->off + 4, 2);
-		if (a != b || x != y)
-			return false;
-		if (e->op == OP_ELEMS) {
-			memcpy(&a, p + e->off + PQ_REC_HEAD, 4);
-			memcpy(&b, l->first + e->off + PQ_REC_HEAD, 4);
-			if (a != b)
-				return false;
-		}
+	for (unsigned k = 0; k < l->n_checks; k++) {
+		uint64_t w;
+
+		memcpy(&w, p + l->check[k].off, 8);
+		diff |= (w & l->check[k].mask) ^ l->check[k].want;
 	}
-	return true;
+	return !diff;
 }
 
 /* Integers of column `c` at offset `off` of rows base[0, n) (stride `len`), with room (roomy). */
@@ -308,7 +335,14 @@ void pq_rec_apply_group(struct pq_col *cols, const uint8_t *r, size_t n, bool ro
 	const uint8_t *end = r + n;
 	size_t retry = RETRY_ROWS, by_row = 0;
 
-	if (!roomy) {   /* gather() stores without asking for room */
+	/*
+	 * gather() stores without asking for room, host-order values as
+	 * PLAIN's little-endian ones; the checks' masks are little-endian.
+	 */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (!roomy)
+#endif
+	{
 		pq_rec_apply(cols, r, n, false);
 		return;
 	}
