@@ -150,12 +150,17 @@ static void make_checks(struct layout *l)
 	}
 }
 
-/* The layout of the row at `p`; false when its rows cannot be applied by entries. */
+/*
+ * The layout of the row at `p`; false when its rows cannot be applied by
+ * entries, *never when its class's rows cannot (a byte array, too many
+ * entries, a column written twice, rows not told apart).
+ */
 static bool make_layout(struct layout *l, const struct pq_col *cols, const uint8_t *p,
-			const uint8_t *end)
+			const uint8_t *end, bool *never)
 {
 	const uint8_t *q = p;
 
+	*never = true;
 	if (!is_include(p))
 		return false;
 	l->first = p;
@@ -202,6 +207,7 @@ static bool make_layout(struct layout *l, const struct pq_col *cols, const uint8
 		q += PQ_REC_HEAD + s;
 	} while (q < end && !is_include(q));
 	l->len = (size_t)(q - p);
+	*never = false;
 	if (l->len < 8)
 		return false;   /* (a row has a head and a pointer at least) */
 	make_checks(l);
@@ -304,14 +310,17 @@ static void apply_block(struct pq_col *cols, const struct layout *l, const uint8
 	}
 }
 
-/* Rows from `p` of the layout of the row at `p`, applied by blocks; the bytes applied. */
+/*
+ * Rows from `p` of the layout of the row at `p`, applied by blocks; the
+ * bytes applied (*never: see make_layout).
+ */
 static size_t apply_layout(struct pq_col *cols, const uint8_t *p, const uint8_t *end,
-			   struct pq_rec_apply_state *st)
+			   struct pq_rec_apply_state *st, bool *never)
 {
 	struct layout l;
 	size_t done = 0;
 
-	if (!make_layout(&l, cols, p, end))
+	if (!make_layout(&l, cols, p, end, never))
 		return 0;
 	for (;;) {
 		const uint8_t *b = p + done;
@@ -351,8 +360,13 @@ void pq_rec_apply_group(struct pq_col *cols, const uint8_t *r, size_t n, bool ro
 
 		if (!by_row) {
 			const uint8_t *from = r;
+			bool never;
 
-			r += apply_layout(cols, r, end, &st);
+			r += apply_layout(cols, r, end, &st, &never);
+			if (never) {   /* the rest row by row, without looking for rows */
+				pq_rec_apply_entries(cols, r, (size_t)(end - r), &st);
+				break;
+			}
 			if (r == end)
 				break;
 			/*
