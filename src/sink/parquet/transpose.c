@@ -25,26 +25,42 @@
 #include "sink/parquet/record.h"
 
 #define LAYOUT_MAX 48   /* entries of a row laid out; more: row by row */
+#define SEGS_MAX 8      /* byte arrays of a row laid out, + 1 */
 #define BLOCK_ROWS 128  /* rows checked, then applied entry by entry */
 #define RETRY_ROWS 32   /* rows applied row by row after a layout that held few rows, */
 #define RETRY_MAX 4096  /* twice as many each time, up to this */
+#define LONG_BYTES 2048 /* a layout that held that many bytes of rows held many */
 
-enum op { OP_INCLUDE, OP_RUN, OP_INT, OP_INT_REP, OP_NULL, OP_ELEMS, OP_DOUBLE, OP_BOOL };
+enum op { OP_INCLUDE, OP_RUN, OP_INT, OP_INT_REP, OP_NULL, OP_ELEMS, OP_DOUBLE, OP_BOOL, OP_BYTES };
 
+/*
+ * An entry of a layout.  A row is cut into segments after each byte
+ * array (whose length differs from row to row): an entry is at a fixed
+ * offset in its segment.
+ */
 struct lentry {
 	uint8_t op, rep, def, n;  /* n: columns of a run */
+	uint8_t seg;
 	uint32_t col;             /* the (first) column, kind bits cleared */
-	uint32_t off;             /* of its head in the row */
+	uint32_t off;             /* of its head in its segment */
 };
 
 struct layout {
-	const uint8_t *first;     /* the row the layout is made from */
-	size_t len;               /* bytes of a row */
-	unsigned n, n_checks;
+	unsigned n, n_checks, n_segs;
 	struct lentry e[LAYOUT_MAX];
+	/*
+	 * Each segment: the bytes its checks and its byte array's length
+	 * read from its start (`need`), the offset of that length (the
+	 * segment's last entry), or of the row's end in the last segment.
+	 */
+	struct seg {
+		uint32_t need, len_at;
+		uint32_t unit;        /* bytes per unit of that length */
+		unsigned checks;      /* its checks end there in check[] */
+	} seg[SEGS_MAX];
 	struct check {            /* make_checks() */
-		uint32_t off;
 		uint64_t mask, want;
+		uint32_t off;
 	} check[2 * LAYOUT_MAX];
 };
 
@@ -55,7 +71,8 @@ static inline unsigned width(const struct pq_col *c)
 
 /*
  * The size of the value of the entry whose head is at `h` (what follows
- * the head); *fixed false for a byte array (rows may differ in it).
+ * the head); *fixed false for a byte array or a LIST's elements (rows
+ * may differ in their length).
  */
 static size_t value_size(const struct pq_col *cols, const uint8_t *h, bool *fixed)
 {
@@ -66,6 +83,7 @@ static size_t value_size(const struct pq_col *cols, const uint8_t *h, bool *fixe
 	*fixed = true;
 	if (col & PQ_REC_ELEMS) {
 		memcpy(&n, h + PQ_REC_HEAD, 4);
+		*fixed = false;
 		return 4 + (size_t)n * width(&cols[col & ~PQ_REC_ELEMS]);
 	}
 	if (col == PQ_REC_INCLUDE)
@@ -120,31 +138,36 @@ static bool overlap(uint32_t a, unsigned na, uint32_t b, unsigned nb)
 	return a < b + nb && b < a + na;
 }
 
+static inline uint32_t max32(uint32_t a, uint32_t b)
+{
+	return a > b ? a : b;
+}
+
 /*
- * What every row of the layout has the same, as 8-byte words compared
- * under a mask: each head (6 bytes) and a LIST's element count (4 more
- * bytes); the word at the end of the row when it would pass it.
+ * What every row of the layout has the same, as 8-byte words (read
+ * forward from each head) compared under a mask: each head (6 bytes).
+ * `base`: the first row's segments.
  */
-static void make_checks(struct layout *l)
+static void make_checks(struct layout *l, const uint8_t *const *base)
 {
 	l->n_checks = 0;
 	for (unsigned k = 0; k < l->n; k++) {
 		const struct lentry *e = &l->e[k];
-		size_t bytes = e->op == OP_ELEMS ? PQ_REC_HEAD + 4 : PQ_REC_HEAD;
-		size_t at = e->off;
+		size_t bytes = PQ_REC_HEAD;
+		uint32_t at = e->off;
 
 		while (bytes) {
-			size_t n = bytes < 8 ? bytes : 8, shift;
+			size_t n = bytes < 8 ? bytes : 8;
+			struct check *c = &l->check[l->n_checks++];
 			uint64_t w;
 
-			/* The word ends within the row: moved back when it would not. */
-			shift = at + 8 > l->len ? at + 8 - l->len : 0;
-			memcpy(&w, l->first + at - shift, 8);
-			l->check[l->n_checks++] = (struct check){
-				(uint32_t)(at - shift),
-				(n == 8 ? ~0ull : ((1ull << (8 * n)) - 1)) << (8 * shift), 0 };
-			l->check[l->n_checks - 1].want = w & l->check[l->n_checks - 1].mask;
-			at += n;
+			memcpy(&w, base[e->seg] + at, 8);
+			c->off = at;
+			l->seg[e->seg].checks = l->n_checks;
+			c->mask = n == 8 ? ~0ull : (1ull << (8 * n)) - 1;
+			c->want = w & c->mask;
+			l->seg[e->seg].need = max32(l->seg[e->seg].need, at + 8);
+			at += (uint32_t)n;
 			bytes -= n;
 		}
 	}
@@ -152,30 +175,33 @@ static void make_checks(struct layout *l)
 
 /*
  * The layout of the row at `p`; false when its rows cannot be applied by
- * entries, *never when its class's rows cannot (a byte array, too many
- * entries, a column written twice, rows not told apart).
+ * entries, *never when its class's rows cannot (too many entries or byte
+ * arrays, a column written twice, rows not told apart).
  */
 static bool make_layout(struct layout *l, const struct pq_col *cols, const uint8_t *p,
 			const uint8_t *end, bool *never)
 {
-	const uint8_t *q = p;
+	const uint8_t *q = p, *base[SEGS_MAX];
 
 	*never = true;
 	if (!is_include(p))
 		return false;
-	l->first = p;
+	memset(l->seg, 0, sizeof(l->seg));
 	l->n = 0;
+	l->n_segs = 1;
+	base[0] = p;
 	do {
 		struct lentry *e;
 		uint32_t col;
 		bool fixed;
 		size_t s = value_size(cols, q, &fixed);
 
-		if (!fixed || l->n == LAYOUT_MAX)
+		if (l->n == LAYOUT_MAX)
 			return false;
 		e = &l->e[l->n++];
 		memcpy(&col, q, 4);
-		*e = (struct lentry){ .rep = q[4], .def = q[5], .n = 1, .off = (uint32_t)(q - p) };
+		*e = (struct lentry){ .rep = q[4], .def = q[5], .n = 1, .seg = (uint8_t)(l->n_segs - 1),
+				      .off = (uint32_t)(q - base[l->n_segs - 1]) };
 		if (col & PQ_REC_ELEMS) {
 			e->op = OP_ELEMS;
 			e->col = col & ~PQ_REC_ELEMS;
@@ -193,7 +219,9 @@ static bool make_layout(struct layout *l, const struct pq_col *cols, const uint8
 			const struct pq_col *c = &cols[col];
 
 			e->col = col;
-			if (c->type.phys == PQ_INT32 || c->type.phys == PQ_INT64)
+			if (!fixed)
+				e->op = OP_BYTES;
+			else if (c->type.phys == PQ_INT32 || c->type.phys == PQ_INT64)
 				e->op = c->max_rep ? OP_INT_REP : OP_INT;
 			else if (c->type.phys == PQ_BOOLEAN)
 				e->op = OP_BOOL;
@@ -205,32 +233,74 @@ static bool make_layout(struct layout *l, const struct pq_col *cols, const uint8
 			if (overlap(l->e[k].col, l->e[k].n, e->col, e->n))
 				return false;
 		q += PQ_REC_HEAD + s;
+		if (!fixed) {   /* a new segment after the bytes */
+			if (l->n_segs == SEGS_MAX)
+				return false;
+			l->seg[l->n_segs - 1].len_at = e->off + PQ_REC_HEAD;
+			l->seg[l->n_segs - 1].unit = e->op == OP_ELEMS ? width(&cols[e->col]) : 1;
+			base[l->n_segs++] = q;
+		}
 	} while (q < end && !is_include(q));
-	l->len = (size_t)(q - p);
 	*never = false;
-	if (l->len < 8)
-		return false;   /* (a row has a head and a pointer at least) */
-	make_checks(l);
+	/* The last segment: where the row ends. */
+	l->seg[l->n_segs - 1].len_at = (uint32_t)(q - base[l->n_segs - 1]);
+	/* Its checks read 8 bytes from each head: the first row has them. */
+	for (unsigned k = 0; k < l->n; k++) {
+		const struct lentry *e = &l->e[k];
+		if ((size_t)(end - base[e->seg]) < (size_t)e->off + 8)
+			return false;
+	}
+	make_checks(l, base);
+	for (unsigned s = 0; s + 1 < l->n_segs; s++)
+		l->seg[s].need = max32(l->seg[s].need, l->seg[s].len_at + 4);
 	return true;
 }
 
-/* Whether the row at `p` has the layout's heads and element counts. */
-static inline bool same_layout(const struct layout *l, const uint8_t *p)
+/*
+ * Whether the row at `p` (before `end`) has the layout's heads and
+ * element counts; its segments in base[], its end in *next.
+ */
+static inline bool same_layout(const struct layout *l, const uint8_t *p, const uint8_t *end,
+			       const uint8_t **base, const uint8_t **next)
 {
 	uint64_t diff = 0;
+	const struct check *c = l->check;
 
-	for (unsigned k = 0; k < l->n_checks; k++) {
-		uint64_t w;
+	for (unsigned s = 0; s < l->n_segs; s++) {
+		const struct seg *sg = &l->seg[s];
+		const struct check *c_end = l->check + sg->checks;
 
-		memcpy(&w, p + l->check[k].off, 8);
-		diff |= (w & l->check[k].mask) ^ l->check[k].want;
+		if ((size_t)(end - p) < sg->need)
+			return false;
+		base[s] = p;
+		for (; c < c_end; c++) {
+			uint64_t w;
+
+			memcpy(&w, p + c->off, 8);
+			diff |= (w & c->mask) ^ c->want;
+		}
+		if (diff)
+			return false;
+		if (s + 1 < l->n_segs) {   /* past the byte array */
+			uint32_t len;
+
+			memcpy(&len, p + sg->len_at, 4);
+			if ((size_t)(end - p) - sg->len_at - 4 < (size_t)len * sg->unit)
+				return false;
+			p += sg->len_at + 4 + (size_t)len * sg->unit;
+		} else {
+			if ((size_t)(end - p) < sg->len_at)
+				return false;
+			p += sg->len_at;
+		}
 	}
-	return !diff;
+	*next = p;
+	return true;
 }
 
-/* Integers of column `c` at offset `off` of rows base[0, n) (stride `len`), with room (roomy). */
-static inline void gather(struct pq_col *c, uint8_t def, const uint8_t *base, size_t len,
-			  size_t n)
+/* Integers of column `c` at offset `off` of rows' segment `seg` (base[i * stride + seg]). */
+static inline void gather(struct pq_col *c, uint8_t def, const uint8_t *const *base,
+			  unsigned stride, size_t off, size_t n)
 {
 	uint8_t *d = c->vals.p + c->vals.len;
 
@@ -239,50 +309,50 @@ static inline void gather(struct pq_col *c, uint8_t def, const uint8_t *base, si
 		c->defs.len += n;
 	}
 	if (c->type.phys == PQ_INT32) {
-		for (size_t i = 0; i < n; i++, d += 4, base += len)
-			memcpy(d, base, 4);
+		for (size_t i = 0; i < n; i++, d += 4, base += stride)
+			memcpy(d, *base + off, 4);
 	} else {
-		for (size_t i = 0; i < n; i++, d += 8, base += len)
-			memcpy(d, base, 8);
+		for (size_t i = 0; i < n; i++, d += 8, base += stride)
+			memcpy(d, *base + off, 8);
 	}
 	c->vals.len = (size_t)(d - c->vals.p);
 }
 
-/* Rows p[0, n) of layout `l` into the columns, entry by entry. */
-static void apply_block(struct pq_col *cols, const struct layout *l, const uint8_t *p, size_t n,
-			struct pq_rec_apply_state *st)
+/* Rows of layout `l` (their segments in base[], n_segs each) into the columns, entry by entry. */
+static void apply_block(struct pq_col *cols, const struct layout *l, const uint8_t *const *base,
+			size_t n, struct pq_rec_apply_state *st)
 {
-	size_t len = l->len;
+	unsigned stride = l->n_segs;
 
 	for (unsigned k = 0; k < l->n; k++) {
 		const struct lentry *e = &l->e[k];
-		const uint8_t *v = p + e->off + PQ_REC_HEAD;
+		const uint8_t *const *b = base + e->seg;
+		size_t off = e->off + PQ_REC_HEAD, i;
 		struct pq_col *c = &cols[e->col];
-		size_t i;
 
 		switch (e->op) {
 		case OP_INCLUDE:
-			for (i = 0; i < n; i++, v += len) {
+			for (i = 0; i < n; i++, b += stride) {
 				const struct tmx_buf *entries;
 
-				memcpy(&entries, v, sizeof(entries));
+				memcpy(&entries, *b + off, sizeof(entries));
 				pq_rec_apply_include(cols, entries, st);
 			}
 			break;
 		case OP_RUN:
 			for (unsigned j = 0; j < e->n; j++, c++) {
-				gather(c, c->max_def, v, len, n);
-				v += width(c);
+				gather(c, c->max_def, b, stride, off, n);
+				off += width(c);
 			}
 			break;
 		case OP_INT:
-			gather(c, e->def, v, len, n);
+			gather(c, e->def, b, stride, off, n);
 			break;
 		case OP_INT_REP:
-			for (i = 0; i < n; i++, v += len) {
+			for (i = 0; i < n; i++, b += stride) {
 				uint64_t u = 0;
 
-				memcpy(&u, v, width(c));   /* little-endian: the record's host order */
+				memcpy(&u, *b + off, width(c));   /* little-endian: the record's host order */
 				pq_col_int_put(c, e->rep, e->def, u);
 			}
 			break;
@@ -291,20 +361,28 @@ static void apply_block(struct pq_col *cols, const struct layout *l, const uint8
 				pq_col_null(c, e->rep, e->def);
 			break;
 		case OP_ELEMS:
-			for (i = 0; i < n; i++, v += len)
-				pq_rec_apply_elems(c, e->rep, e->def, v);
+			for (i = 0; i < n; i++, b += stride)
+				pq_rec_apply_elems(c, e->rep, e->def, *b + off);
 			break;
 		case OP_DOUBLE:
-			for (i = 0; i < n; i++, v += len) {
+			for (i = 0; i < n; i++, b += stride) {
 				double d;
 
-				memcpy(&d, v, 8);
+				memcpy(&d, *b + off, 8);
 				pq_col_double(c, e->rep, e->def, d);
 			}
 			break;
+		case OP_BOOL:
+			for (i = 0; i < n; i++, b += stride)
+				pq_col_bool(c, e->rep, e->def, (*b)[off]);
+			break;
 		default:
-			for (i = 0; i < n; i++, v += len)
-				pq_col_bool(c, e->rep, e->def, *v);
+			for (i = 0; i < n; i++, b += stride) {
+				uint32_t len;
+
+				memcpy(&len, *b + off, 4);
+				pq_col_bytes(c, e->rep, e->def, *b + off + 4, len);
+			}
 			break;
 		}
 	}
@@ -318,23 +396,20 @@ static size_t apply_layout(struct pq_col *cols, const uint8_t *p, const uint8_t 
 			   struct pq_rec_apply_state *st, bool *never)
 {
 	struct layout l;
-	size_t done = 0;
+	const uint8_t *base[BLOCK_ROWS * SEGS_MAX], *from = p;
 
 	if (!make_layout(&l, cols, p, end, never))
 		return 0;
 	for (;;) {
-		const uint8_t *b = p + done;
 		size_t n = 0;
 
-		while (n < BLOCK_ROWS && (size_t)(end - b) >= (n + 1) * l.len &&
-		       same_layout(&l, b + n * l.len))
+		while (n < BLOCK_ROWS && p < end && same_layout(&l, p, end, base + n * l.n_segs, &p))
 			n++;
 		if (!n)
-			return done;
-		apply_block(cols, &l, b, n, st);
-		done += n * l.len;
+			return (size_t)(p - from);
+		apply_block(cols, &l, base, n, st);
 		if (n < BLOCK_ROWS)
-			return done;
+			return (size_t)(p - from);
 	}
 }
 
@@ -343,6 +418,7 @@ void pq_rec_apply_group(struct pq_col *cols, const uint8_t *r, size_t n, bool ro
 	struct pq_rec_apply_state st = { .roomy = roomy };
 	const uint8_t *end = r + n;
 	size_t retry = RETRY_ROWS, by_row = 0;
+	unsigned short_ones = 0;
 
 	/*
 	 * gather() stores without asking for room, host-order values as
@@ -370,15 +446,21 @@ void pq_rec_apply_group(struct pq_col *cols, const uint8_t *r, size_t n, bool ro
 			if (r == end)
 				break;
 			/*
-			 * A layout that held few rows: the next ones row by row,
-			 * for longer each time it happens again.
+			 * A row of another layout (a null, a longer LIST) is most
+			 * often alone: its own layout is tried, then the next
+			 * row's.  Layouts that keep holding few rows: the next
+			 * rows row by row, for longer each time it happens again.
 			 */
-			if ((size_t)(r - from) < 8 * (size_t)(row_end(cols, r, end) - r)) {
-				by_row = retry;
-				retry = retry < RETRY_MAX ? 2 * retry : retry;
-			} else {
+			if (r - from >= LONG_BYTES) {
+				short_ones = 0;
 				retry = RETRY_ROWS;
+				continue;
 			}
+			if (r != from && ++short_ones < 4)
+				continue;
+			short_ones = 0;
+			by_row = retry;
+			retry = retry < RETRY_MAX ? 2 * retry : retry;
 		}
 		q = row_end(cols, r, end);
 		pq_rec_apply_entries(cols, r, (size_t)(q - r), &st);
