@@ -41,6 +41,7 @@ enum op { OP_INCLUDE, OP_RUN, OP_INT, OP_INT_REP, OP_NULL, OP_ELEMS, OP_DOUBLE, 
 struct lentry {
 	uint8_t op, rep, def, n;  /* n: columns of a run */
 	uint8_t seg;
+	bool count;               /* a LIST whose element count is checked (not a segment's end) */
 	uint32_t col;             /* the (first) column, kind bits cleared */
 	uint32_t off;             /* of its head in its segment */
 };
@@ -153,7 +154,7 @@ static void make_checks(struct layout *l, const uint8_t *const *base)
 	l->n_checks = 0;
 	for (unsigned k = 0; k < l->n; k++) {
 		const struct lentry *e = &l->e[k];
-		size_t bytes = PQ_REC_HEAD;
+		size_t bytes = e->count ? PQ_REC_HEAD + 4 : PQ_REC_HEAD;
 		uint32_t at = e->off;
 
 		while (bytes) {
@@ -179,7 +180,7 @@ static void make_checks(struct layout *l, const uint8_t *const *base)
  * arrays, a column written twice, rows not told apart).
  */
 static bool make_layout(struct layout *l, const struct pq_col *cols, const uint8_t *p,
-			const uint8_t *end, bool *never)
+			const uint8_t *end, bool var_elems, bool *never)
 {
 	const uint8_t *q = p, *base[SEGS_MAX];
 
@@ -205,6 +206,9 @@ static bool make_layout(struct layout *l, const struct pq_col *cols, const uint8
 		if (col & PQ_REC_ELEMS) {
 			e->op = OP_ELEMS;
 			e->col = col & ~PQ_REC_ELEMS;
+			/* Its element count the same in every row, unless they differ. */
+			e->count = !var_elems;
+			fixed = e->count;
 		} else if (col == PQ_REC_INCLUDE) {
 			e->op = OP_INCLUDE;
 			e->n = 0;   /* its columns are only ever written by include entries */
@@ -247,7 +251,7 @@ static bool make_layout(struct layout *l, const struct pq_col *cols, const uint8
 	/* Its checks read 8 bytes from each head: the first row has them. */
 	for (unsigned k = 0; k < l->n; k++) {
 		const struct lentry *e = &l->e[k];
-		if ((size_t)(end - base[e->seg]) < (size_t)e->off + 8)
+		if ((size_t)(end - base[e->seg]) < (size_t)e->off + (e->count ? 16 : 8))
 			return false;
 	}
 	make_checks(l, base);
@@ -393,12 +397,12 @@ static void apply_block(struct pq_col *cols, const struct layout *l, const uint8
  * bytes applied (*never: see make_layout).
  */
 static size_t apply_layout(struct pq_col *cols, const uint8_t *p, const uint8_t *end,
-			   struct pq_rec_apply_state *st, bool *never)
+			   struct pq_rec_apply_state *st, bool var_elems, bool *never)
 {
 	struct layout l;
 	const uint8_t *base[BLOCK_ROWS * SEGS_MAX], *from = p;
 
-	if (!make_layout(&l, cols, p, end, never))
+	if (!make_layout(&l, cols, p, end, var_elems, never))
 		return 0;
 	for (;;) {
 		size_t n = 0;
@@ -419,6 +423,7 @@ void pq_rec_apply_group(struct pq_col *cols, const uint8_t *r, size_t n, bool ro
 	const uint8_t *end = r + n;
 	size_t retry = RETRY_ROWS, by_row = 0;
 	unsigned short_ones = 0;
+	bool var_elems = false;
 
 	/*
 	 * gather() stores without asking for room, host-order values as
@@ -438,7 +443,7 @@ void pq_rec_apply_group(struct pq_col *cols, const uint8_t *r, size_t n, bool ro
 			const uint8_t *from = r;
 			bool never;
 
-			r += apply_layout(cols, r, end, &st, &never);
+			r += apply_layout(cols, r, end, &st, var_elems, &never);
 			if (never) {   /* the rest row by row, without looking for rows */
 				pq_rec_apply_entries(cols, r, (size_t)(end - r), &st);
 				break;
@@ -454,6 +459,11 @@ void pq_rec_apply_group(struct pq_col *cols, const uint8_t *r, size_t n, bool ro
 			if (r - from >= LONG_BYTES) {
 				short_ones = 0;
 				retry = RETRY_ROWS;
+				continue;
+			}
+			/* LISTs whose length differs: segments from now on. */
+			if (!var_elems) {
+				var_elems = true;
 				continue;
 			}
 			if (r != from && ++short_ones < 4)
