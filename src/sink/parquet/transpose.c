@@ -4,19 +4,22 @@
  * its kind and its column, stores a value and asks for room, for every
  * value (most of the parallel path's extra work over the sequential one,
  * which writes the columns directly).  Rows of a class most often have
- * the same entries with the same sizes (no string, the same number of
- * LIST elements, a null in the same columns): each entry's value is then
- * at the same offset in every row, and a block of rows is applied entry
- * by entry: an integer column's values gathered by a tight loop, its
- * definition levels set by memset.  The columns get the same bytes in the
- * same order as row by row: each column is written by one entry of the
- * layout at most (checked when the layout is made), and the names'
- * include entries go through record.h's own state in row order.
+ * the same entries (a null in the same columns, a value in the others):
+ * each entry is then at the same offset in every row, or in every row's
+ * segment when strings and LISTs (whose lengths differ) cut the row into
+ * segments, and a block of rows is applied entry by entry: an integer
+ * column's values gathered by a tight loop, its definition levels set by
+ * memset.  The columns get the same bytes in the same order as row by
+ * row: each column is written by one entry of the layout at most
+ * (checked when the layout is made), and the names' include entries go
+ * through record.h's own state in row order.
  *
  * A row's layout is that of its first row (from one include entry, which
  * starts every row, to the next); the rows that follow are checked to
- * have the same heads (and LIST element counts) at the same offsets,
- * which by induction from the row's start makes them the same layout.
+ * have the same heads (and, until a layout falls short, LIST element
+ * counts) at the same offsets, which by induction from the row's start
+ * (each segment's start following from its byte array's or LIST's
+ * length) makes them the same layout.
  * Rows that differ are applied row by row (pq_rec_apply_entries), and
  * the layout of a later row tried again.
  */
