@@ -198,16 +198,27 @@ static inline void pq_rec_bytes(struct tmx_buf *b, const struct pq_colinfo *ci, 
 /*
  * What an include entry last gave its columns while a row group is made:
  * the same include (the event, host and trace names of a class's events
- * of one trace: every row) gives the same dictionary entries, appended
- * without hashing or comparing the strings again.  Entries stay valid
- * while their column keeps its dictionary (pq_col.dict_on).
+ * of one trace: every row) gives the same dictionary entries.  Rows that
+ * repeat it are only counted (`pend`), and their levels and entries
+ * stored in one go (pq_rec_apply_flush) before anything else is applied
+ * to those columns through another include, and before the group is
+ * encoded: only include entries write the names' columns.  Entries stay
+ * valid while their column keeps its dictionary (pq_col.dict_on), which
+ * only a value added through another include can end.
  */
 #define PQ_REC_INCLUDE_MAX 4
 struct pq_rec_apply_state {
 	const struct tmx_buf *inc;      /* NULL: nothing known */
 	unsigned n;
+	uint32_t pend;                  /* rows of `inc` not yet stored */
 	uint32_t col[PQ_REC_INCLUDE_MAX], entry[PQ_REC_INCLUDE_MAX];
 	uint8_t rep[PQ_REC_INCLUDE_MAX], def[PQ_REC_INCLUDE_MAX];
+	/*
+	 * The columns that are not repeated have room for a value per row
+	 * (pq_col_presize of the group's rows): their integers are stored
+	 * without asking for room (pq_rec_apply_run).
+	 */
+	bool roomy;
 };
 
 static inline void pq_rec_apply_entries(struct pq_col *cols, const uint8_t *r, size_t n,
@@ -286,8 +297,33 @@ static inline const uint8_t *pq_rec_apply_elems(struct pq_col *c, uint8_t rep, u
  * of levels and values are set once the group's rows are in
  * (pq_table_apply: one level per row).
  */
-static inline const uint8_t *pq_rec_apply_run(struct pq_col *c, unsigned n, const uint8_t *r)
+static inline const uint8_t *pq_rec_apply_run(struct pq_col *c, unsigned n, const uint8_t *r,
+					      bool roomy)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (roomy) {
+		/*
+		 * Room for a value per row in each (pq_rec_apply_state.roomy):
+		 * stores only, of the value's own width.
+		 */
+		for (; n; n--, c++) {
+			if (c->max_def)
+				c->defs.p[c->defs.len++] = c->max_def;
+			if (c->type.phys == PQ_INT32) {
+				memcpy(c->vals.p + c->vals.len, r, 4);
+				c->vals.len += 4;
+				r += 4;
+			} else {
+				memcpy(c->vals.p + c->vals.len, r, 8);
+				c->vals.len += 8;
+				r += 8;
+			}
+		}
+		return r;
+	}
+#else
+	(void)roomy;
+#endif
 	for (; n; n--, c++) {
 		struct tmx_buf *v = &c->vals;
 		unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
@@ -322,7 +358,47 @@ static inline const uint8_t *pq_rec_apply_run(struct pq_col *c, unsigned n, cons
 	return r;
 }
 
-/* An include entry: from what the last one gave when it is the same, else applied and noted. */
+/* `n` copies of the 4 bytes at `v` appended (the room reserved rounded up to 8). */
+static inline bool pq_rec_fill32(struct tmx_buf *b, const uint32_t *v, size_t n)
+{
+	uint64_t pat = (uint64_t)*v * 0x100000001ull;
+
+	if (!tmx_buf_reserve(b, 4 * n + 8))
+		return false;
+	for (size_t k = 0; k < 4 * n; k += 8)
+		memcpy(b->p + b->len + k, &pat, 8);
+	b->len += 4 * n;
+	return true;
+}
+
+/* The rows counted by the last include's fast path: their levels and entries stored. */
+static inline void pq_rec_apply_flush(struct pq_col *cols, struct pq_rec_apply_state *st)
+{
+	uint32_t n = st->pend;
+
+	if (!n)
+		return;
+	st->pend = 0;
+	for (unsigned k = 0; k < st->n; k++) {
+		struct pq_col *c = &cols[st->col[k]];
+
+		/*
+		 * The counts of columns that are not repeated are set once the
+		 * group's rows are in (pq_table_apply, the direct tables'
+		 * flush), and their bytes are not read.
+		 */
+		if (c->max_rep) {   /* counted per value (no include is) */
+			pq_rec_fill(&c->reps, st->rep[k], n);
+			c->n_levels += n;
+			c->n_vals += n;
+		}
+		if (c->max_def)
+			pq_rec_fill(&c->defs, st->def[k], n);
+		pq_rec_fill32(&c->dict_idx, &st->entry[k], n);
+	}
+}
+
+/* An include entry: counted when the last one was the same, else applied and noted. */
 static inline void pq_rec_apply_include(struct pq_col *cols, const struct tmx_buf *entries,
 					struct pq_rec_apply_state *st)
 {
@@ -330,30 +406,10 @@ static inline void pq_rec_apply_include(struct pq_col *cols, const struct tmx_bu
 	unsigned k = 0;
 
 	if (st->inc == entries) {
-		for (k = 0; k < st->n && cols[st->col[k]].dict_on; k++)
-			;
-		if (k == st->n) {
-			/*
-			 * Levels and entries only: the counts of columns that
-			 * are not repeated are set once the group's rows are
-			 * in (pq_table_apply, the direct tables' flush), and
-			 * their bytes are not read.
-			 */
-			for (k = 0; k < st->n; k++) {
-				struct pq_col *c = &cols[st->col[k]];
-
-				if (c->max_rep) {   /* counted per value (no include is) */
-					tmx_buf_byte(&c->reps, st->rep[k]);
-					c->n_levels++;
-					c->n_vals++;
-				}
-				if (c->max_def)
-					tmx_buf_byte(&c->defs, st->def[k]);
-				tmx_buf_put(&c->dict_idx, &st->entry[k], 4);
-			}
-			return;
-		}
+		st->pend++;
+		return;
 	}
+	pq_rec_apply_flush(cols, st);
 	pq_rec_apply_entries(cols, entries->p, entries->len, st);
 	/* Noted when every entry is a value of a column with a dictionary. */
 	st->inc = NULL;
@@ -404,7 +460,7 @@ static inline void pq_rec_apply_entries(struct pq_col *cols, const uint8_t *r, s
 			} else if (col & PQ_REC_NULL) {
 				pq_col_null(&cols[col & ~PQ_REC_NULL], rep, def);
 			} else {
-				r = pq_rec_apply_run(&cols[col & ~PQ_REC_RUN], def, r);
+				r = pq_rec_apply_run(&cols[col & ~PQ_REC_RUN], def, r, st->roomy);
 			}
 			continue;
 		}
@@ -445,11 +501,18 @@ static inline void pq_rec_apply_entries(struct pq_col *cols, const uint8_t *r, s
  * levels and values of columns that are not repeated (pq_rec_apply_run:
  * the caller sets those, pq_table_apply).
  */
-static inline void pq_rec_apply(struct pq_col *cols, const uint8_t *r, size_t n)
+static inline void pq_rec_apply(struct pq_col *cols, const uint8_t *r, size_t n, bool roomy)
 {
-	struct pq_rec_apply_state st = { 0 };
+	struct pq_rec_apply_state st = { .roomy = roomy };
 
 	pq_rec_apply_entries(cols, r, n, &st);
+	pq_rec_apply_flush(cols, &st);
 }
+
+/*
+ * The same, rows of one layout applied by blocks, entry by entry
+ * (transpose.c); `roomy` as pq_rec_apply_state's.
+ */
+void pq_rec_apply_group(struct pq_col *cols, const uint8_t *r, size_t n, bool roomy);
 
 #endif

@@ -41,9 +41,8 @@ void pq_table_reuse_cols(const struct pq_table *t, struct pq_col *cols, size_t *
 
 void pq_table_add_direct(struct pq_table *t, const uint8_t *rec, size_t n)
 {
-	struct pq_rec_apply_state st = { 0 };
-
-	pq_rec_apply_entries(t->cols, rec, n, &st);
+	/* With the table's own state: the names' rows it counted go first. */
+	pq_rec_apply_entries(t->cols, rec, n, &t->inc);
 }
 
 void pq_colsets_free(struct pq_colsets *s)
@@ -108,7 +107,8 @@ struct pq_col *pq_table_direct_cols(struct pq_table *t)
 		pq_table_reuse_cols(t, t->cols, &t->col_acct);
 		t->direct = true;
 	}
-	t->inc.inc = NULL;   /* new columns: nothing known of the names' entries */
+	/* New columns: nothing known of the names' entries (none counted: the last group's flush stored them). */
+	t->inc = (struct pq_rec_apply_state){ 0 };
 	return t->cols;
 }
 
@@ -125,10 +125,31 @@ static void count_rows(struct pq_col *cols, size_t n_cols, int64_t n_rows)
 	}
 }
 
+/*
+ * Whether every integer column that is not repeated has room for a value
+ * per row (pq_col_presize): its levels and values are then stored without
+ * asking for room (record.h, pq_rec_apply_run).
+ */
+static bool roomy(const struct pq_col *cols, size_t n_cols, int64_t n_rows)
+{
+	for (size_t c = 0; c < n_cols; c++) {
+		const struct pq_col *col = &cols[c];
+		size_t w = col->type.phys == PQ_INT32 ? 4 : 8;
+
+		if (col->max_rep || (col->type.phys != PQ_INT32 && col->type.phys != PQ_INT64))
+			continue;
+		if (col->defs.oom || col->vals.oom || col->vals.len ||
+		    col->vals.cap < (size_t)n_rows * w ||
+		    (col->max_def && (col->defs.len || col->defs.cap < (size_t)n_rows)))
+			return false;
+	}
+	return true;
+}
+
 void pq_table_apply(struct pq_col *cols, size_t n_cols, int64_t n_rows, const uint8_t *r,
 		    size_t n)
 {
-	pq_rec_apply(cols, r, n);
+	pq_rec_apply_group(cols, r, n, roomy(cols, n_cols, n_rows));
 	count_rows(cols, n_cols, n_rows);
 }
 
@@ -213,9 +234,14 @@ int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error 
 		return TMX_OK;
 	if (t->q && !t->direct)
 		return pq_groupq_submit(t->q, t, err);
-	/* Direct rows leave the counts of columns that are not repeated to here. */
-	if (t->direct)
+	/*
+	 * Direct rows leave the names' rows counted (record.h) and the counts
+	 * of columns that are not repeated to here.
+	 */
+	if (t->direct) {
+		pq_rec_apply_flush(t->cols, &t->inc);
 		count_rows(t->cols, t->schema.n_cols, t->n_rows);
+	}
 	pq_group_encode(&g, t->cols, t->schema.n_cols, t->n_rows, enc);
 	t->n_rows = 0;
 	t->bytes = 0;

@@ -1,0 +1,485 @@
+/*
+ * A row group's records (record.h) into its columns, by blocks of rows of
+ * one layout: applying records row by row reads each entry's head, finds
+ * its kind and its column, stores a value and asks for room, for every
+ * value (most of the parallel path's extra work over the sequential one,
+ * which writes the columns directly).  Rows of a class most often have
+ * the same entries (a null in the same columns, a value in the others):
+ * each entry is then at the same offset in every row, or in every row's
+ * segment when strings and LISTs (whose lengths differ) cut the row into
+ * segments, and a block of rows is applied entry by entry: an integer
+ * column's values gathered by a tight loop, its definition levels set by
+ * memset.  The columns get the same bytes in the same order as row by
+ * row: each column is written by one entry of the layout at most
+ * (checked when the layout is made), and the names' include entries go
+ * through record.h's own state in row order.
+ *
+ * A row's layout is that of its first row (from one include entry, which
+ * starts every row, to the next); the rows that follow are checked to
+ * have the same heads (and, until a layout falls short, LIST element
+ * counts) at the same offsets, which by induction from the row's start
+ * (each segment's start following from its byte array's or LIST's
+ * length) makes them the same layout.
+ * Rows that differ are applied row by row (pq_rec_apply_entries), and
+ * the layout of a later row tried again.
+ */
+#include <string.h>
+
+#include "sink/parquet/record.h"
+
+#define LAYOUT_MAX 48   /* entries of a row laid out; more: row by row */
+#define SEGS_MAX 8      /* byte arrays of a row laid out, + 1 */
+#define BLOCK_ROWS 128  /* rows checked, then applied entry by entry */
+#define RETRY_ROWS 32   /* rows applied row by row after a layout that held few rows, */
+#define RETRY_MAX 4096  /* twice as many each time, up to this */
+#define LONG_BYTES 2048 /* a layout that held that many bytes of rows held many */
+
+enum op { OP_INCLUDE, OP_RUN, OP_INT, OP_INT_REP, OP_NULL, OP_ELEMS, OP_DOUBLE, OP_BOOL, OP_BYTES };
+
+/*
+ * An entry of a layout.  A row is cut into segments after each byte
+ * array (whose length differs from row to row): an entry is at a fixed
+ * offset in its segment.
+ */
+struct lentry {
+	uint8_t op, rep, def, n;  /* n: columns of a run */
+	uint8_t seg;
+	bool count;               /* a LIST whose element count is checked (not a segment's end) */
+	uint32_t col;             /* the (first) column, kind bits cleared */
+	uint32_t off;             /* of its head in its segment */
+};
+
+struct layout {
+	unsigned n, n_checks, n_segs;
+	struct lentry e[LAYOUT_MAX];
+	/*
+	 * Each segment: the bytes its checks and its byte array's length
+	 * read from its start (`need`), the offset of that length (the
+	 * segment's last entry), or of the row's end in the last segment.
+	 */
+	struct seg {
+		uint32_t need, len_at;
+		uint32_t unit;        /* bytes per unit of that length */
+		unsigned checks;      /* its checks end there in check[] */
+	} seg[SEGS_MAX];
+	struct check {            /* make_checks() */
+		uint64_t mask, want;
+		uint32_t off;
+	} check[2 * LAYOUT_MAX];
+};
+
+static inline unsigned width(const struct pq_col *c)
+{
+	return c->type.phys == PQ_INT32 ? 4 : 8;
+}
+
+/*
+ * The size of the value of the entry whose head is at `h` (what follows
+ * the head); *fixed false for a byte array or a LIST's elements (rows
+ * may differ in their length).
+ */
+static size_t value_size(const struct pq_col *cols, const uint8_t *h, bool *fixed)
+{
+	uint32_t col, n;
+	size_t s = 0;
+
+	memcpy(&col, h, 4);
+	*fixed = true;
+	if (col & PQ_REC_ELEMS) {
+		memcpy(&n, h + PQ_REC_HEAD, 4);
+		*fixed = false;
+		return 4 + (size_t)n * width(&cols[col & ~PQ_REC_ELEMS]);
+	}
+	if (col == PQ_REC_INCLUDE)
+		return sizeof(const struct tmx_buf *);
+	if (col & PQ_REC_NULL)
+		return 0;
+	if (col & PQ_REC_RUN) {
+		for (unsigned k = 0; k < h[5]; k++)
+			s += width(&cols[(col & ~PQ_REC_RUN) + k]);
+		return s;
+	}
+	switch (cols[col].type.phys) {
+	case PQ_INT32:
+		return 4;
+	case PQ_INT64:
+	case PQ_FLOAT:
+	case PQ_DOUBLE:
+		return 8;
+	case PQ_BOOLEAN:
+		return 1;
+	default:
+		memcpy(&n, h + PQ_REC_HEAD, 4);
+		*fixed = false;
+		return 4 + (size_t)n;
+	}
+}
+
+static bool is_include(const uint8_t *h)
+{
+	uint32_t col;
+
+	memcpy(&col, h, 4);
+	return col == PQ_REC_INCLUDE;
+}
+
+/* The end of the row at `p` (its include entry, then up to the next one), at most `end`. */
+static const uint8_t *row_end(const struct pq_col *cols, const uint8_t *p, const uint8_t *end)
+{
+	bool fixed;
+
+	if (!is_include(p))
+		return end;   /* rows without their names' entry first: not told apart */
+	do
+		p += PQ_REC_HEAD + value_size(cols, p, &fixed);
+	while (p < end && !is_include(p));
+	return p;
+}
+
+/* Whether columns [a, a + na) and [b, b + nb) meet. */
+static bool overlap(uint32_t a, unsigned na, uint32_t b, unsigned nb)
+{
+	return a < b + nb && b < a + na;
+}
+
+static inline uint32_t max32(uint32_t a, uint32_t b)
+{
+	return a > b ? a : b;
+}
+
+/*
+ * What every row of the layout has the same, as 8-byte words (read
+ * forward from each head) compared under a mask: each head (6 bytes).
+ * `base`: the first row's segments.
+ */
+static void make_checks(struct layout *l, const uint8_t *const *base)
+{
+	l->n_checks = 0;
+	for (unsigned k = 0; k < l->n; k++) {
+		const struct lentry *e = &l->e[k];
+		size_t bytes = e->count ? PQ_REC_HEAD + 4 : PQ_REC_HEAD;
+		uint32_t at = e->off;
+
+		while (bytes) {
+			size_t n = bytes < 8 ? bytes : 8;
+			struct check *c = &l->check[l->n_checks++];
+			uint64_t w;
+
+			memcpy(&w, base[e->seg] + at, 8);
+			c->off = at;
+			l->seg[e->seg].checks = l->n_checks;
+			c->mask = n == 8 ? ~0ull : (1ull << (8 * n)) - 1;
+			c->want = w & c->mask;
+			l->seg[e->seg].need = max32(l->seg[e->seg].need, at + 8);
+			at += (uint32_t)n;
+			bytes -= n;
+		}
+	}
+}
+
+/*
+ * The layout of the row at `p`; false when its rows cannot be applied by
+ * entries, *never when its class's rows cannot (too many entries or byte
+ * arrays, a column written twice, rows not told apart).
+ */
+static bool make_layout(struct layout *l, const struct pq_col *cols, const uint8_t *p,
+			const uint8_t *end, bool var_elems, bool *never)
+{
+	const uint8_t *q = p, *base[SEGS_MAX];
+
+	*never = true;
+	if (!is_include(p))
+		return false;
+	memset(l->seg, 0, sizeof(l->seg));
+	l->n = 0;
+	l->n_segs = 1;
+	base[0] = p;
+	do {
+		struct lentry *e;
+		uint32_t col;
+		bool fixed;
+		size_t s = value_size(cols, q, &fixed);
+
+		if (l->n == LAYOUT_MAX)
+			return false;
+		e = &l->e[l->n++];
+		memcpy(&col, q, 4);
+		*e = (struct lentry){ .rep = q[4], .def = q[5], .n = 1, .seg = (uint8_t)(l->n_segs - 1),
+				      .off = (uint32_t)(q - base[l->n_segs - 1]) };
+		if (col & PQ_REC_ELEMS) {
+			e->op = OP_ELEMS;
+			e->col = col & ~PQ_REC_ELEMS;
+			/* Its element count the same in every row, unless they differ. */
+			e->count = !var_elems;
+			fixed = e->count;
+		} else if (col == PQ_REC_INCLUDE) {
+			e->op = OP_INCLUDE;
+			e->n = 0;   /* its columns are only ever written by include entries */
+		} else if (col & PQ_REC_NULL) {
+			e->op = OP_NULL;
+			e->col = col & ~PQ_REC_NULL;
+		} else if (col & PQ_REC_RUN) {
+			e->op = OP_RUN;
+			e->col = col & ~PQ_REC_RUN;
+			e->n = q[5];
+		} else {
+			const struct pq_col *c = &cols[col];
+
+			e->col = col;
+			if (!fixed)
+				e->op = OP_BYTES;
+			else if (c->type.phys == PQ_INT32 || c->type.phys == PQ_INT64)
+				e->op = c->max_rep ? OP_INT_REP : OP_INT;
+			else if (c->type.phys == PQ_BOOLEAN)
+				e->op = OP_BOOL;
+			else
+				e->op = OP_DOUBLE;
+		}
+		/* A column written by two entries of a row would get its values out of order. */
+		for (unsigned k = 0; k + 1 < l->n; k++)
+			if (overlap(l->e[k].col, l->e[k].n, e->col, e->n))
+				return false;
+		q += PQ_REC_HEAD + s;
+		if (!fixed) {   /* a new segment after the bytes */
+			if (l->n_segs == SEGS_MAX)
+				return false;
+			l->seg[l->n_segs - 1].len_at = e->off + PQ_REC_HEAD;
+			l->seg[l->n_segs - 1].unit = e->op == OP_ELEMS ? width(&cols[e->col]) : 1;
+			base[l->n_segs++] = q;
+		}
+	} while (q < end && !is_include(q));
+	*never = false;
+	/* The last segment: where the row ends. */
+	l->seg[l->n_segs - 1].len_at = (uint32_t)(q - base[l->n_segs - 1]);
+	/* Its checks read 8 bytes from each head: the first row has them. */
+	for (unsigned k = 0; k < l->n; k++) {
+		const struct lentry *e = &l->e[k];
+		if ((size_t)(end - base[e->seg]) < (size_t)e->off + (e->count ? 16 : 8))
+			return false;
+	}
+	make_checks(l, base);
+	for (unsigned s = 0; s + 1 < l->n_segs; s++)
+		l->seg[s].need = max32(l->seg[s].need, l->seg[s].len_at + 4);
+	return true;
+}
+
+/*
+ * Whether the row at `p` (before `end`) has the layout's heads and
+ * element counts; its segments in base[], its end in *next.
+ */
+static inline bool same_layout(const struct layout *l, const uint8_t *p, const uint8_t *end,
+			       const uint8_t **base, const uint8_t **next)
+{
+	uint64_t diff = 0;
+	const struct check *c = l->check;
+
+	for (unsigned s = 0; s < l->n_segs; s++) {
+		const struct seg *sg = &l->seg[s];
+		const struct check *c_end = l->check + sg->checks;
+
+		if ((size_t)(end - p) < sg->need)
+			return false;
+		base[s] = p;
+		for (; c < c_end; c++) {
+			uint64_t w;
+
+			memcpy(&w, p + c->off, 8);
+			diff |= (w & c->mask) ^ c->want;
+		}
+		if (diff)
+			return false;
+		if (s + 1 < l->n_segs) {   /* past the byte array */
+			uint32_t len;
+
+			memcpy(&len, p + sg->len_at, 4);
+			if ((size_t)(end - p) - sg->len_at - 4 < (size_t)len * sg->unit)
+				return false;
+			p += sg->len_at + 4 + (size_t)len * sg->unit;
+		} else {
+			if ((size_t)(end - p) < sg->len_at)
+				return false;
+			p += sg->len_at;
+		}
+	}
+	*next = p;
+	return true;
+}
+
+/* Integers of column `c` at offset `off` of rows' segment `seg` (base[i * stride + seg]). */
+static inline void gather(struct pq_col *c, uint8_t def, const uint8_t *const *base,
+			  unsigned stride, size_t off, size_t n)
+{
+	uint8_t *d = c->vals.p + c->vals.len;
+
+	if (c->max_def) {
+		memset(c->defs.p + c->defs.len, def, n);
+		c->defs.len += n;
+	}
+	if (c->type.phys == PQ_INT32) {
+		for (size_t i = 0; i < n; i++, d += 4, base += stride)
+			memcpy(d, *base + off, 4);
+	} else {
+		for (size_t i = 0; i < n; i++, d += 8, base += stride)
+			memcpy(d, *base + off, 8);
+	}
+	c->vals.len = (size_t)(d - c->vals.p);
+}
+
+/* Rows of layout `l` (their segments in base[], n_segs each) into the columns, entry by entry. */
+static void apply_block(struct pq_col *cols, const struct layout *l, const uint8_t *const *base,
+			size_t n, struct pq_rec_apply_state *st)
+{
+	unsigned stride = l->n_segs;
+
+	for (unsigned k = 0; k < l->n; k++) {
+		const struct lentry *e = &l->e[k];
+		const uint8_t *const *b = base + e->seg;
+		size_t off = e->off + PQ_REC_HEAD, i;
+		struct pq_col *c = &cols[e->col];
+
+		switch (e->op) {
+		case OP_INCLUDE:
+			for (i = 0; i < n; i++, b += stride) {
+				const struct tmx_buf *entries;
+
+				memcpy(&entries, *b + off, sizeof(entries));
+				pq_rec_apply_include(cols, entries, st);
+			}
+			break;
+		case OP_RUN:
+			for (unsigned j = 0; j < e->n; j++, c++) {
+				gather(c, c->max_def, b, stride, off, n);
+				off += width(c);
+			}
+			break;
+		case OP_INT:
+			gather(c, e->def, b, stride, off, n);
+			break;
+		case OP_INT_REP:
+			for (i = 0; i < n; i++, b += stride) {
+				uint64_t u = 0;
+
+				memcpy(&u, *b + off, width(c));   /* little-endian: the record's host order */
+				pq_col_int_put(c, e->rep, e->def, u);
+			}
+			break;
+		case OP_NULL:
+			for (i = 0; i < n; i++)
+				pq_col_null(c, e->rep, e->def);
+			break;
+		case OP_ELEMS:
+			for (i = 0; i < n; i++, b += stride)
+				pq_rec_apply_elems(c, e->rep, e->def, *b + off);
+			break;
+		case OP_DOUBLE:
+			for (i = 0; i < n; i++, b += stride) {
+				double d;
+
+				memcpy(&d, *b + off, 8);
+				pq_col_double(c, e->rep, e->def, d);
+			}
+			break;
+		case OP_BOOL:
+			for (i = 0; i < n; i++, b += stride)
+				pq_col_bool(c, e->rep, e->def, (*b)[off]);
+			break;
+		default:
+			for (i = 0; i < n; i++, b += stride) {
+				uint32_t len;
+
+				memcpy(&len, *b + off, 4);
+				pq_col_bytes(c, e->rep, e->def, *b + off + 4, len);
+			}
+			break;
+		}
+	}
+}
+
+/*
+ * Rows from `p` of the layout of the row at `p`, applied by blocks; the
+ * bytes applied (*never: see make_layout).
+ */
+static size_t apply_layout(struct pq_col *cols, const uint8_t *p, const uint8_t *end,
+			   struct pq_rec_apply_state *st, bool var_elems, bool *never)
+{
+	struct layout l;
+	const uint8_t *base[BLOCK_ROWS * SEGS_MAX], *from = p;
+
+	if (!make_layout(&l, cols, p, end, var_elems, never))
+		return 0;
+	for (;;) {
+		size_t n = 0;
+
+		while (n < BLOCK_ROWS && p < end && same_layout(&l, p, end, base + n * l.n_segs, &p))
+			n++;
+		if (!n)
+			return (size_t)(p - from);
+		apply_block(cols, &l, base, n, st);
+		if (n < BLOCK_ROWS)
+			return (size_t)(p - from);
+	}
+}
+
+void pq_rec_apply_group(struct pq_col *cols, const uint8_t *r, size_t n, bool roomy)
+{
+	struct pq_rec_apply_state st = { .roomy = roomy };
+	const uint8_t *end = r + n;
+	size_t retry = RETRY_ROWS, by_row = 0;
+	unsigned short_ones = 0;
+	bool var_elems = false;
+
+	/*
+	 * gather() stores without asking for room, host-order values as
+	 * PLAIN's little-endian ones; the checks' masks are little-endian.
+	 */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (!roomy)
+#endif
+	{
+		pq_rec_apply(cols, r, n, false);
+		return;
+	}
+	while (r < end) {
+		const uint8_t *q;
+
+		if (!by_row) {
+			const uint8_t *from = r;
+			bool never;
+
+			r += apply_layout(cols, r, end, &st, var_elems, &never);
+			if (never) {   /* the rest row by row, without looking for rows */
+				pq_rec_apply_entries(cols, r, (size_t)(end - r), &st);
+				break;
+			}
+			if (r == end)
+				break;
+			/*
+			 * A row of another layout (a null, a longer LIST) is most
+			 * often alone: its own layout is tried, then the next
+			 * row's.  Layouts that keep holding few rows: the next
+			 * rows row by row, for longer each time it happens again.
+			 */
+			if (r - from >= LONG_BYTES) {
+				short_ones = 0;
+				retry = RETRY_ROWS;
+				continue;
+			}
+			/* LISTs whose length differs: segments from now on. */
+			if (!var_elems) {
+				var_elems = true;
+				continue;
+			}
+			if (r != from && ++short_ones < 4)
+				continue;
+			short_ones = 0;
+			by_row = retry;
+			retry = retry < RETRY_MAX ? 2 * retry : retry;
+		}
+		q = row_end(cols, r, end);
+		pq_rec_apply_entries(cols, r, (size_t)(q - r), &st);
+		r = q;
+		if (by_row)
+			by_row--;
+	}
+	pq_rec_apply_flush(cols, &st);
+}
