@@ -111,39 +111,6 @@ static void test_dictionary(void **state)
 }
 
 /* Past PQ_DICT_MAX_ENTRIES distinct values, every value so far becomes PLAIN. */
-/* Rows deferred in two columns with dictionaries (pq_col_pend_*), then put in. */
-static void test_dictionary_pending(void **state)
-{
-	struct pq_col c[3];
-	const uint32_t col[2] = { 2, 0 }, entry[2] = { 1, 0 };
-	const uint8_t def[2] = { 1, 0 };
-
-	(void)state;
-	pq_col_init(&c[0], pq_type_string(), 0, 0, &acct);
-	pq_col_init(&c[1], pq_type_int(32, true), 0, 0, &acct);
-	pq_col_init(&c[2], pq_type_string(), 1, 0, &acct);
-	pq_col_bytes(&c[0], 0, 0, "x", 1);
-	pq_col_bytes(&c[2], 0, 1, "a", 1);
-	pq_col_bytes(&c[2], 0, 1, "b", 1);
-	pq_col_pend_start(c, 2, col, entry, def);
-	c[2].pend = 3;
-	/* Nothing in the columns yet. */
-	assert_int_equal(c[0].dict_idx.len, 4);
-	assert_int_equal(c[2].dict_idx.len, 8);
-	pq_col_pend_flush(&c[2]);
-	assert_int_equal(c[2].pend, 0);
-	expect_buf(&c[2].defs, (const uint8_t[]){ 1, 1, 1, 1, 1 }, 5);
-	expect_buf(&c[2].dict_idx, (const uint8_t *)(const uint32_t[]){ 0, 1, 1, 1, 1 }, 20);
-	expect_buf(&c[0].dict_idx, (const uint8_t *)(const uint32_t[]){ 0, 0, 0, 0 }, 16);
-	assert_int_equal(c[0].defs.len, 0);   /* required: no levels */
-	assert_int_equal(c[1].dict_idx.len, 0);
-	/* Again: nothing left to put in. */
-	pq_col_pend_flush(&c[2]);
-	assert_int_equal(c[2].dict_idx.len, 20);
-	for (int k = 0; k < 3; k++)
-		pq_col_free(&c[k]);
-}
-
 static void test_dictionary_dropped(void **state)
 {
 	struct pq_col c;
@@ -510,7 +477,6 @@ int main(void)
 		cmocka_unit_test(test_plain_numbers),
 		cmocka_unit_test(test_plain_bools),
 		cmocka_unit_test(test_dictionary),
-		cmocka_unit_test(test_dictionary_pending),
 		cmocka_unit_test(test_dictionary_dropped),
 		cmocka_unit_test(test_chunk_dictionary),
 		cmocka_unit_test(test_chunk_plain_stats),

@@ -212,39 +212,3 @@ bool pq_col_bytes_known(struct pq_col *c, uint8_t rep, uint8_t def, const void *
 	*c->acct += 4;
 	return true;
 }
-
-void pq_col_pend_start(struct pq_col *cols, unsigned n, const uint32_t *col,
-		       const uint32_t *entry, const uint8_t *def)
-{
-	struct pq_col *lead = &cols[col[0]];
-
-	lead->pend_cols = cols;
-	lead->pend_n = (uint8_t)n;
-	for (unsigned k = 0; k < n; k++) {
-		lead->pend_col[k] = col[k];
-		lead->pend_entry[k] = entry[k];
-		lead->pend_def[k] = def[k];
-	}
-}
-
-void pq_col_pend_flush(struct pq_col *lead)
-{
-	size_t n = lead->pend;
-
-	lead->pend = 0;
-	for (unsigned k = 0; n && k < lead->pend_n; k++) {
-		struct pq_col *c = &lead->pend_cols[lead->pend_col[k]];
-
-		if (c->max_def && tmx_buf_reserve(&c->defs, n)) {
-			memset(c->defs.p + c->defs.len, lead->pend_def[k], n);
-			c->defs.len += n;
-		}
-		if (tmx_buf_reserve(&c->dict_idx, 4 * n)) {
-			uint8_t *o = c->dict_idx.p + c->dict_idx.len;
-
-			for (size_t i = 0; i < n; i++)
-				memcpy(o + 4 * i, &lead->pend_entry[k], 4);
-			c->dict_idx.len += 4 * n;
-		}
-	}
-}

@@ -22,9 +22,6 @@
 #define PQ_DICT_MAX_ENTRIES 40000
 #define PQ_DICT_MAX_BYTES (1u << 20)
 
-/* Columns a deferred row can have (pq_col_pend). */
-#define PQ_PEND_MAX 4
-
 struct pq_col {
 	struct pq_type type;
 	uint8_t max_def, max_rep;
@@ -39,15 +36,6 @@ struct pq_col {
 	uint64_t n_vals;        /* non-null values */
 	unsigned bool_bits;     /* booleans: bits used in the last byte of `vals` */
 	bool keep;              /* emptied with its buffers kept (pq_col_reuse) */
-	/*
-	 * Rows deferred (pq_col_pend): `pend` rows whose values in columns
-	 * pend_col[] (this one first) are dictionary entries pend_entry[] at
-	 * levels pend_def[]; not yet in those columns' `defs` and `dict_idx`.
-	 */
-	uint32_t pend;
-	uint8_t pend_n, pend_def[PQ_PEND_MAX];
-	uint32_t pend_col[PQ_PEND_MAX], pend_entry[PQ_PEND_MAX];
-	struct pq_col *pend_cols;
 	size_t *acct;           /* bytes buffered, summed by the table */
 };
 
@@ -186,21 +174,6 @@ void pq_col_bytes(struct pq_col *c, uint8_t rep, uint8_t def, const void *p, siz
  * checks it (fmap_values.c).
  */
 bool pq_col_bytes_known(struct pq_col *c, uint8_t rep, uint8_t def, const void *p, size_t n);
-/*
- * Rows of the same few dictionary entries in columns that are not
- * repeated, of which nothing else writes (the sequential path's event
- * names: the same entries in every row of a table most often): counted
- * in the first column, `lead` (of `cols`), where each row cost a level
- * and an index stored in each column.  pq_col_pend_start() notes the
- * columns (col[0] is lead's), their entries and levels; each row is then
- * lead->pend++; pq_col_pend_flush() puts the rows into the columns (when
- * the entries change, and before the group is encoded).  Their levels and
- * values are counted with the rows (pq_table_flush), not here.
- */
-void pq_col_pend_start(struct pq_col *cols, unsigned n, const uint32_t *col,
-		       const uint32_t *entry, const uint8_t *def);
-void pq_col_pend_flush(struct pq_col *lead);
-
 /* Whether an allocation failed since the last chunk. */
 bool pq_col_oom(const struct pq_col *c);
 

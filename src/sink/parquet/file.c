@@ -84,9 +84,6 @@ bool pq_group_encode(struct pq_group *g, struct pq_col *cols, size_t n_cols, int
 	g->out.oom = false;
 	enc->out_spare = (struct tmx_buf){ 0 };
 	g->chunks = calloc(n_cols ? n_cols : 1, sizeof(*g->chunks));
-	for (size_t c = 0; c < n_cols; c++)   /* rows deferred into their columns, first */
-		if (cols[c].pend)
-			pq_col_pend_flush(&cols[c]);
 	for (size_t c = 0; c < n_cols; c++) {
 		/* Every column is emptied, also after a failure. */
 		if (!pq_col_encode(&cols[c], enc, 0, &g->out, g->chunks ? &g->chunks[c] : &lost) &&

@@ -116,16 +116,6 @@ void pq_emit_int(const struct pq_rec_emit *em, int col, uint8_t rep, uint64_t bi
 void pq_emit_fixed(const struct pq_rec_emit *em, const uint64_t *ts, const uint64_t ids[2]);
 void pq_emit_null(const struct pq_rec_emit *em, int col, uint8_t rep, uint8_t def);
 
-/*
- * Sequentially, a row's names (`entries`, a class's include: record.h)
- * when they are the last row's, with dictionaries: deferred into their
- * columns (pq_col_pend), true.  Else false, the rows deferred for other
- * names put in first, for pq_rec_apply_include to apply these.
- */
-struct pq_rec_apply_state;
-bool pq_direct_include(struct pq_col *cols, const struct tmx_buf *entries,
-		       struct pq_rec_apply_state *st);
-
 /* Values straight into columns (the meta tables). */
 struct pq_emit {
 	struct pq_col *cols;

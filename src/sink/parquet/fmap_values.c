@@ -749,34 +749,3 @@ bool pq_fcols_compile(struct pq_fcols *fc, const struct pq_schema *schema)
 			return false;
 	return true;
 }
-
-_Static_assert(PQ_PEND_MAX == PQ_REC_INCLUDE_MAX, "a row's names are deferred whole");
-
-bool pq_direct_include(struct pq_col *cols, const struct tmx_buf *entries,
-		       struct pq_rec_apply_state *st)
-{
-	struct pq_col *lead = st->n ? &cols[st->col[0]] : NULL;
-	unsigned k;
-
-	if (st->inc == entries && lead) {
-		if (lead->pend && lead->pend < UINT32_MAX) {   /* the names of the row before, deferred */
-			lead->pend++;
-			return true;
-		}
-		for (k = 0; k < st->n; k++) {
-			const struct pq_col *c = &cols[st->col[k]];
-
-			if (!c->dict_on || c->max_rep || c->pend)
-				break;
-		}
-		if (k == st->n) {
-			pq_col_pend_start(cols, st->n, st->col, st->entry, st->def);
-			lead->pend = 1;
-			return true;
-		}
-	}
-	/* Another row's names, or none known: the rows deferred go in first. */
-	if (st->inc && lead && lead->pend)
-		pq_col_pend_flush(lead);
-	return false;
-}

@@ -852,8 +852,7 @@ static int put_direct(struct tmx_parquet *p, const struct tmx_msg *msg, struct t
 	before = t->bytes;
 	em.ci = sh->ci;
 	em.bytes = &t->bytes;
-	if (!pq_direct_include(em.cols, slot->names, &t->inc))
-		pq_rec_apply_include(em.cols, slot->names, &t->inc);
+	pq_rec_apply_include(em.cols, slot->names, &t->inc);
 	t->bytes += PQ_REC_HEAD + sizeof(slot->names);   /* pq_rec_include's */
 	row_emit(f, sh, msg, &em);
 	return row_done(p, t, st, before, err);
