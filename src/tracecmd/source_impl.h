@@ -37,17 +37,43 @@ enum plan_kind {
 	P_DYN_SEQ,    /* __data_loc / __rel_loc other[] */
 };
 
+/*
+ * What the fast path (a record long enough for every field's fixed part)
+ * does with a field: integers by width and signedness, so that it reads
+ * them without testing the field's kind, size and sign one after another.
+ */
+enum plan_op {
+	OP_U8, OP_S8, OP_U16, OP_S16, OP_U32, OP_S32, OP_X64,
+	OP_TEXT,      /* P_TEXT */
+	OP_FLEX_TEXT, /* P_FLEX_TEXT */
+	OP_ELEMS,     /* P_ARRAY, P_BYTES: `len` integers of es bytes */
+	OP_DYN_STRING,
+	OP_DYN_SEQ,
+};
+
 struct plan_field {
 	const struct tdat_field *fd;
 	struct tmx_field_class *fc;
 	struct tmx_field_class *elem;   /* arrays, sequences */
+	uint32_t off, size;             /* fd->offset, fd->size */
+	uint32_t len;                   /* OP_ELEMS: the element count (fc->length) */
 	uint8_t kind;
+	uint8_t op;                     /* enum plan_op */
+	uint8_t es;                     /* element bytes (1, 2, 4, 8) */
+	bool esgn;                      /* elements signed (static arrays) */
 };
 
 struct plan {
 	size_t n;
 	struct plan_field *f;
 	struct tmx_field_class *fc;     /* the struct */
+	/*
+	 * The record bytes every field's fixed part needs (dynamic fields:
+	 * their 4-byte location; a flexible text: none): records at least
+	 * this long are decoded without a bounds check per field.
+	 */
+	uint64_t fixed_end;
+	size_t n_vals;                  /* values of one record but dynamic sequences' elements */
 };
 
 struct tdm_event {
@@ -102,6 +128,9 @@ struct tdm_file {
 	struct tmx_field_class *pctx_fc;
 	struct plan common;
 	struct tdm_event **by_id_events;  /* parallel to the stream class's sorted classes */
+	struct tdm_event **dense;         /* by event id below n_dense (NULL: no such event) */
+	size_t n_dense;
+	bool swap;                        /* the file's byte order is not the host's */
 	const struct tmx_diag *diag;
 	bool lenient;
 };

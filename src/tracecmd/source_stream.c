@@ -19,7 +19,7 @@ static struct tdm_event *event_of(const struct tdm_file *tf, uint32_t id)
 /* Decoding a record into values                                         */
 /* ------------------------------------------------------------------ */
 
-static int reserve(struct tdm_stream *s, size_t need, struct tmx_error *err)
+static int grow_vals(struct tdm_stream *s, size_t need, struct tmx_error *err)
 {
 	void *v = s->vals;
 
@@ -27,6 +27,12 @@ static int reserve(struct tdm_stream *s, size_t need, struct tmx_error *err)
 		return tdm_nomem(err);
 	s->vals = v;
 	return TMX_OK;
+}
+
+/* Room for `need` values (s->vals may move). */
+static inline int reserve(struct tdm_stream *s, size_t need, struct tmx_error *err)
+{
+	return need <= s->cap_vals ? TMX_OK : grow_vals(s, need, err);
 }
 
 static uint64_t read_int(const struct tdat_file *f, const uint8_t *p, uint32_t size, bool sgn)
@@ -66,8 +72,12 @@ static int bad_field(struct tdm_stream *s, const struct tdat_field *fd, const ch
 			    s->rec.event ? s->rec.event->name : "?", s->rec.size, fd->name, why);
 }
 
-/* Appends the values of one plan (a struct) at s->vals[*n]. */
-static int decode_plan(struct tdm_stream *s, const struct plan *p, size_t *n, struct tmx_error *err)
+/*
+ * The values of one plan (a struct) at s->vals[*n], with a bounds check
+ * per field: records shorter than the plan's fixed part.
+ */
+static int decode_checked(struct tdm_stream *s, const struct plan *p, size_t *n,
+			  struct tmx_error *err)
 {
 	const struct tdat_file *f = s->file->f;
 	const uint8_t *d = s->rec.data;
@@ -161,6 +171,172 @@ static int decode_plan(struct tdm_stream *s, const struct plan *p, size_t *n, st
 	return TMX_OK;
 }
 
+/*
+ * The fast path: a record that holds every field's fixed part (one check
+ * per plan instead of one per field), values reserved once per plan, and
+ * integers read by width in the file's byte order (`swap` is a constant
+ * in each of the two copies decode_plan calls).  The values are those
+ * decode_checked gives.
+ */
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+ALWAYS_INLINE uint16_t ld16(const uint8_t *p, bool swap)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return swap ? __builtin_bswap16(v) : v;
+}
+
+ALWAYS_INLINE uint32_t ld32(const uint8_t *p, bool swap)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+ALWAYS_INLINE uint64_t ld64(const uint8_t *p, bool swap)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return swap ? __builtin_bswap64(v) : v;
+}
+
+/* cnt integers of es bytes at p as values of class fc at e (put_ints' values). */
+ALWAYS_INLINE void put_elems(struct tmx_value *e, const struct tmx_field_class *fc,
+			     const uint8_t *p, uint64_t cnt, uint32_t es, bool sgn, bool swap)
+{
+	uint64_t k;
+
+	for (k = 0; k < cnt; k++)
+		e[k].fc = fc;
+	switch (es) {
+	case 1:
+		for (k = 0; k < cnt; k++)
+			e[k].u = sgn ? (uint64_t)(int64_t)(int8_t)p[k] : p[k];
+		break;
+	case 2:
+		for (k = 0; k < cnt; k++) {
+			uint16_t v = ld16(p + 2 * k, swap);
+			e[k].u = sgn ? (uint64_t)(int64_t)(int16_t)v : v;
+		}
+		break;
+	case 4:
+		for (k = 0; k < cnt; k++) {
+			uint32_t v = ld32(p + 4 * k, swap);
+			e[k].u = sgn ? (uint64_t)(int64_t)(int32_t)v : v;
+		}
+		break;
+	default:
+		for (k = 0; k < cnt; k++)
+			e[k].u = ld64(p + 8 * k, swap);
+		break;
+	}
+}
+
+ALWAYS_INLINE int decode_fast(struct tdm_stream *s, const struct plan *p, size_t *n,
+			      struct tmx_error *err, bool swap)
+{
+	const uint8_t *d = s->rec.data;
+	uint32_t size = s->rec.size;
+	struct tmx_value *vals;
+	size_t k = *n;
+	int ret;
+
+	if ((ret = reserve(s, k + p->n_vals, err)))
+		return ret;
+	vals = s->vals;
+	vals[k].fc = p->fc;
+	vals[k].n_members = (uint32_t)p->n;
+	k++;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct plan_field *pf = &p->f[i];
+		const uint8_t *q = d + pf->off;
+		struct tmx_value *v = &vals[k++];
+
+		v->fc = pf->fc;
+		switch (pf->op) {
+		case OP_U8: v->u = q[0]; break;
+		case OP_S8: v->u = (uint64_t)(int64_t)(int8_t)q[0]; break;
+		case OP_U16: v->u = ld16(q, swap); break;
+		case OP_S16: v->u = (uint64_t)(int64_t)(int16_t)ld16(q, swap); break;
+		case OP_U32: v->u = ld32(q, swap); break;
+		case OP_S32: v->u = (uint64_t)(int64_t)(int32_t)ld32(q, swap); break;
+		case OP_X64: v->u = ld64(q, swap); break;
+		case OP_TEXT: {
+			const uint8_t *nul = memchr(q, '\0', pf->size);
+			v->str.ptr = (const char *)q;
+			v->str.len = nul ? (uint64_t)(nul - q) : pf->size;
+			break;
+		}
+		case OP_FLEX_TEXT: {
+			uint64_t avail = pf->off < size ? size - pf->off : 0;
+			const uint8_t *nul = avail ? memchr(q, '\0', avail) : NULL;
+			v->str.ptr = avail ? (const char *)q : "";
+			v->str.len = nul ? (uint64_t)(nul - q) : avail;
+			break;
+		}
+		case OP_ELEMS:
+			v->count = pf->len;
+			put_elems(vals + k, pf->elem, q, pf->len, pf->es, pf->esgn, swap);
+			k += pf->len;
+			break;
+		default: {   /* OP_DYN_STRING, OP_DYN_SEQ */
+			uint32_t loc = ld32(q, swap);
+			uint64_t start = loc & 0xffff, len = loc >> 16;
+			if (pf->fd->flags & TDAT_FIELD_RELATIVE)
+				start += (uint64_t)pf->off + pf->size;
+			if (start + len > size) {
+				if (!s->file->lenient)
+					return bad_field(s, pf->fd, "dynamic data beyond the end of "
+							 "the record", err);
+				len = 0;
+				start = 0;
+			}
+			if (pf->op == OP_DYN_STRING) {
+				const uint8_t *nul = len ? memchr(d + start, '\0', len) : NULL;
+				v->str.ptr = len ? (const char *)d + start : "";
+				v->str.len = nul ? (uint64_t)(nul - (d + start)) : len;
+			} else {
+				uint64_t cnt = len / pf->es;
+				v->count = cnt;
+				if (cnt) {
+					/* the elements and what the plan may still need */
+					if ((ret = reserve(s, k + cnt + p->n_vals, err)))
+						return ret;
+					vals = s->vals;
+					put_elems(vals + k, pf->elem, d + start, cnt, pf->es, false, swap);
+					k += cnt;
+				}
+			}
+			break;
+		}
+		}
+	}
+	*n = k;
+	return TMX_OK;
+}
+
+static int decode_native(struct tdm_stream *s, const struct plan *p, size_t *n,
+			 struct tmx_error *err)
+{
+	return decode_fast(s, p, n, err, false);
+}
+
+static int decode_swapped(struct tdm_stream *s, const struct plan *p, size_t *n,
+			  struct tmx_error *err)
+{
+	return decode_fast(s, p, n, err, true);
+}
+
+/* Appends the values of one plan (a struct) at s->vals[*n]. */
+static inline int decode_plan(struct tdm_stream *s, const struct plan *p, size_t *n,
+			      struct tmx_error *err)
+{
+	if (s->rec.size < p->fixed_end)
+		return decode_checked(s, p, n, err);
+	return s->file->swap ? decode_swapped(s, p, n, err) : decode_native(s, p, n, err);
+}
+
 /* ------------------------------------------------------------------ */
 /* Stream iterators                                                      */
 /* ------------------------------------------------------------------ */
@@ -246,7 +422,12 @@ int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct 
 			tdat_cursor_next(s->cur, &r, err);   /* consume the peeked record */
 			s->have_last = true;
 			s->last_ts = s->rec.ts;
-			te = s->rec.event ? event_of(s->file, s->rec.event->id) : NULL;
+			if (!s->rec.event)
+				te = NULL;
+			else if (s->rec.event->id < s->file->n_dense)
+				te = s->file->dense[s->rec.event->id];
+			else
+				te = event_of(s->file, s->rec.event->id);
 			if (!te) {
 				/* Unknown id or unparsable format: no class to put it in. */
 				if (s->warned_ids++ < 3) {
