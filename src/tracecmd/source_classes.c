@@ -153,6 +153,32 @@ static int build_plan(struct tmx_arena *a, const struct tdat_file *f, const stru
 	return 0;
 }
 
+/* te->all: tf's common plan (if any) then te's payload plan, each after an OP_STRUCT. */
+static int build_all(struct tmx_arena *a, const struct plan *common, struct tdm_event *te)
+{
+	const struct plan *parts[2] = { common->fc ? common : NULL, &te->payload };
+	struct plan *all = &te->all;
+	size_t k = 0;
+
+	all->n = (common->fc ? common->n + 1 : 0) + te->payload.n + 1;
+	if (!(all->f = tmx_arena_calloc(a, all->n, sizeof(*all->f))))
+		return -1;
+	for (size_t i = 0; i < 2; i++) {
+		const struct plan *p = parts[i];
+		if (!p)
+			continue;
+		all->f[k].fc = p->fc;
+		all->f[k].op = OP_STRUCT;
+		all->f[k++].len = (uint32_t)p->n;
+		memcpy(all->f + k, p->f, p->n * sizeof(*p->f));
+		k += p->n;
+		all->n_vals += p->n_vals;
+		if (p->fixed_end > all->fixed_end)
+			all->fixed_end = p->fixed_end;
+	}
+	return 0;
+}
+
 /* tf->dense: the event classes by id, for ids up to the largest (at most 64 Ki). */
 static int build_dense(struct tdm_file *tf, size_t n)
 {
@@ -338,6 +364,8 @@ int tdm_build_file(struct tdm_file *tf, struct tmx_error *err)
 		te->ec.stream_class = &tf->sc;
 		if (build_plan(a, f, ev->n_fields ? ev->fields + ev->n_common : NULL,
 			       ev->n_fields - ev->n_common, &te->payload))
+			return tdm_nomem(err);
+		if (build_all(a, &tf->common, te))
 			return tdm_nomem(err);
 		te->ec.payload = te->payload.fc;
 		tf->by_id_events[n] = te;

@@ -49,6 +49,7 @@ enum plan_op {
 	OP_ELEMS,     /* P_ARRAY, P_BYTES: `len` integers of es bytes */
 	OP_DYN_STRING,
 	OP_DYN_SEQ,
+	OP_STRUCT,    /* an event plan's struct: its value (fc, len members) */
 };
 
 struct plan_field {
@@ -56,7 +57,8 @@ struct plan_field {
 	struct tmx_field_class *fc;
 	struct tmx_field_class *elem;   /* arrays, sequences */
 	uint32_t off, size;             /* fd->offset, fd->size */
-	uint32_t len;                   /* OP_ELEMS: the element count (fc->length) */
+	uint32_t len;                   /* OP_ELEMS: the element count (fc->length);
+					   OP_STRUCT: the member count */
 	uint8_t kind;
 	uint8_t op;                     /* enum plan_op */
 	uint8_t es;                     /* element bytes (1, 2, 4, 8) */
@@ -80,6 +82,11 @@ struct tdm_event {
 	struct tmx_event_class ec;
 	const struct tdat_event *ev;
 	struct plan payload;
+	/*
+	 * The fast path's plan of a record: the common fields' struct then
+	 * the payload's, each an OP_STRUCT followed by its fields (fc unused).
+	 */
+	struct plan all;
 	bool unwanted;                  /* a filter never keeps its events: not decoded */
 };
 

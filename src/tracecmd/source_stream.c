@@ -233,28 +233,34 @@ ALWAYS_INLINE void put_elems(struct tmx_value *e, const struct tmx_field_class *
 	}
 }
 
-ALWAYS_INLINE int decode_fast(struct tdm_stream *s, const struct plan *p, size_t *n,
+/*
+ * The values of an event plan (te->all) at s->vals[0]; *pay: where the
+ * payload's struct is (the last OP_STRUCT), *n: the values.
+ */
+ALWAYS_INLINE int decode_fast(struct tdm_stream *s, const struct plan *p, size_t *n, size_t *pay,
 			      struct tmx_error *err, bool swap)
 {
 	const uint8_t *d = s->rec.data;
 	uint32_t size = s->rec.size;
 	struct tmx_value *vals;
-	size_t k = *n;
+	size_t k = 0, at = 0;
 	int ret;
 
-	if ((ret = reserve(s, k + p->n_vals, err)))
+	if ((ret = reserve(s, p->n_vals, err)))
 		return ret;
 	vals = s->vals;
-	vals[k].fc = p->fc;
-	vals[k].n_members = (uint32_t)p->n;
-	k++;
 	for (size_t i = 0; i < p->n; i++) {
 		const struct plan_field *pf = &p->f[i];
 		const uint8_t *q = d + pf->off;
-		struct tmx_value *v = &vals[k++];
+		struct tmx_value *v = &vals[k];
 
 		v->fc = pf->fc;
+		k++;
 		switch (pf->op) {
+		case OP_STRUCT:
+			v->n_members = pf->len;
+			at = k - 1;
+			break;
 		case OP_U8: v->u = q[0]; break;
 		case OP_S8: v->u = (uint64_t)(int64_t)(int8_t)q[0]; break;
 		case OP_U16: v->u = ld16(q, swap); break;
@@ -313,28 +319,40 @@ ALWAYS_INLINE int decode_fast(struct tdm_stream *s, const struct plan *p, size_t
 		}
 	}
 	*n = k;
+	*pay = at;
 	return TMX_OK;
 }
 
-static int decode_native(struct tdm_stream *s, const struct plan *p, size_t *n,
+static int decode_native(struct tdm_stream *s, const struct plan *p, size_t *n, size_t *pay,
 			 struct tmx_error *err)
 {
-	return decode_fast(s, p, n, err, false);
+	return decode_fast(s, p, n, pay, err, false);
 }
 
-static int decode_swapped(struct tdm_stream *s, const struct plan *p, size_t *n,
+static int decode_swapped(struct tdm_stream *s, const struct plan *p, size_t *n, size_t *pay,
 			  struct tmx_error *err)
 {
-	return decode_fast(s, p, n, err, true);
+	return decode_fast(s, p, n, pay, err, true);
 }
 
-/* Appends the values of one plan (a struct) at s->vals[*n]. */
-static inline int decode_plan(struct tdm_stream *s, const struct plan *p, size_t *n,
-			      struct tmx_error *err)
+/*
+ * The values of the current record, of event te, at s->vals: the common
+ * fields' struct (if the file has common fields) then the payload's at
+ * s->vals[*pay].
+ */
+static int decode_record(struct tdm_stream *s, const struct tdm_event *te, size_t *pay,
+			 struct tmx_error *err)
 {
-	if (s->rec.size < p->fixed_end)
-		return decode_checked(s, p, n, err);
-	return s->file->swap ? decode_swapped(s, p, n, err) : decode_native(s, p, n, err);
+	size_t n = 0;
+	int ret;
+
+	if (s->rec.size >= te->all.fixed_end)
+		return s->file->swap ? decode_swapped(s, &te->all, &n, pay, err)
+				     : decode_native(s, &te->all, &n, pay, err);
+	if (s->file->common.fc && (ret = decode_checked(s, &s->file->common, &n, err)))
+		return ret;
+	*pay = n;
+	return decode_checked(s, &te->payload, &n, err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -386,7 +404,6 @@ int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct 
 		case S_EVENTS: {
 			const struct tdat_record *r;
 			struct tdm_event *te;
-			size_t n = 0;
 			if ((ret = tdat_cursor_peek(s->cur, &r, err))) {
 				s->state = S_DONE;
 				return ret;
@@ -443,12 +460,8 @@ int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct 
 			}
 			if (te->unwanted)
 				continue;
-			if (s->file->common.fc && (ret = decode_plan(s, &s->file->common, &n, err))) {
-				s->state = S_DONE;
-				return ret;
-			}
-			size_t pay = n;
-			if ((ret = decode_plan(s, &te->payload, &n, err))) {
+			size_t pay = 0;
+			if ((ret = decode_record(s, te, &pay, err))) {
 				s->state = S_DONE;
 				return ret;
 			}
