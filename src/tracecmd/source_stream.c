@@ -242,24 +242,22 @@ ALWAYS_INLINE int decode_fast(struct tdm_stream *s, const struct plan *p, size_t
 {
 	const uint8_t *d = s->rec.data;
 	uint32_t size = s->rec.size;
-	struct tmx_value *vals;
-	size_t k = 0, at = 0;
+	/* local copies and a moving value pointer: nothing reloaded per field */
+	const struct plan_field *pf = p->f, *end = p->f + p->n;
+	struct tmx_value *vals, *v, *at;
 	int ret;
 
 	if ((ret = reserve(s, p->n_vals, err)))
 		return ret;
-	vals = s->vals;
-	for (size_t i = 0; i < p->n; i++) {
-		const struct plan_field *pf = &p->f[i];
+	vals = at = v = s->vals;
+	for (; pf < end; pf++, v++) {
 		const uint8_t *q = d + pf->off;
-		struct tmx_value *v = &vals[k];
 
 		v->fc = pf->fc;
-		k++;
 		switch (pf->op) {
 		case OP_STRUCT:
 			v->n_members = pf->len;
-			at = k - 1;
+			at = v;
 			break;
 		case OP_U8: v->u = q[0]; break;
 		case OP_S8: v->u = (uint64_t)(int64_t)(int8_t)q[0]; break;
@@ -283,8 +281,8 @@ ALWAYS_INLINE int decode_fast(struct tdm_stream *s, const struct plan *p, size_t
 		}
 		case OP_ELEMS:
 			v->count = pf->len;
-			put_elems(vals + k, pf->elem, q, pf->len, pf->es, pf->esgn, swap);
-			k += pf->len;
+			put_elems(v + 1, pf->elem, q, pf->len, pf->es, pf->esgn, swap);
+			v += pf->len;
 			break;
 		default: {   /* OP_DYN_STRING, OP_DYN_SEQ */
 			uint32_t loc = ld32(q, swap);
@@ -304,32 +302,34 @@ ALWAYS_INLINE int decode_fast(struct tdm_stream *s, const struct plan *p, size_t
 				v->str.len = nul ? (uint64_t)(nul - (d + start)) : len;
 			} else {
 				uint64_t cnt = len / pf->es;
+				size_t k = (size_t)(v - vals) + 1, a = (size_t)(at - vals);
 				v->count = cnt;
 				if (cnt) {
-					/* the elements and what the plan may still need */
+					/* the elements and what the plan may still need (s->vals may move) */
 					if ((ret = reserve(s, k + cnt + p->n_vals, err)))
 						return ret;
 					vals = s->vals;
+					at = vals + a;
 					put_elems(vals + k, pf->elem, d + start, cnt, pf->es, false, swap);
-					k += cnt;
+					v = vals + k + cnt - 1;
 				}
 			}
 			break;
 		}
 		}
 	}
-	*n = k;
-	*pay = at;
+	*n = (size_t)(v - vals);
+	*pay = (size_t)(at - vals);
 	return TMX_OK;
 }
 
-static int decode_native(struct tdm_stream *s, const struct plan *p, size_t *n, size_t *pay,
+static __attribute__((noinline)) int decode_native(struct tdm_stream *s, const struct plan *p, size_t *n, size_t *pay,
 			 struct tmx_error *err)
 {
 	return decode_fast(s, p, n, pay, err, false);
 }
 
-static int decode_swapped(struct tdm_stream *s, const struct plan *p, size_t *n, size_t *pay,
+static __attribute__((noinline)) int decode_swapped(struct tdm_stream *s, const struct plan *p, size_t *n, size_t *pay,
 			  struct tmx_error *err)
 {
 	return decode_fast(s, p, n, pay, err, true);
