@@ -26,12 +26,14 @@ static struct tmx_field_class *int_fc(struct tmx_arena *a, const struct tdat_fil
 	return fc;
 }
 
-/* The fast path's operation for pf (whose kind and classes are set). */
-static void plan_op(struct plan_field *pf)
+/* The fast path's operation for pf (whose kind and classes are set) of a file of byte order `swap`. */
+static void plan_op(struct plan_field *pf, bool swap)
 {
-	static const uint8_t ints[2][9] = {
-		{ [1] = OP_U8, [2] = OP_U16, [4] = OP_U32, [8] = OP_X64 },
-		{ [1] = OP_S8, [2] = OP_S16, [4] = OP_S32, [8] = OP_X64 },
+	static const uint8_t ints[2][2][9] = {
+		{ { [1] = OP_U8, [2] = OP_U16, [4] = OP_U32, [8] = OP_X64 },
+		  { [1] = OP_S8, [2] = OP_S16, [4] = OP_S32, [8] = OP_X64 } },
+		{ { [1] = OP_U8, [2] = OP_U16_SW, [4] = OP_U32_SW, [8] = OP_X64_SW },
+		  { [1] = OP_S8, [2] = OP_S16_SW, [4] = OP_S32_SW, [8] = OP_X64_SW } },
 	};
 
 	pf->off = pf->fd->offset;
@@ -41,7 +43,7 @@ static void plan_op(struct plan_field *pf)
 		pf->esgn = pf->elem->is_signed;
 	}
 	switch (pf->kind) {
-	case P_INT: pf->op = ints[pf->fc->is_signed][pf->size]; break;
+	case P_INT: pf->op = ints[swap][pf->fc->is_signed][pf->size]; break;
 	case P_TEXT: pf->op = OP_TEXT; break;
 	case P_FLEX_TEXT: pf->op = OP_FLEX_TEXT; break;
 	case P_ARRAY:
@@ -118,7 +120,7 @@ static int plan_field(struct tmx_arena *a, const struct tdat_file *f, const stru
 	if (!pf->fc || ((pf->kind == P_ARRAY || pf->kind == P_DYN_SEQ || pf->kind == P_BYTES ||
 			 pf->kind == P_TEXT) && !pf->elem))
 		return -1;
-	plan_op(pf);
+	plan_op(pf, tdm_swapped(f));
 	return 0;
 }
 
@@ -160,9 +162,11 @@ static int build_all(struct tmx_arena *a, const struct plan *common, struct tdm_
 	struct plan *all = &te->all;
 	size_t k = 0;
 
-	all->n = (common->fc ? common->n + 1 : 0) + te->payload.n + 1;
+	all->n = (common->fc ? common->n + 1 : 0) + te->payload.n + 2;
 	if (!(all->f = tmx_arena_calloc(a, all->n, sizeof(*all->f))))
 		return -1;
+	all->f[all->n - 1].op = OP_END;
+	all->n_vals = 1;   /* the slot decode_fast gives OP_END */
 	for (size_t i = 0; i < 2; i++) {
 		const struct plan *p = parts[i];
 		if (!p)
@@ -239,11 +243,7 @@ int tdm_build_file(struct tdm_file *tf, struct tmx_error *err)
 	tf->tc.format = TMX_FORMAT_TRACEDAT;
 	tf->tc.major = (uint32_t)f->version;
 	tf->tc.native_byte_order = f->big_endian ? TMX_BO_BE : TMX_BO_LE;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	tf->swap = !f->big_endian;
-#else
-	tf->swap = f->big_endian;
-#endif
+	tf->swap = tdm_swapped(f);
 	tf->trace.name = (char *)f->path;
 	tf->trace.cls = &tf->tc;
 	/* saved_cmdlines: the tasks of the model (lines that do not read are left out) */

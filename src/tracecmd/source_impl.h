@@ -44,12 +44,15 @@ enum plan_kind {
  */
 enum plan_op {
 	OP_U8, OP_S8, OP_U16, OP_S16, OP_U32, OP_S32, OP_X64,
+	/* the same in the other byte order than the host's */
+	OP_U16_SW, OP_S16_SW, OP_U32_SW, OP_S32_SW, OP_X64_SW,
 	OP_TEXT,      /* P_TEXT */
 	OP_FLEX_TEXT, /* P_FLEX_TEXT */
 	OP_ELEMS,     /* P_ARRAY, P_BYTES: `len` integers of es bytes */
 	OP_DYN_STRING,
 	OP_DYN_SEQ,
 	OP_STRUCT,    /* an event plan's struct: its value (fc, len members) */
+	OP_END,       /* after an event plan's last field */
 };
 
 struct plan_field {
@@ -84,7 +87,8 @@ struct tdm_event {
 	struct plan payload;
 	/*
 	 * The fast path's plan of a record: the common fields' struct then
-	 * the payload's, each an OP_STRUCT followed by its fields (fc unused).
+	 * the payload's, each an OP_STRUCT followed by its fields, then an
+	 * OP_END (n counts it; fc unused).
 	 */
 	struct plan all;
 	bool unwanted;                  /* a filter never keeps its events: not decoded */
@@ -150,6 +154,16 @@ struct tdm_source {
 	const struct tmx_reader_filter *filter;   /* tmx_source_set_filter; NULL: none */
 	struct tdm_segs *segs;           /* streams cut into segments (segment.c), or NULL */
 };
+
+/* Whether f's integers are in the other byte order than the host's. */
+static inline bool tdm_swapped(const struct tdat_file *f)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return !f->big_endian;
+#else
+	return f->big_endian;
+#endif
+}
 
 static inline int tdm_nomem(struct tmx_error *err)
 {

@@ -235,104 +235,111 @@ ALWAYS_INLINE void put_elems(struct tmx_value *e, const struct tmx_field_class *
 
 /*
  * The values of an event plan (te->all) at s->vals[0]; *pay: where the
- * payload's struct is (the last OP_STRUCT), *n: the values.
+ * payload's struct is (the last OP_STRUCT), *n: the values.  Threaded
+ * code (GNU labels as values): each operation jumps to the next one's,
+ * OP_END ends, with no loop test and no switch bounds check per field.
  */
-ALWAYS_INLINE int decode_fast(struct tdm_stream *s, const struct plan *p, size_t *n, size_t *pay,
-			      struct tmx_error *err, bool swap)
+static __attribute__((noinline)) int decode_fast(struct tdm_stream *s, const struct plan *p,
+						 size_t *n, size_t *pay, struct tmx_error *err)
 {
+	static const void *const ops[] = {
+		[OP_U8] = &&u8, [OP_S8] = &&s8, [OP_U16] = &&u16, [OP_S16] = &&s16,
+		[OP_U32] = &&u32, [OP_S32] = &&s32, [OP_X64] = &&x64,
+		[OP_U16_SW] = &&u16_sw, [OP_S16_SW] = &&s16_sw, [OP_U32_SW] = &&u32_sw,
+		[OP_S32_SW] = &&s32_sw, [OP_X64_SW] = &&x64_sw,
+		[OP_TEXT] = &&text, [OP_FLEX_TEXT] = &&flex_text, [OP_ELEMS] = &&elems,
+		[OP_DYN_STRING] = &&dyn, [OP_DYN_SEQ] = &&dyn, [OP_STRUCT] = &&strct, [OP_END] = &&end,
+	};
 	const uint8_t *d = s->rec.data;
 	uint32_t size = s->rec.size;
-	/* local copies and a moving value pointer: nothing reloaded per field */
-	const struct plan_field *pf = p->f, *end = p->f + p->n;
+	bool swap = s->file->swap;
+	const struct plan_field *pf = p->f;
 	struct tmx_value *vals, *v, *at;
+	const uint8_t *q;
 	int ret;
 
 	if ((ret = reserve(s, p->n_vals, err)))
 		return ret;
 	vals = at = v = s->vals;
-	for (; pf < end; pf++, v++) {
-		const uint8_t *q = d + pf->off;
-
-		v->fc = pf->fc;
-		switch (pf->op) {
-		case OP_STRUCT:
-			v->n_members = pf->len;
-			at = v;
-			break;
-		case OP_U8: v->u = q[0]; break;
-		case OP_S8: v->u = (uint64_t)(int64_t)(int8_t)q[0]; break;
-		case OP_U16: v->u = ld16(q, swap); break;
-		case OP_S16: v->u = (uint64_t)(int64_t)(int16_t)ld16(q, swap); break;
-		case OP_U32: v->u = ld32(q, swap); break;
-		case OP_S32: v->u = (uint64_t)(int64_t)(int32_t)ld32(q, swap); break;
-		case OP_X64: v->u = ld64(q, swap); break;
-		case OP_TEXT: {
-			const uint8_t *nul = memchr(q, '\0', pf->size);
-			v->str.ptr = (const char *)q;
-			v->str.len = nul ? (uint64_t)(nul - q) : pf->size;
-			break;
-		}
-		case OP_FLEX_TEXT: {
-			uint64_t avail = pf->off < size ? size - pf->off : 0;
-			const uint8_t *nul = avail ? memchr(q, '\0', avail) : NULL;
-			v->str.ptr = avail ? (const char *)q : "";
-			v->str.len = nul ? (uint64_t)(nul - q) : avail;
-			break;
-		}
-		case OP_ELEMS:
-			v->count = pf->len;
-			put_elems(v + 1, pf->elem, q, pf->len, pf->es, pf->esgn, swap);
-			v += pf->len;
-			break;
-		default: {   /* OP_DYN_STRING, OP_DYN_SEQ */
-			uint32_t loc = ld32(q, swap);
-			uint64_t start = loc & 0xffff, len = loc >> 16;
-			if (pf->fd->flags & TDAT_FIELD_RELATIVE)
-				start += (uint64_t)pf->off + pf->size;
-			if (start + len > size) {
-				if (!s->file->lenient)
-					return bad_field(s, pf->fd, "dynamic data beyond the end of "
-							 "the record", err);
-				len = 0;
-				start = 0;
-			}
-			if (pf->op == OP_DYN_STRING) {
-				const uint8_t *nul = len ? memchr(d + start, '\0', len) : NULL;
-				v->str.ptr = len ? (const char *)d + start : "";
-				v->str.len = nul ? (uint64_t)(nul - (d + start)) : len;
-			} else {
-				uint64_t cnt = len / pf->es;
-				size_t k = (size_t)(v - vals) + 1, a = (size_t)(at - vals);
-				v->count = cnt;
-				if (cnt) {
-					/* the elements and what the plan may still need (s->vals may move) */
-					if ((ret = reserve(s, k + cnt + p->n_vals, err)))
-						return ret;
-					vals = s->vals;
-					at = vals + a;
-					put_elems(vals + k, pf->elem, d + start, cnt, pf->es, false, swap);
-					v = vals + k + cnt - 1;
-				}
-			}
-			break;
-		}
+	/* each operation: the value of field pf at v, from q (its bytes) */
+#define NEXT do { pf++; v++; q = d + pf->off; v->fc = pf->fc; goto *ops[pf->op]; } while (0)
+	q = d + pf->off;
+	v->fc = pf->fc;
+	goto *ops[pf->op];
+strct:
+	v->n_members = pf->len;
+	at = v;
+	NEXT;
+u8:	v->u = q[0]; NEXT;
+s8:	v->u = (uint64_t)(int64_t)(int8_t)q[0]; NEXT;
+u16:	v->u = ld16(q, false); NEXT;
+s16:	v->u = (uint64_t)(int64_t)(int16_t)ld16(q, false); NEXT;
+u32:	v->u = ld32(q, false); NEXT;
+s32:	v->u = (uint64_t)(int64_t)(int32_t)ld32(q, false); NEXT;
+x64:	v->u = ld64(q, false); NEXT;
+u16_sw:	v->u = ld16(q, true); NEXT;
+s16_sw:	v->u = (uint64_t)(int64_t)(int16_t)ld16(q, true); NEXT;
+u32_sw:	v->u = ld32(q, true); NEXT;
+s32_sw:	v->u = (uint64_t)(int64_t)(int32_t)ld32(q, true); NEXT;
+x64_sw:	v->u = ld64(q, true); NEXT;
+text: {
+	const uint8_t *nul = memchr(q, '\0', pf->size);
+	v->str.ptr = (const char *)q;
+	v->str.len = nul ? (uint64_t)(nul - q) : pf->size;
+	NEXT;
+}
+flex_text: {
+	uint64_t avail = pf->off < size ? size - pf->off : 0;
+	const uint8_t *nul = avail ? memchr(q, '\0', avail) : NULL;
+	v->str.ptr = avail ? (const char *)q : "";
+	v->str.len = nul ? (uint64_t)(nul - q) : avail;
+	NEXT;
+}
+elems:
+	v->count = pf->len;
+	if (swap)
+		put_elems(v + 1, pf->elem, q, pf->len, pf->es, pf->esgn, true);
+	else
+		put_elems(v + 1, pf->elem, q, pf->len, pf->es, pf->esgn, false);
+	v += pf->len;
+	NEXT;
+dyn: {   /* OP_DYN_STRING, OP_DYN_SEQ */
+	uint32_t loc = ld32(q, swap);
+	uint64_t start = loc & 0xffff, len = loc >> 16;
+	if (pf->fd->flags & TDAT_FIELD_RELATIVE)
+		start += (uint64_t)pf->off + pf->size;
+	if (start + len > size) {
+		if (!s->file->lenient)
+			return bad_field(s, pf->fd, "dynamic data beyond the end of the record", err);
+		len = 0;
+		start = 0;
+	}
+	if (pf->op == OP_DYN_STRING) {
+		const uint8_t *nul = len ? memchr(d + start, '\0', len) : NULL;
+		v->str.ptr = len ? (const char *)d + start : "";
+		v->str.len = nul ? (uint64_t)(nul - (d + start)) : len;
+	} else {
+		uint64_t cnt = len / pf->es;
+		size_t k = (size_t)(v - vals) + 1, a = (size_t)(at - vals);
+		v->count = cnt;
+		if (cnt) {
+			/* the elements and what the plan may still need (s->vals may move) */
+			if ((ret = reserve(s, k + cnt + p->n_vals, err)))
+				return ret;
+			vals = s->vals;
+			at = vals + a;
+			put_elems(vals + k, pf->elem, d + start, cnt, pf->es, false, swap);
+			v = vals + k + cnt - 1;
 		}
 	}
+	NEXT;
+}
+#undef NEXT
+end:
+	/* v: at OP_END's (unused) slot, which n_vals counts */
 	*n = (size_t)(v - vals);
 	*pay = (size_t)(at - vals);
 	return TMX_OK;
-}
-
-static __attribute__((noinline)) int decode_native(struct tdm_stream *s, const struct plan *p, size_t *n, size_t *pay,
-			 struct tmx_error *err)
-{
-	return decode_fast(s, p, n, pay, err, false);
-}
-
-static __attribute__((noinline)) int decode_swapped(struct tdm_stream *s, const struct plan *p, size_t *n, size_t *pay,
-			  struct tmx_error *err)
-{
-	return decode_fast(s, p, n, pay, err, true);
 }
 
 /*
@@ -347,8 +354,7 @@ static int decode_record(struct tdm_stream *s, const struct tdm_event *te, size_
 	int ret;
 
 	if (s->rec.size >= te->all.fixed_end)
-		return s->file->swap ? decode_swapped(s, &te->all, &n, pay, err)
-				     : decode_native(s, &te->all, &n, pay, err);
+		return decode_fast(s, &te->all, &n, pay, err);
 	if (s->file->common.fc && (ret = decode_checked(s, &s->file->common, &n, err)))
 		return ret;
 	*pay = n;
