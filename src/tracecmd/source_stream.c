@@ -205,42 +205,40 @@ ALWAYS_INLINE uint64_t ld64(const uint8_t *p, bool swap)
 ALWAYS_INLINE void put_elems(struct tmx_value *e, const struct tmx_field_class *fc,
 			     const uint8_t *p, uint64_t cnt, uint32_t es, bool sgn, bool swap)
 {
-	uint64_t k;
+	const struct tmx_value *end = e + cnt;
 
-	for (k = 0; k < cnt; k++)
-		e[k].fc = fc;
 	switch (es) {
 	case 1:
-		for (k = 0; k < cnt; k++)
-			e[k].u = sgn ? (uint64_t)(int64_t)(int8_t)p[k] : p[k];
+		for (; e < end; e++, p++)
+			e->fc = fc, e->u = sgn ? (uint64_t)(int64_t)(int8_t)p[0] : p[0];
 		break;
 	case 2:
-		for (k = 0; k < cnt; k++) {
-			uint16_t v = ld16(p + 2 * k, swap);
-			e[k].u = sgn ? (uint64_t)(int64_t)(int16_t)v : v;
+		for (; e < end; e++, p += 2) {
+			uint16_t v = ld16(p, swap);
+			e->fc = fc, e->u = sgn ? (uint64_t)(int64_t)(int16_t)v : v;
 		}
 		break;
 	case 4:
-		for (k = 0; k < cnt; k++) {
-			uint32_t v = ld32(p + 4 * k, swap);
-			e[k].u = sgn ? (uint64_t)(int64_t)(int32_t)v : v;
+		for (; e < end; e++, p += 4) {
+			uint32_t v = ld32(p, swap);
+			e->fc = fc, e->u = sgn ? (uint64_t)(int64_t)(int32_t)v : v;
 		}
 		break;
 	default:
-		for (k = 0; k < cnt; k++)
-			e[k].u = ld64(p + 8 * k, swap);
+		for (; e < end; e++, p += 8)
+			e->fc = fc, e->u = ld64(p, swap);
 		break;
 	}
 }
 
 /*
  * The values of an event plan (te->all) at s->vals[0]; *pay: where the
- * payload's struct is (the last OP_STRUCT), *n: the values.  Threaded
+ * payload's struct is (the last OP_STRUCT).  Threaded
  * code (GNU labels as values): each operation jumps to the next one's,
  * OP_END ends, with no loop test and no switch bounds check per field.
  */
 static __attribute__((noinline)) int decode_fast(struct tdm_stream *s, const struct plan *p,
-						 size_t *n, size_t *pay, struct tmx_error *err)
+						 const struct tmx_value **pay, struct tmx_error *err)
 {
 	static const void *const ops[] = {
 		[OP_U8] = &&u8, [OP_S8] = &&s8, [OP_U16] = &&u16, [OP_S16] = &&s16,
@@ -336,29 +334,29 @@ dyn: {   /* OP_DYN_STRING, OP_DYN_SEQ */
 }
 #undef NEXT
 end:
-	/* v: at OP_END's (unused) slot, which n_vals counts */
-	*n = (size_t)(v - vals);
-	*pay = (size_t)(at - vals);
+	*pay = at;
 	return TMX_OK;
 }
 
 /*
  * The values of the current record, of event te, at s->vals: the common
  * fields' struct (if the file has common fields) then the payload's at
- * s->vals[*pay].
+ * *pay.
  */
-static int decode_record(struct tdm_stream *s, const struct tdm_event *te, size_t *pay,
-			 struct tmx_error *err)
+static int decode_record(struct tdm_stream *s, const struct tdm_event *te,
+			 const struct tmx_value **pay, struct tmx_error *err)
 {
-	size_t n = 0;
+	size_t n = 0, at;
 	int ret;
 
 	if (s->rec.size >= te->all.fixed_end)
-		return decode_fast(s, &te->all, &n, pay, err);
+		return decode_fast(s, &te->all, pay, err);
 	if (s->file->common.fc && (ret = decode_checked(s, &s->file->common, &n, err)))
 		return ret;
-	*pay = n;
-	return decode_checked(s, &te->payload, &n, err);
+	at = n;
+	ret = decode_checked(s, &te->payload, &n, err);
+	*pay = s->vals + at;   /* after the payload's values: s->vals may have moved */
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */
@@ -466,7 +464,7 @@ int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct 
 			}
 			if (te->unwanted)
 				continue;
-			size_t pay = 0;
+			const struct tmx_value *pay;
 			if ((ret = decode_record(s, te, &pay, err))) {
 				s->state = S_DONE;
 				return ret;
@@ -476,7 +474,7 @@ int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct 
 			s->event.scopes[TMX_SCOPE_PACKET_CONTEXT] = s->pctx;
 			s->event.scopes[TMX_SCOPE_COMMON_CONTEXT] = s->file->common.fc ? s->vals : NULL;
 			s->event.scopes[TMX_SCOPE_SPECIFIC_CONTEXT] = NULL;
-			s->event.scopes[TMX_SCOPE_PAYLOAD] = s->vals + pay;
+			s->event.scopes[TMX_SCOPE_PAYLOAD] = pay;
 			m->kind = TMX_MSG_EVENT;
 			m->packet = &s->packet;
 			m->event = &s->event;
