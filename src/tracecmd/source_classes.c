@@ -26,6 +26,39 @@ static struct tmx_field_class *int_fc(struct tmx_arena *a, const struct tdat_fil
 	return fc;
 }
 
+/* The fast path's operation for pf (whose kind and classes are set) of a file of byte order `swap`. */
+static void plan_op(struct plan_field *pf, bool swap)
+{
+	static const uint8_t ints[2][2][9] = {
+		{ { [1] = OP_U8, [2] = OP_U16, [4] = OP_U32, [8] = OP_X64 },
+		  { [1] = OP_S8, [2] = OP_S16, [4] = OP_S32, [8] = OP_X64 } },
+		{ { [1] = OP_U8, [2] = OP_U16_SW, [4] = OP_U32_SW, [8] = OP_X64_SW },
+		  { [1] = OP_S8, [2] = OP_S16_SW, [4] = OP_S32_SW, [8] = OP_X64_SW } },
+	};
+
+	pf->off = pf->fd->offset;
+	pf->size = pf->fd->size;
+	if (pf->elem) {
+		pf->es = (uint8_t)(pf->elem->size / 8);
+		pf->esgn = pf->elem->is_signed;
+	}
+	switch (pf->kind) {
+	case P_INT: pf->op = ints[swap][pf->fc->is_signed][pf->size]; break;
+	case P_TEXT: pf->op = OP_TEXT; break;
+	case P_FLEX_TEXT: pf->op = OP_FLEX_TEXT; break;
+	case P_ARRAY:
+	case P_BYTES:
+		pf->op = OP_ELEMS;
+		pf->len = (uint32_t)pf->fc->length;
+		break;
+	case P_DYN_STRING: pf->op = OP_DYN_STRING; break;
+	default:
+		pf->op = OP_DYN_SEQ;
+		pf->esgn = false;   /* read unsigned (put_ints' callers) */
+		break;
+	}
+}
+
 static int plan_field(struct tmx_arena *a, const struct tdat_file *f, const struct tdat_field *fd,
 		      struct plan_field *pf)
 {
@@ -87,6 +120,7 @@ static int plan_field(struct tmx_arena *a, const struct tdat_file *f, const stru
 	if (!pf->fc || ((pf->kind == P_ARRAY || pf->kind == P_DYN_SEQ || pf->kind == P_BYTES ||
 			 pf->kind == P_TEXT) && !pf->elem))
 		return -1;
+	plan_op(pf, tdm_swapped(f));
 	return 0;
 }
 
@@ -102,12 +136,68 @@ static int build_plan(struct tmx_arena *a, const struct tdat_file *f, const stru
 	p->fc->members = tmx_arena_calloc(a, n ? n : 1, sizeof(*p->fc->members));
 	if (!p->fc->members)
 		return -1;
+	p->n_vals = 1 + n;
+	p->fixed_end = 0;
 	for (size_t i = 0; i < n; i++) {
+		const struct plan_field *pf = &p->f[i];
+		uint64_t end;
 		if (plan_field(a, f, &fds[i], &p->f[i]))
 			return -1;
 		p->fc->members[i].name = (char *)fds[i].name;
-		p->fc->members[i].fc = p->f[i].fc;
+		p->fc->members[i].fc = pf->fc;
+		if (pf->op == OP_ELEMS)
+			p->n_vals += pf->len;
+		/* what decode_plan's per-field check asks of the record */
+		end = (uint64_t)pf->off + (pf->kind >= P_DYN_STRING ? 4 : pf->size);
+		if (pf->kind != P_FLEX_TEXT && end > p->fixed_end)
+			p->fixed_end = end;
 	}
+	return 0;
+}
+
+/* te->all: tf's common plan (if any) then te's payload plan, each after an OP_STRUCT. */
+static int build_all(struct tmx_arena *a, const struct plan *common, struct tdm_event *te)
+{
+	const struct plan *parts[2] = { common->fc ? common : NULL, &te->payload };
+	struct plan *all = &te->all;
+	size_t k = 0;
+
+	all->n = (common->fc ? common->n + 1 : 0) + te->payload.n + 2;
+	if (!(all->f = tmx_arena_calloc(a, all->n, sizeof(*all->f))))
+		return -1;
+	all->f[all->n - 1].op = OP_END;
+	all->n_vals = 1;   /* the slot decode_fast gives OP_END */
+	for (size_t i = 0; i < 2; i++) {
+		const struct plan *p = parts[i];
+		if (!p)
+			continue;
+		all->f[k].fc = p->fc;
+		all->f[k].op = OP_STRUCT;
+		all->f[k++].len = (uint32_t)p->n;
+		memcpy(all->f + k, p->f, p->n * sizeof(*p->f));
+		k += p->n;
+		all->n_vals += p->n_vals;
+		if (p->fixed_end > all->fixed_end)
+			all->fixed_end = p->fixed_end;
+	}
+	return 0;
+}
+
+/* tf->dense: the event classes by id, for ids up to the largest (at most 64 Ki). */
+static int build_dense(struct tdm_file *tf, size_t n)
+{
+	uint32_t max = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (tf->by_id_events[i]->ec.id > max)
+			max = (uint32_t)tf->by_id_events[i]->ec.id;
+	tf->n_dense = n ? (size_t)(max < 65535 ? max : 65535) + 1 : 0;
+	tf->dense = tmx_arena_calloc(&tf->arena, tf->n_dense ? tf->n_dense : 1, sizeof(*tf->dense));
+	if (!tf->dense)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (tf->by_id_events[i]->ec.id < tf->n_dense)
+			tf->dense[tf->by_id_events[i]->ec.id] = tf->by_id_events[i];
 	return 0;
 }
 
@@ -153,6 +243,7 @@ int tdm_build_file(struct tdm_file *tf, struct tmx_error *err)
 	tf->tc.format = TMX_FORMAT_TRACEDAT;
 	tf->tc.major = (uint32_t)f->version;
 	tf->tc.native_byte_order = f->big_endian ? TMX_BO_BE : TMX_BO_LE;
+	tf->swap = tdm_swapped(f);
 	tf->trace.name = (char *)f->path;
 	tf->trace.cls = &tf->tc;
 	/* saved_cmdlines: the tasks of the model (lines that do not read are left out) */
@@ -274,12 +365,16 @@ int tdm_build_file(struct tdm_file *tf, struct tmx_error *err)
 		if (build_plan(a, f, ev->n_fields ? ev->fields + ev->n_common : NULL,
 			       ev->n_fields - ev->n_common, &te->payload))
 			return tdm_nomem(err);
+		if (build_all(a, &tf->common, te))
+			return tdm_nomem(err);
 		te->ec.payload = te->payload.fc;
 		tf->by_id_events[n] = te;
 		tf->sc.event_classes[n++] = &te->ec;
 	}
 	tf->sc.n_event_classes = n;
 	qsort(tf->sc.event_classes, n, sizeof(*tf->sc.event_classes), cmp_ec);
+	if (build_dense(tf, n))
+		return tdm_nomem(err);
 	return TMX_OK;
 }
 

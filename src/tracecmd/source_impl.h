@@ -37,23 +37,60 @@ enum plan_kind {
 	P_DYN_SEQ,    /* __data_loc / __rel_loc other[] */
 };
 
+/*
+ * What the fast path (a record long enough for every field's fixed part)
+ * does with a field: integers by width and signedness, so that it reads
+ * them without testing the field's kind, size and sign one after another.
+ */
+enum plan_op {
+	OP_U8, OP_S8, OP_U16, OP_S16, OP_U32, OP_S32, OP_X64,
+	/* the same in the other byte order than the host's */
+	OP_U16_SW, OP_S16_SW, OP_U32_SW, OP_S32_SW, OP_X64_SW,
+	OP_TEXT,      /* P_TEXT */
+	OP_FLEX_TEXT, /* P_FLEX_TEXT */
+	OP_ELEMS,     /* P_ARRAY, P_BYTES: `len` integers of es bytes */
+	OP_DYN_STRING,
+	OP_DYN_SEQ,
+	OP_STRUCT,    /* an event plan's struct: its value (fc, len members) */
+	OP_END,       /* after an event plan's last field */
+};
+
 struct plan_field {
 	const struct tdat_field *fd;
 	struct tmx_field_class *fc;
 	struct tmx_field_class *elem;   /* arrays, sequences */
+	uint32_t off, size;             /* fd->offset, fd->size */
+	uint32_t len;                   /* OP_ELEMS: the element count (fc->length);
+					   OP_STRUCT: the member count */
 	uint8_t kind;
+	uint8_t op;                     /* enum plan_op */
+	uint8_t es;                     /* element bytes (1, 2, 4, 8) */
+	bool esgn;                      /* elements signed (static arrays) */
 };
 
 struct plan {
 	size_t n;
 	struct plan_field *f;
 	struct tmx_field_class *fc;     /* the struct */
+	/*
+	 * The record bytes every field's fixed part needs (dynamic fields:
+	 * their 4-byte location; a flexible text: none): records at least
+	 * this long are decoded without a bounds check per field.
+	 */
+	uint64_t fixed_end;
+	size_t n_vals;                  /* values of one record but dynamic sequences' elements */
 };
 
 struct tdm_event {
 	struct tmx_event_class ec;
 	const struct tdat_event *ev;
 	struct plan payload;
+	/*
+	 * The fast path's plan of a record: the common fields' struct then
+	 * the payload's, each an OP_STRUCT followed by its fields, then an
+	 * OP_END (n counts it; fc unused).
+	 */
+	struct plan all;
 	bool unwanted;                  /* a filter never keeps its events: not decoded */
 };
 
@@ -102,6 +139,9 @@ struct tdm_file {
 	struct tmx_field_class *pctx_fc;
 	struct plan common;
 	struct tdm_event **by_id_events;  /* parallel to the stream class's sorted classes */
+	struct tdm_event **dense;         /* by event id below n_dense (NULL: no such event) */
+	size_t n_dense;
+	bool swap;                        /* the file's byte order is not the host's */
 	const struct tmx_diag *diag;
 	bool lenient;
 };
@@ -114,6 +154,16 @@ struct tdm_source {
 	const struct tmx_reader_filter *filter;   /* tmx_source_set_filter; NULL: none */
 	struct tdm_segs *segs;           /* streams cut into segments (segment.c), or NULL */
 };
+
+/* Whether f's integers are in the other byte order than the host's. */
+static inline bool tdm_swapped(const struct tdat_file *f)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return !f->big_endian;
+#else
+	return f->big_endian;
+#endif
+}
 
 static inline int tdm_nomem(struct tmx_error *err)
 {

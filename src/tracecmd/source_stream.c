@@ -19,7 +19,7 @@ static struct tdm_event *event_of(const struct tdm_file *tf, uint32_t id)
 /* Decoding a record into values                                         */
 /* ------------------------------------------------------------------ */
 
-static int reserve(struct tdm_stream *s, size_t need, struct tmx_error *err)
+static int grow_vals(struct tdm_stream *s, size_t need, struct tmx_error *err)
 {
 	void *v = s->vals;
 
@@ -27,6 +27,12 @@ static int reserve(struct tdm_stream *s, size_t need, struct tmx_error *err)
 		return tdm_nomem(err);
 	s->vals = v;
 	return TMX_OK;
+}
+
+/* Room for `need` values (s->vals may move). */
+static inline int reserve(struct tdm_stream *s, size_t need, struct tmx_error *err)
+{
+	return need <= s->cap_vals ? TMX_OK : grow_vals(s, need, err);
 }
 
 static uint64_t read_int(const struct tdat_file *f, const uint8_t *p, uint32_t size, bool sgn)
@@ -66,8 +72,12 @@ static int bad_field(struct tdm_stream *s, const struct tdat_field *fd, const ch
 			    s->rec.event ? s->rec.event->name : "?", s->rec.size, fd->name, why);
 }
 
-/* Appends the values of one plan (a struct) at s->vals[*n]. */
-static int decode_plan(struct tdm_stream *s, const struct plan *p, size_t *n, struct tmx_error *err)
+/*
+ * The values of one plan (a struct) at s->vals[*n], with a bounds check
+ * per field: records shorter than the plan's fixed part.
+ */
+static int decode_checked(struct tdm_stream *s, const struct plan *p, size_t *n,
+			  struct tmx_error *err)
 {
 	const struct tdat_file *f = s->file->f;
 	const uint8_t *d = s->rec.data;
@@ -161,6 +171,194 @@ static int decode_plan(struct tdm_stream *s, const struct plan *p, size_t *n, st
 	return TMX_OK;
 }
 
+/*
+ * The fast path: a record that holds every field's fixed part (one check
+ * per plan instead of one per field), values reserved once per plan, and
+ * integers read by width in the file's byte order (`swap` is a constant
+ * in each of the two copies decode_plan calls).  The values are those
+ * decode_checked gives.
+ */
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+ALWAYS_INLINE uint16_t ld16(const uint8_t *p, bool swap)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return swap ? __builtin_bswap16(v) : v;
+}
+
+ALWAYS_INLINE uint32_t ld32(const uint8_t *p, bool swap)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+ALWAYS_INLINE uint64_t ld64(const uint8_t *p, bool swap)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return swap ? __builtin_bswap64(v) : v;
+}
+
+/* cnt integers of es bytes at p as values of class fc at e (put_ints' values). */
+ALWAYS_INLINE void put_elems(struct tmx_value *e, const struct tmx_field_class *fc,
+			     const uint8_t *p, uint64_t cnt, uint32_t es, bool sgn, bool swap)
+{
+	const struct tmx_value *end = e + cnt;
+
+	switch (es) {
+	case 1:
+		for (; e < end; e++, p++)
+			e->fc = fc, e->u = sgn ? (uint64_t)(int64_t)(int8_t)p[0] : p[0];
+		break;
+	case 2:
+		for (; e < end; e++, p += 2) {
+			uint16_t v = ld16(p, swap);
+			e->fc = fc, e->u = sgn ? (uint64_t)(int64_t)(int16_t)v : v;
+		}
+		break;
+	case 4:
+		for (; e < end; e++, p += 4) {
+			uint32_t v = ld32(p, swap);
+			e->fc = fc, e->u = sgn ? (uint64_t)(int64_t)(int32_t)v : v;
+		}
+		break;
+	default:
+		for (; e < end; e++, p += 8)
+			e->fc = fc, e->u = ld64(p, swap);
+		break;
+	}
+}
+
+/*
+ * The values of an event plan (te->all) at s->vals[0]; *pay: where the
+ * payload's struct is (the last OP_STRUCT).  Threaded
+ * code (GNU labels as values): each operation jumps to the next one's,
+ * OP_END ends, with no loop test and no switch bounds check per field.
+ */
+static __attribute__((noinline)) int decode_fast(struct tdm_stream *s, const struct plan *p,
+						 const struct tmx_value **pay, struct tmx_error *err)
+{
+	static const void *const ops[] = {
+		[OP_U8] = &&u8, [OP_S8] = &&s8, [OP_U16] = &&u16, [OP_S16] = &&s16,
+		[OP_U32] = &&u32, [OP_S32] = &&s32, [OP_X64] = &&x64,
+		[OP_U16_SW] = &&u16_sw, [OP_S16_SW] = &&s16_sw, [OP_U32_SW] = &&u32_sw,
+		[OP_S32_SW] = &&s32_sw, [OP_X64_SW] = &&x64_sw,
+		[OP_TEXT] = &&text, [OP_FLEX_TEXT] = &&flex_text, [OP_ELEMS] = &&elems,
+		[OP_DYN_STRING] = &&dyn, [OP_DYN_SEQ] = &&dyn, [OP_STRUCT] = &&strct, [OP_END] = &&end,
+	};
+	const uint8_t *d = s->rec.data;
+	uint32_t size = s->rec.size;
+	bool swap = s->file->swap;
+	const struct plan_field *pf = p->f;
+	struct tmx_value *vals, *v, *at;
+	const uint8_t *q;
+	int ret;
+
+	if ((ret = reserve(s, p->n_vals, err)))
+		return ret;
+	vals = at = v = s->vals;
+	/* each operation: the value of field pf at v, from q (its bytes) */
+#define NEXT do { pf++; v++; q = d + pf->off; v->fc = pf->fc; goto *ops[pf->op]; } while (0)
+	q = d + pf->off;
+	v->fc = pf->fc;
+	goto *ops[pf->op];
+strct:
+	v->n_members = pf->len;
+	at = v;
+	NEXT;
+u8:	v->u = q[0]; NEXT;
+s8:	v->u = (uint64_t)(int64_t)(int8_t)q[0]; NEXT;
+u16:	v->u = ld16(q, false); NEXT;
+s16:	v->u = (uint64_t)(int64_t)(int16_t)ld16(q, false); NEXT;
+u32:	v->u = ld32(q, false); NEXT;
+s32:	v->u = (uint64_t)(int64_t)(int32_t)ld32(q, false); NEXT;
+x64:	v->u = ld64(q, false); NEXT;
+u16_sw:	v->u = ld16(q, true); NEXT;
+s16_sw:	v->u = (uint64_t)(int64_t)(int16_t)ld16(q, true); NEXT;
+u32_sw:	v->u = ld32(q, true); NEXT;
+s32_sw:	v->u = (uint64_t)(int64_t)(int32_t)ld32(q, true); NEXT;
+x64_sw:	v->u = ld64(q, true); NEXT;
+text: {
+	const uint8_t *nul = memchr(q, '\0', pf->size);
+	v->str.ptr = (const char *)q;
+	v->str.len = nul ? (uint64_t)(nul - q) : pf->size;
+	NEXT;
+}
+flex_text: {
+	uint64_t avail = pf->off < size ? size - pf->off : 0;
+	const uint8_t *nul = avail ? memchr(q, '\0', avail) : NULL;
+	v->str.ptr = avail ? (const char *)q : "";
+	v->str.len = nul ? (uint64_t)(nul - q) : avail;
+	NEXT;
+}
+elems:
+	v->count = pf->len;
+	if (swap)
+		put_elems(v + 1, pf->elem, q, pf->len, pf->es, pf->esgn, true);
+	else
+		put_elems(v + 1, pf->elem, q, pf->len, pf->es, pf->esgn, false);
+	v += pf->len;
+	NEXT;
+dyn: {   /* OP_DYN_STRING, OP_DYN_SEQ */
+	uint32_t loc = ld32(q, swap);
+	uint64_t start = loc & 0xffff, len = loc >> 16;
+	if (pf->fd->flags & TDAT_FIELD_RELATIVE)
+		start += (uint64_t)pf->off + pf->size;
+	if (start + len > size) {
+		if (!s->file->lenient)
+			return bad_field(s, pf->fd, "dynamic data beyond the end of the record", err);
+		len = 0;
+		start = 0;
+	}
+	if (pf->op == OP_DYN_STRING) {
+		const uint8_t *nul = len ? memchr(d + start, '\0', len) : NULL;
+		v->str.ptr = len ? (const char *)d + start : "";
+		v->str.len = nul ? (uint64_t)(nul - (d + start)) : len;
+	} else {
+		uint64_t cnt = len / pf->es;
+		size_t k = (size_t)(v - vals) + 1, a = (size_t)(at - vals);
+		v->count = cnt;
+		if (cnt) {
+			/* the elements and what the plan may still need (s->vals may move) */
+			if ((ret = reserve(s, k + cnt + p->n_vals, err)))
+				return ret;
+			vals = s->vals;
+			at = vals + a;
+			put_elems(vals + k, pf->elem, d + start, cnt, pf->es, false, swap);
+			v = vals + k + cnt - 1;
+		}
+	}
+	NEXT;
+}
+#undef NEXT
+end:
+	*pay = at;
+	return TMX_OK;
+}
+
+/*
+ * The values of the current record, of event te, at s->vals: the common
+ * fields' struct (if the file has common fields) then the payload's at
+ * *pay.
+ */
+static int decode_record(struct tdm_stream *s, const struct tdm_event *te,
+			 const struct tmx_value **pay, struct tmx_error *err)
+{
+	size_t n = 0, at;
+	int ret;
+
+	if (s->rec.size >= te->all.fixed_end)
+		return decode_fast(s, &te->all, pay, err);
+	if (s->file->common.fc && (ret = decode_checked(s, &s->file->common, &n, err)))
+		return ret;
+	at = n;
+	ret = decode_checked(s, &te->payload, &n, err);
+	*pay = s->vals + at;   /* after the payload's values: s->vals may have moved */
+	return ret;
+}
+
 /* ------------------------------------------------------------------ */
 /* Stream iterators                                                      */
 /* ------------------------------------------------------------------ */
@@ -210,7 +408,6 @@ int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct 
 		case S_EVENTS: {
 			const struct tdat_record *r;
 			struct tdm_event *te;
-			size_t n = 0;
 			if ((ret = tdat_cursor_peek(s->cur, &r, err))) {
 				s->state = S_DONE;
 				return ret;
@@ -246,7 +443,12 @@ int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct 
 			tdat_cursor_next(s->cur, &r, err);   /* consume the peeked record */
 			s->have_last = true;
 			s->last_ts = s->rec.ts;
-			te = s->rec.event ? event_of(s->file, s->rec.event->id) : NULL;
+			if (!s->rec.event)
+				te = NULL;
+			else if (s->rec.event->id < s->file->n_dense)
+				te = s->file->dense[s->rec.event->id];
+			else
+				te = event_of(s->file, s->rec.event->id);
 			if (!te) {
 				/* Unknown id or unparsable format: no class to put it in. */
 				if (s->warned_ids++ < 3) {
@@ -262,12 +464,8 @@ int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct 
 			}
 			if (te->unwanted)
 				continue;
-			if (s->file->common.fc && (ret = decode_plan(s, &s->file->common, &n, err))) {
-				s->state = S_DONE;
-				return ret;
-			}
-			size_t pay = n;
-			if ((ret = decode_plan(s, &te->payload, &n, err))) {
+			const struct tmx_value *pay;
+			if ((ret = decode_record(s, te, &pay, err))) {
 				s->state = S_DONE;
 				return ret;
 			}
@@ -276,7 +474,7 @@ int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct 
 			s->event.scopes[TMX_SCOPE_PACKET_CONTEXT] = s->pctx;
 			s->event.scopes[TMX_SCOPE_COMMON_CONTEXT] = s->file->common.fc ? s->vals : NULL;
 			s->event.scopes[TMX_SCOPE_SPECIFIC_CONTEXT] = NULL;
-			s->event.scopes[TMX_SCOPE_PAYLOAD] = s->vals + pay;
+			s->event.scopes[TMX_SCOPE_PAYLOAD] = pay;
 			m->kind = TMX_MSG_EVENT;
 			m->packet = &s->packet;
 			m->event = &s->event;
