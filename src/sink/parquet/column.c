@@ -62,15 +62,8 @@ void pq_col_reuse(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_
 
 struct pq_col *pq_encoder_cols(struct pq_encoder *enc, size_t n)
 {
-	if (n > enc->n_cols) {
-		struct pq_col *cols = realloc(enc->cols, n * sizeof(*cols));
-
-		if (!cols)
-			return NULL;
-		memset(cols + enc->n_cols, 0, (n - enc->n_cols) * sizeof(*cols));
-		enc->cols = cols;
-		enc->n_cols = n;
-	}
+	if (!tmx_grow_zeroed((void **)&enc->cols, &enc->n_cols, n, sizeof(*enc->cols), n))
+		return NULL;
 	return enc->cols;
 }
 

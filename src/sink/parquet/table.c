@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/grow.h"
 #include "common/paths.h"
 #include "sink/parquet/groupq.h"
 #include "sink/parquet/record.h"
@@ -95,15 +96,8 @@ struct pq_col *pq_table_direct_cols(struct pq_table *t)
 			t->cols = set.cols;
 			t->n_alloc = set.n;
 		}
-		if (t->n_alloc < n) {
-			struct pq_col *cols = realloc(t->cols, n * sizeof(*cols));
-
-			if (!cols)
-				return NULL;
-			memset(cols + t->n_alloc, 0, (n - t->n_alloc) * sizeof(*cols));
-			t->cols = cols;
-			t->n_alloc = n;
-		}
+		if (!tmx_grow_zeroed((void **)&t->cols, &t->n_alloc, n, sizeof(*t->cols), n))
+			return NULL;
 		pq_table_reuse_cols(t, t->cols, &t->col_acct);
 		t->direct = true;
 	}
