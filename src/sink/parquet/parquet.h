@@ -32,7 +32,7 @@
  * Rows are buffered per table (as records, record.h, on the parallel
  * path; sequentially in the table's columns, counted as their records
  * would be) and written as row groups of at most `row_group_rows` rows or
- * 32 MiB of records; when all the tables together buffer more than 16 MiB
+ * 32 MiB of records; when all the tables together buffer more than 8 MiB
  * of them, the largest one is written.  Parts hold at most `part_row_groups` row groups or 1 GiB.
  * Column chunks are zstd-compressed.  With the parallel runner, workers
  * make the records and encode full row groups (groupq.h); the files are
