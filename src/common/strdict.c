@@ -85,21 +85,25 @@ static bool rehash(struct tmx_strdict *d)
 	return true;
 }
 
+/* The slot of the string `p` of `n` bytes: its entry's, or the empty one where it would go. */
+static inline __attribute__((always_inline)) size_t probe(const struct tmx_strdict *d, const void *p,
+							     size_t n)
+{
+	size_t s = hash_bytes(p, n) & (d->n_slots - 1);
+
+	while (d->slots[s] && !entry_is(d, d->slots[s] - 1, p, n))
+		s = (s + 1) & (d->n_slots - 1);
+	return s;
+}
+
 int64_t tmx_strdict_lookup(struct tmx_strdict *d, const void *p, size_t n)
 {
 	size_t s;
 
-	if (!d->n_slots)
+	if (!d->n_slots || !d->slots[s = probe(d, p, n)])
 		return -1;
-	s = hash_bytes(p, n) & (d->n_slots - 1);
-	while (d->slots[s]) {
-		if (entry_is(d, d->slots[s] - 1, p, n)) {
-			d->last = d->slots[s];
-			return d->slots[s] - 1;
-		}
-		s = (s + 1) & (d->n_slots - 1);
-	}
-	return -1;
+	d->last = d->slots[s];
+	return d->slots[s] - 1;
 }
 
 int64_t tmx_strdict_find_add(struct tmx_strdict *d, const void *p, size_t n, size_t max_entries,
@@ -112,13 +116,10 @@ int64_t tmx_strdict_find_add(struct tmx_strdict *d, const void *p, size_t n, siz
 		max_bytes = UINT32_MAX;   /* the offsets are 32-bit */
 	if ((d->n + 1) * 2 > d->n_slots && !rehash(d))
 		return -1;
-	s = hash_bytes(p, n) & (d->n_slots - 1);
-	while (d->slots[s]) {
-		if (entry_is(d, d->slots[s] - 1, p, n)) {
-			d->last = d->slots[s];
-			return d->slots[s] - 1;
-		}
-		s = (s + 1) & (d->n_slots - 1);
+	s = probe(d, p, n);
+	if (d->slots[s]) {
+		d->last = d->slots[s];
+		return d->slots[s] - 1;
 	}
 	if (d->n >= max_entries || d->n >= UINT32_MAX - 1 || n > max_bytes ||
 	    d->plain.len + n + 4 > max_bytes || !tmx_buf_reserve(&d->plain, n + 4) ||
