@@ -72,6 +72,38 @@ static int bad_field(struct tdm_stream *s, const struct tdat_field *fd, const ch
 			    s->rec.event ? s->rec.event->name : "?", s->rec.size, fd->name, why);
 }
 
+/* A text value: the `n` bytes at `p` up to their first NUL, if any ("" when n is 0). */
+static inline __attribute__((always_inline)) void put_text(struct tmx_value *v, const uint8_t *p,
+							  uint64_t n)
+{
+	const uint8_t *nul = n ? memchr(p, '\0', n) : NULL;
+
+	v->str.ptr = n ? (const char *)p : "";
+	v->str.len = nul ? (uint64_t)(nul - p) : n;
+}
+
+/*
+ * Where the dynamic data of field `pf` is (its location word `loc`):
+ * *start and *len in the record, or, lenient, none when beyond its end.
+ */
+static inline __attribute__((always_inline)) int dyn_data(struct tdm_stream *s,
+							 const struct plan_field *pf, uint32_t loc,
+							 uint64_t *start, uint64_t *len,
+							 struct tmx_error *err)
+{
+	*start = loc & 0xffff;
+	*len = loc >> 16;
+	if (pf->fd->flags & TDAT_FIELD_RELATIVE)
+		*start += (uint64_t)pf->off + pf->size;
+	if (*start + *len > s->rec.size) {
+		if (!s->file->lenient)
+			return bad_field(s, pf->fd, "dynamic data beyond the end of the record", err);
+		*len = 0;
+		*start = 0;
+	}
+	return TMX_OK;
+}
+
 /*
  * The values of one plan (a struct) at s->vals[*n], with a bounds check
  * per field: records shorter than the plan's fixed part.
@@ -119,19 +151,12 @@ static int decode_checked(struct tdm_stream *s, const struct plan *p, size_t *n,
 		case P_INT:
 			v->u = read_int(f, d + off, fd->size, pf->fc->is_signed);
 			break;
-		case P_TEXT: {
-			const uint8_t *nul = memchr(d + off, '\0', fd->size);
-			v->str.ptr = (const char *)d + off;
-			v->str.len = nul ? (uint64_t)(nul - (d + off)) : fd->size;
+		case P_TEXT:
+			put_text(v, d + off, fd->size);
 			break;
-		}
-		case P_FLEX_TEXT: {
-			uint64_t avail = off < size ? size - off : 0;
-			const uint8_t *nul = avail ? memchr(d + off, '\0', avail) : NULL;
-			v->str.ptr = avail ? (const char *)d + off : "";
-			v->str.len = nul ? (uint64_t)(nul - (d + off)) : avail;
+		case P_FLEX_TEXT:
+			put_text(v, d + off, off < size ? size - off : 0);
 			break;
-		}
 		case P_ARRAY:
 		case P_BYTES: {
 			uint32_t cnt = (uint32_t)pf->fc->length;
@@ -142,22 +167,11 @@ static int decode_checked(struct tdm_stream *s, const struct plan *p, size_t *n,
 		}
 		case P_DYN_STRING:
 		case P_DYN_SEQ: {
-			uint32_t loc = tdat_read32(f, d + off);
-			uint64_t start = loc & 0xffff;
-			len = loc >> 16;
-			if (fd->flags & TDAT_FIELD_RELATIVE)
-				start += off + fd->size;
-			if (start + len > size) {
-				if (!s->file->lenient)
-					return bad_field(s, fd, "dynamic data beyond the end of the record",
-							 err);
-				len = 0;
-				start = 0;
-			}
+			uint64_t start;
+			if ((ret = dyn_data(s, pf, tdat_read32(f, d + off), &start, &len, err)))
+				return ret;
 			if (pf->kind == P_DYN_STRING) {
-				const uint8_t *nul = len ? memchr(d + start, '\0', len) : NULL;
-				v->str.ptr = len ? (const char *)d + start : "";
-				v->str.len = nul ? (uint64_t)(nul - (d + start)) : len;
+				put_text(v, d + start, len);
 			} else {
 				uint64_t cnt = len / (pf->elem->size / 8);
 				v->count = cnt;
@@ -280,19 +294,12 @@ s16_sw:	v->u = (uint64_t)(int64_t)(int16_t)ld16(q, true); NEXT;
 u32_sw:	v->u = ld32(q, true); NEXT;
 s32_sw:	v->u = (uint64_t)(int64_t)(int32_t)ld32(q, true); NEXT;
 x64_sw:	v->u = ld64(q, true); NEXT;
-text: {
-	const uint8_t *nul = memchr(q, '\0', pf->size);
-	v->str.ptr = (const char *)q;
-	v->str.len = nul ? (uint64_t)(nul - q) : pf->size;
+text:
+	put_text(v, q, pf->size);
 	NEXT;
-}
-flex_text: {
-	uint64_t avail = pf->off < size ? size - pf->off : 0;
-	const uint8_t *nul = avail ? memchr(q, '\0', avail) : NULL;
-	v->str.ptr = avail ? (const char *)q : "";
-	v->str.len = nul ? (uint64_t)(nul - q) : avail;
+flex_text:
+	put_text(v, q, pf->off < size ? size - pf->off : 0);
 	NEXT;
-}
 elems:
 	v->count = pf->len;
 	if (swap)
@@ -302,20 +309,11 @@ elems:
 	v += pf->len;
 	NEXT;
 dyn: {   /* OP_DYN_STRING, OP_DYN_SEQ */
-	uint32_t loc = ld32(q, swap);
-	uint64_t start = loc & 0xffff, len = loc >> 16;
-	if (pf->fd->flags & TDAT_FIELD_RELATIVE)
-		start += (uint64_t)pf->off + pf->size;
-	if (start + len > size) {
-		if (!s->file->lenient)
-			return bad_field(s, pf->fd, "dynamic data beyond the end of the record", err);
-		len = 0;
-		start = 0;
-	}
+	uint64_t start, len;
+	if ((ret = dyn_data(s, pf, ld32(q, swap), &start, &len, err)))
+		return ret;
 	if (pf->op == OP_DYN_STRING) {
-		const uint8_t *nul = len ? memchr(d + start, '\0', len) : NULL;
-		v->str.ptr = len ? (const char *)d + start : "";
-		v->str.len = nul ? (uint64_t)(nul - (d + start)) : len;
+		put_text(v, d + start, len);
 	} else {
 		uint64_t cnt = len / pf->es;
 		size_t k = (size_t)(v - vals) + 1, a = (size_t)(at - vals);
