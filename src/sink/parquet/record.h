@@ -225,21 +225,25 @@ static inline void pq_rec_apply_entries(struct pq_col *cols, const uint8_t *r, s
 					struct pq_rec_apply_state *st);
 
 /*
- * `n` bytes of value `v` appended, and `n` bytes from `p`: the levels and
+ * `n` bytes of value `v` appended (pq_rec_fill_pattern: `n` bytes of the
+ * repeating 8-byte pattern), and `n` bytes from `p`: the levels and
  * values of a LIST's elements, a few bytes most often (a system call's
  * arguments), by 8-byte stores rather than calls to memset and memcpy
  * (the room reserved rounded up to 8).
  */
-static inline bool pq_rec_fill(struct tmx_buf *b, uint8_t v, size_t n)
+static inline bool pq_rec_fill_pattern(struct tmx_buf *b, uint64_t pat, size_t n)
 {
-	uint64_t pat = 0x0101010101010101ull * v;
-
 	if (!tmx_buf_reserve(b, n + 8))
 		return false;
 	for (size_t k = 0; k < n; k += 8)
 		memcpy(b->p + b->len + k, &pat, 8);
 	b->len += n;
 	return true;
+}
+
+static inline bool pq_rec_fill(struct tmx_buf *b, uint8_t v, size_t n)
+{
+	return pq_rec_fill_pattern(b, 0x0101010101010101ull * v, n);
 }
 
 /* `n`, a multiple of 4. */
@@ -361,14 +365,7 @@ static inline const uint8_t *pq_rec_apply_run(struct pq_col *c, unsigned n, cons
 /* `n` copies of the 4 bytes at `v` appended (the room reserved rounded up to 8). */
 static inline bool pq_rec_fill32(struct tmx_buf *b, const uint32_t *v, size_t n)
 {
-	uint64_t pat = (uint64_t)*v * 0x100000001ull;
-
-	if (!tmx_buf_reserve(b, 4 * n + 8))
-		return false;
-	for (size_t k = 0; k < 4 * n; k += 8)
-		memcpy(b->p + b->len + k, &pat, 8);
-	b->len += 4 * n;
-	return true;
+	return pq_rec_fill_pattern(b, (uint64_t)*v * 0x100000001ull, 4 * n);
 }
 
 /* The rows counted by the last include's fast path: their levels and entries stored. */
