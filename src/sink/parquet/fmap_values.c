@@ -172,23 +172,31 @@ void pq_emit_fixed(const struct pq_rec_emit *em, const uint64_t *ts, const uint6
 }
 
 /*
+ * `n` (at least 1) integers (tmx_value.u) straight into columns c[0, n),
+ * not repeated: the first before the loop, which the compiler then does
+ * not test for none (about 25 instructions an event fewer on CTF).
+ */
+static inline __attribute__((always_inline)) void cols_int_top(struct pq_col *c,
+							      const struct tmx_value *v, unsigned n)
+{
+	col_int_top(c, v->u);
+	for (unsigned k = 1; k < n; k++)
+		col_int_top(&c[k], v[k].u);
+}
+
+/*
  * `n` integers (tmx_value.u) of columns col, col + 1... (a run: see
  * pq_rec_ints), whose record entry takes `bytes`.
  */
 static inline void emit_ints(const struct pq_rec_emit *em, int col, const struct tmx_value *v,
 			     size_t n, size_t bytes)
 {
-	struct pq_col *c;
-
 	if (em->rec) {
 		pq_rec_ints(em->rec, em->ci, (uint32_t)col, v, n);
 		return;
 	}
-	c = &em->cols[col];
-	for (size_t k = 0; k < n; k++)
-		col_int_top(&c[k], v[k].u);
-	if (bytes)   /* records (em->rec) count nothing here */
-		*em->bytes += bytes;
+	cols_int_top(&em->cols[col], v, (unsigned)n);
+	*em->bytes += bytes;
 }
 
 /* The bytes of a run's record entry (pq_rec_ints). */
@@ -689,12 +697,7 @@ static void run_prog(const struct pq_rec_emit *em, const struct pq_fcols *fc,
 				 * scope: the counter is in memory, which the
 				 * stores to the columns could alias.
 				 */
-				struct pq_col *c = &em->cols[op->a];
-				const struct tmx_value *v = &vals[i];
-
-				col_int_top(c, v->u);
-				for (unsigned k = 1; k < op->n; k++)
-					col_int_top(&c[k], v[k].u);
+				cols_int_top(&em->cols[op->a], &vals[i], op->n);
 				bytes += (size_t)op->b;
 			}
 			i += op->n;
