@@ -376,8 +376,15 @@ int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct 
 
 	*out = NULL;
 	for (;;) {
-		memset(m, 0, sizeof(*m));
-		m->stream = s->as ? s->as : &s->stream;
+		/*
+		 * After an event, the next event sets every field an event
+		 * has (the others stay zero): the 104 bytes are cleared only
+		 * before other messages (and discarded events, below).
+		 */
+		if (m->kind != TMX_MSG_EVENT || s->state != S_EVENTS) {
+			memset(m, 0, sizeof(*m));
+			m->stream = s->as ? s->as : &s->stream;
+		}
 		switch (s->state) {
 		case S_BEGIN:
 			m->kind = TMX_MSG_STREAM_BEGIN;
@@ -415,6 +422,8 @@ int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct 
 				continue;
 			}
 			if (r->missed_events && !s->pending_discard_done) {
+				memset(m, 0, sizeof(*m));
+				m->stream = s->as ? s->as : &s->stream;
 				s->pending_discard_done = true;
 				s->disc = *r;
 				s->disc.file_index = s->file->index;
