@@ -37,6 +37,9 @@ struct merge {
 		unsigned n;
 	} *counts;
 	size_t n_counts, counts_cap;
+	/* The message emit() hands out, made again for each element (par_elem_msg). */
+	struct tmx_msg msg;
+	bool msg_disc;
 };
 
 static const struct par_elem *head(const struct cursor *c)
@@ -204,26 +207,41 @@ static enum settle settle(struct merge *m, struct cursor *c, struct tmx_error *e
 	}
 }
 
-static int emit(struct merge *m, const struct cursor *c, void *out, struct tmx_error *err)
+static int emit(struct merge *m, const struct par_batch *b, const struct par_elem *e, void *out,
+		struct tmx_error *err)
 {
-	const struct par_elem *e = head(c);
 	struct sink_piece pc;
-	struct tmx_msg msg;
 
-	if (!m->r->split->emit)
-		return TMX_OK;
-	par_elem_msg(e, &msg);
-	pc.msg = &msg;
-	pc.text = c->b->text + e->text_off;
+	par_elem_msg(e, &m->msg, &m->msg_disc);
+	pc.msg = &m->msg;
+	pc.text = b->text + e->text_off;
 	pc.len = e->len;
 	for (int h = 0; h < SINK_HOLES; h++)
 		pc.hole[h] = e->hole[h];
 	return m->r->split->emit(out, &pc, err);
 }
 
+/*
+ * The smallest key of the other streams' current elements (the top's
+ * children), and whether there are any: while the top's next elements
+ * have smaller keys, the top stays the first without a comparison of
+ * their tie-breaks nor a sift (a run of one stream, most often a whole
+ * batch when streams interleave by batches of time).
+ */
+static bool bound_of(const struct merge *m, int64_t *bound)
+{
+	if (m->n < 2)
+		return false;
+	*bound = m->heap[1].key;
+	if (m->n > 2 && m->heap[2].key < *bound)
+		*bound = m->heap[2].key;
+	return true;
+}
+
 static int run(struct merge *m, struct tmx_error *err)
 {
 	struct par_runner *r = m->r;
+	bool emits = r->split->emit != NULL;
 
 	for (size_t i = 0; i < r->n_streams; i++) {
 		struct cursor c = { 0, &r->streams[i], r->streams[i].index, NULL, 0 };
@@ -246,21 +264,36 @@ static int run(struct merge *m, struct tmx_error *err)
 	}
 	while (m->n) {
 		struct cursor *top = &m->heap[0];
+		const struct par_batch *b = top->b;
+		size_t i = top->i;
+		int64_t bound = INT64_MAX;
+		bool others = bound_of(m, &bound);
 		enum settle st;
 
-		if (head(top)->kind == PE_STOP)
-			return TMX_OK;
-		if (head(top)->kind == PE_MSG) {
-			if (emit(m, top, r->sink_out, err))
-				return err->code;
-			par_progress_note(r->progress, head(top)->pos.kind == TMX_MSG_EVENT);
+		/* The top's run: its elements up to one that may not come first. */
+		for (;;) {
+			const struct par_elem *e = &b->elems[i];
+
+			if (e->kind == PE_STOP)
+				return TMX_OK;
+			if (e->kind == PE_MSG) {
+				if (emits && emit(m, b, e, r->sink_out, err))
+					return err->code;
+				par_progress_note(r->progress, e->pos.kind == TMX_MSG_EVENT);
+			}
+			/*
+			 * The next element of the same batch is most often a
+			 * message: settled here as settle() would, without the
+			 * call.
+			 */
+			if (++i == b->n || b->elems[i].kind > PE_STOP)
+				break;
+			if (others && b->elems[i].pos.key >= bound)
+				break;
 		}
-		/*
-		 * The next element of the same batch is most often a message:
-		 * settled here as settle() would, without the call.
-		 */
-		if (++top->i < top->b->n && head(top)->kind <= PE_STOP) {
-			top->key = head(top)->pos.key;
+		top->i = i;
+		if (i < b->n && b->elems[i].kind <= PE_STOP) {
+			top->key = b->elems[i].pos.key;
 			st = SETTLED;
 		} else {
 			st = settle(m, top, err);
@@ -269,7 +302,7 @@ static int run(struct merge *m, struct tmx_error *err)
 			return err->code;
 		if (st == ENDED)
 			m->heap[0] = m->heap[--m->n];
-		if (m->n)
+		if (m->n > 1)
 			cursor_sift_down(m->heap, m->n, 0);
 	}
 	return TMX_OK;

@@ -62,15 +62,22 @@ struct par_elem {
 	} u;
 };
 
-/* The message of a MSG element, its views (packet, event) NULL. */
-static inline void par_elem_msg(const struct par_elem *e, struct tmx_msg *m)
+/*
+ * The message of a MSG element, its views (packet, event) NULL, made in
+ * `m`, which holds zeros or the message of an earlier element: only the
+ * fields that differ from message to message are written, so that every
+ * field this does not name stays zero (also the ones a later version of
+ * the public struct tmx_msg adds) without clearing the whole struct per
+ * message.  *disc: `m` holds a discarded-items message's count and range
+ * (cleared when the next message is not one).
+ */
+static inline void par_elem_msg(const struct par_elem *e, struct tmx_msg *m, bool *disc)
 {
-	/*
-	 * A compound literal: every field this does not name is zero, also
-	 * the ones a later version of the public struct tmx_msg adds.
-	 */
-	*m = (struct tmx_msg){ .kind = e->pos.kind, .stream = e->pos.stream, .has_ts = e->has_ts,
-			       .cycles = e->cycles, .ns = e->ns };
+	m->kind = e->pos.kind;
+	m->stream = e->pos.stream;
+	m->has_ts = e->has_ts;
+	m->cycles = e->cycles;
+	m->ns = e->ns;
 	if (m->kind == TMX_MSG_DISCARDED_EVENTS || m->kind == TMX_MSG_DISCARDED_PACKETS) {
 		m->count = e->u.disc.count;
 		m->has_range = e->has_range;
@@ -78,6 +85,13 @@ static inline void par_elem_msg(const struct par_elem *e, struct tmx_msg *m)
 		m->end_cycles = e->u.disc.end_cycles;
 		m->begin_ns = e->u.disc.begin_ns;
 		m->end_ns = e->u.disc.end_ns;
+		*disc = true;
+	} else if (*disc) {
+		m->count = 0;
+		m->has_range = false;
+		m->begin_cycles = m->end_cycles = 0;
+		m->begin_ns = m->end_ns = 0;
+		*disc = false;
 	}
 }
 
@@ -89,6 +103,7 @@ struct par_batch {
 	size_t len, text_cap;
 	bool last;                       /* the stream has nothing after this batch */
 	bool oom;                        /* the text could not grow */
+	bool warnings;                   /* it has PE_WARN elements (their text to free) */
 	uint64_t sparse_events;          /* nothing to emit (dummy): the events kept, for the progress */
 	struct tmx_error err;            /* PE_ERROR's */
 };

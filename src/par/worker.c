@@ -11,29 +11,29 @@
 #include "mux/filter.h"
 #include "par/par.h"
 
-void par_batch_free(struct par_batch *b)
-{
-	if (!b)
-		return;
-	for (size_t i = 0; i < b->n; i++)
-		if (b->elems[i].kind == PE_WARN)
-			free(b->elems[i].u.warn.warning);
-	free(b->elems);
-	free(b->text);
-	free(b);
-}
-
 static void batch_reset(struct par_batch *b)
 {
-	for (size_t i = 0; i < b->n; i++)
+	/* (not walked without warnings: the merge's core has the elements in its caches) */
+	for (size_t i = 0; b->warnings && i < b->n; i++)
 		if (b->elems[i].kind == PE_WARN)
 			free(b->elems[i].u.warn.warning);
+	b->warnings = false;
 	b->next = NULL;
 	b->n = 0;
 	b->len = 0;
 	b->last = false;
 	b->oom = false;
 	b->sparse_events = 0;
+}
+
+void par_batch_free(struct par_batch *b)
+{
+	if (!b)
+		return;
+	batch_reset(b);
+	free(b->elems);
+	free(b->text);
+	free(b);
 }
 
 /*
@@ -122,6 +122,7 @@ static void capture_warning(void *ctx, const struct tmx_diag *diag, const void *
 	flush_skip(s, w->batch);
 	if (!(e = add_elem(w->batch, PE_WARN)))
 		return;
+	w->batch->warnings = true;
 	e->u.warn.diag = diag;
 	e->u.warn.key = key;
 	e->u.warn.limit = 0;
@@ -143,6 +144,7 @@ static void capture_warning_limit(void *ctx, const struct tmx_diag *diag, const 
 	flush_skip(w->stream, w->batch);
 	if (!(e = add_elem(w->batch, PE_WARN)))
 		return;
+	w->batch->warnings = true;
 	e->u.warn.diag = diag;
 	e->u.warn.key = key;
 	e->u.warn.limit = limit;
@@ -179,17 +181,24 @@ static void add_oom_error(struct par_stream *s, struct par_batch *b)
 static void add_piece(struct par_worker *w, const struct tmx_msg *msg, int64_t key)
 {
 	struct par_runner *r = w->r;
-	struct par_elem *e = add_elem(w->batch, PE_MSG);
+	struct par_batch *b = w->batch;
+	struct par_elem *e;
 	uint64_t hole[SINK_HOLES], start;
 
-	if (!e)
+	/* add_elem()'s common case without the call: room for it and the error slot */
+	if (__builtin_expect(b->n + 2 <= b->cap, 1)) {
+		e = &b->elems[b->n++];
+		e->kind = PE_MSG;
+	} else if (!(e = add_elem(b, PE_MSG))) {
 		return;
+	}
 	tmx_mux_pos_set(&e->pos, msg, key);
-	e->len = 0;
-	for (int h = 0; h < SINK_HOLES; h++)
-		e->hole[h] = SINK_NO_HOLE;
-	if (!w->fmt)
+	if (!w->fmt) {
+		e->len = 0;
+		for (int h = 0; h < SINK_HOLES; h++)
+			e->hole[h] = SINK_NO_HOLE;
 		return;
+	}
 	e->has_ts = msg->has_ts;
 	e->cycles = msg->cycles;
 	e->ns = msg->ns;
@@ -206,8 +215,7 @@ static void add_piece(struct par_worker *w, const struct tmx_msg *msg, int64_t k
 	e->text_off = (uint32_t)(start - w->base);
 	e->len = (uint32_t)(outbuf_pos(w->out) - start);
 	for (int h = 0; h < SINK_HOLES; h++)
-		if (hole[h] != SINK_NO_POS)
-			e->hole[h] = (uint32_t)(hole[h] - start);
+		e->hole[h] = hole[h] != SINK_NO_POS ? (uint32_t)(hole[h] - start) : SINK_NO_HOLE;
 }
 
 /*
@@ -226,6 +234,9 @@ static void fill(struct par_worker *w, struct par_stream *s, struct par_batch *b
 	 * every message would.
 	 */
 	bool sparse = !w->r->split->emit;
+	/* (loaded once: the calls below could change them, for all the compiler knows) */
+	const struct tmx_filter_bound *filter = w->r->filter;
+	size_t max_elems = w->r->batch_elems, max_bytes = w->r->batch_bytes;
 	size_t read = 0;
 	struct tmx_error err = { 0 };
 
@@ -236,7 +247,7 @@ static void fill(struct par_worker *w, struct par_stream *s, struct par_batch *b
 		aim(w, b);
 	}
 	tmx_warn_capture_set(&w->capture);
-	while (read < w->r->batch_elems && b->len < w->r->batch_bytes && !b->oom) {
+	while (read < max_elems && b->len < max_bytes && !b->oom) {
 		const struct tmx_msg *msg = s->first;
 		bool stop = false, kept;
 		int64_t key = s->last_key;   /* the first message's: the muxer's */
@@ -268,7 +279,7 @@ static void fill(struct par_worker *w, struct par_stream *s, struct par_batch *b
 		 * trace, not even its key, and an error after it comes where
 		 * the stream's previous kept message leaves it.
 		 */
-		if (w->r->filter && !tmx_filter_match(w->r->filter, msg))
+		if (filter && !tmx_filter_match(filter, msg))
 			continue;
 		s->last_key = key;
 		/*
