@@ -79,6 +79,7 @@ struct worker {
 	struct tdat_cursor **cur;    /* per unit, opened when first needed */
 	struct batch *b;             /* being filled: the outbuf drains into it */
 	uint64_t base;               /* outbuf_pos() at its first byte */
+	bool sealing;                /* the batch's last flush: no room wanted after it */
 	struct tmx_warn_capture capture;
 	struct outbuf out;
 };
@@ -162,16 +163,38 @@ static void batch_free(void *ctx, void *p)
 	free(b);
 }
 
+/*
+ * When the batch's bytes have OUTBUF_SIZE bytes of room left, the worker's
+ * outbuf writes there: each record's copy and line parts are written where
+ * they stay, and a flush only counts them (as the parallel runner's
+ * workers do, src/par/worker.c).  Else it writes to its own buffer and
+ * drain() copies.  The batch is not grown for it: a batch grows only as
+ * its bytes need (its memory bounded by PAR_BUDGET), and a batch handed
+ * back keeps its size, so that the batches of long runs are written in
+ * place from their second use on.
+ */
+static void aim(struct worker *w, struct batch *b)
+{
+	if (b->cap_bytes >= b->len && b->cap_bytes - b->len >= OUTBUF_SIZE)
+		outbuf_set_data(&w->out, b->bytes + b->len);
+	else
+		outbuf_set_data(&w->out, w->out.store);
+}
+
 /* The worker's outbuf flushes here. */
 static void drain(void *ctx, const char *data, size_t len)
 {
 	struct worker *w = ctx;
 	struct batch *b = w->b;
 
-	if (!b || b->oom || !len)
+	if (!b || b->oom)
 		return;
-	if (!tmx_grow_append(&b->bytes, &b->cap_bytes, &b->len, data, len, 64 * 1024))
+	if (data == b->bytes + b->len)   /* written in place (aim) */
+		b->len += len;
+	else if (len && !tmx_grow_append(&b->bytes, &b->cap_bytes, &b->len, data, len, 64 * 1024))
 		b->oom = true;
+	if (!w->sealing && !b->oom)
+		aim(w, b);
 }
 
 /* A new item; one more slot is always kept for the error or end that closes a batch. */
@@ -215,6 +238,7 @@ static void *worker_new(void *ctx)
 	if (w) {
 		w->par = par;
 		w->b = NULL;
+		w->sealing = false;
 		w->capture = (struct tmx_warn_capture){ .put = capture_warning, .ctx = w };
 		outbuf_init(&w->out, -1);
 		outbuf_set_drain(&w->out, drain, w);
@@ -304,6 +328,7 @@ static bool fill(void *ctx, void *ws, size_t u, size_t k, void *p)
 	batch_reset(b);
 	w->b = b;
 	w->base = outbuf_pos(&w->out);
+	aim(w, b);
 	tmx_warn_capture_set(&w->capture);
 	cur = run_cursor(w, un, u, k, &err);
 	failed = !cur;
@@ -318,7 +343,11 @@ static bool fill(void *ctx, void *ws, size_t u, size_t k, void *p)
 			add_record(w, un, rec);
 	}
 	tmx_warn_capture_set(NULL);
+	w->sealing = true;
 	outbuf_flush(&w->out);
+	w->sealing = false;
+	/* Nothing written between batches reaches one. */
+	outbuf_set_data(&w->out, w->out.store);
 	w->b = NULL;
 	if (b->oom) {
 		/* what lost its bytes goes; the error closes the unit where it happened */
