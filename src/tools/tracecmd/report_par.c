@@ -198,11 +198,13 @@ static void drain(void *ctx, const char *data, size_t len)
 }
 
 /* A new item; one more slot is always kept for the error or end that closes a batch. */
-static struct item *add_item(struct batch *b, enum item_kind kind)
+static inline struct item *add_item(struct batch *b, enum item_kind kind)
 {
 	struct item *it;
 
-	if (!tmx_grow_array((void **)&b->items, &b->cap, b->n + 2, sizeof(*b->items), 64)) {
+	/* (the common case, room for it, without tmx_grow_array's call) */
+	if (__builtin_expect(b->n + 2 > b->cap, 0) &&
+	    !tmx_grow_array((void **)&b->items, &b->cap, b->n + 2, sizeof(*b->items), 64)) {
 		b->oom = true;
 		return NULL;
 	}
