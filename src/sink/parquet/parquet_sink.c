@@ -164,7 +164,6 @@ struct tmx_parquet {
 	struct pq_limits lim;
 	struct pq_encoder enc;          /* the meta tables' */
 	struct pq_groupq *q;            /* the event tables' row groups */
-	struct pq_colsets sets;         /* columns of the direct tables' groups, kept */
 	struct tmx_buf scratch, labels;
 	unsigned partition;             /* TMX_PARQUET_BY_* */
 	struct imap by_class;           /* event class address -> first of its maps[] */
@@ -441,7 +440,6 @@ static int build_class(struct tmx_parquet *p, const struct tmx_event_class *ec,
 	if (ret)
 		return ret;
 	tab->t.q = p->q;
-	tab->t.sets = &p->sets;
 	cm->ec = ec;
 	cm->trace = p->partition ? trace : NULL;
 	cm->next = UINT32_MAX;
@@ -845,14 +843,11 @@ static int put_direct(struct tmx_parquet *p, const struct tmx_msg *msg, struct t
 		return TMX_OK;   /* its error was reported */
 	if ((flags = row_check(f, slot, msg)))
 		return row_error(sh, st, flags, err);
+	if (__builtin_expect(t->n_recs != 0, 0))
+		pq_table_apply_recs(t);   /* records before (the parallel path's): in first */
 	em.cols = pq_table_direct_cols(t);
-	if (!em.cols) {
-		if (t->n_rows && !t->direct) {   /* the group so far is records: this row too */
-			format_event(f, msg);
-			return put_event(p, msg, f->rec.p, f->rec.len, err);
-		}
+	if (!em.cols)
 		return nomem(err);
-	}
 	before = t->bytes;
 	em.ci = sh->ci;
 	em.bytes = &t->bytes;
@@ -1071,7 +1066,6 @@ void tmx_parquet_free(struct tmx_parquet *p)
 		class_map_free(p->maps.items[i]);
 	for (size_t i = 0; i < p->tabs.n; i++)
 		evtab_free(p->tabs.items[i]);
-	pq_colsets_free(&p->sets);
 	for (size_t i = 0; i < p->dirs.n; i++) {
 		struct part_dir *d = p->dirs.items[i];
 		free(d->path);
