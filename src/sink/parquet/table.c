@@ -229,9 +229,12 @@ int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error 
 	if (t->q) {
 		if (t->n_recs)
 			pq_table_apply_recs(t);
-		/* A busy table's chunk buffer is kept; a quiet one's memory goes. */
-		if (t->recs.cap > 2 * t->bytes + 4096)
-			tmx_buf_free(&t->recs);
+		/*
+		 * The chunk buffer goes with the group: kept, the buffers of
+		 * every table that once had a busy group would hold memory
+		 * that the bound over all tables does not count.
+		 */
+		tmx_buf_free(&t->recs);
 		if (t->nomem || !t->direct) {
 			t->broken = true;
 			return tmx_error_set(err, TMX_ERR_NOMEM, t->where, "out of memory");
