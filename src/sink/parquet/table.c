@@ -127,16 +127,54 @@ void pq_table_apply(struct pq_col *cols, size_t n_cols, int64_t n_rows, const ui
 	count_rows(cols, n_cols, n_rows);
 }
 
+/* Room for `n` bytes in an empty buffer: a smaller one is freed first, not reallocated (copied). */
+static void room(struct tmx_buf *b, size_t n)
+{
+	if (!n || b->len || n <= b->cap)
+		return;
+	tmx_buf_free(b);
+	tmx_buf_reserve(b, n);
+	b->oom = false;   /* only room: not a failure of the column */
+}
+
+/* At a group's first chunk: room for what the table's last group held, and an eighth more. */
+static void hinted_room(struct pq_col *c, const struct pq_colhint *h)
+{
+	room(&c->defs, h->defs + h->defs / 8);
+	room(&c->reps, h->reps + h->reps / 8);
+	room(&c->vals, h->vals + h->vals / 8);
+	room(&c->dict_idx, h->idx + h->idx / 8);
+}
+
+/* What each column of the group about to be encoded holds, for the table's next group. */
+static void note_hints(struct pq_table *t)
+{
+	size_t n = t->schema.n_cols;
+
+	if (!t->hint && !(t->hint = calloc(n ? n : 1, sizeof(*t->hint))))
+		return;
+	for (size_t c = 0; c < n; c++) {
+		const struct pq_col *col = &t->cols[c];
+
+		t->hint[c] = (struct pq_colhint){ col->defs.len, col->reps.len, col->vals.len,
+						  col->dict_idx.len };
+	}
+}
+
 void pq_table_apply_recs(struct pq_table *t)
 {
 	struct pq_col *cols = NULL;
 	size_t n_cols = t->schema.n_cols;
+	bool first = !t->direct;   /* the group's first chunk */
 
 	if (!t->nomem && !t->recs.oom)
 		cols = pq_table_direct_cols(t);
 	if (cols) {
-		for (size_t c = 0; c < n_cols; c++)
+		for (size_t c = 0; c < n_cols; c++) {
+			if (first && t->hint)
+				hinted_room(&cols[c], &t->hint[c]);
 			pq_col_presize(&cols[c], t->n_recs);
+		}
 		pq_rec_apply_rows(cols, t->recs.p, t->recs.len, roomy(cols, n_cols, t->n_recs),
 				  &t->inc);
 	} else {
@@ -171,6 +209,8 @@ void pq_table_free(struct pq_table *t)
 			pq_col_free(&t->cols[c]);
 	free(t->cols);
 	tmx_buf_free(&t->recs);
+	free(t->hint);
+	t->hint = NULL;
 	pq_schema_free(&t->schema);
 	free(t->where);
 	t->cols = NULL;
@@ -245,6 +285,7 @@ int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error 
 		 */
 		pq_rec_apply_flush(t->cols, &t->inc);
 		count_rows(t->cols, t->schema.n_cols, t->n_rows);
+		note_hints(t);
 		if (pq_groupq_is_async(t->q))
 			return pq_groupq_submit(t->q, t, err);
 	}

@@ -55,6 +55,14 @@ struct pq_table {
 	struct pq_groupq *q;
 	struct tmx_buf recs;
 	size_t n_recs;
+	/*
+	 * The bytes of each column's buffers in the table's last group
+	 * (NULL: none yet): a group's columns are given room for as much at
+	 * its first chunk, not grown (copied) chunk after chunk.
+	 */
+	struct pq_colhint {
+		size_t defs, reps, vals, idx;
+	} *hint;
 	bool direct, nomem;       /* nomem: the group's columns could not be had */
 	size_t col_acct, n_alloc; /* n_alloc columns in `cols` */
 	struct pq_rec_apply_state inc;   /* the names' include entries (record.h) */
