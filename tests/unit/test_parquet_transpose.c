@@ -8,13 +8,15 @@
  * length, LISTs of integers of any length, doubles, booleans, integers of
  * a repeated column) and layouts that last for many rows, change every
  * row, or come back after a row of another; also groups whose columns
- * have no room made for them (row by row) and a single row.
+ * have no room made for them (row by row) and a single row; and the rows
+ * applied as chunks one after the other (the parallel path's tables).
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -175,6 +177,67 @@ static void check_group(size_t rows, unsigned every, bool presize, uint64_t seed
 	tmx_buf_free(&recs);
 }
 
+/*
+ * The same rows applied as chunks of whole rows one after the other
+ * (pq_rec_apply_rows with the names' state carried over, what the
+ * parallel path does as a table's records come in), each chunk with room
+ * made for its rows or, when `roomless`, some without: the same columns
+ * as row by row.
+ */
+static void check_chunks(size_t rows, unsigned every, size_t max_chunk, bool roomless,
+			 uint64_t seed)
+{
+	struct pq_col a[N_COLS], b[N_COLS];
+	struct tmx_buf recs = { 0 };
+	struct pq_rec_apply_state st = { 0 };
+	size_t *at = calloc(rows + 1, sizeof(*at));
+	uint64_t rnd = seed;
+	unsigned shape = (unsigned)xorshift64(&rnd);
+
+	assert_non_null(at);
+	make_cols(a);
+	make_cols(b);
+	for (size_t r = 0; r < rows; r++) {
+		if (every && xorshift64(&rnd) % every == 0)
+			shape = (unsigned)xorshift64(&rnd);
+		at[r] = recs.len;
+		make_row(&recs, shape, &rnd);
+	}
+	at[rows] = recs.len;
+	assert_false(recs.oom);
+	pq_rec_apply(a, recs.p, recs.len, false);
+	for (size_t r = 0; r < rows;) {
+		size_t n = 1 + xorshift64(&rnd) % max_chunk;
+		bool room = !roomless || (xorshift64(&rnd) & 1);
+
+		if (n > rows - r)
+			n = rows - r;
+		for (int c = 0; c < N_COLS && room; c++)
+			pq_col_presize(&b[c], n);
+		pq_rec_apply_rows(b, recs.p + at[r], at[r + n] - at[r], room, &st);
+		r += n;
+	}
+	pq_rec_apply_flush(b, &st);
+	expect_same_cols(a, b);
+	for (int c = 0; c < N_COLS; c++) {
+		pq_col_free(&a[c]);
+		pq_col_free(&b[c]);
+	}
+	tmx_buf_free(&recs);
+	free(at);
+}
+
+static void test_chunks(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		check_chunks(4000, 0, 700, false, seed * 0x9E3779B97F4A7C15ull);
+		check_chunks(4000, 300, 300, false, seed * 0x9E3779B97F4A7C15ull + 1);
+		check_chunks(3000, 3, 50, true, seed * 0x9E3779B97F4A7C15ull + 2);
+		check_chunks(500, 0, 1, false, seed * 0x9E3779B97F4A7C15ull + 3);
+	}
+}
+
 static void test_one_layout(void **state)
 {
 	(void)state;
@@ -208,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_one_layout),
 		cmocka_unit_test(test_layouts_change),
 		cmocka_unit_test(test_small_and_roomless),
+		cmocka_unit_test(test_chunks),
 	};
 	int ret;
 

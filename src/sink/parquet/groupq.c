@@ -13,10 +13,9 @@ enum job_state { QUEUED, RUNNING, DONE };
 struct job {
 	struct job *next;
 	struct pq_table *t;
-	struct tmx_buf recs;        /* the group's rows as the table buffered them */
-	size_t n_cols, bytes;
+	struct pq_col *cols;        /* the group's columns, taken from its table */
+	size_t n_alloc, n_cols, bytes;
 	int64_t n_rows;
-	size_t acct;               /* what the columns count into from now on */
 	enum job_state state;
 	struct pq_group g;
 };
@@ -33,13 +32,7 @@ struct pq_groupq {
 	struct job *queued;        /* the first QUEUED job, or NULL */
 	size_t n, bytes;           /* jobs not yet written, and their columns' bytes */
 	struct encoder *free_encs; /* idle encoders, one per thread at most in use */
-	/*
-	 * Record buffers of groups made into columns, for the tables' next
-	 * groups: fresh memory for every group cost a page fault per 4 KiB of
-	 * records (a tenth of the output's time in the kernel).
-	 */
-	struct tmx_buf spare[PQ_GROUPQ_SPARE];
-	size_t n_spare;
+	struct pq_colsets sets;    /* columns of encoded groups, for the tables' next groups */
 	int level;
 	bool async;
 	size_t max_groups;
@@ -59,9 +52,16 @@ struct pq_groupq *pq_groupq_new(int zstd_level)
 	return q;
 }
 
+static void cols_free(struct pq_col *cols, size_t n)
+{
+	for (size_t c = 0; c < n; c++)
+		pq_col_free(&cols[c]);
+	free(cols);
+}
+
 static void job_free(struct job *j)
 {
-	tmx_buf_free(&j->recs);
+	cols_free(j->cols, j->n_alloc);
 	pq_group_free(&j->g);
 	free(j);
 }
@@ -85,8 +85,7 @@ void pq_groupq_free(struct pq_groupq *q)
 		next = e->next;
 		encoder_free(e);
 	}
-	while (q->n_spare)
-		tmx_buf_free(&q->spare[--q->n_spare]);
+	pq_colsets_free(&q->sets);
 	pthread_mutex_destroy(&q->lock);
 	pthread_cond_destroy(&q->done);
 	free(q);
@@ -119,44 +118,28 @@ static struct job *next_queued(struct job *j)
 	return j;
 }
 
-/* A group's record buffer, made into columns: kept for a table's next group, in place of the oldest. */
-static void give_back(struct pq_groupq *q, struct tmx_buf *recs)
+void pq_groupq_take_cols(struct pq_groupq *q, struct pq_col **cols, size_t *n)
 {
-	struct tmx_buf old = { 0 };
-
 	pthread_mutex_lock(&q->lock);
-	if (!recs->oom && recs->cap) {
-		if (q->n_spare == PQ_GROUPQ_SPARE) {
-			old = q->spare[0];
-			memmove(q->spare, q->spare + 1, (PQ_GROUPQ_SPARE - 1) * sizeof(*q->spare));
-			q->n_spare--;
-		}
-		recs->len = 0;
-		q->spare[q->n_spare++] = *recs;
-		*recs = (struct tmx_buf){ 0 };
+	if (q->sets.n) {
+		struct pq_colset set = q->sets.set[--q->sets.n];
+
+		*cols = set.cols;
+		*n = set.n;
 	}
 	pthread_mutex_unlock(&q->lock);
-	tmx_buf_free(&old);
-	tmx_buf_free(recs);
 }
 
-/*
- * Under the lock: a kept record buffer for `want` bytes, the newest of at
- * most 4 times that (a larger one would keep memory that a small table
- * does not use, for as long as its group takes to fill), or an empty one.
- */
-static struct tmx_buf take_spare(struct pq_groupq *q, size_t want)
+void pq_groupq_give_cols(struct pq_groupq *q, struct pq_col *cols, size_t n)
 {
-	for (size_t k = q->n_spare; k-- > 0;) {
-		struct tmx_buf b = q->spare[k];
+	pthread_mutex_lock(&q->lock);
+	pq_colsets_give(&q->sets, (struct pq_colset){ cols, n });
+	pthread_mutex_unlock(&q->lock);
+}
 
-		if (b.cap / 4 <= want) {
-			memmove(q->spare + k, q->spare + k + 1, (q->n_spare - k - 1) * sizeof(*q->spare));
-			q->n_spare--;
-			return b;
-		}
-	}
-	return (struct tmx_buf){ 0 };
+bool pq_groupq_is_async(const struct pq_groupq *q)
+{
+	return q->async;
 }
 
 /*
@@ -167,7 +150,6 @@ static bool run_one(struct pq_groupq *q)
 {
 	struct job *j = q->queued;
 	struct encoder *e;
-	struct pq_col *cols;
 
 	if (!j)
 		return false;
@@ -175,24 +157,16 @@ static bool run_one(struct pq_groupq *q)
 	j->state = RUNNING;
 	q->queued = next_queued(j);
 	pthread_mutex_unlock(&q->lock);
-	/*
-	 * The columns made from the rows (the table's schema is only read) in
-	 * the encoder's reused columns, then encoded; the records go back
-	 * before the encoding's buffers grow.
-	 */
-	cols = e ? pq_encoder_cols(&e->enc, j->n_cols) : NULL;
-	if (cols && !j->recs.oom) {
-		pq_table_reuse_cols(j->t, cols, &j->acct);
-		for (size_t c = 0; c < j->n_cols; c++)
-			pq_col_presize(&cols[c], (size_t)j->n_rows);
-		pq_table_apply(cols, j->n_cols, j->n_rows, j->recs.p, j->recs.len);
-		give_back(q, &j->recs);
-		pq_group_encode(&j->g, cols, j->n_cols, j->n_rows, &e->enc);
+	if (e) {
+		pq_group_encode(&j->g, j->cols, j->n_cols, j->n_rows, &e->enc);
 	} else {   /* the group fails as an encoding without memory does */
 		j->g = (struct pq_group){ .num_rows = j->n_rows, .failed = 0 };
 	}
-	tmx_buf_free(&j->recs);
 	pthread_mutex_lock(&q->lock);
+	/* The columns, emptied, kept for a table's next group. */
+	pq_colsets_give(&q->sets, (struct pq_colset){ j->cols, j->n_alloc });
+	j->cols = NULL;
+	j->n_alloc = 0;
 	if (e) {
 		e->next = q->free_encs;
 		q->free_encs = e;
@@ -261,23 +235,14 @@ int pq_groupq_submit(struct pq_groupq *q, struct pq_table *t, struct tmx_error *
 
 	if (!j)
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
-	*j = (struct job){ .t = t, .recs = t->recs, .n_cols = t->schema.n_cols, .bytes = t->bytes,
-			   .n_rows = t->n_rows, .state = QUEUED };
+	/* The group's columns go with it (its rows are in them: see pq_table_flush); the table takes others. */
+	*j = (struct job){ .t = t, .cols = t->cols, .n_alloc = t->n_alloc, .n_cols = t->schema.n_cols,
+			   .bytes = t->bytes, .n_rows = t->n_rows, .state = QUEUED };
+	t->cols = NULL;
+	t->n_alloc = 0;
+	t->direct = false;
 	t->n_rows = 0;
 	t->bytes = 0;
-	/*
-	 * The table starts again in the buffer of a group already made into
-	 * columns when one fits (its pages are there), else in fresh
-	 * memory with room for a little more than this group (its pages
-	 * count only once filled).
-	 */
-	t->recs = (struct tmx_buf){ 0 };
-	pthread_mutex_lock(&q->lock);
-	t->recs = take_spare(q, j->recs.len + j->recs.len / 8);
-	pthread_mutex_unlock(&q->lock);
-	if (!t->recs.cap)
-		tmx_buf_reserve(&t->recs, j->recs.len + j->recs.len / 8);
-	t->recs.oom = false;
 	pthread_mutex_lock(&q->lock);
 	if (q->tail)
 		q->tail->next = j;

@@ -29,8 +29,6 @@
  * --jobs 2 no faster than 1); 64 MiB lets two wait, at no more peak memory.
  */
 #define PQ_GROUPQ_BYTES (64u << 20)
-/* Record buffers of encoded groups kept for the tables' next groups. */
-#define PQ_GROUPQ_SPARE 2
 
 struct pq_groupq;
 
@@ -47,12 +45,24 @@ void pq_groupq_async(struct pq_groupq *q, void (*wake)(void *ctx), void *ctx, si
 /* Back to encoding on submission, after every queued group is written. */
 int pq_groupq_sync(struct pq_groupq *q, struct tmx_error *err);
 
+/* Whether groups wait for other threads (owning thread). */
+bool pq_groupq_is_async(const struct pq_groupq *q);
+
 /*
- * The rows buffered in `t` become a group (t's columns start empty):
- * queued, or encoded and written now.  Returns the error of a group
+ * The columns of `t`'s group, its rows in them and their counts set
+ * (pq_table_flush), become a queued group; the table starts without
+ * columns.  Returns the error of a group
  * written meanwhile (of any table), if any.
  */
 int pq_groupq_submit(struct pq_groupq *q, struct pq_table *t, struct tmx_error *err);
+/*
+ * Columns of an encoded group, emptied with their buffers kept, for a
+ * table's next group (*cols and *n left alone when none is kept), and a
+ * table's columns given back (any thread).
+ */
+void pq_groupq_take_cols(struct pq_groupq *q, struct pq_col **cols, size_t *n);
+void pq_groupq_give_cols(struct pq_groupq *q, struct pq_col *cols, size_t n);
+
 /* Any thread: encodes one queued group; false when none waits. */
 bool pq_groupq_run(struct pq_groupq *q);
 /* Encodes (helping the other threads) and writes every queued group. */

@@ -12,11 +12,10 @@
 #include "common/errors.h"
 #include "common/grow.h"
 #include "common/paths.h"
-#include "sink/parquet/fmap.h"
 #include "sink/parquet/groupq.h"
 #include "sink/parquet/meta.h"
 #include "sink/parquet/parquet.h"
-#include "sink/parquet/record.h"
+#include "sink/parquet/sink_impl.h"
 #include "sink/parquet/thrift.h"
 #include "common/intmap.h"
 #include "sink/split.h"
@@ -47,168 +46,9 @@
  */
 #define ZSTD_LEVEL 1
 
-/*
- * The columns every event table starts with, of one type whatever the
- * input's format, so that the tables of a dataset made of CTF, trace.dat
- * and XRay traces read as one (DuckDB's read_parquet of every `.parquet`
- * file under the dataset, union_by_name = true): ts, cycles, event, host,
- * trace, stream_id, stream_class_id, cpu.  The partition keys (event,
- * host, trace) are in the files as well as in the directory names: a
- * recursive glob also matches
- * the meta tables at the top, which have no Hive keys, so DuckDB and
- * others leave Hive partitioning off and read the keys from the files.
- */
-/*
- * Their types, as the column model (tracemux/columns.h) gives them: `ts`
- * is a BIGINT (INT64, no logical timestamp type) of nanoseconds from the
- * clock's origin for every clock: a TIMESTAMP would claim a Unix-epoch
- * origin, which a boot-time clock (trace.dat's local clock, LTTng's
- * monotonic clock without an offset, a TSC) does not have, and a dataset
- * mixing both would have two types.  Whether the origin is the Unix epoch
- * is in `_traces.parquet` (`clocks`) and `_streams.parquet`; where it is,
- * `make_timestamp_ns(ts)` (DuckDB) or `to_timestamp(ts / 1e9)` gives the
- * time of day.  `cpu` is null where the format does not know it (XRay's
- * own `cpu` field is also `common_context.cpu`, as CTF's `cpu_id` stays a
- * column).
- */
-enum { COL_TS = TMX_COLUMN_TS, COL_CYCLES = TMX_COLUMN_CYCLES, COL_EVENT = TMX_COLUMN_EVENT,
-       COL_HOST = TMX_COLUMN_HOST, COL_TRACE = TMX_COLUMN_TRACE, COL_STREAM_ID = TMX_COLUMN_STREAM_ID,
-       COL_CPU = TMX_COLUMN_CPU };   /* the column model's (tracemux/columns.h) */
-
-struct ptr_vec {
-	void **items;
-	size_t n, cap;
-};
-
-/* A directory of parts, shared by the tables of one class name. */
-struct part_dir {
-	char *path;
-	unsigned next_part;
-};
-
-struct evtab {
-	struct pq_table t;
-	struct tmx_buf sig;        /* the schema as the footer writes it */
-	struct part_dir *dir;
-};
-
-/*
- * What the rows of an event class look like: its columns and how its
- * values fill them.  Made once per class, at its first event, by the
- * thread that meets it (a worker of the parallel runner, under the sink's
- * lock), then only read.
- */
-struct shape {
-	const struct tmx_event_class *ec;
-	bool ok;                        /* false: out of memory, or nested too deep */
-	const struct tmx_field_class *fc[TMX_N_SCOPES];
-	uint8_t n_scopes, scopes[TMX_N_SCOPES];   /* the scopes it has, in order */
-	struct pq_fcols cols;           /* the class's columns and how each is written */
-	struct pq_schema schema;
-	struct pq_colinfo *ci;          /* of each column of the schema */
-	/*
-	 * The entries of the event, host and trace columns for events of
-	 * each trace (record.h's include entries point here): made under the
-	 * sink's lock, never changed, freed with the shape.
-	 */
-	struct names {
-		struct names *next;
-		const struct tmx_trace *trace;
-		struct tmx_buf entries;
-	} *names;
-};
-
-/* Record flags (after the shape's address at the start of a record). */
-#define REC_BAD_SCOPE 0x07              /* the scope that does not fit the class, + 1 */
-#define REC_NOMEM 0x80
-#define REC_HEAD (sizeof(void *) + 1)
-
-/* A direct-mapped cache of streams' event counts (struct tmx_parquet). */
-#define STREAM_CACHE 16
-
-/* A direct-mapped cache of shapes by class, per formatting thread. */
-#define SHAPE_CACHE 64
-
-/* A formatter: the sink's own, or a worker's of the parallel runner. */
-struct pq_fmt {
-	struct tmx_parquet *p;
-	struct shape_slot {
-		const struct tmx_event_class *ec;
-		const struct shape *sh;
-		/* The entries of event, host and trace for events of `trace` (shape->names). */
-		const struct tmx_trace *trace;
-		const struct tmx_buf *names;
-		/* The sink's own formatter: the table of events of `tab_trace` (table_of). */
-		const struct tmx_trace *tab_trace;
-		struct pq_table *tab;
-	} cache[SHAPE_CACHE];
-	struct tmx_buf rec, scratch, labels;
-	const struct tmx_value **cells; /* room for a value per column (pq_fcols_emit) */
-	size_t cap_cells;
-	const struct tmx_trace_class *host_of;   /* trace_host()'s last trace class */
-	const char *host;
-	struct outbuf *out;             /* workers: where records go */
-};
-
-/* Which table an event class writes to (for one trace, when partitioned by trace). */
-struct class_map {
-	const struct tmx_event_class *ec;
-	const struct tmx_trace *trace;  /* NULL unless partitioned by host or trace */
-	uint32_t next;                  /* maps[] of the same class, other trace; UINT32_MAX */
-	struct evtab *tab;
-};
-
-struct tmx_parquet {
-	char *dir;
-	const struct tmx_source *src;
-	struct pq_limits lim;
-	struct pq_encoder enc;          /* the meta tables' */
-	struct pq_groupq *q;            /* the event tables' row groups */
-	struct pq_colsets sets;         /* columns of the direct tables' groups, kept */
-	struct tmx_buf scratch, labels;
-	unsigned partition;             /* TMX_PARQUET_BY_* */
-	struct imap by_class;           /* event class address -> first of its maps[] */
-	struct ptr_vec maps;            /* struct class_map * */
-	struct ptr_vec tabs;            /* struct evtab *, each once */
-	struct ptr_vec dirs;            /* struct part_dir * */
-	size_t total;                   /* bytes buffered by all the tables */
-	struct imap by_stream;          /* stream address -> events[] */
-	/*
-	 * The events[] index of recent streams, direct-mapped by address
-	 * (merged order alternates between the streams: one last stream
-	 * missed), UINT32_MAX: none.
-	 */
-	struct stream_slot {
-		const struct tmx_stream *s;
-		uint32_t slot;
-	} stream_cache[STREAM_CACHE];
-	/* put_event's last class (consecutive events often share it) */
-	const struct tmx_event_class *last_ec;
-	const struct tmx_trace *last_trace;
-	struct class_map *last_cm;
-	uint64_t *events;
-	size_t n_streams, events_cap;
-	struct pq_discarded discarded;
-	pthread_mutex_t lock;           /* shapes, made by any thread */
-	struct imap shape_of;           /* event class address -> shapes[] */
-	struct ptr_vec shapes;
-	struct pq_fmt *fmt;             /* the sink's own formatter */
-};
-
 static int nomem(struct tmx_error *err)
 {
 	return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
-}
-
-static bool push(struct ptr_vec *v, void *item)
-{
-	void *items = v->items;
-
-	if (!tmx_grow_array(&items, &v->cap, v->n + 1, sizeof(void *), 8))
-		return false;
-	v->items = items;
-	v->items[v->n++] = item;
-	return true;
 }
 
 /*
@@ -250,7 +90,7 @@ static struct part_dir *part_dir(struct tmx_parquet *p, const char *path)
 			return d;
 	}
 	d = calloc(1, sizeof(*d));
-	if (!d || !(d->path = strdup(path)) || !push(&p->dirs, d)) {
+	if (!d || !(d->path = strdup(path)) || !pq_ptr_push(&p->dirs, d)) {
 		if (d)
 			free(d->path);
 		free(d);
@@ -288,103 +128,6 @@ static void evtab_free(struct evtab *tab)
 	pq_table_free(&tab->t);
 	tmx_buf_free(&tab->sig);
 	free(tab);
-}
-
-static void shape_free(struct shape *sh)
-{
-	if (!sh)
-		return;
-	for (struct names *n = sh->names, *next; n; n = next) {
-		next = n->next;
-		tmx_buf_free(&n->entries);
-		free(n);
-	}
-	pq_fcols_free(&sh->cols);
-	pq_schema_free(&sh->schema);
-	free(sh->ci);
-	free(sh);
-}
-
-/* The scopes of a class, whose events are checked against them. */
-static void class_scopes(const struct tmx_event_class *ec,
-			 const struct tmx_field_class *fc[TMX_N_SCOPES])
-{
-	const struct tmx_stream_class *sc = ec->stream_class;
-
-	fc[TMX_SCOPE_PACKET_CONTEXT] = sc->packet_context;
-	fc[TMX_SCOPE_COMMON_CONTEXT] = sc->event_common_context;
-	fc[TMX_SCOPE_SPECIFIC_CONTEXT] = ec->specific_context;
-	fc[TMX_SCOPE_PAYLOAD] = ec->payload;
-}
-
-static struct shape *shape_new(const struct tmx_event_class *ec)
-{
-	struct shape *sh = calloc(1, sizeof(*sh));
-
-	if (!sh)
-		return NULL;
-	sh->ec = ec;
-	class_scopes(ec, sh->fc);
-	for (int s = 0; s < TMX_N_SCOPES; s++)
-		if (sh->fc[s])
-			sh->scopes[sh->n_scopes++] = (uint8_t)s;
-	pq_schema_init(&sh->schema);
-	if (!pq_fcols_new(&sh->cols, ec, &sh->schema) || !pq_schema_finish(&sh->schema))
-		return sh;   /* not ok: the table, made the same way, says why */
-	sh->ci = calloc(sh->schema.n_cols ? sh->schema.n_cols : 1, sizeof(*sh->ci));
-	if (!sh->ci)
-		return sh;
-	for (size_t c = 0; c < sh->schema.n_cols; c++)
-		sh->ci[c] = (struct pq_colinfo){ sh->schema.elems[sh->schema.col_elem[c]].type.phys,
-						 sh->schema.max_def[c] };
-	sh->ok = true;
-	return sh;
-}
-
-/* shape_of() when `slot` does not hold `ec`'s shape. */
-static __attribute__((noinline)) struct shape_slot *
-shape_find(struct pq_fmt *f, struct shape_slot *slot, const struct tmx_event_class *ec)
-{
-	struct tmx_parquet *p = f->p;
-	const struct shape *sh = NULL;
-	uint32_t *found;
-	bool added;
-
-	pthread_mutex_lock(&p->lock);
-	/* A slot left at UINT32_MAX (no memory for the shape) is tried again. */
-	found = imap_get(&p->shape_of, (uint64_t)(uintptr_t)ec, UINT32_MAX, &added);
-	if (found && *found != UINT32_MAX) {
-		sh = p->shapes.items[*found];
-	} else if (found) {
-		struct shape *made = shape_new(ec);
-		if (made && push(&p->shapes, made)) {
-			*found = (uint32_t)(p->shapes.n - 1);
-			sh = made;
-		} else {
-			shape_free(made);
-		}
-	}
-	pthread_mutex_unlock(&p->lock);
-	slot->ec = ec;
-	slot->sh = sh;
-	slot->trace = NULL;
-	slot->tab = NULL;
-	return slot;
-}
-
-/*
- * The cache slot of `ec` with its shape, made when new; slot->sh NULL
- * when memory runs out.  Inlined: a hit is a few instructions (once or
- * twice per event).
- */
-static inline __attribute__((always_inline)) struct shape_slot *
-shape_of(struct pq_fmt *f, const struct tmx_event_class *ec)
-{
-	struct shape_slot *slot = &f->cache[((uintptr_t)ec >> 4) % SHAPE_CACHE];
-
-	if (__builtin_expect(slot->ec == ec && slot->sh != NULL, 1))
-		return slot;
-	return shape_find(f, slot, ec);
 }
 
 static void class_map_free(struct class_map *cm)
@@ -441,7 +184,6 @@ static int build_class(struct tmx_parquet *p, const struct tmx_event_class *ec,
 	if (ret)
 		return ret;
 	tab->t.q = p->q;
-	tab->t.sets = &p->sets;
 	cm->ec = ec;
 	cm->trace = p->partition ? trace : NULL;
 	cm->next = UINT32_MAX;
@@ -478,11 +220,11 @@ static int class_of(struct tmx_parquet *p, const struct tmx_event_class *ec,
 	cm = calloc(1, sizeof(*cm));
 	tab = calloc(1, sizeof(*tab));
 	ret = cm && tab ? build_class(p, ec, trace, cm, tab, err) : nomem(err);
-	if (!ret && cm->tab == tab && !push(&p->tabs, tab))
+	if (!ret && cm->tab == tab && !pq_ptr_push(&p->tabs, tab))
 		ret = nomem(err);
 	if (ret || cm->tab != tab)
 		evtab_free(tab);   /* not kept: a failure, or a table of the same columns exists */
-	if (ret || !push(&p->maps, cm)) {
+	if (ret || !pq_ptr_push(&p->maps, cm)) {
 		class_map_free(cm);
 		return ret ? ret : nomem(err);
 	}
@@ -567,150 +309,6 @@ static int bound_memory(struct tmx_parquet *p, struct tmx_error *err)
 	ret = pq_table_flush(&big->t, &p->enc, err);
 	big->t.bytes = 0;   /* also when the flush failed: that table writes nothing more */
 	return ret;
-}
-
-/* The `host` of a trace (the `hostname` of its environment, as the partition), the last one kept. */
-static const char *trace_host(struct pq_fmt *f, const struct tmx_trace *trace)
-{
-	if (trace->cls != f->host_of) {
-		f->host_of = trace->cls;
-		f->host = pq_trace_host(trace->cls);
-	}
-	return f->host;
-}
-
-/*
- * The entries of the event, host and trace columns of `ec`'s events of
- * `trace`, made at the first of them (under the sink's lock: any thread);
- * NULL when memory runs out.
- */
-static const struct tmx_buf *names_of(struct pq_fmt *f, struct shape *sh,
-				     const struct tmx_event_class *ec, const struct tmx_trace *trace)
-{
-	struct tmx_parquet *p = f->p;
-	struct names *n;
-	const char *host;
-
-	pthread_mutex_lock(&p->lock);
-	for (n = sh->names; n && n->trace != trace; n = n->next)
-		;
-	if (!n && (n = calloc(1, sizeof(*n)))) {
-		struct pq_rec_emit em = { &n->entries, sh->ci, &f->scratch, &f->labels, NULL, NULL };
-
-		n->trace = trace;
-		if (ec->name)   /* null without a name, as Hive's default partition reads */
-			pq_rec_text(&em, COL_EVENT, 0, ec->name, strlen(ec->name));
-		else
-			pq_rec_null(&n->entries, COL_EVENT, 0, 0);
-		host = trace_host(f, trace);
-		if (host)
-			pq_rec_text(&em, COL_HOST, 0, host, strlen(host));
-		else
-			pq_rec_null(&n->entries, COL_HOST, 0, 0);
-		pq_rec_text(&em, COL_TRACE, 0, trace->name, strlen(trace->name));
-		if (n->entries.oom) {
-			tmx_buf_free(&n->entries);
-			free(n);
-			n = NULL;
-		} else {
-			n->next = sh->names;
-			sh->names = n;
-		}
-	}
-	pthread_mutex_unlock(&p->lock);
-	return n ? &n->entries : NULL;
-}
-
-/*
- * What makes an event's row fail before any of its values is written:
- * REC_BAD_SCOPE's value (a scope that does not fit the class), REC_NOMEM,
- * or 0 with room for the class's columns in f->cells and the entries of
- * its names in slot->names.
- */
-static inline __attribute__((always_inline)) uint8_t row_check(struct pq_fmt *f,
-								struct shape_slot *slot,
-								const struct tmx_msg *msg)
-{
-	const struct tmx_event *e = msg->event;
-	const struct tmx_stream *st = msg->stream;
-	const struct shape *sh = slot->sh;
-
-	if (!sh || !sh->ok)
-		return REC_NOMEM;
-	/* Every scope of the class is checked before a column gets a value. */
-	for (unsigned k = 0; k < sh->n_scopes; k++) {
-		unsigned s = sh->scopes[k];
-
-		if (!e->scopes[s] || e->scopes[s][0].fc != sh->fc[s])
-			return (uint8_t)(s + 1);
-	}
-	if (slot->trace != st->trace) {   /* the names' entries, once per class and trace */
-		slot->names = names_of(f, (struct shape *)sh, e->cls, st->trace);
-		slot->trace = slot->names ? st->trace : NULL;
-	}
-	/* The cells' room, grown for a class with more columns than any before. */
-	if (!slot->names ||
-	    !tmx_grow_array((void **)&f->cells, &f->cap_cells, sh->cols.n, sizeof(*f->cells), 64))
-		return REC_NOMEM;
-	return 0;
-}
-
-/*
- * The row of an event whose row_check() passed, into a record or straight
- * into the columns (`inc`: their names' state); the names' entries are
- * the caller's.
- */
-static inline __attribute__((always_inline)) void row_emit(struct pq_fmt *f, const struct shape *sh,
-							  const struct tmx_msg *msg,
-							  const struct pq_rec_emit *em)
-{
-	const struct tmx_stream *st = msg->stream;
-	const struct tmx_value *cpu_value;
-	uint64_t cpu, ts[2] = { (uint64_t)msg->ns, msg->cycles }, ids[2] = { st->id, st->cls->id };
-
-	pq_emit_fixed(em, msg->has_ts ? ts : NULL, ids);
-	/* tmx_event_cpu, the field found once per class */
-	cpu_value = pq_fcols_emit(em, &sh->cols, msg->event->scopes, f->cells);
-	if (cpu_value && tmx_value_uint64(cpu_value, &cpu) && cpu <= UINT32_MAX)
-		pq_emit_int(em, COL_CPU, 0, cpu);
-	else
-		pq_emit_null(em, COL_CPU, 0, 0);
-}
-
-/* The record of an event into f->rec (record.h, after REC_HEAD bytes: the shape and flags). */
-static void format_event(struct pq_fmt *f, const struct tmx_msg *msg)
-{
-	struct shape_slot *slot = shape_of(f, msg->event->cls);
-	const struct shape *sh = slot->sh;
-	struct tmx_buf *r = &f->rec;
-	struct pq_rec_emit em = { r, NULL, &f->scratch, &f->labels, NULL, NULL };
-	uint8_t flags;
-
-	r->len = 0;
-	r->oom = false;
-	tmx_buf_put(r, &sh, sizeof(sh));
-	tmx_buf_byte(r, 0);
-	flags = r->oom ? REC_NOMEM : row_check(f, slot, msg);
-	if (flags)
-		goto done;
-	em.ci = sh->ci;
-	pq_rec_include(r, slot->names);
-	row_emit(f, sh, msg, &em);
-	if (r->oom)
-		flags = REC_NOMEM;
-done:
-	if (r->oom) {   /* the head at least, for the error */
-		r->oom = false;
-		r->len = 0;
-		tmx_buf_put(r, &sh, sizeof(sh));
-		tmx_buf_byte(r, REC_NOMEM);
-		if (r->oom)
-			r->len = 0;
-		return;
-	}
-	r->p[sizeof(sh)] = flags;
-	if (flags)
-		r->len = REC_HEAD;
 }
 
 /* The table of `sh`'s events of `st`, made at the first of them (in merged order). */
@@ -845,14 +443,11 @@ static int put_direct(struct tmx_parquet *p, const struct tmx_msg *msg, struct t
 		return TMX_OK;   /* its error was reported */
 	if ((flags = row_check(f, slot, msg)))
 		return row_error(sh, st, flags, err);
+	if (__builtin_expect(t->n_recs != 0, 0))
+		pq_table_apply_recs(t);   /* records before (the parallel path's): in first */
 	em.cols = pq_table_direct_cols(t);
-	if (!em.cols) {
-		if (t->n_rows && !t->direct) {   /* the group so far is records: this row too */
-			format_event(f, msg);
-			return put_event(p, msg, f->rec.p, f->rec.len, err);
-		}
+	if (!em.cols)
 		return nomem(err);
-	}
 	before = t->bytes;
 	em.ci = sh->ci;
 	em.bytes = &t->bytes;
@@ -893,62 +488,7 @@ int tmx_parquet_consume(struct tmx_parquet *p, const struct tmx_msg *msg, struct
 	return put_msg(p, msg, NULL, 0, err);
 }
 
-static struct pq_fmt *fmt_new(struct tmx_parquet *p, bool worker)
-{
-	struct pq_fmt *f = calloc(1, sizeof(*f));
-
-	if (!f)
-		return NULL;
-	f->p = p;
-	if (worker) {
-		if (!(f->out = malloc(sizeof(*f->out)))) {
-			free(f);
-			return NULL;
-		}
-		outbuf_init(f->out, -1);
-	}
-	return f;
-}
-
-static void fmt_free(struct pq_fmt *f)
-{
-	if (!f)
-		return;
-	tmx_buf_free(&f->rec);
-	tmx_buf_free(&f->scratch);
-	tmx_buf_free(&f->labels);
-	free(f->cells);
-	free(f->out);
-	free(f);
-}
-
-/* ---- the split for the parallel runner (src/sink/split.h) ---- */
-
-struct pq_fmt *tmx_parquet_worker_new(const struct tmx_parquet *p)
-{
-	/* Workers share the shapes, made under the sink's lock. */
-	return fmt_new((struct tmx_parquet *)p, true);
-}
-
-void tmx_parquet_worker_free(struct pq_fmt *w)
-{
-	fmt_free(w);
-}
-
-struct outbuf *tmx_parquet_worker_outbuf(struct pq_fmt *w)
-{
-	return w->out;
-}
-
-/* An event's record as the piece's bytes; nothing for other messages. */
-void tmx_parquet_format(struct pq_fmt *w, const struct tmx_msg *msg, uint64_t hole[SINK_HOLES])
-{
-	hole[0] = hole[1] = SINK_NO_POS;
-	if (msg->kind != TMX_MSG_EVENT)
-		return;
-	format_event(w, msg);
-	outbuf_write(w->out, (const char *)w->rec.p, w->rec.len);
-}
+/* ---- the split for the parallel runner (src/sink/split.h; the formatters: format.c) ---- */
 
 int tmx_parquet_emit(struct tmx_parquet *p, const struct sink_piece *pc, struct tmx_error *err)
 {
@@ -1005,7 +545,7 @@ int tmx_parquet_new(const struct tmx_parquet_opts *opts, const struct tmx_source
 	if (p)
 		pthread_mutex_init(&p->lock, NULL);
 	if (!p || !(p->dir = strdup(opts->dir)) || !(p->enc.zctx = ZSTD_createCCtx()) ||
-	    !(p->q = pq_groupq_new(ZSTD_LEVEL)) || !(p->fmt = fmt_new(p, false))) {
+	    !(p->q = pq_groupq_new(ZSTD_LEVEL)) || !(p->fmt = pq_fmt_new(p, false))) {
 		tmx_parquet_free(p);
 		return nomem(err);
 	}
@@ -1071,14 +611,13 @@ void tmx_parquet_free(struct tmx_parquet *p)
 		class_map_free(p->maps.items[i]);
 	for (size_t i = 0; i < p->tabs.n; i++)
 		evtab_free(p->tabs.items[i]);
-	pq_colsets_free(&p->sets);
 	for (size_t i = 0; i < p->dirs.n; i++) {
 		struct part_dir *d = p->dirs.items[i];
 		free(d->path);
 		free(d);
 	}
 	for (size_t i = 0; i < p->shapes.n; i++)
-		shape_free(p->shapes.items[i]);
+		pq_shape_free(p->shapes.items[i]);
 	free(p->maps.items);
 	free(p->tabs.items);
 	free(p->dirs.items);
@@ -1095,7 +634,7 @@ void tmx_parquet_free(struct tmx_parquet *p)
 	tmx_buf_free(&p->labels);
 	pq_encoder_free_bufs(&p->enc);
 	ZSTD_freeCCtx(p->enc.zctx);
-	fmt_free(p->fmt);
+	pq_fmt_free(p->fmt);
 	pthread_mutex_destroy(&p->lock);
 	free(p->dir);
 	free(p);

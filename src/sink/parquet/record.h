@@ -511,5 +511,13 @@ static inline void pq_rec_apply(struct pq_col *cols, const uint8_t *r, size_t n,
  * (transpose.c); `roomy` as pq_rec_apply_state's.
  */
 void pq_rec_apply_group(struct pq_col *cols, const uint8_t *r, size_t n, bool roomy);
+/*
+ * The same for a chunk of a group's rows (whole rows), with the names'
+ * state `st` of the rows before (its `roomy` set from the argument) and
+ * without its flush: the chunks of a group applied one after the other
+ * give its columns the bytes the whole group applied at once gives.
+ */
+void pq_rec_apply_rows(struct pq_col *cols, const uint8_t *r, size_t n, bool roomy,
+		       struct pq_rec_apply_state *st);
 
 #endif

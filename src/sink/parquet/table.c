@@ -40,12 +40,6 @@ void pq_table_reuse_cols(const struct pq_table *t, struct pq_col *cols, size_t *
 	}
 }
 
-void pq_table_add_direct(struct pq_table *t, const uint8_t *rec, size_t n)
-{
-	/* With the table's own state: the names' rows it counted go first. */
-	pq_rec_apply_entries(t->cols, rec, n, &t->inc);
-}
-
 void pq_colsets_free(struct pq_colsets *s)
 {
 	while (s->n) {
@@ -57,11 +51,8 @@ void pq_colsets_free(struct pq_colsets *s)
 	}
 }
 
-/* An encoded group's columns (emptied, buffers kept) to the sets, in place of the oldest. */
-static void give_cols(struct pq_table *t)
+void pq_colsets_give(struct pq_colsets *s, struct pq_colset set)
 {
-	struct pq_colsets *s = t->sets;
-
 	if (s->n == PQ_COLSETS) {
 		struct pq_colset old = s->set[0];
 
@@ -71,36 +62,26 @@ static void give_cols(struct pq_table *t)
 		memmove(s->set, s->set + 1, (PQ_COLSETS - 1) * sizeof(*s->set));
 		s->n--;
 	}
-	s->set[s->n++] = (struct pq_colset){ t->cols, t->n_alloc };
-	t->cols = NULL;
-	t->n_alloc = 0;
+	s->set[s->n++] = set;
 }
 
-struct pq_col *pq_table_direct_cols(struct pq_table *t)
+struct pq_col *pq_table_start_cols(struct pq_table *t)
 {
 	size_t n = t->schema.n_cols;
 
-	if (t->n_rows)
-		return t->direct ? t->cols : NULL;
-	if (!t->direct) {
-		/* The columns pq_table_ready() made (empty): given back, the newest set taken. */
-		if (t->cols) {
-			for (size_t c = 0; c < n; c++)
-				pq_col_free(&t->cols[c]);
-			free(t->cols);
-			t->cols = NULL;
-		}
-		if (t->sets->n) {
-			struct pq_colset set = t->sets->set[--t->sets->n];
-
-			t->cols = set.cols;
-			t->n_alloc = set.n;
-		}
-		if (!tmx_grow_zeroed((void **)&t->cols, &t->n_alloc, n, sizeof(*t->cols), n))
-			return NULL;
-		pq_table_reuse_cols(t, t->cols, &t->col_acct);
-		t->direct = true;
+	/* The columns pq_table_ready() made (empty): given back, a kept set taken. */
+	if (t->cols) {
+		for (size_t c = 0; c < (t->n_alloc ? t->n_alloc : n); c++)
+			pq_col_free(&t->cols[c]);
+		free(t->cols);
+		t->cols = NULL;
+		t->n_alloc = 0;
 	}
+	pq_groupq_take_cols(t->q, &t->cols, &t->n_alloc);
+	if (!tmx_grow_zeroed((void **)&t->cols, &t->n_alloc, n, sizeof(*t->cols), n))
+		return NULL;
+	pq_table_reuse_cols(t, t->cols, &t->col_acct);
+	t->direct = true;
 	/* New columns: nothing known of the names' entries (none counted: the last group's flush stored them). */
 	t->inc = (struct pq_rec_apply_state){ 0 };
 	return t->cols;
@@ -121,10 +102,10 @@ static void count_rows(struct pq_col *cols, size_t n_cols, int64_t n_rows)
 
 /*
  * Whether every integer column that is not repeated has room for a value
- * per row (pq_col_presize): its levels and values are then stored without
- * asking for room (record.h, pq_rec_apply_run).
+ * per row more (pq_col_presize): its levels and values are then stored
+ * without asking for room (record.h, pq_rec_apply_run).
  */
-static bool roomy(const struct pq_col *cols, size_t n_cols, int64_t n_rows)
+static bool roomy(const struct pq_col *cols, size_t n_cols, size_t n_rows)
 {
 	for (size_t c = 0; c < n_cols; c++) {
 		const struct pq_col *col = &cols[c];
@@ -132,9 +113,8 @@ static bool roomy(const struct pq_col *cols, size_t n_cols, int64_t n_rows)
 
 		if (col->max_rep || (col->type.phys != PQ_INT32 && col->type.phys != PQ_INT64))
 			continue;
-		if (col->defs.oom || col->vals.oom || col->vals.len ||
-		    col->vals.cap < (size_t)n_rows * w ||
-		    (col->max_def && (col->defs.len || col->defs.cap < (size_t)n_rows)))
+		if (col->defs.oom || col->vals.oom || col->vals.cap - col->vals.len < n_rows * w ||
+		    (col->max_def && col->defs.cap - col->defs.len < n_rows))
 			return false;
 	}
 	return true;
@@ -143,8 +123,66 @@ static bool roomy(const struct pq_col *cols, size_t n_cols, int64_t n_rows)
 void pq_table_apply(struct pq_col *cols, size_t n_cols, int64_t n_rows, const uint8_t *r,
 		    size_t n)
 {
-	pq_rec_apply_group(cols, r, n, roomy(cols, n_cols, n_rows));
+	pq_rec_apply_group(cols, r, n, roomy(cols, n_cols, (size_t)n_rows));
 	count_rows(cols, n_cols, n_rows);
+}
+
+/* Room for `n` bytes in an empty buffer: a smaller one is freed first, not reallocated (copied). */
+static void room(struct tmx_buf *b, size_t n)
+{
+	if (!n || b->len || n <= b->cap)
+		return;
+	tmx_buf_free(b);
+	tmx_buf_reserve(b, n);
+	b->oom = false;   /* only room: not a failure of the column */
+}
+
+/* At a group's first chunk: room for what the table's last group held, and an eighth more. */
+static void hinted_room(struct pq_col *c, const struct pq_colhint *h)
+{
+	room(&c->defs, h->defs + h->defs / 8);
+	room(&c->reps, h->reps + h->reps / 8);
+	room(&c->vals, h->vals + h->vals / 8);
+	room(&c->dict_idx, h->idx + h->idx / 8);
+}
+
+/* What each column of the group about to be encoded holds, for the table's next group. */
+static void note_hints(struct pq_table *t)
+{
+	size_t n = t->schema.n_cols;
+
+	if (!t->hint && !(t->hint = calloc(n ? n : 1, sizeof(*t->hint))))
+		return;
+	for (size_t c = 0; c < n; c++) {
+		const struct pq_col *col = &t->cols[c];
+
+		t->hint[c] = (struct pq_colhint){ col->defs.len, col->reps.len, col->vals.len,
+						  col->dict_idx.len };
+	}
+}
+
+void pq_table_apply_recs(struct pq_table *t)
+{
+	struct pq_col *cols = NULL;
+	size_t n_cols = t->schema.n_cols;
+	bool first = !t->direct;   /* the group's first chunk */
+
+	if (!t->nomem && !t->recs.oom)
+		cols = pq_table_direct_cols(t);
+	if (cols) {
+		for (size_t c = 0; c < n_cols; c++) {
+			if (first && t->hint)
+				hinted_room(&cols[c], &t->hint[c]);
+			pq_col_presize(&cols[c], t->n_recs);
+		}
+		pq_rec_apply_rows(cols, t->recs.p, t->recs.len, roomy(cols, n_cols, t->n_recs),
+				  &t->inc);
+	} else {
+		t->nomem = true;
+	}
+	t->recs.len = 0;
+	t->recs.oom = false;
+	t->n_recs = 0;
 }
 
 int pq_table_ready(struct pq_table *t, struct tmx_error *err)
@@ -171,6 +209,8 @@ void pq_table_free(struct pq_table *t)
 			pq_col_free(&t->cols[c]);
 	free(t->cols);
 	tmx_buf_free(&t->recs);
+	free(t->hint);
+	t->hint = NULL;
 	pq_schema_free(&t->schema);
 	free(t->where);
 	t->cols = NULL;
@@ -226,22 +266,37 @@ int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error 
 
 	if (t->broken || !t->n_rows)
 		return TMX_OK;
-	if (t->q && !t->direct)
-		return pq_groupq_submit(t->q, t, err);
-	/*
-	 * Direct rows leave the names' rows counted (record.h) and the counts
-	 * of columns that are not repeated to here.
-	 */
-	if (t->direct) {
+	if (t->q) {
+		if (t->n_recs)
+			pq_table_apply_recs(t);
+		/*
+		 * The chunk buffer goes with the group: kept, the buffers of
+		 * every table that once had a busy group would hold memory
+		 * that the bound over all tables does not count.
+		 */
+		tmx_buf_free(&t->recs);
+		if (t->nomem || !t->direct) {
+			t->broken = true;
+			return tmx_error_set(err, TMX_ERR_NOMEM, t->where, "out of memory");
+		}
+		/*
+		 * Direct rows leave the names' rows counted (record.h) and the
+		 * counts of columns that are not repeated to here.
+		 */
 		pq_rec_apply_flush(t->cols, &t->inc);
 		count_rows(t->cols, t->schema.n_cols, t->n_rows);
+		note_hints(t);
+		if (pq_groupq_is_async(t->q))
+			return pq_groupq_submit(t->q, t, err);
 	}
 	pq_group_encode(&g, t->cols, t->schema.n_cols, t->n_rows, enc);
 	t->n_rows = 0;
 	t->bytes = 0;
 	if (t->direct) {
 		t->direct = false;
-		give_cols(t);
+		pq_groupq_give_cols(t->q, t->cols, t->n_alloc);
+		t->cols = NULL;
+		t->n_alloc = 0;
 	}
 	ret = pq_table_put(t, &g, err);
 	pq_group_recycle(&g, enc);

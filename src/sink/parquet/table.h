@@ -38,29 +38,40 @@ struct pq_table {
 	struct pq_file *file;     /* the part being written, NULL between parts */
 	bool broken;              /* a write failed: nothing more is written */
 	/*
-	 * Tables of events: rows are kept as records (record.h), one after
-	 * the other, and full row groups go to `q` (groupq.h), which
-	 * makes the columns from them; `cols` stay empty.  NULL: rows go
-	 * straight into `cols` (the meta tables).
+	 * Tables of events (`q` set, groupq.h: full row groups go there to
+	 * be encoded and written): rows go into `cols` (`direct`, the
+	 * columns counting into `col_acct`, not read), a row group's columns
+	 * taken from the queue's kept sets and handed to it when full; the
+	 * table counts in `bytes` what each row's record holds, so that
+	 * groups end at the same rows whether the rows come as records (the
+	 * parallel path) or straight into the columns (the sequential one).
+	 * NULL: rows go straight into `cols` (the meta tables).
+	 *
+	 * The parallel path's records wait in `recs` (`n_recs` rows) until
+	 * PQ_TABLE_CHUNK bytes of them are applied to the columns at once
+	 * (transpose.c): a chunk small enough to stay in the caches from its
+	 * copy to its application.
 	 */
 	struct pq_groupq *q;
 	struct tmx_buf recs;
+	size_t n_recs;
 	/*
-	 * The sequential path's event tables: rows straight in `cols`
-	 * (`direct`), counted in `bytes` as their records would be, the
-	 * columns counting into `col_acct` (not read).  Their columns, once
-	 * encoded, go to `sets` with their buffers, for any table's next
-	 * group; `n_alloc` columns are in `cols`.
+	 * The bytes of each column's buffers in the table's last group
+	 * (NULL: none yet): a group's columns are given room for as much at
+	 * its first chunk, not grown (copied) chunk after chunk.
 	 */
-	bool direct;
-	size_t col_acct, n_alloc;
-	struct pq_colsets *sets;
+	struct pq_colhint {
+		size_t defs, reps, vals, idx;
+	} *hint;
+	bool direct, nomem;       /* nomem: the group's columns could not be had */
+	size_t col_acct, n_alloc; /* n_alloc columns in `cols` */
 	struct pq_rec_apply_state inc;   /* the names' include entries (record.h) */
 };
 
 /*
- * Column arrays of the direct tables' encoded groups, kept with their
- * buffers: fresh memory for every group cost a page fault per 4 KiB.
+ * Column arrays of encoded groups, emptied with their buffers kept, for
+ * the tables' next groups (fresh memory for every group cost a page fault
+ * per 4 KiB); the queue keeps them (groupq.h).
  */
 #define PQ_COLSETS 2
 struct pq_colsets {
@@ -71,6 +82,11 @@ struct pq_colsets {
 	unsigned n;
 };
 void pq_colsets_free(struct pq_colsets *s);
+/* `set` kept in `s`, in place of the oldest (freed). */
+void pq_colsets_give(struct pq_colsets *s, struct pq_colset set);
+
+/* The records applied to the columns at once (see pq_table.recs). */
+#define PQ_TABLE_CHUNK (256u << 10)
 
 /*
  * A table writing to the directory `where` (parts numbered from *next_part)
@@ -102,26 +118,27 @@ static inline int pq_table_row_end(struct pq_table *t, struct pq_encoder *enc,
 	return TMX_OK;
 }
 
-/* pq_table_add_record's row of a direct table: into its columns. */
-void pq_table_add_direct(struct pq_table *t, const uint8_t *rec, size_t n);
+/* The records waiting in t->recs into the columns (the group fails without memory for them). */
+void pq_table_apply_recs(struct pq_table *t);
 
 /* A row's record (with a queue): `n` bytes of entries. */
 static inline void pq_table_add_record(struct pq_table *t, const uint8_t *rec, size_t n)
 {
 	t->bytes += n;
-	if (t->direct) {   /* rows of this group are in the columns already: so is this one */
-		pq_table_add_direct(t, rec, n);
-		return;
-	}
-	/* Rows need no bounds: each column's entries are in order whatever the rows. */
 	tmx_buf_put(&t->recs, rec, n);
+	t->n_recs++;
+	if (t->recs.len >= PQ_TABLE_CHUNK)
+		pq_table_apply_recs(t);
 }
 /*
- * Before a row goes straight into the columns (t->q set, t->sets given):
- * the columns, NULL without memory or when the rows buffered are records
- * (pq_table_add_record: the row is one too).
+ * Before a row goes straight into the columns (t->q set): the columns,
+ * NULL without memory.
  */
-struct pq_col *pq_table_direct_cols(struct pq_table *t);
+struct pq_col *pq_table_start_cols(struct pq_table *t);
+static inline struct pq_col *pq_table_direct_cols(struct pq_table *t)
+{
+	return t->direct ? t->cols : pq_table_start_cols(t);
+}
 /* Empty columns of the schema, counting their bytes into *acct; NULL without memory. */
 struct pq_col *pq_table_new_cols(const struct pq_table *t, size_t *acct);
 /* The same in `n_cols` columns that keep their buffers (pq_col_reuse). */

@@ -422,7 +422,16 @@ static size_t apply_layout(struct pq_col *cols, const uint8_t *p, const uint8_t 
 
 void pq_rec_apply_group(struct pq_col *cols, const uint8_t *r, size_t n, bool roomy)
 {
-	struct pq_rec_apply_state st = { .roomy = roomy };
+	struct pq_rec_apply_state st = { 0 };
+
+	pq_rec_apply_rows(cols, r, n, roomy, &st);
+	pq_rec_apply_flush(cols, &st);
+}
+
+void pq_rec_apply_rows(struct pq_col *cols, const uint8_t *r, size_t n, bool roomy,
+		       struct pq_rec_apply_state *stp)
+{
+	struct pq_rec_apply_state st = *stp;
 	const uint8_t *end = r + n;
 	size_t retry = RETRY_ROWS, by_row = 0;
 	unsigned short_ones = 0;
@@ -433,10 +442,14 @@ void pq_rec_apply_group(struct pq_col *cols, const uint8_t *r, size_t n, bool ro
 	 * PLAIN's little-endian ones; the checks' masks are little-endian.
 	 */
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	st.roomy = roomy;
 	if (!roomy)
+#else
+	st.roomy = false;
 #endif
 	{
-		pq_rec_apply(cols, r, n, false);
+		pq_rec_apply_entries(cols, r, n, &st);
+		*stp = st;
 		return;
 	}
 	while (r < end) {
@@ -481,5 +494,5 @@ void pq_rec_apply_group(struct pq_col *cols, const uint8_t *r, size_t n, bool ro
 		if (by_row)
 			by_row--;
 	}
-	pq_rec_apply_flush(cols, &st);
+	*stp = st;
 }

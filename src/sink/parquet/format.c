@@ -1,0 +1,239 @@
+/*
+ * The rows of events (sink_impl.h): each class's shape (its columns and
+ * how its values fill them, made once by whichever thread meets the class
+ * first, under the sink's lock), the entries of its names, and an event's
+ * row as a record (record.h): what the parallel runner's workers do for
+ * each event (tmx_parquet_format), the merge then putting the records in
+ * their tables (parquet_sink.c).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sink/parquet/sink_impl.h"
+#include "sink/split.h"
+
+void pq_shape_free(struct shape *sh)
+{
+	if (!sh)
+		return;
+	for (struct names *n = sh->names, *next; n; n = next) {
+		next = n->next;
+		tmx_buf_free(&n->entries);
+		free(n);
+	}
+	pq_fcols_free(&sh->cols);
+	pq_schema_free(&sh->schema);
+	free(sh->ci);
+	free(sh);
+}
+
+/* The scopes of a class, whose events are checked against them. */
+static void class_scopes(const struct tmx_event_class *ec,
+			 const struct tmx_field_class *fc[TMX_N_SCOPES])
+{
+	const struct tmx_stream_class *sc = ec->stream_class;
+
+	fc[TMX_SCOPE_PACKET_CONTEXT] = sc->packet_context;
+	fc[TMX_SCOPE_COMMON_CONTEXT] = sc->event_common_context;
+	fc[TMX_SCOPE_SPECIFIC_CONTEXT] = ec->specific_context;
+	fc[TMX_SCOPE_PAYLOAD] = ec->payload;
+}
+
+static struct shape *shape_new(const struct tmx_event_class *ec)
+{
+	struct shape *sh = calloc(1, sizeof(*sh));
+
+	if (!sh)
+		return NULL;
+	sh->ec = ec;
+	class_scopes(ec, sh->fc);
+	for (int s = 0; s < TMX_N_SCOPES; s++)
+		if (sh->fc[s])
+			sh->scopes[sh->n_scopes++] = (uint8_t)s;
+	pq_schema_init(&sh->schema);
+	if (!pq_fcols_new(&sh->cols, ec, &sh->schema) || !pq_schema_finish(&sh->schema))
+		return sh;   /* not ok: the table, made the same way, says why */
+	sh->ci = calloc(sh->schema.n_cols ? sh->schema.n_cols : 1, sizeof(*sh->ci));
+	if (!sh->ci)
+		return sh;
+	for (size_t c = 0; c < sh->schema.n_cols; c++)
+		sh->ci[c] = (struct pq_colinfo){ sh->schema.elems[sh->schema.col_elem[c]].type.phys,
+						 sh->schema.max_def[c] };
+	sh->ok = true;
+	return sh;
+}
+
+/* shape_of() when `slot` does not hold `ec`'s shape. */
+__attribute__((noinline)) struct shape_slot *
+pq_shape_find(struct pq_fmt *f, struct shape_slot *slot, const struct tmx_event_class *ec)
+{
+	struct tmx_parquet *p = f->p;
+	const struct shape *sh = NULL;
+	uint32_t *found;
+	bool added;
+
+	pthread_mutex_lock(&p->lock);
+	/* A slot left at UINT32_MAX (no memory for the shape) is tried again. */
+	found = imap_get(&p->shape_of, (uint64_t)(uintptr_t)ec, UINT32_MAX, &added);
+	if (found && *found != UINT32_MAX) {
+		sh = p->shapes.items[*found];
+	} else if (found) {
+		struct shape *made = shape_new(ec);
+		if (made && pq_ptr_push(&p->shapes, made)) {
+			*found = (uint32_t)(p->shapes.n - 1);
+			sh = made;
+		} else {
+			pq_shape_free(made);
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	slot->ec = ec;
+	slot->sh = sh;
+	slot->trace = NULL;
+	slot->tab = NULL;
+	return slot;
+}
+
+/* The `host` of a trace (the `hostname` of its environment, as the partition), the last one kept. */
+static const char *trace_host(struct pq_fmt *f, const struct tmx_trace *trace)
+{
+	if (trace->cls != f->host_of) {
+		f->host_of = trace->cls;
+		f->host = pq_trace_host(trace->cls);
+	}
+	return f->host;
+}
+
+/*
+ * The entries of the event, host and trace columns of `ec`'s events of
+ * `trace`, made at the first of them (under the sink's lock: any thread);
+ * NULL when memory runs out.
+ */
+const struct tmx_buf *pq_names_of(struct pq_fmt *f, struct shape *sh,
+				     const struct tmx_event_class *ec, const struct tmx_trace *trace)
+{
+	struct tmx_parquet *p = f->p;
+	struct names *n;
+	const char *host;
+
+	pthread_mutex_lock(&p->lock);
+	for (n = sh->names; n && n->trace != trace; n = n->next)
+		;
+	if (!n && (n = calloc(1, sizeof(*n)))) {
+		struct pq_rec_emit em = { &n->entries, sh->ci, &f->scratch, &f->labels, NULL, NULL };
+
+		n->trace = trace;
+		if (ec->name)   /* null without a name, as Hive's default partition reads */
+			pq_rec_text(&em, COL_EVENT, 0, ec->name, strlen(ec->name));
+		else
+			pq_rec_null(&n->entries, COL_EVENT, 0, 0);
+		host = trace_host(f, trace);
+		if (host)
+			pq_rec_text(&em, COL_HOST, 0, host, strlen(host));
+		else
+			pq_rec_null(&n->entries, COL_HOST, 0, 0);
+		pq_rec_text(&em, COL_TRACE, 0, trace->name, strlen(trace->name));
+		if (n->entries.oom) {
+			tmx_buf_free(&n->entries);
+			free(n);
+			n = NULL;
+		} else {
+			n->next = sh->names;
+			sh->names = n;
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	return n ? &n->entries : NULL;
+}
+
+/* The record of an event into f->rec (record.h, after REC_HEAD bytes: the shape and flags). */
+void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
+{
+	struct shape_slot *slot = shape_of(f, msg->event->cls);
+	const struct shape *sh = slot->sh;
+	struct tmx_buf *r = &f->rec;
+	struct pq_rec_emit em = { r, NULL, &f->scratch, &f->labels, NULL, NULL };
+	uint8_t flags;
+
+	r->len = 0;
+	r->oom = false;
+	tmx_buf_put(r, &sh, sizeof(sh));
+	tmx_buf_byte(r, 0);
+	flags = r->oom ? REC_NOMEM : row_check(f, slot, msg);
+	if (flags)
+		goto done;
+	em.ci = sh->ci;
+	pq_rec_include(r, slot->names);
+	row_emit(f, sh, msg, &em);
+	if (r->oom)
+		flags = REC_NOMEM;
+done:
+	if (r->oom) {   /* the head at least, for the error */
+		r->oom = false;
+		r->len = 0;
+		tmx_buf_put(r, &sh, sizeof(sh));
+		tmx_buf_byte(r, REC_NOMEM);
+		if (r->oom)
+			r->len = 0;
+		return;
+	}
+	r->p[sizeof(sh)] = flags;
+	if (flags)
+		r->len = REC_HEAD;
+}
+
+struct pq_fmt *pq_fmt_new(struct tmx_parquet *p, bool worker)
+{
+	struct pq_fmt *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->p = p;
+	if (worker) {
+		if (!(f->out = malloc(sizeof(*f->out)))) {
+			free(f);
+			return NULL;
+		}
+		outbuf_init(f->out, -1);
+	}
+	return f;
+}
+
+void pq_fmt_free(struct pq_fmt *f)
+{
+	if (!f)
+		return;
+	tmx_buf_free(&f->rec);
+	tmx_buf_free(&f->scratch);
+	tmx_buf_free(&f->labels);
+	free(f->cells);
+	free(f->out);
+	free(f);
+}
+
+struct pq_fmt *tmx_parquet_worker_new(const struct tmx_parquet *p)
+{
+	/* Workers share the shapes, made under the sink's lock. */
+	return pq_fmt_new((struct tmx_parquet *)p, true);
+}
+
+void tmx_parquet_worker_free(struct pq_fmt *w)
+{
+	pq_fmt_free(w);
+}
+
+struct outbuf *tmx_parquet_worker_outbuf(struct pq_fmt *w)
+{
+	return w->out;
+}
+
+/* An event's record as the piece's bytes; nothing for other messages. */
+void tmx_parquet_format(struct pq_fmt *w, const struct tmx_msg *msg, uint64_t hole[SINK_HOLES])
+{
+	hole[0] = hole[1] = SINK_NO_POS;
+	if (msg->kind != TMX_MSG_EVENT)
+		return;
+	pq_format_event(w, msg);
+	outbuf_write(w->out, (const char *)w->rec.p, w->rec.len);
+}

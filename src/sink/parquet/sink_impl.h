@@ -1,0 +1,276 @@
+/*
+ * What the Parquet sink's two sides share (internal to src/sink/parquet/):
+ * parquet_sink.c, events in merged order into their tables (the sink
+ * itself), and format.c, the rows of events as records or straight into
+ * columns (the formatters: the sink's own, and one per worker of the
+ * parallel runner, src/sink/split.h), with the class shapes both read.
+ */
+#ifndef TMX_SINK_PARQUET_SINK_IMPL_H
+#define TMX_SINK_PARQUET_SINK_IMPL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/grow.h"
+#include "common/intmap.h"
+#include "sink/outbuf.h"
+#include "sink/parquet/fmap.h"
+#include "sink/parquet/groupq.h"
+#include "sink/parquet/meta.h"
+#include "sink/parquet/parquet.h"
+#include "sink/parquet/record.h"
+#include "sink/parquet/table.h"
+#include "tracemux/columns.h"
+#include "tracemux/event.h"
+#include "tracemux/model.h"
+
+/*
+ * The columns every event table starts with, of one type whatever the
+ * input's format, so that the tables of a dataset made of CTF, trace.dat
+ * and XRay traces read as one (DuckDB's read_parquet of every `.parquet`
+ * file under the dataset, union_by_name = true): ts, cycles, event, host,
+ * trace, stream_id, stream_class_id, cpu.  The partition keys (event,
+ * host, trace) are in the files as well as in the directory names: a
+ * recursive glob also matches
+ * the meta tables at the top, which have no Hive keys, so DuckDB and
+ * others leave Hive partitioning off and read the keys from the files.
+ */
+/*
+ * Their types, as the column model (tracemux/columns.h) gives them: `ts`
+ * is a BIGINT (INT64, no logical timestamp type) of nanoseconds from the
+ * clock's origin for every clock: a TIMESTAMP would claim a Unix-epoch
+ * origin, which a boot-time clock (trace.dat's local clock, LTTng's
+ * monotonic clock without an offset, a TSC) does not have, and a dataset
+ * mixing both would have two types.  Whether the origin is the Unix epoch
+ * is in `_traces.parquet` (`clocks`) and `_streams.parquet`; where it is,
+ * `make_timestamp_ns(ts)` (DuckDB) or `to_timestamp(ts / 1e9)` gives the
+ * time of day.  `cpu` is null where the format does not know it (XRay's
+ * own `cpu` field is also `common_context.cpu`, as CTF's `cpu_id` stays a
+ * column).
+ */
+enum { COL_TS = TMX_COLUMN_TS, COL_CYCLES = TMX_COLUMN_CYCLES, COL_EVENT = TMX_COLUMN_EVENT,
+       COL_HOST = TMX_COLUMN_HOST, COL_TRACE = TMX_COLUMN_TRACE, COL_STREAM_ID = TMX_COLUMN_STREAM_ID,
+       COL_CPU = TMX_COLUMN_CPU };   /* the column model's (tracemux/columns.h) */
+
+/* Record flags (after the shape's address at the start of a record). */
+#define REC_BAD_SCOPE 0x07              /* the scope that does not fit the class, + 1 */
+#define REC_NOMEM 0x80
+#define REC_HEAD (sizeof(void *) + 1)
+
+/* A direct-mapped cache of streams' event counts (struct tmx_parquet). */
+#define STREAM_CACHE 16
+
+/* A direct-mapped cache of shapes by class, per formatting thread. */
+#define SHAPE_CACHE 64
+
+struct ptr_vec {
+	void **items;
+	size_t n, cap;
+};
+
+/* A directory of parts, shared by the tables of one class name. */
+struct part_dir {
+	char *path;
+	unsigned next_part;
+};
+
+struct evtab {
+	struct pq_table t;
+	struct tmx_buf sig;        /* the schema as the footer writes it */
+	struct part_dir *dir;
+};
+
+/*
+ * What the rows of an event class look like: its columns and how its
+ * values fill them.  Made once per class, at its first event, by the
+ * thread that meets it (a worker of the parallel runner, under the sink's
+ * lock), then only read.
+ */
+struct shape {
+	const struct tmx_event_class *ec;
+	bool ok;                        /* false: out of memory, or nested too deep */
+	const struct tmx_field_class *fc[TMX_N_SCOPES];
+	uint8_t n_scopes, scopes[TMX_N_SCOPES];   /* the scopes it has, in order */
+	struct pq_fcols cols;           /* the class's columns and how each is written */
+	struct pq_schema schema;
+	struct pq_colinfo *ci;          /* of each column of the schema */
+	/*
+	 * The entries of the event, host and trace columns for events of
+	 * each trace (record.h's include entries point here): made under the
+	 * sink's lock, never changed, freed with the shape.
+	 */
+	struct names {
+		struct names *next;
+		const struct tmx_trace *trace;
+		struct tmx_buf entries;
+	} *names;
+};
+
+/* A formatter: the sink's own, or a worker's of the parallel runner. */
+struct pq_fmt {
+	struct tmx_parquet *p;
+	struct shape_slot {
+		const struct tmx_event_class *ec;
+		const struct shape *sh;
+		/* The entries of event, host and trace for events of `trace` (shape->names). */
+		const struct tmx_trace *trace;
+		const struct tmx_buf *names;
+		/* The sink's own formatter: the table of events of `tab_trace` (table_of). */
+		const struct tmx_trace *tab_trace;
+		struct pq_table *tab;
+	} cache[SHAPE_CACHE];
+	struct tmx_buf rec, scratch, labels;
+	const struct tmx_value **cells; /* room for a value per column (pq_fcols_emit) */
+	size_t cap_cells;
+	const struct tmx_trace_class *host_of;   /* trace_host()'s last trace class */
+	const char *host;
+	struct outbuf *out;             /* workers: where records go */
+};
+
+/* Which table an event class writes to (for one trace, when partitioned by trace). */
+struct class_map {
+	const struct tmx_event_class *ec;
+	const struct tmx_trace *trace;  /* NULL unless partitioned by host or trace */
+	uint32_t next;                  /* maps[] of the same class, other trace; UINT32_MAX */
+	struct evtab *tab;
+};
+
+struct tmx_parquet {
+	char *dir;
+	const struct tmx_source *src;
+	struct pq_limits lim;
+	struct pq_encoder enc;          /* the meta tables' */
+	struct pq_groupq *q;            /* the event tables' row groups */
+	struct tmx_buf scratch, labels;
+	unsigned partition;             /* TMX_PARQUET_BY_* */
+	struct imap by_class;           /* event class address -> first of its maps[] */
+	struct ptr_vec maps;            /* struct class_map * */
+	struct ptr_vec tabs;            /* struct evtab *, each once */
+	struct ptr_vec dirs;            /* struct part_dir * */
+	size_t total;                   /* bytes buffered by all the tables */
+	struct imap by_stream;          /* stream address -> events[] */
+	/*
+	 * The events[] index of recent streams, direct-mapped by address
+	 * (merged order alternates between the streams: one last stream
+	 * missed), UINT32_MAX: none.
+	 */
+	struct stream_slot {
+		const struct tmx_stream *s;
+		uint32_t slot;
+	} stream_cache[STREAM_CACHE];
+	/* put_event's last class (consecutive events often share it) */
+	const struct tmx_event_class *last_ec;
+	const struct tmx_trace *last_trace;
+	struct class_map *last_cm;
+	uint64_t *events;
+	size_t n_streams, events_cap;
+	struct pq_discarded discarded;
+	pthread_mutex_t lock;           /* shapes, made by any thread */
+	struct imap shape_of;           /* event class address -> shapes[] */
+	struct ptr_vec shapes;
+	struct pq_fmt *fmt;             /* the sink's own formatter */
+};
+
+static inline bool pq_ptr_push(struct ptr_vec *v, void *item)
+{
+	void *items = v->items;
+
+	if (!tmx_grow_array(&items, &v->cap, v->n + 1, sizeof(void *), 8))
+		return false;
+	v->items = items;
+	v->items[v->n++] = item;
+	return true;
+}
+
+void pq_shape_free(struct shape *sh);
+/* shape_of() when `slot` does not hold `ec`'s shape (under the sink's lock). */
+struct shape_slot *pq_shape_find(struct pq_fmt *f, struct shape_slot *slot,
+				 const struct tmx_event_class *ec);
+/*
+ * The entries of the event, host and trace columns of `ec`'s events of
+ * `trace`, made at the first of them (under the sink's lock: any thread);
+ * NULL when memory runs out.
+ */
+const struct tmx_buf *pq_names_of(struct pq_fmt *f, struct shape *sh,
+				  const struct tmx_event_class *ec, const struct tmx_trace *trace);
+/* The record of an event into f->rec (record.h, after REC_HEAD bytes: the shape and flags). */
+void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg);
+/* A formatter: the sink's own, or (`worker`) one writing records to its outbuf. */
+struct pq_fmt *pq_fmt_new(struct tmx_parquet *p, bool worker);
+void pq_fmt_free(struct pq_fmt *f);
+
+/*
+ * The cache slot of `ec` with its shape, made when new; slot->sh NULL
+ * when memory runs out.  Inlined: a hit is a few instructions (once or
+ * twice per event).
+ */
+static inline __attribute__((always_inline)) struct shape_slot *
+shape_of(struct pq_fmt *f, const struct tmx_event_class *ec)
+{
+	struct shape_slot *slot = &f->cache[((uintptr_t)ec >> 4) % SHAPE_CACHE];
+
+	if (__builtin_expect(slot->ec == ec && slot->sh != NULL, 1))
+		return slot;
+	return pq_shape_find(f, slot, ec);
+}
+
+/*
+ * What makes an event's row fail before any of its values is written:
+ * REC_BAD_SCOPE's value (a scope that does not fit the class), REC_NOMEM,
+ * or 0 with room for the class's columns in f->cells and the entries of
+ * its names in slot->names.
+ */
+static inline __attribute__((always_inline)) uint8_t row_check(struct pq_fmt *f,
+								struct shape_slot *slot,
+								const struct tmx_msg *msg)
+{
+	const struct tmx_event *e = msg->event;
+	const struct tmx_stream *st = msg->stream;
+	const struct shape *sh = slot->sh;
+
+	if (!sh || !sh->ok)
+		return REC_NOMEM;
+	/* Every scope of the class is checked before a column gets a value. */
+	for (unsigned k = 0; k < sh->n_scopes; k++) {
+		unsigned s = sh->scopes[k];
+
+		if (!e->scopes[s] || e->scopes[s][0].fc != sh->fc[s])
+			return (uint8_t)(s + 1);
+	}
+	if (slot->trace != st->trace) {   /* the names' entries, once per class and trace */
+		slot->names = pq_names_of(f, (struct shape *)sh, e->cls, st->trace);
+		slot->trace = slot->names ? st->trace : NULL;
+	}
+	/* The cells' room, grown for a class with more columns than any before. */
+	if (!slot->names ||
+	    !tmx_grow_array((void **)&f->cells, &f->cap_cells, sh->cols.n, sizeof(*f->cells), 64))
+		return REC_NOMEM;
+	return 0;
+}
+
+/*
+ * The row of an event whose row_check() passed, into a record or straight
+ * into the columns (`inc`: their names' state); the names' entries are
+ * the caller's.
+ */
+static inline __attribute__((always_inline)) void row_emit(struct pq_fmt *f, const struct shape *sh,
+							  const struct tmx_msg *msg,
+							  const struct pq_rec_emit *em)
+{
+	const struct tmx_stream *st = msg->stream;
+	const struct tmx_value *cpu_value;
+	uint64_t cpu, ts[2] = { (uint64_t)msg->ns, msg->cycles }, ids[2] = { st->id, st->cls->id };
+
+	pq_emit_fixed(em, msg->has_ts ? ts : NULL, ids);
+	/* tmx_event_cpu, the field found once per class */
+	cpu_value = pq_fcols_emit(em, &sh->cols, msg->event->scopes, f->cells);
+	if (cpu_value && tmx_value_uint64(cpu_value, &cpu) && cpu <= UINT32_MAX)
+		pq_emit_int(em, COL_CPU, 0, cpu);
+	else
+		pq_emit_null(em, COL_CPU, 0, 0);
+}
+
+#endif
