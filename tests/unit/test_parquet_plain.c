@@ -437,6 +437,9 @@ static void test_chunk_int_dictionary(void **state)
 	}
 	v[0] = (uint64_t)-3;
 	int_dict_case(pq_type_int(64, true), v, 2000, (uint64_t)-10, 10);
+	/* An odd count, a new value the last (the values are looked up two at a time). */
+	v[1998] = 11;
+	int_dict_case(pq_type_int(64, true), v, 1999, (uint64_t)-10, 11);
 	/* Signed 32-bit, far apart (INT32_MIN and INT32_MAX): by hash only. */
 	for (size_t i = 0; i < 200; i++)
 		v[i] = i % 3 == 0 ? 0x80000000u : i % 3 == 1 ? 0x7FFFFFFFu : 7;

@@ -529,12 +529,37 @@ ALL_SAME(all_same64, uint64_t)
 		for (; i < n; i++) {                                                     \
 			T v, off;                                                        \
 			uint32_t e;                                                      \
+			/*                                                               \
+			 * Two values met before, with one test of both: fewer        \
+			 * branches and less loop counting (most values of a          \
+			 * dictionary are met before).  An empty slot (0) less 1 has  \
+			 * the top bit, which no entry (< INT_DICT_MAX) has.          \
+			 */                                                              \
+			for (; i + 2 <= n; i += 2) {                                     \
+				T v0, v1, o0, o1;                                        \
+				uint32_t d0, d1;                                         \
+				memcpy(&v0, p + i * sizeof(T), sizeof(T));               \
+				memcpy(&v1, p + (i + 1) * sizeof(T), sizeof(T));         \
+				o0 = (T)(v0 - base);                                     \
+				o1 = (T)(v1 - base);                                     \
+				if (__builtin_expect((o0 | o1) >= INT_NEAR, 0))          \
+					break;                                           \
+				d0 = near[o0] - 1;                                       \
+				d1 = near[o1] - 1;                                       \
+				if (__builtin_expect((d0 | d1) >> 31, 0))                \
+					break;                                           \
+				idx[i] = d0;                                             \
+				idx[i + 1] = d1;                                         \
+			}                                                                \
+			if (i == n)                                                      \
+				break;                                                   \
+			/* One value: new, far, or the last. */                         \
 			memcpy(&v, p + i * sizeof(T), sizeof(T));                        \
 			off = (T)(v - base);                                             \
-			if (__builtin_expect(off >= INT_NEAR, 0))                        \
+			if (off >= INT_NEAR)                                             \
 				break;                                                   \
 			e = near[off];                                                   \
-			if (__builtin_expect(!e, 0)) {                                   \
+			if (!e) {                                                        \
 				if (k == limit) {                                        \
 					*full = true;                                    \
 					break;                                           \
