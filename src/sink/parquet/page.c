@@ -403,16 +403,14 @@ static inline size_t int_hash(uint64_t v, size_t mask)
 			   uint64_t *keys, uint32_t *slots, size_t mask, uint32_t *idx,   \
 			   bool *full)                                                    \
 	{                                                                                \
-		T last, v;                                                               \
-		uint32_t last_i = 0;                                                     \
-                                                                                         \
-		memcpy(&last, p + i * sizeof(T), sizeof(T));                             \
-		last = (T)~last;                                                         \
 		for (; i < n; i++) {                                                     \
+			T v;                                                             \
+			size_t s;                                                        \
+			uint32_t e;                                                      \
 			memcpy(&v, p + i * sizeof(T), sizeof(T));                        \
-			if (v != last) {                                                 \
-				size_t s = int_hash(v, mask);                            \
-				uint32_t e;                                              \
+			s = int_hash(v, mask);                                           \
+			e = slots[s];                                                    \
+			if (__builtin_expect(!e || keys[e - 1] != v, 0)) {               \
 				while ((e = slots[s]) && keys[e - 1] != v)               \
 					s = (s + 1) & mask;                              \
 				if (!e) {                                                \
@@ -423,10 +421,8 @@ static inline size_t int_hash(uint64_t v, size_t mask)
 					keys[k++] = v;                                   \
 					slots[s] = e = (uint32_t)k;                      \
 				}                                                        \
-				last_i = e - 1;                                          \
-				last = v;                                                \
 			}                                                                \
-			idx[i] = last_i;                                                 \
+			idx[i] = e - 1;                                                  \
 		}                                                                        \
 		return k;                                                                \
 	}
