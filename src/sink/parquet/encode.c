@@ -141,8 +141,14 @@ static size_t run_length(const void *vals, size_t elem_size, size_t n, size_t i)
 
 		while (j + 8 <= n) {
 			memcpy(&w, b + j, 8);
-			if (w != pat)
+			if (w != pat) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+				/* The first byte that differs, without a loop to mispredict. */
+				return j + (size_t)__builtin_ctzll(w ^ pat) / 8 - i;
+#else
 				break;
+#endif
+			}
 			j += 8;
 		}
 		while (j < n && b[j] == b[i])
@@ -157,8 +163,22 @@ static size_t run_length(const void *vals, size_t elem_size, size_t n, size_t i)
 			uint32_t d = 0;
 			for (unsigned k = 0; k < 8; k++)
 				d |= u[j + k] ^ v;
-			if (d)
+			if (d) {
+#if defined(__SSE2__)
+				/* The first value that differs from a mask of the block's, as for bytes. */
+				typedef int32_t v4i __attribute__((vector_size(16)));
+				typedef float v4f __attribute__((vector_size(16)));
+				v4i a, b, vv = { (int32_t)v, (int32_t)v, (int32_t)v, (int32_t)v };
+				unsigned m;
+				memcpy(&a, u + j, 16);
+				memcpy(&b, u + j + 4, 16);
+				m = (unsigned)__builtin_ia32_movmskps((v4f)(a != vv)) |
+				    (unsigned)__builtin_ia32_movmskps((v4f)(b != vv)) << 4;
+				return j + (size_t)__builtin_ctz(m) - i;
+#else
 				break;
+#endif
+			}
 			j += 8;
 		}
 		while (j < n && u[j] == v)
