@@ -130,7 +130,7 @@ static pack_fn *const pack_u32[33] = {
 	pack_u32_28, pack_u32_29, pack_u32_30, pack_u32_31, pack_u32_32,
 };
 
-/* How many values equal to vals[i] start at i: blocks of 8 compared at once. */
+/* How many values equal to vals[i] start at i: blocks of 8 compared at once, the end found in the block from a mask. */
 static size_t run_length(const void *vals, size_t elem_size, size_t n, size_t i)
 {
 	size_t j = i + 1;
