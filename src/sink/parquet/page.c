@@ -301,18 +301,20 @@ static size_t compress(struct pq_encoder *enc, void *dst, size_t cap, const void
 }
 
 /*
- * One page: `enc->body` compressed, after its header (PageHeader with the
+ * One page: `src` (`len` bytes: enc->body, or a column's own buffer when
+ * the page is nothing else, not copied there first) compressed, after its header (PageHeader with the
  * data or dictionary page header).  Adds the sizes to `m`.  `memo`: a
  * page of dictionary indices that other columns may have too.
  */
-static bool put_page(struct pq_encoder *enc, struct tmx_buf *out, bool dict_page,
-		     uint64_t num_values, int encoding, bool memo, struct pq_chunk *m)
+static bool put_page(struct pq_encoder *enc, struct tmx_buf *out, const uint8_t *src, size_t len,
+		     bool dict_page, uint64_t num_values, int encoding, bool memo,
+		     struct pq_chunk *m)
 {
-	size_t bound = ZSTD_compressBound(enc->body.len), at = out->len, zn;
+	size_t bound = ZSTD_compressBound(len), at = out->len, zn;
 	const struct tmx_buf *seen;
 	struct pq_thrift t;
 
-	if (enc->body.oom || enc->body.len > INT32_MAX || num_values > INT32_MAX)
+	if ((src == enc->body.p && enc->body.oom) || len > INT32_MAX || num_values > INT32_MAX)
 		return false;
 	enc->packed.len = 0;
 	if (!tmx_buf_reserve(&enc->packed, bound))
@@ -322,21 +324,21 @@ static bool put_page(struct pq_encoder *enc, struct tmx_buf *out, bool dict_page
 	 * page of dictionary indices (`memo`: the columns of one stream) again
 	 * is copied.
 	 */
-	seen = memo ? memo_find(enc->zstd_memo, 1, enc->body.p, enc->body.len) : NULL;
+	seen = memo ? memo_find(enc->zstd_memo, 1, src, len) : NULL;
 	if (seen) {
 		memcpy(enc->packed.p, seen->p, seen->len);
 		zn = seen->len;
 	} else {
-		zn = compress(enc, enc->packed.p, bound, enc->body.p, enc->body.len);
+		zn = compress(enc, enc->packed.p, bound, src, len);
 		if (ZSTD_isError(zn) || zn > INT32_MAX)
 			return false;
-		if (memo && enc->body.len >= 256)
-			memo_put(enc->zstd_memo, &enc->zstd_next, 1, enc->body.p, enc->body.len,
+		if (memo && len >= 256)
+			memo_put(enc->zstd_memo, &enc->zstd_next, 1, src, len,
 				 enc->packed.p, zn);
 	}
 	pq_t_begin(&t, out);
 	pq_t_i32(&t, 1, dict_page ? PAGE_DICTIONARY : PAGE_DATA);
-	pq_t_i32(&t, 2, (int32_t)enc->body.len);
+	pq_t_i32(&t, 2, (int32_t)len);
 	pq_t_i32(&t, 3, (int32_t)zn);
 	if (dict_page) {
 		pq_t_struct(&t, 7);
@@ -351,7 +353,7 @@ static bool put_page(struct pq_encoder *enc, struct tmx_buf *out, bool dict_page
 	}
 	pq_t_struct_end(&t);
 	pq_t_struct_end(&t);
-	m->uncompressed += (int64_t)(out->len - at + enc->body.len);
+	m->uncompressed += (int64_t)(out->len - at + len);
 	tmx_buf_put(out, enc->packed.p, zn);
 	m->compressed += (int64_t)(out->len - at);
 	return !out->oom;
@@ -776,7 +778,7 @@ static bool put_int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t 
 	enc->body.len = 0;
 	for (size_t k = 0; k < n_keys; k++)
 		tmx_buf_le(&enc->body, enc->ikeys[k], w);
-	return put_page(enc, out, true, n_keys, ENC_PLAIN, false, meta);
+	return put_page(enc, out, enc->body.p, enc->body.len, true, n_keys, ENC_PLAIN, false, meta);
 }
 
 /*
@@ -808,7 +810,7 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 	 * value a row; a LIST's values are another column's only by chance,
 	 * and remembering them copied megabytes for nothing.
 	 */
-	bool memo = !c->max_rep, up = false;
+	bool memo = !c->max_rep, up = false, plain = false;
 	size_t n_keys = 0, n_idx = 0;
 
 	if (ok && !dict && (c->type.phys == PQ_INT32 || c->type.phys == PQ_INT64))
@@ -821,9 +823,8 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 		stats(c, meta);
 	if (ok && dict) {
 		meta->dict_offset = (int64_t)(base + out->len);
-		enc->body.len = 0;
-		tmx_buf_put(&enc->body, c->dict.plain.p, c->dict.plain.len);
-		ok = put_page(enc, out, true, c->dict.n, ENC_PLAIN, false, meta);
+		ok = put_page(enc, out, c->dict.plain.p, c->dict.plain.len, true, c->dict.n, ENC_PLAIN,
+			      false, meta);
 	} else if (idict) {
 		ok = put_int_dict(c, enc, n_keys, base, out, meta);
 	}
@@ -839,10 +840,13 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 		put_indices(enc, enc->iidx.p, n_idx, pq_bit_width(n_keys - 1));
 	} else if (c->type.phys == PQ_INT64 && put_delta(c, enc)) {
 		meta->delta = true;
-	} else {
+	} else if (enc->body.len || !c->vals.len) {
 		tmx_buf_put(&enc->body, c->vals.p, c->vals.len);
+	} else {
+		plain = true;   /* the page is the values alone: compressed from where they are */
 	}
-	ok = ok && put_page(enc, out, false, c->n_levels,
+	ok = ok && put_page(enc, out, plain ? c->vals.p : enc->body.p,
+			    plain ? c->vals.len : enc->body.len, false, c->n_levels,
 			    dict || idict ? ENC_RLE_DICTIONARY
 			    : meta->delta ? ENC_DELTA_BINARY_PACKED
 					  : ENC_PLAIN,
