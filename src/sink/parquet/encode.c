@@ -187,10 +187,31 @@ static size_t run_length(const void *vals, size_t elem_size, size_t n, size_t i)
 	return j - i;
 }
 
+/* A run header (a varint of at most 10 bytes) at o; returns the end. */
+static inline uint8_t *put_varint(uint8_t *o, uint64_t v)
+{
+	while (v >= 0x80) {
+		*o++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*o++ = (uint8_t)v;
+	return o;
+}
+
+/*
+ * Written in place after one reservation: tmx_buf_le of a size that is
+ * not a constant called memcpy, some 60 instructions a run.
+ */
 static void rle_run(struct tmx_buf *out, uint32_t value, size_t count, unsigned width)
 {
-	tmx_buf_uvarint(out, (uint64_t)count << 1);
-	tmx_buf_le(out, value, (width + 7) / 8);
+	uint8_t *o;
+
+	if (!tmx_buf_reserve(out, 16))
+		return;
+	o = put_varint(out->p + out->len, (uint64_t)count << 1);
+	for (unsigned b = 0; b < (width + 7) / 8; b++)
+		*o++ = (uint8_t)(value >> (8 * b));
+	out->len = (size_t)(o - out->p);
 }
 
 /*
@@ -204,8 +225,10 @@ static void bit_packed_run(struct tmx_buf *out, const void *vals, size_t elem_si
 	size_t full = (n - i) / 8;
 	uint8_t *o;
 
-	tmx_buf_uvarint(out, (uint64_t)groups << 1 | 1);
-	if (!width || !tmx_buf_reserve(out, groups * width + 8))
+	if (!tmx_buf_reserve(out, 10 + groups * width + 8))
+		return;
+	out->len = (size_t)(put_varint(out->p + out->len, (uint64_t)groups << 1 | 1) - out->p);
+	if (!width)
 		return;
 	o = out->p + out->len;
 	if (full > groups)
