@@ -300,42 +300,12 @@ static size_t compress(struct pq_encoder *enc, void *dst, size_t cap, const void
 	return ZSTD_compress2(enc->zctx, dst, cap, src, n);
 }
 
-/*
- * One page: `src` (`len` bytes: enc->body, or a column's own buffer when
- * the page is nothing else, not copied there first) compressed, after its header (PageHeader with the
- * data or dictionary page header).  Adds the sizes to `m`.  `memo`: a
- * page of dictionary indices that other columns may have too.
- */
-static bool put_page(struct pq_encoder *enc, struct tmx_buf *out, const uint8_t *src, size_t len,
-		     bool dict_page, uint64_t num_values, int encoding, bool memo,
-		     struct pq_chunk *m)
+/* The PageHeader of a page of `len` bytes compressed to `zn`, at the end of `out`. */
+static void page_header(struct tmx_buf *out, bool dict_page, size_t len, size_t zn,
+			uint64_t num_values, int encoding)
 {
-	size_t bound = ZSTD_compressBound(len), at = out->len, zn;
-	const struct tmx_buf *seen;
 	struct pq_thrift t;
 
-	if ((src == enc->body.p && enc->body.oom) || len > INT32_MAX || num_values > INT32_MAX)
-		return false;
-	enc->packed.len = 0;
-	if (!tmx_buf_reserve(&enc->packed, bound))
-		return false;
-	/*
-	 * zstd's output depends on nothing but its input and level: the same
-	 * page of dictionary indices (`memo`: the columns of one stream) again
-	 * is copied.
-	 */
-	seen = memo ? memo_find(enc->zstd_memo, 1, src, len) : NULL;
-	if (seen) {
-		memcpy(enc->packed.p, seen->p, seen->len);
-		zn = seen->len;
-	} else {
-		zn = compress(enc, enc->packed.p, bound, src, len);
-		if (ZSTD_isError(zn) || zn > INT32_MAX)
-			return false;
-		if (memo && len >= 256)
-			memo_put(enc->zstd_memo, &enc->zstd_next, 1, src, len,
-				 enc->packed.p, zn);
-	}
 	pq_t_begin(&t, out);
 	pq_t_i32(&t, 1, dict_page ? PAGE_DICTIONARY : PAGE_DATA);
 	pq_t_i32(&t, 2, (int32_t)len);
@@ -353,9 +323,65 @@ static bool put_page(struct pq_encoder *enc, struct tmx_buf *out, const uint8_t 
 	}
 	pq_t_struct_end(&t);
 	pq_t_struct_end(&t);
-	m->uncompressed += (int64_t)(out->len - at + len);
-	tmx_buf_put(out, enc->packed.p, zn);
-	m->compressed += (int64_t)(out->len - at);
+}
+
+/* More than a PageHeader of ours takes (some 30 bytes). */
+#define PAGE_HEADER_MAX 64
+
+/*
+ * One page: `src` (`len` bytes: enc->body, or a column's own buffer when
+ * the page is nothing else, not copied there first) compressed, after its
+ * header (PageHeader with the data or dictionary page header).  Adds the
+ * sizes to `m`.  `memo`: a page of dictionary indices that other columns
+ * may have too.
+ *
+ * Compressed straight into `out`, after a header written for zstd's bound
+ * on the size: the compressed size is at most that, and its varint (the
+ * header's only field that depends on it) almost always as long, so that
+ * the header written again over it ends where the page's bytes start;
+ * when shorter (a small page), they are moved back.
+ */
+static bool put_page(struct pq_encoder *enc, struct tmx_buf *out, const uint8_t *src, size_t len,
+		     bool dict_page, uint64_t num_values, int encoding, bool memo,
+		     struct pq_chunk *m)
+{
+	size_t bound = ZSTD_compressBound(len), at = out->len, zn, guess, hdr;
+	const struct tmx_buf *seen;
+	uint8_t *dst;
+
+	if ((src == enc->body.p && enc->body.oom) || len > INT32_MAX || num_values > INT32_MAX ||
+	    !tmx_buf_reserve(out, PAGE_HEADER_MAX + bound))
+		return false;
+	page_header(out, dict_page, len, bound < INT32_MAX ? bound : INT32_MAX, num_values,
+		    encoding);
+	guess = out->len - at;
+	if (out->oom || guess > PAGE_HEADER_MAX)
+		return false;
+	dst = out->p + out->len;
+	/*
+	 * zstd's output depends on nothing but its input and level: the same
+	 * page of dictionary indices (`memo`: the columns of one stream) again
+	 * is copied.
+	 */
+	seen = memo ? memo_find(enc->zstd_memo, 1, src, len) : NULL;
+	if (seen) {
+		memcpy(dst, seen->p, seen->len);
+		zn = seen->len;
+	} else {
+		zn = compress(enc, dst, bound, src, len);
+		if (ZSTD_isError(zn) || zn > INT32_MAX)
+			return false;
+		if (memo && len >= 256)
+			memo_put(enc->zstd_memo, &enc->zstd_next, 1, src, len, dst, zn);
+	}
+	out->len = at;
+	page_header(out, dict_page, len, zn, num_values, encoding);
+	hdr = out->len - at;   /* at most `guess`: the bytes at dst are whole */
+	if (hdr != guess)
+		memmove(out->p + at + hdr, dst, zn);
+	out->len = at + hdr + zn;
+	m->uncompressed += (int64_t)(hdr + len);
+	m->compressed += (int64_t)(hdr + zn);
 	return !out->oom;
 }
 
