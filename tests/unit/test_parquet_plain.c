@@ -437,6 +437,22 @@ static void test_chunk_int_dictionary(void **state)
 	}
 	v[0] = (uint64_t)-3;
 	int_dict_case(pq_type_int(64, true), v, 2000, (uint64_t)-10, 10);
+	/*
+	 * One value but one, anywhere: in a block of 64 compared at once or in
+	 * the values after the last whole block (not one run of width 0).
+	 */
+	{
+		static const size_t at[] = { 1, 63, 64, 65, 128, 500, 998 };
+		for (size_t a = 0; a < sizeof(at) / sizeof(*at); a++) {
+			for (size_t i = 0; i < 999; i++)
+				v[i] = i == at[a] ? 6 : 7;
+			int_dict_case(pq_type_int(64, true), v, 999, 6, 7);
+			int_dict_case(pq_type_int(32, true), v, 999, 6, 7);
+		}
+	}
+	/* An odd count, a new value the last (the values are looked up two at a time). */
+	v[1998] = 11;
+	int_dict_case(pq_type_int(64, true), v, 1999, (uint64_t)-10, 11);
 	/* Signed 32-bit, far apart (INT32_MIN and INT32_MAX): by hash only. */
 	for (size_t i = 0; i < 200; i++)
 		v[i] = i % 3 == 0 ? 0x80000000u : i % 3 == 1 ? 0x7FFFFFFFu : 7;

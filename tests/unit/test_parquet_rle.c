@@ -6,7 +6,9 @@
  * and the 4-byte length prefix of data page levels; DELTA_BINARY_PACKED
  * on Encodings.md's two examples, a wrapping delta and a single value;
  * and every bit width read back by a decoder written from Encodings.md
- * (the writer packs with one function per width).
+ * (the writer packs with one function per width); and the writer's choice
+ * between RLE runs and bit-packed groups against that rule written the
+ * plain way, for runs just short of and past 8 values.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -219,6 +221,108 @@ static void test_hybrid_widths(void **state)
 	}
 }
 
+/*
+ * The writer's choice of runs, written the plain way: at a value, a run
+ * of 8 or more equal values is an RLE run; otherwise bit-packed groups of
+ * 8, up to 63, until one starts with 8 equal values.  Into `out` (room
+ * for the worst case): the run headers and, as the layout to compare, the
+ * RLE values and the packed groups' values.
+ */
+static size_t naive_runs(const uint32_t *v, size_t n, uint64_t *out)
+{
+	size_t i = 0, k = 0;
+
+	while (i < n) {
+		size_t run = 1, groups = 0;
+		while (i + run < n && v[i + run] == v[i])
+			run++;
+		if (run >= 8) {
+			out[k++] = (uint64_t)run << 1;
+			out[k++] = v[i];
+			i += run;
+			continue;
+		}
+		for (;;) {
+			size_t g = i + 8 * ++groups, same = 0;
+			if (groups == 63 || g >= n)
+				break;
+			while (same < 8 && g + same < n && v[g + same] == v[g])
+				same++;
+			if (same == 8)
+				break;
+		}
+		out[k++] = (uint64_t)groups << 1 | 1;
+		for (size_t j = i; j < i + 8 * groups; j++)
+			out[k++] = j < n ? v[j] : 0;
+		i += 8 * groups;
+	}
+	return k;
+}
+
+/* The same layout read from the writer's bytes. */
+static size_t written_runs(const struct tmx_buf *b, unsigned width, uint64_t *out)
+{
+	size_t at = 0, k = 0;
+
+	while (at < b->len) {
+		uint64_t h = uvarint(b->p, b->len, &at);
+		out[k++] = h;
+		if (h & 1) {
+			for (size_t j = 0; j < (h >> 1) * 8; j++)
+				out[k++] = bits_at(b->p + at, j * width, width);
+			at += (size_t)(h >> 1) * width;
+		} else {
+			uint64_t v = 0;
+			for (unsigned j = 0; j < (width + 7) / 8; j++)
+				v |= (uint64_t)b->p[at++] << (8 * j);
+			out[k++] = v;
+		}
+	}
+	return k;
+}
+
+/*
+ * Runs of 5 to 10 equal values (just short of and just past an RLE run)
+ * at every offset from the groups' boundaries, 1-byte and 4-byte values:
+ * the writer's runs are those of the rule above, value for value.
+ */
+static void test_run_choice(void **state)
+{
+	enum { N = 700 };
+	static uint32_t v[N];
+	static uint8_t lv[N];
+	static uint64_t want[2 * N + 64], got[2 * N + 64];
+	uint64_t seed = 0x9E3779B97F4A7C15ull;
+
+	(void)state;
+	for (unsigned width = 1; width <= 8; width++) {
+		for (int round = 0; round < 40; round++) {
+			struct tmx_buf b = { 0 };
+			size_t n = 1 + xorshift64(&seed) % N, kw, kg;
+			for (size_t i = 0; i < n;) {
+				size_t run = xorshift64(&seed) % 3 ? 5 + xorshift64(&seed) % 6 : 1;
+				uint32_t x = (uint32_t)(xorshift64(&seed) & ((1u << width) - 1));
+				for (; run && i < n; run--)
+					v[i++] = x;
+			}
+			kw = naive_runs(v, n, want);
+			pq_rle_hybrid(&b, v, 4, n, width);
+			assert_false(b.oom);
+			kg = written_runs(&b, width, got);
+			assert_int_equal(kg, kw);
+			assert_memory_equal(got, want, kw * sizeof(*want));
+			for (size_t i = 0; i < n; i++)
+				lv[i] = (uint8_t)v[i];
+			b.len = 0;
+			pq_rle_hybrid(&b, lv, 1, n, width);
+			kg = written_runs(&b, width, got);
+			assert_int_equal(kg, kw);
+			assert_memory_equal(got, want, kw * sizeof(*want));
+			tmx_buf_free(&b);
+		}
+	}
+}
+
 static int64_t unzigzag(uint64_t u)
 {
 	return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
@@ -289,6 +393,7 @@ int main(void)
 		cmocka_unit_test(test_levels),
 		cmocka_unit_test(test_delta),
 		cmocka_unit_test(test_hybrid_widths),
+		cmocka_unit_test(test_run_choice),
 		cmocka_unit_test(test_delta_widths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -75,7 +75,6 @@ void pq_encoder_free_bufs(struct pq_encoder *enc)
 	enc->cols = NULL;
 	enc->n_cols = 0;
 	tmx_buf_free(&enc->body);
-	tmx_buf_free(&enc->packed);
 	tmx_buf_free(&enc->out_spare);
 	tmx_buf_free(&enc->iidx);
 	for (unsigned k = 0; k < PQ_MEMO; k++) {

@@ -63,7 +63,7 @@ struct pq_encoder {
 	void *zctx;             /* ZSTD_CCtx */
 	int level;
 	bool zparams;           /* the level and other parameters set on zctx (page.c) */
-	struct tmx_buf body, packed;
+	struct tmx_buf body;         /* a page being made (page.c) */
 	struct tmx_buf out_spare;   /* a written group's pages, emptied (pq_group_recycle) */
 	struct pq_col *cols;    /* reusable columns (pq_col_reuse) of the groups it encodes */
 	size_t n_cols;

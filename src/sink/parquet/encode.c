@@ -130,7 +130,7 @@ static pack_fn *const pack_u32[33] = {
 	pack_u32_28, pack_u32_29, pack_u32_30, pack_u32_31, pack_u32_32,
 };
 
-/* How many values equal to vals[i] start at i: blocks of 8 compared at once. */
+/* How many values equal to vals[i] start at i: blocks of 8 compared at once, the end found in the block from a mask. */
 static size_t run_length(const void *vals, size_t elem_size, size_t n, size_t i)
 {
 	size_t j = i + 1;
@@ -141,8 +141,14 @@ static size_t run_length(const void *vals, size_t elem_size, size_t n, size_t i)
 
 		while (j + 8 <= n) {
 			memcpy(&w, b + j, 8);
-			if (w != pat)
+			if (w != pat) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+				/* The first byte that differs, without a loop to mispredict. */
+				return j + (size_t)__builtin_ctzll(w ^ pat) / 8 - i;
+#else
 				break;
+#endif
+			}
 			j += 8;
 		}
 		while (j < n && b[j] == b[i])
@@ -157,8 +163,22 @@ static size_t run_length(const void *vals, size_t elem_size, size_t n, size_t i)
 			uint32_t d = 0;
 			for (unsigned k = 0; k < 8; k++)
 				d |= u[j + k] ^ v;
-			if (d)
+			if (d) {
+#if defined(__SSE2__)
+				/* The first value that differs from a mask of the block's, as for bytes. */
+				typedef int32_t v4i __attribute__((vector_size(16)));
+				typedef float v4f __attribute__((vector_size(16)));
+				v4i a, b, vv = { (int32_t)v, (int32_t)v, (int32_t)v, (int32_t)v };
+				unsigned m;
+				memcpy(&a, u + j, 16);
+				memcpy(&b, u + j + 4, 16);
+				m = (unsigned)__builtin_ia32_movmskps((v4f)(a != vv)) |
+				    (unsigned)__builtin_ia32_movmskps((v4f)(b != vv)) << 4;
+				return j + (size_t)__builtin_ctz(m) - i;
+#else
 				break;
+#endif
+			}
 			j += 8;
 		}
 		while (j < n && u[j] == v)
@@ -167,10 +187,31 @@ static size_t run_length(const void *vals, size_t elem_size, size_t n, size_t i)
 	return j - i;
 }
 
+/* A run header (a varint of at most 10 bytes) at o; returns the end. */
+static inline uint8_t *put_varint(uint8_t *o, uint64_t v)
+{
+	while (v >= 0x80) {
+		*o++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*o++ = (uint8_t)v;
+	return o;
+}
+
+/*
+ * Written in place after one reservation: tmx_buf_le of a size that is
+ * not a constant called memcpy, some 60 instructions a run.
+ */
 static void rle_run(struct tmx_buf *out, uint32_t value, size_t count, unsigned width)
 {
-	tmx_buf_uvarint(out, (uint64_t)count << 1);
-	tmx_buf_le(out, value, (width + 7) / 8);
+	uint8_t *o;
+
+	if (!tmx_buf_reserve(out, 16))
+		return;
+	o = put_varint(out->p + out->len, (uint64_t)count << 1);
+	for (unsigned b = 0; b < (width + 7) / 8; b++)
+		*o++ = (uint8_t)(value >> (8 * b));
+	out->len = (size_t)(o - out->p);
 }
 
 /*
@@ -184,8 +225,10 @@ static void bit_packed_run(struct tmx_buf *out, const void *vals, size_t elem_si
 	size_t full = (n - i) / 8;
 	uint8_t *o;
 
-	tmx_buf_uvarint(out, (uint64_t)groups << 1 | 1);
-	if (!width || !tmx_buf_reserve(out, groups * width + 8))
+	if (!tmx_buf_reserve(out, 10 + groups * width + 8))
+		return;
+	out->len = (size_t)(put_varint(out->p + out->len, (uint64_t)groups << 1 | 1) - out->p);
+	if (!width)
 		return;
 	o = out->p + out->len;
 	if (full > groups)
@@ -203,12 +246,21 @@ static void bit_packed_run(struct tmx_buf *out, const void *vals, size_t elem_si
 /* Whether at least MIN_RLE_RUN values equal to u[i] start at i (n > i). */
 static inline bool long_run32(const uint32_t *u, size_t n, size_t i)
 {
+	typedef uint32_t v4u __attribute__((vector_size(16)));
+	v4u a, b, d;
+	uint64_t h[2];
+
 	if (n - i < MIN_RLE_RUN)
 		return false;
-	for (size_t j = i + 1; j < i + MIN_RLE_RUN; j++)
-		if (u[j] != u[i])
-			return false;
-	return true;
+	/*
+	 * The 8 values at once, one branch (a loop left at the first that
+	 * differs was mispredicted at most groups of bit-packed indices).
+	 */
+	memcpy(&a, u + i, 16);
+	memcpy(&b, u + i + 4, 16);
+	d = (a ^ u[i]) | (b ^ u[i]);
+	memcpy(h, &d, 16);
+	return !(h[0] | h[1]);
 }
 
 /* Whether at least MIN_RLE_RUN (8) bytes equal to b[i] start at i (n > i). */

@@ -300,43 +300,15 @@ static size_t compress(struct pq_encoder *enc, void *dst, size_t cap, const void
 	return ZSTD_compress2(enc->zctx, dst, cap, src, n);
 }
 
-/*
- * One page: `enc->body` compressed, after its header (PageHeader with the
- * data or dictionary page header).  Adds the sizes to `m`.  `memo`: a
- * page of dictionary indices that other columns may have too.
- */
-static bool put_page(struct pq_encoder *enc, struct tmx_buf *out, bool dict_page,
-		     uint64_t num_values, int encoding, bool memo, struct pq_chunk *m)
+/* The PageHeader of a page of `len` bytes compressed to `zn`, at the end of `out`. */
+static void page_header(struct tmx_buf *out, bool dict_page, size_t len, size_t zn,
+			uint64_t num_values, int encoding)
 {
-	size_t bound = ZSTD_compressBound(enc->body.len), at = out->len, zn;
-	const struct tmx_buf *seen;
 	struct pq_thrift t;
 
-	if (enc->body.oom || enc->body.len > INT32_MAX || num_values > INT32_MAX)
-		return false;
-	enc->packed.len = 0;
-	if (!tmx_buf_reserve(&enc->packed, bound))
-		return false;
-	/*
-	 * zstd's output depends on nothing but its input and level: the same
-	 * page of dictionary indices (`memo`: the columns of one stream) again
-	 * is copied.
-	 */
-	seen = memo ? memo_find(enc->zstd_memo, 1, enc->body.p, enc->body.len) : NULL;
-	if (seen) {
-		memcpy(enc->packed.p, seen->p, seen->len);
-		zn = seen->len;
-	} else {
-		zn = compress(enc, enc->packed.p, bound, enc->body.p, enc->body.len);
-		if (ZSTD_isError(zn) || zn > INT32_MAX)
-			return false;
-		if (memo && enc->body.len >= 256)
-			memo_put(enc->zstd_memo, &enc->zstd_next, 1, enc->body.p, enc->body.len,
-				 enc->packed.p, zn);
-	}
 	pq_t_begin(&t, out);
 	pq_t_i32(&t, 1, dict_page ? PAGE_DICTIONARY : PAGE_DATA);
-	pq_t_i32(&t, 2, (int32_t)enc->body.len);
+	pq_t_i32(&t, 2, (int32_t)len);
 	pq_t_i32(&t, 3, (int32_t)zn);
 	if (dict_page) {
 		pq_t_struct(&t, 7);
@@ -351,9 +323,65 @@ static bool put_page(struct pq_encoder *enc, struct tmx_buf *out, bool dict_page
 	}
 	pq_t_struct_end(&t);
 	pq_t_struct_end(&t);
-	m->uncompressed += (int64_t)(out->len - at + enc->body.len);
-	tmx_buf_put(out, enc->packed.p, zn);
-	m->compressed += (int64_t)(out->len - at);
+}
+
+/* More than a PageHeader of ours takes (some 30 bytes). */
+#define PAGE_HEADER_MAX 64
+
+/*
+ * One page: `src` (`len` bytes: enc->body, or a column's own buffer when
+ * the page is nothing else, not copied there first) compressed, after its
+ * header (PageHeader with the data or dictionary page header).  Adds the
+ * sizes to `m`.  `memo`: a page of dictionary indices that other columns
+ * may have too.
+ *
+ * Compressed straight into `out`, after a header written for zstd's bound
+ * on the size: the compressed size is at most that, and its varint (the
+ * header's only field that depends on it) almost always as long, so that
+ * the header written again over it ends where the page's bytes start;
+ * when shorter (a small page), they are moved back.
+ */
+static bool put_page(struct pq_encoder *enc, struct tmx_buf *out, const uint8_t *src, size_t len,
+		     bool dict_page, uint64_t num_values, int encoding, bool memo,
+		     struct pq_chunk *m)
+{
+	size_t bound = ZSTD_compressBound(len), at = out->len, zn, guess, hdr;
+	const struct tmx_buf *seen;
+	uint8_t *dst;
+
+	if ((src == enc->body.p && enc->body.oom) || len > INT32_MAX || num_values > INT32_MAX ||
+	    !tmx_buf_reserve(out, PAGE_HEADER_MAX + bound))
+		return false;
+	page_header(out, dict_page, len, bound < INT32_MAX ? bound : INT32_MAX, num_values,
+		    encoding);
+	guess = out->len - at;
+	if (out->oom || guess > PAGE_HEADER_MAX)
+		return false;
+	dst = out->p + out->len;
+	/*
+	 * zstd's output depends on nothing but its input and level: the same
+	 * page of dictionary indices (`memo`: the columns of one stream) again
+	 * is copied.
+	 */
+	seen = memo ? memo_find(enc->zstd_memo, 1, src, len) : NULL;
+	if (seen) {
+		memcpy(dst, seen->p, seen->len);
+		zn = seen->len;
+	} else {
+		zn = compress(enc, dst, bound, src, len);
+		if (ZSTD_isError(zn) || zn > INT32_MAX)
+			return false;
+		if (memo && len >= 256)
+			memo_put(enc->zstd_memo, &enc->zstd_next, 1, src, len, dst, zn);
+	}
+	out->len = at;
+	page_header(out, dict_page, len, zn, num_values, encoding);
+	hdr = out->len - at;   /* at most `guess`: the bytes at dst are whole */
+	if (hdr != guess)
+		memmove(out->p + at + hdr, dst, zn);
+	out->len = at + hdr + zn;
+	m->uncompressed += (int64_t)(hdr + len);
+	m->compressed += (int64_t)(hdr + zn);
 	return !out->oom;
 }
 
@@ -394,25 +422,25 @@ static inline size_t int_hash(uint64_t v, size_t mask)
  * One loop per width (the hash and the look-ups are most of the time),
  * from value `i` on with `k` entries so far: `slots` (`mask` + 1 of them,
  * zero but for those entries) hold entry + 1.  Returns the number of
- * entries, with *full set when there would be more than `limit`.  A value equal to the one before takes its entry without a
- * look-up (runs: a stream's or a packet's values); `last` starts unlike
- * the first value, so that no test of a first time is in the loop.
+ * entries, with *full set when there would be more than `limit`.  Every
+ * value is hashed: a test of the value before, which skipped the hash in
+ * runs, was mispredicted at a fifth of the values of trace.dat's columns
+ * (more than the hashing it saved); the probe loop is left to the values
+ * not in their first slot.
  */
 #define INT_DICT_LOOP(name, T)                                                           \
 	static size_t name(const uint8_t *p, size_t i, size_t n, size_t k, size_t limit,  \
 			   uint64_t *keys, uint32_t *slots, size_t mask, uint32_t *idx,   \
 			   bool *full)                                                    \
 	{                                                                                \
-		T last, v;                                                               \
-		uint32_t last_i = 0;                                                     \
-                                                                                         \
-		memcpy(&last, p + i * sizeof(T), sizeof(T));                             \
-		last = (T)~last;                                                         \
 		for (; i < n; i++) {                                                     \
+			T v;                                                             \
+			size_t s;                                                        \
+			uint32_t e;                                                      \
 			memcpy(&v, p + i * sizeof(T), sizeof(T));                        \
-			if (v != last) {                                                 \
-				size_t s = int_hash(v, mask);                            \
-				uint32_t e;                                              \
+			s = int_hash(v, mask);                                           \
+			e = slots[s];                                                    \
+			if (__builtin_expect(!e || keys[e - 1] != v, 0)) {               \
 				while ((e = slots[s]) && keys[e - 1] != v)               \
 					s = (s + 1) & mask;                              \
 				if (!e) {                                                \
@@ -423,10 +451,8 @@ static inline size_t int_hash(uint64_t v, size_t mask)
 					keys[k++] = v;                                   \
 					slots[s] = e = (uint32_t)k;                      \
 				}                                                        \
-				last_i = e - 1;                                          \
-				last = v;                                                \
 			}                                                                \
-			idx[i] = last_i;                                                 \
+			idx[i] = e - 1;                                                  \
 		}                                                                        \
 		return k;                                                                \
 	}
@@ -489,17 +515,26 @@ INCREASING(increasing64, uint64_t)
 #define ALL_SAME(name, T)                                                         \
 	static bool name(const uint8_t *p, size_t n)                             \
 	{                                                                          \
+		typedef T vec __attribute__((vector_size(16)));                    \
 		T first;                                                           \
+		size_t i = 1;                                                      \
 		memcpy(&first, p, sizeof(T));                                      \
-		for (size_t i = 1; i < n;) {                                       \
-			size_t e = n - i < 64 ? n : i + 64;                        \
-			T d = 0;                                                   \
-			for (; i < e; i++) {                                       \
-				T v;                                               \
-				memcpy(&v, p + i * sizeof(T), sizeof(T));          \
-				d |= v ^ first;                                    \
+		/* Blocks of 64 as 16-byte vectors (GCC's vector types: SSE2 on x86-64). */ \
+		for (; n - i >= 64; i += 64) {                                     \
+			vec d = { 0 }, x;                                          \
+			uint64_t h[2];                                             \
+			for (unsigned k = 0; k < 64 * sizeof(T); k += 16) {        \
+				memcpy(&x, p + i * sizeof(T) + k, 16);             \
+				d |= x ^ first;                                    \
 			}                                                          \
-			if (d)                                                     \
+			memcpy(h, &d, 16);                                         \
+			if (h[0] | h[1])                                           \
+				return false;                                      \
+		}                                                                  \
+		for (; i < n; i++) {                                               \
+			T v;                                                       \
+			memcpy(&v, p + i * sizeof(T), sizeof(T));                  \
+			if (v != first)                                            \
 				return false;                                      \
 		}                                                                  \
 		return true;                                                       \
@@ -529,12 +564,37 @@ ALL_SAME(all_same64, uint64_t)
 		for (; i < n; i++) {                                                     \
 			T v, off;                                                        \
 			uint32_t e;                                                      \
+			/*                                                               \
+			 * Two values met before, with one test of both: fewer        \
+			 * branches and less loop counting (most values of a          \
+			 * dictionary are met before).  An empty slot (0) less 1 has  \
+			 * the top bit, which no entry (< INT_DICT_MAX) has.          \
+			 */                                                              \
+			for (; i + 2 <= n; i += 2) {                                     \
+				T v0, v1, o0, o1;                                        \
+				uint32_t d0, d1;                                         \
+				memcpy(&v0, p + i * sizeof(T), sizeof(T));               \
+				memcpy(&v1, p + (i + 1) * sizeof(T), sizeof(T));         \
+				o0 = (T)(v0 - base);                                     \
+				o1 = (T)(v1 - base);                                     \
+				if (__builtin_expect((o0 | o1) >= INT_NEAR, 0))          \
+					break;                                           \
+				d0 = near[o0] - 1;                                       \
+				d1 = near[o1] - 1;                                       \
+				if (__builtin_expect((d0 | d1) >> 31, 0))                \
+					break;                                           \
+				idx[i] = d0;                                             \
+				idx[i + 1] = d1;                                         \
+			}                                                                \
+			if (i == n)                                                      \
+				break;                                                   \
+			/* One value: new, far, or the last. */                         \
 			memcpy(&v, p + i * sizeof(T), sizeof(T));                        \
 			off = (T)(v - base);                                             \
-			if (__builtin_expect(off >= INT_NEAR, 0))                        \
+			if (off >= INT_NEAR)                                             \
 				break;                                                   \
 			e = near[off];                                                   \
-			if (__builtin_expect(!e, 0)) {                                   \
+			if (!e) {                                                        \
 				if (k == limit) {                                        \
 					*full = true;                                    \
 					break;                                           \
@@ -744,7 +804,7 @@ static bool put_int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t 
 	enc->body.len = 0;
 	for (size_t k = 0; k < n_keys; k++)
 		tmx_buf_le(&enc->body, enc->ikeys[k], w);
-	return put_page(enc, out, true, n_keys, ENC_PLAIN, false, meta);
+	return put_page(enc, out, enc->body.p, enc->body.len, true, n_keys, ENC_PLAIN, false, meta);
 }
 
 /*
@@ -776,7 +836,7 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 	 * value a row; a LIST's values are another column's only by chance,
 	 * and remembering them copied megabytes for nothing.
 	 */
-	bool memo = !c->max_rep, up = false;
+	bool memo = !c->max_rep, up = false, plain = false;
 	size_t n_keys = 0, n_idx = 0;
 
 	if (ok && !dict && (c->type.phys == PQ_INT32 || c->type.phys == PQ_INT64))
@@ -789,9 +849,8 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 		stats(c, meta);
 	if (ok && dict) {
 		meta->dict_offset = (int64_t)(base + out->len);
-		enc->body.len = 0;
-		tmx_buf_put(&enc->body, c->dict.plain.p, c->dict.plain.len);
-		ok = put_page(enc, out, true, c->dict.n, ENC_PLAIN, false, meta);
+		ok = put_page(enc, out, c->dict.plain.p, c->dict.plain.len, true, c->dict.n, ENC_PLAIN,
+			      false, meta);
 	} else if (idict) {
 		ok = put_int_dict(c, enc, n_keys, base, out, meta);
 	}
@@ -807,10 +866,13 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 		put_indices(enc, enc->iidx.p, n_idx, pq_bit_width(n_keys - 1));
 	} else if (c->type.phys == PQ_INT64 && put_delta(c, enc)) {
 		meta->delta = true;
-	} else {
+	} else if (enc->body.len || !c->vals.len) {
 		tmx_buf_put(&enc->body, c->vals.p, c->vals.len);
+	} else {
+		plain = true;   /* the page is the values alone: compressed from where they are */
 	}
-	ok = ok && put_page(enc, out, false, c->n_levels,
+	ok = ok && put_page(enc, out, plain ? c->vals.p : enc->body.p,
+			    plain ? c->vals.len : enc->body.len, false, c->n_levels,
 			    dict || idict ? ENC_RLE_DICTIONARY
 			    : meta->delta ? ENC_DELTA_BINARY_PACKED
 					  : ENC_PLAIN,
