@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/grow.h"
 #include "sink/parquet/column.h"
 
 void pq_col_init(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_t max_rep,
@@ -60,20 +59,8 @@ void pq_col_reuse(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_
 	tmx_strdict_clear(&c->dict);
 }
 
-struct pq_col *pq_encoder_cols(struct pq_encoder *enc, size_t n)
-{
-	if (!tmx_grow_zeroed((void **)&enc->cols, &enc->n_cols, n, sizeof(*enc->cols), n))
-		return NULL;
-	return enc->cols;
-}
-
 void pq_encoder_free_bufs(struct pq_encoder *enc)
 {
-	for (size_t c = 0; c < enc->n_cols; c++)
-		pq_col_free(&enc->cols[c]);
-	free(enc->cols);
-	enc->cols = NULL;
-	enc->n_cols = 0;
 	tmx_buf_free(&enc->body);
 	tmx_buf_free(&enc->out_spare);
 	tmx_buf_free(&enc->iidx);

@@ -65,8 +65,6 @@ struct pq_encoder {
 	bool zparams;           /* the level and other parameters set on zctx (page.c) */
 	struct tmx_buf body;         /* a page being made (page.c) */
 	struct tmx_buf out_spare;   /* a written group's pages, emptied (pq_group_recycle) */
-	struct pq_col *cols;    /* reusable columns (pq_col_reuse) of the groups it encodes */
-	size_t n_cols;
 	/* An integer column's dictionary being tried (page.c): values, indices, hash table. */
 	uint64_t *ikeys;
 	uint32_t *islots, *inear;   /* hash table; table of the values near the first */
@@ -85,9 +83,7 @@ struct pq_encoder {
 	unsigned zstd_next;
 };
 
-/* The encoder's `n` reusable columns (emptied, buffers kept); NULL without memory. */
-struct pq_col *pq_encoder_cols(struct pq_encoder *enc, size_t n);
-/* Frees what pq_encoder_cols() and the encoding kept (not the zstd context). */
+/* Frees what the encoding kept (not the zstd context). */
 void pq_encoder_free_bufs(struct pq_encoder *enc);
 
 void pq_col_init(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_t max_rep,
