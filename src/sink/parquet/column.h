@@ -129,7 +129,7 @@ static inline __attribute__((always_inline)) void pq_col_int_put(struct pq_col *
 								uint8_t def, uint64_t bits)
 {
 	/* The type, not int_width: a constant where the caller switched on it (record.h). */
-	unsigned n = c->type.phys == PQ_INT32 ? 4 : 8;
+	unsigned n = pq_int_width(c->type.phys);
 	struct tmx_buf *v = &c->vals;
 
 	if (c->max_rep)
@@ -156,7 +156,7 @@ static inline __attribute__((always_inline)) void pq_col_int(struct pq_col *c, u
 							    uint8_t def, uint64_t bits)
 {
 	pq_col_int_put(c, rep, def, bits);
-	*c->acct += 2 + (c->type.phys == PQ_INT32 ? 4 : 8);
+	*c->acct += 2 + pq_int_width(c->type.phys);
 }
 
 /* FLOAT (converted) or DOUBLE columns. */

@@ -19,7 +19,7 @@
  */
 static inline unsigned int_width(const struct pq_rec_emit *em, int col)
 {
-	return em->ci[col].phys == PQ_INT32 ? 4 : 8;
+	return pq_int_width(em->ci[col].phys);
 }
 
 /*
@@ -606,7 +606,7 @@ static uint32_t run_bytes(const struct pq_schema *schema, int col, unsigned n)
 		const struct pq_elem *el = &schema->elems[e];
 
 		if (el->leaf && el->col >= col && el->col < col + (int)n)
-			bytes += el->type.phys == PQ_INT32 ? 4 : 8;
+			bytes += pq_int_width(el->type.phys);
 	}
 	return bytes;
 }

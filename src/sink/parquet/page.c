@@ -69,7 +69,7 @@ BOUNDS(bounds_i64, int64_t)
 static void int_stats(const struct pq_col *c, struct pq_chunk *m)
 {
 	bool is_unsigned = c->type.logical == PQ_LT_INT && !c->type.is_signed;
-	size_t n = c->vals.len / (c->type.phys == PQ_INT32 ? 4 : 8);
+	size_t n = c->vals.len / pq_int_width(c->type.phys);
 
 	if (!n)
 		return;
@@ -95,7 +95,7 @@ static void int_stats(const struct pq_col *c, struct pq_chunk *m)
 	}
 #else
 	{
-		unsigned w = c->type.phys == PQ_INT32 ? 4 : 8, sh = 64 - 8 * w;
+		unsigned w = pq_int_width(c->type.phys), sh = 64 - 8 * w;
 		const uint8_t *p = c->vals.p, *end = p + n * w;
 		uint64_t lo = tmx_le_at(p, w), hi = lo;
 
@@ -699,7 +699,7 @@ static size_t int_dict_entries(const uint8_t *p, size_t n, unsigned w, size_t li
 static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_keys, bool *up,
 		     size_t *n_idx)
 {
-	unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
+	unsigned w = pq_int_width(c->type.phys);
 	size_t n = c->vals.len / w, limit = n / 8 + 1;
 	bool full = false;
 
@@ -739,7 +739,7 @@ static bool increasing_stats(const struct pq_col *c, struct pq_chunk *m)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__   /* as increasing32/64 read them */
 	bool is_unsigned = c->type.logical == PQ_LT_INT && !c->type.is_signed;
-	unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
+	unsigned w = pq_int_width(c->type.phys);
 	uint64_t lo = tmx_le_at(c->vals.p, w), hi = tmx_le_at(c->vals.p + c->vals.len - w, w);
 
 	if (!is_unsigned && (lo >> (8 * w - 1)) != (hi >> (8 * w - 1)))
@@ -798,7 +798,7 @@ static void int_dict_stats(const struct pq_col *c, const uint64_t *keys, size_t 
 static bool put_int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t n_keys,
 			 uint64_t base, struct tmx_buf *out, struct pq_chunk *meta)
 {
-	unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
+	unsigned w = pq_int_width(c->type.phys);
 
 	meta->dict_offset = (int64_t)(base + out->len);
 	enc->body.len = 0;

@@ -73,7 +73,7 @@ static inline void pq_rec_null(struct tmx_buf *b, uint32_t col, uint8_t rep, uin
 static inline void pq_rec_int(struct tmx_buf *b, const struct pq_colinfo *ci, uint32_t col,
 			      uint8_t rep, uint64_t bits)
 {
-	unsigned n = ci[col].phys == PQ_INT32 ? 4 : 8;
+	unsigned n = pq_int_width(ci[col].phys);
 	uint8_t *p = pq_rec_head(b, col, rep, ci[col].max_def, n);
 
 	if (!p)
@@ -150,7 +150,7 @@ static inline void pq_rec_u64s(struct tmx_buf *b, const struct pq_colinfo *ci, u
 static inline void pq_rec_elems(struct tmx_buf *b, const struct pq_colinfo *ci, uint32_t col,
 				uint8_t rep, uint8_t elem_rep, const struct tmx_value *v, uint32_t n)
 {
-	unsigned w = ci[col].phys == PQ_INT32 ? 4 : 8;
+	unsigned w = pq_int_width(ci[col].phys);
 	uint8_t *p = pq_rec_head(b, col | PQ_REC_ELEMS, rep, elem_rep, 4 + (size_t)w * n);
 
 	if (!p)
@@ -270,7 +270,7 @@ static inline void pq_rec_copy(struct tmx_buf *b, const uint8_t *p, size_t n)
 static inline const uint8_t *pq_rec_apply_elems(struct pq_col *c, uint8_t rep, uint8_t elem_rep,
 						const uint8_t *r)
 {
-	unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
+	unsigned w = pq_int_width(c->type.phys);
 	uint32_t n;
 
 	memcpy(&n, r, 4);
@@ -330,7 +330,7 @@ static inline const uint8_t *pq_rec_apply_run(struct pq_col *c, unsigned n, cons
 #endif
 	for (; n; n--, c++) {
 		struct tmx_buf *v = &c->vals;
-		unsigned w = c->type.phys == PQ_INT32 ? 4 : 8;
+		unsigned w = pq_int_width(c->type.phys);
 		uint64_t u;
 
 		if (w == 4) {

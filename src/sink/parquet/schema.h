@@ -95,4 +95,10 @@ static inline struct pq_type pq_type_plain(enum pq_phys phys)
 	return (struct pq_type){ .phys = (uint8_t)phys };
 }
 
+/* The bytes of an integer column's PLAIN value: INT32 4, INT64 (the other) 8. */
+static inline unsigned pq_int_width(unsigned phys)
+{
+	return phys == PQ_INT32 ? 4 : 8;
+}
+
 #endif

@@ -109,7 +109,7 @@ static bool roomy(const struct pq_col *cols, size_t n_cols, size_t n_rows)
 {
 	for (size_t c = 0; c < n_cols; c++) {
 		const struct pq_col *col = &cols[c];
-		size_t w = col->type.phys == PQ_INT32 ? 4 : 8;
+		size_t w = pq_int_width(col->type.phys);
 
 		if (col->max_rep || (col->type.phys != PQ_INT32 && col->type.phys != PQ_INT64))
 			continue;

@@ -70,7 +70,7 @@ struct layout {
 
 static inline unsigned width(const struct pq_col *c)
 {
-	return c->type.phys == PQ_INT32 ? 4 : 8;
+	return pq_int_width(c->type.phys);
 }
 
 /*
