@@ -333,6 +333,52 @@ void pq_put_text(const struct pq_emit *em, int col, uint8_t rep, const char *p, 
 	pq_col_bytes(c, rep, c->max_def, t, n);
 }
 
+/*
+ * Into a record, a string of ASCII (most are: names, states, files)
+ * checked while it is copied, 8 bytes at a time: one pass over it rather
+ * than utf8_text's then memcpy's.  False, the record as it was, when it
+ * is not all ASCII (or is long): pq_rec_text's own way then.
+ */
+static bool rec_ascii(const struct pq_rec_emit *em, int col, uint8_t rep, const char *p,
+		      size_t n)
+{
+	struct tmx_buf *b = em->rec;
+	uint64_t high = 0, w;
+	uint32_t len = (uint32_t)n;
+	uint8_t *h, *d;
+	size_t i = 0;
+
+	if (n > 256 || !tmx_buf_reserve(b, PQ_REC_HEAD + 4 + n))
+		return false;
+	h = b->p + b->len;
+	d = h + PQ_REC_HEAD + 4;
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, p + i, 8);
+		memcpy(d + i, &w, 8);
+		high |= w;
+	}
+	if (i < n) {
+		if (n >= 8) {   /* the last 8 bytes, some of them again */
+			memcpy(&w, p + n - 8, 8);
+			memcpy(d + n - 8, &w, 8);
+			high |= w;
+		} else {
+			for (; i < n; i++) {
+				d[i] = (uint8_t)p[i];
+				high |= (uint8_t)p[i];
+			}
+		}
+	}
+	if (high & 0x8080808080808080ull)
+		return false;   /* the bytes past b->len are not the record's */
+	memcpy(h, &(uint32_t){ (uint32_t)col }, 4);
+	h[4] = rep;
+	h[5] = em->ci[col].max_def;
+	memcpy(h + PQ_REC_HEAD, &len, 4);
+	b->len += PQ_REC_HEAD + 4 + n;
+	return true;
+}
+
 void pq_rec_text(const struct pq_rec_emit *em, int col, uint8_t rep, const char *p, size_t n)
 {
 	const char *t;
@@ -349,6 +395,8 @@ void pq_rec_text(const struct pq_rec_emit *em, int col, uint8_t rep, const char 
 			*em->bytes += PQ_REC_HEAD + 4 + n;
 			return;
 		}
+	} else if (rec_ascii(em, col, rep, p, n)) {
+		return;
 	}
 	t = utf8_text(em->scratch, p, n, &n);
 	emit_bytes(em, col, rep, t, n);
