@@ -16,6 +16,7 @@
 #include "common/buf.h"
 #include "common/grow.h"
 #include "common/intmap.h"
+#include "model/field_class.h"
 #include "sink/outbuf.h"
 #include "sink/parquet/fmap.h"
 #include "sink/parquet/groupq.h"
@@ -267,10 +268,17 @@ static inline __attribute__((always_inline)) void row_emit(struct pq_fmt *f, con
 	pq_emit_fixed(em, msg->has_ts ? ts : NULL, ids);
 	/* tmx_event_cpu, the field found once per class */
 	cpu_value = pq_fcols_emit(em, &sh->cols, msg->event->scopes, f->cells);
-	if (cpu_value && tmx_value_uint64(cpu_value, &cpu) && cpu <= UINT32_MAX)
-		pq_emit_int(em, COL_CPU, 0, cpu);
-	else
+	/* tmx_value_uint64's own case inline first: the CPU is most often an unsigned integer. */
+	if (cpu_value && cpu_value->fc->kind == TMX_FC_INT && !cpu_value->fc->is_signed)
+		cpu = cpu_value->u;
+	else if (!cpu_value || !tmx_value_uint64(cpu_value, &cpu))
+		cpu = UINT64_MAX;
+	if (cpu > UINT32_MAX)
 		pq_emit_null(em, COL_CPU, 0, 0);
+	else if (em->rec)   /* a record (record.h inline): no call */
+		pq_rec_int(em->rec, em->ci, COL_CPU, 0, cpu);
+	else
+		pq_emit_int(em, COL_CPU, 0, cpu);
 }
 
 #endif
