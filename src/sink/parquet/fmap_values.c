@@ -143,18 +143,41 @@ static inline __attribute__((always_inline)) void col_int64_top(struct pq_col *c
 	tmx_buf_le(v, bits, 8);
 }
 
+/* An entry's head (record.h) at `h`; returns where its value goes. */
+static inline uint8_t *rec_head_at(uint8_t *h, uint32_t col, uint8_t rep, uint8_t def)
+{
+	memcpy(h, &col, 4);
+	h[4] = rep;
+	h[5] = def;
+	return h + PQ_REC_HEAD;
+}
+
 void pq_emit_fixed(const struct pq_rec_emit *em, const uint64_t *ts, const uint64_t ids[2])
 {
 	struct pq_col *c = em->cols;
 
 	if (em->rec) {
+		/*
+		 * pq_rec_u64s and pq_rec_null's entries, in one room and by
+		 * stores only: the fixed columns are INT64 (below).
+		 */
+		struct tmx_buf *b = em->rec;
+		uint8_t *h;
+
+		if (!tmx_buf_reserve(b, 2 * (PQ_REC_HEAD + 16)))
+			return;
+		h = b->p + b->len;
 		if (ts) {
-			pq_rec_u64s(em->rec, em->ci, TMX_COLUMN_TS, ts, 2);
+			h = rec_head_at(h, TMX_COLUMN_TS | PQ_REC_RUN, 0, 2);
+			memcpy(h, ts, 16);
+			h += 16;
 		} else {
-			pq_rec_null(em->rec, TMX_COLUMN_TS, 0, 0);
-			pq_rec_null(em->rec, TMX_COLUMN_CYCLES, 0, 0);
+			h = rec_head_at(h, TMX_COLUMN_TS | PQ_REC_NULL, 0, 0);
+			h = rec_head_at(h, TMX_COLUMN_CYCLES | PQ_REC_NULL, 0, 0);
 		}
-		pq_rec_u64s(em->rec, em->ci, TMX_COLUMN_STREAM_ID, ids, 2);
+		h = rec_head_at(h, TMX_COLUMN_STREAM_ID | PQ_REC_RUN, 0, 2);
+		memcpy(h, ids, 16);
+		b->len = (size_t)(h + 16 - b->p);
 		return;
 	}
 	/* The fixed columns are INT64 (tracemux/columns.h): 2 runs of 2, or 2 nulls and a run. */
