@@ -109,6 +109,13 @@ struct pq_rec_emit {
 const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em, const struct pq_fcols *fc,
 				      const struct tmx_value *const scopes[TMX_N_SCOPES],
 				      const struct tmx_value **cells);
+/*
+ * Whether pq_fcols_emit writes the same entry heads (the same entries of
+ * the same columns, nulls included) for every event of the class: only
+ * integers, floats, booleans, strings, BLOBs and option names, no label,
+ * LIST, structure or variant whose entries depend on the values.
+ */
+bool pq_fcols_static(const struct pq_fcols *fc);
 /* A string as UTF-8 (see above) into a record (or the columns). */
 void pq_rec_text(const struct pq_rec_emit *em, int col, uint8_t rep, const char *p, size_t n);
 void pq_emit_int(const struct pq_rec_emit *em, int col, uint8_t rep, uint64_t bits);

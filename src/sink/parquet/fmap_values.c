@@ -816,6 +816,35 @@ const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em, const struct
 	return cpu;
 }
 
+bool pq_fcols_static(const struct pq_fcols *fc)
+{
+	for (int s = 0; s < TMX_N_SCOPES; s++) {
+		const struct pq_fprog *pr = &fc->prog[s];
+
+		for (size_t k = 0; k < pr->n; k++) {
+			const struct pq_op *op = &pr->ops[k];
+
+			if (op->op == OP_INTS || op->op == OP_CPU)
+				continue;   /* a run or an integer; no entry */
+			if (op->op != OP_VAL)
+				return false;   /* labels, lists, trees, variants' nodes */
+			switch (fc->cols[op->a].how) {
+			case PQ_F_INT:
+			case PQ_F_FLOAT:
+			case PQ_F_BOOL:
+			case PQ_F_STRING:
+			case PQ_F_TEXT:
+			case PQ_F_BLOB:
+			case PQ_F_OPTION:
+				break;   /* emit_column: one entry of a value, never a null */
+			default:
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
 bool pq_fcols_compile(struct pq_fcols *fc, const struct pq_schema *schema)
 {
 	for (int s = 0; s < TMX_N_SCOPES; s++)

@@ -60,6 +60,7 @@ static struct shape *shape_new(const struct tmx_event_class *ec)
 	for (size_t c = 0; c < sh->schema.n_cols; c++)
 		sh->ci[c] = (struct pq_colinfo){ sh->schema.elems[sh->schema.col_elem[c]].type.phys,
 						 sh->schema.max_def[c] };
+	sh->static_heads = pq_fcols_static(&sh->cols);
 	sh->ok = true;
 	return sh;
 }
@@ -155,6 +156,7 @@ void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 	struct tmx_buf *r = &f->rec;
 	struct pq_rec_emit em = { r, NULL, &f->scratch, &f->labels, NULL, NULL };
 	uint8_t flags;
+	bool cpu;
 
 	r->len = 0;
 	r->oom = false;
@@ -165,7 +167,15 @@ void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 		goto done;
 	em.ci = sh->ci;
 	pq_rec_include(r, slot->names);
-	row_emit(f, sh, msg, &em);
+	cpu = row_emit(f, sh, msg, &em);
+	/*
+	 * A class whose rows have the same entry heads but for the fixed
+	 * columns' nulls: those nulls said in the include entry's head
+	 * (record.h), whose names also tell the class, so that its rows'
+	 * heads are known from that head alone (transpose.c).
+	 */
+	if (sh->static_heads && !r->oom)
+		r->p[REC_HEAD + 4] = (uint8_t)(1 + msg->has_ts + 2 * cpu);
 	if (r->oom)
 		flags = REC_NOMEM;
 done:

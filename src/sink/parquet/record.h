@@ -19,10 +19,14 @@
  *           u8 that of the others, u32 count, then `count` integer values
  *           at the column's width (a LIST of integers: its elements, each
  *           present at the column's deepest definition level)
- *   include PQ_REC_INCLUDE, u8 0, u8 0, then the address of a tmx_buf of
- *           entries that outlives the record (the entries of the event,
- *           host and trace columns, the same for every event of a class
- *           and trace, made once)
+ *   include PQ_REC_INCLUDE, u8 marker, u8 0, then the address of a
+ *           tmx_buf of entries that outlives the record (the entries of
+ *           the event, host and trace columns, the same for every event
+ *           of a class and trace, made once).  The marker, when not 0,
+ *           says that the row's other heads follow from it and that
+ *           address alone (a class whose entries do not depend on its
+ *           values, pq_fcols_static: the marker tells the fixed columns'
+ *           nulls); transpose.c then reads no other head
  */
 #ifndef TMX_SINK_PARQUET_RECORD_H
 #define TMX_SINK_PARQUET_RECORD_H

@@ -98,6 +98,7 @@ struct shape {
 	struct pq_fcols cols;           /* the class's columns and how each is written */
 	struct pq_schema schema;
 	struct pq_colinfo *ci;          /* of each column of the schema */
+	bool static_heads;              /* pq_fcols_static: see pq_format_event */
 	/*
 	 * The entries of the event, host and trace columns for events of
 	 * each trace (record.h's include entries point here): made under the
@@ -257,7 +258,8 @@ static inline __attribute__((always_inline)) uint8_t row_check(struct pq_fmt *f,
  * into the columns (`inc`: their names' state); the names' entries are
  * the caller's.
  */
-static inline __attribute__((always_inline)) void row_emit(struct pq_fmt *f, const struct shape *sh,
+/* Returns whether the CPU column has a value (else a null). */
+static inline __attribute__((always_inline)) bool row_emit(struct pq_fmt *f, const struct shape *sh,
 							  const struct tmx_msg *msg,
 							  const struct pq_rec_emit *em)
 {
@@ -273,12 +275,15 @@ static inline __attribute__((always_inline)) void row_emit(struct pq_fmt *f, con
 		cpu = cpu_value->u;
 	else if (!cpu_value || !tmx_value_uint64(cpu_value, &cpu))
 		cpu = UINT64_MAX;
-	if (cpu > UINT32_MAX)
+	if (cpu > UINT32_MAX) {
 		pq_emit_null(em, COL_CPU, 0, 0);
-	else if (em->rec)   /* a record (record.h inline): no call */
+		return false;
+	}
+	if (em->rec)   /* a record (record.h inline): no call */
 		pq_rec_int(em->rec, em->ci, COL_CPU, 0, cpu);
 	else
 		pq_emit_int(em, COL_CPU, 0, cpu);
+	return true;
 }
 
 #endif

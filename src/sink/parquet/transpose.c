@@ -21,7 +21,10 @@
  * (each segment's start following from its byte array's or LIST's
  * length) makes them the same layout.
  * Rows that differ are applied row by row (pq_rec_apply_entries), and
- * the layout of a later row tried again.
+ * the layout of a later row tried again.  Rows of a class whose heads do
+ * not depend on its values (the include entry's marker, record.h) are of
+ * the layout when their include entry is the first row's: their other
+ * heads are not read.
  */
 #include <string.h>
 
@@ -51,6 +54,13 @@ struct lentry {
 
 struct layout {
 	unsigned n, n_checks, n_segs;
+	/*
+	 * Its include entry says that its rows' heads are the same
+	 * (record.h): rows whose first 14 bytes are `heads` (that head and
+	 * the names' address) have its heads, unchecked.
+	 */
+	bool static_heads;
+	uint64_t heads[2];
 	struct lentry e[LAYOUT_MAX];
 	/*
 	 * Each segment: the bytes its checks and its byte array's length
@@ -258,6 +268,13 @@ static bool make_layout(struct layout *l, const struct pq_col *cols, const uint8
 			return false;
 	}
 	make_checks(l, base);
+	/* An include entry's head first (above), its marker in the repetition level's byte. */
+	l->static_heads = p[4] != 0;
+	if (l->static_heads) {
+		memcpy(&l->heads[0], p, 8);
+		memcpy(&l->heads[1], p + 6, 8);
+		l->seg[0].need = max32(l->seg[0].need, PQ_REC_HEAD + 8);
+	}
 	for (unsigned s = 0; s + 1 < l->n_segs; s++)
 		l->seg[s].need = max32(l->seg[s].need, l->seg[s].len_at + 4);
 	return true;
@@ -280,14 +297,25 @@ static inline bool same_layout(const struct layout *l, const uint8_t *p, const u
 		if ((size_t)(end - p) < sg->need)
 			return false;
 		base[s] = p;
-		for (; c < c_end; c++) {
-			uint64_t w;
+		if (l->static_heads) {
+			uint64_t w[2];
 
-			memcpy(&w, p + c->off, 8);
-			diff |= (w & c->mask) ^ c->want;
+			if (!s) {
+				memcpy(&w[0], p, 8);
+				memcpy(&w[1], p + 6, 8);
+				if ((w[0] ^ l->heads[0]) | (w[1] ^ l->heads[1]))
+					return false;
+			}
+		} else {
+			for (; c < c_end; c++) {
+				uint64_t w;
+
+				memcpy(&w, p + c->off, 8);
+				diff |= (w & c->mask) ^ c->want;
+			}
+			if (diff)
+				return false;
 		}
-		if (diff)
-			return false;
 		if (s + 1 < l->n_segs) {   /* past the byte array */
 			uint32_t len;
 
