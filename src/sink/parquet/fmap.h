@@ -97,6 +97,7 @@ struct pq_rec_emit {
 	struct tmx_buf *labels;         /* labels joined */
 	struct pq_col *cols;            /* without `rec`: the columns */
 	size_t *bytes;                  /* without `rec`: the record's bytes, added */
+	bool *varied;                   /* set: set when a LIST of static length is not */
 };
 
 /*
@@ -112,8 +113,10 @@ const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em, const struct
 /*
  * Whether pq_fcols_emit writes the same entry heads (the same entries of
  * the same columns, nulls included) for every event of the class: only
- * integers, floats, booleans, strings, BLOBs and option names, no label,
- * LIST, structure or variant whose entries depend on the values.
+ * integers, floats, booleans, strings, BLOBs, option names and LISTs of
+ * integers of a static length (pq_rec_emit.varied: unless an event's
+ * is not), no label, other LIST, structure or variant whose entries
+ * depend on the values.
  */
 bool pq_fcols_static(const struct pq_fcols *fc);
 /* A string as UTF-8 (see above) into a record (or the columns). */

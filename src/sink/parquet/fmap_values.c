@@ -456,6 +456,9 @@ static size_t emit_list(const struct pq_rec_emit *em, const struct pq_fmap *fm,
 {
 	uint64_t count = vals[i].count;
 
+	/* Not the count of its class (pq_fcols_static): the record's heads are not the class's. */
+	if (em->varied && fm->fc && fm->fc->kind == TMX_FC_ARRAY && count != fm->fc->length)
+		*em->varied = true;
 	i++;
 	if (!count) {
 		for (int c = fm->col_begin; c < fm->col_end; c++)
@@ -816,6 +819,19 @@ const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em, const struct
 	return cpu;
 }
 
+/*
+ * A LIST of integers of a static length (not 0): one `elems` entry
+ * whose count is the class's (emit_list; one that is not says so).
+ */
+static bool static_list(const struct pq_fcol *pc)
+{
+	const struct pq_fmap *fm = &pc->list;
+
+	return pc->how == PQ_F_LIST && fm->how == PQ_F_LIST && fm->fc &&
+	       fm->fc->kind == TMX_FC_ARRAY && fm->fc->length && fm->fc->length <= UINT32_MAX &&
+	       fm->n_children == 1 && fm->children[0].how == PQ_F_INT;
+}
+
 bool pq_fcols_static(const struct pq_fcols *fc)
 {
 	for (int s = 0; s < TMX_N_SCOPES; s++) {
@@ -826,8 +842,10 @@ bool pq_fcols_static(const struct pq_fcols *fc)
 
 			if (op->op == OP_INTS || op->op == OP_CPU)
 				continue;   /* a run or an integer; no entry */
+			if (op->op == OP_ARRAY && static_list(&fc->cols[op->a]))
+				continue;
 			if (op->op != OP_VAL)
-				return false;   /* labels, lists, trees, variants' nodes */
+				return false;   /* labels, other lists, trees, variants' nodes */
 			switch (fc->cols[op->a].how) {
 			case PQ_F_INT:
 			case PQ_F_FLOAT:
@@ -837,6 +855,10 @@ bool pq_fcols_static(const struct pq_fcols *fc)
 			case PQ_F_BLOB:
 			case PQ_F_OPTION:
 				break;   /* emit_column: one entry of a value, never a null */
+			case PQ_F_LIST:
+				if (static_list(&fc->cols[op->a]))
+					break;
+				return false;
 			default:
 				return false;
 			}

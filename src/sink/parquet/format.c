@@ -122,7 +122,7 @@ const struct tmx_buf *pq_names_of(struct pq_fmt *f, struct shape *sh,
 	for (n = sh->names; n && n->trace != trace; n = n->next)
 		;
 	if (!n && (n = calloc(1, sizeof(*n)))) {
-		struct pq_rec_emit em = { &n->entries, sh->ci, &f->scratch, &f->labels, NULL, NULL };
+		struct pq_rec_emit em = { &n->entries, sh->ci, &f->scratch, &f->labels, NULL, NULL, NULL };
 
 		n->trace = trace;
 		if (ec->name)   /* null without a name, as Hive's default partition reads */
@@ -154,9 +154,9 @@ void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 	struct shape_slot *slot = shape_of(f, msg->event->cls);
 	const struct shape *sh = slot->sh;
 	struct tmx_buf *r = &f->rec;
-	struct pq_rec_emit em = { r, NULL, &f->scratch, &f->labels, NULL, NULL };
+	struct pq_rec_emit em = { r, NULL, &f->scratch, &f->labels, NULL, NULL, NULL };
 	uint8_t flags;
-	bool cpu;
+	bool cpu, varied = false;
 
 	r->len = 0;
 	r->oom = false;
@@ -166,6 +166,7 @@ void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 	if (flags)
 		goto done;
 	em.ci = sh->ci;
+	em.varied = &varied;
 	pq_rec_include(r, slot->names);
 	cpu = row_emit(f, sh, msg, &em);
 	/*
@@ -174,7 +175,7 @@ void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 	 * (record.h), whose names also tell the class, so that its rows'
 	 * heads are known from that head alone (transpose.c).
 	 */
-	if (sh->static_heads && !r->oom)
+	if (sh->static_heads && !varied && !r->oom)
 		r->p[REC_HEAD + 4] = (uint8_t)(1 + msg->has_ts + 2 * cpu);
 	if (r->oom)
 		flags = REC_NOMEM;
