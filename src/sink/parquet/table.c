@@ -161,6 +161,16 @@ static void note_hints(struct pq_table *t)
 	}
 }
 
+void pq_table_recs_start(struct pq_table *t, size_t n)
+{
+	/*
+	 * Grown from nothing by doubling, the buffer was copied about ten
+	 * times a group (it is freed at each group's end, pq_table_flush).
+	 */
+	if (!tmx_buf_reserve(&t->recs, n > t->recs_hint ? n : t->recs_hint))
+		t->recs.oom = false;   /* only room: the record asks for its own */
+}
+
 void pq_table_apply_recs(struct pq_table *t)
 {
 	struct pq_col *cols = NULL;
@@ -274,6 +284,7 @@ int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error 
 		 * every table that once had a busy group would hold memory
 		 * that the bound over all tables does not count.
 		 */
+		t->recs_hint = t->recs.cap;
 		tmx_buf_free(&t->recs);
 		if (t->nomem || !t->direct) {
 			t->broken = true;

@@ -55,6 +55,7 @@ struct pq_table {
 	struct pq_groupq *q;
 	struct tmx_buf recs;
 	size_t n_recs;
+	size_t recs_hint;         /* the room `recs` had at the last group's end */
 	/*
 	 * The bytes of each column's buffers in the table's last group
 	 * (NULL: none yet): a group's columns are given room for as much at
@@ -121,9 +122,14 @@ static inline int pq_table_row_end(struct pq_table *t, struct pq_encoder *enc,
 /* The records waiting in t->recs into the columns (the group fails without memory for them). */
 void pq_table_apply_recs(struct pq_table *t);
 
+/* The first record of a group: `recs` made as large as the last group's at once. */
+void pq_table_recs_start(struct pq_table *t, size_t n);
+
 /* A row's record (with a queue): `n` bytes of entries. */
 static inline void pq_table_add_record(struct pq_table *t, const uint8_t *rec, size_t n)
 {
+	if (__builtin_expect(!t->recs.cap, 0))
+		pq_table_recs_start(t, n);
 	t->bytes += n;
 	tmx_buf_put(&t->recs, rec, n);
 	t->n_recs++;
