@@ -98,6 +98,20 @@ static inline void outbuf_write_padded(struct outbuf *b, const char *s, size_t n
 	b->len += n;
 }
 
+/*
+ * s[0, n) where s may be read up to s + avail (a part followed by more of
+ * the same buffer): a short one in one copy of a fixed size, no call.
+ */
+static inline void outbuf_write_within(struct outbuf *b, const char *s, size_t n, size_t avail)
+{
+	if (n <= OUTBUF_PAD && avail >= OUTBUF_PAD) {
+		memcpy(outbuf_reserve(b, OUTBUF_PAD), s, OUTBUF_PAD);
+		b->len += n;
+	} else {
+		outbuf_write(b, s, n);
+	}
+}
+
 static inline void outbuf_puts(struct outbuf *b, const char *s)
 {
 	outbuf_write(b, s, strlen(s));

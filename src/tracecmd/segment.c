@@ -32,8 +32,7 @@
 #include "tracecmd/source_impl.h"
 
 struct tdm_seg {
-	struct tmx_msg_iter iter;   /* first: the runner reads it */
-	struct tdm_stream *s;       /* the stream itself for the first segment, else owned */
+	struct tdm_stream *s;       /* the runner reads its iterator (s->seg is this) */       /* the stream itself for the first segment, else owned */
 	const struct tdm_stream *parent;
 	size_t cpu_index;
 	size_t first, end;          /* its pieces */
@@ -42,7 +41,7 @@ struct tdm_seg {
 	size_t first_piece;
 	uint64_t first_raw;
 	bool owned;
-	bool started, ended;
+	bool ended;
 };
 
 struct tdm_segs {
@@ -172,7 +171,7 @@ static bool piece_range(struct scan *sc, size_t k, uint64_t *first, uint64_t *la
  * What the stream's sequence holds when segment g starts: the packet
  * begun (first record's time) and the last record's time, or nothing.
  */
-static void seg_start(struct tdm_seg *g)
+void tdm_seg_start(struct tdm_seg *g)
 {
 	struct tdm_stream *s = g->s;
 	const struct tdat_file *f = s->file->f;
@@ -206,34 +205,16 @@ static void seg_start(struct tdm_seg *g)
 /* Segments                                                              */
 /* ------------------------------------------------------------------ */
 
-/* At its end (or error): the pages it mapped and its buffers go. */
-static void seg_end(struct tdm_seg *g)
+/* At its end (or error): the pages it mapped and its buffers go (once). */
+void tdm_seg_end(struct tdm_seg *g)
 {
 	const struct tdm_stream *s = g->s;
 
+	if (g->ended)
+		return;
 	g->ended = true;
 	tdat_cursor_drop_buffers(s->cur);
 	tdat_cpu_release(s->file->f, s->buffer, g->cpu_index, g->first, g->end);
-}
-
-static int seg_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct tmx_error *err)
-{
-	struct tdm_seg *g = (struct tdm_seg *)it;
-	int ret;
-
-	if (!g->started) {
-		g->started = true;
-		seg_start(g);
-	}
-	ret = tdm_stream_next(&g->s->iter, out, err);
-	if ((ret || !*out) && !g->ended)
-		seg_end(g);
-	return ret;
-}
-
-static void seg_keep(struct tmx_msg_iter *it)
-{
-	(void)it;
 }
 
 static void seg_free(struct tdm_seg *g)
@@ -257,6 +238,7 @@ static int seg_stream(struct tdm_seg *g, const struct tdm_stream *p, struct tmx_
 	g->owned = true;
 	s->iter.next = tdm_stream_next;
 	s->iter.destroy = tdm_stream_keep;
+	s->state = S_SEG_START;
 	s->file = p->file;
 	s->buffer = p->buffer;
 	s->stream = p->stream;
@@ -359,8 +341,6 @@ int tdm_split_stream(void *impl, struct tmx_msg_iter *it, uint64_t seg_bytes,
 			ret = tdm_nomem(err);
 			break;
 		}
-		g->iter.next = seg_next;
-		g->iter.destroy = seg_keep;
 		g->parent = p;
 		g->cpu_index = cpu_index;
 		g->first = k ? ends[k - 1] : 0;
@@ -370,23 +350,24 @@ int tdm_split_stream(void *impl, struct tmx_msg_iter *it, uint64_t seg_bytes,
 		g->first_raw = first_raw;
 		if (k == 0) {
 			g->s = p;                 /* the stream itself, from where it is */
-			g->started = true;
 			tdat_cursor_range(p->cur, 0, g->end);
 		} else if ((ret = seg_stream(g, p, err))) {
 			seg_free(g);
 			break;
 		}
 		g->s->open_end = k + 1 < n_segs;
+		g->s->seg = g;
 		if ((ret = segs_add(ts, g, err))) {
 			seg_free(g);
 			break;
 		}
-		out[k] = &g->iter;
+		out[k] = &g->s->iter;
 	}
 	free(ends);
 	if (ret) {
 		/* The stream is read whole again; segments made are freed with the source. */
 		p->open_end = false;
+		p->seg = NULL;
 		tdat_cursor_range(p->cur, 0, n_pieces);
 		free(out);
 		return ret;

@@ -95,6 +95,7 @@ struct tdm_event {
 };
 
 struct tdm_file;
+struct tdm_seg;
 
 struct tdm_stream {
 	struct tmx_msg_iter iter;       /* first: the muxer hands it back */
@@ -102,7 +103,7 @@ struct tdm_stream {
 	struct tmx_stream stream;
 	struct tdat_cursor *cur;
 	uint32_t buffer;
-	enum { S_BEGIN, S_PACKET, S_EVENTS, S_PACKET_END, S_END, S_DONE } state;
+	enum { S_BEGIN, S_SEG_START, S_PACKET, S_EVENTS, S_PACKET_END, S_END, S_DONE } state;
 	bool pending_discard_done;
 	struct tmx_packet packet;
 	struct tmx_value pctx[2];
@@ -121,6 +122,13 @@ struct tdm_stream {
 	/* Read in segments (segment.c): the stream its messages name (NULL: its own). */
 	const struct tmx_stream *as;
 	bool open_end;                   /* a segment but the last: no packet or stream end */
+	/*
+	 * The segment it reads (NULL: the whole stream): started at its
+	 * first call (S_SEG_START) and ended at its last, by
+	 * tdm_seg_start and tdm_seg_end, so that the runner calls the
+	 * stream's own iterator.
+	 */
+	struct tdm_seg *seg;
 };
 
 struct tdm_file {
@@ -176,6 +184,9 @@ int tdm_build_file(struct tdm_file *tf, struct tmx_error *err);
 int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct tmx_error *err);
 void tdm_stream_keep(struct tmx_msg_iter *it);
 void tdm_stream_free(struct tdm_stream *s);
+/* A segment's start (state S_SEG_START) and end (nothing more, or an error): segment.c. */
+void tdm_seg_start(struct tdm_seg *g);
+void tdm_seg_end(struct tdm_seg *g);
 
 /*
  * segment.c: a stream read as segments of its pages or compressed chunks

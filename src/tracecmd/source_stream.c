@@ -368,6 +368,15 @@ static void set_time(struct tmx_msg *m, uint64_t ts)
 	m->ns = ts > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ts;
 }
 
+/* An error: the stream (or segment) ends there. */
+static int fail(struct tdm_stream *s, int ret)
+{
+	s->state = S_DONE;
+	if (s->seg)
+		tdm_seg_end(s->seg);
+	return ret;
+}
+
 int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct tmx_error *err)
 {
 	struct tdm_stream *s = (struct tdm_stream *)it;
@@ -391,11 +400,12 @@ int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct 
 			s->state = S_PACKET;
 			*out = m;
 			return TMX_OK;
+		case S_SEG_START:   /* sets the state it goes on from */
+			tdm_seg_start(s->seg);
+			continue;
 		case S_PACKET:
-			if ((ret = tdat_cursor_peek(s->cur, &s->next, err))) {
-				s->state = S_DONE;
-				return ret;
-			}
+			if ((ret = tdat_cursor_peek(s->cur, &s->next, err)))
+				return fail(s, ret);
 			if (!s->next) {
 				s->state = s->open_end ? S_DONE : S_END;
 				continue;
@@ -413,10 +423,8 @@ int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct 
 		case S_EVENTS: {
 			const struct tdat_record *r;
 			struct tdm_event *te;
-			if ((ret = tdat_cursor_peek(s->cur, &r, err))) {
-				s->state = S_DONE;
-				return ret;
-			}
+			if ((ret = tdat_cursor_peek(s->cur, &r, err)))
+				return fail(s, ret);
 			if (!r) {
 				s->state = s->open_end ? S_DONE : S_PACKET_END;
 				continue;
@@ -472,10 +480,8 @@ int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct 
 			if (te->unwanted)
 				continue;
 			const struct tmx_value *pay;
-			if ((ret = decode_record(s, te, &pay, err))) {
-				s->state = S_DONE;
-				return ret;
-			}
+			if ((ret = decode_record(s, te, &pay, err)))
+				return fail(s, ret);
 			s->event.cls = &te->ec;
 			s->event.packet = &s->packet;
 			s->event.scopes[TMX_SCOPE_PACKET_CONTEXT] = s->pctx;
@@ -505,6 +511,8 @@ int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct 
 			*out = m;
 			return TMX_OK;
 		case S_DONE:
+			if (s->seg)
+				tdm_seg_end(s->seg);
 			return TMX_OK;
 		}
 	}

@@ -368,22 +368,25 @@ static void emit(struct tcr *r, struct tcr_handle *h, const struct tdat_record *
 	} else {
 		put_comm(b, comm);   /* "%16s-%-5d [%03d]" */
 	}
-	if (ahead && !r->o->ts_diff && !flags_col) {
-		/* pid, CPU, time, name and text are one run of bytes */
-		outbuf_write(b, ahead->pid_cpu, (size_t)(ahead->text + ahead->text_len - ahead->pid_cpu));
-		rendered = ahead->rendered;
-	} else if (ahead) {
-		/* the same run, with what depends on the main thread written in between */
+	if (ahead) {
+		/*
+		 * pid, CPU, time, name and text are one run of bytes, written
+		 * in one go but for what depends on the main thread
+		 */
+		const char *from = ahead->pid_cpu, *end = ahead->text + ahead->text_len;
+
 		if (flags_col) {
-			outbuf_write(b, ahead->pid_cpu, ahead->pid_cpu_len);
+			/* (pid and CPU are followed by the time and text: read past them) */
+			outbuf_write_within(b, from, ahead->pid_cpu_len, (size_t)(end - from));
 			tcr_v33_put_flags(r, tf, rec);
-			outbuf_write(b, ahead->time, (size_t)(ahead->text - ahead->time));
-		} else {
-			outbuf_write(b, ahead->pid_cpu, (size_t)(ahead->text - ahead->pid_cpu));
+			from = ahead->time;
 		}
-		if (r->o->ts_diff)
+		if (r->o->ts_diff) {
+			outbuf_write(b, from, (size_t)(ahead->text - from));
 			put_ts_diff(r, tf, ts);
-		outbuf_write(b, ahead->text, ahead->text_len);
+			from = ahead->text;
+		}
+		outbuf_write(b, from, (size_t)(end - from));
 		rendered = ahead->rendered;
 	} else {
 		if (!r->o->latency)

@@ -65,7 +65,8 @@ static void setup_lat_cache(struct tcr_file *tf, struct tcr_v33 *v)
 		if (tep_find_common_field(evs[i], "common_lock_depth") ||
 		    tep_find_common_field(evs[i], "common_migrate_disable"))
 			return;
-	v->lat = calloc(65536, sizeof(*v->lat));
+	/* more: an entry's text is copied OUTBUF_PAD bytes at a time (outbuf_write_within) */
+	v->lat = calloc(65536 + OUTBUF_PAD / sizeof(*v->lat), sizeof(*v->lat));
 }
 
 void tcr_v33_put_flags(struct tcr *r, struct tcr_file *tf, const struct tdat_record *rec)
@@ -86,7 +87,7 @@ void tcr_v33_put_flags(struct tcr *r, struct tcr_file *tf, const struct tdat_rec
 	if (v && v->lat && rec->size > v->flags_off && rec->size > v->pc_off) {
 		slot = v->lat[(unsigned)rec->data[v->flags_off] << 8 | rec->data[v->pc_off]];
 		if (slot[0]) {
-			outbuf_write(b, slot + 1, (size_t)slot[0] - 1);
+			outbuf_write_within(b, slot + 1, (size_t)slot[0] - 1, OUTBUF_PAD);
 			return;
 		}
 	}
