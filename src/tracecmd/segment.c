@@ -32,7 +32,7 @@
 #include "tracecmd/source_impl.h"
 
 struct tdm_seg {
-	struct tdm_stream *s;       /* the runner reads its iterator (s->seg is this) */       /* the stream itself for the first segment, else owned */
+	struct tdm_stream *s;       /* the stream itself for the first segment, else owned; the runner reads its iterator (s->seg is this) */
 	const struct tdm_stream *parent;
 	size_t cpu_index;
 	size_t first, end;          /* its pieces */
