@@ -143,15 +143,6 @@ static inline __attribute__((always_inline)) void col_int64_top(struct pq_col *c
 	tmx_buf_le(v, bits, 8);
 }
 
-/* An entry's head (record.h) at `h`; returns where its value goes. */
-static inline uint8_t *rec_head_at(uint8_t *h, uint32_t col, uint8_t rep, uint8_t def)
-{
-	memcpy(h, &col, 4);
-	h[4] = rep;
-	h[5] = def;
-	return h + PQ_REC_HEAD;
-}
-
 void pq_emit_fixed(const struct pq_rec_emit *em, const uint64_t *ts, const uint64_t ids[2])
 {
 	struct pq_col *c = em->cols;
@@ -168,14 +159,14 @@ void pq_emit_fixed(const struct pq_rec_emit *em, const uint64_t *ts, const uint6
 			return;
 		h = b->p + b->len;
 		if (ts) {
-			h = rec_head_at(h, TMX_COLUMN_TS | PQ_REC_RUN, 0, 2);
+			h = pq_rec_head_at(h, TMX_COLUMN_TS | PQ_REC_RUN, 0, 2);
 			memcpy(h, ts, 16);
 			h += 16;
 		} else {
-			h = rec_head_at(h, TMX_COLUMN_TS | PQ_REC_NULL, 0, 0);
-			h = rec_head_at(h, TMX_COLUMN_CYCLES | PQ_REC_NULL, 0, 0);
+			h = pq_rec_head_at(h, TMX_COLUMN_TS | PQ_REC_NULL, 0, 0);
+			h = pq_rec_head_at(h, TMX_COLUMN_CYCLES | PQ_REC_NULL, 0, 0);
 		}
-		h = rec_head_at(h, TMX_COLUMN_STREAM_ID | PQ_REC_RUN, 0, 2);
+		h = pq_rec_head_at(h, TMX_COLUMN_STREAM_ID | PQ_REC_RUN, 0, 2);
 		memcpy(h, ids, 16);
 		b->len = (size_t)(h + 16 - b->p);
 		return;
@@ -394,10 +385,7 @@ static bool rec_ascii(const struct pq_rec_emit *em, int col, uint8_t rep, const 
 	}
 	if (high & 0x8080808080808080ull)
 		return false;   /* the bytes past b->len are not the record's */
-	memcpy(h, &(uint32_t){ (uint32_t)col }, 4);
-	h[4] = rep;
-	h[5] = em->ci[col].max_def;
-	memcpy(h + PQ_REC_HEAD, &len, 4);
+	memcpy(pq_rec_head_at(h, (uint32_t)col, rep, em->ci[col].max_def), &len, 4);
 	b->len += PQ_REC_HEAD + 4 + n;
 	return true;
 }

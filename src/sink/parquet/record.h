@@ -53,6 +53,15 @@ struct pq_colinfo {
 	uint8_t max_def;
 };
 
+/* An entry's head written at `h` (room made by the caller); returns where its value goes. */
+static inline uint8_t *pq_rec_head_at(uint8_t *h, uint32_t col, uint8_t rep, uint8_t def)
+{
+	memcpy(h, &col, 4);
+	h[4] = rep;
+	h[5] = def;
+	return h + PQ_REC_HEAD;
+}
+
 static inline uint8_t *pq_rec_head(struct tmx_buf *b, uint32_t col, uint8_t rep, uint8_t def,
 				   size_t value)
 {
@@ -60,12 +69,9 @@ static inline uint8_t *pq_rec_head(struct tmx_buf *b, uint32_t col, uint8_t rep,
 
 	if (!tmx_buf_reserve(b, PQ_REC_HEAD + value))
 		return NULL;
-	p = b->p + b->len;
-	memcpy(p, &col, 4);
-	p[4] = rep;
-	p[5] = def;
+	p = pq_rec_head_at(b->p + b->len, col, rep, def);
 	b->len += PQ_REC_HEAD + value;
-	return p + PQ_REC_HEAD;
+	return p;
 }
 
 static inline void pq_rec_null(struct tmx_buf *b, uint32_t col, uint8_t rep, uint8_t def)
