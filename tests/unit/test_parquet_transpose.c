@@ -136,7 +136,7 @@ static void expect_same_cols(struct pq_col *a, struct pq_col *b)
 		assert_int_equal(a[c].bool_bits, b[c].bool_bits);
 		assert_int_equal(a[c].dict.n, b[c].dict.n);
 		expect_same_buf(&a[c].dict.plain, &b[c].dict.plain, c, "dictionary entries");
-		if (a[c].max_rep) {   /* the others' counts are set per row by pq_table_apply */
+		if (a[c].max_rep) {   /* the others' counts are set per row by pq_table_flush */
 			assert_int_equal(a[c].n_levels, b[c].n_levels);
 			assert_int_equal(a[c].n_vals, b[c].n_vals);
 		}
@@ -152,6 +152,7 @@ static void check_group(size_t rows, unsigned every, bool presize, uint64_t seed
 {
 	struct pq_col a[N_COLS], b[N_COLS];
 	struct tmx_buf recs = { 0 };
+	struct pq_rec_apply_state st = { 0 };
 	uint64_t rnd = seed;
 	unsigned shape = (unsigned)xorshift64(&rnd);
 
@@ -168,7 +169,9 @@ static void check_group(size_t rows, unsigned every, bool presize, uint64_t seed
 		pq_col_presize(&b[c], rows);
 	}
 	pq_rec_apply(a, recs.p, recs.len, false);
-	pq_table_apply(b, N_COLS, (int64_t)rows, recs.p, recs.len);
+	/* the whole group as one chunk; room for its rows when presized */
+	pq_rec_apply_rows(b, recs.p, recs.len, presize, &st);
+	pq_rec_apply_flush(b, &st);
 	expect_same_cols(a, b);
 	for (int c = 0; c < N_COLS; c++) {
 		pq_col_free(&a[c]);

@@ -309,7 +309,7 @@ static inline const uint8_t *pq_rec_apply_elems(struct pq_col *c, uint8_t rep, u
  * integer columns of an event (pq_rec_ints), never repeated, so with no
  * repetition level; the hottest loop of applying records.  Their counts
  * of levels and values are set once the group's rows are in
- * (pq_table_apply: one level per row).
+ * (pq_table_flush: one level per row).
  */
 static inline const uint8_t *pq_rec_apply_run(struct pq_col *c, unsigned n, const uint8_t *r,
 					      bool roomy)
@@ -391,8 +391,7 @@ static inline void pq_rec_apply_flush(struct pq_col *cols, struct pq_rec_apply_s
 
 		/*
 		 * The counts of columns that are not repeated are set once the
-		 * group's rows are in (pq_table_apply, the direct tables'
-		 * flush), and their bytes are not read.
+		 * group's rows are in (pq_table_flush), and their bytes are not read.
 		 */
 		if (c->max_rep) {   /* counted per value (no include is) */
 			pq_rec_fill(&c->reps, st->rep[k], n);
@@ -506,7 +505,7 @@ static inline void pq_rec_apply_entries(struct pq_col *cols, const uint8_t *r, s
  * The entries of r[0, n) (a row group's records) into `cols`, whose
  * integers are not counted into their *acct (pq_col_int_put), nor in the
  * levels and values of columns that are not repeated (pq_rec_apply_run:
- * the caller sets those, pq_table_apply).
+ * the caller sets those, as pq_table_flush does).
  */
 static inline void pq_rec_apply(struct pq_col *cols, const uint8_t *r, size_t n, bool roomy)
 {
@@ -517,15 +516,11 @@ static inline void pq_rec_apply(struct pq_col *cols, const uint8_t *r, size_t n,
 }
 
 /*
- * The same, rows of one layout applied by blocks, entry by entry
- * (transpose.c); `roomy` as pq_rec_apply_state's.
- */
-void pq_rec_apply_group(struct pq_col *cols, const uint8_t *r, size_t n, bool roomy);
-/*
- * The same for a chunk of a group's rows (whole rows), with the names'
- * state `st` of the rows before (its `roomy` set from the argument) and
- * without its flush: the chunks of a group applied one after the other
- * give its columns the bytes the whole group applied at once gives.
+ * The same for a chunk of a group's rows (whole rows), rows of one layout
+ * applied by blocks, entry by entry (transpose.c), with the names' state
+ * `st` of the rows before (its `roomy` set from the argument) and without
+ * its flush: the chunks of a group applied one after the other give its
+ * columns the bytes the whole group applied at once gives.
  */
 void pq_rec_apply_rows(struct pq_col *cols, const uint8_t *r, size_t n, bool roomy,
 		       struct pq_rec_apply_state *st);

@@ -120,13 +120,6 @@ static bool roomy(const struct pq_col *cols, size_t n_cols, size_t n_rows)
 	return true;
 }
 
-void pq_table_apply(struct pq_col *cols, size_t n_cols, int64_t n_rows, const uint8_t *r,
-		    size_t n)
-{
-	pq_rec_apply_group(cols, r, n, roomy(cols, n_cols, (size_t)n_rows));
-	count_rows(cols, n_cols, n_rows);
-}
-
 /* Room for `n` bytes in an empty buffer: a smaller one is freed first, not reallocated (copied). */
 static void room(struct tmx_buf *b, size_t n)
 {

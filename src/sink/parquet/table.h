@@ -149,9 +149,6 @@ static inline struct pq_col *pq_table_direct_cols(struct pq_table *t)
 struct pq_col *pq_table_new_cols(const struct pq_table *t, size_t *acct);
 /* The same in `n_cols` columns that keep their buffers (pq_col_reuse). */
 void pq_table_reuse_cols(const struct pq_table *t, struct pq_col *cols, size_t *acct);
-/* Records r[0, n) of `n_rows` rows into `n_cols` columns (their counts set). */
-void pq_table_apply(struct pq_col *cols, size_t n_cols, int64_t n_rows, const uint8_t *r,
-		    size_t n);
 /* Writes an encoded row group to the part being written (opened, closed when full). */
 int pq_table_put(struct pq_table *t, struct pq_group *g, struct tmx_error *err);
 /*

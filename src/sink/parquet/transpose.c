@@ -451,14 +451,6 @@ static size_t apply_layout(struct pq_col *cols, const uint8_t *p, const uint8_t 
 	}
 }
 
-void pq_rec_apply_group(struct pq_col *cols, const uint8_t *r, size_t n, bool roomy)
-{
-	struct pq_rec_apply_state st = { 0 };
-
-	pq_rec_apply_rows(cols, r, n, roomy, &st);
-	pq_rec_apply_flush(cols, &st);
-}
-
 void pq_rec_apply_rows(struct pq_col *cols, const uint8_t *r, size_t n, bool roomy,
 		       struct pq_rec_apply_state *stp)
 {
