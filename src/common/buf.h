@@ -4,6 +4,11 @@
  * the Perfetto writer its protobuf messages.  An allocation failure is
  * remembered (`oom`) and later appends do nothing, so that callers check
  * once, where the bytes are used.
+ *
+ * A buffer may start on memory of someone else's (`borrowed`: room in an
+ * output, tmx_buf_borrow): its bytes are written where they stay, and
+ * only when they outgrow that room do they move to memory of the
+ * buffer's own (which the buffer then owns, as any other).
  */
 #ifndef TMX_COMMON_BUF_H
 #define TMX_COMMON_BUF_H
@@ -17,11 +22,18 @@ struct tmx_buf {
 	uint8_t *p;
 	size_t len, cap;
 	bool oom;
+	bool borrowed;          /* p is not the buffer's: never freed nor reallocated */
 };
 
 /* Room for `n` more bytes; false (and `oom` set) when memory runs out. */
 bool tmx_buf_reserve_slow(struct tmx_buf *b, size_t n);
 void tmx_buf_free(struct tmx_buf *b);
+
+/* An empty buffer on `cap` bytes at `p`, which stay the caller's (see above). */
+static inline void tmx_buf_borrow(struct tmx_buf *b, void *p, size_t cap)
+{
+	*b = (struct tmx_buf){ .p = p, .cap = cap, .borrowed = true };
+}
 
 static inline bool tmx_buf_reserve(struct tmx_buf *b, size_t n)
 {

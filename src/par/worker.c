@@ -353,15 +353,23 @@ struct par_stream *par_pick(struct par_runner *r, struct par_stream *prev, bool 
 void par_read_batch(struct par_worker *w, struct par_stream *s)
 {
 	struct par_runner *r = w->r;
+	size_t first_elems = r->split->emit ? r->batch_elems + 2 : 64;
 	struct par_batch *b;
 
 	if ((b = *par_spares(s)))
 		*par_spares(s) = b->next;
 	pthread_mutex_unlock(&r->lock);
+	/*
+	 * A new batch gets room for the elements of a full one (and the
+	 * error's slot) at once: grown by doubling from 64, its elements were
+	 * copied four times and it ended with twice the room it uses.  With
+	 * nothing to emit, a batch holds few elements (fill()).
+	 */
 	if (b)
 		batch_reset(b);
 	else if ((b = calloc(1, sizeof(*b))) &&
-		 !tmx_grow_array((void **)&b->elems, &b->cap, 2, sizeof(*b->elems), 64)) {
+		 !tmx_grow_array((void **)&b->elems, &b->cap, first_elems, sizeof(*b->elems),
+				 first_elems)) {
 		free(b);
 		b = NULL;
 	}

@@ -15,12 +15,17 @@ segments of one), several threads making one stream's records at once: a one-CPU
 79 compressed chunks, a third of the corpus and repository files, and damaged copies of the one-CPU
 trace, the same dataset bytes with --jobs 1, 2 and 4.
 
+Also a trace made by tests/data/make-long-records.py, whose records (up to 580 KB) are
+longer than the room a worker writes them in (src/sink/parquet/format.c).
+
 --quick: a small subset, for the ThreadSanitizer build.
 """
 import glob
 import os
 import random
 import shutil
+import subprocess
+import sys
 import tempfile
 
 from bt2ref import Report, parse_args, run
@@ -127,6 +132,9 @@ def main():
         each_set("fleet --partition host,trace", ["--partition", "host,trace"] + fleet,
                  need_events=True)
         each_set("fleet --partition trace", ["--partition", "trace"] + fleet)
+        # Records longer than a worker's output buffer, or than the room left in it.
+        subprocess.run([sys.executable, os.path.join(DATA, "make-long-records.py"), work], check=True)
+        each_set("long records", [os.path.join(work, "long-records")], need_events=True)
         # Damaged inputs: what is written before the fault, then the same error.
         rng = random.Random(28)
         for what, trace, _ in damaged_copies(args, work, rng):

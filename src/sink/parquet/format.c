@@ -239,12 +239,33 @@ struct outbuf *tmx_parquet_worker_outbuf(struct pq_fmt *w)
 	return w->out;
 }
 
-/* An event's record as the piece's bytes; nothing for other messages. */
+/*
+ * Room for a record in the outbuf before it is written there: a record
+ * longer than the room left moves to memory of its own (tmx_buf_borrow),
+ * then is copied; with this much, only records that long do.
+ */
+#define REC_ROOM (64u << 10)
+
+/*
+ * An event's record as the piece's bytes; nothing for other messages.
+ * The record is written in the outbuf's room, which the parallel runner
+ * points at the batch's text (src/par/worker.c): where the merge reads
+ * it, not copied there.
+ */
 void tmx_parquet_format(struct pq_fmt *w, const struct tmx_msg *msg, uint64_t hole[SINK_HOLES])
 {
+	struct outbuf *out = w->out;
+	struct tmx_buf *r = &w->rec;
+
 	hole[0] = hole[1] = SINK_NO_POS;
 	if (msg->kind != TMX_MSG_EVENT)
 		return;
+	tmx_buf_borrow(r, outbuf_reserve(out, REC_ROOM), OUTBUF_SIZE - out->len);
 	pq_format_event(w, msg);
-	outbuf_write(w->out, (const char *)w->rec.p, w->rec.len);
+	if (__builtin_expect(r->borrowed, 1)) {
+		outbuf_commit(out, (const char *)r->p + r->len);
+	} else {   /* it outgrew the room */
+		outbuf_write(out, (const char *)r->p, r->len);
+		tmx_buf_free(r);
+	}
 }

@@ -118,22 +118,24 @@ static struct job *next_queued(struct job *j)
 	return j;
 }
 
-void pq_groupq_take_cols(struct pq_groupq *q, struct pq_col **cols, size_t *n)
+void pq_groupq_take_cols(struct pq_groupq *q, const struct pq_table *t, struct pq_col **cols,
+			 size_t *n)
 {
-	pthread_mutex_lock(&q->lock);
-	if (q->sets.n) {
-		struct pq_colset set = q->sets.set[--q->sets.n];
+	struct pq_colset set;
 
+	pthread_mutex_lock(&q->lock);
+	if (pq_colsets_take(&q->sets, t, &set)) {
 		*cols = set.cols;
 		*n = set.n;
 	}
 	pthread_mutex_unlock(&q->lock);
 }
 
-void pq_groupq_give_cols(struct pq_groupq *q, struct pq_col *cols, size_t n)
+void pq_groupq_give_cols(struct pq_groupq *q, const struct pq_table *t, struct pq_col *cols,
+			 size_t n)
 {
 	pthread_mutex_lock(&q->lock);
-	pq_colsets_give(&q->sets, (struct pq_colset){ cols, n });
+	pq_colsets_give(&q->sets, (struct pq_colset){ cols, n, t });
 	pthread_mutex_unlock(&q->lock);
 }
 
@@ -164,7 +166,7 @@ static bool run_one(struct pq_groupq *q)
 	}
 	pthread_mutex_lock(&q->lock);
 	/* The columns, emptied, kept for a table's next group. */
-	pq_colsets_give(&q->sets, (struct pq_colset){ j->cols, j->n_alloc });
+	pq_colsets_give(&q->sets, (struct pq_colset){ j->cols, j->n_alloc, j->t });
 	j->cols = NULL;
 	j->n_alloc = 0;
 	if (e) {

@@ -56,12 +56,14 @@ bool pq_groupq_is_async(const struct pq_groupq *q);
  */
 int pq_groupq_submit(struct pq_groupq *q, struct pq_table *t, struct tmx_error *err);
 /*
- * Columns of an encoded group, emptied with their buffers kept, for a
- * table's next group (*cols and *n left alone when none is kept), and a
- * table's columns given back (any thread).
+ * Columns of an encoded group, emptied with their buffers kept, for
+ * table t's next group (t's own first, pq_colsets_take; *cols and *n left
+ * alone when none is kept), and t's columns given back (any thread).
  */
-void pq_groupq_take_cols(struct pq_groupq *q, struct pq_col **cols, size_t *n);
-void pq_groupq_give_cols(struct pq_groupq *q, struct pq_col *cols, size_t n);
+void pq_groupq_take_cols(struct pq_groupq *q, const struct pq_table *t, struct pq_col **cols,
+			 size_t *n);
+void pq_groupq_give_cols(struct pq_groupq *q, const struct pq_table *t, struct pq_col *cols,
+			 size_t n);
 
 /* Any thread: encodes one queued group; false when none waits. */
 bool pq_groupq_run(struct pq_groupq *q);

@@ -124,6 +124,10 @@ struct pq_fmt {
 		const struct tmx_trace *tab_trace;
 		struct pq_table *tab;
 	} cache[SHAPE_CACHE];
+	/*
+	 * rec: a worker's record, written on its outbuf's room (borrowed,
+	 * tmx_parquet_format), or on its own memory when it outgrew it.
+	 */
 	struct tmx_buf rec, scratch, labels;
 	const struct tmx_value **cells; /* room for a value per column (pq_fcols_emit) */
 	size_t cap_cells;

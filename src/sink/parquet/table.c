@@ -65,6 +65,23 @@ void pq_colsets_give(struct pq_colsets *s, struct pq_colset set)
 	s->set[s->n++] = set;
 }
 
+bool pq_colsets_take(struct pq_colsets *s, const struct pq_table *owner, struct pq_colset *out)
+{
+	unsigned k;
+
+	if (!s->n)
+		return false;
+	for (k = s->n; k-- > 1;)
+		if (s->set[k].owner == owner)
+			break;
+	if (s->set[k].owner != owner)
+		k = s->n - 1;
+	*out = s->set[k];
+	memmove(s->set + k, s->set + k + 1, (s->n - k - 1) * sizeof(*s->set));
+	s->n--;
+	return true;
+}
+
 struct pq_col *pq_table_start_cols(struct pq_table *t)
 {
 	size_t n = t->schema.n_cols;
@@ -77,7 +94,7 @@ struct pq_col *pq_table_start_cols(struct pq_table *t)
 		t->cols = NULL;
 		t->n_alloc = 0;
 	}
-	pq_groupq_take_cols(t->q, &t->cols, &t->n_alloc);
+	pq_groupq_take_cols(t->q, t, &t->cols, &t->n_alloc);
 	if (!tmx_grow_zeroed((void **)&t->cols, &t->n_alloc, n, sizeof(*t->cols), n))
 		return NULL;
 	pq_table_reuse_cols(t, t->cols, &t->col_acct);
@@ -298,7 +315,7 @@ int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error 
 	t->bytes = 0;
 	if (t->direct) {
 		t->direct = false;
-		pq_groupq_give_cols(t->q, t->cols, t->n_alloc);
+		pq_groupq_give_cols(t->q, t, t->cols, t->n_alloc);
 		t->cols = NULL;
 		t->n_alloc = 0;
 	}

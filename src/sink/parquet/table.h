@@ -72,19 +72,27 @@ struct pq_table {
 /*
  * Column arrays of encoded groups, emptied with their buffers kept, for
  * the tables' next groups (fresh memory for every group cost a page fault
- * per 4 KiB); the queue keeps them (groupq.h).
+ * per 4 KiB); the queue keeps them (groupq.h).  Each remembers its table
+ * (`owner`), whose next group takes it first: another table's columns
+ * have other sizes, and a buffer smaller than the table's last group's
+ * is made anew (pq_table_apply_recs), which with two jobs, the groups of
+ * several tables encoded in turn, was some 9 MB of fresh memory on a
+ * trace.dat of two large tables.
  */
-#define PQ_COLSETS 2
+#define PQ_COLSETS 4
 struct pq_colsets {
 	struct pq_colset {
 		struct pq_col *cols;
 		size_t n;
+		const struct pq_table *owner;
 	} set[PQ_COLSETS];
 	unsigned n;
 };
 void pq_colsets_free(struct pq_colsets *s);
 /* `set` kept in `s`, in place of the oldest (freed). */
 void pq_colsets_give(struct pq_colsets *s, struct pq_colset set);
+/* The newest set of `owner`, else the newest of any table; false when none is kept. */
+bool pq_colsets_take(struct pq_colsets *s, const struct pq_table *owner, struct pq_colset *out);
 
 /* The records applied to the columns at once (see pq_table.recs). */
 #define PQ_TABLE_CHUNK (256u << 10)
