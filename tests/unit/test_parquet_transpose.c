@@ -129,11 +129,7 @@ static void expect_same_cols(struct pq_col *a, struct pq_col *b)
 	for (int c = 0; c < N_COLS; c++) {
 		expect_same_buf(&a[c].defs, &b[c].defs, c, "definition levels");
 		expect_same_buf(&a[c].reps, &b[c].reps, c, "repetition levels");
-		expect_same_buf(&(struct tmx_buf){ .p = (uint8_t *)pq_col_vals(&a[c]),
-						   .len = pq_col_vals_len(&a[c]) },
-				&(struct tmx_buf){ .p = (uint8_t *)pq_col_vals(&b[c]),
-						   .len = pq_col_vals_len(&b[c]) },
-				c, "values");
+		expect_same_buf(&a[c].vals, &b[c].vals, c, "values");
 		expect_same_buf(&a[c].dict_idx, &b[c].dict_idx, c, "dictionary indices");
 		assert_int_equal(a[c].dict_on, b[c].dict_on);
 		assert_int_equal(a[c].n_nulls, b[c].n_nulls);

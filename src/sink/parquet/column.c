@@ -7,46 +7,13 @@
 
 #include "sink/parquet/column.h"
 
-/* Distinct skews (pq_col.skew) of consecutive columns: 16 sets of the level 1 cache's 64. */
-#define SKEWS 16
-
-/*
- * `c`'s values start `skew` bytes into `vals` (a buffer of its own, or
- * one it keeps, emptied): from where the column is in its array, so that
- * a table's columns differ.  Without room for them the column fails its
- * row group (vals.oom), as it would at its first value.
- */
-static void skew_vals(struct pq_col *c)
-{
-	bool fixed = c->type.phys == PQ_INT32 || c->type.phys == PQ_INT64 ||
-		     c->type.phys == PQ_FLOAT || c->type.phys == PQ_DOUBLE;
-
-	c->skew = fixed ? (uint16_t)(64 * ((uintptr_t)c / sizeof(*c) % SKEWS)) : 0;
-	c->vals.len = 0;
-	if (!c->skew)
-		return;
-	if (!tmx_buf_reserve(&c->vals, c->skew)) {
-		c->skew = 0;   /* vals.oom: the column fails */
-		return;
-	}
-	memset(c->vals.p, 0, c->skew);   /* never read; defined all the same */
-	c->vals.len = c->skew;
-}
-
-static void init(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_t max_rep,
+void pq_col_init(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_t max_rep,
 		 size_t *acct)
 {
 	*c = (struct pq_col){ .type = type, .max_def = max_def, .max_rep = max_rep, .acct = acct,
 			      .int_width = type.phys == PQ_INT32 ? 4 : type.phys == PQ_INT64 ? 8 : 0 };
 	/* Strings start with a dictionary; it is dropped when it grows too large. */
 	c->dict_on = type.phys == PQ_BYTE_ARRAY;
-}
-
-void pq_col_init(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_t max_rep,
-		 size_t *acct)
-{
-	init(c, type, max_def, max_rep, acct);
-	skew_vals(c);
 }
 
 void pq_col_presize(struct pq_col *c, size_t rows)
@@ -82,7 +49,7 @@ void pq_col_reuse(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_
 {
 	struct pq_col old = *c;
 
-	init(c, type, max_def, max_rep, acct);
+	pq_col_init(c, type, max_def, max_rep, acct);
 	c->keep = true;
 	c->defs = buf_keep(old.defs);
 	c->reps = buf_keep(old.reps);
@@ -90,7 +57,6 @@ void pq_col_reuse(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_
 	c->dict_idx = buf_keep(old.dict_idx);
 	c->dict = old.dict;
 	tmx_strdict_clear(&c->dict);
-	skew_vals(c);
 }
 
 void pq_encoder_free_bufs(struct pq_encoder *enc)

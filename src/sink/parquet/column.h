@@ -36,17 +36,6 @@ struct pq_col {
 	uint64_t n_vals;        /* non-null values */
 	unsigned bool_bits;     /* booleans: bits used in the last byte of `vals` */
 	bool keep;              /* emptied with its buffers kept (pq_col_reuse) */
-	/*
-	 * Bytes before the first value in `vals` (fixed-width types; 0 for
-	 * booleans and byte arrays): a multiple of 64 that differs from one
-	 * column of a table to the next.  Large buffers are mapped at the
-	 * same offset in their page, and the integer columns of a table take
-	 * a value each per row: without it, every column's next store fell
-	 * in the same set of the level 1 cache (more columns than it has
-	 * ways), a miss a store.  Writers append (vals.len counts these
-	 * bytes); readers take pq_col_vals(), pq_col_vals_len().
-	 */
-	uint16_t skew;
 	size_t *acct;           /* bytes buffered, summed by the table */
 };
 
@@ -93,17 +82,6 @@ struct pq_encoder {
 	} zstd_memo[PQ_MEMO];
 	unsigned zstd_next;
 };
-
-/* The values of `c` (PLAIN) and their bytes, after its skew. */
-static inline const uint8_t *pq_col_vals(const struct pq_col *c)
-{
-	return c->vals.p + c->skew;
-}
-
-static inline size_t pq_col_vals_len(const struct pq_col *c)
-{
-	return c->vals.len - c->skew;
-}
 
 /* Frees what the encoding kept (not the zstd context). */
 void pq_encoder_free_bufs(struct pq_encoder *enc);

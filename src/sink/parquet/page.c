@@ -69,7 +69,7 @@ BOUNDS(bounds_i64, int64_t)
 static void int_stats(const struct pq_col *c, struct pq_chunk *m)
 {
 	bool is_unsigned = c->type.logical == PQ_LT_INT && !c->type.is_signed;
-	size_t n = pq_col_vals_len(c) / pq_int_width(c->type.phys);
+	size_t n = c->vals.len / pq_int_width(c->type.phys);
 
 	if (!n)
 		return;
@@ -77,26 +77,26 @@ static void int_stats(const struct pq_col *c, struct pq_chunk *m)
 	if (c->type.phys == PQ_INT32) {
 		if (is_unsigned) {
 			uint32_t lo, hi;
-			bounds_u32(pq_col_vals(c), n, &lo, &hi);
+			bounds_u32(c->vals.p, n, &lo, &hi);
 			set_bounds_le(m, lo, hi, 4);
 		} else {
 			int32_t lo, hi;
-			bounds_i32(pq_col_vals(c), n, &lo, &hi);
+			bounds_i32(c->vals.p, n, &lo, &hi);
 			set_bounds_le(m, (uint32_t)lo, (uint32_t)hi, 4);
 		}
 	} else if (is_unsigned) {
 		uint64_t lo, hi;
-		bounds_u64(pq_col_vals(c), n, &lo, &hi);
+		bounds_u64(c->vals.p, n, &lo, &hi);
 		set_bounds_le(m, lo, hi, 8);
 	} else {
 		int64_t lo, hi;
-		bounds_i64(pq_col_vals(c), n, &lo, &hi);
+		bounds_i64(c->vals.p, n, &lo, &hi);
 		set_bounds_le(m, (uint64_t)lo, (uint64_t)hi, 8);
 	}
 #else
 	{
 		unsigned w = pq_int_width(c->type.phys), sh = 64 - 8 * w;
-		const uint8_t *p = pq_col_vals(c), *end = p + n * w;
+		const uint8_t *p = c->vals.p, *end = p + n * w;
 		uint64_t lo = tmx_le_at(p, w), hi = lo;
 
 		if (is_unsigned) {
@@ -131,8 +131,8 @@ static void float_stats(const struct pq_col *c, struct pq_chunk *m)
 	bool any = false;
 
 	m->has_nan_count = true;
-	for (size_t i = 0; i < pq_col_vals_len(c); i += n) {
-		uint64_t u = tmx_le_at(pq_col_vals(c) + i, n);
+	for (size_t i = 0; i < c->vals.len; i += n) {
+		uint64_t u = tmx_le_at(c->vals.p + i, n);
 		double d;
 		if (n == 4) {
 			float f;
@@ -164,7 +164,7 @@ static void bool_stats(const struct pq_col *c, struct pq_chunk *m)
 	uint8_t lo = 1, hi = 0;
 
 	for (uint64_t i = 0; i < c->n_vals; i++) {
-		uint8_t b = (uint8_t)((pq_col_vals(c)[i / 8] >> (i % 8)) & 1);
+		uint8_t b = (uint8_t)((c->vals.p[i / 8] >> (i % 8)) & 1);
 		lo = b < lo ? b : lo;
 		hi = b > hi ? b : hi;
 	}
@@ -700,12 +700,12 @@ static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_k
 		     size_t *n_idx)
 {
 	unsigned w = pq_int_width(c->type.phys);
-	size_t n = pq_col_vals_len(c) / w, limit = n / 8 + 1;
+	size_t n = c->vals.len / w, limit = n / 8 + 1;
 	bool full = false;
 
 	if (n < 16 || c->vals.oom)
 		return false;
-	if ((*up = (w == 4 ? increasing32 : increasing64)(pq_col_vals(c), n)))
+	if ((*up = (w == 4 ? increasing32 : increasing64)(c->vals.p, n)))
 		return false;
 	if (limit > INT_DICT_MAX)
 		limit = INT_DICT_MAX;
@@ -717,15 +717,15 @@ static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_k
 		enc->ikeys_cap = limit;
 	}
 	*n_idx = n;
-	if ((w == 4 ? all_same32 : all_same64)(pq_col_vals(c), n)) {
-		enc->ikeys[0] = tmx_le_at(pq_col_vals(c), w);
+	if ((w == 4 ? all_same32 : all_same64)(c->vals.p, n)) {
+		enc->ikeys[0] = tmx_le_at(c->vals.p, w);
 		*n_keys = 1;
 		return true;
 	}
 	enc->iidx.len = 0;
 	if (!tmx_buf_reserve(&enc->iidx, n * 4))
 		return false;
-	*n_keys = int_dict_entries(pq_col_vals(c), n, w, limit, enc, &full);
+	*n_keys = int_dict_entries(c->vals.p, n, w, limit, enc, &full);
 	return !full;
 }
 
@@ -740,7 +740,7 @@ static bool increasing_stats(const struct pq_col *c, struct pq_chunk *m)
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__   /* as increasing32/64 read them */
 	bool is_unsigned = c->type.logical == PQ_LT_INT && !c->type.is_signed;
 	unsigned w = pq_int_width(c->type.phys);
-	uint64_t lo = tmx_le_at(pq_col_vals(c), w), hi = tmx_le_at(pq_col_vals(c) + pq_col_vals_len(c) - w, w);
+	uint64_t lo = tmx_le_at(c->vals.p, w), hi = tmx_le_at(c->vals.p + c->vals.len - w, w);
 
 	if (!is_unsigned && (lo >> (8 * w - 1)) != (hi >> (8 * w - 1)))
 		return false;
@@ -817,10 +817,10 @@ static bool put_delta(const struct pq_col *c, struct pq_encoder *enc)
 {
 	size_t at = enc->body.len;
 
-	if (pq_col_vals_len(c) < 8 * 16)
+	if (c->vals.len < 8 * 16)
 		return false;
-	pq_delta_int64(&enc->body, pq_col_vals(c), pq_col_vals_len(c) / 8);
-	if (enc->body.oom || enc->body.len - at > pq_col_vals_len(c) / 2) {
+	pq_delta_int64(&enc->body, c->vals.p, c->vals.len / 8);
+	if (enc->body.oom || enc->body.len - at > c->vals.len / 2) {
 		enc->body.len = at;
 		return false;
 	}
@@ -873,13 +873,13 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 		put_indices(enc, enc->iidx.p, n_idx, pq_bit_width(n_keys - 1));
 	} else if (c->type.phys == PQ_INT64 && put_delta(c, enc)) {
 		meta->delta = true;
-	} else if (enc->body.len || !pq_col_vals_len(c)) {
-		tmx_buf_put(&enc->body, pq_col_vals(c), pq_col_vals_len(c));
+	} else if (enc->body.len || !c->vals.len) {
+		tmx_buf_put(&enc->body, c->vals.p, c->vals.len);
 	} else {
 		plain = true;   /* the page is the values alone: compressed from where they are */
 	}
-	ok = ok && put_page(enc, out, plain ? pq_col_vals(c) : enc->body.p,
-			    plain ? pq_col_vals_len(c) : enc->body.len, false, c->n_levels,
+	ok = ok && put_page(enc, out, plain ? c->vals.p : enc->body.p,
+			    plain ? c->vals.len : enc->body.len, false, c->n_levels,
 			    dict || idict ? ENC_RLE_DICTIONARY
 			    : meta->delta ? ENC_DELTA_BINARY_PACKED
 					  : ENC_PLAIN,
