@@ -27,8 +27,10 @@ struct tmx_strdict {
 	/*
 	 * Hash table: entry + 1 (0 when empty) in the low 32 bits, where it
 	 * starts in `plain` in the high ones, so that a look-up goes from
-	 * its slot to the bytes without a load of `offs` between (a chain
-	 * of loads that missed the caches: a fifth of a look-up's time).
+	 * its slot to the bytes without a load of `offs` between: the hash,
+	 * the slot, the offset and the bytes were a chain of loads each
+	 * waiting for the one before (Parquet's dictionaries are small and
+	 * in the caches; the latency, not misses, was most of a look-up).
 	 */
 	uint64_t *slots;
 	size_t n_slots;         /* power of two, or 0 */
