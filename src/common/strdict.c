@@ -50,12 +50,17 @@ static inline __attribute__((always_inline)) uint64_t hash_bytes(const uint8_t *
 	return h ^ h >> 29;
 }
 
-static inline bool entry_is(const struct tmx_strdict *d, uint32_t e, const void *p, size_t n)
+/* Whether the entry of a full slot is the string `p` of `n` bytes. */
+static inline bool slot_is(const struct tmx_strdict *d, uint64_t slot, const void *p, size_t n)
 {
-	size_t len;
-	const uint8_t *at = tmx_strdict_at(d, e, &len);
+	const uint8_t *at = d->plain.p + (slot >> 32);
 
-	return len == n && tmx_strdict_same(at, p, n);
+	return tmx_le_at(at, 4) == n && tmx_strdict_same(at + 4, p, n);
+}
+
+static inline uint64_t slot_of(const struct tmx_strdict *d, size_t e)
+{
+	return (uint64_t)d->offs[e] << 32 | (uint32_t)(e + 1);
 }
 
 /*
@@ -66,7 +71,7 @@ static inline bool entry_is(const struct tmx_strdict *d, uint32_t e, const void 
 static bool rehash(struct tmx_strdict *d)
 {
 	size_t n_slots = d->n_slots ? d->n_slots * 2 : 16;
-	uint32_t *slots = calloc(n_slots, sizeof(*slots));
+	uint64_t *slots = calloc(n_slots, sizeof(*slots));
 
 	if (!slots)
 		return false;
@@ -77,7 +82,7 @@ static bool rehash(struct tmx_strdict *d)
 
 		while (slots[s])
 			s = (s + 1) & (n_slots - 1);
-		slots[s] = (uint32_t)e + 1;
+		slots[s] = slot_of(d, e);
 	}
 	free(d->slots);
 	d->slots = slots;
@@ -91,19 +96,21 @@ static inline __attribute__((always_inline)) size_t probe(const struct tmx_strdi
 {
 	size_t s = hash_bytes(p, n) & (d->n_slots - 1);
 
-	while (d->slots[s] && !entry_is(d, d->slots[s] - 1, p, n))
+	while (d->slots[s] && !slot_is(d, d->slots[s], p, n))
 		s = (s + 1) & (d->n_slots - 1);
 	return s;
 }
 
 int64_t tmx_strdict_lookup(struct tmx_strdict *d, const void *p, size_t n)
 {
+	uint32_t e;
 	size_t s;
 
-	if (!d->n_slots || !d->slots[s = probe(d, p, n)])
+	if (!d->n_slots || !(e = (uint32_t)d->slots[s = probe(d, p, n)]))
 		return -1;
-	d->last = d->slots[s];
-	return d->slots[s] - 1;
+	d->last = e;
+	d->last_at = (uint32_t)(d->slots[s] >> 32);
+	return (int64_t)e - 1;
 }
 
 int64_t tmx_strdict_find_add(struct tmx_strdict *d, const void *p, size_t n, size_t max_entries,
@@ -118,8 +125,9 @@ int64_t tmx_strdict_find_add(struct tmx_strdict *d, const void *p, size_t n, siz
 		return -1;
 	s = probe(d, p, n);
 	if (d->slots[s]) {
-		d->last = d->slots[s];
-		return d->slots[s] - 1;
+		d->last = (uint32_t)d->slots[s];
+		d->last_at = (uint32_t)(d->slots[s] >> 32);
+		return (int64_t)d->last - 1;
 	}
 	if (d->n >= max_entries || d->n >= UINT32_MAX - 1 || n > max_bytes ||
 	    d->plain.len + n + 4 > max_bytes || !tmx_buf_reserve(&d->plain, n + 4) ||
@@ -129,7 +137,9 @@ int64_t tmx_strdict_find_add(struct tmx_strdict *d, const void *p, size_t n, siz
 	d->offs[d->n] = (uint32_t)d->plain.len;
 	tmx_buf_le(&d->plain, n, 4);
 	tmx_buf_put(&d->plain, p, n);
-	d->slots[s] = d->last = (uint32_t)++d->n;
+	d->slots[s] = slot_of(d, d->n);
+	d->last_at = d->offs[d->n];
+	d->last = (uint32_t)++d->n;
 	return (int64_t)d->n - 1;
 }
 
@@ -139,7 +149,7 @@ void tmx_strdict_clear(struct tmx_strdict *d)
 	d->slots = NULL;
 	d->n_slots = 0;
 	d->n = 0;
-	d->last = 0;
+	d->last = d->last_at = 0;
 	d->plain.len = 0;
 	d->plain.oom = false;
 }

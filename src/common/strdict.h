@@ -24,9 +24,18 @@ struct tmx_strdict {
 	struct tmx_buf plain;   /* the entries, each a 4-byte LE length and the bytes */
 	uint32_t *offs;         /* where each entry starts in `plain` */
 	size_t n, offs_cap;
-	uint32_t *slots;        /* hash table: entry + 1, 0 when empty */
+	/*
+	 * Hash table: entry + 1 (0 when empty) in the low 32 bits, where it
+	 * starts in `plain` in the high ones, so that a look-up goes from
+	 * its slot to the bytes without a load of `offs` between: the hash,
+	 * the slot, the offset and the bytes were a chain of loads each
+	 * waiting for the one before (Parquet's dictionaries are small and
+	 * in the caches; the latency, not misses, was most of a look-up).
+	 */
+	uint64_t *slots;
 	size_t n_slots;         /* power of two, or 0 */
 	uint32_t last;          /* the last string's entry + 1 (0: none) */
+	uint32_t last_at;       /* where it starts in `plain` (its check loads no `offs`) */
 };
 
 /* Entry `e`'s bytes and their length. */
@@ -67,6 +76,17 @@ static inline bool tmx_strdict_same(const uint8_t *a, const void *b, size_t n)
 	return !n || (a[0] == q[0] && a[n / 2] == q[n / 2] && a[n - 1] == q[n - 1]);
 }
 
+/* Whether the string `p` of `n` bytes is the last one found or added. */
+static inline bool tmx_strdict_is_last(const struct tmx_strdict *d, const void *p, size_t n)
+{
+	const uint8_t *at;
+
+	if (!d->last)
+		return false;
+	at = d->plain.p + d->last_at;
+	return tmx_le_at(at, 4) == n && tmx_strdict_same(at + 4, p, n);
+}
+
 int64_t tmx_strdict_find_add(struct tmx_strdict *d, const void *p, size_t n, size_t max_entries,
 			     size_t max_bytes);
 
@@ -79,13 +99,8 @@ static inline int64_t tmx_strdict_entry(struct tmx_strdict *d, const void *p, si
 					size_t max_entries, size_t max_bytes)
 {
 	/* Runs of one value (a trace's fixed columns) skip the hash. */
-	if (d->last) {
-		size_t len;
-		const uint8_t *at = tmx_strdict_at(d, d->last - 1, &len);
-
-		if (len == n && tmx_strdict_same(at, p, n))
-			return d->last - 1;
-	}
+	if (tmx_strdict_is_last(d, p, n))
+		return d->last - 1;
 	return tmx_strdict_find_add(d, p, n, max_entries, max_bytes);
 }
 
@@ -95,13 +110,8 @@ int64_t tmx_strdict_lookup(struct tmx_strdict *d, const void *p, size_t n);
 /* tmx_strdict_lookup() after the last entry found or added is tried first (as tmx_strdict_entry). */
 static inline int64_t tmx_strdict_find(struct tmx_strdict *d, const void *p, size_t n)
 {
-	if (d->last) {
-		size_t len;
-		const uint8_t *at = tmx_strdict_at(d, d->last - 1, &len);
-
-		if (len == n && tmx_strdict_same(at, p, n))
-			return d->last - 1;
-	}
+	if (tmx_strdict_is_last(d, p, n))
+		return d->last - 1;
 	return tmx_strdict_lookup(d, p, n);
 }
 

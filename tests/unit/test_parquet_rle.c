@@ -139,6 +139,43 @@ static void test_levels(void **state)
 	tmx_buf_free(&b);
 }
 
+/*
+ * Levels all the same, not read (pq_levels_all): the bytes pq_levels
+ * writes for them, and what they decode to (Encodings.md's hybrid),
+ * for counts around a run's least (8) and widths 1 to 3.
+ */
+static void test_levels_all(void **state)
+{
+	static const size_t counts[] = { 0, 1, 7, 8, 9, 63, 64, 127, 128, 1000, 70000 };
+	static uint8_t same[70000];
+	static uint32_t got[70000];
+	struct tmx_buf a = { 0 }, b = { 0 };
+
+	(void)state;
+	/* 20 levels of 1 under a maximum of 1: one run (header 40), the value in a byte. */
+	pq_levels_all(&a, 1, 20, 1);
+	expect(&a, (const uint8_t[]){ 0x02, 0x00, 0x00, 0x00, 0x28, 0x01 }, 6);
+	for (unsigned max = 1; max <= 5; max += 2) {
+		for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+			size_t n = counts[k];
+			struct tmx_buf body;
+
+			memset(same, (int)max, n);
+			a.len = b.len = 0;
+			pq_levels_all(&a, (uint8_t)max, n, max);
+			pq_levels(&b, same, n, max);
+			expect(&a, b.p, b.len);
+			body = (struct tmx_buf){ .p = a.p + 4, .len = a.len - 4 };
+			memset(got, 0xFF, n * sizeof(*got));
+			hybrid_decode(&body, pq_bit_width(max), got, n);
+			for (size_t i = 0; i < n; i++)
+				assert_int_equal(got[i], max);
+		}
+	}
+	tmx_buf_free(&a);
+	tmx_buf_free(&b);
+}
+
 static void delta64(const int64_t *v, size_t n, const uint8_t *want, size_t wn)
 {
 	struct tmx_buf b = { 0 };
@@ -391,6 +428,7 @@ int main(void)
 		cmocka_unit_test(test_packed_then_run),
 		cmocka_unit_test(test_long_bit_packed),
 		cmocka_unit_test(test_levels),
+		cmocka_unit_test(test_levels_all),
 		cmocka_unit_test(test_delta),
 		cmocka_unit_test(test_hybrid_widths),
 		cmocka_unit_test(test_run_choice),

@@ -345,6 +345,26 @@ void pq_levels(struct tmx_buf *out, const uint8_t *levels, size_t n, unsigned ma
 		out->p[at + k] = (uint8_t)(len >> (8 * k));
 }
 
+void pq_levels_all(struct tmx_buf *out, uint8_t level, size_t n, unsigned max_level)
+{
+	unsigned width = pq_bit_width(max_level);
+	uint8_t few[MIN_RLE_RUN];
+	size_t at = out->len, len;
+
+	if (n < MIN_RLE_RUN || !width) {   /* a group of padded values, or width 0: no value read */
+		memset(few, level, sizeof(few));
+		pq_levels(out, few, n, max_level);
+		return;
+	}
+	tmx_buf_le(out, 0, 4);
+	rle_run(out, level, n, width);   /* pq_rle_hybrid's choice: one run of them all */
+	if (out->oom)
+		return;
+	len = out->len - at - 4;
+	for (unsigned k = 0; k < 4; k++)
+		out->p[at + k] = (uint8_t)(len >> (8 * k));
+}
+
 static uint64_t zigzag(int64_t v)
 {
 	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);

@@ -34,6 +34,11 @@ void pq_rle_hybrid(struct tmx_buf *out, const void *vals, size_t elem_size, size
 /* Levels of a data page v1: 4-byte LE byte length, then the hybrid encoding. */
 void pq_levels(struct tmx_buf *out, const uint8_t *levels, size_t n, unsigned max_level);
 /*
+ * pq_levels of `n` levels that are all `level`, without reading them (a
+ * column without nulls: its definition levels are all its deepest).
+ */
+void pq_levels_all(struct tmx_buf *out, uint8_t level, size_t n, unsigned max_level);
+/*
  * DELTA_BINARY_PACKED (Encodings.md) of `n` INT64 values (PLAIN bytes,
  * little-endian): a header (block size 128, 4 miniblocks, the count, the
  * first value zigzag), then per block of 128 deltas (wrapping 64-bit

@@ -858,7 +858,14 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 	enc->body.len = 0;
 	if (c->max_rep)
 		pq_levels(&enc->body, c->reps.p, c->n_levels, c->max_rep);
-	if (c->max_def)
+	/*
+	 * A value present has the deepest level, and every lower one is a
+	 * null (pq_col_null counts them): without nulls, the levels are known
+	 * without going through their bytes again.
+	 */
+	if (c->max_def && !c->n_nulls)
+		pq_levels_all(&enc->body, c->max_def, c->n_levels, c->max_def);
+	else if (c->max_def)
 		pq_levels(&enc->body, c->defs.p, c->n_levels, c->max_def);
 	if (dict) {
 		put_indices(enc, c->dict_idx.p, c->dict_idx.len / 4, pq_bit_width(c->dict.n - 1));
