@@ -144,9 +144,43 @@ static void expect_same_cols(struct pq_col *a, struct pq_col *b)
 }
 
 /*
- * `rows` rows whose layout changes with probability 1/`every` (0: never),
- * applied both ways; `presize`: room made for the rows (the group's
- * encoder does) or not.
+ * `rows` rows into *recs whose layout changes with probability 1/`every`
+ * (0: never); at[r]: where row r starts (at[rows]: the end), unless NULL.
+ * The reference columns `a` get them row by row.
+ */
+static void make_rows(struct tmx_buf *recs, size_t rows, unsigned every, uint64_t *rnd,
+		      size_t *at)
+{
+	unsigned shape = (unsigned)xorshift64(rnd);
+
+	for (size_t r = 0; r < rows; r++) {
+		if (every && xorshift64(rnd) % every == 0)
+			shape = (unsigned)xorshift64(rnd);
+		if (at)
+			at[r] = recs->len;
+		make_row(recs, shape, rnd);
+	}
+	if (at)
+		at[rows] = recs->len;
+	assert_false(recs->oom);
+}
+
+/* b's last rows applied, then b compared with the reference a; all freed. */
+static void finish(struct pq_col *a, struct pq_col *b, struct pq_rec_apply_state *st,
+		   struct tmx_buf *recs)
+{
+	pq_rec_apply_flush(b, st);
+	expect_same_cols(a, b);
+	for (int c = 0; c < N_COLS; c++) {
+		pq_col_free(&a[c]);
+		pq_col_free(&b[c]);
+	}
+	tmx_buf_free(recs);
+}
+
+/*
+ * `rows` rows (make_rows) applied row by row and as one chunk;
+ * `presize`: room made for the rows (the group's encoder does) or not.
  */
 static void check_group(size_t rows, unsigned every, bool presize, uint64_t seed)
 {
@@ -154,30 +188,17 @@ static void check_group(size_t rows, unsigned every, bool presize, uint64_t seed
 	struct tmx_buf recs = { 0 };
 	struct pq_rec_apply_state st = { 0 };
 	uint64_t rnd = seed;
-	unsigned shape = (unsigned)xorshift64(&rnd);
 
 	make_cols(a);
 	make_cols(b);
-	for (size_t r = 0; r < rows; r++) {
-		if (every && xorshift64(&rnd) % every == 0)
-			shape = (unsigned)xorshift64(&rnd);
-		make_row(&recs, shape, &rnd);
-	}
-	assert_false(recs.oom);
+	make_rows(&recs, rows, every, &rnd, NULL);
 	for (int c = 0; c < N_COLS && presize; c++) {
 		pq_col_presize(&a[c], rows);
 		pq_col_presize(&b[c], rows);
 	}
 	pq_rec_apply(a, recs.p, recs.len, false);
-	/* the whole group as one chunk; room for its rows when presized */
 	pq_rec_apply_rows(b, recs.p, recs.len, presize, &st);
-	pq_rec_apply_flush(b, &st);
-	expect_same_cols(a, b);
-	for (int c = 0; c < N_COLS; c++) {
-		pq_col_free(&a[c]);
-		pq_col_free(&b[c]);
-	}
-	tmx_buf_free(&recs);
+	finish(a, b, &st, &recs);
 }
 
 /*
@@ -195,19 +216,11 @@ static void check_chunks(size_t rows, unsigned every, size_t max_chunk, bool roo
 	struct pq_rec_apply_state st = { 0 };
 	size_t *at = calloc(rows + 1, sizeof(*at));
 	uint64_t rnd = seed;
-	unsigned shape = (unsigned)xorshift64(&rnd);
 
 	assert_non_null(at);
 	make_cols(a);
 	make_cols(b);
-	for (size_t r = 0; r < rows; r++) {
-		if (every && xorshift64(&rnd) % every == 0)
-			shape = (unsigned)xorshift64(&rnd);
-		at[r] = recs.len;
-		make_row(&recs, shape, &rnd);
-	}
-	at[rows] = recs.len;
-	assert_false(recs.oom);
+	make_rows(&recs, rows, every, &rnd, at);
 	pq_rec_apply(a, recs.p, recs.len, false);
 	for (size_t r = 0; r < rows;) {
 		size_t n = 1 + xorshift64(&rnd) % max_chunk;
@@ -220,13 +233,7 @@ static void check_chunks(size_t rows, unsigned every, size_t max_chunk, bool roo
 		pq_rec_apply_rows(b, recs.p + at[r], at[r + n] - at[r], room, &st);
 		r += n;
 	}
-	pq_rec_apply_flush(b, &st);
-	expect_same_cols(a, b);
-	for (int c = 0; c < N_COLS; c++) {
-		pq_col_free(&a[c]);
-		pq_col_free(&b[c]);
-	}
-	tmx_buf_free(&recs);
+	finish(a, b, &st, &recs);
 	free(at);
 }
 
