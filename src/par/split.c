@@ -156,7 +156,14 @@ void par_groups_size(struct par_runner *r, size_t budget)
 	for (size_t i = 0; i < r->n_groups; i++) {
 		/*
 		 * Nothing to emit (dummy): batches hold only warnings, as many
-		 * as a whole stream's; else as many as fit in the share.
+		 * as a whole stream's; else as many as fit in the share.  The
+		 * whole share, not less: it is the read-ahead that keeps the
+		 * workers off the segment the merge is in.  Capped at 4
+		 * batches per thread (issue 28), big.dat's Parquet with two
+		 * jobs had 35% fewer page faults, a third less peak memory
+		 * and 8% less CPU time in all, but the main thread, waiting
+		 * for its segment, read 70% of the batches itself instead of
+		 * 45% and its own CPU time, the run's length, grew by 16%.
 		 */
 		size_t cap = r->split->emit ? share / batch : r->depth;
 
