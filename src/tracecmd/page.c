@@ -218,6 +218,9 @@ struct tdat_cursor {
 	uint32_t chunk_index;
 	uint64_t fail_bytes;  /* size of what the last failed load covered */
 	struct tdat_unpacker *unp;   /* the file's, from the first chunk to the end (or NULL) */
+	tdat_hand_fn hand;          /* cbuf handed there before it is reused (or NULL) */
+	void *hand_ctx;
+	bool chunk_in_buf;          /* cbuf holds a chunk (whose records may be in use) */
 
 	bool have_page;
 	bool first_in_page;
@@ -330,12 +333,34 @@ void tdat_cursor_drop_buffers(struct tdat_cursor *c)
 {
 	free(c->cbuf);
 	c->cbuf = NULL;
+	c->chunk_in_buf = false;
 	c->ccap = c->clen = c->cpos = 0;
 	tdat_unpacker_give(c->f, c->unp);
 	c->unp = NULL;
 	c->has_peek = false;
 	c->have_page = false;
 	c->done = true;
+}
+
+void tdat_cursor_hand_buffers(struct tdat_cursor *c, tdat_hand_fn hand, void *ctx)
+{
+	c->hand = hand;
+	c->hand_ctx = ctx;
+}
+
+void tdat_cursor_hand_over(struct tdat_cursor *c)
+{
+	size_t cap = 0;
+
+	if (!c->hand || !c->chunk_in_buf)
+		return;
+	c->chunk_in_buf = false;
+	c->cbuf = c->hand(c->hand_ctx, c->cbuf, c->ccap, &cap);
+	c->ccap = c->cbuf ? cap : 0;
+	/* (the chunk went with it) */
+	c->cbase += c->clen;
+	c->clen = c->cpos = 0;
+	c->have_page = false;
 }
 
 /*
@@ -413,6 +438,7 @@ static int load_page(struct tdat_cursor *c, struct tmx_error *err)
 			c->chunk_file_off = ch->offset;
 			if (!c->unp)
 				c->unp = tdat_unpacker_take(c->f);   /* (NULL: one per chunk) */
+			tdat_cursor_hand_over(c);
 			if ((ret = tdat_decompress_with(c->unp, c->fp->algo, c->f->data + ch->offset,
 							ch->csize, ch->usize, &c->cbuf, &c->ccap,
 							c->f->path, ch->offset, err))) {
@@ -423,6 +449,7 @@ static int load_page(struct tdat_cursor *c, struct tmx_error *err)
 						 c->f->buffers[c->buffer].name, c->cd->cpu, c->chunk_index);
 				return ret;
 			}
+			c->chunk_in_buf = true;
 			c->clen = ch->usize;
 		}
 		avail = c->clen - c->cpos;
