@@ -168,21 +168,27 @@ static inline int cursor_peek(struct tcr *r, struct tcr_handle *h, size_t i,
 	return TMX_OK;
 }
 
-static int cursor_next(struct tcr *r, struct tcr_handle *h, size_t i,
-		       const struct tdat_record **rec, struct tmx_error *err)
+/* With workers: the next record too, when their batch has it, without another call. */
+static __attribute__((noinline)) int par_next(struct tcr *r, struct tcr_handle *h, size_t i,
+					      const struct tdat_record **rec, struct tmx_error *err)
 {
 	struct tcr_head *hd = &h->heads[i];
 	int ret;
 
-	hd->known = false;
-	if (!r->par)
-		return tdat_cursor_next(h->cur[i], rec, err);
-	/* (the next record, when the workers' batch has it, without another call) */
 	if (!(ret = tcr_par_next(r, h, i, rec, &hd->rec, err)) && hd->rec) {
 		hd->ts = rec_time(h->file, hd->rec);
 		hd->known = true;
 	}
 	return ret;
+}
+
+static inline __attribute__((always_inline)) int cursor_next(struct tcr *r, struct tcr_handle *h,
+							     size_t i,
+							     const struct tdat_record **rec,
+							     struct tmx_error *err)
+{
+	h->heads[i].known = false;
+	return r->par ? par_next(r, h, i, rec, err) : tdat_cursor_next(h->cur[i], rec, err);
 }
 
 /* The handle's next record that passes the filters, into h->rec (NULL at the end). */
