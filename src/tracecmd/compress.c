@@ -169,13 +169,15 @@ static int zstd_block(ZSTD_DStream *ds, const uint8_t *in, size_t in_len, size_t
 	return ret;
 }
 
-static int zlib_block(struct tmx_inflater **keep, const uint8_t *in, size_t in_len, size_t expect, uint8_t **buf,
-		      size_t *cap, const char *path, uint64_t offset, struct tmx_error *err)
+static int zlib_block(struct tmx_inflater **keep, const uint8_t *in, size_t in_len, size_t expect,
+		      uint8_t **buf, size_t *cap, const char *path, uint64_t offset,
+		      struct tmx_error *err)
 {
 	size_t done = 0;
 	const char *why;
 
-	switch (tmx_inflate_with(keep, in, in_len, TMX_INFLATE_ZLIB, expect, buf, cap, &done, &why)) {
+	switch (tmx_inflate_with(keep, in, in_len, TMX_INFLATE_ZLIB, expect, buf, cap, &done,
+				 &why)) {
 	case TMX_INFLATE_END:
 		break;
 	case TMX_INFLATE_CEILING:

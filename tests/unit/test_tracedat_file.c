@@ -251,7 +251,10 @@ static void test_unpacker(void **s)
 		tb_compress((enum tb_algo)a, in, n, &blocks[nb]);
 		sizes[nb++] = n;
 		if (a == TB_ZSTD) {
-			/* streamed (trace-cmd's): window of 64 KiB holding the block, then two frames, then a frame and bytes */
+			/*
+			 * streamed (trace-cmd's): a window of 64 KiB holding the block,
+			 * then two frames, then a frame and bytes
+			 */
 			bb_u32(&blocks[nb], 0), bb_u32(&blocks[nb], 0);
 			zstd_stream_frame(in, 40000, 16, &blocks[nb]);
 			sizes[nb++] = 40000;
