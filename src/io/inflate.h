@@ -35,4 +35,15 @@ enum tmx_inflate_status tmx_inflate(const uint8_t *in, size_t in_len, int window
 				    size_t ceiling, uint8_t **buf, size_t *cap, size_t *len,
 				    const char **msg);
 
+/*
+ * The same, keeping zlib's state in *keep from one stream to the next (made
+ * on first use, NULL before; reset for each stream): for a reader that
+ * inflates many blocks.  Free it with tmx_inflater_free.
+ */
+struct tmx_inflater;
+enum tmx_inflate_status tmx_inflate_with(struct tmx_inflater **keep, const uint8_t *in,
+					 size_t in_len, int window_bits, size_t ceiling,
+					 uint8_t **buf, size_t *cap, size_t *len, const char **msg);
+void tmx_inflater_free(struct tmx_inflater *z);
+
 #endif

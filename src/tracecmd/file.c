@@ -480,6 +480,7 @@ static int open_priv(struct tdat_file_priv *fp, const struct tdat_open_opts *opt
 {
 	int ret;
 
+	pthread_mutex_init(&fp->unpack_lock, NULL);
 	if (opts)
 		fp->opts = *opts;
 	fp->max_section = TDAT_MAX_SECTION_UNCOMPRESSED;
@@ -545,6 +546,8 @@ void tdat_file_close(struct tdat_file *f)
 	for (size_t i = 0; i < fp->n_owned; i++)
 		free(fp->owned[i]);
 	free(fp->owned);
+	tdat_unpackers_free(fp);
+	pthread_mutex_destroy(&fp->unpack_lock);
 	tmx_arena_free(&fp->arena);
 	if (fp->mapped)
 		tmx_mapfile_close(&fp->map);

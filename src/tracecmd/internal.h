@@ -5,6 +5,7 @@
 #ifndef TMX_TRACECMD_INTERNAL_H
 #define TMX_TRACECMD_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -66,6 +67,9 @@ struct tdat_file_priv {
 	uint64_t skipped_units, skipped_bytes;
 	/* Where common_type sits in a record (from the formats). */
 	uint32_t type_offset, type_size;
+	/* Decompression contexts not in use (compress.c), for any thread. */
+	pthread_mutex_t unpack_lock;
+	struct tdat_unpacker *unpackers;
 };
 
 static inline struct tdat_file_priv *tdat_priv(const struct tdat_file *f)
@@ -83,13 +87,21 @@ int tdat_decompress(enum tdat_algo algo, const uint8_t *in, size_t in_len, size_
 		    uint8_t **buf, size_t *cap, const char *path, uint64_t offset,
 		    struct tmx_error *err);
 /*
- * Same, reusing a decompression context kept in *ctx (created on first
- * use; free it with tdat_decompress_free).  For a cursor's many chunks.
+ * Same, with the contexts that unpacker u keeps from block to block (NULL:
+ * made for this block alone).  For a cursor's many chunks.
  */
-int tdat_decompress_ctx(void **ctx, enum tdat_algo algo, const uint8_t *in, size_t in_len,
-			size_t expect, uint8_t **buf, size_t *cap, const char *path,
-			uint64_t offset, struct tmx_error *err);
-void tdat_decompress_free(void *ctx);
+struct tdat_unpacker;
+int tdat_decompress_with(struct tdat_unpacker *u, enum tdat_algo algo, const uint8_t *in,
+			 size_t in_len, size_t expect, uint8_t **buf, size_t *cap, const char *path,
+			 uint64_t offset, struct tmx_error *err);
+/*
+ * An unpacker of f's pool, or a new one (NULL: out of memory), for one
+ * thread at a time until given back to the pool, which the file frees
+ * (tdat_unpackers_free, at its close).  Any thread.
+ */
+struct tdat_unpacker *tdat_unpacker_take(const struct tdat_file *f);
+void tdat_unpacker_give(const struct tdat_file *f, struct tdat_unpacker *u);
+void tdat_unpackers_free(struct tdat_file_priv *fp);
 
 /* Parses one `format` file into an event (arena-owned); NULL + err on failure. */
 int tdat_parse_format(struct tmx_arena *a, const char *system, const char *text, size_t len,

@@ -217,7 +217,10 @@ struct tdat_cursor {
 	uint64_t chunk_file_off;
 	uint32_t chunk_index;
 	uint64_t fail_bytes;  /* size of what the last failed load covered */
-	void *zctx;           /* decompression context, reused for every chunk */
+	struct tdat_unpacker *unp;   /* the file's, from the first chunk to the end (or NULL) */
+	tdat_hand_fn hand;          /* cbuf handed there before it is reused (or NULL) */
+	void *hand_ctx;
+	bool chunk_in_buf;          /* cbuf holds a chunk (whose records may be in use) */
 
 	bool have_page;
 	bool first_in_page;
@@ -322,7 +325,7 @@ void tdat_cursor_close(struct tdat_cursor *c)
 	if (!c)
 		return;
 	free(c->cbuf);
-	tdat_decompress_free(c->zctx);
+	tdat_unpacker_give(c->f, c->unp);
 	free(c);
 }
 
@@ -330,12 +333,34 @@ void tdat_cursor_drop_buffers(struct tdat_cursor *c)
 {
 	free(c->cbuf);
 	c->cbuf = NULL;
+	c->chunk_in_buf = false;
 	c->ccap = c->clen = c->cpos = 0;
-	tdat_decompress_free(c->zctx);
-	c->zctx = NULL;
+	tdat_unpacker_give(c->f, c->unp);
+	c->unp = NULL;
 	c->has_peek = false;
 	c->have_page = false;
 	c->done = true;
+}
+
+void tdat_cursor_hand_buffers(struct tdat_cursor *c, tdat_hand_fn hand, void *ctx)
+{
+	c->hand = hand;
+	c->hand_ctx = ctx;
+}
+
+void tdat_cursor_hand_over(struct tdat_cursor *c)
+{
+	size_t cap = 0;
+
+	if (!c->hand || !c->chunk_in_buf)
+		return;
+	c->chunk_in_buf = false;
+	c->cbuf = c->hand(c->hand_ctx, c->cbuf, c->ccap, &cap);
+	c->ccap = c->cbuf ? cap : 0;
+	/* (the chunk went with it) */
+	c->cbase += c->clen;
+	c->clen = c->cpos = 0;
+	c->have_page = false;
 }
 
 /*
@@ -411,9 +436,12 @@ static int load_page(struct tdat_cursor *c, struct tmx_error *err)
 			c->cpos = 0;
 			c->chunk_index = c->next_chunk++;
 			c->chunk_file_off = ch->offset;
-			if ((ret = tdat_decompress_ctx(&c->zctx, c->fp->algo, c->f->data + ch->offset,
-						       ch->csize, ch->usize, &c->cbuf, &c->ccap,
-						       c->f->path, ch->offset, err))) {
+			if (!c->unp)
+				c->unp = tdat_unpacker_take(c->f);   /* (NULL: one per chunk) */
+			tdat_cursor_hand_over(c);
+			if ((ret = tdat_decompress_with(c->unp, c->fp->algo, c->f->data + ch->offset,
+							ch->csize, ch->usize, &c->cbuf, &c->ccap,
+							c->f->path, ch->offset, err))) {
 				/* Lenient reading goes on with the next chunk. */
 				c->cbase += ch->usize;
 				c->fail_bytes = ch->usize;
@@ -421,6 +449,7 @@ static int load_page(struct tdat_cursor *c, struct tmx_error *err)
 						 c->f->buffers[c->buffer].name, c->cd->cpu, c->chunk_index);
 				return ret;
 			}
+			c->chunk_in_buf = true;
 			c->clen = ch->usize;
 		}
 		avail = c->clen - c->cpos;
@@ -613,15 +642,15 @@ bool tdat_cpu_time_range(const struct tdat_file *f, size_t buffer, size_t cpu_in
 	const struct tdat_cpu_priv *cp = fp->cpu_priv[buffer] ? &fp->cpu_priv[buffer][cpu_index] : NULL;
 	uint8_t *buf = NULL;
 	size_t cap = 0;
-	void *ctx = NULL;
+	struct tdat_unpacker *u = tdat_unpacker_take(f);
 	bool got_first = false, got_last = false;
 	struct tmx_error err;
 
 	for (int pass = 0; cp && pass < 2; pass++) {
 		for (uint32_t k = 0; k < cd->n_chunks; k++) {
 			const struct tdat_chunk *ch = &cp->chunks[pass ? cd->n_chunks - 1 - k : k];
-			if (tdat_decompress_ctx(&ctx, fp->algo, f->data + ch->offset, ch->csize, ch->usize,
-						&buf, &cap, f->path, ch->offset, &err))
+			if (tdat_decompress_with(u, fp->algo, f->data + ch->offset, ch->csize, ch->usize,
+						 &buf, &cap, f->path, ch->offset, &err))
 				continue;
 			if (scan_pages(f, buf, ch->usize, psize, pass == 1, pass ? last : first)) {
 				if (pass)
@@ -633,6 +662,6 @@ bool tdat_cpu_time_range(const struct tdat_file *f, size_t buffer, size_t cpu_in
 		}
 	}
 	free(buf);
-	tdat_decompress_free(ctx);
+	tdat_unpacker_give(f, u);
 	return got_first && got_last;
 }

@@ -13,10 +13,12 @@
  *   - the stream's first record, found once when the stream is cut: the
  *     packet's begin time (one packet per CPU, from its first record to
  *     its last), begun before a segment that starts after it;
- *   - the time of the last record before a segment, when it starts (on
- *     the thread that reads it; nearly always in the piece just before):
- *     the begin of a discarded-events range, the packet end of a last
- *     segment without records;
+ *   - the time of the last record before a segment (on the thread that
+ *     reads it, nearly always in the piece just before): the begin of a
+ *     discarded-events range, the packet end of a last segment without
+ *     records; looked for only when one of these needs it before the
+ *     segment's first record gives it (tdm_seg_last: else a chunk more
+ *     would be decompressed per segment);
  *   - the first segment is the stream's own iterator, from its
  *     beginning; only the last one ends the packet and the stream;
  *   - the "unknown event id" warnings, 3 per stream, are counted per
@@ -105,7 +107,14 @@ struct scan {
 	uint32_t psize;
 	uint8_t *buf;               /* a chunk decompressed */
 	size_t cap;
+	struct tdat_unpacker *u;    /* the file's, taken at the first chunk */
 };
+
+static void scan_end(struct scan *sc)
+{
+	free(sc->buf);
+	tdat_unpacker_give(sc->f, sc->u);
+}
 
 /*
  * The ring-buffer times of the first and last records of the pages in
@@ -161,44 +170,55 @@ static bool piece_range(struct scan *sc, size_t k, uint64_t *first, uint64_t *la
 		return false;
 	ch = &cp->chunks[k];
 	/* A chunk that does not decompress is passed over, as a lenient cursor passes it. */
-	if (tdat_decompress(tdat_priv(f)->algo, f->data + ch->offset, ch->csize, ch->usize, &sc->buf,
-			    &sc->cap, f->path, ch->offset, &err))
+	if (!sc->u)
+		sc->u = tdat_unpacker_take(f);
+	if (tdat_decompress_with(sc->u, tdat_priv(f)->algo, f->data + ch->offset, ch->csize,
+				 ch->usize, &sc->buf, &sc->cap, f->path, ch->offset, &err))
 		return false;
 	return pages_range(f, sc->buf, ch->usize, sc->psize, first, last);
 }
 
 /*
  * What the stream's sequence holds when segment g starts: the packet
- * begun (first record's time) and the last record's time, or nothing.
+ * begun (first record's time) and a last record, whose time
+ * tdm_seg_last finds when asked; or nothing.
  */
 void tdm_seg_start(struct tdm_seg *g)
 {
 	struct tdm_stream *s = g->s;
 	const struct tdat_file *f = s->file->f;
-	const struct tdat_buffer *b = &f->buffers[s->buffer];
-	struct scan sc = { f, s->buffer, g->cpu_index, b->page_size ? b->page_size : f->page_size,
-			   NULL, 0 };
-	uint32_t cpu = b->cpus[g->cpu_index].cpu;
-	uint64_t a, first, last = 0;
-	bool found = false;
+	uint64_t first;
 
 	s->state = S_PACKET;
 	if (!g->has_first || g->first_piece >= g->first)
 		return;
-	/* The last record before: nearly always in the piece just before. */
-	for (size_t k = g->first; k-- > g->first_piece && !found;)
-		found = piece_range(&sc, k, &a, &last);
-	free(sc.buf);
-	if (!found)   /* cannot be: the first record is there */
-		return;
-	first = tdat_convert_ts_cpu(f, g->first_raw, cpu);
-	last = tdat_convert_ts_cpu(f, last, cpu);
+	first = tdat_convert_ts_cpu(f, g->first_raw, f->buffers[s->buffer].cpus[g->cpu_index].cpu);
 	s->have_last = true;
-	s->last_ts = last;
+	s->last_pending = true;
 	s->packet.has_begin = true;
 	s->packet.begin_cycles = first;
 	s->packet.begin_ns = first > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)first;
 	s->state = S_EVENTS;
+}
+
+/* s->last_ts: the time of the last record before its segment (s->last_pending). */
+void tdm_seg_last(struct tdm_stream *s)
+{
+	const struct tdm_seg *g = s->seg;
+	const struct tdat_file *f = s->file->f;
+	const struct tdat_buffer *b = &f->buffers[s->buffer];
+	struct scan sc = { f, s->buffer, g->cpu_index, b->page_size ? b->page_size : f->page_size,
+			   NULL, 0, NULL };
+	uint64_t a, last = 0;
+	bool found = false;
+
+	s->last_pending = false;
+	/* Nearly always in the piece just before; the first record is in first_piece. */
+	for (size_t k = g->first; k-- > g->first_piece && !found;)
+		found = piece_range(&sc, k, &a, &last);
+	scan_end(&sc);
+	s->have_last = found;   /* (not found: out of memory) */
+	s->last_ts = found ? tdat_convert_ts_cpu(f, last, b->cpus[g->cpu_index].cpu) : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -322,13 +342,13 @@ int tdm_split_stream(void *impl, struct tmx_msg_iter *it, uint64_t seg_bytes,
 	{
 		const struct tdat_buffer *b = &p->file->f->buffers[p->buffer];
 		struct scan sc = { p->file->f, p->buffer, cpu_index,
-				   b->page_size ? b->page_size : p->file->f->page_size, NULL, 0 };
+				   b->page_size ? b->page_size : p->file->f->page_size, NULL, 0, NULL };
 		uint64_t z;
 
 		for (first_piece = 0; first_piece < n_pieces; first_piece++)
 			if ((has_first = piece_range(&sc, first_piece, &first_raw, &z)))
 				break;
-		free(sc.buf);
+		scan_end(&sc);
 	}
 	if (!(out = calloc(n_segs, sizeof(*out)))) {
 		free(ends);

@@ -113,6 +113,7 @@ struct tdm_stream {
 	struct tdat_record rec;          /* the record of the current message */
 	struct tdat_record disc;         /* for discarded-events messages */
 	bool have_last;
+	bool last_pending;               /* last_ts is the record's before a segment: tdm_seg_last */
 	uint64_t last_ts;
 	struct tmx_value *vals;
 	size_t cap_vals;
@@ -186,6 +187,7 @@ void tdm_stream_keep(struct tmx_msg_iter *it);
 void tdm_stream_free(struct tdm_stream *s);
 /* A segment's start (state S_SEG_START) and end (nothing more, or an error): segment.c. */
 void tdm_seg_start(struct tdm_seg *g);
+void tdm_seg_last(struct tdm_stream *s);
 void tdm_seg_end(struct tdm_seg *g);
 
 /*

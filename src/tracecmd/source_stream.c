@@ -441,6 +441,8 @@ int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct 
 				m->packet = &s->packet;
 				m->count = r->missed_events > 0 ? (uint64_t)r->missed_events : 0;
 				set_time(m, r->ts);
+				if (s->last_pending)
+					tdm_seg_last(s);
 				if (s->have_last) {
 					m->has_range = true;
 					m->begin_cycles = s->last_ts;
@@ -457,6 +459,7 @@ int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct 
 			s->rec.file_index = s->file->index;
 			tdat_cursor_next(s->cur, &r, err);   /* consume the peeked record */
 			s->have_last = true;
+			s->last_pending = false;
 			s->last_ts = s->rec.ts;
 			if (!s->rec.event)
 				te = NULL;
@@ -496,6 +499,8 @@ int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct 
 			return TMX_OK;
 		}
 		case S_PACKET_END:
+			if (s->last_pending)
+				tdm_seg_last(s);
 			s->packet.has_end = true;
 			s->packet.end_cycles = s->last_ts;
 			s->packet.end_ns = s->last_ts > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)s->last_ts;

@@ -332,6 +332,21 @@ void tdat_cpu_release(const struct tdat_file *f, size_t buffer, size_t cpu_index
  */
 void tdat_cursor_drop_buffers(struct tdat_cursor *c);
 /*
+ * A compressed CPU's records keep their bytes after the cursor has moved
+ * on: before it decompresses a chunk into the buffer that holds the
+ * records it gave (and when tdat_cursor_hand_over is called), it hands
+ * that buffer to hand(ctx, buf, cap), which owns it from then on (frees
+ * it) and returns another one for the cursor to use (*new_cap its size,
+ * or NULL: the cursor makes one).  For readers that keep records of a
+ * whole range (-o tracecmd's workers, src/tools/tracecmd/report_par.c)
+ * instead of copying them.  Nothing changes for uncompressed data, whose
+ * records are in the mapped file.
+ */
+typedef uint8_t *(*tdat_hand_fn)(void *ctx, uint8_t *buf, size_t cap, size_t *new_cap);
+void tdat_cursor_hand_buffers(struct tdat_cursor *c, tdat_hand_fn hand, void *ctx);
+/* Its buffer handed now (at the end of a range: the chunk in it is not read further). */
+void tdat_cursor_hand_over(struct tdat_cursor *c);
+/*
  * With tdat_open_opts.lenient, cursors warn (diag) and skip a damaged page
  * or compressed chunk instead of failing: how many were skipped so far,
  * and their bytes (uncompressed).

@@ -197,6 +197,121 @@ static void test_blocks(void **s)
 	block_case(TB_ZSTD);
 }
 
+/*
+ * Decompression with an unpacker kept from block to block (as cursors do)
+ * gives what a fresh context gives, block after block, also after errors;
+ * zstd frames as trace-cmd writes them (streamed: no content size, a
+ * window descriptor, which the one-pass path reads) and as ZSTD_compress
+ * writes them (a single segment), frames followed by another frame or by
+ * bytes, windows smaller than the block.
+ */
+static void zstd_stream_frame(const uint8_t *in, size_t n, int window_log, struct bb *out)
+{
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	size_t cap = ZSTD_compressBound(n) + 64;
+	uint8_t *tmp = malloc(cap);
+	ZSTD_inBuffer ib = { in, n, 0 };
+	ZSTD_outBuffer ob = { tmp, cap, 0 };
+
+	assert_false(ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 0)));
+	if (window_log)
+		assert_false(ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_windowLog, window_log)));
+	assert_int_equal(ZSTD_compressStream2(cc, &ob, &ib, ZSTD_e_end), 0);
+	bb_put(out, tmp, ob.pos);
+	free(tmp);
+	ZSTD_freeCCtx(cc);
+}
+
+static void test_unpacker(void **s)
+{
+	size_t n = 300000;
+	uint8_t *in = malloc(n);
+	(void)s;
+
+	for (size_t i = 0; i < n; i++)
+		in[i] = (uint8_t)(i * 13 + i / 97);
+	for (int a = TB_ZLIB; a <= TB_ZSTD; a++) {
+		enum tdat_algo ta = a == TB_ZSTD ? TDAT_ALGO_ZSTD : TDAT_ALGO_ZLIB;
+		struct bb blocks[8] = { { 0 } };
+		size_t sizes[8], nb = 0;
+		struct tdat_file_priv *fp = calloc(1, sizeof(*fp));
+		struct tdat_unpacker *u;
+
+		pthread_mutex_init(&fp->unpack_lock, NULL);
+		/* whole, small, garbage, whole again */
+		tb_compress((enum tb_algo)a, in, n, &blocks[nb]);
+		sizes[nb++] = n;
+		tb_compress((enum tb_algo)a, in, 5000, &blocks[nb]);
+		sizes[nb++] = 5000;
+		bb_u32(&blocks[nb], 64);
+		bb_u32(&blocks[nb], 64);
+		for (int k = 0; k < 64; k++)
+			bb_put(&blocks[nb], "\x28\xb5\x2f\xfd" + (k & 3), 1);
+		sizes[nb++] = 64;
+		tb_compress((enum tb_algo)a, in, n, &blocks[nb]);
+		sizes[nb++] = n;
+		if (a == TB_ZSTD) {
+			/*
+			 * streamed (trace-cmd's): a window of 64 KiB holding the block,
+			 * then two frames, then a frame and bytes
+			 */
+			bb_u32(&blocks[nb], 0), bb_u32(&blocks[nb], 0);
+			zstd_stream_frame(in, 40000, 16, &blocks[nb]);
+			sizes[nb++] = 40000;
+			bb_u32(&blocks[nb], 0), bb_u32(&blocks[nb], 0);
+			zstd_stream_frame(in, 20000, 16, &blocks[nb]);
+			zstd_stream_frame(in, 20000, 16, &blocks[nb]);
+			sizes[nb++] = 20000;
+			bb_u32(&blocks[nb], 0), bb_u32(&blocks[nb], 0);
+			zstd_stream_frame(in, 20000, 16, &blocks[nb]);
+			bb_put(&blocks[nb], "tail", 4);
+			sizes[nb++] = 20000;
+			/* a window of 32 KiB that does not hold the block: streamed */
+			bb_u32(&blocks[nb], 0), bb_u32(&blocks[nb], 0);
+			zstd_stream_frame(in, n, 15, &blocks[nb]);
+			sizes[nb++] = n;
+		}
+		u = tdat_unpacker_take(&fp->pub);
+		assert_non_null(u);
+		for (int pass = 0; pass < 2; pass++) {
+			for (size_t k = 0; k < nb; k++) {
+				uint8_t *b1 = NULL, *b2 = NULL;
+				size_t c1 = 0, c2 = 0;
+				struct tmx_error e1 = { 0 }, e2 = { 0 };
+				const uint8_t *d = blocks[k].p + 8;
+				size_t dn = blocks[k].n - 8;
+				int r1 = tdat_decompress(ta, d, dn, sizes[k], &b1, &c1, "x", 7, &e1);
+				int r2 = tdat_decompress_with(u, ta, d, dn, sizes[k], &b2, &c2, "x", 7, &e2);
+
+				assert_int_equal(r1, r2);
+				assert_string_equal(e1.msg, e2.msg);
+				if (!r1) {
+					assert_memory_equal(b1, in, sizes[k]);
+					assert_memory_equal(b2, in, sizes[k]);
+				}
+				/* the streamed blocks: as made, one frame decodes, two frames or a tail do not */
+				if (a == TB_ZSTD && k >= 4)
+					assert_int_equal(r1, k == 5 || k == 6 ? TMX_ERR_DATA : TMX_OK);
+				/* (the streaming decoder's error, not the one-pass decoder's) */
+				if (a == TB_ZSTD && (k == 5 || k == 6))
+					assert_non_null(strstr(e2.msg, "after the end of the frame"));
+				free(b1);
+				free(b2);
+			}
+		}
+		tdat_unpacker_give(&fp->pub, u);
+		/* the pool hands the same one back */
+		assert_ptr_equal(tdat_unpacker_take(&fp->pub), u);
+		tdat_unpacker_give(&fp->pub, u);
+		tdat_unpackers_free(fp);
+		pthread_mutex_destroy(&fp->unpack_lock);
+		free(fp);
+		for (size_t k = 0; k < nb; k++)
+			free(blocks[k].p);
+	}
+	free(in);
+}
+
 /* 256 MiB of zeros declared as 4 KiB: refused without allocating more than the declaration. */
 static void test_bomb(void **s)
 {
@@ -637,6 +752,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_algorithm),
 		cmocka_unit_test(test_blocks),
 		cmocka_unit_test(test_bomb),
+		cmocka_unit_test(test_unpacker),
 		cmocka_unit_test(test_chunk_lies),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_truncated_message),

@@ -355,7 +355,8 @@ static void emit(struct tcr *r, struct tcr_handle *h, const struct tdat_record *
 	bool rendered;
 
 	if (ahead)
-		outbuf_write(b, ahead->head, ahead->head_len);
+		outbuf_write(b, ahead->base + ahead->at[TCR_HEAD],
+			     ahead->at[TCR_PID_CPU] - ahead->at[TCR_HEAD]);
 	if (ahead ? ahead->whole : !tcr_put_head(r, b, tf, h->label, rec))
 		return;
 	pid = ahead ? ahead->pid : tcr_pid(tf, rec);
@@ -373,18 +374,20 @@ static void emit(struct tcr *r, struct tcr_handle *h, const struct tdat_record *
 		 * pid, CPU, time, name and text are one run of bytes, written
 		 * in one go but for what depends on the main thread
 		 */
-		const char *from = ahead->pid_cpu, *end = ahead->text + ahead->text_len;
+		const char *base = ahead->base, *end = base + ahead->at[TCR_END];
+		const char *from = base + ahead->at[TCR_PID_CPU];
 
 		if (flags_col) {
 			/* (pid and CPU are followed by the time and text: read past them) */
-			outbuf_write_within(b, from, ahead->pid_cpu_len, (size_t)(end - from));
+			outbuf_write_within(b, from, ahead->at[TCR_TIME] - ahead->at[TCR_PID_CPU],
+					    (size_t)(end - from));
 			tcr_v33_put_flags(r, tf, rec);
-			from = ahead->time;
+			from = base + ahead->at[TCR_TIME];
 		}
 		if (r->o->ts_diff) {
-			outbuf_write(b, from, (size_t)(ahead->text - from));
+			outbuf_write(b, from, (size_t)(base + ahead->at[TCR_TEXT] - from));
 			put_ts_diff(r, tf, ts);
-			from = ahead->text;
+			from = base + ahead->at[TCR_TEXT];
 		}
 		outbuf_write(b, from, (size_t)(end - from));
 		rendered = ahead->rendered;
@@ -595,13 +598,11 @@ static int report(struct tcr *r, struct tmx_error *err)
 			if ((ret = profile_record(r, best, best->rec, err)))
 				return ret;
 		} else {
-			struct tcr_parts parts;
+			const struct tcr_parts *parts = r->par ? tcr_par_parts(best->rec) : NULL;
 
-			if (r->par)
-				tcr_par_parts(best->rec, &parts);
 			/* a funcgraph entry may take the next record of its handle (funcgraph.h) */
 			best->rec = tfg_before_print(r->fg, &best->fg, best->rec_cursor, best->rec);
-			emit(r, best, best->rec, r->par ? &parts : NULL);
+			emit(r, best, best->rec, parts);
 			if ((ret = tfg_after_print(r->fg, err)))
 				return ret;
 		}
@@ -624,6 +625,7 @@ static void tcr_free(struct tcr *r)
 		for (size_t k = 0; k < h->n_cpus; k++)
 			tdat_cursor_close(h->cur[k]);
 		free(h->cur);
+		free(h->heads);
 		free(h->listed);
 	}
 	free(r->handles);

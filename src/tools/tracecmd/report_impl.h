@@ -124,6 +124,17 @@ struct tcr_handle {
 	const char *label;           /* prefix name, NULL for a lone file's top buffer */
 	size_t n_cpus;
 	struct tdat_cursor **cur;
+	/*
+	 * Per cursor, the record its last peek gave (NULL: its end) and that
+	 * record's time, while nothing was taken from it since (known): the
+	 * order compares them without asking the cursors again
+	 * (report_order.c's cursor_peek/cursor_next keep them).
+	 */
+	struct tcr_head {
+		const struct tdat_record *rec;
+		uint64_t ts;
+		bool known;
+	} *heads;
 	const struct tdat_record *rec;   /* taken from its cursor, not printed yet */
 	uint64_t ts;                     /* its time (rec_time()) */
 	size_t rec_cursor;               /* the cursor it came from */
@@ -238,8 +249,6 @@ static inline bool common_inside(const struct tcr_file *tf, const struct tdat_re
  */
 bool tcr_prepare(struct tcr *r, const struct tcr_file *tf, const struct tdat_record *rec,
 		 struct tep_record *tr, struct tep_event **evp);
-uint32_t tcr_copy_size(const struct tcr_file *tf, const struct tep_event *ev,
-		       const struct tdat_record *rec);
 /*
  * The bytes libtraceevent reads of any record of `ev` (at least), -1 when
  * it cannot be given one, TCR_NEED_VARIES when that depends on the record
@@ -375,10 +384,16 @@ void tcr_check_ts(struct tcr *r, struct tcr_handle *h);
 
 /* report_par.c */
 
-/* Those parts, written ahead by a worker (emit() adds the rest); valid until the next read. */
+/*
+ * Those parts, written ahead by a worker (emit() adds the rest); valid
+ * until the next read.  They follow each other in one run of bytes: the
+ * head (label, DROPPED line) from base + at[0], pid and CPU from at[1],
+ * the time from at[2], name and text from at[3], to at[4].
+ */
+enum { TCR_HEAD, TCR_PID_CPU, TCR_TIME, TCR_TEXT, TCR_END };
 struct tcr_parts {
-	const char *head, *pid_cpu, *time, *text;
-	size_t head_len, pid_cpu_len, time_len, text_len;
+	const char *base;
+	uint32_t at[5];
 	bool whole;                  /* head is the whole line (a record too short) */
 	bool rendered;               /* text has the event text, else libtraceevent prints it */
 	int pid;
@@ -391,13 +406,17 @@ struct tcr_parts {
  */
 int tcr_par_start(struct tcr *r, unsigned jobs, struct tmx_error *err);
 void tcr_par_stop(struct tcr *r);
-/* tdat_cursor_peek() / tdat_cursor_next() of handle h's cursor i, through the workers. */
+/*
+ * tdat_cursor_peek() / tdat_cursor_next() of handle h's cursor i, through
+ * the workers; *head: the next peek's record when it is known without
+ * reading anything (the next in the batch), else NULL.
+ */
 int tcr_par_peek(struct tcr *r, struct tcr_handle *h, size_t i, const struct tdat_record **rec,
 		 struct tmx_error *err);
 int tcr_par_next(struct tcr *r, struct tcr_handle *h, size_t i, const struct tdat_record **rec,
-		 struct tmx_error *err);
+		 const struct tdat_record **head, struct tmx_error *err);
 /* The parts written ahead for a record that tcr_par_next() gave. */
-void tcr_par_parts(const struct tdat_record *rec, struct tcr_parts *parts);
+const struct tcr_parts *tcr_par_parts(const struct tdat_record *rec);
 
 /* report_v33.c */
 /* With version 3.3: the flags column cache and sched_switch's handler (after the formats). */

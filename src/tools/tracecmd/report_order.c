@@ -139,31 +139,56 @@ bool tcr_prepare(struct tcr *r, const struct tcr_file *tf, const struct tdat_rec
 }
 
 /*
- * The bytes of `rec` (of event `ev`, tcr_event_of()) to copy for
- * tcr_prepare() to see the same record later (report_par.c): the record,
- * and what libtraceevent reads after it in its page.
+ * The cursors, or with workers what they read of them (report_par.c),
+ * through h->heads: a cursor is asked again only once a record was taken
+ * from it.
  */
-uint32_t tcr_copy_size(const struct tcr_file *tf, const struct tep_event *ev,
-		       const struct tdat_record *rec)
+static __attribute__((noinline)) int peek_cursor(struct tcr *r, struct tcr_handle *h, size_t i,
+						 struct tmx_error *err)
 {
-	int64_t b;
+	struct tcr_head *hd = &h->heads[i];
+	int ret = r->par ? tcr_par_peek(r, h, i, &hd->rec, err)
+			 : tdat_cursor_peek(h->cur[i], &hd->rec, err);
 
-	if (!common_inside(tf, rec) || !ev || (b = bytes_read(tf, ev, rec)) < 0 || b > rec->avail)
-		return rec->size;
-	return (uint32_t)b;
+	if (ret)
+		return ret;
+	hd->ts = hd->rec ? rec_time(h->file, hd->rec) : 0;
+	hd->known = true;
+	return TMX_OK;
 }
 
-/* The cursors, or with workers what they read of them (report_par.c). */
-static int cursor_peek(struct tcr *r, struct tcr_handle *h, size_t i,
-		       const struct tdat_record **rec, struct tmx_error *err)
+static inline int cursor_peek(struct tcr *r, struct tcr_handle *h, size_t i,
+			      const struct tdat_record **rec, struct tmx_error *err)
 {
-	return r->par ? tcr_par_peek(r, h, i, rec, err) : tdat_cursor_peek(h->cur[i], rec, err);
+	int ret;
+
+	if (!h->heads[i].known && (ret = peek_cursor(r, h, i, err)))
+		return ret;
+	*rec = h->heads[i].rec;
+	return TMX_OK;
 }
 
-static int cursor_next(struct tcr *r, struct tcr_handle *h, size_t i,
-		       const struct tdat_record **rec, struct tmx_error *err)
+/* With workers: the next record too, when their batch has it, without another call. */
+static __attribute__((noinline)) int par_next(struct tcr *r, struct tcr_handle *h, size_t i,
+					      const struct tdat_record **rec, struct tmx_error *err)
 {
-	return r->par ? tcr_par_next(r, h, i, rec, err) : tdat_cursor_next(h->cur[i], rec, err);
+	struct tcr_head *hd = &h->heads[i];
+	int ret;
+
+	if (!(ret = tcr_par_next(r, h, i, rec, &hd->rec, err)) && hd->rec) {
+		hd->ts = rec_time(h->file, hd->rec);
+		hd->known = true;
+	}
+	return ret;
+}
+
+static inline __attribute__((always_inline)) int cursor_next(struct tcr *r, struct tcr_handle *h,
+							     size_t i,
+							     const struct tdat_record **rec,
+							     struct tmx_error *err)
+{
+	h->heads[i].known = false;
+	return r->par ? par_next(r, h, i, rec, err) : tdat_cursor_next(h->cur[i], rec, err);
 }
 
 /* The handle's next record that passes the filters, into h->rec (NULL at the end). */
@@ -178,17 +203,16 @@ static int handle_next(struct tcr *r, struct tcr_handle *h, struct tmx_error *er
 
 		/* --cpu too: trace-cmd reads the CPUs in their order (the first wins ties) */
 		for (size_t i = 0; i < h->n_cpus; i++) {
+			const struct tcr_head *hd = &h->heads[i];
+
 			if (h->listed && !h->listed[i])
 				continue;
-			if ((ret = cursor_peek(r, h, i, &rec, err)))
+			if (!hd->known && (ret = peek_cursor(r, h, i, err)))
 				return ret;
-			if (rec) {
-				uint64_t ts = rec_time(h->file, rec);
-				if (!best || ts < best_ts) {
-					best = rec;
-					best_ts = ts;
-					best_i = (size_t)i;
-				}
+			if (hd->rec && (!best || hd->ts < best_ts)) {
+				best = hd->rec;
+				best_ts = hd->ts;
+				best_i = i;
 			}
 		}
 		if (!best) {
@@ -380,7 +404,8 @@ int tcr_add_handle(struct tcr *r, struct tcr_file *tf, size_t buffer, const char
 	r->cpu_base += handle_max_cpu(tf, b);
 	if (ret || h->done)
 		return ret;
-	if (!(h->cur = calloc(b->n_cpus, sizeof(*h->cur))))
+	if (!(h->cur = calloc(b->n_cpus, sizeof(*h->cur))) ||
+	    !(h->heads = calloc(b->n_cpus, sizeof(*h->heads))))
 		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
 	for (uint32_t i = 0; i < b->n_cpus; i++) {
 		if ((ret = tdat_cursor_open(tf->f, buffer, i, &h->cur[i], err)))

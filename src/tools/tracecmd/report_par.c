@@ -4,12 +4,13 @@
  * (src/par/pool.h), cut into runs of its pieces (ring-buffer pages, or
  * compressed chunks of whole pages: tdat_cpu_pieces()), which decode
  * independently since each page carries its own time.  A worker reads a
- * run with a cursor of its own into a batch: each record (when it was
- * decompressed, with a copy of the bytes libtraceevent reads of it,
- * tcr_copy_size(); else its bytes stay in the mapped file) and the parts of
- * its line that depend on it alone, written ahead (report.c's tcr_put_*:
- * label, DROPPED line, pid and CPU, time, name and the text of a compiled
- * print fmt), and the cursor's warnings, end or error where it met them.
+ * run with a cursor of its own into a batch: each record (its bytes stay
+ * in the mapped file, or, compressed, in the buffers of the run's chunks
+ * decompressed, which the cursor hands to the batch:
+ * tdat_cursor_hand_buffers) and the parts of its line that depend on it
+ * alone, written ahead (report.c's tcr_put_*: label, DROPPED line, pid and
+ * CPU, time, name and the text of a compiled print fmt), and the cursor's
+ * warnings, end or error where it met them.
  * So a trace whose events are nearly all on one CPU keeps every worker
  * busy too.
  *
@@ -50,17 +51,10 @@
 
 enum item_kind { IT_REC, IT_WARN, IT_END, IT_ERROR };
 
-/* A record whose bytes stay where they are: in the mapped file. */
-#define NOT_COPIED UINT32_MAX
-
 struct item {
 	enum item_kind kind;
-	bool whole, rendered;        /* REC: see struct tcr_parts */
-	int pid;
-	uint32_t data;               /* REC: the record's bytes in the batch, or NOT_COPIED */
-	uint32_t at[5];              /* REC: head, pid_cpu, time, text, end in the batch */
-	const char *base;            /* REC: the batch's bytes, once filled */
-	struct tdat_record rec;      /* REC: data points into the batch (or the file) once filled */
+	struct tcr_parts parts;      /* REC: its line's (base: the batch's bytes, once filled) */
+	struct tdat_record rec;      /* REC */
 	char *warning;               /* WARN: malloc'ed */
 };
 
@@ -72,6 +66,15 @@ struct batch {
 	bool oom;
 	bool warnings;               /* it has IT_WARN items */
 	struct tmx_error err;        /* ERROR's */
+	/*
+	 * Buffers of decompressed chunks: [0, n_used) hold the run's chunks
+	 * (its records' bytes), the others are spare, for the cursor.
+	 */
+	struct chunk_buf {
+		uint8_t *p;
+		size_t cap;
+	} *bufs;
+	size_t n_used, n_bufs, cap_bufs;
 };
 
 struct worker {
@@ -99,13 +102,12 @@ struct unit {
 	const struct tcr_file *tf;
 	size_t buffer, cpu_index;    /* its cursor's */
 	const char *label;
-	size_t look_span;            /* its file's tfg_look_span() */
 	/*
-	 * Its records' bytes are copied into the batches: they are in a
-	 * cursor's buffer of decompressed data, which the next chunk reuses.
-	 * Else they stay in the mapped file, valid until it is closed.
+	 * Its records' bytes are in buffers of decompressed chunks, which its
+	 * cursors hand to the batches; else they stay in the mapped file, valid
+	 * until it is closed.
 	 */
-	bool copy;
+	bool compressed;
 	/*
 	 * Its runs: run k is pieces [runs[k], runs[k + 1]).  The first ones
 	 * are small (the main thread starts early, short traces have several
@@ -137,6 +139,7 @@ static void batch_reset(struct batch *b)
 	b->n = 0;
 	b->len = 0;
 	b->oom = false;
+	b->n_used = 0;   /* every chunk buffer spare */
 }
 
 /* With room for two items: what ends a batch always fits (add_item()). */
@@ -158,6 +161,9 @@ static void batch_free(void *ctx, void *p)
 
 	(void)ctx;
 	batch_reset(b);
+	for (size_t i = 0; i < b->n_bufs; i++)
+		free(b->bufs[i].p);
+	free(b->bufs);
 	free(b->items);
 	free(b->bytes);
 	free(b);
@@ -264,54 +270,72 @@ static uint32_t rel(const struct worker *w)
 	return (uint32_t)(outbuf_pos(&w->out) - w->base);
 }
 
-/* One record into the batch: its bytes, then the parts of its line. */
+/*
+ * The cursor's buffer of decompressed data, which holds records of the
+ * batch, becomes the batch's; a spare one goes to the cursor (room was made
+ * for it: chunk_room()).
+ */
+static uint8_t *hand(void *ctx, uint8_t *buf, size_t cap, size_t *new_cap)
+{
+	struct batch *b = ((struct worker *)ctx)->b;
+	struct chunk_buf spare = { NULL, 0 };
+
+	if (b->n_used < b->n_bufs)
+		spare = b->bufs[b->n_used];
+	else
+		b->n_bufs++;
+	b->bufs[b->n_used++] = (struct chunk_buf){ buf, cap };
+	*new_cap = spare.cap;
+	return spare.p;
+}
+
+/* Room in b for the buffers of `chunks` chunks; false: out of memory. */
+static bool chunk_room(struct batch *b, size_t chunks)
+{
+	return tmx_grow_array((void **)&b->bufs, &b->cap_bufs, b->n_bufs + chunks, sizeof(*b->bufs),
+			      8);
+}
+
+/* One record into the batch: the parts of its line. */
 static void add_record(struct worker *w, const struct unit *un, const struct tdat_record *rec)
 {
-	static const char zeros[8];
 	const struct tcr *r = &w->par->rc;
 	const struct tcr_file *tf = un->tf;
 	struct item *it = add_item(w->b, IT_REC);
 	const struct tep_event *ev = common_inside(tf, rec) ? tcr_event_of(tf, rec) : NULL;
-	uint32_t size;
+	struct tcr_parts *p;
 
 	if (!it)
 		return;
 	it->rec = *rec;
-	it->data = NOT_COPIED;
-	if (un->copy) {
-		size = tcr_copy_size(tf, ev, rec);
-		/* and what the function graph look-ahead copies of it (its page's bytes) */
-		if (un->look_span > size)
-			size = (uint32_t)(un->look_span < rec->avail ? un->look_span : rec->avail);
-		/* 8-byte aligned, as in the ring-buffer page */
-		outbuf_write(&w->out, zeros, (8 - rel(w) % 8) % 8);
-		it->data = rel(w);
-		outbuf_write(&w->out, (const char *)rec->data, size);
-		it->rec.avail = size;
-	}
-	it->at[0] = rel(w);
-	it->whole = !tcr_put_head(r, &w->out, tf, un->label, rec);
-	it->at[1] = it->at[2] = it->at[3] = it->at[4] = rel(w);
-	it->rendered = false;
-	it->pid = 0;
-	if (it->whole)
+	p = &it->parts;
+	p->at[TCR_HEAD] = rel(w);
+	p->whole = !tcr_put_head(r, &w->out, tf, un->label, rec);
+	p->at[TCR_PID_CPU] = p->at[TCR_TIME] = p->at[TCR_TEXT] = p->at[TCR_END] = rel(w);
+	p->rendered = false;
+	p->pid = 0;
+	if (p->whole)
 		return;
-	it->pid = tcr_pid(tf, rec);
+	p->pid = tcr_pid(tf, rec);
 	if (!r->o->latency)
-		tcr_put_pid_cpu(&w->out, it->pid, rec->cpu);
-	it->at[2] = rel(w);
+		tcr_put_pid_cpu(&w->out, p->pid, rec->cpu);
+	p->at[TCR_TIME] = rel(w);
 	tcr_put_time_col(r, &w->out, tf, rec_time(tf, rec));
-	it->at[3] = rel(w);
-	it->rendered = tcr_put_name_text(&w->out, tf, ev, rec);
-	it->at[4] = rel(w);
+	p->at[TCR_TEXT] = rel(w);
+	p->rendered = tcr_put_name_text(&w->out, tf, ev, rec);
+	p->at[TCR_END] = rel(w);
 }
 
 /* The worker's cursor of unit u, over run k (an error item when it cannot be opened). */
 static struct tdat_cursor *run_cursor(struct worker *w, const struct unit *un, size_t u, size_t k,
 				      struct tmx_error *err)
 {
-	if (!w->cur[u] && tdat_cursor_open(un->tf->f, un->buffer, un->cpu_index, &w->cur[u], err))
-		return NULL;
+	if (!w->cur[u]) {
+		if (tdat_cursor_open(un->tf->f, un->buffer, un->cpu_index, &w->cur[u], err))
+			return NULL;
+		if (un->compressed)
+			tdat_cursor_hand_buffers(w->cur[u], hand, w);
+	}
 	tdat_cursor_range(w->cur[u], un->runs[k], un->runs[k + 1]);
 	return w->cur[u];
 }
@@ -332,8 +356,11 @@ static bool fill(void *ctx, void *ws, size_t u, size_t k, void *p)
 	w->base = outbuf_pos(&w->out);
 	aim(w, b);
 	tmx_warn_capture_set(&w->capture);
-	cur = run_cursor(w, un, u, k, &err);
-	failed = !cur;
+	/* (the run's chunks, and the one its cursor holds from the run before) */
+	if (un->compressed && !chunk_room(b, un->runs[k + 1] - un->runs[k] + 1))
+		b->oom = true;
+	cur = b->oom ? NULL : run_cursor(w, un, u, k, &err);
+	failed = !cur && !b->oom;
 	while (!last && !failed && !b->oom) {
 		const struct tdat_record *rec;
 
@@ -345,6 +372,8 @@ static bool fill(void *ctx, void *ws, size_t u, size_t k, void *p)
 			add_record(w, un, rec);
 	}
 	tmx_warn_capture_set(NULL);
+	if (cur)
+		tdat_cursor_hand_over(cur);   /* its last chunk's records are the batch's */
 	w->sealing = true;
 	outbuf_flush(&w->out);
 	w->sealing = false;
@@ -354,7 +383,7 @@ static bool fill(void *ctx, void *ws, size_t u, size_t k, void *p)
 	if (b->oom) {
 		/* what lost its bytes goes; the error closes the unit where it happened */
 		while (b->n && b->items[b->n - 1].kind == IT_REC &&
-		       b->items[b->n - 1].at[4] > b->len)
+		       b->items[b->n - 1].parts.at[TCR_END] > b->len)
 			b->n--;
 		tmx_error_set(&err, TMX_ERR_NOMEM, NULL, "out of memory for the worker threads");
 		failed = true;
@@ -365,15 +394,8 @@ static bool fill(void *ctx, void *ws, size_t u, size_t k, void *p)
 	} else if (k + 1 == un->n_runs) {
 		b->items[b->n++] = (struct item){ .kind = IT_END };
 	}
-	for (size_t i = 0; i < b->n; i++) {
-		struct item *it = &b->items[i];
-
-		if (it->kind != IT_REC)
-			continue;
-		it->base = b->bytes;
-		if (it->data != NOT_COPIED)
-			it->rec.data = (const uint8_t *)b->bytes + it->data;
-	}
+	for (size_t i = 0; i < b->n; i++)
+		b->items[i].parts.base = b->bytes;
 	return failed;
 }
 
@@ -465,33 +487,24 @@ int tcr_par_peek(struct tcr *r, struct tcr_handle *h, size_t i, const struct tda
 }
 
 int tcr_par_next(struct tcr *r, struct tcr_handle *h, size_t i, const struct tdat_record **rec,
-		 struct tmx_error *err)
+		 const struct tdat_record **head, struct tmx_error *err)
 {
 	struct reader *rd = &r->par->readers[h->unit + i];
 	int ret = rd->head ? (*rec = rd->head, TMX_OK) : peek_slow(r, h->unit + i, rec, err);
 
+	*head = NULL;
 	if (!ret && *rec) {
 		/* the next record is the next peek's when it follows in the batch (else peek_slow()) */
 		rd->pos++;
-		rd->head = rd->pos < rd->b->n && rd->b->items[rd->pos].kind == IT_REC
-				   ? &rd->b->items[rd->pos].rec : NULL;
+		*head = rd->head = rd->pos < rd->b->n && rd->b->items[rd->pos].kind == IT_REC
+					   ? &rd->b->items[rd->pos].rec : NULL;
 	}
 	return ret;
 }
 
-void tcr_par_parts(const struct tdat_record *rec, struct tcr_parts *parts)
+const struct tcr_parts *tcr_par_parts(const struct tdat_record *rec)
 {
-	const struct item *it = (const struct item *)((const char *)rec -
-						      offsetof(struct item, rec));
-	const char *base = it->base;
-
-	*parts = (struct tcr_parts){
-		.head = base + it->at[0], .head_len = it->at[1] - it->at[0],
-		.pid_cpu = base + it->at[1], .pid_cpu_len = it->at[2] - it->at[1],
-		.time = base + it->at[2], .time_len = it->at[3] - it->at[2],
-		.text = base + it->at[3], .text_len = it->at[4] - it->at[3],
-		.whole = it->whole, .rendered = it->rendered, .pid = it->pid,
-	};
+	return &((const struct item *)((const char *)rec - offsetof(struct item, rec)))->parts;
 }
 
 /* Whether workers may read ahead for this report (see the top of the file). */
@@ -590,7 +603,6 @@ int tcr_par_start(struct tcr *r, unsigned jobs, struct tmx_error *err)
 			struct unit *un = &par->units[par->n_units++];
 
 			*un = (struct unit){ h->file, h->buffer, i, h->label,
-					     tfg_look_span(h->file->tep, h->file->f),
 					     h->file->f->buffers[h->buffer].cpus[i].compressed, NULL, 0, 0 };
 			if (!cut_runs(un, run_bytes, workers)) {
 				par_free(par);
