@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include <cmocka.h>
@@ -149,8 +150,17 @@ static void test_progress_calls(void **state)
 		s = (struct seen){ 0 };
 		run(cases[c].sink, cases[c].jobs, 1, true, &s);
 		check(&s, events, bytes, 1);
-		/* Calls before the end: the run lasted several intervals. */
-		assert_true(s.n >= 3);
+		/*
+		 * Calls before the end: the run lasted several intervals.
+		 * With nothing to emit (dummy) and two jobs, a batch's events
+		 * count when the merge passes the whole batch, and each of
+		 * this trace's four streams is one batch: four notes at most,
+		 * which under load came within one interval of each other at
+		 * the end; but the first comes many intervals after the start
+		 * (a whole stream read, slow_keep's sleeps), so one call
+		 * before the end is certain.
+		 */
+		assert_true(s.n >= (strcmp(cases[c].sink, "dummy") ? 3u : 2u));
 	}
 }
 
