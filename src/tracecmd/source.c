@@ -75,6 +75,15 @@ static void src_set_filter(void *impl, const struct tmx_reader_filter *f)
 	}
 }
 
+/* Called before the streams are read (tmx_run): the files' flag is then only read. */
+static void src_skip_fields(void *impl)
+{
+	struct tdm_source *ts = impl;
+
+	for (size_t i = 0; i < ts->n_files; i++)
+		ts->files[i]->values_unread = true;
+}
+
 /*
  * Each stream reads its own cursor (pages, decompression context); what
  * the streams of a file share is read-only but the lenient-mode counters
@@ -158,6 +167,7 @@ const struct tmx_source_ops tdat_source_ops = {
 	.logical_trace = src_trace,
 	.skipped = src_skipped,
 	.set_filter = src_set_filter,
+	.skip_fields = src_skip_fields,
 	.stream_iters = src_stream_iters,
 	.stream_cost = tdm_stream_cost,
 	.split_stream = tdm_split_stream,

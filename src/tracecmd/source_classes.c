@@ -138,6 +138,7 @@ static int build_plan(struct tmx_arena *a, const struct tdat_file *f, const stru
 		return -1;
 	p->n_vals = 1 + n;
 	p->fixed_end = 0;
+	p->dyn = false;
 	for (size_t i = 0; i < n; i++) {
 		const struct plan_field *pf = &p->f[i];
 		uint64_t end;
@@ -151,6 +152,7 @@ static int build_plan(struct tmx_arena *a, const struct tdat_file *f, const stru
 		end = (uint64_t)pf->off + (pf->kind >= P_DYN_STRING ? 4 : pf->size);
 		if (pf->kind != P_FLEX_TEXT && end > p->fixed_end)
 			p->fixed_end = end;
+		p->dyn |= pf->kind >= P_DYN_STRING;
 	}
 	return 0;
 }
@@ -167,6 +169,7 @@ static int build_all(struct tmx_arena *a, const struct plan *common, struct tdm_
 		return -1;
 	all->f[all->n - 1].op = OP_END;
 	all->n_vals = 1;   /* the slot decode_fast gives OP_END */
+	all->dyn = false;
 	for (size_t i = 0; i < 2; i++) {
 		const struct plan *p = parts[i];
 		if (!p)
@@ -179,6 +182,7 @@ static int build_all(struct tmx_arena *a, const struct plan *common, struct tdm_
 		all->n_vals += p->n_vals;
 		if (p->fixed_end > all->fixed_end)
 			all->fixed_end = p->fixed_end;
+		all->dyn |= p->dyn;
 	}
 	return 0;
 }

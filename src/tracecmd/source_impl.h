@@ -79,6 +79,7 @@ struct plan {
 	 */
 	uint64_t fixed_end;
 	size_t n_vals;                  /* values of one record but dynamic sequences' elements */
+	bool dyn;                       /* has __data_loc / __rel_loc fields */
 };
 
 struct tdm_event {
@@ -153,6 +154,12 @@ struct tdm_file {
 	bool swap;                        /* the file's byte order is not the host's */
 	const struct tmx_diag *diag;
 	bool lenient;
+	/*
+	 * tmx_source_skip_fields: no one reads the values, so the records
+	 * long enough for the fast path are not decoded (their events have
+	 * no scopes); set before any stream is read.
+	 */
+	bool values_unread;
 };
 
 struct tdm_source {

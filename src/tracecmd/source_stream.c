@@ -337,6 +337,26 @@ end:
 }
 
 /*
+ * A record long enough for the fast path whose values no one reads
+ * (tdm_file.values_unread): what decode_fast would fail on, a dynamic
+ * field's data beyond the record, without making its values.
+ */
+static int check_unread(struct tdm_stream *s, const struct plan *p, struct tmx_error *err)
+{
+	uint64_t start, len;
+	int ret;
+
+	if (!p->dyn || s->file->lenient)
+		return TMX_OK;
+	for (const struct plan_field *pf = p->f; pf->op != OP_END; pf++)
+		if ((pf->op == OP_DYN_STRING || pf->op == OP_DYN_SEQ) &&
+		    (ret = dyn_data(s, pf, ld32(s->rec.data + pf->off, s->file->swap), &start, &len,
+				    err)))
+			return ret;
+	return TMX_OK;
+}
+
+/*
  * The values of the current record, of event te, at s->vals: the common
  * fields' struct (if the file has common fields) then the payload's at
  * *pay.
@@ -482,13 +502,17 @@ int tdm_stream_next(struct tmx_msg_iter *it, const struct tmx_msg **out, struct 
 			}
 			if (te->unwanted)
 				continue;
-			const struct tmx_value *pay;
-			if ((ret = decode_record(s, te, &pay, err)))
+			const struct tmx_value *pay = NULL;
+			if (s->file->values_unread && s->rec.size >= te->all.fixed_end)
+				ret = check_unread(s, &te->all, err);
+			else
+				ret = decode_record(s, te, &pay, err);
+			if (ret)
 				return fail(s, ret);
 			s->event.cls = &te->ec;
 			s->event.packet = &s->packet;
 			s->event.scopes[TMX_SCOPE_PACKET_CONTEXT] = s->pctx;
-			s->event.scopes[TMX_SCOPE_COMMON_CONTEXT] = s->file->common.fc ? s->vals : NULL;
+			s->event.scopes[TMX_SCOPE_COMMON_CONTEXT] = pay && s->file->common.fc ? s->vals : NULL;
 			s->event.scopes[TMX_SCOPE_SPECIFIC_CONTEXT] = NULL;
 			s->event.scopes[TMX_SCOPE_PAYLOAD] = pay;
 			m->kind = TMX_MSG_EVENT;

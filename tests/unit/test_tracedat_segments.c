@@ -11,6 +11,9 @@
  * hand (v6 and v7, no compression, zlib, zstd, time extends, missed
  * events, a page whose time goes back, records of an unknown event) and
  * on every single-byte corruption of the CPU's data, strict and lenient.
+ * Read after tmx_source_skip_fields (whole and in segments), the same
+ * messages, warnings and error, the events without their values (every
+ * event, on the files as built).
  *
  * The runner: tmx_run with the text and json sinks, the stream cut into
  * pages (TRACEMUX_SEGMENT_BYTES), writes with 2 and 4 jobs the bytes,
@@ -77,7 +80,9 @@ static void put_limit(void *ctx, const struct tmx_diag *diag, const void *key, u
 		say(c->l, "warning: %s\n", msg);
 }
 
-static void say_msg(struct log *l, const struct tmx_msg *m, const struct tmx_stream *stream)
+/* `values`: the events' values too (not when no one reads them: tmx_source_skip_fields). */
+static void say_msg(struct log *l, const struct tmx_msg *m, const struct tmx_stream *stream,
+		    bool values)
 {
 	const struct tmx_packet *pk = m->packet;
 
@@ -90,7 +95,9 @@ static void say_msg(struct log *l, const struct tmx_msg *m, const struct tmx_str
 		    (unsigned long long)pk->begin_cycles, pk->has_end,
 		    (unsigned long long)pk->end_cycles,
 		    (unsigned long long)(pk->context ? pk->context[1].u : 999), pk->stream == stream);
-	if (m->kind == TMX_MSG_EVENT) {
+	if (m->kind == TMX_MSG_EVENT && !values) {
+		say(l, " event %s", m->event->cls->name);
+	} else if (m->kind == TMX_MSG_EVENT) {
 		const struct tmx_value *p = m->event->scopes[TMX_SCOPE_PAYLOAD];
 
 		say(l, " event %s value %lld name %.*s", m->event->cls->name, (long long)p[1].s,
@@ -113,10 +120,19 @@ static char *write_file(const uint8_t *p, size_t n)
 }
 
 /*
+ * How a stream is read: its events' values logged (VALUES) or not
+ * (BARE), or read after tmx_source_skip_fields and logged without them
+ * (UNREAD).
+ */
+enum reading { VALUES, BARE, UNREAD };
+
+/*
  * CPU 0's stream read whole (seg 0) or as segments of `seg` bytes; the
  * log says whether it was cut.  An open failure is logged as such.
+ * Returns the events that came with their values.
  */
-static void read_stream(const char *path, bool lenient, uint64_t seg, struct log *l)
+static size_t read_stream(const char *path, bool lenient, uint64_t seg, enum reading how,
+			  struct log *l)
 {
 	struct tmx_tracedat_opts o = { .size = sizeof(o), .lenient = lenient };
 	struct tmx_diag diag = { warned, l };
@@ -127,12 +143,14 @@ static void read_stream(const char *path, bool lenient, uint64_t seg, struct log
 	struct tmx_msg_iter **segs = NULL, *whole[1];
 	const struct tmx_stream *stream = NULL;
 	struct tmx_error err;
-	size_t n_heads, n_segs = 1;
+	size_t n_heads, n_segs = 1, bare = 0, events = 0;
 
 	if (tmx_tracedat_open(&path, 1, &o, &diag, &src, &err)) {
 		say(l, "open failed\n");
-		return;
+		return 0;
 	}
+	if (how == UNREAD)
+		tmx_source_skip_fields(src);
 	assert_int_equal(tmx_source_take_streams(src, &heads, &n_heads, &err), TMX_OK);
 	assert_true(n_heads >= 1);
 	whole[0] = heads[0].it;
@@ -148,7 +166,7 @@ static void read_stream(const char *path, bool lenient, uint64_t seg, struct log
 	tmx_warn_capture_set(&cap);
 	if (heads[0].msg) {
 		stream = heads[0].msg->stream;
-		say_msg(l, heads[0].msg, stream);
+		say_msg(l, heads[0].msg, stream, how == VALUES);
 	}
 	for (size_t k = 0; k < n_segs; k++) {
 		struct tmx_msg_iter *it = segs ? segs[k] : whole[0];
@@ -158,7 +176,11 @@ static void read_stream(const char *path, bool lenient, uint64_t seg, struct log
 		while (!(ret = it->next(it, &m, &err)) && m) {
 			if (!stream)
 				stream = m->stream;
-			say_msg(l, m, stream);
+			say_msg(l, m, stream, how == VALUES);
+			if (m->kind == TMX_MSG_EVENT) {
+				events++;
+				bare += !m->event->scopes[TMX_SCOPE_PAYLOAD];
+			}
 		}
 		if (ret) {
 			say_error(l, &err);
@@ -170,22 +192,42 @@ static void read_stream(const char *path, bool lenient, uint64_t seg, struct log
 	free(segs);
 	free(heads);
 	tmx_source_free(src);
+	return events - bare;
 }
 
-static void same_readings(const uint8_t *p, size_t n, uint32_t psize, bool lenient)
+/*
+ * The readings of a file: in segments as whole; without the values
+ * (whole and in segments of 2 pieces) as with them, the values aside.
+ * `built`: the file as built, whose events (all long enough for the fast
+ * path) must then come without their values.
+ */
+static void same_readings(const uint8_t *p, size_t n, uint32_t psize, bool lenient, bool built)
 {
 	char *path = write_file(p, n);
 	struct log whole = { 0 };
 
-	read_stream(path, lenient, 0, &whole);
+	read_stream(path, lenient, 0, VALUES, &whole);
 	for (uint64_t k = 1; k <= 3; k++) {
 		struct log cut = { 0 };
 
-		read_stream(path, lenient, k * psize, &cut);
+		read_stream(path, lenient, k * psize, VALUES, &cut);
 		if (log_differs(&cut, &whole))
 			fail_msg("segments of %llu bytes (lenient %d):\n%s\nwhole stream:\n%s",
 				 (unsigned long long)(k * psize), lenient, cut.p, whole.p);
 		free(cut.p);
+	}
+	for (uint64_t k = 0; k <= 2; k += 2) {
+		struct log read = { 0 }, unread = { 0 };
+
+		read_stream(path, lenient, k * psize, BARE, &read);
+		size_t decoded = read_stream(path, lenient, k * psize, UNREAD, &unread);
+		if (built && decoded)
+			fail_msg("values unread: %zu events decoded", decoded);
+		if (log_differs(&unread, &read))
+			fail_msg("values unread, segments of %llu bytes (lenient %d):\n%s\nread:\n%s",
+				 (unsigned long long)(k * psize), lenient, unread.p, read.p);
+		free(unread.p);
+		free(read.p);
 	}
 	free(whole.p);
 	unlink(path);
@@ -287,8 +329,8 @@ static void readings(const uint8_t *p, size_t n, int64_t at, void *ctx)
 {
 	uint32_t psize = ((const struct tb_opts *)ctx)->psize;
 
-	same_readings(p, n, psize, false);
-	same_readings(p, n, psize, true);
+	same_readings(p, n, psize, false, at < 0);
+	same_readings(p, n, psize, true, at < 0);
 	if (at < 0)
 		same_runs(p, n, psize, false);
 	else if (quick || at % 13 == 0)
