@@ -118,6 +118,45 @@ static inline void pq_col_null(struct pq_col *c, uint8_t rep, uint8_t def)
 }
 
 /*
+ * How far ahead of a column's end its next values' memory is fetched
+ * (pq_col_store8).  Sequentially, the columns of every table fill at once
+ * (some 20 to 80 streams of stores, row after row), too many for the
+ * hardware's prefetchers: each store of a value to a line not in the
+ * caches waited for it, a third of the time of the rows' values.  256
+ * bytes: 32 rows of an 8-byte column, fetched some hundred events before
+ * they are written, while the lines stay in the first-level cache
+ * (128 and 512 measured the same; none, 9% more CPU time on 1M CTF
+ * events).  An address past the buffer is no error for a prefetch.
+ */
+#define PQ_COL_AHEAD 256
+
+/*
+ * The value `bits` as `w` (4 or 8) little-endian bytes at the end of `v`
+ * when it has room for 8 (one 8-byte store either way: the column's next
+ * value overwrites the 4 bytes past an INT32), false when it has not.
+ * The end is read once and kept: a store through v->p could alias `v`,
+ * and the compiler would read it again.
+ */
+static inline __attribute__((always_inline)) bool pq_col_store8(struct tmx_buf *v, uint64_t bits,
+								unsigned w)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	size_t len = v->len;
+	uint8_t *at = v->p + len;
+
+	if (__builtin_expect(v->cap - len >= 8, 1)) {
+		memcpy(at, &bits, 8);
+		__builtin_prefetch(at + PQ_COL_AHEAD, 1);
+		v->len = len + w;
+		return true;
+	}
+#else
+	(void)v, (void)bits, (void)w;
+#endif
+	return false;
+}
+
+/*
  * INT32 (low 32 bits) or INT64 columns: the hottest path of the output
  * (most columns are integers), inlined, and on little-endian hosts with
  * room for 8 bytes one 8-byte store either way (an INT32 keeps 4 of
@@ -136,17 +175,8 @@ static inline __attribute__((always_inline)) void pq_col_int_put(struct pq_col *
 		tmx_buf_byte(&c->reps, rep);
 	if (c->max_def)
 		tmx_buf_byte(&c->defs, def);
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	if (!v->oom && v->cap - v->len >= 8) {
-		memcpy(v->p + v->len, &bits, 8);
-		v->len += n;
-	} else
-#endif
-	if (n == 4) {
-		tmx_buf_le(v, bits, 4);
-	} else {
-		tmx_buf_le(v, bits, 8);
-	}
+	if (v->oom || !pq_col_store8(v, bits, n))
+		tmx_buf_le(v, bits, n == 4 ? 4 : 8);
 	c->n_levels++;
 	c->n_vals++;
 }

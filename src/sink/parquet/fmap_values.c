@@ -37,15 +37,8 @@ static inline __attribute__((always_inline)) void col_int_top(struct pq_col *c, 
 
 	if (c->max_def)
 		tmx_buf_byte(&c->defs, c->max_def);
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	if (__builtin_expect(v->cap - v->len >= 8, 1)) {
-		memcpy(v->p + v->len, &bits, 8);
-		v->len += w;
-	} else
-#endif
-	{
+	if (!pq_col_store8(v, bits, w))
 		tmx_buf_le(v, bits, w);
-	}
 	/* n_levels and n_vals: one level per row, set when the group ends (pq_table_flush) */
 }
 
@@ -133,14 +126,8 @@ static inline __attribute__((always_inline)) void col_int64_top(struct pq_col *c
 
 	if (c->max_def)
 		tmx_buf_byte(&c->defs, c->max_def);
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	if (__builtin_expect(v->cap - v->len >= 8, 1)) {
-		memcpy(v->p + v->len, &bits, 8);
-		v->len += 8;
-		return;
-	}
-#endif
-	tmx_buf_le(v, bits, 8);
+	if (!pq_col_store8(v, bits, 8))
+		tmx_buf_le(v, bits, 8);
 }
 
 void pq_emit_fixed(const struct pq_rec_emit *em, const uint64_t *ts, const uint64_t ids[2])
