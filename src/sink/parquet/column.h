@@ -27,6 +27,16 @@ struct pq_col {
 	uint8_t max_def, max_rep;
 	bool dict_on;           /* values go to the dictionary, not to `vals` */
 	uint8_t int_width;      /* INT32: 4, INT64: 8, else 0 (the hot path's width) */
+	/*
+	 * Whether the sequential path's integer stores (fmap_values.c) write
+	 * definition levels: from the column's first null on.  Before it,
+	 * every level is max_def, and the encoder does not read them (no
+	 * nulls: pq_levels_all), so those stores leave them out: a store
+	 * and a stream of bytes less per row in most nullable columns (ts,
+	 * cycles, cpu), which never have nulls.  The first null writes the
+	 * levels left out (pq_col_null); the other writers store every level.
+	 */
+	bool defs_stored;
 	/* What an integer's store reads first, together: */
 	struct tmx_buf vals, defs, reps;
 	struct tmx_strdict dict; /* its entries are the dictionary page */
@@ -111,8 +121,13 @@ static inline void pq_col_levels(struct pq_col *c, uint8_t rep, uint8_t def)
 	*c->acct += 2;
 }
 
+/* The levels of the values of an integer column before its first null (see defs_stored). */
+void pq_col_defs_start(struct pq_col *c);
+
 static inline void pq_col_null(struct pq_col *c, uint8_t rep, uint8_t def)
 {
+	if (!c->defs_stored)
+		pq_col_defs_start(c);
 	pq_col_levels(c, rep, def);
 	c->n_nulls++;
 }

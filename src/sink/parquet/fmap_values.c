@@ -35,7 +35,7 @@ static inline __attribute__((always_inline)) void col_int_top(struct pq_col *c, 
 	struct tmx_buf *v = &c->vals;
 	unsigned w = c->int_width;
 
-	if (c->max_def)
+	if (c->defs_stored)
 		tmx_buf_byte(&c->defs, c->max_def);
 	if (!pq_col_store8(v, bits, w))
 		tmx_buf_le(v, bits, w);
@@ -124,7 +124,7 @@ static inline __attribute__((always_inline)) void col_int64_top(struct pq_col *c
 {
 	struct tmx_buf *v = &c->vals;
 
-	if (c->max_def)
+	if (c->defs_stored)
 		tmx_buf_byte(&c->defs, c->max_def);
 	if (!pq_col_store8(v, bits, 8))
 		tmx_buf_le(v, bits, 8);
