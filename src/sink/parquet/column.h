@@ -134,7 +134,7 @@ static inline void pq_col_null(struct pq_col *c, uint8_t rep, uint8_t def)
 
 /*
  * How far ahead of a column's end its next values' memory is fetched
- * (pq_col_store8).  Sequentially, the columns of every table fill at once
+ * (pq_col_put8).  Sequentially, the columns of every table fill at once
  * (some 20 to 80 streams of stores, row after row), too many for the
  * hardware's prefetchers: each store of a value to a line not in the
  * caches waited for it, a third of the time of the rows' values.  256
@@ -146,28 +146,36 @@ static inline void pq_col_null(struct pq_col *c, uint8_t rep, uint8_t def)
 #define PQ_COL_AHEAD 256
 
 /*
- * The value `bits` as `w` (4 or 8) little-endian bytes at the end of `v`
- * when it has room for 8 (one 8-byte store either way: the column's next
- * value overwrites the 4 bytes past an INT32), false when it has not.
- * The end is read once and kept: a store through v->p could alias `v`,
- * and the compiler would read it again.
+ * The value `bits` as `w` (4 or 8) little-endian bytes at the end of `v`,
+ * which has room for 8 (one 8-byte store either way: the column's next
+ * value overwrites the 4 bytes past an INT32; big-endian hosts store `w`
+ * bytes one by one).  The end is read once and kept: a store through
+ * v->p could alias `v`, and the compiler would read it again.
  */
-static inline __attribute__((always_inline)) bool pq_col_store8(struct tmx_buf *v, uint64_t bits,
-								unsigned w)
+static inline __attribute__((always_inline)) void pq_col_put8(struct tmx_buf *v, uint64_t bits,
+							     unsigned w)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	size_t len = v->len;
 	uint8_t *at = v->p + len;
 
-	if (__builtin_expect(v->cap - len >= 8, 1)) {
-		memcpy(at, &bits, 8);
-		__builtin_prefetch(at + PQ_COL_AHEAD, 1);
-		v->len = len + w;
+	memcpy(at, &bits, 8);
+	__builtin_prefetch(at + PQ_COL_AHEAD, 1);
+	v->len = len + w;
+#else
+	for (unsigned i = 0; i < w; i++)
+		v->p[v->len++] = (uint8_t)(bits >> (8 * i));
+#endif
+}
+
+/* pq_col_put8 when `v` has room for 8 bytes (true), else nothing (false). */
+static inline __attribute__((always_inline)) bool pq_col_store8(struct tmx_buf *v, uint64_t bits,
+								unsigned w)
+{
+	if (__builtin_expect(v->cap - v->len >= 8, 1)) {
+		pq_col_put8(v, bits, w);
 		return true;
 	}
-#else
-	(void)v, (void)bits, (void)w;
-#endif
 	return false;
 }
 

@@ -24,11 +24,10 @@ static inline unsigned int_width(const struct pq_rec_emit *em, int col)
 
 /*
  * An integer of a column that is not repeated, present: the hottest store
- * of the output (most values are such integers).  On little-endian hosts
- * with room for 8 bytes, one 8-byte store either way (an INT32 keeps 4 of
- * them), not asking whether the buffer ran out of memory: a store inside
- * its room is safe, and such a column fails its row group whatever it
- * holds (pq_col_oom).
+ * of the output (most values are such integers).  One 8-byte store either
+ * way (an INT32 keeps 4 of them), not asking for room: the table made
+ * room for the row in every such column (pq_table_direct_room), and one
+ * that ran out of memory made none.
  */
 static inline __attribute__((always_inline)) void col_int_top(struct pq_col *c, uint64_t bits)
 {
@@ -37,8 +36,7 @@ static inline __attribute__((always_inline)) void col_int_top(struct pq_col *c, 
 
 	if (c->defs_stored)
 		tmx_buf_byte(&c->defs, c->max_def);
-	if (!pq_col_store8(v, bits, w))
-		tmx_buf_le(v, bits, w);
+	pq_col_put8(v, bits, w);
 	/* n_levels and n_vals: one level per row, set when the group ends (pq_table_flush) */
 }
 
@@ -126,8 +124,7 @@ static inline __attribute__((always_inline)) void col_int64_top(struct pq_col *c
 
 	if (c->defs_stored)
 		tmx_buf_byte(&c->defs, c->max_def);
-	if (!pq_col_store8(v, bits, 8))
-		tmx_buf_le(v, bits, 8);
+	pq_col_put8(v, bits, 8);
 }
 
 void pq_emit_fixed(const struct pq_rec_emit *em, const uint64_t *ts, const uint64_t ids[2])
