@@ -72,6 +72,7 @@ struct pq_fcols {
 	size_t n_fixed;          /* tmx_columns_fixed_count(model): the caller's columns */
 	struct pq_fcol *cols;
 	struct pq_fprog prog[TMX_N_SCOPES];
+	uint8_t n_progs, progs[TMX_N_SCOPES];   /* the scopes with ops, in order (pq_fcols_compile) */
 };
 
 /*

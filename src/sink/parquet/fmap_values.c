@@ -374,27 +374,37 @@ static bool rec_ascii(const struct pq_rec_emit *em, int col, uint8_t rep, const 
 	return true;
 }
 
-void pq_rec_text(const struct pq_rec_emit *em, int col, uint8_t rep, const char *p, size_t n)
+/*
+ * Straight into a column with a dictionary, a string it has (true; else
+ * nothing): it needs no check (its entries went through utf8_text), and
+ * most strings are one of a few (names, states, files).
+ */
+static inline bool text_known(const struct pq_rec_emit *em, int col, uint8_t rep, const char *p,
+			      size_t n)
+{
+	struct pq_col *c = &em->cols[col];
+
+	if (!pq_col_bytes_known(c, rep, c->max_def, p, n))
+		return false;
+	*em->bytes += PQ_REC_HEAD + 4 + n;
+	return true;
+}
+
+/* pq_rec_text of a string that is not text_known's. */
+static void text_put(const struct pq_rec_emit *em, int col, uint8_t rep, const char *p, size_t n)
 {
 	const char *t;
 
-	/*
-	 * Straight into a column with a dictionary: a string it has needs no
-	 * check (its entries went through utf8_text), and most strings are
-	 * one of a few (names, states, files).
-	 */
-	if (!em->rec) {
-		struct pq_col *c = &em->cols[col];
-
-		if (pq_col_bytes_known(c, rep, c->max_def, p, n)) {
-			*em->bytes += PQ_REC_HEAD + 4 + n;
-			return;
-		}
-	} else if (rec_ascii(em, col, rep, p, n)) {
+	if (em->rec && rec_ascii(em, col, rep, p, n))
 		return;
-	}
 	t = utf8_text(em->scratch, p, n, &n);
 	emit_bytes(em, col, rep, t, n);
+}
+
+void pq_rec_text(const struct pq_rec_emit *em, int col, uint8_t rep, const char *p, size_t n)
+{
+	if (em->rec || !text_known(em, col, rep, p, n))
+		text_put(em, col, rep, p, n);
 }
 
 /*
@@ -584,6 +594,7 @@ static void emit_cells(const struct pq_rec_emit *em, const struct pq_fcols *fc,
 enum op_kind {
 	OP_INTS,    /* Parquet columns a .. a + n - 1: the next n values */
 	OP_VAL,     /* model column a: the next value */
+	OP_TEXT,    /* Parquet column a: the next value, a string (b 0) or a text array (b 1) */
 	OP_ENUM,    /* model columns a (value) and b (labels): the next value */
 	OP_ARRAY,   /* model column a: the next value and its `count` elements */
 	OP_TREE,    /* model column a: the next value and its subtree */
@@ -679,6 +690,9 @@ static bool compile_scope(struct pq_fcols *fc, const struct pq_schema *schema, e
 						n++;
 					op = (struct pq_op){ .op = OP_INTS, .n = (uint8_t)n, .pre = op.pre,
 							     .a = pc->col };
+				} else if (pc->how == PQ_F_STRING || pc->how == PQ_F_TEXT) {
+					op = (struct pq_op){ .op = OP_TEXT, .pre = op.pre, .a = pc->col,
+							     .b = pc->how == PQ_F_TEXT };
 				} else {
 					op = (struct pq_op){ .op = OP_VAL, .pre = op.pre, .a = c };
 				}
@@ -751,6 +765,15 @@ static void run_prog(const struct pq_rec_emit *em, const struct pq_fcols *fc,
 		case OP_VAL:
 			emit_column(em, &fc->cols[op->a], &vals[i++]);
 			break;
+		case OP_TEXT: {   /* as emit_column, its dictionary tried first without a call */
+			const struct tmx_value *v = &vals[i++];
+			/* A text array as babeltrace2 reads it: up to its first NUL. */
+			size_t n = op->b ? tmx_value_text_len(v) : v->str.len;
+
+			if (em->rec || !text_known(em, op->a, 0, v->str.ptr, n))
+				text_put(em, op->a, 0, v->str.ptr, n);
+			break;
+		}
 		case OP_ENUM:
 			emit_column(em, &fc->cols[op->a], &vals[i]);
 			emit_column(em, &fc->cols[op->b], &vals[i++]);
@@ -785,9 +808,11 @@ const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em, const struct
 {
 	const struct tmx_value *cpu = NULL;
 
-	for (int s = 0; s < TMX_N_SCOPES; s++)
-		if (fc->prog[s].n)
-			run_prog(em, fc, &fc->prog[s], scopes[s], cells, &cpu);
+	for (unsigned k = 0; k < fc->n_progs; k++) {
+		unsigned s = fc->progs[k];
+
+		run_prog(em, fc, &fc->prog[s], scopes[s], cells, &cpu);
+	}
 	return cpu;
 }
 
@@ -812,8 +837,8 @@ bool pq_fcols_static(const struct pq_fcols *fc)
 		for (size_t k = 0; k < pr->n; k++) {
 			const struct pq_op *op = &pr->ops[k];
 
-			if (op->op == OP_INTS || op->op == OP_CPU)
-				continue;   /* a run or an integer; no entry */
+			if (op->op == OP_INTS || op->op == OP_CPU || op->op == OP_TEXT)
+				continue;   /* a run, an integer, no entry, or one string's */
 			if (op->op == OP_ARRAY && static_list(&fc->cols[op->a]))
 				continue;
 			if (op->op != OP_VAL)
@@ -841,8 +866,12 @@ bool pq_fcols_static(const struct pq_fcols *fc)
 
 bool pq_fcols_compile(struct pq_fcols *fc, const struct pq_schema *schema)
 {
-	for (int s = 0; s < TMX_N_SCOPES; s++)
+	fc->n_progs = 0;
+	for (int s = 0; s < TMX_N_SCOPES; s++) {
 		if (!compile_scope(fc, schema, (enum tmx_scope)s))
 			return false;
+		if (fc->prog[s].n)
+			fc->progs[fc->n_progs++] = (uint8_t)s;
+	}
 	return true;
 }
