@@ -75,14 +75,14 @@ static __attribute__((noinline)) void emit_int_call(const struct pq_rec_emit *em
 
 void pq_emit_int(const struct pq_rec_emit *em, int col, uint8_t rep, uint64_t bits)
 {
-	struct pq_col *c = &em->cols[col];
+	struct pq_col *c = em->rec ? NULL : &em->cols[col];
 
 	/*
 	 * The CPU column of a direct row (once per row) without a call: a
 	 * store and its count.  The other cases are a call of their own,
 	 * which inline made the compiler save six registers for every one.
 	 */
-	if (__builtin_expect(!em->rec && !rep && !c->max_rep && !c->defs_stored, 1)) {
+	if (__builtin_expect(c && !rep && !c->max_rep && !c->defs_stored, 1)) {
 		pq_col_put8(&c->vals, bits, c->int_width);
 		*em->bytes += PQ_REC_HEAD + c->int_width;
 		return;
