@@ -90,6 +90,22 @@ void pq_col_free(struct pq_col *c)
 	dict_free(c);
 }
 
+void pq_col_defs_start(struct pq_col *c)
+{
+	/*
+	 * Without nulls, every level of an integer column is a value's (one
+	 * per int_width bytes), all max_def: those the other writers stored,
+	 * and those left out.
+	 */
+	size_t levels = c->int_width ? c->vals.len / c->int_width : 0;
+
+	if (c->defs.len < levels && tmx_buf_reserve(&c->defs, levels - c->defs.len)) {
+		memset(c->defs.p + c->defs.len, c->max_def, levels - c->defs.len);
+		c->defs.len = levels;
+	}
+	c->defs_stored = true;
+}
+
 bool pq_col_oom(const struct pq_col *c)
 {
 	return c->defs.oom || c->reps.oom || c->vals.oom || c->dict.plain.oom || c->dict_idx.oom;

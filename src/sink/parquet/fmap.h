@@ -72,6 +72,7 @@ struct pq_fcols {
 	size_t n_fixed;          /* tmx_columns_fixed_count(model): the caller's columns */
 	struct pq_fcol *cols;
 	struct pq_fprog prog[TMX_N_SCOPES];
+	uint8_t n_progs, progs[TMX_N_SCOPES];   /* the scopes with ops, in order (pq_fcols_compile) */
 };
 
 /*
@@ -87,7 +88,9 @@ bool pq_fcols_compile(struct pq_fcols *fc, const struct pq_schema *s);
  * Where an event's values go: a record (record.h), or with `rec` NULL
  * straight into its table's columns (the sequential path), counting into
  * *bytes what the record would have taken, so that row groups are cut at
- * the same rows either way (the files do not depend on --jobs).
+ * the same rows either way (the files do not depend on --jobs).  The
+ * columns' integers that are not repeated are stored without asking for
+ * room: each must have room for the row (pq_table_direct_room).
  */
 struct pq_colinfo;
 struct pq_rec_emit {

@@ -446,8 +446,9 @@ static int put_direct(struct tmx_parquet *p, const struct tmx_msg *msg, struct t
 	if (__builtin_expect(t->n_recs != 0, 0))
 		pq_table_apply_recs(t);   /* records before (the parallel path's): in first */
 	em.cols = pq_table_direct_cols(t);
-	if (!em.cols)
+	if (!em.cols || (!t->room_rows && !pq_table_direct_room(t)))
 		return nomem(err);
+	t->room_rows--;
 	before = t->bytes;
 	em.ci = sh->ci;
 	em.bytes = &t->bytes;

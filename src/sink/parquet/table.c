@@ -99,9 +99,41 @@ struct pq_col *pq_table_start_cols(struct pq_table *t)
 		return NULL;
 	pq_table_reuse_cols(t, t->cols, &t->col_acct);
 	t->direct = true;
+	t->room_rows = 0;
 	/* New columns: nothing known of the names' entries (none counted: the last group's flush stored them). */
 	t->inc = (struct pq_rec_apply_state){ 0 };
 	return t->cols;
+}
+
+bool pq_table_direct_room(struct pq_table *t)
+{
+	/*
+	 * At a group's start, the last group's rows and an eighth more; else
+	 * as many as the group has, from 64 (tables of a few rows: their
+	 * columns were as small) to 1024 at a time (asking for more, a group
+	 * a little longer than the last one doubled its columns and faulted
+	 * their pages in); never past the group's end.
+	 */
+	size_t have = (size_t)t->n_rows, max = (size_t)t->lim->group_rows - have;
+	size_t rows = !have && t->last_rows ? t->last_rows + t->last_rows / 8
+		      : have < 64		  ? 64
+		      : have < 1024		  ? have
+						  : 1024;
+
+	if (rows > max)
+		rows = max;
+	if (!rows)
+		rows = 1;
+	for (size_t c = 0; c < t->schema.n_cols; c++) {
+		struct pq_col *col = &t->cols[c];
+
+		/* The last value's 8-byte store (pq_col_put8) reaches 8 - w bytes past it. */
+		if (!col->max_rep && col->int_width &&
+		    !tmx_buf_reserve(&col->vals, rows * col->int_width + 8 - col->int_width))
+			return false;
+	}
+	t->room_rows = rows;
+	return true;
 }
 
 /* Columns that are not repeated have one level per row: counted here, not per value. */
@@ -203,6 +235,7 @@ void pq_table_apply_recs(struct pq_table *t)
 	t->recs.len = 0;
 	t->recs.oom = false;
 	t->n_recs = 0;
+	t->room_rows = 0;   /* the rows took room of the direct rows' */
 }
 
 int pq_table_ready(struct pq_table *t, struct tmx_error *err)
@@ -307,6 +340,7 @@ int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error 
 		pq_rec_apply_flush(t->cols, &t->inc);
 		count_rows(t->cols, t->schema.n_cols, t->n_rows);
 		note_hints(t);
+		t->last_rows = (size_t)t->n_rows;
 		if (pq_groupq_is_async(t->q))
 			return pq_groupq_submit(t->q, t, err);
 	}

@@ -65,6 +65,13 @@ struct pq_table {
 		size_t defs, reps, vals, idx;
 	} *hint;
 	bool direct, nomem;       /* nomem: the group's columns could not be had */
+	/*
+	 * Direct rows: how many more every integer column that is not
+	 * repeated (one value or null per row) has room for, so that their
+	 * values are stored without asking (pq_table_direct_room); and the
+	 * rows of the table's last group, the room made at a group's start.
+	 */
+	size_t room_rows, last_rows;
 	size_t col_acct, n_alloc; /* n_alloc columns in `cols` */
 	struct pq_rec_apply_state inc;   /* the names' include entries (record.h) */
 };
@@ -153,6 +160,12 @@ static inline struct pq_col *pq_table_direct_cols(struct pq_table *t)
 {
 	return t->direct ? t->cols : pq_table_start_cols(t);
 }
+/*
+ * Room in the direct columns for some more rows (t->room_rows, at least
+ * one); false without memory.  The caller takes a row from room_rows for
+ * each row it stores.
+ */
+bool pq_table_direct_room(struct pq_table *t);
 /* Empty columns of the schema, counting their bytes into *acct; NULL without memory. */
 struct pq_col *pq_table_new_cols(const struct pq_table *t, size_t *acct);
 /* The same in `n_cols` columns that keep their buffers (pq_col_reuse). */
