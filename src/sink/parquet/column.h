@@ -46,6 +46,7 @@ struct pq_chunk {
 	uint8_t phys;
 	bool dict;              /* dictionary page + RLE_DICTIONARY data page */
 	bool delta;             /* a DELTA_BINARY_PACKED data page */
+	bool up;                /* integers that only increase (as unsigned) */
 	int64_t num_values;
 	int64_t uncompressed, compressed;   /* pages and their headers */
 	int64_t data_offset, dict_offset;
@@ -181,6 +182,22 @@ bool pq_col_oom(const struct pq_col *c);
  */
 bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, struct tmx_buf *out,
 		   struct pq_chunk *meta);
+/*
+ * Whether `b` would make the same pages as `a` (the same physical type,
+ * levels and values): `ts` and `cycles` of a clock that counts
+ * nanoseconds from zero (trace.dat's, often), where encoding the second
+ * did all the work again (the deltas, zstd) for the same bytes.
+ */
+bool pq_col_same(const struct pq_col *a, const struct pq_col *b);
+/*
+ * Appends a copy of out[from, to), the chunk `prev` of a column of type
+ * `prev_type` pq_col_same as `c` encoded into `out`, as c's chunk
+ * (`meta`: prev's, its offsets moved, its statistics c's own when the
+ * types differ), and empties `c` as pq_col_encode does.  False when
+ * memory runs out.
+ */
+bool pq_col_repeat(struct pq_col *c, const struct pq_type *prev_type, const struct pq_chunk *prev,
+		   size_t from, size_t to, struct tmx_buf *out, struct pq_chunk *meta);
 /* The chunk's ColumnMetaData statistics (field `id`). */
 struct pq_thrift;
 void pq_chunk_stats_thrift(const struct pq_chunk *m, struct pq_thrift *t, int16_t id);

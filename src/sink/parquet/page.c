@@ -827,6 +827,52 @@ static bool put_delta(const struct pq_col *c, struct pq_encoder *enc)
 	return true;
 }
 
+static bool same_bytes(const struct tmx_buf *a, const struct tmx_buf *b)
+{
+	return a->len == b->len && !a->oom && !b->oom && (!a->len || !memcmp(a->p, b->p, a->len));
+}
+
+bool pq_col_same(const struct pq_col *a, const struct pq_col *b)
+{
+	/* The cheap tests first: most neighbours differ in their counts or first values. */
+	if (a->type.phys != b->type.phys || a->max_def != b->max_def || a->max_rep != b->max_rep ||
+	    a->dict_on != b->dict_on || a->n_levels != b->n_levels || a->n_nulls != b->n_nulls ||
+	    a->n_vals != b->n_vals || pq_col_oom(a) || pq_col_oom(b))
+		return false;
+	if (a->dict_on && (a->dict.n != b->dict.n || !same_bytes(&a->dict_idx, &b->dict_idx) ||
+			   !same_bytes(&a->dict.plain, &b->dict.plain)))
+		return false;
+	return same_bytes(&a->vals, &b->vals) && same_bytes(&a->defs, &b->defs) &&
+	       same_bytes(&a->reps, &b->reps);
+}
+
+bool pq_col_repeat(struct pq_col *c, const struct pq_type *prev_type, const struct pq_chunk *prev,
+		   size_t from, size_t to, struct tmx_buf *out, struct pq_chunk *meta)
+{
+	int64_t shift = (int64_t)(out->len - from);
+
+	*meta = *prev;
+	meta->data_offset += shift;
+	if (meta->dict_offset >= 0)
+		meta->dict_offset += shift;
+	if (c->type.logical != prev_type->logical || c->type.int_bits != prev_type->int_bits ||
+	    c->type.is_signed != prev_type->is_signed || c->type.utc != prev_type->utc) {
+		/* Other bounds in another order (`ts` signed, `cycles` unsigned): c's own. */
+		meta->has_minmax = meta->has_nan_count = false;
+		meta->nan_count = 0;
+		meta->min_len = meta->max_len = 0;
+		if (!meta->up || !increasing_stats(c, meta))
+			stats(c, meta);
+	}
+	/* Reserved first: the bytes copied are in `out`, which may move. */
+	if (tmx_buf_reserve(out, to - from)) {
+		memcpy(out->p + out->len, out->p + from, to - from);
+		out->len += to - from;
+	}
+	reset(c);
+	return !out->oom;
+}
+
 bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, struct tmx_buf *out,
 		   struct pq_chunk *meta)
 {
@@ -841,7 +887,7 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 
 	if (ok && !dict && (c->type.phys == PQ_INT32 || c->type.phys == PQ_INT64))
 		idict = int_dict(c, enc, &n_keys, &up, &n_idx);
-	*meta = (struct pq_chunk){ .phys = c->type.phys, .dict = dict || idict,
+	*meta = (struct pq_chunk){ .phys = c->type.phys, .dict = dict || idict, .up = up,
 				   .num_values = (int64_t)c->n_levels, .dict_offset = -1 };
 	if (idict)
 		int_dict_stats(c, enc->ikeys, n_keys, meta);
