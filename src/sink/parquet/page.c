@@ -300,6 +300,48 @@ static size_t compress(struct pq_encoder *enc, void *dst, size_t cap, const void
 	return ZSTD_compress2(enc->zctx, dst, cap, src, n);
 }
 
+/* Where a short page of `n` bytes (1 to PQ_SHORT_IN) is kept: a hash of its ends and size. */
+static unsigned short_slot(const uint8_t *p, size_t n)
+{
+	uint64_t a = 0, b = 0;
+
+	if (n >= 8) {
+		memcpy(&a, p, 8);
+		memcpy(&b, p + n - 8, 8);
+	} else {
+		memcpy(&a, p, n);
+	}
+	return (unsigned)((((a ^ (b << 1 | b >> 63)) + n) * 0x9E3779B97F4A7C15ull) >> 58) %
+	       PQ_SHORTS;
+}
+
+/*
+ * compress() of a short page (1 to PQ_SHORT_IN bytes), from enc->shorts
+ * when it was compressed before: zstd's output depends on nothing but its
+ * input and parameters.
+ */
+static size_t compress_short(struct pq_encoder *enc, void *dst, size_t cap, const uint8_t *src,
+			     size_t n)
+{
+	struct pq_short *e = &enc->shorts[short_slot(src, n)];
+	size_t zn;
+
+	if (e->in_len == n && !memcmp(e->in, src, n)) {
+		memcpy(dst, e->out, e->out_len);   /* at most cap: cap is zstd's bound for n */
+		return e->out_len;
+	}
+	zn = compress(enc, dst, cap, src, n);
+	if (ZSTD_isError(zn) || zn > PQ_SHORT_OUT) {
+		e->in_len = 0;
+		return zn;
+	}
+	e->in_len = (uint8_t)n;
+	e->out_len = (uint8_t)zn;
+	memcpy(e->in, src, n);
+	memcpy(e->out, dst, zn);
+	return zn;
+}
+
 /* The PageHeader of a page of `len` bytes compressed to `zn`, at the end of `out`. */
 static void page_header(struct tmx_buf *out, bool dict_page, size_t len, size_t zn,
 			uint64_t num_values, int encoding)
@@ -367,6 +409,10 @@ static bool put_page(struct pq_encoder *enc, struct tmx_buf *out, const uint8_t 
 	if (seen) {
 		memcpy(dst, seen->p, seen->len);
 		zn = seen->len;
+	} else if (len && len <= PQ_SHORT_IN) {
+		zn = compress_short(enc, dst, bound, src, len);
+		if (ZSTD_isError(zn))
+			return false;
 	} else {
 		zn = compress(enc, dst, bound, src, len);
 		if (ZSTD_isError(zn) || zn > INT32_MAX)
