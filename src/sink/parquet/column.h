@@ -66,6 +66,7 @@ struct pq_chunk {
 /* What encoding a chunk needs besides the column: zstd's context and scratch space. */
 struct pq_encoder {
 	void *zctx;             /* ZSTD_CCtx */
+	void *zws;              /* its memory, when made by pq_encoder_zstd */
 	int level;
 	bool zparams;           /* the level and other parameters set on zctx (page.c) */
 	struct tmx_buf body;         /* a page being made (page.c) */
@@ -101,6 +102,17 @@ struct pq_encoder {
 
 /* Frees what the encoding kept (not the zstd context). */
 void pq_encoder_free_bufs(struct pq_encoder *enc);
+/*
+ * The encoder's zstd context (`level`) in one allocation made for the
+ * largest page, never resized: one of ZSTD_createCCtx() gave its memory
+ * back after 128 pages that needed a third of it (dictionary pages, short
+ * chunks) and took it again for the next large page, 72 times on the CTF
+ * benchmark: page faults (a twentieth of the run's) and its tables
+ * cleared.  The same compressed bytes.  False without memory.
+ */
+bool pq_encoder_zstd(struct pq_encoder *enc, int level);
+/* Frees a context of pq_encoder_zstd. */
+void pq_encoder_zstd_free(struct pq_encoder *enc);
 
 void pq_col_init(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_t max_rep,
 		 size_t *acct);

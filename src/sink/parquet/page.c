@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#define ZSTD_STATIC_LINKING_ONLY   /* ZSTD_initStaticCCtx and its size */
 #include <zstd.h>
 
 #include "sink/parquet/column.h"
@@ -298,6 +299,39 @@ static size_t compress(struct pq_encoder *enc, void *dst, size_t cap, const void
 		enc->zparams = true;
 	}
 	return ZSTD_compress2(enc->zctx, dst, cap, src, n);
+}
+
+bool pq_encoder_zstd(struct pq_encoder *enc, int level)
+{
+	/* The sizes of page whose parameters differ (level 1's tables are largest at 256 KiB). */
+	static const unsigned long long tiers[] = { 16 << 10, 128 << 10, 256 << 10, 0 };
+	size_t size = 0;
+
+	for (size_t t = 0; t < sizeof(tiers) / sizeof(tiers[0]); t++) {
+		ZSTD_compressionParameters cp = ZSTD_getCParams(level, tiers[t], 0);
+		size_t n;
+
+		cp.minMatch = PQ_ZSTD_MIN_MATCH;
+		n = ZSTD_estimateCCtxSize_usingCParams(cp);
+		size = n > size ? n : size;
+	}
+	enc->level = level;
+	enc->zparams = false;
+	if (!(enc->zws = malloc(size)))
+		return false;
+	/* A static context starts without the defaults (the frame's content size, ...): reset. */
+	enc->zctx = ZSTD_initStaticCCtx(enc->zws, size);
+	if (!enc->zctx || ZSTD_isError(ZSTD_CCtx_reset(enc->zctx, ZSTD_reset_parameters))) {
+		pq_encoder_zstd_free(enc);
+		return false;
+	}
+	return true;
+}
+
+void pq_encoder_zstd_free(struct pq_encoder *enc)
+{
+	free(enc->zws);   /* the context is in it */
+	enc->zws = enc->zctx = NULL;
 }
 
 /* Where a short page of `n` bytes (1 to PQ_SHORT_IN) is kept: a hash of its ends and size. */
