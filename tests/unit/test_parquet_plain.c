@@ -11,7 +11,8 @@
  * values; too many distinct values) read back with an independent decoder
  * of the indices (pq_hybrid.h); a row group whose columns repeat the
  * one before (copied chunks) against each column encoded alone, and short
- * pages' compressions, remembered, read back.
+ * pages' compressions, remembered, read back; pages of every size
+ * compressed with the encoders' static zstd context.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -608,6 +609,55 @@ static void test_short_pages(void **state)
 	pq_encoder_free_bufs(&enc);
 }
 
+/*
+ * The static context of pq_encoder_zstd compresses pages of every size
+ * (zstd's parameters differ below 16, 128 and 256 KiB and above): PLAIN
+ * pages of random integers read back.
+ */
+static void test_static_context_sizes(void **state)
+{
+	static const size_t rows[] = { 1000, 3000, 10000, 20000, 40000, 100000 };
+	static const int levels[] = { 1, 3 };
+	static int64_t ints[1000];
+	static uint8_t body[8 * 100000];
+	struct tmx_buf out = { 0 };
+	struct pq_chunk m;
+	struct pq_col c;
+
+	(void)state;
+	for (size_t l = 0; l < sizeof(levels) / sizeof(*levels); l++) {
+		struct pq_encoder enc = { 0 };
+
+		assert_true(pq_encoder_zstd(&enc, levels[l]));
+		for (size_t s = 0; s < sizeof(rows) / sizeof(*rows); s++) {
+			uint64_t x = 88172645463325252ull + s;
+			struct rd r;
+			size_t n;
+
+			pq_col_init(&c, pq_type_int(64, true), 0, 0, &acct);
+			for (size_t i = 0; i < rows[s]; i++) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				pq_col_int(&c, 0, 0, x);
+			}
+			out.len = 0;
+			assert_true(pq_col_encode(&c, &enc, 0, &out, &m));
+			assert_false(m.dict || m.delta);
+			r = (struct rd){ out.p, out.p + out.len };
+			read_page(&r, ints, body, sizeof(body), &n);
+			assert_int_equal(n, 8 * rows[s]);
+			x = 88172645463325252ull + s;
+			for (size_t i = 0; i < rows[s]; i++) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				assert_int_equal(tmx_le_at(body + 8 * i, 8), x);
+			}
+			pq_col_free(&c);
+		}
+		pq_encoder_zstd_free(&enc);
+		pq_encoder_free_bufs(&enc);
+	}
+	tmx_buf_free(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -620,6 +670,7 @@ int main(void)
 		cmocka_unit_test(test_chunk_int_dictionary),
 		cmocka_unit_test(test_group_repeats),
 		cmocka_unit_test(test_short_pages),
+		cmocka_unit_test(test_static_context_sizes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
