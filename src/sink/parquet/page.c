@@ -907,9 +907,13 @@ static bool put_delta(const struct pq_col *c, struct pq_encoder *enc)
 	return true;
 }
 
+/* The last bytes first: columns that begin alike (counters, flags) and differ later read no further. */
 static bool same_bytes(const struct tmx_buf *a, const struct tmx_buf *b)
 {
-	return a->len == b->len && !a->oom && !b->oom && (!a->len || !memcmp(a->p, b->p, a->len));
+	size_t n = a->len, tail = n < 16 ? n : 16;
+
+	return n == b->len && !a->oom && !b->oom &&
+	       (!n || (!memcmp(a->p + n - tail, b->p + n - tail, tail) && !memcmp(a->p, b->p, n)));
 }
 
 bool pq_col_same(const struct pq_col *a, const struct pq_col *b)
@@ -919,8 +923,12 @@ bool pq_col_same(const struct pq_col *a, const struct pq_col *b)
 	    a->dict_on != b->dict_on || a->n_levels != b->n_levels || a->n_nulls != b->n_nulls ||
 	    a->n_vals != b->n_vals || pq_col_oom(a) || pq_col_oom(b))
 		return false;
-	if (a->dict_on && (a->dict.n != b->dict.n || !same_bytes(&a->dict_idx, &b->dict_idx) ||
-			   !same_bytes(&a->dict.plain, &b->dict.plain)))
+	/*
+	 * The entries before the indices: the string columns of one stream
+	 * have the same indices (see put_indices) and other entries.
+	 */
+	if (a->dict_on && (a->dict.n != b->dict.n || !same_bytes(&a->dict.plain, &b->dict.plain) ||
+			   !same_bytes(&a->dict_idx, &b->dict_idx)))
 		return false;
 	return same_bytes(&a->vals, &b->vals) && same_bytes(&a->defs, &b->defs) &&
 	       same_bytes(&a->reps, &b->reps);
