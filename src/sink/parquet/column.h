@@ -113,6 +113,13 @@ void pq_encoder_free_bufs(struct pq_encoder *enc);
 bool pq_encoder_zstd(struct pq_encoder *enc, int level);
 /* Frees a context of pq_encoder_zstd. */
 void pq_encoder_zstd_free(struct pq_encoder *enc);
+/*
+ * A page's `n` bytes at `src` compressed into dst[0, cap) (cap: zstd's
+ * bound), or copied from what the encoder remembers (`memo`: a page of
+ * dictionary indices that the next columns may have too); a zstd result.
+ */
+size_t pq_compress_page(struct pq_encoder *enc, void *dst, size_t cap, const uint8_t *src,
+			size_t n, bool memo);
 
 void pq_col_init(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_t max_rep,
 		 size_t *acct);
