@@ -609,53 +609,71 @@ static void test_short_pages(void **state)
 	pq_encoder_free_bufs(&enc);
 }
 
+/* The value `i` of test_static_context_sizes: one in three random (x), the others repeating. */
+static uint64_t sized_value(uint64_t *x, size_t i)
+{
+	*x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+	return i % 3 ? i / 7 : *x;
+}
+
 /*
  * The static context of pq_encoder_zstd compresses pages of every size
- * (zstd's parameters differ below 16, 128 and 256 KiB and above): PLAIN
- * pages of random integers read back.
+ * (zstd's parameters differ below 16, 128 and 256 KiB and above) into
+ * the bytes of a context of ZSTD_createCCtx(): PLAIN pages of integers,
+ * partly random, read back.
  */
 static void test_static_context_sizes(void **state)
 {
-	static const size_t rows[] = { 1000, 3000, 10000, 20000, 40000, 100000 };
+	static const size_t rows[] = { 300, 1000, 3000, 10000, 20000, 40000, 100000 };
 	static const int levels[] = { 1, 3 };
 	static int64_t ints[1000];
 	static uint8_t body[8 * 100000];
-	struct tmx_buf out = { 0 };
+	struct tmx_buf out = { 0 }, plain = { 0 };
 	struct pq_chunk m;
 	struct pq_col c;
 
 	(void)state;
 	for (size_t l = 0; l < sizeof(levels) / sizeof(*levels); l++) {
-		struct pq_encoder enc = { 0 };
+		struct pq_encoder enc = { 0 }, own = { 0 };
 
-		assert_true(pq_encoder_zstd(&enc, levels[l]));
+		assert_true(pq_encoder_zstd_as(&enc, levels[l], true));
+		assert_true(pq_encoder_zstd_as(&own, levels[l], false));
+		assert_non_null(enc.zws);
+		assert_null(own.zws);
 		for (size_t s = 0; s < sizeof(rows) / sizeof(*rows); s++) {
 			uint64_t x = 88172645463325252ull + s;
 			struct rd r;
 			size_t n;
 
-			pq_col_init(&c, pq_type_int(64, true), 0, 0, &acct);
-			for (size_t i = 0; i < rows[s]; i++) {
-				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-				pq_col_int(&c, 0, 0, x);
+			for (struct pq_encoder *e = &own; e; e = e == &own ? &enc : NULL) {
+				pq_col_init(&c, pq_type_int(64, true), 0, 0, &acct);
+				x = 88172645463325252ull + s;
+				for (size_t i = 0; i < rows[s]; i++)
+					pq_col_int(&c, 0, 0, sized_value(&x, i));
+				out.len = 0;
+				assert_true(pq_col_encode(&c, e, 0, &out, &m));
+				assert_false(m.dict || m.delta);
+				pq_col_free(&c);
+				if (e == &own)
+					tmx_buf_put(&plain, out.p, out.len);
 			}
-			out.len = 0;
-			assert_true(pq_col_encode(&c, &enc, 0, &out, &m));
-			assert_false(m.dict || m.delta);
+			assert_int_equal(out.len, plain.len);
+			assert_memory_equal(out.p, plain.p, out.len);
+			plain.len = 0;
 			r = (struct rd){ out.p, out.p + out.len };
 			read_page(&r, ints, body, sizeof(body), &n);
 			assert_int_equal(n, 8 * rows[s]);
 			x = 88172645463325252ull + s;
-			for (size_t i = 0; i < rows[s]; i++) {
-				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-				assert_int_equal(tmx_le_at(body + 8 * i, 8), x);
-			}
-			pq_col_free(&c);
+			for (size_t i = 0; i < rows[s]; i++)
+				assert_int_equal(tmx_le_at(body + 8 * i, 8), sized_value(&x, i));
 		}
 		pq_encoder_zstd_free(&enc);
 		pq_encoder_free_bufs(&enc);
+		pq_encoder_zstd_free(&own);
+		pq_encoder_free_bufs(&own);
 	}
 	tmx_buf_free(&out);
+	tmx_buf_free(&plain);
 }
 
 int main(void)

@@ -108,9 +108,13 @@ void pq_encoder_free_bufs(struct pq_encoder *enc);
  * back after 128 pages that needed a third of it (dictionary pages, short
  * chunks) and took it again for the next large page, 72 times on the CTF
  * benchmark: page faults (a twentieth of the run's) and its tables
- * cleared.  The same compressed bytes.  False without memory.
+ * cleared.  The same compressed bytes.  False without memory.  Only
+ * with the libzstd of the headers it was built with (static contexts are
+ * zstd's experimental API), else a context of ZSTD_createCCtx().
  */
 bool pq_encoder_zstd(struct pq_encoder *enc, int level);
+/* The same with a fixed context (`fixed`) or one of ZSTD_createCCtx() (the tests compare them). */
+bool pq_encoder_zstd_as(struct pq_encoder *enc, int level, bool fixed);
 /* Frees a context of pq_encoder_zstd. */
 void pq_encoder_zstd_free(struct pq_encoder *enc);
 /*

@@ -37,6 +37,17 @@ static size_t compress(struct pq_encoder *enc, void *dst, size_t cap, const void
 bool pq_encoder_zstd(struct pq_encoder *enc, int level)
 {
 	/*
+	 * zstd's static contexts are of its experimental API, whose
+	 * prototypes may change from one version to the next: used only
+	 * with the libzstd these headers are of, else a context of its own
+	 * (as before: the same bytes, a little more work).
+	 */
+	return pq_encoder_zstd_as(enc, level, ZSTD_versionNumber() == ZSTD_VERSION_NUMBER);
+}
+
+bool pq_encoder_zstd_as(struct pq_encoder *enc, int level, bool fixed)
+{
+	/*
 	 * The page sizes below which zstd's parameters change: a shorter page
 	 * may have larger tables (level 1: at 16 KiB, a hash table four times that
 	 * of 128 KiB), so the largest of them all, as ZSTD_estimateCCtxSize.
@@ -54,6 +65,10 @@ bool pq_encoder_zstd(struct pq_encoder *enc, int level)
 	}
 	enc->level = level;
 	enc->zparams = false;
+	if (!fixed) {
+		enc->zws = NULL;
+		return (enc->zctx = ZSTD_createCCtx()) != NULL;
+	}
 	if (!(enc->zws = malloc(size)))
 		return false;
 	/* A static context starts without the defaults (the frame's content size, ...): reset. */
@@ -67,7 +82,10 @@ bool pq_encoder_zstd(struct pq_encoder *enc, int level)
 
 void pq_encoder_zstd_free(struct pq_encoder *enc)
 {
-	free(enc->zws);   /* the context is in it */
+	if (enc->zws)
+		free(enc->zws);   /* the context is in it */
+	else
+		ZSTD_freeCCtx(enc->zctx);
 	enc->zws = enc->zctx = NULL;
 }
 
