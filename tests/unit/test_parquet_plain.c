@@ -9,7 +9,10 @@
  * floating point with NaN, byte arrays); integer columns as dictionaries
  * (one value; values near the first, then one far from it; negative
  * values; too many distinct values) read back with an independent decoder
- * of the indices (pq_hybrid.h).
+ * of the indices (pq_hybrid.h); a row group whose columns repeat the
+ * one before (copied chunks) against each column encoded alone, and short
+ * pages' compressions, remembered, read back; pages of every size
+ * compressed with the encoders' static zstd context.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -24,6 +27,7 @@
 
 #include "pq_hybrid.h"
 #include "sink/parquet/column.h"
+#include "sink/parquet/file.h"
 
 static size_t acct;
 
@@ -487,6 +491,191 @@ static void test_chunk_int_dictionary(void **state)
 	pq_col_free(&c);
 }
 
+/* Column `c`'s chunk in `g` is the chunk of `alone` encoded alone (at offset 1000), with the same metadata. */
+static void expect_chunk(const struct pq_group *g, size_t c, struct pq_col *alone)
+{
+	const struct pq_chunk *m = &g->chunks[c];
+	struct tmx_buf out = { 0 };
+	struct pq_chunk want;
+	int64_t at = m->dict_offset >= 0 ? m->dict_offset : m->data_offset;
+
+	encode(alone, &out, &want);
+	assert_int_equal(m->compressed, out.len);
+	assert_true(at >= 0 && (size_t)at + out.len <= g->out.len);
+	assert_memory_equal(g->out.p + at, out.p, out.len);
+	assert_int_equal(m->data_offset - at, want.data_offset - 1000);
+	assert_int_equal(m->dict_offset >= 0, want.dict_offset >= 0);
+	assert_int_equal(m->dict, want.dict);
+	assert_int_equal(m->delta, want.delta);
+	assert_int_equal(m->num_values, want.num_values);
+	assert_int_equal(m->uncompressed, want.uncompressed);
+	assert_int_equal(m->null_count, want.null_count);
+	assert_int_equal(m->has_minmax, want.has_minmax);
+	assert_int_equal(m->min_len, want.min_len);
+	assert_memory_equal(m->min, want.min, want.min_len);
+	assert_memory_equal(m->max, want.max, want.max_len);
+	tmx_buf_free(&out);
+}
+
+/*
+ * Columns that would make the pages of the one before (`ts` and `cycles`
+ * of a clock counting from zero) copy its chunk: the same bytes as each
+ * encoded alone, and each its own statistics (the values cross 2^63:
+ * increasing as unsigned, not as signed).
+ */
+static void test_group_repeats(void **state)
+{
+	static const struct { bool is_signed, late_difference, nulls; } kind[] = {
+		{ true, false, false }, { false, false, false }, { false, false, false },
+		{ true, true, false },  { true, false, true },   { true, false, true },
+	};
+	enum { N_COLS = sizeof(kind) / sizeof(kind[0]), ROWS = 3000 };
+	struct pq_encoder enc = { .zctx = ZSTD_createCCtx(), .level = 3 };
+	struct pq_col cols[N_COLS], alone[N_COLS];
+	struct pq_group g;
+
+	(void)state;
+	for (size_t c = 0; c < N_COLS; c++) {
+		pq_col_init(&cols[c], pq_type_int(64, kind[c].is_signed), kind[c].nulls, 0, &acct);
+		pq_col_init(&alone[c], pq_type_int(64, kind[c].is_signed), kind[c].nulls, 0, &acct);
+		for (uint64_t i = 0; i < ROWS; i++) {
+			uint64_t v = 0x7FFFFFFFFFFFF000ull + i * 3 + (i * i) % 5;
+			if (kind[c].late_difference && i == ROWS - 1)
+				v++;
+			if (kind[c].nulls && i % 7 == 3) {
+				pq_col_null(&cols[c], 0, 0);
+				pq_col_null(&alone[c], 0, 0);
+			} else {
+				pq_col_int(&cols[c], 0, kind[c].nulls, v);
+				pq_col_int(&alone[c], 0, kind[c].nulls, v);
+			}
+		}
+	}
+	assert_true(pq_col_same(&cols[0], &cols[1]));   /* the types differ, not the pages */
+	assert_true(pq_col_same(&cols[1], &cols[2]));
+	assert_false(pq_col_same(&cols[2], &cols[3]));  /* the last value */
+	assert_false(pq_col_same(&cols[3], &cols[4]));  /* the levels */
+	assert_true(pq_col_same(&cols[4], &cols[5]));
+	assert_true(pq_group_encode(&g, cols, N_COLS, ROWS, &enc));
+	assert_true(g.chunks[0].delta);
+	/* Signed: the last values are the smallest; unsigned: the first. */
+	assert_int_equal(tmx_le_at(g.chunks[0].min, 8) >> 63, 1);
+	assert_int_equal(tmx_le_at(g.chunks[1].min, 8), 0x7FFFFFFFFFFFF000ull);
+	for (size_t c = 0; c < N_COLS; c++) {
+		expect_chunk(&g, c, &alone[c]);
+		assert_int_equal(cols[c].n_levels, 0);   /* emptied, copied or not */
+		pq_col_free(&cols[c]);
+		pq_col_free(&alone[c]);
+	}
+	pq_group_free(&g);
+	ZSTD_freeCCtx(enc.zctx);
+	pq_encoder_free_bufs(&enc);
+}
+
+/*
+ * Short pages (dictionaries of a few integers) of more kinds than the
+ * encoder keeps, twice over with one encoder: each page read back is its
+ * column's, whether compressed or remembered.
+ */
+static void test_short_pages(void **state)
+{
+	static uint64_t keys[64];
+	static uint32_t idx[64];
+	struct pq_encoder enc = { 0 };
+
+	(void)state;
+	assert_true(pq_encoder_zstd(&enc, 3));
+	for (unsigned round = 0; round < 2; round++) {
+		for (uint64_t k = 0; k < 3 * PQ_SHORTS; k++) {
+			struct tmx_buf out = { 0 };
+			struct pq_chunk m;
+			struct pq_col c;
+			size_t n_keys;
+
+			pq_col_init(&c, pq_type_int(64, false), 0, 0, &acct);
+			for (uint64_t i = 0; i < 32; i++)   /* entries k, k + 1 and k + 2 */
+				pq_col_int(&c, 0, 0, i % 4 ? k : k + 1 + i / 4 % 2);
+			assert_true(pq_col_encode(&c, &enc, 0, &out, &m));
+			assert_true(m.dict);
+			n_keys = read_int_dict(&out, 8, keys, 64, idx, 32);
+			assert_int_equal(n_keys, 3);
+			for (uint64_t i = 0; i < 32; i++)
+				assert_int_equal(keys[idx[i]], i % 4 ? k : k + 1 + i / 4 % 2);
+			tmx_buf_free(&out);
+			pq_col_free(&c);
+		}
+	}
+	pq_encoder_zstd_free(&enc);
+	pq_encoder_free_bufs(&enc);
+}
+
+/* The value `i` of test_static_context_sizes: one in three random (x), the others repeating. */
+static uint64_t sized_value(uint64_t *x, size_t i)
+{
+	*x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+	return i % 3 ? i / 7 : *x;
+}
+
+/*
+ * The static context of pq_encoder_zstd compresses pages of every size
+ * (zstd's parameters differ below 16, 128 and 256 KiB and above) into
+ * the bytes of a context of ZSTD_createCCtx(): PLAIN pages of integers,
+ * partly random, read back.
+ */
+static void test_static_context_sizes(void **state)
+{
+	static const size_t rows[] = { 300, 1000, 3000, 10000, 20000, 40000, 100000 };
+	static const int levels[] = { 1, 3 };
+	static int64_t ints[1000];
+	static uint8_t body[8 * 100000];
+	struct tmx_buf out = { 0 }, plain = { 0 };
+	struct pq_chunk m;
+	struct pq_col c;
+
+	(void)state;
+	for (size_t l = 0; l < sizeof(levels) / sizeof(*levels); l++) {
+		struct pq_encoder enc = { 0 }, own = { 0 };
+
+		assert_true(pq_encoder_zstd_as(&enc, levels[l], true));
+		assert_true(pq_encoder_zstd_as(&own, levels[l], false));
+		assert_non_null(enc.zws);
+		assert_null(own.zws);
+		for (size_t s = 0; s < sizeof(rows) / sizeof(*rows); s++) {
+			uint64_t x = 88172645463325252ull + s;
+			struct rd r;
+			size_t n;
+
+			for (struct pq_encoder *e = &own; e; e = e == &own ? &enc : NULL) {
+				pq_col_init(&c, pq_type_int(64, true), 0, 0, &acct);
+				x = 88172645463325252ull + s;
+				for (size_t i = 0; i < rows[s]; i++)
+					pq_col_int(&c, 0, 0, sized_value(&x, i));
+				out.len = 0;
+				assert_true(pq_col_encode(&c, e, 0, &out, &m));
+				assert_false(m.dict || m.delta);
+				pq_col_free(&c);
+				if (e == &own)
+					tmx_buf_put(&plain, out.p, out.len);
+			}
+			assert_int_equal(out.len, plain.len);
+			assert_memory_equal(out.p, plain.p, out.len);
+			plain.len = 0;
+			r = (struct rd){ out.p, out.p + out.len };
+			read_page(&r, ints, body, sizeof(body), &n);
+			assert_int_equal(n, 8 * rows[s]);
+			x = 88172645463325252ull + s;
+			for (size_t i = 0; i < rows[s]; i++)
+				assert_int_equal(tmx_le_at(body + 8 * i, 8), sized_value(&x, i));
+		}
+		pq_encoder_zstd_free(&enc);
+		pq_encoder_free_bufs(&enc);
+		pq_encoder_zstd_free(&own);
+		pq_encoder_free_bufs(&own);
+	}
+	tmx_buf_free(&out);
+	tmx_buf_free(&plain);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -497,6 +686,9 @@ int main(void)
 		cmocka_unit_test(test_chunk_dictionary),
 		cmocka_unit_test(test_chunk_plain_stats),
 		cmocka_unit_test(test_chunk_int_dictionary),
+		cmocka_unit_test(test_group_repeats),
+		cmocka_unit_test(test_short_pages),
+		cmocka_unit_test(test_static_context_sizes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -56,6 +56,7 @@ struct pq_chunk {
 	uint8_t phys;
 	bool dict;              /* dictionary page + RLE_DICTIONARY data page */
 	bool delta;             /* a DELTA_BINARY_PACKED data page */
+	bool up;                /* integers that only increase (as unsigned) */
 	int64_t num_values;
 	int64_t uncompressed, compressed;   /* pages and their headers */
 	int64_t data_offset, dict_offset;
@@ -67,10 +68,15 @@ struct pq_chunk {
 };
 
 #define PQ_MEMO 4
+/* Short pages: at most this many bytes, their compressions at most PQ_SHORT_OUT, PQ_SHORTS kept. */
+#define PQ_SHORT_IN 64
+#define PQ_SHORT_OUT 96
+#define PQ_SHORTS 64
 
 /* What encoding a chunk needs besides the column: zstd's context and scratch space. */
 struct pq_encoder {
 	void *zctx;             /* ZSTD_CCtx */
+	void *zws;              /* its memory, when made by pq_encoder_zstd */
 	int level;
 	bool zparams;           /* the level and other parameters set on zctx (page.c) */
 	struct tmx_buf body;         /* a page being made (page.c) */
@@ -91,10 +97,43 @@ struct pq_encoder {
 		unsigned tag;
 	} zstd_memo[PQ_MEMO];
 	unsigned zstd_next;
+	/*
+	 * The compressions of the last short pages (dictionary pages of a
+	 * few integers, the index pages of short chunks) by a hash of their
+	 * bytes: the same ones come back in one table's group after another
+	 * and across tables, and zstd takes a microsecond for each, whatever
+	 * its size (page.c).  Zeroes: none.
+	 */
+	struct pq_short {
+		uint8_t in_len, out_len;
+		uint8_t in[PQ_SHORT_IN], out[PQ_SHORT_OUT];
+	} shorts[PQ_SHORTS];
 };
 
 /* Frees what the encoding kept (not the zstd context). */
 void pq_encoder_free_bufs(struct pq_encoder *enc);
+/*
+ * The encoder's zstd context (`level`) in one allocation made for the
+ * largest page, never resized: one of ZSTD_createCCtx() gave its memory
+ * back after 128 pages that needed a third of it (dictionary pages, short
+ * chunks) and took it again for the next large page, 72 times on the CTF
+ * benchmark: page faults (a twentieth of the run's) and its tables
+ * cleared.  The same compressed bytes.  False without memory.  Only
+ * with the libzstd of the headers it was built with (static contexts are
+ * zstd's experimental API), else a context of ZSTD_createCCtx().
+ */
+bool pq_encoder_zstd(struct pq_encoder *enc, int level);
+/* The same with a fixed context (`fixed`) or one of ZSTD_createCCtx() (the tests compare them). */
+bool pq_encoder_zstd_as(struct pq_encoder *enc, int level, bool fixed);
+/* Frees a context of pq_encoder_zstd. */
+void pq_encoder_zstd_free(struct pq_encoder *enc);
+/*
+ * A page's `n` bytes at `src` compressed into dst[0, cap) (cap: zstd's
+ * bound), or copied from what the encoder remembers (`memo`: a page of
+ * dictionary indices that the next columns may have too); a zstd result.
+ */
+size_t pq_compress_page(struct pq_encoder *enc, void *dst, size_t cap, const uint8_t *src,
+			size_t n, bool memo);
 
 void pq_col_init(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_t max_rep,
 		 size_t *acct);
@@ -234,6 +273,22 @@ bool pq_col_oom(const struct pq_col *c);
  */
 bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, struct tmx_buf *out,
 		   struct pq_chunk *meta);
+/*
+ * Whether `b` would make the same pages as `a` (the same physical type,
+ * levels and values): `ts` and `cycles` of a clock that counts
+ * nanoseconds from zero (trace.dat's, often), where encoding the second
+ * did all the work again (the deltas, zstd) for the same bytes.
+ */
+bool pq_col_same(const struct pq_col *a, const struct pq_col *b);
+/*
+ * Appends a copy of out[from, to), the chunk `prev` of a column of type
+ * `prev_type` pq_col_same as `c` encoded into `out`, as c's chunk
+ * (`meta`: prev's, its offsets moved, its statistics c's own when the
+ * types differ), and empties `c` as pq_col_encode does.  False when
+ * memory runs out.
+ */
+bool pq_col_repeat(struct pq_col *c, const struct pq_type *prev_type, const struct pq_chunk *prev,
+		   size_t from, size_t to, struct tmx_buf *out, struct pq_chunk *meta);
 /* The chunk's ColumnMetaData statistics (field `id`). */
 struct pq_thrift;
 void pq_chunk_stats_thrift(const struct pq_chunk *m, struct pq_thrift *t, int16_t id);

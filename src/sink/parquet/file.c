@@ -76,6 +76,8 @@ bool pq_group_encode(struct pq_group *g, struct pq_col *cols, size_t n_cols, int
 		     struct pq_encoder *enc)
 {
 	struct pq_chunk lost;
+	size_t from = 0;
+	bool same = false;   /* cols[c] is pq_col_same as cols[c - 1], encoded at out[from, ...) */
 
 	*g = (struct pq_group){ .num_rows = n_rows, .n_cols = n_cols, .failed = SIZE_MAX };
 	/* The pages go into the memory of a group written before (pq_group_recycle), if any. */
@@ -85,10 +87,21 @@ bool pq_group_encode(struct pq_group *g, struct pq_col *cols, size_t n_cols, int
 	enc->out_spare = (struct tmx_buf){ 0 };
 	g->chunks = calloc(n_cols ? n_cols : 1, sizeof(*g->chunks));
 	for (size_t c = 0; c < n_cols; c++) {
+		/* Compared before cols[c] is emptied. */
+		bool next_same = g->chunks && c + 1 < n_cols && pq_col_same(&cols[c], &cols[c + 1]);
+		size_t at = g->out.len;
+		bool ok;
+
 		/* Every column is emptied, also after a failure. */
-		if (!pq_col_encode(&cols[c], enc, 0, &g->out, g->chunks ? &g->chunks[c] : &lost) &&
-		    g->failed == SIZE_MAX)
+		if (same && g->failed == SIZE_MAX)
+			ok = pq_col_repeat(&cols[c], &cols[c - 1].type, &g->chunks[c - 1], from, at,
+					   &g->out, &g->chunks[c]);
+		else
+			ok = pq_col_encode(&cols[c], enc, 0, &g->out, g->chunks ? &g->chunks[c] : &lost);
+		if (!ok && g->failed == SIZE_MAX)
 			g->failed = c;
+		same = next_same;
+		from = at;
 	}
 	if (!g->chunks && g->failed == SIZE_MAX)
 		g->failed = 0;

@@ -3,7 +3,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zstd.h>
 
 #include "common/errors.h"
 #include "sink/parquet/groupq.h"
@@ -68,7 +67,7 @@ static void job_free(struct job *j)
 
 static void encoder_free(struct encoder *e)
 {
-	ZSTD_freeCCtx(e->enc.zctx);
+	pq_encoder_zstd_free(&e->enc);
 	pq_encoder_free_bufs(&e->enc);
 	free(e);
 }
@@ -101,12 +100,10 @@ static struct encoder *take_encoder(struct pq_groupq *q)
 		return e;
 	}
 	e = calloc(1, sizeof(*e));
-	if (e && !(e->enc.zctx = ZSTD_createCCtx())) {
+	if (e && !pq_encoder_zstd(&e->enc, q->level)) {
 		free(e);
 		return NULL;
 	}
-	if (e)
-		e->enc.level = q->level;
 	return e;
 }
 

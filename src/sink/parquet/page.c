@@ -1,6 +1,7 @@
 /*
  * A column becomes a column chunk (see column.h): statistics, the
- * dictionary page, the data page v1, zstd compression, page headers.
+ * dictionary page, the data page v1, page headers (their compression:
+ * zpage.c).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -239,33 +240,6 @@ void pq_chunk_stats_thrift(const struct pq_chunk *m, struct pq_thrift *t, int16_
 	pq_t_struct_end(t);
 }
 
-/* The output remembered for input p[0, n) with `tag`, or NULL. */
-static const struct tmx_buf *memo_find(const struct pq_memo *m, unsigned tag, const void *p,
-				       size_t n)
-{
-	for (unsigned k = 0; k < PQ_MEMO; k++)
-		if (m[k].tag == tag && m[k].in.len == n && n && !m[k].in.oom && !m[k].out.oom &&
-		    !memcmp(m[k].in.p, p, n))
-			return &m[k].out;
-	return NULL;
-}
-
-/* Remembers `out` for input p[0, n) with `tag`, in place of the oldest. */
-static void memo_put(struct pq_memo *m, unsigned *next, unsigned tag, const void *p, size_t n,
-		     const void *out, size_t out_n)
-{
-	struct pq_memo *e = &m[*next];
-
-	*next = (*next + 1) % PQ_MEMO;
-	e->tag = tag;
-	e->in.len = e->out.len = 0;
-	e->in.oom = e->out.oom = false;
-	tmx_buf_put(&e->in, p, n);
-	tmx_buf_put(&e->out, out, out_n);
-	if (e->in.oom || e->out.oom)
-		e->in.len = 0;   /* never found */
-}
-
 /*
  * Dictionary indices RLE / bit-packed into enc->body.  Not remembered for
  * the next columns as their compressed pages are (put_page): copying and
@@ -275,29 +249,6 @@ static void put_indices(struct pq_encoder *enc, const uint8_t *idx, size_t n, un
 {
 	tmx_buf_byte(&enc->body, (uint8_t)width);
 	pq_rle_hybrid(&enc->body, idx, 4, n, width);
-}
-
-/*
- * zstd's shortest match: 7 bytes where level 1 takes 6 for inputs of a
- * page's size.  A fifth of zstd's time less (the pages are dictionary
- * indices, levels and packed deltas: their short matches are few and
- * gain little) for under 1% more bytes on the benchmarks (bench/parquet.sh).
- */
-#define PQ_ZSTD_MIN_MATCH 7
-
-/* `n` bytes at `src` compressed into dst[0, cap) with the encoder's level; a zstd result. */
-static size_t compress(struct pq_encoder *enc, void *dst, size_t cap, const void *src, size_t n)
-{
-	if (!enc->zparams) {   /* the parameters stay with the context from one page to the next */
-		size_t r = ZSTD_CCtx_setParameter(enc->zctx, ZSTD_c_compressionLevel, enc->level);
-
-		if (!ZSTD_isError(r))
-			r = ZSTD_CCtx_setParameter(enc->zctx, ZSTD_c_minMatch, PQ_ZSTD_MIN_MATCH);
-		if (ZSTD_isError(r))
-			return r;
-		enc->zparams = true;
-	}
-	return ZSTD_compress2(enc->zctx, dst, cap, src, n);
 }
 
 /* The PageHeader of a page of `len` bytes compressed to `zn`, at the end of `out`. */
@@ -346,7 +297,6 @@ static bool put_page(struct pq_encoder *enc, struct tmx_buf *out, const uint8_t 
 		     struct pq_chunk *m)
 {
 	size_t bound = ZSTD_compressBound(len), at = out->len, zn, guess, hdr;
-	const struct tmx_buf *seen;
 	uint8_t *dst;
 
 	if ((src == enc->body.p && enc->body.oom) || len > INT32_MAX || num_values > INT32_MAX ||
@@ -358,22 +308,9 @@ static bool put_page(struct pq_encoder *enc, struct tmx_buf *out, const uint8_t 
 	if (out->oom || guess > PAGE_HEADER_MAX)
 		return false;
 	dst = out->p + out->len;
-	/*
-	 * zstd's output depends on nothing but its input and level: the same
-	 * page of dictionary indices (`memo`: the columns of one stream) again
-	 * is copied.
-	 */
-	seen = memo ? memo_find(enc->zstd_memo, 1, src, len) : NULL;
-	if (seen) {
-		memcpy(dst, seen->p, seen->len);
-		zn = seen->len;
-	} else {
-		zn = compress(enc, dst, bound, src, len);
-		if (ZSTD_isError(zn) || zn > INT32_MAX)
-			return false;
-		if (memo && len >= 256)
-			memo_put(enc->zstd_memo, &enc->zstd_next, 1, src, len, dst, zn);
-	}
+	zn = pq_compress_page(enc, dst, bound, src, len, memo);
+	if (ZSTD_isError(zn) || zn > INT32_MAX)
+		return false;
 	out->len = at;
 	page_header(out, dict_page, len, zn, num_values, encoding);
 	hdr = out->len - at;   /* at most `guess`: the bytes at dst are whole */
@@ -827,6 +764,60 @@ static bool put_delta(const struct pq_col *c, struct pq_encoder *enc)
 	return true;
 }
 
+/* The last bytes first: columns that begin alike (counters, flags) and differ later read no further. */
+static bool same_bytes(const struct tmx_buf *a, const struct tmx_buf *b)
+{
+	size_t n = a->len, tail = n < 16 ? n : 16;
+
+	return n == b->len && !a->oom && !b->oom &&
+	       (!n || (!memcmp(a->p + n - tail, b->p + n - tail, tail) && !memcmp(a->p, b->p, n)));
+}
+
+bool pq_col_same(const struct pq_col *a, const struct pq_col *b)
+{
+	/* The cheap tests first: most neighbours differ in their counts or first values. */
+	if (a->type.phys != b->type.phys || a->max_def != b->max_def || a->max_rep != b->max_rep ||
+	    a->dict_on != b->dict_on || a->n_levels != b->n_levels || a->n_nulls != b->n_nulls ||
+	    a->n_vals != b->n_vals || pq_col_oom(a) || pq_col_oom(b))
+		return false;
+	/*
+	 * The entries before the indices: the string columns of one stream
+	 * have the same indices (see put_indices) and other entries.
+	 */
+	if (a->dict_on && (a->dict.n != b->dict.n || !same_bytes(&a->dict.plain, &b->dict.plain) ||
+			   !same_bytes(&a->dict_idx, &b->dict_idx)))
+		return false;
+	return same_bytes(&a->vals, &b->vals) && same_bytes(&a->defs, &b->defs) &&
+	       same_bytes(&a->reps, &b->reps);
+}
+
+bool pq_col_repeat(struct pq_col *c, const struct pq_type *prev_type, const struct pq_chunk *prev,
+		   size_t from, size_t to, struct tmx_buf *out, struct pq_chunk *meta)
+{
+	int64_t shift = (int64_t)(out->len - from);
+
+	*meta = *prev;
+	meta->data_offset += shift;
+	if (meta->dict_offset >= 0)
+		meta->dict_offset += shift;
+	if (c->type.logical != prev_type->logical || c->type.int_bits != prev_type->int_bits ||
+	    c->type.is_signed != prev_type->is_signed || c->type.utc != prev_type->utc) {
+		/* Other bounds in another order (`ts` signed, `cycles` unsigned): c's own. */
+		meta->has_minmax = meta->has_nan_count = false;
+		meta->nan_count = 0;
+		meta->min_len = meta->max_len = 0;
+		if (!meta->up || !increasing_stats(c, meta))
+			stats(c, meta);
+	}
+	/* Reserved first: the bytes copied are in `out`, which may move. */
+	if (tmx_buf_reserve(out, to - from)) {
+		memcpy(out->p + out->len, out->p + from, to - from);
+		out->len += to - from;
+	}
+	reset(c);
+	return !out->oom;
+}
+
 bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, struct tmx_buf *out,
 		   struct pq_chunk *meta)
 {
@@ -841,7 +832,7 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 
 	if (ok && !dict && (c->type.phys == PQ_INT32 || c->type.phys == PQ_INT64))
 		idict = int_dict(c, enc, &n_keys, &up, &n_idx);
-	*meta = (struct pq_chunk){ .phys = c->type.phys, .dict = dict || idict,
+	*meta = (struct pq_chunk){ .phys = c->type.phys, .dict = dict || idict, .up = up,
 				   .num_values = (int64_t)c->n_levels, .dict_offset = -1 };
 	if (idict)
 		int_dict_stats(c, enc->ikeys, n_keys, meta);

@@ -545,7 +545,7 @@ int tmx_parquet_new(const struct tmx_parquet_opts *opts, const struct tmx_source
 	*out = NULL;
 	if (p)
 		pthread_mutex_init(&p->lock, NULL);
-	if (!p || !(p->dir = strdup(opts->dir)) || !(p->enc.zctx = ZSTD_createCCtx()) ||
+	if (!p || !(p->dir = strdup(opts->dir)) || !pq_encoder_zstd(&p->enc, ZSTD_LEVEL) ||
 	    !(p->q = pq_groupq_new(ZSTD_LEVEL)) || !(p->fmt = pq_fmt_new(p, false))) {
 		tmx_parquet_free(p);
 		return nomem(err);
@@ -560,7 +560,6 @@ int tmx_parquet_new(const struct tmx_parquet_opts *opts, const struct tmx_source
 	}
 	p->src = src;
 	p->partition = opts->partition;
-	p->enc.level = ZSTD_LEVEL;
 	p->lim = (struct pq_limits){
 		.group_rows = opts->row_group_rows ? (int64_t)opts->row_group_rows : 65536,
 		.group_bytes = GROUP_BYTES,
@@ -634,7 +633,7 @@ void tmx_parquet_free(struct tmx_parquet *p)
 	tmx_buf_free(&p->scratch);
 	tmx_buf_free(&p->labels);
 	pq_encoder_free_bufs(&p->enc);
-	ZSTD_freeCCtx(p->enc.zctx);
+	pq_encoder_zstd_free(&p->enc);
 	pq_fmt_free(p->fmt);
 	pthread_mutex_destroy(&p->lock);
 	free(p->dir);

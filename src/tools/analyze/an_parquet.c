@@ -143,7 +143,7 @@ static void pqo_free(void *ctx)
 	for (size_t i = 0; i < p->n_files; i++)
 		pq_table_free(&p->files[i].t);
 	pq_encoder_free_bufs(&p->enc);
-	ZSTD_freeCCtx(p->enc.zctx);
+	pq_encoder_zstd_free(&p->enc);
 	free(p);
 }
 
@@ -151,14 +151,13 @@ bool an_parquet_out(struct an_rows_out *w, const struct tmx_an_opts *o, FILE *er
 {
 	struct pqo *p = calloc(1, sizeof(*p));
 
-	if (!p || !(p->enc.zctx = ZSTD_createCCtx())) {
+	if (!p || !pq_encoder_zstd(&p->enc, 1)) {
 		free(p);
 		fprintf(errout, "Error: out of memory\n");
 		return false;
 	}
 	p->dir = o->rows_dir;
 	p->errout = errout;
-	p->enc.level = 1;   /* the sink's level: zstd's fastest regular one */
 	/* one file per table: row groups of 64 Ki rows or 32 MiB, never a second part */
 	p->lim = (struct pq_limits){ .group_rows = 65536, .group_bytes = 32u << 20,
 				     .file_groups = SIZE_MAX, .file_bytes = UINT64_MAX };
