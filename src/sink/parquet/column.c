@@ -22,7 +22,8 @@ void pq_col_presize(struct pq_col *c, size_t rows)
 		       : c->type.phys == PQ_INT64 || c->type.phys == PQ_DOUBLE ? 8
 									       : 0;
 
-	if (c->max_def)
+	/* An integer column without nulls so far stores no levels (defs_stored). */
+	if (c->max_def && (c->defs_stored || c->max_rep || !c->int_width))
 		tmx_buf_reserve(&c->defs, rows);
 	if (c->max_rep)
 		tmx_buf_reserve(&c->reps, rows);

@@ -34,7 +34,10 @@ struct pq_col {
 	 * nulls: pq_levels_all), so those stores leave them out: a store
 	 * and a stream of bytes less per row in most nullable columns (ts,
 	 * cycles, cpu), which never have nulls.  The first null writes the
-	 * levels left out (pq_col_null); the other writers store every level.
+	 * levels left out (pq_col_null).  The records' integer stores of
+	 * columns that are not repeated (record.h's runs, transpose.c's
+	 * gather) leave them out the same way; the other writers store
+	 * every level.
 	 */
 	bool defs_stored;
 	/* What an integer's store reads first, together: */

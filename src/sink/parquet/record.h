@@ -321,8 +321,8 @@ static inline const uint8_t *pq_rec_apply_run(struct pq_col *c, unsigned n, cons
 		 * stores only, of the value's own width.
 		 */
 		for (; n; n--, c++) {
-			if (c->max_def)
-				c->defs.p[c->defs.len++] = c->max_def;
+			if (c->max_def && c->defs_stored)   /* see gather(), transpose.c */
+				tmx_buf_byte(&c->defs, c->max_def);
 			if (c->type.phys == PQ_INT32) {
 				memcpy(c->vals.p + c->vals.len, r, 4);
 				c->vals.len += 4;
@@ -352,7 +352,7 @@ static inline const uint8_t *pq_rec_apply_run(struct pq_col *c, unsigned n, cons
 			memcpy(&u, r, 8);
 		}
 		r += w;
-		if (c->max_def)
+		if (c->max_def && c->defs_stored)
 			tmx_buf_byte(&c->defs, c->max_def);
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 		/*

@@ -339,7 +339,13 @@ static inline void gather(struct pq_col *c, uint8_t def, const uint8_t *const *b
 {
 	uint8_t *d = c->vals.p + c->vals.len;
 
-	if (c->max_def) {
+	/*
+	 * Levels left out until the column's first null (pq_col.defs_stored),
+	 * as the sequential path's stores do; from it on, room asked for once
+	 * a block: a null of an earlier block of the chunk gave the levels
+	 * only the room of those before it (pq_col_defs_start).
+	 */
+	if (c->max_def && c->defs_stored && tmx_buf_reserve(&c->defs, n)) {
 		memset(c->defs.p + c->defs.len, def, n);
 		c->defs.len += n;
 	}
