@@ -404,17 +404,14 @@ static inline void pq_rec_apply_flush(struct pq_col *cols, struct pq_rec_apply_s
 	}
 }
 
-/* An include entry: counted when the last one was the same, else applied and noted. */
-static inline void pq_rec_apply_include(struct pq_col *cols, const struct tmx_buf *entries,
-					struct pq_rec_apply_state *st)
+/* pq_rec_apply_include of another include than the last: applied and noted. */
+static __attribute__((noinline, unused)) void
+pq_rec_apply_include_new(struct pq_col *cols, const struct tmx_buf *entries,
+			 struct pq_rec_apply_state *st)
 {
 	const uint8_t *r, *end;
 	unsigned k = 0;
 
-	if (st->inc == entries) {
-		st->pend++;
-		return;
-	}
 	pq_rec_apply_flush(cols, st);
 	pq_rec_apply_entries(cols, entries->p, entries->len, st);
 	/* Noted when every entry is a value of a column with a dictionary. */
@@ -438,6 +435,20 @@ static inline void pq_rec_apply_include(struct pq_col *cols, const struct tmx_bu
 	}
 	st->n = k;
 	st->inc = entries;
+}
+
+/*
+ * An include entry: counted when the last one was the same (nearly every
+ * row), inline; else applied and noted by a call (inlined whole, it was
+ * not, and its every call saved registers for the rare case).
+ */
+static inline void pq_rec_apply_include(struct pq_col *cols, const struct tmx_buf *entries,
+					struct pq_rec_apply_state *st)
+{
+	if (__builtin_expect(st->inc == entries, 1))
+		st->pend++;
+	else
+		pq_rec_apply_include_new(cols, entries, st);
 }
 
 static inline void pq_rec_apply_entries(struct pq_col *cols, const uint8_t *r, size_t n,
