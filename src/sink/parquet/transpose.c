@@ -362,6 +362,55 @@ static inline void gather(struct pq_col *c, uint8_t def, const uint8_t *const *b
 	c->vals.len = (size_t)(d - c->vals.p);
 }
 
+/*
+ * A LIST's elements of `n` rows whose element count is the layout's (a
+ * checked count, lentry.count) into `c`, as pq_rec_apply_elems row by
+ * row gives them: room asked for once, the levels of all rows set by
+ * memset (each row's first repetition level then put in), the values
+ * copied by 8-byte words.  False, nothing done, without the room.
+ */
+static bool elems_block(struct pq_col *c, const struct lentry *e, const uint8_t *const *b,
+			unsigned stride, size_t off, size_t n)
+{
+	unsigned w = width(c);
+	uint32_t cnt;
+	size_t tot, bytes;
+	uint8_t *d;
+
+	memcpy(&cnt, *b + off, 4);
+	tot = (size_t)cnt * n;
+	bytes = (size_t)cnt * w;
+	if (!cnt || (c->max_rep && !tmx_buf_reserve(&c->reps, tot)) ||
+	    (c->max_def && !tmx_buf_reserve(&c->defs, tot)) || !tmx_buf_reserve(&c->vals, tot * w))
+		return false;
+	if (c->max_rep) {
+		uint8_t *r = c->reps.p + c->reps.len;
+
+		memset(r, e->def, tot);   /* the others' level, in the def byte of the head */
+		for (size_t i = 0; i < n; i++)
+			r[i * cnt] = e->rep;
+		c->reps.len += tot;
+	}
+	if (c->max_def) {
+		memset(c->defs.p + c->defs.len, c->max_def, tot);
+		c->defs.len += tot;
+	}
+	d = c->vals.p + c->vals.len;
+	for (size_t i = 0; i < n; i++, b += stride, d += bytes) {
+		const uint8_t *v = *b + off + 4;
+		size_t k = 0;
+
+		for (; k + 8 <= bytes; k += 8)
+			memcpy(d + k, v + k, 8);
+		if (k < bytes)   /* INT32 elements: 4 bytes more */
+			memcpy(d + k, v + k, 4);
+	}
+	c->vals.len += tot * w;
+	c->n_levels += tot;
+	c->n_vals += tot;
+	return true;
+}
+
 /* Rows of layout `l` (their segments in base[], n_segs each) into the columns, entry by entry. */
 static void apply_block(struct pq_col *cols, const struct layout *l, const uint8_t *const *base,
 			size_t n, struct pq_rec_apply_state *st)
@@ -405,6 +454,8 @@ static void apply_block(struct pq_col *cols, const struct layout *l, const uint8
 				pq_col_null(c, e->rep, e->def);
 			break;
 		case OP_ELEMS:
+			if (e->count && elems_block(c, e, b, stride, off, n))
+				break;
 			for (i = 0; i < n; i++, b += stride)
 				pq_rec_apply_elems(c, e->rep, e->def, *b + off);
 			break;
