@@ -411,6 +411,47 @@ static bool elems_block(struct pq_col *c, const struct lentry *e, const uint8_t 
 	return true;
 }
 
+/*
+ * Byte arrays of `n` rows into `c`, while its dictionary holds them, as
+ * pq_col_bytes row by row gives them: room asked for once, their levels
+ * set by memset.  The rows applied (the others, from the first value the
+ * dictionary cannot take, are the caller's: pq_col_bytes drops it).
+ */
+static size_t bytes_block(struct pq_col *c, const struct lentry *e, const uint8_t *const *b,
+			  unsigned stride, size_t off, size_t n)
+{
+	uint8_t *idx;
+	size_t i;
+
+	if (!c->dict_on || (c->max_rep && !tmx_buf_reserve(&c->reps, n)) ||
+	    (c->max_def && !tmx_buf_reserve(&c->defs, n)) || !tmx_buf_reserve(&c->dict_idx, 4 * n))
+		return 0;
+	idx = c->dict_idx.p + c->dict_idx.len;
+	for (i = 0; i < n; i++, b += stride, idx += 4) {
+		uint32_t len, u;
+		int64_t x;
+
+		memcpy(&len, *b + off, 4);
+		if ((x = pq_col_dict_entry(c, *b + off + 4, len)) < 0)
+			break;
+		u = (uint32_t)x;
+		memcpy(idx, &u, 4);
+	}
+	if (c->max_rep) {
+		memset(c->reps.p + c->reps.len, e->rep, i);
+		c->reps.len += i;
+	}
+	if (c->max_def) {
+		memset(c->defs.p + c->defs.len, e->def, i);
+		c->defs.len += i;
+	}
+	c->dict_idx.len += 4 * i;
+	c->n_levels += i;
+	c->n_vals += i;
+	*c->acct += 6 * i;   /* pq_col_levels' 2 and the entry's 4 */
+	return i;
+}
+
 /* Rows of layout `l` (their segments in base[], n_segs each) into the columns, entry by entry. */
 static void apply_block(struct pq_col *cols, const struct layout *l, const uint8_t *const *base,
 			size_t n, struct pq_rec_apply_state *st)
@@ -472,7 +513,8 @@ static void apply_block(struct pq_col *cols, const struct layout *l, const uint8
 				pq_col_bool(c, e->rep, e->def, (*b)[off]);
 			break;
 		default:
-			for (i = 0; i < n; i++, b += stride) {
+			i = bytes_block(c, e, b, stride, off, n);
+			for (b += i * stride; i < n; i++, b += stride) {
 				uint32_t len;
 
 				memcpy(&len, *b + off, 4);
