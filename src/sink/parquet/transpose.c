@@ -8,11 +8,13 @@
  * each entry is then at the same offset in every row, or in every row's
  * segment when strings and LISTs (whose lengths differ) cut the row into
  * segments, and a block of rows is applied entry by entry: an integer
- * column's values gathered by a tight loop, its definition levels set by
- * memset.  The columns get the same bytes in the same order as row by
- * row: each column is written by one entry of the layout at most
- * (checked when the layout is made), and the names' include entries go
- * through record.h's own state in row order.
+ * column's values gathered by a tight loop, a LIST's elements and a
+ * string column's dictionary indices stored with room asked for once,
+ * definition levels set by memset (left out, as the sequential path
+ * does, in integer columns without nulls).  The columns get the same
+ * bytes in the same order as row by row: each column is written by one
+ * entry of the layout at most (checked when the layout is made), and the
+ * names' include entries go through record.h's own state in row order.
  *
  * A row's layout is that of its first row (from one include entry, which
  * starts every row, to the next); the rows that follow are checked to
