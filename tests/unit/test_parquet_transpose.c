@@ -70,6 +70,9 @@ static void make_names(void)
 	}
 }
 
+/* Every row a string of its own (test_dict_dropped), not one of a few hundred. */
+static bool distinct;
+
 /*
  * One row; `shape` picks which optional parts it has (the layout), `rnd`
  * the values.
@@ -85,7 +88,11 @@ static void make_row(struct tmx_buf *b, unsigned shape, uint64_t *rnd)
 		pq_rec_int(b, ci, C_OPT, 0, xorshift64(rnd));
 	else
 		pq_rec_null(b, C_OPT, 0, 0);
-	if (shape & 2) {
+	if (distinct) {
+		char s[24];
+		int n = snprintf(s, sizeof(s), "%016llx", (unsigned long long)xorshift64(rnd));
+		pq_rec_bytes(b, ci, C_STR, 0, s, (size_t)n);
+	} else if (shape & 2) {
 		size_t n = xorshift64(rnd) % 20;
 		pq_rec_bytes(b, ci, C_STR, 0, text + (xorshift64(rnd) % 16), n);
 	} else {
@@ -124,9 +131,23 @@ static void expect_same_buf(const struct tmx_buf *a, const struct tmx_buf *b, in
 	}
 }
 
+/*
+ * The definition levels the encoder reads: an integer column that is not
+ * repeated may leave them out until its first null (pq_col.defs_stored),
+ * one writer more of them than another; those left out are written as
+ * its first null would (pq_col_defs_start), none when every one is there.
+ */
+static void levels_read(struct pq_col *c)
+{
+	if (c->max_def && !c->max_rep && c->int_width)
+		pq_col_defs_start(c);
+}
+
 static void expect_same_cols(struct pq_col *a, struct pq_col *b)
 {
 	for (int c = 0; c < N_COLS; c++) {
+		levels_read(&a[c]);
+		levels_read(&b[c]);
 		expect_same_buf(&a[c].defs, &b[c].defs, c, "definition levels");
 		expect_same_buf(&a[c].reps, &b[c].reps, c, "repetition levels");
 		expect_same_buf(&a[c].vals, &b[c].vals, c, "values");
@@ -275,6 +296,20 @@ static void test_small_and_roomless(void **state)
 	check_group(3000, 30, false, 10);
 }
 
+/*
+ * A string column whose dictionary fills up (PQ_DICT_MAX_ENTRIES) in the
+ * middle of a block of rows: the dictionary dropped at the same row, its
+ * values then PLAIN, as row by row.
+ */
+static void test_dict_dropped(void **state)
+{
+	(void)state;
+	distinct = true;
+	check_group(PQ_DICT_MAX_ENTRIES + 300, 0, true, 11);
+	check_chunks(PQ_DICT_MAX_ENTRIES + 300, 200, 5000, false, 12);
+	distinct = false;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -282,6 +317,7 @@ int main(void)
 		cmocka_unit_test(test_layouts_change),
 		cmocka_unit_test(test_small_and_roomless),
 		cmocka_unit_test(test_chunks),
+		cmocka_unit_test(test_dict_dropped),
 	};
 	int ret;
 

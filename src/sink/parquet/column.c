@@ -22,7 +22,8 @@ void pq_col_presize(struct pq_col *c, size_t rows)
 		       : c->type.phys == PQ_INT64 || c->type.phys == PQ_DOUBLE ? 8
 									       : 0;
 
-	if (c->max_def)
+	/* An integer column without nulls so far stores no levels (defs_stored). */
+	if (c->max_def && (c->defs_stored || c->max_rep || !c->int_width))
 		tmx_buf_reserve(&c->defs, rows);
 	if (c->max_rep)
 		tmx_buf_reserve(&c->reps, rows);
@@ -143,19 +144,6 @@ void pq_col_bool(struct pq_col *c, uint8_t rep, uint8_t def, bool v)
 	c->n_vals++;
 }
 
-/*
- * The entry of the value (added when new), or -1 when the dictionary would
- * grow past its limits or memory runs out.
- */
-static inline int64_t dict_entry(struct pq_col *c, const void *p, size_t n)
-{
-	size_t before = c->dict.n;
-	int64_t e = tmx_strdict_entry(&c->dict, p, n, PQ_DICT_MAX_ENTRIES, PQ_DICT_MAX_BYTES);
-
-	if (c->dict.n != before)
-		*c->acct += n + 4;
-	return e;
-}
 
 /* Too many distinct values: the values so far become PLAIN ones. */
 static void dict_drop(struct pq_col *c)
@@ -179,7 +167,7 @@ void pq_col_bytes(struct pq_col *c, uint8_t rep, uint8_t def, const void *p, siz
 	pq_col_levels(c, rep, def);
 	c->n_vals++;
 	if (c->dict_on) {
-		int64_t e = dict_entry(c, p, n);
+		int64_t e = pq_col_dict_entry(c, p, n);
 		uint32_t u = (uint32_t)e;
 
 		if (e >= 0) {

@@ -34,7 +34,10 @@ struct pq_col {
 	 * nulls: pq_levels_all), so those stores leave them out: a store
 	 * and a stream of bytes less per row in most nullable columns (ts,
 	 * cycles, cpu), which never have nulls.  The first null writes the
-	 * levels left out (pq_col_null); the other writers store every level.
+	 * levels left out (pq_col_null).  The records' integer stores of
+	 * columns that are not repeated (record.h's runs, transpose.c's
+	 * gather) leave them out the same way; the other writers store
+	 * every level.
 	 */
 	bool defs_stored;
 	/* What an integer's store reads first, together: */
@@ -255,6 +258,19 @@ static inline __attribute__((always_inline)) void pq_col_int(struct pq_col *c, u
 void pq_col_double(struct pq_col *c, uint8_t rep, uint8_t def, double v);
 void pq_col_bool(struct pq_col *c, uint8_t rep, uint8_t def, bool v);
 void pq_col_bytes(struct pq_col *c, uint8_t rep, uint8_t def, const void *p, size_t n);
+/*
+ * The dictionary entry of a byte array (added when new, counted), or -1
+ * when the dictionary would grow past its limits or memory runs out.
+ */
+static inline int64_t pq_col_dict_entry(struct pq_col *c, const void *p, size_t n)
+{
+	size_t before = c->dict.n;
+	int64_t e = tmx_strdict_entry(&c->dict, p, n, PQ_DICT_MAX_ENTRIES, PQ_DICT_MAX_BYTES);
+
+	if (c->dict.n != before)
+		*c->acct += n + 4;
+	return e;
+}
 /*
  * pq_col_bytes of a value the column's dictionary has (true), else nothing
  * (false).  Its entries are the column's values, so a text that is one is

@@ -321,8 +321,8 @@ static inline const uint8_t *pq_rec_apply_run(struct pq_col *c, unsigned n, cons
 		 * stores only, of the value's own width.
 		 */
 		for (; n; n--, c++) {
-			if (c->max_def)
-				c->defs.p[c->defs.len++] = c->max_def;
+			if (c->max_def && c->defs_stored)   /* see gather(), transpose.c */
+				tmx_buf_byte(&c->defs, c->max_def);
 			if (c->type.phys == PQ_INT32) {
 				memcpy(c->vals.p + c->vals.len, r, 4);
 				c->vals.len += 4;
@@ -352,7 +352,7 @@ static inline const uint8_t *pq_rec_apply_run(struct pq_col *c, unsigned n, cons
 			memcpy(&u, r, 8);
 		}
 		r += w;
-		if (c->max_def)
+		if (c->max_def && c->defs_stored)
 			tmx_buf_byte(&c->defs, c->max_def);
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 		/*
@@ -404,17 +404,14 @@ static inline void pq_rec_apply_flush(struct pq_col *cols, struct pq_rec_apply_s
 	}
 }
 
-/* An include entry: counted when the last one was the same, else applied and noted. */
-static inline void pq_rec_apply_include(struct pq_col *cols, const struct tmx_buf *entries,
-					struct pq_rec_apply_state *st)
+/* pq_rec_apply_include of another include than the last: applied and noted. */
+static __attribute__((noinline, unused)) void
+pq_rec_apply_include_new(struct pq_col *cols, const struct tmx_buf *entries,
+			 struct pq_rec_apply_state *st)
 {
 	const uint8_t *r, *end;
 	unsigned k = 0;
 
-	if (st->inc == entries) {
-		st->pend++;
-		return;
-	}
 	pq_rec_apply_flush(cols, st);
 	pq_rec_apply_entries(cols, entries->p, entries->len, st);
 	/* Noted when every entry is a value of a column with a dictionary. */
@@ -438,6 +435,20 @@ static inline void pq_rec_apply_include(struct pq_col *cols, const struct tmx_bu
 	}
 	st->n = k;
 	st->inc = entries;
+}
+
+/*
+ * An include entry: counted when the last one was the same (nearly every
+ * row), inline; else applied and noted by a call (inlined whole, it was
+ * not, and its every call saved registers for the rare case).
+ */
+static inline void pq_rec_apply_include(struct pq_col *cols, const struct tmx_buf *entries,
+					struct pq_rec_apply_state *st)
+{
+	if (__builtin_expect(st->inc == entries, 1))
+		st->pend++;
+	else
+		pq_rec_apply_include_new(cols, entries, st);
 }
 
 static inline void pq_rec_apply_entries(struct pq_col *cols, const uint8_t *r, size_t n,

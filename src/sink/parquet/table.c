@@ -151,8 +151,9 @@ static void count_rows(struct pq_col *cols, size_t n_cols, int64_t n_rows)
 
 /*
  * Whether every integer column that is not repeated has room for a value
- * per row more (pq_col_presize): its levels and values are then stored
- * without asking for room (record.h, pq_rec_apply_run).
+ * per row more (pq_col_presize): its values are then stored without
+ * asking for room (record.h, pq_rec_apply_run; transpose.c, gather).
+ * Their levels are left out until a null, then asked room for.
  */
 static bool roomy(const struct pq_col *cols, size_t n_cols, size_t n_rows)
 {
@@ -162,8 +163,7 @@ static bool roomy(const struct pq_col *cols, size_t n_cols, size_t n_rows)
 
 		if (col->max_rep || (col->type.phys != PQ_INT32 && col->type.phys != PQ_INT64))
 			continue;
-		if (col->defs.oom || col->vals.oom || col->vals.cap - col->vals.len < n_rows * w ||
-		    (col->max_def && col->defs.cap - col->defs.len < n_rows))
+		if (col->vals.oom || col->vals.cap - col->vals.len < n_rows * w)
 			return false;
 	}
 	return true;

@@ -8,11 +8,13 @@
  * each entry is then at the same offset in every row, or in every row's
  * segment when strings and LISTs (whose lengths differ) cut the row into
  * segments, and a block of rows is applied entry by entry: an integer
- * column's values gathered by a tight loop, its definition levels set by
- * memset.  The columns get the same bytes in the same order as row by
- * row: each column is written by one entry of the layout at most
- * (checked when the layout is made), and the names' include entries go
- * through record.h's own state in row order.
+ * column's values gathered by a tight loop, a LIST's elements and a
+ * string column's dictionary indices stored with room asked for once,
+ * definition levels set by memset (left out, as the sequential path
+ * does, in integer columns without nulls).  The columns get the same
+ * bytes in the same order as row by row: each column is written by one
+ * entry of the layout at most (checked when the layout is made), and the
+ * names' include entries go through record.h's own state in row order.
  *
  * A row's layout is that of its first row (from one include entry, which
  * starts every row, to the next); the rows that follow are checked to
@@ -339,7 +341,13 @@ static inline void gather(struct pq_col *c, uint8_t def, const uint8_t *const *b
 {
 	uint8_t *d = c->vals.p + c->vals.len;
 
-	if (c->max_def) {
+	/*
+	 * Levels left out until the column's first null (pq_col.defs_stored),
+	 * as the sequential path's stores do; from it on, room asked for once
+	 * a block: a null of an earlier block of the chunk gave the levels
+	 * only the room of those before it (pq_col_defs_start).
+	 */
+	if (c->max_def && c->defs_stored && tmx_buf_reserve(&c->defs, n)) {
 		memset(c->defs.p + c->defs.len, def, n);
 		c->defs.len += n;
 	}
@@ -354,6 +362,96 @@ static inline void gather(struct pq_col *c, uint8_t def, const uint8_t *const *b
 			memcpy(d, *base + off, 8);
 	}
 	c->vals.len = (size_t)(d - c->vals.p);
+}
+
+/*
+ * A LIST's elements of `n` rows whose element count is the layout's (a
+ * checked count, lentry.count) into `c`, as pq_rec_apply_elems row by
+ * row gives them: room asked for once, the levels of all rows set by
+ * memset (each row's first repetition level then put in), the values
+ * copied by 8-byte words.  False, nothing done, without the room.
+ */
+static bool elems_block(struct pq_col *c, const struct lentry *e, const uint8_t *const *b,
+			unsigned stride, size_t off, size_t n)
+{
+	unsigned w = width(c);
+	uint32_t cnt;
+	size_t tot, bytes;
+	uint8_t *d;
+
+	memcpy(&cnt, *b + off, 4);
+	tot = (size_t)cnt * n;
+	bytes = (size_t)cnt * w;
+	if (!cnt || (c->max_rep && !tmx_buf_reserve(&c->reps, tot)) ||
+	    (c->max_def && !tmx_buf_reserve(&c->defs, tot)) || !tmx_buf_reserve(&c->vals, tot * w))
+		return false;
+	if (c->max_rep) {
+		uint8_t *r = c->reps.p + c->reps.len;
+
+		memset(r, e->def, tot);   /* the others' level, in the def byte of the head */
+		for (size_t i = 0; i < n; i++)
+			r[i * cnt] = e->rep;
+		c->reps.len += tot;
+	}
+	if (c->max_def) {
+		memset(c->defs.p + c->defs.len, c->max_def, tot);
+		c->defs.len += tot;
+	}
+	d = c->vals.p + c->vals.len;
+	for (size_t i = 0; i < n; i++, b += stride, d += bytes) {
+		const uint8_t *v = *b + off + 4;
+		size_t k = 0;
+
+		for (; k + 8 <= bytes; k += 8)
+			memcpy(d + k, v + k, 8);
+		if (k < bytes)   /* INT32 elements: 4 bytes more */
+			memcpy(d + k, v + k, 4);
+	}
+	c->vals.len += tot * w;
+	c->n_levels += tot;
+	c->n_vals += tot;
+	return true;
+}
+
+/*
+ * Byte arrays of `n` rows into `c`, while its dictionary holds them, as
+ * pq_col_bytes row by row gives them: room asked for once, their levels
+ * set by memset.  The rows applied (the others, from the first value the
+ * dictionary cannot take, are the caller's: pq_col_bytes drops it).
+ */
+static size_t bytes_block(struct pq_col *c, const struct lentry *e, const uint8_t *const *b,
+			  unsigned stride, size_t off, size_t n)
+{
+	uint8_t *idx;
+	size_t i;
+
+	if (!c->dict_on || (c->max_rep && !tmx_buf_reserve(&c->reps, n)) ||
+	    (c->max_def && !tmx_buf_reserve(&c->defs, n)) || !tmx_buf_reserve(&c->dict_idx, 4 * n))
+		return 0;
+	idx = c->dict_idx.p + c->dict_idx.len;
+	for (i = 0; i < n; i++, b += stride, idx += 4) {
+		uint32_t len, u;
+		int64_t x;
+
+		memcpy(&len, *b + off, 4);
+		if ((x = pq_col_dict_entry(c, *b + off + 4, len)) < 0)
+			break;
+		u = (uint32_t)x;
+		memcpy(idx, &u, 4);
+	}
+	if (c->max_rep) {
+		memset(c->reps.p + c->reps.len, e->rep, i);
+		c->reps.len += i;
+	}
+	if (c->max_def) {
+		memset(c->defs.p + c->defs.len, e->def, i);
+		c->defs.len += i;
+	}
+	c->dict_idx.len += 4 * i;
+	c->n_levels += i;
+	c->n_vals += i;
+	*c->acct += 6 * i;   /* pq_col_levels' 2 and the entry's 4 */
+	return i;
 }
 
 /* Rows of layout `l` (their segments in base[], n_segs each) into the columns, entry by entry. */
@@ -399,6 +497,8 @@ static void apply_block(struct pq_col *cols, const struct layout *l, const uint8
 				pq_col_null(c, e->rep, e->def);
 			break;
 		case OP_ELEMS:
+			if (e->count && elems_block(c, e, b, stride, off, n))
+				break;
 			for (i = 0; i < n; i++, b += stride)
 				pq_rec_apply_elems(c, e->rep, e->def, *b + off);
 			break;
@@ -415,7 +515,8 @@ static void apply_block(struct pq_col *cols, const struct layout *l, const uint8
 				pq_col_bool(c, e->rep, e->def, (*b)[off]);
 			break;
 		default:
-			for (i = 0; i < n; i++, b += stride) {
+			i = bytes_block(c, e, b, stride, off, n);
+			for (b += i * stride; i < n; i++, b += stride) {
 				uint32_t len;
 
 				memcpy(&len, *b + off, 4);
