@@ -770,10 +770,17 @@ static bool compile_scope(struct pq_fcols *fc, const struct pq_schema *schema, e
 	return true;
 }
 
-/* A scope's values by its ops; the CPU field's value in *cpu. */
-static void run_prog(const struct pq_rec_emit *em, const struct pq_fcols *fc,
-		     const struct pq_fprog *pr, const struct tmx_value *vals,
-		     const struct tmx_value **cells, const struct tmx_value **cpu)
+/*
+ * A scope's values by its ops; the CPU field's value in *cpu.  `rec` is
+ * em->rec != NULL, a constant in each of pq_fcols_emit's two copies: no
+ * test of em->rec, read again after each store, by op.
+ */
+static inline __attribute__((always_inline)) void run_prog(const struct pq_rec_emit *em,
+							   const struct pq_fcols *fc,
+							   const struct pq_fprog *pr,
+							   const struct tmx_value *vals,
+							   const struct tmx_value **cells,
+							   const struct tmx_value **cpu, bool rec)
 {
 	const struct pq_op *op = pr->ops, *end = op + pr->n;
 	size_t i = 0, bytes = 0;
@@ -782,11 +789,11 @@ static void run_prog(const struct pq_rec_emit *em, const struct pq_fcols *fc,
 		i += op->pre;
 		switch (op->op) {
 		case OP_INTS:
-			if (em->rec) {
+			if (rec) {   /* record.h's writers, without emit_int's test of em->rec */
 				if (op->n > 1)
-					emit_ints(em, op->a, &vals[i], op->n, op->b);
+					pq_rec_ints(em->rec, em->ci, (uint32_t)op->a, &vals[i], op->n);
 				else   /* signed or not, `u` has the value's bits */
-					emit_int(em, op->a, 0, vals[i].u);
+					pq_rec_int(em->rec, em->ci, (uint32_t)op->a, 0, vals[i].u);
 			} else {
 				/*
 				 * Straight into the columns (top-level, not
@@ -807,7 +814,7 @@ static void run_prog(const struct pq_rec_emit *em, const struct pq_fcols *fc,
 			/* A text array as babeltrace2 reads it: up to its first NUL. */
 			size_t n = op->b ? tmx_value_text_len(v) : v->str.len;
 
-			if (em->rec || !text_known(em, op->a, 0, v->str.ptr, n))
+			if (rec || !text_known(em, op->a, 0, v->str.ptr, n))
 				text_put(em, op->a, 0, v->str.ptr, n);
 			break;
 		}
@@ -845,10 +852,18 @@ const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em, const struct
 {
 	const struct tmx_value *cpu = NULL;
 
-	for (unsigned k = 0; k < fc->n_progs; k++) {
-		unsigned s = fc->progs[k];
+	if (em->rec) {
+		for (unsigned k = 0; k < fc->n_progs; k++) {
+			unsigned s = fc->progs[k];
 
-		run_prog(em, fc, &fc->prog[s], scopes[s], cells, &cpu);
+			run_prog(em, fc, &fc->prog[s], scopes[s], cells, &cpu, true);
+		}
+	} else {
+		for (unsigned k = 0; k < fc->n_progs; k++) {
+			unsigned s = fc->progs[k];
+
+			run_prog(em, fc, &fc->prog[s], scopes[s], cells, &cpu, false);
+		}
 	}
 	return cpu;
 }

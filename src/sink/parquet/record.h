@@ -79,22 +79,6 @@ static inline void pq_rec_null(struct tmx_buf *b, uint32_t col, uint8_t rep, uin
 	pq_rec_head(b, col | PQ_REC_NULL, rep, def, 0);
 }
 
-/* An INT32 (low 32 bits) or INT64 value. */
-static inline void pq_rec_int(struct tmx_buf *b, const struct pq_colinfo *ci, uint32_t col,
-			      uint8_t rep, uint64_t bits)
-{
-	unsigned n = pq_int_width(ci[col].phys);
-	uint8_t *p = pq_rec_head(b, col, rep, ci[col].max_def, n);
-
-	if (!p)
-		return;
-	if (n == 4) {
-		uint32_t w = (uint32_t)bits;
-		memcpy(p, &w, 4);
-	} else {
-		memcpy(p, &bits, 8);
-	}
-}
 
 static inline void pq_rec_double(struct tmx_buf *b, const struct pq_colinfo *ci, uint32_t col,
 				 uint8_t rep, double v)
@@ -114,6 +98,41 @@ static inline void pq_rec_bool(struct tmx_buf *b, const struct pq_colinfo *ci, u
 		*p = v;
 }
 
+/*
+ * A run's value at `p` as its column's width (INT32: the low 32 bits),
+ * where 8 bytes are reserved; returns where the next goes.  Little-endian
+ * hosts store 8 bytes either way, with no branch on the type: the next
+ * value overwrites the 4 past an INT32.
+ */
+static inline uint8_t *pq_rec_run_value(uint8_t *p, uint64_t bits, uint8_t phys)
+{
+	unsigned w = pq_int_width(phys);
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &bits, 8);
+#else
+	if (w == 4) {
+		uint32_t x = (uint32_t)bits;
+		memcpy(p, &x, 4);
+	} else {
+		memcpy(p, &bits, 8);
+	}
+#endif
+	return p + w;
+}
+
+/* An INT32 (low 32 bits) or INT64 value: room for 8 bytes asked for, as a run's value. */
+static inline void pq_rec_int(struct tmx_buf *b, const struct pq_colinfo *ci, uint32_t col,
+			      uint8_t rep, uint64_t bits)
+{
+	uint8_t *p;
+
+	if (!tmx_buf_reserve(b, PQ_REC_HEAD + 8))
+		return;
+	p = pq_rec_head_at(b->p + b->len, col, rep, ci[col].max_def);
+	b->len = (size_t)(pq_rec_run_value(p, bits, ci[col].phys) - b->p);
+}
+
 /* `n` integers (tmx_value.u) of columns col, col + 1... (n <= 255), not repeated, present. */
 static inline void pq_rec_ints(struct tmx_buf *b, const struct pq_colinfo *ci, uint32_t col,
 			       const struct tmx_value *v, size_t n)
@@ -122,16 +141,8 @@ static inline void pq_rec_ints(struct tmx_buf *b, const struct pq_colinfo *ci, u
 
 	if (!p)
 		return;
-	for (size_t k = 0; k < n; k++) {
-		if (ci[col + k].phys == PQ_INT32) {
-			uint32_t w = (uint32_t)v[k].u;
-			memcpy(p, &w, 4);
-			p += 4;
-		} else {
-			memcpy(p, &v[k].u, 8);
-			p += 8;
-		}
-	}
+	for (size_t k = 0; k < n; k++)
+		p = pq_rec_run_value(p, v[k].u, ci[col + k].phys);
 	b->len = (size_t)(p - b->p);   /* 8 bytes each were reserved */
 }
 
@@ -143,16 +154,8 @@ static inline void pq_rec_u64s(struct tmx_buf *b, const struct pq_colinfo *ci, u
 
 	if (!p)
 		return;
-	for (size_t k = 0; k < n; k++) {
-		if (ci[col + k].phys == PQ_INT32) {
-			uint32_t w = (uint32_t)v[k];
-			memcpy(p, &w, 4);
-			p += 4;
-		} else {
-			memcpy(p, &v[k], 8);
-			p += 8;
-		}
-	}
+	for (size_t k = 0; k < n; k++)
+		p = pq_rec_run_value(p, v[k], ci[col + k].phys);
 	b->len = (size_t)(p - b->p);
 }
 
