@@ -631,6 +631,7 @@ static void emit_cells(const struct pq_rec_emit *em, const struct pq_fcols *fc,
 enum op_kind {
 	OP_INTS,    /* Parquet columns a .. a + n - 1: the next n values */
 	OP_VAL,     /* model column a: the next value */
+	OP_ELEMS,   /* model column a, static_list's: the next value (its elements after it) */
 	OP_TEXT,    /* Parquet column a: the next value, a string (b 0) or a text array (b 1) */
 	OP_ENUM,    /* model columns a (value) and b (labels): the next value */
 	OP_ARRAY,   /* model column a: the next value and its `count` elements */
@@ -691,6 +692,19 @@ static void merge_runs(const struct pq_fcols *fc, struct pq_fprog *pr)
 	}
 }
 
+/*
+ * A LIST of integers of a static length (not 0): one `elems` entry
+ * whose count is the class's (emit_list; one that is not says so).
+ */
+static bool static_list(const struct pq_fcol *pc)
+{
+	const struct pq_fmap *fm = &pc->list;
+
+	return pc->how == PQ_F_LIST && fm->how == PQ_F_LIST && fm->fc &&
+	       fm->fc->kind == TMX_FC_ARRAY && fm->fc->length && fm->fc->length <= UINT32_MAX &&
+	       fm->n_children == 1 && fm->children[0].how == PQ_F_INT;
+}
+
 /* The bytes of a run's record entry (pq_rec_ints), from the schema's types. */
 static uint32_t run_bytes(const struct pq_schema *schema, int col, unsigned n)
 {
@@ -731,7 +745,8 @@ static bool compile_scope(struct pq_fcols *fc, const struct pq_schema *schema, e
 					op = (struct pq_op){ .op = OP_TEXT, .pre = op.pre, .a = pc->col,
 							     .b = pc->how == PQ_F_TEXT };
 				} else {
-					op = (struct pq_op){ .op = OP_VAL, .pre = op.pre, .a = c };
+					op = (struct pq_op){ .op = static_list(pc) ? OP_ELEMS : OP_VAL,
+							     .pre = op.pre, .a = c };
 				}
 				ok = op_add(pr, op);
 				op.pre = 0;
@@ -809,6 +824,17 @@ static inline __attribute__((always_inline)) void run_prog(const struct pq_rec_e
 		case OP_VAL:
 			emit_column(em, &fc->cols[op->a], &vals[i++]);
 			break;
+		case OP_ELEMS: {   /* a record's entry as emit_list's, without its calls and tests */
+			const struct pq_fmap *fm = &fc->cols[op->a].list;
+			const struct tmx_value *v = &vals[i++];
+
+			if (rec && v->count == fm->fc->length)
+				pq_rec_elems(em->rec, em->ci, (uint32_t)fm->children[0].col, 0,
+					     fm->elem_rep, v + 1, (uint32_t)v->count);
+			else
+				emit_column(em, &fc->cols[op->a], v);
+			break;
+		}
 		case OP_TEXT: {   /* as emit_column, its dictionary tried first without a call */
 			const struct tmx_value *v = &vals[i++];
 			/* A text array as babeltrace2 reads it: up to its first NUL. */
@@ -868,19 +894,6 @@ const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em, const struct
 	return cpu;
 }
 
-/*
- * A LIST of integers of a static length (not 0): one `elems` entry
- * whose count is the class's (emit_list; one that is not says so).
- */
-static bool static_list(const struct pq_fcol *pc)
-{
-	const struct pq_fmap *fm = &pc->list;
-
-	return pc->how == PQ_F_LIST && fm->how == PQ_F_LIST && fm->fc &&
-	       fm->fc->kind == TMX_FC_ARRAY && fm->fc->length && fm->fc->length <= UINT32_MAX &&
-	       fm->n_children == 1 && fm->children[0].how == PQ_F_INT;
-}
-
 bool pq_fcols_static(const struct pq_fcols *fc)
 {
 	for (int s = 0; s < TMX_N_SCOPES; s++) {
@@ -889,8 +902,9 @@ bool pq_fcols_static(const struct pq_fcols *fc)
 		for (size_t k = 0; k < pr->n; k++) {
 			const struct pq_op *op = &pr->ops[k];
 
-			if (op->op == OP_INTS || op->op == OP_CPU || op->op == OP_TEXT)
-				continue;   /* a run, an integer, no entry, or one string's */
+			if (op->op == OP_INTS || op->op == OP_CPU || op->op == OP_TEXT ||
+			    op->op == OP_ELEMS)
+				continue;   /* a run, an integer, no entry, one string's, a static list */
 			if (op->op == OP_ARRAY && static_list(&fc->cols[op->a]))
 				continue;
 			if (op->op != OP_VAL)
@@ -904,11 +918,7 @@ bool pq_fcols_static(const struct pq_fcols *fc)
 			case PQ_F_BLOB:
 			case PQ_F_OPTION:
 				break;   /* emit_column: one entry of a value, never a null */
-			case PQ_F_LIST:
-				if (static_list(&fc->cols[op->a]))
-					break;
-				return false;
-			default:
+			default:   /* lists other than static_list's (OP_ELEMS) too */
 				return false;
 			}
 		}
