@@ -79,7 +79,6 @@ static inline void pq_rec_null(struct tmx_buf *b, uint32_t col, uint8_t rep, uin
 	pq_rec_head(b, col | PQ_REC_NULL, rep, def, 0);
 }
 
-
 static inline void pq_rec_double(struct tmx_buf *b, const struct pq_colinfo *ci, uint32_t col,
 				 uint8_t rep, double v)
 {
