@@ -144,7 +144,6 @@ void pq_col_bool(struct pq_col *c, uint8_t rep, uint8_t def, bool v)
 	c->n_vals++;
 }
 
-
 /* Too many distinct values: the values so far become PLAIN ones. */
 static void dict_drop(struct pq_col *c)
 {
