@@ -97,7 +97,6 @@ struct pq_encoder {
 	 */
 	struct pq_memo {
 		struct tmx_buf in, out;
-		unsigned tag;
 	} zstd_memo[PQ_MEMO];
 	unsigned zstd_next;
 	/*

@@ -45,13 +45,14 @@ bool pq_encoder_zstd(struct pq_encoder *enc, int level)
 	return pq_encoder_zstd_as(enc, level, ZSTD_versionNumber() == ZSTD_VERSION_NUMBER);
 }
 
-bool pq_encoder_zstd_as(struct pq_encoder *enc, int level, bool fixed)
+/*
+ * The memory of a static context for pages of any size at `level`.  The
+ * page sizes below which zstd's parameters change: a shorter page may
+ * have larger tables (level 1: at 16 KiB, a hash table four times that of
+ * 128 KiB), so the largest of them all, as ZSTD_estimateCCtxSize.
+ */
+static size_t static_size(int level)
 {
-	/*
-	 * The page sizes below which zstd's parameters change: a shorter page
-	 * may have larger tables (level 1: at 16 KiB, a hash table four times that
-	 * of 128 KiB), so the largest of them all, as ZSTD_estimateCCtxSize.
-	 */
 	static const unsigned long long tiers[] = { 16 << 10, 128 << 10, 256 << 10, 0 };
 	size_t size = 0;
 
@@ -63,12 +64,20 @@ bool pq_encoder_zstd_as(struct pq_encoder *enc, int level, bool fixed)
 		n = ZSTD_estimateCCtxSize_usingCParams(cp);
 		size = n > size ? n : size;
 	}
+	return size;
+}
+
+bool pq_encoder_zstd_as(struct pq_encoder *enc, int level, bool fixed)
+{
+	size_t size;
+
 	enc->level = level;
 	enc->zparams = false;
 	if (!fixed) {
 		enc->zws = NULL;
 		return (enc->zctx = ZSTD_createCCtx()) != NULL;
 	}
+	size = static_size(level);
 	if (!(enc->zws = malloc(size)))
 		return false;
 	/* A static context starts without the defaults (the frame's content size, ...): reset. */
@@ -131,25 +140,23 @@ static size_t compress_short(struct pq_encoder *enc, void *dst, size_t cap, cons
 	return zn;
 }
 
-/* The output remembered for input p[0, n) with `tag`, or NULL. */
-static const struct tmx_buf *memo_find(const struct pq_memo *m, unsigned tag, const void *p,
-				       size_t n)
+/* The output remembered for input p[0, n) (n > 0: an empty slot has none), or NULL. */
+static const struct tmx_buf *memo_find(const struct pq_memo *m, const void *p, size_t n)
 {
 	for (unsigned k = 0; k < PQ_MEMO; k++)
-		if (m[k].tag == tag && m[k].in.len == n && n && !m[k].in.oom && !m[k].out.oom &&
+		if (m[k].in.len == n && n && !m[k].in.oom && !m[k].out.oom &&
 		    !memcmp(m[k].in.p, p, n))
 			return &m[k].out;
 	return NULL;
 }
 
-/* Remembers `out` for input p[0, n) with `tag`, in place of the oldest. */
-static void memo_put(struct pq_memo *m, unsigned *next, unsigned tag, const void *p, size_t n,
-		     const void *out, size_t out_n)
+/* Remembers `out` for input p[0, n), in place of the oldest. */
+static void memo_put(struct pq_memo *m, unsigned *next, const void *p, size_t n, const void *out,
+		     size_t out_n)
 {
 	struct pq_memo *e = &m[*next];
 
 	*next = (*next + 1) % PQ_MEMO;
-	e->tag = tag;
 	e->in.len = e->out.len = 0;
 	e->in.oom = e->out.oom = false;
 	tmx_buf_put(&e->in, p, n);
@@ -166,7 +173,7 @@ size_t pq_compress_page(struct pq_encoder *enc, void *dst, size_t cap, const uin
 	 * same page of dictionary indices (`memo`: the columns of one stream)
 	 * again is copied.
 	 */
-	const struct tmx_buf *seen = memo ? memo_find(enc->zstd_memo, 1, src, n) : NULL;
+	const struct tmx_buf *seen = memo ? memo_find(enc->zstd_memo, src, n) : NULL;
 	size_t zn;
 
 	if (seen) {
@@ -177,6 +184,6 @@ size_t pq_compress_page(struct pq_encoder *enc, void *dst, size_t cap, const uin
 		return compress_short(enc, dst, cap, src, n);
 	zn = compress(enc, dst, cap, src, n);
 	if (!ZSTD_isError(zn) && memo && n >= 256)
-		memo_put(enc->zstd_memo, &enc->zstd_next, 1, src, n, dst, zn);
+		memo_put(enc->zstd_memo, &enc->zstd_next, src, n, dst, zn);
 	return zn;
 }
