@@ -133,9 +133,11 @@ void pq_encoder_zstd_free(struct pq_encoder *enc);
  * A page's `n` bytes at `src` compressed into dst[0, cap) (cap: zstd's
  * bound), or copied from what the encoder remembers (`memo`: a page of
  * dictionary indices that the next columns may have too); a zstd result.
+ * The values after the first `head` bytes (the levels) go uncompressed
+ * into the frame when zstd would not shrink them (zpage.c).
  */
 size_t pq_compress_page(struct pq_encoder *enc, void *dst, size_t cap, const uint8_t *src,
-			size_t n, bool memo);
+			size_t n, size_t head, bool memo);
 
 void pq_col_init(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_t max_rep,
 		 size_t *acct);
