@@ -1,10 +1,12 @@
 /*
  * The compression of Parquet pages (sink/parquet/zpage.c): values that
  * zstd cannot shrink go into raw blocks of one zstd frame made by hand
- * (RFC 8878), after the levels compressed by zstd; libzstd reads every
- * such frame back as the page.  Pages of 64 KiB of values and more: raw
- * values (random bytes) with no levels, with compressible or random
- * levels, content sizes on 2 and 4 bytes, several raw blocks; values
+ * (RFC 8878), after the levels compressed by zstd, and so do pages
+ * under 256 bytes; libzstd reads every such frame back as the page.
+ * Short pages of any bytes and the empty one; pages of 64 KiB of values
+ * and more: raw values (random bytes) with no levels, with compressible
+ * or random levels, content sizes on 2 and 4 bytes, several raw blocks;
+ * values
  * that zstd shrinks (a sample of skewed bytes, bytes of 7 bits, random
  * bytes that repeat) compressed as before; the same page twice, through
  * the memo of index pages or not, the same bytes.
@@ -93,6 +95,31 @@ static void test_raw_frame(void **state)
 		assert_memory_equal(frame + zn - tail, page + n - tail, tail);
 		assert_int_equal(frame[zn - tail - 3] & 7, 1);
 	}
+	pq_encoder_zstd_free(&enc);
+	pq_encoder_free_bufs(&enc);
+}
+
+/*
+ * Pages under 256 bytes: a raw frame whatever their bytes, the content
+ * size on one byte; the empty page as zstd writes it.
+ */
+static void test_short_pages(void **state)
+{
+	static const uint8_t empty[] = { 0x28, 0xB5, 0x2F, 0xFD, 0x20, 0x00, 0x01, 0x00, 0x00 };
+	struct pq_encoder enc = { 0 };
+
+	(void)state;
+	assert_true(pq_encoder_zstd(&enc, 1));
+	assert_int_equal(compress_check(&enc, 0, 0, false), sizeof(empty));
+	assert_memory_equal(frame, empty, sizeof(empty));
+	for (size_t n = 1; n < 256; n += 17) {
+		memset(page, 0, n);   /* zstd would shrink these */
+		assert_int_equal(compress_check(&enc, n, 0, n % 2), 4 + 1 + 1 + 3 + n);
+		assert_int_equal(frame[5], n);
+		assert_int_equal(frame[6] | frame[7] << 8 | frame[8] << 16, n << 3 | 1);
+	}
+	memset(page, 0, 256);   /* from 256 bytes on, zstd */
+	assert_true(compress_check(&enc, 256, 0, false) < 64);
 	pq_encoder_zstd_free(&enc);
 	pq_encoder_free_bufs(&enc);
 }
@@ -190,6 +217,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_raw_frame),
+		cmocka_unit_test(test_short_pages),
 		cmocka_unit_test(test_levels_then_raw),
 		cmocka_unit_test(test_compressible_values),
 		cmocka_unit_test(test_same_bytes_again),
