@@ -41,6 +41,34 @@ static void fill_random(uint8_t *p, size_t n, uint64_t seed)
 		p[i] = (uint8_t)(xorshift64(&seed) >> 32);
 }
 
+/*
+ * Frame f[0, zn) read by a streaming decoder with its default limits
+ * (the window: some Parquet readers stream), in pieces: `want` and
+ * nothing more.
+ */
+static void stream_check(const uint8_t *f, size_t zn, const uint8_t *want, size_t n)
+{
+	static uint8_t piece[1 << 16];
+	ZSTD_DStream *ds = ZSTD_createDStream();
+	ZSTD_inBuffer in = { f, zn, 0 };
+	size_t got = 0, r = 1;
+
+	assert_non_null(ds);
+	for (size_t rounds = 0; r; rounds++) {
+		ZSTD_outBuffer out = { piece, sizeof(piece), 0 };
+
+		assert_true(rounds <= n / sizeof(piece) + 8);   /* else no progress: a truncated frame */
+		r = ZSTD_decompressStream(ds, &out, &in);
+		assert_false(ZSTD_isError(r));
+		assert_true(got + out.pos <= n);
+		assert_memory_equal(piece, want + got, out.pos);
+		got += out.pos;
+	}
+	assert_int_equal(got, n);
+	assert_int_equal(in.pos, zn);
+	ZSTD_freeDStream(ds);
+}
+
 /* The page compressed, checked as one frame of `n` bytes that libzstd reads back; its size. */
 static size_t compress_check(struct pq_encoder *enc, size_t n, size_t head, bool memo)
 {
@@ -54,6 +82,7 @@ static size_t compress_check(struct pq_encoder *enc, size_t n, size_t head, bool
 	assert_int_equal(ZSTD_getFrameContentSize(frame, zn), n);
 	assert_int_equal(ZSTD_decompress(back, sizeof(back), frame, zn), n);
 	assert_memory_equal(back, page, n);
+	stream_check(frame, zn, page, n);
 	return zn;
 }
 
@@ -122,6 +151,35 @@ static void test_short_pages(void **state)
 	assert_true(compress_check(&enc, 256, 0, false) < 64);
 	pq_encoder_zstd_free(&enc);
 	pq_encoder_free_bufs(&enc);
+}
+
+/*
+ * A page over 128 MiB (a row with a huge payload): its window declared as
+ * that, which a streaming decoder takes, not the whole page.
+ */
+static void test_window_beyond_default(void **state)
+{
+	size_t n = (128u << 20) + 1000, cap = ZSTD_compressBound(n), zn;
+	uint8_t *big = malloc(n), *f = malloc(cap);
+	struct pq_encoder enc = { 0 };
+
+	(void)state;
+	assert_non_null(big);
+	assert_non_null(f);
+	assert_true(pq_encoder_zstd(&enc, 1));
+	fill_levels(big, 1000);
+	fill_random(big + 1000, n - 1000, 77);
+	zn = pq_compress_page(&enc, f, cap, big, n, 1000, false);
+	assert_false(ZSTD_isError(zn));
+	assert_true(zn > n - 1000 && zn <= cap);
+	assert_int_equal(f[4], 0x80);   /* a 4-byte content size, not one segment */
+	assert_int_equal(f[5], (27 - 10) << 3);
+	assert_int_equal(ZSTD_getFrameContentSize(f, zn), n);
+	stream_check(f, zn, big, n);
+	pq_encoder_zstd_free(&enc);
+	pq_encoder_free_bufs(&enc);
+	free(big);
+	free(f);
 }
 
 /* Levels before random values: compressed (or raw when random too), the values raw, one frame. */
@@ -218,6 +276,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_raw_frame),
 		cmocka_unit_test(test_short_pages),
+		cmocka_unit_test(test_window_beyond_default),
 		cmocka_unit_test(test_levels_then_raw),
 		cmocka_unit_test(test_compressible_values),
 		cmocka_unit_test(test_same_bytes_again),

@@ -192,19 +192,29 @@ static uint8_t *raw_blocks(uint8_t *o, const uint8_t *src, size_t n, bool last)
 
 /*
  * The header of a frame of `n` bytes: one segment (its window the
- * whole content, as zstd writes a frame whose size it knows), the content
- * size on the fewest bytes; no checksum nor dictionary.  Returns the end.
+ * whole content, as zstd writes a frame whose size it knows) up to the
+ * window every decoder takes by default (ZSTD_WINDOWLOG_LIMIT_DEFAULT:
+ * a streaming one refuses more), else a window of that size, which holds
+ * the matches of zstd's blocks at any level but the ultra ones; the
+ * content size on the fewest bytes; no checksum nor dictionary.  Returns
+ * the end (at most FRAME_HEADER_MAX bytes on).
  */
+#define WINDOW_LOG 27
+#define FRAME_HEADER_MAX (4 + 1 + 1 + 8)
+
 static uint8_t *frame_header(uint8_t *o, uint64_t n)
 {
-	unsigned code = n < 256 ? 0 : n < 65536 + 256 ? 1 : n <= UINT32_MAX ? 2 : 3;
-	unsigned len = 1u << code;
+	bool single = n <= 1u << WINDOW_LOG;
+	unsigned code = n < 256 && single ? 0 : n < 65536 + 256 ? 1 : n <= UINT32_MAX ? 2 : 3;
+	unsigned len = code || single ? 1u << code : 0;
 
 	if (code == 1)
 		n -= 256;
 	for (unsigned k = 0; k < 4; k++)
 		*o++ = (uint8_t)(ZSTD_MAGIC >> (8 * k));
-	*o++ = (uint8_t)(code << 6 | 1u << 5);   /* Frame_Content_Size_flag, Single_Segment_flag */
+	*o++ = (uint8_t)(code << 6 | (unsigned)single << 5);   /* Frame_Content_Size_flag, Single_Segment_flag */
+	if (!single)
+		*o++ = (WINDOW_LOG - 10) << 3;   /* Window_Descriptor: exponent, no mantissa */
 	for (unsigned k = 0; k < len; k++)
 		*o++ = (uint8_t)(n >> (8 * k));
 	return o;
@@ -248,7 +258,9 @@ static uint8_t *frame_blocks(uint8_t *o, const uint8_t *f, size_t fn)
 
 /*
  * The page as one frame: its first `head` bytes (levels) compressed,
- * then the values in raw blocks.  dst has zstd's bound for n bytes.
+ * then the values in raw blocks.  dst has zstd's bound for n bytes (n of
+ * 64 KiB or more): room for the header, the blocks of the levels (at
+ * most 3 bytes a block of 128 KiB more than them) and those of the values.
  */
 static size_t compress_head(struct pq_encoder *enc, uint8_t *dst, size_t cap, const uint8_t *src,
 			    size_t n, size_t head)
@@ -257,7 +269,7 @@ static size_t compress_head(struct pq_encoder *enc, uint8_t *dst, size_t cap, co
 
 	if (head) {
 		/* After the room of the longest header: the frame's blocks move back over it. */
-		size_t room = 4 + 1 + 8, zn = compress(enc, dst + room, cap - room, src, head);
+		size_t room = FRAME_HEADER_MAX, zn = compress(enc, dst + room, cap - room, src, head);
 
 		if (ZSTD_isError(zn))
 			return zn;
