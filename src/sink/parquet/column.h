@@ -71,10 +71,6 @@ struct pq_chunk {
 };
 
 #define PQ_MEMO 4
-/* Short pages: at most this many bytes, their compressions at most PQ_SHORT_OUT, PQ_SHORTS kept. */
-#define PQ_SHORT_IN 64
-#define PQ_SHORT_OUT 96
-#define PQ_SHORTS 64
 
 /* What encoding a chunk needs besides the column: zstd's context and scratch space. */
 struct pq_encoder {
@@ -99,17 +95,6 @@ struct pq_encoder {
 		struct tmx_buf in, out;
 	} zstd_memo[PQ_MEMO];
 	unsigned zstd_next;
-	/*
-	 * The compressions of the last short pages (dictionary pages of a
-	 * few integers, the index pages of short chunks) by a hash of their
-	 * bytes: the same ones come back in one table's group after another
-	 * and across tables, and zstd takes a microsecond for each, whatever
-	 * its size (page.c).  Zeroes: none.
-	 */
-	struct pq_short {
-		uint8_t in_len, out_len;
-		uint8_t in[PQ_SHORT_IN], out[PQ_SHORT_OUT];
-	} shorts[PQ_SHORTS];
 };
 
 /* Frees what the encoding kept (not the zstd context). */
@@ -133,9 +118,11 @@ void pq_encoder_zstd_free(struct pq_encoder *enc);
  * A page's `n` bytes at `src` compressed into dst[0, cap) (cap: zstd's
  * bound), or copied from what the encoder remembers (`memo`: a page of
  * dictionary indices that the next columns may have too); a zstd result.
+ * The values after the first `head` bytes (the levels) go uncompressed
+ * into the frame when zstd would not shrink them (zpage.c).
  */
 size_t pq_compress_page(struct pq_encoder *enc, void *dst, size_t cap, const uint8_t *src,
-			size_t n, bool memo);
+			size_t n, size_t head, bool memo);
 
 void pq_col_init(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_t max_rep,
 		 size_t *acct);

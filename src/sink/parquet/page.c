@@ -283,8 +283,9 @@ static void page_header(struct tmx_buf *out, bool dict_page, size_t len, size_t 
  * One page: `src` (`len` bytes: enc->body, or a column's own buffer when
  * the page is nothing else, not copied there first) compressed, after its
  * header (PageHeader with the data or dictionary page header).  Adds the
- * sizes to `m`.  `memo`: a page of dictionary indices that other columns
- * may have too.
+ * sizes to `m`.  `head`: the bytes of levels before the values (see
+ * pq_compress_page).  `memo`: a page of dictionary indices that other
+ * columns may have too.
  *
  * Compressed straight into `out`, after a header written for zstd's bound
  * on the size: the compressed size is at most that, and its varint (the
@@ -293,7 +294,7 @@ static void page_header(struct tmx_buf *out, bool dict_page, size_t len, size_t 
  * when shorter (a small page), they are moved back.
  */
 static bool put_page(struct pq_encoder *enc, struct tmx_buf *out, const uint8_t *src, size_t len,
-		     bool dict_page, uint64_t num_values, int encoding, bool memo,
+		     size_t head, bool dict_page, uint64_t num_values, int encoding, bool memo,
 		     struct pq_chunk *m)
 {
 	size_t bound = ZSTD_compressBound(len), at = out->len, zn, guess, hdr;
@@ -308,7 +309,7 @@ static bool put_page(struct pq_encoder *enc, struct tmx_buf *out, const uint8_t 
 	if (out->oom || guess > PAGE_HEADER_MAX)
 		return false;
 	dst = out->p + out->len;
-	zn = pq_compress_page(enc, dst, bound, src, len, memo);
+	zn = pq_compress_page(enc, dst, bound, src, len, head, memo);
 	if (ZSTD_isError(zn) || zn > INT32_MAX)
 		return false;
 	out->len = at;
@@ -741,7 +742,8 @@ static bool put_int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t 
 	enc->body.len = 0;
 	for (size_t k = 0; k < n_keys; k++)
 		tmx_buf_le(&enc->body, enc->ikeys[k], w);
-	return put_page(enc, out, enc->body.p, enc->body.len, true, n_keys, ENC_PLAIN, false, meta);
+	return put_page(enc, out, enc->body.p, enc->body.len, 0, true, n_keys, ENC_PLAIN, false,
+			meta);
 }
 
 /*
@@ -828,7 +830,7 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 	 * and remembering them copied megabytes for nothing.
 	 */
 	bool memo = !c->max_rep, up = false, plain = false;
-	size_t n_keys = 0, n_idx = 0;
+	size_t n_keys = 0, n_idx = 0, head;
 
 	if (ok && !dict && (c->type.phys == PQ_INT32 || c->type.phys == PQ_INT64))
 		idict = int_dict(c, enc, &n_keys, &up, &n_idx);
@@ -840,8 +842,8 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 		stats(c, meta);
 	if (ok && dict) {
 		meta->dict_offset = (int64_t)(base + out->len);
-		ok = put_page(enc, out, c->dict.plain.p, c->dict.plain.len, true, c->dict.n, ENC_PLAIN,
-			      false, meta);
+		ok = put_page(enc, out, c->dict.plain.p, c->dict.plain.len, 0, true, c->dict.n,
+			      ENC_PLAIN, false, meta);
 	} else if (idict) {
 		ok = put_int_dict(c, enc, n_keys, base, out, meta);
 	}
@@ -858,6 +860,7 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 		pq_levels_all(&enc->body, c->max_def, c->n_levels, c->max_def);
 	else if (c->max_def)
 		pq_levels(&enc->body, c->defs.p, c->n_levels, c->max_def);
+	head = enc->body.len;   /* the levels: the values follow */
 	if (dict) {
 		put_indices(enc, c->dict_idx.p, c->dict_idx.len / 4, pq_bit_width(c->dict.n - 1));
 	} else if (idict) {
@@ -870,7 +873,7 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 		plain = true;   /* the page is the values alone: compressed from where they are */
 	}
 	ok = ok && put_page(enc, out, plain ? c->vals.p : enc->body.p,
-			    plain ? c->vals.len : enc->body.len, false, c->n_levels,
+			    plain ? c->vals.len : enc->body.len, head, false, c->n_levels,
 			    dict || idict ? ENC_RLE_DICTIONARY
 			    : meta->delta ? ENC_DELTA_BINARY_PACKED
 					  : ENC_PLAIN,
