@@ -151,30 +151,6 @@ static __attribute__((noinline)) void emit_fixed(const struct pq_rec_emit *em, c
 {
 	struct pq_col *c = em->cols;
 
-	if (em->rec) {
-		/*
-		 * pq_rec_u64s and pq_rec_null's entries, in one room and by
-		 * stores only: the fixed columns are INT64 (below).
-		 */
-		struct tmx_buf *b = em->rec;
-		uint8_t *h;
-
-		if (!tmx_buf_reserve(b, 2 * (PQ_REC_HEAD + 16)))
-			return;
-		h = b->p + b->len;
-		if (ts) {
-			h = pq_rec_head_at(h, TMX_COLUMN_TS | PQ_REC_RUN, 0, 2);
-			memcpy(h, ts, 16);
-			h += 16;
-		} else {
-			h = pq_rec_head_at(h, TMX_COLUMN_TS | PQ_REC_NULL, 0, 0);
-			h = pq_rec_head_at(h, TMX_COLUMN_CYCLES | PQ_REC_NULL, 0, 0);
-		}
-		h = pq_rec_head_at(h, TMX_COLUMN_STREAM_ID | PQ_REC_RUN, 0, 2);
-		memcpy(h, ids, 16);
-		b->len = (size_t)(h + 16 - b->p);
-		return;
-	}
 	/* The fixed columns are INT64 (tracemux/columns.h): 2 runs of 2, or 2 nulls and a run. */
 	if (ts) {
 		col_int64_top(&c[TMX_COLUMN_TS], ts[0]);
@@ -198,7 +174,7 @@ void pq_emit_fixed(const struct pq_rec_emit *em, const uint64_t *ts, const uint6
 	 * rows; the ids never have one): four stores without a call, as
 	 * pq_emit_int's.
 	 */
-	if (__builtin_expect(!em->rec && ts && !c[TMX_COLUMN_TS].defs_stored &&
+	if (__builtin_expect(ts && !c[TMX_COLUMN_TS].defs_stored &&
 				     !c[TMX_COLUMN_CYCLES].defs_stored,
 			     1)) {
 		pq_col_put8(&c[TMX_COLUMN_TS].vals, ts[0], 8);
@@ -646,8 +622,19 @@ struct pq_op {
 	uint8_t n;
 	uint32_t pre;
 	int a, b;
+	/*
+	 * OP_INTS, and OP_ELEMS of at most REC_ELEMS_MAX bytes of values (b:
+	 * the class's length): the bytes of the op's record entry (0: none
+	 * such), written without asking for room (pq_fcols_rec_heads), and
+	 * its head's 6 bytes.
+	 */
+	uint32_t rec_bytes;
 	const struct tmx_col_node *node;
+	uint64_t head;
 };
+
+/* A LIST's values of its class's length in a record (pq_op.rec_bytes) without asking for room: up to so many bytes. */
+#define REC_ELEMS_MAX 4096
 
 static bool op_add(struct pq_fprog *pr, struct pq_op op)
 {
@@ -786,16 +773,70 @@ static bool compile_scope(struct pq_fcols *fc, const struct pq_schema *schema, e
 }
 
 /*
- * A scope's values by its ops; the CPU field's value in *cpu.  `rec` is
- * em->rec != NULL, a constant in each of pq_fcols_emit's two copies: no
- * test of em->rec, read again after each store, by op.
+ * An op other than OP_INTS and OP_CPU at vals[i]: the index after its
+ * values.  `rec` is em->rec != NULL, a constant in each caller: no test
+ * of em->rec, read again after each store, by op.
  */
+static inline __attribute__((always_inline)) size_t run_op(const struct pq_rec_emit *em,
+							   const struct pq_fcols *fc,
+							   const struct pq_op *op,
+							   const struct tmx_value *vals, size_t i,
+							   const struct tmx_value **cells, bool rec)
+{
+	switch (op->op) {
+	case OP_VAL:
+		emit_column(em, &fc->cols[op->a], &vals[i++]);
+		break;
+	case OP_ELEMS: {   /* a record's entry as emit_list's, without its calls and tests */
+		const struct pq_fmap *fm = &fc->cols[op->a].list;
+		const struct tmx_value *v = &vals[i++];
+
+		if (rec && v->count == fm->fc->length)
+			pq_rec_elems(em->rec, em->ci, (uint32_t)fm->children[0].col, 0, fm->elem_rep,
+				     v + 1, (uint32_t)v->count);
+		else
+			emit_column(em, &fc->cols[op->a], v);
+		break;
+	}
+	case OP_TEXT: {   /* as emit_column, its dictionary tried first without a call */
+		const struct tmx_value *v = &vals[i++];
+		/* A text array as babeltrace2 reads it: up to its first NUL. */
+		size_t n = op->b ? tmx_value_text_len(v) : v->str.len;
+
+		if (rec || !text_known(em, op->a, 0, v->str.ptr, n))
+			text_put(em, op->a, 0, v->str.ptr, n);
+		break;
+	}
+	case OP_ENUM:
+		emit_column(em, &fc->cols[op->a], &vals[i]);
+		emit_column(em, &fc->cols[op->b], &vals[i++]);
+		break;
+	case OP_ARRAY:
+		emit_column(em, &fc->cols[op->a], &vals[i]);
+		i += 1 + (size_t)vals[i].count;
+		break;
+	case OP_TREE:
+		emit_column(em, &fc->cols[op->a], &vals[i]);
+		i = tmx_value_skip(vals, i);
+		break;
+	case OP_NODE:
+		i = tmx_columns_walk_node(op->node, vals, i, cells);
+		emit_cells(em, fc, cells, op->a, op->b);
+		break;
+	default:   /* OP_LABEL */
+		emit_column(em, &fc->cols[op->a], &vals[i - 1]);
+		break;
+	}
+	return i;
+}
+
+/* A scope's values straight into the columns by its ops; the CPU field's value in *cpu. */
 static inline __attribute__((always_inline)) void run_prog(const struct pq_rec_emit *em,
 							   const struct pq_fcols *fc,
 							   const struct pq_fprog *pr,
 							   const struct tmx_value *vals,
 							   const struct tmx_value **cells,
-							   const struct tmx_value **cpu, bool rec)
+							   const struct tmx_value **cpu)
 {
 	const struct pq_op *op = pr->ops, *end = op + pr->n;
 	size_t i = 0, bytes = 0;
@@ -804,72 +845,119 @@ static inline __attribute__((always_inline)) void run_prog(const struct pq_rec_e
 		i += op->pre;
 		switch (op->op) {
 		case OP_INTS:
-			if (rec) {   /* record.h's writers, without emit_int's test of em->rec */
-				if (op->n > 1)
-					pq_rec_ints(em->rec, em->ci, (uint32_t)op->a, &vals[i], op->n);
-				else   /* signed or not, `u` has the value's bits */
-					pq_rec_int(em->rec, em->ci, (uint32_t)op->a, 0, vals[i].u);
-			} else {
-				/*
-				 * Straight into the columns (top-level, not
-				 * repeated), their bytes counted once for the
-				 * scope: the counter is in memory, which the
-				 * stores to the columns could alias.
-				 */
-				cols_int_top(&em->cols[op->a], &vals[i], op->n);
-				bytes += (size_t)op->b;
-			}
+			/*
+			 * Top-level, not repeated, their bytes counted once for
+			 * the scope: the counter is in memory, which the stores
+			 * to the columns could alias.
+			 */
+			cols_int_top(&em->cols[op->a], &vals[i], op->n);
+			bytes += (size_t)op->b;
 			i += op->n;
 			break;
-		case OP_VAL:
-			emit_column(em, &fc->cols[op->a], &vals[i++]);
-			break;
-		case OP_ELEMS: {   /* a record's entry as emit_list's, without its calls and tests */
-			const struct pq_fmap *fm = &fc->cols[op->a].list;
-			const struct tmx_value *v = &vals[i++];
-
-			if (rec && v->count == fm->fc->length)
-				pq_rec_elems(em->rec, em->ci, (uint32_t)fm->children[0].col, 0,
-					     fm->elem_rep, v + 1, (uint32_t)v->count);
-			else
-				emit_column(em, &fc->cols[op->a], v);
-			break;
-		}
-		case OP_TEXT: {   /* as emit_column, its dictionary tried first without a call */
-			const struct tmx_value *v = &vals[i++];
-			/* A text array as babeltrace2 reads it: up to its first NUL. */
-			size_t n = op->b ? tmx_value_text_len(v) : v->str.len;
-
-			if (rec || !text_known(em, op->a, 0, v->str.ptr, n))
-				text_put(em, op->a, 0, v->str.ptr, n);
-			break;
-		}
-		case OP_ENUM:
-			emit_column(em, &fc->cols[op->a], &vals[i]);
-			emit_column(em, &fc->cols[op->b], &vals[i++]);
-			break;
-		case OP_ARRAY:
-			emit_column(em, &fc->cols[op->a], &vals[i]);
-			i += 1 + (size_t)vals[i].count;
-			break;
-		case OP_TREE:
-			emit_column(em, &fc->cols[op->a], &vals[i]);
-			i = tmx_value_skip(vals, i);
-			break;
-		case OP_NODE:
-			i = tmx_columns_walk_node(op->node, vals, i, cells);
-			emit_cells(em, fc, cells, op->a, op->b);
-			break;
-		case OP_LABEL:
-			emit_column(em, &fc->cols[op->a], &vals[i - 1]);
-			break;
-		default:   /* OP_CPU */
+		case OP_CPU:
 			*cpu = &vals[i + (size_t)op->a];
+			break;
+		default:
+			i = run_op(em, fc, op, vals, i, cells, false);
 			break;
 		}
 	}
-	if (bytes)   /* records (em->rec) count nothing here */
+	if (bytes)
 		*em->bytes += bytes;
+}
+
+/* A run's record entry at `w` (room made), its values from `v`; returns its end. */
+static inline uint8_t *rec_ints(uint8_t *w, const struct pq_op *op, const struct pq_colinfo *ci,
+				const struct tmx_value *v)
+{
+	unsigned n = op->n;
+	uint32_t bytes = op->rec_bytes;
+	uint8_t *p = w + PQ_REC_HEAD;
+
+	memcpy(w, &op->head, 8);   /* the head's 6 bytes, and 2 that the values overwrite */
+	if (bytes == PQ_REC_HEAD + 8 * n) {   /* all INT64, or all INT32 (most runs) */
+		for (unsigned k = 0; k < n; k++)
+			memcpy(p + 8 * k, &v[k].u, 8);
+	} else if (bytes == PQ_REC_HEAD + 4 * n) {
+		for (unsigned k = 0; k < n; k++) {
+			uint32_t x = (uint32_t)v[k].u;
+
+			memcpy(p + 4 * k, &x, 4);
+		}
+	} else {   /* 8 bytes stored for each (rec_room counts them) */
+		for (unsigned k = 0; k < n; k++)
+			p = pq_rec_run_value(p, v[k].u, ci[op->a + k].phys);
+	}
+	return w + bytes;
+}
+
+/* A LIST's `n` integer elements (its class's length) as pq_rec_elems's entry at `w` (room made). */
+static inline uint8_t *rec_elems(uint8_t *w, const struct pq_op *op, const struct tmx_value *v,
+				 uint32_t n)
+{
+	uint8_t *p = w + PQ_REC_HEAD + 4;
+
+	memcpy(w, &op->head, 8);   /* the count overwrites its last 2 */
+	memcpy(w + PQ_REC_HEAD, &n, 4);
+	if (op->rec_bytes == PQ_REC_HEAD + 4 + 8 * n) {
+		for (uint32_t k = 0; k < n; k++)
+			memcpy(p + 8 * k, &v[k].u, 8);
+	} else {
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t x = (uint32_t)v[k].u;
+
+			memcpy(p + 4 * k, &x, 4);
+		}
+	}
+	return w + op->rec_bytes;
+}
+
+/*
+ * A scope's values as record entries from *wp, the end of em->rec's
+ * bytes, with room for fc->rec_room made (pq_fcols_rec_heads): the ops
+ * with a rec_bytes write there without asking for room, the others
+ * through em->rec, after which the room is made again.  The CPU field's
+ * value in *cpu; false when memory ran out.
+ */
+static inline __attribute__((always_inline)) bool run_prog_rec(const struct pq_rec_emit *em,
+							       const struct pq_fcols *fc,
+							       const struct pq_fprog *pr,
+							       const struct tmx_value *vals,
+							       const struct tmx_value **cells,
+							       const struct tmx_value **cpu,
+							       uint8_t **wp)
+{
+	const struct pq_op *op = pr->ops, *end = op + pr->n;
+	struct tmx_buf *b = em->rec;
+	uint8_t *w = *wp;
+	size_t i = 0;
+
+	for (; op < end; op++) {
+		i += op->pre;
+		switch (op->op) {
+		case OP_INTS:
+			w = rec_ints(w, op, em->ci, &vals[i]);
+			i += op->n;
+			continue;
+		case OP_ELEMS:
+			if (op->rec_bytes && vals[i].count == (uint64_t)op->b) {
+				w = rec_elems(w, op, &vals[i + 1], (uint32_t)op->b);
+				i += 1 + (size_t)op->b;
+				continue;
+			}
+			break;
+		case OP_CPU:
+			*cpu = &vals[i + (size_t)op->a];
+			continue;
+		}
+		b->len = (size_t)(w - b->p);
+		i = run_op(em, fc, op, vals, i, cells, true);
+		if (!tmx_buf_reserve(b, fc->rec_room))
+			return false;
+		w = b->p + b->len;
+	}
+	*wp = w;
+	return true;
 }
 
 const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em, const struct pq_fcols *fc,
@@ -879,19 +967,67 @@ const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em, const struct
 	const struct tmx_value *cpu = NULL;
 
 	if (em->rec) {
+		struct tmx_buf *b = em->rec;
+		uint8_t *w = b->p + b->len;
+
 		for (unsigned k = 0; k < fc->n_progs; k++) {
 			unsigned s = fc->progs[k];
 
-			run_prog(em, fc, &fc->prog[s], scopes[s], cells, &cpu, true);
+			if (!run_prog_rec(em, fc, &fc->prog[s], scopes[s], cells, &cpu, &w))
+				return NULL;
 		}
+		b->len = (size_t)(w - b->p);
 	} else {
 		for (unsigned k = 0; k < fc->n_progs; k++) {
 			unsigned s = fc->progs[k];
 
-			run_prog(em, fc, &fc->prog[s], scopes[s], cells, &cpu, false);
+			run_prog(em, fc, &fc->prog[s], scopes[s], cells, &cpu);
 		}
 	}
 	return cpu;
+}
+
+void pq_fcols_rec_heads(struct pq_fcols *fc, const struct pq_colinfo *ci)
+{
+	size_t room = PQ_REC_HEAD + 8;   /* an integer's entry after them (the CPU's) */
+
+	for (int s = 0; s < TMX_N_SCOPES; s++) {
+		const struct pq_fprog *pr = &fc->prog[s];
+
+		for (size_t k = 0; k < pr->n; k++) {
+			struct pq_op *op = &pr->ops[k];
+			uint8_t h[8] = { 0 };
+			uint32_t col = (uint32_t)op->a;
+			unsigned w = 0;
+
+			if (op->op == OP_INTS) {
+				for (unsigned j = 0; j < op->n; j++)
+					w += pq_int_width(ci[col + j].phys);
+				if (op->n > 1)   /* pq_rec_ints's entry, else pq_rec_int's */
+					pq_rec_head_at(h, col | PQ_REC_RUN, 0, op->n);
+				else
+					pq_rec_head_at(h, col, 0, ci[col].max_def);
+				op->rec_bytes = PQ_REC_HEAD + w;
+				room += PQ_REC_HEAD + 8 * (size_t)op->n;
+			} else if (op->op == OP_ELEMS) {
+				const struct pq_fmap *fm = &fc->cols[op->a].list;
+
+				col = (uint32_t)fm->children[0].col;
+				w = pq_int_width(ci[col].phys);
+				op->rec_bytes = 0;
+				if (fm->fc->length * w > REC_ELEMS_MAX)
+					continue;
+				op->b = (int)fm->fc->length;
+				op->rec_bytes = PQ_REC_HEAD + 4 + w * (uint32_t)op->b;
+				pq_rec_head_at(h, col | PQ_REC_ELEMS, 0, fm->elem_rep);
+				room += op->rec_bytes;
+			} else {
+				continue;
+			}
+			memcpy(&op->head, h, 8);
+		}
+	}
+	fc->rec_room = room;
 }
 
 bool pq_fcols_static(const struct pq_fcols *fc)

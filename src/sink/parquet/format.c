@@ -61,6 +61,9 @@ static struct shape *shape_new(const struct tmx_event_class *ec)
 		sh->ci[c] = (struct pq_colinfo){ sh->schema.elems[sh->schema.col_elem[c]].type.phys,
 						 sh->schema.max_def[c] };
 	sh->static_heads = pq_fcols_static(&sh->cols);
+	pq_fcols_rec_heads(&sh->cols, sh->ci);
+	/* The record's head, its names' include entry, the fixed columns' entries, then the fields'. */
+	sh->rec_room = REC_HEAD + PQ_REC_HEAD + sizeof(void *) + PQ_REC_FIXED_MAX + sh->cols.rec_room;
 	sh->ok = true;
 	return sh;
 }
@@ -155,19 +158,25 @@ void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 	const struct shape *sh = slot->sh;
 	struct tmx_buf *r = &f->rec;
 	struct pq_rec_emit em = { r, NULL, &f->scratch, &f->labels, NULL, NULL, NULL };
-	uint8_t flags;
+	uint8_t flags = REC_NOMEM;
 	bool cpu, varied = false;
 
 	r->len = 0;
 	r->oom = false;
-	tmx_buf_put(r, &sh, sizeof(sh));
-	tmx_buf_byte(r, 0);
-	flags = r->oom ? REC_NOMEM : row_check(f, slot, msg);
+	/*
+	 * Room made once for the entries that do not ask for it (all but
+	 * strings and LISTs of another length than their class's).
+	 */
+	if (!tmx_buf_reserve(r, sh && sh->ok ? sh->rec_room : REC_HEAD))
+		goto done;
+	memcpy(r->p, &sh, sizeof(sh));
+	r->len = REC_HEAD;
+	flags = row_check(f, slot, msg);
 	if (flags)
 		goto done;
 	em.ci = sh->ci;
 	em.varied = &varied;
-	pq_rec_include(r, slot->names);
+	r->len = (size_t)(pq_rec_include_at(r->p + REC_HEAD, slot->names) - r->p);
 	cpu = row_emit(f, sh, msg, &em);
 	/*
 	 * A class whose rows have the same entry heads but for the fixed

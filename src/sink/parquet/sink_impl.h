@@ -99,6 +99,8 @@ struct shape {
 	struct pq_schema schema;
 	struct pq_colinfo *ci;          /* of each column of the schema */
 	bool static_heads;              /* pq_fcols_static: see pq_format_event */
+	/* A record's room made at once: all of it but strings' and other LISTs' (pq_format_event). */
+	size_t rec_room;
 	/*
 	 * The entries of the event, host and trace columns for events of
 	 * each trace (record.h's include entries point here): made under the
@@ -271,7 +273,13 @@ static inline __attribute__((always_inline)) bool row_emit(struct pq_fmt *f, con
 	const struct tmx_value *cpu_value;
 	uint64_t cpu, ts[2] = { (uint64_t)msg->ns, msg->cycles }, ids[2] = { st->id, st->cls->id };
 
-	pq_emit_fixed(em, msg->has_ts ? ts : NULL, ids);
+	/* A record's entries without asking for room: made for the class (shape.rec_room). */
+	if (em->rec)
+		em->rec->len = (size_t)(pq_rec_fixed_at(em->rec->p + em->rec->len,
+							msg->has_ts ? ts : NULL, ids) -
+					em->rec->p);
+	else
+		pq_emit_fixed(em, msg->has_ts ? ts : NULL, ids);
 	/* tmx_event_cpu, the field found once per class */
 	cpu_value = pq_fcols_emit(em, &sh->cols, msg->event->scopes, f->cells);
 	/* tmx_value_uint64's own case inline first: the CPU is most often an unsigned integer. */
@@ -279,14 +287,25 @@ static inline __attribute__((always_inline)) bool row_emit(struct pq_fmt *f, con
 		cpu = cpu_value->u;
 	else if (!cpu_value || !tmx_value_uint64(cpu_value, &cpu))
 		cpu = UINT64_MAX;
+	if (em->rec) {   /* in the room pq_fcols_emit leaves for it */
+		struct tmx_buf *b = em->rec;
+		uint8_t *h = b->p + b->len;
+
+		if (b->oom)
+			return false;
+		if (cpu > UINT32_MAX) {
+			b->len += (size_t)(pq_rec_head_at(h, COL_CPU | PQ_REC_NULL, 0, 0) - h);
+			return false;
+		}
+		h = pq_rec_head_at(h, COL_CPU, 0, em->ci[COL_CPU].max_def);
+		b->len = (size_t)(pq_rec_run_value(h, cpu, em->ci[COL_CPU].phys) - b->p);
+		return true;
+	}
 	if (cpu > UINT32_MAX) {
 		pq_emit_null(em, COL_CPU, 0, 0);
 		return false;
 	}
-	if (em->rec)   /* a record (record.h inline): no call */
-		pq_rec_int(em->rec, em->ci, COL_CPU, 0, cpu);
-	else
-		pq_emit_int(em, COL_CPU, 0, cpu);
+	pq_emit_int(em, COL_CPU, 0, cpu);
 	return true;
 }
 
