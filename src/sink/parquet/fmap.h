@@ -58,7 +58,7 @@ struct pq_fcol {
 	struct pq_fmap list;     /* LISTs: the map of the list */
 };
 
-/* A scope's walk as Parquet entries (fmap.c). */
+/* Walks of scopes as Parquet entries (fmap_values.c). */
 struct pq_op;
 struct pq_fprog {
 	struct pq_op *ops;
@@ -71,8 +71,7 @@ struct pq_fcols {
 	size_t n;                /* tmx_columns_count(model) */
 	size_t n_fixed;          /* tmx_columns_fixed_count(model): the caller's columns */
 	struct pq_fcol *cols;
-	struct pq_fprog prog[TMX_N_SCOPES];
-	uint8_t n_progs, progs[TMX_N_SCOPES];   /* the scopes with ops, in order (pq_fcols_compile) */
+	struct pq_fprog prog;    /* the walks of its scopes, one after the other (pq_fcols_compile) */
 	/*
 	 * The most bytes of the record entries pq_fcols_emit writes without
 	 * asking for room (runs of integers, LISTs of integers of their
@@ -89,7 +88,7 @@ struct pq_fcols {
  */
 bool pq_fcols_new(struct pq_fcols *fc, const struct tmx_event_class *ec, struct pq_schema *s);
 void pq_fcols_free(struct pq_fcols *fc);
-/* The walk of each scope as ops (fmap_values.c), by the columns of schema `s`; false without memory. */
+/* The walks of the scopes as ops (fmap_values.c), by the columns of schema `s`; false without memory. */
 bool pq_fcols_compile(struct pq_fcols *fc, const struct pq_schema *s);
 
 /*

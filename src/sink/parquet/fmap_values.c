@@ -615,6 +615,9 @@ enum op_kind {
 	OP_NODE,    /* model columns a .. b - 1: a variant's or an optional's (by cells) */
 	OP_LABEL,   /* model column a (an enumeration's labels): the value before */
 	OP_CPU,     /* the value `a` after the next is the CPU field's (none consumed) */
+	OP_SCOPE,   /* the values of scope a from here on, from its first */
+	/* OP_INTS whose columns are all INT32 or all INT64 (pq_fcols_rec_heads) */
+	OP_INTS4, OP_INTS8,
 };
 
 struct pq_op {
@@ -706,9 +709,10 @@ static uint32_t run_bytes(const struct pq_schema *schema, int col, unsigned n)
 	return bytes;
 }
 
-static bool compile_scope(struct pq_fcols *fc, const struct pq_schema *schema, enum tmx_scope s)
+/* The ops of scope `s` into `pr`. */
+static bool compile_scope(struct pq_fcols *fc, const struct pq_schema *schema, enum tmx_scope s,
+			  struct pq_fprog *pr)
 {
-	struct pq_fprog *pr = &fc->prog[s];
 	size_t n_steps;
 	const struct tmx_col_step *st = tmx_columns_steps(fc->model, s, &n_steps);
 
@@ -830,24 +834,28 @@ static inline __attribute__((always_inline)) size_t run_op(const struct pq_rec_e
 	return i;
 }
 
-/* A scope's values straight into the columns by its ops; the CPU field's value in *cpu. */
-static inline __attribute__((always_inline)) void run_prog(const struct pq_rec_emit *em,
-							   const struct pq_fcols *fc,
-							   const struct pq_fprog *pr,
-							   const struct tmx_value *vals,
-							   const struct tmx_value **cells,
-							   const struct tmx_value **cpu)
+/* The values of `scopes` straight into the columns by the ops; returns the CPU field's value. */
+static const struct tmx_value *emit_direct(const struct pq_rec_emit *em, const struct pq_fcols *fc,
+					   const struct tmx_value *const scopes[TMX_N_SCOPES],
+					   const struct tmx_value **cells)
 {
-	const struct pq_op *op = pr->ops, *end = op + pr->n;
+	const struct pq_op *op = fc->prog.ops, *end = op + fc->prog.n;
+	const struct tmx_value *vals = NULL, *cpu = NULL;
 	size_t i = 0, bytes = 0;
 
 	for (; op < end; op++) {
 		i += op->pre;
 		switch (op->op) {
+		case OP_SCOPE:
+			vals = scopes[op->a];
+			i = 0;
+			break;
 		case OP_INTS:
+		case OP_INTS4:
+		case OP_INTS8:
 			/*
 			 * Top-level, not repeated, their bytes counted once for
-			 * the scope: the counter is in memory, which the stores
+			 * the event: the counter is in memory, which the stores
 			 * to the columns could alias.
 			 */
 			cols_int_top(&em->cols[op->a], &vals[i], op->n);
@@ -855,7 +863,7 @@ static inline __attribute__((always_inline)) void run_prog(const struct pq_rec_e
 			i += op->n;
 			break;
 		case OP_CPU:
-			*cpu = &vals[i + (size_t)op->a];
+			cpu = &vals[i + (size_t)op->a];
 			break;
 		default:
 			i = run_op(em, fc, op, vals, i, cells, false);
@@ -864,212 +872,194 @@ static inline __attribute__((always_inline)) void run_prog(const struct pq_rec_e
 	}
 	if (bytes)
 		*em->bytes += bytes;
+	return cpu;
 }
 
-/* A run's record entry at `w` (room made), its values from `v`; returns its end. */
-static inline uint8_t *rec_ints(uint8_t *w, const struct pq_op *op, const struct pq_colinfo *ci,
-				const struct tmx_value *v)
+/* `n` integers (tmx_value.u) of `v` at `p` as INT32 values (4 bytes each). */
+static inline void rec_values4(uint8_t *p, const struct tmx_value *v, unsigned n)
 {
-	unsigned n = op->n;
-	uint32_t bytes = op->rec_bytes;
-	uint8_t *p = w + PQ_REC_HEAD;
+#pragma GCC unroll 4
+	for (unsigned k = 0; k < n; k++) {
+		uint32_t x = (uint32_t)v[k].u;
 
-	memcpy(w, &op->head, 8);   /* the head's 6 bytes, and 2 that the values overwrite */
-	if (bytes == PQ_REC_HEAD + 8 * n) {   /* all INT64, or all INT32 (most runs) */
-		for (unsigned k = 0; k < n; k++)
-			memcpy(p + 8 * k, &v[k].u, 8);
-	} else if (bytes == PQ_REC_HEAD + 4 * n) {
-		for (unsigned k = 0; k < n; k++) {
-			uint32_t x = (uint32_t)v[k].u;
-
-			memcpy(p + 4 * k, &x, 4);
-		}
-	} else {   /* 8 bytes stored for each (rec_room counts them) */
-		for (unsigned k = 0; k < n; k++)
-			p = pq_rec_run_value(p, v[k].u, ci[op->a + k].phys);
+		memcpy(p + 4 * k, &x, 4);
 	}
-	return w + bytes;
 }
 
-/* A LIST's `n` integer elements (its class's length) as pq_rec_elems's entry at `w` (room made). */
-static inline uint8_t *rec_elems(uint8_t *w, const struct pq_op *op, const struct tmx_value *v,
-				 uint32_t n)
+/* The same as INT64 values (8 bytes each). */
+static inline void rec_values8(uint8_t *p, const struct tmx_value *v, unsigned n)
 {
-	uint8_t *p = w + PQ_REC_HEAD + 4;
-
-	memcpy(w, &op->head, 8);   /* the count overwrites its last 2 */
-	memcpy(w + PQ_REC_HEAD, &n, 4);
-	if (op->rec_bytes == PQ_REC_HEAD + 4 + 8 * n) {
-		for (uint32_t k = 0; k < n; k++)
-			memcpy(p + 8 * k, &v[k].u, 8);
-	} else {
-		for (uint32_t k = 0; k < n; k++) {
-			uint32_t x = (uint32_t)v[k].u;
-
-			memcpy(p + 4 * k, &x, 4);
-		}
-	}
-	return w + op->rec_bytes;
+#pragma GCC unroll 4
+	for (unsigned k = 0; k < n; k++)
+		memcpy(p + 8 * k, &v[k].u, 8);
 }
 
 /*
- * A scope's values as record entries from *wp, the end of em->rec's
- * bytes, with room for fc->rec_room made (pq_fcols_rec_heads): the ops
- * with a rec_bytes write there without asking for room, the others
- * through em->rec, after which the room is made again.  The CPU field's
- * value in *cpu; false when memory ran out.
+ * The values of `scopes` as record entries at the end of em->rec, where
+ * room for fc->rec_room bytes was made: the ops with a rec_bytes (runs,
+ * static LISTs: their heads made once, pq_fcols_rec_heads) write there
+ * without asking for room, the others through em->rec, after which the
+ * room is made again.  Returns the CPU field's value (NULL also when
+ * memory ran out: em->rec's `oom`).
  */
-static inline __attribute__((always_inline)) bool run_prog_rec(const struct pq_rec_emit *em,
-							       const struct pq_fcols *fc,
-							       const struct pq_fprog *pr,
-							       const struct tmx_value *vals,
-							       const struct tmx_value **cells,
-							       const struct tmx_value **cpu,
-							       uint8_t **wp)
+static const struct tmx_value *emit_rec(const struct pq_rec_emit *em, const struct pq_fcols *fc,
+					const struct tmx_value *const scopes[TMX_N_SCOPES],
+					const struct tmx_value **cells)
 {
-	const struct pq_op *op = pr->ops, *end = op + pr->n;
+	const struct pq_op *op = fc->prog.ops, *end = op + fc->prog.n;
+	const struct tmx_value *vals = NULL, *cpu = NULL;
 	struct tmx_buf *b = em->rec;
-	uint8_t *w = *wp;
+	uint8_t *w = b->p + b->len;
 	size_t i = 0;
 
 	for (; op < end; op++) {
 		i += op->pre;
 		switch (op->op) {
-		case OP_INTS:
-			w = rec_ints(w, op, em->ci, &vals[i]);
+		case OP_SCOPE:
+			vals = scopes[op->a];
+			i = 0;
+			continue;
+		case OP_INTS4:   /* the head's 6 bytes, and 2 that the values overwrite */
+			memcpy(w, &op->head, 8);
+			rec_values4(w + PQ_REC_HEAD, &vals[i], op->n);
+			w += op->rec_bytes;
 			i += op->n;
 			continue;
-		case OP_ELEMS:
+		case OP_INTS8:
+			memcpy(w, &op->head, 8);
+			rec_values8(w + PQ_REC_HEAD, &vals[i], op->n);
+			w += op->rec_bytes;
+			i += op->n;
+			continue;
+		case OP_INTS: {   /* 8 bytes stored for each (rec_room counts them) */
+			uint8_t *p = w + PQ_REC_HEAD;
+
+			memcpy(w, &op->head, 8);
+			for (unsigned k = 0; k < op->n; k++)
+				p = pq_rec_run_value(p, vals[i + k].u, em->ci[op->a + k].phys);
+			w += op->rec_bytes;
+			i += op->n;
+			continue;
+		}
+		case OP_ELEMS:   /* pq_rec_elems's entry, the count overwriting the head's last 2 */
 			if (op->rec_bytes && vals[i].count == (uint64_t)op->b) {
-				w = rec_elems(w, op, &vals[i + 1], (uint32_t)op->b);
+				memcpy(w, &op->head, 8);
+				memcpy(w + PQ_REC_HEAD, &op->b, 4);
+				if (op->rec_bytes == PQ_REC_HEAD + 4 + 8 * (uint32_t)op->b)
+					rec_values8(w + PQ_REC_HEAD + 4, &vals[i + 1], (unsigned)op->b);
+				else
+					rec_values4(w + PQ_REC_HEAD + 4, &vals[i + 1], (unsigned)op->b);
+				w += op->rec_bytes;
 				i += 1 + (size_t)op->b;
 				continue;
 			}
 			break;
 		case OP_CPU:
-			*cpu = &vals[i + (size_t)op->a];
+			cpu = &vals[i + (size_t)op->a];
 			continue;
 		}
 		b->len = (size_t)(w - b->p);
 		i = run_op(em, fc, op, vals, i, cells, true);
 		if (!tmx_buf_reserve(b, fc->rec_room))
-			return false;
+			return NULL;
 		w = b->p + b->len;
 	}
-	*wp = w;
-	return true;
+	b->len = (size_t)(w - b->p);
+	return cpu;
 }
 
 const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em, const struct pq_fcols *fc,
 				      const struct tmx_value *const scopes[TMX_N_SCOPES],
 				      const struct tmx_value **cells)
 {
-	const struct tmx_value *cpu = NULL;
-
-	if (em->rec) {
-		struct tmx_buf *b = em->rec;
-		uint8_t *w = b->p + b->len;
-
-		for (unsigned k = 0; k < fc->n_progs; k++) {
-			unsigned s = fc->progs[k];
-
-			if (!run_prog_rec(em, fc, &fc->prog[s], scopes[s], cells, &cpu, &w))
-				return NULL;
-		}
-		b->len = (size_t)(w - b->p);
-	} else {
-		for (unsigned k = 0; k < fc->n_progs; k++) {
-			unsigned s = fc->progs[k];
-
-			run_prog(em, fc, &fc->prog[s], scopes[s], cells, &cpu);
-		}
-	}
-	return cpu;
+	return em->rec ? emit_rec(em, fc, scopes, cells) : emit_direct(em, fc, scopes, cells);
 }
 
 void pq_fcols_rec_heads(struct pq_fcols *fc, const struct pq_colinfo *ci)
 {
 	size_t room = PQ_REC_HEAD + 8;   /* an integer's entry after them (the CPU's) */
 
-	for (int s = 0; s < TMX_N_SCOPES; s++) {
-		const struct pq_fprog *pr = &fc->prog[s];
+	for (size_t k = 0; k < fc->prog.n; k++) {
+		struct pq_op *op = &fc->prog.ops[k];
+		uint8_t h[8] = { 0 };
+		uint32_t col = (uint32_t)op->a;
+		unsigned w = 0;
 
-		for (size_t k = 0; k < pr->n; k++) {
-			struct pq_op *op = &pr->ops[k];
-			uint8_t h[8] = { 0 };
-			uint32_t col = (uint32_t)op->a;
-			unsigned w = 0;
+		if (op->op == OP_INTS) {
+			for (unsigned j = 0; j < op->n; j++)
+				w += pq_int_width(ci[col + j].phys);
+			if (op->n > 1)   /* pq_rec_ints's entry, else pq_rec_int's */
+				pq_rec_head_at(h, col | PQ_REC_RUN, 0, op->n);
+			else
+				pq_rec_head_at(h, col, 0, ci[col].max_def);
+			if (w == 4u * op->n)
+				op->op = OP_INTS4;
+			else if (w == 8u * op->n)
+				op->op = OP_INTS8;
+			op->rec_bytes = PQ_REC_HEAD + w;
+			room += PQ_REC_HEAD + 8 * (size_t)op->n;
+		} else if (op->op == OP_ELEMS) {
+			const struct pq_fmap *fm = &fc->cols[op->a].list;
 
-			if (op->op == OP_INTS) {
-				for (unsigned j = 0; j < op->n; j++)
-					w += pq_int_width(ci[col + j].phys);
-				if (op->n > 1)   /* pq_rec_ints's entry, else pq_rec_int's */
-					pq_rec_head_at(h, col | PQ_REC_RUN, 0, op->n);
-				else
-					pq_rec_head_at(h, col, 0, ci[col].max_def);
-				op->rec_bytes = PQ_REC_HEAD + w;
-				room += PQ_REC_HEAD + 8 * (size_t)op->n;
-			} else if (op->op == OP_ELEMS) {
-				const struct pq_fmap *fm = &fc->cols[op->a].list;
-
-				col = (uint32_t)fm->children[0].col;
-				w = pq_int_width(ci[col].phys);
-				op->rec_bytes = 0;
-				if (fm->fc->length * w > REC_ELEMS_MAX)
-					continue;
-				op->b = (int)fm->fc->length;
-				op->rec_bytes = PQ_REC_HEAD + 4 + w * (uint32_t)op->b;
-				pq_rec_head_at(h, col | PQ_REC_ELEMS, 0, fm->elem_rep);
-				room += op->rec_bytes;
-			} else {
+			col = (uint32_t)fm->children[0].col;
+			w = pq_int_width(ci[col].phys);
+			op->rec_bytes = 0;
+			if (fm->fc->length * w > REC_ELEMS_MAX)
 				continue;
-			}
-			memcpy(&op->head, h, 8);
+			op->b = (int)fm->fc->length;
+			op->rec_bytes = PQ_REC_HEAD + 4 + w * (uint32_t)op->b;
+			pq_rec_head_at(h, col | PQ_REC_ELEMS, 0, fm->elem_rep);
+			room += op->rec_bytes;
+		} else {
+			continue;
 		}
+		memcpy(&op->head, h, 8);
 	}
 	fc->rec_room = room;
 }
 
 bool pq_fcols_static(const struct pq_fcols *fc)
 {
-	for (int s = 0; s < TMX_N_SCOPES; s++) {
-		const struct pq_fprog *pr = &fc->prog[s];
+	for (size_t k = 0; k < fc->prog.n; k++) {
+		const struct pq_op *op = &fc->prog.ops[k];
 
-		for (size_t k = 0; k < pr->n; k++) {
-			const struct pq_op *op = &pr->ops[k];
-
-			if (op->op == OP_INTS || op->op == OP_CPU || op->op == OP_TEXT ||
-			    op->op == OP_ELEMS)
-				continue;   /* a run, an integer, no entry, one string's, a static list */
-			if (op->op == OP_ARRAY && static_list(&fc->cols[op->a]))
-				continue;
-			if (op->op != OP_VAL)
-				return false;   /* labels, other lists, trees, variants' nodes */
-			switch (fc->cols[op->a].how) {
-			case PQ_F_INT:
-			case PQ_F_FLOAT:
-			case PQ_F_BOOL:
-			case PQ_F_STRING:
-			case PQ_F_TEXT:
-			case PQ_F_BLOB:
-			case PQ_F_OPTION:
-				break;   /* emit_column: one entry of a value, never a null */
-			default:   /* lists other than static_list's (OP_ELEMS) too */
-				return false;
-			}
+		if (op->op == OP_INTS || op->op == OP_INTS4 || op->op == OP_INTS8 || op->op == OP_CPU ||
+		    op->op == OP_TEXT || op->op == OP_ELEMS || op->op == OP_SCOPE)
+			continue;   /* a run, an integer, no entry, one string's, a static list */
+		if (op->op == OP_ARRAY && static_list(&fc->cols[op->a]))
+			continue;
+		if (op->op != OP_VAL)
+			return false;   /* labels, other lists, trees, variants' nodes */
+		switch (fc->cols[op->a].how) {
+		case PQ_F_INT:
+		case PQ_F_FLOAT:
+		case PQ_F_BOOL:
+		case PQ_F_STRING:
+		case PQ_F_TEXT:
+		case PQ_F_BLOB:
+		case PQ_F_OPTION:
+			break;   /* emit_column: one entry of a value, never a null */
+		default:   /* lists other than static_list's (OP_ELEMS) too */
+			return false;
 		}
 	}
 	return true;
 }
 
+/* The scopes' ops one after the other, each scope's after an OP_SCOPE: one loop for an event. */
 bool pq_fcols_compile(struct pq_fcols *fc, const struct pq_schema *schema)
 {
-	fc->n_progs = 0;
-	for (int s = 0; s < TMX_N_SCOPES; s++) {
-		if (!compile_scope(fc, schema, (enum tmx_scope)s))
-			return false;
-		if (fc->prog[s].n)
-			fc->progs[fc->n_progs++] = (uint8_t)s;
+	bool ok = true;
+
+	for (int s = 0; ok && s < TMX_N_SCOPES; s++) {
+		struct pq_fprog pr = { 0 };
+
+		ok = compile_scope(fc, schema, (enum tmx_scope)s, &pr);
+		if (ok && pr.n)
+			ok = op_add(&fc->prog, (struct pq_op){ .op = OP_SCOPE, .a = s });
+		for (size_t k = 0; ok && k < pr.n; k++)
+			ok = op_add(&fc->prog, pr.ops[k]);
+		free(pr.ops);
 	}
-	return true;
+	return ok;
 }
