@@ -878,7 +878,6 @@ static const struct tmx_value *emit_direct(const struct pq_rec_emit *em, const s
 /* `n` integers (tmx_value.u) of `v` at `p` as INT32 values (4 bytes each). */
 static inline void rec_values4(uint8_t *p, const struct tmx_value *v, unsigned n)
 {
-#pragma GCC unroll 4
 	for (unsigned k = 0; k < n; k++) {
 		uint32_t x = (uint32_t)v[k].u;
 
@@ -889,7 +888,6 @@ static inline void rec_values4(uint8_t *p, const struct tmx_value *v, unsigned n
 /* The same as INT64 values (8 bytes each). */
 static inline void rec_values8(uint8_t *p, const struct tmx_value *v, unsigned n)
 {
-#pragma GCC unroll 4
 	for (unsigned k = 0; k < n; k++)
 		memcpy(p + 8 * k, &v[k].u, 8);
 }

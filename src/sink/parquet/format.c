@@ -48,9 +48,6 @@ static struct shape *shape_new(const struct tmx_event_class *ec)
 		return NULL;
 	sh->ec = ec;
 	class_scopes(ec, sh->fc);
-	for (int s = 0; s < TMX_N_SCOPES; s++)
-		if (sh->fc[s])
-			sh->scopes[sh->n_scopes++] = (uint8_t)s;
 	pq_schema_init(&sh->schema);
 	if (!pq_fcols_new(&sh->cols, ec, &sh->schema) || !pq_schema_finish(&sh->schema))
 		return sh;   /* not ok: the table, made the same way, says why */
@@ -151,8 +148,11 @@ const struct tmx_buf *pq_names_of(struct pq_fmt *f, struct shape *sh,
 	return n ? &n->entries : NULL;
 }
 
-/* The record of an event into f->rec (record.h, after REC_HEAD bytes: the shape and flags). */
-void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
+/*
+ * The record of an event into f->rec (record.h, after REC_HEAD bytes: the
+ * shape and flags).  Inlined in its one caller, tmx_parquet_format.
+ */
+static inline void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 {
 	struct shape_slot *slot = shape_of(f, msg->event->cls);
 	const struct shape *sh = slot->sh;
