@@ -616,8 +616,8 @@ enum op_kind {
 	OP_LABEL,   /* model column a (an enumeration's labels): the value before */
 	OP_CPU,     /* the value `a` after the next is the CPU field's (none consumed) */
 	OP_SCOPE,   /* the values of scope a from here on, from its first */
-	/* OP_INTS whose columns are all INT32 or all INT64 (pq_fcols_rec_heads) */
-	OP_INTS4, OP_INTS8,
+	/* OP_INTS of one column, of several all INT32 or all INT64 (pq_fcols_rec_heads) */
+	OP_INT1, OP_INTS4, OP_INTS8,
 };
 
 struct pq_op {
@@ -851,6 +851,7 @@ static const struct tmx_value *emit_direct(const struct pq_rec_emit *em, const s
 			i = 0;
 			break;
 		case OP_INTS:
+		case OP_INT1:
 		case OP_INTS4:
 		case OP_INTS8:
 			/*
@@ -916,6 +917,12 @@ static const struct tmx_value *emit_rec(const struct pq_rec_emit *em, const stru
 		case OP_SCOPE:
 			vals = scopes[op->a];
 			i = 0;
+			continue;
+		case OP_INT1:   /* as pq_rec_int's: 8 bytes stored (rec_room counts them) */
+			memcpy(w, &op->head, 8);
+			pq_rec_run_value(w + PQ_REC_HEAD, vals[i].u, em->ci[op->a].phys);
+			w += op->rec_bytes;
+			i++;
 			continue;
 		case OP_INTS4:   /* the head's 6 bytes, and 2 that the values overwrite */
 			memcpy(w, &op->head, 8);
@@ -990,7 +997,9 @@ void pq_fcols_rec_heads(struct pq_fcols *fc, const struct pq_colinfo *ci)
 				pq_rec_head_at(h, col | PQ_REC_RUN, 0, op->n);
 			else
 				pq_rec_head_at(h, col, 0, ci[col].max_def);
-			if (w == 4u * op->n)
+			if (op->n == 1)
+				op->op = OP_INT1;
+			else if (w == 4u * op->n)
 				op->op = OP_INTS4;
 			else if (w == 8u * op->n)
 				op->op = OP_INTS8;
@@ -1021,7 +1030,8 @@ bool pq_fcols_static(const struct pq_fcols *fc)
 	for (size_t k = 0; k < fc->prog.n; k++) {
 		const struct pq_op *op = &fc->prog.ops[k];
 
-		if (op->op == OP_INTS || op->op == OP_INTS4 || op->op == OP_INTS8 || op->op == OP_CPU ||
+		if (op->op == OP_INTS || op->op == OP_INT1 || op->op == OP_INTS4 ||
+		    op->op == OP_INTS8 || op->op == OP_CPU ||
 		    op->op == OP_TEXT || op->op == OP_ELEMS || op->op == OP_SCOPE)
 			continue;   /* a run, an integer, no entry, one string's, a static list */
 		if (op->op == OP_ARRAY && static_list(&fc->cols[op->a]))

@@ -92,7 +92,6 @@ pq_shape_find(struct pq_fmt *f, struct shape_slot *slot, const struct tmx_event_
 	slot->ec = ec;
 	slot->sh = sh;
 	slot->trace = NULL;
-	slot->tab = NULL;
 	return slot;
 }
 

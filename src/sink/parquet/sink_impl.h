@@ -101,6 +101,12 @@ struct shape {
 	/* A record's room made at once: all of it but strings' and other LISTs' (pq_format_event). */
 	size_t rec_room;
 	/*
+	 * The sink's thread's alone (workers never read them): the table of
+	 * the class's events of `tab_trace` (parquet_sink.c, shape_table).
+	 */
+	const struct tmx_trace *tab_trace;
+	struct pq_table *tab;
+	/*
 	 * The entries of the event, host and trace columns for events of
 	 * each trace (record.h's include entries point here): made under the
 	 * sink's lock, never changed, freed with the shape.
@@ -121,9 +127,6 @@ struct pq_fmt {
 		/* The entries of event, host and trace for events of `trace` (shape->names). */
 		const struct tmx_trace *trace;
 		const struct tmx_buf *names;
-		/* The sink's own formatter: the table of events of `tab_trace` (table_of). */
-		const struct tmx_trace *tab_trace;
-		struct pq_table *tab;
 	} cache[SHAPE_CACHE];
 	/*
 	 * rec: a worker's record, written on its outbuf's room (borrowed,
