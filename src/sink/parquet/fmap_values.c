@@ -344,25 +344,25 @@ void pq_put_text(const struct pq_emit *em, int col, uint8_t rep, const char *p, 
 	pq_col_bytes(c, rep, c->max_def, t, n);
 }
 
+/* Strings up to so many bytes go into records by rec_ascii_at. */
+#define REC_ASCII_MAX 256
+
 /*
- * Into a record, a string of ASCII (most are: names, states, files)
- * checked while it is copied, 8 bytes at a time: one pass over it rather
- * than utf8_text's then memcpy's.  False, the record as it was, when it
- * is not all ASCII (or is long): pq_rec_text's own way then.
+ * Into a record at `h` (room for its PQ_REC_HEAD + 4 + n bytes made), a
+ * string of ASCII (most are: names, states, files) of at most
+ * REC_ASCII_MAX bytes, checked while it is copied, 8 bytes at a time: one
+ * pass over it rather than utf8_text's then memcpy's.  Returns its
+ * entry's end, or NULL when it is not all ASCII (the bytes at `h` are
+ * not the record's then): pq_rec_text's own way.
  */
-static bool rec_ascii(const struct pq_rec_emit *em, int col, uint8_t rep, const char *p,
-		      size_t n)
+static inline uint8_t *rec_ascii_at(uint8_t *h, const struct pq_colinfo *ci, int col, uint8_t rep,
+				    const char *p, size_t n)
 {
-	struct tmx_buf *b = em->rec;
 	uint64_t high = 0, w;
 	uint32_t len = (uint32_t)n;
-	uint8_t *h, *d;
+	uint8_t *d = h + PQ_REC_HEAD + 4;
 	size_t i = 0;
 
-	if (n > 256 || !tmx_buf_reserve(b, PQ_REC_HEAD + 4 + n))
-		return false;
-	h = b->p + b->len;
-	d = h + PQ_REC_HEAD + 4;
 	for (; i + 8 <= n; i += 8) {
 		memcpy(&w, p + i, 8);
 		memcpy(d + i, &w, 8);
@@ -381,9 +381,22 @@ static bool rec_ascii(const struct pq_rec_emit *em, int col, uint8_t rep, const 
 		}
 	}
 	if (high & 0x8080808080808080ull)
-		return false;   /* the bytes past b->len are not the record's */
-	memcpy(pq_rec_head_at(h, (uint32_t)col, rep, em->ci[col].max_def), &len, 4);
-	b->len += PQ_REC_HEAD + 4 + n;
+		return NULL;
+	memcpy(pq_rec_head_at(h, (uint32_t)col, rep, ci[col].max_def), &len, 4);
+	return d + n;
+}
+
+/* rec_ascii_at at the end of the record; false, the record as it was, when it is not ASCII or long. */
+static bool rec_ascii(const struct pq_rec_emit *em, int col, uint8_t rep, const char *p,
+		      size_t n)
+{
+	struct tmx_buf *b = em->rec;
+	uint8_t *end;
+
+	if (n > REC_ASCII_MAX || !tmx_buf_reserve(b, PQ_REC_HEAD + 4 + n) ||
+	    !(end = rec_ascii_at(b->p + b->len, em->ci, col, rep, p, n)))
+		return false;
+	b->len = (size_t)(end - b->p);
 	return true;
 }
 
@@ -937,14 +950,32 @@ static const struct tmx_value *emit_rec(const struct pq_rec_emit *em, const stru
 			i += op->n;
 			continue;
 		case OP_INTS: {   /* 8 bytes stored for each (rec_room counts them) */
+			/* (in locals: the stores could alias the op and em, for all the compiler knows) */
+			const struct pq_colinfo *ci = em->ci + op->a;
+			const struct tmx_value *v = &vals[i];
+			unsigned n = op->n;
 			uint8_t *p = w + PQ_REC_HEAD;
 
 			memcpy(w, &op->head, 8);
-			for (unsigned k = 0; k < op->n; k++)
-				p = pq_rec_run_value(p, vals[i + k].u, em->ci[op->a + k].phys);
+			for (unsigned k = 0; k < n; k++)
+				p = pq_rec_run_value(p, v[k].u, ci[k].phys);
 			w += op->rec_bytes;
-			i += op->n;
+			i += n;
 			continue;
+		}
+		case OP_TEXT: {   /* an ASCII string in the room left over rec_room, else run_op's way */
+			const struct tmx_value *v = &vals[i];
+			size_t n = op->b ? tmx_value_text_len(v) : v->str.len;
+			uint8_t *e;
+
+			if (n <= REC_ASCII_MAX &&
+			    (size_t)(b->p + b->cap - w) >= PQ_REC_HEAD + 4 + n + fc->rec_room &&
+			    (e = rec_ascii_at(w, em->ci, op->a, 0, v->str.ptr, n))) {
+				w = e;
+				i++;
+				continue;
+			}
+			break;
 		}
 		case OP_ELEMS:   /* pq_rec_elems's entry, the count overwriting the head's last 2 */
 			if (op->rec_bytes && vals[i].count == (uint64_t)op->b) {
