@@ -628,7 +628,6 @@ enum op_kind {
 	OP_NODE,    /* model columns a .. b - 1: a variant's or an optional's (by cells) */
 	OP_LABEL,   /* model column a (an enumeration's labels): the value before */
 	OP_CPU,     /* the value `a` after the next is the CPU field's (none consumed) */
-	OP_SCOPE,   /* the values of scope a from here on, from its first */
 	/* OP_INTS of one column, of several all INT32 or all INT64 (pq_fcols_rec_heads) */
 	OP_INT1, OP_INTS4, OP_INTS8,
 };
@@ -636,6 +635,8 @@ enum op_kind {
 struct pq_op {
 	uint8_t op;
 	uint8_t n;
+	/* A scope's first op: 1 + the scope, whose values it starts (from their first); else 0. */
+	uint8_t scope;
 	uint32_t pre;
 	int a, b;
 	/*
@@ -857,12 +858,12 @@ static const struct tmx_value *emit_direct(const struct pq_rec_emit *em, const s
 	size_t i = 0, bytes = 0;
 
 	for (; op < end; op++) {
+		if (op->scope) {
+			vals = scopes[op->scope - 1];
+			i = 0;
+		}
 		i += op->pre;
 		switch (op->op) {
-		case OP_SCOPE:
-			vals = scopes[op->a];
-			i = 0;
-			break;
 		case OP_INTS:
 		case OP_INT1:
 		case OP_INTS4:
@@ -925,12 +926,12 @@ static const struct tmx_value *emit_rec(const struct pq_rec_emit *em, const stru
 	size_t i = 0;
 
 	for (; op < end; op++) {
+		if (op->scope) {
+			vals = scopes[op->scope - 1];
+			i = 0;
+		}
 		i += op->pre;
 		switch (op->op) {
-		case OP_SCOPE:
-			vals = scopes[op->a];
-			i = 0;
-			continue;
 		case OP_INT1:   /* as pq_rec_int's: 8 bytes stored (rec_room counts them) */
 			memcpy(w, &op->head, 8);
 			pq_rec_run_value(w + PQ_REC_HEAD, vals[i].u, em->ci[op->a].phys);
@@ -1063,7 +1064,7 @@ bool pq_fcols_static(const struct pq_fcols *fc)
 
 		if (op->op == OP_INTS || op->op == OP_INT1 || op->op == OP_INTS4 ||
 		    op->op == OP_INTS8 || op->op == OP_CPU ||
-		    op->op == OP_TEXT || op->op == OP_ELEMS || op->op == OP_SCOPE)
+		    op->op == OP_TEXT || op->op == OP_ELEMS)
 			continue;   /* a run, an integer, no entry, one string's, a static list */
 		if (op->op == OP_ARRAY && static_list(&fc->cols[op->a]))
 			continue;
@@ -1085,7 +1086,7 @@ bool pq_fcols_static(const struct pq_fcols *fc)
 	return true;
 }
 
-/* The scopes' ops one after the other, each scope's after an OP_SCOPE: one loop for an event. */
+/* The scopes' ops one after the other (pq_op.scope), one loop for an event. */
 bool pq_fcols_compile(struct pq_fcols *fc, const struct pq_schema *schema)
 {
 	bool ok = true;
@@ -1095,7 +1096,7 @@ bool pq_fcols_compile(struct pq_fcols *fc, const struct pq_schema *schema)
 
 		ok = compile_scope(fc, schema, (enum tmx_scope)s, &pr);
 		if (ok && pr.n)
-			ok = op_add(&fc->prog, (struct pq_op){ .op = OP_SCOPE, .a = s });
+			pr.ops[0].scope = (uint8_t)(s + 1);
 		for (size_t k = 0; ok && k < pr.n; k++)
 			ok = op_add(&fc->prog, pr.ops[k]);
 		free(pr.ops);
