@@ -156,9 +156,8 @@ static inline void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 	struct shape_slot *slot = shape_of(f, msg->event->cls);
 	const struct shape *sh = slot->sh;
 	struct tmx_buf *r = &f->rec;
-	struct pq_rec_emit em = { r, NULL, &f->scratch, &f->labels, NULL, NULL, NULL };
 	uint8_t flags = REC_NOMEM;
-	bool cpu, varied = false;
+	bool cpu;
 
 	r->len = 0;
 	r->oom = false;
@@ -173,17 +172,17 @@ static inline void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 	flags = row_check(f, slot, msg);
 	if (flags)
 		goto done;
-	em.ci = sh->ci;
-	em.varied = &varied;
+	f->em.ci = sh->ci;
+	f->varied = false;
 	r->len = (size_t)(pq_rec_include_at(r->p + REC_HEAD, slot->names) - r->p);
-	cpu = row_emit(f, sh, msg, &em);
+	cpu = row_emit(f, sh, msg, &f->em);
 	/*
 	 * A class whose rows have the same entry heads but for the fixed
 	 * columns' nulls: those nulls said in the include entry's head
 	 * (record.h), whose names also tell the class, so that its rows'
 	 * heads are known from that head alone (transpose.c).
 	 */
-	if (sh->static_heads && !varied && !r->oom)
+	if (sh->static_heads && !f->varied && !r->oom)
 		r->p[REC_HEAD + 4] = (uint8_t)(1 + msg->has_ts + 2 * cpu);
 	if (r->oom)
 		flags = REC_NOMEM;
@@ -209,6 +208,7 @@ struct pq_fmt *pq_fmt_new(struct tmx_parquet *p, bool worker)
 	if (!f)
 		return NULL;
 	f->p = p;
+	f->em = (struct pq_rec_emit){ &f->rec, NULL, &f->scratch, &f->labels, NULL, NULL, &f->varied };
 	if (worker) {
 		if (!(f->out = malloc(sizeof(*f->out)))) {
 			free(f);
