@@ -116,8 +116,8 @@ struct pq_rec_emit {
  * the caller's.  `cells` has room for every column (the values of
  * variants and optionals go there).  Into a record, room for
  * fc->rec_room bytes must have been made, and room for an integer's
- * entry is left (but when memory ran out: em->rec's `oom`).  Returns the CPU field's value,
- * or NULL.
+ * entry is left (but when memory ran out: em->rec's `oom`).  Returns the
+ * CPU field's value, or NULL.
  */
 const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em, const struct pq_fcols *fc,
 				      const struct tmx_value *const scopes[TMX_N_SCOPES],
@@ -125,7 +125,7 @@ const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em, const struct
 /*
  * The heads of the record entries pq_fcols_emit writes without asking for
  * room, and fc->rec_room, from the columns' types and levels (`ci`, of
- * the finished schema): before the first record.
+ * the finished schema): once, before the first record.
  */
 void pq_fcols_rec_heads(struct pq_fcols *fc, const struct pq_colinfo *ci);
 /*

@@ -138,7 +138,7 @@ struct pq_fmt {
 	const struct tmx_trace_class *host_of;   /* trace_host()'s last trace class */
 	const char *host;
 	struct outbuf *out;             /* workers: where records go */
-	/* Workers: how records are written (but its `ci`, the class's), made once (pq_fmt_new). */
+	/* How records are written (but its `ci`, the class's), made once (pq_fmt_new): workers'. */
 	struct pq_rec_emit em;
 	bool varied;                    /* em.varied's */
 };
