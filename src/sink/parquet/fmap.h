@@ -58,7 +58,7 @@ struct pq_fcol {
 	struct pq_fmap list;     /* LISTs: the map of the list */
 };
 
-/* Walks of scopes as Parquet entries (fmap_values.c). */
+/* Walks of scopes as Parquet entries (fmap_ops.h). */
 struct pq_op;
 struct pq_fprog {
 	struct pq_op *ops;
@@ -88,7 +88,7 @@ struct pq_fcols {
  */
 bool pq_fcols_new(struct pq_fcols *fc, const struct tmx_event_class *ec, struct pq_schema *s);
 void pq_fcols_free(struct pq_fcols *fc);
-/* The walks of the scopes as ops (fmap_values.c), by the columns of schema `s`; false without memory. */
+/* The walks of the scopes as ops (fmap_ops.c), by schema `s`'s columns; false without memory. */
 bool pq_fcols_compile(struct pq_fcols *fc, const struct pq_schema *s);
 
 /*
@@ -140,7 +140,7 @@ bool pq_fcols_static(const struct pq_fcols *fc);
 /* A string as UTF-8 (see above) into a record (or the columns). */
 void pq_rec_text(const struct pq_rec_emit *em, int col, uint8_t rep, const char *p, size_t n);
 void pq_emit_int(const struct pq_rec_emit *em, int col, uint8_t rep, uint64_t bits);
-/* ts and cycles (NULL: nulls), stream_id and stream_class_id, all INT64, straight into the columns. */
+/* ts and cycles (NULL: nulls), stream_id and stream_class_id, all INT64, into the columns. */
 void pq_emit_fixed(const struct pq_rec_emit *em, const uint64_t *ts, const uint64_t ids[2]);
 void pq_emit_null(const struct pq_rec_emit *em, int col, uint8_t rep, uint8_t def);
 
