@@ -298,8 +298,7 @@ void pq_fcols_free(struct pq_fcols *fc)
 		if (fc->cols[c].how == PQ_F_LIST)
 			pq_fmap_free(&fc->cols[c].list);
 	free(fc->cols);
-	for (int s = 0; s < TMX_N_SCOPES; s++)
-		free(fc->prog[s].ops);
+	free(fc->prog.ops);
 	tmx_columns_free(fc->model);
 	*fc = (struct pq_fcols){ 0 };
 }

@@ -58,7 +58,7 @@ struct pq_fcol {
 	struct pq_fmap list;     /* LISTs: the map of the list */
 };
 
-/* A scope's walk as Parquet entries (fmap.c). */
+/* Walks of scopes as Parquet entries (fmap_ops.h). */
 struct pq_op;
 struct pq_fprog {
 	struct pq_op *ops;
@@ -71,8 +71,15 @@ struct pq_fcols {
 	size_t n;                /* tmx_columns_count(model) */
 	size_t n_fixed;          /* tmx_columns_fixed_count(model): the caller's columns */
 	struct pq_fcol *cols;
-	struct pq_fprog prog[TMX_N_SCOPES];
-	uint8_t n_progs, progs[TMX_N_SCOPES];   /* the scopes with ops, in order (pq_fcols_compile) */
+	struct pq_fprog prog;    /* the walks of its scopes, one after the other (pq_fcols_compile) */
+	/*
+	 * The most bytes of the record entries pq_fcols_emit writes without
+	 * asking for room (runs of integers, LISTs of integers of their
+	 * class's length), and of an integer's entry after them (the CPU's,
+	 * sink_impl.h): the room its caller makes, and it makes again after
+	 * each other entry (pq_fcols_rec_heads).
+	 */
+	size_t rec_room;
 };
 
 /*
@@ -81,7 +88,7 @@ struct pq_fcols {
  */
 bool pq_fcols_new(struct pq_fcols *fc, const struct tmx_event_class *ec, struct pq_schema *s);
 void pq_fcols_free(struct pq_fcols *fc);
-/* The walk of each scope as ops (fmap_values.c), by the columns of schema `s`; false without memory. */
+/* The walks of the scopes as ops (fmap_ops.c), by schema `s`'s columns; false without memory. */
 bool pq_fcols_compile(struct pq_fcols *fc, const struct pq_schema *s);
 
 /*
@@ -107,12 +114,20 @@ struct pq_rec_emit {
  * The field columns' values of an event whose scopes (`scopes`) are the
  * class's (checked), walked and written in one pass; the fixed columns are
  * the caller's.  `cells` has room for every column (the values of
- * variants and optionals go there).  Returns the CPU field's value, or
- * NULL.
+ * variants and optionals go there).  Into a record, room for
+ * fc->rec_room bytes must have been made, and room for an integer's
+ * entry is left (but when memory ran out: em->rec's `oom`).  Returns the
+ * CPU field's value, or NULL.
  */
 const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em, const struct pq_fcols *fc,
 				      const struct tmx_value *const scopes[TMX_N_SCOPES],
 				      const struct tmx_value **cells);
+/*
+ * The heads of the record entries pq_fcols_emit writes without asking for
+ * room, and fc->rec_room, from the columns' types and levels (`ci`, of
+ * the finished schema): once, before the first record.
+ */
+void pq_fcols_rec_heads(struct pq_fcols *fc, const struct pq_colinfo *ci);
 /*
  * Whether pq_fcols_emit writes the same entry heads (the same entries of
  * the same columns, nulls included) for every event of the class: only
@@ -125,7 +140,7 @@ bool pq_fcols_static(const struct pq_fcols *fc);
 /* A string as UTF-8 (see above) into a record (or the columns). */
 void pq_rec_text(const struct pq_rec_emit *em, int col, uint8_t rep, const char *p, size_t n);
 void pq_emit_int(const struct pq_rec_emit *em, int col, uint8_t rep, uint64_t bits);
-/* ts and cycles (NULL: nulls), stream_id and stream_class_id, all INT64. */
+/* ts and cycles (NULL: nulls), stream_id and stream_class_id, all INT64, into the columns. */
 void pq_emit_fixed(const struct pq_rec_emit *em, const uint64_t *ts, const uint64_t ids[2]);
 void pq_emit_null(const struct pq_rec_emit *em, int col, uint8_t rep, uint8_t def);
 

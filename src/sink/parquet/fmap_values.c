@@ -1,16 +1,17 @@
 /*
  * An event's values as a table's row (fmap.h): record entries (record.h)
  * or values straight into the columns, walked and written in one pass by
- * each class's steps (model/columns_plan.h) compiled into Parquet ops.
+ * each class's steps (model/columns_plan.h) compiled into Parquet ops
+ * (fmap_ops.c).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/grow.h"
 #include "common/utf8.h"
 #include "model/columns_plan.h"
 #include "model/field_class.h"
 #include "sink/parquet/fmap.h"
+#include "sink/parquet/fmap_ops.h"
 #include "sink/parquet/record.h"
 
 /*
@@ -151,30 +152,6 @@ static __attribute__((noinline)) void emit_fixed(const struct pq_rec_emit *em, c
 {
 	struct pq_col *c = em->cols;
 
-	if (em->rec) {
-		/*
-		 * pq_rec_u64s and pq_rec_null's entries, in one room and by
-		 * stores only: the fixed columns are INT64 (below).
-		 */
-		struct tmx_buf *b = em->rec;
-		uint8_t *h;
-
-		if (!tmx_buf_reserve(b, 2 * (PQ_REC_HEAD + 16)))
-			return;
-		h = b->p + b->len;
-		if (ts) {
-			h = pq_rec_head_at(h, TMX_COLUMN_TS | PQ_REC_RUN, 0, 2);
-			memcpy(h, ts, 16);
-			h += 16;
-		} else {
-			h = pq_rec_head_at(h, TMX_COLUMN_TS | PQ_REC_NULL, 0, 0);
-			h = pq_rec_head_at(h, TMX_COLUMN_CYCLES | PQ_REC_NULL, 0, 0);
-		}
-		h = pq_rec_head_at(h, TMX_COLUMN_STREAM_ID | PQ_REC_RUN, 0, 2);
-		memcpy(h, ids, 16);
-		b->len = (size_t)(h + 16 - b->p);
-		return;
-	}
 	/* The fixed columns are INT64 (tracemux/columns.h): 2 runs of 2, or 2 nulls and a run. */
 	if (ts) {
 		col_int64_top(&c[TMX_COLUMN_TS], ts[0]);
@@ -198,7 +175,7 @@ void pq_emit_fixed(const struct pq_rec_emit *em, const uint64_t *ts, const uint6
 	 * rows; the ids never have one): four stores without a call, as
 	 * pq_emit_int's.
 	 */
-	if (__builtin_expect(!em->rec && ts && !c[TMX_COLUMN_TS].defs_stored &&
+	if (__builtin_expect(ts && !c[TMX_COLUMN_TS].defs_stored &&
 				     !c[TMX_COLUMN_CYCLES].defs_stored,
 			     1)) {
 		pq_col_put8(&c[TMX_COLUMN_TS].vals, ts[0], 8);
@@ -368,25 +345,25 @@ void pq_put_text(const struct pq_emit *em, int col, uint8_t rep, const char *p, 
 	pq_col_bytes(c, rep, c->max_def, t, n);
 }
 
+/* Strings up to so many bytes go into records by rec_ascii_at. */
+#define REC_ASCII_MAX 256
+
 /*
- * Into a record, a string of ASCII (most are: names, states, files)
- * checked while it is copied, 8 bytes at a time: one pass over it rather
- * than utf8_text's then memcpy's.  False, the record as it was, when it
- * is not all ASCII (or is long): pq_rec_text's own way then.
+ * Into a record at `h` (room for its PQ_REC_HEAD + 4 + n bytes made), a
+ * string of ASCII (most are: names, states, files) of at most
+ * REC_ASCII_MAX bytes, checked while it is copied, 8 bytes at a time: one
+ * pass over it rather than utf8_text's then memcpy's.  Returns its
+ * entry's end, or NULL when it is not all ASCII (the bytes at `h` are
+ * not the record's then): pq_rec_text's own way.
  */
-static bool rec_ascii(const struct pq_rec_emit *em, int col, uint8_t rep, const char *p,
-		      size_t n)
+static inline uint8_t *rec_ascii_at(uint8_t *h, const struct pq_colinfo *ci, int col, uint8_t rep,
+				    const char *p, size_t n)
 {
-	struct tmx_buf *b = em->rec;
 	uint64_t high = 0, w;
 	uint32_t len = (uint32_t)n;
-	uint8_t *h, *d;
+	uint8_t *d = h + PQ_REC_HEAD + 4;
 	size_t i = 0;
 
-	if (n > 256 || !tmx_buf_reserve(b, PQ_REC_HEAD + 4 + n))
-		return false;
-	h = b->p + b->len;
-	d = h + PQ_REC_HEAD + 4;
 	for (; i + 8 <= n; i += 8) {
 		memcpy(&w, p + i, 8);
 		memcpy(d + i, &w, 8);
@@ -405,9 +382,25 @@ static bool rec_ascii(const struct pq_rec_emit *em, int col, uint8_t rep, const 
 		}
 	}
 	if (high & 0x8080808080808080ull)
-		return false;   /* the bytes past b->len are not the record's */
-	memcpy(pq_rec_head_at(h, (uint32_t)col, rep, em->ci[col].max_def), &len, 4);
-	b->len += PQ_REC_HEAD + 4 + n;
+		return NULL;
+	memcpy(pq_rec_head_at(h, (uint32_t)col, rep, ci[col].max_def), &len, 4);
+	return d + n;
+}
+
+/*
+ * rec_ascii_at at the end of the record; false, the record as it was,
+ * when the string is not ASCII or is long.
+ */
+static bool rec_ascii(const struct pq_rec_emit *em, int col, uint8_t rep, const char *p,
+		      size_t n)
+{
+	struct tmx_buf *b = em->rec;
+	uint8_t *end;
+
+	if (n > REC_ASCII_MAX || !tmx_buf_reserve(b, PQ_REC_HEAD + 4 + n) ||
+	    !(end = rec_ascii_at(b->p + b->len, em->ci, col, rep, p, n)))
+		return false;
+	b->len = (size_t)(end - b->p);
 	return true;
 }
 
@@ -623,317 +616,223 @@ static void emit_cells(const struct pq_rec_emit *em, const struct pq_fcols *fc,
 /* ---- the walk and the values in one pass ---- */
 
 /*
- * Each scope's walk (model/columns_plan.h) made Parquet entries once per
- * class: integers of consecutive columns and values one run (one record
- * entry, one loop), other columns each by its kind.  Each op first skips
- * `pre` values.
+ * An op other than OP_INTS and OP_CPU at vals[i]: the index after its
+ * values.  `rec` is em->rec != NULL, a constant in each caller: no test
+ * of em->rec, read again after each store, by op.
  */
-enum op_kind {
-	OP_INTS,    /* Parquet columns a .. a + n - 1: the next n values */
-	OP_VAL,     /* model column a: the next value */
-	OP_ELEMS,   /* model column a, static_list's: the next value (its elements after it) */
-	OP_TEXT,    /* Parquet column a: the next value, a string (b 0) or a text array (b 1) */
-	OP_ENUM,    /* model columns a (value) and b (labels): the next value */
-	OP_ARRAY,   /* model column a: the next value and its `count` elements */
-	OP_TREE,    /* model column a: the next value and its subtree */
-	OP_NODE,    /* model columns a .. b - 1: a variant's or an optional's (by cells) */
-	OP_LABEL,   /* model column a (an enumeration's labels): the value before */
-	OP_CPU,     /* the value `a` after the next is the CPU field's (none consumed) */
-};
-
-struct pq_op {
-	uint8_t op;
-	uint8_t n;
-	uint32_t pre;
-	int a, b;
-	const struct tmx_col_node *node;
-};
-
-static bool op_add(struct pq_fprog *pr, struct pq_op op)
-{
-	void *ops = pr->ops;
-
-	if (!tmx_grow_array(&ops, &pr->cap, pr->n + 1, sizeof(*pr->ops), 8))
-		return false;
-	pr->ops = ops;
-	pr->ops[pr->n++] = op;
-	return true;
-}
-
-/*
- * Integers of consecutive values and columns that the steps cut: across
- * the CPU field's note (the packet context's members), and an
- * enumeration's value after them (its labels then emitted alone).  One
- * record entry where there were two.
- */
-static void merge_runs(const struct pq_fcols *fc, struct pq_fprog *pr)
-{
-	for (size_t k = 0; k + 1 < pr->n; k++) {
-		struct pq_op *a = &pr->ops[k], *b = &pr->ops[k + 1], *c = k + 2 < pr->n ? b + 1 : NULL;
-
-		if (a->op != OP_INTS)
-			continue;
-		if (b->op == OP_CPU && !b->pre && c && c->op == OP_INTS && !c->pre &&
-		    c->a == a->a + a->n && a->n + c->n <= 255) {
-			struct pq_op cpu = { .op = OP_CPU, .pre = a->pre, .a = a->n };
-
-			a->n = (uint8_t)(a->n + c->n);
-			a->pre = 0;
-			*b = *a;
-			*a = cpu;
-			memmove(c, c + 1, (size_t)(pr->ops + pr->n - (c + 1)) * sizeof(*c));
-			pr->n--;
-			k--;   /* the run may go on */
-		} else if (b->op == OP_ENUM && !b->pre && fc->cols[b->a].col == a->a + a->n &&
-			   a->n < 255) {
-			a->n++;
-			*b = (struct pq_op){ .op = OP_LABEL, .a = b->b };
-		}
-	}
-}
-
-/*
- * A LIST of integers of a static length (not 0): one `elems` entry
- * whose count is the class's (emit_list; one that is not says so).
- */
-static bool static_list(const struct pq_fcol *pc)
-{
-	const struct pq_fmap *fm = &pc->list;
-
-	return pc->how == PQ_F_LIST && fm->how == PQ_F_LIST && fm->fc &&
-	       fm->fc->kind == TMX_FC_ARRAY && fm->fc->length && fm->fc->length <= UINT32_MAX &&
-	       fm->n_children == 1 && fm->children[0].how == PQ_F_INT;
-}
-
-/* The bytes of a run's record entry (pq_rec_ints), from the schema's types. */
-static uint32_t run_bytes(const struct pq_schema *schema, int col, unsigned n)
-{
-	uint32_t bytes = PQ_REC_HEAD;
-
-	for (size_t e = 0; e < schema->n; e++) {
-		const struct pq_elem *el = &schema->elems[e];
-
-		if (el->leaf && el->col >= col && el->col < col + (int)n)
-			bytes += pq_int_width(el->type.phys);
-	}
-	return bytes;
-}
-
-static bool compile_scope(struct pq_fcols *fc, const struct pq_schema *schema, enum tmx_scope s)
-{
-	struct pq_fprog *pr = &fc->prog[s];
-	size_t n_steps;
-	const struct tmx_col_step *st = tmx_columns_steps(fc->model, s, &n_steps);
-
-	for (size_t k = 0; k < n_steps; k++, st++) {
-		struct pq_op op = { .pre = st->pre, .a = st->col, .b = st->col2, .node = st->node };
-		bool ok = true;
-
-		switch (st->op) {
-		case TMX_STEP_RUN:
-			for (int c = st->col, end = st->col + st->col2; ok && c < end;) {
-				const struct pq_fcol *pc = &fc->cols[c];
-				int n = 1;
-
-				if (pc->how == PQ_F_INT) {
-					while (n < 255 && c + n < end && fc->cols[c + n].how == PQ_F_INT &&
-					       fc->cols[c + n].col == pc->col + n)
-						n++;
-					op = (struct pq_op){ .op = OP_INTS, .n = (uint8_t)n, .pre = op.pre,
-							     .a = pc->col };
-				} else if (pc->how == PQ_F_STRING || pc->how == PQ_F_TEXT) {
-					op = (struct pq_op){ .op = OP_TEXT, .pre = op.pre, .a = pc->col,
-							     .b = pc->how == PQ_F_TEXT };
-				} else {
-					op = (struct pq_op){ .op = static_list(pc) ? OP_ELEMS : OP_VAL,
-							     .pre = op.pre, .a = c };
-				}
-				ok = op_add(pr, op);
-				op.pre = 0;
-				c += n;
-			}
-			break;
-		case TMX_STEP_ENUM:
-			op.op = OP_ENUM;
-			ok = op_add(pr, op);
-			break;
-		case TMX_STEP_ARRAY:
-			op.op = OP_ARRAY;
-			ok = op_add(pr, op);
-			break;
-		case TMX_STEP_TREE:
-			op.op = OP_TREE;
-			ok = op_add(pr, op);
-			break;
-		case TMX_STEP_NODE:
-			op.op = OP_NODE;
-			ok = op_add(pr, op);
-			break;
-		default:
-			op = (struct pq_op){ .op = OP_CPU, .pre = st->pre };
-			ok = op_add(pr, op);
-			break;
-		}
-		if (!ok)
-			return false;
-	}
-	merge_runs(fc, pr);
-	for (size_t k = 0; k < pr->n; k++)
-		if (pr->ops[k].op == OP_INTS)
-			pr->ops[k].b = (int)run_bytes(schema, pr->ops[k].a, pr->ops[k].n);
-	merge_runs(fc, pr);
-	return true;
-}
-
-/*
- * A scope's values by its ops; the CPU field's value in *cpu.  `rec` is
- * em->rec != NULL, a constant in each of pq_fcols_emit's two copies: no
- * test of em->rec, read again after each store, by op.
- */
-static inline __attribute__((always_inline)) void run_prog(const struct pq_rec_emit *em,
+static inline __attribute__((always_inline)) size_t run_op(const struct pq_rec_emit *em,
 							   const struct pq_fcols *fc,
-							   const struct pq_fprog *pr,
-							   const struct tmx_value *vals,
-							   const struct tmx_value **cells,
-							   const struct tmx_value **cpu, bool rec)
+							   const struct pq_op *op,
+							   const struct tmx_value *vals, size_t i,
+							   const struct tmx_value **cells, bool rec)
 {
-	const struct pq_op *op = pr->ops, *end = op + pr->n;
+	switch (op->op) {
+	case OP_VAL:
+		emit_column(em, &fc->cols[op->a], &vals[i++]);
+		break;
+	case OP_ELEMS: {   /* a record's entry as emit_list's, without its calls and tests */
+		const struct pq_fmap *fm = &fc->cols[op->a].list;
+		const struct tmx_value *v = &vals[i++];
+
+		if (rec && v->count == fm->fc->length)
+			pq_rec_elems(em->rec, em->ci, (uint32_t)fm->children[0].col, 0, fm->elem_rep,
+				     v + 1, (uint32_t)v->count);
+		else
+			emit_column(em, &fc->cols[op->a], v);
+		break;
+	}
+	case OP_TEXT: {   /* as emit_column, its dictionary tried first without a call */
+		const struct tmx_value *v = &vals[i++];
+		/* A text array as babeltrace2 reads it: up to its first NUL. */
+		size_t n = op->b ? tmx_value_text_len(v) : v->str.len;
+
+		if (rec || !text_known(em, op->a, 0, v->str.ptr, n))
+			text_put(em, op->a, 0, v->str.ptr, n);
+		break;
+	}
+	case OP_ENUM:
+		emit_column(em, &fc->cols[op->a], &vals[i]);
+		emit_column(em, &fc->cols[op->b], &vals[i++]);
+		break;
+	case OP_ARRAY:
+		emit_column(em, &fc->cols[op->a], &vals[i]);
+		i += 1 + (size_t)vals[i].count;
+		break;
+	case OP_TREE:
+		emit_column(em, &fc->cols[op->a], &vals[i]);
+		i = tmx_value_skip(vals, i);
+		break;
+	case OP_NODE:
+		i = tmx_columns_walk_node(op->node, vals, i, cells);
+		emit_cells(em, fc, cells, op->a, op->b);
+		break;
+	default:   /* OP_LABEL */
+		emit_column(em, &fc->cols[op->a], &vals[i - 1]);
+		break;
+	}
+	return i;
+}
+
+/* The values of `scopes` straight into the columns by the ops; returns the CPU field's value. */
+static const struct tmx_value *emit_direct(const struct pq_rec_emit *em, const struct pq_fcols *fc,
+					   const struct tmx_value *const scopes[TMX_N_SCOPES],
+					   const struct tmx_value **cells)
+{
+	const struct pq_op *op = fc->prog.ops, *end = op + fc->prog.n;
+	const struct tmx_value *vals = NULL, *cpu = NULL;
 	size_t i = 0, bytes = 0;
 
 	for (; op < end; op++) {
+		if (op->scope) {
+			vals = scopes[op->scope - 1];
+			i = 0;
+		}
 		i += op->pre;
 		switch (op->op) {
 		case OP_INTS:
-			if (rec) {   /* record.h's writers, without emit_int's test of em->rec */
-				if (op->n > 1)
-					pq_rec_ints(em->rec, em->ci, (uint32_t)op->a, &vals[i], op->n);
-				else   /* signed or not, `u` has the value's bits */
-					pq_rec_int(em->rec, em->ci, (uint32_t)op->a, 0, vals[i].u);
-			} else {
-				/*
-				 * Straight into the columns (top-level, not
-				 * repeated), their bytes counted once for the
-				 * scope: the counter is in memory, which the
-				 * stores to the columns could alias.
-				 */
-				cols_int_top(&em->cols[op->a], &vals[i], op->n);
-				bytes += (size_t)op->b;
-			}
+		case OP_INT1:
+		case OP_INTS4:
+		case OP_INTS8:
+			/*
+			 * Top-level, not repeated, their bytes counted once for
+			 * the event: the counter is in memory, which the stores
+			 * to the columns could alias.
+			 */
+			cols_int_top(&em->cols[op->a], &vals[i], op->n);
+			bytes += (size_t)op->b;
 			i += op->n;
 			break;
-		case OP_VAL:
-			emit_column(em, &fc->cols[op->a], &vals[i++]);
+		case OP_CPU:
+			cpu = &vals[i + (size_t)op->a];
 			break;
-		case OP_ELEMS: {   /* a record's entry as emit_list's, without its calls and tests */
-			const struct pq_fmap *fm = &fc->cols[op->a].list;
-			const struct tmx_value *v = &vals[i++];
-
-			if (rec && v->count == fm->fc->length)
-				pq_rec_elems(em->rec, em->ci, (uint32_t)fm->children[0].col, 0,
-					     fm->elem_rep, v + 1, (uint32_t)v->count);
-			else
-				emit_column(em, &fc->cols[op->a], v);
-			break;
-		}
-		case OP_TEXT: {   /* as emit_column, its dictionary tried first without a call */
-			const struct tmx_value *v = &vals[i++];
-			/* A text array as babeltrace2 reads it: up to its first NUL. */
-			size_t n = op->b ? tmx_value_text_len(v) : v->str.len;
-
-			if (rec || !text_known(em, op->a, 0, v->str.ptr, n))
-				text_put(em, op->a, 0, v->str.ptr, n);
-			break;
-		}
-		case OP_ENUM:
-			emit_column(em, &fc->cols[op->a], &vals[i]);
-			emit_column(em, &fc->cols[op->b], &vals[i++]);
-			break;
-		case OP_ARRAY:
-			emit_column(em, &fc->cols[op->a], &vals[i]);
-			i += 1 + (size_t)vals[i].count;
-			break;
-		case OP_TREE:
-			emit_column(em, &fc->cols[op->a], &vals[i]);
-			i = tmx_value_skip(vals, i);
-			break;
-		case OP_NODE:
-			i = tmx_columns_walk_node(op->node, vals, i, cells);
-			emit_cells(em, fc, cells, op->a, op->b);
-			break;
-		case OP_LABEL:
-			emit_column(em, &fc->cols[op->a], &vals[i - 1]);
-			break;
-		default:   /* OP_CPU */
-			*cpu = &vals[i + (size_t)op->a];
+		default:
+			i = run_op(em, fc, op, vals, i, cells, false);
 			break;
 		}
 	}
-	if (bytes)   /* records (em->rec) count nothing here */
+	if (bytes)
 		*em->bytes += bytes;
+	return cpu;
+}
+
+/* `n` integers (tmx_value.u) of `v` at `p` as INT32 values (4 bytes each). */
+static inline void rec_values4(uint8_t *p, const struct tmx_value *v, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++) {
+		uint32_t x = (uint32_t)v[k].u;
+
+		memcpy(p + 4 * k, &x, 4);
+	}
+}
+
+/* The same as INT64 values (8 bytes each). */
+static inline void rec_values8(uint8_t *p, const struct tmx_value *v, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++)
+		memcpy(p + 8 * k, &v[k].u, 8);
+}
+
+/*
+ * The values of `scopes` as record entries at the end of em->rec, where
+ * room for fc->rec_room bytes was made: the ops with a rec_bytes (runs,
+ * static LISTs: their heads made once, pq_fcols_rec_heads) write there
+ * without asking for room, the others through em->rec, after which the
+ * room is made again.  Returns the CPU field's value (NULL also when
+ * memory ran out: em->rec's `oom`).
+ */
+static const struct tmx_value *emit_rec(const struct pq_rec_emit *em, const struct pq_fcols *fc,
+					const struct tmx_value *const scopes[TMX_N_SCOPES],
+					const struct tmx_value **cells)
+{
+	const struct pq_op *op = fc->prog.ops, *end = op + fc->prog.n;
+	const struct tmx_value *vals = NULL, *cpu = NULL;
+	struct tmx_buf *b = em->rec;
+	uint8_t *w = b->p + b->len;
+	size_t i = 0;
+
+	for (; op < end; op++) {
+		if (op->scope) {
+			vals = scopes[op->scope - 1];
+			i = 0;
+		}
+		i += op->pre;
+		switch (op->op) {
+		case OP_INT1:   /* as pq_rec_int's: 8 bytes stored (rec_room counts them) */
+			memcpy(w, &op->head, 8);
+			pq_rec_run_value(w + PQ_REC_HEAD, vals[i].u, em->ci[op->a].phys);
+			w += op->rec_bytes;
+			i++;
+			continue;
+		case OP_INTS4:   /* the head's 6 bytes, and 2 that the values overwrite */
+			memcpy(w, &op->head, 8);
+			rec_values4(w + PQ_REC_HEAD, &vals[i], op->n);
+			w += op->rec_bytes;
+			i += op->n;
+			continue;
+		case OP_INTS8:
+			memcpy(w, &op->head, 8);
+			rec_values8(w + PQ_REC_HEAD, &vals[i], op->n);
+			w += op->rec_bytes;
+			i += op->n;
+			continue;
+		case OP_INTS: {   /* 8 bytes stored for each (rec_room counts them) */
+			/* (in locals: the stores could alias the op and em, for all the compiler knows) */
+			const struct pq_colinfo *ci = em->ci + op->a;
+			const struct tmx_value *v = &vals[i];
+			unsigned n = op->n;
+			uint8_t *p = w + PQ_REC_HEAD;
+
+			memcpy(w, &op->head, 8);
+			for (unsigned k = 0; k < n; k++)
+				p = pq_rec_run_value(p, v[k].u, ci[k].phys);
+			w += op->rec_bytes;
+			i += n;
+			continue;
+		}
+		case OP_TEXT: {   /* an ASCII string in the room left over rec_room, else run_op's way */
+			const struct tmx_value *v = &vals[i];
+			size_t n = op->b ? tmx_value_text_len(v) : v->str.len;
+			uint8_t *e;
+
+			if (n <= REC_ASCII_MAX &&
+			    (size_t)(b->p + b->cap - w) >= PQ_REC_HEAD + 4 + n + fc->rec_room &&
+			    (e = rec_ascii_at(w, em->ci, op->a, 0, v->str.ptr, n))) {
+				w = e;
+				i++;
+				continue;
+			}
+			break;
+		}
+		case OP_ELEMS:   /* pq_rec_elems's entry, the count overwriting the head's last 2 */
+			if (op->rec_bytes && vals[i].count == (uint64_t)op->b) {
+				memcpy(w, &op->head, 8);
+				memcpy(w + PQ_REC_HEAD, &op->b, 4);
+				if (op->rec_bytes == PQ_REC_HEAD + 4 + 8 * (uint32_t)op->b)
+					rec_values8(w + PQ_REC_HEAD + 4, &vals[i + 1], (unsigned)op->b);
+				else
+					rec_values4(w + PQ_REC_HEAD + 4, &vals[i + 1], (unsigned)op->b);
+				w += op->rec_bytes;
+				i += 1 + (size_t)op->b;
+				continue;
+			}
+			break;
+		case OP_CPU:
+			cpu = &vals[i + (size_t)op->a];
+			continue;
+		}
+		b->len = (size_t)(w - b->p);
+		i = run_op(em, fc, op, vals, i, cells, true);
+		if (!tmx_buf_reserve(b, fc->rec_room))
+			return NULL;
+		w = b->p + b->len;
+	}
+	b->len = (size_t)(w - b->p);
+	return cpu;
 }
 
 const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em, const struct pq_fcols *fc,
 				      const struct tmx_value *const scopes[TMX_N_SCOPES],
 				      const struct tmx_value **cells)
 {
-	const struct tmx_value *cpu = NULL;
-
-	if (em->rec) {
-		for (unsigned k = 0; k < fc->n_progs; k++) {
-			unsigned s = fc->progs[k];
-
-			run_prog(em, fc, &fc->prog[s], scopes[s], cells, &cpu, true);
-		}
-	} else {
-		for (unsigned k = 0; k < fc->n_progs; k++) {
-			unsigned s = fc->progs[k];
-
-			run_prog(em, fc, &fc->prog[s], scopes[s], cells, &cpu, false);
-		}
-	}
-	return cpu;
-}
-
-bool pq_fcols_static(const struct pq_fcols *fc)
-{
-	for (int s = 0; s < TMX_N_SCOPES; s++) {
-		const struct pq_fprog *pr = &fc->prog[s];
-
-		for (size_t k = 0; k < pr->n; k++) {
-			const struct pq_op *op = &pr->ops[k];
-
-			if (op->op == OP_INTS || op->op == OP_CPU || op->op == OP_TEXT ||
-			    op->op == OP_ELEMS)
-				continue;   /* a run, an integer, no entry, one string's, a static list */
-			if (op->op == OP_ARRAY && static_list(&fc->cols[op->a]))
-				continue;
-			if (op->op != OP_VAL)
-				return false;   /* labels, other lists, trees, variants' nodes */
-			switch (fc->cols[op->a].how) {
-			case PQ_F_INT:
-			case PQ_F_FLOAT:
-			case PQ_F_BOOL:
-			case PQ_F_STRING:
-			case PQ_F_TEXT:
-			case PQ_F_BLOB:
-			case PQ_F_OPTION:
-				break;   /* emit_column: one entry of a value, never a null */
-			default:   /* lists other than static_list's (OP_ELEMS) too */
-				return false;
-			}
-		}
-	}
-	return true;
-}
-
-bool pq_fcols_compile(struct pq_fcols *fc, const struct pq_schema *schema)
-{
-	fc->n_progs = 0;
-	for (int s = 0; s < TMX_N_SCOPES; s++) {
-		if (!compile_scope(fc, schema, (enum tmx_scope)s))
-			return false;
-		if (fc->prog[s].n)
-			fc->progs[fc->n_progs++] = (uint8_t)s;
-	}
-	return true;
+	return em->rec ? emit_rec(em, fc, scopes, cells) : emit_direct(em, fc, scopes, cells);
 }

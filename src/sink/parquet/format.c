@@ -48,9 +48,6 @@ static struct shape *shape_new(const struct tmx_event_class *ec)
 		return NULL;
 	sh->ec = ec;
 	class_scopes(ec, sh->fc);
-	for (int s = 0; s < TMX_N_SCOPES; s++)
-		if (sh->fc[s])
-			sh->scopes[sh->n_scopes++] = (uint8_t)s;
 	pq_schema_init(&sh->schema);
 	if (!pq_fcols_new(&sh->cols, ec, &sh->schema) || !pq_schema_finish(&sh->schema))
 		return sh;   /* not ok: the table, made the same way, says why */
@@ -61,6 +58,9 @@ static struct shape *shape_new(const struct tmx_event_class *ec)
 		sh->ci[c] = (struct pq_colinfo){ sh->schema.elems[sh->schema.col_elem[c]].type.phys,
 						 sh->schema.max_def[c] };
 	sh->static_heads = pq_fcols_static(&sh->cols);
+	pq_fcols_rec_heads(&sh->cols, sh->ci);
+	/* The record's head, its names' include entry, the fixed columns' entries, then the fields'. */
+	sh->rec_room = REC_HEAD + PQ_REC_HEAD + sizeof(void *) + PQ_REC_FIXED_MAX + sh->cols.rec_room;
 	sh->ok = true;
 	return sh;
 }
@@ -92,7 +92,6 @@ pq_shape_find(struct pq_fmt *f, struct shape_slot *slot, const struct tmx_event_
 	slot->ec = ec;
 	slot->sh = sh;
 	slot->trace = NULL;
-	slot->tab = NULL;
 	return slot;
 }
 
@@ -148,34 +147,42 @@ const struct tmx_buf *pq_names_of(struct pq_fmt *f, struct shape *sh,
 	return n ? &n->entries : NULL;
 }
 
-/* The record of an event into f->rec (record.h, after REC_HEAD bytes: the shape and flags). */
-void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
+/*
+ * The record of an event into f->rec (record.h, after REC_HEAD bytes: the
+ * shape and flags).  Inlined in its one caller, tmx_parquet_format.
+ */
+static inline void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 {
 	struct shape_slot *slot = shape_of(f, msg->event->cls);
 	const struct shape *sh = slot->sh;
 	struct tmx_buf *r = &f->rec;
-	struct pq_rec_emit em = { r, NULL, &f->scratch, &f->labels, NULL, NULL, NULL };
-	uint8_t flags;
-	bool cpu, varied = false;
+	uint8_t flags = REC_NOMEM;
+	bool cpu;
 
 	r->len = 0;
 	r->oom = false;
-	tmx_buf_put(r, &sh, sizeof(sh));
-	tmx_buf_byte(r, 0);
-	flags = r->oom ? REC_NOMEM : row_check(f, slot, msg);
+	/*
+	 * Room made once for the entries that do not ask for it (all but
+	 * strings and LISTs of another length than their class's).
+	 */
+	if (!tmx_buf_reserve(r, sh && sh->ok ? sh->rec_room : REC_HEAD))
+		goto done;
+	memcpy(r->p, &sh, sizeof(sh));
+	r->len = REC_HEAD;
+	flags = row_check(f, slot, msg);
 	if (flags)
 		goto done;
-	em.ci = sh->ci;
-	em.varied = &varied;
-	pq_rec_include(r, slot->names);
-	cpu = row_emit(f, sh, msg, &em);
+	f->em.ci = sh->ci;
+	f->varied = false;
+	r->len = (size_t)(pq_rec_include_at(r->p + REC_HEAD, slot->names) - r->p);
+	cpu = row_emit(f, sh, msg, &f->em);
 	/*
 	 * A class whose rows have the same entry heads but for the fixed
 	 * columns' nulls: those nulls said in the include entry's head
 	 * (record.h), whose names also tell the class, so that its rows'
 	 * heads are known from that head alone (transpose.c).
 	 */
-	if (sh->static_heads && !varied && !r->oom)
+	if (sh->static_heads && !f->varied && !r->oom)
 		r->p[REC_HEAD + 4] = (uint8_t)(1 + msg->has_ts + 2 * cpu);
 	if (r->oom)
 		flags = REC_NOMEM;
@@ -201,6 +208,7 @@ struct pq_fmt *pq_fmt_new(struct tmx_parquet *p, bool worker)
 	if (!f)
 		return NULL;
 	f->p = p;
+	f->em = (struct pq_rec_emit){ &f->rec, NULL, &f->scratch, &f->labels, NULL, NULL, &f->varied };
 	if (worker) {
 		if (!(f->out = malloc(sizeof(*f->out)))) {
 			free(f);

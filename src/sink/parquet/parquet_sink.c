@@ -334,26 +334,29 @@ static inline __attribute__((always_inline)) int table_of(struct tmx_parquet *p,
 }
 
 /*
- * The table of `slot`'s events of `st` (the slot of the sink's own
- * formatter): kept in the slot, since consecutive events in merged order
- * are of classes that alternate and table_of's one last class misses.
+ * The table of `sh`'s events of `st`: kept in the shape, since
+ * consecutive events in merged order are of classes that alternate and
+ * table_of's one last class misses; a record's shape then tells its
+ * table without a look-up of the class.  The shape is only read by the
+ * other threads, which never read these fields.
  */
-static inline __attribute__((always_inline)) int slot_table(struct tmx_parquet *p,
-							   struct shape_slot *slot,
-							   const struct tmx_stream *st,
-							   struct pq_table **out,
-							   struct tmx_error *err)
+static inline __attribute__((always_inline)) int shape_table(struct tmx_parquet *p,
+							    const struct shape *sh,
+							    const struct tmx_stream *st,
+							    struct pq_table **out,
+							    struct tmx_error *err)
 {
+	struct shape *mine = (struct shape *)sh;
 	int ret;
 
-	if (slot->tab && slot->tab_trace == st->trace) {
-		*out = slot->tab;
+	if (sh->tab && sh->tab_trace == st->trace) {
+		*out = sh->tab;
 		return TMX_OK;
 	}
-	if ((ret = table_of(p, slot->sh, st, out, err)))
+	if ((ret = table_of(p, sh, st, out, err)))
 		return ret;
-	slot->tab = *out;
-	slot->tab_trace = st->trace;
+	mine->tab = *out;
+	mine->tab_trace = st->trace;
 	return TMX_OK;
 }
 
@@ -392,7 +395,6 @@ static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, const uin
 {
 	const struct tmx_stream *st = msg->stream;
 	const struct shape *sh;
-	struct shape_slot *slot;
 	struct pq_table *t;
 	size_t before;
 	uint8_t flags;
@@ -400,14 +402,11 @@ static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, const uin
 
 	if (len < REC_HEAD)
 		return nomem(err);
-	memcpy(&sh, rec, sizeof(sh));
+	memcpy(&sh, rec, sizeof(sh));   /* a shape made by a worker, under the sink's lock */
 	flags = rec[sizeof(sh)];
 	if (!sh)
 		return nomem(err);
-	slot = shape_of(p->fmt, sh->ec);   /* a look-up of the cache (sh is made) */
-	if (slot->sh != sh)
-		return nomem(err);
-	if ((ret = slot_table(p, slot, st, &t, err)))
+	if ((ret = shape_table(p, sh, st, &t, err)))
 		return ret;
 	if (t->broken)
 		return TMX_OK;   /* its error was reported */
@@ -437,7 +436,7 @@ static int put_direct(struct tmx_parquet *p, const struct tmx_msg *msg, struct t
 
 	if (!sh)
 		return nomem(err);
-	if ((ret = slot_table(p, slot, st, &t, err)))
+	if ((ret = shape_table(p, sh, st, &t, err)))
 		return ret;
 	if (t->broken)
 		return TMX_OK;   /* its error was reported */

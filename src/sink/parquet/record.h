@@ -38,6 +38,7 @@
 
 #include "sink/parquet/column.h"
 #include "common/buf.h"
+#include "tracemux/columns.h"
 #include "tracemux/model.h"
 
 #define PQ_REC_NULL 0x80000000u
@@ -180,13 +181,43 @@ static inline void pq_rec_elems(struct tmx_buf *b, const struct pq_colinfo *ci, 
 	}
 }
 
-/* The entries of `entries` (which must outlive the record's use) as one entry. */
+/*
+ * The entries of `entries` (which must outlive the record's use) as one
+ * entry at `h` (room made); returns its end.
+ */
+static inline uint8_t *pq_rec_include_at(uint8_t *h, const struct tmx_buf *entries)
+{
+	h = pq_rec_head_at(h, PQ_REC_INCLUDE, 0, 0);
+	memcpy(h, &entries, sizeof(entries));
+	return h + sizeof(entries);
+}
+
 static inline void pq_rec_include(struct tmx_buf *b, const struct tmx_buf *entries)
 {
-	uint8_t *p = pq_rec_head(b, PQ_REC_INCLUDE, 0, 0, sizeof(entries));
+	if (tmx_buf_reserve(b, PQ_REC_HEAD + sizeof(entries)))
+		b->len = (size_t)(pq_rec_include_at(b->p + b->len, entries) - b->p);
+}
 
-	if (p)
-		memcpy(p, &entries, sizeof(entries));
+/*
+ * The fixed columns' entries at `h` (room for PQ_REC_FIXED_MAX bytes
+ * made): ts and cycles (NULL: nulls), stream_id and stream_class_id, all
+ * INT64 (tracemux/columns.h), as pq_rec_u64s's and pq_rec_null's entries
+ * give them; returns their end.
+ */
+#define PQ_REC_FIXED_MAX (2 * (PQ_REC_HEAD + 16))
+static inline uint8_t *pq_rec_fixed_at(uint8_t *h, const uint64_t *ts, const uint64_t ids[2])
+{
+	if (ts) {
+		h = pq_rec_head_at(h, TMX_COLUMN_TS | PQ_REC_RUN, 0, 2);
+		memcpy(h, ts, 16);
+		h += 16;
+	} else {
+		h = pq_rec_head_at(h, TMX_COLUMN_TS | PQ_REC_NULL, 0, 0);
+		h = pq_rec_head_at(h, TMX_COLUMN_CYCLES | PQ_REC_NULL, 0, 0);
+	}
+	h = pq_rec_head_at(h, TMX_COLUMN_STREAM_ID | PQ_REC_RUN, 0, 2);
+	memcpy(h, ids, 16);
+	return h + 16;
 }
 
 /* A byte array, as it is (strings: UTF-8 already, see pq_rec_text in fmap.h). */

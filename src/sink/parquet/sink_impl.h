@@ -94,11 +94,18 @@ struct shape {
 	const struct tmx_event_class *ec;
 	bool ok;                        /* false: out of memory, or nested too deep */
 	const struct tmx_field_class *fc[TMX_N_SCOPES];
-	uint8_t n_scopes, scopes[TMX_N_SCOPES];   /* the scopes it has, in order */
 	struct pq_fcols cols;           /* the class's columns and how each is written */
 	struct pq_schema schema;
 	struct pq_colinfo *ci;          /* of each column of the schema */
 	bool static_heads;              /* pq_fcols_static: see pq_format_event */
+	/* A record's room made at once: all of it but strings' and other LISTs' (pq_format_event). */
+	size_t rec_room;
+	/*
+	 * The sink's thread's alone (workers never read them): the table of
+	 * the class's events of `tab_trace` (parquet_sink.c, shape_table).
+	 */
+	const struct tmx_trace *tab_trace;
+	struct pq_table *tab;
 	/*
 	 * The entries of the event, host and trace columns for events of
 	 * each trace (record.h's include entries point here): made under the
@@ -120,9 +127,6 @@ struct pq_fmt {
 		/* The entries of event, host and trace for events of `trace` (shape->names). */
 		const struct tmx_trace *trace;
 		const struct tmx_buf *names;
-		/* The sink's own formatter: the table of events of `tab_trace` (table_of). */
-		const struct tmx_trace *tab_trace;
-		struct pq_table *tab;
 	} cache[SHAPE_CACHE];
 	/*
 	 * rec: a worker's record, written on its outbuf's room (borrowed,
@@ -134,6 +138,9 @@ struct pq_fmt {
 	const struct tmx_trace_class *host_of;   /* trace_host()'s last trace class */
 	const char *host;
 	struct outbuf *out;             /* workers: where records go */
+	/* How records are written (but its `ci`, the class's), made once (pq_fmt_new): workers'. */
+	struct pq_rec_emit em;
+	bool varied;                    /* em.varied's */
 };
 
 /* Which table an event class writes to (for one trace, when partitioned by trace). */
@@ -202,8 +209,6 @@ struct shape_slot *pq_shape_find(struct pq_fmt *f, struct shape_slot *slot,
  */
 const struct tmx_buf *pq_names_of(struct pq_fmt *f, struct shape *sh,
 				  const struct tmx_event_class *ec, const struct tmx_trace *trace);
-/* The record of an event into f->rec (record.h, after REC_HEAD bytes: the shape and flags). */
-void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg);
 /* A formatter: the sink's own, or (`worker`) one writing records to its outbuf. */
 struct pq_fmt *pq_fmt_new(struct tmx_parquet *p, bool worker);
 void pq_fmt_free(struct pq_fmt *f);
@@ -239,13 +244,15 @@ static inline __attribute__((always_inline)) uint8_t row_check(struct pq_fmt *f,
 
 	if (!sh || !sh->ok)
 		return REC_NOMEM;
-	/* Every scope of the class is checked before a column gets a value. */
-	for (unsigned k = 0; k < sh->n_scopes; k++) {
-		unsigned s = sh->scopes[k];
-
-		if (!e->scopes[s] || e->scopes[s][0].fc != sh->fc[s])
+	/*
+	 * Every scope of the class is checked before a column gets a value:
+	 * by a loop of a constant count, unrolled (a list of the class's
+	 * scopes cost some 10 instructions an event more).
+	 */
+#pragma GCC unroll 4
+	for (unsigned s = 0; s < TMX_N_SCOPES; s++)
+		if (sh->fc[s] && (!e->scopes[s] || e->scopes[s][0].fc != sh->fc[s]))
 			return (uint8_t)(s + 1);
-	}
 	if (slot->trace != st->trace) {   /* the names' entries, once per class and trace */
 		slot->names = pq_names_of(f, (struct shape *)sh, e->cls, st->trace);
 		slot->trace = slot->names ? st->trace : NULL;
@@ -271,7 +278,13 @@ static inline __attribute__((always_inline)) bool row_emit(struct pq_fmt *f, con
 	const struct tmx_value *cpu_value;
 	uint64_t cpu, ts[2] = { (uint64_t)msg->ns, msg->cycles }, ids[2] = { st->id, st->cls->id };
 
-	pq_emit_fixed(em, msg->has_ts ? ts : NULL, ids);
+	/* A record's entries without asking for room: made for the class (shape.rec_room). */
+	if (em->rec)
+		em->rec->len = (size_t)(pq_rec_fixed_at(em->rec->p + em->rec->len,
+							msg->has_ts ? ts : NULL, ids) -
+					em->rec->p);
+	else
+		pq_emit_fixed(em, msg->has_ts ? ts : NULL, ids);
 	/* tmx_event_cpu, the field found once per class */
 	cpu_value = pq_fcols_emit(em, &sh->cols, msg->event->scopes, f->cells);
 	/* tmx_value_uint64's own case inline first: the CPU is most often an unsigned integer. */
@@ -279,14 +292,25 @@ static inline __attribute__((always_inline)) bool row_emit(struct pq_fmt *f, con
 		cpu = cpu_value->u;
 	else if (!cpu_value || !tmx_value_uint64(cpu_value, &cpu))
 		cpu = UINT64_MAX;
+	if (em->rec) {   /* in the room pq_fcols_emit leaves for it */
+		struct tmx_buf *b = em->rec;
+		uint8_t *h = b->p + b->len;
+
+		if (b->oom)
+			return false;
+		if (cpu > UINT32_MAX) {
+			b->len += (size_t)(pq_rec_head_at(h, COL_CPU | PQ_REC_NULL, 0, 0) - h);
+			return false;
+		}
+		h = pq_rec_head_at(h, COL_CPU, 0, em->ci[COL_CPU].max_def);
+		b->len = (size_t)(pq_rec_run_value(h, cpu, em->ci[COL_CPU].phys) - b->p);
+		return true;
+	}
 	if (cpu > UINT32_MAX) {
 		pq_emit_null(em, COL_CPU, 0, 0);
 		return false;
 	}
-	if (em->rec)   /* a record (record.h inline): no call */
-		pq_rec_int(em->rec, em->ci, COL_CPU, 0, cpu);
-	else
-		pq_emit_int(em, COL_CPU, 0, cpu);
+	pq_emit_int(em, COL_CPU, 0, cpu);
 	return true;
 }
 

@@ -472,6 +472,15 @@ static void apply_block(struct pq_col *cols, const struct layout *l, const uint8
 				const struct tmx_buf *entries;
 
 				memcpy(&entries, *b + off, sizeof(entries));
+				/*
+				 * Rows of static heads have the first row's
+				 * include (same_layout compares its address):
+				 * once it is the last one, the others are counted.
+				 */
+				if (l->static_heads && st->inc == entries) {
+					st->pend += (uint32_t)(n - i);
+					break;
+				}
 				pq_rec_apply_include(cols, entries, st);
 			}
 			break;

@@ -1,0 +1,248 @@
+/*
+ * Each event class's walk (model/columns_plan.h) compiled into Parquet
+ * ops (fmap_ops.h), which fmap_values.c runs for each event.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/grow.h"
+#include "model/columns_plan.h"
+#include "model/field_class.h"
+#include "sink/parquet/fmap.h"
+#include "sink/parquet/fmap_ops.h"
+#include "sink/parquet/record.h"
+
+/*
+ * A LIST's values of its class's length go into a record without asking
+ * for room (pq_op.rec_bytes) up to so many bytes.
+ */
+#define REC_ELEMS_MAX 4096
+
+static bool op_add(struct pq_fprog *pr, struct pq_op op)
+{
+	void *ops = pr->ops;
+
+	if (!tmx_grow_array(&ops, &pr->cap, pr->n + 1, sizeof(*pr->ops), 8))
+		return false;
+	pr->ops = ops;
+	pr->ops[pr->n++] = op;
+	return true;
+}
+
+/*
+ * Integers of consecutive values and columns that the steps cut: across
+ * the CPU field's note (the packet context's members), and an
+ * enumeration's value after them (its labels then emitted alone).  One
+ * record entry where there were two.
+ */
+static void merge_runs(const struct pq_fcols *fc, struct pq_fprog *pr)
+{
+	for (size_t k = 0; k + 1 < pr->n; k++) {
+		struct pq_op *a = &pr->ops[k], *b = &pr->ops[k + 1], *c = k + 2 < pr->n ? b + 1 : NULL;
+
+		if (a->op != OP_INTS)
+			continue;
+		if (b->op == OP_CPU && !b->pre && c && c->op == OP_INTS && !c->pre &&
+		    c->a == a->a + a->n && a->n + c->n <= 255) {
+			struct pq_op cpu = { .op = OP_CPU, .pre = a->pre, .a = a->n };
+
+			a->n = (uint8_t)(a->n + c->n);
+			a->pre = 0;
+			*b = *a;
+			*a = cpu;
+			memmove(c, c + 1, (size_t)(pr->ops + pr->n - (c + 1)) * sizeof(*c));
+			pr->n--;
+			k--;   /* the run may go on */
+		} else if (b->op == OP_ENUM && !b->pre && fc->cols[b->a].col == a->a + a->n &&
+			   a->n < 255) {
+			a->n++;
+			*b = (struct pq_op){ .op = OP_LABEL, .a = b->b };
+		}
+	}
+}
+
+/*
+ * A LIST of integers of a static length (not 0): one `elems` entry
+ * whose count is the class's (emit_list; one that is not says so).
+ */
+static bool static_list(const struct pq_fcol *pc)
+{
+	const struct pq_fmap *fm = &pc->list;
+
+	return pc->how == PQ_F_LIST && fm->how == PQ_F_LIST && fm->fc &&
+	       fm->fc->kind == TMX_FC_ARRAY && fm->fc->length && fm->fc->length <= UINT32_MAX &&
+	       fm->n_children == 1 && fm->children[0].how == PQ_F_INT;
+}
+
+/* The bytes of a run's record entry (pq_rec_ints), from the schema's types. */
+static uint32_t run_bytes(const struct pq_schema *schema, int col, unsigned n)
+{
+	uint32_t bytes = PQ_REC_HEAD;
+
+	for (size_t e = 0; e < schema->n; e++) {
+		const struct pq_elem *el = &schema->elems[e];
+
+		if (el->leaf && el->col >= col && el->col < col + (int)n)
+			bytes += pq_int_width(el->type.phys);
+	}
+	return bytes;
+}
+
+/* The ops of scope `s` into `pr`. */
+static bool compile_scope(struct pq_fcols *fc, const struct pq_schema *schema, enum tmx_scope s,
+			  struct pq_fprog *pr)
+{
+	size_t n_steps;
+	const struct tmx_col_step *st = tmx_columns_steps(fc->model, s, &n_steps);
+
+	for (size_t k = 0; k < n_steps; k++, st++) {
+		struct pq_op op = { .pre = st->pre, .a = st->col, .b = st->col2, .node = st->node };
+		bool ok = true;
+
+		switch (st->op) {
+		case TMX_STEP_RUN:
+			for (int c = st->col, end = st->col + st->col2; ok && c < end;) {
+				const struct pq_fcol *pc = &fc->cols[c];
+				int n = 1;
+
+				if (pc->how == PQ_F_INT) {
+					while (n < 255 && c + n < end && fc->cols[c + n].how == PQ_F_INT &&
+					       fc->cols[c + n].col == pc->col + n)
+						n++;
+					op = (struct pq_op){ .op = OP_INTS, .n = (uint8_t)n, .pre = op.pre,
+							     .a = pc->col };
+				} else if (pc->how == PQ_F_STRING || pc->how == PQ_F_TEXT) {
+					op = (struct pq_op){ .op = OP_TEXT, .pre = op.pre, .a = pc->col,
+							     .b = pc->how == PQ_F_TEXT };
+				} else {
+					op = (struct pq_op){ .op = static_list(pc) ? OP_ELEMS : OP_VAL,
+							     .pre = op.pre, .a = c };
+				}
+				ok = op_add(pr, op);
+				op.pre = 0;
+				c += n;
+			}
+			break;
+		case TMX_STEP_ENUM:
+			op.op = OP_ENUM;
+			ok = op_add(pr, op);
+			break;
+		case TMX_STEP_ARRAY:
+			op.op = OP_ARRAY;
+			ok = op_add(pr, op);
+			break;
+		case TMX_STEP_TREE:
+			op.op = OP_TREE;
+			ok = op_add(pr, op);
+			break;
+		case TMX_STEP_NODE:
+			op.op = OP_NODE;
+			ok = op_add(pr, op);
+			break;
+		default:
+			op = (struct pq_op){ .op = OP_CPU, .pre = st->pre };
+			ok = op_add(pr, op);
+			break;
+		}
+		if (!ok)
+			return false;
+	}
+	merge_runs(fc, pr);
+	for (size_t k = 0; k < pr->n; k++)
+		if (pr->ops[k].op == OP_INTS)
+			pr->ops[k].b = (int)run_bytes(schema, pr->ops[k].a, pr->ops[k].n);
+	merge_runs(fc, pr);
+	return true;
+}
+
+void pq_fcols_rec_heads(struct pq_fcols *fc, const struct pq_colinfo *ci)
+{
+	size_t room = PQ_REC_HEAD + 8;   /* an integer's entry after them (the CPU's) */
+
+	for (size_t k = 0; k < fc->prog.n; k++) {
+		struct pq_op *op = &fc->prog.ops[k];
+		uint8_t h[8] = { 0 };
+		uint32_t col = (uint32_t)op->a;
+		unsigned w = 0;
+
+		if (op->op == OP_INTS) {
+			for (unsigned j = 0; j < op->n; j++)
+				w += pq_int_width(ci[col + j].phys);
+			if (op->n > 1)   /* pq_rec_ints's entry, else pq_rec_int's */
+				pq_rec_head_at(h, col | PQ_REC_RUN, 0, op->n);
+			else
+				pq_rec_head_at(h, col, 0, ci[col].max_def);
+			if (op->n == 1)
+				op->op = OP_INT1;
+			else if (w == 4u * op->n)
+				op->op = OP_INTS4;
+			else if (w == 8u * op->n)
+				op->op = OP_INTS8;
+			op->rec_bytes = PQ_REC_HEAD + w;
+			room += PQ_REC_HEAD + 8 * (size_t)op->n;
+		} else if (op->op == OP_ELEMS) {
+			const struct pq_fmap *fm = &fc->cols[op->a].list;
+
+			col = (uint32_t)fm->children[0].col;
+			w = pq_int_width(ci[col].phys);
+			op->rec_bytes = 0;
+			if (fm->fc->length * w > REC_ELEMS_MAX)
+				continue;
+			op->b = (int)fm->fc->length;
+			op->rec_bytes = PQ_REC_HEAD + 4 + w * (uint32_t)op->b;
+			pq_rec_head_at(h, col | PQ_REC_ELEMS, 0, fm->elem_rep);
+			room += op->rec_bytes;
+		} else {
+			continue;
+		}
+		memcpy(&op->head, h, 8);
+	}
+	fc->rec_room = room;
+}
+
+bool pq_fcols_static(const struct pq_fcols *fc)
+{
+	for (size_t k = 0; k < fc->prog.n; k++) {
+		const struct pq_op *op = &fc->prog.ops[k];
+
+		if (op->op == OP_INTS || op->op == OP_INT1 || op->op == OP_INTS4 ||
+		    op->op == OP_INTS8 || op->op == OP_CPU ||
+		    op->op == OP_TEXT || op->op == OP_ELEMS)
+			continue;   /* a run, an integer, no entry, one string's, a static list */
+		if (op->op == OP_ARRAY && static_list(&fc->cols[op->a]))
+			continue;
+		if (op->op != OP_VAL)
+			return false;   /* labels, other lists, trees, variants' nodes */
+		switch (fc->cols[op->a].how) {
+		case PQ_F_INT:
+		case PQ_F_FLOAT:
+		case PQ_F_BOOL:
+		case PQ_F_STRING:
+		case PQ_F_TEXT:
+		case PQ_F_BLOB:
+		case PQ_F_OPTION:
+			break;   /* emit_column: one entry of a value, never a null */
+		default:   /* lists other than static_list's (OP_ELEMS) too */
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The scopes' ops one after the other (pq_op.scope), one loop for an event. */
+bool pq_fcols_compile(struct pq_fcols *fc, const struct pq_schema *schema)
+{
+	bool ok = true;
+
+	for (int s = 0; ok && s < TMX_N_SCOPES; s++) {
+		struct pq_fprog pr = { 0 };
+
+		ok = compile_scope(fc, schema, (enum tmx_scope)s, &pr);
+		if (ok && pr.n)
+			pr.ops[0].scope = (uint8_t)(s + 1);
+		for (size_t k = 0; ok && k < pr.n; k++)
+			ok = op_add(&fc->prog, pr.ops[k]);
+		free(pr.ops);
+	}
+	return ok;
+}
