@@ -147,11 +147,18 @@ static bool compile_scope(struct pq_fcols *fc, const struct pq_schema *schema, e
 		if (!ok)
 			return false;
 	}
+	/*
+	 * Once: a merge changes nothing before its run but the CPU op now in
+	 * front of it, whose `pre` is the run's.  The run before could take
+	 * it only if the two were of consecutive columns with no value
+	 * between them, which they are only when the first was cut at 255
+	 * columns, too long to take more.  A second pass finds nothing, and
+	 * the runs' bytes below are those of the final runs.
+	 */
 	merge_runs(fc, pr);
 	for (size_t k = 0; k < pr->n; k++)
 		if (pr->ops[k].op == OP_INTS)
 			pr->ops[k].b = (int)run_bytes(schema, pr->ops[k].a, pr->ops[k].n);
-	merge_runs(fc, pr);
 	return true;
 }
 
