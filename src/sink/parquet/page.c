@@ -514,12 +514,14 @@ ALL_SAME(all_same64, uint64_t)
 
 /* The values around the first one that int_dict looks up in a table (256 KiB), not by hash. */
 #define INT_NEAR (1u << 16)
+/* A slot of the table of near values without an entry. */
+#define NEAR_EMPTY UINT32_MAX
 
 /*
  * int_dict's loop while the values are near the first one, within
  * INT_NEAR / 2 (CPUs, stream and event ids, priorities, the thread ids
- * of a small machine): their entry + 1 at v - base in `near` (zeroes),
- * where the hash took a multiplication and a probe; and without the test
+ * of a small machine): their entry at v - base in `near` (NEAR_EMPTY
+ * where none: the test of four values one OR), where the hash took a multiplication and a probe; and without the test
  * of the value before, which values that do not come in runs mispredict.
  * The same entries in the same order as the hash: order of first
  * appearance.  From value `i` on with `k` entries so far; returns the
@@ -535,44 +537,52 @@ ALL_SAME(all_same64, uint64_t)
 			T v, off;                                                        \
 			uint32_t e;                                                      \
 			/*                                                               \
-			 * Two values met before, with one test of both: fewer        \
+			 * Four values met before, with one test of all: fewer        \
 			 * branches and less loop counting (most values of a          \
-			 * dictionary are met before).  An empty slot (0) less 1 has  \
-			 * the top bit, which no entry (< INT_DICT_MAX) has.          \
+			 * dictionary are met before).  An empty slot has the top     \
+			 * bit, which no entry (< INT_DICT_MAX) has.                  \
 			 */                                                              \
-			for (; i + 2 <= n; i += 2) {                                     \
-				T v0, v1, o0, o1;                                        \
-				uint32_t d0, d1;                                         \
+			for (; i + 4 <= n; i += 4) {                                     \
+				T v0, v1, v2, v3, o0, o1, o2, o3;                        \
+				uint32_t d0, d1, d2, d3;                                 \
 				memcpy(&v0, p + i * sizeof(T), sizeof(T));               \
 				memcpy(&v1, p + (i + 1) * sizeof(T), sizeof(T));         \
+				memcpy(&v2, p + (i + 2) * sizeof(T), sizeof(T));         \
+				memcpy(&v3, p + (i + 3) * sizeof(T), sizeof(T));         \
 				o0 = (T)(v0 - base);                                     \
 				o1 = (T)(v1 - base);                                     \
-				if (__builtin_expect((o0 | o1) >= INT_NEAR, 0))          \
+				o2 = (T)(v2 - base);                                     \
+				o3 = (T)(v3 - base);                                     \
+				if (__builtin_expect((o0 | o1 | o2 | o3) >= INT_NEAR, 0)) \
 					break;                                           \
-				d0 = near[o0] - 1;                                       \
-				d1 = near[o1] - 1;                                       \
-				if (__builtin_expect((d0 | d1) >> 31, 0))                \
+				d0 = near[o0];                                           \
+				d1 = near[o1];                                           \
+				d2 = near[o2];                                           \
+				d3 = near[o3];                                           \
+				if (__builtin_expect((d0 | d1 | d2 | d3) >> 31, 0))      \
 					break;                                           \
 				idx[i] = d0;                                             \
 				idx[i + 1] = d1;                                         \
+				idx[i + 2] = d2;                                         \
+				idx[i + 3] = d3;                                         \
 			}                                                                \
 			if (i == n)                                                      \
 				break;                                                   \
-			/* One value: new, far, or the last. */                         \
+			/* One value: new, far, or of the last three. */                \
 			memcpy(&v, p + i * sizeof(T), sizeof(T));                        \
 			off = (T)(v - base);                                             \
 			if (off >= INT_NEAR)                                             \
 				break;                                                   \
 			e = near[off];                                                   \
-			if (!e) {                                                        \
+			if (e == NEAR_EMPTY) {                                           \
 				if (k == limit) {                                        \
 					*full = true;                                    \
 					break;                                           \
 				}                                                        \
-				keys[k++] = v;                                           \
 				near[off] = e = (uint32_t)k;                             \
+				keys[k++] = v;                                           \
 			}                                                                \
-			idx[i] = e - 1;                                                  \
+			idx[i] = e;                                                      \
 		}                                                                        \
 		*at = i;                                                                 \
 		return k;                                                                \
@@ -580,15 +590,17 @@ ALL_SAME(all_same64, uint64_t)
 INT_DICT_NEAR(int_near32, uint32_t)
 INT_DICT_NEAR(int_near64, uint64_t)
 
-/* Room for `n` zeroes at *p (*cap of them now). */
-static bool zeroes(uint32_t **p, size_t *cap, size_t n)
+/* Room for `n` slots of `fill` bytes at *p (*cap of them now). */
+static bool filled(uint32_t **p, size_t *cap, size_t n, uint8_t fill)
 {
 	if (n <= *cap)
 		return true;
 	free(*p);
 	*cap = 0;
-	if (!(*p = calloc(n, sizeof(**p))))
+	if (!(*p = fill ? malloc(n * sizeof(**p)) : calloc(n, sizeof(**p))))
 		return false;
+	if (fill)
+		memset(*p, fill, n * sizeof(**p));
 	*cap = n;
 	return true;
 }
@@ -608,7 +620,7 @@ static bool zeroes(uint32_t **p, size_t *cap, size_t n)
  * INT_NEAR, then (from the first value that is not) by hash, the entries
  * so far put in the hash table first; at most an eighth of the first
  * INT_DICT_SAMPLE values, then at most `limit`.  Returns the number of
- * entries, with *full as the loops; the tables are left zeroes.
+ * entries, with *full as the loops; the tables are left empty.
  */
 static size_t int_dict_entries(const uint8_t *p, size_t n, unsigned w, size_t limit,
 			       struct pq_encoder *enc, bool *full)
@@ -618,7 +630,7 @@ static size_t int_dict_entries(const uint8_t *p, size_t n, unsigned w, size_t li
 	size_t k = 0, k_near, i = 0, n_slots = 64, sample = n < INT_DICT_SAMPLE ? n : INT_DICT_SAMPLE;
 	bool hashing = false;
 
-	if (!zeroes(&enc->inear, &enc->inear_cap, INT_NEAR))
+	if (!filled(&enc->inear, &enc->inear_cap, INT_NEAR, 0xff))   /* NEAR_EMPTY */
 		return *full = true, 0;
 	while (n_slots < 2 * limit)
 		n_slots *= 2;
@@ -635,7 +647,7 @@ static size_t int_dict_entries(const uint8_t *p, size_t n, unsigned w, size_t li
 			if (*full || i == end)
 				continue;
 			/* A value far from the first: the entries so far to the hash table. */
-			if (!zeroes(&enc->islots, &enc->islots_cap, n_slots)) {
+			if (!filled(&enc->islots, &enc->islots_cap, n_slots, 0)) {
 				*full = true;
 				break;
 			}
@@ -655,7 +667,7 @@ static size_t int_dict_entries(const uint8_t *p, size_t n, unsigned w, size_t li
 	if (!hashing)
 		k_near = k;
 	for (size_t e = 0; e < k_near; e++)   /* in the table of near values */
-		enc->inear[(enc->ikeys[e] - base) & mask] = 0;
+		enc->inear[(enc->ikeys[e] - base) & mask] = NEAR_EMPTY;
 	if (hashing)
 		int_dict_clear(enc->islots, n_slots - 1, enc->ikeys, k);
 	return k;
