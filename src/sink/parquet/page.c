@@ -248,9 +248,14 @@ void pq_chunk_stats_thrift(const struct pq_chunk *m, struct pq_thrift *t, int16_
  * the next columns as their compressed pages are (put_page): copying and
  * comparing 4 bytes an index cost more than the encodings it saved.
  */
-static void put_indices(struct pq_encoder *enc, const uint8_t *idx, size_t n, unsigned width)
+static void put_indices(struct pq_encoder *enc, const uint8_t *idx, bool bytes, size_t n,
+			unsigned width)
 {
 	tmx_buf_byte(&enc->body, (uint8_t)width);
+	if (bytes) {   /* int_dict's, written as bytes */
+		pq_rle_hybrid(&enc->body, idx, 1, n, width);
+		return;
+	}
 	enc->iidx.len = 0;   /* no realloc of int_dict's indices there: room for 4 * n bytes */
 	if (width && width <= 8 && tmx_buf_reserve(&enc->iidx, n)) {
 		/*
@@ -528,9 +533,9 @@ ALL_SAME(all_same64, uint64_t)
  * number of entries, with *full set as the hash loop; stops at the first
  * value that is not near (*at: its index, n when none is).
  */
-#define INT_DICT_NEAR(name, T)                                                           \
+#define INT_DICT_NEAR(name, T, IT, STORE4)                                               \
 	static size_t name(const uint8_t *p, size_t i, size_t n, size_t k, size_t limit, \
-			   uint64_t *keys, uint32_t *near, T base, uint32_t *idx,         \
+			   uint64_t *keys, uint32_t *near, T base, IT *restrict idx,      \
 			   bool *full, size_t *at)                                        \
 	{                                                                                \
 		for (; i < n; i++) {                                                     \
@@ -561,10 +566,7 @@ ALL_SAME(all_same64, uint64_t)
 				d3 = near[o3];                                           \
 				if (__builtin_expect((d0 | d1 | d2 | d3) >> 31, 0))      \
 					break;                                           \
-				idx[i] = d0;                                             \
-				idx[i + 1] = d1;                                         \
-				idx[i + 2] = d2;                                         \
-				idx[i + 3] = d3;                                         \
+				STORE4(idx + i, d0, d1, d2, d3);                         \
 			}                                                                \
 			if (i == n)                                                      \
 				break;                                                   \
@@ -582,13 +584,70 @@ ALL_SAME(all_same64, uint64_t)
 				near[off] = e = (uint32_t)k;                             \
 				keys[k++] = v;                                           \
 			}                                                                \
-			idx[i] = e;                                                      \
+			idx[i] = (IT)e;                                                  \
 		}                                                                        \
 		*at = i;                                                                 \
 		return k;                                                                \
 	}
-INT_DICT_NEAR(int_near32, uint32_t)
-INT_DICT_NEAR(int_near64, uint64_t)
+/*
+ * Four indices stored.  Bytes as one word (entries below 256): GCC made
+ * the four stores of either size one vector store, from registers moved
+ * into a vector one by one, more instructions than the stores.
+ */
+static inline void store4_w(uint32_t *o, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+	uint64_t lo = a | (uint64_t)b << 32, hi = c | (uint64_t)d << 32;
+
+	memcpy(o, &lo, 8);   /* native order: o[0] = a, o[1] = b on either */
+	memcpy(o + 2, &hi, 8);
+}
+
+static inline void store4_b(uint8_t *o, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint32_t w = a | b << 8 | c << 16 | d << 24;
+
+	memcpy(o, &w, 4);
+#else
+	o[0] = (uint8_t)a;
+	o[1] = (uint8_t)b;
+	o[2] = (uint8_t)c;
+	o[3] = (uint8_t)d;
+#endif
+}
+
+INT_DICT_NEAR(int_near32, uint32_t, uint32_t, store4_w)
+INT_DICT_NEAR(int_near64, uint64_t, uint32_t, store4_w)
+INT_DICT_NEAR(int_near32_b, uint32_t, uint8_t, store4_b)
+INT_DICT_NEAR(int_near64_b, uint64_t, uint8_t, store4_b)
+
+/*
+ * The loop of near values for `w`-byte values, the indices at `idx` bytes
+ * (`narrow`) or 32-bit.
+ */
+static size_t int_near(const uint8_t *p, unsigned w, size_t i, size_t n, size_t k, size_t limit,
+		       struct pq_encoder *enc, uint64_t base, bool narrow, bool *full, size_t *at)
+{
+	void *idx = enc->iidx.p;
+
+	if (narrow)
+		return w == 4 ? int_near32_b(p, i, n, k, limit, enc->ikeys, enc->inear,
+					     (uint32_t)base, idx, full, at)
+			      : int_near64_b(p, i, n, k, limit, enc->ikeys, enc->inear, base, idx,
+					     full, at);
+	return w == 4 ? int_near32(p, i, n, k, limit, enc->ikeys, enc->inear, (uint32_t)base, idx,
+				   full, at)
+		      : int_near64(p, i, n, k, limit, enc->ikeys, enc->inear, base, idx, full, at);
+}
+
+/* The first `n` indices, bytes at `p`, as 32-bit ones there: from the last (each 4 bytes at or after its byte). */
+static void widen_indices(uint8_t *p, size_t n)
+{
+	while (n--) {
+		uint32_t v = p[n];
+		memcpy(p + 4 * n, &v, 4);
+	}
+}
 
 /* Room for `n` slots of `fill` bytes at *p (*cap of them now). */
 static bool filled(uint32_t **p, size_t *cap, size_t n, uint8_t fill)
@@ -620,10 +679,13 @@ static bool filled(uint32_t **p, size_t *cap, size_t n, uint8_t fill)
  * INT_NEAR, then (from the first value that is not) by hash, the entries
  * so far put in the hash table first; at most an eighth of the first
  * INT_DICT_SAMPLE values, then at most `limit`.  Returns the number of
- * entries, with *full as the loops; the tables are left empty.
+ * entries, with *full as the loops; the tables are left empty.  *narrow:
+ * the indices are bytes (as long as the values are near and the entries
+ * 256 at most, which the near loop writes: a quarter of the stores, and
+ * read by pq_rle_hybrid's byte path), else 32-bit.
  */
 static size_t int_dict_entries(const uint8_t *p, size_t n, unsigned w, size_t limit,
-			       struct pq_encoder *enc, bool *full)
+			       struct pq_encoder *enc, bool *full, bool *narrow)
 {
 	uint32_t *idx = (uint32_t *)enc->iidx.p;
 	uint64_t base = tmx_le_at(p, w) - INT_NEAR / 2, mask = w == 4 ? UINT32_MAX : UINT64_MAX;
@@ -640,10 +702,19 @@ static size_t int_dict_entries(const uint8_t *p, size_t n, unsigned w, size_t li
 		if (lim > limit)
 			lim = limit;
 		if (!hashing) {
-			k = w == 4 ? int_near32(p, i, end, k, lim, enc->ikeys, enc->inear,
-						(uint32_t)base, idx, full, &i)
-				   : int_near64(p, i, end, k, lim, enc->ikeys, enc->inear, base, idx,
-						full, &i);
+			for (;;) {
+				size_t lim_now = *narrow && lim > 256 ? 256 : lim;
+
+				k = int_near(p, w, i, end, k, lim_now, enc, base, *narrow, full, &i);
+				if (!*narrow || i == end || (*full && lim_now == lim))
+					break;
+				/*
+				 * A value far from the first (the 32-bit loop stops
+				 * there again) or a 257th entry: 32-bit indices.
+				 */
+				widen_indices(enc->iidx.p, i);
+				*narrow = *full = false;
+			}
 			if (*full || i == end)
 				continue;
 			/* A value far from the first: the entries so far to the hash table. */
@@ -679,7 +750,7 @@ static size_t int_dict_entries(const uint8_t *p, size_t n, unsigned w, size_t li
  * (one entry: width 0).
  */
 static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_keys, bool *up,
-		     size_t *n_idx)
+		     size_t *n_idx, bool *narrow)
 {
 	unsigned w = pq_int_width(c->type.phys);
 	size_t n = c->vals.len / w, limit = n / 8 + 1;
@@ -707,7 +778,7 @@ static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_k
 	enc->iidx.len = 0;
 	if (!tmx_buf_reserve(&enc->iidx, n * 4))
 		return false;
-	*n_keys = int_dict_entries(c->vals.p, n, w, limit, enc, &full);
+	*n_keys = int_dict_entries(c->vals.p, n, w, limit, enc, &full, narrow);
 	return !full;
 }
 
@@ -873,11 +944,11 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 	 * value a row; a LIST's values are another column's only by chance,
 	 * and remembering them copied megabytes for nothing.
 	 */
-	bool memo = !c->max_rep, up = false, plain = false;
+	bool memo = !c->max_rep, up = false, plain = false, narrow = true;
 	size_t n_keys = 0, n_idx = 0, head;
 
 	if (ok && !dict && (c->type.phys == PQ_INT32 || c->type.phys == PQ_INT64))
-		idict = int_dict(c, enc, &n_keys, &up, &n_idx);
+		idict = int_dict(c, enc, &n_keys, &up, &n_idx, &narrow);
 	*meta = (struct pq_chunk){ .phys = c->type.phys, .dict = dict || idict, .up = up,
 				   .num_values = (int64_t)c->n_levels, .dict_offset = -1 };
 	if (idict)
@@ -906,9 +977,10 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 		pq_levels(&enc->body, c->defs.p, c->n_levels, c->max_def);
 	head = enc->body.len;   /* the levels: the values follow */
 	if (dict) {
-		put_indices(enc, c->dict_idx.p, c->dict_idx.len / 4, pq_bit_width(c->dict.n - 1));
+		put_indices(enc, c->dict_idx.p, false, c->dict_idx.len / 4,
+			    pq_bit_width(c->dict.n - 1));
 	} else if (idict) {
-		put_indices(enc, enc->iidx.p, n_idx, pq_bit_width(n_keys - 1));
+		put_indices(enc, enc->iidx.p, narrow, n_idx, pq_bit_width(n_keys - 1));
 	} else if (c->type.phys == PQ_INT64 && put_delta(c, enc)) {
 		meta->delta = true;
 	} else if (enc->body.len || !c->vals.len) {
