@@ -376,7 +376,7 @@ static size_t first_appearance(const uint64_t *v, size_t n, uint64_t *keys)
 static void int_dict_case(struct pq_type type, const uint64_t *v, size_t n, uint64_t lo,
 			  uint64_t hi)
 {
-	static uint64_t keys[64], want[64];
+	static uint64_t keys[1024], want[1024];
 	static uint32_t idx[4096];
 	unsigned w = type.phys == PQ_INT32 ? 4 : 8;
 	uint64_t mask = w == 4 ? UINT32_MAX : UINT64_MAX;
@@ -385,13 +385,13 @@ static void int_dict_case(struct pq_type type, const uint64_t *v, size_t n, uint
 	struct pq_col c;
 	size_t n_keys, n_want = first_appearance(v, n, want);
 
-	assert_true(n <= 4096 && n_want <= 64);
+	assert_true(n <= 4096 && n_want <= 1024);
 	pq_col_init(&c, type, 0, 0, &acct);
 	for (size_t i = 0; i < n; i++)
 		pq_col_int(&c, 0, 0, v[i]);
 	encode(&c, &out, &m);
 	assert_true(m.dict);
-	n_keys = read_int_dict(&out, w, keys, 64, idx, n);
+	n_keys = read_int_dict(&out, w, keys, 1024, idx, n);
 	assert_int_equal(n_keys, n_want);
 	for (size_t k = 0; k < n_keys; k++)
 		assert_int_equal(keys[k], want[k] & mask);
@@ -457,6 +457,21 @@ static void test_chunk_int_dictionary(void **state)
 	/* An odd count, a new value the last (the values are looked up two at a time). */
 	v[1998] = 11;
 	int_dict_case(pq_type_int(64, true), v, 1999, (uint64_t)-10, 11);
+	/*
+	 * Near values with more than 256 entries (the indices bytes up to the
+	 * 257th, 32-bit after it), then with one far value after a few of them
+	 * (an odd count: the values are looked up four at a time).
+	 */
+	for (size_t i = 0; i < 3001; i++)
+		v[i] = 1000 + (i * 7) % 300;
+	int_dict_case(pq_type_int(32, true), v, 3001, 1000, 1299);
+	int_dict_case(pq_type_int(64, true), v, 3001, 1000, 1299);
+	v[2999] = 5u << 30;
+	int_dict_case(pq_type_int(64, true), v, 3001, 1000, 5u << 30);
+	for (size_t i = 0; i < 3001; i++)
+		v[i] = 1000 + (i * 7) % 200;
+	v[1001] = 5u << 30;
+	int_dict_case(pq_type_int(32, true), v, 3001, 1000, 5u << 30);
 	/* Signed 32-bit, far apart (INT32_MIN and INT32_MAX): by hash only. */
 	for (size_t i = 0; i < 200; i++)
 		v[i] = i % 3 == 0 ? 0x80000000u : i % 3 == 1 ? 0x7FFFFFFFu : 7;
