@@ -291,6 +291,10 @@ bool pq_col_same(const struct pq_col *a, const struct pq_col *b);
  */
 bool pq_col_repeat(struct pq_col *c, const struct pq_type *prev_type, const struct pq_chunk *prev,
 		   size_t from, size_t to, struct tmx_buf *out, struct pq_chunk *meta);
+/* The column's null count and the bounds of its values into `m` (stats.c). */
+void pq_chunk_stats(const struct pq_col *c, struct pq_chunk *m);
+/* Bounds `lo` and `hi` of `n` bytes each, little-endian (PLAIN), into `m`. */
+void pq_set_bounds_le(struct pq_chunk *m, uint64_t lo, uint64_t hi, unsigned n);
 /* The chunk's ColumnMetaData statistics (field `id`). */
 struct pq_thrift;
 void pq_chunk_stats_thrift(const struct pq_chunk *m, struct pq_thrift *t, int16_t id);
