@@ -335,6 +335,30 @@ static inline bool same_layout(const struct layout *l, const uint8_t *p, const u
 	return true;
 }
 
+/*
+ * same_layout for rows of one segment and static heads (most of
+ * trace.dat's): rows of the same length, whose first 14 bytes alone are
+ * compared.  The rows from `p` of the layout, at most `max`: their
+ * starts in base[], the end of the last in *next.
+ */
+static size_t same_rows(const struct layout *l, const uint8_t *p, const uint8_t *end,
+			const uint8_t **base, size_t max, const uint8_t **next)
+{
+	size_t len = l->seg[0].len_at, need = max32(l->seg[0].need, l->seg[0].len_at), n = 0;
+
+	for (; n < max && (size_t)(end - p) >= need; n++, p += len) {
+		uint64_t w0, w1;
+
+		memcpy(&w0, p, 8);
+		memcpy(&w1, p + 6, 8);
+		if ((w0 ^ l->heads[0]) | (w1 ^ l->heads[1]))
+			break;
+		base[n] = p;
+	}
+	*next = p;
+	return n;
+}
+
 /* Integers of column `c` at offset `off` of rows' segment `seg` (base[i * stride + seg]). */
 static inline void gather(struct pq_col *c, uint8_t def, const uint8_t *const *base,
 			  unsigned stride, size_t off, size_t n)
@@ -551,8 +575,11 @@ static size_t apply_layout(struct pq_col *cols, const uint8_t *p, const uint8_t 
 	for (;;) {
 		size_t n = 0;
 
-		while (n < BLOCK_ROWS && p < end && same_layout(&l, p, end, base + n * l.n_segs, &p))
-			n++;
+		if (l.static_heads && l.n_segs == 1)
+			n = same_rows(&l, p, end, base, BLOCK_ROWS, &p);
+		else
+			while (n < BLOCK_ROWS && p < end && same_layout(&l, p, end, base + n * l.n_segs, &p))
+				n++;
 		if (!n)
 			return (size_t)(p - from);
 		apply_block(cols, &l, base, n, st);
