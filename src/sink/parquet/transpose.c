@@ -393,7 +393,7 @@ static inline void gather(struct pq_col *c, uint8_t def, const uint8_t *const *b
  * checked count, lentry.count) into `c`, as pq_rec_apply_elems row by
  * row gives them: room asked for once, the levels of all rows set by
  * memset (each row's first repetition level then put in), the values
- * copied by 8-byte words.  False, nothing done, without the room.
+ * copied by 16-byte words.  False, nothing done, without the room.
  */
 static bool elems_block(struct pq_col *c, const struct lentry *e, const uint8_t *const *b,
 			unsigned stride, size_t off, size_t n)
@@ -426,8 +426,12 @@ static bool elems_block(struct pq_col *c, const struct lentry *e, const uint8_t 
 		const uint8_t *v = *b + off + 4;
 		size_t k = 0;
 
-		for (; k + 8 <= bytes; k += 8)
+		for (; k + 16 <= bytes; k += 16)
+			memcpy(d + k, v + k, 16);
+		if (k + 8 <= bytes) {
 			memcpy(d + k, v + k, 8);
+			k += 8;
+		}
 		if (k < bytes)   /* INT32 elements: 4 bytes more */
 			memcpy(d + k, v + k, 4);
 	}
