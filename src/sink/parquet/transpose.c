@@ -359,33 +359,88 @@ static size_t same_rows(const struct layout *l, const uint8_t *p, const uint8_t 
 	return n;
 }
 
-/* Integers of column `c` at offset `off` of rows' segment `seg` (base[i * stride + seg]). */
-static inline void gather(struct pq_col *c, uint8_t def, const uint8_t *const *base,
-			  unsigned stride, size_t off, size_t n)
+/*
+ * The definition levels of `n` values of integer column `c`: left out
+ * until the column's first null (pq_col.defs_stored), as the sequential
+ * path's stores do; from it on, room asked for once a block: a null of
+ * an earlier block of the chunk gave the levels only the room of those
+ * before it (pq_col_defs_start).
+ */
+static inline void gather_defs(struct pq_col *c, uint8_t def, size_t n)
 {
-	uint8_t *d = c->vals.p + c->vals.len;
-
-	/*
-	 * Levels left out until the column's first null (pq_col.defs_stored),
-	 * as the sequential path's stores do; from it on, room asked for once
-	 * a block: a null of an earlier block of the chunk gave the levels
-	 * only the room of those before it (pq_col_defs_start).
-	 */
 	if (c->max_def && c->defs_stored && tmx_buf_reserve(&c->defs, n)) {
 		memset(c->defs.p + c->defs.len, def, n);
 		c->defs.len += n;
 	}
-	/* Unrolled: the loop's own instructions were most of a value's. */
-	if (c->type.phys == PQ_INT32) {
+}
+
+/*
+ * The values of `k` integer columns from `c`, each `w` bytes wide, one
+ * after the other from offset `off` of rows' segment `seg`
+ * (base[i * stride + seg]): one pass over the rows for the k columns,
+ * each row's address read once.  Constant k and w (inlined): the
+ * copies unrolled, without width branches.
+ */
+static inline __attribute__((always_inline)) void gather_k(struct pq_col *c, unsigned k, unsigned w,
+							   const uint8_t *const *base, unsigned stride,
+							   size_t off, size_t n)
+{
+	uint8_t *d[4];
+
+	for (unsigned j = 0; j < k; j++)
+		d[j] = c[j].vals.p + c[j].vals.len;
 #pragma GCC unroll 4
-		for (size_t i = 0; i < n; i++, d += 4, base += stride)
-			memcpy(d, *base + off, 4);
-	} else {
+	for (size_t i = 0; i < n; i++, base += stride) {
+		const uint8_t *v = *base + off;
+
 #pragma GCC unroll 4
-		for (size_t i = 0; i < n; i++, d += 8, base += stride)
-			memcpy(d, *base + off, 8);
+		for (unsigned j = 0; j < k; j++)
+			memcpy(d[j] + i * w, v + j * w, w);
 	}
-	c->vals.len = (size_t)(d - c->vals.p);
+	for (unsigned j = 0; j < k; j++)
+		c[j].vals.len += n * w;
+}
+
+/* gather_k's instances: by columns (1, 2, 4), then width (4, 8). */
+#define GATHER_K(K, W)                                                                             \
+	static void gather_##K##_##W(struct pq_col *c, const uint8_t *const *base, unsigned stride, \
+				     size_t off, size_t n)                                          \
+	{                                                                                          \
+		gather_k(c, K, W, base, stride, off, n);                                           \
+	}
+GATHER_K(1, 4)
+GATHER_K(1, 8)
+GATHER_K(2, 4)
+GATHER_K(2, 8)
+GATHER_K(4, 4)
+GATHER_K(4, 8)
+#undef GATHER_K
+
+static void (*const gather_fn[3][2])(struct pq_col *, const uint8_t *const *, unsigned, size_t, size_t) = {
+	{ gather_1_4, gather_1_8 },
+	{ gather_2_4, gather_2_8 },
+	{ gather_4_4, gather_4_8 },
+};
+
+/*
+ * Integers of the `nc` columns from `c` (a run's, or one column), one
+ * after the other at offset `off` of rows' segment (see gather_k): by
+ * groups of 4, 2 or 1 columns of the same width.
+ */
+static void gather(struct pq_col *c, unsigned nc, const uint8_t *const *base, unsigned stride,
+		   size_t off, size_t n)
+{
+	while (nc) {
+		unsigned w = width(c), k = 1;
+
+		while (k < nc && k < 4 && width(&c[k]) == w)
+			k++;
+		k = k == 3 ? 2 : k;
+		gather_fn[k / 2][w / 8](c, base, stride, off, n);
+		c += k;
+		nc -= k;
+		off += (size_t)k * w;
+	}
 }
 
 /*
@@ -513,13 +568,13 @@ static void apply_block(struct pq_col *cols, const struct layout *l, const uint8
 			}
 			break;
 		case OP_RUN:
-			for (unsigned j = 0; j < e->n; j++, c++) {
-				gather(c, c->max_def, b, stride, off, n);
-				off += width(c);
-			}
+			for (unsigned j = 0; j < e->n; j++)
+				gather_defs(&c[j], c[j].max_def, n);
+			gather(c, e->n, b, stride, off, n);
 			break;
 		case OP_INT:
-			gather(c, e->def, b, stride, off, n);
+			gather_defs(c, e->def, n);
+			gather(c, 1, b, stride, off, n);
 			break;
 		case OP_INT_REP:
 			for (i = 0; i < n; i++, b += stride) {
