@@ -128,8 +128,8 @@ static void make_row(struct tmx_buf *b, unsigned shape, uint64_t *rnd)
 		pq_rec_null(b, C_STR, 0, 0);
 	}
 	if (shape & 4) {
-		struct tmx_value e[5];
-		uint32_t n = marked ? 3 : 1 + (uint32_t)(xorshift64(rnd) % 5);
+		struct tmx_value e[12];   /* up to 96 bytes: every copy of transpose.c's copy_elems */
+		uint32_t n = marked ? 9 : 1 + (uint32_t)(xorshift64(rnd) % 12);
 
 		for (uint32_t k = 0; k < n; k++)
 			e[k].u = xorshift64(rnd) % 7;
@@ -150,8 +150,8 @@ static void make_row(struct tmx_buf *b, unsigned shape, uint64_t *rnd)
 	}
 	/* else: the column gets nothing (it never does in real rows: harmless here) */
 	if (shape & 4) {   /* a LIST of 4-byte integers: its elements' bytes not a multiple of 8 or 16 */
-		struct tmx_value e[5];
-		uint32_t n = marked ? 3 : 1 + (uint32_t)(xorshift64(rnd) % 5);
+		struct tmx_value e[20];
+		uint32_t n = marked ? 1 : 1 + (uint32_t)(xorshift64(rnd) % 20);
 
 		for (uint32_t k = 0; k < n; k++)
 			e[k].u = xorshift64(rnd);
