@@ -284,54 +284,52 @@ static bool make_layout(struct layout *l, const struct pq_col *cols, const uint8
 
 /*
  * Whether the row at `p` (before `end`) has the layout's heads and
- * element counts; its segments in base[], its end in *next.
+ * element counts; its segments in base[], its end in *next.  The checks'
+ * differences are looked at once, at the end: a row that differs is
+ * rare, and a length read from it keeps the next segment before `end`.
  */
 static inline bool same_layout(const struct layout *l, const uint8_t *p, const uint8_t *end,
 			       const uint8_t **base, const uint8_t **next)
 {
 	uint64_t diff = 0;
 	const struct check *c = l->check;
+	const struct seg *sg = l->seg, *last = l->seg + l->n_segs - 1;
 
-	for (unsigned s = 0; s < l->n_segs; s++) {
-		const struct seg *sg = &l->seg[s];
-		const struct check *c_end = l->check + sg->checks;
+	if (l->static_heads) {   /* the include entry's head and address; no checks */
+		uint64_t w[2];
 
 		if ((size_t)(end - p) < sg->need)
 			return false;
-		base[s] = p;
-		if (l->static_heads) {
-			uint64_t w[2];
-
-			if (!s) {
-				memcpy(&w[0], p, 8);
-				memcpy(&w[1], p + 6, 8);
-				if ((w[0] ^ l->heads[0]) | (w[1] ^ l->heads[1]))
-					return false;
-			}
-		} else {
-			for (; c < c_end; c++) {
-				uint64_t w;
-
-				memcpy(&w, p + c->off, 8);
-				diff |= (w & c->mask) ^ c->want;
-			}
-			if (diff)
-				return false;
-		}
-		if (s + 1 < l->n_segs) {   /* past the byte array */
-			uint32_t len;
-
-			memcpy(&len, p + sg->len_at, 4);
-			if ((size_t)(end - p) - sg->len_at - 4 < (size_t)len * sg->unit)
-				return false;
-			p += sg->len_at + 4 + (size_t)len * sg->unit;
-		} else {
-			if ((size_t)(end - p) < sg->len_at)
-				return false;
-			p += sg->len_at;
-		}
+		memcpy(&w[0], p, 8);
+		memcpy(&w[1], p + 6, 8);
+		if ((w[0] ^ l->heads[0]) | (w[1] ^ l->heads[1]))
+			return false;
+		c = l->check + l->n_checks;
 	}
-	*next = p;
+	for (;; sg++) {
+		const struct check *c_end = l->check + sg->checks;
+		uint32_t len;
+
+		if ((size_t)(end - p) < sg->need)
+			return false;
+		*base++ = p;
+		for (; c < c_end; c++) {
+			uint64_t w;
+
+			memcpy(&w, p + c->off, 8);
+			diff |= (w & c->mask) ^ c->want;
+		}
+		if (sg == last)
+			break;
+		/* past the byte array (need covers its length) */
+		memcpy(&len, p + sg->len_at, 4);
+		if ((size_t)(end - p) - sg->len_at - 4 < (size_t)len * sg->unit)
+			return false;
+		p += sg->len_at + 4 + (size_t)len * sg->unit;
+	}
+	if (diff || (size_t)(end - p) < sg->len_at)
+		return false;
+	*next = p + sg->len_at;
 	return true;
 }
 
