@@ -344,7 +344,12 @@ static size_t same_rows(const struct layout *l, const uint8_t *p, const uint8_t 
 {
 	size_t len = l->seg[0].len_at, need = max32(l->seg[0].need, l->seg[0].len_at), n = 0;
 
-	for (; n < max && (size_t)(end - p) >= need; n++, p += len) {
+	/* The rows that fit before `end` (`need` bytes from their starts), counted at once. */
+	if ((size_t)(end - p) < need)
+		max = 0;
+	else if ((size_t)(end - p - need) / len + 1 < max)
+		max = (size_t)(end - p - need) / len + 1;
+	for (; n < max; n++, p += len) {
 		uint64_t w0, w1;
 
 		memcpy(&w0, p, 8);
