@@ -7,8 +7,9 @@
  * the same entries (a null in the same columns, a value in the others):
  * each entry is then at the same offset in every row, or in every row's
  * segment when strings and LISTs (whose lengths differ) cut the row into
- * segments, and a block of rows is applied entry by entry: an integer
- * column's values gathered by a tight loop, a LIST's elements and a
+ * segments, and a block of rows is applied entry by entry: integer
+ * columns' values gathered by tight loops (a run's columns of one width
+ * by up to 4 in one pass over the rows), a LIST's elements and a
  * string column's dictionary indices stored with room asked for once,
  * definition levels set by memset (left out, as the sequential path
  * does, in integer columns without nulls).  The columns get the same
@@ -26,7 +27,8 @@
  * the layout of a later row tried again.  Rows of a class whose heads do
  * not depend on its values (the include entry's marker, record.h) are of
  * the layout when their include entry is the first row's: their other
- * heads are not read.
+ * heads are not read (and rows of one segment, then of one length, are
+ * found by a loop of their own, same_rows).
  */
 #include <string.h>
 
