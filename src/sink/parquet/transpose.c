@@ -406,7 +406,11 @@ static inline __attribute__((always_inline)) void gather_k(struct pq_col *c, uns
 		c[j].vals.len += n * w;
 }
 
-/* gather_k's instances: by columns (1, 2, 4), then width (4, 8). */
+/*
+ * gather_k's instances: by columns (1, 2, 4), then width (4, 8).  Functions
+ * of their own: calls of gather_k under a switch were merged by GCC into
+ * one loop of variable k and w (slower than one column at a time).
+ */
 #define GATHER_K(K, W)                                                                             \
 	static void gather_##K##_##W(struct pq_col *c, const uint8_t *const *base, unsigned stride, \
 				     size_t off, size_t n)                                          \
