@@ -25,8 +25,18 @@
 #include "sink/parquet/table.h"
 #include "xorshift.h"
 
+/*
+ * C_RUN: a run of RUN_COLS integer columns whose widths (run_phys) make
+ * every group of transpose.c's gather: 4, 2 and 1 columns of 4 and of 8
+ * bytes, a group cut short by the next width.
+ */
 enum { C_EVENT, C_HOST, C_TRACE, C_TS, C_CYCLES, C_OPT, C_STR, C_LIST, C_DBL, C_BOOL, C_REP,
-       N_COLS };
+       C_LIST32, C_RUN, RUN_COLS = 14, N_COLS = C_RUN + RUN_COLS };
+
+static const uint8_t run_phys[RUN_COLS] = {
+	PQ_INT32, PQ_INT32, PQ_INT32, PQ_INT32, PQ_INT64, PQ_INT64, PQ_INT64, PQ_INT64,
+	PQ_INT32, PQ_INT32, PQ_INT32, PQ_INT64, PQ_INT64, PQ_INT32,
+};
 
 static size_t acct;
 
@@ -43,16 +53,27 @@ static void make_cols(struct pq_col *cols)
 	pq_col_init(&cols[C_DBL], pq_type_plain(PQ_DOUBLE), 1, 0, &acct);
 	pq_col_init(&cols[C_BOOL], pq_type_plain(PQ_BOOLEAN), 0, 0, &acct);
 	pq_col_init(&cols[C_REP], pq_type_int(64, false), 2, 1, &acct);
+	pq_col_init(&cols[C_LIST32], pq_type_int(32, false), 3, 1, &acct);
+	/* Some of the run's columns optional (nulls when a row has no run), the others not. */
+	for (int k = 0; k < RUN_COLS; k++)
+		pq_col_init(&cols[C_RUN + k], pq_type_int(run_phys[k] == PQ_INT32 ? 32 : 64, k & 1),
+			    (unsigned)(k % 3 != 0), 0, &acct);
 }
 
-static const struct pq_colinfo ci[N_COLS] = {
+static struct pq_colinfo ci[N_COLS] = {
 	[C_EVENT] = { PQ_BYTE_ARRAY, 1 }, [C_HOST] = { PQ_BYTE_ARRAY, 1 },
 	[C_TRACE] = { PQ_BYTE_ARRAY, 0 }, [C_TS] = { PQ_INT64, 0 },
 	[C_CYCLES] = { PQ_INT32, 1 },      [C_OPT] = { PQ_INT32, 1 },
 	[C_STR] = { PQ_BYTE_ARRAY, 1 },    [C_LIST] = { PQ_INT64, 3 },
 	[C_DBL] = { PQ_DOUBLE, 1 },        [C_BOOL] = { PQ_BOOLEAN, 0 },
-	[C_REP] = { PQ_INT64, 2 },
+	[C_REP] = { PQ_INT64, 2 },        [C_LIST32] = { PQ_INT32, 3 },
 };
+
+static void make_colinfo(void)
+{
+	for (int k = 0; k < RUN_COLS; k++)
+		ci[C_RUN + k] = (struct pq_colinfo){ run_phys[k], (uint8_t)(k % 3 != 0) };
+}
 
 /* The names' entries of two "traces" (what an include entry points to). */
 static struct tmx_buf names[2];
@@ -90,7 +111,7 @@ static void make_row(struct tmx_buf *b, unsigned shape, uint64_t *rnd)
 
 	pq_rec_include(b, &names[(shape >> 6) & 1]);
 	if (marked)
-		b->p[b->len - PQ_REC_HEAD - sizeof(void *) + 4] = (uint8_t)(1 + (shape & 63));
+		b->p[b->len - PQ_REC_HEAD - sizeof(void *) + 4] = (uint8_t)(1 + (shape & 63) + (shape & 128 ? 64 : 0));
 	pq_rec_u64s(b, ci, C_TS, v, 2);
 	if (shape & 1)
 		pq_rec_int(b, ci, C_OPT, 0, xorshift64(rnd));
@@ -107,8 +128,8 @@ static void make_row(struct tmx_buf *b, unsigned shape, uint64_t *rnd)
 		pq_rec_null(b, C_STR, 0, 0);
 	}
 	if (shape & 4) {
-		struct tmx_value e[5];
-		uint32_t n = marked ? 3 : 1 + (uint32_t)(xorshift64(rnd) % 5);
+		struct tmx_value e[12];   /* up to 96 bytes: every copy of transpose.c's copy_elems */
+		uint32_t n = marked ? 9 : 1 + (uint32_t)(xorshift64(rnd) % 12);
 
 		for (uint32_t k = 0; k < n; k++)
 			e[k].u = xorshift64(rnd) % 7;
@@ -128,6 +149,29 @@ static void make_row(struct tmx_buf *b, unsigned shape, uint64_t *rnd)
 		pq_rec_int(b, ci, C_REP, 0, xorshift64(rnd));
 	}
 	/* else: the column gets nothing (it never does in real rows: harmless here) */
+	if (shape & 4) {   /* a LIST of 4-byte integers: its elements' bytes not a multiple of 8 or 16 */
+		struct tmx_value e[20];
+		uint32_t n = marked ? 1 : 1 + (uint32_t)(xorshift64(rnd) % 20);
+
+		for (uint32_t k = 0; k < n; k++)
+			e[k].u = xorshift64(rnd);
+		pq_rec_elems(b, ci, C_LIST32, 0, 1, e, n);
+	} else {
+		pq_rec_null(b, C_LIST32, 0, 1);
+	}
+	if (shape & 128) {
+		uint64_t r[RUN_COLS];
+
+		for (int k = 0; k < RUN_COLS; k++)
+			r[k] = xorshift64(rnd);
+		pq_rec_u64s(b, ci, C_RUN, r, RUN_COLS);
+	} else {   /* nulls in the optional ones (their levels stored from then on), 0 in the others */
+		for (int k = 0; k < RUN_COLS; k++)
+			if (k % 3)
+				pq_rec_null(b, C_RUN + (uint32_t)k, 0, 0);
+			else
+				pq_rec_int(b, ci, C_RUN + (uint32_t)k, 0, 0);
+	}
 }
 
 static void expect_same_buf(const struct tmx_buf *a, const struct tmx_buf *b, int col,
@@ -347,6 +391,7 @@ int main(void)
 	};
 	int ret;
 
+	make_colinfo();
 	make_names();
 	ret = cmocka_run_group_tests(tests, NULL, NULL);
 	tmx_buf_free(&names[0]);

@@ -354,7 +354,7 @@ static inline const uint8_t *pq_rec_apply_run(struct pq_col *c, unsigned n, cons
 		 * stores only, of the value's own width.
 		 */
 		for (; n; n--, c++) {
-			if (c->max_def && c->defs_stored)   /* see gather(), transpose.c */
+			if (c->max_def && c->defs_stored)   /* see gather_defs(), transpose.c */
 				tmx_buf_byte(&c->defs, c->max_def);
 			if (c->type.phys == PQ_INT32) {
 				memcpy(c->vals.p + c->vals.len, r, 4);

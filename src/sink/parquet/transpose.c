@@ -7,8 +7,9 @@
  * the same entries (a null in the same columns, a value in the others):
  * each entry is then at the same offset in every row, or in every row's
  * segment when strings and LISTs (whose lengths differ) cut the row into
- * segments, and a block of rows is applied entry by entry: an integer
- * column's values gathered by a tight loop, a LIST's elements and a
+ * segments, and a block of rows is applied entry by entry: integer
+ * columns' values gathered by tight loops (a run's columns of one width
+ * by up to 4 in one pass over the rows), a LIST's elements and a
  * string column's dictionary indices stored with room asked for once,
  * definition levels set by memset (left out, as the sequential path
  * does, in integer columns without nulls).  The columns get the same
@@ -26,7 +27,8 @@
  * the layout of a later row tried again.  Rows of a class whose heads do
  * not depend on its values (the include entry's marker, record.h) are of
  * the layout when their include entry is the first row's: their other
- * heads are not read.
+ * heads are not read (and rows of one segment, then of one length, are
+ * found by a loop of their own, same_rows).
  */
 #include <string.h>
 
@@ -284,84 +286,200 @@ static bool make_layout(struct layout *l, const struct pq_col *cols, const uint8
 
 /*
  * Whether the row at `p` (before `end`) has the layout's heads and
- * element counts; its segments in base[], its end in *next.
+ * element counts; its segments in base[], its end in *next.  The checks'
+ * differences are looked at once, at the end: a row that differs is
+ * rare, and a length read from it keeps the next segment before `end`.
  */
 static inline bool same_layout(const struct layout *l, const uint8_t *p, const uint8_t *end,
 			       const uint8_t **base, const uint8_t **next)
 {
 	uint64_t diff = 0;
 	const struct check *c = l->check;
+	const struct seg *sg = l->seg, *last = l->seg + l->n_segs - 1;
 
-	for (unsigned s = 0; s < l->n_segs; s++) {
-		const struct seg *sg = &l->seg[s];
-		const struct check *c_end = l->check + sg->checks;
+	if (l->static_heads) {   /* the include entry's head and address; no checks */
+		uint64_t w[2];
 
 		if ((size_t)(end - p) < sg->need)
 			return false;
-		base[s] = p;
-		if (l->static_heads) {
-			uint64_t w[2];
-
-			if (!s) {
-				memcpy(&w[0], p, 8);
-				memcpy(&w[1], p + 6, 8);
-				if ((w[0] ^ l->heads[0]) | (w[1] ^ l->heads[1]))
-					return false;
-			}
-		} else {
-			for (; c < c_end; c++) {
-				uint64_t w;
-
-				memcpy(&w, p + c->off, 8);
-				diff |= (w & c->mask) ^ c->want;
-			}
-			if (diff)
-				return false;
-		}
-		if (s + 1 < l->n_segs) {   /* past the byte array */
-			uint32_t len;
-
-			memcpy(&len, p + sg->len_at, 4);
-			if ((size_t)(end - p) - sg->len_at - 4 < (size_t)len * sg->unit)
-				return false;
-			p += sg->len_at + 4 + (size_t)len * sg->unit;
-		} else {
-			if ((size_t)(end - p) < sg->len_at)
-				return false;
-			p += sg->len_at;
-		}
+		memcpy(&w[0], p, 8);
+		memcpy(&w[1], p + 6, 8);
+		if ((w[0] ^ l->heads[0]) | (w[1] ^ l->heads[1]))
+			return false;
+		c = l->check + l->n_checks;
 	}
-	*next = p;
+	for (;; sg++) {
+		const struct check *c_end = l->check + sg->checks;
+		uint32_t len;
+
+		if ((size_t)(end - p) < sg->need)
+			return false;
+		*base++ = p;
+		for (; c < c_end; c++) {
+			uint64_t w;
+
+			memcpy(&w, p + c->off, 8);
+			diff |= (w & c->mask) ^ c->want;
+		}
+		if (sg == last)
+			break;
+		/* past the byte array (need covers its length) */
+		memcpy(&len, p + sg->len_at, 4);
+		if ((size_t)(end - p) - sg->len_at - 4 < (size_t)len * sg->unit)
+			return false;
+		p += sg->len_at + 4 + (size_t)len * sg->unit;
+	}
+	if (diff || (size_t)(end - p) < sg->len_at)
+		return false;
+	*next = p + sg->len_at;
 	return true;
 }
 
-/* Integers of column `c` at offset `off` of rows' segment `seg` (base[i * stride + seg]). */
-static inline void gather(struct pq_col *c, uint8_t def, const uint8_t *const *base,
-			  unsigned stride, size_t off, size_t n)
+/*
+ * same_layout for rows of one segment and static heads (most of
+ * trace.dat's): rows of the same length, whose first 14 bytes alone are
+ * compared.  The rows from `p` of the layout, at most `max`: their
+ * starts in base[], the end of the last in *next.
+ */
+static size_t same_rows(const struct layout *l, const uint8_t *p, const uint8_t *end,
+			const uint8_t **base, size_t max, const uint8_t **next)
 {
-	uint8_t *d = c->vals.p + c->vals.len;
+	size_t len = l->seg[0].len_at, need = max32(l->seg[0].need, l->seg[0].len_at), n = 0;
 
-	/*
-	 * Levels left out until the column's first null (pq_col.defs_stored),
-	 * as the sequential path's stores do; from it on, room asked for once
-	 * a block: a null of an earlier block of the chunk gave the levels
-	 * only the room of those before it (pq_col_defs_start).
-	 */
+	/* The rows that fit before `end` (`need` bytes from their starts), counted at once. */
+	if ((size_t)(end - p) < need)
+		max = 0;
+	else if ((size_t)(end - p - need) / len + 1 < max)
+		max = (size_t)(end - p - need) / len + 1;
+	for (; n < max; n++, p += len) {
+		uint64_t w0, w1;
+
+		memcpy(&w0, p, 8);
+		memcpy(&w1, p + 6, 8);
+		if ((w0 ^ l->heads[0]) | (w1 ^ l->heads[1]))
+			break;
+		base[n] = p;
+	}
+	*next = p;
+	return n;
+}
+
+/*
+ * The definition levels of `n` values of integer column `c`: left out
+ * until the column's first null (pq_col.defs_stored), as the sequential
+ * path's stores do; from it on, room asked for once a block: a null of
+ * an earlier block of the chunk gave the levels only the room of those
+ * before it (pq_col_defs_start).
+ */
+static inline void gather_defs(struct pq_col *c, uint8_t def, size_t n)
+{
 	if (c->max_def && c->defs_stored && tmx_buf_reserve(&c->defs, n)) {
 		memset(c->defs.p + c->defs.len, def, n);
 		c->defs.len += n;
 	}
-	/* Unrolled: the loop's own instructions were most of a value's. */
-	if (c->type.phys == PQ_INT32) {
+}
+
+/*
+ * The values of `k` integer columns from `c`, each `w` bytes wide, one
+ * after the other from offset `off` of rows' segment `seg`
+ * (base[i * stride + seg]): one pass over the rows for the k columns,
+ * each row's address read once.  Constant k and w (inlined): the
+ * copies unrolled, without width branches.
+ */
+static inline __attribute__((always_inline)) void gather_k(struct pq_col *c, unsigned k, unsigned w,
+							   const uint8_t *const *base, unsigned stride,
+							   size_t off, size_t n)
+{
+	uint8_t *d[4];
+
+	for (unsigned j = 0; j < k; j++)
+		d[j] = c[j].vals.p + c[j].vals.len;
 #pragma GCC unroll 4
-		for (size_t i = 0; i < n; i++, d += 4, base += stride)
-			memcpy(d, *base + off, 4);
-	} else {
+	for (size_t i = 0; i < n; i++, base += stride) {
+		const uint8_t *v = *base + off;
+
 #pragma GCC unroll 4
-		for (size_t i = 0; i < n; i++, d += 8, base += stride)
-			memcpy(d, *base + off, 8);
+		for (unsigned j = 0; j < k; j++)
+			memcpy(d[j] + i * w, v + j * w, w);
 	}
-	c->vals.len = (size_t)(d - c->vals.p);
+	for (unsigned j = 0; j < k; j++)
+		c[j].vals.len += n * w;
+}
+
+/*
+ * gather_k's instances: by columns (1, 2, 4), then width (4, 8).  Functions
+ * of their own: calls of gather_k under a switch were merged by GCC into
+ * one loop of variable k and w (slower than one column at a time).
+ */
+#define GATHER_K(K, W)                                                                             \
+	static void gather_##K##_##W(struct pq_col *c, const uint8_t *const *base, unsigned stride, \
+				     size_t off, size_t n)                                          \
+	{                                                                                          \
+		gather_k(c, K, W, base, stride, off, n);                                           \
+	}
+GATHER_K(1, 4)
+GATHER_K(1, 8)
+GATHER_K(2, 4)
+GATHER_K(2, 8)
+GATHER_K(4, 4)
+GATHER_K(4, 8)
+#undef GATHER_K
+
+static void (*const gather_fn[3][2])(struct pq_col *, const uint8_t *const *, unsigned, size_t, size_t) = {
+	{ gather_1_4, gather_1_8 },
+	{ gather_2_4, gather_2_8 },
+	{ gather_4_4, gather_4_8 },
+};
+
+/*
+ * Integers of the `nc` columns from `c` (a run's, or one column), one
+ * after the other at offset `off` of rows' segment (see gather_k): by
+ * groups of 4, 2 or 1 columns of the same width.
+ */
+static void gather(struct pq_col *c, unsigned nc, const uint8_t *const *base, unsigned stride,
+		   size_t off, size_t n)
+{
+	while (nc) {
+		unsigned w = width(c), k = 1;
+
+		while (k < nc && k < 4 && width(&c[k]) == w)
+			k++;
+		k = k == 3 ? 2 : k;
+		gather_fn[k / 2][w / 8](c, base, stride, off, n);
+		c += k;
+		nc -= k;
+		off += (size_t)k * w;
+	}
+}
+
+/*
+ * `n` bytes (a multiple of 4) from `s` to `d`: up to 64 by two or four
+ * moves of a power of two that overlap (the same bytes twice), without
+ * a loop; more by 16 at a time.
+ */
+static inline void copy_elems(uint8_t *d, const uint8_t *s, size_t n)
+{
+	if (n > 64) {
+		size_t k = 0;
+
+		for (; k + 16 <= n; k += 16)
+			memcpy(d + k, s + k, 16);
+		if (k < n)
+			memcpy(d + n - 16, s + n - 16, 16);
+	} else if (n > 32) {
+		memcpy(d, s, 16);
+		memcpy(d + 16, s + 16, 16);
+		memcpy(d + n - 32, s + n - 32, 16);
+		memcpy(d + n - 16, s + n - 16, 16);
+	} else if (n >= 16) {
+		memcpy(d, s, 16);
+		memcpy(d + n - 16, s + n - 16, 16);
+	} else if (n >= 8) {
+		memcpy(d, s, 8);
+		memcpy(d + n - 8, s + n - 8, 8);
+	} else {   /* 4 */
+		memcpy(d, s, 4);
+	}
 }
 
 /*
@@ -369,7 +487,7 @@ static inline void gather(struct pq_col *c, uint8_t def, const uint8_t *const *b
  * checked count, lentry.count) into `c`, as pq_rec_apply_elems row by
  * row gives them: room asked for once, the levels of all rows set by
  * memset (each row's first repetition level then put in), the values
- * copied by 8-byte words.  False, nothing done, without the room.
+ * copied by copy_elems.  False, nothing done, without the room.
  */
 static bool elems_block(struct pq_col *c, const struct lentry *e, const uint8_t *const *b,
 			unsigned stride, size_t off, size_t n)
@@ -398,15 +516,8 @@ static bool elems_block(struct pq_col *c, const struct lentry *e, const uint8_t 
 		c->defs.len += tot;
 	}
 	d = c->vals.p + c->vals.len;
-	for (size_t i = 0; i < n; i++, b += stride, d += bytes) {
-		const uint8_t *v = *b + off + 4;
-		size_t k = 0;
-
-		for (; k + 8 <= bytes; k += 8)
-			memcpy(d + k, v + k, 8);
-		if (k < bytes)   /* INT32 elements: 4 bytes more */
-			memcpy(d + k, v + k, 4);
-	}
+	for (size_t i = 0; i < n; i++, b += stride, d += bytes)
+		copy_elems(d, *b + off + 4, bytes);
 	c->vals.len += tot * w;
 	c->n_levels += tot;
 	c->n_vals += tot;
@@ -485,13 +596,13 @@ static void apply_block(struct pq_col *cols, const struct layout *l, const uint8
 			}
 			break;
 		case OP_RUN:
-			for (unsigned j = 0; j < e->n; j++, c++) {
-				gather(c, c->max_def, b, stride, off, n);
-				off += width(c);
-			}
+			for (unsigned j = 0; j < e->n; j++)
+				gather_defs(&c[j], c[j].max_def, n);
+			gather(c, e->n, b, stride, off, n);
 			break;
 		case OP_INT:
-			gather(c, e->def, b, stride, off, n);
+			gather_defs(c, e->def, n);
+			gather(c, 1, b, stride, off, n);
 			break;
 		case OP_INT_REP:
 			for (i = 0; i < n; i++, b += stride) {
@@ -551,8 +662,11 @@ static size_t apply_layout(struct pq_col *cols, const uint8_t *p, const uint8_t 
 	for (;;) {
 		size_t n = 0;
 
-		while (n < BLOCK_ROWS && p < end && same_layout(&l, p, end, base + n * l.n_segs, &p))
-			n++;
+		if (l.static_heads && l.n_segs == 1)
+			n = same_rows(&l, p, end, base, BLOCK_ROWS, &p);
+		else
+			while (n < BLOCK_ROWS && p < end && same_layout(&l, p, end, base + n * l.n_segs, &p))
+				n++;
 		if (!n)
 			return (size_t)(p - from);
 		apply_block(cols, &l, base, n, st);
