@@ -34,8 +34,16 @@
 #include "source/source.h"
 #include "par/par.h"
 
-/* Decoded bytes per segment (trace.dat: pages, or whole compressed chunks). */
-#define SEG_BYTES (1u << 20)
+/*
+ * Decoded bytes per segment (trace.dat: pages, or whole compressed
+ * chunks).  The workers read ahead within a window of segments (jobs + 1),
+ * whose formatted batches are most of the memory a parallel run holds:
+ * with 256 KiB rather than 1 MiB, big.dat's Parquet with two jobs had a
+ * quarter fewer page faults (8.6 K, not 11.4 K) and 37 MB peak RSS, not
+ * 49, for 0.13% more instructions (segment starts), the same wall time;
+ * with 128 KiB, 6.8 K faults and 31 MB for 0.4% more instructions.
+ */
+#define SEG_BYTES (256u << 10)
 /* Segments per stream at most: longer streams have longer segments. */
 #define SEG_MAX 4096
 

@@ -184,6 +184,7 @@ static int build_class(struct tmx_parquet *p, const struct tmx_event_class *ec,
 	if (ret)
 		return ret;
 	tab->t.q = p->q;
+	tab->t.chunks = &p->chunks;
 	cm->ec = ec;
 	cm->trace = p->partition ? trace : NULL;
 	cm->next = UINT32_MAX;
@@ -610,6 +611,7 @@ void tmx_parquet_free(struct tmx_parquet *p)
 		class_map_free(p->maps.items[i]);
 	for (size_t i = 0; i < p->tabs.n; i++)
 		evtab_free(p->tabs.items[i]);
+	pq_chunks_free(&p->chunks);
 	for (size_t i = 0; i < p->dirs.n; i++) {
 		struct part_dir *d = p->dirs.items[i];
 		free(d->path);

@@ -203,13 +203,65 @@ static void note_hints(struct pq_table *t)
 	}
 }
 
+void pq_chunks_free(struct pq_chunks *c)
+{
+	while (c->n)
+		tmx_buf_free(&c->buf[--c->n]);
+}
+
+/* A kept buffer of at least `need` bytes, the smallest: false when none is. */
+static bool chunk_take(struct pq_chunks *c, size_t need, struct tmx_buf *out)
+{
+	unsigned best = PQ_CHUNKS;
+
+	for (unsigned k = 0; c && k < c->n; k++)
+		if (c->buf[k].cap >= need && (best == PQ_CHUNKS || c->buf[k].cap < c->buf[best].cap))
+			best = k;
+	if (best == PQ_CHUNKS)
+		return false;
+	*out = c->buf[best];
+	c->buf[best] = c->buf[--c->n];
+	return true;
+}
+
+/* A group's chunk buffer kept (emptied), else freed; when all places are taken, the smallest goes. */
+static void chunk_give(struct pq_chunks *c, struct tmx_buf *b)
+{
+	unsigned small = 0;
+
+	if (!c || b->oom || b->borrowed || !b->cap || b->cap > PQ_CHUNK_KEEP) {
+		tmx_buf_free(b);
+		return;
+	}
+	b->len = 0;
+	if (c->n < PQ_CHUNKS) {
+		c->buf[c->n++] = *b;
+		*b = (struct tmx_buf){ 0 };
+		return;
+	}
+	for (unsigned k = 1; k < PQ_CHUNKS; k++)
+		if (c->buf[k].cap < c->buf[small].cap)
+			small = k;
+	if (c->buf[small].cap < b->cap) {
+		struct tmx_buf out = c->buf[small];
+
+		c->buf[small] = *b;
+		*b = out;
+	}
+	tmx_buf_free(b);
+}
+
 void pq_table_recs_start(struct pq_table *t, size_t n)
 {
+	size_t need = n > t->recs_hint ? n : t->recs_hint;
+
 	/*
 	 * Grown from nothing by doubling, the buffer was copied about ten
-	 * times a group (it is freed at each group's end, pq_table_flush).
+	 * times a group (it goes at each group's end, pq_table_flush).
 	 */
-	if (!tmx_buf_reserve(&t->recs, n > t->recs_hint ? n : t->recs_hint))
+	if (chunk_take(t->chunks, need, &t->recs))
+		return;
+	if (!tmx_buf_reserve(&t->recs, need))
 		t->recs.oom = false;   /* only room: the record asks for its own */
 }
 
@@ -322,13 +374,9 @@ int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error 
 	if (t->q) {
 		if (t->n_recs)
 			pq_table_apply_recs(t);
-		/*
-		 * The chunk buffer goes with the group: kept, the buffers of
-		 * every table that once had a busy group would hold memory
-		 * that the bound over all tables does not count.
-		 */
+		/* The chunk buffer goes with the group (see pq_chunks). */
 		t->recs_hint = t->recs.cap;
-		tmx_buf_free(&t->recs);
+		chunk_give(t->chunks, &t->recs);
 		if (t->nomem || !t->direct) {
 			t->broken = true;
 			return tmx_error_set(err, TMX_ERR_NOMEM, t->where, "out of memory");

@@ -56,6 +56,7 @@ struct pq_table {
 	struct tmx_buf recs;
 	size_t n_recs;
 	size_t recs_hint;         /* the room `recs` had at the last group's end */
+	struct pq_chunks *chunks; /* where `recs` goes at a group's end (NULL: freed) */
 	/*
 	 * The bytes of each column's buffers in the table's last group
 	 * (NULL: none yet): a group's columns are given room for as much at
@@ -103,6 +104,24 @@ bool pq_colsets_take(struct pq_colsets *s, const struct pq_table *owner, struct 
 
 /* The records applied to the columns at once (see pq_table.recs). */
 #define PQ_TABLE_CHUNK (256u << 10)
+
+/*
+ * Chunk buffers (pq_table.recs) of groups that ended, for the next groups
+ * of any table: shared by the tables of a sink and used by the thread
+ * that adds their records.  Freed at each group's end, the buffer was
+ * allocated again by the next group and its pages faulted in again
+ * (a quarter of a megabyte per group); kept in each table, the buffers
+ * of every table that once had a busy group would hold memory that the
+ * bound over all tables does not count.  At most PQ_CHUNKS are kept, of
+ * at most PQ_CHUNK_KEEP bytes each.
+ */
+#define PQ_CHUNKS 4
+#define PQ_CHUNK_KEEP (2 * PQ_TABLE_CHUNK)
+struct pq_chunks {
+	struct tmx_buf buf[PQ_CHUNKS];
+	unsigned n;
+};
+void pq_chunks_free(struct pq_chunks *c);
 
 /*
  * A table writing to the directory `where` (parts numbered from *next_part)
