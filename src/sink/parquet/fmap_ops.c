@@ -88,6 +88,14 @@ static uint32_t run_bytes(const struct pq_schema *schema, int col, unsigned n)
 	return bytes;
 }
 
+/* The op of each step of one value but a run's and the CPU's. */
+static const uint8_t step_op[] = {
+	[TMX_STEP_ENUM] = OP_ENUM,
+	[TMX_STEP_ARRAY] = OP_ARRAY,
+	[TMX_STEP_TREE] = OP_TREE,
+	[TMX_STEP_NODE] = OP_NODE,
+};
+
 /* The ops of scope `s` into `pr`. */
 static bool compile_scope(struct pq_fcols *fc, const struct pq_schema *schema, enum tmx_scope s,
 			  struct pq_fprog *pr)
@@ -123,24 +131,12 @@ static bool compile_scope(struct pq_fcols *fc, const struct pq_schema *schema, e
 				c += n;
 			}
 			break;
-		case TMX_STEP_ENUM:
-			op.op = OP_ENUM;
-			ok = op_add(pr, op);
-			break;
-		case TMX_STEP_ARRAY:
-			op.op = OP_ARRAY;
-			ok = op_add(pr, op);
-			break;
-		case TMX_STEP_TREE:
-			op.op = OP_TREE;
-			ok = op_add(pr, op);
-			break;
-		case TMX_STEP_NODE:
-			op.op = OP_NODE;
-			ok = op_add(pr, op);
-			break;
-		default:
+		case TMX_STEP_CPU:
 			op = (struct pq_op){ .op = OP_CPU, .pre = st->pre };
+			ok = op_add(pr, op);
+			break;
+		default:   /* one op of the step's columns */
+			op.op = step_op[st->op];
 			ok = op_add(pr, op);
 			break;
 		}
