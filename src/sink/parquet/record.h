@@ -437,6 +437,30 @@ static inline void pq_rec_apply_flush(struct pq_col *cols, struct pq_rec_apply_s
 	}
 }
 
+/*
+ * pq_rec_apply_flush at a row group's end, when nothing more is added to
+ * its columns: the rows counted left to their columns' lazy tails
+ * (column.h), which the encoder writes without storing them: some 5 bytes a row for each of the names' columns,
+ * memory first touched and then read again to make one run.
+ */
+static inline void pq_rec_apply_end(struct pq_col *cols, struct pq_rec_apply_state *st)
+{
+	for (unsigned k = 0; k < st->n; k++) {
+		if (cols[st->col[k]].max_rep) {   /* none is, but then stored */
+			pq_rec_apply_flush(cols, st);
+			return;
+		}
+	}
+	for (unsigned k = 0; k < st->n && st->pend; k++) {
+		struct pq_col *c = &cols[st->col[k]];
+
+		c->lazy = st->pend;
+		c->lazy_entry = st->entry[k];
+		c->lazy_def = st->def[k];
+	}
+	st->pend = 0;
+}
+
 /* pq_rec_apply_include of another include than the last: applied and noted. */
 static __attribute__((noinline, unused)) void
 pq_rec_apply_include_new(struct pq_col *cols, const struct tmx_buf *entries,
