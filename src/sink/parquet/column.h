@@ -44,6 +44,17 @@ struct pq_col {
 	struct tmx_buf vals, defs, reps;
 	struct tmx_strdict dict; /* its entries are the dictionary page */
 	struct tmx_buf dict_idx; /* uint32 entry of each non-null value */
+	/*
+	 * Rows after those of `defs` and `dict_idx` that all hold entry
+	 * `lazy_entry` at level `lazy_def`, not stored: a row group's last
+	 * rows of the names' columns (record.h, pq_rec_apply_end), which the
+	 * encoder writes as the hybrid would encode them without reading
+	 * them (page.c), or stores first (pq_col_lazy_store).  Only columns
+	 * that are not repeated, with a dictionary, once nothing more is
+	 * added to the group.
+	 */
+	uint32_t lazy, lazy_entry;
+	uint8_t lazy_def;
 	uint64_t n_levels;      /* values including nulls (the page's num_values) */
 	uint64_t n_nulls;
 	uint64_t n_vals;        /* non-null values */
@@ -264,6 +275,8 @@ static inline int64_t pq_col_dict_entry(struct pq_col *c, const void *p, size_t 
  * checks it (fmap_values.c).
  */
 bool pq_col_bytes_known(struct pq_col *c, uint8_t rep, uint8_t def, const void *p, size_t n);
+/* The rows of `lazy` stored into `defs` and `dict_idx`. */
+void pq_col_lazy_store(struct pq_col *c);
 /* Whether an allocation failed since the last chunk. */
 bool pq_col_oom(const struct pq_col *c);
 

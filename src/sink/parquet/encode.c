@@ -332,6 +332,19 @@ void pq_rle_hybrid(struct tmx_buf *out, const void *vals, size_t elem_size, size
 	}
 }
 
+void pq_rle_const(struct tmx_buf *out, uint32_t value, size_t n, unsigned width)
+{
+	uint32_t few[MIN_RLE_RUN];
+
+	if (n >= MIN_RLE_RUN && width) {
+		rle_run(out, value, n, width);
+		return;
+	}
+	for (unsigned k = 0; k < MIN_RLE_RUN; k++)
+		few[k] = value;
+	pq_rle_hybrid(out, few, 4, n, width);
+}
+
 void pq_levels(struct tmx_buf *out, const uint8_t *levels, size_t n, unsigned max_level)
 {
 	size_t at = out->len, len;
@@ -347,17 +360,10 @@ void pq_levels(struct tmx_buf *out, const uint8_t *levels, size_t n, unsigned ma
 
 void pq_levels_all(struct tmx_buf *out, uint8_t level, size_t n, unsigned max_level)
 {
-	unsigned width = pq_bit_width(max_level);
-	uint8_t few[MIN_RLE_RUN];
 	size_t at = out->len, len;
 
-	if (n < MIN_RLE_RUN || !width) {   /* a group of padded values, or width 0: no value read */
-		memset(few, level, sizeof(few));
-		pq_levels(out, few, n, max_level);
-		return;
-	}
 	tmx_buf_le(out, 0, 4);
-	rle_run(out, level, n, width);   /* pq_rle_hybrid's choice: one run of them all */
+	pq_rle_const(out, level, n, pq_bit_width(max_level));
 	if (out->oom)
 		return;
 	len = out->len - at - 4;

@@ -31,6 +31,11 @@ unsigned pq_bit_width(uint64_t max);
  */
 void pq_rle_hybrid(struct tmx_buf *out, const void *vals, size_t elem_size, size_t n,
 		   unsigned width);
+/*
+ * pq_rle_hybrid of `n` values that are all `value`, without them: one run
+ * of 8 or more, else one group padded with zeros.
+ */
+void pq_rle_const(struct tmx_buf *out, uint32_t value, size_t n, unsigned width);
 /* Levels of a data page v1: 4-byte LE byte length, then the hybrid encoding. */
 void pq_levels(struct tmx_buf *out, const uint8_t *levels, size_t n, unsigned max_level);
 /*

@@ -674,7 +674,8 @@ bool pq_col_same(const struct pq_col *a, const struct pq_col *b)
 	/* The cheap tests first: most neighbours differ in their counts or first values. */
 	if (a->type.phys != b->type.phys || a->max_def != b->max_def || a->max_rep != b->max_rep ||
 	    a->dict_on != b->dict_on || a->n_levels != b->n_levels || a->n_nulls != b->n_nulls ||
-	    a->n_vals != b->n_vals || pq_col_oom(a) || pq_col_oom(b))
+	    a->n_vals != b->n_vals || pq_col_oom(a) || pq_col_oom(b) || a->lazy != b->lazy ||
+	    (a->lazy && (a->lazy_entry != b->lazy_entry || a->lazy_def != b->lazy_def)))
 		return false;
 	/*
 	 * The entries before the indices: the string columns of one stream
@@ -717,7 +718,7 @@ bool pq_col_repeat(struct pq_col *c, const struct pq_type *prev_type, const stru
 bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, struct tmx_buf *out,
 		   struct pq_chunk *meta)
 {
-	bool dict = c->dict_on && c->dict.n > 0, ok = !pq_col_oom(c), idict = false;
+	bool dict = c->dict_on && c->dict.n > 0, ok, idict = false;
 	/*
 	 * The columns that share indices are a stream's or a packet's, one
 	 * value a row; a LIST's values are another column's only by chance,
@@ -726,6 +727,14 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 	bool memo = !c->max_rep, up = false, plain = false, narrow = true;
 	size_t n_keys = 0, n_idx = 0, head;
 
+	/*
+	 * A lazy tail (column.h) is written without its values when the
+	 * levels need not be read (no nulls) and the indices are all its
+	 * entry (nothing stored before it) or of no bits (one entry).
+	 */
+	if (c->lazy && (c->n_nulls || (c->dict_idx.len && c->dict.n > 1)))
+		pq_col_lazy_store(c);
+	ok = !pq_col_oom(c);
 	if (ok && !dict && (c->type.phys == PQ_INT32 || c->type.phys == PQ_INT64))
 		idict = int_dict(c, enc, &n_keys, &up, &n_idx, &narrow);
 	*meta = (struct pq_chunk){ .phys = c->type.phys, .dict = dict || idict, .up = up,
@@ -756,8 +765,15 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 		pq_levels(&enc->body, c->defs.p, c->n_levels, c->max_def);
 	head = enc->body.len;   /* the levels: the values follow */
 	if (dict) {
-		put_indices(enc, c->dict_idx.p, false, c->dict_idx.len / 4,
-			    pq_bit_width(c->dict.n - 1));
+		unsigned width = pq_bit_width(c->dict.n - 1);
+
+		if (c->lazy && width) {   /* the tail alone */
+			tmx_buf_byte(&enc->body, (uint8_t)width);
+			pq_rle_const(&enc->body, c->lazy_entry, c->lazy, width);
+		} else {
+			put_indices(enc, c->dict_idx.p, false, c->dict_idx.len / 4 + c->lazy,
+				    width);
+		}
 	} else if (idict) {
 		put_indices(enc, enc->iidx.p, narrow, n_idx, pq_bit_width(n_keys - 1));
 	} else if (c->type.phys == PQ_INT64 && put_delta(c, enc)) {

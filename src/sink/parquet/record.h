@@ -244,8 +244,9 @@ static inline void pq_rec_bytes(struct tmx_buf *b, const struct pq_colinfo *ci, 
  * of one trace: every row) gives the same dictionary entries.  Rows that
  * repeat it are only counted (`pend`), and their levels and entries
  * stored in one go (pq_rec_apply_flush) before anything else is applied
- * to those columns through another include, and before the group is
- * encoded: only include entries write the names' columns.  Entries stay
+ * to those columns through another include, or left to the encoder at
+ * the group's end (pq_rec_apply_end): only include entries write the
+ * names' columns.  Entries stay
  * valid while their column keeps its dictionary (pq_col.dict_on), which
  * only a value added through another include can end.
  */
@@ -435,6 +436,31 @@ static inline void pq_rec_apply_flush(struct pq_col *cols, struct pq_rec_apply_s
 			pq_rec_fill(&c->defs, st->def[k], n);
 		pq_rec_fill32(&c->dict_idx, &st->entry[k], n);
 	}
+}
+
+/*
+ * pq_rec_apply_flush at a row group's end, when nothing more is added to
+ * its columns: the rows counted left to their columns' lazy tails
+ * (column.h), which the encoder writes without storing them: 5 bytes a
+ * row for each of the names' columns (a level and an index) no longer
+ * stored, in memory touched for them alone, then read again for one run.
+ */
+static inline void pq_rec_apply_end(struct pq_col *cols, struct pq_rec_apply_state *st)
+{
+	for (unsigned k = 0; k < st->n; k++) {
+		if (cols[st->col[k]].max_rep) {   /* none is, but then stored */
+			pq_rec_apply_flush(cols, st);
+			return;
+		}
+	}
+	for (unsigned k = 0; k < st->n && st->pend; k++) {
+		struct pq_col *c = &cols[st->col[k]];
+
+		c->lazy = st->pend;
+		c->lazy_entry = st->entry[k];
+		c->lazy_def = st->def[k];
+	}
+	st->pend = 0;
 }
 
 /* pq_rec_apply_include of another include than the last: applied and noted. */

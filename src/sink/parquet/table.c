@@ -385,7 +385,7 @@ int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error 
 		 * Direct rows leave the names' rows counted (record.h) and the
 		 * counts of columns that are not repeated to here.
 		 */
-		pq_rec_apply_flush(t->cols, &t->inc);
+		pq_rec_apply_end(t->cols, &t->inc);
 		count_rows(t->cols, t->schema.n_cols, t->n_rows);
 		note_hints(t);
 		t->last_rows = (size_t)t->n_rows;
