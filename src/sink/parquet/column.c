@@ -112,15 +112,9 @@ void pq_col_lazy_store(struct pq_col *c)
 	uint32_t n = c->lazy;
 
 	c->lazy = 0;
-	if (c->max_def && tmx_buf_reserve(&c->defs, n)) {
-		memset(c->defs.p + c->defs.len, c->lazy_def, n);
-		c->defs.len += n;
-	}
-	if (tmx_buf_reserve(&c->dict_idx, (size_t)n * 4)) {
-		for (uint32_t k = 0; k < n; k++)
-			memcpy(c->dict_idx.p + c->dict_idx.len + (size_t)k * 4, &c->lazy_entry, 4);
-		c->dict_idx.len += (size_t)n * 4;
-	}
+	if (c->max_def)
+		pq_fill(&c->defs, c->lazy_def, n);
+	pq_fill32(&c->dict_idx, &c->lazy_entry, n);
 }
 
 bool pq_col_oom(const struct pq_col *c)

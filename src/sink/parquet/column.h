@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "common/buf.h"
 #include "common/strdict.h"
@@ -148,6 +149,32 @@ void pq_col_reuse(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_
 		  size_t *acct);
 /* Room for `rows` values of a column that is not repeated (one allocation, not a doubling). */
 void pq_col_presize(struct pq_col *c, size_t rows);
+
+/*
+ * `n` bytes of the repeating 8-byte pattern `pat` appended (pq_fill: of
+ * byte `v`; pq_fill32: copies of the 4 bytes at `v`), by 8-byte stores
+ * rather than a call to memset: levels and dictionary entries of rows
+ * that repeat one, a few most often (the room reserved rounded up to 8).
+ */
+static inline bool pq_fill_pattern(struct tmx_buf *b, uint64_t pat, size_t n)
+{
+	if (!tmx_buf_reserve(b, n + 8))
+		return false;
+	for (size_t k = 0; k < n; k += 8)
+		memcpy(b->p + b->len + k, &pat, 8);
+	b->len += n;
+	return true;
+}
+
+static inline bool pq_fill(struct tmx_buf *b, uint8_t v, size_t n)
+{
+	return pq_fill_pattern(b, 0x0101010101010101ull * v, n);
+}
+
+static inline bool pq_fill32(struct tmx_buf *b, const uint32_t *v, size_t n)
+{
+	return pq_fill_pattern(b, (uint64_t)*v * 0x100000001ull, 4 * n);
+}
 
 /* The levels of a value or a null (the hot path: inline). */
 static inline void pq_col_levels(struct pq_col *c, uint8_t rep, uint8_t def)

@@ -256,10 +256,10 @@ static void emit_elems(const struct pq_rec_emit *em, int col, uint8_t rep, uint8
 	c = &em->cols[col];
 	w = int_width(em, col);
 	/* Levels: every element present (the deepest level), the first at `rep` (as pq_rec_apply_elems). */
-	if (c->max_rep && pq_rec_fill(&c->reps, elem_rep, n))
+	if (c->max_rep && pq_fill(&c->reps, elem_rep, n))
 		c->reps.p[c->reps.len - n] = rep;
 	if (c->max_def)
-		pq_rec_fill(&c->defs, c->max_def, n);
+		pq_fill(&c->defs, c->max_def, n);
 	if (tmx_buf_reserve(&c->vals, (size_t)w * n)) {
 		uint8_t *p = c->vals.p + c->vals.len;
 

@@ -269,28 +269,10 @@ static inline void pq_rec_apply_entries(struct pq_col *cols, const uint8_t *r, s
 					struct pq_rec_apply_state *st);
 
 /*
- * `n` bytes of value `v` appended (pq_rec_fill_pattern: `n` bytes of the
- * repeating 8-byte pattern), and `n` bytes from `p`: the levels and
- * values of a LIST's elements, a few bytes most often (a system call's
- * arguments), by 8-byte stores rather than calls to memset and memcpy
- * (the room reserved rounded up to 8).
+ * `n` bytes from `p` appended, `n` a multiple of 4: the values of a
+ * LIST's elements, a few bytes most often (a system call's arguments), by
+ * 8-byte stores rather than a call to memcpy (as pq_fill's levels).
  */
-static inline bool pq_rec_fill_pattern(struct tmx_buf *b, uint64_t pat, size_t n)
-{
-	if (!tmx_buf_reserve(b, n + 8))
-		return false;
-	for (size_t k = 0; k < n; k += 8)
-		memcpy(b->p + b->len + k, &pat, 8);
-	b->len += n;
-	return true;
-}
-
-static inline bool pq_rec_fill(struct tmx_buf *b, uint8_t v, size_t n)
-{
-	return pq_rec_fill_pattern(b, 0x0101010101010101ull * v, n);
-}
-
-/* `n`, a multiple of 4. */
 static inline void pq_rec_copy(struct tmx_buf *b, const uint8_t *p, size_t n)
 {
 	uint8_t *d;
@@ -320,10 +302,10 @@ static inline const uint8_t *pq_rec_apply_elems(struct pq_col *c, uint8_t rep, u
 	memcpy(&n, r, 4);
 	r += 4;
 	/* Levels: every element present (the deepest level), the first at `rep`. */
-	if (c->max_rep && pq_rec_fill(&c->reps, elem_rep, n))
+	if (c->max_rep && pq_fill(&c->reps, elem_rep, n))
 		c->reps.p[c->reps.len - n] = rep;
 	if (c->max_def)
-		pq_rec_fill(&c->defs, c->max_def, n);
+		pq_fill(&c->defs, c->max_def, n);
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	pq_rec_copy(&c->vals, r, (size_t)w * n);   /* host order is the PLAIN order */
 #else
@@ -406,12 +388,6 @@ static inline const uint8_t *pq_rec_apply_run(struct pq_col *c, unsigned n, cons
 	return r;
 }
 
-/* `n` copies of the 4 bytes at `v` appended (the room reserved rounded up to 8). */
-static inline bool pq_rec_fill32(struct tmx_buf *b, const uint32_t *v, size_t n)
-{
-	return pq_rec_fill_pattern(b, (uint64_t)*v * 0x100000001ull, 4 * n);
-}
-
 /* The rows counted by the last include's fast path: their levels and entries stored. */
 static inline void pq_rec_apply_flush(struct pq_col *cols, struct pq_rec_apply_state *st)
 {
@@ -428,13 +404,13 @@ static inline void pq_rec_apply_flush(struct pq_col *cols, struct pq_rec_apply_s
 		 * group's rows are in (pq_table_flush), and their bytes are not read.
 		 */
 		if (c->max_rep) {   /* counted per value (no include is) */
-			pq_rec_fill(&c->reps, st->rep[k], n);
+			pq_fill(&c->reps, st->rep[k], n);
 			c->n_levels += n;
 			c->n_vals += n;
 		}
 		if (c->max_def)
-			pq_rec_fill(&c->defs, st->def[k], n);
-		pq_rec_fill32(&c->dict_idx, &st->entry[k], n);
+			pq_fill(&c->defs, st->def[k], n);
+		pq_fill32(&c->dict_idx, &st->entry[k], n);
 	}
 }
 
