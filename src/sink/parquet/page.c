@@ -7,9 +7,6 @@
 #include <stdint.h>
 #include <string.h>
 #include <zstd.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "sink/parquet/column.h"
 #include "sink/parquet/encode.h"
@@ -20,50 +17,17 @@ enum { ENC_PLAIN = 0, ENC_RLE = 3, ENC_DELTA_BINARY_PACKED = 5, ENC_RLE_DICTIONA
 enum { PAGE_DATA = 0, PAGE_DICTIONARY = 2 };
 
 /*
- * Dictionary indices RLE / bit-packed into enc->body.  Not remembered for
- * the next columns as their compressed pages are (put_page): copying and
- * comparing 4 bytes an index cost more than the encodings it saved.
+ * Dictionary indices RLE / bit-packed into enc->body: 32-bit, or bytes
+ * (`bytes`: int_dict's while its entries are 256 at most).  Not
+ * remembered for the next columns as their compressed pages are
+ * (put_page): copying and comparing 4 bytes an index cost more than the
+ * encodings it saved.
  */
 static void put_indices(struct pq_encoder *enc, const uint8_t *idx, bool bytes, size_t n,
 			unsigned width)
 {
 	tmx_buf_byte(&enc->body, (uint8_t)width);
-	if (bytes) {   /* int_dict's, written as bytes */
-		pq_rle_hybrid(&enc->body, idx, 1, n, width);
-		return;
-	}
-	enc->iidx.len = 0;   /* no realloc of int_dict's indices there: room for 4 * n bytes */
-	if (width && width <= 8 && tmx_buf_reserve(&enc->iidx, n)) {
-		/*
-		 * Indices of 8 bits or fewer as bytes (a string column's, an
-		 * integer column's widened by int_dict_entries): the hybrid's
-		 * runs and groups of bytes cost fewer instructions than of
-		 * 32-bit values (a run's 8 values one word).  In place in
-		 * enc->iidx (a byte written at or before the index it comes
-		 * from), or there.  CTF benchmark: 2.4 M instructions fewer.
-		 */
-		uint8_t *b = enc->iidx.p;
-		size_t i = 0;
-
-#if defined(__SSE2__)
-		for (; i + 16 <= n; i += 16) {   /* 16 at once: indices < 256 saturate to themselves */
-			__m128i a = _mm_loadu_si128((const __m128i *)(idx + 4 * i)),
-				c = _mm_loadu_si128((const __m128i *)(idx + 4 * i + 16)),
-				d = _mm_loadu_si128((const __m128i *)(idx + 4 * i + 32)),
-				e = _mm_loadu_si128((const __m128i *)(idx + 4 * i + 48));
-			_mm_storeu_si128((__m128i *)(b + i),
-					 _mm_packus_epi16(_mm_packs_epi32(a, c), _mm_packs_epi32(d, e)));
-		}
-#endif
-		for (; i < n; i++) {
-			uint32_t v;
-			memcpy(&v, idx + 4 * i, 4);
-			b[i] = (uint8_t)v;
-		}
-		pq_rle_hybrid(&enc->body, b, 1, n, width);
-		return;
-	}
-	pq_rle_hybrid(&enc->body, idx, 4, n, width);
+	pq_rle_hybrid(&enc->body, idx, bytes ? 1 : 4, n, width);
 }
 
 /* The PageHeader of a page of `len` bytes compressed to `zn`, at the end of `out`. */
