@@ -12,7 +12,11 @@
 # gives, for each output, the best wall time, the median CPU time (user +
 # system) and the largest peak RSS (GNU time's %M) of the runs; then
 # parquet over the text in wall and in CPU time, and parquet's wall
-# speed-up over its own --jobs 1.  On a loaded machine (the load average
+# speed-up over its own --jobs 1.  The text goes to /dev/null, which costs
+# nothing, while the dataset is written to the file system; a second row
+# ("to a file") times the text written with -w to a file beside the
+# dataset (deleted after each run), the comparison of two conversions to
+# files.  On a loaded machine (the load average
 # is printed) the wall times mean little and the CPU times are the
 # figures to read; the speed-up needs a quiet machine.  Before timing,
 # the datasets of every job count are checked to be the same bytes.
@@ -46,7 +50,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 BENCH_TMP=$tmp
 . bench/lib.sh
-bench_after_run() { rm -rf "$tmp/ds"; }
+bench_after_run() { rm -rf "$tmp/ds" "$tmp/out.txt"; }
 
 # Best-of-RUNS wall seconds of one DuckDB statement on the dataset.
 query() {
@@ -104,12 +108,15 @@ one() {   # INPUT TEXT-FORMAT
 	for j in $JOBS; do
 		: >"$tmp/text.runs"
 		: >"$tmp/pq.runs"
+		: >"$tmp/file.runs"
 		for _ in $(seq "$RUNS"); do
 			measure 1 "$TMX" -j "$j" -o "$2" "$1" >>"$tmp/text.runs"
 			measure 1 "$TMX" -j "$j" -o parquet -w "$tmp/ds" "$1" >>"$tmp/pq.runs"
+			measure 1 "$TMX" -j "$j" -o "$2" -w "$tmp/out.txt" "$1" >>"$tmp/file.runs"
 		done
 		text=$(summary "$tmp/text.runs")
 		pq=$(summary "$tmp/pq.runs")
+		file=$(summary "$tmp/file.runs")
 		[ -n "$pq1" ] || pq1=$pq
 		printf '  --jobs %-2s %7.3f s %6.2f s %5s MB    %7.3f s %6.2f s %5s MB    %5.2fx %5.2fx; %5.2fx\n' "$j" \
 			"$(secs "$text")" "$(cpus "$text")" "$(($(kbs "$text") / 1024))" \
@@ -117,6 +124,10 @@ one() {   # INPUT TEXT-FORMAT
 			"$(echo "scale=3; $(secs "$pq") / $(secs "$text")" | bc)" \
 			"$(echo "scale=3; $(cpus "$pq") / $(cpus "$text")" | bc)" \
 			"$(echo "scale=3; $(secs "$pq1") / $(secs "$pq")" | bc)"
+		printf '  %-9s %7.3f s %6.2f s %5s MB    (to a file)                  %5.2fx %5.2fx\n' "" \
+			"$(secs "$file")" "$(cpus "$file")" "$(($(kbs "$file") / 1024))" \
+			"$(echo "scale=3; $(secs "$pq") / $(secs "$file")" | bc)" \
+			"$(echo "scale=3; $(cpus "$pq") / $(cpus "$file")" | bc)"
 	done
 	echo "  dataset     $out_kb KB, $(echo "scale=2; $out_kb / $in_kb" | bc)x the input"
 	[ "${NODB:-0}" = 1 ] && return
