@@ -37,6 +37,34 @@ void pq_col_presize(struct pq_col *c, size_t rows)
 	c->defs.oom = c->reps.oom = c->vals.oom = c->dict_idx.oom = false;
 }
 
+bool pq_col_pk_expand(const struct pq_col *c, const struct tmx_buf *rows, struct tmx_buf *out,
+		      size_t more)
+{
+	size_t n = rows->len / 2, w = c->int_width, n_inst = w ? c->vals.len / w : 0;
+	const uint8_t *at = rows->p;
+	uint8_t *o;
+
+	out->len = 0;
+	out->oom = false;
+	if (!w || c->vals.oom || rows->oom || !tmx_buf_reserve(out, (n + more) * w + 8))
+		return false;
+	o = out->p;
+	/* A constant width in each loop: one load and store a row. */
+	for (size_t r = 0; r < n; r++, o += w) {
+		uint16_t k;
+
+		memcpy(&k, at + 2 * r, 2);
+		if (k >= n_inst)   /* never: an instance is stored before its rows */
+			return false;
+		if (w == 8)
+			memcpy(o, c->vals.p + (size_t)k * 8, 8);
+		else
+			memcpy(o, c->vals.p + (size_t)k * 4, 4);
+	}
+	out->len = n * w;
+	return true;
+}
+
 /* Emptied, the allocations kept. */
 static struct tmx_buf buf_keep(struct tmx_buf b)
 {
@@ -56,6 +84,7 @@ void pq_col_reuse(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_
 	c->reps = buf_keep(old.reps);
 	c->vals = buf_keep(old.vals);
 	c->dict_idx = buf_keep(old.dict_idx);
+	c->pk_rows = buf_keep(old.pk_rows);
 	c->dict = old.dict;
 	tmx_strdict_clear(&c->dict);
 }
@@ -65,6 +94,7 @@ void pq_encoder_free_bufs(struct pq_encoder *enc)
 	tmx_buf_free(&enc->body);
 	tmx_buf_free(&enc->out_spare);
 	tmx_buf_free(&enc->iidx);
+	tmx_buf_free(&enc->expand);
 	for (unsigned k = 0; k < PQ_MEMO; k++) {
 		tmx_buf_free(&enc->zstd_memo[k].in);
 		tmx_buf_free(&enc->zstd_memo[k].out);
@@ -88,6 +118,7 @@ void pq_col_free(struct pq_col *c)
 	tmx_buf_free(&c->defs);
 	tmx_buf_free(&c->reps);
 	tmx_buf_free(&c->vals);
+	tmx_buf_free(&c->pk_rows);
 	dict_free(c);
 }
 

@@ -121,7 +121,8 @@ const struct tmx_buf *pq_names_of(struct pq_fmt *f, struct shape *sh,
 	for (n = sh->names; n && n->trace != trace; n = n->next)
 		;
 	if (!n && (n = calloc(1, sizeof(*n)))) {
-		struct pq_rec_emit em = { &n->entries, sh->ci, &f->scratch, &f->labels, NULL, NULL, NULL };
+		struct pq_rec_emit em = { &n->entries, sh->ci, &f->scratch, &f->labels, NULL, NULL, NULL,
+					  false };
 
 		n->trace = trace;
 		if (ec->name)   /* null without a name, as Hive's default partition reads */
@@ -208,7 +209,8 @@ struct pq_fmt *pq_fmt_new(struct tmx_parquet *p, bool worker)
 	if (!f)
 		return NULL;
 	f->p = p;
-	f->em = (struct pq_rec_emit){ &f->rec, NULL, &f->scratch, &f->labels, NULL, NULL, &f->varied };
+	f->em = (struct pq_rec_emit){ &f->rec, NULL, &f->scratch, &f->labels, NULL, NULL, &f->varied,
+				     false };
 	if (worker) {
 		if (!(f->out = malloc(sizeof(*f->out)))) {
 			free(f);

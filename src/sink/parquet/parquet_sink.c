@@ -419,6 +419,71 @@ static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, const uin
 }
 
 /*
+ * The packet columns of `sh`'s table `t` (table.h, pq_pk): the packet
+ * context's integers (pq_fcols.pk_ops), the stream's ids and the CPU
+ * when it is the packet context's and an integer column; none when the
+ * packet context has other values.  False without memory.
+ */
+static bool pk_setup(struct pq_table *t, const struct shape *sh)
+{
+	size_t n = pq_fcols_pk_cols(&sh->cols, NULL, 0), k = 0;
+	uint32_t *cols;
+	bool ok;
+
+	/* row_emit leaves the packet's CPU out: an integer column's, or no packet columns. */
+	if (!sh->cols.pk_ops ||
+	    (sh->cols.pk_cpu >= 0 && (!t->cols[COL_CPU].int_width || t->cols[COL_CPU].max_rep)))
+		return pq_pk_setup(t, NULL, 0);
+	if (!(cols = malloc((n + 3) * sizeof(*cols))))
+		return false;
+	cols[k++] = COL_STREAM_ID;
+	cols[k++] = TMX_COLUMN_STREAM_CLASS_ID;
+	if (sh->cols.pk_cpu >= 0)
+		cols[k++] = COL_CPU;
+	k += pq_fcols_pk_cols(&sh->cols, cols + k, n);
+	ok = pq_pk_setup(t, cols, k);
+	free(cols);
+	return ok;
+}
+
+/* Whether the CPU value `v` is no null in the CPU column (row_emit). */
+static bool cpu_fits(const struct tmx_value *v)
+{
+	uint64_t cpu;
+
+	if (v->fc->kind == TMX_FC_INT && !v->fc->is_signed)
+		cpu = v->u;
+	else if (!tmx_value_uint64(v, &cpu))
+		return false;
+	return cpu <= UINT32_MAX;
+}
+
+/*
+ * A direct row's packet in its table's packet columns (t->pk.n_cols):
+ * whether their values are the table's already (em.pk_known).
+ */
+static inline __attribute__((always_inline)) bool pk_row(struct pq_table *t,
+							 const struct shape *sh,
+							 const struct tmx_msg *msg)
+{
+	const struct tmx_packet *pkt = msg->event->packet;
+	uint64_t seq = pkt ? pkt->seq : 0;
+	const struct tmx_value *pc = msg->event->scopes[TMX_SCOPE_PACKET_CONTEXT];
+	bool fits = true;
+
+	if (!t->n_rows)   /* the group's first row: the group's columns are direct rows' */
+		pq_pk_start(t);
+	if (!t->pk.on)
+		return false;
+	if (__builtin_expect(pq_pk_known(t, pkt, seq), 1))
+		return true;
+	if (sh->cols.pk_cpu >= 0)
+		fits = cpu_fits(&pc[sh->cols.pk_cpu]);
+	pq_pk_new(t, pkt, seq, fits);
+	return false;
+}
+
+/*
  * Sequentially, an event's row straight into its table's columns: no
  * record made, copied and read again.  The table's bytes grow by what
  * the record would have held, so that groups end at the same rows.
@@ -429,7 +494,7 @@ static int put_direct(struct tmx_parquet *p, const struct tmx_msg *msg, struct t
 	struct pq_fmt *f = p->fmt;
 	struct shape_slot *slot = shape_of(f, msg->event->cls);
 	const struct shape *sh = slot->sh;
-	struct pq_rec_emit em = { NULL, NULL, &f->scratch, &f->labels, NULL, NULL, NULL };
+	struct pq_rec_emit em = { NULL, NULL, &f->scratch, &f->labels, NULL, NULL, NULL, false };
 	struct pq_table *t;
 	size_t before;
 	uint8_t flags;
@@ -446,7 +511,13 @@ static int put_direct(struct tmx_parquet *p, const struct tmx_msg *msg, struct t
 	if (__builtin_expect(t->n_recs != 0, 0))
 		pq_table_apply_recs(t);   /* records before (the parallel path's): in first */
 	em.cols = pq_table_direct_cols(t);
-	if (!em.cols || (!t->room_rows && !pq_table_direct_room(t)))
+	if (!em.cols)
+		return nomem(err);
+	if (__builtin_expect(!t->pk.set, 0) && !pk_setup(t, sh))
+		return nomem(err);
+	if (t->pk.n_cols)
+		em.pk_known = pk_row(t, sh, msg);
+	if (!t->room_rows && !pq_table_direct_room(t))
 		return nomem(err);
 	t->room_rows--;
 	before = t->bytes;

@@ -288,6 +288,10 @@ static inline __attribute__((always_inline)) bool row_emit(struct pq_fmt *f, con
 		pq_emit_fixed(em, msg->has_ts ? ts : NULL, ids);
 	/* tmx_event_cpu, the field found once per class */
 	cpu_value = pq_fcols_emit(em, &sh->cols, msg->event->scopes, f->cells);
+	if (em->pk_known && sh->cols.pk_cpu >= 0) {   /* the packet's CPU: the table's, not null */
+		*em->bytes += PQ_REC_HEAD + em->cols[COL_CPU].int_width;
+		return true;
+	}
 	/* tmx_value_uint64's own case inline first: the CPU is most often an unsigned integer. */
 	if (cpu_value && cpu_value->fc->kind == TMX_FC_INT && !cpu_value->fc->is_signed)
 		cpu = cpu_value->u;

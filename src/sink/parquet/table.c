@@ -136,6 +136,74 @@ bool pq_table_direct_room(struct pq_table *t)
 	return true;
 }
 
+bool pq_pk_setup(struct pq_table *t, const uint32_t *cols, size_t n)
+{
+	t->pk.set = true;
+	if (!n || !(t->pk.cols = malloc(n * sizeof(*cols))))
+		return !n;
+	memcpy(t->pk.cols, cols, n * sizeof(*cols));
+	t->pk.n_cols = n;
+	/* The last column encoded last holds the rows' instances (pq_col.pk). */
+	for (size_t k = 0; k + 1 < n; k++) {
+		if (t->pk.cols[k] > t->pk.cols[n - 1]) {
+			uint32_t x = t->pk.cols[k];
+
+			t->pk.cols[k] = t->pk.cols[n - 1];
+			t->pk.cols[n - 1] = x;
+		}
+	}
+	return true;
+}
+
+void pq_pk_start(struct pq_table *t)
+{
+	uint32_t lead = t->pk.cols[t->pk.n_cols - 1];
+
+	t->pk.on = true;
+	t->pk.n_inst = 0;
+	for (unsigned k = 0; k < PQ_PK_SLOTS; k++)
+		t->pk.slot[k] = (struct pq_pk_slot){ .inst = UINT32_MAX };
+	t->cols[lead].pk_rows.len = 0;
+	for (size_t k = 0; k < t->pk.n_cols; k++)
+		t->cols[t->pk.cols[k]].pk = lead + 1;
+}
+
+void pq_pk_off(struct pq_table *t)
+{
+	struct tmx_buf *rows = &t->cols[t->pk.cols[t->pk.n_cols - 1]].pk_rows;
+
+	for (size_t k = 0; k < t->pk.n_cols; k++) {
+		struct pq_col *c = &t->cols[t->pk.cols[k]];
+		struct tmx_buf v = { 0 };
+
+		/* With room for the rows the direct ones were given (pq_table_direct_room). */
+		if (!pq_col_pk_expand(c, rows, &v, t->room_rows)) {
+			v.oom = true;
+			t->room_rows = 0;   /* the next direct row asks for room, which fails */
+		}
+		tmx_buf_free(&c->vals);
+		c->vals = v;
+		c->pk = 0;
+	}
+	rows->len = 0;
+	t->pk.on = false;
+}
+
+void pq_pk_new(struct pq_table *t, const void *pkt, uint64_t seq, bool fits)
+{
+	struct pq_pk_slot *s = pq_pk_slot(t, pkt);
+	uint16_t k = (uint16_t)t->pk.n_inst;
+
+	if (!fits || t->pk.n_inst >= PQ_PK_MAX) {
+		pq_pk_off(t);
+		return;
+	}
+	tmx_buf_put(&t->cols[t->pk.cols[t->pk.n_cols - 1]].pk_rows, &k, 2);
+	if (pkt)
+		*s = (struct pq_pk_slot){ pkt, seq, t->pk.n_inst };
+	t->pk.n_inst++;
+}
+
 /* Columns that are not repeated have one level per row: counted here, not per value. */
 static void count_rows(struct pq_col *cols, size_t n_cols, int64_t n_rows)
 {
@@ -271,6 +339,8 @@ void pq_table_apply_recs(struct pq_table *t)
 	size_t n_cols = t->schema.n_cols;
 	bool first = !t->direct;   /* the group's first chunk */
 
+	if (t->pk.on)   /* records store every value per row */
+		pq_pk_off(t);
 	if (!t->nomem && !t->recs.oom)
 		cols = pq_table_direct_cols(t);
 	if (cols) {
@@ -316,6 +386,8 @@ void pq_table_free(struct pq_table *t)
 	tmx_buf_free(&t->recs);
 	free(t->hint);
 	t->hint = NULL;
+	free(t->pk.cols);
+	t->pk = (struct pq_pk){ 0 };
 	pq_schema_free(&t->schema);
 	free(t->where);
 	t->cols = NULL;
@@ -374,6 +446,7 @@ int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error 
 	if (t->q) {
 		if (t->n_recs)
 			pq_table_apply_recs(t);
+		t->pk.on = false;   /* the group's columns keep their instances (pq_col.pk) */
 		/* The chunk buffer goes with the group (see pq_chunks). */
 		t->recs_hint = t->recs.cap;
 		chunk_give(t->chunks, &t->recs);

@@ -26,6 +26,34 @@ struct pq_limits {
 	uint64_t file_bytes;      /* bytes of a part */
 };
 
+/*
+ * A table's packet columns (the packet context's, the stream's ids, the
+ * CPU when it is the packet's: pq_fcols.pk_ops), whose values are the
+ * same for every event of a packet, and the events of a group those of a
+ * few packets of each stream, interleaved in time.  Direct rows store
+ * them once per packet instance of the group and, per row, the instance
+ * (pq_col.pk): some 80 bytes of memory a row fewer on LTTng traces,
+ * pages not faulted in.  A packet is known by its address and `seq`
+ * (model.h) in a few slots (by address: the streams' packets).  Only
+ * direct rows: a group that gets records, a null CPU or more instances
+ * than an index holds has its packet columns expanded into rows there
+ * (pq_pk_off) and stores them per row until its end.
+ */
+#define PQ_PK_SLOTS 8   /* a power of 2: the hash's top 3 bits */
+#define PQ_PK_MAX 0xFFFFu
+struct pq_pk {
+	uint32_t *cols;           /* the packet columns, the largest last (NULL, 0: none) */
+	size_t n_cols;
+	bool set;                 /* cols decided (pq_pk_setup) */
+	bool on;                  /* the group's packet columns hold instances */
+	uint32_t n_inst;
+	struct pq_pk_slot {
+		const void *pkt;
+		uint64_t seq;
+		uint32_t inst;        /* UINT32_MAX: none */
+	} slot[PQ_PK_SLOTS];
+};
+
 struct pq_table {
 	char *where;              /* the directory of the parts, or the single file */
 	bool single;
@@ -75,6 +103,7 @@ struct pq_table {
 	size_t room_rows, last_rows;
 	size_t col_acct, n_alloc; /* n_alloc columns in `cols` */
 	struct pq_rec_apply_state inc;   /* the names' include entries (record.h) */
+	struct pq_pk pk;
 };
 
 /*
@@ -185,6 +214,41 @@ static inline struct pq_col *pq_table_direct_cols(struct pq_table *t)
  * each row it stores.
  */
 bool pq_table_direct_room(struct pq_table *t);
+/*
+ * The table's packet columns: cols[0, n) (integer columns that are not
+ * repeated), decided once; false without memory (none then).
+ */
+bool pq_pk_setup(struct pq_table *t, const uint32_t *cols, size_t n);
+/* A group's first direct row (its columns t->cols): packet columns from now on. */
+void pq_pk_start(struct pq_table *t);
+/* The group's packet columns expanded into rows, stored per row from now on (see pq_pk). */
+void pq_pk_off(struct pq_table *t);
+/* The slot of packet `pkt` (a multiplicative hash: the streams' packets are alike in their low bits). */
+static inline struct pq_pk_slot *pq_pk_slot(struct pq_table *t, const void *pkt)
+{
+	return &t->pk.slot[((uint64_t)(uintptr_t)pkt * 0x9E3779B97F4A7C15ull) >> 61];
+}
+/*
+ * A direct row of packet `pkt` and `seq` in a group with t->pk.on: true,
+ * its instance stored, when the packet's values are the table's; else
+ * the row's values go into the packet columns (pq_pk_new).
+ */
+static inline bool pq_pk_known(struct pq_table *t, const void *pkt, uint64_t seq)
+{
+	const struct pq_pk_slot *s = pq_pk_slot(t, pkt);
+	uint16_t k = (uint16_t)s->inst;
+
+	if (__builtin_expect(s->pkt != pkt || s->seq != seq || s->inst == UINT32_MAX || !pkt, 0))
+		return false;
+	tmx_buf_put(&t->cols[t->pk.cols[t->pk.n_cols - 1]].pk_rows, &k, 2);
+	return true;
+}
+/*
+ * The row's packet (NULL: none) as a new instance, its instance stored,
+ * when its values `fit` (the CPU is no null) and an index holds it; else
+ * pq_pk_off().
+ */
+void pq_pk_new(struct pq_table *t, const void *pkt, uint64_t seq, bool fits);
 /* Empty columns of the schema, counting their bytes into *acct; NULL without memory. */
 struct pq_col *pq_table_new_cols(const struct pq_table *t, size_t *acct);
 /* The same in `n_cols` columns that keep their buffers (pq_col_reuse). */
