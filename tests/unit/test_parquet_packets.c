@@ -119,6 +119,7 @@ static size_t run(uint64_t seed, size_t groups, size_t rows, unsigned pkt_len, u
 	for (int c = 0; c < N_COLS; c++)
 		pk[c].keep = true;   /* as the event tables' columns (pq_col_reuse) */
 	t.cols = pk;
+	t.direct = true;   /* direct rows: their instances go to the columns at once */
 	assert_true(pq_pk_setup(&t, pk_cols, N_PK));
 	assert_int_equal(t.pk.cols[N_PK - 1], C_SIZE2);
 	for (int s = 0; s < STREAMS; s++)
@@ -126,7 +127,7 @@ static size_t run(uint64_t seed, size_t groups, size_t rows, unsigned pkt_len, u
 	for (size_t g = 0; g < groups; g++) {
 		struct pq_group ga, gb;
 
-		pq_pk_start(&t);
+		pq_pk_begin(&t);
 		for (size_t r = 0; r < rows; r++) {
 			struct stream *s = &st[xorshift64(&rnd) % STREAMS];
 			const void *addr = &s->pkt;
@@ -152,7 +153,7 @@ static size_t run(uint64_t seed, size_t groups, size_t rows, unsigned pkt_len, u
 			s->vals[C_NAME] = xorshift64(&rnd) % 7;
 			for (int c = 0; c < N_COLS; c++)
 				put(&ref[c], s->vals[c]);
-			if (t.pk.on && pq_pk_known(&t, addr, s->seq)) {
+			if (t.pk.on && pq_pk_known(&t, addr, s->seq, pq_pk_rows(&t, false))) {
 				known++;
 				for (int c = 0; c < N_COLS; c++)
 					if (!is_pk(c))
@@ -160,7 +161,7 @@ static size_t run(uint64_t seed, size_t groups, size_t rows, unsigned pkt_len, u
 				continue;
 			}
 			if (t.pk.on) {
-				pq_pk_new(&t, addr, s->seq, fits);
+				pq_pk_new(&t, addr, s->seq, fits, pq_pk_rows(&t, false));
 				offs += !t.pk.on;
 			}
 			for (int c = 0; c < N_COLS; c++)

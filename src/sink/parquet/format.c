@@ -158,6 +158,7 @@ static inline void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 	const struct shape *sh = slot->sh;
 	struct tmx_buf *r = &f->rec;
 	uint8_t flags = REC_NOMEM;
+	uint64_t seq;
 	bool cpu;
 
 	r->len = 0;
@@ -169,6 +170,8 @@ static inline void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 	if (!tmx_buf_reserve(r, sh && sh->ok ? sh->rec_room : REC_HEAD))
 		goto done;
 	memcpy(r->p, &sh, sizeof(sh));
+	seq = msg->event->packet ? msg->event->packet->seq + 1 : 0;
+	memcpy(r->p + REC_SEQ, &seq, 8);
 	r->len = REC_HEAD;
 	flags = row_check(f, slot, msg);
 	if (flags)

@@ -390,34 +390,6 @@ static inline __attribute__((always_inline)) int row_done(struct tmx_parquet *p,
 	return bound_memory(p, err);
 }
 
-/* An event's record (format_event) into its table, in merged order. */
-static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, const uint8_t *rec,
-		     size_t len, struct tmx_error *err)
-{
-	const struct tmx_stream *st = msg->stream;
-	const struct shape *sh;
-	struct pq_table *t;
-	size_t before;
-	uint8_t flags;
-	int ret;
-
-	if (len < REC_HEAD)
-		return nomem(err);
-	memcpy(&sh, rec, sizeof(sh));   /* a shape made by a worker, under the sink's lock */
-	flags = rec[sizeof(sh)];
-	if (!sh)
-		return nomem(err);
-	if ((ret = shape_table(p, sh, st, &t, err)))
-		return ret;
-	if (t->broken)
-		return TMX_OK;   /* its error was reported */
-	if (flags)
-		return row_error(sh, st, flags, err);
-	before = t->bytes;
-	pq_table_add_record(t, rec + REC_HEAD, len - REC_HEAD);
-	return row_done(p, t, st, before, err);
-}
-
 /*
  * The packet columns of `sh`'s table `t` (table.h, pq_pk): the packet
  * context's integers (pq_fcols.pk_ops), the stream's ids and the CPU
@@ -432,7 +404,8 @@ static bool pk_setup(struct pq_table *t, const struct shape *sh)
 
 	/* row_emit leaves the packet's CPU out: an integer column's, or no packet columns. */
 	if (!sh->cols.pk_ops ||
-	    (sh->cols.pk_cpu >= 0 && (!t->cols[COL_CPU].int_width || t->cols[COL_CPU].max_rep)))
+	    (sh->cols.pk_cpu >= 0 && (!pq_int_width(sh->ci[COL_CPU].phys) ||
+				      sh->schema.max_rep[COL_CPU])))
 		return pq_pk_setup(t, NULL, 0);
 	if (!(cols = malloc((n + 3) * sizeof(*cols))))
 		return false;
@@ -467,20 +440,99 @@ static inline __attribute__((always_inline)) bool pk_row(struct pq_table *t,
 							 const struct tmx_msg *msg)
 {
 	const struct tmx_packet *pkt = msg->event->packet;
+	const void *key = pkt ? msg->stream : NULL;
 	uint64_t seq = pkt ? pkt->seq : 0;
 	const struct tmx_value *pc = msg->event->scopes[TMX_SCOPE_PACKET_CONTEXT];
 	bool fits = true;
 
-	if (!t->n_rows)   /* the group's first row: the group's columns are direct rows' */
-		pq_pk_start(t);
+	if (!t->n_rows)   /* the group's first row */
+		pq_pk_begin(t);
 	if (!t->pk.on)
 		return false;
-	if (__builtin_expect(pq_pk_known(t, pkt, seq), 1))
+	if (__builtin_expect(pq_pk_known(t, key, seq, pq_pk_rows(t, false)), 1))
 		return true;
 	if (sh->cols.pk_cpu >= 0)
 		fits = cpu_fits(&pc[sh->cols.pk_cpu]);
-	pq_pk_new(t, pkt, seq, fits);
+	pq_pk_new(t, key, seq, fits, pq_pk_rows(t, false));
 	return false;
+}
+
+/*
+ * An event's record rec[0, n) (its entries, after REC_HEAD) of packet
+ * `seq1` - 1 (0: none) into table `t` with packet columns: added without
+ * their entries (true) when its packet's values are the table's, else
+ * (false) to be added as it is.  The entries left out, as
+ * pq_format_event and row_emit write them (a class whose heads are static
+ * and whose rows say so, the include's marker): the stream's ids' run
+ * after the include's and ts's entries, the packet context's runs
+ * (pk_bytes) after them, and the CPU's entry at the end when it is the
+ * packet's.  Those rows' marker is the row's + 4: a layout of their own
+ * (transpose.c).
+ */
+static bool pk_record(struct pq_table *t, const struct shape *sh, const struct tmx_msg *msg,
+		      const uint8_t *rec, size_t n, uint64_t seq1)
+{
+	const void *key = seq1 ? msg->stream : NULL;
+	uint8_t marker = n > 4 ? rec[4] : 0;
+	size_t a = PQ_REC_HEAD + sizeof(void *), b, c = n;
+	struct tmx_buf *rows = pq_pk_rows(t, true);
+
+	if (!t->n_rows)   /* the group's first row */
+		pq_pk_begin(t);
+	if (!t->pk.on)
+		return false;
+	if (!marker || marker > 4) {   /* heads that depend on the values: per row */
+		pq_pk_off(t);
+		return false;
+	}
+	a += (marker - 1) & 1 ? PQ_REC_HEAD + 16 : 2 * PQ_REC_HEAD;   /* ts and cycles */
+	b = a + PQ_REC_HEAD + 16 + sh->cols.pk_bytes;
+	if (sh->cols.pk_cpu >= 0)
+		c -= PQ_REC_HEAD + pq_int_width(sh->ci[COL_CPU].phys);
+	if (b > c) {   /* never: not the entries of a record of the class */
+		pq_pk_off(t);
+		return false;
+	}
+	if (pq_pk_known(t, key, seq1 - 1, rows)) {
+		pq_table_add_cut(t, rec, n, a, b, c, (uint8_t)(marker + 4));
+		return true;
+	}
+	/* A null CPU: the marker's bit of it (pq_format_event). */
+	pq_pk_new(t, key, seq1 - 1, sh->cols.pk_cpu < 0 || ((marker - 1) & 2), rows);
+	return false;
+}
+
+/* An event's record (format_event) into its table, in merged order. */
+static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, const uint8_t *rec,
+		     size_t len, struct tmx_error *err)
+{
+	const struct tmx_stream *st = msg->stream;
+	const struct shape *sh;
+	struct pq_table *t;
+	size_t before;
+	uint64_t seq1;
+	uint8_t flags;
+	int ret;
+
+	if (len < REC_HEAD)
+		return nomem(err);
+	memcpy(&sh, rec, sizeof(sh));   /* a shape made by a worker, under the sink's lock */
+	flags = rec[sizeof(sh)];
+	if (!sh)
+		return nomem(err);
+	if ((ret = shape_table(p, sh, st, &t, err)))
+		return ret;
+	if (t->broken)
+		return TMX_OK;   /* its error was reported */
+	if (flags)
+		return row_error(sh, st, flags, err);
+	before = t->bytes;
+	if (__builtin_expect(!t->pk.set, 0) && !pk_setup(t, sh))
+		return nomem(err);
+	memcpy(&seq1, rec + REC_SEQ, 8);
+	if (!t->pk.n_cols || !pk_record(t, sh, msg, rec + REC_HEAD, len - REC_HEAD, seq1))
+		pq_table_add_record(t, rec + REC_HEAD, len - REC_HEAD);
+	return row_done(p, t, st, before, err);
 }
 
 /*

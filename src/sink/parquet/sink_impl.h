@@ -56,10 +56,15 @@ enum { COL_TS = TMX_COLUMN_TS, COL_CYCLES = TMX_COLUMN_CYCLES, COL_EVENT = TMX_C
        COL_HOST = TMX_COLUMN_HOST, COL_TRACE = TMX_COLUMN_TRACE, COL_STREAM_ID = TMX_COLUMN_STREAM_ID,
        COL_CPU = TMX_COLUMN_CPU };   /* the column model's (tracemux/columns.h) */
 
-/* Record flags (after the shape's address at the start of a record). */
+/*
+ * A record's head: the shape's address, flags, and its packet's `seq` + 1
+ * (0: none; the packet of the event's stream, parquet_sink.c's
+ * pk_record), then its entries (record.h).
+ */
 #define REC_BAD_SCOPE 0x07              /* the scope that does not fit the class, + 1 */
 #define REC_NOMEM 0x80
-#define REC_HEAD (sizeof(void *) + 1)
+#define REC_SEQ (sizeof(void *) + 1)
+#define REC_HEAD (REC_SEQ + 8)
 
 /* A direct-mapped cache of streams' event counts (struct tmx_parquet). */
 #define STREAM_CACHE 16

@@ -82,6 +82,89 @@ bool pq_colsets_take(struct pq_colsets *s, const struct pq_table *owner, struct 
 	return true;
 }
 
+bool pq_pk_setup(struct pq_table *t, const uint32_t *cols, size_t n)
+{
+	t->pk.set = true;
+	if (!n || !(t->pk.cols = malloc(n * sizeof(*cols))))
+		return !n;
+	memcpy(t->pk.cols, cols, n * sizeof(*cols));
+	t->pk.n_cols = n;
+	/* The last column encoded last holds the rows' instances (pq_col.pk). */
+	for (size_t k = 0; k + 1 < n; k++) {
+		if (t->pk.cols[k] > t->pk.cols[n - 1]) {
+			uint32_t x = t->pk.cols[k];
+
+			t->pk.cols[k] = t->pk.cols[n - 1];
+			t->pk.cols[n - 1] = x;
+		}
+	}
+	return true;
+}
+
+/* The group's columns (direct) told which are packet columns and where their rows' instances go. */
+static void pk_mark(struct pq_table *t)
+{
+	uint32_t lead = t->pk.cols[t->pk.n_cols - 1];
+
+	t->cols[lead].pk_rows.len = 0;
+	for (size_t k = 0; k < t->pk.n_cols; k++)
+		t->cols[t->pk.cols[k]].pk = lead + 1;
+}
+
+void pq_pk_begin(struct pq_table *t)
+{
+	t->pk.on = true;
+	t->pk.n_inst = 0;
+	t->pk.rows.len = 0;
+	for (unsigned k = 0; k < PQ_PK_SLOTS; k++)
+		t->pk.slot[k] = (struct pq_pk_slot){ .inst = UINT32_MAX };
+	if (t->direct)   /* else when they are taken (pq_table_start_cols) */
+		pk_mark(t);
+}
+
+void pq_pk_off(struct pq_table *t)
+{
+	struct tmx_buf *rows;
+
+	if (t->n_recs)   /* their instances into the columns' */
+		pq_table_apply_recs(t);
+	t->pk.on = false;
+	t->pk.rows.len = 0;
+	if (!t->direct || !t->cols)
+		return;   /* no columns hold instances */
+	rows = pq_pk_rows(t, false);
+	for (size_t k = 0; k < t->pk.n_cols; k++) {
+		struct pq_col *c = &t->cols[t->pk.cols[k]];
+		struct tmx_buf v = { 0 };
+
+		/* With room for the rows the direct ones were given (pq_table_direct_room). */
+		if (!pq_col_pk_expand(c, rows, &v, t->room_rows)) {
+			v.oom = true;
+			t->room_rows = 0;   /* the next direct row asks for room, which fails */
+		}
+		tmx_buf_free(&c->vals);
+		c->vals = v;
+		c->pk = 0;
+	}
+	rows->len = 0;
+}
+
+void pq_pk_new(struct pq_table *t, const void *key, uint64_t seq, bool fits,
+	       struct tmx_buf *rows)
+{
+	struct pq_pk_slot *s = pq_pk_slot(t, key);
+	uint16_t k = (uint16_t)t->pk.n_inst;
+
+	if (!fits || t->pk.n_inst >= PQ_PK_MAX) {
+		pq_pk_off(t);
+		return;
+	}
+	tmx_buf_put(rows, &k, 2);
+	if (key)
+		*s = (struct pq_pk_slot){ key, seq, t->pk.n_inst };
+	t->pk.n_inst++;
+}
+
 struct pq_col *pq_table_start_cols(struct pq_table *t)
 {
 	size_t n = t->schema.n_cols;
@@ -99,6 +182,8 @@ struct pq_col *pq_table_start_cols(struct pq_table *t)
 		return NULL;
 	pq_table_reuse_cols(t, t->cols, &t->col_acct);
 	t->direct = true;
+	if (t->pk.on)
+		pk_mark(t);
 	t->room_rows = 0;
 	/* New columns: nothing known of the names' entries (none counted: the last group's flush stored them). */
 	t->inc = (struct pq_rec_apply_state){ 0 };
@@ -134,74 +219,6 @@ bool pq_table_direct_room(struct pq_table *t)
 	}
 	t->room_rows = rows;
 	return true;
-}
-
-bool pq_pk_setup(struct pq_table *t, const uint32_t *cols, size_t n)
-{
-	t->pk.set = true;
-	if (!n || !(t->pk.cols = malloc(n * sizeof(*cols))))
-		return !n;
-	memcpy(t->pk.cols, cols, n * sizeof(*cols));
-	t->pk.n_cols = n;
-	/* The last column encoded last holds the rows' instances (pq_col.pk). */
-	for (size_t k = 0; k + 1 < n; k++) {
-		if (t->pk.cols[k] > t->pk.cols[n - 1]) {
-			uint32_t x = t->pk.cols[k];
-
-			t->pk.cols[k] = t->pk.cols[n - 1];
-			t->pk.cols[n - 1] = x;
-		}
-	}
-	return true;
-}
-
-void pq_pk_start(struct pq_table *t)
-{
-	uint32_t lead = t->pk.cols[t->pk.n_cols - 1];
-
-	t->pk.on = true;
-	t->pk.n_inst = 0;
-	for (unsigned k = 0; k < PQ_PK_SLOTS; k++)
-		t->pk.slot[k] = (struct pq_pk_slot){ .inst = UINT32_MAX };
-	t->cols[lead].pk_rows.len = 0;
-	for (size_t k = 0; k < t->pk.n_cols; k++)
-		t->cols[t->pk.cols[k]].pk = lead + 1;
-}
-
-void pq_pk_off(struct pq_table *t)
-{
-	struct tmx_buf *rows = &t->cols[t->pk.cols[t->pk.n_cols - 1]].pk_rows;
-
-	for (size_t k = 0; k < t->pk.n_cols; k++) {
-		struct pq_col *c = &t->cols[t->pk.cols[k]];
-		struct tmx_buf v = { 0 };
-
-		/* With room for the rows the direct ones were given (pq_table_direct_room). */
-		if (!pq_col_pk_expand(c, rows, &v, t->room_rows)) {
-			v.oom = true;
-			t->room_rows = 0;   /* the next direct row asks for room, which fails */
-		}
-		tmx_buf_free(&c->vals);
-		c->vals = v;
-		c->pk = 0;
-	}
-	rows->len = 0;
-	t->pk.on = false;
-}
-
-void pq_pk_new(struct pq_table *t, const void *pkt, uint64_t seq, bool fits)
-{
-	struct pq_pk_slot *s = pq_pk_slot(t, pkt);
-	uint16_t k = (uint16_t)t->pk.n_inst;
-
-	if (!fits || t->pk.n_inst >= PQ_PK_MAX) {
-		pq_pk_off(t);
-		return;
-	}
-	tmx_buf_put(&t->cols[t->pk.cols[t->pk.n_cols - 1]].pk_rows, &k, 2);
-	if (pkt)
-		*s = (struct pq_pk_slot){ pkt, seq, t->pk.n_inst };
-	t->pk.n_inst++;
 }
 
 /* Columns that are not repeated have one level per row: counted here, not per value. */
@@ -339,10 +356,11 @@ void pq_table_apply_recs(struct pq_table *t)
 	size_t n_cols = t->schema.n_cols;
 	bool first = !t->direct;   /* the group's first chunk */
 
-	if (t->pk.on)   /* records store every value per row */
-		pq_pk_off(t);
 	if (!t->nomem && !t->recs.oom)
 		cols = pq_table_direct_cols(t);
+	if (cols && t->pk.on)   /* the rows' instances, in row order (direct rows' after them) */
+		tmx_buf_put(pq_pk_rows(t, false), t->pk.rows.p, t->pk.rows.len);
+	t->pk.rows.len = 0;
 	if (cols) {
 		for (size_t c = 0; c < n_cols; c++) {
 			if (first && t->hint)
@@ -387,6 +405,7 @@ void pq_table_free(struct pq_table *t)
 	free(t->hint);
 	t->hint = NULL;
 	free(t->pk.cols);
+	tmx_buf_free(&t->pk.rows);
 	t->pk = (struct pq_pk){ 0 };
 	pq_schema_free(&t->schema);
 	free(t->where);

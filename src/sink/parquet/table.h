@@ -30,13 +30,16 @@ struct pq_limits {
  * A table's packet columns (the packet context's, the stream's ids, the
  * CPU when it is the packet's: pq_fcols.pk_ops), whose values are the
  * same for every event of a packet, and the events of a group those of a
- * few packets of each stream, interleaved in time.  Direct rows store
- * them once per packet instance of the group and, per row, the instance
- * (pq_col.pk): some 80 bytes of memory a row fewer on LTTng traces,
- * pages not faulted in.  A packet is known by its address and `seq`
- * (model.h) in a few slots (by address: the streams' packets).  Only
- * direct rows: a group that gets records, a null CPU or more instances
- * than an index holds has its packet columns expanded into rows there
+ * few packets of each stream, interleaved in time.  A group stores them
+ * once per packet instance and, per row, the instance (pq_col.pk): some
+ * 80 bytes of memory a row fewer on LTTng traces, pages not faulted in.
+ * A packet is known by its stream's address and its `seq` (model.h) in a
+ * few slots.  Direct rows of a known packet leave those columns out
+ * (pq_rec_emit.pk_known); records of one (the parallel path's) are
+ * added without their entries (parquet_sink.c, pk_record), and their
+ * instances wait in `rows` until they are applied.  A group that gets a
+ * record whose heads are not static, a null CPU or more instances than
+ * an index holds has its packet columns expanded into rows there
  * (pq_pk_off) and stores them per row until its end.
  */
 #define PQ_PK_SLOTS 8   /* a power of 2: the hash's top 3 bits */
@@ -47,8 +50,9 @@ struct pq_pk {
 	bool set;                 /* cols decided (pq_pk_setup) */
 	bool on;                  /* the group's packet columns hold instances */
 	uint32_t n_inst;
+	struct tmx_buf rows;      /* instances of the rows of `recs` (uint16) */
 	struct pq_pk_slot {
-		const void *pkt;
+		const void *key;
 		uint64_t seq;
 		uint32_t inst;        /* UINT32_MAX: none */
 	} slot[PQ_PK_SLOTS];
@@ -200,6 +204,33 @@ static inline void pq_table_add_record(struct pq_table *t, const uint8_t *rec, s
 		pq_table_apply_recs(t);
 }
 /*
+ * A row's record rec[0, n) without its bytes [a, b) and from c on (the
+ * packet columns' entries of a known packet), its include entry's marker
+ * `marker` (record.h): counted as `n` bytes, what its record holds
+ * whether its packet is known or not, so that groups end at the same
+ * rows with any number of jobs.
+ */
+static inline void pq_table_add_cut(struct pq_table *t, const uint8_t *rec, size_t n, size_t a,
+				    size_t b, size_t c, uint8_t marker)
+{
+	size_t keep = a + (c - b);
+
+	if (__builtin_expect(!t->recs.cap, 0))
+		pq_table_recs_start(t, n);
+	t->bytes += n;
+	if (tmx_buf_reserve(&t->recs, keep)) {
+		uint8_t *d = t->recs.p + t->recs.len;
+
+		memcpy(d, rec, a);
+		memcpy(d + a, rec + b, c - b);
+		d[4] = marker;
+		t->recs.len += keep;
+	}
+	t->n_recs++;
+	if (t->recs.len >= PQ_TABLE_CHUNK)
+		pq_table_apply_recs(t);
+}
+/*
  * Before a row goes straight into the columns (t->q set): the columns,
  * NULL without memory.
  */
@@ -219,36 +250,47 @@ bool pq_table_direct_room(struct pq_table *t);
  * repeated), decided once; false without memory (none then).
  */
 bool pq_pk_setup(struct pq_table *t, const uint32_t *cols, size_t n);
-/* A group's first direct row (its columns t->cols): packet columns from now on. */
-void pq_pk_start(struct pq_table *t);
-/* The group's packet columns expanded into rows, stored per row from now on (see pq_pk). */
+/* A group's first row: packet columns from now on. */
+void pq_pk_begin(struct pq_table *t);
+/*
+ * The group's packet columns expanded into rows (the records waiting
+ * applied first), stored per row from now on (see pq_pk).
+ */
 void pq_pk_off(struct pq_table *t);
-/* The slot of packet `pkt` (a multiplicative hash: the streams' packets are alike in their low bits). */
-static inline struct pq_pk_slot *pq_pk_slot(struct pq_table *t, const void *pkt)
+/* Where a row's instance goes: a record's (`rec`) or a direct row's. */
+static inline struct tmx_buf *pq_pk_rows(struct pq_table *t, bool rec)
 {
-	return &t->pk.slot[((uint64_t)(uintptr_t)pkt * 0x9E3779B97F4A7C15ull) >> 61];
+	return rec ? &t->pk.rows : &t->cols[t->pk.cols[t->pk.n_cols - 1]].pk_rows;
+}
+/* The slot of a packet (a multiplicative hash: the streams' addresses are alike in their low bits). */
+static inline struct pq_pk_slot *pq_pk_slot(struct pq_table *t, const void *key)
+{
+	return &t->pk.slot[((uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull) >> 61];
 }
 /*
- * A direct row of packet `pkt` and `seq` in a group with t->pk.on: true,
- * its instance stored, when the packet's values are the table's; else
- * the row's values go into the packet columns (pq_pk_new).
+ * A row of packet `seq` of the stream at `key` (NULL: no packet) in a
+ * group with t->pk.on: true, its instance stored into `rows`, when the
+ * packet's values are the table's; else the row's values go into the
+ * packet columns (pq_pk_new).
  */
-static inline bool pq_pk_known(struct pq_table *t, const void *pkt, uint64_t seq)
+static inline bool pq_pk_known(struct pq_table *t, const void *key, uint64_t seq,
+			       struct tmx_buf *rows)
 {
-	const struct pq_pk_slot *s = pq_pk_slot(t, pkt);
+	const struct pq_pk_slot *s = pq_pk_slot(t, key);
 	uint16_t k = (uint16_t)s->inst;
 
-	if (__builtin_expect(s->pkt != pkt || s->seq != seq || s->inst == UINT32_MAX || !pkt, 0))
+	if (__builtin_expect(s->key != key || s->seq != seq || s->inst == UINT32_MAX || !key, 0))
 		return false;
-	tmx_buf_put(&t->cols[t->pk.cols[t->pk.n_cols - 1]].pk_rows, &k, 2);
+	tmx_buf_put(rows, &k, 2);
 	return true;
 }
 /*
- * The row's packet (NULL: none) as a new instance, its instance stored,
+ * The row's packet as a new instance, its instance stored into `rows`,
  * when its values `fit` (the CPU is no null) and an index holds it; else
  * pq_pk_off().
  */
-void pq_pk_new(struct pq_table *t, const void *pkt, uint64_t seq, bool fits);
+void pq_pk_new(struct pq_table *t, const void *key, uint64_t seq, bool fits,
+	       struct tmx_buf *rows);
 /* Empty columns of the schema, counting their bytes into *acct; NULL without memory. */
 struct pq_col *pq_table_new_cols(const struct pq_table *t, size_t *acct);
 /* The same in `n_cols` columns that keep their buffers (pq_col_reuse). */
