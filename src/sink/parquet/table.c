@@ -115,6 +115,7 @@ void pq_pk_begin(struct pq_table *t)
 {
 	t->pk.on = true;
 	t->pk.n_inst = 0;
+	t->pk.next = 0;
 	t->pk.rows.len = 0;
 	for (unsigned k = 0; k < PQ_PK_SLOTS; k++)
 		t->pk.slot[k] = (struct pq_pk_slot){ .inst = UINT32_MAX };
@@ -152,7 +153,7 @@ void pq_pk_off(struct pq_table *t)
 void pq_pk_new(struct pq_table *t, const void *key, uint64_t seq, bool fits,
 	       struct tmx_buf *rows)
 {
-	struct pq_pk_slot *s = pq_pk_slot(t, key);
+	struct pq_pk_slot *s = NULL;
 	uint16_t k = (uint16_t)t->pk.n_inst;
 
 	if (!fits || t->pk.n_inst >= PQ_PK_MAX) {
@@ -160,7 +161,15 @@ void pq_pk_new(struct pq_table *t, const void *key, uint64_t seq, bool fits,
 		return;
 	}
 	tmx_buf_put(rows, &k, 2);
-	if (key)
+	/* The stream's slot, else the next in turn. */
+	for (unsigned i = 0; key && !s && i < PQ_PK_SLOTS; i++)
+		if (t->pk.slot[i].key == key)
+			s = &t->pk.slot[i];
+	if (key && !s) {
+		s = &t->pk.slot[t->pk.next];
+		t->pk.next = (t->pk.next + 1) % PQ_PK_SLOTS;
+	}
+	if (s)
 		*s = (struct pq_pk_slot){ key, seq, t->pk.n_inst };
 	t->pk.n_inst++;
 }

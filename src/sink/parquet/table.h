@@ -34,7 +34,7 @@ struct pq_limits {
  * once per packet instance and, per row, the instance (pq_col.pk): some
  * 80 bytes of memory a row fewer on LTTng traces, pages not faulted in.
  * A packet is known by its stream's address and its `seq` (model.h) in a
- * few slots.  Direct rows of a known packet leave those columns out
+ * few slots, one per stream.  Direct rows of a known packet leave those columns out
  * (pq_rec_emit.pk_known); records of one (the parallel path's) are
  * added without their entries (parquet_sink.c, pk_record), and their
  * instances wait in `rows` until they are applied.  A group that gets a
@@ -42,7 +42,7 @@ struct pq_limits {
  * an index holds has its packet columns expanded into rows there
  * (pq_pk_off) and stores them per row until its end.
  */
-#define PQ_PK_SLOTS 8   /* a power of 2: the hash's top 3 bits */
+#define PQ_PK_SLOTS 8
 #define PQ_PK_MAX 0xFFFFu
 struct pq_pk {
 	uint32_t *cols;           /* the packet columns, the largest last (NULL, 0: none) */
@@ -50,6 +50,7 @@ struct pq_pk {
 	bool set;                 /* cols decided (pq_pk_setup) */
 	bool on;                  /* the group's packet columns hold instances */
 	uint32_t n_inst;
+	unsigned next;            /* the slot a stream not in them takes */
 	struct tmx_buf rows;      /* instances of the rows of `recs` (uint16) */
 	struct pq_pk_slot {
 		const void *key;
@@ -262,27 +263,30 @@ static inline struct tmx_buf *pq_pk_rows(struct pq_table *t, bool rec)
 {
 	return rec ? &t->pk.rows : &t->cols[t->pk.cols[t->pk.n_cols - 1]].pk_rows;
 }
-/* The slot of a packet (a multiplicative hash: the streams' addresses are alike in their low bits). */
-static inline struct pq_pk_slot *pq_pk_slot(struct pq_table *t, const void *key)
-{
-	return &t->pk.slot[((uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull) >> 61];
-}
 /*
  * A row of packet `seq` of the stream at `key` (NULL: no packet) in a
  * group with t->pk.on: true, its instance stored into `rows`, when the
  * packet's values are the table's; else the row's values go into the
- * packet columns (pq_pk_new).
+ * packet columns (pq_pk_new).  The slots are searched in turn (the
+ * streams of a table, a few, all hit; direct-mapped by address, two of
+ * four streams often shared a slot and took it from each other).
  */
 static inline bool pq_pk_known(struct pq_table *t, const void *key, uint64_t seq,
 			       struct tmx_buf *rows)
 {
-	const struct pq_pk_slot *s = pq_pk_slot(t, key);
-	uint16_t k = (uint16_t)s->inst;
+	for (unsigned i = 0; i < PQ_PK_SLOTS; i++) {
+		const struct pq_pk_slot *s = &t->pk.slot[i];
 
-	if (__builtin_expect(s->key != key || s->seq != seq || s->inst == UINT32_MAX || !key, 0))
-		return false;
-	tmx_buf_put(rows, &k, 2);
-	return true;
+		if (s->key == key && key) {
+			uint16_t k = (uint16_t)s->inst;
+
+			if (s->seq != seq || s->inst == UINT32_MAX)
+				return false;
+			tmx_buf_put(rows, &k, 2);
+			return true;
+		}
+	}
+	return false;
 }
 /*
  * The row's packet as a new instance, its instance stored into `rows`,
