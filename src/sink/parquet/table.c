@@ -106,7 +106,8 @@ static void pk_mark(struct pq_table *t)
 {
 	uint32_t lead = t->pk.cols[t->pk.n_cols - 1];
 
-	t->cols[lead].pk_rows.len = 0;
+	t->pk.lead_rows = &t->cols[lead].pk_rows;
+	t->pk.lead_rows->len = 0;
 	for (size_t k = 0; k < t->pk.n_cols; k++)
 		t->cols[t->pk.cols[k]].pk = lead + 1;
 }
@@ -115,10 +116,8 @@ void pq_pk_begin(struct pq_table *t)
 {
 	t->pk.on = true;
 	t->pk.n_inst = 0;
-	t->pk.next = 0;
 	t->pk.rows.len = 0;
-	for (unsigned k = 0; k < PQ_PK_SLOTS; k++)
-		t->pk.slot[k] = (struct pq_pk_slot){ .inst = UINT32_MAX };
+	memset(t->pk.slot, 0, sizeof(t->pk.slot));
 	if (t->direct)   /* else when they are taken (pq_table_start_cols) */
 		pk_mark(t);
 }
@@ -153,7 +152,7 @@ void pq_pk_off(struct pq_table *t)
 void pq_pk_new(struct pq_table *t, const void *key, uint64_t seq, bool fits,
 	       struct tmx_buf *rows)
 {
-	struct pq_pk_slot *s = NULL;
+	struct pq_pk_slot *s = key ? pq_pk_find(t, key) : NULL;
 	uint16_t k = (uint16_t)t->pk.n_inst;
 
 	if (!fits || t->pk.n_inst >= PQ_PK_MAX) {
@@ -161,15 +160,7 @@ void pq_pk_new(struct pq_table *t, const void *key, uint64_t seq, bool fits,
 		return;
 	}
 	tmx_buf_put(rows, &k, 2);
-	/* The stream's slot, else the next in turn. */
-	for (unsigned i = 0; key && !s && i < PQ_PK_SLOTS; i++)
-		if (t->pk.slot[i].key == key)
-			s = &t->pk.slot[i];
-	if (key && !s) {
-		s = &t->pk.slot[t->pk.next];
-		t->pk.next = (t->pk.next + 1) % PQ_PK_SLOTS;
-	}
-	if (s)
+	if (s)   /* else more streams than slots: this one's packets are not known */
 		*s = (struct pq_pk_slot){ key, seq, t->pk.n_inst };
 	t->pk.n_inst++;
 }
@@ -475,6 +466,7 @@ int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error 
 		if (t->n_recs)
 			pq_table_apply_recs(t);
 		t->pk.on = false;   /* the group's columns keep their instances (pq_col.pk) */
+		t->pk.lead_rows = NULL;
 		/* The chunk buffer goes with the group (see pq_chunks). */
 		t->recs_hint = t->recs.cap;
 		chunk_give(t->chunks, &t->recs);

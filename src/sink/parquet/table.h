@@ -42,7 +42,7 @@ struct pq_limits {
  * an index holds has its packet columns expanded into rows there
  * (pq_pk_off) and stores them per row until its end.
  */
-#define PQ_PK_SLOTS 8
+#define PQ_PK_SLOTS 16   /* a power of 2: the hash's top 4 bits */
 #define PQ_PK_MAX 0xFFFFu
 struct pq_pk {
 	uint32_t *cols;           /* the packet columns, the largest last (NULL, 0: none) */
@@ -50,13 +50,13 @@ struct pq_pk {
 	bool set;                 /* cols decided (pq_pk_setup) */
 	bool on;                  /* the group's packet columns hold instances */
 	uint32_t n_inst;
-	unsigned next;            /* the slot a stream not in them takes */
 	struct tmx_buf rows;      /* instances of the rows of `recs` (uint16) */
+	struct tmx_buf *lead_rows;   /* the direct columns' (the last's pk_rows), or NULL */
 	struct pq_pk_slot {
 		const void *key;
 		uint64_t seq;
-		uint32_t inst;        /* UINT32_MAX: none */
-	} slot[PQ_PK_SLOTS];
+		uint32_t inst;
+	} slot[PQ_PK_SLOTS];      /* key NULL: empty */
 };
 
 struct pq_table {
@@ -219,10 +219,15 @@ static inline void pq_table_add_cut(struct pq_table *t, const uint8_t *rec, size
 	if (__builtin_expect(!t->recs.cap, 0))
 		pq_table_recs_start(t, n);
 	t->bytes += n;
-	if (tmx_buf_reserve(&t->recs, keep)) {
+	/*
+	 * [0, a) (the include's and ts's entries, at most 36 bytes) by a copy
+	 * of a constant 40 bytes (rec has more: b > 40), which the rest
+	 * overwrites: no call, no `rep movsb` of a few bytes.
+	 */
+	if (tmx_buf_reserve(&t->recs, keep + 40)) {
 		uint8_t *d = t->recs.p + t->recs.len;
 
-		memcpy(d, rec, a);
+		memcpy(d, rec, 40);
 		memcpy(d + a, rec + b, c - b);
 		d[4] = marker;
 		t->recs.len += keep;
@@ -261,32 +266,45 @@ void pq_pk_off(struct pq_table *t);
 /* Where a row's instance goes: a record's (`rec`) or a direct row's. */
 static inline struct tmx_buf *pq_pk_rows(struct pq_table *t, bool rec)
 {
-	return rec ? &t->pk.rows : &t->cols[t->pk.cols[t->pk.n_cols - 1]].pk_rows;
+	return rec ? &t->pk.rows : t->pk.lead_rows;
+}
+/*
+ * The slot of the stream at `key` (not NULL), else the empty one where it
+ * goes, else (all taken by others) NULL: open addressing from a
+ * multiplicative hash, a probe or two for the few streams of a table
+ * (direct-mapped, two of four streams often shared a slot and took it
+ * from each other, an instance a row).
+ */
+static inline struct pq_pk_slot *pq_pk_find(struct pq_table *t, const void *key)
+{
+	unsigned i = (unsigned)(((uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull) >> 60);
+
+	for (unsigned n = 0; n < PQ_PK_SLOTS; n++, i = (i + 1) % PQ_PK_SLOTS) {
+		struct pq_pk_slot *s = &t->pk.slot[i];
+
+		if (s->key == key || !s->key)
+			return s;
+	}
+	return NULL;
 }
 /*
  * A row of packet `seq` of the stream at `key` (NULL: no packet) in a
  * group with t->pk.on: true, its instance stored into `rows`, when the
  * packet's values are the table's; else the row's values go into the
- * packet columns (pq_pk_new).  The slots are searched in turn (the
- * streams of a table, a few, all hit; direct-mapped by address, two of
- * four streams often shared a slot and took it from each other).
+ * packet columns (pq_pk_new).
  */
 static inline bool pq_pk_known(struct pq_table *t, const void *key, uint64_t seq,
 			       struct tmx_buf *rows)
 {
-	for (unsigned i = 0; i < PQ_PK_SLOTS; i++) {
-		const struct pq_pk_slot *s = &t->pk.slot[i];
+	const struct pq_pk_slot *s;
+	uint16_t k;
 
-		if (s->key == key && key) {
-			uint16_t k = (uint16_t)s->inst;
-
-			if (s->seq != seq || s->inst == UINT32_MAX)
-				return false;
-			tmx_buf_put(rows, &k, 2);
-			return true;
-		}
-	}
-	return false;
+	if (__builtin_expect(!key, 0) || !(s = pq_pk_find(t, key)) || s->key != key ||
+	    s->seq != seq)
+		return false;
+	k = (uint16_t)s->inst;
+	tmx_buf_put(rows, &k, 2);
+	return true;
 }
 /*
  * The row's packet as a new instance, its instance stored into `rows`,
