@@ -125,7 +125,7 @@ struct pq_rec_emit {
 	bool *varied;                   /* set: set when a LIST of static length is not */
 	/*
 	 * Without `rec`: the row's packet is one whose values its table has
-	 * (pq_pk_row): the packet context's columns, the stream's ids and,
+	 * (parquet_sink.c, pk_row): the packet context's columns, the stream's ids and,
 	 * from the packet context, the CPU are counted, not stored.
 	 */
 	bool pk_known;

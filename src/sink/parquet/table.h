@@ -206,10 +206,10 @@ static inline void pq_table_add_record(struct pq_table *t, const uint8_t *rec, s
 }
 /*
  * A row's record rec[0, n) without its bytes [a, b) and from c on (the
- * packet columns' entries of a known packet), its include entry's marker
- * `marker` (record.h): counted as `n` bytes, what its record holds
- * whether its packet is known or not, so that groups end at the same
- * rows with any number of jobs.
+ * packet columns' entries of a known packet; a <= 40 < b <= c <= n), its
+ * include entry's marker `marker` (record.h): counted as `n` bytes, what
+ * its record holds whether its packet is known or not, so that groups
+ * end at the same rows with any number of jobs.
  */
 static inline void pq_table_add_cut(struct pq_table *t, const uint8_t *rec, size_t n, size_t a,
 				    size_t b, size_t c, uint8_t marker)
@@ -220,9 +220,9 @@ static inline void pq_table_add_cut(struct pq_table *t, const uint8_t *rec, size
 		pq_table_recs_start(t, n);
 	t->bytes += n;
 	/*
-	 * [0, a) (the include's and ts's entries, at most 36 bytes) by a copy
-	 * of a constant 40 bytes (rec has more: b > 40), which the rest
-	 * overwrites: no call, no `rep movsb` of a few bytes.
+	 * [0, a) (the include's and ts's entries, 26 or 36 bytes) by a copy
+	 * of a constant 40 bytes, which the rest overwrites: no call, no
+	 * `rep movsb` of a few bytes.
 	 */
 	if (tmx_buf_reserve(&t->recs, keep + 40)) {
 		uint8_t *d = t->recs.p + t->recs.len;
