@@ -149,6 +149,15 @@ void pq_pk_off(struct pq_table *t)
 	rows->len = 0;
 }
 
+/* Room for an instance's 8-byte stores in each packet column (false without memory). */
+static bool pk_room(struct pq_table *t)
+{
+	for (size_t k = 0; k < t->pk.n_cols; k++)
+		if (!tmx_buf_reserve(&t->cols[t->pk.cols[k]].vals, 8))
+			return false;
+	return true;
+}
+
 void pq_pk_new(struct pq_table *t, const void *key, uint64_t seq, bool fits,
 	       struct tmx_buf *rows)
 {
@@ -156,6 +165,11 @@ void pq_pk_new(struct pq_table *t, const void *key, uint64_t seq, bool fits,
 	uint16_t k = (uint16_t)t->pk.n_inst;
 
 	if (!fits || t->pk.n_inst >= PQ_PK_MAX) {
+		pq_pk_off(t);
+		return;
+	}
+	/* A direct row's values stored without asking (pq_table_direct_room leaves these out). */
+	if (rows == t->pk.lead_rows && !pk_room(t)) {
 		pq_pk_off(t);
 		return;
 	}
@@ -212,8 +226,13 @@ bool pq_table_direct_room(struct pq_table *t)
 	for (size_t c = 0; c < t->schema.n_cols; c++) {
 		struct pq_col *col = &t->cols[c];
 
-		/* The last value's 8-byte store (pq_col_put8) reaches 8 - w bytes past it. */
-		if (!col->max_rep && col->int_width &&
+		/*
+		 * The last value's 8-byte store (pq_col_put8) reaches 8 - w bytes
+		 * past it.  Packet columns (pq_col.pk) have room for their next
+		 * instance (pq_pk_new): room for rows grew them, copied by realloc
+		 * with pages faulted in for nothing.
+		 */
+		if (!col->max_rep && col->int_width && !col->pk &&
 		    !tmx_buf_reserve(&col->vals, rows * col->int_width + 8 - col->int_width))
 			return false;
 	}
