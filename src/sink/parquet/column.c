@@ -37,6 +37,60 @@ void pq_col_presize(struct pq_col *c, size_t rows)
 	c->defs.oom = c->reps.oom = c->vals.oom = c->dict_idx.oom = false;
 }
 
+/* The values of instances `k` (n of them) of `w` bytes at `v` into `o`, w a constant where inlined. */
+static inline __attribute__((always_inline)) void expand_w(uint8_t *o, const uint8_t *v,
+							 const uint8_t *k, size_t n, unsigned w)
+{
+	for (size_t r = 0; r < n; r++) {
+		uint16_t i;
+
+		memcpy(&i, k + 2 * r, 2);
+		memcpy(o + w * r, v + (size_t)w * i, w);
+	}
+}
+
+/* The bits of `n` uint16 at `k` or-ed, at least the largest: four at a time. */
+static uint16_t or16(const uint8_t *k, size_t n)
+{
+	uint64_t m = 0, x;
+	size_t r = 0;
+
+	for (; r + 4 <= n; r += 4) {
+		memcpy(&x, k + 2 * r, 8);
+		m |= x;
+	}
+	for (; r < n; r++) {
+		uint16_t i;
+
+		memcpy(&i, k + 2 * r, 2);
+		m |= i;
+	}
+	return (uint16_t)(m | m >> 16 | m >> 32 | m >> 48);
+}
+
+bool pq_col_pk_expand(const struct pq_col *c, const struct tmx_buf *rows, struct tmx_buf *out,
+		      size_t more)
+{
+	size_t n = rows->len / 2, w = c->int_width;
+
+	out->len = 0;
+	out->oom = false;
+	/*
+	 * Each row's instance is one stored before it (pq_pk_new): no read
+	 * past the instances' memory all the same, checked by a bound (or16)
+	 * cheaper than each index's own test.
+	 */
+	if (!w || c->vals.oom || rows->oom || !tmx_buf_reserve(out, (n + more) * w + 8) ||
+	    (n && ((size_t)or16(rows->p, n) + 1) * w > c->vals.cap))
+		return false;
+	if (w == 8)
+		expand_w(out->p, c->vals.p, rows->p, n, 8);
+	else
+		expand_w(out->p, c->vals.p, rows->p, n, 4);
+	out->len = n * w;
+	return true;
+}
+
 /* Emptied, the allocations kept. */
 static struct tmx_buf buf_keep(struct tmx_buf b)
 {
@@ -56,6 +110,7 @@ void pq_col_reuse(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_
 	c->reps = buf_keep(old.reps);
 	c->vals = buf_keep(old.vals);
 	c->dict_idx = buf_keep(old.dict_idx);
+	c->pk_rows = buf_keep(old.pk_rows);
 	c->dict = old.dict;
 	tmx_strdict_clear(&c->dict);
 }
@@ -65,6 +120,7 @@ void pq_encoder_free_bufs(struct pq_encoder *enc)
 	tmx_buf_free(&enc->body);
 	tmx_buf_free(&enc->out_spare);
 	tmx_buf_free(&enc->iidx);
+	tmx_buf_free(&enc->expand);
 	for (unsigned k = 0; k < PQ_MEMO; k++) {
 		tmx_buf_free(&enc->zstd_memo[k].in);
 		tmx_buf_free(&enc->zstd_memo[k].out);
@@ -88,6 +144,7 @@ void pq_col_free(struct pq_col *c)
 	tmx_buf_free(&c->defs);
 	tmx_buf_free(&c->reps);
 	tmx_buf_free(&c->vals);
+	tmx_buf_free(&c->pk_rows);
 	dict_free(c);
 }
 

@@ -56,6 +56,15 @@ struct pq_col {
 	 */
 	uint32_t lazy, lazy_entry;
 	uint8_t lazy_def;
+	/*
+	 * A packet's column (table.h, pq_pk): 1 + the column whose `pk_rows`
+	 * holds each row's packet instance (uint16), its values in `vals` one
+	 * per instance, not per row; expanded into rows when the group is
+	 * encoded (pq_group_encode).  0: a value per row.  The column that
+	 * holds `pk_rows` is the group's last such column (encoded last).
+	 */
+	uint32_t pk;
+	struct tmx_buf pk_rows;
 	uint64_t n_levels;      /* values including nulls (the page's num_values) */
 	uint64_t n_nulls;
 	uint64_t n_vals;        /* non-null values */
@@ -97,6 +106,7 @@ struct pq_encoder {
 	uint32_t *islots, *inear;   /* hash table; table of the values near the first */
 	size_t ikeys_cap, islots_cap, inear_cap;
 	struct tmx_buf iidx;
+	struct tmx_buf expand;      /* a packet's column expanded into rows (pq_col_pk_expand) */
 	/*
 	 * The last few compressions of pages of dictionary indices, by their
 	 * input: the columns of one stream (stream_id, cpu, a context's thread
@@ -147,6 +157,13 @@ void pq_col_free(struct pq_col *c);
  */
 void pq_col_reuse(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_t max_rep,
 		  size_t *acct);
+/*
+ * The values of a packet's column `c` (integers, `vals` per instance) into
+ * `out` (emptied first), one per row of `rows` (uint16 instances), and
+ * room for `more` rows after them; false without memory.
+ */
+bool pq_col_pk_expand(const struct pq_col *c, const struct tmx_buf *rows, struct tmx_buf *out,
+		      size_t more);
 /* Room for `rows` values of a column that is not repeated (one allocation, not a doubling). */
 void pq_col_presize(struct pq_col *c, size_t rows);
 

@@ -87,17 +87,35 @@ bool pq_group_encode(struct pq_group *g, struct pq_col *cols, size_t n_cols, int
 	enc->out_spare = (struct tmx_buf){ 0 };
 	g->chunks = calloc(n_cols ? n_cols : 1, sizeof(*g->chunks));
 	for (size_t c = 0; c < n_cols; c++) {
-		/* Compared before cols[c] is emptied. */
-		bool next_same = g->chunks && c + 1 < n_cols && pq_col_same(&cols[c], &cols[c + 1]);
+		/* Compared before cols[c] is emptied (packets' columns: by their instances). */
+		bool next_same = g->chunks && c + 1 < n_cols && cols[c].pk == cols[c + 1].pk &&
+				 pq_col_same(&cols[c], &cols[c + 1]);
 		size_t at = g->out.len;
-		bool ok;
+		struct tmx_buf inst = { 0 };
+		bool ok = true, pk = cols[c].pk != 0;
 
+		if (pk) {   /* its rows' values in the encoder's memory, for the chunk */
+			ok = cols[c].pk <= n_cols &&
+			     pq_col_pk_expand(&cols[c], &cols[cols[c].pk - 1].pk_rows, &enc->expand, 0);
+			inst = cols[c].vals;
+			cols[c].vals = enc->expand;
+			enc->expand = (struct tmx_buf){ 0 };
+			cols[c].vals.oom |= !ok;
+		}
 		/* Every column is emptied, also after a failure. */
 		if (same && g->failed == SIZE_MAX)
 			ok = pq_col_repeat(&cols[c], &cols[c - 1].type, &g->chunks[c - 1], from, at,
 					   &g->out, &g->chunks[c]);
 		else
 			ok = pq_col_encode(&cols[c], enc, 0, &g->out, g->chunks ? &g->chunks[c] : &lost);
+		if (pk) {   /* emptied with its buffers kept (pq_col_reuse), or freed */
+			enc->expand = cols[c].vals;
+			cols[c].vals = inst;
+			cols[c].vals.len = 0;
+			cols[c].vals.oom = false;
+			if (!cols[c].keep)
+				tmx_buf_free(&cols[c].vals);
+		}
 		if (!ok && g->failed == SIZE_MAX)
 			g->failed = c;
 		same = next_same;

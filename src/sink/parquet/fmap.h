@@ -80,6 +80,16 @@ struct pq_fcols {
 	 * each other entry (pq_fcols_rec_heads).
 	 */
 	size_t rec_room;
+	/*
+	 * The packet context's columns, when its ops are the first pk_ops
+	 * (else 0), all integers at the top level and the CPU field's note:
+	 * the same values for every event of a packet, which a table may
+	 * store once per packet (table.h, pq_pk).  pk_bytes: the bytes of
+	 * their record entries; pk_cpu: the CPU field's index in the packet
+	 * context's values, -1 when it is not there.
+	 */
+	size_t pk_ops, pk_bytes;
+	int pk_cpu;
 };
 
 /*
@@ -88,6 +98,11 @@ struct pq_fcols {
  */
 bool pq_fcols_new(struct pq_fcols *fc, const struct tmx_event_class *ec, struct pq_schema *s);
 void pq_fcols_free(struct pq_fcols *fc);
+/*
+ * The Parquet columns of the packet context's ops (fc->pk_ops) into
+ * out[0, max); returns their number (more than max: not all of them).
+ */
+size_t pq_fcols_pk_cols(const struct pq_fcols *fc, uint32_t *out, size_t max);
 /* The walks of the scopes as ops (fmap_ops.c), by schema `s`'s columns; false without memory. */
 bool pq_fcols_compile(struct pq_fcols *fc, const struct pq_schema *s);
 
@@ -108,6 +123,12 @@ struct pq_rec_emit {
 	struct pq_col *cols;            /* without `rec`: the columns */
 	size_t *bytes;                  /* without `rec`: the record's bytes, added */
 	bool *varied;                   /* set: set when a LIST of static length is not */
+	/*
+	 * Without `rec`: the row's packet is one whose values its table has
+	 * (parquet_sink.c, pk_row): the packet context's columns, the stream's ids and,
+	 * from the packet context, the CPU are counted, not stored.
+	 */
+	bool pk_known;
 };
 
 /*

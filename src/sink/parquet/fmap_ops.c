@@ -232,6 +232,54 @@ bool pq_fcols_static(const struct pq_fcols *fc)
 	return true;
 }
 
+static bool op_int(const struct pq_op *op)
+{
+	return op->op == OP_INTS || op->op == OP_INT1 || op->op == OP_INTS4 || op->op == OP_INTS8;
+}
+
+/* fc's pk_ops, pk_bytes and pk_cpu from its ops (see fmap.h). */
+static void packet_ops(struct pq_fcols *fc)
+{
+	const struct pq_fprog *pr = &fc->prog;
+	size_t k = 0, i = 0, bytes = 0;
+	int cpu = -1;
+
+	fc->pk_ops = fc->pk_bytes = 0;
+	fc->pk_cpu = -1;
+	if (!pr->n || pr->ops[0].scope != 1 + TMX_SCOPE_PACKET_CONTEXT)
+		return;
+	for (; k < pr->n && (!k || !pr->ops[k].scope); k++) {
+		const struct pq_op *op = &pr->ops[k];
+
+		i += op->pre;
+		if (op->op == OP_CPU) {
+			cpu = (int)(i + (size_t)op->a);
+		} else if (op_int(op)) {
+			bytes += (size_t)op->b;
+			i += op->n;
+		} else {
+			return;   /* other values: stored per row */
+		}
+	}
+	fc->pk_ops = k;
+	fc->pk_bytes = bytes;
+	fc->pk_cpu = cpu;
+}
+
+size_t pq_fcols_pk_cols(const struct pq_fcols *fc, uint32_t *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < fc->pk_ops; k++) {
+		const struct pq_op *op = &fc->prog.ops[k];
+
+		for (unsigned j = 0; op_int(op) && j < op->n; j++, n++)
+			if (n < max)
+				out[n] = (uint32_t)(op->a + (int)j);
+	}
+	return n;
+}
+
 /* The scopes' ops one after the other (pq_op.scope), one loop for an event. */
 bool pq_fcols_compile(struct pq_fcols *fc, const struct pq_schema *schema)
 {
@@ -247,5 +295,6 @@ bool pq_fcols_compile(struct pq_fcols *fc, const struct pq_schema *schema)
 			ok = op_add(&fc->prog, pr.ops[k]);
 		free(pr.ops);
 	}
+	packet_ops(fc);
 	return ok;
 }

@@ -162,6 +162,8 @@ static __attribute__((noinline)) void emit_fixed(const struct pq_rec_emit *em, c
 		pq_col_null(&c[TMX_COLUMN_CYCLES], 0, 0);
 		*em->bytes += 3 * PQ_REC_HEAD + 16;
 	}
+	if (em->pk_known)   /* the stream's ids are the packet's, in the table */
+		return;
 	col_int64_top(&c[TMX_COLUMN_STREAM_ID], ids[0]);
 	col_int64_top(&c[TMX_COLUMN_STREAM_CLASS_ID], ids[1]);
 }
@@ -173,15 +175,17 @@ void pq_emit_fixed(const struct pq_rec_emit *em, const uint64_t *ts, const uint6
 	/*
 	 * A direct row with a time whose columns have had no null (most
 	 * rows; the ids never have one): four stores without a call, as
-	 * pq_emit_int's.
+	 * pq_emit_int's (two when the packet's are the table's).
 	 */
 	if (__builtin_expect(ts && !c[TMX_COLUMN_TS].defs_stored &&
 				     !c[TMX_COLUMN_CYCLES].defs_stored,
 			     1)) {
 		pq_col_put8(&c[TMX_COLUMN_TS].vals, ts[0], 8);
 		pq_col_put8(&c[TMX_COLUMN_CYCLES].vals, ts[1], 8);
-		pq_col_put8(&c[TMX_COLUMN_STREAM_ID].vals, ids[0], 8);
-		pq_col_put8(&c[TMX_COLUMN_STREAM_CLASS_ID].vals, ids[1], 8);
+		if (!em->pk_known) {
+			pq_col_put8(&c[TMX_COLUMN_STREAM_ID].vals, ids[0], 8);
+			pq_col_put8(&c[TMX_COLUMN_STREAM_CLASS_ID].vals, ids[1], 8);
+		}
 		*em->bytes += 2 * (PQ_REC_HEAD + 16);
 		return;
 	}
@@ -682,6 +686,10 @@ static const struct tmx_value *emit_direct(const struct pq_rec_emit *em, const s
 	const struct tmx_value *vals = NULL, *cpu = NULL;
 	size_t i = 0, bytes = 0;
 
+	if (em->pk_known) {   /* the packet context's values are the table's already: counted */
+		op += fc->pk_ops;
+		bytes = fc->pk_bytes;
+	}
 	for (; op < end; op++) {
 		if (op->scope) {
 			vals = scopes[op->scope - 1];

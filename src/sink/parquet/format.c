@@ -121,7 +121,8 @@ const struct tmx_buf *pq_names_of(struct pq_fmt *f, struct shape *sh,
 	for (n = sh->names; n && n->trace != trace; n = n->next)
 		;
 	if (!n && (n = calloc(1, sizeof(*n)))) {
-		struct pq_rec_emit em = { &n->entries, sh->ci, &f->scratch, &f->labels, NULL, NULL, NULL };
+		struct pq_rec_emit em = { &n->entries, sh->ci, &f->scratch, &f->labels, NULL, NULL, NULL,
+					  false };
 
 		n->trace = trace;
 		if (ec->name)   /* null without a name, as Hive's default partition reads */
@@ -157,6 +158,7 @@ static inline void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 	const struct shape *sh = slot->sh;
 	struct tmx_buf *r = &f->rec;
 	uint8_t flags = REC_NOMEM;
+	uint64_t seq;
 	bool cpu;
 
 	r->len = 0;
@@ -168,6 +170,8 @@ static inline void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 	if (!tmx_buf_reserve(r, sh && sh->ok ? sh->rec_room : REC_HEAD))
 		goto done;
 	memcpy(r->p, &sh, sizeof(sh));
+	seq = msg->event->packet ? msg->event->packet->seq + 1 : 0;
+	memcpy(r->p + REC_SEQ, &seq, 8);
 	r->len = REC_HEAD;
 	flags = row_check(f, slot, msg);
 	if (flags)
@@ -208,7 +212,8 @@ struct pq_fmt *pq_fmt_new(struct tmx_parquet *p, bool worker)
 	if (!f)
 		return NULL;
 	f->p = p;
-	f->em = (struct pq_rec_emit){ &f->rec, NULL, &f->scratch, &f->labels, NULL, NULL, &f->varied };
+	f->em = (struct pq_rec_emit){ &f->rec, NULL, &f->scratch, &f->labels, NULL, NULL, &f->varied,
+				     false };
 	if (worker) {
 		if (!(f->out = malloc(sizeof(*f->out)))) {
 			free(f);

@@ -390,6 +390,118 @@ static inline __attribute__((always_inline)) int row_done(struct tmx_parquet *p,
 	return bound_memory(p, err);
 }
 
+/*
+ * The packet columns of `sh`'s table `t` (table.h, pq_pk): the packet
+ * context's integers (pq_fcols.pk_ops), the stream's ids and the CPU
+ * when it is the packet context's and an integer column; none when the
+ * packet context has other values.  False without memory.
+ */
+static bool pk_setup(struct pq_table *t, const struct shape *sh)
+{
+	size_t n = pq_fcols_pk_cols(&sh->cols, NULL, 0), k = 0;
+	uint32_t *cols;
+	bool ok;
+
+	/* row_emit leaves the packet's CPU out: an integer column's, or no packet columns. */
+	if (!sh->cols.pk_ops ||
+	    (sh->cols.pk_cpu >= 0 && (!pq_int_width(sh->ci[COL_CPU].phys) ||
+				      sh->schema.max_rep[COL_CPU])))
+		return pq_pk_setup(t, NULL, 0);
+	if (!(cols = malloc((n + 3) * sizeof(*cols))))
+		return false;
+	cols[k++] = COL_STREAM_ID;
+	cols[k++] = TMX_COLUMN_STREAM_CLASS_ID;
+	if (sh->cols.pk_cpu >= 0)
+		cols[k++] = COL_CPU;
+	k += pq_fcols_pk_cols(&sh->cols, cols + k, n);
+	ok = pq_pk_setup(t, cols, k);
+	free(cols);
+	return ok;
+}
+
+/* Whether the CPU value `v` is no null in the CPU column (row_emit). */
+static bool cpu_fits(const struct tmx_value *v)
+{
+	uint64_t cpu;
+
+	if (v->fc->kind == TMX_FC_INT && !v->fc->is_signed)
+		cpu = v->u;
+	else if (!tmx_value_uint64(v, &cpu))
+		return false;
+	return cpu <= UINT32_MAX;
+}
+
+/*
+ * A direct row's packet in its table's packet columns (t->pk.n_cols):
+ * whether their values are the table's already (em.pk_known).
+ */
+static inline __attribute__((always_inline)) bool pk_row(struct pq_table *t,
+							 const struct shape *sh,
+							 const struct tmx_msg *msg)
+{
+	const struct tmx_packet *pkt = msg->event->packet;
+	const void *key = pkt ? msg->stream : NULL;
+	uint64_t seq = pkt ? pkt->seq : 0;
+	const struct tmx_value *pc = msg->event->scopes[TMX_SCOPE_PACKET_CONTEXT];
+	bool fits = true;
+
+	if (!t->n_rows)   /* the group's first row */
+		pq_pk_begin(t);
+	if (!t->pk.on)
+		return false;
+	if (__builtin_expect(pq_pk_known(t, key, seq, pq_pk_rows(t, false)), 1))
+		return true;
+	if (sh->cols.pk_cpu >= 0)
+		fits = cpu_fits(&pc[sh->cols.pk_cpu]);
+	pq_pk_new(t, key, seq, fits, pq_pk_rows(t, false));
+	return false;
+}
+
+/*
+ * An event's record rec[0, n) (its entries, after REC_HEAD) of packet
+ * `seq1` - 1 (0: none) into table `t` with packet columns: added without
+ * their entries (true) when its packet's values are the table's, else
+ * (false) to be added as it is.  The entries left out, as
+ * pq_format_event and row_emit write them (a class whose heads are static
+ * and whose rows say so, the include's marker): the stream's ids' run
+ * after the include's and ts's entries, the packet context's runs
+ * (pk_bytes) after them, and the CPU's entry at the end when it is the
+ * packet's.  Those rows' marker is the row's + 4: a layout of their own
+ * (transpose.c).
+ */
+static bool pk_record(struct pq_table *t, const struct shape *sh, const struct tmx_msg *msg,
+		      const uint8_t *rec, size_t n, uint64_t seq1)
+{
+	const void *key = seq1 ? msg->stream : NULL;
+	uint8_t marker = n > 4 ? rec[4] : 0;
+	size_t a = PQ_REC_HEAD + sizeof(void *), b, c = n;
+	struct tmx_buf *rows = pq_pk_rows(t, true);
+
+	if (!t->n_rows)   /* the group's first row */
+		pq_pk_begin(t);
+	if (!t->pk.on)
+		return false;
+	if (!marker || marker > 4) {   /* heads that depend on the values: per row */
+		pq_pk_off(t);
+		return false;
+	}
+	a += (marker - 1) & 1 ? PQ_REC_HEAD + 16 : 2 * PQ_REC_HEAD;   /* ts and cycles */
+	b = a + PQ_REC_HEAD + 16 + sh->cols.pk_bytes;
+	if (sh->cols.pk_cpu >= 0)
+		c -= PQ_REC_HEAD + pq_int_width(sh->ci[COL_CPU].phys);
+	if (b > c) {   /* never: not the entries of a record of the class */
+		pq_pk_off(t);
+		return false;
+	}
+	if (pq_pk_known(t, key, seq1 - 1, rows)) {
+		pq_table_add_cut(t, rec, n, a, b, c, (uint8_t)(marker + 4));
+		return true;
+	}
+	/* A null CPU: the marker's bit of it (pq_format_event). */
+	pq_pk_new(t, key, seq1 - 1, sh->cols.pk_cpu < 0 || ((marker - 1) & 2), rows);
+	return false;
+}
+
 /* An event's record (format_event) into its table, in merged order. */
 static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, const uint8_t *rec,
 		     size_t len, struct tmx_error *err)
@@ -398,6 +510,7 @@ static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, const uin
 	const struct shape *sh;
 	struct pq_table *t;
 	size_t before;
+	uint64_t seq1;
 	uint8_t flags;
 	int ret;
 
@@ -414,7 +527,11 @@ static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, const uin
 	if (flags)
 		return row_error(sh, st, flags, err);
 	before = t->bytes;
-	pq_table_add_record(t, rec + REC_HEAD, len - REC_HEAD);
+	if (__builtin_expect(!t->pk.set, 0) && !pk_setup(t, sh))
+		return nomem(err);
+	memcpy(&seq1, rec + REC_SEQ, 8);
+	if (!t->pk.n_cols || !pk_record(t, sh, msg, rec + REC_HEAD, len - REC_HEAD, seq1))
+		pq_table_add_record(t, rec + REC_HEAD, len - REC_HEAD);
 	return row_done(p, t, st, before, err);
 }
 
@@ -429,7 +546,7 @@ static int put_direct(struct tmx_parquet *p, const struct tmx_msg *msg, struct t
 	struct pq_fmt *f = p->fmt;
 	struct shape_slot *slot = shape_of(f, msg->event->cls);
 	const struct shape *sh = slot->sh;
-	struct pq_rec_emit em = { NULL, NULL, &f->scratch, &f->labels, NULL, NULL, NULL };
+	struct pq_rec_emit em = { NULL, NULL, &f->scratch, &f->labels, NULL, NULL, NULL, false };
 	struct pq_table *t;
 	size_t before;
 	uint8_t flags;
@@ -446,7 +563,13 @@ static int put_direct(struct tmx_parquet *p, const struct tmx_msg *msg, struct t
 	if (__builtin_expect(t->n_recs != 0, 0))
 		pq_table_apply_recs(t);   /* records before (the parallel path's): in first */
 	em.cols = pq_table_direct_cols(t);
-	if (!em.cols || (!t->room_rows && !pq_table_direct_room(t)))
+	if (!em.cols)
+		return nomem(err);
+	if (__builtin_expect(!t->pk.set, 0) && !pk_setup(t, sh))
+		return nomem(err);
+	if (t->pk.n_cols)
+		em.pk_known = pk_row(t, sh, msg);
+	if (!t->room_rows && !pq_table_direct_room(t))
 		return nomem(err);
 	t->room_rows--;
 	before = t->bytes;

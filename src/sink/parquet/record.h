@@ -26,7 +26,9 @@
  *           says that the row's other heads follow from it and that
  *           address alone (a class whose entries do not depend on its
  *           values, pq_fcols_static: the marker tells the fixed columns'
- *           nulls); transpose.c then reads no other head
+ *           nulls, and from 5 on that the packet columns' entries are
+ *           left out, table.h's pq_pk); transpose.c then reads no other
+ *           head
  */
 #ifndef TMX_SINK_PARQUET_RECORD_H
 #define TMX_SINK_PARQUET_RECORD_H

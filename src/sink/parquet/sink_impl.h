@@ -56,10 +56,15 @@ enum { COL_TS = TMX_COLUMN_TS, COL_CYCLES = TMX_COLUMN_CYCLES, COL_EVENT = TMX_C
        COL_HOST = TMX_COLUMN_HOST, COL_TRACE = TMX_COLUMN_TRACE, COL_STREAM_ID = TMX_COLUMN_STREAM_ID,
        COL_CPU = TMX_COLUMN_CPU };   /* the column model's (tracemux/columns.h) */
 
-/* Record flags (after the shape's address at the start of a record). */
+/*
+ * A record's head: the shape's address, flags, and its packet's `seq` + 1
+ * (0: none; the packet of the event's stream, parquet_sink.c's
+ * pk_record), then its entries (record.h).
+ */
 #define REC_BAD_SCOPE 0x07              /* the scope that does not fit the class, + 1 */
 #define REC_NOMEM 0x80
-#define REC_HEAD (sizeof(void *) + 1)
+#define REC_SEQ (sizeof(void *) + 1)
+#define REC_HEAD (REC_SEQ + 8)
 
 /* A direct-mapped cache of streams' event counts (struct tmx_parquet). */
 #define STREAM_CACHE 16
@@ -288,6 +293,10 @@ static inline __attribute__((always_inline)) bool row_emit(struct pq_fmt *f, con
 		pq_emit_fixed(em, msg->has_ts ? ts : NULL, ids);
 	/* tmx_event_cpu, the field found once per class */
 	cpu_value = pq_fcols_emit(em, &sh->cols, msg->event->scopes, f->cells);
+	if (em->pk_known && sh->cols.pk_cpu >= 0) {   /* the packet's CPU: the table's, not null */
+		*em->bytes += PQ_REC_HEAD + em->cols[COL_CPU].int_width;
+		return true;
+	}
 	/* tmx_value_uint64's own case inline first: the CPU is most often an unsigned integer. */
 	if (cpu_value && cpu_value->fc->kind == TMX_FC_INT && !cpu_value->fc->is_signed)
 		cpu = cpu_value->u;

@@ -82,6 +82,103 @@ bool pq_colsets_take(struct pq_colsets *s, const struct pq_table *owner, struct 
 	return true;
 }
 
+bool pq_pk_setup(struct pq_table *t, const uint32_t *cols, size_t n)
+{
+	t->pk.set = true;
+	if (!n || !(t->pk.cols = malloc(n * sizeof(*cols))))
+		return !n;
+	memcpy(t->pk.cols, cols, n * sizeof(*cols));
+	t->pk.n_cols = n;
+	/* The last column encoded last holds the rows' instances (pq_col.pk). */
+	for (size_t k = 0; k + 1 < n; k++) {
+		if (t->pk.cols[k] > t->pk.cols[n - 1]) {
+			uint32_t x = t->pk.cols[k];
+
+			t->pk.cols[k] = t->pk.cols[n - 1];
+			t->pk.cols[n - 1] = x;
+		}
+	}
+	return true;
+}
+
+/* The group's columns (direct) told which are packet columns and where their rows' instances go. */
+static void pk_mark(struct pq_table *t)
+{
+	uint32_t lead = t->pk.cols[t->pk.n_cols - 1];
+
+	t->pk.lead_rows = &t->cols[lead].pk_rows;
+	t->pk.lead_rows->len = 0;
+	for (size_t k = 0; k < t->pk.n_cols; k++)
+		t->cols[t->pk.cols[k]].pk = lead + 1;
+}
+
+void pq_pk_begin(struct pq_table *t)
+{
+	t->pk.on = true;
+	t->pk.n_inst = 0;
+	t->pk.rows.len = 0;
+	memset(t->pk.slot, 0, sizeof(t->pk.slot));
+	if (t->direct)   /* else when they are taken (pq_table_start_cols) */
+		pk_mark(t);
+}
+
+void pq_pk_off(struct pq_table *t)
+{
+	struct tmx_buf *rows;
+
+	if (t->n_recs)   /* their instances into the columns' */
+		pq_table_apply_recs(t);
+	t->pk.on = false;
+	t->pk.rows.len = 0;
+	if (!t->direct || !t->cols)
+		return;   /* no columns hold instances */
+	rows = pq_pk_rows(t, false);
+	for (size_t k = 0; k < t->pk.n_cols; k++) {
+		struct pq_col *c = &t->cols[t->pk.cols[k]];
+		struct tmx_buf v = { 0 };
+
+		/* With room for the rows the direct ones were given (pq_table_direct_room). */
+		if (!pq_col_pk_expand(c, rows, &v, t->room_rows)) {
+			v.oom = true;
+			t->room_rows = 0;   /* the next direct row asks for room, which fails */
+		}
+		tmx_buf_free(&c->vals);
+		c->vals = v;
+		c->pk = 0;
+	}
+	rows->len = 0;
+}
+
+/* Room for an instance's 8-byte stores in each packet column (false without memory). */
+static bool pk_room(struct pq_table *t)
+{
+	for (size_t k = 0; k < t->pk.n_cols; k++)
+		if (!tmx_buf_reserve(&t->cols[t->pk.cols[k]].vals, 8))
+			return false;
+	return true;
+}
+
+void pq_pk_new(struct pq_table *t, const void *key, uint64_t seq, bool fits,
+	       struct tmx_buf *rows)
+{
+	struct pq_pk_slot *s = key ? pq_pk_find(t, key) : NULL;
+	uint16_t k = (uint16_t)t->pk.n_inst;
+
+	if (!fits || t->pk.n_inst >= PQ_PK_MAX) {
+		pq_pk_off(t);
+		return;
+	}
+	/* A direct row's values stored without asking (pq_table_direct_room leaves these out). */
+	if (rows == t->pk.lead_rows && !pk_room(t)) {
+		pq_pk_off(t);
+		return;
+	}
+	tmx_buf_put(rows, &k, 2);
+	if (s)   /* else more streams than slots: this one's packets are not known */
+		*s = (struct pq_pk_slot){ key, seq, t->pk.n_inst };
+	t->pk.n_inst++;
+}
+
 struct pq_col *pq_table_start_cols(struct pq_table *t)
 {
 	size_t n = t->schema.n_cols;
@@ -99,6 +196,8 @@ struct pq_col *pq_table_start_cols(struct pq_table *t)
 		return NULL;
 	pq_table_reuse_cols(t, t->cols, &t->col_acct);
 	t->direct = true;
+	if (t->pk.on)
+		pk_mark(t);
 	t->room_rows = 0;
 	/* New columns: nothing known of the names' entries (none counted: the last group's flush stored them). */
 	t->inc = (struct pq_rec_apply_state){ 0 };
@@ -127,8 +226,13 @@ bool pq_table_direct_room(struct pq_table *t)
 	for (size_t c = 0; c < t->schema.n_cols; c++) {
 		struct pq_col *col = &t->cols[c];
 
-		/* The last value's 8-byte store (pq_col_put8) reaches 8 - w bytes past it. */
-		if (!col->max_rep && col->int_width &&
+		/*
+		 * The last value's 8-byte store (pq_col_put8) reaches 8 - w bytes
+		 * past it.  Packet columns (pq_col.pk) have room for their next
+		 * instance (pq_pk_new): room for rows grew them, copied by realloc
+		 * with pages faulted in for nothing.
+		 */
+		if (!col->max_rep && col->int_width && !col->pk &&
 		    !tmx_buf_reserve(&col->vals, rows * col->int_width + 8 - col->int_width))
 			return false;
 	}
@@ -273,6 +377,9 @@ void pq_table_apply_recs(struct pq_table *t)
 
 	if (!t->nomem && !t->recs.oom)
 		cols = pq_table_direct_cols(t);
+	if (cols && t->pk.on)   /* the rows' instances, in row order (direct rows' after them) */
+		tmx_buf_put(pq_pk_rows(t, false), t->pk.rows.p, t->pk.rows.len);
+	t->pk.rows.len = 0;
 	if (cols) {
 		for (size_t c = 0; c < n_cols; c++) {
 			if (first && t->hint)
@@ -316,6 +423,9 @@ void pq_table_free(struct pq_table *t)
 	tmx_buf_free(&t->recs);
 	free(t->hint);
 	t->hint = NULL;
+	free(t->pk.cols);
+	tmx_buf_free(&t->pk.rows);
+	t->pk = (struct pq_pk){ 0 };
 	pq_schema_free(&t->schema);
 	free(t->where);
 	t->cols = NULL;
@@ -374,6 +484,8 @@ int pq_table_flush(struct pq_table *t, struct pq_encoder *enc, struct tmx_error 
 	if (t->q) {
 		if (t->n_recs)
 			pq_table_apply_recs(t);
+		t->pk.on = false;   /* the group's columns keep their instances (pq_col.pk) */
+		t->pk.lead_rows = NULL;
 		/* The chunk buffer goes with the group (see pq_chunks). */
 		t->recs_hint = t->recs.cap;
 		chunk_give(t->chunks, &t->recs);

@@ -26,6 +26,39 @@ struct pq_limits {
 	uint64_t file_bytes;      /* bytes of a part */
 };
 
+/*
+ * A table's packet columns (the packet context's, the stream's ids, the
+ * CPU when it is the packet's: pq_fcols.pk_ops), whose values are the
+ * same for every event of a packet, and the events of a group those of a
+ * few packets of each stream, interleaved in time.  A group stores them
+ * once per packet instance and, per row, the instance (pq_col.pk): some
+ * 80 bytes of memory a row fewer on LTTng traces, pages not faulted in.
+ * A packet is known by its stream's address and its `seq` (model.h) in a
+ * few slots, one per stream.  Direct rows of a known packet leave those columns out
+ * (pq_rec_emit.pk_known); records of one (the parallel path's) are
+ * added without their entries (parquet_sink.c, pk_record), and their
+ * instances wait in `rows` until they are applied.  A group that gets a
+ * record whose heads are not static, a null CPU or more instances than
+ * an index holds has its packet columns expanded into rows there
+ * (pq_pk_off) and stores them per row until its end.
+ */
+#define PQ_PK_SLOTS 16   /* a power of 2: the hash's top 4 bits */
+#define PQ_PK_MAX 0xFFFFu
+struct pq_pk {
+	uint32_t *cols;           /* the packet columns, the largest last (NULL, 0: none) */
+	size_t n_cols;
+	bool set;                 /* cols decided (pq_pk_setup) */
+	bool on;                  /* the group's packet columns hold instances */
+	uint32_t n_inst;
+	struct tmx_buf rows;      /* instances of the rows of `recs` (uint16) */
+	struct tmx_buf *lead_rows;   /* the direct columns' (the last's pk_rows), or NULL */
+	struct pq_pk_slot {
+		const void *key;
+		uint64_t seq;
+		uint32_t inst;
+	} slot[PQ_PK_SLOTS];      /* key NULL: empty */
+};
+
 struct pq_table {
 	char *where;              /* the directory of the parts, or the single file */
 	bool single;
@@ -75,6 +108,7 @@ struct pq_table {
 	size_t room_rows, last_rows;
 	size_t col_acct, n_alloc; /* n_alloc columns in `cols` */
 	struct pq_rec_apply_state inc;   /* the names' include entries (record.h) */
+	struct pq_pk pk;
 };
 
 /*
@@ -171,6 +205,38 @@ static inline void pq_table_add_record(struct pq_table *t, const uint8_t *rec, s
 		pq_table_apply_recs(t);
 }
 /*
+ * A row's record rec[0, n) without its bytes [a, b) and from c on (the
+ * packet columns' entries of a known packet; a <= 40 < b <= c <= n), its
+ * include entry's marker `marker` (record.h): counted as `n` bytes, what
+ * its record holds whether its packet is known or not, so that groups
+ * end at the same rows with any number of jobs.
+ */
+static inline void pq_table_add_cut(struct pq_table *t, const uint8_t *rec, size_t n, size_t a,
+				    size_t b, size_t c, uint8_t marker)
+{
+	size_t keep = a + (c - b);
+
+	if (__builtin_expect(!t->recs.cap, 0))
+		pq_table_recs_start(t, n);
+	t->bytes += n;
+	/*
+	 * [0, a) (the include's and ts's entries, 26 or 36 bytes) by a copy
+	 * of a constant 40 bytes, which the rest overwrites: no call, no
+	 * `rep movsb` of a few bytes.
+	 */
+	if (tmx_buf_reserve(&t->recs, keep + 40)) {
+		uint8_t *d = t->recs.p + t->recs.len;
+
+		memcpy(d, rec, 40);
+		memcpy(d + a, rec + b, c - b);
+		d[4] = marker;
+		t->recs.len += keep;
+	}
+	t->n_recs++;
+	if (t->recs.len >= PQ_TABLE_CHUNK)
+		pq_table_apply_recs(t);
+}
+/*
  * Before a row goes straight into the columns (t->q set): the columns,
  * NULL without memory.
  */
@@ -185,6 +251,68 @@ static inline struct pq_col *pq_table_direct_cols(struct pq_table *t)
  * each row it stores.
  */
 bool pq_table_direct_room(struct pq_table *t);
+/*
+ * The table's packet columns: cols[0, n) (integer columns that are not
+ * repeated), decided once; false without memory (none then).
+ */
+bool pq_pk_setup(struct pq_table *t, const uint32_t *cols, size_t n);
+/* A group's first row: packet columns from now on. */
+void pq_pk_begin(struct pq_table *t);
+/*
+ * The group's packet columns expanded into rows (the records waiting
+ * applied first), stored per row from now on (see pq_pk).
+ */
+void pq_pk_off(struct pq_table *t);
+/* Where a row's instance goes: a record's (`rec`) or a direct row's. */
+static inline struct tmx_buf *pq_pk_rows(struct pq_table *t, bool rec)
+{
+	return rec ? &t->pk.rows : t->pk.lead_rows;
+}
+/*
+ * The slot of the stream at `key` (not NULL), else the empty one where it
+ * goes, else (all taken by others) NULL: open addressing from a
+ * multiplicative hash, a probe or two for the few streams of a table
+ * (direct-mapped, two of four streams often shared a slot and took it
+ * from each other, an instance a row).
+ */
+static inline struct pq_pk_slot *pq_pk_find(struct pq_table *t, const void *key)
+{
+	unsigned i = (unsigned)(((uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull) >> 60);
+
+	for (unsigned n = 0; n < PQ_PK_SLOTS; n++, i = (i + 1) % PQ_PK_SLOTS) {
+		struct pq_pk_slot *s = &t->pk.slot[i];
+
+		if (s->key == key || !s->key)
+			return s;
+	}
+	return NULL;
+}
+/*
+ * A row of packet `seq` of the stream at `key` (NULL: no packet) in a
+ * group with t->pk.on: true, its instance stored into `rows`, when the
+ * packet's values are the table's; else the row's values go into the
+ * packet columns (pq_pk_new).
+ */
+static inline bool pq_pk_known(struct pq_table *t, const void *key, uint64_t seq,
+			       struct tmx_buf *rows)
+{
+	const struct pq_pk_slot *s;
+	uint16_t k;
+
+	if (__builtin_expect(!key, 0) || !(s = pq_pk_find(t, key)) || s->key != key ||
+	    s->seq != seq)
+		return false;
+	k = (uint16_t)s->inst;
+	tmx_buf_put(rows, &k, 2);
+	return true;
+}
+/*
+ * The row's packet as a new instance, its instance stored into `rows`,
+ * when its values `fit` (the CPU is no null) and an index holds it; else
+ * pq_pk_off().
+ */
+void pq_pk_new(struct pq_table *t, const void *key, uint64_t seq, bool fits,
+	       struct tmx_buf *rows);
 /* Empty columns of the schema, counting their bytes into *acct; NULL without memory. */
 struct pq_col *pq_table_new_cols(const struct pq_table *t, size_t *acct);
 /* The same in `n_cols` columns that keep their buffers (pq_col_reuse). */

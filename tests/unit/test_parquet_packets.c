@@ -1,0 +1,393 @@
+/*
+ * A table's packet columns (table.h, pq_pk: values once per packet
+ * instance of a row group, an instance per row, expanded when the group
+ * is encoded) against the same rows stored per row: every chunk's bytes
+ * and metadata the same.  Rows of several streams interleaved at random,
+ * each stream's packets one after the other at one address (as the
+ * reader reuses it) with their `seq`, packets that change inside a group
+ * and groups that end inside a packet (the next group starts its own
+ * instances), packets without an address, rows whose CPU would be null
+ * and groups that get records (both: the columns expanded into rows in
+ * the middle of the group, pq_pk_off), one packet for a whole group, and
+ * columns of equal values (pq_group_encode's repeated chunks).  And the
+ * records' way (the parallel path's, parquet_sink.c's pk_record): a
+ * table that gets a known packet's records without the packet columns'
+ * entries (pq_table_add_cut) against one that gets them whole, groups
+ * cut by rows and by bytes, the same file bytes.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sink/parquet/file.h"
+#include "sink/parquet/groupq.h"
+#include "sink/parquet/table.h"
+#include "xorshift.h"
+
+/*
+ * C_TS: a value per row; C_ID, C_SEQ, C_SIZE, C_SIZE2 (C_SIZE's values:
+ * a repeated chunk), C_CPU: the packet's (C_CPU INT32, the others
+ * INT64), C_NAME between them a value per row.  The largest packet
+ * column (the one holding the instances) is C_SIZE2.
+ */
+enum { C_TS, C_ID, C_CPU, C_NAME, C_SEQ, C_SIZE, C_SIZE2, N_COLS };
+static const uint32_t pk_cols[] = { C_ID, C_CPU, C_SEQ, C_SIZE, C_SIZE2 };
+#define N_PK (sizeof(pk_cols) / sizeof(pk_cols[0]))
+
+#define STREAMS 4
+
+static size_t acct;
+static size_t offs;   /* run()'s groups whose columns were expanded mid-group */
+
+static void make_cols(struct pq_col *cols)
+{
+	for (int c = 0; c < N_COLS; c++)
+		pq_col_init(&cols[c], pq_type_int(c == C_CPU ? 32 : 64, false), c == C_TS, 0, &acct);
+}
+
+struct stream {
+	int pkt;        /* its packets' address (one per stream, reused) */
+	uint64_t seq;
+	uint64_t vals[N_COLS];
+};
+
+static bool is_pk(int c)
+{
+	for (size_t k = 0; k < N_PK; k++)
+		if (pk_cols[k] == (uint32_t)c)
+			return true;
+	return false;
+}
+
+static void put(struct pq_col *c, uint64_t v)
+{
+	pq_col_int_put(c, 0, c->max_def, v);
+}
+
+/* One group's encoding of `cols` (n_rows) into *g, its columns counted as pq_table_flush does. */
+static void encode(struct pq_col *cols, size_t n_rows, struct pq_encoder *enc, struct pq_group *g)
+{
+	for (int c = 0; c < N_COLS; c++) {
+		cols[c].n_levels = n_rows;
+		cols[c].n_vals = n_rows;
+	}
+	assert_true(pq_group_encode(g, cols, N_COLS, (int64_t)n_rows, enc));
+}
+
+static void same_groups(const struct pq_group *a, const struct pq_group *b)
+{
+	assert_int_equal(a->out.len, b->out.len);
+	assert_memory_equal(a->out.p, b->out.p, a->out.len);
+	for (int c = 0; c < N_COLS; c++) {
+		const struct pq_chunk *x = &a->chunks[c], *y = &b->chunks[c];
+
+		assert_int_equal(x->data_offset, y->data_offset);
+		assert_int_equal(x->dict_offset, y->dict_offset);
+		assert_int_equal(x->compressed, y->compressed);
+		assert_int_equal(x->num_values, y->num_values);
+		assert_int_equal(x->dict, y->dict);
+		assert_int_equal(x->min_len, y->min_len);
+		assert_memory_equal(x->min, y->min, x->min_len);
+		assert_int_equal(x->max_len, y->max_len);
+		assert_memory_equal(x->max, y->max, x->max_len);
+	}
+}
+
+/*
+ * Groups of `rows` rows; a stream's packet ends with probability
+ * 1/`pkt_len` a row; with 1/`off` a row (0: never) the row's CPU does
+ * not fit (or the group gets records): its columns expanded.  `anon`:
+ * 1/anon of the rows have no packet address.  Returns how many rows were
+ * known packets' (the test must have some).
+ */
+static size_t run(uint64_t seed, size_t groups, size_t rows, unsigned pkt_len, unsigned off,
+		  unsigned anon)
+{
+	struct pq_col ref[N_COLS], pk[N_COLS];
+	struct pq_table t = { 0 };
+	struct stream st[STREAMS] = { 0 };
+	struct pq_encoder enc = { 0 };
+	uint64_t rnd = seed;
+
+	size_t known = 0;
+
+	offs = 0;
+	assert_true(pq_encoder_zstd(&enc, 3));
+	make_cols(ref);
+	make_cols(pk);
+	for (int c = 0; c < N_COLS; c++)
+		pk[c].keep = true;   /* as the event tables' columns (pq_col_reuse) */
+	t.cols = pk;
+	t.direct = true;   /* direct rows: their instances go to the columns at once */
+	assert_true(pq_pk_setup(&t, pk_cols, N_PK));
+	assert_int_equal(t.pk.cols[N_PK - 1], C_SIZE2);
+	for (int s = 0; s < STREAMS; s++)
+		st[s].seq = UINT64_MAX;   /* a new packet at its first row */
+	for (size_t g = 0; g < groups; g++) {
+		struct pq_group ga, gb;
+
+		pq_pk_begin(&t);
+		for (size_t r = 0; r < rows; r++) {
+			struct stream *s = &st[xorshift64(&rnd) % STREAMS];
+			const void *addr = &s->pkt;
+			bool fits = true, odd = off && !(xorshift64(&rnd) % off);
+
+			/* A packet whose CPU does not fit (always a new one), or records now. */
+			if (odd && xorshift64(&rnd) & 1) {
+				fits = false;
+			} else if (odd && t.pk.on) {
+				pq_pk_off(&t);
+				offs++;
+			}
+			if (s->seq == UINT64_MAX || !fits || !(xorshift64(&rnd) % pkt_len)) {
+				s->seq++;
+				s->vals[C_ID] = (uint64_t)(s - st);
+				s->vals[C_CPU] = xorshift64(&rnd) % 3;
+				s->vals[C_SEQ] = s->seq;
+				s->vals[C_SIZE] = s->vals[C_SIZE2] = xorshift64(&rnd) % 5 * 4096;
+			}
+			if (anon && !(xorshift64(&rnd) % anon))
+				addr = NULL;
+			s->vals[C_TS] = g * rows + r;
+			s->vals[C_NAME] = xorshift64(&rnd) % 7;
+			for (int c = 0; c < N_COLS; c++)
+				put(&ref[c], s->vals[c]);
+			if (t.pk.on && pq_pk_known(&t, addr, s->seq, pq_pk_rows(&t, false))) {
+				known++;
+				for (int c = 0; c < N_COLS; c++)
+					if (!is_pk(c))
+						put(&pk[c], s->vals[c]);
+				continue;
+			}
+			if (t.pk.on) {
+				pq_pk_new(&t, addr, s->seq, fits, pq_pk_rows(&t, false));
+				offs += !t.pk.on;
+			}
+			for (int c = 0; c < N_COLS; c++)
+				put(&pk[c], s->vals[c]);
+		}
+		t.pk.on = false;   /* as pq_table_flush */
+		encode(ref, rows, &enc, &ga);
+		encode(pk, rows, &enc, &gb);
+		same_groups(&ga, &gb);
+		pq_group_free(&ga);
+		pq_group_free(&gb);
+		for (int c = 0; c < N_COLS; c++) {
+			assert_int_equal(pk[c].pk, 0);   /* emptied */
+			assert_int_equal(pk[c].vals.len, 0);
+		}
+	}
+	for (int c = 0; c < N_COLS; c++) {
+		pq_col_free(&ref[c]);
+		pq_col_free(&pk[c]);
+	}
+	free(t.pk.cols);
+	pq_encoder_zstd_free(&enc);
+	pq_encoder_free_bufs(&enc);
+	return known;
+}
+
+static void test_packets(void **state)
+{
+	(void)state;
+	/* Interleaved streams, packets of ~50 and ~5000 rows, groups that end inside them. */
+	assert_true(run(0x1234567, 6, 3000, 50, 0, 0) > 2000);
+	assert_true(run(0x7654321, 4, 16384, 5000, 0, 0) > 16000);
+	/* A packet per row: every row a new instance. */
+	assert_int_equal(run(0x42, 3, 1000, 1, 0, 0), 0);
+	/* Rows without a packet address, and the columns expanded into rows mid-group. */
+	assert_true(run(0x99, 5, 2000, 40, 0, 7) > 0);
+	assert_int_equal(offs, 0);
+	assert_true(run(0x55aa, 8, 2000, 40, 1500, 0) > 0);
+	assert_true(offs > 2);
+	/* A single row. */
+	run(0x3, 2, 1, 10, 0, 0);
+}
+
+/* More instances than an index holds: expanded at the 65536th (pq_pk_new). */
+static void test_many_packets(void **state)
+{
+	(void)state;
+	assert_int_equal(run(0x77, 1, 70000, 1, 0, 0), 0);
+	assert_int_equal(offs, 1);
+}
+
+/* ---- records (transpose.c's layouts of rows cut and whole) ---- */
+
+/*
+ * The event tables' fixed columns (tracemux/columns.h) and the fields
+ * after them: R_B .. R_B + 3 the packet context's run (R_CID INT32),
+ * R_F an INT32 field, R_S a string (rows of different lengths).
+ */
+enum { R_TS, R_CYC, R_EV, R_HOST, R_TRACE, R_SID, R_SCID, R_CPU, R_B, R_CSIZE, R_PSEQ, R_CID,
+       R_F, R_S, R_COLS };
+static const uint32_t rec_pk[] = { R_SID, R_SCID, R_CPU, R_B, R_CSIZE, R_PSEQ, R_CID };
+#define REC_PK_BYTES (PQ_REC_HEAD + 8 + 8 + 8 + 4)   /* the packet context's run's entry */
+
+static void rec_table(struct pq_table *t, const char *path, const struct pq_limits *lim,
+		      struct pq_groupq *q, bool pk)
+{
+	static const char *names[R_COLS] = { "ts", "cycles", "event", "host", "trace",
+					     "stream_id", "stream_class_id", "cpu", "b",
+					     "csize", "pseq", "cid", "f", "s" };
+	struct tmx_error err = { 0 };
+
+	assert_int_equal(pq_table_init(t, path, NULL, lim, &err), TMX_OK);
+	for (int c = 0; c < R_COLS; c++) {
+		struct pq_type ty = c == R_EV || c == R_HOST || c == R_TRACE || c == R_S
+					    ? pq_type_string()
+					    : pq_type_int(c == R_CID || c == R_F ? 32 : 64, false);
+
+		assert_int_equal(pq_schema_leaf(&t->schema, 0, names[c],
+						c == R_TRACE ? PQ_REQUIRED : PQ_OPTIONAL, ty),
+				 c);
+	}
+	assert_int_equal(pq_table_ready(t, &err), TMX_OK);
+	t->q = q;
+	if (pk)
+		assert_true(pq_pk_setup(t, rec_pk, sizeof(rec_pk) / sizeof(rec_pk[0])));
+}
+
+/* A row's record as pq_format_event writes it (its heads static, a CPU). */
+static void rec_make(struct tmx_buf *b, const struct tmx_buf *names, const struct pq_colinfo *ci,
+		     const struct stream *s, uint64_t ts, bool has_ts, const char *str)
+{
+	uint64_t t2[2] = { ts, ts * 3 }, ids[2] = { s->vals[C_ID], 7 };
+	struct tmx_value v[4] = { { .u = s->vals[C_SEQ] * 1000 }, { .u = s->vals[C_SIZE] },
+				  { .u = s->vals[C_SEQ] }, { .u = s->vals[C_CPU] } };
+
+	b->len = 0;
+	assert_true(tmx_buf_reserve(b, 256));
+	b->len = (size_t)(pq_rec_include_at(b->p, names) - b->p);
+	b->p[4] = (uint8_t)(1 + has_ts + 2);   /* static heads, a CPU (pq_format_event) */
+	b->len = (size_t)(pq_rec_fixed_at(b->p + b->len, has_ts ? t2 : NULL, ids) - b->p);
+	pq_rec_ints(b, ci, R_B, v, 4);
+	pq_rec_int(b, ci, R_F, 0, ts % 11);
+	pq_rec_bytes(b, ci, R_S, 0, str, strlen(str));
+	pq_rec_int(b, ci, R_CPU, 0, s->vals[C_CPU]);
+}
+
+static void rec_end(struct pq_table *t, struct pq_encoder *enc)
+{
+	struct tmx_error err = { 0 };
+
+	assert_int_equal(pq_table_row_end(t, enc, &err), TMX_OK);
+}
+
+static void test_records(void **state)
+{
+	static const char *strs[] = { "a", "bb", "sched_switch", "" };
+	struct pq_limits lim = { .group_rows = 1000, .group_bytes = 90000, .file_groups = 1000,
+				 .file_bytes = UINT64_MAX };
+	struct pq_colinfo ci[R_COLS];
+	char dir[] = "/tmp/test_pq_packets.XXXXXX", pa[64], pb[64];
+	struct pq_table ta, tb;
+	struct pq_encoder ea = { 0 }, eb = { 0 };
+	struct pq_groupq *qa = pq_groupq_new(3), *qb = pq_groupq_new(3);
+	struct tmx_buf names = { 0 }, rec = { 0 }, fa = { 0 }, fb = { 0 };
+	struct stream st[STREAMS] = { 0 };
+	struct tmx_error err = { 0 };
+	uint64_t rnd = 0xfeed;
+	size_t cut = 0, offs_rec = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(pa, sizeof(pa), "%s/a.parquet", dir);
+	snprintf(pb, sizeof(pb), "%s/b.parquet", dir);
+	assert_true(qa && qb && pq_encoder_zstd(&ea, 3) && pq_encoder_zstd(&eb, 3));
+	rec_table(&ta, pa, &lim, qa, false);
+	rec_table(&tb, pb, &lim, qb, true);
+	for (int c = 0; c < R_COLS; c++)
+		ci[c] = (struct pq_colinfo){ ta.cols[c].type.phys, ta.schema.max_def[c] };
+	pq_rec_bytes(&names, ci, R_EV, 0, "ev", 2);
+	pq_rec_bytes(&names, ci, R_HOST, 0, "host", 4);
+	pq_rec_bytes(&names, ci, R_TRACE, 0, "tr", 2);
+	for (int s = 0; s < STREAMS; s++)
+		st[s].seq = UINT64_MAX;
+	for (uint64_t r = 0; r < 9000; r++) {
+		struct stream *s = &st[xorshift64(&rnd) % STREAMS];
+		bool has_ts = xorshift64(&rnd) % 50 != 0, whole = !(xorshift64(&rnd) % 3000);
+		size_t a, b, c, n;
+
+		if (s->seq == UINT64_MAX || !(xorshift64(&rnd) % 300)) {
+			s->seq++;
+			s->vals[C_ID] = (uint64_t)(s - st);
+			s->vals[C_CPU] = xorshift64(&rnd) % 3;
+			s->vals[C_SEQ] = s->seq;
+			s->vals[C_SIZE] = xorshift64(&rnd) % 5 * 4096;
+		}
+		rec_make(&rec, &names, ci, s, r, has_ts, strs[xorshift64(&rnd) % 4]);
+		n = rec.len;
+		if (whole)   /* heads that depend on the values (marker 0) */
+			rec.p[4] = 0;
+		pq_table_add_record(&ta, rec.p, n);
+		/* parquet_sink.c's pk_record */
+		if (!tb.n_rows)
+			pq_pk_begin(&tb);
+		a = PQ_REC_HEAD + sizeof(void *) + (has_ts ? PQ_REC_HEAD + 16 : 2 * PQ_REC_HEAD);
+		b = a + PQ_REC_HEAD + 16 + REC_PK_BYTES;
+		c = n - (PQ_REC_HEAD + 8);
+		if (tb.pk.on && whole) {
+			pq_pk_off(&tb);
+			offs_rec++;
+		}
+		if (tb.pk.on && pq_pk_known(&tb, &s->pkt, s->seq, pq_pk_rows(&tb, true))) {
+			pq_table_add_cut(&tb, rec.p, n, a, b, c, (uint8_t)(rec.p[4] + 4));
+			cut++;
+		} else {
+			if (tb.pk.on)
+				pq_pk_new(&tb, &s->pkt, s->seq, true, pq_pk_rows(&tb, true));
+			pq_table_add_record(&tb, rec.p, n);
+		}
+		rec_end(&ta, &ea);
+		rec_end(&tb, &eb);
+		assert_int_equal(ta.bytes, tb.bytes);   /* groups end at the same rows */
+	}
+	assert_int_equal(pq_table_close(&ta, &ea, &err), TMX_OK);
+	assert_int_equal(pq_table_close(&tb, &eb, &err), TMX_OK);
+	assert_true(cut > 7000 && offs_rec > 0);
+	assert_non_null(f = fopen(pa, "rb"));
+	for (int ch; (ch = fgetc(f)) != EOF;)
+		tmx_buf_byte(&fa, (uint8_t)ch);
+	fclose(f);
+	assert_non_null(f = fopen(pb, "rb"));
+	for (int ch; (ch = fgetc(f)) != EOF;)
+		tmx_buf_byte(&fb, (uint8_t)ch);
+	fclose(f);
+	assert_true(fa.len > 1000);
+	assert_int_equal(fa.len, fb.len);
+	assert_memory_equal(fa.p, fb.p, fa.len);
+	remove(pa);
+	remove(pb);
+	remove(dir);
+	pq_table_free(&ta);
+	pq_table_free(&tb);
+	pq_groupq_free(qa);
+	pq_groupq_free(qb);
+	pq_encoder_zstd_free(&ea);
+	pq_encoder_free_bufs(&ea);
+	pq_encoder_zstd_free(&eb);
+	pq_encoder_free_bufs(&eb);
+	tmx_buf_free(&names);
+	tmx_buf_free(&rec);
+	tmx_buf_free(&fa);
+	tmx_buf_free(&fb);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_packets),
+		cmocka_unit_test(test_many_packets),
+		cmocka_unit_test(test_records),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
