@@ -87,8 +87,91 @@ static inline bool tmx_strdict_is_last(const struct tmx_strdict *d, const void *
 	return tmx_le_at(at, 4) == n && tmx_strdict_same(at + 4, p, n);
 }
 
+/* Bytes p[0, n) (n <= 8, any alignment) as a little-endian number. */
+static inline uint64_t tmx_strdict_le_tail(const uint8_t *p, size_t n)
+{
+	uint32_t lo, hi;
+
+	if (n >= 4) {   /* two loads that overlap: the shared bytes are the same */
+		memcpy(&lo, p, 4);
+		memcpy(&hi, p + n - 4, 4);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		lo = __builtin_bswap32(lo);
+		hi = __builtin_bswap32(hi);
+#endif
+		return lo | (uint64_t)hi << (8 * (n - 4));
+	}
+	if (!n)
+		return 0;
+	return p[0] | (uint64_t)p[n / 2] << (8 * (n / 2)) | (uint64_t)p[n - 1] << (8 * (n - 1));
+}
+
+/*
+ * The hash: 8 bytes at a time, the tail (under 8) as one number (it places
+ * entries in the table only; their numbers are their order of arrival).
+ */
+static inline __attribute__((always_inline)) uint64_t tmx_strdict_hash(const uint8_t *p,
+								       size_t n)
+{
+	uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w;
+
+	if (n > 8 && n <= 16) {   /* most names: the first 8 bytes and the last 8, overlapping */
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+		memcpy(&w, p + n - 8, 8);
+		h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+		return h ^ h >> 29;
+	}
+	for (; n >= 8; p += 8, n -= 8) {
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	w = tmx_strdict_le_tail(p, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ h >> 29;
+}
+
+/* Whether the entry of a full slot is the string `p` of `n` bytes. */
+static inline bool tmx_strdict_slot_is(const struct tmx_strdict *d, uint64_t slot, const void *p,
+				       size_t n)
+{
+	const uint8_t *at = d->plain.p + (slot >> 32);
+
+	return tmx_le_at(at, 4) == n && tmx_strdict_same(at + 4, p, n);
+}
+
+/* The slot of the string `p` of `n` bytes: its entry's, or the empty one where it would go. */
+static inline __attribute__((always_inline)) size_t
+tmx_strdict_probe(const struct tmx_strdict *d, const void *p, size_t n)
+{
+	size_t s = tmx_strdict_hash(p, n) & (d->n_slots - 1);
+
+	while (d->slots[s] && !tmx_strdict_slot_is(d, d->slots[s], p, n))
+		s = (s + 1) & (d->n_slots - 1);
+	return s;
+}
+
 int64_t tmx_strdict_find_add(struct tmx_strdict *d, const void *p, size_t n, size_t max_entries,
 			     size_t max_bytes);
+
+/*
+ * The entry of the string `p` of `n` bytes, -1 when it has none (nothing
+ * added).  Inline: the Parquet writer's merge thread looks up every
+ * string of every row, nearly all of them found (a call, and
+ * tmx_strdict_find_add's checks for adding, were a third of a look-up).
+ */
+static inline int64_t tmx_strdict_lookup(struct tmx_strdict *d, const void *p, size_t n)
+{
+	uint64_t slot;
+
+	if (!d->n_slots || !(slot = d->slots[tmx_strdict_probe(d, p, n)]))
+		return -1;
+	d->last = (uint32_t)slot;
+	d->last_at = (uint32_t)(slot >> 32);
+	return (int64_t)d->last - 1;
+}
 
 /*
  * The entry of the string `p` of `n` bytes, added when new; -1 when it
@@ -98,14 +181,15 @@ int64_t tmx_strdict_find_add(struct tmx_strdict *d, const void *p, size_t n, siz
 static inline int64_t tmx_strdict_entry(struct tmx_strdict *d, const void *p, size_t n,
 					size_t max_entries, size_t max_bytes)
 {
+	int64_t e;
+
 	/* Runs of one value (a trace's fixed columns) skip the hash. */
 	if (tmx_strdict_is_last(d, p, n))
 		return d->last - 1;
+	if ((e = tmx_strdict_lookup(d, p, n)) >= 0)
+		return e;
 	return tmx_strdict_find_add(d, p, n, max_entries, max_bytes);
 }
-
-/* The entry of the string `p` of `n` bytes, -1 when it has none (nothing added). */
-int64_t tmx_strdict_lookup(struct tmx_strdict *d, const void *p, size_t n);
 
 /* tmx_strdict_lookup() after the last entry found or added is tried first (as tmx_strdict_entry). */
 static inline int64_t tmx_strdict_find(struct tmx_strdict *d, const void *p, size_t n)
