@@ -49,7 +49,8 @@ static inline const uint8_t *tmx_strdict_at(const struct tmx_strdict *d, size_t 
 
 /*
  * Whether the `n` bytes at `a` and `b` are the same: up to 16 (most
- * names) by two loads each that may overlap, not a call to memcmp.
+ * names) by two loads each that may overlap, up to 64 by a loop, not a
+ * call to memcmp.
  */
 static inline bool tmx_strdict_same(const uint8_t *a, const void *b, size_t n)
 {
@@ -57,8 +58,25 @@ static inline bool tmx_strdict_same(const uint8_t *a, const void *b, size_t n)
 	uint64_t a0, a1, b0, b1;
 	uint32_t c0, c1, d0, d1;
 
-	if (n > 16)
-		return !memcmp(a, b, n);
+	if (n > 16) {
+		/*
+		 * Paths and messages: 8 bytes at a time up to 64 (the last 8
+		 * overlapping), cheaper than memcmp's call; longer ones memcmp's.
+		 */
+		uint64_t diff = 0;
+		size_t i = 0;
+
+		if (n > 64)
+			return !memcmp(a, b, n);
+		for (; i + 8 < n; i += 8) {
+			memcpy(&a0, a + i, 8);
+			memcpy(&b0, q + i, 8);
+			diff |= a0 ^ b0;
+		}
+		memcpy(&a1, a + n - 8, 8);
+		memcpy(&b1, q + n - 8, 8);
+		return !(diff | (a1 ^ b1));
+	}
 	if (n >= 8) {
 		memcpy(&a0, a, 8);
 		memcpy(&b0, q, 8);
