@@ -20,7 +20,7 @@
 #include "xorshift.h"
 
 #define N_WORDS 3000
-#define MAX_LEN 40
+#define MAX_LEN 80   /* past 64: tmx_strdict_same by words, then by memcmp */
 
 static uint8_t words[N_WORDS][MAX_LEN];
 static size_t lens[N_WORDS];
