@@ -179,6 +179,32 @@ void pq_pk_new(struct pq_table *t, const void *key, uint64_t seq, bool fits,
 	t->pk.n_inst++;
 }
 
+uint8_t *pq_pk_keep(struct pq_table *t, const void *key, size_t n)
+{
+	struct pq_pk *pk = &t->pk;
+	uint32_t *at;
+	bool added;
+
+	if (!pk->stride)
+		pk->stride = n;
+	if (n != pk->stride || !(at = imap_get(&pk->kept, (uint64_t)(uintptr_t)key, UINT32_MAX, &added)))
+		return NULL;
+	if (*at == UINT32_MAX) {   /* new, or not made for want of memory */
+		if (!tmx_buf_reserve(&pk->keep, n))
+			return NULL;
+		*at = (uint32_t)(pk->keep.len / n);
+		pk->keep.len += n;
+	}
+	return pk->keep.p + (size_t)*at * n;
+}
+
+const uint8_t *pq_pk_kept(const struct pq_table *t, const void *key)
+{
+	const uint32_t *at = imap_find(&t->pk.kept, (uint64_t)(uintptr_t)key);
+
+	return at && *at != UINT32_MAX ? t->pk.keep.p + (size_t)*at * t->pk.stride : NULL;
+}
+
 struct pq_col *pq_table_start_cols(struct pq_table *t)
 {
 	size_t n = t->schema.n_cols;
@@ -425,6 +451,8 @@ void pq_table_free(struct pq_table *t)
 	t->hint = NULL;
 	free(t->pk.cols);
 	tmx_buf_free(&t->pk.rows);
+	imap_free(&t->pk.kept);
+	tmx_buf_free(&t->pk.keep);
 	t->pk = (struct pq_pk){ 0 };
 	pq_schema_free(&t->schema);
 	free(t->where);

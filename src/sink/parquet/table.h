@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "tracemux/error.h"
+#include "common/intmap.h"
 #include "sink/parquet/column.h"
 #include "sink/parquet/file.h"
 #include "sink/parquet/record.h"
@@ -57,6 +58,16 @@ struct pq_pk {
 		uint64_t seq;
 		uint32_t inst;
 	} slot[PQ_PK_SLOTS];      /* key NULL: empty */
+	/*
+	 * The packet entries the last record of each stream that carried
+	 * them had, from group to group (parquet_sink.c, pk_keep): the
+	 * records of workers leave them out when an earlier one of their
+	 * batch carried them.  `kept` maps the stream's address to an entry
+	 * of `stride` bytes in `keep`.
+	 */
+	struct imap kept;
+	struct tmx_buf keep;
+	size_t stride;
 };
 
 struct pq_table {
@@ -313,6 +324,14 @@ static inline bool pq_pk_known(struct pq_table *t, const void *key, uint64_t seq
  */
 void pq_pk_new(struct pq_table *t, const void *key, uint64_t seq, bool fits,
 	       struct tmx_buf *rows);
+/*
+ * The entry of `n` bytes (the same for every call on a table) kept for
+ * the stream at `key`, made when new (its bytes the caller's); NULL
+ * without memory or when `n` is not the table's (pq_pk.kept).
+ */
+uint8_t *pq_pk_keep(struct pq_table *t, const void *key, size_t n);
+/* The entry kept for the stream at `key`, NULL when none (its `stride` bytes). */
+const uint8_t *pq_pk_kept(const struct pq_table *t, const void *key);
 /* Empty columns of the schema, counting their bytes into *acct; NULL without memory. */
 struct pq_col *pq_table_new_cols(const struct pq_table *t, size_t *acct);
 /* The same in `n_cols` columns that keep their buffers (pq_col_reuse). */
