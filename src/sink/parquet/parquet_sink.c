@@ -455,170 +455,14 @@ static inline __attribute__((always_inline)) bool pk_row(struct pq_table *t,
 }
 
 /*
- * A record's packet entries, as pq_format_event and row_emit write them
- * (a class whose heads are static and whose rows say so, the include's
- * marker: 1 to 4, 5 to 8 without them): the stream's ids' run after the
- * include's and ts's entries (pk_at: ts in the marker's bit 0), the
- * packet context's runs (pk_bytes) after them, then (pk_cpu_bytes) the
- * CPU's entry at the end when it is the packet's (no null: the marker's
- * bit 1).
+ * How `sh`'s records hold their packet's entries (table.h, pq_pk_put):
+ * the packet context's runs after the stream's ids' run, and the CPU's
+ * entry at the end when it is the packet's.
  */
-static inline size_t pk_at(uint8_t marker)
+static inline struct pq_pk_layout pk_layout(const struct shape *sh)
 {
-	return PQ_REC_HEAD + sizeof(void *) + ((marker - 1) & 1 ? PQ_REC_HEAD + 16 : 2 * PQ_REC_HEAD);
-}
-
-static inline size_t pk_ids_bytes(const struct shape *sh)
-{
-	return PQ_REC_HEAD + 16 + sh->cols.pk_bytes;
-}
-
-static inline size_t pk_cpu_bytes(const struct shape *sh, uint8_t marker)
-{
-	if (sh->cols.pk_cpu < 0)
-		return 0;
-	return PQ_REC_HEAD + ((marker - 1) & 2 ? pq_int_width(sh->ci[COL_CPU].phys) : 0);
-}
-
-/*
- * What the table keeps of a stream's packet (pq_pk.kept): its seq + 1
- * (8 bytes), the bytes of the CPU's entry (4), the ids' and packet
- * context's entries, then the CPU's.
- */
-static inline size_t pk_kept_bytes(const struct shape *sh)
-{
-	return 12 + pk_ids_bytes(sh) + PQ_REC_HEAD + 8;
-}
-
-/*
- * The packet entries of a whole record rec[0, n) with a marker (1 to 4)
- * kept for its stream: the next records of the packet from the same
- * worker's batch leave them out.  False without memory.
- */
-static bool pk_keep(struct pq_table *t, const struct shape *sh, const void *key,
-		    const uint8_t *rec, size_t n, uint64_t seq1)
-{
-	size_t a = pk_at(rec[4]), ids = pk_ids_bytes(sh);
-	uint32_t cpu = (uint32_t)pk_cpu_bytes(sh, rec[4]);
-	uint8_t *e;
-
-	if (a + ids + cpu > n)   /* never: not the entries of a record of the class */
-		return true;
-	if (!(e = pq_pk_keep(t, key, pk_kept_bytes(sh))))
-		return false;
-	memcpy(e, &seq1, 8);
-	memcpy(e + 8, &cpu, 4);
-	memcpy(e + 12, rec + a, ids);
-	memcpy(e + 12 + ids, rec + n - cpu, cpu);
-	return true;
-}
-
-/*
- * A record rec[0, n) without its packet's entries (a marker of 5 to 8)
- * made whole in `out` from those kept for its stream; false when they
- * are not there (never: its worker's batch had a record that carried
- * them before it, merged before it) or without memory.
- */
-static bool pk_restore(const struct pq_table *t, const struct shape *sh, const void *key,
-		       const uint8_t *rec, size_t n, uint64_t seq1, struct tmx_buf *out)
-{
-	const uint8_t *e = pq_pk_kept(t, key);
-	size_t a = pk_at(rec[4]), ids = pk_ids_bytes(sh);
-	uint64_t seq;
-	uint32_t cpu;
-	uint8_t *d;
-
-	if (!e || a > n)
-		return false;
-	memcpy(&seq, e, 8);
-	memcpy(&cpu, e + 8, 4);
-	if (seq != seq1 || cpu != pk_cpu_bytes(sh, rec[4]) || !tmx_buf_reserve(out, n + ids + cpu))
-		return false;
-	d = out->p;
-	memcpy(d, rec, a);
-	d[4] = (uint8_t)(rec[4] - 4);
-	memcpy(d + a, e + 12, ids);
-	memcpy(d + a + ids, rec + a, n - a);
-	memcpy(d + n + ids, e + 12 + ids, cpu);
-	out->len = n + ids + cpu;
-	return true;
-}
-
-/*
- * An event's whole record rec[0, n) (its entries, after REC_HEAD) of
- * packet `seq1` - 1 (0: none) into table `t` with packet columns: added
- * without its packet's entries (true) when its packet's values are the
- * table's, else (false) to be added as it is.  Those rows' marker is the
- * row's + 4: a layout of their own (transpose.c).
- */
-static bool pk_record(struct pq_table *t, const struct shape *sh, const struct tmx_msg *msg,
-		      const uint8_t *rec, size_t n, uint64_t seq1)
-{
-	const void *key = seq1 ? msg->stream : NULL;
-	uint8_t marker = n > 4 ? rec[4] : 0;
-	size_t a, b, c;
-	struct tmx_buf *rows = pq_pk_rows(t, true);
-
-	if (!t->n_rows)   /* the group's first row */
-		pq_pk_begin(t);
-	if (!t->pk.on)
-		return false;
-	if (!marker || marker > 4) {   /* heads that depend on the values: per row */
-		pq_pk_off(t);
-		return false;
-	}
-	a = pk_at(marker);
-	b = a + pk_ids_bytes(sh);
-	c = n - pk_cpu_bytes(sh, marker);
-	if (b > c || c > n) {   /* never: not the entries of a record of the class */
-		pq_pk_off(t);
-		return false;
-	}
-	if (pq_pk_known(t, key, seq1 - 1, rows)) {
-		pq_table_add_cut(t, rec, n, a, b, c, (uint8_t)(marker + 4));
-		return true;
-	}
-	/* A null CPU: the marker's bit of it (pq_format_event). */
-	pq_pk_new(t, key, seq1 - 1, sh->cols.pk_cpu < 0 || ((marker - 1) & 2), rows);
-	return false;
-}
-
-/*
- * A record rec[0, n) into table `t` with packet columns.  One without
- * its packet's entries (pq_format_event) is added as it is when the
- * group knows its packet, counted as the whole record it stands for
- * (groups end at the same rows with any number of jobs, as
- * pq_table_add_cut); else made whole from the entries kept.  A whole
- * one's entries are kept for its stream.
- */
-static int pk_put(struct tmx_parquet *p, struct pq_table *t, const struct shape *sh,
-		  const struct tmx_msg *msg, const uint8_t *rec, size_t n, uint64_t seq1,
-		  struct tmx_error *err)
-{
-	uint8_t marker = n > 4 ? rec[4] : 0;
-
-	if (marker > 4 && marker <= 8 && seq1) {
-		size_t whole = n + pk_ids_bytes(sh) + pk_cpu_bytes(sh, marker);
-
-		if (!t->n_rows)   /* the group's first row */
-			pq_pk_begin(t);
-		if (t->pk.on && pq_pk_known(t, msg->stream, seq1 - 1, pq_pk_rows(t, true))) {
-			t->bytes += whole - n;
-			pq_table_add_record(t, rec, n);
-			return TMX_OK;
-		}
-		if (!pk_restore(t, sh, msg->stream, rec, n, seq1, &p->whole))
-			return p->whole.oom ? nomem(err)
-					    : tmx_error_set(err, TMX_ERR_DATA, msg->stream->name,
-							    "a row's packet values were lost");
-		rec = p->whole.p;
-		n = p->whole.len;
-	} else if (marker && marker <= 4 && seq1 && !pk_keep(t, sh, msg->stream, rec, n, seq1)) {
-		return nomem(err);
-	}
-	if (!pk_record(t, sh, msg, rec, n, seq1))
-		pq_table_add_record(t, rec, n);
-	return TMX_OK;
+	return (struct pq_pk_layout){ PQ_REC_HEAD + 16 + sh->cols.pk_bytes,
+				      sh->cols.pk_cpu >= 0 ? pq_int_width(sh->ci[COL_CPU].phys) : 0 };
 }
 
 /* An event's record (format_event) into its table, in merged order. */
@@ -651,8 +495,11 @@ static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, const uin
 	memcpy(&seq1, rec + REC_SEQ, 8);
 	if (!t->pk.n_cols)
 		pq_table_add_record(t, rec + REC_HEAD, len - REC_HEAD);
-	else if ((ret = pk_put(p, t, sh, msg, rec + REC_HEAD, len - REC_HEAD, seq1, err)))
-		return ret;
+	else if ((ret = pq_pk_put(t, pk_layout(sh), msg->stream, rec + REC_HEAD, len - REC_HEAD,
+				  seq1, &p->whole)))
+		return ret == PQ_PK_LOST ? tmx_error_set(err, TMX_ERR_DATA, st->name,
+							 "a row's packet values were lost")
+					 : nomem(err);
 	return row_done(p, t, st, before, err);
 }
 
