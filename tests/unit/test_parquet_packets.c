@@ -10,7 +10,7 @@
  * and groups that get records (both: the columns expanded into rows in
  * the middle of the group, pq_pk_off), one packet for a whole group, and
  * columns of equal values (pq_group_encode's repeated chunks).  And the
- * records' way (the parallel path's, parquet_sink.c's pk_record): a
+ * records' way (the parallel path's, table.c's pk_record): a
  * table that gets a known packet's records without the packet columns'
  * entries (pq_table_add_cut) against one that gets them whole, groups
  * cut by rows and by bytes, the same file bytes.
@@ -336,7 +336,7 @@ static void test_records(void **state)
 		if (whole)   /* heads that depend on the values (marker 0) */
 			rec.p[4] = 0;
 		pq_table_add_record(&ta, rec.p, n);
-		/* parquet_sink.c's pk_record */
+		/* table.c's pk_record */
 		if (!tb.n_rows)
 			pq_pk_begin(&tb);
 		a = PQ_REC_HEAD + sizeof(void *) + (has_ts ? PQ_REC_HEAD + 16 : 2 * PQ_REC_HEAD);

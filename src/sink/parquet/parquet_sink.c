@@ -514,7 +514,7 @@ static int put_direct(struct tmx_parquet *p, const struct tmx_msg *msg, struct t
 	struct pq_fmt *f = p->fmt;
 	struct shape_slot *slot = shape_of(f, msg->event->cls);
 	const struct shape *sh = slot->sh;
-	struct pq_rec_emit em = { NULL, NULL, &f->scratch, &f->labels, NULL, NULL, NULL, false };
+	struct pq_rec_emit em = { NULL, NULL, &f->scratch, &f->labels, NULL, NULL, NULL, false, false };
 	struct pq_table *t;
 	size_t before;
 	uint8_t flags;

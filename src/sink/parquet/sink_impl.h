@@ -58,8 +58,8 @@ enum { COL_TS = TMX_COLUMN_TS, COL_CYCLES = TMX_COLUMN_CYCLES, COL_EVENT = TMX_C
 
 /*
  * A record's head: the shape's address, flags, and its packet's `seq` + 1
- * (0: none; the packet of the event's stream, parquet_sink.c's
- * pk_record), then its entries (record.h).
+ * (0: none; the packet of the event's stream, table.h's pq_pk_put),
+ * then its entries (record.h).
  */
 #define REC_BAD_SCOPE 0x07              /* the scope that does not fit the class, + 1 */
 #define REC_NOMEM 0x80
@@ -184,7 +184,7 @@ struct tmx_parquet {
 	struct pq_groupq *q;            /* the event tables' row groups */
 	struct pq_chunks chunks;        /* the event tables' records' buffers (table.h) */
 	struct tmx_buf scratch, labels;
-	struct tmx_buf whole;           /* a record made whole (parquet_sink.c, pk_restore) */
+	struct tmx_buf whole;           /* a record made whole (table.h, pq_pk_put) */
 	unsigned partition;             /* TMX_PARQUET_BY_* */
 	struct imap by_class;           /* event class address -> first of its maps[] */
 	struct ptr_vec maps;            /* struct class_map * */
@@ -310,19 +310,14 @@ static inline __attribute__((always_inline)) bool row_emit(struct pq_fmt *f, con
 		em->rec->len = (size_t)(pq_rec_fixed_at(em->rec->p + em->rec->len,
 							msg->has_ts ? ts : NULL, ids) -
 					em->rec->p);
-		if (em->pk_known)   /* the ids' entry, the last, taken back */
+		if (em->pk_cut)   /* the ids' entry, the last, taken back */
 			em->rec->len -= PQ_REC_HEAD + 16;
 	} else
 		pq_emit_fixed(em, msg->has_ts ? ts : NULL, ids);
 	/* tmx_event_cpu, the field found once per class */
 	cpu_value = pq_fcols_emit(em, &sh->cols, msg->event->scopes, f->cells);
-	/*
-	 * The packet's CPU: the table's, not null (a record's: its caller
-	 * knows it from the record that carried the packet's entries).
-	 */
-	if (em->pk_known && sh->cols.pk_cpu >= 0) {
-		if (!em->rec)
-			*em->bytes += PQ_REC_HEAD + em->cols[COL_CPU].int_width;
+	if (em->pk_known && sh->cols.pk_cpu >= 0) {   /* the packet's CPU: the table's, not null */
+		*em->bytes += PQ_REC_HEAD + em->cols[COL_CPU].int_width;
 		return true;
 	}
 	/* tmx_value_uint64's own case inline first: the CPU is most often an unsigned integer. */
@@ -336,6 +331,9 @@ static inline __attribute__((always_inline)) bool row_emit(struct pq_fmt *f, con
 
 		if (b->oom)
 			return false;
+		/* The packet's CPU left out: its caller knows it from the record that carried it. */
+		if (em->pk_cut && sh->cols.pk_cpu >= 0)
+			return true;
 		if (cpu > UINT32_MAX) {
 			b->len += (size_t)(pq_rec_head_at(h, COL_CPU | PQ_REC_NULL, 0, 0) - h);
 			return false;

@@ -37,8 +37,8 @@ struct pq_limits {
  * A packet is known by its stream's address and its `seq` (model.h) in a
  * few slots, one per stream.  Direct rows of a known packet leave those columns out
  * (pq_rec_emit.pk_known); records of one (the parallel path's) are
- * added without their entries (parquet_sink.c, pk_record), and their
- * instances wait in `rows` until they are applied.  A group that gets a
+ * added without their entries (pq_pk_put), and their instances wait in
+ * `rows` until they are applied.  A group that gets a
  * record whose heads are not static, a null CPU or more instances than
  * an index holds has its packet columns expanded into rows there
  * (pq_pk_off) and stores them per row until its end.
@@ -59,11 +59,10 @@ struct pq_pk {
 		uint32_t inst;
 	} slot[PQ_PK_SLOTS];      /* key NULL: empty */
 	/*
-	 * The packet entries the last record of each stream that carried
-	 * them had, from group to group (parquet_sink.c, pk_keep): the
-	 * records of workers leave them out when an earlier one of their
-	 * batch carried them.  `kept` maps the stream's address to an entry
-	 * of `stride` bytes in `keep`.
+	 * The packet entries of the last record of each stream that carried
+	 * them, from group to group (pq_pk_put): a worker's records leave
+	 * them out when an earlier one of its batch carried them.  `kept`
+	 * maps the stream's address to an entry of `stride` bytes in `keep`.
 	 */
 	struct imap kept;
 	struct tmx_buf keep;
