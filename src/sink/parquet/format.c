@@ -62,6 +62,8 @@ static struct shape *shape_new(const struct tmx_event_class *ec)
 	sh->pk_cols = sh->cols.pk_ops &&
 		      (sh->cols.pk_cpu < 0 || (pq_int_width(sh->ci[COL_CPU].phys) &&
 					       !sh->schema.max_rep[COL_CPU]));
+	if (sh->cols.pk_cpu >= 0)
+		sh->pk_cpu_entry = PQ_REC_HEAD + pq_int_width(sh->ci[COL_CPU].phys);
 	pq_fcols_rec_heads(&sh->cols, sh->ci);
 	/* The record's head, its names' include entry, the fixed columns' entries, then the fields'. */
 	sh->rec_room = REC_HEAD + PQ_REC_HEAD + sizeof(void *) + PQ_REC_FIXED_MAX + sh->cols.rec_room;
@@ -126,7 +128,7 @@ const struct tmx_buf *pq_names_of(struct pq_fmt *f, struct shape *sh,
 		;
 	if (!n && (n = calloc(1, sizeof(*n)))) {
 		struct pq_rec_emit em = { &n->entries, sh->ci, &f->scratch, &f->labels, NULL, NULL, NULL,
-					  false, false };
+					  false };
 
 		n->trace = trace;
 		if (ec->name)   /* null without a name, as Hive's default partition reads */
@@ -188,10 +190,10 @@ static inline void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 	 * keeps the last ones of each table and stream (table.h,
 	 * pq_pk_put), and a batch is one stream's events in its order.
 	 */
-	f->em.pk_cut = false;
+	f->em.pk_known = false;
 	if (sh->pk_cols && sh->static_heads && seq) {
 		pk = &f->seen[(((uintptr_t)sh >> 4) ^ ((uintptr_t)msg->stream >> 6)) % PK_SEEN];
-		f->em.pk_cut = pk->sh == sh && pk->st == msg->stream && pk->seq1 == seq;
+		f->em.pk_known = pk->sh == sh && pk->st == msg->stream && pk->seq1 == seq;
 	}
 again:
 	f->varied = false;
@@ -205,7 +207,7 @@ again:
 	 * record without its packet's entries, whose CPU is the packet's.
 	 */
 	if (sh->static_heads && !f->varied && !r->oom) {
-		if (f->em.pk_cut) {
+		if (f->em.pk_known) {
 			cpu = sh->cols.pk_cpu >= 0 ? pk->cpu : cpu;
 			r->p[REC_HEAD + 4] = (uint8_t)(5 + msg->has_ts + 2 * cpu);
 		} else {
@@ -213,8 +215,8 @@ again:
 			if (pk)
 				*pk = (struct pk_seen){ sh, msg->stream, seq, cpu };
 		}
-	} else if (f->em.pk_cut && !r->oom) {   /* heads of its own: the record whole */
-		f->em.pk_cut = false;
+	} else if (f->em.pk_known && !r->oom) {   /* heads of its own: the record whole */
+		f->em.pk_known = false;
 		goto again;
 	}
 	if (r->oom)
@@ -241,8 +243,8 @@ struct pq_fmt *pq_fmt_new(struct tmx_parquet *p, bool worker)
 	if (!f)
 		return NULL;
 	f->p = p;
-	f->em = (struct pq_rec_emit){ &f->rec, NULL, &f->scratch, &f->labels, NULL, NULL, &f->varied,
-				     false, false };
+	f->em = (struct pq_rec_emit){ &f->rec, NULL, &f->scratch, &f->labels, NULL, &f->unread,
+				     &f->varied, false };
 	if (worker) {
 		if (!(f->out = malloc(sizeof(*f->out)))) {
 			free(f);

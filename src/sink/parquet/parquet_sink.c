@@ -462,7 +462,7 @@ static inline __attribute__((always_inline)) bool pk_row(struct pq_table *t,
 static inline struct pq_pk_layout pk_layout(const struct shape *sh)
 {
 	return (struct pq_pk_layout){ PQ_REC_HEAD + 16 + sh->cols.pk_bytes,
-				      sh->cols.pk_cpu >= 0 ? pq_int_width(sh->ci[COL_CPU].phys) : 0 };
+				      sh->pk_cpu_entry ? (unsigned)(sh->pk_cpu_entry - PQ_REC_HEAD) : 0 };
 }
 
 /* An event's record (format_event) into its table, in merged order. */
@@ -514,7 +514,7 @@ static int put_direct(struct tmx_parquet *p, const struct tmx_msg *msg, struct t
 	struct pq_fmt *f = p->fmt;
 	struct shape_slot *slot = shape_of(f, msg->event->cls);
 	const struct shape *sh = slot->sh;
-	struct pq_rec_emit em = { NULL, NULL, &f->scratch, &f->labels, NULL, NULL, NULL, false, false };
+	struct pq_rec_emit em = { NULL, NULL, &f->scratch, &f->labels, NULL, NULL, NULL, false };
 	struct pq_table *t;
 	size_t before;
 	uint8_t flags;

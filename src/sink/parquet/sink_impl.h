@@ -112,6 +112,7 @@ struct shape {
 	 * the packet's, an integer column's.
 	 */
 	bool pk_cols;
+	size_t pk_cpu_entry;            /* the bytes of the CPU's entry when it is the packet's */
 	/* A record's room made at once: all of it but strings' and other LISTs' (pq_format_event). */
 	size_t rec_room;
 	/*
@@ -155,6 +156,7 @@ struct pq_fmt {
 	/* How records are written (but its `ci`, the class's), made once (pq_fmt_new): workers'. */
 	struct pq_rec_emit em;
 	bool varied;                    /* em.varied's */
+	size_t unread;                  /* em.bytes's: what row_emit counts of a record, not read */
 	/*
 	 * Workers: the packets whose entries a record of the batch carried,
 	 * by class and stream (direct-mapped; seq1 0: none), and whether
@@ -310,14 +312,19 @@ static inline __attribute__((always_inline)) bool row_emit(struct pq_fmt *f, con
 		em->rec->len = (size_t)(pq_rec_fixed_at(em->rec->p + em->rec->len,
 							msg->has_ts ? ts : NULL, ids) -
 					em->rec->p);
-		if (em->pk_cut)   /* the ids' entry, the last, taken back */
+		if (em->pk_known)   /* the ids' entry, the last, taken back */
 			em->rec->len -= PQ_REC_HEAD + 16;
 	} else
 		pq_emit_fixed(em, msg->has_ts ? ts : NULL, ids);
 	/* tmx_event_cpu, the field found once per class */
 	cpu_value = pq_fcols_emit(em, &sh->cols, msg->event->scopes, f->cells);
-	if (em->pk_known && sh->cols.pk_cpu >= 0) {   /* the packet's CPU: the table's, not null */
-		*em->bytes += PQ_REC_HEAD + em->cols[COL_CPU].int_width;
+	/*
+	 * The packet's CPU: the table's, not null (a record's: its caller
+	 * knows it from the record that carried the packet's entries, and
+	 * does not read its em->bytes).
+	 */
+	if (em->pk_known && sh->cols.pk_cpu >= 0) {
+		*em->bytes += sh->pk_cpu_entry;
 		return true;
 	}
 	/* tmx_value_uint64's own case inline first: the CPU is most often an unsigned integer. */
@@ -331,9 +338,6 @@ static inline __attribute__((always_inline)) bool row_emit(struct pq_fmt *f, con
 
 		if (b->oom)
 			return false;
-		/* The packet's CPU left out: its caller knows it from the record that carried it. */
-		if (em->pk_cut && sh->cols.pk_cpu >= 0)
-			return true;
 		if (cpu > UINT32_MAX) {
 			b->len += (size_t)(pq_rec_head_at(h, COL_CPU | PQ_REC_NULL, 0, 0) - h);
 			return false;
