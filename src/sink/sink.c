@@ -265,9 +265,9 @@ static int tmx_parquet_emit_any(void *o, const struct sink_piece *pc, struct tmx
 {
 	return tmx_parquet_emit((struct tmx_parquet *)o, pc, e);
 }
-static void tmx_parquet_batch_any(void *w, const void *unit)
+static void tmx_parquet_batch_any(void *w)
 {
-	tmx_parquet_batch((struct pq_fmt *)w, unit);
+	tmx_parquet_batch((struct pq_fmt *)w);
 }
 static void tmx_parquet_side_start_any(void *o, const struct sink_side *side)
 {

@@ -100,14 +100,12 @@ struct sink_split {
 	 */
 	bool segments;
 	/*
-	 * A batch of `unit` (a stream, or a segment of one) starts (NULL:
-	 * nothing to do).  format() may keep state along the batches of one
-	 * unit that its thread formats one after the other, which are in the
-	 * unit's order (a unit's batches are read one after the other, by
-	 * any thread), but none from a batch of another unit (the segments
-	 * of a stream are read by any thread in any order).
+	 * A batch starts (NULL: nothing to do): format() may keep state
+	 * along a batch's messages, which are one stream's in its order, but
+	 * none from one batch to the next (batches of a stream, its segments
+	 * above all, are formatted by any thread in any order).
 	 */
-	void (*batch)(void *w, const void *unit);
+	void (*batch)(void *w);
 };
 
 /* The sink's split (NULL when it has none) and its output handle. */

@@ -404,16 +404,16 @@ static void slurp(const char *path, struct tmx_buf *b)
 
 /*
  * Records as workers write them (format.c, pq_format_event): a stream's
- * rows come in runs of batches (a worker's batches of one unit, split.h),
- * interleaved with other streams' in merged order, and a record leaves
- * its packet's entries out when an earlier one of its run carried them; the table (pq_pk_put) adds it
+ * rows come in batches, interleaved with other streams' batches in
+ * merged order, and a record leaves its packet's entries out when an
+ * earlier one of its batch carried them; the table (pq_pk_put) adds it
  * as it is when its group knows the packet, else makes it whole from
  * the entries it kept for the stream.  Against a table of the same rows
  * as whole records stored per row: the same bytes counted at every row,
  * the same file.  Groups end inside packets (a group's first rows of a
- * packet made whole), runs start inside packets (as a segment of a
+ * packet made whole), batches start inside packets (as a segment of a
  * trace.dat stream does: their first record whole), packets change
- * inside runs, and groups store per row (pq_pk_off: a record whose
+ * inside batches, and groups store per row (pq_pk_off: a record whose
  * heads depend on its values, a packet whose CPU is a null) with records
  * that left their entries out.
  */
@@ -454,7 +454,7 @@ static void test_records_left_out(void **state)
 		size_t n, a, b, c;
 		uint8_t marker;
 
-		if (!s->batch) {   /* the stream's next run (another worker's, a segment's) */
+		if (!s->batch) {   /* the stream's next batch (a segment's, maybe) */
 			s->batch = 1 + (unsigned)(xorshift64(&rnd) % 80);
 			s->carried = false;
 			batches++;
@@ -469,7 +469,7 @@ static void test_records_left_out(void **state)
 			s->null_cpu = !(xorshift64(&rnd) % 40);
 			s->carried = false;
 		} else if (!s->carried) {
-			mid++;   /* a run's first row inside a packet */
+			mid++;   /* a batch's first row inside a packet */
 		}
 		rec_make(&rec, &names, ci, s, r, has_ts, strs[xorshift64(&rnd) % 4]);
 		n = rec.len;

@@ -186,11 +186,9 @@ static inline void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 	f->em.ci = sh->ci;
 	/*
 	 * The packet's entries (the stream's ids, the packet context's, its
-	 * CPU) left out when an earlier record of the worker's batches of
-	 * the same unit (a stream or a segment, tmx_parquet_batch) carried
-	 * them: the merge keeps the last ones of each table and stream
-	 * (table.h, pq_pk_put), and every record between the two in the
-	 * stream's order, merged in that order, is of the same packet.
+	 * CPU) left out when a record of the batch carried them: the merge
+	 * keeps the last ones of each table and stream (table.h,
+	 * pq_pk_put), and a batch is one stream's events in its order.
 	 */
 	f->em.pk_known = false;
 	if (sh->pk_cols && sh->static_heads && seq) {
@@ -280,11 +278,9 @@ void tmx_parquet_worker_free(struct pq_fmt *w)
 	pq_fmt_free(w);
 }
 
-void tmx_parquet_batch(struct pq_fmt *w, const void *unit)
+void tmx_parquet_batch(struct pq_fmt *w)
 {
-	if (unit != w->unit)
-		memset(w->seen, 0, sizeof(w->seen));
-	w->unit = unit;
+	memset(w->seen, 0, sizeof(w->seen));
 }
 
 struct outbuf *tmx_parquet_worker_outbuf(struct pq_fmt *w)

@@ -158,11 +158,10 @@ struct pq_fmt {
 	bool varied;                    /* em.varied's */
 	size_t unread;                  /* em.bytes's: what row_emit counts of a record, not read */
 	/*
-	 * Workers: the packets whose entries a record of the batches of
-	 * `unit` carried, by class and stream (direct-mapped; seq1 0: none),
-	 * and whether their CPU was no null (pq_format_event).
+	 * Workers: the packets whose entries a record of the batch carried,
+	 * by class and stream (direct-mapped; seq1 0: none), and whether
+	 * their CPU was no null (pq_format_event).
 	 */
-	const void *unit;
 	struct pk_seen {
 		const struct shape *sh;
 		const struct tmx_stream *st;
