@@ -38,10 +38,10 @@ struct pq_limits {
  * few slots, one per stream.  Direct rows of a known packet leave those columns out
  * (pq_rec_emit.pk_known); records of one (the parallel path's) are
  * added without their entries (pq_pk_put), and their instances wait in
- * `rows` until they are applied.  A group that gets a
- * record whose heads are not static, a null CPU or more instances than
- * an index holds has its packet columns expanded into rows there
- * (pq_pk_off) and stores them per row until its end.
+ * `rows` until they are applied.  A group that gets a record whose heads
+ * are not static, a null CPU or more instances than an index holds has
+ * its packet columns expanded into rows there (pq_pk_off) and stores
+ * them per row until its end.
  */
 #define PQ_PK_SLOTS 16   /* a power of 2: the hash's top 4 bits */
 #define PQ_PK_MAX 0xFFFFu
@@ -346,15 +346,16 @@ struct pq_pk_layout {
 enum { PQ_PK_OK, PQ_PK_NOMEM, PQ_PK_LOST };
 /*
  * pq_pk_put: a record rec[0, n) of packet `seq1` - 1 (0: none) of the
- * stream at `key` into table `t` with packet columns (the parallel path's).  A
- * whole one is added without its packet's entries when the group knows
- * its packet (pq_table_add_cut), else as it is, and its packet's entries
- * are kept for the stream (pq_pk.kept).  One without them (a worker's
- * record after one of its batch that carried them, format.c) is added
- * as it is when the group knows its packet, counted as the whole record
- * it stands for (so that groups end at the same rows with any number of
- * jobs), else made whole in `whole` from the entries kept (PQ_PK_LOST:
- * none, or another packet's) and added so.  PQ_PK_NOMEM without memory.
+ * stream at `key` into table `t` with packet columns (the parallel
+ * path's).  A whole one is added without its packet's entries when the
+ * group knows its packet (pq_table_add_cut), else as it is, and its
+ * packet's entries are kept for the stream (pq_pk.kept).  One without
+ * them (a worker's record after one of its batch that carried them,
+ * format.c) is added as it is when the group knows its packet, counted
+ * as the whole record it stands for (so that groups end at the same rows
+ * with any number of jobs), else made whole in `whole` from the entries
+ * kept (PQ_PK_LOST: none, or another packet's) and added so.
+ * PQ_PK_NOMEM without memory.
  */
 int pq_pk_put_other(struct pq_table *t, struct pq_pk_layout l, const void *key,
 		    const uint8_t *rec, size_t n, uint64_t seq1, struct tmx_buf *whole);
