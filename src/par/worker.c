@@ -246,6 +246,8 @@ static void fill(struct par_worker *w, struct par_stream *s, struct par_batch *b
 		w->base = outbuf_pos(w->out);
 		aim(w, b);
 	}
+	if (w->fmt && w->r->split->batch)
+		w->r->split->batch(w->fmt);
 	tmx_warn_capture_set(&w->capture);
 	while (read < max_elems && b->len < max_bytes && !b->oom) {
 		const struct tmx_msg *msg = s->first;

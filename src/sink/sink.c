@@ -205,7 +205,7 @@ ADAPT(tmx_perfetto, struct tmx_perfetto, finish)
 	}                                                                             \
 	static const struct sink_split prefix##_split = {                             \
 		prefix##_worker_new_any, prefix##_free_any, prefix##_worker_outbuf_any,  \
-		prefix##_format_any, prefix##_emit_any, applies, NULL, true,          \
+		prefix##_format_any, prefix##_emit_any, applies, NULL, true, NULL,    \
 	};
 SPLIT(tmx_pretty, struct tmx_pretty, NULL)
 SPLIT(tmx_jsonl, struct tmx_jsonl, NULL)
@@ -242,7 +242,7 @@ static int tmx_perfetto_emit_any(void *o, const struct sink_piece *pc, struct tm
 }
 static const struct sink_split tmx_perfetto_split = {
 	tmx_perfetto_worker_new_any, tmx_perfetto_worker_free_any, tmx_perfetto_worker_outbuf_any,
-	tmx_perfetto_format_any, tmx_perfetto_emit_any, tmx_perfetto_splits_any, NULL, true,
+	tmx_perfetto_format_any, tmx_perfetto_emit_any, tmx_perfetto_splits_any, NULL, true, NULL,
 };
 /* parquet: workers make records of rows, and full row groups are encoded as side work. */
 static void *tmx_parquet_worker_new_any(const void *o)
@@ -265,6 +265,10 @@ static int tmx_parquet_emit_any(void *o, const struct sink_piece *pc, struct tmx
 {
 	return tmx_parquet_emit((struct tmx_parquet *)o, pc, e);
 }
+static void tmx_parquet_batch_any(void *w)
+{
+	tmx_parquet_batch((struct pq_fmt *)w);
+}
 static void tmx_parquet_side_start_any(void *o, const struct sink_side *side)
 {
 	tmx_parquet_side_start((struct tmx_parquet *)o, side);
@@ -283,6 +287,7 @@ static const struct sink_side_ops tmx_parquet_side = {
 static const struct sink_split tmx_parquet_split = {
 	tmx_parquet_worker_new_any, tmx_parquet_worker_free_any, tmx_parquet_worker_outbuf_any,
 	tmx_parquet_format_any, tmx_parquet_emit_any, NULL, &tmx_parquet_side, true,
+	tmx_parquet_batch_any,
 };
 #define SPLIT_OUTPUT(name, kind, open, prefix) \
 	{ name, kind, open, prefix##_consume_any, prefix##_finish_any, prefix##_free_any, \

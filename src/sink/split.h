@@ -99,6 +99,13 @@ struct sink_split {
 	 * keep such state, but only trace.dat streams, kernel ones, are cut.)
 	 */
 	bool segments;
+	/*
+	 * A batch starts (NULL: nothing to do): format() may keep state
+	 * along a batch's messages, which are one stream's in its order, but
+	 * none from one batch to the next (batches of a stream, its segments
+	 * above all, are formatted by any thread in any order).
+	 */
+	void (*batch)(void *w);
 };
 
 /* The sink's split (NULL when it has none) and its output handle. */

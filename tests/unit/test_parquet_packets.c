@@ -10,7 +10,7 @@
  * and groups that get records (both: the columns expanded into rows in
  * the middle of the group, pq_pk_off), one packet for a whole group, and
  * columns of equal values (pq_group_encode's repeated chunks).  And the
- * records' way (the parallel path's, parquet_sink.c's pk_record): a
+ * records' way (the parallel path's, table.c's pk_record): a
  * table that gets a known packet's records without the packet columns'
  * entries (pq_table_add_cut) against one that gets them whole, groups
  * cut by rows and by bytes, the same file bytes.
@@ -55,6 +55,10 @@ struct stream {
 	int pkt;        /* its packets' address (one per stream, reused) */
 	uint64_t seq;
 	uint64_t vals[N_COLS];
+	bool null_cpu;  /* test_records_left_out: the packet's CPU is a null */
+	/* test_records_left_out: rows left of its batch, whether one of them carried the packet's entries */
+	unsigned batch;
+	bool carried;
 };
 
 static bool is_pk(int c)
@@ -265,12 +269,16 @@ static void rec_make(struct tmx_buf *b, const struct tmx_buf *names, const struc
 	b->len = 0;
 	assert_true(tmx_buf_reserve(b, 256));
 	b->len = (size_t)(pq_rec_include_at(b->p, names) - b->p);
-	b->p[4] = (uint8_t)(1 + has_ts + 2);   /* static heads, a CPU (pq_format_event) */
+	/* static heads, a CPU or not (pq_format_event) */
+	b->p[4] = (uint8_t)(1 + has_ts + 2 * !s->null_cpu);
 	b->len = (size_t)(pq_rec_fixed_at(b->p + b->len, has_ts ? t2 : NULL, ids) - b->p);
 	pq_rec_ints(b, ci, R_B, v, 4);
 	pq_rec_int(b, ci, R_F, 0, ts % 11);
 	pq_rec_bytes(b, ci, R_S, 0, str, strlen(str));
-	pq_rec_int(b, ci, R_CPU, 0, s->vals[C_CPU]);
+	if (s->null_cpu)
+		pq_rec_null(b, R_CPU, 0, 0);
+	else
+		pq_rec_int(b, ci, R_CPU, 0, s->vals[C_CPU]);
 }
 
 static void rec_end(struct pq_table *t, struct pq_encoder *enc)
@@ -328,7 +336,7 @@ static void test_records(void **state)
 		if (whole)   /* heads that depend on the values (marker 0) */
 			rec.p[4] = 0;
 		pq_table_add_record(&ta, rec.p, n);
-		/* parquet_sink.c's pk_record */
+		/* table.c's pk_record */
 		if (!tb.n_rows)
 			pq_pk_begin(&tb);
 		a = PQ_REC_HEAD + sizeof(void *) + (has_ts ? PQ_REC_HEAD + 16 : 2 * PQ_REC_HEAD);
@@ -381,12 +389,158 @@ static void test_records(void **state)
 	tmx_buf_free(&fb);
 }
 
+/* The bytes of file `path` into *b. */
+static void slurp(const char *path, struct tmx_buf *b)
+{
+	FILE *f = fopen(path, "rb");
+
+	assert_non_null(f);
+	b->len = 0;
+	for (int ch; (ch = fgetc(f)) != EOF;)
+		tmx_buf_byte(b, (uint8_t)ch);
+	fclose(f);
+	remove(path);
+}
+
+/*
+ * Records as workers write them (format.c, pq_format_event): a stream's
+ * rows come in batches, interleaved with other streams' batches in
+ * merged order, and a record leaves its packet's entries out when an
+ * earlier one of its batch carried them; the table (pq_pk_put) adds it
+ * as it is when its group knows the packet, else makes it whole from
+ * the entries it kept for the stream.  Against a table of the same rows
+ * as whole records stored per row: the same bytes counted at every row,
+ * the same file.  Groups end inside packets (a group's first rows of a
+ * packet made whole), batches start inside packets (as a segment of a
+ * trace.dat stream does: their first record whole), packets change
+ * inside batches, and groups store per row (pq_pk_off: a record whose
+ * heads depend on its values, a packet whose CPU is a null) with records
+ * that left their entries out.
+ */
+static void test_records_left_out(void **state)
+{
+	static const char *strs[] = { "a", "bb", "sched_switch", "" };
+	struct pq_limits lim = { .group_rows = 1000, .group_bytes = 70000, .file_groups = 1000,
+				 .file_bytes = UINT64_MAX };
+	struct pq_pk_layout l = { PQ_REC_HEAD + 16 + REC_PK_BYTES, 8 };
+	struct pq_colinfo ci[R_COLS];
+	char dir[] = "/tmp/test_pq_leftout.XXXXXX", pa[64], pb[64];
+	struct pq_table ta, tb;
+	struct pq_encoder ea = { 0 }, eb = { 0 };
+	struct pq_groupq *qa = pq_groupq_new(3), *qb = pq_groupq_new(3);
+	struct tmx_buf names = { 0 }, rec = { 0 }, cut = { 0 }, whole = { 0 }, fa = { 0 }, fb = { 0 };
+	struct stream st[STREAMS] = { 0 };
+	struct tmx_error err = { 0 };
+	uint64_t rnd = 0xc0ffee;
+	size_t n_cut = 0, at_start = 0, per_row = 0, batches = 0, mid = 0;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(pa, sizeof(pa), "%s/a.parquet", dir);
+	snprintf(pb, sizeof(pb), "%s/b.parquet", dir);
+	assert_true(qa && qb && pq_encoder_zstd(&ea, 3) && pq_encoder_zstd(&eb, 3));
+	rec_table(&ta, pa, &lim, qa, false);
+	rec_table(&tb, pb, &lim, qb, true);
+	for (int c = 0; c < R_COLS; c++)
+		ci[c] = (struct pq_colinfo){ ta.cols[c].type.phys, ta.schema.max_def[c] };
+	pq_rec_bytes(&names, ci, R_EV, 0, "ev", 2);
+	pq_rec_bytes(&names, ci, R_HOST, 0, "host", 4);
+	pq_rec_bytes(&names, ci, R_TRACE, 0, "tr", 2);
+	for (int s = 0; s < STREAMS; s++)
+		st[s].seq = UINT64_MAX;
+	for (uint64_t r = 0; r < 12000; r++) {
+		struct stream *s = &st[xorshift64(&rnd) % STREAMS];
+		bool has_ts = xorshift64(&rnd) % 50 != 0, varied = !(xorshift64(&rnd) % 2500);
+		size_t n, a, b, c;
+		uint8_t marker;
+
+		if (!s->batch) {   /* the stream's next batch (a segment's, maybe) */
+			s->batch = 1 + (unsigned)(xorshift64(&rnd) % 80);
+			s->carried = false;
+			batches++;
+		}
+		s->batch--;
+		if (s->seq == UINT64_MAX || !(xorshift64(&rnd) % 200)) {
+			s->seq++;
+			s->vals[C_ID] = (uint64_t)(s - st);
+			s->vals[C_CPU] = xorshift64(&rnd) % 3;
+			s->vals[C_SEQ] = s->seq;
+			s->vals[C_SIZE] = xorshift64(&rnd) % 5 * 4096;
+			s->null_cpu = !(xorshift64(&rnd) % 40);
+			s->carried = false;
+		} else if (!s->carried) {
+			mid++;   /* a batch's first row inside a packet */
+		}
+		rec_make(&rec, &names, ci, s, r, has_ts, strs[xorshift64(&rnd) % 4]);
+		n = rec.len;
+		if (varied)   /* heads that depend on the values (marker 0): whole */
+			rec.p[4] = 0;
+		pq_table_add_record(&ta, rec.p, n);
+		marker = rec.p[4];
+		if (!marker || !s->carried) {   /* a record whose heads vary carries them for itself */
+			s->carried |= marker != 0;
+			assert_int_equal(pq_pk_put(&tb, l, &s->pkt, rec.p, n, s->seq + 1, &whole), PQ_PK_OK);
+		} else {   /* the worker's record without the packet's entries */
+			a = pq_pk_at(marker);
+			b = a + l.ids;
+			c = n - pq_pk_cpu_bytes(l, marker);
+			cut.len = 0;
+			tmx_buf_put(&cut, rec.p, a);
+			tmx_buf_put(&cut, rec.p + b, c - b);
+			assert_false(cut.oom);
+			cut.p[4] = (uint8_t)(marker + 4);
+			n_cut++;
+			at_start += !tb.n_rows;
+			per_row += tb.n_rows && !tb.pk.on;
+			assert_int_equal(pq_pk_put(&tb, l, &s->pkt, cut.p, cut.len, s->seq + 1, &whole),
+					 PQ_PK_OK);
+		}
+		rec_end(&ta, &ea);
+		rec_end(&tb, &eb);
+		assert_int_equal(ta.bytes, tb.bytes);   /* groups end at the same rows */
+	}
+	assert_int_equal(pq_table_close(&ta, &ea, &err), TMX_OK);
+	assert_int_equal(pq_table_close(&tb, &eb, &err), TMX_OK);
+	assert_true(n_cut > 9000 && at_start > 3 && per_row > 100 && batches > 300 && mid > 100);
+	slurp(pa, &fa);
+	slurp(pb, &fb);
+	assert_true(fa.len > 1000);
+	assert_int_equal(fa.len, fb.len);
+	assert_memory_equal(fa.p, fb.p, fa.len);
+	/* A record without its entries whose packet the table never had: lost, not made up. */
+	{
+		struct stream other = { .seq = 5, .vals = { [C_ID] = 1 } };
+
+		rec_make(&rec, &names, ci, &other, 1, true, "x");
+		rec.p[4] += 4;
+		assert_int_equal(pq_pk_put(&tb, l, &other.pkt, rec.p, rec.len, 6, &whole), PQ_PK_LOST);
+		assert_int_equal(pq_pk_put(&tb, l, &st[0].pkt, rec.p, rec.len, st[0].seq + 2, &whole),
+				 PQ_PK_LOST);
+	}
+	remove(dir);
+	pq_table_free(&ta);
+	pq_table_free(&tb);
+	pq_groupq_free(qa);
+	pq_groupq_free(qb);
+	pq_encoder_zstd_free(&ea);
+	pq_encoder_free_bufs(&ea);
+	pq_encoder_zstd_free(&eb);
+	pq_encoder_free_bufs(&eb);
+	tmx_buf_free(&names);
+	tmx_buf_free(&rec);
+	tmx_buf_free(&cut);
+	tmx_buf_free(&whole);
+	tmx_buf_free(&fa);
+	tmx_buf_free(&fb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_packets),
 		cmocka_unit_test(test_many_packets),
 		cmocka_unit_test(test_records),
+		cmocka_unit_test(test_records_left_out),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -397,4 +397,5 @@ static bool applies(const void *out)
 const struct sink_split tmx_ctf_writer_split = {
 	worker_new, worker_free, worker_outbuf, format, emit, applies, NULL,
 	false,   /* the shadows follow each stream in its order */
+	NULL,
 };

@@ -126,7 +126,9 @@ struct pq_rec_emit {
 	/*
 	 * Without `rec`: the row's packet is one whose values its table has
 	 * (parquet_sink.c, pk_row): the packet context's columns, the stream's ids and,
-	 * from the packet context, the CPU are counted, not stored.
+	 * from the packet context, the CPU are counted, not stored.  With
+	 * `rec`: the merge has them from an earlier record (format.c,
+	 * pq_format_event), they are left out.
 	 */
 	bool pk_known;
 };

@@ -758,6 +758,8 @@ static const struct tmx_value *emit_rec(const struct pq_rec_emit *em, const stru
 	uint8_t *w = b->p + b->len;
 	size_t i = 0;
 
+	if (em->pk_known)   /* the packet's entries left out (format.c, pq_format_event) */
+		op += fc->pk_ops;
 	for (; op < end; op++) {
 		if (op->scope) {
 			vals = scopes[op->scope - 1];

@@ -58,6 +58,12 @@ static struct shape *shape_new(const struct tmx_event_class *ec)
 		sh->ci[c] = (struct pq_colinfo){ sh->schema.elems[sh->schema.col_elem[c]].type.phys,
 						 sh->schema.max_def[c] };
 	sh->static_heads = pq_fcols_static(&sh->cols);
+	/* row_emit leaves the packet's CPU out: an integer column's, or no packet columns. */
+	sh->pk_cols = sh->cols.pk_ops &&
+		      (sh->cols.pk_cpu < 0 || (pq_int_width(sh->ci[COL_CPU].phys) &&
+					       !sh->schema.max_rep[COL_CPU]));
+	if (sh->cols.pk_cpu >= 0)
+		sh->pk_cpu_entry = PQ_REC_HEAD + pq_int_width(sh->ci[COL_CPU].phys);
 	pq_fcols_rec_heads(&sh->cols, sh->ci);
 	/* The record's head, its names' include entry, the fixed columns' entries, then the fields'. */
 	sh->rec_room = REC_HEAD + PQ_REC_HEAD + sizeof(void *) + PQ_REC_FIXED_MAX + sh->cols.rec_room;
@@ -158,6 +164,7 @@ static inline void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 	const struct shape *sh = slot->sh;
 	struct tmx_buf *r = &f->rec;
 	uint8_t flags = REC_NOMEM;
+	struct pk_seen *pk = NULL;
 	uint64_t seq;
 	bool cpu;
 
@@ -177,6 +184,18 @@ static inline void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 	if (flags)
 		goto done;
 	f->em.ci = sh->ci;
+	/*
+	 * The packet's entries (the stream's ids, the packet context's, its
+	 * CPU) left out when a record of the batch carried them: the merge
+	 * keeps the last ones of each table and stream (table.h,
+	 * pq_pk_put), and a batch is one stream's events in its order.
+	 */
+	f->em.pk_known = false;
+	if (sh->pk_cols && sh->static_heads && seq) {
+		pk = &f->seen[(((uintptr_t)sh >> 4) ^ ((uintptr_t)msg->stream >> 6)) % PK_SEEN];
+		f->em.pk_known = pk->sh == sh && pk->st == msg->stream && pk->seq1 == seq;
+	}
+again:
 	f->varied = false;
 	r->len = (size_t)(pq_rec_include_at(r->p + REC_HEAD, slot->names) - r->p);
 	cpu = row_emit(f, sh, msg, &f->em);
@@ -184,10 +203,22 @@ static inline void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 	 * A class whose rows have the same entry heads but for the fixed
 	 * columns' nulls: those nulls said in the include entry's head
 	 * (record.h), whose names also tell the class, so that its rows'
-	 * heads are known from that head alone (transpose.c).
+	 * heads are known from that head alone (transpose.c); + 4 for a
+	 * record without its packet's entries, whose CPU is the packet's.
 	 */
-	if (sh->static_heads && !f->varied && !r->oom)
-		r->p[REC_HEAD + 4] = (uint8_t)(1 + msg->has_ts + 2 * cpu);
+	if (sh->static_heads && !f->varied && !r->oom) {
+		if (f->em.pk_known) {
+			cpu = sh->cols.pk_cpu >= 0 ? pk->cpu : cpu;
+			r->p[REC_HEAD + 4] = (uint8_t)(5 + msg->has_ts + 2 * cpu);
+		} else {
+			r->p[REC_HEAD + 4] = (uint8_t)(1 + msg->has_ts + 2 * cpu);
+			if (pk)
+				*pk = (struct pk_seen){ sh, msg->stream, seq, cpu };
+		}
+	} else if (f->em.pk_known && !r->oom) {   /* heads of its own: the record whole */
+		f->em.pk_known = false;
+		goto again;
+	}
 	if (r->oom)
 		flags = REC_NOMEM;
 done:
@@ -212,8 +243,8 @@ struct pq_fmt *pq_fmt_new(struct tmx_parquet *p, bool worker)
 	if (!f)
 		return NULL;
 	f->p = p;
-	f->em = (struct pq_rec_emit){ &f->rec, NULL, &f->scratch, &f->labels, NULL, NULL, &f->varied,
-				     false };
+	f->em = (struct pq_rec_emit){ &f->rec, NULL, &f->scratch, &f->labels, NULL, &f->unread,
+				     &f->varied, false };
 	if (worker) {
 		if (!(f->out = malloc(sizeof(*f->out)))) {
 			free(f);
@@ -245,6 +276,11 @@ struct pq_fmt *tmx_parquet_worker_new(const struct tmx_parquet *p)
 void tmx_parquet_worker_free(struct pq_fmt *w)
 {
 	pq_fmt_free(w);
+}
+
+void tmx_parquet_batch(struct pq_fmt *w)
+{
+	memset(w->seen, 0, sizeof(w->seen));
 }
 
 struct outbuf *tmx_parquet_worker_outbuf(struct pq_fmt *w)

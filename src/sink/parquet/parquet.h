@@ -75,6 +75,8 @@ struct pq_fmt *tmx_parquet_worker_new(const struct tmx_parquet *p);
 void tmx_parquet_worker_free(struct pq_fmt *w);
 struct outbuf *tmx_parquet_worker_outbuf(struct pq_fmt *w);
 void tmx_parquet_format(struct pq_fmt *w, const struct tmx_msg *msg, uint64_t hole[2]);
+/* A batch starts: what the worker knows of packets forgotten (format.c). */
+void tmx_parquet_batch(struct pq_fmt *w);
 int tmx_parquet_emit(struct tmx_parquet *p, const struct sink_piece *pc, struct tmx_error *err);
 /* Side work: full row groups encoded on the runner's threads. */
 void tmx_parquet_side_start(struct tmx_parquet *p, const struct sink_side *side);

@@ -402,10 +402,7 @@ static bool pk_setup(struct pq_table *t, const struct shape *sh)
 	uint32_t *cols;
 	bool ok;
 
-	/* row_emit leaves the packet's CPU out: an integer column's, or no packet columns. */
-	if (!sh->cols.pk_ops ||
-	    (sh->cols.pk_cpu >= 0 && (!pq_int_width(sh->ci[COL_CPU].phys) ||
-				      sh->schema.max_rep[COL_CPU])))
+	if (!sh->pk_cols)
 		return pq_pk_setup(t, NULL, 0);
 	if (!(cols = malloc((n + 3) * sizeof(*cols))))
 		return false;
@@ -458,48 +455,14 @@ static inline __attribute__((always_inline)) bool pk_row(struct pq_table *t,
 }
 
 /*
- * An event's record rec[0, n) (its entries, after REC_HEAD) of packet
- * `seq1` - 1 (0: none) into table `t` with packet columns: added without
- * their entries (true) when its packet's values are the table's, else
- * (false) to be added as it is.  The entries left out, as
- * pq_format_event and row_emit write them (a class whose heads are static
- * and whose rows say so, the include's marker): the stream's ids' run
- * after the include's and ts's entries, the packet context's runs
- * (pk_bytes) after them, and the CPU's entry at the end when it is the
- * packet's.  Those rows' marker is the row's + 4: a layout of their own
- * (transpose.c).
+ * How `sh`'s records hold their packet's entries (table.h, pq_pk_put):
+ * the packet context's runs after the stream's ids' run, and the CPU's
+ * entry at the end when it is the packet's.
  */
-static bool pk_record(struct pq_table *t, const struct shape *sh, const struct tmx_msg *msg,
-		      const uint8_t *rec, size_t n, uint64_t seq1)
+static inline struct pq_pk_layout pk_layout(const struct shape *sh)
 {
-	const void *key = seq1 ? msg->stream : NULL;
-	uint8_t marker = n > 4 ? rec[4] : 0;
-	size_t a = PQ_REC_HEAD + sizeof(void *), b, c = n;
-	struct tmx_buf *rows = pq_pk_rows(t, true);
-
-	if (!t->n_rows)   /* the group's first row */
-		pq_pk_begin(t);
-	if (!t->pk.on)
-		return false;
-	if (!marker || marker > 4) {   /* heads that depend on the values: per row */
-		pq_pk_off(t);
-		return false;
-	}
-	a += (marker - 1) & 1 ? PQ_REC_HEAD + 16 : 2 * PQ_REC_HEAD;   /* ts and cycles */
-	b = a + PQ_REC_HEAD + 16 + sh->cols.pk_bytes;
-	if (sh->cols.pk_cpu >= 0)
-		c -= PQ_REC_HEAD + pq_int_width(sh->ci[COL_CPU].phys);
-	if (b > c) {   /* never: not the entries of a record of the class */
-		pq_pk_off(t);
-		return false;
-	}
-	if (pq_pk_known(t, key, seq1 - 1, rows)) {
-		pq_table_add_cut(t, rec, n, a, b, c, (uint8_t)(marker + 4));
-		return true;
-	}
-	/* A null CPU: the marker's bit of it (pq_format_event). */
-	pq_pk_new(t, key, seq1 - 1, sh->cols.pk_cpu < 0 || ((marker - 1) & 2), rows);
-	return false;
+	return (struct pq_pk_layout){ PQ_REC_HEAD + 16 + sh->cols.pk_bytes,
+				      sh->pk_cpu_entry ? (unsigned)(sh->pk_cpu_entry - PQ_REC_HEAD) : 0 };
 }
 
 /* An event's record (format_event) into its table, in merged order. */
@@ -530,8 +493,13 @@ static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, const uin
 	if (__builtin_expect(!t->pk.set, 0) && !pk_setup(t, sh))
 		return nomem(err);
 	memcpy(&seq1, rec + REC_SEQ, 8);
-	if (!t->pk.n_cols || !pk_record(t, sh, msg, rec + REC_HEAD, len - REC_HEAD, seq1))
+	if (!t->pk.n_cols)
 		pq_table_add_record(t, rec + REC_HEAD, len - REC_HEAD);
+	else if ((ret = pq_pk_put(t, pk_layout(sh), msg->stream, rec + REC_HEAD, len - REC_HEAD,
+				  seq1, &p->whole)))
+		return ret == PQ_PK_LOST ? tmx_error_set(err, TMX_ERR_DATA, st->name,
+							 "a row's packet values were lost")
+					 : nomem(err);
 	return row_done(p, t, st, before, err);
 }
 
@@ -755,6 +723,7 @@ void tmx_parquet_free(struct tmx_parquet *p)
 	free(p->events);
 	pq_discarded_free(&p->discarded);
 	tmx_buf_free(&p->scratch);
+	tmx_buf_free(&p->whole);
 	tmx_buf_free(&p->labels);
 	pq_encoder_free_bufs(&p->enc);
 	pq_encoder_zstd_free(&p->enc);

@@ -58,8 +58,8 @@ enum { COL_TS = TMX_COLUMN_TS, COL_CYCLES = TMX_COLUMN_CYCLES, COL_EVENT = TMX_C
 
 /*
  * A record's head: the shape's address, flags, and its packet's `seq` + 1
- * (0: none; the packet of the event's stream, parquet_sink.c's
- * pk_record), then its entries (record.h).
+ * (0: none; the packet of the event's stream, table.h's pq_pk_put),
+ * then its entries (record.h).
  */
 #define REC_BAD_SCOPE 0x07              /* the scope that does not fit the class, + 1 */
 #define REC_NOMEM 0x80
@@ -68,6 +68,9 @@ enum { COL_TS = TMX_COLUMN_TS, COL_CYCLES = TMX_COLUMN_CYCLES, COL_EVENT = TMX_C
 
 /* A direct-mapped cache of streams' event counts (struct tmx_parquet). */
 #define STREAM_CACHE 16
+
+/* A direct-mapped cache of the packets a worker's records carried (struct pq_fmt). */
+#define PK_SEEN 16
 
 /* A direct-mapped cache of shapes by class, per formatting thread. */
 #define SHAPE_CACHE 64
@@ -103,6 +106,13 @@ struct shape {
 	struct pq_schema schema;
 	struct pq_colinfo *ci;          /* of each column of the schema */
 	bool static_heads;              /* pq_fcols_static: see pq_format_event */
+	/*
+	 * Its table has packet columns (parquet_sink.c, pk_setup): the
+	 * packet context's values are all integers, and the CPU, when it is
+	 * the packet's, an integer column's.
+	 */
+	bool pk_cols;
+	size_t pk_cpu_entry;            /* the bytes of the CPU's entry when it is the packet's */
 	/* A record's room made at once: all of it but strings' and other LISTs' (pq_format_event). */
 	size_t rec_room;
 	/*
@@ -146,6 +156,18 @@ struct pq_fmt {
 	/* How records are written (but its `ci`, the class's), made once (pq_fmt_new): workers'. */
 	struct pq_rec_emit em;
 	bool varied;                    /* em.varied's */
+	size_t unread;                  /* em.bytes's: what row_emit counts of a record, not read */
+	/*
+	 * Workers: the packets whose entries a record of the batch carried,
+	 * by class and stream (direct-mapped; seq1 0: none), and whether
+	 * their CPU was no null (pq_format_event).
+	 */
+	struct pk_seen {
+		const struct shape *sh;
+		const struct tmx_stream *st;
+		uint64_t seq1;
+		bool cpu;
+	} seen[PK_SEEN];
 };
 
 /* Which table an event class writes to (for one trace, when partitioned by trace). */
@@ -164,6 +186,7 @@ struct tmx_parquet {
 	struct pq_groupq *q;            /* the event tables' row groups */
 	struct pq_chunks chunks;        /* the event tables' records' buffers (table.h) */
 	struct tmx_buf scratch, labels;
+	struct tmx_buf whole;           /* a record made whole (table.h, pq_pk_put) */
 	unsigned partition;             /* TMX_PARQUET_BY_* */
 	struct imap by_class;           /* event class address -> first of its maps[] */
 	struct ptr_vec maps;            /* struct class_map * */
@@ -285,16 +308,23 @@ static inline __attribute__((always_inline)) bool row_emit(struct pq_fmt *f, con
 	uint64_t cpu, ts[2] = { (uint64_t)msg->ns, msg->cycles }, ids[2] = { st->id, st->cls->id };
 
 	/* A record's entries without asking for room: made for the class (shape.rec_room). */
-	if (em->rec)
+	if (em->rec) {
 		em->rec->len = (size_t)(pq_rec_fixed_at(em->rec->p + em->rec->len,
 							msg->has_ts ? ts : NULL, ids) -
 					em->rec->p);
-	else
+		if (em->pk_known)   /* the ids' entry, the last, taken back */
+			em->rec->len -= PQ_REC_HEAD + 16;
+	} else
 		pq_emit_fixed(em, msg->has_ts ? ts : NULL, ids);
 	/* tmx_event_cpu, the field found once per class */
 	cpu_value = pq_fcols_emit(em, &sh->cols, msg->event->scopes, f->cells);
-	if (em->pk_known && sh->cols.pk_cpu >= 0) {   /* the packet's CPU: the table's, not null */
-		*em->bytes += PQ_REC_HEAD + em->cols[COL_CPU].int_width;
+	/*
+	 * The packet's CPU: the table's, not null (a record's: its caller
+	 * knows it from the record that carried the packet's entries, and
+	 * does not read its em->bytes).
+	 */
+	if (em->pk_known && sh->cols.pk_cpu >= 0) {
+		*em->bytes += sh->pk_cpu_entry;
 		return true;
 	}
 	/* tmx_value_uint64's own case inline first: the CPU is most often an unsigned integer. */

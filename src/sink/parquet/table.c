@@ -179,6 +179,163 @@ void pq_pk_new(struct pq_table *t, const void *key, uint64_t seq, bool fits,
 	t->pk.n_inst++;
 }
 
+uint8_t *pq_pk_keep(struct pq_table *t, const void *key, size_t n)
+{
+	struct pq_pk *pk = &t->pk;
+	uint32_t *at;
+	bool added;
+
+	if (!pk->stride)
+		pk->stride = n;
+	if (n != pk->stride || !(at = imap_get(&pk->kept, (uint64_t)(uintptr_t)key, UINT32_MAX, &added)))
+		return NULL;
+	if (*at == UINT32_MAX) {   /* new, or not made for want of memory */
+		if (!tmx_buf_reserve(&pk->keep, n))
+			return NULL;
+		*at = (uint32_t)(pk->keep.len / n);
+		pk->keep.len += n;
+	}
+	return pk->keep.p + (size_t)*at * n;
+}
+
+const uint8_t *pq_pk_kept(const struct pq_table *t, const void *key)
+{
+	const uint32_t *at = imap_find(&t->pk.kept, (uint64_t)(uintptr_t)key);
+
+	return at && *at != UINT32_MAX ? t->pk.keep.p + (size_t)*at * t->pk.stride : NULL;
+}
+
+/*
+ * What the table keeps of a stream's packet (pq_pk.kept): its seq + 1
+ * (8 bytes), the bytes of the CPU's entry (4), the ids' and packet
+ * context's entries, then the CPU's.
+ */
+static inline size_t pk_kept_bytes(struct pq_pk_layout l)
+{
+	return 12 + l.ids + PQ_REC_HEAD + 8;
+}
+
+/*
+ * The packet entries of a whole record rec[0, n) with a marker (1 to 4)
+ * kept for its stream: the next records of the packet from the same
+ * worker's batch leave them out.  False without memory.
+ */
+static bool pk_keep(struct pq_table *t, struct pq_pk_layout l, const void *key,
+		    const uint8_t *rec, size_t n, uint64_t seq1)
+{
+	size_t a = pq_pk_at(rec[4]);
+	uint32_t cpu = (uint32_t)pq_pk_cpu_bytes(l, rec[4]);
+	uint8_t *e;
+
+	if (a + l.ids + cpu > n)   /* never: not the entries of a record of the class */
+		return true;
+	if (!(e = pq_pk_keep(t, key, pk_kept_bytes(l))))
+		return false;
+	memcpy(e, &seq1, 8);
+	memcpy(e + 8, &cpu, 4);
+	memcpy(e + 12, rec + a, l.ids);
+	memcpy(e + 12 + l.ids, rec + n - cpu, cpu);
+	return true;
+}
+
+/*
+ * A record rec[0, n) without its packet's entries (a marker of 5 to 8)
+ * made whole in `out` from those kept for its stream: PQ_PK_LOST when
+ * they are not there (never: a record of its worker's batch carried
+ * them before it, and was merged before it).
+ */
+static int pk_restore(const struct pq_table *t, struct pq_pk_layout l, const void *key,
+		      const uint8_t *rec, size_t n, uint64_t seq1, struct tmx_buf *out)
+{
+	const uint8_t *e = pq_pk_kept(t, key);
+	size_t a = pq_pk_at(rec[4]);
+	uint64_t seq;
+	uint32_t cpu;
+	uint8_t *d;
+
+	if (!e || a > n)
+		return PQ_PK_LOST;
+	memcpy(&seq, e, 8);
+	memcpy(&cpu, e + 8, 4);
+	if (seq != seq1 || cpu != pq_pk_cpu_bytes(l, rec[4]))
+		return PQ_PK_LOST;
+	if (!tmx_buf_reserve(out, n + l.ids + cpu))
+		return PQ_PK_NOMEM;
+	d = out->p;
+	memcpy(d, rec, a);
+	d[4] = (uint8_t)(rec[4] - 4);
+	memcpy(d + a, e + 12, l.ids);
+	memcpy(d + a + l.ids, rec + a, n - a);
+	memcpy(d + n + l.ids, e + 12 + l.ids, cpu);
+	out->len = n + l.ids + cpu;
+	return PQ_PK_OK;
+}
+
+/*
+ * A whole record rec[0, n) of packet `seq1` - 1 (0: none) of the stream
+ * at `key`: added without its packet's entries (true) when its packet's
+ * values are the table's, else (false) to be added as it is.  Those
+ * rows' marker is the row's + 4: a layout of their own (transpose.c).
+ */
+static bool pk_record(struct pq_table *t, struct pq_pk_layout l, const void *key,
+		      const uint8_t *rec, size_t n, uint64_t seq1)
+{
+	uint8_t marker = n > 4 ? rec[4] : 0;
+	size_t a, b, c;
+	struct tmx_buf *rows = pq_pk_rows(t, true);
+
+	if (!seq1)
+		key = NULL;
+	if (!t->n_rows)   /* the group's first row */
+		pq_pk_begin(t);
+	if (!t->pk.on)
+		return false;
+	if (!marker || marker > 4) {   /* heads that depend on the values: per row */
+		pq_pk_off(t);
+		return false;
+	}
+	a = pq_pk_at(marker);
+	b = a + l.ids;
+	c = n - pq_pk_cpu_bytes(l, marker);
+	if (b > c || c > n) {   /* never: not the entries of a record of the class */
+		pq_pk_off(t);
+		return false;
+	}
+	if (pq_pk_known(t, key, seq1 - 1, rows)) {
+		pq_table_add_cut(t, rec, n, a, b, c, (uint8_t)(marker + 4));
+		return true;
+	}
+	/* A null CPU: the marker's bit of it (pq_format_event). */
+	pq_pk_new(t, key, seq1 - 1, !l.cpu || ((marker - 1) & 2), rows);
+	return false;
+}
+
+int pq_pk_put_other(struct pq_table *t, struct pq_pk_layout l, const void *key,
+		    const uint8_t *rec, size_t n, uint64_t seq1, struct tmx_buf *whole)
+{
+	uint8_t marker = n > 4 ? rec[4] : 0;
+
+	if (pq_pk_cut(marker, seq1)) {
+		int ret;
+
+		if (!t->n_rows)   /* the group's first row */
+			pq_pk_begin(t);
+		if (t->pk.on && pq_pk_known(t, key, seq1 - 1, pq_pk_rows(t, true))) {
+			pq_pk_add_cut(t, l, rec, n);
+			return PQ_PK_OK;
+		}
+		if ((ret = pk_restore(t, l, key, rec, n, seq1, whole)))
+			return ret;
+		rec = whole->p;
+		n = whole->len;
+	} else if (marker && marker <= 4 && seq1 && !pk_keep(t, l, key, rec, n, seq1)) {
+		return PQ_PK_NOMEM;
+	}
+	if (!pk_record(t, l, key, rec, n, seq1))
+		pq_table_add_record(t, rec, n);
+	return PQ_PK_OK;
+}
+
 struct pq_col *pq_table_start_cols(struct pq_table *t)
 {
 	size_t n = t->schema.n_cols;
@@ -425,6 +582,8 @@ void pq_table_free(struct pq_table *t)
 	t->hint = NULL;
 	free(t->pk.cols);
 	tmx_buf_free(&t->pk.rows);
+	imap_free(&t->pk.kept);
+	tmx_buf_free(&t->pk.keep);
 	t->pk = (struct pq_pk){ 0 };
 	pq_schema_free(&t->schema);
 	free(t->where);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "tracemux/error.h"
+#include "common/intmap.h"
 #include "sink/parquet/column.h"
 #include "sink/parquet/file.h"
 #include "sink/parquet/record.h"
@@ -36,11 +37,11 @@ struct pq_limits {
  * A packet is known by its stream's address and its `seq` (model.h) in a
  * few slots, one per stream.  Direct rows of a known packet leave those columns out
  * (pq_rec_emit.pk_known); records of one (the parallel path's) are
- * added without their entries (parquet_sink.c, pk_record), and their
- * instances wait in `rows` until they are applied.  A group that gets a
- * record whose heads are not static, a null CPU or more instances than
- * an index holds has its packet columns expanded into rows there
- * (pq_pk_off) and stores them per row until its end.
+ * added without their entries (pq_pk_put), and their instances wait in
+ * `rows` until they are applied.  A group that gets a record whose heads
+ * are not static, a null CPU or more instances than an index holds has
+ * its packet columns expanded into rows there (pq_pk_off) and stores
+ * them per row until its end.
  */
 #define PQ_PK_SLOTS 16   /* a power of 2: the hash's top 4 bits */
 #define PQ_PK_MAX 0xFFFFu
@@ -57,6 +58,15 @@ struct pq_pk {
 		uint64_t seq;
 		uint32_t inst;
 	} slot[PQ_PK_SLOTS];      /* key NULL: empty */
+	/*
+	 * The packet entries of the last record of each stream that carried
+	 * them, from group to group (pq_pk_put): a worker's records leave
+	 * them out when an earlier one of its batch carried them.  `kept`
+	 * maps the stream's address to an entry of `stride` bytes in `keep`.
+	 */
+	struct imap kept;
+	struct tmx_buf keep;
+	size_t stride;
 };
 
 struct pq_table {
@@ -313,6 +323,85 @@ static inline bool pq_pk_known(struct pq_table *t, const void *key, uint64_t seq
  */
 void pq_pk_new(struct pq_table *t, const void *key, uint64_t seq, bool fits,
 	       struct tmx_buf *rows);
+/*
+ * The entry of `n` bytes (the same for every call on a table) kept for
+ * the stream at `key`, made when new (its bytes the caller's); NULL
+ * without memory or when `n` is not the table's (pq_pk.kept).
+ */
+uint8_t *pq_pk_keep(struct pq_table *t, const void *key, size_t n);
+/* The entry kept for the stream at `key`, NULL when none (its `stride` bytes). */
+const uint8_t *pq_pk_kept(const struct pq_table *t, const void *key);
+/*
+ * How a class's records hold their packet's entries, as pq_format_event
+ * and row_emit write them (a class whose heads are static and whose rows
+ * say so: the include's marker, 1 to 4, 5 to 8 without them): `ids`
+ * bytes of the stream's ids' run and the packet context's runs after the
+ * include's and ts's entries, and when `cpu` (its value's width) the
+ * CPU's entry at the end, the packet's.
+ */
+struct pq_pk_layout {
+	size_t ids;
+	unsigned cpu;
+};
+enum { PQ_PK_OK, PQ_PK_NOMEM, PQ_PK_LOST };
+/*
+ * pq_pk_put: a record rec[0, n) of packet `seq1` - 1 (0: none) of the
+ * stream at `key` into table `t` with packet columns (the parallel
+ * path's).  A whole one is added without its packet's entries when the
+ * group knows its packet (pq_table_add_cut), else as it is, and its
+ * packet's entries are kept for the stream (pq_pk.kept).  One without
+ * them (a worker's record after one of its batch that carried them,
+ * format.c) is added as it is when the group knows its packet, counted
+ * as the whole record it stands for (so that groups end at the same rows
+ * with any number of jobs), else made whole in `whole` from the entries
+ * kept (PQ_PK_LOST: none, or another packet's) and added so.
+ * PQ_PK_NOMEM without memory.
+ */
+int pq_pk_put_other(struct pq_table *t, struct pq_pk_layout l, const void *key,
+		    const uint8_t *rec, size_t n, uint64_t seq1, struct tmx_buf *whole);
+
+/* Where a record's packet entries start: after its include's and ts's (the marker's bit 0: ts). */
+static inline size_t pq_pk_at(uint8_t marker)
+{
+	return PQ_REC_HEAD + sizeof(void *) + ((marker - 1) & 1 ? PQ_REC_HEAD + 16 : 2 * PQ_REC_HEAD);
+}
+
+/* The bytes of a record's CPU entry when it is the packet's (no null: the marker's bit 1). */
+static inline size_t pq_pk_cpu_bytes(struct pq_pk_layout l, uint8_t marker)
+{
+	if (!l.cpu)
+		return 0;
+	return PQ_REC_HEAD + ((marker - 1) & 2 ? l.cpu : 0);
+}
+
+/* Whether a record is without its packet's entries (its marker, its packet's seq + 1). */
+static inline bool pq_pk_cut(uint8_t marker, uint64_t seq1)
+{
+	return marker > 4 && marker <= 8 && seq1;
+}
+
+/* A record without its packet's entries, of a known packet: counted as the whole record. */
+static inline void pq_pk_add_cut(struct pq_table *t, struct pq_pk_layout l, const uint8_t *rec,
+				 size_t n)
+{
+	t->bytes += l.ids + pq_pk_cpu_bytes(l, rec[4]);
+	pq_table_add_record(t, rec, n);
+}
+
+/*
+ * pq_pk_put_other, a known packet's record without its entries (nearly
+ * every record) inline.
+ */
+static inline int pq_pk_put(struct pq_table *t, struct pq_pk_layout l, const void *key,
+			    const uint8_t *rec, size_t n, uint64_t seq1, struct tmx_buf *whole)
+{
+	if (__builtin_expect(n > 4 && pq_pk_cut(rec[4], seq1) && t->n_rows && t->pk.on, 1) &&
+	    pq_pk_known(t, key, seq1 - 1, pq_pk_rows(t, true))) {
+		pq_pk_add_cut(t, l, rec, n);
+		return PQ_PK_OK;
+	}
+	return pq_pk_put_other(t, l, key, rec, n, seq1, whole);
+}
 /* Empty columns of the schema, counting their bytes into *acct; NULL without memory. */
 struct pq_col *pq_table_new_cols(const struct pq_table *t, size_t *acct);
 /* The same in `n_cols` columns that keep their buffers (pq_col_reuse). */
