@@ -12,6 +12,7 @@
 #include "model/field_class.h"
 #include "sink/parquet/fmap.h"
 #include "sink/parquet/fmap_ops.h"
+#include "sink/parquet/labels.h"
 #include "sink/parquet/record.h"
 
 /*
@@ -448,18 +449,11 @@ void pq_rec_text(const struct pq_rec_emit *em, int col, uint8_t rep, const char 
 static void put_labels(const struct pq_rec_emit *em, const struct tmx_field_class *fc, int col,
 		       uint8_t null_def, uint64_t u, uint8_t rep)
 {
-	struct tmx_buf *b = em->labels;
+	size_t n;
+	const char *p = pq_labels_get(em->labels, fc, u, &n);
 
-	b->len = 0;
-	for (size_t m = 0; m < fc->n_mappings; m++) {
-		if (!tmx_mapping_holds(fc, &fc->mappings[m], u))
-			continue;
-		if (b->len)
-			tmx_buf_put(b, ", ", 2);
-		tmx_buf_put(b, fc->mappings[m].label, strlen(fc->mappings[m].label));
-	}
-	if (b->len)   /* labels come from the metadata: checked like any text */
-		pq_rec_text(em, col, rep, (const char *)b->p, b->len);
+	if (n)   /* labels come from the metadata: checked like any text */
+		pq_rec_text(em, col, rep, p, n);
 	else
 		pq_emit_null(em, col, rep, null_def);
 }
