@@ -19,8 +19,14 @@ static struct pq_label_slot *slot_of(struct pq_labels *l, const struct tmx_field
 _Static_assert(PQ_LABEL_SLOTS == 1 << 6, "slot_of takes 6 bits");
 _Static_assert(PQ_LABEL_MAX <= UINT8_MAX, "a slot's len is a byte");
 
-/* The labels joined into l->join: the one walk of the mappings. */
-static void join(struct pq_labels *l, const struct tmx_field_class *fc, uint64_t u)
+/*
+ * A miss: the labels joined (the one walk of the mappings), remembered in
+ * slot `s` when short enough.  Not inlined: the hit, pq_labels_get's
+ * usual way, then saves no registers.
+ */
+static __attribute__((noinline)) const char *join(struct pq_labels *l, struct pq_label_slot *s,
+						  const struct tmx_field_class *fc, uint64_t u,
+						  size_t *n)
 {
 	struct tmx_buf *b = &l->join;
 
@@ -32,6 +38,16 @@ static void join(struct pq_labels *l, const struct tmx_field_class *fc, uint64_t
 			tmx_buf_put(b, ", ", 2);
 		tmx_buf_put(b, fc->mappings[m].label, strlen(fc->mappings[m].label));
 	}
+	*n = b->len;
+	/* Out of memory, the join may lack labels: not remembered as the answer. */
+	if (b->len <= PQ_LABEL_MAX && !b->oom) {
+		s->fc = fc;
+		s->u = u;
+		s->len = (uint8_t)b->len;
+		if (b->len)
+			memcpy(s->text, b->p, b->len);
+	}
+	return (const char *)b->p;
 }
 
 const char *pq_labels_get(struct pq_labels *l, const struct tmx_field_class *fc, uint64_t u,
@@ -39,19 +55,8 @@ const char *pq_labels_get(struct pq_labels *l, const struct tmx_field_class *fc,
 {
 	struct pq_label_slot *s = slot_of(l, fc, u);
 
-	if (s->fc == fc && s->u == u) {
-		*n = s->len;
-		return s->text;
-	}
-	join(l, fc, u);
-	*n = l->join.len;
-	/* Out of memory, the join may lack labels: not remembered as the answer. */
-	if (l->join.len <= PQ_LABEL_MAX && !l->join.oom) {
-		s->fc = fc;
-		s->u = u;
-		s->len = (uint8_t)l->join.len;
-		if (l->join.len)
-			memcpy(s->text, l->join.p, l->join.len);
-	}
-	return (const char *)l->join.p;
+	if (s->fc != fc || s->u != u)
+		return join(l, s, fc, u, n);
+	*n = s->len;
+	return s->text;
 }
