@@ -115,11 +115,12 @@ bool pq_fcols_compile(struct pq_fcols *fc, const struct pq_schema *s);
  * room: each must have room for the row (pq_table_direct_room).
  */
 struct pq_colinfo;
+struct pq_labels;
 struct pq_rec_emit {
 	struct tmx_buf *rec;
 	const struct pq_colinfo *ci;   /* of the scope's schema */
 	struct tmx_buf *scratch;        /* text made valid UTF-8 */
-	struct tmx_buf *labels;         /* labels joined */
+	struct pq_labels *labels;       /* labels joined, memoized (labels.h) */
 	struct pq_col *cols;            /* without `rec`: the columns */
 	size_t *bytes;                  /* without `rec`: the record's bytes, added */
 	bool *varied;                   /* set: set when a LIST of static length is not */

@@ -261,7 +261,7 @@ void pq_fmt_free(struct pq_fmt *f)
 		return;
 	tmx_buf_free(&f->rec);
 	tmx_buf_free(&f->scratch);
-	tmx_buf_free(&f->labels);
+	tmx_buf_free(&f->labels.join);
 	free(f->cells);
 	free(f->out);
 	free(f);

@@ -20,6 +20,7 @@
 #include "sink/outbuf.h"
 #include "sink/parquet/fmap.h"
 #include "sink/parquet/groupq.h"
+#include "sink/parquet/labels.h"
 #include "sink/parquet/meta.h"
 #include "sink/parquet/parquet.h"
 #include "sink/parquet/record.h"
@@ -147,7 +148,8 @@ struct pq_fmt {
 	 * rec: a worker's record, written on its outbuf's room (borrowed,
 	 * tmx_parquet_format), or on its own memory when it outgrew it.
 	 */
-	struct tmx_buf rec, scratch, labels;
+	struct tmx_buf rec, scratch;
+	struct pq_labels labels;
 	const struct tmx_value **cells; /* room for a value per column (pq_fcols_emit) */
 	size_t cap_cells;
 	const struct tmx_trace_class *host_of;   /* trace_host()'s last trace class */
