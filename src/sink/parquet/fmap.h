@@ -172,7 +172,6 @@ void pq_emit_null(const struct pq_rec_emit *em, int col, uint8_t rep, uint8_t de
 struct pq_emit {
 	struct pq_col *cols;
 	struct tmx_buf *scratch;   /* text made valid UTF-8 */
-	struct tmx_buf *labels;    /* labels joined */
 };
 
 /* A string as UTF-8 (see above) into a column. */

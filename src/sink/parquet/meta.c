@@ -44,7 +44,7 @@ struct row {
 
 static struct row row_of(struct pq_table *t, const struct pq_meta_ctx *ctx)
 {
-	return (struct row){ .em = { t->cols, ctx->scratch, ctx->labels } };
+	return (struct row){ .em = { t->cols, ctx->scratch } };
 }
 
 static void r_null(struct row *r)

@@ -44,7 +44,7 @@ struct pq_meta_ctx {
 	const char *dir;
 	const struct pq_limits *lim;
 	struct pq_encoder *enc;
-	struct tmx_buf *scratch, *labels;
+	struct tmx_buf *scratch;
 };
 
 /* A trace's host: its environment's `hostname` text, NULL when it has none. */

@@ -551,7 +551,7 @@ static int put_direct(struct tmx_parquet *p, const struct tmx_msg *msg, struct t
 
 static struct pq_meta_ctx meta_ctx(struct tmx_parquet *p)
 {
-	return (struct pq_meta_ctx){ p->dir, &p->lim, &p->enc, &p->scratch, &p->labels };
+	return (struct pq_meta_ctx){ p->dir, &p->lim, &p->enc, &p->scratch };
 }
 
 /* A message in merged order: an event's record (`rec`), or a discarded-items message. */
@@ -724,7 +724,6 @@ void tmx_parquet_free(struct tmx_parquet *p)
 	pq_discarded_free(&p->discarded);
 	tmx_buf_free(&p->scratch);
 	tmx_buf_free(&p->whole);
-	tmx_buf_free(&p->labels);
 	pq_encoder_free_bufs(&p->enc);
 	pq_encoder_zstd_free(&p->enc);
 	pq_fmt_free(p->fmt);

@@ -187,7 +187,7 @@ struct tmx_parquet {
 	struct pq_encoder enc;          /* the meta tables' */
 	struct pq_groupq *q;            /* the event tables' row groups */
 	struct pq_chunks chunks;        /* the event tables' records' buffers (table.h) */
-	struct tmx_buf scratch, labels;
+	struct tmx_buf scratch;
 	struct tmx_buf whole;           /* a record made whole (table.h, pq_pk_put) */
 	unsigned partition;             /* TMX_PARQUET_BY_* */
 	struct imap by_class;           /* event class address -> first of its maps[] */
