@@ -288,35 +288,94 @@ static void rec_end(struct pq_table *t, struct pq_encoder *enc)
 	assert_int_equal(pq_table_row_end(t, enc, &err), TMX_OK);
 }
 
+/*
+ * Two tables of the same rows, the first stored per row (`ta`), the
+ * second with packet columns (`tb`), in files of a temporary directory,
+ * and the names' include entry of their records.
+ */
+struct pair {
+	char dir[40], pa[64], pb[64];
+	struct pq_table ta, tb;
+	struct pq_encoder ea, eb;
+	struct pq_groupq *qa, *qb;
+	struct tmx_buf names;
+	struct pq_colinfo ci[R_COLS];
+};
+
+static void pair_open(struct pair *p, const char *tmpl, const struct pq_limits *lim)
+{
+	*p = (struct pair){ .qa = pq_groupq_new(3), .qb = pq_groupq_new(3) };
+	snprintf(p->dir, sizeof(p->dir), "%s", tmpl);
+	assert_non_null(mkdtemp(p->dir));
+	snprintf(p->pa, sizeof(p->pa), "%s/a.parquet", p->dir);
+	snprintf(p->pb, sizeof(p->pb), "%s/b.parquet", p->dir);
+	assert_true(p->qa && p->qb && pq_encoder_zstd(&p->ea, 3) && pq_encoder_zstd(&p->eb, 3));
+	rec_table(&p->ta, p->pa, lim, p->qa, false);
+	rec_table(&p->tb, p->pb, lim, p->qb, true);
+	for (int c = 0; c < R_COLS; c++)
+		p->ci[c] = (struct pq_colinfo){ p->ta.cols[c].type.phys, p->ta.schema.max_def[c] };
+	pq_rec_bytes(&p->names, p->ci, R_EV, 0, "ev", 2);
+	pq_rec_bytes(&p->names, p->ci, R_HOST, 0, "host", 4);
+	pq_rec_bytes(&p->names, p->ci, R_TRACE, 0, "tr", 2);
+}
+
+/* The bytes of file `path` into *b (the file removed). */
+static void slurp(const char *path, struct tmx_buf *b)
+{
+	FILE *f = fopen(path, "rb");
+
+	assert_non_null(f);
+	b->len = 0;
+	for (int ch; (ch = fgetc(f)) != EOF;)
+		tmx_buf_byte(b, (uint8_t)ch);
+	fclose(f);
+	remove(path);
+}
+
+/* Both tables closed: their files must be the same bytes. */
+static void pair_same(struct pair *p)
+{
+	struct tmx_buf fa = { 0 }, fb = { 0 };
+	struct tmx_error err = { 0 };
+
+	assert_int_equal(pq_table_close(&p->ta, &p->ea, &err), TMX_OK);
+	assert_int_equal(pq_table_close(&p->tb, &p->eb, &err), TMX_OK);
+	slurp(p->pa, &fa);
+	slurp(p->pb, &fb);
+	assert_true(fa.len > 1000);
+	assert_int_equal(fa.len, fb.len);
+	assert_memory_equal(fa.p, fb.p, fa.len);
+	tmx_buf_free(&fa);
+	tmx_buf_free(&fb);
+}
+
+static void pair_free(struct pair *p)
+{
+	remove(p->dir);
+	pq_table_free(&p->ta);
+	pq_table_free(&p->tb);
+	pq_groupq_free(p->qa);
+	pq_groupq_free(p->qb);
+	pq_encoder_zstd_free(&p->ea);
+	pq_encoder_free_bufs(&p->ea);
+	pq_encoder_zstd_free(&p->eb);
+	pq_encoder_free_bufs(&p->eb);
+	tmx_buf_free(&p->names);
+}
+
 static void test_records(void **state)
 {
 	static const char *strs[] = { "a", "bb", "sched_switch", "" };
 	struct pq_limits lim = { .group_rows = 1000, .group_bytes = 90000, .file_groups = 1000,
 				 .file_bytes = UINT64_MAX };
-	struct pq_colinfo ci[R_COLS];
-	char dir[] = "/tmp/test_pq_packets.XXXXXX", pa[64], pb[64];
-	struct pq_table ta, tb;
-	struct pq_encoder ea = { 0 }, eb = { 0 };
-	struct pq_groupq *qa = pq_groupq_new(3), *qb = pq_groupq_new(3);
-	struct tmx_buf names = { 0 }, rec = { 0 }, fa = { 0 }, fb = { 0 };
+	struct pair P;
+	struct tmx_buf rec = { 0 };
 	struct stream st[STREAMS] = { 0 };
-	struct tmx_error err = { 0 };
 	uint64_t rnd = 0xfeed;
 	size_t cut = 0, offs_rec = 0;
-	FILE *f;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(pa, sizeof(pa), "%s/a.parquet", dir);
-	snprintf(pb, sizeof(pb), "%s/b.parquet", dir);
-	assert_true(qa && qb && pq_encoder_zstd(&ea, 3) && pq_encoder_zstd(&eb, 3));
-	rec_table(&ta, pa, &lim, qa, false);
-	rec_table(&tb, pb, &lim, qb, true);
-	for (int c = 0; c < R_COLS; c++)
-		ci[c] = (struct pq_colinfo){ ta.cols[c].type.phys, ta.schema.max_def[c] };
-	pq_rec_bytes(&names, ci, R_EV, 0, "ev", 2);
-	pq_rec_bytes(&names, ci, R_HOST, 0, "host", 4);
-	pq_rec_bytes(&names, ci, R_TRACE, 0, "tr", 2);
+	pair_open(&P, "/tmp/test_pq_packets.XXXXXX", &lim);
 	for (int s = 0; s < STREAMS; s++)
 		st[s].seq = UINT64_MAX;
 	for (uint64_t r = 0; r < 9000; r++) {
@@ -331,75 +390,37 @@ static void test_records(void **state)
 			s->vals[C_SEQ] = s->seq;
 			s->vals[C_SIZE] = xorshift64(&rnd) % 5 * 4096;
 		}
-		rec_make(&rec, &names, ci, s, r, has_ts, strs[xorshift64(&rnd) % 4]);
+		rec_make(&rec, &P.names, P.ci, s, r, has_ts, strs[xorshift64(&rnd) % 4]);
 		n = rec.len;
 		if (whole)   /* heads that depend on the values (marker 0) */
 			rec.p[4] = 0;
-		pq_table_add_record(&ta, rec.p, n);
+		pq_table_add_record(&P.ta, rec.p, n);
 		/* table.c's pk_record */
-		if (!tb.n_rows)
-			pq_pk_begin(&tb);
+		if (!P.tb.n_rows)
+			pq_pk_begin(&P.tb);
 		a = PQ_REC_HEAD + sizeof(void *) + (has_ts ? PQ_REC_HEAD + 16 : 2 * PQ_REC_HEAD);
 		b = a + PQ_REC_HEAD + 16 + REC_PK_BYTES;
 		c = n - (PQ_REC_HEAD + 8);
-		if (tb.pk.on && whole) {
-			pq_pk_off(&tb);
+		if (P.tb.pk.on && whole) {
+			pq_pk_off(&P.tb);
 			offs_rec++;
 		}
-		if (tb.pk.on && pq_pk_known(&tb, &s->pkt, s->seq, pq_pk_rows(&tb, true))) {
-			pq_table_add_cut(&tb, rec.p, n, a, b, c, (uint8_t)(rec.p[4] + 4));
+		if (P.tb.pk.on && pq_pk_known(&P.tb, &s->pkt, s->seq, pq_pk_rows(&P.tb, true))) {
+			pq_table_add_cut(&P.tb, rec.p, n, a, b, c, (uint8_t)(rec.p[4] + 4));
 			cut++;
 		} else {
-			if (tb.pk.on)
-				pq_pk_new(&tb, &s->pkt, s->seq, true, pq_pk_rows(&tb, true));
-			pq_table_add_record(&tb, rec.p, n);
+			if (P.tb.pk.on)
+				pq_pk_new(&P.tb, &s->pkt, s->seq, true, pq_pk_rows(&P.tb, true));
+			pq_table_add_record(&P.tb, rec.p, n);
 		}
-		rec_end(&ta, &ea);
-		rec_end(&tb, &eb);
-		assert_int_equal(ta.bytes, tb.bytes);   /* groups end at the same rows */
+		rec_end(&P.ta, &P.ea);
+		rec_end(&P.tb, &P.eb);
+		assert_int_equal(P.ta.bytes, P.tb.bytes);   /* groups end at the same rows */
 	}
-	assert_int_equal(pq_table_close(&ta, &ea, &err), TMX_OK);
-	assert_int_equal(pq_table_close(&tb, &eb, &err), TMX_OK);
 	assert_true(cut > 7000 && offs_rec > 0);
-	assert_non_null(f = fopen(pa, "rb"));
-	for (int ch; (ch = fgetc(f)) != EOF;)
-		tmx_buf_byte(&fa, (uint8_t)ch);
-	fclose(f);
-	assert_non_null(f = fopen(pb, "rb"));
-	for (int ch; (ch = fgetc(f)) != EOF;)
-		tmx_buf_byte(&fb, (uint8_t)ch);
-	fclose(f);
-	assert_true(fa.len > 1000);
-	assert_int_equal(fa.len, fb.len);
-	assert_memory_equal(fa.p, fb.p, fa.len);
-	remove(pa);
-	remove(pb);
-	remove(dir);
-	pq_table_free(&ta);
-	pq_table_free(&tb);
-	pq_groupq_free(qa);
-	pq_groupq_free(qb);
-	pq_encoder_zstd_free(&ea);
-	pq_encoder_free_bufs(&ea);
-	pq_encoder_zstd_free(&eb);
-	pq_encoder_free_bufs(&eb);
-	tmx_buf_free(&names);
+	pair_same(&P);
+	pair_free(&P);
 	tmx_buf_free(&rec);
-	tmx_buf_free(&fa);
-	tmx_buf_free(&fb);
-}
-
-/* The bytes of file `path` into *b. */
-static void slurp(const char *path, struct tmx_buf *b)
-{
-	FILE *f = fopen(path, "rb");
-
-	assert_non_null(f);
-	b->len = 0;
-	for (int ch; (ch = fgetc(f)) != EOF;)
-		tmx_buf_byte(b, (uint8_t)ch);
-	fclose(f);
-	remove(path);
 }
 
 /*
@@ -422,30 +443,15 @@ static void test_records_left_out(void **state)
 	static const char *strs[] = { "a", "bb", "sched_switch", "" };
 	struct pq_limits lim = { .group_rows = 1000, .group_bytes = 70000, .file_groups = 1000,
 				 .file_bytes = UINT64_MAX };
+	struct pair P;
 	struct pq_pk_layout l = { PQ_REC_HEAD + 16 + REC_PK_BYTES, 8 };
-	struct pq_colinfo ci[R_COLS];
-	char dir[] = "/tmp/test_pq_leftout.XXXXXX", pa[64], pb[64];
-	struct pq_table ta, tb;
-	struct pq_encoder ea = { 0 }, eb = { 0 };
-	struct pq_groupq *qa = pq_groupq_new(3), *qb = pq_groupq_new(3);
-	struct tmx_buf names = { 0 }, rec = { 0 }, cut = { 0 }, whole = { 0 }, fa = { 0 }, fb = { 0 };
+	struct tmx_buf rec = { 0 }, cut = { 0 }, whole = { 0 };
 	struct stream st[STREAMS] = { 0 };
-	struct tmx_error err = { 0 };
 	uint64_t rnd = 0xc0ffee;
 	size_t n_cut = 0, at_start = 0, per_row = 0, batches = 0, mid = 0;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(pa, sizeof(pa), "%s/a.parquet", dir);
-	snprintf(pb, sizeof(pb), "%s/b.parquet", dir);
-	assert_true(qa && qb && pq_encoder_zstd(&ea, 3) && pq_encoder_zstd(&eb, 3));
-	rec_table(&ta, pa, &lim, qa, false);
-	rec_table(&tb, pb, &lim, qb, true);
-	for (int c = 0; c < R_COLS; c++)
-		ci[c] = (struct pq_colinfo){ ta.cols[c].type.phys, ta.schema.max_def[c] };
-	pq_rec_bytes(&names, ci, R_EV, 0, "ev", 2);
-	pq_rec_bytes(&names, ci, R_HOST, 0, "host", 4);
-	pq_rec_bytes(&names, ci, R_TRACE, 0, "tr", 2);
+	pair_open(&P, "/tmp/test_pq_leftout.XXXXXX", &lim);
 	for (int s = 0; s < STREAMS; s++)
 		st[s].seq = UINT64_MAX;
 	for (uint64_t r = 0; r < 12000; r++) {
@@ -471,15 +477,15 @@ static void test_records_left_out(void **state)
 		} else if (!s->carried) {
 			mid++;   /* a batch's first row inside a packet */
 		}
-		rec_make(&rec, &names, ci, s, r, has_ts, strs[xorshift64(&rnd) % 4]);
+		rec_make(&rec, &P.names, P.ci, s, r, has_ts, strs[xorshift64(&rnd) % 4]);
 		n = rec.len;
 		if (varied)   /* heads that depend on the values (marker 0): whole */
 			rec.p[4] = 0;
-		pq_table_add_record(&ta, rec.p, n);
+		pq_table_add_record(&P.ta, rec.p, n);
 		marker = rec.p[4];
 		if (!marker || !s->carried) {   /* a record whose heads vary carries them for itself */
 			s->carried |= marker != 0;
-			assert_int_equal(pq_pk_put(&tb, l, &s->pkt, rec.p, n, s->seq + 1, &whole), PQ_PK_OK);
+			assert_int_equal(pq_pk_put(&P.tb, l, &s->pkt, rec.p, n, s->seq + 1, &whole), PQ_PK_OK);
 		} else {   /* the worker's record without the packet's entries */
 			a = pq_pk_at(marker);
 			b = a + l.ids;
@@ -490,48 +496,31 @@ static void test_records_left_out(void **state)
 			assert_false(cut.oom);
 			cut.p[4] = (uint8_t)(marker + 4);
 			n_cut++;
-			at_start += !tb.n_rows;
-			per_row += tb.n_rows && !tb.pk.on;
-			assert_int_equal(pq_pk_put(&tb, l, &s->pkt, cut.p, cut.len, s->seq + 1, &whole),
+			at_start += !P.tb.n_rows;
+			per_row += P.tb.n_rows && !P.tb.pk.on;
+			assert_int_equal(pq_pk_put(&P.tb, l, &s->pkt, cut.p, cut.len, s->seq + 1, &whole),
 					 PQ_PK_OK);
 		}
-		rec_end(&ta, &ea);
-		rec_end(&tb, &eb);
-		assert_int_equal(ta.bytes, tb.bytes);   /* groups end at the same rows */
+		rec_end(&P.ta, &P.ea);
+		rec_end(&P.tb, &P.eb);
+		assert_int_equal(P.ta.bytes, P.tb.bytes);   /* groups end at the same rows */
 	}
-	assert_int_equal(pq_table_close(&ta, &ea, &err), TMX_OK);
-	assert_int_equal(pq_table_close(&tb, &eb, &err), TMX_OK);
 	assert_true(n_cut > 9000 && at_start > 3 && per_row > 100 && batches > 300 && mid > 100);
-	slurp(pa, &fa);
-	slurp(pb, &fb);
-	assert_true(fa.len > 1000);
-	assert_int_equal(fa.len, fb.len);
-	assert_memory_equal(fa.p, fb.p, fa.len);
+	pair_same(&P);
 	/* A record without its entries whose packet the table never had: lost, not made up. */
 	{
 		struct stream other = { .seq = 5, .vals = { [C_ID] = 1 } };
 
-		rec_make(&rec, &names, ci, &other, 1, true, "x");
+		rec_make(&rec, &P.names, P.ci, &other, 1, true, "x");
 		rec.p[4] += 4;
-		assert_int_equal(pq_pk_put(&tb, l, &other.pkt, rec.p, rec.len, 6, &whole), PQ_PK_LOST);
-		assert_int_equal(pq_pk_put(&tb, l, &st[0].pkt, rec.p, rec.len, st[0].seq + 2, &whole),
+		assert_int_equal(pq_pk_put(&P.tb, l, &other.pkt, rec.p, rec.len, 6, &whole), PQ_PK_LOST);
+		assert_int_equal(pq_pk_put(&P.tb, l, &st[0].pkt, rec.p, rec.len, st[0].seq + 2, &whole),
 				 PQ_PK_LOST);
 	}
-	remove(dir);
-	pq_table_free(&ta);
-	pq_table_free(&tb);
-	pq_groupq_free(qa);
-	pq_groupq_free(qb);
-	pq_encoder_zstd_free(&ea);
-	pq_encoder_free_bufs(&ea);
-	pq_encoder_zstd_free(&eb);
-	pq_encoder_free_bufs(&eb);
-	tmx_buf_free(&names);
+	pair_free(&P);
 	tmx_buf_free(&rec);
 	tmx_buf_free(&cut);
 	tmx_buf_free(&whole);
-	tmx_buf_free(&fa);
-	tmx_buf_free(&fb);
 }
 
 int main(void)
