@@ -128,9 +128,10 @@ void pq_encoder_free_bufs(struct pq_encoder *enc)
 	free(enc->ikeys);
 	free(enc->islots);
 	free(enc->inear);
+	free(enc->pkmap);
 	enc->ikeys = NULL;
-	enc->islots = enc->inear = NULL;
-	enc->ikeys_cap = enc->islots_cap = enc->inear_cap = 0;
+	enc->islots = enc->inear = enc->pkmap = NULL;
+	enc->ikeys_cap = enc->islots_cap = enc->inear_cap = enc->pkmap_cap = 0;
 }
 
 static void dict_free(struct pq_col *c)

@@ -106,6 +106,8 @@ struct pq_encoder {
 	uint32_t *islots, *inear;   /* hash table; table of the values near the first */
 	size_t ikeys_cap, islots_cap, inear_cap;
 	struct tmx_buf iidx;
+	uint32_t *pkmap;            /* a packet column's instances' entries (page.c, pk_dict) */
+	size_t pkmap_cap;
 	struct tmx_buf expand;      /* a packet's column expanded into rows (pq_col_pk_expand) */
 	/*
 	 * The last few compressions of pages of dictionary indices, by their
@@ -332,6 +334,15 @@ bool pq_col_oom(const struct pq_col *c);
  */
 bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, struct tmx_buf *out,
 		   struct pq_chunk *meta);
+/*
+ * pq_col_encode of a packet's column `c` (column.h, `pk`) whose rows'
+ * instances are `rows` (uint16), at file offset 0, without expanding its
+ * values when its chunk is a dictionary (most packet columns): true with
+ * *ok pq_col_encode's result; false, `c` untouched, when the column needs
+ * its values per row (pq_col_pk_expand, then pq_col_encode).
+ */
+bool pq_col_encode_pk(struct pq_col *c, const struct tmx_buf *rows, struct pq_encoder *enc,
+		      struct tmx_buf *out, struct pq_chunk *meta, bool *ok);
 /*
  * Whether `b` would make the same pages as `a` (the same physical type,
  * levels and values): `ts` and `cycles` of a clock that counts

@@ -93,7 +93,12 @@ bool pq_group_encode(struct pq_group *g, struct pq_col *cols, size_t n_cols, int
 		size_t at = g->out.len;
 		struct tmx_buf inst = { 0 };
 		bool ok = true, pk = cols[c].pk != 0;
+		/* Most packet columns are dictionaries, made from their instances (page.c). */
+		bool done = pk && !same && g->chunks && cols[c].pk <= n_cols &&
+			    pq_col_encode_pk(&cols[c], &cols[cols[c].pk - 1].pk_rows, enc,
+					     &g->out, &g->chunks[c], &ok);
 
+		pk = pk && !done;   /* expanded */
 		if (pk) {   /* its rows' values in the encoder's memory, for the chunk */
 			ok = cols[c].pk <= n_cols &&
 			     pq_col_pk_expand(&cols[c], &cols[cols[c].pk - 1].pk_rows, &enc->expand, 0);
@@ -103,7 +108,9 @@ bool pq_group_encode(struct pq_group *g, struct pq_col *cols, size_t n_cols, int
 			cols[c].vals.oom |= !ok;
 		}
 		/* Every column is emptied, also after a failure. */
-		if (same && g->failed == SIZE_MAX)
+		if (done)
+			;   /* encoded and emptied */
+		else if (same && g->failed == SIZE_MAX)
 			ok = pq_col_repeat(&cols[c], &cols[c - 1].type, &g->chunks[c - 1], from, at,
 					   &g->out, &g->chunks[c]);
 		else

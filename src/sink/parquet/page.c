@@ -487,6 +487,19 @@ static size_t int_dict_entries(const uint8_t *p, size_t n, unsigned w, size_t li
 	return k;
 }
 
+/* Room for `limit` entries in enc->ikeys. */
+static bool keys_room(struct pq_encoder *enc, size_t limit)
+{
+	if (limit > enc->ikeys_cap) {
+		uint64_t *keys = realloc(enc->ikeys, limit * sizeof(*keys));
+		if (!keys)
+			return false;
+		enc->ikeys = keys;
+		enc->ikeys_cap = limit;
+	}
+	return true;
+}
+
 /*
  * Also sets *up when the values only increase (as unsigned).  The indices
  * are enc->iidx[0, *n_idx), not written when every value is the same
@@ -505,13 +518,8 @@ static bool int_dict(const struct pq_col *c, struct pq_encoder *enc, size_t *n_k
 		return false;
 	if (limit > INT_DICT_MAX)
 		limit = INT_DICT_MAX;
-	if (limit > enc->ikeys_cap) {
-		uint64_t *keys = realloc(enc->ikeys, limit * sizeof(*keys));
-		if (!keys)
-			return false;
-		enc->ikeys = keys;
-		enc->ikeys_cap = limit;
-	}
+	if (!keys_room(enc, limit))
+		return false;
 	*n_idx = n;
 	if ((w == 4 ? all_same32 : all_same64)(c->vals.p, n)) {
 		enc->ikeys[0] = tmx_le_at(c->vals.p, w);
@@ -679,28 +687,29 @@ bool pq_col_repeat(struct pq_col *c, const struct pq_type *prev_type, const stru
 	return !out->oom;
 }
 
-bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, struct tmx_buf *out,
-		   struct pq_chunk *meta)
+/*
+ * An integer column's dictionary made (on): its entries enc->ikeys[0,
+ * n_keys), its indices enc->iidx[0, n_idx), bytes when `narrow`; `up`:
+ * the values only increase (no dictionary).
+ */
+struct idict {
+	bool on, up, narrow;
+	size_t n_keys, n_idx;
+};
+
+/* The chunk of `c` (`ok`: its buffers whole) with the integer dictionary `d`, and `c` emptied. */
+static bool put_chunk(struct pq_col *c, struct pq_encoder *enc, uint64_t base,
+		      struct tmx_buf *out, struct pq_chunk *meta, bool ok, const struct idict *d)
 {
-	bool dict = c->dict_on && c->dict.n > 0, ok, idict = false;
+	bool dict = c->dict_on && c->dict.n > 0, idict = d->on, up = d->up, narrow = d->narrow;
 	/*
 	 * The columns that share indices are a stream's or a packet's, one
 	 * value a row; a LIST's values are another column's only by chance,
 	 * and remembering them copied megabytes for nothing.
 	 */
-	bool memo = !c->max_rep, up = false, plain = false, narrow = true;
-	size_t n_keys = 0, n_idx = 0, head;
+	bool memo = !c->max_rep, plain = false;
+	size_t n_keys = d->n_keys, n_idx = d->n_idx, head;
 
-	/*
-	 * A lazy tail (column.h) is written without its values when the
-	 * levels need not be read (no nulls) and the indices are all its
-	 * entry (nothing stored before it) or of no bits (one entry).
-	 */
-	if (c->lazy && (c->n_nulls || (c->dict_idx.len && c->dict.n > 1)))
-		pq_col_lazy_store(c);
-	ok = !pq_col_oom(c);
-	if (ok && !dict && (c->type.phys == PQ_INT32 || c->type.phys == PQ_INT64))
-		idict = int_dict(c, enc, &n_keys, &up, &n_idx, &narrow);
 	*meta = (struct pq_chunk){ .phys = c->type.phys, .dict = dict || idict, .up = up,
 				   .num_values = (int64_t)c->n_levels, .dict_offset = -1 };
 	if (idict)
@@ -755,4 +764,160 @@ bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, stru
 			    memo && (dict || idict), meta);
 	reset(c);
 	return ok;
+}
+
+/*
+ * A packet's column (column.h, `pk`) encoded from its instances rather
+ * than from its values expanded into rows: the same dictionary as
+ * int_dict's (the entries in order of the values' first appearance, the
+ * same limits: an eighth of the first INT_DICT_SAMPLE rows, then `limit`),
+ * made by looking each row's instance up in a table of the instances
+ * (instance -> entry + 1) and hashing only an instance's value when it
+ * first appears.  Its state while the rows are scanned:
+ */
+struct pk_scan {
+	const struct pq_col *c;
+	struct pq_encoder *enc;
+	uint32_t *map;          /* enc->pkmap: instance -> entry, PK_NONE when not met */
+	size_t n_inst, mask;    /* instances (values in c->vals); the hash table's mask */
+	size_t k, sample, lim0, limit;
+	size_t met;             /* instances met */
+	bool narrow, full, bad; /* bytes indices; more entries than allowed; an unknown instance */
+};
+
+#define PK_NONE UINT32_MAX
+/* Instances an index holds (table.h, PQ_PK_MAX), each a slot of enc->pkmap. */
+#define PK_MAP (1u << 16)
+
+/*
+ * The entry of instance `inst` first met at row `i`: its value's, or a new
+ * one; PK_NONE when the entries are full (s->full), when byte indices
+ * would need a 257th (the caller widens them) or the instance has no value.
+ */
+static uint32_t pk_entry(struct pk_scan *s, uint16_t inst, size_t i)
+{
+	unsigned w = s->c->int_width;
+	uint64_t v;
+	size_t h;
+	uint32_t e;
+
+	if (inst >= s->n_inst) {
+		s->bad = true;
+		return PK_NONE;
+	}
+	v = tmx_le_at(s->c->vals.p + (size_t)inst * w, w);
+	h = int_hash(v, s->mask);
+	while ((e = s->enc->islots[h]) && s->enc->ikeys[e - 1] != v)
+		h = (h + 1) & s->mask;
+	if (!e) {
+		if (s->k == (i < s->sample ? s->lim0 : s->limit)) {
+			s->full = true;
+			return PK_NONE;
+		}
+		if (s->narrow && s->k == 256)
+			return PK_NONE;
+		s->enc->ikeys[s->k++] = v;
+		s->enc->islots[h] = e = (uint32_t)s->k;
+	}
+	s->met++;
+	return s->map[inst] = e - 1;
+}
+
+/* The rows' indices from row `i` on (type IT) until the end or an entry pk_entry does not give. */
+#define PK_ROWS(name, IT)                                                                 \
+	static size_t name(struct pk_scan *s, const uint8_t *rows, size_t i, size_t n,   \
+			   IT *restrict idx)                                              \
+	{                                                                                \
+		const uint32_t *map = s->map;                                            \
+		for (; i < n; i++) {                                                     \
+			uint16_t inst;                                                   \
+			uint32_t e;                                                      \
+			memcpy(&inst, rows + 2 * i, 2);                                  \
+			e = map[inst];                                                   \
+			if (__builtin_expect(e == PK_NONE, 0) &&                         \
+			    (e = pk_entry(s, inst, i)) == PK_NONE)                       \
+				break;                                                   \
+			idx[i] = (IT)e;                                                  \
+		}                                                                        \
+		return i;                                                                \
+	}
+PK_ROWS(pk_rows_b, uint8_t)
+PK_ROWS(pk_rows_w, uint32_t)
+
+/*
+ * int_dict of the `n` rows of packet column `c` whose instances are
+ * `rows` (uint16): false when it would not give a dictionary, or might
+ * not give this one (the values might only increase: no instance met
+ * twice), left to the expansion.  The bytes or 32-bit indices give the
+ * same hybrid (pq_rle_hybrid), so bytes while the entries are 256 at
+ * most, whether or not the values are near the first.
+ */
+static bool pk_dict(const struct pq_col *c, const uint8_t *rows, size_t n,
+		    struct pq_encoder *enc, struct idict *d)
+{
+	struct pk_scan s = { .c = c, .enc = enc, .narrow = true };
+	size_t n_slots = 64, i = 0;
+
+	if (n < 16 || !c->int_width || c->vals.oom)
+		return false;
+	s.n_inst = c->vals.len / c->int_width;
+	s.sample = n < INT_DICT_SAMPLE ? n : INT_DICT_SAMPLE;
+	s.limit = n / 8 + 1 < INT_DICT_MAX ? n / 8 + 1 : INT_DICT_MAX;
+	s.lim0 = s.sample / 8 + 1 < s.limit ? s.sample / 8 + 1 : s.limit;
+	while (n_slots < 2 * s.limit)
+		n_slots *= 2;
+	s.mask = n_slots - 1;
+	enc->iidx.len = 0;
+	if (s.n_inst > PK_MAP || !keys_room(enc, s.limit) ||
+	    !filled(&enc->pkmap, &enc->pkmap_cap, PK_MAP, 0xff) ||   /* PK_NONE */
+	    !filled(&enc->islots, &enc->islots_cap, n_slots, 0) ||
+	    !tmx_buf_reserve(&enc->iidx, n * 4))
+		return false;
+	s.map = enc->pkmap;
+	i = pk_rows_b(&s, rows, 0, n, enc->iidx.p);
+	if (i < n && !s.full && !s.bad) {   /* a 257th entry: 32-bit indices */
+		widen_indices(enc->iidx.p, i);
+		s.narrow = false;
+		i = pk_rows_w(&s, rows, i, n, (uint32_t *)enc->iidx.p);
+	}
+	int_dict_clear(enc->islots, s.mask, enc->ikeys, s.k);
+	memset(enc->pkmap, 0xff, s.n_inst * sizeof(*enc->pkmap));
+	if (i < n || s.met == n)
+		return false;
+	*d = (struct idict){ .on = true, .narrow = s.narrow, .n_keys = s.k, .n_idx = n };
+	return true;
+}
+
+bool pq_col_encode_pk(struct pq_col *c, const struct tmx_buf *rows, struct pq_encoder *enc,
+		      struct tmx_buf *out, struct pq_chunk *meta, bool *ok)
+{
+	struct idict d;
+
+	if (c->type.phys != PQ_INT32 && c->type.phys != PQ_INT64)
+		return false;
+	if (c->max_rep || c->n_nulls || c->dict_on || c->lazy || rows->oom ||
+	    c->n_levels != rows->len / 2 || pq_col_oom(c) || !pk_dict(c, rows->p, rows->len / 2, enc, &d))
+		return false;
+	*ok = put_chunk(c, enc, 0, out, meta, true, &d);
+	return true;
+}
+
+bool pq_col_encode(struct pq_col *c, struct pq_encoder *enc, uint64_t base, struct tmx_buf *out,
+		   struct pq_chunk *meta)
+{
+	struct idict d = { .narrow = true };
+	bool ok;
+
+	/*
+	 * A lazy tail (column.h) is written without its values when the
+	 * levels need not be read (no nulls) and the indices are all its
+	 * entry (nothing stored before it) or of no bits (one entry).
+	 */
+	if (c->lazy && (c->n_nulls || (c->dict_idx.len && c->dict.n > 1)))
+		pq_col_lazy_store(c);
+	ok = !pq_col_oom(c);
+	if (ok && !(c->dict_on && c->dict.n > 0) &&
+	    (c->type.phys == PQ_INT32 || c->type.phys == PQ_INT64))
+		d.on = int_dict(c, enc, &d.n_keys, &d.up, &d.n_idx, &d.narrow);
+	return put_chunk(c, enc, base, out, meta, ok, &d);
 }
