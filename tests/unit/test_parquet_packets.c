@@ -84,23 +84,30 @@ static void encode(struct pq_col *cols, size_t n_rows, struct pq_encoder *enc, s
 	assert_true(pq_group_encode(g, cols, N_COLS, (int64_t)n_rows, enc));
 }
 
+static void same_chunk(const struct pq_chunk *x, const struct pq_chunk *y)
+{
+	assert_int_equal(x->data_offset, y->data_offset);
+	assert_int_equal(x->dict_offset, y->dict_offset);
+	assert_int_equal(x->compressed, y->compressed);
+	assert_int_equal(x->uncompressed, y->uncompressed);
+	assert_int_equal(x->num_values, y->num_values);
+	assert_int_equal(x->null_count, y->null_count);
+	assert_int_equal(x->dict, y->dict);
+	assert_int_equal(x->delta, y->delta);
+	assert_int_equal(x->up, y->up);
+	assert_int_equal(x->has_minmax, y->has_minmax);
+	assert_int_equal(x->min_len, y->min_len);
+	assert_memory_equal(x->min, y->min, x->min_len);
+	assert_int_equal(x->max_len, y->max_len);
+	assert_memory_equal(x->max, y->max, x->max_len);
+}
+
 static void same_groups(const struct pq_group *a, const struct pq_group *b)
 {
 	assert_int_equal(a->out.len, b->out.len);
 	assert_memory_equal(a->out.p, b->out.p, a->out.len);
-	for (int c = 0; c < N_COLS; c++) {
-		const struct pq_chunk *x = &a->chunks[c], *y = &b->chunks[c];
-
-		assert_int_equal(x->data_offset, y->data_offset);
-		assert_int_equal(x->dict_offset, y->dict_offset);
-		assert_int_equal(x->compressed, y->compressed);
-		assert_int_equal(x->num_values, y->num_values);
-		assert_int_equal(x->dict, y->dict);
-		assert_int_equal(x->min_len, y->min_len);
-		assert_memory_equal(x->min, y->min, x->min_len);
-		assert_int_equal(x->max_len, y->max_len);
-		assert_memory_equal(x->max, y->max, x->max_len);
-	}
+	for (int c = 0; c < N_COLS; c++)
+		same_chunk(&a->chunks[c], &b->chunks[c]);
 }
 
 /*
@@ -220,6 +227,190 @@ static void test_many_packets(void **state)
 	(void)state;
 	assert_int_equal(run(0x77, 1, 70000, 1, 0, 0), 0);
 	assert_int_equal(offs, 1);
+}
+
+/* ---- one chunk from instances (pq_col_encode_pk) against its rows' values ---- */
+
+/*
+ * A packet column of `type` (nullable, no nulls: as the CPU's) with
+ * values vals[0, n_inst) and rows' instances rows[0, n), encoded by
+ * pq_col_encode_pk (its expansion and pq_col_encode when it declines, as
+ * pq_group_encode) with `ea`, against the rows' values encoded by
+ * pq_col_encode with `eb`: the same bytes and metadata.  The encoders go
+ * through the same chunks, so their memos of index pages too.  Returns
+ * whether pq_col_encode_pk encoded it.
+ */
+static bool pk_chunk(struct pq_encoder *ea, struct pq_encoder *eb, struct pq_type type,
+		     const uint64_t *vals, size_t n_inst, const uint16_t *rows, size_t n)
+{
+	struct pq_col a, b;
+	struct tmx_buf r = { 0 }, oa = { 0 }, ob = { 0 };
+	struct pq_chunk ma, mb;
+	bool ok = false, taken;
+
+	pq_col_init(&a, type, 1, 0, &acct);
+	pq_col_init(&b, type, 1, 0, &acct);
+	for (size_t k = 0; k < n_inst; k++)
+		put(&a, vals[k]);
+	for (size_t i = 0; i < n; i++)
+		put(&b, vals[rows[i]]);
+	a.n_levels = a.n_vals = b.n_levels = b.n_vals = n;
+	tmx_buf_put(&r, rows, 2 * n);
+	assert_true(pq_col_encode(&b, eb, 0, &ob, &mb));
+	taken = pq_col_encode_pk(&a, &r, ea, &oa, &ma, &ok);
+	if (!taken) {
+		struct tmx_buf inst = a.vals, e = { 0 };
+
+		assert_true(pq_col_pk_expand(&a, &r, &e, 0));
+		a.vals = e;
+		ok = pq_col_encode(&a, ea, 0, &oa, &ma);
+		tmx_buf_free(&inst);
+	}
+	assert_true(ok);
+	assert_int_equal(oa.len, ob.len);
+	assert_memory_equal(oa.p, ob.p, oa.len);
+	same_chunk(&ma, &mb);
+	pq_col_free(&a);
+	pq_col_free(&b);
+	tmx_buf_free(&r);
+	tmx_buf_free(&oa);
+	tmx_buf_free(&ob);
+	return taken;
+}
+
+#define PK_N 40000
+
+/*
+ * `n` rows: `runs` of instances drawn from [lo, lo + span) (each new
+ * instance a run of 1 to `run` rows); values `val(k)` of instances
+ * [0, n_inst) from `mode`.  Then the chunk as pk_chunk, of INT64 and of
+ * signed INT32 values; returns whether pq_col_encode_pk took both.
+ */
+enum { V_SMALL, V_FAR, V_FEW, V_UP, V_NEG };
+
+struct pk_case {
+	size_t n, n_inst;
+	int mode;
+	/* rows [0, split) from instances [0, span0), the rest from [0, span1) */
+	size_t split, span0, span1;
+	unsigned run;
+	bool in_order;  /* instance of row i: i % span (V_UP: the values increase) */
+};
+
+static bool pk_case(struct pq_encoder *ea, struct pq_encoder *eb, const struct pk_case *pc,
+		    uint64_t seed)
+{
+	static uint16_t rows[PK_N];
+	static uint64_t vals[PQ_PK_MAX + 1];
+	uint64_t rnd = seed;
+	bool taken = true;
+
+	assert_true(pc->n <= PK_N && pc->n_inst <= PQ_PK_MAX + 1);
+	for (size_t k = 0; k < pc->n_inst; k++) {
+		uint64_t x = xorshift64(&rnd);
+
+		vals[k] = pc->mode == V_SMALL ? 1000 + k
+			: pc->mode == V_FAR ? x
+			: pc->mode == V_FEW ? 7 + k % 3 * (1ull << 40)
+			: pc->mode == V_UP ? 5 + 3 * k
+					   : (uint64_t)-(int64_t)(k * 977) + (x & 1);
+	}
+	for (size_t i = 0; i < pc->n;) {
+		size_t span = i < pc->split ? pc->span0 : pc->span1;
+		uint16_t k = (uint16_t)((pc->in_order ? i : xorshift64(&rnd)) % span);
+		size_t len = pc->in_order ? 1 : 1 + xorshift64(&rnd) % pc->run;
+
+		for (; len-- && i < pc->n; i++)
+			rows[i] = k;
+	}
+	taken &= pk_chunk(ea, eb, pq_type_int(64, false), vals, pc->n_inst, rows, pc->n);
+	for (size_t k = 0; k < pc->n_inst; k++)   /* as INT32: the low bits, signed */
+		vals[k] &= UINT32_MAX;
+	taken &= pk_chunk(ea, eb, pq_type_int(32, true), vals, pc->n_inst, rows, pc->n);
+	return taken;
+}
+
+static void test_pk_chunks(void **state)
+{
+	struct pq_encoder ea = { 0 }, eb = { 0 };
+	/* n, n_inst, mode, split, span0, span1, run, in_order; then whether taken */
+	static const struct {
+		struct pk_case c;
+		bool taken;
+	} cases[] = {
+		/* Few instances in runs; one value over several instances; far values. */
+		{ { 5000, 3, V_SMALL, 0, 3, 3, 200, false }, true },
+		{ { 5000, 40, V_FEW, 0, 40, 40, 50, false }, true },
+		{ { 3000, 20, V_FAR, 0, 20, 20, 30, false }, true },
+		{ { 3000, 1, V_FAR, 0, 1, 1, 30, false }, true },
+		{ { 4000, 300, V_NEG, 0, 300, 300, 1, false }, true },
+		/* Entries: 256 (byte indices), 257 and more (32-bit), near and far. */
+		{ { 8192, 256, V_SMALL, 0, 256, 256, 4, false }, true },
+		{ { 8192, 257, V_SMALL, 0, 257, 257, 4, false }, true },
+		{ { 20000, 600, V_FAR, 0, 600, 600, 3, false }, true },
+		/*
+		 * The sample: 8192 rows, an eighth + 1 (1025) entries at most:
+		 * 1025 distinct holds, 1026 is given up; a larger column given
+		 * up on its first 8192 rows, or after them (at n / 8 + 1).
+		 */
+		{ { 8192, 1025, V_SMALL, 1025, 1025, 1025, 1, true }, true },
+		{ { 8192, 1026, V_SMALL, 1026, 1026, 1026, 1, true }, false },
+		{ { 20000, 1026, V_SMALL, 8192, 1026, 1026, 1, true }, false },
+		{ { 40000, 6000, V_FAR, 8192, 100, 6000, 1, false }, false },
+		{ { 40000, 5001, V_SMALL, 8192, 1000, 5001, 2, false }, true },
+		/*
+		 * Every row its own instance: increasing values (pq_col_encode's
+		 * `up`, given up either way), or 3 values.  Too few rows.
+		 */
+		{ { 2000, 2000, V_UP, 0, 2000, 2000, 1, true }, false },
+		{ { 2000, 2000, V_FEW, 0, 2000, 2000, 1, true }, true },
+		{ { 15, 2, V_SMALL, 0, 2, 2, 3, false }, false },
+		{ { 16, 2, V_SMALL, 0, 2, 2, 3, false }, true },
+		/* Many instances, a row each but some: a dictionary of 3 values. */
+		{ { 40000, 39000, V_FEW, 0, 39000, 39000, 1, false }, true },
+	};
+
+	(void)state;
+	assert_true(pq_encoder_zstd(&ea, 3) && pq_encoder_zstd(&eb, 3));
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		/* Twice: the second chunk's index page from the memo. */
+		assert_int_equal(pk_case(&ea, &eb, &cases[k].c, 0x9E37 + k), cases[k].taken);
+		assert_int_equal(pk_case(&ea, &eb, &cases[k].c, 0x9E37 + k), cases[k].taken);
+	}
+	pq_encoder_zstd_free(&ea);
+	pq_encoder_free_bufs(&ea);
+	pq_encoder_zstd_free(&eb);
+	pq_encoder_free_bufs(&eb);
+}
+
+/* A packet column with nulls is left to the expansion. */
+static void test_pk_nulls(void **state)
+{
+	struct pq_encoder enc = { 0 };
+	struct pq_col c;
+	struct tmx_buf r = { 0 }, out = { 0 };
+	struct pq_chunk m;
+	uint16_t rows[64] = { 0 };
+	bool ok;
+
+	(void)state;
+	pq_col_init(&c, pq_type_int(64, false), 1, 0, &acct);
+	put(&c, 5);
+	c.n_levels = 64;
+	c.n_vals = 63;
+	c.n_nulls = 1;
+	tmx_buf_put(&r, rows, sizeof(rows));
+	assert_false(pq_col_encode_pk(&c, &r, &enc, &out, &m, &ok));
+	assert_int_equal(out.len, 0);
+	c.n_vals = 64;
+	c.n_nulls = 0;   /* and without: encoded */
+	assert_true(pq_encoder_zstd(&enc, 3));
+	assert_true(pq_col_encode_pk(&c, &r, &enc, &out, &m, &ok) && ok && m.dict);
+	pq_col_free(&c);
+	tmx_buf_free(&r);
+	tmx_buf_free(&out);
+	pq_encoder_zstd_free(&enc);
+	pq_encoder_free_bufs(&enc);
 }
 
 /* ---- records (transpose.c's layouts of rows cut and whole) ---- */
@@ -528,6 +719,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_packets),
 		cmocka_unit_test(test_many_packets),
+		cmocka_unit_test(test_pk_chunks),
+		cmocka_unit_test(test_pk_nulls),
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_records_left_out),
 	};

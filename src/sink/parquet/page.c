@@ -781,7 +781,6 @@ struct pk_scan {
 	uint32_t *map;          /* enc->pkmap: instance -> entry, PK_NONE when not met */
 	size_t n_inst, mask;    /* instances (values in c->vals); the hash table's mask */
 	size_t k, sample, lim0, limit;
-	size_t met;             /* instances met */
 	bool narrow, full, bad; /* bytes indices; more entries than allowed; an unknown instance */
 };
 
@@ -819,7 +818,6 @@ static uint32_t pk_entry(struct pk_scan *s, uint16_t inst, size_t i)
 		s->enc->ikeys[s->k++] = v;
 		s->enc->islots[h] = e = (uint32_t)s->k;
 	}
-	s->met++;
 	return s->map[inst] = e - 1;
 }
 
@@ -846,11 +844,12 @@ PK_ROWS(pk_rows_w, uint32_t)
 
 /*
  * int_dict of the `n` rows of packet column `c` whose instances are
- * `rows` (uint16): false when it would not give a dictionary, or might
- * not give this one (the values might only increase: no instance met
- * twice), left to the expansion.  The bytes or 32-bit indices give the
- * same hybrid (pq_rle_hybrid), so bytes while the entries are 256 at
- * most, whether or not the values are near the first.
+ * `rows` (uint16): false when it gives no dictionary, left to the
+ * expansion.  Values that only increase (int_dict's `up`) are n distinct
+ * ones, more than the limit: given up here too, so not tested.  The
+ * bytes or 32-bit indices give the same hybrid (pq_rle_hybrid), so bytes
+ * while the entries are 256 at most, whether or not the values are near
+ * the first (int_dict's rule).
  */
 static bool pk_dict(const struct pq_col *c, const uint8_t *rows, size_t n,
 		    struct pq_encoder *enc, struct idict *d)
@@ -882,7 +881,7 @@ static bool pk_dict(const struct pq_col *c, const uint8_t *rows, size_t n,
 	}
 	int_dict_clear(enc->islots, s.mask, enc->ikeys, s.k);
 	memset(enc->pkmap, 0xff, s.n_inst * sizeof(*enc->pkmap));
-	if (i < n || s.met == n)
+	if (i < n)
 		return false;
 	*d = (struct idict){ .on = true, .narrow = s.narrow, .n_keys = s.k, .n_idx = n };
 	return true;
