@@ -286,7 +286,7 @@ static bool pk_chunk(struct pq_encoder *ea, struct pq_encoder *eb, struct pq_typ
  * [0, n_inst) from `mode`.  Then the chunk as pk_chunk, of INT64 and of
  * signed INT32 values; returns whether pq_col_encode_pk took both.
  */
-enum { V_SMALL, V_FAR, V_FEW, V_UP, V_NEG };
+enum { V_SMALL, V_FAR, V_FEW, V_UP, V_NEG, V_ONE };
 
 struct pk_case {
 	size_t n, n_inst;
@@ -313,6 +313,7 @@ static bool pk_case(struct pq_encoder *ea, struct pq_encoder *eb, const struct p
 			: pc->mode == V_FAR ? x
 			: pc->mode == V_FEW ? 7 + k % 3 * (1ull << 40)
 			: pc->mode == V_UP ? 5 + 3 * k
+			: pc->mode == V_ONE ? 1ull << 63 | 77
 					   : (uint64_t)-(int64_t)(k * 977) + (x & 1);
 	}
 	for (size_t i = 0; i < pc->n;) {
@@ -338,11 +339,13 @@ static void test_pk_chunks(void **state)
 		struct pk_case c;
 		bool taken;
 	} cases[] = {
-		/* Few instances in runs; one value over several instances; far values. */
+		/* Few instances in runs; one value over several instances or all; far values. */
 		{ { 5000, 3, V_SMALL, 0, 3, 3, 200, false }, true },
 		{ { 5000, 40, V_FEW, 0, 40, 40, 50, false }, true },
 		{ { 3000, 20, V_FAR, 0, 20, 20, 30, false }, true },
 		{ { 3000, 1, V_FAR, 0, 1, 1, 30, false }, true },
+		{ { 3000, 500, V_ONE, 0, 500, 500, 2, false }, true },
+		{ { 3000, 500, V_ONE, 0, 499, 499, 2, false }, true },
 		{ { 4000, 300, V_NEG, 0, 300, 300, 1, false }, true },
 		/* Entries: 256 (byte indices), 257 and more (32-bit), near and far. */
 		{ { 8192, 256, V_SMALL, 0, 256, 256, 4, false }, true },

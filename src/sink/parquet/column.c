@@ -49,8 +49,7 @@ static inline __attribute__((always_inline)) void expand_w(uint8_t *o, const uin
 	}
 }
 
-/* The bits of `n` uint16 at `k` or-ed, at least the largest: four at a time. */
-static uint16_t or16(const uint8_t *k, size_t n)
+uint16_t pq_pk_or(const uint8_t *k, size_t n)
 {
 	uint64_t m = 0, x;
 	size_t r = 0;
@@ -77,11 +76,11 @@ bool pq_col_pk_expand(const struct pq_col *c, const struct tmx_buf *rows, struct
 	out->oom = false;
 	/*
 	 * Each row's instance is one stored before it (pq_pk_new): no read
-	 * past the instances' memory all the same, checked by a bound (or16)
+	 * past the instances' memory all the same, checked by a bound (pq_pk_or)
 	 * cheaper than each index's own test.
 	 */
 	if (!w || c->vals.oom || rows->oom || !tmx_buf_reserve(out, (n + more) * w + 8) ||
-	    (n && ((size_t)or16(rows->p, n) + 1) * w > c->vals.cap))
+	    (n && ((size_t)pq_pk_or(rows->p, n) + 1) * w > c->vals.cap))
 		return false;
 	if (w == 8)
 		expand_w(out->p, c->vals.p, rows->p, n, 8);

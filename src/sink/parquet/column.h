@@ -166,6 +166,8 @@ void pq_col_reuse(struct pq_col *c, struct pq_type type, uint8_t max_def, uint8_
  */
 bool pq_col_pk_expand(const struct pq_col *c, const struct tmx_buf *rows, struct tmx_buf *out,
 		      size_t more);
+/* The bits of `n` uint16 (instances) at `k` or-ed, at least the largest: four at a time. */
+uint16_t pq_pk_or(const uint8_t *k, size_t n);
 /* Room for `rows` values of a column that is not repeated (one allocation, not a doubling). */
 void pq_col_presize(struct pq_col *c, size_t rows);
 

@@ -821,26 +821,45 @@ static uint32_t pk_entry(struct pk_scan *s, uint16_t inst, size_t i)
 	return s->map[inst] = e - 1;
 }
 
-/* The rows' indices from row `i` on (type IT) until the end or an entry pk_entry does not give. */
-#define PK_ROWS(name, IT)                                                                 \
+/*
+ * The rows' indices from row `i` on (type IT) until the end or an entry
+ * pk_entry does not give.  Four rows of instances met before with one
+ * test of all, as INT_DICT_NEAR (most rows are: PK_NONE has the top bit,
+ * which no entry has).
+ */
+#define PK_ROWS(name, IT, STORE4)                                                         \
 	static size_t name(struct pk_scan *s, const uint8_t *rows, size_t i, size_t n,   \
 			   IT *restrict idx)                                              \
 	{                                                                                \
 		const uint32_t *map = s->map;                                            \
 		for (; i < n; i++) {                                                     \
-			uint16_t inst;                                                   \
-			uint32_t e;                                                      \
-			memcpy(&inst, rows + 2 * i, 2);                                  \
-			e = map[inst];                                                   \
-			if (__builtin_expect(e == PK_NONE, 0) &&                         \
-			    (e = pk_entry(s, inst, i)) == PK_NONE)                       \
+			uint16_t i0, i1, i2, i3;                                         \
+			uint32_t e, d0, d1, d2, d3;                                      \
+			for (; i + 4 <= n; i += 4) {                                     \
+				memcpy(&i0, rows + 2 * i, 2);                            \
+				memcpy(&i1, rows + 2 * i + 2, 2);                        \
+				memcpy(&i2, rows + 2 * i + 4, 2);                        \
+				memcpy(&i3, rows + 2 * i + 6, 2);                        \
+				d0 = map[i0];                                            \
+				d1 = map[i1];                                            \
+				d2 = map[i2];                                            \
+				d3 = map[i3];                                            \
+				if (__builtin_expect((d0 | d1 | d2 | d3) >> 31, 0))      \
+					break;                                           \
+				STORE4(idx + i, d0, d1, d2, d3);                         \
+			}                                                                \
+			if (i == n)                                                      \
+				break;                                                   \
+			memcpy(&i0, rows + 2 * i, 2);                                    \
+			e = map[i0];                                                     \
+			if (e == PK_NONE && (e = pk_entry(s, i0, i)) == PK_NONE)         \
 				break;                                                   \
 			idx[i] = (IT)e;                                                  \
 		}                                                                        \
 		return i;                                                                \
 	}
-PK_ROWS(pk_rows_b, uint8_t)
-PK_ROWS(pk_rows_w, uint32_t)
+PK_ROWS(pk_rows_b, uint8_t, store4_b)
+PK_ROWS(pk_rows_w, uint32_t, store4_w)
 
 /*
  * int_dict of the `n` rows of packet column `c` whose instances are
@@ -872,6 +891,17 @@ static bool pk_dict(const struct pq_col *c, const uint8_t *rows, size_t n,
 	    !filled(&enc->islots, &enc->islots_cap, n_slots, 0) ||
 	    !tmx_buf_reserve(&enc->iidx, n * 4))
 		return false;
+	/*
+	 * One value in every instance (a stream's id, a field that does not
+	 * change, a group of one packet): one entry and no indices to write
+	 * (width 0), when every row's instance is one of them.
+	 */
+	if (s.n_inst && pq_pk_or(rows, n) < s.n_inst &&
+	    (c->int_width == 4 ? all_same32 : all_same64)(c->vals.p, s.n_inst)) {
+		enc->ikeys[0] = tmx_le_at(c->vals.p, c->int_width);
+		*d = (struct idict){ .on = true, .narrow = true, .n_keys = 1, .n_idx = n };
+		return true;
+	}
 	s.map = enc->pkmap;
 	i = pk_rows_b(&s, rows, 0, n, enc->iidx.p);
 	if (i < n && !s.full && !s.bad) {   /* a 257th entry: 32-bit indices */
