@@ -896,8 +896,8 @@ static bool pk_dict(const struct pq_col *c, const uint8_t *rows, size_t n,
 	 * change, a group of one packet): one entry and no indices to write
 	 * (width 0), when every row's instance is one of them.
 	 */
-	if (s.n_inst && pq_pk_or(rows, n) < s.n_inst &&
-	    (c->int_width == 4 ? all_same32 : all_same64)(c->vals.p, s.n_inst)) {
+	if (s.n_inst && (c->int_width == 4 ? all_same32 : all_same64)(c->vals.p, s.n_inst) &&
+	    pq_pk_or(rows, n) < s.n_inst) {
 		enc->ikeys[0] = tmx_le_at(c->vals.p, c->int_width);
 		*d = (struct idict){ .on = true, .narrow = true, .n_keys = 1, .n_idx = n };
 		return true;
