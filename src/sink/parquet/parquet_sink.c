@@ -416,18 +416,6 @@ static bool pk_setup(struct pq_table *t, const struct shape *sh)
 	return ok;
 }
 
-/* Whether the CPU value `v` is no null in the CPU column (row_emit). */
-static bool cpu_fits(const struct tmx_value *v)
-{
-	uint64_t cpu;
-
-	if (v->fc->kind == TMX_FC_INT && !v->fc->is_signed)
-		cpu = v->u;
-	else if (!tmx_value_uint64(v, &cpu))
-		return false;
-	return cpu <= UINT32_MAX;
-}
-
 /*
  * A direct row's packet in its table's packet columns (t->pk.n_cols):
  * whether their values are the table's already (em.pk_known).
@@ -449,7 +437,7 @@ static inline __attribute__((always_inline)) bool pk_row(struct pq_table *t,
 	if (__builtin_expect(pq_pk_known(t, key, seq, pq_pk_rows(t, false)), 1))
 		return true;
 	if (sh->cols.pk_cpu >= 0)
-		fits = cpu_fits(&pc[sh->cols.pk_cpu]);
+		fits = pq_cpu_of(&pc[sh->cols.pk_cpu]) <= UINT32_MAX;   /* no null (row_emit) */
 	pq_pk_new(t, key, seq, fits, pq_pk_rows(t, false));
 	return false;
 }

@@ -300,6 +300,21 @@ static inline __attribute__((always_inline)) uint8_t row_check(struct pq_fmt *f,
  * into the columns (`inc`: their names' state); the names' entries are
  * the caller's.
  */
+/*
+ * The CPU column's value of the CPU field's value `v` (tmx_event_cpu's
+ * rule; NULL: no such field): above UINT32_MAX for a null.
+ * tmx_value_uint64's own case inline first: the CPU is most often an
+ * unsigned integer.
+ */
+static inline uint64_t pq_cpu_of(const struct tmx_value *v)
+{
+	uint64_t cpu;
+
+	if (v && v->fc->kind == TMX_FC_INT && !v->fc->is_signed)
+		return v->u;
+	return v && tmx_value_uint64(v, &cpu) ? cpu : UINT64_MAX;
+}
+
 /* Returns whether the CPU column has a value (else a null). */
 static inline __attribute__((always_inline)) bool row_emit(struct pq_fmt *f, const struct shape *sh,
 							  const struct tmx_msg *msg,
@@ -329,11 +344,7 @@ static inline __attribute__((always_inline)) bool row_emit(struct pq_fmt *f, con
 		*em->bytes += sh->pk_cpu_entry;
 		return true;
 	}
-	/* tmx_value_uint64's own case inline first: the CPU is most often an unsigned integer. */
-	if (cpu_value && cpu_value->fc->kind == TMX_FC_INT && !cpu_value->fc->is_signed)
-		cpu = cpu_value->u;
-	else if (!cpu_value || !tmx_value_uint64(cpu_value, &cpu))
-		cpu = UINT64_MAX;
+	cpu = pq_cpu_of(cpu_value);
 	if (em->rec) {   /* in the room pq_fcols_emit leaves for it */
 		struct tmx_buf *b = em->rec;
 		uint8_t *h = b->p + b->len;
