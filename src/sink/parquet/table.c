@@ -316,14 +316,12 @@ int pq_pk_put_other(struct pq_table *t, struct pq_pk_layout l, const void *key,
 	uint8_t marker = n > 4 ? rec[4] : 0;
 
 	if (pq_pk_cut(marker, seq1)) {
+		/*
+		 * Its group does not know the packet (pq_pk_put asked: a group's
+		 * first row knows none) or stores per row: made whole.
+		 */
 		int ret;
 
-		if (!t->n_rows)   /* the group's first row */
-			pq_pk_begin(t);
-		if (t->pk.on && pq_pk_known(t, key, seq1 - 1, pq_pk_rows(t, true))) {
-			pq_pk_add_cut(t, l, rec, n);
-			return PQ_PK_OK;
-		}
 		if ((ret = pk_restore(t, l, key, rec, n, seq1, whole)))
 			return ret;
 		rec = whole->p;

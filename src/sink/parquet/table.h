@@ -355,7 +355,8 @@ enum { PQ_PK_OK, PQ_PK_NOMEM, PQ_PK_LOST };
  * as the whole record it stands for (so that groups end at the same rows
  * with any number of jobs), else made whole in `whole` from the entries
  * kept (PQ_PK_LOST: none, or another packet's) and added so.
- * PQ_PK_NOMEM without memory.
+ * PQ_PK_NOMEM without memory.  pq_pk_put_other: every case but a record
+ * without its entries whose group knows its packet (pq_pk_put, inline).
  */
 int pq_pk_put_other(struct pq_table *t, struct pq_pk_layout l, const void *key,
 		    const uint8_t *rec, size_t n, uint64_t seq1, struct tmx_buf *whole);
