@@ -101,12 +101,12 @@ struct pq_encoder {
 	bool zparams;           /* the level and other parameters set on zctx (page.c) */
 	struct tmx_buf body;         /* a page being made (page.c) */
 	struct tmx_buf out_spare;   /* a written group's pages, emptied (pq_group_recycle) */
-	/* An integer column's dictionary being tried (page.c): values, indices, hash table. */
+	/* An integer column's dictionary being tried (int_dict.c): values, indices, hash table. */
 	uint64_t *ikeys;
 	uint32_t *islots, *inear;   /* hash table; table of the values near the first */
 	size_t ikeys_cap, islots_cap, inear_cap;
 	struct tmx_buf iidx;
-	uint32_t *pkmap;            /* a packet column's instances' entries (page.c, pk_dict) */
+	uint32_t *pkmap;            /* a packet column's instances' entries (int_dict.c, pq_pk_dict) */
 	size_t pkmap_cap;
 	struct tmx_buf expand;      /* a packet's column expanded into rows (pq_col_pk_expand) */
 	/*
