@@ -157,6 +157,47 @@ ALL_SAME(all_same64, uint64_t)
 #define NEAR_EMPTY UINT32_MAX
 
 /*
+ * Four indices stored.  Bytes as one word (entries below 256): GCC made
+ * the four stores of either size one vector store, from registers moved
+ * into a vector one by one, more instructions than the stores.
+ */
+static inline void store4_w(uint32_t *o, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+	uint64_t lo = a | (uint64_t)b << 32, hi = c | (uint64_t)d << 32;
+
+	memcpy(o, &lo, 8);   /* native order: o[0] = a, o[1] = b on either */
+	memcpy(o + 2, &hi, 8);
+}
+
+static inline void store4_b(uint8_t *o, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint32_t w = a | b << 8 | c << 16 | d << 24;
+
+	memcpy(o, &w, 4);
+#else
+	o[0] = (uint8_t)a;
+	o[1] = (uint8_t)b;
+	o[2] = (uint8_t)c;
+	o[3] = (uint8_t)d;
+#endif
+}
+
+/*
+ * The entries of four rows, map[k0..k3], stored at `o` by STORE4 with one
+ * test of all: true; false, nothing stored, when one has the top bit (no
+ * entry: NEAR_EMPTY, PK_NONE; no entry, below INT_DICT_MAX, has it).
+ */
+#define MAP4(STORE4, o, map, k0, k1, k2, k3)                                          \
+	__extension__({                                                                \
+		uint32_t d0_ = (map)[k0], d1_ = (map)[k1], d2_ = (map)[k2], d3_ = (map)[k3]; \
+		bool ok_ = !__builtin_expect((d0_ | d1_ | d2_ | d3_) >> 31, 0);        \
+		if (ok_)                                                               \
+			STORE4(o, d0_, d1_, d2_, d3_);                                 \
+		ok_;                                                                   \
+	})
+
+/*
  * int_dict's loop while the values are near the first one, within
  * INT_NEAR / 2 (CPUs, stream and event ids, priorities, the thread ids
  * of a small machine): their entry at v - base in `near` (NEAR_EMPTY
@@ -184,7 +225,6 @@ ALL_SAME(all_same64, uint64_t)
 			 */                                                              \
 			for (; i + 4 <= n; i += 4) {                                     \
 				T v0, v1, v2, v3, o0, o1, o2, o3;                        \
-				uint32_t d0, d1, d2, d3;                                 \
 				memcpy(&v0, p + i * sizeof(T), sizeof(T));               \
 				memcpy(&v1, p + (i + 1) * sizeof(T), sizeof(T));         \
 				memcpy(&v2, p + (i + 2) * sizeof(T), sizeof(T));         \
@@ -195,13 +235,8 @@ ALL_SAME(all_same64, uint64_t)
 				o3 = (T)(v3 - base);                                     \
 				if (__builtin_expect((o0 | o1 | o2 | o3) >= INT_NEAR, 0)) \
 					break;                                           \
-				d0 = near[o0];                                           \
-				d1 = near[o1];                                           \
-				d2 = near[o2];                                           \
-				d3 = near[o3];                                           \
-				if (__builtin_expect((d0 | d1 | d2 | d3) >> 31, 0))      \
+				if (!MAP4(STORE4, idx + i, near, o0, o1, o2, o3))       \
 					break;                                           \
-				STORE4(idx + i, d0, d1, d2, d3);                         \
 			}                                                                \
 			if (i == n)                                                      \
 				break;                                                   \
@@ -224,33 +259,6 @@ ALL_SAME(all_same64, uint64_t)
 		*at = i;                                                                 \
 		return k;                                                                \
 	}
-/*
- * Four indices stored.  Bytes as one word (entries below 256): GCC made
- * the four stores of either size one vector store, from registers moved
- * into a vector one by one, more instructions than the stores.
- */
-static inline void store4_w(uint32_t *o, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
-{
-	uint64_t lo = a | (uint64_t)b << 32, hi = c | (uint64_t)d << 32;
-
-	memcpy(o, &lo, 8);   /* native order: o[0] = a, o[1] = b on either */
-	memcpy(o + 2, &hi, 8);
-}
-
-static inline void store4_b(uint8_t *o, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	uint32_t w = a | b << 8 | c << 16 | d << 24;
-
-	memcpy(o, &w, 4);
-#else
-	o[0] = (uint8_t)a;
-	o[1] = (uint8_t)b;
-	o[2] = (uint8_t)c;
-	o[3] = (uint8_t)d;
-#endif
-}
-
 INT_DICT_NEAR(int_near32, uint32_t, uint32_t, store4_w)
 INT_DICT_NEAR(int_near64, uint64_t, uint32_t, store4_w)
 INT_DICT_NEAR(int_near32_b, uint32_t, uint8_t, store4_b)
@@ -557,19 +565,14 @@ static uint32_t pk_entry(struct pk_scan *s, uint16_t inst, size_t i)
 		const uint32_t *map = s->map;                                            \
 		for (; i < n; i++) {                                                     \
 			uint16_t i0, i1, i2, i3;                                         \
-			uint32_t e, d0, d1, d2, d3;                                      \
+			uint32_t e;                                                      \
 			for (; i + 4 <= n; i += 4) {                                     \
 				memcpy(&i0, rows + 2 * i, 2);                            \
 				memcpy(&i1, rows + 2 * i + 2, 2);                        \
 				memcpy(&i2, rows + 2 * i + 4, 2);                        \
 				memcpy(&i3, rows + 2 * i + 6, 2);                        \
-				d0 = map[i0];                                            \
-				d1 = map[i1];                                            \
-				d2 = map[i2];                                            \
-				d3 = map[i3];                                            \
-				if (__builtin_expect((d0 | d1 | d2 | d3) >> 31, 0))      \
+				if (!MAP4(STORE4, idx + i, map, i0, i1, i2, i3))        \
 					break;                                           \
-				STORE4(idx + i, d0, d1, d2, d3);                         \
 			}                                                                \
 			if (i == n)                                                      \
 				break;                                                   \
