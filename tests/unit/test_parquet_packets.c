@@ -136,7 +136,7 @@ static size_t run(uint64_t seed, size_t groups, size_t rows, unsigned pkt_len, u
 		pk[c].keep = true;   /* as the event tables' columns (pq_col_reuse) */
 	t.cols = pk;
 	t.direct = true;   /* direct rows: their instances go to the columns at once */
-	assert_true(pq_pk_setup(&t, pk_cols, N_PK));
+	assert_true(pq_pk_setup(&t, pk_cols, N_PK, (struct pq_pk_layout){ 0, 0 }));
 	assert_int_equal(t.pk.cols[N_PK - 1], C_SIZE2);
 	for (int s = 0; s < STREAMS; s++)
 		st[s].seq = UINT64_MAX;   /* a new packet at its first row */
@@ -427,6 +427,8 @@ enum { R_TS, R_CYC, R_EV, R_HOST, R_TRACE, R_SID, R_SCID, R_CPU, R_B, R_CSIZE, R
        R_F, R_S, R_COLS };
 static const uint32_t rec_pk[] = { R_SID, R_SCID, R_CPU, R_B, R_CSIZE, R_PSEQ, R_CID };
 #define REC_PK_BYTES (PQ_REC_HEAD + 8 + 8 + 8 + 4)   /* the packet context's run's entry */
+/* How the records hold their packet's entries: the ids' and packet context's runs, the CPU's. */
+static const struct pq_pk_layout rec_layout = { PQ_REC_HEAD + 16 + REC_PK_BYTES, 8 };
 
 static void rec_table(struct pq_table *t, const char *path, const struct pq_limits *lim,
 		      struct pq_groupq *q, bool pk)
@@ -449,7 +451,7 @@ static void rec_table(struct pq_table *t, const char *path, const struct pq_limi
 	assert_int_equal(pq_table_ready(t, &err), TMX_OK);
 	t->q = q;
 	if (pk)
-		assert_true(pq_pk_setup(t, rec_pk, sizeof(rec_pk) / sizeof(rec_pk[0])));
+		assert_true(pq_pk_setup(t, rec_pk, sizeof(rec_pk) / sizeof(rec_pk[0]), rec_layout));
 }
 
 /* A row's record as pq_format_event writes it (its heads static, a CPU). */
@@ -640,7 +642,7 @@ static void test_records_left_out(void **state)
 	struct pq_limits lim = { .group_rows = 1000, .group_bytes = 70000, .file_groups = 1000,
 				 .file_bytes = UINT64_MAX };
 	struct pair P;
-	struct pq_pk_layout l = { PQ_REC_HEAD + 16 + REC_PK_BYTES, 8 };
+	struct pq_pk_layout l = rec_layout;
 	struct tmx_buf rec = { 0 }, cut = { 0 }, whole = { 0 };
 	struct stream st[STREAMS] = { 0 };
 	uint64_t rnd = 0xc0ffee;
@@ -684,7 +686,7 @@ static void test_records_left_out(void **state)
 			s->carried |= marker != 0;
 			bool on = P.tb.n_rows && P.tb.pk.on;
 
-			assert_int_equal(pq_pk_put(&P.tb, l, &s->pkt, rec.p, n, s->seq + 1, &whole), PQ_PK_OK);
+			assert_int_equal(pq_pk_put(&P.tb, &s->pkt, rec.p, n, s->seq + 1, &whole), PQ_PK_OK);
 			/* its group's packet columns kept, unless its CPU is a null */
 			if (!marker && on && !s->null_cpu) {
 				assert_true(P.tb.pk.on);
@@ -703,7 +705,7 @@ static void test_records_left_out(void **state)
 			n_cut++;
 			at_start += !P.tb.n_rows;
 			per_row += P.tb.n_rows && !P.tb.pk.on;
-			assert_int_equal(pq_pk_put(&P.tb, l, &s->pkt, cut.p, cut.len, s->seq + 1, &whole),
+			assert_int_equal(pq_pk_put(&P.tb, &s->pkt, cut.p, cut.len, s->seq + 1, &whole),
 					 PQ_PK_OK);
 		}
 		rec_end(&P.ta, &P.ea);
@@ -719,8 +721,8 @@ static void test_records_left_out(void **state)
 
 		rec_make(&rec, &P.names, P.ci, &other, 1, true, "x");
 		rec.p[4] += 4;
-		assert_int_equal(pq_pk_put(&P.tb, l, &other.pkt, rec.p, rec.len, 6, &whole), PQ_PK_LOST);
-		assert_int_equal(pq_pk_put(&P.tb, l, &st[0].pkt, rec.p, rec.len, st[0].seq + 2, &whole),
+		assert_int_equal(pq_pk_put(&P.tb, &other.pkt, rec.p, rec.len, 6, &whole), PQ_PK_LOST);
+		assert_int_equal(pq_pk_put(&P.tb, &st[0].pkt, rec.p, rec.len, st[0].seq + 2, &whole),
 				 PQ_PK_LOST);
 	}
 	pair_free(&P);

@@ -82,9 +82,12 @@ bool pq_colsets_take(struct pq_colsets *s, const struct pq_table *owner, struct 
 	return true;
 }
 
-bool pq_pk_setup(struct pq_table *t, const uint32_t *cols, size_t n)
+bool pq_pk_setup(struct pq_table *t, const uint32_t *cols, size_t n, struct pq_pk_layout l)
 {
 	t->pk.set = true;
+	t->pk.l = l;
+	t->pk.cut[0] = l.ids + pq_pk_cpu_bytes(l, 1);
+	t->pk.cut[1] = l.ids + pq_pk_cpu_bytes(l, 3);
 	if (!n || !(t->pk.cols = malloc(n * sizeof(*cols))))
 		return !n;
 	memcpy(t->pk.cols, cols, n * sizeof(*cols));
@@ -352,9 +355,10 @@ static bool pk_record(struct pq_table *t, struct pq_pk_layout l, const void *key
 	return false;
 }
 
-int pq_pk_put_other(struct pq_table *t, struct pq_pk_layout l, const void *key,
-		    const uint8_t *rec, size_t n, uint64_t seq1, struct tmx_buf *whole)
+int pq_pk_put_other(struct pq_table *t, const void *key, const uint8_t *rec, size_t n,
+		    uint64_t seq1, struct tmx_buf *whole)
 {
+	struct pq_pk_layout l = t->pk.l;
 	uint8_t marker = n > 4 ? rec[4] : 0;
 
 	if (pq_pk_cut(marker, seq1)) {
