@@ -28,6 +28,21 @@ struct pq_limits {
 };
 
 /*
+ * How a class's records hold their packet's entries, as pq_format_event
+ * and row_emit write them: `ids` bytes of the stream's ids' run and the
+ * packet context's runs after the include's and ts's entries, and when
+ * `cpu` (its value's width) the CPU's entry at the end, the packet's.
+ * The include's marker (a class whose heads are static and whose rows
+ * say so) tells whether ts and the CPU are values, 1 to 4, and 5 to 8
+ * that the entries are left out; a record of marker 0 (heads that depend
+ * on the values) is whole, and its entries are found from its heads.
+ */
+struct pq_pk_layout {
+	size_t ids;
+	unsigned cpu;
+};
+
+/*
  * A table's packet columns (the packet context's, the stream's ids, the
  * CPU when it is the packet's: pq_fcols.pk_ops), whose values are the
  * same for every event of a packet, and the events of a group those of a
@@ -38,23 +53,13 @@ struct pq_limits {
  * few slots, one per stream.  Direct rows of a known packet leave those columns out
  * (pq_rec_emit.pk_known); records of one (the parallel path's) are
  * added without their entries (pq_pk_put), and their instances wait in
- * `rows` until they are applied.  A group that gets a record whose heads
- * are not static, a null CPU or more instances than an index holds has
- * its packet columns expanded into rows there (pq_pk_off) and stores
- * them per row until its end.
+ * `rows` until they are applied (a record whose heads depend on its
+ * values, marker 0, has its entries found from its heads: table.c's
+ * pk_marker_of).  A group that gets a null CPU, more instances than an
+ * index holds or a record whose entries are not found has its packet
+ * columns expanded into rows there (pq_pk_off) and stores them per row
+ * until its end.
  */
-/*
- * How a class's records hold their packet's entries, as pq_format_event
- * and row_emit write them (a class whose heads are static and whose rows
- * say so: the include's marker, 1 to 4, 5 to 8 without them): `ids`
- * bytes of the stream's ids' run and the packet context's runs after the
- * include's and ts's entries, and when `cpu` (its value's width) the
- * CPU's entry at the end, the packet's.
- */
-struct pq_pk_layout {
-	size_t ids;
-	unsigned cpu;
-};
 #define PQ_PK_SLOTS 16   /* a power of 2: the hash's top 4 bits */
 #define PQ_PK_MAX 0xFFFFu
 struct pq_pk {
