@@ -281,10 +281,11 @@ static int pk_restore(const struct pq_table *t, struct pq_pk_layout l, const voi
  * include's, record.h's pq_rec_fixed_at) and, when the CPU is the
  * packet's, whether its entry (the last) is a value or a null.  The
  * CPU's entry is read from the record's end both ways, a value's head
- * (its repetition level 0) and a null's: with a value of 4 bytes, a
- * null's head puts the CPU's column number where a value's repetition
- * level would be, so they are never taken for each other; 0 when one
- * of them is not alone (or the stream's ids are not where they go).
+ * (the column, repetition level 0) and a null's: the one it is always
+ * reads as itself, so that it is known when the other does not (with a
+ * value of 4 bytes, never: a null's head puts the column's number where
+ * a value's repetition level would be); 0 when both do (or the stream's
+ * ids are not where they go): per row then.
  */
 static uint8_t pk_marker_of(struct pq_pk_layout l, const uint8_t *rec, size_t n)
 {
