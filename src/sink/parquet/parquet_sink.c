@@ -391,6 +391,17 @@ static inline __attribute__((always_inline)) int row_done(struct tmx_parquet *p,
 }
 
 /*
+ * How `sh`'s records hold their packet's entries (table.h, pq_pk_put):
+ * the packet context's runs after the stream's ids' run, and the CPU's
+ * entry at the end when it is the packet's.
+ */
+static inline struct pq_pk_layout pk_layout(const struct shape *sh)
+{
+	return (struct pq_pk_layout){ PQ_REC_HEAD + 16 + sh->cols.pk_bytes,
+				      sh->pk_cpu_entry ? (unsigned)(sh->pk_cpu_entry - PQ_REC_HEAD) : 0 };
+}
+
+/*
  * The packet columns of `sh`'s table `t` (table.h, pq_pk): the packet
  * context's integers (pq_fcols.pk_ops), the stream's ids and the CPU
  * when it is the packet context's and an integer column; none when the
@@ -403,7 +414,7 @@ static bool pk_setup(struct pq_table *t, const struct shape *sh)
 	bool ok;
 
 	if (!sh->pk_cols)
-		return pq_pk_setup(t, NULL, 0);
+		return pq_pk_setup(t, NULL, 0, pk_layout(sh));
 	if (!(cols = malloc((n + 3) * sizeof(*cols))))
 		return false;
 	cols[k++] = COL_STREAM_ID;
@@ -411,7 +422,7 @@ static bool pk_setup(struct pq_table *t, const struct shape *sh)
 	if (sh->cols.pk_cpu >= 0)
 		cols[k++] = COL_CPU;
 	k += pq_fcols_pk_cols(&sh->cols, cols + k, n);
-	ok = pq_pk_setup(t, cols, k);
+	ok = pq_pk_setup(t, cols, k, pk_layout(sh));
 	free(cols);
 	return ok;
 }
@@ -440,17 +451,6 @@ static inline __attribute__((always_inline)) bool pk_row(struct pq_table *t,
 		fits = pq_cpu_of(&pc[sh->cols.pk_cpu]) <= UINT32_MAX;   /* no null (row_emit) */
 	pq_pk_new(t, key, seq, fits, pq_pk_rows(t, false));
 	return false;
-}
-
-/*
- * How `sh`'s records hold their packet's entries (table.h, pq_pk_put):
- * the packet context's runs after the stream's ids' run, and the CPU's
- * entry at the end when it is the packet's.
- */
-static inline struct pq_pk_layout pk_layout(const struct shape *sh)
-{
-	return (struct pq_pk_layout){ PQ_REC_HEAD + 16 + sh->cols.pk_bytes,
-				      sh->pk_cpu_entry ? (unsigned)(sh->pk_cpu_entry - PQ_REC_HEAD) : 0 };
 }
 
 /* An event's record (format_event) into its table, in merged order. */
@@ -483,8 +483,8 @@ static int put_event(struct tmx_parquet *p, const struct tmx_msg *msg, const uin
 	memcpy(&seq1, rec + REC_SEQ, 8);
 	if (!t->pk.n_cols)
 		pq_table_add_record(t, rec + REC_HEAD, len - REC_HEAD);
-	else if ((ret = pq_pk_put(t, pk_layout(sh), msg->stream, rec + REC_HEAD, len - REC_HEAD,
-				  seq1, &p->whole)))
+	else if ((ret = pq_pk_put(t, msg->stream, rec + REC_HEAD, len - REC_HEAD, seq1,
+				  &p->whole)))
 		return ret == PQ_PK_LOST ? tmx_error_set(err, TMX_ERR_DATA, st->name,
 							 "a row's packet values were lost")
 					 : nomem(err);

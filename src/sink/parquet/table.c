@@ -82,9 +82,12 @@ bool pq_colsets_take(struct pq_colsets *s, const struct pq_table *owner, struct 
 	return true;
 }
 
-bool pq_pk_setup(struct pq_table *t, const uint32_t *cols, size_t n)
+bool pq_pk_setup(struct pq_table *t, const uint32_t *cols, size_t n, struct pq_pk_layout l)
 {
 	t->pk.set = true;
+	t->pk.l = l;
+	t->pk.cut[0] = l.ids + pq_pk_cpu_bytes(l, 1);
+	t->pk.cut[1] = l.ids + pq_pk_cpu_bytes(l, 3);
 	if (!n || !(t->pk.cols = malloc(n * sizeof(*cols))))
 		return !n;
 	memcpy(t->pk.cols, cols, n * sizeof(*cols));
@@ -272,15 +275,56 @@ static int pk_restore(const struct pq_table *t, struct pq_pk_layout l, const voi
 }
 
 /*
+ * The marker (1 to 4) that a whole record rec[0, n) whose heads depend
+ * on its values (its marker 0: a class with labels, say) would have,
+ * found from its heads: whether ts is a value (the entry after the
+ * include's, record.h's pq_rec_fixed_at) and, when the CPU is the
+ * packet's, whether its entry (the last) is a value or a null.  The
+ * CPU's entry is read from the record's end both ways, a value's head
+ * (the column, repetition level 0) and a null's: the one it is always
+ * reads as itself, so that it is known when the other does not (with a
+ * value of 4 bytes, never: a null's head puts the column's number where
+ * a value's repetition level would be); 0 when both do (or the stream's
+ * ids are not where they go): per row then.
+ */
+static uint8_t pk_marker_of(struct pq_pk_layout l, const uint8_t *rec, size_t n)
+{
+	size_t a;
+	uint32_t ts, ids, val = 0, null = 0;
+	bool has_ts, cpu = true;
+
+	if (n < PQ_REC_HEAD + sizeof(void *) + 2 * PQ_REC_HEAD + l.ids + PQ_REC_HEAD + l.cpu)
+		return 0;
+	memcpy(&ts, rec + PQ_REC_HEAD + sizeof(void *), 4);
+	has_ts = ts == (TMX_COLUMN_TS | PQ_REC_RUN);
+	if (!has_ts && ts != (TMX_COLUMN_TS | PQ_REC_NULL))
+		return 0;
+	a = pq_pk_at((uint8_t)(1 + has_ts));
+	memcpy(&ids, rec + a, 4);
+	if (ids != (TMX_COLUMN_STREAM_ID | PQ_REC_RUN))
+		return 0;
+	if (l.cpu) {
+		memcpy(&val, rec + n - PQ_REC_HEAD - l.cpu, 4);
+		memcpy(&null, rec + n - PQ_REC_HEAD, 4);
+		cpu = val == TMX_COLUMN_CPU && !rec[n - l.cpu - 2];
+		if (cpu == (null == (TMX_COLUMN_CPU | PQ_REC_NULL)))
+			return 0;
+	}
+	return (uint8_t)(1 + has_ts + 2 * cpu);
+}
+
+/*
  * A whole record rec[0, n) of packet `seq1` - 1 (0: none) of the stream
  * at `key`: added without its packet's entries (true) when its packet's
  * values are the table's, else (false) to be added as it is.  Those
- * rows' marker is the row's + 4: a layout of their own (transpose.c).
+ * rows' marker is the row's + 4 (a layout of their own, transpose.c),
+ * or 0 for a row whose heads depend on its values (transpose.c checks
+ * its heads).
  */
 static bool pk_record(struct pq_table *t, struct pq_pk_layout l, const void *key,
 		      const uint8_t *rec, size_t n, uint64_t seq1)
 {
-	uint8_t marker = n > 4 ? rec[4] : 0;
+	uint8_t marker = n > 4 ? rec[4] : 0, m = marker;
 	size_t a, b, c;
 	struct tmx_buf *rows = pq_pk_rows(t, true);
 
@@ -290,29 +334,32 @@ static bool pk_record(struct pq_table *t, struct pq_pk_layout l, const void *key
 		pq_pk_begin(t);
 	if (!t->pk.on)
 		return false;
-	if (!marker || marker > 4) {   /* heads that depend on the values: per row */
+	if (!m)
+		m = pk_marker_of(l, rec, n);
+	if (!m || m > 4) {   /* entries not found: per row */
 		pq_pk_off(t);
 		return false;
 	}
-	a = pq_pk_at(marker);
+	a = pq_pk_at(m);
 	b = a + l.ids;
-	c = n - pq_pk_cpu_bytes(l, marker);
+	c = n - pq_pk_cpu_bytes(l, m);
 	if (b > c || c > n) {   /* never: not the entries of a record of the class */
 		pq_pk_off(t);
 		return false;
 	}
 	if (pq_pk_known(t, key, seq1 - 1, rows)) {
-		pq_table_add_cut(t, rec, n, a, b, c, (uint8_t)(marker + 4));
+		pq_table_add_cut(t, rec, n, a, b, c, (uint8_t)(marker ? marker + 4 : 0));
 		return true;
 	}
 	/* A null CPU: the marker's bit of it (pq_format_event). */
-	pq_pk_new(t, key, seq1 - 1, !l.cpu || ((marker - 1) & 2), rows);
+	pq_pk_new(t, key, seq1 - 1, !l.cpu || ((m - 1) & 2), rows);
 	return false;
 }
 
-int pq_pk_put_other(struct pq_table *t, struct pq_pk_layout l, const void *key,
-		    const uint8_t *rec, size_t n, uint64_t seq1, struct tmx_buf *whole)
+int pq_pk_put_other(struct pq_table *t, const void *key, const uint8_t *rec, size_t n,
+		    uint64_t seq1, struct tmx_buf *whole)
 {
+	struct pq_pk_layout l = t->pk.l;
 	uint8_t marker = n > 4 ? rec[4] : 0;
 
 	if (pq_pk_cut(marker, seq1)) {

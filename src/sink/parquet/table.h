@@ -28,6 +28,21 @@ struct pq_limits {
 };
 
 /*
+ * How a class's records hold their packet's entries, as pq_format_event
+ * and row_emit write them: `ids` bytes of the stream's ids' run and the
+ * packet context's runs after the include's and ts's entries, and when
+ * `cpu` (its value's width) the CPU's entry at the end, the packet's.
+ * The include's marker (a class whose heads are static and whose rows
+ * say so) tells whether ts and the CPU are values, 1 to 4, and 5 to 8
+ * that the entries are left out; a record of marker 0 (heads that depend
+ * on the values) is whole, and its entries are found from its heads.
+ */
+struct pq_pk_layout {
+	size_t ids;
+	unsigned cpu;
+};
+
+/*
  * A table's packet columns (the packet context's, the stream's ids, the
  * CPU when it is the packet's: pq_fcols.pk_ops), whose values are the
  * same for every event of a packet, and the events of a group those of a
@@ -38,10 +53,12 @@ struct pq_limits {
  * few slots, one per stream.  Direct rows of a known packet leave those columns out
  * (pq_rec_emit.pk_known); records of one (the parallel path's) are
  * added without their entries (pq_pk_put), and their instances wait in
- * `rows` until they are applied.  A group that gets a record whose heads
- * are not static, a null CPU or more instances than an index holds has
- * its packet columns expanded into rows there (pq_pk_off) and stores
- * them per row until its end.
+ * `rows` until they are applied (a record whose heads depend on its
+ * values, marker 0, has its entries found from its heads: table.c's
+ * pk_marker_of).  A group that gets a null CPU, more instances than an
+ * index holds or a record whose entries are not found has its packet
+ * columns expanded into rows there (pq_pk_off) and stores them per row
+ * until its end.
  */
 #define PQ_PK_SLOTS 16   /* a power of 2: the hash's top 4 bits */
 #define PQ_PK_MAX 0xFFFFu
@@ -67,6 +84,13 @@ struct pq_pk {
 	struct imap kept;
 	struct tmx_buf keep;
 	size_t stride;
+	/*
+	 * How the table's records hold their packet's entries, and the bytes
+	 * that a record without them stands for beyond its own, by its
+	 * marker's CPU bit (pq_pk_add_cut): pq_pk_setup's.
+	 */
+	struct pq_pk_layout l;
+	size_t cut[2];
 };
 
 struct pq_table {
@@ -263,9 +287,11 @@ static inline struct pq_col *pq_table_direct_cols(struct pq_table *t)
 bool pq_table_direct_room(struct pq_table *t);
 /*
  * The table's packet columns: cols[0, n) (integer columns that are not
- * repeated), decided once; false without memory (none then).
+ * repeated), decided once, and how its records hold their entries (`l`,
+ * the same for every class of the table: their columns are the same);
+ * false without memory (none then).
  */
-bool pq_pk_setup(struct pq_table *t, const uint32_t *cols, size_t n);
+bool pq_pk_setup(struct pq_table *t, const uint32_t *cols, size_t n, struct pq_pk_layout l);
 /* A group's first row: packet columns from now on. */
 void pq_pk_begin(struct pq_table *t);
 /*
@@ -331,18 +357,6 @@ void pq_pk_new(struct pq_table *t, const void *key, uint64_t seq, bool fits,
 uint8_t *pq_pk_keep(struct pq_table *t, const void *key, size_t n);
 /* The entry kept for the stream at `key`, NULL when none (its `stride` bytes). */
 const uint8_t *pq_pk_kept(const struct pq_table *t, const void *key);
-/*
- * How a class's records hold their packet's entries, as pq_format_event
- * and row_emit write them (a class whose heads are static and whose rows
- * say so: the include's marker, 1 to 4, 5 to 8 without them): `ids`
- * bytes of the stream's ids' run and the packet context's runs after the
- * include's and ts's entries, and when `cpu` (its value's width) the
- * CPU's entry at the end, the packet's.
- */
-struct pq_pk_layout {
-	size_t ids;
-	unsigned cpu;
-};
 enum { PQ_PK_OK, PQ_PK_NOMEM, PQ_PK_LOST };
 /*
  * pq_pk_put: a record rec[0, n) of packet `seq1` - 1 (0: none) of the
@@ -358,8 +372,8 @@ enum { PQ_PK_OK, PQ_PK_NOMEM, PQ_PK_LOST };
  * PQ_PK_NOMEM without memory.  pq_pk_put_other: every case but a record
  * without its entries whose group knows its packet (pq_pk_put, inline).
  */
-int pq_pk_put_other(struct pq_table *t, struct pq_pk_layout l, const void *key,
-		    const uint8_t *rec, size_t n, uint64_t seq1, struct tmx_buf *whole);
+int pq_pk_put_other(struct pq_table *t, const void *key, const uint8_t *rec, size_t n,
+		    uint64_t seq1, struct tmx_buf *whole);
 
 /* Where a record's packet entries start: after its include's and ts's (the marker's bit 0: ts). */
 static inline size_t pq_pk_at(uint8_t marker)
@@ -382,10 +396,9 @@ static inline bool pq_pk_cut(uint8_t marker, uint64_t seq1)
 }
 
 /* A record without its packet's entries, of a known packet: counted as the whole record. */
-static inline void pq_pk_add_cut(struct pq_table *t, struct pq_pk_layout l, const uint8_t *rec,
-				 size_t n)
+static inline void pq_pk_add_cut(struct pq_table *t, const uint8_t *rec, size_t n)
 {
-	t->bytes += l.ids + pq_pk_cpu_bytes(l, rec[4]);
+	t->bytes += t->pk.cut[((rec[4] - 1) >> 1) & 1];
 	pq_table_add_record(t, rec, n);
 }
 
@@ -393,15 +406,15 @@ static inline void pq_pk_add_cut(struct pq_table *t, struct pq_pk_layout l, cons
  * pq_pk_put_other, a known packet's record without its entries (nearly
  * every record) inline.
  */
-static inline int pq_pk_put(struct pq_table *t, struct pq_pk_layout l, const void *key,
-			    const uint8_t *rec, size_t n, uint64_t seq1, struct tmx_buf *whole)
+static inline int pq_pk_put(struct pq_table *t, const void *key, const uint8_t *rec, size_t n,
+			    uint64_t seq1, struct tmx_buf *whole)
 {
 	if (__builtin_expect(n > 4 && pq_pk_cut(rec[4], seq1) && t->n_rows && t->pk.on, 1) &&
 	    pq_pk_known(t, key, seq1 - 1, pq_pk_rows(t, true))) {
-		pq_pk_add_cut(t, l, rec, n);
+		pq_pk_add_cut(t, rec, n);
 		return PQ_PK_OK;
 	}
-	return pq_pk_put_other(t, l, key, rec, n, seq1, whole);
+	return pq_pk_put_other(t, key, rec, n, seq1, whole);
 }
 /* Empty columns of the schema, counting their bytes into *acct; NULL without memory. */
 struct pq_col *pq_table_new_cols(const struct pq_table *t, size_t *acct);
