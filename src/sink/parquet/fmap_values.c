@@ -365,26 +365,30 @@ static inline uint8_t *rec_ascii_at(uint8_t *h, const struct pq_colinfo *ci, int
 				    const char *p, size_t n)
 {
 	uint64_t high = 0, w;
-	uint32_t len = (uint32_t)n;
+	uint32_t len = (uint32_t)n, a, z;
 	uint8_t *d = h + PQ_REC_HEAD + 4;
-	size_t i = 0;
 
-	for (; i + 8 <= n; i += 8) {
-		memcpy(&w, p + i, 8);
-		memcpy(d + i, &w, 8);
-		high |= w;
-	}
-	if (i < n) {
-		if (n >= 8) {   /* the last 8 bytes, some of them again */
-			memcpy(&w, p + n - 8, 8);
-			memcpy(d + n - 8, &w, 8);
+	/* Moves that overlap (the same bytes twice) rather than a loop by byte: most are short. */
+	if (n >= 8) {
+		for (size_t i = 0; i + 8 < n; i += 8) {
+			memcpy(&w, p + i, 8);
+			memcpy(d + i, &w, 8);
 			high |= w;
-		} else {
-			for (; i < n; i++) {
-				d[i] = (uint8_t)p[i];
-				high |= (uint8_t)p[i];
-			}
 		}
+		memcpy(&w, p + n - 8, 8);
+		memcpy(d + n - 8, &w, 8);
+		high |= w;
+	} else if (n >= 4) {
+		memcpy(&a, p, 4);
+		memcpy(&z, p + n - 4, 4);
+		memcpy(d, &a, 4);
+		memcpy(d + n - 4, &z, 4);
+		high = a | z;
+	} else if (n) {   /* the first, middle and last bytes: all of them */
+		d[0] = (uint8_t)p[0];
+		d[n / 2] = (uint8_t)p[n / 2];
+		d[n - 1] = (uint8_t)p[n - 1];
+		high = (uint8_t)(p[0] | p[n / 2] | p[n - 1]);
 	}
 	if (high & 0x8080808080808080ull)
 		return NULL;
@@ -450,12 +454,27 @@ static void put_labels(const struct pq_rec_emit *em, const struct tmx_field_clas
 		       uint8_t null_def, uint64_t u, uint8_t rep)
 {
 	size_t n;
-	const char *p = pq_labels_get(em->labels, fc, u, &n);
+	bool memo;
+	const char *p = pq_labels_get(em->labels, fc, u, &n, &memo);
+	struct tmx_buf *b = em->rec;
+	uint32_t len = (uint32_t)n;
+	uint8_t *h;
 
-	if (n)   /* labels come from the metadata: checked like any text */
-		pq_rec_text(em, col, rep, p, n);
-	else
+	if (!n) {
 		pq_emit_null(em, col, rep, null_def);
+	} else if (!memo || !b) {   /* sequentially, most are found in the dictionary unchecked */
+		pq_rec_text(em, col, rep, p, n);
+	} else if (tmx_buf_reserve(b, PQ_REC_HEAD + 4 + PQ_LABEL_READ)) {
+		/*
+		 * A memoized text, valid UTF-8 already: into the record by
+		 * moves of PQ_LABEL_READ bytes.  Those past its entry are
+		 * room of the record's, which the next entries overwrite.
+		 */
+		h = pq_rec_head_at(b->p + b->len, (uint32_t)col, rep, em->ci[col].max_def);
+		memcpy(h, &len, 4);
+		memcpy(h + 4, p, PQ_LABEL_READ);
+		b->len += PQ_REC_HEAD + 4 + n;
+	}
 }
 
 /*
