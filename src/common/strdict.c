@@ -77,7 +77,7 @@ void tmx_strdict_clear(struct tmx_strdict *d)
 	d->slots = NULL;
 	d->n_slots = 0;
 	d->n = 0;
-	d->last.e = 0;
+	d->last = NULL;
 	d->plain.len = 0;
 	d->plain.oom = false;
 }

@@ -45,7 +45,8 @@ struct tmx_strdict {
 	struct tmx_strdict_slot *slots;
 	size_t n_slots;                 /* power of two, or 0 */
 	unsigned shift;                 /* 64 - log2(n_slots): a hash's slot is its top bits */
-	struct tmx_strdict_slot last;   /* the last string found or added (e 0: none) */
+	/* The slot of the last string found or added (NULL: none), until the table grows. */
+	const struct tmx_strdict_slot *last;
 };
 
 /* Entry `e`'s bytes and their length. */
@@ -143,7 +144,7 @@ tmx_strdict_hash(const struct tmx_strdict_str *s)
 /* Full slot `t` found or added: the last string; its entry. */
 static inline int64_t tmx_strdict_found(struct tmx_strdict *d, const struct tmx_strdict_slot *t)
 {
-	d->last = *t;
+	d->last = t;
 	return (int64_t)t->e - 1;
 }
 
@@ -161,10 +162,11 @@ tmx_strdict_search(struct tmx_strdict *d, const struct tmx_strdict_str *s, uint6
 {
 	size_t mask = d->n_slots - 1, i;
 
-	if (d->last.e && tmx_strdict_is(d, &d->last, s))
-		return (int64_t)d->last.e - 1;
-	*h = tmx_strdict_hash(s);
+	*h = 0;
 	*slot = 0;
+	if (d->last && tmx_strdict_is(d, d->last, s))
+		return (int64_t)d->last->e - 1;
+	*h = tmx_strdict_hash(s);
 	if (!d->n_slots)
 		return -1;
 	for (i = *h >> d->shift; d->slots[i].e; i = (i + 1) & mask)

@@ -78,7 +78,7 @@ static void fill_and_check(struct tmx_strdict *d, uint64_t seed)
 			r.first[r.n++] = w;
 		}
 		assert_int_equal(e, want);
-		assert_int_equal(d->last.e, e + 1);   /* the one checked first next */
+		assert_int_equal(d->last->e, e + 1);   /* the one checked first next */
 		assert_int_equal(d->n, r.n);
 		check_entry(d, (size_t)e, words[w], lens[w]);
 		/* Again at once: the last one. */
