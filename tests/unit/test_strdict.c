@@ -4,9 +4,10 @@
  * searched one string after another: entries numbered in order of
  * arrival, each entry's bytes as stored (4-byte LE length, the bytes),
  * look-ups of strings it has and has not (the last one, the hash table
- * through its growth, strings that differ in one byte or in length only),
- * its limits of entries and bytes, and a dictionary emptied and filled
- * again.
+ * through its growth, strings that differ in one byte or in length only,
+ * short ones told apart by their key, strings whose hashes choose one
+ * slot), its limits of entries and bytes, and a dictionary emptied and
+ * filled again.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,7 +21,7 @@
 #include "xorshift.h"
 
 #define N_WORDS 3000
-#define MAX_LEN 80   /* past 64: tmx_strdict_same by words, then by memcmp */
+#define MAX_LEN 80   /* keys up to 16, then tmx_strdict_same by words, past 64 by memcmp */
 
 static uint8_t words[N_WORDS][MAX_LEN];
 static size_t lens[N_WORDS];
@@ -71,13 +72,13 @@ static void fill_and_check(struct tmx_strdict *d, uint64_t seed)
 
 		found = tmx_strdict_find(d, words[w], lens[w]);
 		assert_int_equal(found, want);
-		assert_int_equal(tmx_strdict_lookup(d, words[w], lens[w]), want);
 		e = tmx_strdict_entry(d, words[w], lens[w], SIZE_MAX, SIZE_MAX);
 		if (want < 0) {
 			want = (int64_t)r.n;
 			r.first[r.n++] = w;
 		}
 		assert_int_equal(e, want);
+		assert_int_equal(d->last->e, e + 1);   /* the one checked first next */
 		assert_int_equal(d->n, r.n);
 		check_entry(d, (size_t)e, words[w], lens[w]);
 		/* Again at once: the last one. */
@@ -124,6 +125,47 @@ static void test_near_strings(void **state)
 	tmx_strdict_free(&d);
 }
 
+/*
+ * Strings whose hashes all choose the table's last slot (16 slots, a table
+ * half full at most): a chain that wraps to the first slots.  Each string
+ * added goes to the empty slot its search ended on (tmx_strdict_search's
+ * `slot`, no second probe); all are found after, and after the table
+ * grows.
+ */
+static void test_one_slot(void **state)
+{
+	struct tmx_strdict d = { 0 };
+	char s[9][8];
+	size_t k = 0;
+
+	(void)state;
+	for (uint32_t i = 0; k < 9; i++) {
+		struct tmx_strdict_str t;
+
+		memcpy(s[k], "key", 3);
+		memcpy(s[k] + 3, &i, 4);
+		t = tmx_strdict_str(s[k], 7);
+		if (tmx_strdict_hash(&t) >> 60 == 15)
+			k++;
+	}
+	for (k = 0; k < 8; k++) {
+		assert_int_equal(tmx_strdict_find(&d, s[k], 7), -1);
+		assert_int_equal(tmx_strdict_entry(&d, s[k], 7, SIZE_MAX, SIZE_MAX), (int64_t)k);
+		assert_int_equal(d.n_slots, 16);
+		for (size_t j = 0; j <= k; j++)
+			assert_int_equal(tmx_strdict_find(&d, s[j], 7), (int64_t)j);
+	}
+	/* Its slots: the last one, then from the first on. */
+	assert_int_equal(d.slots[15].e, 1);
+	for (k = 1; k < 8; k++)
+		assert_int_equal(d.slots[k - 1].e, k + 1);
+	assert_int_equal(tmx_strdict_entry(&d, s[8], 7, SIZE_MAX, SIZE_MAX), 8);
+	assert_int_equal(d.n_slots, 32);
+	for (k = 0; k < 9; k++)
+		assert_int_equal(tmx_strdict_find(&d, s[k], 7), (int64_t)k);
+	tmx_strdict_free(&d);
+}
+
 /* Past max_entries or max_bytes: -1, nothing added, the entries before still found. */
 static void test_limits(void **state)
 {
@@ -135,8 +177,8 @@ static void test_limits(void **state)
 	assert_int_equal(tmx_strdict_entry(&d, "ef", 2, 2, 100), -1);
 	assert_int_equal(d.n, 2);
 	assert_int_equal(tmx_strdict_entry(&d, "ab", 2, 2, 100), 0);
-	assert_int_equal(tmx_strdict_lookup(&d, "cd", 2), 1);
-	assert_int_equal(tmx_strdict_lookup(&d, "ef", 2), -1);
+	assert_int_equal(tmx_strdict_find(&d, "cd", 2), 1);
+	assert_int_equal(tmx_strdict_find(&d, "ef", 2), -1);
 	/* 12 bytes stored (two entries of 2 + 4): one more of 2 makes 18. */
 	assert_int_equal(tmx_strdict_entry(&d, "gh", 2, 10, 17), -1);
 	assert_int_equal(tmx_strdict_entry(&d, "gh", 2, 10, 18), 2);
@@ -149,6 +191,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_against_list),
 		cmocka_unit_test(test_near_strings),
+		cmocka_unit_test(test_one_slot),
 		cmocka_unit_test(test_limits),
 	};
 

@@ -350,6 +350,38 @@ void pq_put_text(const struct pq_emit *em, int col, uint8_t rep, const char *p, 
 	pq_col_bytes(c, rep, c->max_def, t, n);
 }
 
+/*
+ * A text array's string as babeltrace2 reads it, up to its first NUL
+ * (tmx_value_text_len): 8 bytes at a time, the last 8 overlapping (the
+ * bytes before them have no NUL), the first zero byte the lowest one the
+ * test finds (its false positives are above a zero).  Most arrays are
+ * short (comm[16]), where memchr's call was most of the cost; longer ones
+ * and those under 8 bytes by memchr.
+ */
+static inline size_t text_len(const struct tmx_value *v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const char *p = v->str.ptr;
+	size_t n = (size_t)v->str.len;
+	uint64_t w, z;
+
+	if (n < 8 || n > 64)
+		return tmx_value_text_len(v);
+	for (size_t i = 0;; i += 8) {
+		if (i + 8 > n)
+			i = n - 8;
+		memcpy(&w, p + i, 8);
+		z = (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
+		if (z)
+			return i + (size_t)__builtin_ctzll(z) / 8;
+		if (i + 8 == n)
+			return n;
+	}
+#else
+	return tmx_value_text_len(v);
+#endif
+}
+
 /* Strings up to so many bytes go into records by rec_ascii_at. */
 #define REC_ASCII_MAX 256
 
@@ -365,26 +397,30 @@ static inline uint8_t *rec_ascii_at(uint8_t *h, const struct pq_colinfo *ci, int
 				    const char *p, size_t n)
 {
 	uint64_t high = 0, w;
-	uint32_t len = (uint32_t)n;
+	uint32_t len = (uint32_t)n, a, z;
 	uint8_t *d = h + PQ_REC_HEAD + 4;
-	size_t i = 0;
 
-	for (; i + 8 <= n; i += 8) {
-		memcpy(&w, p + i, 8);
-		memcpy(d + i, &w, 8);
-		high |= w;
-	}
-	if (i < n) {
-		if (n >= 8) {   /* the last 8 bytes, some of them again */
-			memcpy(&w, p + n - 8, 8);
-			memcpy(d + n - 8, &w, 8);
+	/* Moves that overlap (the same bytes twice) rather than a loop by byte: most are short. */
+	if (n >= 8) {
+		for (size_t i = 0; i + 8 < n; i += 8) {
+			memcpy(&w, p + i, 8);
+			memcpy(d + i, &w, 8);
 			high |= w;
-		} else {
-			for (; i < n; i++) {
-				d[i] = (uint8_t)p[i];
-				high |= (uint8_t)p[i];
-			}
 		}
+		memcpy(&w, p + n - 8, 8);
+		memcpy(d + n - 8, &w, 8);
+		high |= w;
+	} else if (n >= 4) {
+		memcpy(&a, p, 4);
+		memcpy(&z, p + n - 4, 4);
+		memcpy(d, &a, 4);
+		memcpy(d + n - 4, &z, 4);
+		high = a | z;
+	} else if (n) {   /* the first, middle and last bytes: all of them */
+		d[0] = (uint8_t)p[0];
+		d[n / 2] = (uint8_t)p[n / 2];
+		d[n - 1] = (uint8_t)p[n - 1];
+		high = (uint8_t)(p[0] | p[n / 2] | p[n - 1]);
 	}
 	if (high & 0x8080808080808080ull)
 		return NULL;
@@ -450,12 +486,27 @@ static void put_labels(const struct pq_rec_emit *em, const struct tmx_field_clas
 		       uint8_t null_def, uint64_t u, uint8_t rep)
 {
 	size_t n;
-	const char *p = pq_labels_get(em->labels, fc, u, &n);
+	bool memo;
+	const char *p = pq_labels_get(em->labels, fc, u, &n, &memo);
+	struct tmx_buf *b = em->rec;
+	uint32_t len = (uint32_t)n;
+	uint8_t *h;
 
-	if (n)   /* labels come from the metadata: checked like any text */
-		pq_rec_text(em, col, rep, p, n);
-	else
+	if (!n) {
 		pq_emit_null(em, col, rep, null_def);
+	} else if (!memo || !b) {   /* sequentially, most are found in the dictionary unchecked */
+		pq_rec_text(em, col, rep, p, n);
+	} else if (tmx_buf_reserve(b, PQ_REC_HEAD + 4 + PQ_LABEL_READ)) {
+		/*
+		 * A memoized text, valid UTF-8 already: into the record by
+		 * moves of PQ_LABEL_READ bytes.  Those past its entry are
+		 * room of the record's, which the next entries overwrite.
+		 */
+		h = pq_rec_head_at(b->p + b->len, (uint32_t)col, rep, em->ci[col].max_def);
+		memcpy(h, &len, 4);
+		memcpy(h + 4, p, PQ_LABEL_READ);
+		b->len += PQ_REC_HEAD + 4 + n;
+	}
 }
 
 /*
@@ -523,7 +574,7 @@ static size_t fmap_emit(const struct pq_rec_emit *em, const struct pq_fmap *fm,
 		pq_rec_text(em, fm->col, rep, v->str.ptr, v->str.len);
 		return i + 1;
 	case PQ_F_TEXT:   /* as babeltrace2 reads a text array: up to its first NUL */
-		pq_rec_text(em, fm->col, rep, v->str.ptr, tmx_value_text_len(v));
+		pq_rec_text(em, fm->col, rep, v->str.ptr, text_len(v));
 		return i + 1;
 	case PQ_F_BLOB:
 		emit_bytes(em, fm->col, rep, v->str.ptr, v->str.len);
@@ -578,7 +629,7 @@ static void emit_column(const struct pq_rec_emit *em, const struct pq_fcol *pc,
 		pq_rec_text(em, pc->col, 0, v->str.ptr, v->str.len);
 		break;
 	case PQ_F_TEXT:   /* as babeltrace2 reads a text array: up to its first NUL */
-		pq_rec_text(em, pc->col, 0, v->str.ptr, tmx_value_text_len(v));
+		pq_rec_text(em, pc->col, 0, v->str.ptr, text_len(v));
 		break;
 	case PQ_F_BLOB:
 		emit_bytes(em, pc->col, 0, v->str.ptr, v->str.len);
@@ -653,7 +704,7 @@ static inline __attribute__((always_inline)) size_t run_op(const struct pq_rec_e
 	case OP_TEXT: {   /* as emit_column, its dictionary tried first without a call */
 		const struct tmx_value *v = &vals[i++];
 		/* A text array as babeltrace2 reads it: up to its first NUL. */
-		size_t n = op->b ? tmx_value_text_len(v) : v->str.len;
+		size_t n = op->b ? text_len(v) : v->str.len;
 
 		if (rec || !text_known(em, op->a, 0, v->str.ptr, n))
 			text_put(em, op->a, 0, v->str.ptr, n);
@@ -806,7 +857,7 @@ static const struct tmx_value *emit_rec(const struct pq_rec_emit *em, const stru
 		}
 		case OP_TEXT: {   /* an ASCII string in the room left over rec_room, else run_op's way */
 			const struct tmx_value *v = &vals[i];
-			size_t n = op->b ? tmx_value_text_len(v) : v->str.len;
+			size_t n = op->b ? text_len(v) : v->str.len;
 			uint8_t *e;
 
 			if (n <= REC_ASCII_MAX &&

@@ -1,6 +1,8 @@
 /* Enumeration and bit map labels, joined and memoized (labels.h). */
+#include <stddef.h>
 #include <string.h>
 
+#include "common/utf8.h"
 #include "sink/parquet/labels.h"
 
 /*
@@ -18,15 +20,30 @@ static struct pq_label_slot *slot_of(struct pq_labels *l, const struct tmx_field
 
 _Static_assert(PQ_LABEL_SLOTS == 1 << 6, "slot_of takes 6 bits");
 _Static_assert(PQ_LABEL_MAX <= UINT8_MAX, "a slot's len is a byte");
+_Static_assert(offsetof(struct pq_label_slot, len) ==
+		       offsetof(struct pq_label_slot, text) + PQ_LABEL_MAX,
+	       "PQ_LABEL_READ bytes from a slot's text are the slot's");
+
+/* Whether p[0, n) is valid UTF-8. */
+static bool utf8_valid(const char *p, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)p;
+	size_t l;
+
+	for (size_t i = 0; i < n; i += l)
+		if (!(l = tmx_utf8_seq_len(s + i, n - i)))
+			return false;
+	return true;
+}
 
 /*
  * A miss: the labels joined (the one walk of the mappings), remembered in
- * slot `s` when short enough.  Not inlined: the hit, pq_labels_get's
- * usual way, then saves no registers.
+ * slot `s` when short enough and valid UTF-8.  Not inlined: the hit,
+ * pq_labels_get's usual way, then saves no registers.
  */
 static __attribute__((noinline)) const char *join(struct pq_labels *l, struct pq_label_slot *s,
 						  const struct tmx_field_class *fc, uint64_t u,
-						  size_t *n)
+						  size_t *n, bool *memo)
 {
 	struct tmx_buf *b = &l->join;
 
@@ -40,23 +57,25 @@ static __attribute__((noinline)) const char *join(struct pq_labels *l, struct pq
 	}
 	*n = b->len;
 	/* Out of memory, the join may lack labels: not remembered as the answer. */
-	if (b->len <= PQ_LABEL_MAX && !b->oom) {
-		s->fc = fc;
-		s->u = u;
-		s->len = (uint8_t)b->len;
-		if (b->len)
-			memcpy(s->text, b->p, b->len);
-	}
-	return (const char *)b->p;
+	*memo = b->len <= PQ_LABEL_MAX && !b->oom && utf8_valid((const char *)b->p, b->len);
+	if (!*memo)
+		return (const char *)b->p;
+	s->fc = fc;
+	s->u = u;
+	s->len = (uint8_t)b->len;
+	if (b->len)
+		memcpy(s->text, b->p, b->len);
+	return s->text;
 }
 
 const char *pq_labels_get(struct pq_labels *l, const struct tmx_field_class *fc, uint64_t u,
-			  size_t *n)
+			  size_t *n, bool *memo)
 {
 	struct pq_label_slot *s = slot_of(l, fc, u);
 
 	if (s->fc != fc || s->u != u)
-		return join(l, s, fc, u, n);
+		return join(l, s, fc, u, n, memo);
 	*n = s->len;
+	*memo = true;
 	return s->text;
 }

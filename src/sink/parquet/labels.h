@@ -19,12 +19,14 @@
 #define PQ_LABEL_SLOTS 64
 /* Joined labels up to so many bytes are memoized (a slot is 64 bytes). */
 #define PQ_LABEL_MAX 47
+/* Bytes that may be read from a memoized text (its slot's text and length). */
+#define PQ_LABEL_READ (PQ_LABEL_MAX + 1)
 
 struct pq_label_slot {
 	const struct tmx_field_class *fc;   /* NULL: empty */
 	uint64_t u;
+	char text[PQ_LABEL_MAX];            /* valid UTF-8 */
 	uint8_t len;                        /* 0: no label holds (null) */
-	char text[PQ_LABEL_MAX];
 };
 
 /* Zeroed: empty.  Only `join` owns memory (tmx_buf_free). */
@@ -37,9 +39,13 @@ struct pq_labels {
  * The labels of `fc` (an enumeration or a bit map) that hold for value
  * bits `u`, joined by ", ": their bytes (not NUL-terminated; valid until
  * the next call), their length in *n, 0 when none holds (or, with `join`
- * out of memory, what it could hold: as the join always did).
+ * out of memory, what it could hold: as the join always did).  *memo
+ * tells a memoized text, a fact about its bytes the caller need not find
+ * again per event: valid UTF-8 (labels are the metadata's text, checked
+ * like any; those that are not are joined each time), PQ_LABEL_READ bytes
+ * readable from it (copied by a move of a fixed size, without a loop).
  */
 const char *pq_labels_get(struct pq_labels *l, const struct tmx_field_class *fc, uint64_t u,
-			  size_t *n);
+			  size_t *n, bool *memo);
 
 #endif
