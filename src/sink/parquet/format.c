@@ -62,6 +62,7 @@ static struct shape *shape_new(const struct tmx_event_class *ec)
 	sh->pk_cols = sh->cols.pk_ops &&
 		      (sh->cols.pk_cpu < 0 || (pq_int_width(sh->ci[COL_CPU].phys) &&
 					       !sh->schema.max_rep[COL_CPU]));
+	sh->pk_omit = sh->pk_cols && sh->static_heads;
 	if (sh->cols.pk_cpu >= 0)
 		sh->pk_cpu_entry = PQ_REC_HEAD + pq_int_width(sh->ci[COL_CPU].phys);
 	pq_fcols_rec_heads(&sh->cols, sh->ci);
@@ -95,9 +96,14 @@ pq_shape_find(struct pq_fmt *f, struct shape_slot *slot, const struct tmx_event_
 		}
 	}
 	pthread_mutex_unlock(&p->lock);
+	/* The cells' room, grown for a class with more columns than any before (row_check). */
+	if (sh && !tmx_grow_array((void **)&f->cells, &f->cap_cells, sh->cols.n, sizeof(*f->cells),
+				  64))
+		sh = NULL;
 	slot->ec = ec;
 	slot->sh = sh;
 	slot->trace = NULL;
+	slot->pk_seq1 = 0;
 	return slot;
 }
 
@@ -164,7 +170,6 @@ static inline void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 	const struct shape *sh = slot->sh;
 	struct tmx_buf *r = &f->rec;
 	uint8_t flags = REC_NOMEM;
-	struct pk_seen *pk = NULL;
 	uint64_t seq;
 	bool cpu;
 
@@ -188,13 +193,11 @@ static inline void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 	 * The packet's entries (the stream's ids, the packet context's, its
 	 * CPU) left out when a record of the batch carried them: the merge
 	 * keeps the last ones of each table and stream (table.h,
-	 * pq_pk_put), and a batch is one stream's events in its order.
+	 * pq_pk_put), and a batch is one stream's events in its order, so
+	 * that the class's cache slot tells which (tmx_parquet_batch clears
+	 * them).
 	 */
-	f->em.pk_known = false;
-	if (sh->pk_cols && sh->static_heads && seq) {
-		pk = &f->seen[(((uintptr_t)sh >> 4) ^ ((uintptr_t)msg->stream >> 6)) % PK_SEEN];
-		f->em.pk_known = pk->sh == sh && pk->st == msg->stream && pk->seq1 == seq;
-	}
+	f->em.pk_known = sh->pk_omit && seq && slot->pk_seq1 == seq;
 again:
 	f->varied = false;
 	r->len = (size_t)(pq_rec_include_at(r->p + REC_HEAD, slot->names) - r->p);
@@ -208,12 +211,14 @@ again:
 	 */
 	if (sh->static_heads && !f->varied && !r->oom) {
 		if (f->em.pk_known) {
-			cpu = sh->cols.pk_cpu >= 0 ? pk->cpu : cpu;
+			cpu = sh->cols.pk_cpu >= 0 ? slot->pk_cpu : cpu;
 			r->p[REC_HEAD + 4] = (uint8_t)(5 + msg->has_ts + 2 * cpu);
 		} else {
 			r->p[REC_HEAD + 4] = (uint8_t)(1 + msg->has_ts + 2 * cpu);
-			if (pk)
-				*pk = (struct pk_seen){ sh, msg->stream, seq, cpu };
+			if (sh->pk_omit && seq) {
+				slot->pk_seq1 = seq;
+				slot->pk_cpu = cpu;
+			}
 		}
 	} else if (f->em.pk_known && !r->oom) {   /* heads of its own: the record whole */
 		f->em.pk_known = false;
@@ -280,7 +285,8 @@ void tmx_parquet_worker_free(struct pq_fmt *w)
 
 void tmx_parquet_batch(struct pq_fmt *w)
 {
-	memset(w->seen, 0, sizeof(w->seen));
+	for (size_t k = 0; k < SHAPE_CACHE; k++)
+		w->cache[k].pk_seq1 = 0;
 }
 
 struct outbuf *tmx_parquet_worker_outbuf(struct pq_fmt *w)
