@@ -683,9 +683,10 @@ static inline __attribute__((always_inline)) size_t run_op(const struct pq_rec_e
 }
 
 /* The values of `scopes` straight into the columns by the ops; returns the CPU field's value. */
-static const struct tmx_value *emit_direct(const struct pq_rec_emit *em, const struct pq_fcols *fc,
-					   const struct tmx_value *const scopes[TMX_N_SCOPES],
-					   const struct tmx_value **cells)
+const struct tmx_value *pq_fcols_emit_direct(const struct pq_rec_emit *em,
+					     const struct pq_fcols *fc,
+					     const struct tmx_value *const scopes[TMX_N_SCOPES],
+					     const struct tmx_value **cells)
 {
 	const struct pq_op *op = fc->prog.ops, *end = op + fc->prog.n;
 	const struct tmx_value *vals = NULL, *cpu = NULL;
@@ -802,9 +803,9 @@ static inline void rec_values8(uint8_t *p, const struct tmx_value *v, unsigned n
  * room is made again.  Returns the CPU field's value (NULL also when
  * memory ran out: em->rec's `oom`).
  */
-static const struct tmx_value *emit_rec(const struct pq_rec_emit *em, const struct pq_fcols *fc,
-					const struct tmx_value *const scopes[TMX_N_SCOPES],
-					const struct tmx_value **cells)
+const struct tmx_value *pq_fcols_emit_rec(const struct pq_rec_emit *em, const struct pq_fcols *fc,
+					  const struct tmx_value *const scopes[TMX_N_SCOPES],
+					  const struct tmx_value **cells)
 {
 	const struct pq_op *op = fc->prog.ops, *end = op + fc->prog.n;
 	const struct tmx_value *vals = NULL, *cpu = NULL;
@@ -893,11 +894,4 @@ static const struct tmx_value *emit_rec(const struct pq_rec_emit *em, const stru
 	}
 	b->len = (size_t)(w - b->p);
 	return cpu;
-}
-
-const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em, const struct pq_fcols *fc,
-				      const struct tmx_value *const scopes[TMX_N_SCOPES],
-				      const struct tmx_value **cells)
-{
-	return em->rec ? emit_rec(em, fc, scopes, cells) : emit_direct(em, fc, scopes, cells);
 }

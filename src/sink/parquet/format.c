@@ -201,7 +201,7 @@ static inline void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 again:
 	f->varied = false;
 	r->len = (size_t)(pq_rec_include_at(r->p + REC_HEAD, slot->names) - r->p);
-	cpu = row_emit(f, sh, msg, &f->em);
+	cpu = row_emit_as(f, sh, msg, &f->em, true);
 	/*
 	 * A class whose rows have the same entry heads but for the fixed
 	 * columns' nulls: those nulls said in the include entry's head
@@ -248,7 +248,7 @@ struct pq_fmt *pq_fmt_new(struct tmx_parquet *p, bool worker)
 	if (!f)
 		return NULL;
 	f->p = p;
-	f->em = (struct pq_rec_emit){ &f->rec, NULL, &f->scratch, &f->labels, NULL, &f->unread,
+	f->em = (struct pq_rec_emit){ &f->rec, NULL, &f->scratch, &f->labels, NULL, NULL,
 				     &f->varied, false };
 	if (worker) {
 		if (!(f->out = malloc(sizeof(*f->out)))) {

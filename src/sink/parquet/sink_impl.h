@@ -165,7 +165,6 @@ struct pq_fmt {
 	/* How records are written (but its `ci`, the class's), made once (pq_fmt_new): workers'. */
 	struct pq_rec_emit em;
 	bool varied;                    /* em.varied's */
-	size_t unread;                  /* em.bytes's: what row_emit counts of a record, not read */
 };
 
 /* Which table an event class writes to (for one trace, when partitioned by trace). */
@@ -309,37 +308,44 @@ static inline uint64_t pq_cpu_of(const struct tmx_value *v)
 	return v && tmx_value_uint64(v, &cpu) ? cpu : UINT64_MAX;
 }
 
-/* Returns whether the CPU column has a value (else a null). */
-static inline __attribute__((always_inline)) bool row_emit(struct pq_fmt *f, const struct shape *sh,
-							  const struct tmx_msg *msg,
-							  const struct pq_rec_emit *em)
+/*
+ * Returns whether the CPU column has a value (else a null).  `rec`:
+ * em->rec != NULL, a constant where the caller knows it
+ * (pq_format_event), so that neither path tests the other's.
+ */
+static inline __attribute__((always_inline)) bool row_emit_as(struct pq_fmt *f,
+							     const struct shape *sh,
+							     const struct tmx_msg *msg,
+							     const struct pq_rec_emit *em, bool rec)
 {
 	const struct tmx_stream *st = msg->stream;
 	const struct tmx_value *cpu_value;
 	uint64_t cpu, ts[2] = { (uint64_t)msg->ns, msg->cycles }, ids[2] = { st->id, st->cls->id };
 
 	/* A record's entries without asking for room: made for the class (shape.rec_room). */
-	if (em->rec) {
+	if (rec) {
 		em->rec->len = (size_t)(pq_rec_fixed_at(em->rec->p + em->rec->len,
 							msg->has_ts ? ts : NULL, ids) -
 					em->rec->p);
 		if (em->pk_known)   /* the ids' entry, the last, taken back */
 			em->rec->len -= PQ_REC_HEAD + 16;
-	} else
+		/* tmx_event_cpu, the field found once per class */
+		cpu_value = pq_fcols_emit_rec(em, &sh->cols, msg->event->scopes, f->cells);
+	} else {
 		pq_emit_fixed(em, msg->has_ts ? ts : NULL, ids);
-	/* tmx_event_cpu, the field found once per class */
-	cpu_value = pq_fcols_emit(em, &sh->cols, msg->event->scopes, f->cells);
+		cpu_value = pq_fcols_emit_direct(em, &sh->cols, msg->event->scopes, f->cells);
+	}
 	/*
 	 * The packet's CPU: the table's, not null (a record's: its caller
-	 * knows it from the record that carried the packet's entries, and
-	 * does not read its em->bytes).
+	 * knows it from the record that carried the packet's entries).
 	 */
 	if (em->pk_known && sh->cols.pk_cpu >= 0) {
-		*em->bytes += sh->pk_cpu_entry;
+		if (!rec)
+			*em->bytes += sh->pk_cpu_entry;
 		return true;
 	}
 	cpu = pq_cpu_of(cpu_value);
-	if (em->rec) {   /* in the room pq_fcols_emit leaves for it */
+	if (rec) {   /* in the room pq_fcols_emit leaves for it */
 		struct tmx_buf *b = em->rec;
 		uint8_t *h = b->p + b->len;
 
@@ -359,6 +365,13 @@ static inline __attribute__((always_inline)) bool row_emit(struct pq_fmt *f, con
 	}
 	pq_emit_int(em, COL_CPU, 0, cpu);
 	return true;
+}
+
+static inline __attribute__((always_inline)) bool row_emit(struct pq_fmt *f, const struct shape *sh,
+							  const struct tmx_msg *msg,
+							  const struct pq_rec_emit *em)
+{
+	return row_emit_as(f, sh, msg, em, em->rec != NULL);
 }
 
 #endif
