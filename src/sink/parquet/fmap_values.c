@@ -778,23 +778,6 @@ text:
 #endif
 }
 
-/* `n` integers (tmx_value.u) of `v` at `p` as INT32 values (4 bytes each). */
-static inline void rec_values4(uint8_t *p, const struct tmx_value *v, unsigned n)
-{
-	for (unsigned k = 0; k < n; k++) {
-		uint32_t x = (uint32_t)v[k].u;
-
-		memcpy(p + 4 * k, &x, 4);
-	}
-}
-
-/* The same as INT64 values (8 bytes each). */
-static inline void rec_values8(uint8_t *p, const struct tmx_value *v, unsigned n)
-{
-	for (unsigned k = 0; k < n; k++)
-		memcpy(p + 8 * k, &v[k].u, 8);
-}
-
 /*
  * The values of `scopes` as record entries at the end of em->rec, where
  * room for fc->rec_room bytes was made: the ops with a rec_bytes (runs,
@@ -830,13 +813,13 @@ const struct tmx_value *pq_fcols_emit_rec(const struct pq_rec_emit *em, const st
 			continue;
 		case OP_INTS4:   /* the head's 6 bytes, and 2 that the values overwrite */
 			memcpy(w, &op->head, 8);
-			rec_values4(w + PQ_REC_HEAD, &vals[i], op->n);
+			pq_rec_values4(w + PQ_REC_HEAD, &vals[i], op->n);
 			w += op->rec_bytes;
 			i += op->n;
 			continue;
 		case OP_INTS8:
 			memcpy(w, &op->head, 8);
-			rec_values8(w + PQ_REC_HEAD, &vals[i], op->n);
+			pq_rec_values8(w + PQ_REC_HEAD, &vals[i], op->n);
 			w += op->rec_bytes;
 			i += op->n;
 			continue;
@@ -874,9 +857,9 @@ const struct tmx_value *pq_fcols_emit_rec(const struct pq_rec_emit *em, const st
 				memcpy(w, &op->head, 8);
 				memcpy(w + PQ_REC_HEAD, &op->b, 4);
 				if (op->rec_bytes == PQ_REC_HEAD + 4 + 8 * (uint32_t)op->b)
-					rec_values8(w + PQ_REC_HEAD + 4, &vals[i + 1], (unsigned)op->b);
+					pq_rec_values8(w + PQ_REC_HEAD + 4, &vals[i + 1], (unsigned)op->b);
 				else
-					rec_values4(w + PQ_REC_HEAD + 4, &vals[i + 1], (unsigned)op->b);
+					pq_rec_values4(w + PQ_REC_HEAD + 4, &vals[i + 1], (unsigned)op->b);
 				w += op->rec_bytes;
 				i += 1 + (size_t)op->b;
 				continue;
