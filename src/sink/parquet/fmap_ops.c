@@ -74,6 +74,15 @@ static bool static_list(const struct pq_fcol *pc)
 	       fm->n_children == 1 && fm->children[0].how == PQ_F_INT;
 }
 
+/* A LIST of integers of another length (emit_list's one `elems` entry but when empty). */
+static bool int_list(const struct pq_fcol *pc)
+{
+	const struct pq_fmap *fm = &pc->list;
+
+	return pc->how == PQ_F_LIST && fm->how == PQ_F_LIST && fm->n_children == 1 &&
+	       fm->children[0].how == PQ_F_INT;
+}
+
 /* The bytes of a run's record entry (pq_rec_ints), from the schema's types. */
 static uint32_t run_bytes(const struct pq_schema *schema, int col, unsigned n)
 {
@@ -123,7 +132,9 @@ static bool compile_scope(struct pq_fcols *fc, const struct pq_schema *schema, e
 					op = (struct pq_op){ .op = OP_TEXT, .pre = op.pre, .a = pc->col,
 							     .b = pc->how == PQ_F_TEXT };
 				} else {
-					op = (struct pq_op){ .op = static_list(pc) ? OP_ELEMS : OP_VAL,
+					op = (struct pq_op){ .op = static_list(pc) ? OP_ELEMS
+								   : int_list(pc)  ? OP_SEQ
+										   : OP_VAL,
 							     .pre = op.pre, .a = c };
 				}
 				ok = op_add(pr, op);

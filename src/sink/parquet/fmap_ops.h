@@ -19,6 +19,7 @@ enum op_kind {
 	OP_INTS,    /* Parquet columns a .. a + n - 1: the next n values */
 	OP_VAL,     /* model column a: the next value */
 	OP_ELEMS,   /* model column a, static_list's: the next value (its elements after it) */
+	OP_SEQ,     /* model column a, another LIST of integers: the next value (the same) */
 	OP_TEXT,    /* Parquet column a: the next value, a string (b 0) or a text array (b 1) */
 	OP_ENUM,    /* model columns a (value) and b (labels): the next value */
 	OP_ARRAY,   /* model column a: the next value and its `count` elements */

@@ -650,6 +650,17 @@ static inline __attribute__((always_inline)) size_t run_op(const struct pq_rec_e
 			emit_column(em, &fc->cols[op->a], v);
 		break;
 	}
+	case OP_SEQ: {   /* a record's entry as emit_list's, without its calls */
+		const struct pq_fmap *fm = &fc->cols[op->a].list;
+		const struct tmx_value *v = &vals[i++];
+
+		if (rec && v->count && v->count <= UINT32_MAX)
+			pq_rec_elems(em->rec, em->ci, (uint32_t)fm->children[0].col, 0, fm->elem_rep,
+				     v + 1, (uint32_t)v->count);
+		else
+			emit_column(em, &fc->cols[op->a], v);
+		break;
+	}
 	case OP_TEXT: {   /* as emit_column, its dictionary tried first without a call */
 		const struct tmx_value *v = &vals[i++];
 		/* A text array as babeltrace2 reads it: up to its first NUL. */
