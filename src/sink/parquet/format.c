@@ -161,31 +161,35 @@ const struct tmx_buf *pq_names_of(struct pq_fmt *f, struct shape *sh,
 }
 
 /*
- * The record of an event into f->rec (record.h, after REC_HEAD bytes: the
- * shape and flags).  Inlined in its one caller, tmx_parquet_format.
+ * The record of an event into f->rec, empty (record.h, after REC_HEAD
+ * bytes: the shape and flags).  Inlined in its one caller,
+ * tmx_parquet_format.
  */
 static inline void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 {
 	struct shape_slot *slot = shape_of(f, msg->event->cls);
 	const struct shape *sh = slot->sh;
+	const struct tmx_packet *pkt = msg->event->packet;
 	struct tmx_buf *r = &f->rec;
-	uint8_t flags = REC_NOMEM;
-	uint64_t seq;
+	uint64_t seq = pkt ? pkt->seq + 1 : 0;
+	uint8_t flags;
 	bool cpu;
 
-	r->len = 0;
-	r->oom = false;
 	/*
 	 * Room made once for the entries that do not ask for it (all but
 	 * strings and LISTs of another length than their class's).
 	 */
-	if (!tmx_buf_reserve(r, sh && sh->ok ? sh->rec_room : REC_HEAD))
-		goto done;
-	memcpy(r->p, &sh, sizeof(sh));
-	seq = msg->event->packet ? msg->event->packet->seq + 1 : 0;
-	memcpy(r->p + REC_SEQ, &seq, 8);
-	r->len = REC_HEAD;
 	flags = row_check(f, slot, msg);
+	if (!tmx_buf_reserve(r, flags ? REC_HEAD : sh->rec_room))
+		goto done;
+	/* (stores through a local: through r->p, r->p would be read again after each) */
+	{
+		uint8_t *p = r->p;
+
+		memcpy(p, &sh, sizeof(sh));
+		memcpy(p + REC_SEQ, &seq, 8);
+	}
+	r->len = REC_HEAD;
 	if (flags)
 		goto done;
 	f->em.ci = sh->ci;
