@@ -741,55 +741,6 @@ const struct tmx_value *pq_fcols_emit_direct(const struct pq_rec_emit *em,
 }
 
 /*
- * A text array of at most REC_ASCII_MAX bytes (`len`) as rec_ascii_at
- * writes its text, up to its first NUL (as babeltrace2 reads it), at `h`
- * (room for PQ_REC_HEAD + 4 + len bytes made): the NUL found while the
- * bytes are copied, 8 at a time, where tmx_value_text_len's memchr was a
- * call and a pass of its own.  NULL when the text is not all ASCII.
- */
-static inline uint8_t *rec_text_array_at(uint8_t *h, const struct pq_colinfo *ci, int col,
-					 const char *p, size_t len)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-	uint8_t *d = h + PQ_REC_HEAD + 4;
-	uint64_t w, nul;
-	uint32_t n;
-	size_t i = 0;
-
-	for (; i + 8 <= len; i += 8) {
-		memcpy(&w, p + i, 8);
-		memcpy(d + i, &w, 8);
-		/* The lowest byte flagged is the first NUL (higher flags may be false). */
-		nul = (w - ones) & ~w & highs;
-		if (nul) {
-			unsigned k = (unsigned)__builtin_ctzll(nul) / 8;
-
-			if (k && (w & highs & (~0ull >> (64 - 8 * k))))
-				return NULL;
-			i += k;
-			goto text;
-		}
-		if (w & highs)
-			return NULL;
-	}
-	for (; i < len && p[i]; i++) {
-		if (p[i] & 0x80)
-			return NULL;
-		d[i] = (uint8_t)p[i];
-	}
-text:
-	n = (uint32_t)i;
-	memcpy(pq_rec_head_at(h, (uint32_t)col, 0, ci[col].max_def), &n, 4);
-	return d + i;
-#else
-	const char *nul = len ? memchr(p, '\0', len) : NULL;
-
-	return rec_ascii_at(h, ci, col, 0, p, nul ? (size_t)(nul - p) : len);
-#endif
-}
-
-/*
  * The values of `scopes` as record entries at the end of em->rec, where
  * room for fc->rec_room bytes was made: the ops with a rec_bytes (runs,
  * static LISTs: their heads made once, pq_fcols_rec_heads) write there
@@ -855,7 +806,7 @@ const struct tmx_value *pq_fcols_emit_rec(const struct pq_rec_emit *em, const st
 
 			if (n <= REC_ASCII_MAX &&
 			    (size_t)(b->p + b->cap - w) >= PQ_REC_HEAD + 4 + n + fc->rec_room &&
-			    (e = op->b ? rec_text_array_at(w, em->ci, op->a, v->str.ptr, n)
+			    (e = op->b ? pq_rec_text_array_at(w, em->ci, (uint32_t)op->a, v->str.ptr, n)
 				       : rec_ascii_at(w, em->ci, op->a, 0, v->str.ptr, n))) {
 				w = e;
 				i++;

@@ -276,6 +276,57 @@ static inline uint8_t *pq_rec_fixed_at(uint8_t *h, const uint64_t *ts, const uin
 	return h + 16;
 }
 
+/*
+ * A text array (`len` bytes at `p`) as a string up to its first NUL (as
+ * babeltrace2 reads it) at `h` (room for PQ_REC_HEAD + 4 + len bytes
+ * made), when that string is all ASCII (the case of most: names, states,
+ * padded with NULs); else NULL, the bytes at `h` not the record's then
+ * (the writer's own way, fmap_values.c, makes it UTF-8).  The NUL is
+ * found while the bytes are copied, 8 at a time, where a memchr was a
+ * call and a pass of its own.  Returns the entry's end.
+ */
+static inline uint8_t *pq_rec_text_array_at(uint8_t *h, const struct pq_colinfo *ci, uint32_t col,
+					    const char *p, size_t len)
+{
+	uint8_t *d = h + PQ_REC_HEAD + 4;
+	uint32_t n;
+	size_t i = 0;
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w, nul;
+
+		memcpy(&w, p + i, 8);
+		memcpy(d + i, &w, 8);
+		/* The lowest byte flagged is the first NUL (higher flags may be false). */
+		nul = (w - ones) & ~w & highs;
+		if (nul) {
+			unsigned k = (unsigned)__builtin_ctzll(nul) / 8;
+
+			if (k && (w & highs & (~0ull >> (64 - 8 * k))))
+				return NULL;
+			i += k;
+			goto text;
+		}
+		if (w & highs)
+			return NULL;
+	}
+#endif
+	for (; i < len && p[i]; i++) {
+		if (p[i] & 0x80)
+			return NULL;
+		d[i] = (uint8_t)p[i];
+	}
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+text:
+#endif
+	n = (uint32_t)i;
+	memcpy(pq_rec_head_at(h, col, 0, ci[col].max_def), &n, 4);
+	return d + i;
+}
+
 /* A byte array, as it is (strings: UTF-8 already, see pq_rec_text in fmap.h). */
 static inline void pq_rec_bytes(struct tmx_buf *b, const struct pq_colinfo *ci, uint32_t col,
 				uint8_t rep, const void *s, size_t n)
