@@ -194,6 +194,13 @@ void pq_fcols_rec_heads(struct pq_fcols *fc, const struct pq_colinfo *ci)
 				op->op = OP_INTS8;
 			op->rec_bytes = PQ_REC_HEAD + w;
 			room += PQ_REC_HEAD + 8 * (size_t)op->n;
+		} else if (op->op == OP_VAL && fc->cols[op->a].how == PQ_F_FLOAT) {
+			/* pq_rec_double's entry */
+			col = (uint32_t)fc->cols[op->a].col;
+			pq_rec_head_at(h, col, 0, ci[col].max_def);
+			op->op = OP_DOUBLE;
+			op->rec_bytes = PQ_REC_HEAD + 8;
+			room += op->rec_bytes;
 		} else if (op->op == OP_ELEMS) {
 			const struct pq_fmap *fm = &fc->cols[op->a].list;
 
@@ -220,9 +227,9 @@ bool pq_fcols_static(const struct pq_fcols *fc)
 		const struct pq_op *op = &fc->prog.ops[k];
 
 		if (op->op == OP_INTS || op->op == OP_INT1 || op->op == OP_INTS4 ||
-		    op->op == OP_INTS8 || op->op == OP_CPU ||
+		    op->op == OP_INTS8 || op->op == OP_CPU || op->op == OP_DOUBLE ||
 		    op->op == OP_TEXT || op->op == OP_ELEMS)
-			continue;   /* a run, an integer, no entry, one string's, a static list */
+			continue;   /* a run, an integer or float, no entry, one string's, a static list */
 		if (op->op == OP_ARRAY && static_list(&fc->cols[op->a]))
 			continue;
 		if (op->op != OP_VAL)

@@ -29,6 +29,7 @@ enum op_kind {
 	OP_CPU,     /* the value `a` after the next is the CPU field's (none consumed) */
 	/* OP_INTS of one column, of several all INT32 or all INT64 (pq_fcols_rec_heads) */
 	OP_INT1, OP_INTS4, OP_INTS8,
+	OP_DOUBLE,  /* OP_VAL of a FLOAT or DOUBLE column: its record entry's head made once */
 };
 
 struct pq_op {
@@ -39,10 +40,10 @@ struct pq_op {
 	uint32_t pre;
 	int a, b;
 	/*
-	 * OP_INTS, and OP_ELEMS of at most REC_ELEMS_MAX bytes of values (b:
-	 * the class's length): the bytes of the op's record entry (0: none
-	 * such), written without asking for room (pq_fcols_rec_heads), and
-	 * its head's 6 bytes.
+	 * OP_INTS, OP_DOUBLE, and OP_ELEMS of at most REC_ELEMS_MAX bytes of
+	 * values (b: the class's length): the bytes of the op's record entry
+	 * (0: none such), written without asking for room
+	 * (pq_fcols_rec_heads), and its head's 6 bytes.
 	 */
 	uint32_t rec_bytes;
 	const struct tmx_col_node *node;

@@ -637,6 +637,7 @@ static inline __attribute__((always_inline)) size_t run_op(const struct pq_rec_e
 {
 	switch (op->op) {
 	case OP_VAL:
+	case OP_DOUBLE:
 		emit_column(em, &fc->cols[op->a], &vals[i++]);
 		break;
 	case OP_ELEMS: {   /* a record's entry as emit_list's, without its calls and tests */
@@ -784,6 +785,12 @@ const struct tmx_value *pq_fcols_emit_rec(const struct pq_rec_emit *em, const st
 			pq_rec_values8(w + PQ_REC_HEAD, &vals[i], op->n);
 			w += op->rec_bytes;
 			i += op->n;
+			continue;
+		case OP_DOUBLE:   /* as pq_rec_double's */
+			memcpy(w, &op->head, 8);
+			memcpy(w + PQ_REC_HEAD, &vals[i].d, 8);
+			w += op->rec_bytes;
+			i++;
 			continue;
 		case OP_INTS: {   /* 8 bytes stored for each (rec_room counts them) */
 			/* (in locals: the stores could alias the op and em, for all the compiler knows) */
