@@ -214,6 +214,12 @@ static void add_piece(struct par_worker *w, const struct tmx_msg *msg, int64_t k
 	r->split->format(w->fmt, msg, hole);
 	e->text_off = (uint32_t)(start - w->base);
 	e->len = (uint32_t)(outbuf_pos(w->out) - start);
+	/* No hole (SINK_NO_POS has every bit set): most pieces, every record's. */
+	_Static_assert(SINK_HOLES == 2, "one test for both holes");
+	if (__builtin_expect((hole[0] & hole[1]) == SINK_NO_POS, 1)) {
+		e->hole[0] = e->hole[1] = SINK_NO_HOLE;
+		return;
+	}
 	for (int h = 0; h < SINK_HOLES; h++)
 		e->hole[h] = hole[h] != SINK_NO_POS ? (uint32_t)(hole[h] - start) : SINK_NO_HOLE;
 }

@@ -143,9 +143,22 @@ struct pq_rec_emit {
  * entry is left (but when memory ran out: em->rec's `oom`).  Returns the
  * CPU field's value, or NULL.
  */
-const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em, const struct pq_fcols *fc,
-				      const struct tmx_value *const scopes[TMX_N_SCOPES],
-				      const struct tmx_value **cells);
+const struct tmx_value *pq_fcols_emit_rec(const struct pq_rec_emit *em, const struct pq_fcols *fc,
+					  const struct tmx_value *const scopes[TMX_N_SCOPES],
+					  const struct tmx_value **cells);
+const struct tmx_value *pq_fcols_emit_direct(const struct pq_rec_emit *em,
+					     const struct pq_fcols *fc,
+					     const struct tmx_value *const scopes[TMX_N_SCOPES],
+					     const struct tmx_value **cells);
+/* Either, as em->rec says. */
+static inline const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em,
+						    const struct pq_fcols *fc,
+						    const struct tmx_value *const scopes[TMX_N_SCOPES],
+						    const struct tmx_value **cells)
+{
+	return em->rec ? pq_fcols_emit_rec(em, fc, scopes, cells)
+		       : pq_fcols_emit_direct(em, fc, scopes, cells);
+}
 /*
  * The heads of the record entries pq_fcols_emit writes without asking for
  * room, and fc->rec_room, from the columns' types and levels (`ci`, of

@@ -74,6 +74,15 @@ static bool static_list(const struct pq_fcol *pc)
 	       fm->n_children == 1 && fm->children[0].how == PQ_F_INT;
 }
 
+/* A LIST of integers of another length (emit_list's one `elems` entry but when empty). */
+static bool int_list(const struct pq_fcol *pc)
+{
+	const struct pq_fmap *fm = &pc->list;
+
+	return pc->how == PQ_F_LIST && fm->how == PQ_F_LIST && fm->n_children == 1 &&
+	       fm->children[0].how == PQ_F_INT;
+}
+
 /* The bytes of a run's record entry (pq_rec_ints), from the schema's types. */
 static uint32_t run_bytes(const struct pq_schema *schema, int col, unsigned n)
 {
@@ -123,7 +132,9 @@ static bool compile_scope(struct pq_fcols *fc, const struct pq_schema *schema, e
 					op = (struct pq_op){ .op = OP_TEXT, .pre = op.pre, .a = pc->col,
 							     .b = pc->how == PQ_F_TEXT };
 				} else {
-					op = (struct pq_op){ .op = static_list(pc) ? OP_ELEMS : OP_VAL,
+					op = (struct pq_op){ .op = static_list(pc) ? OP_ELEMS
+								   : int_list(pc)  ? OP_SEQ
+										   : OP_VAL,
 							     .pre = op.pre, .a = c };
 				}
 				ok = op_add(pr, op);
@@ -183,6 +194,13 @@ void pq_fcols_rec_heads(struct pq_fcols *fc, const struct pq_colinfo *ci)
 				op->op = OP_INTS8;
 			op->rec_bytes = PQ_REC_HEAD + w;
 			room += PQ_REC_HEAD + 8 * (size_t)op->n;
+		} else if (op->op == OP_VAL && fc->cols[op->a].how == PQ_F_FLOAT) {
+			/* pq_rec_double's entry */
+			col = (uint32_t)fc->cols[op->a].col;
+			pq_rec_head_at(h, col, 0, ci[col].max_def);
+			op->op = OP_DOUBLE;
+			op->rec_bytes = PQ_REC_HEAD + 8;
+			room += op->rec_bytes;
 		} else if (op->op == OP_ELEMS) {
 			const struct pq_fmap *fm = &fc->cols[op->a].list;
 
@@ -209,9 +227,9 @@ bool pq_fcols_static(const struct pq_fcols *fc)
 		const struct pq_op *op = &fc->prog.ops[k];
 
 		if (op->op == OP_INTS || op->op == OP_INT1 || op->op == OP_INTS4 ||
-		    op->op == OP_INTS8 || op->op == OP_CPU ||
+		    op->op == OP_INTS8 || op->op == OP_CPU || op->op == OP_DOUBLE ||
 		    op->op == OP_TEXT || op->op == OP_ELEMS)
-			continue;   /* a run, an integer, no entry, one string's, a static list */
+			continue;   /* a run, an integer or float, no entry, one string's, a static list */
 		if (op->op == OP_ARRAY && static_list(&fc->cols[op->a]))
 			continue;
 		if (op->op != OP_VAL)

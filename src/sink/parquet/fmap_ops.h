@@ -19,6 +19,7 @@ enum op_kind {
 	OP_INTS,    /* Parquet columns a .. a + n - 1: the next n values */
 	OP_VAL,     /* model column a: the next value */
 	OP_ELEMS,   /* model column a, static_list's: the next value (its elements after it) */
+	OP_SEQ,     /* model column a, another LIST of integers: the next value (the same) */
 	OP_TEXT,    /* Parquet column a: the next value, a string (b 0) or a text array (b 1) */
 	OP_ENUM,    /* model columns a (value) and b (labels): the next value */
 	OP_ARRAY,   /* model column a: the next value and its `count` elements */
@@ -28,6 +29,7 @@ enum op_kind {
 	OP_CPU,     /* the value `a` after the next is the CPU field's (none consumed) */
 	/* OP_INTS of one column, of several all INT32 or all INT64 (pq_fcols_rec_heads) */
 	OP_INT1, OP_INTS4, OP_INTS8,
+	OP_DOUBLE,  /* OP_VAL of a FLOAT or DOUBLE column: its record entry's head made once */
 };
 
 struct pq_op {
@@ -38,10 +40,10 @@ struct pq_op {
 	uint32_t pre;
 	int a, b;
 	/*
-	 * OP_INTS, and OP_ELEMS of at most REC_ELEMS_MAX bytes of values (b:
-	 * the class's length): the bytes of the op's record entry (0: none
-	 * such), written without asking for room (pq_fcols_rec_heads), and
-	 * its head's 6 bytes.
+	 * OP_INTS, OP_DOUBLE, and OP_ELEMS of at most REC_ELEMS_MAX bytes of
+	 * values (b: the class's length): the bytes of the op's record entry
+	 * (0: none such), written without asking for room
+	 * (pq_fcols_rec_heads), and its head's 6 bytes.
 	 */
 	uint32_t rec_bytes;
 	const struct tmx_col_node *node;

@@ -353,8 +353,7 @@ void pq_put_text(const struct pq_emit *em, int col, uint8_t rep, const char *p, 
 /*
  * A text array's string as babeltrace2 reads it, up to its first NUL
  * (tmx_value_text_len): 8 bytes at a time, the last 8 overlapping (the
- * bytes before them have no NUL), the first zero byte the lowest one the
- * test finds (its false positives are above a zero).  Most arrays are
+ * bytes before them have no NUL), by pq_zero_bytes.  Most arrays are
  * short (comm[16]), where memchr's call was most of the cost; longer ones
  * and those under 8 bytes by memchr.
  */
@@ -371,7 +370,7 @@ static inline size_t text_len(const struct tmx_value *v)
 		if (i + 8 > n)
 			i = n - 8;
 		memcpy(&w, p + i, 8);
-		z = (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
+		z = pq_zero_bytes(w);
 		if (z)
 			return i + (size_t)__builtin_ctzll(z) / 8;
 		if (i + 8 == n)
@@ -688,6 +687,7 @@ static inline __attribute__((always_inline)) size_t run_op(const struct pq_rec_e
 {
 	switch (op->op) {
 	case OP_VAL:
+	case OP_DOUBLE:
 		emit_column(em, &fc->cols[op->a], &vals[i++]);
 		break;
 	case OP_ELEMS: {   /* a record's entry as emit_list's, without its calls and tests */
@@ -695,6 +695,17 @@ static inline __attribute__((always_inline)) size_t run_op(const struct pq_rec_e
 		const struct tmx_value *v = &vals[i++];
 
 		if (rec && v->count == fm->fc->length)
+			pq_rec_elems(em->rec, em->ci, (uint32_t)fm->children[0].col, 0, fm->elem_rep,
+				     v + 1, (uint32_t)v->count);
+		else
+			emit_column(em, &fc->cols[op->a], v);
+		break;
+	}
+	case OP_SEQ: {   /* a record's entry as emit_list's, without its calls */
+		const struct pq_fmap *fm = &fc->cols[op->a].list;
+		const struct tmx_value *v = &vals[i++];
+
+		if (rec && v->count && v->count <= UINT32_MAX)
 			pq_rec_elems(em->rec, em->ci, (uint32_t)fm->children[0].col, 0, fm->elem_rep,
 				     v + 1, (uint32_t)v->count);
 		else
@@ -734,9 +745,10 @@ static inline __attribute__((always_inline)) size_t run_op(const struct pq_rec_e
 }
 
 /* The values of `scopes` straight into the columns by the ops; returns the CPU field's value. */
-static const struct tmx_value *emit_direct(const struct pq_rec_emit *em, const struct pq_fcols *fc,
-					   const struct tmx_value *const scopes[TMX_N_SCOPES],
-					   const struct tmx_value **cells)
+const struct tmx_value *pq_fcols_emit_direct(const struct pq_rec_emit *em,
+					     const struct pq_fcols *fc,
+					     const struct tmx_value *const scopes[TMX_N_SCOPES],
+					     const struct tmx_value **cells)
 {
 	const struct pq_op *op = fc->prog.ops, *end = op + fc->prog.n;
 	const struct tmx_value *vals = NULL, *cpu = NULL;
@@ -779,23 +791,6 @@ static const struct tmx_value *emit_direct(const struct pq_rec_emit *em, const s
 	return cpu;
 }
 
-/* `n` integers (tmx_value.u) of `v` at `p` as INT32 values (4 bytes each). */
-static inline void rec_values4(uint8_t *p, const struct tmx_value *v, unsigned n)
-{
-	for (unsigned k = 0; k < n; k++) {
-		uint32_t x = (uint32_t)v[k].u;
-
-		memcpy(p + 4 * k, &x, 4);
-	}
-}
-
-/* The same as INT64 values (8 bytes each). */
-static inline void rec_values8(uint8_t *p, const struct tmx_value *v, unsigned n)
-{
-	for (unsigned k = 0; k < n; k++)
-		memcpy(p + 8 * k, &v[k].u, 8);
-}
-
 /*
  * The values of `scopes` as record entries at the end of em->rec, where
  * room for fc->rec_room bytes was made: the ops with a rec_bytes (runs,
@@ -804,9 +799,9 @@ static inline void rec_values8(uint8_t *p, const struct tmx_value *v, unsigned n
  * room is made again.  Returns the CPU field's value (NULL also when
  * memory ran out: em->rec's `oom`).
  */
-static const struct tmx_value *emit_rec(const struct pq_rec_emit *em, const struct pq_fcols *fc,
-					const struct tmx_value *const scopes[TMX_N_SCOPES],
-					const struct tmx_value **cells)
+const struct tmx_value *pq_fcols_emit_rec(const struct pq_rec_emit *em, const struct pq_fcols *fc,
+					  const struct tmx_value *const scopes[TMX_N_SCOPES],
+					  const struct tmx_value **cells)
 {
 	const struct pq_op *op = fc->prog.ops, *end = op + fc->prog.n;
 	const struct tmx_value *vals = NULL, *cpu = NULL;
@@ -831,15 +826,21 @@ static const struct tmx_value *emit_rec(const struct pq_rec_emit *em, const stru
 			continue;
 		case OP_INTS4:   /* the head's 6 bytes, and 2 that the values overwrite */
 			memcpy(w, &op->head, 8);
-			rec_values4(w + PQ_REC_HEAD, &vals[i], op->n);
+			pq_rec_values4(w + PQ_REC_HEAD, &vals[i], op->n);
 			w += op->rec_bytes;
 			i += op->n;
 			continue;
 		case OP_INTS8:
 			memcpy(w, &op->head, 8);
-			rec_values8(w + PQ_REC_HEAD, &vals[i], op->n);
+			pq_rec_values8(w + PQ_REC_HEAD, &vals[i], op->n);
 			w += op->rec_bytes;
 			i += op->n;
+			continue;
+		case OP_DOUBLE:   /* as pq_rec_double's */
+			memcpy(w, &op->head, 8);
+			memcpy(w + PQ_REC_HEAD, &vals[i].d, 8);
+			w += op->rec_bytes;
+			i++;
 			continue;
 		case OP_INTS: {   /* 8 bytes stored for each (rec_room counts them) */
 			/* (in locals: the stores could alias the op and em, for all the compiler knows) */
@@ -857,12 +858,13 @@ static const struct tmx_value *emit_rec(const struct pq_rec_emit *em, const stru
 		}
 		case OP_TEXT: {   /* an ASCII string in the room left over rec_room, else run_op's way */
 			const struct tmx_value *v = &vals[i];
-			size_t n = op->b ? text_len(v) : v->str.len;
+			size_t n = v->str.len;
 			uint8_t *e;
 
 			if (n <= REC_ASCII_MAX &&
 			    (size_t)(b->p + b->cap - w) >= PQ_REC_HEAD + 4 + n + fc->rec_room &&
-			    (e = rec_ascii_at(w, em->ci, op->a, 0, v->str.ptr, n))) {
+			    (e = op->b ? pq_rec_text_array_at(w, em->ci, (uint32_t)op->a, v->str.ptr, n)
+				       : rec_ascii_at(w, em->ci, op->a, 0, v->str.ptr, n))) {
 				w = e;
 				i++;
 				continue;
@@ -874,9 +876,9 @@ static const struct tmx_value *emit_rec(const struct pq_rec_emit *em, const stru
 				memcpy(w, &op->head, 8);
 				memcpy(w + PQ_REC_HEAD, &op->b, 4);
 				if (op->rec_bytes == PQ_REC_HEAD + 4 + 8 * (uint32_t)op->b)
-					rec_values8(w + PQ_REC_HEAD + 4, &vals[i + 1], (unsigned)op->b);
+					pq_rec_values8(w + PQ_REC_HEAD + 4, &vals[i + 1], (unsigned)op->b);
 				else
-					rec_values4(w + PQ_REC_HEAD + 4, &vals[i + 1], (unsigned)op->b);
+					pq_rec_values4(w + PQ_REC_HEAD + 4, &vals[i + 1], (unsigned)op->b);
 				w += op->rec_bytes;
 				i += 1 + (size_t)op->b;
 				continue;
@@ -894,11 +896,4 @@ static const struct tmx_value *emit_rec(const struct pq_rec_emit *em, const stru
 	}
 	b->len = (size_t)(w - b->p);
 	return cpu;
-}
-
-const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em, const struct pq_fcols *fc,
-				      const struct tmx_value *const scopes[TMX_N_SCOPES],
-				      const struct tmx_value **cells)
-{
-	return em->rec ? emit_rec(em, fc, scopes, cells) : emit_direct(em, fc, scopes, cells);
 }

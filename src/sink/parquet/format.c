@@ -62,6 +62,7 @@ static struct shape *shape_new(const struct tmx_event_class *ec)
 	sh->pk_cols = sh->cols.pk_ops &&
 		      (sh->cols.pk_cpu < 0 || (pq_int_width(sh->ci[COL_CPU].phys) &&
 					       !sh->schema.max_rep[COL_CPU]));
+	sh->pk_omit = sh->pk_cols && sh->static_heads;
 	if (sh->cols.pk_cpu >= 0)
 		sh->pk_cpu_entry = PQ_REC_HEAD + pq_int_width(sh->ci[COL_CPU].phys);
 	pq_fcols_rec_heads(&sh->cols, sh->ci);
@@ -95,9 +96,14 @@ pq_shape_find(struct pq_fmt *f, struct shape_slot *slot, const struct tmx_event_
 		}
 	}
 	pthread_mutex_unlock(&p->lock);
+	/* The cells' room, grown for a class with more columns than any before (row_check). */
+	if (sh && !tmx_grow_array((void **)&f->cells, &f->cap_cells, sh->cols.n, sizeof(*f->cells),
+				  64))
+		sh = NULL;
 	slot->ec = ec;
 	slot->sh = sh;
 	slot->trace = NULL;
+	slot->pk_seq1 = 0;
 	return slot;
 }
 
@@ -155,32 +161,35 @@ const struct tmx_buf *pq_names_of(struct pq_fmt *f, struct shape *sh,
 }
 
 /*
- * The record of an event into f->rec (record.h, after REC_HEAD bytes: the
- * shape and flags).  Inlined in its one caller, tmx_parquet_format.
+ * The record of an event into f->rec, empty (record.h, after REC_HEAD
+ * bytes: the shape and flags).  Inlined in its one caller,
+ * tmx_parquet_format.
  */
 static inline void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 {
 	struct shape_slot *slot = shape_of(f, msg->event->cls);
 	const struct shape *sh = slot->sh;
+	const struct tmx_packet *pkt = msg->event->packet;
 	struct tmx_buf *r = &f->rec;
-	uint8_t flags = REC_NOMEM;
-	struct pk_seen *pk = NULL;
-	uint64_t seq;
+	uint64_t seq = pkt ? pkt->seq + 1 : 0;
+	uint8_t flags;
 	bool cpu;
 
-	r->len = 0;
-	r->oom = false;
 	/*
 	 * Room made once for the entries that do not ask for it (all but
 	 * strings and LISTs of another length than their class's).
 	 */
-	if (!tmx_buf_reserve(r, sh && sh->ok ? sh->rec_room : REC_HEAD))
-		goto done;
-	memcpy(r->p, &sh, sizeof(sh));
-	seq = msg->event->packet ? msg->event->packet->seq + 1 : 0;
-	memcpy(r->p + REC_SEQ, &seq, 8);
-	r->len = REC_HEAD;
 	flags = row_check(f, slot, msg);
+	if (!tmx_buf_reserve(r, flags ? REC_HEAD : sh->rec_room))
+		goto done;
+	/* (stores through a local: through r->p, r->p would be read again after each) */
+	{
+		uint8_t *p = r->p;
+
+		memcpy(p, &sh, sizeof(sh));
+		memcpy(p + REC_SEQ, &seq, 8);
+	}
+	r->len = REC_HEAD;
 	if (flags)
 		goto done;
 	f->em.ci = sh->ci;
@@ -188,17 +197,15 @@ static inline void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 	 * The packet's entries (the stream's ids, the packet context's, its
 	 * CPU) left out when a record of the batch carried them: the merge
 	 * keeps the last ones of each table and stream (table.h,
-	 * pq_pk_put), and a batch is one stream's events in its order.
+	 * pq_pk_put), and a batch is one stream's events in its order, so
+	 * that the class's cache slot tells which (tmx_parquet_batch clears
+	 * them).
 	 */
-	f->em.pk_known = false;
-	if (sh->pk_cols && sh->static_heads && seq) {
-		pk = &f->seen[(((uintptr_t)sh >> 4) ^ ((uintptr_t)msg->stream >> 6)) % PK_SEEN];
-		f->em.pk_known = pk->sh == sh && pk->st == msg->stream && pk->seq1 == seq;
-	}
+	f->em.pk_known = sh->pk_omit && seq && slot->pk_seq1 == seq;
 again:
 	f->varied = false;
 	r->len = (size_t)(pq_rec_include_at(r->p + REC_HEAD, slot->names) - r->p);
-	cpu = row_emit(f, sh, msg, &f->em);
+	cpu = row_emit_as(f, sh, msg, &f->em, true);
 	/*
 	 * A class whose rows have the same entry heads but for the fixed
 	 * columns' nulls: those nulls said in the include entry's head
@@ -208,12 +215,14 @@ again:
 	 */
 	if (sh->static_heads && !f->varied && !r->oom) {
 		if (f->em.pk_known) {
-			cpu = sh->cols.pk_cpu >= 0 ? pk->cpu : cpu;
+			cpu = sh->cols.pk_cpu >= 0 ? slot->pk_cpu : cpu;
 			r->p[REC_HEAD + 4] = (uint8_t)(5 + msg->has_ts + 2 * cpu);
 		} else {
 			r->p[REC_HEAD + 4] = (uint8_t)(1 + msg->has_ts + 2 * cpu);
-			if (pk)
-				*pk = (struct pk_seen){ sh, msg->stream, seq, cpu };
+			if (sh->pk_omit && seq) {
+				slot->pk_seq1 = seq;
+				slot->pk_cpu = cpu;
+			}
 		}
 	} else if (f->em.pk_known && !r->oom) {   /* heads of its own: the record whole */
 		f->em.pk_known = false;
@@ -243,7 +252,7 @@ struct pq_fmt *pq_fmt_new(struct tmx_parquet *p, bool worker)
 	if (!f)
 		return NULL;
 	f->p = p;
-	f->em = (struct pq_rec_emit){ &f->rec, NULL, &f->scratch, &f->labels, NULL, &f->unread,
+	f->em = (struct pq_rec_emit){ &f->rec, NULL, &f->scratch, &f->labels, NULL, NULL,
 				     &f->varied, false };
 	if (worker) {
 		if (!(f->out = malloc(sizeof(*f->out)))) {
@@ -280,7 +289,8 @@ void tmx_parquet_worker_free(struct pq_fmt *w)
 
 void tmx_parquet_batch(struct pq_fmt *w)
 {
-	memset(w->seen, 0, sizeof(w->seen));
+	for (size_t k = 0; k < SHAPE_CACHE; k++)
+		w->cache[k].pk_seq1 = 0;
 }
 
 struct outbuf *tmx_parquet_worker_outbuf(struct pq_fmt *w)

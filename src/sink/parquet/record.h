@@ -161,6 +161,66 @@ static inline void pq_rec_u64s(struct tmx_buf *b, const struct pq_colinfo *ci, u
 	b->len = (size_t)(p - b->p);
 }
 
+/*
+ * `n` integers (tmx_value.u) of `v` at `p` as INT32 values (4 bytes
+ * each), by fours, then a two and a one: a loop of one value at a time
+ * took 6 instructions a value, and a compiler's unrolled loop's setup
+ * was as many (runs and LISTs hold a few values: a system call's
+ * arguments, a structure's members).
+ */
+static inline void pq_rec_values4(uint8_t *p, const struct tmx_value *v, unsigned n)
+{
+	const struct tmx_value *end = v + n;
+
+	for (; end - v >= 4; v += 4, p += 16) {
+		uint32_t x = (uint32_t)v[0].u, y = (uint32_t)v[1].u, z = (uint32_t)v[2].u,
+			 t = (uint32_t)v[3].u;
+
+		memcpy(p, &x, 4);
+		memcpy(p + 4, &y, 4);
+		memcpy(p + 8, &z, 4);
+		memcpy(p + 12, &t, 4);
+	}
+	if (end - v >= 2) {
+		uint32_t x = (uint32_t)v[0].u, y = (uint32_t)v[1].u;
+
+		memcpy(p, &x, 4);
+		memcpy(p + 4, &y, 4);
+		v += 2;
+		p += 8;
+	}
+	if (v < end) {
+		uint32_t x = (uint32_t)v->u;
+
+		memcpy(p, &x, 4);
+	}
+}
+
+/* The same as INT64 values (8 bytes each). */
+static inline void pq_rec_values8(uint8_t *p, const struct tmx_value *v, unsigned n)
+{
+	const struct tmx_value *end = v + n;
+
+	for (; end - v >= 4; v += 4, p += 32) {
+		uint64_t x = v[0].u, y = v[1].u, z = v[2].u, t = v[3].u;
+
+		memcpy(p, &x, 8);
+		memcpy(p + 8, &y, 8);
+		memcpy(p + 16, &z, 8);
+		memcpy(p + 24, &t, 8);
+	}
+	if (end - v >= 2) {
+		uint64_t x = v[0].u, y = v[1].u;
+
+		memcpy(p, &x, 8);
+		memcpy(p + 8, &y, 8);
+		v += 2;
+		p += 16;
+	}
+	if (v < end)
+		memcpy(p, &v->u, 8);
+}
+
 /* `n` (> 0) integers (tmx_value.u) of one column: a LIST's elements (see `elems` above). */
 static inline void pq_rec_elems(struct tmx_buf *b, const struct pq_colinfo *ci, uint32_t col,
 				uint8_t rep, uint8_t elem_rep, const struct tmx_value *v, uint32_t n)
@@ -171,16 +231,10 @@ static inline void pq_rec_elems(struct tmx_buf *b, const struct pq_colinfo *ci, 
 	if (!p)
 		return;
 	memcpy(p, &n, 4);
-	p += 4;
-	if (w == 4) {
-		for (uint32_t k = 0; k < n; k++, p += 4) {
-			uint32_t x = (uint32_t)v[k].u;
-			memcpy(p, &x, 4);
-		}
-	} else {
-		for (uint32_t k = 0; k < n; k++, p += 8)
-			memcpy(p, &v[k].u, 8);
-	}
+	if (w == 4)
+		pq_rec_values4(p + 4, v, n);
+	else
+		pq_rec_values8(p + 4, v, n);
 }
 
 /*
@@ -220,6 +274,66 @@ static inline uint8_t *pq_rec_fixed_at(uint8_t *h, const uint64_t *ts, const uin
 	h = pq_rec_head_at(h, TMX_COLUMN_STREAM_ID | PQ_REC_RUN, 0, 2);
 	memcpy(h, ids, 16);
 	return h + 16;
+}
+
+/*
+ * The zero bytes of the 8 bytes `w` (read in native, little-endian
+ * order), each flagged by its top bit: the lowest flag is the first zero
+ * byte (flags above a zero may be false, from its borrow).
+ */
+static inline uint64_t pq_zero_bytes(uint64_t w)
+{
+	return (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
+}
+
+/*
+ * A text array (`len` bytes at `p`) as a string up to its first NUL (as
+ * babeltrace2 reads it) at `h` (room for PQ_REC_HEAD + 4 + len bytes
+ * made), when that string is all ASCII (the case of most: names, states,
+ * padded with NULs); else NULL, the bytes at `h` not the record's then
+ * (the writer's own way, fmap_values.c, makes it UTF-8).  The NUL is
+ * found while the bytes are copied, 8 at a time, where a memchr was a
+ * call and a pass of its own.  Returns the entry's end.
+ */
+static inline uint8_t *pq_rec_text_array_at(uint8_t *h, const struct pq_colinfo *ci, uint32_t col,
+					    const char *p, size_t len)
+{
+	uint8_t *d = h + PQ_REC_HEAD + 4;
+	uint32_t n;
+	size_t i = 0;
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t highs = 0x8080808080808080ull;
+
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w, nul;
+
+		memcpy(&w, p + i, 8);
+		memcpy(d + i, &w, 8);
+		nul = pq_zero_bytes(w);
+		if (nul) {
+			unsigned k = (unsigned)__builtin_ctzll(nul) / 8;
+
+			if (k && (w & highs & (~0ull >> (64 - 8 * k))))
+				return NULL;
+			i += k;
+			goto text;
+		}
+		if (w & highs)
+			return NULL;
+	}
+#endif
+	for (; i < len && p[i]; i++) {
+		if (p[i] & 0x80)
+			return NULL;
+		d[i] = (uint8_t)p[i];
+	}
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+text:
+#endif
+	n = (uint32_t)i;
+	memcpy(pq_rec_head_at(h, col, 0, ci[col].max_def), &n, 4);
+	return d + i;
 }
 
 /* A byte array, as it is (strings: UTF-8 already, see pq_rec_text in fmap.h). */

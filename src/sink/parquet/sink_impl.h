@@ -70,9 +70,6 @@ enum { COL_TS = TMX_COLUMN_TS, COL_CYCLES = TMX_COLUMN_CYCLES, COL_EVENT = TMX_C
 /* A direct-mapped cache of streams' event counts (struct tmx_parquet). */
 #define STREAM_CACHE 16
 
-/* A direct-mapped cache of the packets a worker's records carried (struct pq_fmt). */
-#define PK_SEEN 16
-
 /* A direct-mapped cache of shapes by class, per formatting thread. */
 #define SHAPE_CACHE 64
 
@@ -113,6 +110,8 @@ struct shape {
 	 * the packet's, an integer column's.
 	 */
 	bool pk_cols;
+	/* pk_cols and static_heads: a worker may leave a record's packet entries out. */
+	bool pk_omit;
 	size_t pk_cpu_entry;            /* the bytes of the CPU's entry when it is the packet's */
 	/* A record's room made at once: all of it but strings' and other LISTs' (pq_format_event). */
 	size_t rec_room;
@@ -143,6 +142,14 @@ struct pq_fmt {
 		/* The entries of event, host and trace for events of `trace` (shape->names). */
 		const struct tmx_trace *trace;
 		const struct tmx_buf *names;
+		/*
+		 * Workers: the packet (its seq + 1; 0: none) whose entries a
+		 * record of the class carried in this batch, which is one
+		 * stream's events (so the class tells the table and the
+		 * stream), and whether its CPU was no null (pq_format_event).
+		 */
+		uint64_t pk_seq1;
+		bool pk_cpu;
 	} cache[SHAPE_CACHE];
 	/*
 	 * rec: a worker's record, written on its outbuf's room (borrowed,
@@ -158,18 +165,6 @@ struct pq_fmt {
 	/* How records are written (but its `ci`, the class's), made once (pq_fmt_new): workers'. */
 	struct pq_rec_emit em;
 	bool varied;                    /* em.varied's */
-	size_t unread;                  /* em.bytes's: what row_emit counts of a record, not read */
-	/*
-	 * Workers: the packets whose entries a record of the batch carried,
-	 * by class and stream (direct-mapped; seq1 0: none), and whether
-	 * their CPU was no null (pq_format_event).
-	 */
-	struct pk_seen {
-		const struct shape *sh;
-		const struct tmx_stream *st;
-		uint64_t seq1;
-		bool cpu;
-	} seen[PK_SEEN];
 };
 
 /* Which table an event class writes to (for one trace, when partitioned by trace). */
@@ -245,8 +240,8 @@ struct pq_fmt *pq_fmt_new(struct tmx_parquet *p, bool worker);
 void pq_fmt_free(struct pq_fmt *f);
 
 /*
- * The cache slot of `ec` with its shape, made when new; slot->sh NULL
- * when memory runs out.  Inlined: a hit is a few instructions (once or
+ * The cache slot of `ec` with its shape, made when new, and room for its
+ * columns in f->cells; slot->sh NULL when memory runs out.  Inlined: a hit is a few instructions (once or
  * twice per event).
  */
 static inline __attribute__((always_inline)) struct shape_slot *
@@ -284,15 +279,13 @@ static inline __attribute__((always_inline)) uint8_t row_check(struct pq_fmt *f,
 	for (unsigned s = 0; s < TMX_N_SCOPES; s++)
 		if (sh->fc[s] && (!e->scopes[s] || e->scopes[s][0].fc != sh->fc[s]))
 			return (uint8_t)(s + 1);
-	if (slot->trace != st->trace) {   /* the names' entries, once per class and trace */
+	if (__builtin_expect(slot->trace != st->trace, 0)) {   /* once per class and trace */
 		slot->names = pq_names_of(f, (struct shape *)sh, e->cls, st->trace);
 		slot->trace = slot->names ? st->trace : NULL;
+		if (!slot->names)
+			return REC_NOMEM;
 	}
-	/* The cells' room, grown for a class with more columns than any before. */
-	if (!slot->names ||
-	    !tmx_grow_array((void **)&f->cells, &f->cap_cells, sh->cols.n, sizeof(*f->cells), 64))
-		return REC_NOMEM;
-	return 0;
+	return 0;   /* (the cells' room: grown when the slot took the class, pq_shape_find) */
 }
 
 /*
@@ -315,37 +308,44 @@ static inline uint64_t pq_cpu_of(const struct tmx_value *v)
 	return v && tmx_value_uint64(v, &cpu) ? cpu : UINT64_MAX;
 }
 
-/* Returns whether the CPU column has a value (else a null). */
-static inline __attribute__((always_inline)) bool row_emit(struct pq_fmt *f, const struct shape *sh,
-							  const struct tmx_msg *msg,
-							  const struct pq_rec_emit *em)
+/*
+ * Returns whether the CPU column has a value (else a null).  `rec`:
+ * em->rec != NULL, a constant where the caller knows it
+ * (pq_format_event), so that neither path tests the other's.
+ */
+static inline __attribute__((always_inline)) bool row_emit_as(struct pq_fmt *f,
+							     const struct shape *sh,
+							     const struct tmx_msg *msg,
+							     const struct pq_rec_emit *em, bool rec)
 {
 	const struct tmx_stream *st = msg->stream;
 	const struct tmx_value *cpu_value;
 	uint64_t cpu, ts[2] = { (uint64_t)msg->ns, msg->cycles }, ids[2] = { st->id, st->cls->id };
 
 	/* A record's entries without asking for room: made for the class (shape.rec_room). */
-	if (em->rec) {
+	if (rec) {
 		em->rec->len = (size_t)(pq_rec_fixed_at(em->rec->p + em->rec->len,
 							msg->has_ts ? ts : NULL, ids) -
 					em->rec->p);
 		if (em->pk_known)   /* the ids' entry, the last, taken back */
 			em->rec->len -= PQ_REC_HEAD + 16;
-	} else
+		/* tmx_event_cpu, the field found once per class */
+		cpu_value = pq_fcols_emit_rec(em, &sh->cols, msg->event->scopes, f->cells);
+	} else {
 		pq_emit_fixed(em, msg->has_ts ? ts : NULL, ids);
-	/* tmx_event_cpu, the field found once per class */
-	cpu_value = pq_fcols_emit(em, &sh->cols, msg->event->scopes, f->cells);
+		cpu_value = pq_fcols_emit_direct(em, &sh->cols, msg->event->scopes, f->cells);
+	}
 	/*
 	 * The packet's CPU: the table's, not null (a record's: its caller
-	 * knows it from the record that carried the packet's entries, and
-	 * does not read its em->bytes).
+	 * knows it from the record that carried the packet's entries).
 	 */
 	if (em->pk_known && sh->cols.pk_cpu >= 0) {
-		*em->bytes += sh->pk_cpu_entry;
+		if (!rec)
+			*em->bytes += sh->pk_cpu_entry;
 		return true;
 	}
 	cpu = pq_cpu_of(cpu_value);
-	if (em->rec) {   /* in the room pq_fcols_emit leaves for it */
+	if (rec) {   /* in the room pq_fcols_emit leaves for it */
 		struct tmx_buf *b = em->rec;
 		uint8_t *h = b->p + b->len;
 
@@ -365,6 +365,13 @@ static inline __attribute__((always_inline)) bool row_emit(struct pq_fmt *f, con
 	}
 	pq_emit_int(em, COL_CPU, 0, cpu);
 	return true;
+}
+
+static inline __attribute__((always_inline)) bool row_emit(struct pq_fmt *f, const struct shape *sh,
+							  const struct tmx_msg *msg,
+							  const struct pq_rec_emit *em)
+{
+	return row_emit_as(f, sh, msg, em, em->rec != NULL);
 }
 
 #endif
