@@ -289,11 +289,6 @@ static inline __attribute__((always_inline)) uint8_t row_check(struct pq_fmt *f,
 }
 
 /*
- * The row of an event whose row_check() passed, into a record or straight
- * into the columns (`inc`: their names' state); the names' entries are
- * the caller's.
- */
-/*
  * The CPU column's value of the CPU field's value `v` (tmx_event_cpu's
  * rule; NULL: no such field): above UINT32_MAX for a null.
  * tmx_value_uint64's own case inline first: the CPU is most often an
@@ -309,7 +304,9 @@ static inline uint64_t pq_cpu_of(const struct tmx_value *v)
 }
 
 /*
- * Returns whether the CPU column has a value (else a null).  `rec`:
+ * The row of an event whose row_check() passed, into a record or straight
+ * into the columns; the names' entries are the caller's.  Returns whether
+ * the CPU column has a value (else a null).  `rec`:
  * em->rec != NULL, a constant where the caller knows it
  * (pq_format_event), so that neither path tests the other's.
  */
