@@ -33,7 +33,10 @@ bool pq_pk_dict(const struct pq_col *c, const uint8_t *rows, size_t n, struct pq
 		struct pq_idict *d);
 /* The statistics of a dictionary-encoded integer column: from its `n` entries `keys`. */
 void pq_int_dict_stats(const struct pq_col *c, const uint64_t *keys, size_t n, struct pq_chunk *m);
-/* The statistics of values that only increase (pq_int_dict's `up`): false when stats.c's loop is needed. */
+/*
+ * The statistics of values that only increase (pq_int_dict's `up`):
+ * false when stats.c's loop is needed.
+ */
 bool pq_increasing_stats(const struct pq_col *c, struct pq_chunk *m);
 
 #endif

@@ -286,7 +286,8 @@ bool pq_col_encode_pk(struct pq_col *c, const struct tmx_buf *rows, struct pq_en
 	if (c->type.phys != PQ_INT32 && c->type.phys != PQ_INT64)
 		return false;
 	if (c->max_rep || c->n_nulls || c->dict_on || c->lazy || rows->oom ||
-	    c->n_levels != rows->len / 2 || pq_col_oom(c) || !pq_pk_dict(c, rows->p, rows->len / 2, enc, &d))
+	    c->n_levels != rows->len / 2 || pq_col_oom(c) ||
+	    !pq_pk_dict(c, rows->p, rows->len / 2, enc, &d))
 		return false;
 	*ok = put_chunk(c, enc, 0, out, meta, true, &d);
 	return true;

@@ -241,8 +241,8 @@ void pq_fmt_free(struct pq_fmt *f);
 
 /*
  * The cache slot of `ec` with its shape, made when new, and room for its
- * columns in f->cells; slot->sh NULL when memory runs out.  Inlined: a hit is a few instructions (once or
- * twice per event).
+ * columns in f->cells; slot->sh NULL when memory runs out.  Inlined: a
+ * hit is a few instructions (once or twice per event).
  */
 static inline __attribute__((always_inline)) struct shape_slot *
 shape_of(struct pq_fmt *f, const struct tmx_event_class *ec)
