@@ -76,6 +76,13 @@ struct pq_pk {
 		uint32_t inst;
 	} slot[PQ_PK_SLOTS];      /* key NULL: empty */
 	/*
+	 * The slot of the last record that pq_pk_put found known: the next
+	 * one is most often of the same stream and packet (one stream's
+	 * events come in runs), which then costs two compares, not a hash
+	 * and a probe.  Any slot is a valid guess: its key and seq are compared.
+	 */
+	struct pq_pk_slot *last;
+	/*
 	 * The packet entries of the last record of each stream that carried
 	 * them, from group to group (pq_pk_put): a worker's records leave
 	 * them out when an earlier one of its batch carried them.  `kept`
@@ -404,13 +411,21 @@ static inline void pq_pk_add_cut(struct pq_table *t, const uint8_t *rec, size_t 
 
 /*
  * pq_pk_put_other, a known packet's record without its entries (nearly
- * every record) inline.
+ * every record) inline.  `key` is not NULL (a stream's: the empty slots'
+ * key is NULL).
  */
 static inline int pq_pk_put(struct pq_table *t, const void *key, const uint8_t *rec, size_t n,
 			    uint64_t seq1, struct tmx_buf *whole)
 {
-	if (__builtin_expect(n > 4 && pq_pk_cut(rec[4], seq1) && t->n_rows && t->pk.on, 1) &&
-	    pq_pk_known(t, key, seq1 - 1, pq_pk_rows(t, true))) {
+	const struct pq_pk_slot *s = t->pk.last;
+
+	if (__builtin_expect(n > 4 && pq_pk_cut(rec[4], seq1) && t->n_rows && t->pk.on, 1)) {
+		if (__builtin_expect(s->key != key || s->seq != seq1 - 1, 0)) {
+			if (!key || !(s = pq_pk_find(t, key)) || s->key != key || s->seq != seq1 - 1)
+				return pq_pk_put_other(t, key, rec, n, seq1, whole);
+			t->pk.last = (struct pq_pk_slot *)s;
+		}
+		tmx_buf_put(&t->pk.rows, &(uint16_t){ (uint16_t)s->inst }, 2);
 		pq_pk_add_cut(t, rec, n);
 		return PQ_PK_OK;
 	}
