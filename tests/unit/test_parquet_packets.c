@@ -647,7 +647,8 @@ static void test_records_left_out(void **state)
 	struct stream st[STREAMS] = { 0 };
 	uint64_t rnd = 0xc0ffee;
 	size_t n_cut = 0, at_start = 0, per_row = 0, batches = 0, mid = 0, varied_on = 0;
-	size_t varied_off = 0;
+	size_t varied_off = 0, quick = 0, add;
+	uint8_t *d;
 
 	(void)state;
 	pair_open(&P, "/tmp/test_pq_leftout.XXXXXX", &lim);
@@ -656,7 +657,8 @@ static void test_records_left_out(void **state)
 	for (uint64_t r = 0; r < 12000; r++) {
 		struct stream *s = &st[xorshift64(&rnd) % STREAMS];
 		bool has_ts = xorshift64(&rnd) % 20 != 0, varied = !(xorshift64(&rnd) % 8);
-		size_t n, a, b, c;
+		/* (a memory bound that the quick path must see too, now and then) */
+		size_t n, a, b, c, below = xorshift64(&rnd) % 16 ? SIZE_MAX : 100;
 		uint8_t marker;
 
 		if (!s->batch) {   /* the stream's next batch (a segment's, maybe) */
@@ -705,6 +707,21 @@ static void test_records_left_out(void **state)
 			n_cut++;
 			at_start += !P.tb.n_rows;
 			per_row += P.tb.n_rows && !P.tb.pk.on;
+			/*
+			 * Every other one the merge's common case first (put_quick):
+			 * when it takes the record, it is the row's whole work, and
+			 * must leave the table as pq_pk_put and row_end would have.
+			 */
+			if (r % 2 && (d = pq_pk_put_quick(&P.tb, &s->pkt, cut.p, cut.len, s->seq + 1,
+							  below, &add))) {
+				memcpy(d, cut.p, cut.len);
+				assert_int_equal(add, n);
+				assert_true(add < below);
+				quick++;
+				rec_end(&P.ta, &P.ea);
+				assert_int_equal(P.ta.bytes, P.tb.bytes);
+				continue;
+			}
 			assert_int_equal(pq_pk_put(&P.tb, &s->pkt, cut.p, cut.len, s->seq + 1, &whole),
 					 PQ_PK_OK);
 		}
@@ -713,7 +730,7 @@ static void test_records_left_out(void **state)
 		assert_int_equal(P.ta.bytes, P.tb.bytes);   /* groups end at the same rows */
 	}
 	assert_true(n_cut > 7000 && at_start > 3 && per_row > 100 && batches > 300 && mid > 100);
-	assert_true(varied_on > 500 && varied_off > 50);
+	assert_true(varied_on > 500 && varied_off > 50 && quick > 2000);
 	pair_same(&P);
 	/* A record without its entries whose packet the table never had: lost, not made up. */
 	{

@@ -542,8 +542,12 @@ static struct pq_meta_ctx meta_ctx(struct tmx_parquet *p)
 	return (struct pq_meta_ctx){ p->dir, &p->lim, &p->enc, &p->scratch };
 }
 
-/* A message in merged order: an event's record (`rec`), or a discarded-items message. */
-static int put_msg(struct tmx_parquet *p, const struct tmx_msg *msg, const uint8_t *rec,
+/*
+ * A message in merged order: an event's record (`rec`), or a
+ * discarded-items message.  Not inlined: tmx_parquet_emit's common case
+ * (put_quick) then saves no registers.
+ */
+static __attribute__((noinline)) int put_msg(struct tmx_parquet *p, const struct tmx_msg *msg, const uint8_t *rec,
 		   size_t len, struct tmx_error *err)
 {
 	struct pq_meta_ctx ctx;
@@ -570,8 +574,51 @@ int tmx_parquet_consume(struct tmx_parquet *p, const struct tmx_msg *msg, struct
 
 /* ---- the split for the parallel runner (src/sink/split.h; the formatters: format.c) ---- */
 
+/*
+ * The merge's common case, nearly every record (table.h,
+ * pq_pk_put_quick): an event's record of a table that its shape knows,
+ * of a stream that the count's cache holds, that ends no chunk, row
+ * group nor memory bound.  True when it was that, the record put;
+ * else nothing was done.  Its one call, the copy, comes last, so that
+ * it needs none of the registers that put_msg's cases save.
+ */
+static inline __attribute__((always_inline)) bool put_quick(struct tmx_parquet *p,
+							   const struct tmx_msg *msg,
+							   const uint8_t *rec, size_t len)
+{
+	const struct tmx_stream *st = msg->stream;
+	struct stream_slot *c = stream_slot(p, st);
+	const struct shape *sh;
+	struct pq_table *t;
+	uint64_t seq1;
+	size_t add;
+	uint8_t *d;
+
+	/* (the marker first: records whose heads depend on their values, marker 0, are put_msg's) */
+	if (msg->kind != TMX_MSG_EVENT || len <= REC_HEAD + 4 || !pq_pk_cut(rec[REC_HEAD + 4], 1) ||
+	    c->s != st || c->slot == UINT32_MAX)
+		return false;
+	memcpy(&sh, rec, sizeof(sh));
+	memcpy(&seq1, rec + REC_SEQ, 8);
+	if (!sh || rec[sizeof(sh)] || !(t = sh->tab) || sh->tab_trace != st->trace || t->broken ||
+	    !t->pk.n_cols)
+		return false;
+	len -= REC_HEAD;
+	rec += REC_HEAD;
+	/* (row_done's tests: no group written, no bound_memory) */
+	if (p->total >= TOTAL_BYTES ||
+	    !(d = pq_pk_put_quick(t, st, rec, len, seq1, TOTAL_BYTES - p->total, &add)))
+		return false;
+	p->total += add;
+	p->events[c->slot]++;
+	memcpy(d, rec, len);
+	return true;
+}
+
 int tmx_parquet_emit(struct tmx_parquet *p, const struct sink_piece *pc, struct tmx_error *err)
 {
+	if (put_quick(p, pc->msg, (const uint8_t *)pc->text, pc->len))
+		return TMX_OK;
 	return put_msg(p, pc->msg, (const uint8_t *)pc->text, pc->len, err);
 }
 

@@ -86,6 +86,7 @@ bool pq_pk_setup(struct pq_table *t, const uint32_t *cols, size_t n, struct pq_p
 {
 	t->pk.set = true;
 	t->pk.l = l;
+	t->pk.last = &t->pk.slot[0];
 	t->pk.cut[0] = l.ids + pq_pk_cpu_bytes(l, 1);
 	t->pk.cut[1] = l.ids + pq_pk_cpu_bytes(l, 3);
 	if (!n || !(t->pk.cols = malloc(n * sizeof(*cols))))
@@ -121,6 +122,7 @@ void pq_pk_begin(struct pq_table *t)
 	t->pk.n_inst = 0;
 	t->pk.rows.len = 0;
 	memset(t->pk.slot, 0, sizeof(t->pk.slot));
+	t->pk.last = &t->pk.slot[0];
 	if (t->direct)   /* else when they are taken (pq_table_start_cols) */
 		pk_mark(t);
 }

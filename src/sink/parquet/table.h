@@ -76,6 +76,13 @@ struct pq_pk {
 		uint32_t inst;
 	} slot[PQ_PK_SLOTS];      /* key NULL: empty */
 	/*
+	 * The slot of the last record that pq_pk_put found known: the next
+	 * one is most often of the same stream and packet (one stream's
+	 * events come in runs), which then costs two compares, not a hash
+	 * and a probe.  Any slot is a valid guess: its key and seq are compared.
+	 */
+	struct pq_pk_slot *last;
+	/*
 	 * The packet entries of the last record of each stream that carried
 	 * them, from group to group (pq_pk_put): a worker's records leave
 	 * them out when an earlier one of its batch carried them.  `kept`
@@ -404,17 +411,64 @@ static inline void pq_pk_add_cut(struct pq_table *t, const uint8_t *rec, size_t 
 
 /*
  * pq_pk_put_other, a known packet's record without its entries (nearly
- * every record) inline.
+ * every record) inline.  `key` is not NULL (a stream's: the empty slots'
+ * key is NULL).
  */
 static inline int pq_pk_put(struct pq_table *t, const void *key, const uint8_t *rec, size_t n,
 			    uint64_t seq1, struct tmx_buf *whole)
 {
-	if (__builtin_expect(n > 4 && pq_pk_cut(rec[4], seq1) && t->n_rows && t->pk.on, 1) &&
-	    pq_pk_known(t, key, seq1 - 1, pq_pk_rows(t, true))) {
+	const struct pq_pk_slot *s = t->pk.last;
+
+	if (__builtin_expect(n > 4 && pq_pk_cut(rec[4], seq1) && t->n_rows && t->pk.on, 1)) {
+		if (__builtin_expect(s->key != key || s->seq != seq1 - 1, 0)) {
+			if (!key || !(s = pq_pk_find(t, key)) || s->key != key || s->seq != seq1 - 1)
+				return pq_pk_put_other(t, key, rec, n, seq1, whole);
+			t->pk.last = (struct pq_pk_slot *)s;
+		}
+		tmx_buf_put(&t->pk.rows, &(uint16_t){ (uint16_t)s->inst }, 2);
 		pq_pk_add_cut(t, rec, n);
 		return PQ_PK_OK;
 	}
 	return pq_pk_put_other(t, key, rec, n, seq1, whole);
+}
+/*
+ * pq_pk_put's common case as a row's whole work, when it is that and
+ * ends nothing: a record rec[0, n) without its packet's entries whose
+ * group knows the packet (pq_pk_put's test, pk.last first), with room for
+ * it and its instance, that fills no chunk nor row group and whose
+ * bytes (`add`, what it stands for) are under `below`.  Then its instance is stored and its
+ * bytes and row counted, and it returns where the record's `n` bytes
+ * go (the caller copies them); else NULL, nothing done: pq_pk_put's
+ * and pq_table_row_end's way.  The merge's own (parquet_sink.c,
+ * put_quick), whose copy is then its last call.
+ */
+static inline uint8_t *pq_pk_put_quick(struct pq_table *t, const void *key, const uint8_t *rec,
+				       size_t n, uint64_t seq1, size_t below, size_t *add)
+{
+	const struct pq_pk_slot *s = t->pk.last;
+	struct tmx_buf *rows = &t->pk.rows, *recs = &t->recs;
+	uint8_t *d;
+
+	if (!t->pk.on || !t->n_rows || n <= 4 || !pq_pk_cut(rec[4], seq1))
+		return NULL;
+	if (s->key != key || s->seq != seq1 - 1) {   /* another stream's run: found as pq_pk_put finds it */
+		if (!(s = pq_pk_find(t, key)) || s->key != key || s->seq != seq1 - 1)
+			return NULL;
+		t->pk.last = (struct pq_pk_slot *)s;
+	}
+	*add = n + t->pk.cut[((rec[4] - 1) >> 1) & 1];
+	if (rows->oom || rows->cap - rows->len < 2 || recs->oom || recs->len + n >= PQ_TABLE_CHUNK ||
+	    recs->cap - recs->len < n || t->n_rows + 1 >= t->lim->group_rows ||
+	    t->bytes + *add >= t->lim->group_bytes || *add >= below)
+		return NULL;
+	memcpy(rows->p + rows->len, &(uint16_t){ (uint16_t)s->inst }, 2);
+	rows->len += 2;
+	t->bytes += *add;
+	t->n_rows++;
+	t->n_recs++;
+	d = recs->p + recs->len;
+	recs->len += n;
+	return d;
 }
 /* Empty columns of the schema, counting their bytes into *acct; NULL without memory. */
 struct pq_col *pq_table_new_cols(const struct pq_table *t, size_t *acct);
