@@ -547,8 +547,8 @@ static struct pq_meta_ctx meta_ctx(struct tmx_parquet *p)
  * discarded-items message.  Not inlined: tmx_parquet_emit's common case
  * (put_quick) then saves no registers.
  */
-static __attribute__((noinline)) int put_msg(struct tmx_parquet *p, const struct tmx_msg *msg, const uint8_t *rec,
-		   size_t len, struct tmx_error *err)
+static __attribute__((noinline)) int put_msg(struct tmx_parquet *p, const struct tmx_msg *msg,
+					     const uint8_t *rec, size_t len, struct tmx_error *err)
 {
 	struct pq_meta_ctx ctx;
 
