@@ -179,9 +179,14 @@ PyObject *reader_columns(PyObject *self, PyObject *arg);
 struct table;
 struct table *table_new(size_t class_index, const struct plan *p);   /* NULL: no memory */
 void table_free(struct table *t);
-/* Appends a row: false when memory runs out. */
-bool table_add(struct table *t, const struct plan *p, const struct tmx_msg *msg,
-	       const struct tmx_value **cells, uint64_t seq);
+enum { TABLE_OK, TABLE_NOMEM, TABLE_MISMATCH };
+/*
+ * Appends the row of an event of the table's class: TABLE_OK, TABLE_NOMEM
+ * (memory ran out), TABLE_MISMATCH (its scopes are not its class's:
+ * plan_walk).  `cells`: room for the plan's columns.
+ */
+int table_add(struct table *t, const struct plan *p, const struct tmx_msg *msg,
+	      const struct tmx_value **cells, uint64_t seq);
 /* The NumPy dtype name of a kind ("text", "label", "option", "object" for the others). */
 const char *table_dtype(enum col_kind kind);
 /* The table as a dict for tracemux._frames; the table is emptied. */

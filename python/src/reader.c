@@ -633,6 +633,7 @@ static PyObject *reader_read(PyObject *self, PyObject *args)
 		const struct plan *p;
 		struct table *t;
 		size_t ci;
+		int added;
 
 		ret = next_selected(r, &sel, &msg, &ci, &err, &nogil);
 		if (ret == -1) {
@@ -651,13 +652,14 @@ static PyObject *reader_read(PyObject *self, PyObject *args)
 			}
 		}
 		p = r->classes[ci].plan;
-		if (!plan_walk(p, msg->event->scopes, ts.cells)) {
+		added = table_add(t, p, msg, ts.cells, seq++);
+		if (added == TABLE_MISMATCH) {
 			scope_mismatch(msg, p, &err);
 			ret = TMX_ERR_DATA;
 			r->done = true;
 			break;
 		}
-		if (!table_add(t, p, msg, ts.cells, seq++)) {
+		if (added == TABLE_NOMEM) {
 			nomem = failed = true;
 			break;
 		}
