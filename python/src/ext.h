@@ -43,8 +43,11 @@ PyObject *ext_error_object(const struct tmx_error *err);
 /* tracemux.TraceWarning: what the library warns about (e.g. with lenient=True). */
 extern PyObject *ext_warning_class;
 
-/* A block of malloc'd memory exposed through the buffer protocol. */
-PyObject *ext_buffer_new(void *data, size_t len);   /* takes `data` (freed on failure) */
+/*
+ * A block of memory exposed through the buffer protocol: malloc'd, or a
+ * mapping of `mapped` bytes (not 0).  Takes `data` (freed on failure).
+ */
+PyObject *ext_buffer_new(void *data, size_t len, size_t mapped);
 extern PyTypeObject ExtBufferType;
 
 /* ---- convert.c ---- */

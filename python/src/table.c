@@ -13,9 +13,17 @@
  * and BLOBs copied beside them, pointers as offsets until the export),
  * which convert.c turns into Python objects at the export.
  */
-#include <string.h>
+#include "ext.h"   /* Python.h first: it sets _GNU_SOURCE (mremap) */
 
-#include "ext.h"
+#include <string.h>
+#include <sys/mman.h>
+
+/*
+ * Column buffers of so many bytes or more are mappings of their own,
+ * grown by mremap: no copy, no page touched again (realloc copied a
+ * column at each doubling while it was in the heap).
+ */
+#define MAP_MIN ((size_t)256 << 10)
 
 /* Labels and option names of so many recent values per column, by value (see struct memo). */
 #define MEMO_SIZE 64
@@ -38,6 +46,7 @@ struct colbuf {
 	 * for all columns at once (grow_rows), not checked per value.
 	 */
 	unsigned char *data;
+	size_t mapped;             /* `data` is a mapping of so many bytes (0: malloc'd) */
 	unsigned width;            /* bytes per row in `data` */
 	unsigned char *valid;      /* NULL: every row has a value; else room for cap_rows */
 	struct strdict *dict;      /* COL_TEXT, COL_LABEL, COL_OPTION */
@@ -72,6 +81,8 @@ struct op {
 	uint8_t scope;             /* a static layout's: the value is scopes[scope][off] */
 	uint32_t off;
 	uint32_t col;
+	unsigned char *data;       /* the column's cb->data (set again when the rows grow) */
+	struct colbuf *cb;
 	/* OP_TEXT, OP_LABEL, OP_OPTION: the column's class, whose values take the short path */
 	const struct tmx_field_class *fc;
 };
@@ -93,6 +104,10 @@ struct table {
 	struct op *ops;            /* the field columns' */
 	size_t n_ops;
 	enum layout layout;
+	/* The scopes the class has: scope_of[i] and their classes (tmx_columns_walk's check) */
+	int n_scopes;
+	uint8_t scope_of[TMX_N_SCOPES];
+	const struct tmx_field_class *scope_fc[TMX_N_SCOPES];
 	int cpu_scope;             /* LAYOUT_STATIC: the CPU field at scopes[cpu_scope][cpu_off], -1: none */
 	uint32_t cpu_off;
 	const struct tmx_field_class *cpu_fc; /* the CPU field's class when it is an unsigned integer */
@@ -100,6 +115,8 @@ struct table {
 	size_t labels_cap;
 	/* The last stream's fixed values (a stream's events come in runs). */
 	const struct tmx_stream *stream;
+	const struct tmx_trace *host_trace; /* trace_host()'s last trace and answer */
+	const char *host;
 	uint32_t host_code, trace_code;
 	uint64_t stream_id, stream_class_id;
 };
@@ -127,12 +144,20 @@ static bool is_text_kind(enum col_kind k)
 	return k == COL_TEXT || k == COL_LABEL || k == COL_OPTION;
 }
 
+static void free_data(struct colbuf *cb)
+{
+	if (cb->mapped)
+		munmap(cb->data, cb->mapped);
+	else
+		free(cb->data);
+}
+
 void table_free(struct table *t)
 {
 	if (!t)
 		return;
 	for (size_t c = 0; c < t->n_cols; c++) {
-		free(t->cols[c].data);
+		free_data(&t->cols[c]);
 		free(t->cols[c].valid);
 		strdict_free(t->cols[c].dict);
 		free(t->cols[c].memo);
@@ -140,7 +165,7 @@ void table_free(struct table *t)
 		free(t->cols[c].bytes);
 	}
 	free(t->cols);
-	free(t->seq.data);
+	free_data(&t->seq);
 	free(t->ops);
 	free(t->labels);
 	free(t);
@@ -208,15 +233,21 @@ struct table *table_new(size_t class_index, const struct plan *p)
 
 		op->code = (uint8_t)op_of(p->cols[c].kind);
 		op->col = (uint32_t)c;
+		op->cb = &t->cols[c];
 		op->fc = tmx_column_field_class(p->model, c);
 		if (op->code == OP_TEXT)
 			op->fc = text_class(op->fc);
 	}
-	t->seq.width = 8;
 	if (!ok) {
 		table_free(t);
 		return NULL;
 	}
+	for (int s = 0; s < TMX_N_SCOPES; s++)
+		if (p->scope_fc[s]) {
+			t->scope_of[t->n_scopes] = (uint8_t)s;
+			t->scope_fc[t->n_scopes++] = p->scope_fc[s];
+		}
+	t->seq.width = 8;
 	t->class_index = class_index;
 	t->cpu_scope = -1;
 	return t;
@@ -238,10 +269,32 @@ static bool grow(unsigned char **p, size_t *cap, size_t need)
 	return true;
 }
 
-/* A column's room for `rows` rows (byte strings: and their first offset, 0, set). */
-static bool col_room(struct colbuf *cb, size_t rows, bool offsets)
+/* `data` of `size` bytes, its first `old` kept: malloc'd while small, then mapped (MAP_MIN). */
+static unsigned char *data_room(struct colbuf *cb, size_t old, size_t size)
 {
-	unsigned char *d = realloc(cb->data, (rows + 1) * cb->width);
+	void *d;
+
+	if (size < MAP_MIN)
+		return realloc(cb->data, size);
+	if (cb->mapped) {
+		d = mremap(cb->data, cb->mapped, size, MREMAP_MAYMOVE);
+	} else if ((d = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			     0)) != MAP_FAILED) {
+		if (old)
+			memcpy(d, cb->data, old);
+		free(cb->data);
+	}
+	if (d == MAP_FAILED)
+		return NULL;
+	cb->mapped = size;
+	return d;
+}
+
+/* A column's room for `rows` rows, `old` before (byte strings: and their first offset, 0, set). */
+static bool col_room(struct colbuf *cb, size_t old, size_t rows, bool offsets)
+{
+	unsigned char *d = data_room(cb, cb->data ? (old + 1) * cb->width : 0,
+				     (rows + 1) * cb->width);
 
 	if (!d)
 		return false;
@@ -262,10 +315,12 @@ static bool grow_rows(struct table *t, const struct plan *p)
 	size_t rows = t->cap_rows ? 2 * t->cap_rows : 1024;
 
 	for (size_t c = 0; c < t->n_cols; c++)
-		if (!col_room(&t->cols[c], rows, p->cols[c].kind == COL_BYTES))
+		if (!col_room(&t->cols[c], t->cap_rows, rows, p->cols[c].kind == COL_BYTES))
 			return false;
-	if (!col_room(&t->seq, rows, false))
+	if (!col_room(&t->seq, t->cap_rows, rows, false))
 		return false;
+	for (size_t o = 0; o < t->n_ops; o++)
+		t->ops[o].data = t->ops[o].cb->data;
 	t->cap_rows = rows;
 	return true;
 }
@@ -360,7 +415,7 @@ static uint32_t text_code(struct colbuf *cb, const char *s, size_t n)
 }
 
 /* The code of a text the model keeps in place (see colbuf.last_text); NULL: code 0. */
-static uint32_t model_text_code(struct colbuf *cb, const char *text, bool *ok)
+static inline uint32_t model_text_code(struct colbuf *cb, const char *text, bool *ok)
 {
 	if (!text)
 		return 0;
@@ -599,7 +654,11 @@ static bool enter_stream(struct table *t, const struct tmx_stream *st)
 	const char *trace = st->trace && st->trace->name ? st->trace->name : "";
 	bool ok = true;
 
-	t->host_code = model_text_code(&t->cols[FIX_HOST], trace_host(st->trace), &ok);
+	if (st->trace != t->host_trace) {
+		t->host_trace = st->trace;
+		t->host = trace_host(st->trace);
+	}
+	t->host_code = model_text_code(&t->cols[FIX_HOST], t->host, &ok);
 	t->trace_code = model_text_code(&t->cols[FIX_TRACE], trace, &ok);
 	t->stream_id = st->id;
 	t->stream_class_id = st->cls->id;
@@ -607,15 +666,19 @@ static bool enter_stream(struct table *t, const struct tmx_stream *st)
 	return ok;
 }
 
-/* An integer fixed column's value in row `row`, or none (false: no memory). */
+/*
+ * A fixed column's value in row `row` (`width`: the model's type's,
+ * tracemux/columns.h), or none (false: no memory).
+ */
 static inline __attribute__((always_inline)) bool put_fixed_int(struct table *t, int f, size_t row,
-								bool has, uint64_t bits)
+								unsigned width, bool has,
+								uint64_t bits)
 {
 	struct colbuf *cb = &t->cols[f];
 
 	if (!has)
 		return put_null(cb, COL_U64, row, t->cap_rows);   /* a fixed width's */
-	store(cb->data, row, cb->width, bits);
+	store(cb->data, row, width, bits);
 	if (cb->valid)
 		cb->valid[row] = 1;
 	return true;
@@ -641,17 +704,18 @@ static bool put_fixed(struct table *t, const struct plan *p, const struct tmx_ms
 	store(t->cols[FIX_EVENT].data, row, 4, event);
 	store(t->cols[FIX_HOST].data, row, 4, t->host_code);
 	store(t->cols[FIX_TRACE].data, row, 4, t->trace_code);
-	return ok && put_fixed_int(t, FIX_TS, row, msg->has_ts, (uint64_t)msg->ns) &&
-	       put_fixed_int(t, FIX_CYCLES, row, msg->has_ts, msg->cycles) &&
-	       put_fixed_int(t, FIX_STREAM_ID, row, true, t->stream_id) &&
-	       put_fixed_int(t, FIX_STREAM_CLASS_ID, row, true, t->stream_class_id) &&
-	       put_fixed_int(t, FIX_CPU, row, has_cpu && bits <= UINT32_MAX, bits);
+	/* never missing */
+	store(t->cols[FIX_STREAM_ID].data, row, 8, t->stream_id);
+	store(t->cols[FIX_STREAM_CLASS_ID].data, row, 8, t->stream_class_id);
+	return ok && put_fixed_int(t, FIX_TS, row, 8, msg->has_ts, (uint64_t)msg->ns) &&
+	       put_fixed_int(t, FIX_CYCLES, row, 8, msg->has_ts, msg->cycles) &&
+	       put_fixed_int(t, FIX_CPU, row, 4, has_cpu && bits <= UINT32_MAX, bits);
 }
 
 /*
  * The field columns' values in row `row`, each from scopes[op->scope] +
- * op->off (`fixed`: a static layout) or cells[op->col] (the walk's);
- * false: no memory.
+ * op->off (`fixed`: a static layout, whose values are all there: no
+ * missing value) or cells[op->col] (the walk's); false: no memory.
  */
 static inline __attribute__((always_inline)) bool
 put_fields(struct table *t, const struct plan *p, const struct tmx_value *const *scopes,
@@ -660,98 +724,100 @@ put_fields(struct table *t, const struct plan *p, const struct tmx_value *const 
 	size_t row = t->n_rows;
 
 	for (const struct op *op = t->ops, *end = op + t->n_ops; op < end; op++) {
-		struct colbuf *cb = &t->cols[op->col];
 		const struct tmx_value *v = fixed ? scopes[op->scope] + op->off : cells[op->col];
 		uint32_t code;
 		float f;
 
-		if (!v) {
-			if (!put_null(cb, p->cols[op->col].kind, row, t->cap_rows))
+		if (!fixed && !v) {
+			if (!put_null(op->cb, p->cols[op->col].kind, row, t->cap_rows))
 				return false;
 			continue;
 		}
 		switch (op->code) {
 		case OP_W1:
-			store(cb->data, row, 1, v->u);
+			store(op->data, row, 1, v->u);
 			break;
 		case OP_W2:
-			store(cb->data, row, 2, v->u);
+			store(op->data, row, 2, v->u);
 			break;
 		case OP_W4:
-			store(cb->data, row, 4, v->u);
+			store(op->data, row, 4, v->u);
 			break;
 		case OP_W8:   /* a double's bits too (`d` shares them) */
-			store(cb->data, row, 8, v->u);
+			store(op->data, row, 8, v->u);
 			break;
 		case OP_F32:
 			f = (float)v->d;
-			memcpy(cb->data + 4 * row, &f, 4);
+			memcpy(op->data + 4 * row, &f, 4);
 			break;
 		case OP_BOOL:
-			store(cb->data, row, 1, v->u != 0);
+			store(op->data, row, 1, v->u != 0);
 			break;
 		case OP_TEXT:
-			if (!(code = value_text_code(cb, op, v)))
+			if (!(code = value_text_code(op->cb, op, v)))
 				return false;
-			store(cb->data, row, 4, code);
+			store(op->data, row, 4, code);
 			break;
 		case OP_LABEL:
 		case OP_OPTION:
-			if (!memo_code(t, cb, op, v, &code))
+			if (!memo_code(t, op->cb, op, v, &code))
 				return false;
-			store(cb->data, row, 4, code);
+			store(op->data, row, 4, code);
 			break;
 		case OP_BYTES:
-			if (!put_byte_string(cb, v, row))
+			if (!put_byte_string(op->cb, v, row))
 				return false;
 			break;
 		default:   /* OP_OBJECT */
-			if (!put_object(cb, v, row))
+			if (!put_object(op->cb, v, row))
 				return false;
 			break;
 		}
-		if (cb->valid)
-			cb->valid[row] = 1;
+		if (!fixed && op->cb->valid)
+			op->cb->valid[row] = 1;
 	}
 	return true;
 }
 
 /*
- * The number of values of a field class's value and subtree when it is
- * the same for every value (no sequence, variant or optional inside),
- * else SIZE_MAX (tmx_value_skip's layout, tracemux/model.h).
+ * How many values at the start of a value's subtree (tmx_value_skip's
+ * layout, tracemux/model.h) are at the same places in every value of
+ * class `fc`: all of them (*whole) unless a sequence, variant or optional
+ * is met, whose own value is the last of them.
  */
-static size_t static_values(const struct tmx_field_class *fc)
+static size_t fixed_values(const struct tmx_field_class *fc, bool *whole)
 {
 	size_t n = 1, sub;
 
+	*whole = true;
 	switch (tmx_fc_kind(fc)) {
 	case TMX_FC_STRUCT:
-		for (size_t m = 0; m < tmx_fc_member_count(fc) && n < UINT32_MAX; m++) {
-			if ((sub = static_values(tmx_fc_member_class(fc, m))) == SIZE_MAX)
-				return SIZE_MAX;
+		for (size_t m = 0; m < tmx_fc_member_count(fc) && *whole; m++) {
+			sub = fixed_values(tmx_fc_member_class(fc, m), whole);
 			n += sub;
+			if (n >= UINT32_MAX)
+				*whole = false;
 		}
-		break;
+		return n;
 	case TMX_FC_ARRAY:
 		if (tmx_fc_is_text(fc))
-			break;
-		if ((sub = static_values(tmx_fc_element(fc))) == SIZE_MAX ||
-		    tmx_fc_length(fc) > UINT32_MAX / sub)
-			return SIZE_MAX;
-		n += (size_t)tmx_fc_length(fc) * sub;
-		break;
+			return 1;
+		sub = fixed_values(tmx_fc_element(fc), whole);
+		if (!*whole || tmx_fc_length(fc) >= UINT32_MAX / sub) {
+			*whole = false;
+			return 1;
+		}
+		return 1 + (size_t)tmx_fc_length(fc) * sub;
 	case TMX_FC_SEQUENCE:
-		if (!tmx_fc_is_text(fc))
-			return SIZE_MAX;
-		break;
+		*whole = tmx_fc_is_text(fc);
+		return 1;
 	case TMX_FC_VARIANT:
 	case TMX_FC_OPTIONAL:
-		return SIZE_MAX;
+		*whole = false;
+		return 1;
 	default:
-		break;
+		return 1;
 	}
-	return n < UINT32_MAX ? n : SIZE_MAX;
 }
 
 /* Where `v` is among the scopes' values (n[s] of them): its scope and offset; false: not there. */
@@ -771,9 +837,9 @@ static bool locate(const struct tmx_value *const *scopes, const size_t n[TMX_N_S
 
 /*
  * The class's layout, learnt from its first event's walk (`cells`): static
- * when every scope of the class has a static number of values, then each
- * field column's value and the CPU field's are where the walk found them
- * in every event.
+ * when the value of each field column and the CPU field's are among the
+ * values at the same places in every event of the class (fixed_values),
+ * then they are where the walk found them.
  */
 static enum layout learn_layout(struct table *t, const struct plan *p,
 				const struct tmx_value *const *scopes, const struct tmx_value **cells)
@@ -781,11 +847,11 @@ static enum layout learn_layout(struct table *t, const struct plan *p,
 	size_t n[TMX_N_SCOPES] = { 0 };
 	uint8_t scope;
 	uint32_t off;
+	bool whole;
 
 	for (int s = 0; s < TMX_N_SCOPES; s++)
-		if (p->scope_fc[s] && ((n[s] = static_values(p->scope_fc[s])) == SIZE_MAX ||
-				       n[s] != tmx_value_skip(scopes[s], 0)))
-			return LAYOUT_WALK;
+		if (p->scope_fc[s])
+			n[s] = fixed_values(p->scope_fc[s], &whole);
 	for (size_t o = 0; o < t->n_ops; o++)
 		if (!locate(scopes, n, cells[t->ops[o].col], &t->ops[o].scope, &t->ops[o].off))
 			return LAYOUT_WALK;
@@ -799,11 +865,13 @@ static enum layout learn_layout(struct table *t, const struct plan *p,
 }
 
 /* Whether every scope of the event is its class's (as tmx_columns_walk checks). */
-static bool scopes_match(const struct plan *p, const struct tmx_value *const *scopes)
+static bool scopes_match(const struct table *t, const struct tmx_value *const *scopes)
 {
-	for (int s = 0; s < TMX_N_SCOPES; s++)
-		if (p->scope_fc[s] && (!scopes[s] || scopes[s][0].fc != p->scope_fc[s]))
+	for (int i = 0; i < t->n_scopes; i++) {
+		const struct tmx_value *v = scopes[t->scope_of[i]];
+		if (!v || v->fc != t->scope_fc[i])
 			return false;
+	}
 	return true;
 }
 
@@ -817,7 +885,7 @@ int table_add(struct table *t, const struct plan *p, const struct tmx_msg *msg,
 	if (t->n_rows == t->cap_rows && !grow_rows(t, p))
 		return TABLE_NOMEM;
 	if (t->layout == LAYOUT_STATIC) {
-		if (!scopes_match(p, scopes))
+		if (!scopes_match(t, scopes))
 			return TABLE_MISMATCH;
 		cpu = t->cpu_scope >= 0 ? scopes[t->cpu_scope] + t->cpu_off : NULL;
 		ok = put_fixed(t, p, msg, cpu) && put_fields(t, p, scopes, NULL, true);
@@ -845,7 +913,20 @@ static PyObject *take_buffer(unsigned char **data, size_t len)
 	void *p = *data ? *data : calloc(1, len ? len : 1);
 
 	*data = NULL;
-	return p ? ext_buffer_new(p, len) : PyErr_NoMemory();
+	return p ? ext_buffer_new(p, len, 0) : PyErr_NoMemory();
+}
+
+/* A column's data as a Buffer of its first `len` bytes (the colbuf gives it up). */
+static PyObject *take_data(struct colbuf *cb, size_t len)
+{
+	size_t mapped = cb->mapped;
+	void *data = cb->data;
+
+	if (!mapped)
+		return take_buffer(&cb->data, len);
+	cb->mapped = 0;
+	cb->data = NULL;
+	return ext_buffer_new(data, len, mapped);
 }
 
 static PyObject *export_column(struct table *t, const struct plan *p, size_t c)
@@ -857,7 +938,7 @@ static PyObject *export_column(struct table *t, const struct plan *p, size_t c)
 	if (col->kind == COL_OBJECT)
 		data = objects(cb, col, t->n_rows);
 	else
-		data = take_buffer(&cb->data, (t->n_rows + (col->kind == COL_BYTES)) * cb->width);
+		data = take_data(cb, (t->n_rows + (col->kind == COL_BYTES)) * cb->width);
 	if (col->kind == COL_BYTES) {   /* the values beside the offsets */
 		PyObject *values = take_buffer(&cb->bytes, cb->n_bytes);
 		cb->n_bytes = cb->cap_bytes = 0;
@@ -893,7 +974,7 @@ PyObject *table_export(struct table *t, const struct plan *p)
 		else
 			PyList_SET_ITEM(cols, (Py_ssize_t)c, col);
 	}
-	seq = cols ? take_buffer(&t->seq.data, t->n_rows * 8) : NULL;
+	seq = cols ? take_data(&t->seq, t->n_rows * 8) : NULL;
 	if (!seq) {
 		Py_XDECREF(cols);
 		return NULL;
