@@ -79,6 +79,12 @@ enum op_code {
 struct op {
 	uint8_t code;              /* enum op_code */
 	uint8_t scope;             /* a static layout's: the value is scopes[scope][off] */
+	/*
+	 * A static layout's integers of one width, consecutive in a scope: the
+	 * first op of the run has their number (0: not the first), written in
+	 * one loop.
+	 */
+	uint16_t run;
 	uint32_t off;
 	uint32_t col;
 	unsigned char *data;       /* the column's cb->data (set again when the rows grow) */
@@ -712,6 +718,33 @@ static bool put_fixed(struct table *t, const struct plan *p, const struct tmx_ms
 	       put_fixed_int(t, FIX_CPU, row, 4, has_cpu && bits <= UINT32_MAX, bits);
 }
 
+/* A run of ops (struct op) from their first value: how many. */
+static inline __attribute__((always_inline)) size_t put_run(const struct op *op,
+							    const struct tmx_value *v, size_t row)
+{
+	size_t n = op->run;
+
+	switch (op->code) {
+	case OP_W1:
+		for (size_t i = 0; i < n; i++)
+			store(op[i].data, row, 1, v[i].u);
+		break;
+	case OP_W2:
+		for (size_t i = 0; i < n; i++)
+			store(op[i].data, row, 2, v[i].u);
+		break;
+	case OP_W4:
+		for (size_t i = 0; i < n; i++)
+			store(op[i].data, row, 4, v[i].u);
+		break;
+	default:
+		for (size_t i = 0; i < n; i++)
+			store(op[i].data, row, 8, v[i].u);
+		break;
+	}
+	return n;
+}
+
 /*
  * The field columns' values in row `row`, each from scopes[op->scope] +
  * op->off (`fixed`: a static layout, whose values are all there: no
@@ -728,6 +761,10 @@ put_fields(struct table *t, const struct plan *p, const struct tmx_value *const 
 		uint32_t code;
 		float f;
 
+		if (fixed && op->run > 1) {
+			op += put_run(op, v, row) - 1;
+			continue;
+		}
 		if (!fixed && !v) {
 			if (!put_null(op->cb, p->cols[op->col].kind, row, t->cap_rows))
 				return false;
@@ -835,6 +872,23 @@ static bool locate(const struct tmx_value *const *scopes, const size_t n[TMX_N_S
 	return false;
 }
 
+/* The runs of a static layout's integer ops (struct op.run). */
+static void mark_runs(struct table *t)
+{
+	struct op *first = NULL;
+
+	for (struct op *op = t->ops; op < t->ops + t->n_ops; op++) {
+		if (first && op->code == first->code && op->scope == first->scope &&
+		    op->off == first->off + first->run && first->run < UINT16_MAX) {
+			first->run++;
+			continue;
+		}
+		first = op->code <= OP_W8 ? op : NULL;
+		if (first)
+			first->run = 1;
+	}
+}
+
 /*
  * The class's layout, learnt from its first event's walk (`cells`): static
  * when the value of each field column and the CPU field's are among the
@@ -861,6 +915,7 @@ static enum layout learn_layout(struct table *t, const struct plan *p,
 	} else if (cells[FIX_CPU]) {
 		return LAYOUT_WALK;
 	}
+	mark_runs(t);
 	return LAYOUT_STATIC;
 }
 
