@@ -125,6 +125,13 @@ void plan_free(struct plan *p);
 bool plan_walk(const struct plan *p, const struct tmx_value *const scopes[TMX_N_SCOPES],
 	       const struct tmx_value **out);
 /*
+ * How many values at the start of a value's subtree (tmx_value_skip's
+ * layout, tracemux/model.h) are at the same places in every value of
+ * class `fc`: all of them (*whole) unless a sequence, variant or optional
+ * is met, whose own value is the last of them.
+ */
+size_t plan_fixed_values(const struct tmx_field_class *fc, bool *whole);
+/*
  * Joins the labels of an enumeration / flags of a bit map value with ", "
  * into buf; returns the length (0: none), or SIZE_MAX when buf is too small.
  */

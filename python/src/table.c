@@ -7,6 +7,11 @@
  * and Python objects only for other arrays, made at the export.  Exported as Buffers that
  * numpy.frombuffer wraps without a copy (tracemux/_frames.py).
  *
+ * Per event, table_add runs the class's program: an op per field column
+ * (struct op: its write chosen once from the column's kind), its value
+ * where a static layout has it (no walk) or from the library's walk; the
+ * room for a row is made for every column at once (grow_rows).
+ *
  * Nothing here touches Python before table_export(): Reader.read fills the
  * tables with the GIL released.  An array or BLOB value is kept as a copy
  * of its value subtree (struct tmx_value entries, the bytes of its strings
@@ -816,47 +821,6 @@ put_fields(struct table *t, const struct plan *p, const struct tmx_value *const 
 	return true;
 }
 
-/*
- * How many values at the start of a value's subtree (tmx_value_skip's
- * layout, tracemux/model.h) are at the same places in every value of
- * class `fc`: all of them (*whole) unless a sequence, variant or optional
- * is met, whose own value is the last of them.
- */
-static size_t fixed_values(const struct tmx_field_class *fc, bool *whole)
-{
-	size_t n = 1, sub;
-
-	*whole = true;
-	switch (tmx_fc_kind(fc)) {
-	case TMX_FC_STRUCT:
-		for (size_t m = 0; m < tmx_fc_member_count(fc) && *whole; m++) {
-			sub = fixed_values(tmx_fc_member_class(fc, m), whole);
-			n += sub;
-			if (n >= UINT32_MAX)
-				*whole = false;
-		}
-		return n;
-	case TMX_FC_ARRAY:
-		if (tmx_fc_is_text(fc))
-			return 1;
-		sub = fixed_values(tmx_fc_element(fc), whole);
-		if (!*whole || tmx_fc_length(fc) >= UINT32_MAX / sub) {
-			*whole = false;
-			return 1;
-		}
-		return 1 + (size_t)tmx_fc_length(fc) * sub;
-	case TMX_FC_SEQUENCE:
-		*whole = tmx_fc_is_text(fc);
-		return 1;
-	case TMX_FC_VARIANT:
-	case TMX_FC_OPTIONAL:
-		*whole = false;
-		return 1;
-	default:
-		return 1;
-	}
-}
-
 /* Where `v` is among the scopes' values (n[s] of them): its scope and offset; false: not there. */
 static bool locate(const struct tmx_value *const *scopes, const size_t n[TMX_N_SCOPES],
 		   const struct tmx_value *v, uint8_t *scope, uint32_t *off)
@@ -892,7 +856,7 @@ static void mark_runs(struct table *t)
 /*
  * The class's layout, learnt from its first event's walk (`cells`): static
  * when the value of each field column and the CPU field's are among the
- * values at the same places in every event of the class (fixed_values),
+ * values at the same places in every event of the class (plan_fixed_values),
  * then they are where the walk found them.
  */
 static enum layout learn_layout(struct table *t, const struct plan *p,
@@ -905,7 +869,7 @@ static enum layout learn_layout(struct table *t, const struct plan *p,
 
 	for (int s = 0; s < TMX_N_SCOPES; s++)
 		if (p->scope_fc[s])
-			n[s] = fixed_values(p->scope_fc[s], &whole);
+			n[s] = plan_fixed_values(p->scope_fc[s], &whole);
 	for (size_t o = 0; o < t->n_ops; o++)
 		if (!locate(scopes, n, cells[t->ops[o].col], &t->ops[o].scope, &t->ops[o].off))
 			return LAYOUT_WALK;
