@@ -441,9 +441,10 @@ static int parse_selection(Reader *r, PyObject *begin, PyObject *end, struct sel
 /*
  * The next selected event: TMX_OK with *msg NULL at the end (or past the
  * time range: the muxer gives events in time order), an error code with
- * `err` filled, or -1 with a Python exception set (an interrupt).
+ * `err` filled, or -1 with a Python exception set (an interrupt).  Inline:
+ * Reader.read's loop calls it per event.
  */
-static int next_selected(Reader *r, const struct selection *sel, const struct tmx_msg **msg,
+static inline __attribute__((always_inline)) int next_selected(Reader *r, const struct selection *sel, const struct tmx_msg **msg,
 			 size_t *ci, struct tmx_error *err, PyThreadState **nogil)
 {
 	int ret;

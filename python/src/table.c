@@ -695,8 +695,11 @@ static inline __attribute__((always_inline)) bool put_fixed_int(struct table *t,
 	return true;
 }
 
-/* The fixed columns' values (`cpu`: the CPU field's value, NULL: none); false: no memory. */
-static bool put_fixed(struct table *t, const struct plan *p, const struct tmx_msg *msg,
+/*
+ * The fixed columns' values (`cpu`: the CPU field's value, NULL: none);
+ * false: no memory.  Inline: a call saved and restored most registers.
+ */
+static inline __attribute__((always_inline)) bool put_fixed(struct table *t, const struct plan *p, const struct tmx_msg *msg,
 		      const struct tmx_value *cpu)
 {
 	size_t row = t->n_rows;
