@@ -43,8 +43,11 @@ PyObject *ext_error_object(const struct tmx_error *err);
 /* tracemux.TraceWarning: what the library warns about (e.g. with lenient=True). */
 extern PyObject *ext_warning_class;
 
-/* A block of malloc'd memory exposed through the buffer protocol. */
-PyObject *ext_buffer_new(void *data, size_t len);   /* takes `data` (freed on failure) */
+/*
+ * A block of memory exposed through the buffer protocol: malloc'd, or a
+ * mapping of `mapped` bytes (not 0).  Takes `data` (freed on failure).
+ */
+PyObject *ext_buffer_new(void *data, size_t len, size_t mapped);
 extern PyTypeObject ExtBufferType;
 
 /* ---- convert.c ---- */
@@ -122,6 +125,13 @@ void plan_free(struct plan *p);
 bool plan_walk(const struct plan *p, const struct tmx_value *const scopes[TMX_N_SCOPES],
 	       const struct tmx_value **out);
 /*
+ * How many values at the start of a value's subtree (tmx_value_skip's
+ * layout, tracemux/model.h) are at the same places in every value of
+ * class `fc`: all of them (*whole) unless a sequence, variant or optional
+ * is met, whose own value is the last of them.
+ */
+size_t plan_fixed_values(const struct tmx_field_class *fc, bool *whole);
+/*
  * Joins the labels of an enumeration / flags of a bit map value with ", "
  * into buf; returns the length (0: none), or SIZE_MAX when buf is too small.
  */
@@ -156,6 +166,8 @@ typedef struct {
 	bool skipped;            /* tmx_source_skip_before() was called */
 	bool busy;               /* read() runs without the GIL: no other call meanwhile */
 	unsigned ticks;          /* events read, for the signal checks */
+	/* Classes met lately, by their address's hash: an event's class without the source's index */
+	struct { const struct tmx_event_class *ec; size_t i; } class_memo[16];
 } Reader;
 
 extern PyTypeObject ReaderType;
@@ -179,9 +191,14 @@ PyObject *reader_columns(PyObject *self, PyObject *arg);
 struct table;
 struct table *table_new(size_t class_index, const struct plan *p);   /* NULL: no memory */
 void table_free(struct table *t);
-/* Appends a row: false when memory runs out. */
-bool table_add(struct table *t, const struct plan *p, const struct tmx_msg *msg,
-	       const struct tmx_value **cells, uint64_t seq);
+enum { TABLE_OK, TABLE_NOMEM, TABLE_MISMATCH };
+/*
+ * Appends the row of an event of the table's class: TABLE_OK, TABLE_NOMEM
+ * (memory ran out), TABLE_MISMATCH (its scopes are not its class's:
+ * plan_walk).  `cells`: room for the plan's columns.
+ */
+int table_add(struct table *t, const struct plan *p, const struct tmx_msg *msg,
+	      const struct tmx_value **cells, uint64_t seq);
 /* The NumPy dtype name of a kind ("text", "label", "option", "object" for the others). */
 const char *table_dtype(enum col_kind kind);
 /* The table as a dict for tracemux._frames; the table is emptied. */

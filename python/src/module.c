@@ -1,4 +1,6 @@
 /* The _tracemux module: errors, the Buffer type, the module itself (see ext.h). */
+#include <sys/mman.h>
+
 #include "ext.h"
 
 /* tracemux.Error and a subclass per tmx_status (TMX_OK has none). */
@@ -78,6 +80,7 @@ typedef struct {
 	PyObject_HEAD
 	void *data;
 	Py_ssize_t len;
+	size_t mapped;    /* `data` is a mapping of so many bytes (0: malloc'd) */
 } ExtBuffer;
 
 static int buffer_get(PyObject *self, Py_buffer *view, int flags)
@@ -87,9 +90,17 @@ static int buffer_get(PyObject *self, Py_buffer *view, int flags)
 	return PyBuffer_FillInfo(view, self, b->data, b->len, 0, flags);
 }
 
+static void buffer_free(void *data, size_t mapped)
+{
+	if (mapped)
+		munmap(data, mapped);
+	else
+		free(data);
+}
+
 static void buffer_dealloc(PyObject *self)
 {
-	free(((ExtBuffer *)self)->data);
+	buffer_free(((ExtBuffer *)self)->data, ((ExtBuffer *)self)->mapped);
 	Py_TYPE(self)->tp_free(self);
 }
 
@@ -105,16 +116,17 @@ PyTypeObject ExtBufferType = {
 	.tp_as_buffer = &buffer_procs,
 };
 
-PyObject *ext_buffer_new(void *data, size_t len)
+PyObject *ext_buffer_new(void *data, size_t len, size_t mapped)
 {
 	ExtBuffer *b = PyObject_New(ExtBuffer, &ExtBufferType);
 
 	if (!b) {
-		free(data);
+		buffer_free(data, mapped);
 		return NULL;
 	}
 	b->data = data;
 	b->len = (Py_ssize_t)len;
+	b->mapped = mapped;
 	return (PyObject *)b;
 }
 

@@ -103,6 +103,42 @@ bool plan_walk(const struct plan *p, const struct tmx_value *const scopes[TMX_N_
 	return tmx_columns_walk(p->model, scopes, out);
 }
 
+/* See ext.h (a static layout of the tables, table.c). */
+size_t plan_fixed_values(const struct tmx_field_class *fc, bool *whole)
+{
+	size_t n = 1, sub;
+
+	*whole = true;
+	switch (tmx_fc_kind(fc)) {
+	case TMX_FC_STRUCT:
+		for (size_t m = 0; m < tmx_fc_member_count(fc) && *whole; m++) {
+			sub = plan_fixed_values(tmx_fc_member_class(fc, m), whole);
+			n += sub;
+			if (n >= UINT32_MAX)
+				*whole = false;
+		}
+		return n;
+	case TMX_FC_ARRAY:
+		if (tmx_fc_is_text(fc))
+			return 1;
+		sub = plan_fixed_values(tmx_fc_element(fc), whole);
+		if (!*whole || tmx_fc_length(fc) >= UINT32_MAX / sub) {
+			*whole = false;
+			return 1;
+		}
+		return 1 + (size_t)tmx_fc_length(fc) * sub;
+	case TMX_FC_SEQUENCE:
+		*whole = tmx_fc_is_text(fc);
+		return 1;
+	case TMX_FC_VARIANT:
+	case TMX_FC_OPTIONAL:
+		*whole = false;
+		return 1;
+	default:
+		return 1;
+	}
+}
+
 size_t plan_labels(const struct tmx_value *v, char *buf, size_t size)
 {
 	size_t len = 0, count = tmx_fc_mapping_count(v->fc);

@@ -47,6 +47,7 @@ static void reader_clear_classes(Reader *r)
 	free(r->classes);
 	r->classes = NULL;
 	r->n_classes = r->n_dense = r->cap_classes = 0;
+	memset(r->class_memo, 0, sizeof(r->class_memo));
 }
 
 static void reader_dealloc(PyObject *self)
@@ -102,18 +103,26 @@ static int load_classes(Reader *r)
  * The index of a class met already, SIZE_MAX for another one (no Python: no GIL needed).
  * The source's dense number is the index (load_classes added them in that order); only a
  * class the source does not number (none of its streams' classes, or its index could not
- * be made for want of memory) is looked for among the few added after them.
+ * be made for want of memory) is looked for among the few added after them.  Classes met
+ * lately are remembered (class_memo): the source's index is a hash look-up per event.
  */
-static size_t reader_class_known(const Reader *r, const struct tmx_event_class *ec)
+static size_t reader_class_known(Reader *r, const struct tmx_event_class *ec)
 {
-	size_t i = tmx_source_event_class_index(r->src, ec);
+	size_t h = (size_t)(((uintptr_t)ec * 0x9E3779B97F4A7C15ull) >> 60);   /* 16 = 2^4 */
+	size_t i;
 
-	if (i < r->n_dense)
-		return i;
-	for (i = r->n_dense; i < r->n_classes; i++)
-		if (r->classes[i].ec == ec)
-			return i;
-	return SIZE_MAX;
+	if (ec && r->class_memo[h].ec == ec)
+		return r->class_memo[h].i;
+	i = tmx_source_event_class_index(r->src, ec);
+	if (i >= r->n_dense) {
+		for (i = r->n_dense; i < r->n_classes && r->classes[i].ec != ec; i++)
+			;
+		if (i == r->n_classes)
+			return SIZE_MAX;
+	}
+	r->class_memo[h].ec = ec;
+	r->class_memo[h].i = i;
+	return i;
 }
 
 /* The index of `ec` in r->classes, added at its first event (SIZE_MAX: an exception). */
@@ -432,9 +441,10 @@ static int parse_selection(Reader *r, PyObject *begin, PyObject *end, struct sel
 /*
  * The next selected event: TMX_OK with *msg NULL at the end (or past the
  * time range: the muxer gives events in time order), an error code with
- * `err` filled, or -1 with a Python exception set (an interrupt).
+ * `err` filled, or -1 with a Python exception set (an interrupt).  Inline:
+ * Reader.read's loop calls it per event.
  */
-static int next_selected(Reader *r, const struct selection *sel, const struct tmx_msg **msg,
+static inline __attribute__((always_inline)) int next_selected(Reader *r, const struct selection *sel, const struct tmx_msg **msg,
 			 size_t *ci, struct tmx_error *err, PyThreadState **nogil)
 {
 	int ret;
@@ -633,6 +643,7 @@ static PyObject *reader_read(PyObject *self, PyObject *args)
 		const struct plan *p;
 		struct table *t;
 		size_t ci;
+		int added;
 
 		ret = next_selected(r, &sel, &msg, &ci, &err, &nogil);
 		if (ret == -1) {
@@ -651,13 +662,14 @@ static PyObject *reader_read(PyObject *self, PyObject *args)
 			}
 		}
 		p = r->classes[ci].plan;
-		if (!plan_walk(p, msg->event->scopes, ts.cells)) {
+		added = table_add(t, p, msg, ts.cells, seq++);
+		if (added == TABLE_MISMATCH) {
 			scope_mismatch(msg, p, &err);
 			ret = TMX_ERR_DATA;
 			r->done = true;
 			break;
 		}
-		if (!table_add(t, p, msg, ts.cells, seq++)) {
+		if (added == TABLE_NOMEM) {
 			nomem = failed = true;
 			break;
 		}

@@ -7,28 +7,61 @@
  * and Python objects only for other arrays, made at the export.  Exported as Buffers that
  * numpy.frombuffer wraps without a copy (tracemux/_frames.py).
  *
+ * Per event, table_add runs the class's program: an op per field column
+ * (struct op: its write chosen once from the column's kind), its value
+ * where a static layout has it (no walk) or from the library's walk; the
+ * room for a row is made for every column at once (grow_rows).
+ *
  * Nothing here touches Python before table_export(): Reader.read fills the
  * tables with the GIL released.  An array or BLOB value is kept as a copy
  * of its value subtree (struct tmx_value entries, the bytes of its strings
  * and BLOBs copied beside them, pointers as offsets until the export),
  * which convert.c turns into Python objects at the export.
  */
-#include <string.h>
+#include "ext.h"   /* Python.h first: it sets _GNU_SOURCE (mremap) */
 
-#include "ext.h"
+#include <string.h>
+#include <sys/mman.h>
+
+/*
+ * Column buffers of so many bytes or more are mappings of their own,
+ * grown by mremap: no copy, no page touched again (realloc copied a
+ * column at each doubling while it was in the heap).
+ */
+#define MAP_MIN ((size_t)256 << 10)
+
+/* Labels and option names of so many recent values per column, by value (see struct memo). */
+#define MEMO_SIZE 64
+
+/*
+ * A label or option column's codes of recent values: a value's labels
+ * (its option's name) depend only on the value and its class, so a value
+ * met again takes its code without joining and looking up its labels.
+ */
+struct memo {
+	uint64_t u[MEMO_SIZE];
+	uint32_t code[MEMO_SIZE];
+	bool used[MEMO_SIZE];
+};
 
 struct colbuf {
+	/*
+	 * Every row's value at row * width (byte strings: their end offsets,
+	 * after a first 0): room for the table's cap_rows (+ 1) rows, made
+	 * for all columns at once (grow_rows), not checked per value.
+	 */
 	unsigned char *data;
-	size_t len, cap;
-	unsigned char *valid;      /* NULL: every row has a value */
-	size_t valid_cap;
+	size_t mapped;             /* `data` is a mapping of so many bytes (0: malloc'd) */
+	unsigned width;            /* bytes per row in `data` */
+	unsigned char *valid;      /* NULL: every row has a value; else room for cap_rows */
 	struct strdict *dict;      /* COL_TEXT, COL_LABEL, COL_OPTION */
+	struct memo *memo;         /* COL_LABEL, COL_OPTION */
 	/* COL_OBJECT: `data` has each row's first entry in `vals` (SIZE_MAX: None). */
 	struct tmx_value *vals;
 	size_t n_vals, cap_vals;   /* entries, bytes of `vals` */
 	unsigned char *bytes;      /* the strings' and BLOBs' bytes; COL_BYTES: the values */
 	size_t n_bytes, cap_bytes;
-	int64_t width;             /* COL_BYTES: the fixed length, or -1 */
+	int64_t len;               /* COL_BYTES: the fixed length, or -1 */
 	/*
 	 * Fixed text columns (event, host, trace): the last text and its code.
 	 * Their texts are the model's (class names, trace names, environment
@@ -39,21 +72,69 @@ struct colbuf {
 	uint32_t last_code;
 };
 
+/*
+ * How a field column's value is written, chosen once per class from its
+ * kind: a switch per value, no look-up of the column's type.
+ */
+enum op_code {
+	OP_W1, OP_W2, OP_W4, OP_W8,   /* integers (their low bits) and doubles (their bits) */
+	OP_F32, OP_BOOL, OP_TEXT, OP_LABEL, OP_OPTION, OP_BYTES, OP_OBJECT,
+};
+
+struct op {
+	uint8_t code;              /* enum op_code */
+	uint8_t scope;             /* a static layout's: the value is scopes[scope][off] */
+	/*
+	 * A static layout's integers of one width, consecutive in a scope: the
+	 * first op of the run has their number (0: not the first), written in
+	 * one loop.
+	 */
+	uint16_t run;
+	uint32_t off;
+	uint32_t col;
+	unsigned char *data;       /* the column's cb->data (set again when the rows grow) */
+	struct colbuf *cb;
+	/* OP_TEXT, OP_LABEL, OP_OPTION: the column's class, whose values take the short path */
+	const struct tmx_field_class *fc;
+};
+
+/*
+ * Where the values of a class's columns are.  Most classes' scopes have no
+ * variant, optional or sequence: their values are at the same places in
+ * every event, learnt from the library's walk of the first event
+ * (tmx_columns_walk) and then read there without walking.
+ */
+enum layout { LAYOUT_UNKNOWN, LAYOUT_STATIC, LAYOUT_WALK };
+
 struct table {
 	size_t class_index;
-	size_t n_rows;
+	size_t n_rows, cap_rows;
 	size_t n_cols;
 	struct colbuf *cols;
 	struct colbuf seq;         /* each row's event number in the read */
+	struct op *ops;            /* the field columns' */
+	size_t n_ops;
+	enum layout layout;
+	/* The scopes the class has: scope_of[i] and their classes (tmx_columns_walk's check) */
+	int n_scopes;
+	uint8_t scope_of[TMX_N_SCOPES];
+	const struct tmx_field_class *scope_fc[TMX_N_SCOPES];
+	int cpu_scope;             /* LAYOUT_STATIC: the CPU field at scopes[cpu_scope][cpu_off], -1: none */
+	uint32_t cpu_off;
+	const struct tmx_field_class *cpu_fc; /* the CPU field's class when it is an unsigned integer */
 	char *labels;              /* scratch for joined labels */
 	size_t labels_cap;
+	/* The last stream's fixed values (a stream's events come in runs). */
+	const struct tmx_stream *stream;
 	const struct tmx_trace *host_trace; /* trace_host()'s last trace and answer */
 	const char *host;
+	uint32_t host_code, trace_code;
+	uint64_t stream_id, stream_class_id;
 };
 
 static const struct {
 	const char *dtype;         /* for tracemux/_frames.py */
-	unsigned width;            /* bytes per row in `data` (0: objects) */
+	unsigned width;            /* bytes per row in `data` */
 } kinds[COL_N_KINDS] = {
 	[COL_I8] = { "int8", 1 }, [COL_I16] = { "int16", 2 }, [COL_I32] = { "int32", 4 },
 	[COL_I64] = { "int64", 8 }, [COL_U8] = { "uint8", 1 }, [COL_U16] = { "uint16", 2 },
@@ -61,7 +142,7 @@ static const struct {
 	[COL_F64] = { "float64", 8 }, [COL_BOOL] = { "bool", 1 }, [COL_TEXT] = { "text", 4 },
 	[COL_LABEL] = { "label", 4 }, [COL_OPTION] = { "option", 4 },
 	[COL_BYTES] = { "bytes", 8 },
-	[COL_OBJECT] = { "object", 0 },
+	[COL_OBJECT] = { "object", sizeof(size_t) },   /* each row's first entry in `vals` */
 };
 
 const char *table_dtype(enum col_kind kind)
@@ -74,46 +155,112 @@ static bool is_text_kind(enum col_kind k)
 	return k == COL_TEXT || k == COL_LABEL || k == COL_OPTION;
 }
 
+static void free_data(struct colbuf *cb)
+{
+	if (cb->mapped)
+		munmap(cb->data, cb->mapped);
+	else
+		free(cb->data);
+}
+
 void table_free(struct table *t)
 {
 	if (!t)
 		return;
 	for (size_t c = 0; c < t->n_cols; c++) {
-		free(t->cols[c].data);
+		free_data(&t->cols[c]);
 		free(t->cols[c].valid);
 		strdict_free(t->cols[c].dict);
+		free(t->cols[c].memo);
 		free(t->cols[c].vals);
 		free(t->cols[c].bytes);
 	}
 	free(t->cols);
-	free(t->seq.data);
+	free_data(&t->seq);
+	free(t->ops);
 	free(t->labels);
 	free(t);
 }
 
-static inline bool put_int(struct colbuf *cb, unsigned width, uint64_t bits)
-	__attribute__((always_inline));
+static enum op_code op_of(enum col_kind kind)
+{
+	switch (kind) {
+	case COL_I8: case COL_U8:
+		return OP_W1;
+	case COL_I16: case COL_U16:
+		return OP_W2;
+	case COL_I32: case COL_U32:
+		return OP_W4;
+	case COL_F32:
+		return OP_F32;
+	case COL_BOOL:
+		return OP_BOOL;
+	case COL_TEXT:
+		return OP_TEXT;
+	case COL_LABEL:
+		return OP_LABEL;
+	case COL_OPTION:
+		return OP_OPTION;
+	case COL_BYTES:
+		return OP_BYTES;
+	case COL_OBJECT:
+		return OP_OBJECT;
+	default:   /* COL_I64, COL_U64, COL_F64 */
+		return OP_W8;
+	}
+}
+
+/* A text column's class whose values are their text (strings, text arrays), else NULL. */
+static const struct tmx_field_class *text_class(const struct tmx_field_class *fc)
+{
+	enum tmx_fc_kind k = fc ? tmx_fc_kind(fc) : TMX_FC_STRUCT;
+
+	return k == TMX_FC_STRING ||
+	       ((k == TMX_FC_ARRAY || k == TMX_FC_SEQUENCE) && tmx_fc_is_text(fc)) ? fc : NULL;
+}
 
 struct table *table_new(size_t class_index, const struct plan *p)
 {
 	struct table *t = calloc(1, sizeof(*t));
-	bool ok = t && (t->cols = calloc(p->n_cols ? p->n_cols : 1, sizeof(*t->cols)));
+	size_t n_fields = p->n_cols - p->n_fixed;
+	bool ok = t && (t->cols = calloc(p->n_cols ? p->n_cols : 1, sizeof(*t->cols))) &&
+		  (t->ops = calloc(n_fields ? n_fields : 1, sizeof(*t->ops)));
 
 	if (ok)
 		t->n_cols = p->n_cols;
 	for (size_t c = 0; ok && c < p->n_cols; c++) {
-		if (is_text_kind(p->cols[c].kind))
-			ok = (t->cols[c].dict = strdict_new()) != NULL;
-		t->cols[c].width = p->cols[c].width;
-		/* Byte strings: offsets from a first 0, as a BytesArray takes them (no copy). */
-		if (ok && p->cols[c].kind == COL_BYTES)
-			ok = put_int(&t->cols[c], 8, 0);
+		struct colbuf *cb = &t->cols[c];
+		enum col_kind kind = p->cols[c].kind;
+
+		if (is_text_kind(kind))
+			ok = (cb->dict = strdict_new()) != NULL;
+		if (ok && (kind == COL_LABEL || kind == COL_OPTION))
+			ok = (cb->memo = calloc(1, sizeof(*cb->memo))) != NULL;
+		cb->width = kinds[kind].width;
+		cb->len = p->cols[c].width;
+	}
+	for (size_t c = p->n_fixed; ok && c < p->n_cols; c++) {
+		struct op *op = &t->ops[t->n_ops++];
+
+		op->code = (uint8_t)op_of(p->cols[c].kind);
+		op->col = (uint32_t)c;
+		op->cb = &t->cols[c];
+		op->fc = tmx_column_field_class(p->model, c);
+		if (op->code == OP_TEXT)
+			op->fc = text_class(op->fc);
 	}
 	if (!ok) {
 		table_free(t);
 		return NULL;
 	}
+	for (int s = 0; s < TMX_N_SCOPES; s++)
+		if (p->scope_fc[s]) {
+			t->scope_of[t->n_scopes] = (uint8_t)s;
+			t->scope_fc[t->n_scopes++] = p->scope_fc[s];
+		}
+	t->seq.width = 8;
 	t->class_index = class_index;
+	t->cpu_scope = -1;
 	return t;
 }
 
@@ -133,55 +280,84 @@ static bool grow(unsigned char **p, size_t *cap, size_t need)
 	return true;
 }
 
-static bool put_bytes(struct colbuf *cb, const void *v, size_t n)
+/* `data` of `size` bytes, its first `old` kept: malloc'd while small, then mapped (MAP_MIN). */
+static unsigned char *data_room(struct colbuf *cb, size_t old, size_t size)
 {
-	if (!grow(&cb->data, &cb->cap, cb->len + n))
+	void *d;
+
+	if (size < MAP_MIN)
+		return realloc(cb->data, size);
+	if (cb->mapped) {
+		d = mremap(cb->data, cb->mapped, size, MREMAP_MAYMOVE);
+	} else if ((d = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			     0)) != MAP_FAILED) {
+		if (old)
+			memcpy(d, cb->data, old);
+		free(cb->data);
+	}
+	if (d == MAP_FAILED)
+		return NULL;
+	cb->mapped = size;
+	return d;
+}
+
+/* A column's room for `rows` rows, `old` before (byte strings: and their first offset, 0, set). */
+static bool col_room(struct colbuf *cb, size_t old, size_t rows, bool offsets)
+{
+	unsigned char *d = data_room(cb, cb->data ? (old + 1) * cb->width : 0,
+				     (rows + 1) * cb->width);
+
+	if (!d)
 		return false;
-	memcpy(cb->data + cb->len, v, n);
-	cb->len += n;
+	if (!cb->data && offsets)
+		memset(d, 0, 8);
+	cb->data = d;
+	if (cb->valid) {
+		if (!(d = realloc(cb->valid, rows)))
+			return false;
+		cb->valid = d;
+	}
 	return true;
 }
 
-/* An integer (its low bits) or a code in a column of `width` bytes (stored in place: no call). */
-static inline bool put_int(struct colbuf *cb, unsigned width, uint64_t bits)
+/* Room for twice the rows in every column (geometric: the copies add up to the last size). */
+static bool grow_rows(struct table *t, const struct plan *p)
 {
-	unsigned char *at;
+	size_t rows = t->cap_rows ? 2 * t->cap_rows : 1024;
 
-	if (cb->len + 8 > cb->cap && !grow(&cb->data, &cb->cap, cb->len + 8))
+	for (size_t c = 0; c < t->n_cols; c++)
+		if (!col_room(&t->cols[c], t->cap_rows, rows, p->cols[c].kind == COL_BYTES))
+			return false;
+	if (!col_room(&t->seq, t->cap_rows, rows, false))
 		return false;
-	at = cb->data + cb->len;
+	for (size_t o = 0; o < t->n_ops; o++)
+		t->ops[o].data = t->ops[o].cb->data;
+	t->cap_rows = rows;
+	return true;
+}
+
+/* An integer's low bits, or a code, as row `row` of a column of `width` bytes. */
+static inline __attribute__((always_inline)) void store(unsigned char *data, size_t row,
+						       unsigned width, uint64_t bits)
+{
 	switch (width) {
 	case 1:
-		*at = (uint8_t)bits;
+		data[row] = (uint8_t)bits;
 		break;
 	case 2: {
 		uint16_t v = (uint16_t)bits;
-		memcpy(at, &v, 2);
+		memcpy(data + 2 * row, &v, 2);
 		break;
 	}
 	case 4: {
 		uint32_t v = (uint32_t)bits;
-		memcpy(at, &v, 4);
+		memcpy(data + 4 * row, &v, 4);
 		break;
 	}
 	default:
-		memcpy(at, &bits, 8);
-		width = 8;
+		memcpy(data + 8 * row, &bits, 8);
 		break;
 	}
-	cb->len += width;
-	return true;
-}
-
-/* A value in row `row`: marked valid once the column has a validity buffer. */
-static bool mark_valid(struct colbuf *cb, size_t row)
-{
-	if (!cb->valid)
-		return true;
-	if (!grow(&cb->valid, &cb->valid_cap, row + 1))
-		return false;
-	cb->valid[row] = 1;
-	return true;
 }
 
 /* `n` bytes (zeros when `p` is NULL) appended to a COL_BYTES column's values. */
@@ -199,8 +375,8 @@ static bool put_values(struct colbuf *cb, const void *p, size_t n)
 	return true;
 }
 
-/* A byte string (ext_is_bytes): its bytes, then the row's end offset. */
-static bool put_byte_string(struct colbuf *cb, const struct tmx_value *v)
+/* A byte string (ext_is_bytes) in row `row`: its bytes, then the row's end offset. */
+static bool put_byte_string(struct colbuf *cb, const struct tmx_value *v, size_t row)
 {
 	if (tmx_fc_kind(v->fc) == TMX_FC_BLOB) {
 		if (v->str.len && !put_values(cb, v->str.ptr, (size_t)v->str.len))
@@ -212,42 +388,78 @@ static bool put_byte_string(struct colbuf *cb, const struct tmx_value *v)
 		for (size_t e = 0; e < count; e++)   /* the elements are the entries after it */
 			cb->bytes[cb->n_bytes - count + e] = (unsigned char)v[1 + e].u;
 	}
-	return put_int(cb, 8, cb->n_bytes);
+	store(cb->data, row + 1, 8, cb->n_bytes);
+	return true;
 }
 
-static bool put_null(struct colbuf *cb, enum col_kind kind, size_t row)
+/* No value in row `row` of a column of `kind`. */
+static bool put_null(struct colbuf *cb, enum col_kind kind, size_t row, size_t cap_rows)
 {
-	static const uint64_t zero;
-
-	if (kind == COL_OBJECT)
-		return put_int(cb, sizeof(size_t), SIZE_MAX);
-	if (is_text_kind(kind))   /* code 0 */
-		return put_int(cb, 4, 0);
+	if (kind == COL_OBJECT) {
+		store(cb->data, row, sizeof(size_t), SIZE_MAX);
+		return true;
+	}
+	if (is_text_kind(kind)) {   /* code 0 */
+		store(cb->data, row, 4, 0);
+		return true;
+	}
 	/* A fixed-length byte string's room is kept (zeros): its rows stay a 2-D array. */
-	if (kind == COL_BYTES && cb->width > 0 &&
-	    !put_values(cb, NULL, (size_t)cb->width))
+	if (kind == COL_BYTES && cb->len > 0 && !put_values(cb, NULL, (size_t)cb->len))
 		return false;
 	if (!cb->valid) {
-		if (!grow(&cb->valid, &cb->valid_cap, row + 1))
+		if (!(cb->valid = malloc(cap_rows)))
 			return false;
 		memset(cb->valid, 1, row);
-	} else if (!grow(&cb->valid, &cb->valid_cap, row + 1)) {
-		return false;
 	}
 	cb->valid[row] = 0;
 	if (kind == COL_BYTES)
-		return put_int(cb, 8, cb->n_bytes);
-	return put_bytes(cb, &zero, kinds[kind].width);
+		store(cb->data, row + 1, 8, cb->n_bytes);
+	else
+		memset(cb->data + row * cb->width, 0, cb->width);
+	return true;
 }
 
-static bool put_text(struct colbuf *cb, const char *s, size_t n)
+/* The code of a text (0: no memory). */
+static uint32_t text_code(struct colbuf *cb, const char *s, size_t n)
 {
-	uint32_t code = strdict_code(cb->dict, s ? s : "", n);
-
-	return code && put_int(cb, 4, code);
+	return strdict_code(cb->dict, s ? s : "", n);
 }
 
-static bool put_labels(struct table *t, struct colbuf *cb, const struct tmx_value *v)
+/* The code of a text the model keeps in place (see colbuf.last_text); NULL: code 0. */
+static inline uint32_t model_text_code(struct colbuf *cb, const char *text, bool *ok)
+{
+	if (!text)
+		return 0;
+	if (text != cb->last_text) {
+		cb->last_code = text_code(cb, text, strlen(text));
+		cb->last_text = cb->last_code ? text : NULL;
+		*ok = *ok && cb->last_code;
+	}
+	return cb->last_code;
+}
+
+/* The code of a COL_TEXT value (0: no memory). */
+static inline __attribute__((always_inline)) uint32_t value_text_code(struct colbuf *cb,
+								      const struct op *op,
+								      const struct tmx_value *v)
+{
+	const char *s;
+	size_t len;
+
+	if (v->fc == op->fc) {   /* tmx_value_text inline: text arrays end at their first NUL */
+		const char *nul;
+		s = v->str.ptr;
+		len = (size_t)v->str.len;
+		if (len && (nul = memchr(s, '\0', len)))
+			len = (size_t)(nul - s);
+		return text_code(cb, s, len);
+	}
+	s = tmx_value_text(v, &len);
+	return text_code(cb, s, s ? len : 0);
+}
+
+/* Labels joined (plan_labels) into the table's scratch: their length, SIZE_MAX: no memory. */
+static size_t join_labels(struct table *t, const struct tmx_value *v)
 {
 	size_t len;
 
@@ -255,11 +467,52 @@ static bool put_labels(struct table *t, struct colbuf *cb, const struct tmx_valu
 		size_t cap = t->labels_cap ? 4 * t->labels_cap : 256;
 		char *b = realloc(t->labels, cap);
 		if (!b)
-			return false;
+			return SIZE_MAX;
 		t->labels = b;
 		t->labels_cap = cap;
 	}
-	return len ? put_text(cb, t->labels, len) : put_int(cb, 4, 0);
+	return len;
+}
+
+/* The code of a label or option value, not remembered; false: no memory. */
+static bool named_code(struct table *t, struct colbuf *cb, enum op_code code,
+		       const struct tmx_value *v, uint32_t *out)
+{
+	const char *s;
+	size_t len;
+
+	if (code == OP_OPTION) {
+		s = tmx_fc_member_name(v->fc, v->option);
+		len = s ? strlen(s) : 0;
+	} else if ((len = join_labels(t, v)) == SIZE_MAX) {
+		return false;
+	} else {
+		s = t->labels;
+	}
+	*out = code == OP_LABEL && !len ? 0 : text_code(cb, s, len);   /* no label: no value */
+	return code == OP_LABEL && !len ? true : *out != 0;
+}
+
+/* The code of a label or option value, by the column's memo for its class's values. */
+static bool memo_code(struct table *t, struct colbuf *cb, const struct op *op,
+		      const struct tmx_value *v, uint32_t *out)
+{
+	uint64_t u = op->code == OP_OPTION ? v->option : v->u;
+	size_t i = (size_t)((u * 0x9E3779B97F4A7C15ull) >> 58);   /* 64 = 2^6 slots */
+	struct memo *m = cb->memo;
+
+	if (v->fc != op->fc)   /* e.g. through a variant: not its class's value */
+		return named_code(t, cb, (enum op_code)op->code, v, out);
+	if (m->used[i] && m->u[i] == u) {
+		*out = m->code[i];
+		return true;
+	}
+	if (!named_code(t, cb, (enum op_code)op->code, v, out))
+		return false;
+	m->used[i] = true;
+	m->u[i] = u;
+	m->code[i] = *out;
+	return true;
 }
 
 /* Whether a value's `str` points at bytes (strings, text arrays, BLOBs). */
@@ -290,7 +543,7 @@ static bool vals_room(struct colbuf *cb, size_t n)
  * 64-bit values packed in the entries after it (a third of the room of an
  * entry each), which byte arrays fill most.
  */
-static bool put_int_array(struct colbuf *cb, const struct tmx_value *v)
+static bool put_int_array(struct colbuf *cb, const struct tmx_value *v, size_t row)
 {
 	size_t count = (size_t)v->count, at = cb->n_vals;
 	size_t n = 1 + (count * sizeof(uint64_t) + sizeof(*v) - 1) / sizeof(*v);
@@ -303,7 +556,8 @@ static bool put_int_array(struct colbuf *cb, const struct tmx_value *v)
 	for (size_t e = 0; e < count; e++)
 		packed[e] = v[1 + e].u;
 	cb->n_vals += n;
-	return put_int(cb, sizeof(size_t), at | PACKED);
+	store(cb->data, row, sizeof(size_t), at | PACKED);
+	return true;
 }
 
 static bool int_array(const struct tmx_value *v)
@@ -314,13 +568,13 @@ static bool int_array(const struct tmx_value *v)
 	       tmx_fc_kind(tmx_fc_element(v->fc)) == TMX_FC_INT;
 }
 
-/* A copy of the value subtree at `v` (see the top): its first entry's index in the row. */
-static bool put_object(struct colbuf *cb, const struct tmx_value *v)
+/* A copy of the value subtree at `v` (see the top) in row `row`: its first entry's index. */
+static bool put_object(struct colbuf *cb, const struct tmx_value *v, size_t row)
 {
 	size_t n, at = cb->n_vals;
 
 	if (int_array(v))
-		return put_int_array(cb, v);
+		return put_int_array(cb, v, row);
 	n = tmx_value_skip(v, 0);
 	if (!vals_room(cb, n))
 		return false;
@@ -342,7 +596,8 @@ static bool put_object(struct colbuf *cb, const struct tmx_value *v)
 		cb->n_bytes += len;
 	}
 	cb->n_vals += n;
-	return put_int(cb, sizeof(size_t), at);
+	store(cb->data, row, sizeof(size_t), at);
+	return true;
 }
 
 /* The list of a packed array of integers, as convert.c makes it from the values. */
@@ -395,39 +650,6 @@ static PyObject *objects(struct colbuf *cb, const struct column *col, size_t row
 	return list;
 }
 
-/* A field column's value (v non-NULL). */
-static bool put_value(struct table *t, struct colbuf *cb, const struct column *col,
-		      const struct tmx_value *v)
-{
-	const char *s;
-	size_t len;
-
-	switch (col->kind) {
-	case COL_F32: {
-		float f = (float)v->d;
-		return put_bytes(cb, &f, 4);
-	}
-	case COL_F64:
-		return put_bytes(cb, &v->d, 8);
-	case COL_BOOL:
-		return put_int(cb, 1, v->u != 0);
-	case COL_TEXT:
-		s = tmx_value_text(v, &len);
-		return put_text(cb, s, s ? len : 0);
-	case COL_LABEL:
-		return put_labels(t, cb, v);
-	case COL_OPTION:
-		s = tmx_fc_member_name(v->fc, v->option);
-		return put_text(cb, s, s ? strlen(s) : 0);
-	case COL_OBJECT:
-		return put_object(cb, v);
-	case COL_BYTES:
-		return put_byte_string(cb, v);
-	default:   /* integers: `u` has the value's bits, signed or not */
-		return put_int(cb, kinds[col->kind].width, v->u);
-	}
-}
-
 /* The trace's host as the Parquet output's `host`: its environment's `hostname` text. */
 static const char *trace_host(const struct tmx_trace *trace)
 {
@@ -437,93 +659,296 @@ static const char *trace_host(const struct tmx_trace *trace)
 	return host && !host->is_int ? host->str_value : NULL;
 }
 
-/* The fixed columns' values; false: no memory. */
-static bool put_fixed(struct table *t, const struct plan *p, const struct tmx_msg *msg,
-		      const struct tmx_value **cells)
+/* A stream's fixed values, for its events (false: no memory). */
+static bool enter_stream(struct table *t, const struct tmx_stream *st)
 {
-	const struct tmx_stream *st = msg->stream;
 	const char *trace = st->trace && st->trace->name ? st->trace->name : "";
-	const char *text;
 	bool ok = true;
 
-	for (int f = 0; f < FIX_N && ok; f++) {
-		int c = p->fixed[f];
-		struct colbuf *cb = &t->cols[c];
-		enum col_kind kind = p->cols[c].kind;
-		bool has = true;
-		uint64_t bits = 0;
-
-		switch (f) {
-		case FIX_TS:
-			has = msg->has_ts, bits = (uint64_t)msg->ns;
-			break;
-		case FIX_CYCLES:
-			has = msg->has_ts, bits = msg->cycles;
-			break;
-		case FIX_EVENT:
-		case FIX_HOST:
-		case FIX_TRACE:
-			if (f == FIX_HOST && st->trace != t->host_trace) {
-				t->host_trace = st->trace;
-				t->host = trace_host(st->trace);
-			}
-			text = f == FIX_TRACE ? trace : f == FIX_EVENT ? msg->event->cls->name : t->host;
-			if (!text) {
-				ok = put_null(cb, kind, t->n_rows);
-			} else if (text == cb->last_text) {
-				ok = put_int(cb, 4, cb->last_code);
-			} else {
-				cb->last_code = strdict_code(cb->dict, text, strlen(text));
-				cb->last_text = cb->last_code ? text : NULL;
-				ok = cb->last_code && put_int(cb, 4, cb->last_code);
-			}
-			continue;
-		case FIX_STREAM_ID:
-			bits = st->id;
-			break;
-		case FIX_STREAM_CLASS_ID:
-			bits = st->cls->id;
-			break;
-		default:   /* FIX_CPU */
-			/* tmx_event_cpu, the field's value found by the walk */
-			has = p->cpu_field && tmx_value_uint64(cells[FIX_CPU], &bits) &&
-			      bits <= UINT32_MAX;
-			break;
-		}
-		if (!has)
-			ok = put_null(cb, kind, t->n_rows);
-		else
-			ok = put_int(cb, kinds[kind].width, bits) && mark_valid(cb, t->n_rows);
+	if (st->trace != t->host_trace) {
+		t->host_trace = st->trace;
+		t->host = trace_host(st->trace);
 	}
+	t->host_code = model_text_code(&t->cols[FIX_HOST], t->host, &ok);
+	t->trace_code = model_text_code(&t->cols[FIX_TRACE], trace, &ok);
+	t->stream_id = st->id;
+	t->stream_class_id = st->cls->id;
+	t->stream = ok ? st : NULL;
 	return ok;
 }
 
-bool table_add(struct table *t, const struct plan *p, const struct tmx_msg *msg,
-	       const struct tmx_value **cells, uint64_t seq)
+/*
+ * A fixed column's value in row `row` (`width`: the model's type's,
+ * tracemux/columns.h), or none (false: no memory).
+ */
+static inline __attribute__((always_inline)) bool put_fixed_int(struct table *t, int f, size_t row,
+								unsigned width, bool has,
+								uint64_t bits)
 {
-	bool ok = put_fixed(t, p, msg, cells) && put_int(&t->seq, 8, seq);
+	struct colbuf *cb = &t->cols[f];
 
-	for (size_t c = p->n_fixed; ok && c < p->n_cols; c++) {
-		struct colbuf *cb = &t->cols[c];
-
-		if (!cells[c])
-			ok = put_null(cb, p->cols[c].kind, t->n_rows);
-		else
-			ok = put_value(t, cb, &p->cols[c], cells[c]) && mark_valid(cb, t->n_rows);
-	}
-	if (!ok)
-		return false;
-	t->n_rows++;
+	if (!has)
+		return put_null(cb, COL_U64, row, t->cap_rows);   /* a fixed width's */
+	store(cb->data, row, width, bits);
+	if (cb->valid)
+		cb->valid[row] = 1;
 	return true;
 }
 
-/* A buffer's bytes as a Buffer (the colbuf gives them up). */
+/*
+ * The fixed columns' values (`cpu`: the CPU field's value, NULL: none);
+ * false: no memory.  Inline: a call saved and restored most registers.
+ */
+static inline __attribute__((always_inline)) bool put_fixed(struct table *t, const struct plan *p, const struct tmx_msg *msg,
+		      const struct tmx_value *cpu)
+{
+	size_t row = t->n_rows;
+	uint64_t bits = 0;
+	bool ok = true, has_cpu;
+	uint32_t event;
+
+	if (msg->stream != t->stream && !enter_stream(t, msg->stream))
+		return false;
+	event = model_text_code(&t->cols[FIX_EVENT], msg->event->cls->name, &ok);
+	/* tmx_event_cpu: an unsigned integer's value read here, others by the library */
+	if (cpu && cpu->fc == t->cpu_fc)
+		bits = cpu->u, has_cpu = true;
+	else
+		has_cpu = p->cpu_field && tmx_value_uint64(cpu, &bits);
+	store(t->cols[FIX_EVENT].data, row, 4, event);
+	store(t->cols[FIX_HOST].data, row, 4, t->host_code);
+	store(t->cols[FIX_TRACE].data, row, 4, t->trace_code);
+	/* never missing */
+	store(t->cols[FIX_STREAM_ID].data, row, 8, t->stream_id);
+	store(t->cols[FIX_STREAM_CLASS_ID].data, row, 8, t->stream_class_id);
+	return ok && put_fixed_int(t, FIX_TS, row, 8, msg->has_ts, (uint64_t)msg->ns) &&
+	       put_fixed_int(t, FIX_CYCLES, row, 8, msg->has_ts, msg->cycles) &&
+	       put_fixed_int(t, FIX_CPU, row, 4, has_cpu && bits <= UINT32_MAX, bits);
+}
+
+/* A run of ops (struct op) from their first value: how many. */
+static inline __attribute__((always_inline)) size_t put_run(const struct op *op,
+							    const struct tmx_value *v, size_t row)
+{
+	size_t n = op->run;
+
+	switch (op->code) {
+	case OP_W1:
+		for (size_t i = 0; i < n; i++)
+			store(op[i].data, row, 1, v[i].u);
+		break;
+	case OP_W2:
+		for (size_t i = 0; i < n; i++)
+			store(op[i].data, row, 2, v[i].u);
+		break;
+	case OP_W4:
+		for (size_t i = 0; i < n; i++)
+			store(op[i].data, row, 4, v[i].u);
+		break;
+	default:
+		for (size_t i = 0; i < n; i++)
+			store(op[i].data, row, 8, v[i].u);
+		break;
+	}
+	return n;
+}
+
+/*
+ * The field columns' values in row `row`, each from scopes[op->scope] +
+ * op->off (`fixed`: a static layout, whose values are all there: no
+ * missing value) or cells[op->col] (the walk's); false: no memory.
+ */
+static inline __attribute__((always_inline)) bool
+put_fields(struct table *t, const struct plan *p, const struct tmx_value *const *scopes,
+	   const struct tmx_value **cells, bool fixed)
+{
+	size_t row = t->n_rows;
+
+	for (const struct op *op = t->ops, *end = op + t->n_ops; op < end; op++) {
+		const struct tmx_value *v = fixed ? scopes[op->scope] + op->off : cells[op->col];
+		uint32_t code;
+		float f;
+
+		if (fixed && op->run > 1) {
+			op += put_run(op, v, row) - 1;
+			continue;
+		}
+		if (!fixed && !v) {
+			if (!put_null(op->cb, p->cols[op->col].kind, row, t->cap_rows))
+				return false;
+			continue;
+		}
+		switch (op->code) {
+		case OP_W1:
+			store(op->data, row, 1, v->u);
+			break;
+		case OP_W2:
+			store(op->data, row, 2, v->u);
+			break;
+		case OP_W4:
+			store(op->data, row, 4, v->u);
+			break;
+		case OP_W8:   /* a double's bits too (`d` shares them) */
+			store(op->data, row, 8, v->u);
+			break;
+		case OP_F32:
+			f = (float)v->d;
+			memcpy(op->data + 4 * row, &f, 4);
+			break;
+		case OP_BOOL:
+			store(op->data, row, 1, v->u != 0);
+			break;
+		case OP_TEXT:
+			if (!(code = value_text_code(op->cb, op, v)))
+				return false;
+			store(op->data, row, 4, code);
+			break;
+		case OP_LABEL:
+		case OP_OPTION:
+			if (!memo_code(t, op->cb, op, v, &code))
+				return false;
+			store(op->data, row, 4, code);
+			break;
+		case OP_BYTES:
+			if (!put_byte_string(op->cb, v, row))
+				return false;
+			break;
+		default:   /* OP_OBJECT */
+			if (!put_object(op->cb, v, row))
+				return false;
+			break;
+		}
+		if (!fixed && op->cb->valid)
+			op->cb->valid[row] = 1;
+	}
+	return true;
+}
+
+/* Where `v` is among the scopes' values (n[s] of them): its scope and offset; false: not there. */
+static bool locate(const struct tmx_value *const *scopes, const size_t n[TMX_N_SCOPES],
+		   const struct tmx_value *v, uint8_t *scope, uint32_t *off)
+{
+	for (int s = 0; v && s < TMX_N_SCOPES; s++) {
+		uintptr_t at = (uintptr_t)v, base = (uintptr_t)scopes[s];
+		if (n[s] && at >= base && at < base + n[s] * sizeof(*v)) {
+			*scope = (uint8_t)s;
+			*off = (uint32_t)((at - base) / sizeof(*v));
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The runs of a static layout's integer ops (struct op.run). */
+static void mark_runs(struct table *t)
+{
+	struct op *first = NULL;
+
+	for (struct op *op = t->ops; op < t->ops + t->n_ops; op++) {
+		if (first && op->code == first->code && op->scope == first->scope &&
+		    op->off == first->off + first->run && first->run < UINT16_MAX) {
+			first->run++;
+			continue;
+		}
+		first = op->code <= OP_W8 ? op : NULL;
+		if (first)
+			first->run = 1;
+	}
+}
+
+/*
+ * The class's layout, learnt from its first event's walk (`cells`): static
+ * when the value of each field column and the CPU field's are among the
+ * values at the same places in every event of the class (plan_fixed_values),
+ * then they are where the walk found them.
+ */
+static enum layout learn_layout(struct table *t, const struct plan *p,
+				const struct tmx_value *const *scopes, const struct tmx_value **cells)
+{
+	size_t n[TMX_N_SCOPES] = { 0 };
+	uint8_t scope;
+	uint32_t off;
+	bool whole;
+
+	for (int s = 0; s < TMX_N_SCOPES; s++)
+		if (p->scope_fc[s])
+			n[s] = plan_fixed_values(p->scope_fc[s], &whole);
+	for (size_t o = 0; o < t->n_ops; o++)
+		if (!locate(scopes, n, cells[t->ops[o].col], &t->ops[o].scope, &t->ops[o].off))
+			return LAYOUT_WALK;
+	if (locate(scopes, n, cells[FIX_CPU], &scope, &off)) {
+		t->cpu_scope = scope;
+		t->cpu_off = off;
+	} else if (cells[FIX_CPU]) {
+		return LAYOUT_WALK;
+	}
+	mark_runs(t);
+	return LAYOUT_STATIC;
+}
+
+/* Whether every scope of the event is its class's (as tmx_columns_walk checks). */
+static bool scopes_match(const struct table *t, const struct tmx_value *const *scopes)
+{
+	for (int i = 0; i < t->n_scopes; i++) {
+		const struct tmx_value *v = scopes[t->scope_of[i]];
+		if (!v || v->fc != t->scope_fc[i])
+			return false;
+	}
+	return true;
+}
+
+int table_add(struct table *t, const struct plan *p, const struct tmx_msg *msg,
+	      const struct tmx_value **cells, uint64_t seq)
+{
+	const struct tmx_value *const *scopes = msg->event->scopes;
+	const struct tmx_value *cpu;
+	bool ok;
+
+	if (t->n_rows == t->cap_rows && !grow_rows(t, p))
+		return TABLE_NOMEM;
+	if (t->layout == LAYOUT_STATIC) {
+		if (!scopes_match(t, scopes))
+			return TABLE_MISMATCH;
+		cpu = t->cpu_scope >= 0 ? scopes[t->cpu_scope] + t->cpu_off : NULL;
+		ok = put_fixed(t, p, msg, cpu) && put_fields(t, p, scopes, NULL, true);
+	} else {
+		if (!plan_walk(p, scopes, cells))
+			return TABLE_MISMATCH;
+		cpu = cells[FIX_CPU];
+		if (t->layout == LAYOUT_UNKNOWN) {
+			t->layout = learn_layout(t, p, scopes, cells);
+			if (cpu && (tmx_fc_kind(cpu->fc) == TMX_FC_INT ||
+				    tmx_fc_kind(cpu->fc) == TMX_FC_ENUM) && !tmx_fc_is_signed(cpu->fc))
+				t->cpu_fc = cpu->fc;
+		}
+		ok = put_fixed(t, p, msg, cpu) && put_fields(t, p, NULL, cells, false);
+	}
+	if (!ok)
+		return TABLE_NOMEM;
+	store(t->seq.data, t->n_rows++, 8, seq);
+	return TABLE_OK;
+}
+
+/* A buffer's first `len` bytes as a Buffer (the colbuf gives them up; none yet: zeros). */
 static PyObject *take_buffer(unsigned char **data, size_t len)
 {
-	void *p = *data ? *data : malloc(1);
+	void *p = *data ? *data : calloc(1, len ? len : 1);
 
 	*data = NULL;
-	return p ? ext_buffer_new(p, len) : PyErr_NoMemory();
+	return p ? ext_buffer_new(p, len, 0) : PyErr_NoMemory();
+}
+
+/* A column's data as a Buffer of its first `len` bytes (the colbuf gives it up). */
+static PyObject *take_data(struct colbuf *cb, size_t len)
+{
+	size_t mapped = cb->mapped;
+	void *data = cb->data;
+
+	if (!mapped)
+		return take_buffer(&cb->data, len);
+	cb->mapped = 0;
+	cb->data = NULL;
+	return ext_buffer_new(data, len, mapped);
 }
 
 static PyObject *export_column(struct table *t, const struct plan *p, size_t c)
@@ -535,7 +960,7 @@ static PyObject *export_column(struct table *t, const struct plan *p, size_t c)
 	if (col->kind == COL_OBJECT)
 		data = objects(cb, col, t->n_rows);
 	else
-		data = take_buffer(&cb->data, cb->len);
+		data = take_data(cb, (t->n_rows + (col->kind == COL_BYTES)) * cb->width);
 	if (col->kind == COL_BYTES) {   /* the values beside the offsets */
 		PyObject *values = take_buffer(&cb->bytes, cb->n_bytes);
 		cb->n_bytes = cb->cap_bytes = 0;
@@ -571,7 +996,7 @@ PyObject *table_export(struct table *t, const struct plan *p)
 		else
 			PyList_SET_ITEM(cols, (Py_ssize_t)c, col);
 	}
-	seq = cols ? take_buffer(&t->seq.data, t->seq.len) : NULL;
+	seq = cols ? take_data(&t->seq, t->n_rows * 8) : NULL;
 	if (!seq) {
 		Py_XDECREF(cols);
 		return NULL;
