@@ -24,20 +24,11 @@
 
 #define GROW_MIN (64u * 1024)
 
-/*
- * What a reader keeps from block to block: each made on first use.  In
- * the pool it also keeps its last reader's output buffer and that
- * reader's thread, so that a reader's next cursor (the parallel runner's
- * segments: one every 256 KiB of data) finds the contexts and buffer it
- * used last, in its own core's caches, and allocates nothing.
- */
+/* What a reader keeps from block to block: each made on first use. */
 struct tdat_unpacker {
 	struct tdat_unpacker *next;      /* in its file's pool */
 	ZSTD_DStream *zstd;
 	struct tmx_inflater *zlib;
-	uint8_t *buf;                    /* in the pool: the output buffer given with it (or NULL) */
-	size_t cap;
-	pthread_t thread;                /* in the pool: who gave it back */
 };
 
 #define ZSTD_MAGIC 0xFD2FB528u
@@ -241,51 +232,29 @@ int tdat_decompress(enum tdat_algo algo, const uint8_t *in, size_t in_len, size_
 
 static void unpacker_free(struct tdat_unpacker *u)
 {
-	free(u->buf);
 	ZSTD_freeDStream(u->zstd);
 	tmx_inflater_free(u->zlib);
 	free(u);
 }
 
-struct tdat_unpacker *tdat_unpacker_take(const struct tdat_file *f, uint8_t **buf, size_t *cap)
+struct tdat_unpacker *tdat_unpacker_take(const struct tdat_file *f)
 {
 	struct tdat_file_priv *fp = tdat_priv(f);
-	struct tdat_unpacker *u, **at = &fp->unpackers;
-	pthread_t self = pthread_self();
+	struct tdat_unpacker *u;
 
 	pthread_mutex_lock(&fp->unpack_lock);
-	for (struct tdat_unpacker **p = at; *p; p = &(*p)->next)
-		if (pthread_equal((*p)->thread, self)) {
-			at = p;
-			break;
-		}
-	if ((u = *at))
-		*at = u->next;
+	if ((u = fp->unpackers))
+		fp->unpackers = u->next;
 	pthread_mutex_unlock(&fp->unpack_lock);
-	if (!u)
-		return calloc(1, sizeof(*u));
-	if (!*buf) {
-		*buf = u->buf;
-		*cap = u->cap;
-		u->buf = NULL;
-	}
-	return u;
+	return u ? u : calloc(1, sizeof(*u));
 }
 
-void tdat_unpacker_give(const struct tdat_file *f, struct tdat_unpacker *u, uint8_t *buf,
-			size_t cap)
+void tdat_unpacker_give(const struct tdat_file *f, struct tdat_unpacker *u)
 {
 	struct tdat_file_priv *fp = tdat_priv(f);
 
-	if (!u || u->buf) {
-		free(buf);
-		if (!u)
-			return;
-	} else {
-		u->buf = buf;
-		u->cap = buf ? cap : 0;
-	}
-	u->thread = pthread_self();
+	if (!u)
+		return;
 	pthread_mutex_lock(&fp->unpack_lock);
 	u->next = fp->unpackers;
 	fp->unpackers = u;

@@ -95,16 +95,12 @@ int tdat_decompress_with(struct tdat_unpacker *u, enum tdat_algo algo, const uin
 			 size_t in_len, size_t expect, uint8_t **buf, size_t *cap, const char *path,
 			 uint64_t offset, struct tmx_error *err);
 /*
- * An unpacker of f's pool (the one this thread gave back last, if any),
- * or a new one (NULL: out of memory), for one thread at a time until
- * given back to the pool, which the file frees (tdat_unpackers_free, at
- * its close).  Any thread.  A reader without a buffer (*buf NULL) gets
- * the one given back with the unpacker (*buf, *cap: NULL, 0 if none); a
- * reader gives its buffer back with the unpacker (freed when u is NULL).
+ * An unpacker of f's pool, or a new one (NULL: out of memory), for one
+ * thread at a time until given back to the pool, which the file frees
+ * (tdat_unpackers_free, at its close).  Any thread.
  */
-struct tdat_unpacker *tdat_unpacker_take(const struct tdat_file *f, uint8_t **buf, size_t *cap);
-void tdat_unpacker_give(const struct tdat_file *f, struct tdat_unpacker *u, uint8_t *buf,
-			size_t cap);
+struct tdat_unpacker *tdat_unpacker_take(const struct tdat_file *f);
+void tdat_unpacker_give(const struct tdat_file *f, struct tdat_unpacker *u);
 void tdat_unpackers_free(struct tdat_file_priv *fp);
 
 /* Parses one `format` file into an event (arena-owned); NULL + err on failure. */

@@ -324,16 +324,18 @@ void tdat_cursor_close(struct tdat_cursor *c)
 {
 	if (!c)
 		return;
-	tdat_unpacker_give(c->f, c->unp, c->cbuf, c->ccap);
+	free(c->cbuf);
+	tdat_unpacker_give(c->f, c->unp);
 	free(c);
 }
 
 void tdat_cursor_drop_buffers(struct tdat_cursor *c)
 {
-	tdat_unpacker_give(c->f, c->unp, c->cbuf, c->ccap);
+	free(c->cbuf);
 	c->cbuf = NULL;
 	c->chunk_in_buf = false;
 	c->ccap = c->clen = c->cpos = 0;
+	tdat_unpacker_give(c->f, c->unp);
 	c->unp = NULL;
 	c->has_peek = false;
 	c->have_page = false;
@@ -435,7 +437,7 @@ static int load_page(struct tdat_cursor *c, struct tmx_error *err)
 			c->chunk_index = c->next_chunk++;
 			c->chunk_file_off = ch->offset;
 			if (!c->unp)
-				c->unp = tdat_unpacker_take(c->f, &c->cbuf, &c->ccap);   /* (NULL: one per chunk) */
+				c->unp = tdat_unpacker_take(c->f);   /* (NULL: one per chunk) */
 			tdat_cursor_hand_over(c);
 			if ((ret = tdat_decompress_with(c->unp, c->fp->algo, c->f->data + ch->offset,
 							ch->csize, ch->usize, &c->cbuf, &c->ccap,
@@ -640,7 +642,7 @@ bool tdat_cpu_time_range(const struct tdat_file *f, size_t buffer, size_t cpu_in
 	const struct tdat_cpu_priv *cp = fp->cpu_priv[buffer] ? &fp->cpu_priv[buffer][cpu_index] : NULL;
 	uint8_t *buf = NULL;
 	size_t cap = 0;
-	struct tdat_unpacker *u = tdat_unpacker_take(f, &buf, &cap);
+	struct tdat_unpacker *u = tdat_unpacker_take(f);
 	bool got_first = false, got_last = false;
 	struct tmx_error err;
 
@@ -659,6 +661,7 @@ bool tdat_cpu_time_range(const struct tdat_file *f, size_t buffer, size_t cpu_in
 			}
 		}
 	}
-	tdat_unpacker_give(f, u, buf, cap);
+	free(buf);
+	tdat_unpacker_give(f, u);
 	return got_first && got_last;
 }

@@ -112,7 +112,8 @@ struct scan {
 
 static void scan_end(struct scan *sc)
 {
-	tdat_unpacker_give(sc->f, sc->u, sc->buf, sc->cap);
+	free(sc->buf);
+	tdat_unpacker_give(sc->f, sc->u);
 }
 
 /*
@@ -170,7 +171,7 @@ static bool piece_range(struct scan *sc, size_t k, uint64_t *first, uint64_t *la
 	ch = &cp->chunks[k];
 	/* A chunk that does not decompress is passed over, as a lenient cursor passes it. */
 	if (!sc->u)
-		sc->u = tdat_unpacker_take(f, &sc->buf, &sc->cap);
+		sc->u = tdat_unpacker_take(f);
 	if (tdat_decompress_with(sc->u, tdat_priv(f)->algo, f->data + ch->offset, ch->csize,
 				 ch->usize, &sc->buf, &sc->cap, f->path, ch->offset, &err))
 		return false;

@@ -271,14 +271,8 @@ static void test_unpacker(void **s)
 			zstd_stream_frame(in, n, 15, &blocks[nb]);
 			sizes[nb++] = n;
 		}
-		{
-			uint8_t *none = NULL;
-			size_t none_cap = 0;
-
-			u = tdat_unpacker_take(&fp->pub, &none, &none_cap);
-			assert_non_null(u);
-			assert_null(none);
-		}
+		u = tdat_unpacker_take(&fp->pub);
+		assert_non_null(u);
 		for (int pass = 0; pass < 2; pass++) {
 			for (size_t k = 0; k < nb; k++) {
 				uint8_t *b1 = NULL, *b2 = NULL;
@@ -305,24 +299,10 @@ static void test_unpacker(void **s)
 				free(b2);
 			}
 		}
-		{
-			/* the pool hands the same one back, with the buffer given with it */
-			uint8_t *kept = malloc(64), *got = NULL, *own = malloc(8);
-			size_t got_cap = 0, own_cap = 8;
-
-			assert_non_null(kept);
-			assert_non_null(own);
-			tdat_unpacker_give(&fp->pub, u, kept, 64);
-			assert_ptr_equal(tdat_unpacker_take(&fp->pub, &got, &got_cap), u);
-			assert_ptr_equal(got, kept);
-			assert_int_equal(got_cap, 64);
-			/* a reader with a buffer keeps its own; the one given back stays */
-			tdat_unpacker_give(&fp->pub, u, got, got_cap);
-			assert_ptr_equal(tdat_unpacker_take(&fp->pub, &own, &own_cap), u);
-			assert_int_equal(own_cap, 8);
-			/* given back with another buffer: one of them is freed */
-			tdat_unpacker_give(&fp->pub, u, own, own_cap);
-		}
+		tdat_unpacker_give(&fp->pub, u);
+		/* the pool hands the same one back */
+		assert_ptr_equal(tdat_unpacker_take(&fp->pub), u);
+		tdat_unpacker_give(&fp->pub, u);
 		tdat_unpackers_free(fp);
 		pthread_mutex_destroy(&fp->unpack_lock);
 		free(fp);
