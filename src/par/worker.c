@@ -362,7 +362,8 @@ struct par_stream *par_pick(struct par_runner *r, struct par_stream *prev, bool 
 void par_read_batch(struct par_worker *w, struct par_stream *s)
 {
 	struct par_runner *r = w->r;
-	size_t first_elems = !r->split->emit ? 64 : (s->group ? s->group->batch_elems : r->batch_elems) + 2;
+	size_t full = s->group ? s->group->batch_elems : r->batch_elems;
+	size_t first_elems = r->split->emit ? full + 2 : 64;
 	struct par_batch *b;
 
 	if ((b = *par_spares(s)))
