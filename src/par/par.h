@@ -125,6 +125,7 @@ struct par_group {
 	size_t queued;                   /* batches queued in all its units */
 	size_t cap;                      /* the workers read ahead up to that many */
 	struct par_batch *spare;         /* consumed batches, for any of its units */
+	size_t batch_elems, batch_bytes; /* when its batches are sealed (split.c: par_groups_size) */
 };
 
 struct par_stream {

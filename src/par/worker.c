@@ -242,7 +242,8 @@ static void fill(struct par_worker *w, struct par_stream *s, struct par_batch *b
 	bool sparse = !w->r->split->emit;
 	/* (loaded once: the calls below could change them, for all the compiler knows) */
 	const struct tmx_filter_bound *filter = w->r->filter;
-	size_t max_elems = w->r->batch_elems, max_bytes = w->r->batch_bytes;
+	size_t max_elems = s->group ? s->group->batch_elems : w->r->batch_elems;
+	size_t max_bytes = s->group ? s->group->batch_bytes : w->r->batch_bytes;
 	size_t read = 0;
 	struct tmx_error err = { 0 };
 
@@ -361,7 +362,8 @@ struct par_stream *par_pick(struct par_runner *r, struct par_stream *prev, bool 
 void par_read_batch(struct par_worker *w, struct par_stream *s)
 {
 	struct par_runner *r = w->r;
-	size_t first_elems = r->split->emit ? r->batch_elems + 2 : 64;
+	size_t full = s->group ? s->group->batch_elems : r->batch_elems;
+	size_t first_elems = r->split->emit ? full + 2 : 64;
 	struct par_batch *b;
 
 	if ((b = *par_spares(s)))
