@@ -11,6 +11,7 @@ import math
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,14 @@ import pandas as pd
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def generated_trace(tmp_path_factory, name, events):
+    """A trace of `events` events written by bench/gen-lttng-like.py (LTTng-like CTF)."""
+    out = tmp_path_factory.mktemp(name) / "trace"
+    subprocess.run([sys.executable, str(ROOT / "bench" / "gen-lttng-like.py"), str(out),
+                    "--events", str(events)], check=True, capture_output=True)
+    return out
 
 
 def corpus_dir():

@@ -7,23 +7,15 @@ events one by one (Trace.events, Event.fields) take the library's walk of
 every event instead.  A generated trace of 100,000 events (bench/gen-lttng-like.py)
 puts more than 32,768 rows in a class: its 8-byte columns pass 256 KiB.
 """
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 import tracemux
-from conftest import FIXED, cell, frame_rows
-
-REPO = Path(__file__).resolve().parents[2]
+from conftest import FIXED, cell, frame_rows, generated_trace
 
 
 @pytest.fixture(scope="module")
 def trace(tmp_path_factory):
-    out = tmp_path_factory.mktemp("big") / "trace"
-    subprocess.run([sys.executable, str(REPO / "bench" / "gen-lttng-like.py"), str(out),
-                    "--events", "100000"], check=True, capture_output=True)
-    return out
+    return generated_trace(tmp_path_factory, "big", 100000)
 
 
 def test_frames_equal_events(trace):

@@ -6,24 +6,17 @@ the decoding loop the main thread gets next to no CPU time (measured: about
 20% of the reader's, from the Python parts of the call); released, it runs
 beside it (100% with a free core).
 """
-import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 import tracemux
-
-REPO = Path(__file__).resolve().parents[2]
+from conftest import generated_trace
 
 
 @pytest.fixture(scope="module")
 def big_trace(tmp_path_factory):
-    out = tmp_path_factory.mktemp("gil") / "trace"
-    subprocess.run([sys.executable, str(REPO / "bench" / "gen-lttng-like.py"), str(out),
-                    "--events", "300000"], check=True, capture_output=True)
-    return out
+    return generated_trace(tmp_path_factory, "gil", 300000)
 
 
 def test_read_releases_gil(big_trace):
