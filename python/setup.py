@@ -73,15 +73,15 @@ class BuildWithLibrary(build_ext):
         super().run()
 
 
-SOURCES = ["module.c", "reader.c", "plan.c", "table.c", "strdict.c", "common.c", "event.c",
-           "convert.c", "sinkrun.c"]
+SOURCES = ["module.c", "reader.c", "plan.c", "table.c", "table_export.c", "strdict.c", "common.c",
+           "event.c", "convert.c", "sinkrun.c"]
 
 setup(
     version=library_version(),
     ext_modules=[Extension(
         "tracemux._tracemux",
         sources=[f"src/{s}" for s in SOURCES],
-        depends=["src/ext.h"] + [str(ROOT / "src" / "common" / f) for f in
+        depends=["src/ext.h", "src/table_impl.h"] + [str(ROOT / "src" / "common" / f) for f in
                                    ("buf.c", "buf.h", "grow.h", "strdict.c", "strdict.h")],
         # Only PyInit__tracemux is exported (PyMODINIT_FUNC), not the helpers.
         extra_compile_args=["-std=gnu11", "-Wall", "-Wextra", "-fvisibility=hidden"],

@@ -12,13 +12,13 @@
  * where a static layout has it (no walk) or from the library's walk; the
  * room for a row is made for every column at once (grow_rows).
  *
- * Nothing here touches Python before table_export(): Reader.read fills the
+ * Nothing here touches Python (table_export.c exports): Reader.read fills the
  * tables with the GIL released.  An array or BLOB value is kept as a copy
  * of its value subtree (struct tmx_value entries, the bytes of its strings
  * and BLOBs copied beside them, pointers as offsets until the export),
  * which convert.c turns into Python objects at the export.
  */
-#include "ext.h"   /* Python.h first: it sets _GNU_SOURCE (mremap) */
+#include "table_impl.h"   /* Python.h first: it sets _GNU_SOURCE (mremap) */
 
 #include <string.h>
 #include <sys/mman.h>
@@ -29,108 +29,6 @@
  * column at each doubling while it was in the heap).
  */
 #define MAP_MIN ((size_t)256 << 10)
-
-/* Labels and option names of so many recent values per column, by value (see struct memo). */
-#define MEMO_SIZE 64
-
-/*
- * A label or option column's codes of recent values: a value's labels
- * (its option's name) depend only on the value and its class, so a value
- * met again takes its code without joining and looking up its labels.
- */
-struct memo {
-	uint64_t u[MEMO_SIZE];
-	uint32_t code[MEMO_SIZE];
-	bool used[MEMO_SIZE];
-};
-
-struct colbuf {
-	/*
-	 * Every row's value at row * width (byte strings: their end offsets,
-	 * after a first 0): room for the table's cap_rows (+ 1) rows, made
-	 * for all columns at once (grow_rows), not checked per value.
-	 */
-	unsigned char *data;
-	size_t mapped;             /* `data` is a mapping of so many bytes (0: malloc'd) */
-	unsigned width;            /* bytes per row in `data` */
-	unsigned char *valid;      /* NULL: every row has a value; else room for cap_rows */
-	struct strdict *dict;      /* COL_TEXT, COL_LABEL, COL_OPTION */
-	struct memo *memo;         /* COL_LABEL, COL_OPTION */
-	/* COL_OBJECT: `data` has each row's first entry in `vals` (SIZE_MAX: None). */
-	struct tmx_value *vals;
-	size_t n_vals, cap_vals;   /* entries, bytes of `vals` */
-	unsigned char *bytes;      /* the strings' and BLOBs' bytes; COL_BYTES: the values */
-	size_t n_bytes, cap_bytes;
-	int64_t len;               /* COL_BYTES: the fixed length, or -1 */
-	/*
-	 * Fixed text columns (event, host, trace): the last text and its code.
-	 * Their texts are the model's (class names, trace names, environment
-	 * values), which stay in place for the whole read: the same pointer
-	 * is the same text, and nearly every row repeats the previous one.
-	 */
-	const char *last_text;
-	uint32_t last_code;
-};
-
-/*
- * How a field column's value is written, chosen once per class from its
- * kind: a switch per value, no look-up of the column's type.
- */
-enum op_code {
-	OP_W1, OP_W2, OP_W4, OP_W8,   /* integers (their low bits) and doubles (their bits) */
-	OP_F32, OP_BOOL, OP_TEXT, OP_LABEL, OP_OPTION, OP_BYTES, OP_OBJECT,
-};
-
-struct op {
-	uint8_t code;              /* enum op_code */
-	uint8_t scope;             /* a static layout's: the value is scopes[scope][off] */
-	/*
-	 * A static layout's integers of one width, consecutive in a scope: the
-	 * first op of the run has their number (0: not the first), written in
-	 * one loop.
-	 */
-	uint16_t run;
-	uint32_t off;
-	uint32_t col;
-	unsigned char *data;       /* the column's cb->data (set again when the rows grow) */
-	struct colbuf *cb;
-	/* OP_TEXT, OP_LABEL, OP_OPTION: the column's class, whose values take the short path */
-	const struct tmx_field_class *fc;
-};
-
-/*
- * Where the values of a class's columns are.  Most classes' scopes have no
- * variant, optional or sequence: their values are at the same places in
- * every event, learnt from the library's walk of the first event
- * (tmx_columns_walk) and then read there without walking.
- */
-enum layout { LAYOUT_UNKNOWN, LAYOUT_STATIC, LAYOUT_WALK };
-
-struct table {
-	size_t class_index;
-	size_t n_rows, cap_rows;
-	size_t n_cols;
-	struct colbuf *cols;
-	struct colbuf seq;         /* each row's event number in the read */
-	struct op *ops;            /* the field columns' */
-	size_t n_ops;
-	enum layout layout;
-	/* The scopes the class has: scope_of[i] and their classes (tmx_columns_walk's check) */
-	int n_scopes;
-	uint8_t scope_of[TMX_N_SCOPES];
-	const struct tmx_field_class *scope_fc[TMX_N_SCOPES];
-	int cpu_scope;             /* LAYOUT_STATIC: the CPU field at scopes[cpu_scope][cpu_off], -1: none */
-	uint32_t cpu_off;
-	const struct tmx_field_class *cpu_fc; /* the CPU field's class when it is an unsigned integer */
-	char *labels;              /* scratch for joined labels */
-	size_t labels_cap;
-	/* The last stream's fixed values (a stream's events come in runs). */
-	const struct tmx_stream *stream;
-	const struct tmx_trace *host_trace; /* trace_host()'s last trace and answer */
-	const char *host;
-	uint32_t host_code, trace_code;
-	uint64_t stream_id, stream_class_id;
-};
 
 static const struct {
 	const char *dtype;         /* for tracemux/_frames.py */
@@ -515,18 +413,6 @@ static bool memo_code(struct table *t, struct colbuf *cb, const struct op *op,
 	return true;
 }
 
-/* Whether a value's `str` points at bytes (strings, text arrays, BLOBs). */
-static bool has_bytes(const struct tmx_value *v)
-{
-	enum tmx_fc_kind k = tmx_fc_kind(v->fc);
-
-	return k == TMX_FC_STRING || k == TMX_FC_BLOB ||
-	       ((k == TMX_FC_ARRAY || k == TMX_FC_SEQUENCE) && tmx_fc_is_text(v->fc));
-}
-
-/* A row's start with this bit: an array of integers kept packed (see put_int_array). */
-#define PACKED ((size_t)1 << (sizeof(size_t) * 8 - 1))
-
 /* Room for `n` more entries in `vals`. */
 static bool vals_room(struct colbuf *cb, size_t n)
 {
@@ -598,56 +484,6 @@ static bool put_object(struct colbuf *cb, const struct tmx_value *v, size_t row)
 	cb->n_vals += n;
 	store(cb->data, row, sizeof(size_t), at);
 	return true;
-}
-
-/* The list of a packed array of integers, as convert.c makes it from the values. */
-static PyObject *int_list(const struct tmx_value *v)
-{
-	const uint64_t *packed = (const uint64_t *)(const void *)(v + 1);
-	bool is_signed = tmx_fc_is_signed(tmx_fc_element(v->fc));
-	PyObject *list = PyList_New((Py_ssize_t)v->count);
-
-	for (size_t e = 0; list && e < v->count; e++) {
-		PyObject *o = is_signed ? PyLong_FromLongLong((long long)packed[e])
-					: PyLong_FromUnsignedLongLong(packed[e]);
-		if (!o)
-			Py_CLEAR(list);
-		else
-			PyList_SET_ITEM(list, (Py_ssize_t)e, o);
-	}
-	return list;
-}
-
-/* The objects of a COL_OBJECT column, the copies' offsets made pointers again. */
-static PyObject *objects(struct colbuf *cb, const struct column *col, size_t rows)
-{
-	const size_t *start = (const size_t *)cb->data;
-	PyObject *list = PyList_New((Py_ssize_t)rows);
-
-	for (size_t r = 0; r < rows; r++) {   /* the subtrees' entries, not packed integers */
-		struct tmx_value *c;
-		if (start[r] == SIZE_MAX || (start[r] & PACKED))
-			continue;
-		c = &cb->vals[start[r]];
-		for (size_t i = 0, n = tmx_value_skip(c, 0); i < n; i++)
-			if (has_bytes(&c[i]) && c[i].str.ptr)
-				c[i].str.ptr = (const char *)cb->bytes + ((uintptr_t)c[i].str.ptr - 1);
-	}
-	for (size_t r = 0; list && r < rows; r++) {
-		PyObject *o = start[r] == SIZE_MAX ? Py_NewRef(Py_None)
-			      : start[r] & PACKED ? int_list(&cb->vals[start[r] & ~PACKED])
-						  : plan_cell(col, &cb->vals[start[r]]);
-		if (!o)
-			Py_CLEAR(list);
-		else
-			PyList_SET_ITEM(list, (Py_ssize_t)r, o);
-	}
-	free(cb->vals);
-	free(cb->bytes);
-	cb->vals = NULL;
-	cb->bytes = NULL;
-	cb->n_vals = cb->n_bytes = 0;
-	return list;
 }
 
 /* The trace's host as the Parquet output's `host`: its environment's `hostname` text. */
@@ -927,80 +763,4 @@ int table_add(struct table *t, const struct plan *p, const struct tmx_msg *msg,
 		return TABLE_NOMEM;
 	store(t->seq.data, t->n_rows++, 8, seq);
 	return TABLE_OK;
-}
-
-/* A buffer's first `len` bytes as a Buffer (the colbuf gives them up; none yet: zeros). */
-static PyObject *take_buffer(unsigned char **data, size_t len)
-{
-	void *p = *data ? *data : calloc(1, len ? len : 1);
-
-	*data = NULL;
-	return p ? ext_buffer_new(p, len, 0) : PyErr_NoMemory();
-}
-
-/* A column's data as a Buffer of its first `len` bytes (the colbuf gives it up). */
-static PyObject *take_data(struct colbuf *cb, size_t len)
-{
-	size_t mapped = cb->mapped;
-	void *data = cb->data;
-
-	if (!mapped)
-		return take_buffer(&cb->data, len);
-	cb->mapped = 0;
-	cb->data = NULL;
-	return ext_buffer_new(data, len, mapped);
-}
-
-static PyObject *export_column(struct table *t, const struct plan *p, size_t c)
-{
-	const struct column *col = &p->cols[c];
-	struct colbuf *cb = &t->cols[c];
-	PyObject *data, *valid, *dict;
-
-	if (col->kind == COL_OBJECT)
-		data = objects(cb, col, t->n_rows);
-	else
-		data = take_data(cb, (t->n_rows + (col->kind == COL_BYTES)) * cb->width);
-	if (col->kind == COL_BYTES) {   /* the values beside the offsets */
-		PyObject *values = take_buffer(&cb->bytes, cb->n_bytes);
-		cb->n_bytes = cb->cap_bytes = 0;
-		if (!data || !values) {
-			Py_XDECREF(data);
-			Py_XDECREF(values);
-			return NULL;
-		}
-		data = Py_BuildValue("(NNL)", data, values, (long long)col->width);
-	}
-	valid = cb->valid ? take_buffer(&cb->valid, t->n_rows) : Py_NewRef(Py_None);
-	dict = cb->dict ? strdict_list(cb->dict) : Py_NewRef(Py_None);
-	if (!data || !valid || !dict) {
-		Py_XDECREF(data);
-		Py_XDECREF(valid);
-		Py_XDECREF(dict);
-		return NULL;
-	}
-	return Py_BuildValue("{s:N,s:s,s:N,s:N,s:N,s:O}", "name",
-			     ext_text(col->name, strlen(col->name)), "dtype",
-			     kinds[col->kind].dtype, "data", data, "valid", valid, "strings", dict,
-			     "nullable", col->nullable ? Py_True : Py_False);
-}
-
-PyObject *table_export(struct table *t, const struct plan *p)
-{
-	PyObject *cols = PyList_New((Py_ssize_t)p->n_cols), *seq;
-
-	for (size_t c = 0; cols && c < p->n_cols; c++) {
-		PyObject *col = export_column(t, p, c);
-		if (!col)
-			Py_CLEAR(cols);
-		else
-			PyList_SET_ITEM(cols, (Py_ssize_t)c, col);
-	}
-	seq = cols ? take_data(&t->seq, t->n_rows * 8) : NULL;
-	if (!seq) {
-		Py_XDECREF(cols);
-		return NULL;
-	}
-	return Py_BuildValue("{s:n,s:n,s:N,s:N}", "class", (Py_ssize_t)t->class_index, "rows",
-			     (Py_ssize_t)t->n_rows, "seq", seq, "columns", cols);
 }
