@@ -1,7 +1,7 @@
 /*
  * A column becomes a column chunk (see column.h): the dictionary page,
  * the data page v1, page headers (their compression: zpage.c, the
- * statistics: stats.c).
+ * statistics: stats.c, integer columns' dictionaries: int_dict.c).
  */
 #include <stdlib.h>
 #include <stdint.h>
