@@ -73,7 +73,7 @@ struct pq_fcols {
 	struct pq_fcol *cols;
 	struct pq_fprog prog;    /* the walks of its scopes, one after the other (pq_fcols_compile) */
 	/*
-	 * The most bytes of the record entries pq_fcols_emit writes without
+	 * The most bytes of the record entries pq_fcols_emit_rec writes without
 	 * asking for room (runs of integers, LISTs of integers of their
 	 * class's length), and of an integer's entry after them (the CPU's,
 	 * sink_impl.h): the room its caller makes, and it makes again after
@@ -136,8 +136,9 @@ struct pq_rec_emit {
 
 /*
  * The field columns' values of an event whose scopes (`scopes`) are the
- * class's (checked), walked and written in one pass; the fixed columns are
- * the caller's.  `cells` has room for every column (the values of
+ * class's (checked), walked and written in one pass, into a record
+ * (pq_fcols_emit_rec, em->rec) or straight into the columns
+ * (pq_fcols_emit_direct); the fixed columns are the caller's.  `cells` has room for every column (the values of
  * variants and optionals go there).  Into a record, room for
  * fc->rec_room bytes must have been made, and room for an integer's
  * entry is left (but when memory ran out: em->rec's `oom`).  Returns the
@@ -150,23 +151,14 @@ const struct tmx_value *pq_fcols_emit_direct(const struct pq_rec_emit *em,
 					     const struct pq_fcols *fc,
 					     const struct tmx_value *const scopes[TMX_N_SCOPES],
 					     const struct tmx_value **cells);
-/* Either, as em->rec says. */
-static inline const struct tmx_value *pq_fcols_emit(const struct pq_rec_emit *em,
-						    const struct pq_fcols *fc,
-						    const struct tmx_value *const scopes[TMX_N_SCOPES],
-						    const struct tmx_value **cells)
-{
-	return em->rec ? pq_fcols_emit_rec(em, fc, scopes, cells)
-		       : pq_fcols_emit_direct(em, fc, scopes, cells);
-}
 /*
- * The heads of the record entries pq_fcols_emit writes without asking for
+ * The heads of the record entries pq_fcols_emit_rec writes without asking for
  * room, and fc->rec_room, from the columns' types and levels (`ci`, of
  * the finished schema): once, before the first record.
  */
 void pq_fcols_rec_heads(struct pq_fcols *fc, const struct pq_colinfo *ci);
 /*
- * Whether pq_fcols_emit writes the same entry heads (the same entries of
+ * Whether pq_fcols_emit_rec writes the same entry heads (the same entries of
  * the same columns, nulls included) for every event of the class: only
  * integers, floats, booleans, strings, BLOBs, option names and LISTs of
  * integers of a static length (pq_rec_emit.varied: unless an event's

@@ -205,7 +205,7 @@ static inline void pq_format_event(struct pq_fmt *f, const struct tmx_msg *msg)
 again:
 	f->varied = false;
 	r->len = (size_t)(pq_rec_include_at(r->p + REC_HEAD, slot->names) - r->p);
-	cpu = row_emit_as(f, sh, msg, &f->em, true);
+	cpu = row_emit(f, sh, msg, &f->em, true);
 	/*
 	 * A class whose rows have the same entry heads but for the fixed
 	 * columns' nulls: those nulls said in the include entry's head

@@ -533,7 +533,7 @@ static int put_direct(struct tmx_parquet *p, const struct tmx_msg *msg, struct t
 	em.bytes = &t->bytes;
 	pq_rec_apply_include(em.cols, slot->names, &t->inc);
 	t->bytes += PQ_REC_HEAD + sizeof(slot->names);   /* pq_rec_include's */
-	row_emit(f, sh, msg, &em);
+	row_emit(f, sh, msg, &em, false);
 	return row_done(p, t, st, before, err);
 }
 

@@ -157,7 +157,7 @@ struct pq_fmt {
 	 */
 	struct tmx_buf rec, scratch;
 	struct pq_labels labels;
-	const struct tmx_value **cells; /* room for a value per column (pq_fcols_emit) */
+	const struct tmx_value **cells; /* room for a value per column (pq_fcols_emit_rec/_direct) */
 	size_t cap_cells;
 	const struct tmx_trace_class *host_of;   /* trace_host()'s last trace class */
 	const char *host;
@@ -306,14 +306,13 @@ static inline uint64_t pq_cpu_of(const struct tmx_value *v)
 /*
  * The row of an event whose row_check() passed, into a record or straight
  * into the columns; the names' entries are the caller's.  Returns whether
- * the CPU column has a value (else a null).  `rec`:
- * em->rec != NULL, a constant where the caller knows it
- * (pq_format_event), so that neither path tests the other's.
+ * the CPU column has a value (else a null).  `rec`: em->rec != NULL, a
+ * constant in both callers (pq_format_event, put_direct), so that
+ * neither path tests the other's.
  */
-static inline __attribute__((always_inline)) bool row_emit_as(struct pq_fmt *f,
-							     const struct shape *sh,
-							     const struct tmx_msg *msg,
-							     const struct pq_rec_emit *em, bool rec)
+static inline __attribute__((always_inline)) bool row_emit(struct pq_fmt *f, const struct shape *sh,
+							  const struct tmx_msg *msg,
+							  const struct pq_rec_emit *em, bool rec)
 {
 	const struct tmx_stream *st = msg->stream;
 	const struct tmx_value *cpu_value;
@@ -342,7 +341,7 @@ static inline __attribute__((always_inline)) bool row_emit_as(struct pq_fmt *f,
 		return true;
 	}
 	cpu = pq_cpu_of(cpu_value);
-	if (rec) {   /* in the room pq_fcols_emit leaves for it */
+	if (rec) {   /* in the room pq_fcols_emit_rec leaves for it */
 		struct tmx_buf *b = em->rec;
 		uint8_t *h = b->p + b->len;
 
@@ -362,13 +361,6 @@ static inline __attribute__((always_inline)) bool row_emit_as(struct pq_fmt *f,
 	}
 	pq_emit_int(em, COL_CPU, 0, cpu);
 	return true;
-}
-
-static inline __attribute__((always_inline)) bool row_emit(struct pq_fmt *f, const struct shape *sh,
-							  const struct tmx_msg *msg,
-							  const struct pq_rec_emit *em)
-{
-	return row_emit_as(f, sh, msg, em, em->rec != NULL);
 }
 
 #endif
