@@ -410,6 +410,23 @@ static inline void pq_pk_add_cut(struct pq_table *t, const uint8_t *rec, size_t 
 }
 
 /*
+ * The slot of the stream at `key` when its group knows packet `seq1` - 1,
+ * else NULL: pk.last first (a run of one stream's records: two compares),
+ * then the table's, remembered as pk.last.
+ */
+static inline const struct pq_pk_slot *pq_pk_slot_known(struct pq_table *t, const void *key,
+							 uint64_t seq1)
+{
+	const struct pq_pk_slot *s = t->pk.last;
+
+	if (__builtin_expect(s->key != key || s->seq != seq1 - 1, 0)) {
+		if (!key || !(s = pq_pk_find(t, key)) || s->key != key || s->seq != seq1 - 1)
+			return NULL;
+		t->pk.last = (struct pq_pk_slot *)s;
+	}
+	return s;
+}
+/*
  * pq_pk_put_other, a known packet's record without its entries (nearly
  * every record) inline.  `key` is not NULL (a stream's: the empty slots'
  * key is NULL).
@@ -417,14 +434,11 @@ static inline void pq_pk_add_cut(struct pq_table *t, const uint8_t *rec, size_t 
 static inline int pq_pk_put(struct pq_table *t, const void *key, const uint8_t *rec, size_t n,
 			    uint64_t seq1, struct tmx_buf *whole)
 {
-	const struct pq_pk_slot *s = t->pk.last;
+	const struct pq_pk_slot *s;
 
 	if (__builtin_expect(n > 4 && pq_pk_cut(rec[4], seq1) && t->n_rows && t->pk.on, 1)) {
-		if (__builtin_expect(s->key != key || s->seq != seq1 - 1, 0)) {
-			if (!key || !(s = pq_pk_find(t, key)) || s->key != key || s->seq != seq1 - 1)
-				return pq_pk_put_other(t, key, rec, n, seq1, whole);
-			t->pk.last = (struct pq_pk_slot *)s;
-		}
+		if (!(s = pq_pk_slot_known(t, key, seq1)))
+			return pq_pk_put_other(t, key, rec, n, seq1, whole);
 		tmx_buf_put(&t->pk.rows, &(uint16_t){ (uint16_t)s->inst }, 2);
 		pq_pk_add_cut(t, rec, n);
 		return PQ_PK_OK;
@@ -445,17 +459,13 @@ static inline int pq_pk_put(struct pq_table *t, const void *key, const uint8_t *
 static inline uint8_t *pq_pk_put_quick(struct pq_table *t, const void *key, const uint8_t *rec,
 				       size_t n, uint64_t seq1, size_t below, size_t *add)
 {
-	const struct pq_pk_slot *s = t->pk.last;
+	const struct pq_pk_slot *s;
 	struct tmx_buf *rows = &t->pk.rows, *recs = &t->recs;
 	uint8_t *d;
 
-	if (!t->pk.on || !t->n_rows || n <= 4 || !pq_pk_cut(rec[4], seq1))
+	if (!t->pk.on || !t->n_rows || n <= 4 || !pq_pk_cut(rec[4], seq1) ||
+	    !(s = pq_pk_slot_known(t, key, seq1)))
 		return NULL;
-	if (s->key != key || s->seq != seq1 - 1) {   /* another stream's run: found as pq_pk_put finds it */
-		if (!(s = pq_pk_find(t, key)) || s->key != key || s->seq != seq1 - 1)
-			return NULL;
-		t->pk.last = (struct pq_pk_slot *)s;
-	}
 	*add = n + t->pk.cut[((rec[4] - 1) >> 1) & 1];
 	if (rows->oom || rows->cap - rows->len < 2 || recs->oom || recs->len + n >= PQ_TABLE_CHUNK ||
 	    recs->cap - recs->len < n || t->n_rows + 1 >= t->lim->group_rows ||
