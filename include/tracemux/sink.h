@@ -113,6 +113,87 @@ TMX_API int tmx_sink_finish(struct tmx_sink *sink, struct tmx_error *err);
 TMX_API void tmx_sink_free(struct tmx_sink *sink);
 
 /*
+ * A sink of the caller's own, fed on every core by tmx_run() as the
+ * library's outputs are: format() turns each message into a record, bytes
+ * of the caller's own layout, on any of the run's threads; emit() receives
+ * the records in the source's order on the thread that called tmx_run().
+ * With one job, or through tmx_sink_consume(), each message is formatted
+ * and its record emitted in turn on the calling thread.  What emit()
+ * receives is then the same whatever the number of jobs, as long as
+ * format() depends on the message alone (and on what worker_new() made):
+ * a formatter may keep caches, but no state that changes its records.
+ *
+ *   static void fmt(void *w, const struct tmx_msg *m, struct tmx_record *rec)
+ *   {
+ *           tmx_record_write(rec, &m->event->cls->id, 8);  (say)
+ *   }
+ *   struct tmx_custom_sink def = TMX_CUSTOM_SINK_INIT;
+ *   def.format = fmt;  def.emit = emit;  def.user = &tables;
+ *   tmx_sink_custom(&def, &sink, &err);
+ *   tmx_run(src, sink, &(struct tmx_run_opts)TMX_RUN_OPTS_INIT, &err);
+ *   tmx_sink_free(sink);
+ */
+struct tmx_record;   /* where format() writes a message's record */
+
+/* Appends data[0, n) to the record. */
+TMX_API void tmx_record_write(struct tmx_record *rec, const void *data, size_t n);
+/* tmx_record_reserve's limit: 64 KiB at once. */
+#define TMX_RECORD_RESERVE_MAX 65536
+/*
+ * Room for n more bytes of the record (n <= TMX_RECORD_RESERVE_MAX, else
+ * NULL), to be written in place and then counted by tmx_record_commit():
+ * one call for several small values.  Valid until the next call on `rec`.
+ */
+TMX_API void *tmx_record_reserve(struct tmx_record *rec, size_t n);
+/* The first n bytes of the last reservation are the record's (n at most what was reserved). */
+TMX_API void tmx_record_commit(struct tmx_record *rec, size_t n);
+
+/* Grows as tmx_open_opts (tracemux/tracemux.h): `size` first, set by TMX_CUSTOM_SINK_INIT. */
+struct tmx_custom_sink {
+	size_t size;   /* sizeof(struct tmx_custom_sink) */
+	void *user;    /* given to worker_new, emit and finish */
+	/*
+	 * A formatter for one thread (NULL: every thread's formatter is
+	 * `user`, which format() then may only read).  NULL returned: out of
+	 * memory (the run fails with TMX_ERR_NOMEM).  Called on the thread
+	 * that calls tmx_run() or tmx_sink_custom(); worker_free (NULL:
+	 * nothing) frees it, also on that thread.
+	 */
+	void *(*worker_new)(void *user);
+	void (*worker_free)(void *worker);
+	/*
+	 * Writes msg's record (nothing at all is a record of 0 bytes).  msg
+	 * and what it points to are valid during the call only; several
+	 * threads call it at once, each with its own formatter.  It cannot
+	 * fail: a formatter that runs out of memory says so in the record,
+	 * and emit() returns the error.  Required.
+	 */
+	void (*format)(void *worker, const struct tmx_msg *msg, struct tmx_record *rec);
+	/*
+	 * The record of each message, in the source's order: msg has the
+	 * message's own fields (kind, stream, times, counts) but not its views
+	 * (packet and event are NULL: read them in format()).  Returning
+	 * anything but TMX_OK (with err filled) ends the run there: tmx_run()
+	 * returns that error.  Required.
+	 */
+	int (*emit)(void *user, const struct tmx_msg *msg, const void *rec, size_t len,
+		    struct tmx_error *err);
+	/* After the last message, also after an error (NULL: nothing to do). */
+	int (*finish)(void *user, struct tmx_error *err);
+};
+#define TMX_CUSTOM_SINK_INIT { .size = sizeof(struct tmx_custom_sink) }
+
+/*
+ * A sink made of def's functions (copied: def need not outlive the call;
+ * `user` must outlive the sink).  TMX_ERR_USAGE without format or emit.
+ * tmx_run() formats its messages in parallel with more than one job
+ * (jobs 0: every CPU); tmx_sink_consume() formats and emits one message;
+ * tmx_sink_finish() calls finish(); tmx_sink_free() frees the formatters.
+ */
+TMX_API int tmx_sink_custom(const struct tmx_custom_sink *def, struct tmx_sink **out,
+			    struct tmx_error *err);
+
+/*
  * s[0, n) as a JSON string, quotes included, escaped as every JSON output
  * of the library writes strings (RFC 8259's short escapes \b \f \n \r
  * \t, other control characters as \u00XX, a byte that is not part of
