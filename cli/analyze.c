@@ -80,6 +80,7 @@ static const struct an_option {
 	/* --no-progress is lttng-analyses' too; --progress forces it (cli/progress.c) */
 	{ "progress", no_argument, OPT_PROGRESS, F_ALL },
 	{ "no-progress", no_argument, OPT_PROGRESS, F_ALL },
+	{ "jobs", required_argument, 'j', F_ALL },
 	/* lttng-analyses' display option, without effect here */
 	{ "no-color", no_argument, OPT_IGNORED, F_ALL },
 	{ "tid", required_argument, OPT_TID, F_CPUTOP | F_SCHED | F_SYSCALLS | F_MEMTOP },
@@ -161,6 +162,8 @@ static void analyze_usage(FILE *out)
 	      "                           total, events, rate, time left; default: when it is a\n"
 	      "                           terminal that standard output is not)\n"
 	      "      --no-progress        never show it\n"
+	      "  -j, --jobs=N             decode the trace on N threads (default: TRACEMUX_JOBS,\n"
+	      "                           else every CPU; the output is the same whatever N)\n"
 	      "sched commands (each also takes the others' outputs):\n"
 	      "      --stats, --top, --log, --freq  the outputs\n"
 	      "      --total, --per-tid, --per-prio  groups of stats and freq (default per TID)\n"
@@ -303,6 +306,10 @@ static int apply_option(struct an_cli *a, int c, const char *optname)
 	case OPT_SKIP_VALIDATION: o->skip_validation = true; break;
 	case OPT_IGNORED: break;
 	case OPT_PROGRESS: a->progress = cli_progress_option(optname); break;
+	case 'j':
+		if (cli_parse_jobs("--jobs", optarg, &o->run.jobs))
+			return 2;
+		break;
 	case OPT_CPU:
 	case OPT_TID: {
 		int64_t **list = c == OPT_CPU ? &a->cpus : &a->tids;
@@ -376,9 +383,8 @@ static int run_analysis(struct an_cli *a, char **paths, size_t n, const struct t
 	oopts.ctf.packet_ends_unread = true;
 	if (tmx_open((const char *const *)paths, n, &oopts, diag, &src, &err))
 		return cli_report(&err);
-	a->o.progress = cli_progress_meter(a->progress, true, src);
+	cli_progress_setup(a->progress, true, &a->o.run);
 	status = tmx_analyze(src, &a->o, stdout, stderr, &err);
-	tmx_progress_meter_free(a->o.progress);
 	cli_progress_clear();   /* a line left by an analysis that failed before its end */
 	fflush(stdout);
 	if (status == 1 && err.code)
@@ -389,7 +395,8 @@ static int run_analysis(struct an_cli *a, char **paths, size_t n, const struct t
 
 int cli_analyze(int argc, char **argv, const struct tmx_diag *diag)
 {
-	struct an_cli a = { .o = { .limit = 10, .freq_resolution = 20 } };
+	struct an_cli a = { .o = { .limit = 10, .freq_resolution = 20, .run = TMX_RUN_OPTS_INIT } };
+	const char *env = getenv("TRACEMUX_JOBS");
 	struct option longopts[N_ROWS + 1];
 	int c, longindex = 0, status = -1;
 
@@ -405,8 +412,11 @@ int cli_analyze(int argc, char **argv, const struct tmx_diag *diag)
 		return cli_command_usage_error("analyze", "unknown command `%s`", argv[1]);
 	argv++, argc--;
 	command_defaults(&a.o);
+	/* -j/--jobs, else TRACEMUX_JOBS, else every CPU (0), as the other commands */
+	if (env && *env && cli_parse_jobs("TRACEMUX_JOBS", env, &a.o.run.jobs))
+		return 2;
 	optind = 0;
-	while (status < 0 && (c = getopt_long(argc, argv, "hw:", longopts, &longindex)) != -1) {
+	while (status < 0 && (c = getopt_long(argc, argv, "hw:j:", longopts, &longindex)) != -1) {
 		if (c >= OPT_MI && !(rows[longindex].commands & (1u << a.o.cmd)))
 			status = cli_command_usage_error("analyze", "option --%s is not one of this "
 						       "command's", rows[longindex].name);

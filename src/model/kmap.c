@@ -721,3 +721,15 @@ size_t tmx_kmap_class_count(const struct tmx_kmap *m)
 	return m->n_classes;
 }
 
+
+const struct tmx_event_class *tmx_kmap_class(const struct tmx_kmap *m, size_t id)
+{
+	/* each trace's classes have consecutive ids, in its stream class */
+	for (size_t i = 0; i < m->n_traces; i++) {
+		const struct tmx_stream_class *sc = &m->traces[i].sc;
+		if (sc->n_event_classes && id >= sc->event_classes[0]->id &&
+		    id - sc->event_classes[0]->id < sc->n_event_classes)
+			return sc->event_classes[id - sc->event_classes[0]->id];
+	}
+	return NULL;
+}

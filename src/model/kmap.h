@@ -47,10 +47,19 @@ bool tmx_kmap_msg(struct tmx_kmap *m, const struct tmx_msg *in, const struct tmx
  * stream.  *out is NULL once the trace's state dump is done (the call
  * past the last task ends it) or when `in` is not a first event; the
  * message is valid until the next call.  False only when out of memory.
+ * `in` may come without its event and packet (as a sink of the caller's
+ * own emits it, tracemux/sink.h): the state dump then has no packet (and
+ * no packet context: no CPU).
  */
 bool tmx_kmap_statedump(struct tmx_kmap *m, const struct tmx_msg *in, size_t i,
 			const struct tmx_msg **out);
 /* The mapped event classes: their ids are 0 .. count - 1, in every mapped trace. */
 size_t tmx_kmap_class_count(const struct tmx_kmap *m);
+/*
+ * The mapped class of id `id` (NULL past the count).  Maps of the same
+ * source make the same classes with the same ids: a class of one is the
+ * class of that id in another.
+ */
+const struct tmx_event_class *tmx_kmap_class(const struct tmx_kmap *m, size_t id);
 
 #endif

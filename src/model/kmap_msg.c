@@ -328,7 +328,8 @@ bool tmx_kmap_statedump(struct tmx_kmap *m, const struct tmx_msg *in, size_t i,
 	m->ev = (struct tmx_event){ 0 };
 	m->ev.cls = &t->statedump->ec;
 	m->ev.packet = m->msg.packet;
-	m->ev.scopes[TMX_SCOPE_PACKET_CONTEXT] = in->event->scopes[TMX_SCOPE_PACKET_CONTEXT];
+	m->ev.scopes[TMX_SCOPE_PACKET_CONTEXT] = in->event ? in->event->scopes[TMX_SCOPE_PACKET_CONTEXT]
+						       : NULL;
 	m->ev.scopes[TMX_SCOPE_PAYLOAD] = m->vals;
 	m->msg.event = &m->ev;
 	*out = &m->msg;

@@ -12,42 +12,9 @@
 #include "common/grow.h"
 #include "model/kmap.h"
 #include "source/source.h"
-#include "tracemux/event.h"
+#include "tracemux/sink.h"
 #include "tools/analyze/an_run.h"
 #include "tools/analyze/an_time.h"
-
-/* event['cpu_id']: the packet context's cpu_id in LTTng traces (per packet, cached) */
-static int64_t event_cpu(struct an_run *r, const struct tmx_msg *msg)
-{
-	struct an_packet_cpu *k;
-	uint64_t cpu = 0;
-
-	if (!msg->packet) {
-		tmx_event_cpu(msg->event, &cpu);
-		return (int64_t)cpu;
-	}
-	k = &r->pcpu[cache_slot(msg->packet)];
-	if (k->packet != msg->packet || k->seq != msg->packet->seq) {
-		k->packet = msg->packet;
-		k->seq = msg->packet->seq;
-		k->cpu = 0;
-		tmx_event_cpu(msg->event, &k->cpu);
-	}
-	return (int64_t)k->cpu;
-}
-
-static size_t class_index(struct an_run *r, const struct tmx_event_class *ec)
-{
-	struct an_class_slot *k = &r->ccache[cache_slot(ec)];
-
-	if (r->kmap)   /* the mapped classes are numbered by their ids */
-		return ec->id;
-	if (k->ec != ec) {
-		k->ec = ec;
-		k->index = tmx_source_event_class_index(r->src, ec);
-	}
-	return k->index;
-}
 
 /* ------------------------------------------------------------------ */
 /* Filters shared by the analyses                                       */
@@ -343,33 +310,39 @@ static bool intersection(struct tmx_source *src, bool kmap, int64_t *b, int64_t 
 	return any && *b <= *e;
 }
 
-/* An event into the analysis, as lttng-analyses' loop does; false when the analysis has ended. */
-static bool feed(struct an_run *r, const struct tmx_msg *msg, bool *first, int64_t ib, int64_t ie)
+/*
+ * An event's record (an_event.c) into the analysis at `ts`, as
+ * lttng-analyses' loop does; false when the analysis has ended.
+ */
+static bool feed(struct an_run *r, const void *rec, size_t len, int64_t ts)
 {
-	const struct tmx_event *ev = msg->event;
+	struct an_ev ev;
 	struct an_class *c;
-	size_t ci;
 
-	if (!r->a.o->no_intersection && (msg->ns < ib || msg->ns > ie))
+	if (an_ev_oom(rec, len)) {   /* a formatter out of memory */
+		r->a.oom = true;
+		return false;
+	}
+	if (!r->a.o->no_intersection && (ts < r->ib || ts > r->ie))
 		return true;
-	if (*first) {
+	if (r->first) {
 		/* Analysis.begin_analysis: without --begin, the period starts here. */
 		if (!r->has_begin)
-			period_begin(r, msg->ns);
-		*first = false;
+			period_begin(r, ts);
+		r->first = false;
 	}
-	if (!process_event(r, msg->ns))
+	if (!process_event(r, ts))
 		return false;
-	ci = class_index(r, ev->cls);
-	if (ci >= r->n_classes)
-		return true;
-	c = &r->classes[ci];
-	if (!c->bound)
-		an_bind_class(r, c, ev->cls);
-	if (c->kind == K_NONE || (!c->checked && !an_check_class(r, ev, c)))
-		return true;
+	if (!an_ev_read(r, rec, len, ts, &ev))
+		return true;   /* an event the state reads nothing of: only its time counts */
+	c = &r->classes[ev.ci];
+	if (!r->checked[ev.ci]) {
+		r->checked[ev.ci] = true;
+		if (!an_check_class(r, c, ev.missing))
+			return true;
+	}
 	r->seen |= 1u << c->kind;
-	an_automaton(r, ev, c, msg->ns, event_cpu(r, msg));
+	an_automaton(r, &ev, c);
 	return true;
 }
 
@@ -381,10 +354,11 @@ static bool class_read(const void *ctx, const struct tmx_event_class *ec)
 /*
  * trace.dat: the state dump the --lttng-kernel conversion writes before
  * its trace's first event (the saved_cmdlines tasks, kmap.h), fed as
- * lttng-analyses reads it there; false when the analysis has ended.
+ * lttng-analyses reads it there; false when the analysis has ended.  It
+ * depends on which event comes first in the trace's order: made here, on
+ * emit's thread, and its records written there (r->sd).
  */
-static bool kmap_statedump(struct an_run *r, const struct tmx_msg *in, bool *first, int64_t ib,
-			   int64_t ie)
+static bool kmap_statedump(struct an_run *r, const struct tmx_msg *in)
 {
 	const struct tmx_msg *sd;
 
@@ -395,9 +369,112 @@ static bool kmap_statedump(struct an_run *r, const struct tmx_msg *in, bool *fir
 		}
 		if (!sd)
 			return true;
-		if (!feed(r, sd, first, ib, ie))
+		an_fmt_event(&r->sd, sd);
+		if (!feed(r, r->sd.rec.p, r->sd.rec.len, sd->ns))
 			return false;
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The events, decoded on every core (tmx_sink_custom)                  */
+/* ------------------------------------------------------------------ */
+
+/* Only events reach the sink: nothing else is read. */
+static bool keep_events(void *user, const struct tmx_msg *msg, bool *stop)
+{
+	(void)user, (void)stop;
+	return msg->kind == TMX_MSG_EVENT;
+}
+
+/* A reading thread's formatter: its own map on trace.dat (a map is not shared between threads). */
+static void *worker_new(void *user)
+{
+	struct an_run *r = user;
+	struct an_fmt *f = malloc(sizeof(*f));
+
+	if (f && !an_fmt_init(f, r, r->kmap != NULL)) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+static void worker_free(void *worker)
+{
+	an_fmt_free(worker);
+	free(worker);
+}
+
+/* On a reading thread: the event's record (len 0: no lttng-modules equivalent). */
+static void format(void *worker, const struct tmx_msg *msg, struct tmx_record *rec)
+{
+	struct an_fmt *f = worker;
+
+	an_fmt_event(f, msg);
+	tmx_record_write(rec, f->rec.p, f->rec.len);
+}
+
+/*
+ * On the calling thread, in the trace's order: the state dump before a
+ * trace's first event, then the event.  The end of the analysis (an event
+ * after --end, an error of the analysis) ends the run there, as an error
+ * that an_analyze_run tells from the source's by r->stopped.
+ */
+static int emit(void *user, const struct tmx_msg *msg, const void *rec, size_t len,
+		struct tmx_error *err)
+{
+	struct an_run *r = user;
+
+	if ((!r->kmap || kmap_statedump(r, msg)) && (!len || feed(r, rec, len, msg->ns)) &&
+	    !r->a.oom && !r->missing_field[0] && !r->a.fatal[0])
+		return TMX_OK;
+	r->stopped = true;
+	return tmx_error_set(err, TMX_ERR_LIMIT, NULL, "the analysis ended");
+}
+
+/*
+ * Every class bound before the run (the formatters read them on every
+ * thread); false when out of memory.
+ */
+static bool bind_classes(struct an_run *r)
+{
+	r->n_classes = r->kmap ? tmx_kmap_class_count(r->kmap) : tmx_source_event_class_count(r->src);
+	r->classes = calloc(r->n_classes ? r->n_classes : 1, sizeof(*r->classes));
+	r->checked = calloc(r->n_classes ? r->n_classes : 1, sizeof(*r->checked));
+	if (!r->classes || !r->checked)
+		return false;
+	for (size_t i = 0; i < r->n_classes; i++) {
+		const struct tmx_event_class *ec = r->kmap ? tmx_kmap_class(r->kmap, i)
+							   : tmx_source_event_class(r->src, i);
+		if (ec)
+			an_bind_class(r, &r->classes[i], ec);
+	}
+	return an_fmt_init(&r->sd, r, false);
+}
+
+/* The events through the analysis: TMX_OK, or the source's error (what came before it is analysed). */
+static int run_events(struct an_run *r, struct tmx_error *err)
+{
+	struct tmx_custom_sink def = TMX_CUSTOM_SINK_INIT;
+	struct tmx_run_opts opts = r->a.o->run;
+	struct tmx_sink *sink;
+	int ret;
+
+	def.user = r;
+	def.worker_new = worker_new;
+	def.worker_free = worker_free;
+	def.format = format;
+	def.emit = emit;
+	opts.keep = keep_events;
+	if ((ret = tmx_sink_custom(&def, &sink, err)))
+		return ret;
+	ret = tmx_run(r->src, sink, &opts, err);
+	tmx_sink_free(sink);
+	if (r->stopped) {   /* the analysis ended the run: no error of the source */
+		*err = (struct tmx_error){ 0 };
+		return TMX_OK;
+	}
+	return ret;
 }
 
 int tmx_analyze(struct tmx_source *src, const struct tmx_an_opts *o, FILE *out, FILE *errout,
@@ -412,9 +489,8 @@ int an_analyze_run(struct tmx_source *src, const struct tmx_an_opts *o, FILE *ou
 		   struct tmx_error *err)
 {
 	struct an_run r = { 0 };
-	const struct tmx_msg *msg;
 	int64_t ib = 0, ie = 0, trace_begin = 0, trace_end = 0;
-	bool first = true, read_failed = false;
+	bool read_failed = false;
 	int status = 0;
 	struct an_time_ctx tctx = { .gmt = o->gmt };
 
@@ -492,37 +568,16 @@ int an_analyze_run(struct tmx_source *src, const struct tmx_an_opts *o, FILE *ou
 		return 1;
 	}
 	r.src = src;
+	r.ib = ib;
+	r.ie = ie;
+	r.first = true;
 	/* the events the state ignores are stepped over, not decoded (a third of the reading) */
 	if (!r.kmap)
 		tmx_source_skip_fields_of(src, class_read, &r);
-	r.n_classes = r.kmap ? tmx_kmap_class_count(r.kmap) : tmx_source_event_class_count(src);
-	r.classes = calloc(r.n_classes ? r.n_classes : 1, sizeof(*r.classes));
-	if (!r.classes)
+	if (!bind_classes(&r))
 		r.a.oom = true;
-	while (!r.a.oom && !r.missing_field[0] && !r.a.fatal[0]) {
-		if (tmx_source_next(src, &msg, err)) {
-			read_failed = true;
-			break;
-		}
-		if (!msg)
-			break;
-		if (o->progress)   /* --progress: the CLI's meter */
-			tmx_progress_meter_note(o->progress, msg);
-		if (msg->kind != TMX_MSG_EVENT)
-			continue;
-		if (r.kmap && !kmap_statedump(&r, msg, &first, ib, ie))
-			break;
-		if (r.kmap && !tmx_kmap_msg(r.kmap, msg, &msg)) {
-			r.a.oom = true;
-			break;
-		}
-		if (!msg)
-			continue;   /* no lttng-modules equivalent */
-		if (!feed(&r, msg, &first, ib, ie))
-			break;
-	}
-	tmx_progress_meter_end(o->progress, !read_failed && !r.missing_field[0] && !r.a.fatal[0] &&
-					    !r.a.oom);
+	else
+		read_failed = run_events(&r, err) != TMX_OK;
 	if (r.missing_field[0]) {
 		char buf[256];
 		snprintf(buf, sizeof(buf), "Cannot run analysis: '%s'", r.missing_field);
@@ -550,8 +605,10 @@ int an_analyze_run(struct tmx_source *src, const struct tmx_an_opts *o, FILE *ou
 	if (read_failed)
 		status = 1;
 	r.ops->free(r.self);
+	an_fmt_free(&r.sd);
 	tmx_kmap_free(r.kmap);
 	free(r.classes);
+	free(r.checked);
 	an_table_free(&r.a.procs);
 	for (size_t i = 0; i < r.a.cpus.n; i++)
 		free(((struct an_cpu *)an_table_at(&r.a.cpus, i))->soft);

@@ -8,6 +8,8 @@
 
 #include "tools/analyze/an_impl.h"
 
+struct tmx_kmap;
+
 enum an_kind {
 	K_NONE,
 	K_SWITCH,
@@ -43,17 +45,62 @@ enum an_kind {
 
 /* SLOT_BY_NAME: looked up by name in each event (the payload has arrays or variants before it). */
 #define SLOT_BY_NAME (-1)
+/* SLOT_NONE: never read (a system call whose payload has its own pid: no context pid). */
+#define SLOT_NONE (-2)
 
-/* An event class bound to what the state does with its events. */
+/*
+ * A value an event's record carries (an_event.c): where format() finds it
+ * in the event, by its payload slot, else by name in `scope` (or every
+ * scope, as tmx_event_field: TMX_N_SCOPES).
+ */
+struct an_ref {
+	const char *name;
+	int32_t slot;
+	uint8_t scope;
+};
+
+/*
+ * An event class bound to what the state does with its events, once for
+ * every class before the run: the formatters read it on every thread, so
+ * nothing here changes once the run has begun.
+ */
 struct an_class {
-	bool bound, checked;
 	uint8_t kind;
 	uint8_t known;          /* index in known[] */
 	bool is_io;             /* a system call of lttng-analyses' IO_SYSCALLS */
+	bool is_connect;        /* syscall_entry_connect (the I/O state names its socket) */
 	uint8_t sys_len;
+	uint8_t n_refs;
 	uint32_t sys_id;        /* the name's number (sys_open and syscall_entry_open alike) */
 	const char *sys_name;   /* syscall entries: the name after the prefix */
-	int32_t slot[AN_MAX_FIELDS];
+	/*
+	 * The values the handlers read, in the record's order: known[]'s
+	 * fields; a system call exit's `ret`; an entry's context pid, then
+	 * the fields the I/O state reads (an_io_entry_fields).
+	 */
+	struct an_ref refs[AN_MAX_FIELDS];
+};
+
+/* A value of an event's record: its kind, as the handlers read it (tmx_value_int64, _text...). */
+enum an_tag { AN_ABSENT, AN_INT, AN_UINT, AN_TEXT, AN_ADDR, AN_OTHER };
+struct an_val {
+	uint8_t tag;
+	uint32_t len;           /* AN_TEXT: up to its first NUL */
+	int64_t i;              /* AN_INT, AN_UINT (as int64) */
+	const char *s;          /* AN_TEXT; AN_ADDR: 4 int64 (unaligned) */
+};
+
+/*
+ * An event as the state reads it: what format() wrote of it on a reading
+ * thread (an_event.c), read back on emit's thread.  Text points into the
+ * record, valid while it is handled.
+ */
+struct an_ev {
+	size_t ci;              /* the class's number: r->classes[ci] */
+	int64_t ts, cpu;
+	uint8_t missing;        /* 1 + the word of known[].reads the class lacks, or 0 */
+	uint8_t n;
+	struct an_val v[AN_MAX_FIELDS];
 };
 
 /*
@@ -81,45 +128,94 @@ static inline size_t cache_slot(const void *p)
 	return (size_t)((x >> 4) ^ (x >> 10)) & (AN_CACHE - 1);
 }
 
+/* A record's bytes, grown as needed (a formatter's, or the state dump's on emit's thread). */
+struct an_bytes {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+/*
+ * A formatter (an_event.c): one per reading thread (tmx_sink_custom's
+ * worker_new), and one on emit's thread for the trace.dat state dump.
+ * Its caches hold what depends on the class or packet alone, so its
+ * records do not depend on which thread wrote them.
+ */
+struct an_fmt {
+	struct an_run *r;          /* read only (its classes are bound before the run) */
+	struct tmx_kmap *kmap;     /* trace.dat: this thread's map (one map per thread) */
+	struct an_packet_cpu pcpu[AN_CACHE];
+	struct an_class_slot ccache[AN_CACHE];
+	uint8_t *check;            /* per class: 0 not checked yet, else 1 + an_check_event's */
+	struct an_bytes rec;
+};
+
 struct an_run {
 	struct an a;
 	struct tmx_source *src;
-	struct an_packet_cpu pcpu[AN_CACHE];
-	struct an_class_slot ccache[AN_CACHE];
 	const struct an_ops *ops;
 	uint32_t seen;           /* the kinds of the events read (1 << K_...) */
 	struct tmx_kmap *kmap;   /* trace.dat: events mapped to lttng-modules' (src/model/kmap.c) */
+	struct an_fmt sd;        /* trace.dat: the state dump's formatter (emit's thread) */
 	void *self;
 	struct an_class *classes;
+	bool *checked;           /* per class: its first event was checked (an_check_class) */
 	size_t n_classes;
 	/* the period */
-	bool started, ended, in_period, has_last;
+	bool started, ended, in_period, has_last, first;
 	int64_t period_begin, last_ts;
 	bool has_begin, has_end;
 	int64_t begin_ts, end_ts;
+	int64_t ib, ie;          /* the intersection */
+	bool stopped;            /* emit() ended the run (not a read error) */
 	/* the field an event lacks (lttng-analyses' KeyError) */
 	char missing_field[64];
 };
 
-/* Binds an event class once: its kind, where its fields are. */
+/* Binds an event class, before the run: its kind, what its records carry. */
 void an_bind_class(struct an_run *r, struct an_class *c, const struct tmx_event_class *ec);
 /* Whether the state or the command may read a value of the class's events (tmx_source_skip_fields_of). */
 bool an_class_read(const struct an_run *r, const struct tmx_event_class *ec);
-/* The first event of a class: false (r->missing_field set) when a field the handler reads is missing. */
-bool an_check_class(struct an_run *r, const struct tmx_event *ev, struct an_class *c);
+/* format(): 1 + the word of the class's reads that `ev` lacks (lttng-analyses' KeyError), or 0. */
+uint8_t an_check_event(const struct an_class *c, const struct tmx_event *ev);
+/*
+ * The first event of a class, with an_check_event's result: false
+ * (r->missing_field set) when a field the handler reads is missing.
+ */
+bool an_check_class(struct an_run *r, const struct an_class *c, uint8_t missing);
 /* Payload index of `name` when only single-value members come before it, else SLOT_BY_NAME. */
 int32_t an_payload_slot(const struct tmx_event_class *ec, const char *name);
-/* Field `f` of known[c->known]'s list in `ev` (by its payload slot or by name); NULL when absent. */
-const struct tmx_value *an_field(const struct tmx_event *ev, const struct an_class *c, int f);
 /* The state's task `tid`, created (sv.Process(tid=...)) when it has none; NULL when out of memory. */
 struct an_proc *an_proc_create(struct an_run *r, int64_t tid);
 
+/* The record of an event (an_event.c). */
+/* The formatter's caches and map; false when out of memory.  an_fmt_free frees them. */
+bool an_fmt_init(struct an_fmt *f, struct an_run *r, bool map);
+void an_fmt_free(struct an_fmt *f);
+/* An event message's record into f->rec (mapped first on trace.dat); len 0: no event to feed. */
+void an_fmt_event(struct an_fmt *f, const struct tmx_msg *msg);
+/* A record read back: false when it is not an event of a bound class (its time is all there is). */
+bool an_ev_read(const struct an_run *r, const void *rec, size_t len, int64_t ts, struct an_ev *ev);
+/* A record of a formatter out of memory. */
+bool an_ev_oom(const void *rec, size_t len);
+/* Value f of the event (AN_ABSENT past its values). */
+const struct an_val *an_ev_field(const struct an_ev *ev, int f);
+/* Value `name` of the class's refs (system calls' fields, read by name); AN_ABSENT when none. */
+const struct an_val *an_ev_named(const struct an_ev *ev, const struct an_class *c, const char *name);
+/* An integer (AN_INT, AN_UINT as int64): false for other values. */
+bool an_val_int(const struct an_val *v, int64_t *x);
+/* Text up to its first NUL (AN_TEXT), else NULL. */
+const char *an_val_text(const struct an_val *v, size_t *len);
+/* AN_ADDR's four integers. */
+void an_val_addr(const struct an_val *v, int64_t b[4]);
+
 /* The I/O state (io_state.c), run only when a->io is set. */
-void an_io_event(struct an_run *r, const struct tmx_event *ev, const struct an_class *c, int64_t ts,
-		 int64_t cpu_id);
+/* The fields an I/O system call's entry reads, in its order (its record's values). */
+size_t an_io_entry_fields(const struct an_class *c, const char *names[AN_MAX_FIELDS - 1]);
+void an_io_event(struct an_run *r, const struct an_ev *ev, const struct an_class *c);
 /* Every system call entry of `p` (a new current system call), and the exit of an I/O one. */
-void an_io_syscall_entry(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
-			 struct an_proc *p, int64_t ts, int64_t cpu_id);
+void an_io_syscall_entry(struct an_run *r, const struct an_ev *ev, const struct an_class *c,
+			 struct an_proc *p);
 void an_io_syscall_exit(struct an_run *r, const struct an_proc *p, int64_t ts, int64_t cpu_id,
 			bool has_ret, int64_t ret);
 /* A fork: the child gets copies of the fds of `parent_pid`; an exec closes the close-on-exec ones. */
@@ -129,7 +225,6 @@ void an_io_exec(struct an_run *r, int64_t tid, int64_t ts);
 void an_io_statedump_thread(struct an_run *r, int64_t tid, int64_t pid);
 
 /* What the state does with an event (and tells the analysis). */
-void an_automaton(struct an_run *r, const struct tmx_event *ev, const struct an_class *c, int64_t ts,
-		  int64_t cpu_id);
+void an_automaton(struct an_run *r, const struct an_ev *ev, const struct an_class *c);
 
 #endif

@@ -113,16 +113,16 @@ int32_t an_payload_slot(const struct tmx_event_class *ec, const char *name)
 	return SLOT_BY_NAME;
 }
 
-/* The number of a system call name: the classes bound so far are searched (once per class). */
+/*
+ * The number of a system call name: the classes bound before `self` (in
+ * the classes' order) are searched, once per class.
+ */
 static uint32_t sys_name_id(struct an_run *r, const struct an_class *self, const char *name,
 			    size_t len)
 {
-	for (size_t i = 0; i < r->n_classes; i++) {
-		const struct an_class *k = &r->classes[i];
-		if (k != self && k->bound && k->kind == K_SYSCALL_ENTRY && k->sys_len == len &&
-		    !memcmp(k->sys_name, name, len))
+	for (const struct an_class *k = r->classes; k < self; k++)
+		if (k->kind == K_SYSCALL_ENTRY && k->sys_len == len && !memcmp(k->sys_name, name, len))
 			return k->sys_id;
-	}
 	return (uint32_t)r->a.n_sys_names++;
 }
 
@@ -183,88 +183,65 @@ bool an_class_read(const struct an_run *r, const struct tmx_event_class *ec)
 	}
 }
 
+/* What the handler of a system call's entry reads: the context pid of an I/O call, the I/O state's fields. */
+static void bind_entry(struct an_run *r, struct an_class *c, const struct tmx_event_class *ec)
+{
+	const char *names[AN_MAX_FIELDS - 1];
+	size_t n = r->a.io ? an_io_entry_fields(c, names) : 0;
+
+	/* fix_context_pid: the `pid` context, unless the payload has a pid of its own */
+	c->refs[0] = (struct an_ref){ "pid", SLOT_NONE, TMX_SCOPE_COMMON_CONTEXT };
+	if (c->is_io && !has_member(ec->payload, "pid"))
+		c->refs[0].slot = SLOT_BY_NAME;
+	for (size_t i = 0; i < n; i++)
+		c->refs[1 + i] = (struct an_ref){ names[i], an_payload_slot(ec, names[i]), TMX_N_SCOPES };
+	c->n_refs = (uint8_t)(1 + n);
+}
+
 void an_bind_class(struct an_run *r, struct an_class *c, const struct tmx_event_class *ec)
 {
-	const struct tmx_field_class *pl = ec->payload;
-	size_t n = pl && tmx_fc_kind(pl) == TMX_FC_STRUCT ? tmx_fc_member_count(pl) : 0;
 	size_t k = 0;
 
-	c->bound = true;
 	c->kind = (uint8_t)kind_of(ec->name, &k);
 	c->known = (uint8_t)k;
 	if (c->kind == K_SYSCALL_ENTRY) {
 		c->sys_name = sys_name_of(ec->name);
 		c->sys_len = (uint8_t)(strlen(c->sys_name) > 255 ? 255 : strlen(c->sys_name));
 		c->is_io = is_io_syscall(c->sys_name);
+		c->is_connect = !strcmp(ec->name, "syscall_entry_connect");
 		c->sys_id = sys_name_id(r, c, c->sys_name, c->sys_len);
+		bind_entry(r, c, ec);
 		return;
 	}
 	if (c->kind == K_SYSCALL_EXIT) {
-		c->slot[0] = an_payload_slot(ec, "ret");
+		/* event.get('ret'), which only these read (else the values are not decoded: an_class_read) */
+		if (r->ops->syscall_exit || r->a.io)
+			c->refs[c->n_refs++] = (struct an_ref){ "ret", an_payload_slot(ec, "ret"),
+								TMX_N_SCOPES };
 		return;
 	}
 	if (c->kind == K_NONE)
 		return;
-	for (int f = 0; f < AN_MAX_FIELDS; f++) {
+	for (int f = 0; f < AN_MAX_FIELDS && known[c->known].fields[f]; f++) {
 		const char *want = known[c->known].fields[f];
-		int32_t idx = 1;
-		c->slot[f] = SLOT_BY_NAME;
-		if (!want)
-			continue;
-		for (size_t m = 0; m < n; m++) {
-			const struct tmx_field_class *mc = tmx_fc_member_class(pl, m);
-			if (!strcmp(tmx_fc_member_name(pl, m), want)) {
-				c->slot[f] = idx;
-				break;
-			}
-			if (!fc_is_leaf(mc))
-				break;
-			idx++;
-		}
+		c->refs[f] = (struct an_ref){ want, an_payload_slot(ec, want), TMX_N_SCOPES };
+		c->n_refs = (uint8_t)(f + 1);
 	}
 }
 
-const struct tmx_value *an_field(const struct tmx_event *ev, const struct an_class *c, int f)
+static int64_t int_field(const struct an_ev *ev, int f)
 {
-	if (c->slot[f] != SLOT_BY_NAME && ev->scopes[TMX_SCOPE_PAYLOAD])
-		return &ev->scopes[TMX_SCOPE_PAYLOAD][c->slot[f]];
-	return tmx_event_field(ev, known[c->known].fields[f]);
-}
-
-static const struct tmx_value *field(struct an_run *r, const struct tmx_event *ev,
-				     const struct an_class *c, int f)
-{
-	(void)r;
-	return an_field(ev, c, f);
-}
-
-static int64_t int_field(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
-			 int f)
-{
-	const struct tmx_value *v = field(r, ev, c, f);
 	int64_t x = 0;
-	uint64_t u;
 
-	if (v && !tmx_value_int64(v, &x) && tmx_value_uint64(v, &u))
-		x = (int64_t)u;
+	an_val_int(an_ev_field(ev, f), &x);
 	return x;
 }
 
-static void text_field(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
-		       int f, struct an_comm *out)
+static void text_field(const struct an_ev *ev, int f, struct an_comm *out)
 {
-	const struct tmx_value *v = field(r, ev, c, f);
-	size_t len = 0;
-	const char *s = v ? tmx_value_text(v, &len) : NULL;
+	size_t len;
+	const char *s = an_val_text(an_ev_field(ev, f), &len);
 
-	if (!s)
-		len = 0;
-	/* Text arrays end at their first NUL, as babeltrace reads them. */
-	if (s) {
-		const char *nul = memchr(s, 0, len);
-		if (nul)
-			len = (size_t)(nul - s);
-	}
 	if (len > AN_COMM_MAX)
 		len = AN_COMM_MAX;
 	out->len = (uint8_t)len;
@@ -272,9 +249,9 @@ static void text_field(struct an_run *r, const struct tmx_event *ev, const struc
 		memcpy(out->s, s, len);
 }
 
-static bool has_field(const struct tmx_event *ev, const struct an_class *c, int f)
+static bool has_field(const struct an_ev *ev, int f)
 {
-	return c->slot[f] != SLOT_BY_NAME || tmx_event_field(ev, known[c->known].fields[f]);
+	return an_ev_field(ev, f)->tag != AN_ABSENT;
 }
 
 /* ------------------------------------------------------------------ */
@@ -350,17 +327,17 @@ static void check_prio_changed(struct an_run *r, int64_t ts, int64_t tid, int64_
 	}
 }
 
-static void on_switch(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
+static void on_switch(struct an_run *r, const struct an_ev *ev,
 		      int64_t ts, int64_t cpu_id)
 {
 	struct an_comm prev_comm, next_comm;
-	int64_t prev_tid = int_field(r, ev, c, 1), prev_prio = int_field(r, ev, c, 2);
-	int64_t next_tid = int_field(r, ev, c, 4), next_prio = int_field(r, ev, c, 5);
+	int64_t prev_tid = int_field(ev, 1), prev_prio = int_field(ev, 2);
+	int64_t next_tid = int_field(ev, 4), next_prio = int_field(ev, 5);
 	struct an_cpu *cpu = cpu_get(r, cpu_id);
 	struct an_proc *next;
 
-	text_field(r, ev, c, 0, &prev_comm);
-	text_field(r, ev, c, 3, &next_comm);
+	text_field(ev, 0, &prev_comm);
+	text_field(ev, 3, &next_comm);
 	if (!cpu)
 		return;
 	cpu->has_tid = next_tid != 0;
@@ -383,10 +360,10 @@ static void on_switch(struct an_run *r, const struct tmx_event *ev, const struct
 	next->has_wakeup = next->has_waker = false;
 }
 
-static void on_migrate(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
+static void on_migrate(struct an_run *r, const struct an_ev *ev,
 		       int64_t ts, int64_t cpu_id)
 {
-	int64_t tid = int_field(r, ev, c, 1), prio = int_field(r, ev, c, 2);
+	int64_t tid = int_field(ev, 1), prio = int_field(ev, 2);
 	bool added;
 	struct an_proc *p = proc_get(r, tid, &added);
 
@@ -395,18 +372,18 @@ static void on_migrate(struct an_run *r, const struct tmx_event *ev, const struc
 	if (added) {
 		p->obj = r->a.next_obj++;
 		p->tid = tid;
-		text_field(r, ev, c, 0, &p->comm);
+		text_field(ev, 0, &p->comm);
 	}
 	if (r->in_period && r->ops->migrate)
 		r->ops->migrate(r->self, p, cpu_id);
 	check_prio_changed(r, ts, tid, prio);
 }
 
-static void on_wakeup(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
+static void on_wakeup(struct an_run *r, const struct an_ev *ev,
 		      int64_t ts, int64_t cpu_id)
 {
-	int64_t tid = int_field(r, ev, c, 0), prio = int_field(r, ev, c, 1);
-	int64_t target = int_field(r, ev, c, 2);
+	int64_t tid = int_field(ev, 0), prio = int_field(ev, 1);
+	int64_t target = int_field(ev, 2);
 	struct an_cpu *cur;
 	struct an_proc *p;
 
@@ -435,16 +412,16 @@ static void on_wakeup(struct an_run *r, const struct tmx_event *ev, const struct
 	}
 }
 
-static void on_fork(struct an_run *r, const struct tmx_event *ev, const struct an_class *c)
+static void on_fork(struct an_run *r, const struct an_ev *ev)
 {
 	struct an_comm parent_comm, child_comm;
-	int64_t parent_pid = int_field(r, ev, c, 1);
-	int64_t child_tid = int_field(r, ev, c, 3), child_pid = int_field(r, ev, c, 4);
+	int64_t parent_pid = int_field(ev, 1);
+	int64_t child_tid = int_field(ev, 3), child_pid = int_field(ev, 4);
 	bool added;
 	struct an_proc *p;
 
-	text_field(r, ev, c, 0, &parent_comm);
-	text_field(r, ev, c, 2, &child_comm);
+	text_field(ev, 0, &parent_comm);
+	text_field(ev, 2, &child_comm);
 	/* lttng-analyses keys the parent by its pid (parent_tid = event['parent_pid']). */
 	if (!(p = proc_get(r, parent_pid, &added)))
 		return;
@@ -476,23 +453,22 @@ static void on_fork(struct an_run *r, const struct tmx_event *ev, const struct a
 	p->comm = child_comm;
 }
 
-static void on_statedump_proc(struct an_run *r, const struct tmx_event *ev,
-			      const struct an_class *c)
+static void on_statedump_proc(struct an_run *r, const struct an_ev *ev)
 {
-	int64_t tid = int_field(r, ev, c, 0), pid = int_field(r, ev, c, 1);
+	int64_t tid = int_field(ev, 0), pid = int_field(ev, 1);
 	struct an_comm name;
 	bool added;
 	struct an_proc *p;
 
-	text_field(r, ev, c, 2, &name);
+	text_field(ev, 2, &name);
 	if (!(p = create_proc(r, tid)))
 		return;
 	p->pid = pid;
 	p->has_pid = true;
 	p->comm = name;
 	/* prio: absent before lttng-modules 2.8 (None); sched_* events win. */
-	if (!p->has_prio && has_field(ev, c, 3)) {
-		p->prio = int_field(r, ev, c, 3);
+	if (!p->has_prio && has_field(ev, 3)) {
+		p->prio = int_field(ev, 3);
 		p->has_prio = true;
 	}
 	if (pid != tid) {
@@ -510,14 +486,13 @@ static void on_statedump_proc(struct an_run *r, const struct tmx_event *ev,
 }
 
 /* IrqStateProvider */
-static void on_irq_entry(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
+static void on_irq_entry(struct an_run *r, const struct an_ev *ev,
 			 int64_t ts, int64_t cpu_id)
 {
 	struct an_cpu *cpu = cpu_get(r, cpu_id);
-	int64_t irq = int_field(r, ev, c, 0);
-	const struct tmx_value *v;
-	const char *name = NULL;
-	size_t len = 0;
+	int64_t irq = int_field(ev, 0);
+	const char *name;
+	size_t len;
 
 	if (!cpu)
 		return;
@@ -525,23 +500,19 @@ static void on_irq_entry(struct an_run *r, const struct tmx_event *ev, const str
 	cpu->irq = irq;
 	cpu->irq_begin = ts;
 	if (r->in_period && r->ops->irq_entry) {
-		if ((v = field(r, ev, c, 1)) && (name = tmx_value_text(v, &len))) {
-			const char *nul = memchr(name, 0, len);
-			if (nul)
-				len = (size_t)(nul - name);
-		}
+		name = an_val_text(an_ev_field(ev, 1), &len);
 		r->ops->irq_entry(r->self, irq, name ? name : "", len);
 	}
 }
 
-static void on_irq_exit(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
+static void on_irq_exit(struct an_run *r, const struct an_ev *ev,
 			int64_t ts, int64_t cpu_id)
 {
 	struct an_cpu *cpu = cpu_get(r, cpu_id);
 
 	if (!cpu)
 		return;
-	if (cpu->in_irq && cpu->irq == int_field(r, ev, c, 0) && r->in_period && r->ops->irq_exit)
+	if (cpu->in_irq && cpu->irq == int_field(ev, 0) && r->in_period && r->ops->irq_exit)
 		r->ops->irq_exit(r->self, cpu_id, cpu->irq, cpu->irq_begin, ts);
 	cpu->in_irq = false;
 }
@@ -554,11 +525,11 @@ static struct an_softirq *soft_first(struct an_cpu *cpu, int64_t vec)
 	return NULL;
 }
 
-static void on_softirq(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
+static void on_softirq(struct an_run *r, const struct an_ev *ev, const struct an_class *c,
 		       int64_t ts, int64_t cpu_id)
 {
 	struct an_cpu *cpu = cpu_get(r, cpu_id);
-	int64_t vec = int_field(r, ev, c, 0);
+	int64_t vec = int_field(ev, 0);
 	struct an_softirq *first, *n;
 
 	if (!cpu)
@@ -616,9 +587,9 @@ static struct an_proc *current_proc(struct an_run *r, int64_t cpu_id)
  * gives a task without one its pid, and a thread's process a new state
  * object (replacing the one it had, as lttng-analyses does).
  */
-static void fix_context_pid(struct an_run *r, const struct tmx_event *ev, struct an_proc *p)
+static void fix_context_pid(struct an_run *r, const struct an_ev *ev, struct an_proc *p)
 {
-	const struct tmx_value *v;
+	const struct an_val *v = an_ev_field(ev, 0);   /* bind_entry's ref */
 	int64_t pid = 0, tid = p->tid;
 	struct an_comm comm;
 	int64_t prio = p->prio;
@@ -626,11 +597,11 @@ static void fix_context_pid(struct an_run *r, const struct tmx_event *ev, struct
 	struct an_proc *parent;
 
 	/* a task's pid, once known, is not looked up again */
-	if (p->has_pid || !(v = tmx_event_field_in(ev, TMX_SCOPE_COMMON_CONTEXT, "pid")) ||
-	    tmx_event_field_in(ev, TMX_SCOPE_PAYLOAD, "pid"))
+	if (p->has_pid || v->tag == AN_ABSENT)
 		return;
 	comm = p->comm;
-	tmx_value_int64(v, &pid);
+	if (v->tag == AN_INT)   /* tmx_value_int64's: an unsigned pid beyond it stays 0 */
+		pid = v->i;
 	p->pid = pid;
 	p->has_pid = true;
 	if (pid == tid || !(parent = proc_get(r, pid, &added)))
@@ -654,7 +625,7 @@ static void fix_context_pid(struct an_run *r, const struct tmx_event *ev, struct
 	parent->has_prio = has_prio;
 }
 
-static void on_syscall_entry(struct an_run *r, const struct tmx_event *ev,
+static void on_syscall_entry(struct an_run *r, const struct an_ev *ev,
 			     const struct an_class *c, int64_t ts, int64_t cpu_id)
 {
 	struct an_proc *p = current_proc(r, cpu_id);
@@ -669,32 +640,20 @@ static void on_syscall_entry(struct an_run *r, const struct tmx_event *ev,
 	if (c->is_io)
 		fix_context_pid(r, ev, p);
 	if (r->a.io && (p = current_proc(r, cpu_id)))
-		an_io_syscall_entry(r, ev, c, p, ts, cpu_id);
+		an_io_syscall_entry(r, ev, c, p);
 }
 
-static void on_syscall_exit(struct an_run *r, const struct tmx_event *ev,
-			    const struct an_class *c, int64_t ts, int64_t cpu_id)
+static void on_syscall_exit(struct an_run *r, const struct an_ev *ev, int64_t ts,
+			    int64_t cpu_id)
 {
 	struct an_proc *p = current_proc(r, cpu_id);
-	const struct tmx_value *v;
 	int64_t ret = 0;
-	uint64_t u;
 	bool has_ret;
 
 	if (!p || !p->in_syscall)
 		return;
-	/* event.get('ret'), which only these read (else the values are not decoded: an_class_read) */
-	if (!r->ops->syscall_exit && !r->a.io)
-		v = NULL;
-	else
-		v = c->slot[0] != SLOT_BY_NAME && ev->scopes[TMX_SCOPE_PAYLOAD]
-			    ? &ev->scopes[TMX_SCOPE_PAYLOAD][c->slot[0]]
-			    : tmx_event_field(ev, "ret");
-	has_ret = v && tmx_value_int64(v, &ret);
-	if (v && !has_ret && tmx_value_uint64(v, &u)) {
-		ret = (int64_t)u;
-		has_ret = true;
-	}
+	/* event.get('ret'): absent unless the command or the I/O state reads it (an_bind_class) */
+	has_ret = an_val_int(an_ev_field(ev, 0), &ret);
 	if (r->in_period && r->ops->syscall_exit)
 		r->ops->syscall_exit(r->self, p, cpu_id, ts - p->sys_begin, has_ret, ret);
 	if (r->a.io)
@@ -703,66 +662,81 @@ static void on_syscall_exit(struct an_run *r, const struct tmx_event *ev,
 	p->in_syscall = false;
 }
 
-/*
- * The first event of a class: the fields the handler reads, in its order
- * (a class has the same fields in all its events); false with the name
- * of the first one missing.
- */
-bool an_check_class(struct an_run *r, const struct tmx_event *ev, struct an_class *c)
+/* The names of the fields the handler of class `c` reads, in its order. */
+static const char *reads_of(const struct an_class *c)
 {
-	const char *p = c->kind == K_SYSCALL_ENTRY || c->kind == K_SYSCALL_EXIT ? "cpu_id"
-										 : known[c->known].reads;
+	return c->kind == K_SYSCALL_ENTRY || c->kind == K_SYSCALL_EXIT ? "cpu_id" : known[c->known].reads;
+}
 
-	c->checked = true;
-	while (*p) {
+/*
+ * On a reading thread, once per class: the fields the handler reads, in
+ * its order (a class has the same fields in all its events); 1 + the
+ * number of the first one `ev` lacks, or 0.
+ */
+uint8_t an_check_event(const struct an_class *c, const struct tmx_event *ev)
+{
+	const char *p = reads_of(c);
+
+	for (uint8_t k = 1; *p; k++) {
 		char name[64];
 		size_t n = strcspn(p, " ");
 		uint64_t cpu;
 		memcpy(name, p, n);
 		name[n] = 0;
 		p += n + (p[n] == ' ');
-		if (tmx_event_field(ev, name) || (!strcmp(name, "cpu_id") && tmx_event_cpu(ev, &cpu)))
-			continue;
-		snprintf(r->missing_field, sizeof(r->missing_field), "%s", name);
-		return false;
+		if (!tmx_event_field(ev, name) && (strcmp(name, "cpu_id") || !tmx_event_cpu(ev, &cpu)))
+			return k;
 	}
-	return true;
+	return 0;
 }
 
-void an_automaton(struct an_run *r, const struct tmx_event *ev, const struct an_class *c, int64_t ts,
-		  int64_t cpu_id)
+bool an_check_class(struct an_run *r, const struct an_class *c, uint8_t missing)
 {
+	const char *p = reads_of(c);
+
+	if (!missing)
+		return true;
+	while (--missing)
+		p += strcspn(p, " ") + 1;
+	snprintf(r->missing_field, sizeof(r->missing_field), "%.*s", (int)strcspn(p, " "), p);
+	return false;
+}
+
+void an_automaton(struct an_run *r, const struct an_ev *ev, const struct an_class *c)
+{
+	int64_t ts = ev->ts, cpu_id = ev->cpu;
+
 	switch ((enum an_kind)c->kind) {
 	case K_SWITCH:
-		on_switch(r, ev, c, ts, cpu_id);
+		on_switch(r, ev, ts, cpu_id);
 		break;
 	case K_MIGRATE:
-		on_migrate(r, ev, c, ts, cpu_id);
+		on_migrate(r, ev, ts, cpu_id);
 		break;
 	case K_WAKEUP:
-		on_wakeup(r, ev, c, ts, cpu_id);
+		on_wakeup(r, ev, ts, cpu_id);
 		break;
 	case K_FORK:
-		on_fork(r, ev, c);
+		on_fork(r, ev);
 		if (r->a.io)
-			an_io_fork(r, int_field(r, ev, c, 1), int_field(r, ev, c, 3), ts);
+			an_io_fork(r, int_field(ev, 1), int_field(ev, 3), ts);
 		break;
 	case K_EXEC:
-		create_proc(r, int_field(r, ev, c, 0));
+		create_proc(r, int_field(ev, 0));
 		if (r->a.io)
-			an_io_exec(r, int_field(r, ev, c, 0), ts);
+			an_io_exec(r, int_field(ev, 0), ts);
 		break;
 	case K_PI_SETPRIO:
-		check_prio_changed(r, ts, int_field(r, ev, c, 0), int_field(r, ev, c, 1));
+		check_prio_changed(r, ts, int_field(ev, 0), int_field(ev, 1));
 		break;
 	case K_STATEDUMP_PROC:
-		on_statedump_proc(r, ev, c);
+		on_statedump_proc(r, ev);
 		break;
 	case K_IRQ_ENTRY:
-		on_irq_entry(r, ev, c, ts, cpu_id);
+		on_irq_entry(r, ev, ts, cpu_id);
 		break;
 	case K_IRQ_EXIT:
-		on_irq_exit(r, ev, c, ts, cpu_id);
+		on_irq_exit(r, ev, ts, cpu_id);
 		break;
 	case K_SOFTIRQ_RAISE:
 	case K_SOFTIRQ_ENTRY:
@@ -789,12 +763,12 @@ void an_automaton(struct an_run *r, const struct tmx_event *ev, const struct an_
 		}
 		break;
 	case K_SYSCALL_EXIT:
-		on_syscall_exit(r, ev, c, ts, cpu_id);
+		on_syscall_exit(r, ev, ts, cpu_id);
 		break;
 	case K_IO_RQ_ISSUE: case K_IO_RQ_COMPLETE: case K_IO_BIO_REMAP: case K_IO_BIO_BACKMERGE:
 	case K_IO_NET_XMIT: case K_IO_NET_RECV: case K_IO_STATEDUMP_FD: case K_IO_STATEDUMP_BLOCK:
 		if (r->a.io)
-			an_io_event(r, ev, c, ts, cpu_id);
+			an_io_event(r, ev, c);
 		break;
 	default:
 		break;

@@ -73,11 +73,12 @@ struct tmx_an_opts {
 	bool has_minsize, has_maxsize;
 	double minsize, maxsize;
 	/*
-	 * Progress (tracemux/run.h): every message read is noted there, and
-	 * its last call made when the events end, before the output (NULL:
-	 * none; the caller frees it).
+	 * How the events are read (tracemux/run.h; TMX_RUN_OPTS_INIT at
+	 * least): the jobs, which decode on every core with the same output
+	 * whatever their number, and the progress, whose last call is made
+	 * when the events end, before the output.  `keep` is the analysis'.
 	 */
-	struct tmx_progress_meter *progress;
+	struct tmx_run_opts run;
 };
 
 /* The command of `name` ("cputop"...); false when there is none. */

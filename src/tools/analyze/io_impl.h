@@ -176,7 +176,6 @@ struct io_ifstats {
 	uint64_t recv_bytes, recv_packets, sent_bytes, sent_packets;
 };
 
-#define IO_SLOTS 4
 struct an_io {
 	struct an *a;
 	/* the state */
@@ -188,14 +187,6 @@ struct an_io {
 	uint8_t *sys_kind;        /* by system call name number: what the call does (io_state.c) */
 	size_t cap_sys_kind;
 	uint32_t unknown_str;     /* "unknown" */
-	/* the payload slots of the fields each system call class's handler reads, in its order */
-	struct io_slots {
-		const char *name[IO_SLOTS];
-		int32_t slot[IO_SLOTS];
-	} *slots;
-	size_t n_slots;
-	const struct an_class *cur;   /* the class whose entry is handled */
-	unsigned slot_k;              /* and how many fields were read */
 	/* task objects' records (their place in `procs`: no task object is ever removed) */
 	struct {
 		uint64_t obj;

@@ -120,80 +120,32 @@ void io_omap_free(struct io_omap *m)
 /* Field reads                                                          */
 /* ------------------------------------------------------------------ */
 
-static bool value_int(const struct tmx_value *v, int64_t *x)
-{
-	uint64_t u;
-
-	if (!v)
-		return false;
-	if (tmx_value_int64(v, x))
-		return true;
-	if (tmx_value_uint64(v, &u)) {
-		*x = (int64_t)u;
-		return true;
-	}
-	return false;
-}
-
-/*
- * event[name] of a system call: each class's handler reads the same names
- * in the same order, so the k-th read of a class is looked up once (its
- * payload slot; the name is compared by address, the handlers' literals).
- */
-static const struct tmx_value *sys_field(struct an_run *r, const struct tmx_event *ev,
-					 const char *name)
-{
-	struct an_io *io = r->a.io;
-	size_t ci = io->cur ? (size_t)(io->cur - r->classes) : SIZE_MAX;
-	struct io_slots *sl;
-	unsigned k;
-
-	if (!io->slots && r->n_classes && (io->slots = calloc(r->n_classes, sizeof(*io->slots))))
-		io->n_slots = r->n_classes;
-	if (ci >= io->n_slots || !ev->scopes[TMX_SCOPE_PAYLOAD])
-		return tmx_event_field(ev, name);
-	sl = &io->slots[ci];
-	k = io->slot_k++;
-	if (k >= IO_SLOTS)
-		return tmx_event_field(ev, name);
-	if (sl->name[k] != name) {
-		sl->name[k] = name;
-		sl->slot[k] = an_payload_slot(ev->cls, name);
-	}
-	return sl->slot[k] != SLOT_BY_NAME ? &ev->scopes[TMX_SCOPE_PAYLOAD][sl->slot[k]]
-					   : tmx_event_field(ev, name);
-}
-
 /* event[name] of a system call: false (lttng-analyses' KeyError) when absent */
-static bool need_int(struct an_run *r, const struct tmx_event *ev, const char *name, int64_t *x)
+static bool need_int(struct an_run *r, const struct an_ev *ev, const struct an_class *c,
+		     const char *name, int64_t *x)
 {
-	if (value_int(sys_field(r, ev, name), x))
+	if (an_val_int(an_ev_named(ev, c, name), x))
 		return true;
 	snprintf(r->missing_field, sizeof(r->missing_field), "%s", name);
 	return false;
 }
 
-static uint32_t text_str(struct an_io *io, const struct tmx_value *v)
+static uint32_t text_str(struct an_io *io, const struct an_val *v)
 {
-	size_t len = 0;
-	const char *s = v ? tmx_value_text(v, &len) : NULL;
-	const char *nul;
+	size_t len;
+	const char *s = an_val_text(v, &len);
 	uint32_t id;
 
-	if (!s)
-		s = "", len = 0;
-	if ((nul = memchr(s, 0, len)))
-		len = (size_t)(nul - s);
-	if (!(id = io_str(&io->strs, s, len)))
+	if (!(id = io_str(&io->strs, s ? s : "", len)))
 		io->a->oom = true;
 	return id;
 }
 
-static int64_t kfield(const struct tmx_event *ev, const struct an_class *c, int f)
+static int64_t kfield(const struct an_ev *ev, int f)
 {
 	int64_t x = 0;
 
-	value_int(an_field(ev, c, f), &x);
+	an_val_int(an_ev_field(ev, f), &x);
 	return x;
 }
 
@@ -341,6 +293,44 @@ static const struct {
 };
 #define N_IO_CALLS (sizeof(io_calls) / sizeof(io_calls[0]))
 
+/*
+ * The fields the entry handler of an I/O system call (or connect) reads,
+ * in its order (an_bind_class: its records carry them; need_int finds
+ * them by name).
+ */
+size_t an_io_entry_fields(const struct an_class *c, const char *names[AN_MAX_FIELDS - 1])
+{
+	static const char *const by_kind[][3] = {
+		[SK_OPEN] = { "filename", "flags" },
+		[SK_FCNTL] = { "cmd", "fd" },
+		[SK_DUP] = { "fildes" },
+		[SK_DUP2] = { "oldfd", "newfd" },
+		[SK_DUP3] = { "oldfd", "newfd", "flags" },
+		[SK_CLOSE] = { "fd" },
+		[SK_RW] = { "fd" },
+		[SK_SYNC_RANGE] = { "nbytes", "fd" },
+		[SK_FSYNC] = { "fd" },
+	};
+	static const char *const connect[] = { "family", "fd", "v4addr", "dport" };
+	size_t n = 0, i;
+
+	if (c->is_connect) {
+		memcpy(names, connect, sizeof(connect));
+		return 4;
+	}
+	for (i = 0; c->is_io && i < N_IO_CALLS; i++)
+		if (strlen(io_calls[i].name) == c->sys_len &&
+		    !memcmp(io_calls[i].name, c->sys_name, c->sys_len))
+			break;
+	if (!c->is_io || i == N_IO_CALLS)
+		return 0;
+	if (io_calls[i].size_key)   /* read before the fd */
+		names[n++] = io_calls[i].size_key;
+	for (size_t k = 0; k < 3 && by_kind[io_calls[i].kind][k]; k++)
+		names[n++] = by_kind[io_calls[i].kind][k];
+	return n;
+}
+
 /* io_calls[] index + 1 of a system call name number (0: not an I/O call), found once per name */
 static unsigned call_of(struct an_io *io, uint32_t sys_id, const char *name, size_t len)
 {
@@ -358,8 +348,8 @@ static unsigned call_of(struct an_io *io, uint32_t sys_id, const char *name, siz
 }
 
 /* _track_dup: false when there is no request (fcntl other than F_DUPFD) or a field is missing */
-static bool track_dup(struct an_run *r, const struct tmx_event *ev, unsigned kind,
-		      const struct an_proc *p, struct io_req *rq, int64_t ts)
+static bool track_dup(struct an_run *r, const struct an_ev *ev, const struct an_class *c,
+		      unsigned kind, const struct an_proc *p, struct io_req *rq)
 {
 	struct an_io *io = r->a.io;
 	const struct an_proc *parent = parent_of(r, p);
@@ -368,23 +358,23 @@ static bool track_dup(struct an_run *r, const struct tmx_event *ev, unsigned kin
 	int64_t oldfd, newfd, cmd, flags;
 
 	if (kind == SK_DUP) {
-		if (!need_int(r, ev, "fildes", &oldfd))
+		if (!need_int(r, ev, c, "fildes", &oldfd))
 			return false;
 	} else if (kind == SK_FCNTL) {
-		if (!need_int(r, ev, "cmd", &cmd) || cmd != 0 || !need_int(r, ev, "fd", &oldfd))
+		if (!need_int(r, ev, c, "cmd", &cmd) || cmd != 0 || !need_int(r, ev, c, "fd", &oldfd))
 			return false;
 	} else {
-		if (!need_int(r, ev, "oldfd", &oldfd) || !need_int(r, ev, "newfd", &newfd))
+		if (!need_int(r, ev, c, "oldfd", &oldfd) || !need_int(r, ev, c, "newfd", &newfd))
 			return false;
 		if ((ip = io_proc_of(io, parent)) && io_omap_find(&ip->fds, newfd))
-			close_fd(r, parent, newfd, ts);
+			close_fd(r, parent, newfd, ev->ts);
 	}
 	ip = io_proc_of(io, parent);
 	old = ip ? io_omap_find(&ip->fds, oldfd) : NULL;
 	rq->filename = old ? old->filename : io->unknown_str;
 	rq->fd_type = old ? old->type : FD_UNKNOWN;
 	if (kind == SK_DUP3) {
-		if (!need_int(r, ev, "flags", &flags))
+		if (!need_int(r, ev, c, "flags", &flags))
 			return false;
 		rq->cloexec = (flags & IO_O_CLOEXEC) == IO_O_CLOEXEC;
 	}
@@ -396,33 +386,32 @@ static bool track_dup(struct an_run *r, const struct tmx_event *ev, unsigned kin
  * after its peer (format_utils.format_ipv4), then update_fd is sent for
  * the task itself (not its process, as lttng-analyses does).
  */
-static void on_connect(struct an_run *r, const struct tmx_event *ev, const struct an_proc *p,
-		       int64_t ts)
+static void on_connect(struct an_run *r, const struct an_ev *ev, const struct an_class *c,
+		       const struct an_proc *p)
 {
 	struct an_io *io = r->a.io;
 	const struct an_proc *parent = parent_of(r, p);
-	const struct tmx_value *ip = tmx_event_field(ev, "v4addr");
+	const struct an_val *ip = an_ev_named(ev, c, "v4addr");
 	int64_t family, fd, port, b[4] = { 0 };
 	struct io_proc *pp;
 	struct io_fd *f;
 	char name[64];
 
-	if (!value_int(tmx_event_field(ev, "family"), &family) || family != 2 /* AF_INET */ ||
-	    !need_int(r, ev, "fd", &fd))
+	if (!an_val_int(an_ev_named(ev, c, "family"), &family) || family != 2 /* AF_INET */ ||
+	    !need_int(r, ev, c, "fd", &fd))
 		return;
 	if ((pp = io_proc_of(io, parent)) && (f = io_omap_find(&pp->fds, fd))) {
-		if (!ip || !need_int(r, ev, "dport", &port)) {
-			if (!ip)
+		if (ip->tag == AN_ABSENT || !need_int(r, ev, c, "dport", &port)) {
+			if (ip->tag == AN_ABSENT)
 				snprintf(r->missing_field, sizeof(r->missing_field), "v4addr");
 			return;
 		}
-		if (tmx_value_length(ip) >= 4) {
-			for (size_t i = 0; i < 4; i++)
-				value_int(tmx_value_element(ip, i), &b[i]);
+		if (ip->tag == AN_ADDR) {
+			an_val_addr(ip, b);
 		} else {
 			/* an integer before lttng-modules 2.6: network order */
 			int64_t x = 0;
-			value_int(ip, &x);
+			an_val_int(ip, &x);
 			for (int i = 0; i < 4; i++)
 				b[i] = (x >> (24 - 8 * i)) & 0xff;
 		}
@@ -432,12 +421,12 @@ static void on_connect(struct an_run *r, const struct tmx_event *ev, const struc
 			io->a->oom = true;
 	}
 	if (r->in_period && (pp = io_proc_of(io, p)) && (f = io_omap_find(&pp->fds, fd)))
-		io_on_update_fd(io, p, f, ts);
+		io_on_update_fd(io, p, f, ev->ts);
 }
 
 /* IoStateProvider._process_syscall_entry: the request of an I/O call */
-void an_io_syscall_entry(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
-			 struct an_proc *p, int64_t ts, int64_t cpu_id)
+void an_io_syscall_entry(struct an_run *r, const struct an_ev *ev, const struct an_class *c,
+			 struct an_proc *p)
 {
 	struct an_io *io = r->a.io;
 	struct io_proc *ip = io_proc_of(io, p);
@@ -445,33 +434,29 @@ void an_io_syscall_entry(struct an_run *r, const struct tmx_event *ev, const str
 	unsigned call;
 	int64_t x;
 
-	(void)cpu_id;
 	if (!ip)
 		return;
-	io->cur = c;
-	io->slot_k = 0;
 	ip->pending = false;   /* a new current system call: no request */
-	if (!c->is_io && c->sys_len == 7 && !memcmp(c->sys_name, "connect", 7) &&
-	    !strcmp(ev->cls->name, "syscall_entry_connect")) {
-		on_connect(r, ev, p, ts);
+	if (c->is_connect) {
+		on_connect(r, ev, c, p);
 		return;
 	}
 	if (!c->is_io || !(call = call_of(io, c->sys_id, c->sys_name, c->sys_len)))
 		return;
-	rq.begin = ts;
+	rq.begin = ev->ts;
 	rq.tid = p->tid;
 	rq.sys = c->sys_name;
 	rq.sys_len = c->sys_len;
 	rq.op = io_calls[call - 1].op;
 	switch (io_calls[call - 1].kind) {
 	case SK_OPEN:
-		if (!tmx_event_field(ev, "filename")) {
+		if (an_ev_named(ev, c, "filename")->tag == AN_ABSENT) {
 			snprintf(r->missing_field, sizeof(r->missing_field), "filename");
 			return;
 		}
-		rq.filename = text_str(io, tmx_event_field(ev, "filename"));
+		rq.filename = text_str(io, an_ev_named(ev, c, "filename"));
 		rq.fd_type = FD_DISK;
-		if (!need_int(r, ev, "flags", &x))
+		if (!need_int(r, ev, c, "flags", &x))
 			return;
 		rq.cloexec = (x & IO_O_CLOEXEC) == IO_O_CLOEXEC;
 		break;
@@ -480,11 +465,11 @@ void an_io_syscall_entry(struct an_run *r, const struct tmx_event *ev, const str
 		rq.fd_type = FD_NET;
 		break;
 	case SK_DUP: case SK_DUP2: case SK_DUP3: case SK_FCNTL:
-		if (!track_dup(r, ev, io_calls[call - 1].kind, p, &rq, ts))
+		if (!track_dup(r, ev, c, io_calls[call - 1].kind, p, &rq))
 			return;
 		break;
 	case SK_CLOSE:
-		if (!need_int(r, ev, "fd", &rq.fd))
+		if (!need_int(r, ev, c, "fd", &rq.fd))
 			return;
 		rq.has_fd = true;
 		break;
@@ -493,9 +478,10 @@ void an_io_syscall_entry(struct an_run *r, const struct tmx_event *ev, const str
 		 * The size at entry is read (a missing one is a KeyError) but
 		 * SyscallIORequest drops it: the size is the returned one.
 		 */
-		if (io_calls[call - 1].size_key && !need_int(r, ev, io_calls[call - 1].size_key, &x))
+		if (io_calls[call - 1].size_key && !need_int(r, ev, c, io_calls[call - 1].size_key,
+								    &x))
 			return;
-		if (!need_int(r, ev, "fd", &rq.fd))
+		if (!need_int(r, ev, c, "fd", &rq.fd))
 			return;
 		rq.has_fd = true;
 		break;
@@ -508,11 +494,11 @@ void an_io_syscall_entry(struct an_run *r, const struct tmx_event *ev, const str
 		 */
 		return;
 	case SK_SYNC_RANGE:
-		if (!need_int(r, ev, "nbytes", &x))   /* dropped too: no size */
+		if (!need_int(r, ev, c, "nbytes", &x))   /* dropped too: no size */
 			return;
 		/* fall through */
 	case SK_FSYNC:
-		if (!need_int(r, ev, "fd", &rq.fd))
+		if (!need_int(r, ev, c, "fd", &rq.fd))
 			return;
 		rq.has_fd = true;
 		break;
@@ -653,12 +639,11 @@ void an_io_exec(struct an_run *r, int64_t tid, int64_t ts)
 	}
 }
 
-static void on_statedump_fd(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
-			    int64_t ts)
+static void on_statedump_fd(struct an_run *r, const struct an_ev *ev)
 {
 	struct an_io *io = r->a.io;
-	int64_t pid = kfield(ev, c, 0), fd = kfield(ev, c, 1), flags = kfield(ev, c, 3);
-	uint32_t name = text_str(io, an_field(ev, c, 2));
+	int64_t pid = kfield(ev, 0), fd = kfield(ev, 1), flags = kfield(ev, 3), ts = ev->ts;
+	uint32_t name = text_str(io, an_ev_field(ev, 2));
 	struct an_proc *p = an_table_find(&r->a.procs, pid);
 	struct io_proc *ip;
 	struct io_fd *f;
@@ -708,18 +693,17 @@ static struct io_disk *disk_of(struct an_io *io, int64_t dev)
 	return d;
 }
 
-static void on_block(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
-		     int64_t ts)
+static void on_block(struct an_run *r, const struct an_ev *ev, const struct an_class *c)
 {
 	struct an_io *io = r->a.io;
-	int64_t dev = kfield(ev, c, 0), sector = kfield(ev, c, 1), nr;
+	int64_t dev = kfield(ev, 0), sector = kfield(ev, 1), nr, ts = ev->ts;
 	struct io_disk *d;
 	struct io_pending *pr;
 	bool added;
 
 	switch ((enum an_kind)c->kind) {
 	case K_IO_BIO_REMAP: {
-		int64_t old_dev = kfield(ev, c, 2), old_sector = kfield(ev, c, 3);
+		int64_t old_dev = kfield(ev, 2), old_sector = kfield(ev, 3);
 		for (size_t i = 0; i < io->n_remaps; i++)
 			if (io->remaps[i].dev == old_dev && io->remaps[i].sector == old_sector) {
 				io->remaps[i].dev = dev;
@@ -745,12 +729,12 @@ static void on_block(struct an_run *r, const struct tmx_event *ev, const struct 
 		return;
 	case K_IO_RQ_ISSUE: {
 		struct io_req rq = { 0 };
-		int64_t rwbs = kfield(ev, c, 4);
-		if (!(nr = kfield(ev, c, 2)))
+		int64_t rwbs = kfield(ev, 4);
+		if (!(nr = kfield(ev, 2)))
 			return;
 		rq.block = true;
 		rq.begin = ts;
-		rq.tid = kfield(ev, c, 3);
+		rq.tid = kfield(ev, 3);
 		rq.op = (rwbs % 2 == 0) ? OP_READ : OP_WRITE;
 		rq.dev = dev;
 		rq.sector = sector;
@@ -770,7 +754,7 @@ static void on_block(struct an_run *r, const struct tmx_event *ev, const struct 
 		return;
 	}
 	case K_IO_RQ_COMPLETE:
-		if (!(nr = kfield(ev, c, 2)))
+		if (!(nr = kfield(ev, 2)))
 			return;
 		for (size_t i = 0; i < io->n_remaps; i++)
 			if (io->remaps[i].dev == dev && io->remaps[i].sector == sector) {
@@ -789,7 +773,7 @@ static void on_block(struct an_run *r, const struct tmx_event *ev, const struct 
 		io_omap_del(&d->pending, sector);
 		return;
 	case K_IO_STATEDUMP_BLOCK: {
-		uint32_t name = text_str(io, an_field(ev, c, 1));
+		uint32_t name = text_str(io, an_ev_field(ev, 1));
 		if (!(d = disk_of(io, dev)))
 			return;
 		if (!d->name)
@@ -804,8 +788,7 @@ static void on_block(struct an_run *r, const struct tmx_event *ev, const struct 
 }
 
 /* NetStateProvider */
-static void on_net(struct an_run *r, const struct tmx_event *ev, const struct an_class *c,
-		   int64_t cpu_id)
+static void on_net(struct an_run *r, const struct an_ev *ev, const struct an_class *c)
 {
 	struct an_io *io = r->a.io;
 	const struct an_cpu *cpu;
@@ -816,12 +799,12 @@ static void on_net(struct an_run *r, const struct tmx_event *ev, const struct an
 	int64_t fd;
 
 	if (r->in_period)
-		io_on_net(io, text_str(io, an_field(ev, c, 0)), (uint64_t)kfield(ev, c, 1),
+		io_on_net(io, text_str(io, an_ev_field(ev, 0)), (uint64_t)kfield(ev, 1),
 			  c->kind == K_IO_NET_XMIT);
 	if (c->kind != K_IO_NET_XMIT)
 		return;
 	/* a write system call running: its file descriptor, of an unknown kind, may be a socket */
-	if (!(cpu = an_table_find(&r->a.cpus, cpu_id)) || !cpu->has_tid ||
+	if (!(cpu = an_table_find(&r->a.cpus, ev->cpu)) || !cpu->has_tid ||
 	    !(p = an_table_find(&r->a.procs, cpu->current_tid)) || !p->in_syscall)
 		return;
 	call = call_of(io, p->sys_id, p->sys_name, p->sys_len);
@@ -835,19 +818,18 @@ static void on_net(struct an_run *r, const struct tmx_event *ev, const struct an
 		f->type = FD_MAYBE_NET;
 }
 
-void an_io_event(struct an_run *r, const struct tmx_event *ev, const struct an_class *c, int64_t ts,
-		 int64_t cpu_id)
+void an_io_event(struct an_run *r, const struct an_ev *ev, const struct an_class *c)
 {
 	switch ((enum an_kind)c->kind) {
 	case K_IO_STATEDUMP_FD:
-		on_statedump_fd(r, ev, c, ts);
+		on_statedump_fd(r, ev);
 		break;
 	case K_IO_NET_XMIT:
 	case K_IO_NET_RECV:
-		on_net(r, ev, c, cpu_id);
+		on_net(r, ev, c);
 		break;
 	default:
-		on_block(r, ev, c, ts);
+		on_block(r, ev, c);
 		break;
 	}
 }
@@ -862,6 +844,5 @@ void io_state_free(struct an_io *io)
 	an_table_free(&io->disks);
 	free(io->remaps);
 	free(io->sys_kind);
-	free(io->slots);
 	io_strs_free(&io->strs);
 }

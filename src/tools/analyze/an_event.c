@@ -1,0 +1,313 @@
+/*
+ * An event's record: what the state, the I/O state and the commands read
+ * of it, written by format() on the reading threads (tmx_sink_custom) and
+ * read back by emit() in the trace's order (an_core.c).  Each class is
+ * bound before the run (an_state.c: its refs[], the values its handlers
+ * read); a record is
+ *
+ *   u32 class number                 AN_REC_IGNORED: the state reads no
+ *                                    value of the event (only its time
+ *                                    counts), AN_REC_OOM: out of memory
+ *   i64 cpu, u8 check                the CPU (the packet context's cpu_id);
+ *                                    an_check_event's result
+ *   per ref: u8 tag, then            AN_INT, AN_UINT: i64; AN_TEXT: u32
+ *                                    length and the bytes (up to the first
+ *                                    NUL); AN_ADDR: 4 x i64
+ *
+ * unaligned (memcpy).  The formatter's caches (the CPU of a packet, the
+ * number and check of a class) depend on the packet or class alone: a
+ * record is the same whichever thread writes it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/kmap.h"
+#include "tracemux/event.h"
+#include "tools/analyze/an_run.h"
+
+#define AN_REC_IGNORED UINT32_MAX
+#define AN_REC_OOM (UINT32_MAX - 1)
+
+bool an_fmt_init(struct an_fmt *f, struct an_run *r, bool map)
+{
+	struct tmx_error err;
+
+	memset(f, 0, sizeof(*f));
+	f->r = r;
+	f->check = calloc(r->n_classes ? r->n_classes : 1, 1);
+	if (!f->check || (map && tmx_kmap_new(r->src, &f->kmap, &err))) {
+		free(f->check);
+		f->check = NULL;
+		return false;
+	}
+	return true;
+}
+
+void an_fmt_free(struct an_fmt *f)
+{
+	tmx_kmap_free(f->kmap);
+	free(f->check);
+	free(f->rec.p);
+}
+
+/* Room for n more bytes of the record; NULL (rec->oom) when out of memory. */
+static char *room(struct an_bytes *b, size_t n)
+{
+	if (n > b->cap - b->len) {
+		size_t cap = b->cap ? b->cap : 256;
+		char *p;
+		while (cap - b->len < n)
+			cap *= 2;
+		if (!(p = realloc(b->p, cap))) {
+			b->oom = true;
+			return NULL;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	b->len += n;
+	return b->p + b->len - n;
+}
+
+static void put(struct an_bytes *b, const void *data, size_t n)
+{
+	char *p = room(b, n);
+
+	if (p)
+		memcpy(p, data, n);
+}
+
+static void put_tag(struct an_bytes *b, uint8_t tag)
+{
+	put(b, &tag, 1);
+}
+
+static bool value_int(const struct tmx_value *v, int64_t *x, uint8_t *tag)
+{
+	uint64_t u;
+
+	if (tmx_value_int64(v, x)) {
+		*tag = AN_INT;
+		return true;
+	}
+	if (tmx_value_uint64(v, &u)) {
+		*x = (int64_t)u;
+		*tag = AN_UINT;
+		return true;
+	}
+	return false;
+}
+
+/* A value as the handlers read it: an integer, else text, else an address's four bytes. */
+static void put_value(struct an_bytes *b, const struct tmx_value *v)
+{
+	size_t len = 0;
+	const char *s;
+	int64_t x;
+	uint8_t tag;
+
+	if (!v) {
+		put_tag(b, AN_ABSENT);
+	} else if (value_int(v, &x, &tag)) {
+		put_tag(b, tag);
+		put(b, &x, sizeof(x));
+	} else if ((s = tmx_value_text(v, &len))) {
+		/* Text ends at its first NUL, as babeltrace reads text arrays. */
+		const char *nul = memchr(s, 0, len);
+		uint32_t n = (uint32_t)(nul ? (size_t)(nul - s) : len > UINT32_MAX ? UINT32_MAX : len);
+		put_tag(b, AN_TEXT);
+		put(b, &n, sizeof(n));
+		put(b, s, n);
+	} else if (tmx_value_length(v) >= 4) {
+		/* connect's v4addr: its first four elements */
+		put_tag(b, AN_ADDR);
+		for (size_t i = 0; i < 4; i++) {
+			x = 0;
+			value_int(tmx_value_element(v, i), &x, &tag);
+			put(b, &x, sizeof(x));
+		}
+	} else {
+		put_tag(b, AN_OTHER);
+	}
+}
+
+static const struct tmx_value *ref_value(const struct tmx_event *ev, const struct an_ref *ref)
+{
+	if (ref->slot >= 0 && ev->scopes[TMX_SCOPE_PAYLOAD])
+		return &ev->scopes[TMX_SCOPE_PAYLOAD][ref->slot];
+	if (ref->slot == SLOT_NONE)
+		return NULL;
+	return ref->scope < TMX_N_SCOPES ? tmx_event_field_in(ev, ref->scope, ref->name)
+					 : tmx_event_field(ev, ref->name);
+}
+
+/* event['cpu_id']: the packet context's cpu_id in LTTng traces (per packet, cached) */
+static int64_t event_cpu(struct an_fmt *f, const struct tmx_msg *msg)
+{
+	struct an_packet_cpu *k;
+	uint64_t cpu = 0;
+
+	if (!msg->packet) {
+		tmx_event_cpu(msg->event, &cpu);
+		return (int64_t)cpu;
+	}
+	k = &f->pcpu[cache_slot(msg->packet)];
+	if (k->packet != msg->packet || k->seq != msg->packet->seq) {
+		k->packet = msg->packet;
+		k->seq = msg->packet->seq;
+		k->cpu = 0;
+		tmx_event_cpu(msg->event, &k->cpu);
+	}
+	return (int64_t)k->cpu;
+}
+
+static size_t class_index(struct an_fmt *f, const struct tmx_event_class *ec)
+{
+	struct an_class_slot *k = &f->ccache[cache_slot(ec)];
+
+	if (f->r->kmap)   /* the mapped classes are numbered by their ids */
+		return ec->id;
+	if (k->ec != ec) {
+		k->ec = ec;
+		k->index = tmx_source_event_class_index(f->r->src, ec);
+	}
+	return k->index;
+}
+
+/* The record of an event of the lttng-modules model (mapped, on trace.dat). */
+static void put_event(struct an_fmt *f, const struct tmx_msg *msg)
+{
+	const struct tmx_event *ev = msg->event;
+	size_t ci = class_index(f, ev->cls);
+	const struct an_class *c = ci < f->r->n_classes ? &f->r->classes[ci] : NULL;
+	uint32_t head = c && c->kind != K_NONE ? (uint32_t)ci : AN_REC_IGNORED;
+	int64_t cpu;
+
+	put(&f->rec, &head, sizeof(head));
+	if (head == AN_REC_IGNORED)
+		return;
+	cpu = event_cpu(f, msg);
+	if (!f->check[ci])   /* a class has the same fields in all its events */
+		f->check[ci] = (uint8_t)(1 + an_check_event(c, ev));
+	put(&f->rec, &cpu, sizeof(cpu));
+	put(&f->rec, &(uint8_t){ (uint8_t)(f->check[ci] - 1) }, 1);
+	for (size_t i = 0; i < c->n_refs; i++)
+		put_value(&f->rec, ref_value(ev, &c->refs[i]));
+}
+
+void an_fmt_event(struct an_fmt *f, const struct tmx_msg *msg)
+{
+	f->rec.len = 0;
+	f->rec.oom = false;
+	if (f->kmap && !tmx_kmap_msg(f->kmap, msg, &msg))
+		f->rec.oom = true;
+	else if (msg)   /* NULL: no lttng-modules equivalent, nothing to feed */
+		put_event(f, msg);
+	if (f->rec.oom) {
+		uint32_t head = AN_REC_OOM;
+		f->rec.len = 0;
+		f->rec.oom = false;
+		put(&f->rec, &head, sizeof(head));   /* 4 bytes fit what the record had */
+	}
+}
+
+bool an_ev_oom(const void *rec, size_t len)
+{
+	uint32_t head;
+
+	if (len < sizeof(head))
+		return false;
+	memcpy(&head, rec, sizeof(head));
+	return head == AN_REC_OOM;
+}
+
+/* One value of the record at *at; false past its end. */
+static bool read_value(const char *p, size_t len, size_t *at, struct an_val *v)
+{
+	size_t need;
+
+	memset(v, 0, sizeof(*v));
+	if (*at >= len)
+		return false;
+	v->tag = (uint8_t)p[(*at)++];
+	switch (v->tag) {
+	case AN_INT: case AN_UINT:
+		if (len - *at < 8)
+			return false;
+		memcpy(&v->i, p + *at, 8);
+		*at += 8;
+		return true;
+	case AN_TEXT:
+		if (len - *at < 4)
+			return false;
+		memcpy(&v->len, p + *at, 4);
+		*at += 4;
+		need = v->len;
+		break;
+	case AN_ADDR:
+		need = 32;
+		break;
+	default:
+		return true;
+	}
+	if (len - *at < need)
+		return false;
+	v->s = p + *at;
+	*at += need;
+	return true;
+}
+
+bool an_ev_read(const struct an_run *r, const void *rec, size_t len, int64_t ts, struct an_ev *ev)
+{
+	const char *p = rec;
+	size_t at = 13;
+	uint32_t head;
+
+	ev->ts = ts;
+	ev->n = 0;
+	if (len < at)
+		return false;
+	memcpy(&head, p, 4);
+	if (head >= r->n_classes)
+		return false;
+	ev->ci = head;
+	memcpy(&ev->cpu, p + 4, 8);
+	ev->missing = (uint8_t)p[12];
+	while (ev->n < AN_MAX_FIELDS && read_value(p, len, &at, &ev->v[ev->n]))
+		ev->n++;
+	return true;
+}
+
+const struct an_val *an_ev_field(const struct an_ev *ev, int f)
+{
+	static const struct an_val absent = { .tag = AN_ABSENT };
+
+	return f >= 0 && f < ev->n ? &ev->v[f] : &absent;
+}
+
+const struct an_val *an_ev_named(const struct an_ev *ev, const struct an_class *c, const char *name)
+{
+	for (int i = 0; i < c->n_refs; i++)
+		if (!strcmp(c->refs[i].name, name))
+			return an_ev_field(ev, i);
+	return an_ev_field(ev, -1);
+}
+
+bool an_val_int(const struct an_val *v, int64_t *x)
+{
+	if (v->tag != AN_INT && v->tag != AN_UINT)
+		return false;
+	*x = v->i;
+	return true;
+}
+
+const char *an_val_text(const struct an_val *v, size_t *len)
+{
+	*len = v->tag == AN_TEXT ? v->len : 0;
+	return v->tag == AN_TEXT ? v->s : NULL;
+}
+
+void an_val_addr(const struct an_val *v, int64_t b[4])
+{
+	memcpy(b, v->s, 4 * sizeof(*b));
+}
