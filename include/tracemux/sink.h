@@ -168,8 +168,9 @@ struct tmx_custom_sink {
 	 * threads call it at once, each with its own formatter.  It cannot
 	 * fail: a formatter that runs out of memory says so in the record,
 	 * and emit() returns the error.  It may read the source's metadata
-	 * and ask tmx_source_event_class_index() (tmx_run() makes the
-	 * classes' numbers before it starts the threads).  Required.
+	 * and ask tmx_source_event_class_index() and
+	 * tmx_source_stream_index() (tmx_run() makes the classes' and
+	 * streams' numbers before it starts the threads).  Required.
 	 */
 	void (*format)(void *worker, const struct tmx_msg *msg, struct tmx_record *rec);
 	/*

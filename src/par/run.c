@@ -183,11 +183,13 @@ static int try_parallel(struct tmx_source *src, struct tmx_sink *sink, unsigned 
 	if (!r.split || tmx_source_take_streams(src, &heads, &n_heads, &ignored))
 		return TMX_OK;
 	/*
-	 * The classes' dense numbers, made at the first question: made here,
-	 * so that a formatter of the caller's own (tmx_sink_custom) may ask
-	 * tmx_source_event_class_index on the workers, which then only read.
+	 * The classes' and streams' dense numbers, made at the first
+	 * question: made here, so that a formatter of the caller's own
+	 * (tmx_sink_custom) may ask tmx_source_event_class_index and
+	 * tmx_source_stream_index on the workers, which then only read.
 	 */
 	tmx_source_event_class_count(src);
+	tmx_source_stream_index(src, NULL);
 	*ran = true;
 	if (n_heads == 0) {
 		free(heads);

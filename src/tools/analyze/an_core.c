@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/grow.h"
 #include "model/kmap.h"
 #include "source/source.h"
 #include "tracemux/sink.h"
