@@ -1,10 +1,13 @@
 /*
- * The run of an analysis: events in time order (within the streams'
- * common range unless --no-intersection, as babeltrace 1's
+ * The run of an analysis: events decoded on every core by tmx_run into a
+ * sink of its own (each event's record written on the reading threads,
+ * an_event.c), fed in time order on the calling thread (within the
+ * streams' common range unless --no-intersection, as babeltrace 1's
  * TraceCollection(intersect_mode=True) gives them to lttng-analyses),
- * each event class bound once (an_state.c) and handed to lttng-analyses'
- * kernel state, the one period from --begin (or the first event) to the
- * last event before --end, the commands and their errors.
+ * every event class bound before the run (an_state.c) and each event
+ * handed to lttng-analyses' kernel state, the one period from --begin (or
+ * the first event) to the last event before --end, the commands and their
+ * errors.  What the state sees does not depend on the number of jobs.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -35,9 +35,14 @@ bool an_fmt_init(struct an_fmt *f, struct an_run *r, bool map)
 	memset(f, 0, sizeof(*f));
 	f->r = r;
 	f->check = calloc(r->n_classes ? r->n_classes : 1, 1);
-	if (!f->check || (map && tmx_kmap_new(r->src, &f->kmap, &err))) {
+	/* room for any record but long text: an out-of-memory record always fits */
+	f->rec.cap = 256;
+	f->rec.p = malloc(f->rec.cap);
+	if (!f->check || !f->rec.p || (map && tmx_kmap_new(r->src, &f->kmap, &err))) {
 		free(f->check);
+		free(f->rec.p);
 		f->check = NULL;
+		f->rec.p = NULL;
 		return false;
 	}
 	return true;
@@ -50,36 +55,31 @@ void an_fmt_free(struct an_fmt *f)
 	free(f->rec.p);
 }
 
-/* Room for n more bytes of the record; NULL (rec->oom) when out of memory. */
-static char *room(struct an_bytes *b, size_t n)
+/* room()'s slow path: the record's bytes grown for n more; NULL (b->oom) when out of memory. */
+static char *grow(struct an_bytes *b, size_t n)
 {
-	if (n > b->cap - b->len) {
-		size_t cap = b->cap ? b->cap : 256;
-		char *p;
-		while (cap - b->len < n)
-			cap *= 2;
-		if (!(p = realloc(b->p, cap))) {
-			b->oom = true;
-			return NULL;
-		}
-		b->p = p;
-		b->cap = cap;
+	size_t cap = b->cap;
+	char *p;
+
+	while (cap - b->len < n)
+		cap *= 2;
+	if (!(p = realloc(b->p, cap))) {
+		b->oom = true;
+		return NULL;
 	}
+	b->p = p;
+	b->cap = cap;
 	b->len += n;
 	return b->p + b->len - n;
 }
 
-static void put(struct an_bytes *b, const void *data, size_t n)
+/* Room for n more bytes of the record, counted in it (per value: inline, one test). */
+static inline char *room(struct an_bytes *b, size_t n)
 {
-	char *p = room(b, n);
-
-	if (p)
-		memcpy(p, data, n);
-}
-
-static void put_tag(struct an_bytes *b, uint8_t tag)
-{
-	put(b, &tag, 1);
+	if (__builtin_expect(n > b->cap - b->len, 0))
+		return grow(b, n);
+	b->len += n;
+	return b->p + b->len - n;
 }
 
 static bool value_int(const struct tmx_value *v, int64_t *x, uint8_t *tag)
@@ -98,37 +98,66 @@ static bool value_int(const struct tmx_value *v, int64_t *x, uint8_t *tag)
 	return false;
 }
 
+/* A tag and its 8-byte value. */
+static void put_int(struct an_bytes *b, uint8_t tag, int64_t x)
+{
+	char *p = room(b, 9);
+
+	if (p) {
+		p[0] = (char)tag;
+		memcpy(p + 1, &x, 8);
+	}
+}
+
+/* Text up to its first NUL, as babeltrace reads text arrays. */
+static void put_text(struct an_bytes *b, const char *s, size_t len)
+{
+	const char *nul = memchr(s, 0, len);
+	uint32_t n = (uint32_t)(nul ? (size_t)(nul - s) : len > UINT32_MAX ? UINT32_MAX : len);
+	char *p = room(b, 5 + (size_t)n);
+
+	if (p) {
+		p[0] = AN_TEXT;
+		memcpy(p + 1, &n, 4);
+		memcpy(p + 5, s, n);
+	}
+}
+
+/* connect's v4addr: its first four elements */
+static void put_addr(struct an_bytes *b, const struct tmx_value *v)
+{
+	char *p = room(b, 33);
+	uint8_t tag;
+
+	if (!p)
+		return;
+	p[0] = AN_ADDR;
+	for (size_t i = 0; i < 4; i++) {
+		int64_t x = 0;
+		value_int(tmx_value_element(v, i), &x, &tag);
+		memcpy(p + 1 + 8 * i, &x, 8);
+	}
+}
+
 /* A value as the handlers read it: an integer, else text, else an address's four bytes. */
 static void put_value(struct an_bytes *b, const struct tmx_value *v)
 {
 	size_t len = 0;
 	const char *s;
 	int64_t x;
-	uint8_t tag;
+	uint8_t tag = AN_ABSENT;
+	char *p;
 
-	if (!v) {
-		put_tag(b, AN_ABSENT);
-	} else if (value_int(v, &x, &tag)) {
-		put_tag(b, tag);
-		put(b, &x, sizeof(x));
-	} else if ((s = tmx_value_text(v, &len))) {
-		/* Text ends at its first NUL, as babeltrace reads text arrays. */
-		const char *nul = memchr(s, 0, len);
-		uint32_t n = (uint32_t)(nul ? (size_t)(nul - s) : len > UINT32_MAX ? UINT32_MAX : len);
-		put_tag(b, AN_TEXT);
-		put(b, &n, sizeof(n));
-		put(b, s, n);
-	} else if (tmx_value_length(v) >= 4) {
-		/* connect's v4addr: its first four elements */
-		put_tag(b, AN_ADDR);
-		for (size_t i = 0; i < 4; i++) {
-			x = 0;
-			value_int(tmx_value_element(v, i), &x, &tag);
-			put(b, &x, sizeof(x));
-		}
-	} else {
-		put_tag(b, AN_OTHER);
+	if (v && value_int(v, &x, &tag)) {
+		put_int(b, tag, x);
+		return;
 	}
+	if (v && (s = tmx_value_text(v, &len)))
+		put_text(b, s, len);
+	else if (v && tmx_value_length(v) >= 4)
+		put_addr(b, v);
+	else if ((p = room(b, 1)))
+		p[0] = (char)(v ? AN_OTHER : AN_ABSENT);
 }
 
 static const struct tmx_value *ref_value(const struct tmx_event *ev, const struct an_ref *ref)
@@ -182,15 +211,21 @@ static void put_event(struct an_fmt *f, const struct tmx_msg *msg)
 	const struct an_class *c = ci < f->r->n_classes ? &f->r->classes[ci] : NULL;
 	uint32_t head = c && c->kind != K_NONE ? (uint32_t)ci : AN_REC_IGNORED;
 	int64_t cpu;
+	char *p;
 
-	put(&f->rec, &head, sizeof(head));
-	if (head == AN_REC_IGNORED)
+	if (head == AN_REC_IGNORED) {
+		if ((p = room(&f->rec, 4)))
+			memcpy(p, &head, 4);
 		return;
+	}
 	cpu = event_cpu(f, msg);
 	if (!f->check[ci])   /* a class has the same fields in all its events */
 		f->check[ci] = (uint8_t)(1 + an_check_event(c, ev));
-	put(&f->rec, &cpu, sizeof(cpu));
-	put(&f->rec, &(uint8_t){ (uint8_t)(f->check[ci] - 1) }, 1);
+	if (!(p = room(&f->rec, 13)))
+		return;
+	memcpy(p, &head, 4);
+	memcpy(p + 4, &cpu, 8);
+	p[12] = (char)(f->check[ci] - 1);
 	for (size_t i = 0; i < c->n_refs; i++)
 		put_value(&f->rec, ref_value(ev, &c->refs[i]));
 }
@@ -207,7 +242,7 @@ void an_fmt_event(struct an_fmt *f, const struct tmx_msg *msg)
 		uint32_t head = AN_REC_OOM;
 		f->rec.len = 0;
 		f->rec.oom = false;
-		put(&f->rec, &head, sizeof(head));   /* 4 bytes fit what the record had */
+		memcpy(room(&f->rec, 4), &head, 4);   /* within the 256 bytes an_fmt_init made */
 	}
 }
 
