@@ -327,8 +327,7 @@ static void check_prio_changed(struct an_run *r, int64_t ts, int64_t tid, int64_
 	}
 }
 
-static void on_switch(struct an_run *r, const struct an_ev *ev,
-		      int64_t ts, int64_t cpu_id)
+static void on_switch(struct an_run *r, const struct an_ev *ev, int64_t ts, int64_t cpu_id)
 {
 	struct an_comm prev_comm, next_comm;
 	int64_t prev_tid = int_field(ev, 1), prev_prio = int_field(ev, 2);
@@ -360,8 +359,7 @@ static void on_switch(struct an_run *r, const struct an_ev *ev,
 	next->has_wakeup = next->has_waker = false;
 }
 
-static void on_migrate(struct an_run *r, const struct an_ev *ev,
-		       int64_t ts, int64_t cpu_id)
+static void on_migrate(struct an_run *r, const struct an_ev *ev, int64_t ts, int64_t cpu_id)
 {
 	int64_t tid = int_field(ev, 1), prio = int_field(ev, 2);
 	bool added;
@@ -379,8 +377,7 @@ static void on_migrate(struct an_run *r, const struct an_ev *ev,
 	check_prio_changed(r, ts, tid, prio);
 }
 
-static void on_wakeup(struct an_run *r, const struct an_ev *ev,
-		      int64_t ts, int64_t cpu_id)
+static void on_wakeup(struct an_run *r, const struct an_ev *ev, int64_t ts, int64_t cpu_id)
 {
 	int64_t tid = int_field(ev, 0), prio = int_field(ev, 1);
 	int64_t target = int_field(ev, 2);
@@ -486,8 +483,7 @@ static void on_statedump_proc(struct an_run *r, const struct an_ev *ev)
 }
 
 /* IrqStateProvider */
-static void on_irq_entry(struct an_run *r, const struct an_ev *ev,
-			 int64_t ts, int64_t cpu_id)
+static void on_irq_entry(struct an_run *r, const struct an_ev *ev, int64_t ts, int64_t cpu_id)
 {
 	struct an_cpu *cpu = cpu_get(r, cpu_id);
 	int64_t irq = int_field(ev, 0);
@@ -505,8 +501,7 @@ static void on_irq_entry(struct an_run *r, const struct an_ev *ev,
 	}
 }
 
-static void on_irq_exit(struct an_run *r, const struct an_ev *ev,
-			int64_t ts, int64_t cpu_id)
+static void on_irq_exit(struct an_run *r, const struct an_ev *ev, int64_t ts, int64_t cpu_id)
 {
 	struct an_cpu *cpu = cpu_get(r, cpu_id);
 
