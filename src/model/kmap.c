@@ -721,7 +721,6 @@ size_t tmx_kmap_class_count(const struct tmx_kmap *m)
 	return m->n_classes;
 }
 
-
 const struct tmx_event_class *tmx_kmap_class(const struct tmx_kmap *m, size_t id)
 {
 	/* each trace's classes have consecutive ids, in its stream class */
