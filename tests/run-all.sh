@@ -33,5 +33,6 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 # programs labelled tsan (every one must be a target of the build below).
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTMX_WERROR=ON -DTMX_TSAN=ON \
 	-DTMX_BUILD_TESTS=ON ${TMX_CORPUS:+"-DTMX_CORPUS=$TMX_CORPUS"} >/dev/null
-cmake --build build-tsan -j"$jobs" --target tracemux test_par_run test_par_pool test_tracedat_segments
+cmake --build build-tsan -j"$jobs" --target tracemux test_par_run test_par_pool test_sink_custom \
+	test_tracedat_segments
 ctest --test-dir build-tsan -L tsan --output-on-failure

@@ -156,8 +156,9 @@ struct tmx_custom_sink {
 	 * A formatter for one thread (NULL: every thread's formatter is
 	 * `user`, which format() then may only read).  NULL returned: out of
 	 * memory (the run fails with TMX_ERR_NOMEM).  Called on the thread
-	 * that calls tmx_run() or tmx_sink_custom(); worker_free (NULL:
-	 * nothing) frees it, also on that thread.
+	 * that calls tmx_run() (one per job), or tmx_sink_consume() (once);
+	 * worker_free (NULL: nothing) frees it, on the thread that calls
+	 * tmx_run() or tmx_sink_free().
 	 */
 	void *(*worker_new)(void *user);
 	void (*worker_free)(void *worker);
@@ -166,13 +167,16 @@ struct tmx_custom_sink {
 	 * and what it points to are valid during the call only; several
 	 * threads call it at once, each with its own formatter.  It cannot
 	 * fail: a formatter that runs out of memory says so in the record,
-	 * and emit() returns the error.  Required.
+	 * and emit() returns the error.  It may read the source's metadata
+	 * and ask tmx_source_event_class_index() (tmx_run() makes the
+	 * classes' numbers before it starts the threads).  Required.
 	 */
 	void (*format)(void *worker, const struct tmx_msg *msg, struct tmx_record *rec);
 	/*
 	 * The record of each message, in the source's order: msg has the
 	 * message's own fields (kind, stream, times, counts) but not its views
-	 * (packet and event are NULL: read them in format()).  Returning
+	 * (packet and event are NULL: read them in format()).  `rec` has no
+	 * particular alignment: read its values with memcpy.  Returning
 	 * anything but TMX_OK (with err filled) ends the run there: tmx_run()
 	 * returns that error.  Required.
 	 */

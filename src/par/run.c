@@ -182,6 +182,12 @@ static int try_parallel(struct tmx_source *src, struct tmx_sink *sink, unsigned 
 	r.split = tmx_sink_split(sink, &r.sink_out);
 	if (!r.split || tmx_source_take_streams(src, &heads, &n_heads, &ignored))
 		return TMX_OK;
+	/*
+	 * The classes' dense numbers, made at the first question: made here,
+	 * so that a formatter of the caller's own (tmx_sink_custom) may ask
+	 * tmx_source_event_class_index on the workers, which then only read.
+	 */
+	tmx_source_event_class_count(src);
 	*ran = true;
 	if (n_heads == 0) {
 		free(heads);

@@ -11,6 +11,7 @@
 #include "tracemux/tracemux.h"
 
 #include "sink/ctf/ctf_writer.h"
+#include "sink/custom/custom.h"
 #include "sink/json/chrome.h"
 #include "sink/json/jsonl.h"
 #include "sink/parquet/parquet.h"
@@ -22,7 +23,7 @@
 #include "common/errors.h"
 
 enum sink_kind { SINK_TEXT, SINK_JSON, SINK_CHROME, SINK_CTF, SINK_TRACECMD, SINK_XRAY_YAML,
-		 SINK_PARQUET, SINK_PERFETTO, SINK_DUMMY };
+		 SINK_PARQUET, SINK_PERFETTO, SINK_DUMMY, SINK_CUSTOM };
 
 struct tmx_sink_params {
 	const struct sink_ops *ops;          /* the sink they are for */
@@ -308,6 +309,35 @@ static const struct sink_ops sinks[] = {
 	{ "dummy", SINK_DUMMY, NULL, NULL, NULL, NULL, &dummy_split },
 };
 
+/* A sink of the caller's own (tmx_sink_custom): not named, so not made by tmx_sink_open. */
+ADAPT(tmx_custom, struct tmx_custom, finish)
+static void *tmx_custom_worker_new_any(const void *o)
+{
+	return tmx_custom_worker_new((const struct tmx_custom *)o);
+}
+static void tmx_custom_worker_free_any(void *w)
+{
+	tmx_custom_worker_free((struct custom_worker *)w);
+}
+static struct outbuf *tmx_custom_worker_outbuf_any(void *w)
+{
+	return tmx_custom_worker_outbuf((struct custom_worker *)w);
+}
+static void tmx_custom_format_any(void *w, const struct tmx_msg *m, uint64_t hole[SINK_HOLES])
+{
+	tmx_custom_format((struct custom_worker *)w, m, hole);
+}
+static int tmx_custom_emit_any(void *o, const struct sink_piece *pc, struct tmx_error *e)
+{
+	return tmx_custom_emit((struct tmx_custom *)o, pc, e);
+}
+/* format() depends on the message alone (tracemux/sink.h): streams may be cut into segments. */
+static const struct sink_split tmx_custom_split = {
+	tmx_custom_worker_new_any, tmx_custom_worker_free_any, tmx_custom_worker_outbuf_any,
+	tmx_custom_format_any, tmx_custom_emit_any, NULL, NULL, true, NULL,
+};
+static const struct sink_ops custom_sink = SPLIT_OUTPUT("custom", SINK_CUSTOM, NULL, tmx_custom);
+
 static const struct sink_ops *sink_named(const char *name)
 {
 	for (size_t i = 0; i < sizeof(sinks) / sizeof(sinks[0]); i++)
@@ -589,6 +619,26 @@ int tmx_sink_open(const struct tmx_sink_params *p, const struct tmx_source *src,
 			return ret;
 		}
 	}
+	*out = sink;
+	return TMX_OK;
+}
+
+int tmx_sink_custom(const struct tmx_custom_sink *def, struct tmx_sink **out,
+		    struct tmx_error *err)
+{
+	struct tmx_sink *sink = calloc(1, sizeof(*sink));
+	struct tmx_custom *c;
+	int ret;
+
+	*out = NULL;
+	if (!sink)
+		return tmx_error_set(err, TMX_ERR_NOMEM, NULL, "out of memory");
+	if ((ret = tmx_custom_open(def, &c, err))) {
+		free(sink);
+		return ret;
+	}
+	sink->ops = &custom_sink;
+	sink->out = c;
 	*out = sink;
 	return TMX_OK;
 }
