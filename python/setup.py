@@ -74,7 +74,7 @@ class BuildWithLibrary(build_ext):
 
 
 SOURCES = ["module.c", "reader.c", "plan.c", "record.c", "table.c", "table_export.c", "strdict.c", "common.c",
-           "event.c", "convert.c", "sinkrun.c", "shim.c"]
+           "event.c", "convert.c", "sinkrun.c"]
 
 setup(
     version=library_version(),

@@ -15,16 +15,6 @@
 
 #include "ext.h"
 
-/* TEMPORARY shim */
-struct shim_sink;
-int shim_sink_custom(const struct tmx_custom_sink *def, struct shim_sink **out, struct tmx_error *err);
-void shim_sink_free(struct shim_sink *s);
-int shim_run(struct tmx_source *src, struct shim_sink *s, const struct tmx_run_opts *opts, struct tmx_error *err);
-#define tmx_sink shim_sink
-#define tmx_sink_custom shim_sink_custom
-#define tmx_sink_free shim_sink_free
-#define tmx_run shim_run
-
 /* Warnings come while the GIL is given up too (Reader.read's loop): it is taken for them. */
 static void on_warning(void *user, const char *msg)
 {

@@ -54,6 +54,22 @@ static bool is_text_kind(enum col_kind k)
 	return k == COL_TEXT || k == COL_LABEL || k == COL_OPTION;
 }
 
+/* Runs of integer columns of one width (struct op.run), whose entries a record without presence bytes has in a row. */
+static void mark_runs(struct table *t)
+{
+	struct op *first = NULL;
+
+	for (struct op *op = t->ops; op < t->ops + t->n_ops; op++) {
+		if (first && op->code == first->code && first->run < UINT16_MAX) {
+			first->run++;
+			continue;
+		}
+		first = op->code <= OP_W8 ? op : NULL;
+		if (first)
+			first->run = 1;
+	}
+}
+
 static void free_data(struct colbuf *cb)
 {
 	if (cb->mapped)
@@ -103,12 +119,15 @@ struct table *table_new(size_t class_index, const struct plan *p)
 	}
 	for (size_t c = p->n_fixed; ok && c < p->n_cols; c++) {
 		struct op *op = &t->ops[t->n_ops++];
+		enum op_code code = op_of(p->cols[c].kind);
 
-		op->code = (uint8_t)op_of(p->cols[c].kind);
+		/* a record has booleans as bytes, 32-bit floats as their bits */
+		op->code = (uint8_t)(code == OP_BOOL ? OP_W1 : code == OP_F32 ? OP_W4 : code);
 		op->col = (uint32_t)c;
 		op->cb = &t->cols[c];
 		op->fc = tmx_column_field_class(p->model, c);
 	}
+	mark_runs(t);
 	if (!ok) {
 		table_free(t);
 		return NULL;
@@ -462,78 +481,114 @@ static inline __attribute__((always_inline)) bool put_fixed(struct table *t, con
 }
 
 /*
- * The field columns' entries of a record at `r` (see table_impl.h) in row
- * `row`; `walk`: each entry has its presence byte.  False: no memory.
+ * The entry at `r` of field column `op` in row `row` (present): the
+ * record after it, NULL: no memory.
  */
-static inline __attribute__((always_inline)) bool
-put_fields(struct table *t, const struct plan *p, const unsigned char *r, bool walk)
+static inline __attribute__((always_inline)) const unsigned char *
+put_value(struct table *t, const struct op *op, const unsigned char *r, size_t row)
 {
-	size_t row = t->n_rows, len;
-	bool mark = walk || t->any_valid;   /* validity bytes to set */
+	uint32_t code;
+	size_t len;
 
-	for (const struct op *op = t->ops, *end = op + t->n_ops; op < end; op++) {
-		uint32_t code;
-
-		if (walk && !*r++) {
-			if (!put_null(op->cb, p->cols[op->col].kind, row, t->cap_rows))
-				return false;
-			t->any_valid = t->any_valid || op->cb->valid;
-			continue;
+	switch (op->code) {
+	case OP_W1:
+		op->data[row] = *r;
+		return r + 1;
+	case OP_W2:
+		memcpy(op->data + 2 * row, r, 2);
+		return r + 2;
+	case OP_W4:
+		memcpy(op->data + 4 * row, r, 4);
+		return r + 4;
+	case OP_W8:
+		memcpy(op->data + 8 * row, r, 8);
+		return r + 8;
+	case OP_TEXT:
+		len = (size_t)rd64(r);
+		if (!(code = text_code(op->cb, (const char *)r + 8, len)))
+			return NULL;
+		store(op->data, row, 4, code);
+		return r + 8 + len;
+	case OP_LABEL:
+	case OP_OPTION:
+		if (*r++ == REC_BY_VALUE) {
+			bool label = op->code == OP_LABEL;
+			if (!memo_code(t, op, label ? rd64(r) : (uint32_t)rd64(r), &code))
+				return NULL;
+			r += label ? 8 : 4;
+		} else {
+			len = (size_t)rd64(r);
+			if (!named_code(op->cb, (enum op_code)op->code, (const char *)r + 8, len, &code))
+				return NULL;
+			r += 8 + len;
 		}
-		switch (op->code) {
+		store(op->data, row, 4, code);
+		return r;
+	case OP_BYTES:
+		len = (size_t)rd64(r);
+		return put_byte_string(op->cb, r + 8, len, row) ? r + 8 + len : NULL;
+	default:   /* OP_OBJECT */
+		return put_object(op->cb, r, row);
+	}
+}
+
+/* A run of integer entries (struct op.run) of `width` bytes at `r`, in one loop. */
+static inline __attribute__((always_inline)) const unsigned char *
+put_run(const struct op *op, const unsigned char *r, size_t row, unsigned width)
+{
+	for (size_t i = 0, n = op->run; i < n; i++, r += width)
+		memcpy(op[i].data + width * row, r, width);
+	return r;
+}
+
+/*
+ * The field columns' entries of a record at `r` (see table_impl.h) in row
+ * `row`.  False: no memory.
+ */
+static bool put_fields(struct table *t, const struct plan *p, const unsigned char *r, bool walk)
+{
+	const struct op *op = t->ops, *end = op + t->n_ops;
+	size_t row = t->n_rows;
+
+	if (walk) {   /* each entry's presence byte first */
+		for (; op < end; op++) {
+			if (!*r++) {
+				if (!put_null(op->cb, p->cols[op->col].kind, row, t->cap_rows))
+					return false;
+				t->any_valid = t->any_valid || op->cb->valid;
+				continue;
+			}
+			if (!(r = put_value(t, op, r, row)))
+				return false;
+			if (op->cb->valid)
+				op->cb->valid[row] = 1;
+		}
+		return true;
+	}
+	for (; op < end; op++) {
+		switch (op->run ? op->code : OP_N) {
 		case OP_W1:
-		case OP_BOOL:
-			op->data[row] = *r++;
+			r = put_run(op, r, row, 1);
 			break;
 		case OP_W2:
-			memcpy(op->data + 2 * row, r, 2);
-			r += 2;
+			r = put_run(op, r, row, 2);
 			break;
 		case OP_W4:
-		case OP_F32:
-			memcpy(op->data + 4 * row, r, 4);
-			r += 4;
+			r = put_run(op, r, row, 4);
 			break;
 		case OP_W8:
-			memcpy(op->data + 8 * row, r, 8);
-			r += 8;
+			r = put_run(op, r, row, 8);
 			break;
-		case OP_TEXT:
-			len = (size_t)rd64(r);
-			if (!(code = text_code(op->cb, (const char *)r + 8, len)))
-				return false;
-			r += 8 + len;
-			store(op->data, row, 4, code);
-			break;
-		case OP_LABEL:
-		case OP_OPTION:
-			if (*r++ == REC_BY_VALUE) {
-				uint64_t u = op->code == OP_LABEL ? rd64(r) : (uint32_t)rd64(r);
-				r += op->code == OP_LABEL ? 8 : 4;
-				if (!memo_code(t, op, u, &code))
-					return false;
-			} else {
-				len = (size_t)rd64(r);
-				if (!named_code(op->cb, (enum op_code)op->code, (const char *)r + 8, len,
-						&code))
-					return false;
-				r += 8 + len;
-			}
-			store(op->data, row, 4, code);
-			break;
-		case OP_BYTES:
-			len = (size_t)rd64(r);
-			if (!put_byte_string(op->cb, r + 8, len, row))
-				return false;
-			r += 8 + len;
-			break;
-		default:   /* OP_OBJECT */
-			if (!(r = put_object(op->cb, r, row)))
+		default:
+			if (!(r = put_value(t, op, r, row)))
 				return false;
 			break;
 		}
-		if (mark && op->cb->valid)
-			op->cb->valid[row] = 1;
+		if (t->any_valid)   /* a record without missing values after one with */
+			for (const struct op *o = op, *last = op + (op->run ? op->run : 1); o < last; o++)
+				if (o->cb->valid)
+					o->cb->valid[row] = 1;
+		op += op->run ? op->run - 1 : 0;
 	}
 	return true;
 }

@@ -57,6 +57,7 @@ struct colbuf {
 enum op_code {
 	OP_W1, OP_W2, OP_W4, OP_W8,   /* integers (their low bits) and doubles (their bits) */
 	OP_F32, OP_BOOL, OP_TEXT, OP_LABEL, OP_OPTION, OP_BYTES, OP_OBJECT,
+	OP_N,
 };
 
 static inline enum op_code op_of(enum col_kind kind)
@@ -89,7 +90,13 @@ static inline enum op_code op_of(enum col_kind kind)
 
 /* A field column of a table: where table_append puts the record's entry for it. */
 struct op {
-	uint8_t code;              /* enum op_code */
+	uint8_t code;              /* enum op_code, OP_W1 for OP_BOOL, OP_W4 for OP_F32 */
+	/*
+	 * Integer columns of one width one after the other: the first of them
+	 * has their number (0: not the first, or another kind), their
+	 * entries being consecutive in a record without presence bytes.
+	 */
+	uint16_t run;
 	uint32_t col;
 	unsigned char *data;       /* the column's cb->data (set again when the rows grow) */
 	struct colbuf *cb;
