@@ -600,6 +600,8 @@ struct reading {
 	PyThreadState *nogil;      /* the GIL given up: taken back for what needs Python */
 	uint64_t seq;              /* events added */
 	bool failed;               /* a Python exception is set (interrupt, no memory) */
+	/* The tables of classes met lately, by their address's hash (as Reader.class_memo) */
+	struct { const struct tmx_event_class *ec; struct table *t; const struct plan *p; } memo[16];
 };
 
 /* Ends the run on a Python exception (set, or set here by `nomem`). */
@@ -631,7 +633,7 @@ static int emit_row(void *user, const struct tmx_msg *msg, const void *rec, size
 	const struct tmx_event_class *ec;
 	struct rec_head h;
 	struct table *t;
-	size_t ci;
+	size_t ci, slot;
 	int ret;
 
 	if (len < sizeof(h))
@@ -645,22 +647,29 @@ static int emit_row(void *user, const struct tmx_msg *msg, const void *rec, size
 	}
 	memcpy(&h, rec, sizeof(h));
 	ec = (const struct tmx_event_class *)(uintptr_t)h.ec;
-	if ((ci = reader_class_known(r, ec)) == SIZE_MAX ||
-	    !(t = ci < rd->ts.n ? rd->ts.by_class[ci] : NULL)) {
-		/* A class or a table not met yet: its Python name, its plan are made with the GIL. */
-		PyEval_RestoreThread(rd->nogil);
-		if (ci == SIZE_MAX)
-			ci = reader_class(r, ec);
-		t = ci != SIZE_MAX ? table_of(r, &rd->ts, ci) : NULL;
-		rd->nogil = PyEval_SaveThread();
-		if (!t)
-			return emit_failed(rd, false, err);
+	slot = (size_t)(((uintptr_t)ec * 0x9E3779B97F4A7C15ull) >> 60);   /* 16 = 2^4 */
+	if (rd->memo[slot].ec != ec) {
+		if ((ci = reader_class_known(r, ec)) == SIZE_MAX ||
+		    !(t = ci < rd->ts.n ? rd->ts.by_class[ci] : NULL)) {
+			/* A class or a table not met yet: its Python name, its plan are made with the GIL. */
+			PyEval_RestoreThread(rd->nogil);
+			if (ci == SIZE_MAX)
+				ci = reader_class(r, ec);
+			t = ci != SIZE_MAX ? table_of(r, &rd->ts, ci) : NULL;
+			rd->nogil = PyEval_SaveThread();
+			if (!t)
+				return emit_failed(rd, false, err);
+		}
+		rd->memo[slot].ec = ec;
+		rd->memo[slot].t = t;
+		rd->memo[slot].p = r->classes[ci].plan;
 	}
 	if (h.status == REC_MISMATCH) {
 		scope_mismatch(msg, ec, h.scope, err);
 		return TMX_ERR_DATA;
 	}
-	if (h.status != REC_OK || table_append(t, r->classes[ci].plan, msg, rec, rd->seq) != TABLE_OK)
+	if (h.status != REC_OK ||
+	    table_append(rd->memo[slot].t, rd->memo[slot].p, msg, rec, rd->seq) != TABLE_OK)
 		return emit_failed(rd, true, err);
 	rd->seq++;
 	return TMX_OK;

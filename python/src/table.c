@@ -60,13 +60,17 @@ static void mark_runs(struct table *t)
 	struct op *first = NULL;
 
 	for (struct op *op = t->ops; op < t->ops + t->n_ops; op++) {
+		op->step = OP_N;
 		if (first && op->code == first->code && first->run < UINT16_MAX) {
 			first->run++;
+			first->skip++;
 			continue;
 		}
 		first = op->code <= OP_W8 ? op : NULL;
-		if (first)
+		if (first) {
 			first->run = 1;
+			first->step = first->code;
+		}
 	}
 }
 
@@ -565,8 +569,8 @@ static bool put_fields(struct table *t, const struct plan *p, const unsigned cha
 		}
 		return true;
 	}
-	for (; op < end; op++) {
-		switch (op->run ? op->code : OP_N) {
+	for (; op < end; op += op->skip + 1) {
+		switch (op->step) {
 		case OP_W1:
 			r = put_run(op, r, row, 1);
 			break;
@@ -584,12 +588,11 @@ static bool put_fields(struct table *t, const struct plan *p, const unsigned cha
 				return false;
 			break;
 		}
-		if (t->any_valid)   /* a record without missing values after one with */
-			for (const struct op *o = op, *last = op + (op->run ? op->run : 1); o < last; o++)
-				if (o->cb->valid)
-					o->cb->valid[row] = 1;
-		op += op->run ? op->run - 1 : 0;
 	}
+	if (t->any_valid)   /* a record without missing values after one with */
+		for (op = t->ops; op < end; op++)
+			if (op->cb->valid)
+				op->cb->valid[row] = 1;
 	return true;
 }
 

@@ -97,6 +97,9 @@ struct op {
 	 * entries being consecutive in a record without presence bytes.
 	 */
 	uint16_t run;
+	/* A record without presence bytes: the op's code if it starts a run (else OP_N), the ops it covers after it */
+	uint8_t step;
+	uint16_t skip;
 	uint32_t col;
 	unsigned char *data;       /* the column's cb->data (set again when the rows grow) */
 	struct colbuf *cb;
