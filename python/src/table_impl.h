@@ -143,7 +143,7 @@ struct table {
  *              u64 length and the option's name
  *   OP_BYTES   u64 length, the bytes
  *   OP_OBJECT  REC_PACKED, u64 n, n tmx_value entries (an array of
- *              integers packed: see put_int_array), or REC_TREE, u64 n, u64
+ *              integers packed: record.c's put_int_array), or REC_TREE, u64 n, u64
  *              bytes, the subtree's n entries (strings' pointers are their
  *              offsets + 1 in the bytes that follow, or NULL), the bytes
  *
@@ -162,7 +162,7 @@ static inline bool has_bytes(const struct tmx_value *v)
 	       ((k == TMX_FC_ARRAY || k == TMX_FC_SEQUENCE) && tmx_fc_is_text(v->fc));
 }
 
-/* A row's start with this bit: an array of integers kept packed (see put_int_array). */
+/* A row's start with this bit: an array of integers kept packed (record.c's put_int_array). */
 #define PACKED ((size_t)1 << (sizeof(size_t) * 8 - 1))
 
 #endif
