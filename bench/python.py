@@ -11,9 +11,11 @@ common context, payload) into lists and then pandas.  Checks that both
 frames hold the same values, then prints wall times (best of RUNS, each in
 a fresh process), the ratio, and the peak RSS growth of the read next to the
 DataFrame's own size (memory_usage(deep=True)).  Then to_pandas() of every
-class against `tracemux -o parquet` of the same trace (the CLI next to the
-package: TRACEMUX_CLI, else build/tracemux), best of RUNS each, with the
-peak RSS growth of to_pandas() against the frames' own size.  Needs the package installed
+class (its default jobs: every CPU) against `tracemux -o parquet` of the
+same trace (the CLI next to the package: TRACEMUX_CLI, else
+build/tracemux), best of RUNS each, with the peak RSS growth of
+to_pandas() against the frames' own size, and to_pandas() of every class
+with jobs 1, 2, 4 ... up to every CPU.  Needs the package installed
 for /usr/bin/python3 (or PYTHONPATH) and Debian's python3-bt2.  Not part of
 the test suite.
 """
@@ -42,9 +44,9 @@ def with_tracemux(trace):
     return tracemux.open(trace).to_pandas(events=CLASS)[CLASS]
 
 
-def every_class(trace):
+def every_class(trace, jobs=None):
     import tracemux
-    return tracemux.open(trace).to_pandas()
+    return tracemux.open(trace).to_pandas(jobs=jobs)
 
 
 def with_bt2(trace):
@@ -92,8 +94,8 @@ def measure(tool, trace):
     before = status_kib("VmRSS")
     t0 = time.perf_counter()
     cpu0 = time.process_time()
-    if tool == "all":
-        frames = list(every_class(trace).values())
+    if tool.startswith("all"):   # "all": the default jobs (every CPU), "all:N": N jobs
+        frames = list(every_class(trace, int(tool[4:]) if tool[3:4] == ":" else None).values())
     else:
         frames = [with_bt2(trace) if tool == "bt2" else with_tracemux(trace)]
     wall = time.perf_counter() - t0
@@ -178,6 +180,13 @@ def main():
     print(f"to_pandas() (every class) / -o parquet: {a['wall'] / pq['wall']:.2f}x wall, "
           f"{a['cpu'] / pq['cpu']:.2f}x CPU; "
           f"peak RSS growth / DataFrames (deep): {a['peak_growth_kib'] * 1024 / a['deep_bytes']:.2f}")
+    # to_pandas() of every class on 1, 2, 4 ... threads, up to every CPU.
+    cpus = len(os.sched_getaffinity(0))
+    jobs = sorted({1 << k for k in range(cpus.bit_length()) if 1 << k <= cpus} | {cpus})
+    for j in jobs:
+        b = min((run(f"all:{j}", trace) for _ in range(runs)), key=lambda r: r["wall"])
+        print(f"to_pandas() of every class, jobs {j}: {b['wall']:.3f} s ({b['cpu']:.3f} s CPU), "
+              f"{b['wall'] / a['wall']:.2f}x the default's wall")
 
 
 if __name__ == "__main__":

@@ -73,7 +73,7 @@ class BuildWithLibrary(build_ext):
         super().run()
 
 
-SOURCES = ["module.c", "reader.c", "plan.c", "table.c", "table_export.c", "strdict.c", "common.c",
+SOURCES = ["module.c", "reader.c", "plan.c", "record.c", "table.c", "table_export.c", "strdict.c", "common.c",
            "event.c", "convert.c", "sinkrun.c"]
 
 setup(

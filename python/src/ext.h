@@ -7,7 +7,9 @@
  *   plan.c     an event class's columns (the library's column model,
  *              tracemux/columns.h, which the Parquet output writes too)
  *              as the tables hold them
- *   table.c    columns filled in C, one table per event class
+ *   record.c   an event as a record of its columns' values, made on any
+ *              of tmx_run's threads (the custom sink's format())
+ *   table.c    columns filled in C from the records, one table per event class
  *   strdict.c  text columns as dictionary codes
  *   common.c   the library's internal helpers it uses (src/common/strdict.c
  *              and buf.c), compiled here: the archive does not export them
@@ -185,20 +187,46 @@ size_t reader_class(Reader *r, const struct tmx_event_class *ec);
 PyObject *reader_run(PyObject *self, PyObject *args);
 PyObject *reader_columns(PyObject *self, PyObject *arg);
 
+/* ---- record.c ---- */
+
+/*
+ * The start of an event's record (the rest: table_impl.h), written by
+ * record_format on a worker thread, read on the reading thread.
+ */
+enum rec_status {
+	REC_OK,
+	REC_NOMEM,      /* the formatter ran out of memory */
+	REC_MISMATCH,   /* the event's scopes are not its class's (nothing follows) */
+};
+struct rec_head {
+	uint64_t ec;               /* the event's class (its address) */
+	uint32_t cpu;              /* the cpu column's value (REC_HAS_CPU) */
+	uint8_t status;            /* enum rec_status */
+	uint8_t flags;             /* table_impl.h's REC_WALK, REC_HAS_CPU */
+	uint8_t scope;             /* REC_MISMATCH: a scope that is not the class's, REC_NO_SCOPE */
+	uint8_t pad;
+};
+#define REC_NO_SCOPE 0xff   /* no scope named: "fields" */
+
+struct tmx_record;
+/* The custom sink's worker_new, worker_free and format (tracemux/sink.h): no Python. */
+void *record_worker_new(void *unused);   /* NULL: no memory */
+void record_worker_free(void *worker);
+void record_format(void *worker, const struct tmx_msg *msg, struct tmx_record *rec);
+
 /* ---- table.c ---- */
 
 /* No Python (and no GIL needed) but in table_export. */
 struct table;
 struct table *table_new(size_t class_index, const struct plan *p);   /* NULL: no memory */
 void table_free(struct table *t);
-enum { TABLE_OK, TABLE_NOMEM, TABLE_MISMATCH };
+enum { TABLE_OK, TABLE_NOMEM };
 /*
- * Appends the row of an event of the table's class: TABLE_OK, TABLE_NOMEM
- * (memory ran out), TABLE_MISMATCH (its scopes are not its class's:
- * plan_walk).  `cells`: room for the plan's columns.
+ * Appends the row of an event of the table's class from its record (REC_OK,
+ * record_format's): TABLE_OK or TABLE_NOMEM (memory ran out).
  */
-int table_add(struct table *t, const struct plan *p, const struct tmx_msg *msg,
-	      const struct tmx_value **cells, uint64_t seq);
+int table_append(struct table *t, const struct plan *p, const struct tmx_msg *msg,
+		 const void *rec, uint64_t seq);
 /* The NumPy dtype name of a kind ("text", "label", "option", "object" for the others). */
 const char *table_dtype(enum col_kind kind);
 /* The table as a dict for tracemux._frames; the table is emptied. */

@@ -103,7 +103,7 @@ bool plan_walk(const struct plan *p, const struct tmx_value *const scopes[TMX_N_
 	return tmx_columns_walk(p->model, scopes, out);
 }
 
-/* See ext.h (a static layout of the tables, table.c). */
+/* See ext.h (a static layout of the records, record.c). */
 size_t plan_fixed_values(const struct tmx_field_class *fc, bool *whole)
 {
 	size_t n = 1, sub;

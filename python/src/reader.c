@@ -10,6 +10,9 @@
  */
 #include <string.h>
 
+#include <tracemux/run.h>
+#include <tracemux/sink.h>
+
 #include "ext.h"
 
 /* Warnings come while the GIL is given up too (Reader.read's loop): it is taken for them. */
@@ -438,58 +441,54 @@ static int parse_selection(Reader *r, PyObject *begin, PyObject *end, struct sel
 	return 0;
 }
 
+/* Whether a message is a selected event (keep() of tmx_run; Reader.next); *stop: past `end`. */
+static bool keep_selected(void *user, const struct tmx_msg *m, bool *stop)
+{
+	const struct selection *sel = user;
+
+	if (m->kind != TMX_MSG_EVENT)
+		return false;
+	if (!sel->has_begin && !sel->has_end)
+		return true;
+	if (!m->has_ts)
+		return false;
+	if (sel->has_end && m->ns > sel->end) {   /* the muxer gives events in time order */
+		*stop = true;
+		return false;
+	}
+	return !sel->has_begin || m->ns >= sel->begin;
+}
+
 /*
  * The next selected event: TMX_OK with *msg NULL at the end (or past the
- * time range: the muxer gives events in time order), an error code with
- * `err` filled, or -1 with a Python exception set (an interrupt).  Inline:
- * Reader.read's loop calls it per event.
+ * time range), an error code with `err` filled, or -1 with a Python
+ * exception set (an interrupt).
  */
-static inline __attribute__((always_inline)) int next_selected(Reader *r, const struct selection *sel, const struct tmx_msg **msg,
-			 size_t *ci, struct tmx_error *err, PyThreadState **nogil)
+static int next_selected(Reader *r, const struct selection *sel, const struct tmx_msg **msg,
+			 size_t *ci, struct tmx_error *err)
 {
 	int ret;
 
 	*msg = NULL;
 	while (!r->done) {
 		const struct tmx_msg *m;
+		bool stop = false, keep;
 
-		if (!(++r->ticks & 0xffff)) {
-			if (nogil)
-				PyEval_RestoreThread(*nogil);
-			ret = PyErr_CheckSignals();
-			if (nogil)
-				*nogil = PyEval_SaveThread();
-			if (ret)
-				return -1;
-		}
+		if (!(++r->ticks & 0xffff) && PyErr_CheckSignals())
+			return -1;
 		if ((ret = tmx_source_next(r->src, &m, err)) != TMX_OK) {
 			r->done = true;
 			return ret;
 		}
-		if (!m) {
+		keep = m && keep_selected((void *)sel, m, &stop);
+		if (!m || stop) {
 			r->done = true;
 			break;
 		}
-		if (m->kind != TMX_MSG_EVENT)
+		if (!keep)
 			continue;
-		if ((sel->has_begin || sel->has_end) && !m->has_ts)
-			continue;
-		if (sel->has_end && m->ns > sel->end) {
-			r->done = true;
-			break;
-		}
-		if (sel->has_begin && m->ns < sel->begin)
-			continue;
-		if ((*ci = reader_class_known(r, m->event->cls)) == SIZE_MAX) {
-			/* A class not met yet: its Python name is made with the GIL. */
-			if (nogil)
-				PyEval_RestoreThread(*nogil);
-			*ci = reader_class(r, m->event->cls);
-			if (nogil)
-				*nogil = PyEval_SaveThread();
-			if (*ci == SIZE_MAX)
-				return -1;
-		}
+		if ((*ci = reader_class(r, m->event->cls)) == SIZE_MAX)
+			return -1;
 		*msg = m;
 		return TMX_OK;
 	}
@@ -510,7 +509,7 @@ static PyObject *reader_next(PyObject *self, PyObject *args)
 	if (!reader_check_open(r) || !PyArg_ParseTuple(args, "OO", &begin, &end) ||
 	    parse_selection(r, begin, end, &sel))
 		return NULL;
-	ret = next_selected(r, &sel, &msg, &ci, &err, NULL);
+	ret = next_selected(r, &sel, &msg, &ci, &err);
 	if (reader_flush_warnings(r) || ret == -1)
 		return NULL;
 	if (ret != TMX_OK)
@@ -522,26 +521,20 @@ static PyObject *reader_next(PyObject *self, PyObject *args)
 }
 
 /* An event whose scopes are not its class's: a data error, as the Parquet output reports it. */
-static void scope_mismatch(const struct tmx_msg *msg, const struct plan *p, struct tmx_error *err)
+static void scope_mismatch(const struct tmx_msg *msg, const struct tmx_event_class *ec,
+			   uint8_t scope, struct tmx_error *err)
 {
-	const char *scope = "fields";
-
-	for (int s = 0; s < TMX_N_SCOPES; s++)
-		if (p->scope_fc[s] && (!msg->event->scopes[s] ||
-				    msg->event->scopes[s][0].fc != p->scope_fc[s]))
-			scope = tmx_scope_name((enum tmx_scope)s);
 	memset(err, 0, sizeof(*err));
 	err->code = TMX_ERR_DATA;
 	snprintf(err->file, sizeof(err->file), "%s", msg->stream->name ? msg->stream->name : "");
 	snprintf(err->msg, sizeof(err->msg), "event of class `%s`: its %s does not have the class's fields",
-		 msg->event->cls->name ? msg->event->cls->name : "", scope);
+		 ec->name ? ec->name : "",
+		 scope == REC_NO_SCOPE ? "fields" : tmx_scope_name((enum tmx_scope)scope));
 }
 
 struct tables {
 	struct table **by_class;   /* by index in r->classes; NULL: none (yet) */
 	size_t n;
-	const struct tmx_value **cells;
-	size_t n_cells;
 };
 
 static void tables_free(struct tables *ts)
@@ -549,7 +542,6 @@ static void tables_free(struct tables *ts)
 	for (size_t i = 0; ts->by_class && i < ts->n; i++)
 		table_free(ts->by_class[i]);
 	free(ts->by_class);
-	free(ts->cells);
 }
 
 /* The table of class ci, made when missing (NULL with an exception set). */
@@ -569,20 +561,12 @@ static struct table *table_of(Reader *r, struct tables *ts, size_t ci)
 		ts->by_class = n;
 		ts->n = r->n_classes;
 	}
-	if (p->n_cols > ts->n_cells) {
-		const struct tmx_value **c = realloc(ts->cells, p->n_cols * sizeof(*c));
-		if (!c)
-			return PyErr_NoMemory(), NULL;
-		ts->cells = c;
-		ts->n_cells = p->n_cols;
-	}
 	if (!(ts->by_class[ci] = table_new(ci, p)))
 		PyErr_NoMemory();
 	return ts->by_class[ci];
 }
 
-/* A table for every selected class, made before reading so that empty ones are there too. */
-/* A table for every class the selection keeps, events or not. */
+/* A table for every class the selection keeps, made before reading so that empty ones are there too. */
 static int tables_init(Reader *r, struct tables *ts)
 {
 	*ts = (struct tables){ 0 };
@@ -609,88 +593,153 @@ static PyObject *tables_export(Reader *r, struct tables *ts)
 	return list;
 }
 
+/* Reader.read's run: the custom sink's user (emit_row's). */
+struct reading {
+	Reader *r;
+	struct tables ts;
+	PyThreadState *nogil;      /* the GIL given up: taken back for what needs Python */
+	uint64_t seq;              /* events added */
+	bool failed;               /* a Python exception is set (interrupt, no memory) */
+	/* The tables of classes met lately, by their address's hash (as Reader.class_memo) */
+	struct { const struct tmx_event_class *ec; struct table *t; const struct plan *p; } memo[16];
+};
+
+/* Ends the run on a Python exception (set, or set here by `nomem`). */
+static int emit_failed(struct reading *rd, bool nomem, struct tmx_error *err)
+{
+	if (nomem) {
+		PyEval_RestoreThread(rd->nogil);
+		PyErr_NoMemory();
+		rd->nogil = PyEval_SaveThread();
+	}
+	rd->failed = true;
+	memset(err, 0, sizeof(*err));
+	err->code = TMX_ERR_NOMEM;
+	snprintf(err->msg, sizeof(err->msg), "Python exception");
+	return err->code;
+}
+
 /*
- * read(begin, end) -> (tables, error): every selected event into a
- * table per class; `error` is the tracemux.Error that stopped the read
- * (not raised: the tables hold what came before it), or None.
+ * A selected event's record (record_format's) into its class's table, in
+ * the read's order, without the GIL.  It is taken back for what needs
+ * Python: a class met for the first time, signals every 64K events.
+ * Cheap: the only part of the read that does not run on every core.
+ */
+static int emit_row(void *user, const struct tmx_msg *msg, const void *rec, size_t len,
+		    struct tmx_error *err)
+{
+	struct reading *rd = user;
+	Reader *r = rd->r;
+	const struct tmx_event_class *ec;
+	struct rec_head h;
+	struct table *t;
+	size_t ci, slot;
+	int ret;
+
+	if (len < sizeof(h))
+		return TMX_OK;   /* not an event: keep_selected passes none */
+	if (!(++r->ticks & 0xffff)) {
+		PyEval_RestoreThread(rd->nogil);
+		ret = PyErr_CheckSignals();
+		rd->nogil = PyEval_SaveThread();
+		if (ret)
+			return emit_failed(rd, false, err);
+	}
+	memcpy(&h, rec, sizeof(h));
+	ec = (const struct tmx_event_class *)(uintptr_t)h.ec;
+	slot = (size_t)(((uintptr_t)ec * 0x9E3779B97F4A7C15ull) >> 60);   /* 16 = 2^4 */
+	if (rd->memo[slot].ec != ec) {
+		if ((ci = reader_class_known(r, ec)) == SIZE_MAX ||
+		    !(t = ci < rd->ts.n ? rd->ts.by_class[ci] : NULL)) {
+			/* A class or a table not met yet: its Python name, its plan are made with the GIL. */
+			PyEval_RestoreThread(rd->nogil);
+			if (ci == SIZE_MAX)
+				ci = reader_class(r, ec);
+			t = ci != SIZE_MAX ? table_of(r, &rd->ts, ci) : NULL;
+			rd->nogil = PyEval_SaveThread();
+			if (!t)
+				return emit_failed(rd, false, err);
+		}
+		rd->memo[slot].ec = ec;
+		rd->memo[slot].t = t;
+		rd->memo[slot].p = r->classes[ci].plan;
+	}
+	if (h.status == REC_MISMATCH) {
+		scope_mismatch(msg, ec, h.scope, err);
+		return TMX_ERR_DATA;
+	}
+	if (h.status != REC_OK ||
+	    table_append(rd->memo[slot].t, rd->memo[slot].p, msg, rec, rd->seq) != TABLE_OK)
+		return emit_failed(rd, true, err);
+	rd->seq++;
+	return TMX_OK;
+}
+
+/* Every selected event into the tables, on `jobs` threads (the GIL given up). */
+static int read_tables(Reader *r, struct reading *rd, struct selection *sel, unsigned jobs,
+		       struct tmx_error *err)
+{
+	struct tmx_custom_sink def = TMX_CUSTOM_SINK_INIT;
+	struct tmx_run_opts opts = TMX_RUN_OPTS_INIT;
+	struct tmx_sink *sink;
+	int ret;
+
+	def.user = rd;
+	def.worker_new = record_worker_new;
+	def.worker_free = record_worker_free;
+	def.format = record_format;
+	def.emit = emit_row;
+	opts.jobs = jobs;
+	opts.keep = keep_selected;
+	opts.keep_user = sel;
+	if ((ret = tmx_sink_custom(&def, &sink, err)))
+		return ret;
+	r->busy = true;
+	rd->nogil = PyEval_SaveThread();
+	ret = tmx_run(r->src, sink, &opts, err);
+	tmx_sink_free(sink);   /* the formatters too */
+	PyEval_RestoreThread(rd->nogil);
+	r->busy = false;
+	r->done = true;
+	return ret;
+}
+
+/*
+ * read(begin, end, jobs) -> (tables, error): every selected event into a
+ * table per class, decoded on `jobs` threads (0: every CPU); `error` is
+ * the tracemux.Error that stopped the read (not raised: the tables hold
+ * what came before it), or None.
  */
 static PyObject *reader_read(PyObject *self, PyObject *args)
 {
 	Reader *r = (Reader *)self;
 	PyObject *begin, *end, *list, *error = NULL;
 	struct selection sel;
-	struct tables ts;
+	struct reading rd = { .r = r };
 	struct tmx_error err;
-	PyThreadState *nogil;
-	uint64_t seq = 0;
-	bool failed = false, nomem = false;
+	unsigned jobs;
 	int ret = TMX_OK;
 
-	if (!reader_check_open(r) || !PyArg_ParseTuple(args, "OO", &begin, &end) ||
+	if (!reader_check_open(r) || !PyArg_ParseTuple(args, "OOI", &begin, &end, &jobs) ||
 	    parse_selection(r, begin, end, &sel))
 		return NULL;
-	if (tables_init(r, &ts))
+	if (tables_init(r, &rd.ts))
 		goto fail;
-	/*
-	 * The loop runs without the GIL (other Python threads run meanwhile);
-	 * it is taken back for what needs Python: a class met for the first
-	 * time, signals every 64K events, warnings (on_warning).
-	 */
-	r->busy = true;
-	nogil = PyEval_SaveThread();
-	for (;;) {
-		const struct tmx_msg *msg;
-		const struct plan *p;
-		struct table *t;
-		size_t ci;
-		int added;
-
-		ret = next_selected(r, &sel, &msg, &ci, &err, &nogil);
-		if (ret == -1) {
-			failed = true;
-			break;
-		}
-		if (ret != TMX_OK || !msg)
-			break;
-		if (!(t = ci < ts.n ? ts.by_class[ci] : NULL)) {
-			PyEval_RestoreThread(nogil);
-			t = table_of(r, &ts, ci);
-			nogil = PyEval_SaveThread();
-			if (!t) {
-				failed = true;
-				break;
-			}
-		}
-		p = r->classes[ci].plan;
-		added = table_add(t, p, msg, ts.cells, seq++);
-		if (added == TABLE_MISMATCH) {
-			scope_mismatch(msg, p, &err);
-			ret = TMX_ERR_DATA;
-			r->done = true;
-			break;
-		}
-		if (added == TABLE_NOMEM) {
-			nomem = failed = true;
-			break;
-		}
-	}
-	PyEval_RestoreThread(nogil);
-	r->busy = false;
-	if (nomem)
-		PyErr_NoMemory();
-	if (failed)
+	if (!r->done)   /* a source read to its end (or its error) has no more */
+		ret = read_tables(r, &rd, &sel, jobs, &err);
+	if (rd.failed)
 		goto fail;
 	if (reader_flush_warnings(r) || (ret != TMX_OK && !(error = ext_error_object(&err))))
 		goto fail;
-	list = tables_export(r, &ts);
-	tables_free(&ts);
+	list = tables_export(r, &rd.ts);
+	tables_free(&rd.ts);
 	if (!list) {
 		Py_XDECREF(error);
 		return NULL;
 	}
 	return Py_BuildValue("(NN)", list, error ? error : Py_NewRef(Py_None));
 fail:
-	tables_free(&ts);
+	tables_free(&rd.ts);
 	return NULL;
 }
 
@@ -702,7 +751,8 @@ static PyMethodDef reader_methods[] = {
 	{ "select", reader_select, METH_VARARGS,
 	  "select(globs, expr): the library's event filter, before reading" },
 	{ "next", reader_next, METH_VARARGS, "next(begin, end) -> Event or None" },
-	{ "read", reader_read, METH_VARARGS, "read(begin, end) -> (tables, error or None)" },
+	{ "read", reader_read, METH_VARARGS,
+	  "read(begin, end, jobs) -> (tables, error or None): jobs 0: every CPU" },
 	{ "run", reader_run, METH_VARARGS,
 	  "run(sink, params, jobs): every message into one of the library's sinks -> error or None" },
 	{ "columns", reader_columns, METH_O,

@@ -7,13 +7,14 @@
  * and Python objects only for other arrays, made at the export.  Exported as Buffers that
  * numpy.frombuffer wraps without a copy (tracemux/_frames.py).
  *
- * Per event, table_add runs the class's program: an op per field column
- * (struct op: its write chosen once from the column's kind), its value
- * where a static layout has it (no walk) or from the library's walk; the
- * room for a row is made for every column at once (grow_rows).
+ * Per event, table_append adds the record record.c made of it on a worker
+ * thread (table_impl.h): an op per field column (struct op: its write
+ * chosen once from the column's kind) takes its entry; dictionary codes
+ * are given here, in the order of the read; the room for a row is made
+ * for every column at once (grow_rows).
  *
  * Nothing here touches Python (table_export.c exports): Reader.read fills the
- * tables with the GIL released.  An array or BLOB value is kept as a copy
+ * tables with the GIL released.  An array (not of bytes) is kept as a copy
  * of its value subtree (struct tmx_value entries, the bytes of its strings
  * and BLOBs copied beside them, pointers as offsets until the export),
  * which convert.c turns into Python objects at the export.
@@ -53,6 +54,26 @@ static bool is_text_kind(enum col_kind k)
 	return k == COL_TEXT || k == COL_LABEL || k == COL_OPTION;
 }
 
+/* Runs of integer columns of one width (struct op.run), whose entries a record without presence bytes has in a row. */
+static void mark_runs(struct table *t)
+{
+	struct op *first = NULL;
+
+	for (struct op *op = t->ops; op < t->ops + t->n_ops; op++) {
+		op->step = OP_N;
+		if (first && op->code == first->code && first->run < UINT16_MAX) {
+			first->run++;
+			first->skip++;
+			continue;
+		}
+		first = op->code <= OP_W8 ? op : NULL;
+		if (first) {
+			first->run = 1;
+			first->step = first->code;
+		}
+	}
+}
+
 static void free_data(struct colbuf *cb)
 {
 	if (cb->mapped)
@@ -80,43 +101,6 @@ void table_free(struct table *t)
 	free(t);
 }
 
-static enum op_code op_of(enum col_kind kind)
-{
-	switch (kind) {
-	case COL_I8: case COL_U8:
-		return OP_W1;
-	case COL_I16: case COL_U16:
-		return OP_W2;
-	case COL_I32: case COL_U32:
-		return OP_W4;
-	case COL_F32:
-		return OP_F32;
-	case COL_BOOL:
-		return OP_BOOL;
-	case COL_TEXT:
-		return OP_TEXT;
-	case COL_LABEL:
-		return OP_LABEL;
-	case COL_OPTION:
-		return OP_OPTION;
-	case COL_BYTES:
-		return OP_BYTES;
-	case COL_OBJECT:
-		return OP_OBJECT;
-	default:   /* COL_I64, COL_U64, COL_F64 */
-		return OP_W8;
-	}
-}
-
-/* A text column's class whose values are their text (strings, text arrays), else NULL. */
-static const struct tmx_field_class *text_class(const struct tmx_field_class *fc)
-{
-	enum tmx_fc_kind k = fc ? tmx_fc_kind(fc) : TMX_FC_STRUCT;
-
-	return k == TMX_FC_STRING ||
-	       ((k == TMX_FC_ARRAY || k == TMX_FC_SEQUENCE) && tmx_fc_is_text(fc)) ? fc : NULL;
-}
-
 struct table *table_new(size_t class_index, const struct plan *p)
 {
 	struct table *t = calloc(1, sizeof(*t));
@@ -139,28 +123,24 @@ struct table *table_new(size_t class_index, const struct plan *p)
 	}
 	for (size_t c = p->n_fixed; ok && c < p->n_cols; c++) {
 		struct op *op = &t->ops[t->n_ops++];
+		enum op_code code = op_of(p->cols[c].kind);
 
-		op->code = (uint8_t)op_of(p->cols[c].kind);
+		/* a record has booleans as bytes, 32-bit floats as their bits */
+		op->code = (uint8_t)(code == OP_BOOL ? OP_W1 : code == OP_F32 ? OP_W4 : code);
 		op->col = (uint32_t)c;
 		op->cb = &t->cols[c];
 		op->fc = tmx_column_field_class(p->model, c);
-		if (op->code == OP_TEXT)
-			op->fc = text_class(op->fc);
 	}
+	mark_runs(t);
 	if (!ok) {
 		table_free(t);
 		return NULL;
 	}
-	for (int s = 0; s < TMX_N_SCOPES; s++)
-		if (p->scope_fc[s]) {
-			t->scope_of[t->n_scopes] = (uint8_t)s;
-			t->scope_fc[t->n_scopes++] = p->scope_fc[s];
-		}
 	t->seq.width = 8;
 	t->class_index = class_index;
-	t->cpu_scope = -1;
 	return t;
 }
+
 
 static bool grow(unsigned char **p, size_t *cap, size_t need)
 {
@@ -273,19 +253,11 @@ static bool put_values(struct colbuf *cb, const void *p, size_t n)
 	return true;
 }
 
-/* A byte string (ext_is_bytes) in row `row`: its bytes, then the row's end offset. */
-static bool put_byte_string(struct colbuf *cb, const struct tmx_value *v, size_t row)
+/* A byte string's bytes in row `row`, then the row's end offset. */
+static bool put_byte_string(struct colbuf *cb, const void *p, size_t n, size_t row)
 {
-	if (tmx_fc_kind(v->fc) == TMX_FC_BLOB) {
-		if (v->str.len && !put_values(cb, v->str.ptr, (size_t)v->str.len))
-			return false;
-	} else {
-		size_t count = (size_t)v->count;
-		if (!put_values(cb, NULL, count))
-			return false;
-		for (size_t e = 0; e < count; e++)   /* the elements are the entries after it */
-			cb->bytes[cb->n_bytes - count + e] = (unsigned char)v[1 + e].u;
-	}
+	if (!put_values(cb, p, n))
+		return false;
 	store(cb->data, row + 1, 8, cb->n_bytes);
 	return true;
 }
@@ -336,32 +308,14 @@ static inline uint32_t model_text_code(struct colbuf *cb, const char *text, bool
 	return cb->last_code;
 }
 
-/* The code of a COL_TEXT value (0: no memory). */
-static inline __attribute__((always_inline)) uint32_t value_text_code(struct colbuf *cb,
-								      const struct op *op,
-								      const struct tmx_value *v)
+
+/* Labels of a value of column class `fc` joined into the table's scratch: their length, SIZE_MAX: no memory. */
+static size_t join_labels(struct table *t, const struct tmx_field_class *fc, uint64_t u)
 {
-	const char *s;
+	const struct tmx_value v = { .fc = fc, .u = u };
 	size_t len;
 
-	if (v->fc == op->fc) {   /* tmx_value_text inline: text arrays end at their first NUL */
-		const char *nul;
-		s = v->str.ptr;
-		len = (size_t)v->str.len;
-		if (len && (nul = memchr(s, '\0', len)))
-			len = (size_t)(nul - s);
-		return text_code(cb, s, len);
-	}
-	s = tmx_value_text(v, &len);
-	return text_code(cb, s, s ? len : 0);
-}
-
-/* Labels joined (plan_labels) into the table's scratch: their length, SIZE_MAX: no memory. */
-static size_t join_labels(struct table *t, const struct tmx_value *v)
-{
-	size_t len;
-
-	while ((len = plan_labels(v, t->labels, t->labels_cap)) == SIZE_MAX) {
+	while ((len = plan_labels(&v, t->labels, t->labels_cap)) == SIZE_MAX) {
 		size_t cap = t->labels_cap ? 4 * t->labels_cap : 256;
 		char *b = realloc(t->labels, cap);
 		if (!b)
@@ -372,40 +326,42 @@ static size_t join_labels(struct table *t, const struct tmx_value *v)
 	return len;
 }
 
-/* The code of a label or option value, not remembered; false: no memory. */
-static bool named_code(struct table *t, struct colbuf *cb, enum op_code code,
-		       const struct tmx_value *v, uint32_t *out)
+/* The code of a label or option given as text: no label is no value (code 0); false: no memory. */
+static bool named_code(struct colbuf *cb, enum op_code code, const char *s, size_t len,
+		       uint32_t *out)
 {
+	if (code == OP_LABEL && !len) {
+		*out = 0;
+		return true;
+	}
+	return (*out = text_code(cb, s, len)) != 0;
+}
+
+/*
+ * The code of a value of a label or option column's class, given by its
+ * number (an enumeration's value, an option's index): by the column's memo,
+ * its labels or name looked up only when the memo lacks it.
+ */
+static bool memo_code(struct table *t, const struct op *op, uint64_t u, uint32_t *out)
+{
+	size_t i = (size_t)((u * 0x9E3779B97F4A7C15ull) >> 58);   /* 64 = 2^6 slots */
+	struct memo *m = op->cb->memo;
 	const char *s;
 	size_t len;
 
-	if (code == OP_OPTION) {
-		s = tmx_fc_member_name(v->fc, v->option);
-		len = s ? strlen(s) : 0;
-	} else if ((len = join_labels(t, v)) == SIZE_MAX) {
-		return false;
-	} else {
-		s = t->labels;
-	}
-	*out = code == OP_LABEL && !len ? 0 : text_code(cb, s, len);   /* no label: no value */
-	return code == OP_LABEL && !len ? true : *out != 0;
-}
-
-/* The code of a label or option value, by the column's memo for its class's values. */
-static bool memo_code(struct table *t, struct colbuf *cb, const struct op *op,
-		      const struct tmx_value *v, uint32_t *out)
-{
-	uint64_t u = op->code == OP_OPTION ? v->option : v->u;
-	size_t i = (size_t)((u * 0x9E3779B97F4A7C15ull) >> 58);   /* 64 = 2^6 slots */
-	struct memo *m = cb->memo;
-
-	if (v->fc != op->fc)   /* e.g. through a variant: not its class's value */
-		return named_code(t, cb, (enum op_code)op->code, v, out);
 	if (m->used[i] && m->u[i] == u) {
 		*out = m->code[i];
 		return true;
 	}
-	if (!named_code(t, cb, (enum op_code)op->code, v, out))
+	if (op->code == OP_OPTION) {
+		s = tmx_fc_member_name(op->fc, (size_t)u);
+		len = s ? strlen(s) : 0;
+	} else if ((len = join_labels(t, op->fc, u)) == SIZE_MAX) {
+		return false;
+	} else {
+		s = t->labels;
+	}
+	if (!named_code(op->cb, (enum op_code)op->code, s, len, out))
 		return false;
 	m->used[i] = true;
 	m->u[i] = u;
@@ -424,66 +380,40 @@ static bool vals_room(struct colbuf *cb, size_t n)
 	return true;
 }
 
+static inline uint64_t rd64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
 /*
- * An array or sequence of integers: its own entry, then its elements'
- * 64-bit values packed in the entries after it (a third of the room of an
- * entry each), which byte arrays fill most.
+ * A COL_OBJECT entry of a record at `r` (table_impl.h) in row `row`: its
+ * values appended to `vals`, its strings' offsets moved past the bytes
+ * already there.  Returns the record after it, NULL: no memory.
  */
-static bool put_int_array(struct colbuf *cb, const struct tmx_value *v, size_t row)
+static const unsigned char *put_object(struct colbuf *cb, const unsigned char *r, size_t row)
 {
-	size_t count = (size_t)v->count, at = cb->n_vals;
-	size_t n = 1 + (count * sizeof(uint64_t) + sizeof(*v) - 1) / sizeof(*v);
-	uint64_t *packed;
+	bool packed = *r++ == REC_PACKED;
+	size_t n = (size_t)rd64(r), n_bytes = packed ? 0 : (size_t)rd64(r + 8), at = cb->n_vals;
 
-	if (!vals_room(cb, n))
-		return false;
-	cb->vals[at] = *v;
-	packed = (uint64_t *)(void *)&cb->vals[at + 1];
-	for (size_t e = 0; e < count; e++)
-		packed[e] = v[1 + e].u;
-	cb->n_vals += n;
-	store(cb->data, row, sizeof(size_t), at | PACKED);
-	return true;
-}
-
-static bool int_array(const struct tmx_value *v)
-{
-	enum tmx_fc_kind k = tmx_fc_kind(v->fc);
-
-	return (k == TMX_FC_ARRAY || k == TMX_FC_SEQUENCE) && !tmx_fc_is_text(v->fc) &&
-	       tmx_fc_kind(tmx_fc_element(v->fc)) == TMX_FC_INT;
-}
-
-/* A copy of the value subtree at `v` (see the top) in row `row`: its first entry's index. */
-static bool put_object(struct colbuf *cb, const struct tmx_value *v, size_t row)
-{
-	size_t n, at = cb->n_vals;
-
-	if (int_array(v))
-		return put_int_array(cb, v, row);
-	n = tmx_value_skip(v, 0);
-	if (!vals_room(cb, n))
-		return false;
-	memcpy(cb->vals + at, v, n * sizeof(*v));
-	for (size_t i = at; i < at + n; i++) {
+	r += packed ? 8 : 16;
+	if (!vals_room(cb, n) || !grow(&cb->bytes, &cb->cap_bytes, cb->n_bytes + n_bytes))
+		return NULL;
+	memcpy(cb->vals + at, r, n * sizeof(*cb->vals));
+	r += n * sizeof(*cb->vals);
+	for (size_t i = at; !packed && i < at + n; i++) {
 		struct tmx_value *c = &cb->vals[i];
-		size_t len = (size_t)c->str.len;
-		if (!has_bytes(c))
-			continue;
-		if (!c->str.ptr || !len) {   /* an empty value: NULL (offset 0), as decoders leave some */
-			c->str.ptr = NULL;
-			c->str.len = 0;
-			continue;
-		}
-		if (!grow(&cb->bytes, &cb->cap_bytes, cb->n_bytes + len))
-			return false;
-		memcpy(cb->bytes + cb->n_bytes, c->str.ptr, len);
-		c->str.ptr = (const char *)(uintptr_t)(cb->n_bytes + 1);   /* offset + 1 */
-		cb->n_bytes += len;
+		if (has_bytes(c) && c->str.ptr)
+			c->str.ptr = (const char *)((uintptr_t)c->str.ptr + cb->n_bytes);
 	}
+	if (n_bytes)
+		memcpy(cb->bytes + cb->n_bytes, r, n_bytes);
+	cb->n_bytes += n_bytes;
 	cb->n_vals += n;
-	store(cb->data, row, sizeof(size_t), at);
-	return true;
+	store(cb->data, row, sizeof(size_t), at | (packed ? PACKED : 0));
+	return r + n_bytes;
 }
 
 /* The trace's host as the Parquet output's `host`: its environment's `hostname` text. */
@@ -494,7 +424,6 @@ static const char *trace_host(const struct tmx_trace *trace)
 
 	return host && !host->is_int ? host->str_value : NULL;
 }
-
 /* A stream's fixed values, for its events (false: no memory). */
 static bool enter_stream(struct table *t, const struct tmx_stream *st)
 {
@@ -531,26 +460,19 @@ static inline __attribute__((always_inline)) bool put_fixed_int(struct table *t,
 	return true;
 }
 
-/*
- * The fixed columns' values (`cpu`: the CPU field's value, NULL: none);
- * false: no memory.  Inline: a call saved and restored most registers.
- */
-static inline __attribute__((always_inline)) bool put_fixed(struct table *t, const struct plan *p, const struct tmx_msg *msg,
-		      const struct tmx_value *cpu)
+
+/* The fixed columns' values: ts and cycles from msg, cpu from the record's head; false: no memory. */
+static inline __attribute__((always_inline)) bool put_fixed(struct table *t, const struct tmx_msg *msg,
+							    const struct tmx_event_class *ec,
+							    const struct rec_head *h)
 {
 	size_t row = t->n_rows;
-	uint64_t bits = 0;
-	bool ok = true, has_cpu;
+	bool ok = true;
 	uint32_t event;
 
 	if (msg->stream != t->stream && !enter_stream(t, msg->stream))
 		return false;
-	event = model_text_code(&t->cols[FIX_EVENT], msg->event->cls->name, &ok);
-	/* tmx_event_cpu: an unsigned integer's value read here, others by the library */
-	if (cpu && cpu->fc == t->cpu_fc)
-		bits = cpu->u, has_cpu = true;
-	else
-		has_cpu = p->cpu_field && tmx_value_uint64(cpu, &bits);
+	event = model_text_code(&t->cols[FIX_EVENT], ec->name, &ok);
 	store(t->cols[FIX_EVENT].data, row, 4, event);
 	store(t->cols[FIX_HOST].data, row, 4, t->host_code);
 	store(t->cols[FIX_TRACE].data, row, 4, t->trace_code);
@@ -559,207 +481,131 @@ static inline __attribute__((always_inline)) bool put_fixed(struct table *t, con
 	store(t->cols[FIX_STREAM_CLASS_ID].data, row, 8, t->stream_class_id);
 	return ok && put_fixed_int(t, FIX_TS, row, 8, msg->has_ts, (uint64_t)msg->ns) &&
 	       put_fixed_int(t, FIX_CYCLES, row, 8, msg->has_ts, msg->cycles) &&
-	       put_fixed_int(t, FIX_CPU, row, 4, has_cpu && bits <= UINT32_MAX, bits);
+	       put_fixed_int(t, FIX_CPU, row, 4, h->flags & REC_HAS_CPU, h->cpu);
 }
 
-/* A run of ops (struct op) from their first value: how many. */
-static inline __attribute__((always_inline)) size_t put_run(const struct op *op,
-							    const struct tmx_value *v, size_t row)
+/*
+ * The entry at `r` of field column `op` in row `row` (present): the
+ * record after it, NULL: no memory.
+ */
+static inline __attribute__((always_inline)) const unsigned char *
+put_value(struct table *t, const struct op *op, const unsigned char *r, size_t row)
 {
-	size_t n = op->run;
+	uint32_t code;
+	size_t len;
 
 	switch (op->code) {
 	case OP_W1:
-		for (size_t i = 0; i < n; i++)
-			store(op[i].data, row, 1, v[i].u);
-		break;
+		op->data[row] = *r;
+		return r + 1;
 	case OP_W2:
-		for (size_t i = 0; i < n; i++)
-			store(op[i].data, row, 2, v[i].u);
-		break;
+		memcpy(op->data + 2 * row, r, 2);
+		return r + 2;
 	case OP_W4:
-		for (size_t i = 0; i < n; i++)
-			store(op[i].data, row, 4, v[i].u);
-		break;
-	default:
-		for (size_t i = 0; i < n; i++)
-			store(op[i].data, row, 8, v[i].u);
-		break;
+		memcpy(op->data + 4 * row, r, 4);
+		return r + 4;
+	case OP_W8:
+		memcpy(op->data + 8 * row, r, 8);
+		return r + 8;
+	case OP_TEXT:
+		len = (size_t)rd64(r);
+		if (!(code = text_code(op->cb, (const char *)r + 8, len)))
+			return NULL;
+		store(op->data, row, 4, code);
+		return r + 8 + len;
+	case OP_LABEL:
+	case OP_OPTION:
+		if (*r++ == REC_BY_VALUE) {
+			bool label = op->code == OP_LABEL;
+			if (!memo_code(t, op, label ? rd64(r) : (uint32_t)rd64(r), &code))
+				return NULL;
+			r += label ? 8 : 4;
+		} else {
+			len = (size_t)rd64(r);
+			if (!named_code(op->cb, (enum op_code)op->code, (const char *)r + 8, len, &code))
+				return NULL;
+			r += 8 + len;
+		}
+		store(op->data, row, 4, code);
+		return r;
+	case OP_BYTES:
+		len = (size_t)rd64(r);
+		return put_byte_string(op->cb, r + 8, len, row) ? r + 8 + len : NULL;
+	default:   /* OP_OBJECT */
+		return put_object(op->cb, r, row);
 	}
-	return n;
+}
+
+/* A run of integer entries (struct op.run) of `width` bytes at `r`, in one loop. */
+static inline __attribute__((always_inline)) const unsigned char *
+put_run(const struct op *op, const unsigned char *r, size_t row, unsigned width)
+{
+	for (size_t i = 0, n = op->run; i < n; i++, r += width)
+		memcpy(op[i].data + width * row, r, width);
+	return r;
 }
 
 /*
- * The field columns' values in row `row`, each from scopes[op->scope] +
- * op->off (`fixed`: a static layout, whose values are all there: no
- * missing value) or cells[op->col] (the walk's); false: no memory.
+ * The field columns' entries of a record at `r` (see table_impl.h) in row
+ * `row`.  False: no memory.
  */
-static inline __attribute__((always_inline)) bool
-put_fields(struct table *t, const struct plan *p, const struct tmx_value *const *scopes,
-	   const struct tmx_value **cells, bool fixed)
+static bool put_fields(struct table *t, const struct plan *p, const unsigned char *r, bool walk)
 {
+	const struct op *op = t->ops, *end = op + t->n_ops;
 	size_t row = t->n_rows;
 
-	for (const struct op *op = t->ops, *end = op + t->n_ops; op < end; op++) {
-		const struct tmx_value *v = fixed ? scopes[op->scope] + op->off : cells[op->col];
-		uint32_t code;
-		float f;
-
-		if (fixed && op->run > 1) {
-			op += put_run(op, v, row) - 1;
-			continue;
-		}
-		if (!fixed && !v) {
-			if (!put_null(op->cb, p->cols[op->col].kind, row, t->cap_rows))
+	if (walk) {   /* each entry's presence byte first */
+		for (; op < end; op++) {
+			if (!*r++) {
+				if (!put_null(op->cb, p->cols[op->col].kind, row, t->cap_rows))
+					return false;
+				t->any_valid = t->any_valid || op->cb->valid;
+				continue;
+			}
+			if (!(r = put_value(t, op, r, row)))
 				return false;
-			continue;
+			if (op->cb->valid)
+				op->cb->valid[row] = 1;
 		}
-		switch (op->code) {
+		return true;
+	}
+	for (; op < end; op += op->skip + 1) {
+		switch (op->step) {
 		case OP_W1:
-			store(op->data, row, 1, v->u);
+			r = put_run(op, r, row, 1);
 			break;
 		case OP_W2:
-			store(op->data, row, 2, v->u);
+			r = put_run(op, r, row, 2);
 			break;
 		case OP_W4:
-			store(op->data, row, 4, v->u);
+			r = put_run(op, r, row, 4);
 			break;
-		case OP_W8:   /* a double's bits too (`d` shares them) */
-			store(op->data, row, 8, v->u);
+		case OP_W8:
+			r = put_run(op, r, row, 8);
 			break;
-		case OP_F32:
-			f = (float)v->d;
-			memcpy(op->data + 4 * row, &f, 4);
-			break;
-		case OP_BOOL:
-			store(op->data, row, 1, v->u != 0);
-			break;
-		case OP_TEXT:
-			if (!(code = value_text_code(op->cb, op, v)))
-				return false;
-			store(op->data, row, 4, code);
-			break;
-		case OP_LABEL:
-		case OP_OPTION:
-			if (!memo_code(t, op->cb, op, v, &code))
-				return false;
-			store(op->data, row, 4, code);
-			break;
-		case OP_BYTES:
-			if (!put_byte_string(op->cb, v, row))
-				return false;
-			break;
-		default:   /* OP_OBJECT */
-			if (!put_object(op->cb, v, row))
+		default:
+			if (!(r = put_value(t, op, r, row)))
 				return false;
 			break;
 		}
-		if (!fixed && op->cb->valid)
-			op->cb->valid[row] = 1;
 	}
+	if (t->any_valid)   /* a record without missing values after one with */
+		for (op = t->ops; op < end; op++)
+			if (op->cb->valid)
+				op->cb->valid[row] = 1;
 	return true;
 }
 
-/* Where `v` is among the scopes' values (n[s] of them): its scope and offset; false: not there. */
-static bool locate(const struct tmx_value *const *scopes, const size_t n[TMX_N_SCOPES],
-		   const struct tmx_value *v, uint8_t *scope, uint32_t *off)
+int table_append(struct table *t, const struct plan *p, const struct tmx_msg *msg,
+		 const void *rec, uint64_t seq)
 {
-	for (int s = 0; v && s < TMX_N_SCOPES; s++) {
-		uintptr_t at = (uintptr_t)v, base = (uintptr_t)scopes[s];
-		if (n[s] && at >= base && at < base + n[s] * sizeof(*v)) {
-			*scope = (uint8_t)s;
-			*off = (uint32_t)((at - base) / sizeof(*v));
-			return true;
-		}
-	}
-	return false;
-}
+	struct rec_head h;
 
-/* The runs of a static layout's integer ops (struct op.run). */
-static void mark_runs(struct table *t)
-{
-	struct op *first = NULL;
-
-	for (struct op *op = t->ops; op < t->ops + t->n_ops; op++) {
-		if (first && op->code == first->code && op->scope == first->scope &&
-		    op->off == first->off + first->run && first->run < UINT16_MAX) {
-			first->run++;
-			continue;
-		}
-		first = op->code <= OP_W8 ? op : NULL;
-		if (first)
-			first->run = 1;
-	}
-}
-
-/*
- * The class's layout, learnt from its first event's walk (`cells`): static
- * when the value of each field column and the CPU field's are among the
- * values at the same places in every event of the class (plan_fixed_values),
- * then they are where the walk found them.
- */
-static enum layout learn_layout(struct table *t, const struct plan *p,
-				const struct tmx_value *const *scopes, const struct tmx_value **cells)
-{
-	size_t n[TMX_N_SCOPES] = { 0 };
-	uint8_t scope;
-	uint32_t off;
-	bool whole;
-
-	for (int s = 0; s < TMX_N_SCOPES; s++)
-		if (p->scope_fc[s])
-			n[s] = plan_fixed_values(p->scope_fc[s], &whole);
-	for (size_t o = 0; o < t->n_ops; o++)
-		if (!locate(scopes, n, cells[t->ops[o].col], &t->ops[o].scope, &t->ops[o].off))
-			return LAYOUT_WALK;
-	if (locate(scopes, n, cells[FIX_CPU], &scope, &off)) {
-		t->cpu_scope = scope;
-		t->cpu_off = off;
-	} else if (cells[FIX_CPU]) {
-		return LAYOUT_WALK;
-	}
-	mark_runs(t);
-	return LAYOUT_STATIC;
-}
-
-/* Whether every scope of the event is its class's (as tmx_columns_walk checks). */
-static bool scopes_match(const struct table *t, const struct tmx_value *const *scopes)
-{
-	for (int i = 0; i < t->n_scopes; i++) {
-		const struct tmx_value *v = scopes[t->scope_of[i]];
-		if (!v || v->fc != t->scope_fc[i])
-			return false;
-	}
-	return true;
-}
-
-int table_add(struct table *t, const struct plan *p, const struct tmx_msg *msg,
-	      const struct tmx_value **cells, uint64_t seq)
-{
-	const struct tmx_value *const *scopes = msg->event->scopes;
-	const struct tmx_value *cpu;
-	bool ok;
-
+	memcpy(&h, rec, sizeof(h));
 	if (t->n_rows == t->cap_rows && !grow_rows(t, p))
 		return TABLE_NOMEM;
-	if (t->layout == LAYOUT_STATIC) {
-		if (!scopes_match(t, scopes))
-			return TABLE_MISMATCH;
-		cpu = t->cpu_scope >= 0 ? scopes[t->cpu_scope] + t->cpu_off : NULL;
-		ok = put_fixed(t, p, msg, cpu) && put_fields(t, p, scopes, NULL, true);
-	} else {
-		if (!plan_walk(p, scopes, cells))
-			return TABLE_MISMATCH;
-		cpu = cells[FIX_CPU];
-		if (t->layout == LAYOUT_UNKNOWN) {
-			t->layout = learn_layout(t, p, scopes, cells);
-			if (cpu && (tmx_fc_kind(cpu->fc) == TMX_FC_INT ||
-				    tmx_fc_kind(cpu->fc) == TMX_FC_ENUM) && !tmx_fc_is_signed(cpu->fc))
-				t->cpu_fc = cpu->fc;
-		}
-		ok = put_fixed(t, p, msg, cpu) && put_fields(t, p, NULL, cells, false);
-	}
-	if (!ok)
+	if (!put_fixed(t, msg, (const struct tmx_event_class *)(uintptr_t)h.ec, &h) ||
+	    !put_fields(t, p, (const unsigned char *)rec + sizeof(h), h.flags & REC_WALK))
 		return TABLE_NOMEM;
 	store(t->seq.data, t->n_rows++, 8, seq);
 	return TABLE_OK;

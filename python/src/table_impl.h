@@ -1,6 +1,7 @@
 /*
  * A class's table as table.c fills it and table_export.c exports it (see
- * table.c): not part of the extension's interface (ext.h).
+ * table.c), and the records record.c makes of events for table.c: not
+ * part of the extension's interface (ext.h).
  */
 #ifndef TMX_PY_TABLE_IMPL_H
 #define TMX_PY_TABLE_IMPL_H
@@ -56,32 +57,55 @@ struct colbuf {
 enum op_code {
 	OP_W1, OP_W2, OP_W4, OP_W8,   /* integers (their low bits) and doubles (their bits) */
 	OP_F32, OP_BOOL, OP_TEXT, OP_LABEL, OP_OPTION, OP_BYTES, OP_OBJECT,
+	OP_N,
 };
 
+static inline enum op_code op_of(enum col_kind kind)
+{
+	switch (kind) {
+	case COL_I8: case COL_U8:
+		return OP_W1;
+	case COL_I16: case COL_U16:
+		return OP_W2;
+	case COL_I32: case COL_U32:
+		return OP_W4;
+	case COL_F32:
+		return OP_F32;
+	case COL_BOOL:
+		return OP_BOOL;
+	case COL_TEXT:
+		return OP_TEXT;
+	case COL_LABEL:
+		return OP_LABEL;
+	case COL_OPTION:
+		return OP_OPTION;
+	case COL_BYTES:
+		return OP_BYTES;
+	case COL_OBJECT:
+		return OP_OBJECT;
+	default:   /* COL_I64, COL_U64, COL_F64 */
+		return OP_W8;
+	}
+}
+
+/* A field column of a table: where table_append puts the record's entry for it. */
 struct op {
-	uint8_t code;              /* enum op_code */
-	uint8_t scope;             /* a static layout's: the value is scopes[scope][off] */
+	uint8_t code;              /* enum op_code, OP_W1 for OP_BOOL, OP_W4 for OP_F32 */
 	/*
-	 * A static layout's integers of one width, consecutive in a scope: the
-	 * first op of the run has their number (0: not the first), written in
-	 * one loop.
+	 * Integer columns of one width one after the other: the first of them
+	 * has their number (0: not the first, or another kind), their
+	 * entries being consecutive in a record without presence bytes.
 	 */
 	uint16_t run;
-	uint32_t off;
+	/* A record without presence bytes: the op's code if it starts a run (else OP_N), the ops it covers after it */
+	uint8_t step;
+	uint16_t skip;
 	uint32_t col;
 	unsigned char *data;       /* the column's cb->data (set again when the rows grow) */
 	struct colbuf *cb;
-	/* OP_TEXT, OP_LABEL, OP_OPTION: the column's class, whose values take the short path */
+	/* OP_LABEL, OP_OPTION: the column's class, whose values a record gives by number */
 	const struct tmx_field_class *fc;
 };
-
-/*
- * Where the values of a class's columns are.  Most classes' scopes have no
- * variant, optional or sequence: their values are at the same places in
- * every event, learnt from the library's walk of the first event
- * (tmx_columns_walk) and then read there without walking.
- */
-enum layout { LAYOUT_UNKNOWN, LAYOUT_STATIC, LAYOUT_WALK };
 
 struct table {
 	size_t class_index;
@@ -91,14 +115,7 @@ struct table {
 	struct colbuf seq;         /* each row's event number in the read */
 	struct op *ops;            /* the field columns' */
 	size_t n_ops;
-	enum layout layout;
-	/* The scopes the class has: scope_of[i] and their classes (tmx_columns_walk's check) */
-	int n_scopes;
-	uint8_t scope_of[TMX_N_SCOPES];
-	const struct tmx_field_class *scope_fc[TMX_N_SCOPES];
-	int cpu_scope;             /* LAYOUT_STATIC: the CPU field at scopes[cpu_scope][cpu_off], -1: none */
-	uint32_t cpu_off;
-	const struct tmx_field_class *cpu_fc; /* the CPU field's class when it is an unsigned integer */
+	bool any_valid;            /* a field column has validity bytes (a missing value met) */
 	char *labels;              /* scratch for joined labels */
 	size_t labels_cap;
 	/* The last stream's fixed values (a stream's events come in runs). */
@@ -109,6 +126,33 @@ struct table {
 	uint64_t stream_id, stream_class_id;
 };
 
+/*
+ * An event's record, as record.c writes it on a worker thread and
+ * table_append reads it on the reading thread (tracemux/sink.h's custom
+ * sink): struct rec_head (ext.h), then an entry per field column in column order,
+ * each first a presence byte (0: no value, nothing follows) when the head
+ * has REC_WALK, then by its op:
+ *
+ *   OP_W1, OP_BOOL (0/1)  1 byte      OP_W2  2 bytes
+ *   OP_W4, OP_F32 (float) 4 bytes     OP_W8  8 bytes (a double's bits)
+ *   OP_TEXT    u64 length, the bytes (up to a text array's first NUL)
+ *   OP_LABEL   REC_BY_VALUE and the u64 value (the column's class: its
+ *              labels are joined by the reading side, once per value), or
+ *              REC_BY_TEXT, u64 length and the joined labels
+ *   OP_OPTION  REC_BY_VALUE and the u32 option number, or REC_BY_TEXT,
+ *              u64 length and the option's name
+ *   OP_BYTES   u64 length, the bytes
+ *   OP_OBJECT  REC_PACKED, u64 n, n tmx_value entries (an array of
+ *              integers packed: record.c's put_int_array), or REC_TREE, u64 n, u64
+ *              bytes, the subtree's n entries (strings' pointers are their
+ *              offsets + 1 in the bytes that follow, or NULL), the bytes
+ *
+ * Integers in the host's order, unaligned (read with memcpy).
+ */
+enum { REC_WALK = 1, REC_HAS_CPU = 2 };   /* rec_head.flags */
+enum { REC_BY_VALUE, REC_BY_TEXT };
+enum { REC_TREE, REC_PACKED };
+
 /* Whether a value's `str` points at bytes (strings, text arrays, BLOBs). */
 static inline bool has_bytes(const struct tmx_value *v)
 {
@@ -118,7 +162,7 @@ static inline bool has_bytes(const struct tmx_value *v)
 	       ((k == TMX_FC_ARRAY || k == TMX_FC_SEQUENCE) && tmx_fc_is_text(v->fc));
 }
 
-/* A row's start with this bit: an array of integers kept packed (see put_int_array). */
+/* A row's start with this bit: an array of integers kept packed (record.c's put_int_array). */
 #define PACKED ((size_t)1 << (sizeof(size_t) * 8 - 1))
 
 #endif

@@ -153,12 +153,16 @@ class Trace:
                 return
             yield ev
 
-    def _read(self, events, filter, begin, end):
+    def _read(self, events, filter, begin, end, jobs):
         """(the tables, grouped by class name, and the error that stopped the read or None)"""
-        tables, error = self._selected(events, filter).read(_ns(begin), _ns(end))
+        if jobs is None:
+            jobs = 0
+        if not isinstance(jobs, (int, np.integer)) or jobs < 0:
+            raise ValueError(f"jobs: a number of threads (0 or None: every CPU), not {jobs!r}")
+        tables, error = self._selected(events, filter).read(_ns(begin), _ns(end), int(jobs))
         return _frames.group_by_name(tables), error
 
-    def to_numpy(self, event, filter=None, begin=None, end=None):
+    def to_numpy(self, event, filter=None, begin=None, end=None, jobs=None):
         """
         {column: NumPy array} of every event of class `event` (a name or
         glob; classes of one name in different streams are merged in
@@ -166,9 +170,11 @@ class Trace:
         int64 ns, text, labels and option names are object arrays, and
         columns that can miss values are numpy.ma masked arrays.  On a data
         error, the raised tracemux.Error has the arrays of what came before
-        it in `partial`.
+        it in `partial`.  `jobs`: threads that decode (None or 0: every
+        CPU the process may run on, as the command line's --jobs; 1: the
+        calling thread only); the arrays are the same whatever the number.
         """
-        groups, error = self._read(event, filter, begin, end)
+        groups, error = self._read(event, filter, begin, end, jobs)
         if len(groups) > 1:
             raise ValueError(f"{event!r} matches several event classes: {sorted(groups, key=str)}")
         if not groups:
@@ -179,7 +185,7 @@ class Trace:
             raise error
         return arrays
 
-    def to_pandas(self, events=None, filter=None, begin=None, end=None):
+    def to_pandas(self, events=None, filter=None, begin=None, end=None, jobs=None):
         """
         {event class name: DataFrame} of every selected class (`events`:
         a glob or a list of them; every class when None), with the Parquet
@@ -192,9 +198,11 @@ class Trace:
         fields of the packet context, common context, specific context and
         payload, structures flattened with dots.  On a data error, the
         raised tracemux.Error has the frames of what came before it in
-        `partial`.
+        `partial`.  `jobs`: threads that decode (None or 0: every CPU the
+        process may run on, as the command line's --jobs; 1: the calling
+        thread only); the frames are the same whatever the number.
         """
-        groups, error = self._read(events, filter, begin, end)
+        groups, error = self._read(events, filter, begin, end, jobs)
         frames = {name: _frames.pandas_tables(tables) for name, tables in groups.items()}
         if error is not None:
             error.partial = frames

@@ -220,14 +220,14 @@ def meta_frame(columns):
     return clear_known_categories(frame)   # categories differ per trace: unknown to Dask
 
 
-def read_one(path, event, meta, filter=None, opts=None):
+def read_one(path, event, meta, filter=None, opts=None, jobs=1):
     """The frame of class `event` of one trace, in the dtypes of `meta` (a task of read())."""
     import pandas as pd
 
     opts = opts or {}
     if _class_columns(path, event, opts) is None:
         return meta.iloc[:0].copy()   # no such class in this trace
-    frames = _open(path, **opts).to_pandas(events=event, filter=filter)
+    frames = _open(path, **opts).to_pandas(events=event, filter=filter, jobs=jobs)
     if not frames:
         return meta.iloc[:0].copy()
     (df,) = frames.values()
@@ -241,7 +241,7 @@ def read_one(path, event, meta, filter=None, opts=None):
     return df.astype(cast) if cast else df
 
 
-def read(paths, event, filter=None, instr_map=None, lenient=False):
+def read(paths, event, filter=None, instr_map=None, lenient=False, jobs=1):
     """
     A dask DataFrame of the events of class `event` (a name, or a glob
     that names one class) of every trace of `paths`, a partition per trace
@@ -253,7 +253,9 @@ def read(paths, event, filter=None, instr_map=None, lenient=False):
     `filter` selects events as --filter; a trace without the class gives
     an empty partition; one whose class lacks a column of the meta (other
     fields under the same name) fails its partition with a ValueError, and
-    columns the meta does not have are left out.
+    columns the meta does not have are left out.  `jobs`: threads that
+    decode each partition (Trace.to_pandas's; 0 or None: every CPU of the
+    worker; the default 1 leaves the cores to Dask's own parallelism).
     """
     import dask
     import dask.dataframe as dd
@@ -273,5 +275,5 @@ def read(paths, event, filter=None, instr_map=None, lenient=False):
         raise KeyError(f"no trace has an event class {event!r}")
     _register_with_dask()
     meta = meta_frame(columns)
-    parts = [dask.delayed(read_one, pure=True)(p, event, meta, filter, opts) for p in paths]
+    parts = [dask.delayed(read_one, pure=True)(p, event, meta, filter, opts, jobs) for p in paths]
     return dd.from_delayed(parts, meta=meta, verify_meta=False)
