@@ -138,6 +138,11 @@ size_t plan_fixed_values(const struct tmx_field_class *fc, bool *whole);
  * into buf; returns the length (0: none), or SIZE_MAX when buf is too small.
  */
 size_t plan_labels(const struct tmx_value *v, char *buf, size_t size);
+/*
+ * The same into a scratch buffer of one's own (malloc'd), grown as needed
+ * (*buf, *cap): the length, SIZE_MAX when memory runs out.  No Python.
+ */
+size_t plan_labels_grown(const struct tmx_value *v, char **buf, size_t *cap);
 /* The column value of out[c] (non-NULL) as a Python object, as its table column holds it. */
 PyObject *plan_cell(const struct column *col, const struct tmx_value *v);
 

@@ -163,6 +163,21 @@ size_t plan_labels(const struct tmx_value *v, char *buf, size_t size)
 	return len;
 }
 
+size_t plan_labels_grown(const struct tmx_value *v, char **buf, size_t *cap)
+{
+	size_t len;
+
+	while ((len = plan_labels(v, *buf, *cap)) == SIZE_MAX) {
+		size_t more = *cap ? 4 * *cap : 256;
+		char *b = realloc(*buf, more);
+		if (!b)
+			return SIZE_MAX;
+		*buf = b;
+		*cap = more;
+	}
+	return len;
+}
+
 /* Labels joined with ", " as str, None when the value has none. */
 static PyObject *labels_cell(const struct tmx_value *v)
 {

@@ -296,17 +296,7 @@ static unsigned char *put_byte_string(struct formatter *f, unsigned char *w,
 /* Labels joined with ", " (plan_labels) into the formatter's scratch: their length, SIZE_MAX: no memory. */
 static size_t join_labels(struct formatter *f, const struct tmx_value *v)
 {
-	size_t len;
-
-	while ((len = plan_labels(v, f->labels, f->labels_cap)) == SIZE_MAX) {
-		size_t cap = f->labels_cap ? 4 * f->labels_cap : 256;
-		char *b = realloc(f->labels, cap);
-		if (!b)
-			return SIZE_MAX;
-		f->labels = b;
-		f->labels_cap = cap;
-	}
-	return len;
+	return plan_labels_grown(v, &f->labels, &f->labels_cap);
 }
 
 /* A label or option value: by number when of the column's class, else as text. */

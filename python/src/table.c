@@ -313,17 +313,8 @@ static inline uint32_t model_text_code(struct colbuf *cb, const char *text, bool
 static size_t join_labels(struct table *t, const struct tmx_field_class *fc, uint64_t u)
 {
 	const struct tmx_value v = { .fc = fc, .u = u };
-	size_t len;
 
-	while ((len = plan_labels(&v, t->labels, t->labels_cap)) == SIZE_MAX) {
-		size_t cap = t->labels_cap ? 4 * t->labels_cap : 256;
-		char *b = realloc(t->labels, cap);
-		if (!b)
-			return SIZE_MAX;
-		t->labels = b;
-		t->labels_cap = cap;
-	}
-	return len;
+	return plan_labels_grown(&v, &t->labels, &t->labels_cap);
 }
 
 /* The code of a label or option given as text: no label is no value (code 0); false: no memory. */

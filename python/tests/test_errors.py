@@ -110,13 +110,19 @@ def tracedat_cases(corpus):
     ]
 
 
-def test_tracedat_damaged(corpus, cli, tmp_path):
+def damaged_tracedat(corpus, tmp_path):
+    """(name, offset, path) of a copy of each tracedat_cases() file with its fault written in."""
     for i, (name, where, data) in enumerate(tracedat_cases(corpus)):
         bad = tmp_path / f"{i}-{name}"
         shutil.copyfile(corpus / "tracecmd-samples" / name, bad)
         with open(bad, "r+b") as f:
             f.seek(where)
             f.write(data)
+        yield name, where, bad
+
+
+def test_tracedat_damaged(corpus, cli, tmp_path):
+    for name, where, bad in damaged_tracedat(corpus, tmp_path):
         failure = cli_failure(cli, bad)
         assert failure, f"{name}@{where}: the CLI does not fail after some events"
         err = check_damaged(bad, failure)

@@ -14,7 +14,7 @@ import pytest
 
 import tracemux
 from conftest import generated_trace
-from test_errors import tracedat_cases
+from test_errors import damaged_tracedat
 
 JOBS = (2, 4)
 # A few traces of every format (paths in the corpus, XRay instrumentation map or None).
@@ -115,12 +115,7 @@ def test_tracedat_segments(corpus, monkeypatch):
 
 def test_damaged(corpus, tmp_path):
     """The same rows before the same error: trace.dat faults and a truncated CTF stream."""
-    for i, (name, where, data) in enumerate(tracedat_cases(corpus)):
-        bad = tmp_path / f"{i}-{name}"
-        shutil.copyfile(corpus / "tracecmd-samples" / name, bad)
-        with open(bad, "r+b") as f:
-            f.seek(where)
-            f.write(data)
+    for name, where, bad in damaged_tracedat(corpus, tmp_path):
         frames, error = assert_jobs_agree(bad)
         assert error is not None and error[2] == where and frames
     src = corpus / "babeltrace-tests/ctf-traces/succeed/multi-domains"
