@@ -67,6 +67,8 @@ class BuildWithLibrary(build_ext):
             ext.include_dirs.append(str(ROOT / "include"))
             ext.include_dirs.append(str(ROOT / "src"))   # common.c: the library's helpers
             ext.extra_objects.append(str(build / "libtracemux.a"))
+            # Linked again when only the library changed (build_ext looks at sources and depends).
+            ext.depends.append(str(build / "libtracemux.a"))
             ext.libraries += [f[2:] for f in flags if f.startswith("-l")]
             ext.library_dirs += [f[2:] for f in flags if f.startswith("-L")]
             ext.extra_link_args += [f for f in flags if not f.startswith(("-l", "-L"))]
