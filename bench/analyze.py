@@ -32,7 +32,10 @@ child, from wait4: microseconds, not GNU time's hundredths) of each and
 their ratio, and the peak RSS of each (tracemux's from one more run under
 GNU time, since wait4's counts this script's memory), with the load
 average at each group's start (the machine may be shared: the CPU ratio is
-the one to judge by).  Needs build/tracemux (or $TMX).  Not part of the test
+the one to judge by).  tracemux decodes on every core by default; each
+command is also timed with --jobs 1, 2, 4 ... up to every CPU (best wall
+and least CPU of 5 x RUNS runs each), so the same script shows the scaling
+on a larger machine.  Needs build/tracemux (or $TMX).  Not part of the test
 suite.
 """
 import argparse
@@ -89,6 +92,16 @@ def best(argv, runs, out):
         cpus.append(cpu)
         rss = max(rss, kb)
     return rcs, min(walls), min(cpus), rss
+
+
+def job_counts():
+    """1, 2, 4 ... and every CPU the process may run on."""
+    n = len(os.sched_getaffinity(0))
+    counts, j = [], 1
+    while j < n:
+        counts.append(j)
+        j *= 2
+    return counts + [n]
 
 
 def kernel_dir(group, trace):
@@ -149,6 +162,11 @@ def bench_group(group, trace, commands, runs):
             sys.exit(f"{group} {cmd}: outputs differ (exit {r_rc} / {t_rc}; diff {ref_out} {tmx_out})")
         print(f"{cmd:<15}{r_wall:9.2f}{t_wall:8.3f}{r_wall / t_wall:8.1f}{r_cpu:11.2f}{t_cpu:9.3f}"
               f"{r_cpu / t_cpu:8.1f}{t_kb:9d}{r_kb:10d}", flush=True)
+        scaling = []
+        for j in job_counts():
+            _, j_wall, j_cpu, _ = best([TMX, "analyze", cmd, "--jobs", str(j), inp], 5 * runs, tmx_out)
+            scaling.append(f"--jobs {j} {j_wall:.3f} s ({j_cpu:.3f} s CPU)")
+        print(f"{'':<15}" + ", ".join(scaling), flush=True)
         rows.append((group, cmd, r_wall / t_wall, r_cpu / t_cpu))
     return rows
 
