@@ -371,7 +371,7 @@ static bool kmap_statedump(struct an_run *r, const struct tmx_msg *in)
 		}
 		if (!sd)
 			return true;
-		an_fmt_event(&r->sd, sd);
+		an_fmt_event(&r->sd, sd, NULL, 0);
 		if (!feed(r, r->sd.rec.p, r->sd.rec.len, sd->ns))
 			return false;
 	}
@@ -407,13 +407,21 @@ static void worker_free(void *worker)
 	free(worker);
 }
 
-/* On a reading thread: the event's record (len 0: no lttng-modules equivalent). */
+/*
+ * On a reading thread: the event's record (len 0: no lttng-modules
+ * equivalent), written in place in the sink's record unless it outgrew
+ * the reservation.
+ */
 static void format(void *worker, const struct tmx_msg *msg, struct tmx_record *rec)
 {
 	struct an_fmt *f = worker;
+	char *p = tmx_record_reserve(rec, AN_REC_ROOM);
 
-	an_fmt_event(f, msg);
-	tmx_record_write(rec, f->rec.p, f->rec.len);
+	an_fmt_event(f, msg, p, AN_REC_ROOM);
+	if (f->rec.p == p)
+		tmx_record_commit(rec, f->rec.len);
+	else
+		tmx_record_write(rec, f->rec.p, f->rec.len);
 }
 
 /*

@@ -36,13 +36,13 @@ bool an_fmt_init(struct an_fmt *f, struct an_run *r, bool map)
 	f->r = r;
 	f->check = calloc(r->n_classes ? r->n_classes : 1, 1);
 	/* room for any record but long text: an out-of-memory record always fits */
-	f->rec.cap = 256;
-	f->rec.p = malloc(f->rec.cap);
-	if (!f->check || !f->rec.p || (map && tmx_kmap_new(r->src, &f->kmap, &err))) {
+	f->rec.heap_cap = AN_REC_ROOM;
+	f->rec.heap = malloc(f->rec.heap_cap);
+	if (!f->check || !f->rec.heap || (map && tmx_kmap_new(r->src, &f->kmap, &err))) {
 		free(f->check);
-		free(f->rec.p);
+		free(f->rec.heap);
 		f->check = NULL;
-		f->rec.p = NULL;
+		f->rec.heap = NULL;
 		return false;
 	}
 	return true;
@@ -52,21 +52,31 @@ void an_fmt_free(struct an_fmt *f)
 {
 	tmx_kmap_free(f->kmap);
 	free(f->check);
-	free(f->rec.p);
+	free(f->rec.heap);
 }
 
-/* room()'s slow path: the record's bytes grown for n more; NULL (b->oom) when out of memory. */
+/*
+ * room()'s slow path: the record moved to (a larger) `heap`, n more bytes
+ * counted in it; NULL (b->oom) when out of memory.
+ */
 static char *grow(struct an_bytes *b, size_t n)
 {
-	size_t cap = b->cap;
-	char *p;
+	bool in_heap = b->p == b->heap;
+	size_t cap = b->heap_cap;
+	char *p = b->heap;
 
 	while (cap - b->len < n)
 		cap *= 2;
-	if (!(p = realloc(b->p, cap))) {
-		b->oom = true;
-		return NULL;
+	if (cap != b->heap_cap) {
+		if (!(p = realloc(b->heap, cap))) {
+			b->oom = true;
+			return NULL;
+		}
+		b->heap = p;
+		b->heap_cap = cap;
 	}
+	if (!in_heap)   /* out of the reservation (realloc kept what the heap held) */
+		memcpy(p, b->p, b->len);
 	b->p = p;
 	b->cap = cap;
 	b->len += n;
@@ -160,6 +170,30 @@ static void put_value(struct an_bytes *b, const struct tmx_value *v)
 		p[0] = (char)(v ? AN_OTHER : AN_ABSENT);
 }
 
+/*
+ * A payload slot's value of the class the bind saw, read in place as
+ * value_int / tmx_value_text would (an unsigned beyond INT64_MAX is
+ * AN_UINT); false for any other value (put_value then).
+ */
+static bool put_bound(struct an_bytes *b, const struct tmx_value *v, const struct an_ref *ref)
+{
+	if (v->fc != ref->fc)
+		return false;
+	switch (ref->kind) {
+	case AN_R_SIGNED:
+		put_int(b, AN_INT, v->s);
+		return true;
+	case AN_R_UNSIGNED:
+		put_int(b, v->u > INT64_MAX ? AN_UINT : AN_INT, (int64_t)v->u);
+		return true;
+	case AN_R_TEXT:
+		put_text(b, v->str.ptr ? v->str.ptr : "", (size_t)v->str.len);
+		return true;
+	default:
+		return false;
+	}
+}
+
 static const struct tmx_value *ref_value(const struct tmx_event *ev, const struct an_ref *ref)
 {
 	if (ref->slot >= 0 && ev->scopes[TMX_SCOPE_PAYLOAD])
@@ -226,12 +260,20 @@ static void put_event(struct an_fmt *f, const struct tmx_msg *msg)
 	memcpy(p, &head, 4);
 	memcpy(p + 4, &cpu, 8);
 	p[12] = (char)(f->check[ci] - 1);
-	for (size_t i = 0; i < c->n_refs; i++)
-		put_value(&f->rec, ref_value(ev, &c->refs[i]));
+	for (size_t i = 0; i < c->n_refs; i++) {
+		const struct an_ref *ref = &c->refs[i];
+		const struct tmx_value *pl = ev->scopes[TMX_SCOPE_PAYLOAD];
+		if (!(ref->kind && pl && put_bound(&f->rec, &pl[ref->slot], ref)))
+			put_value(&f->rec, ref_value(ev, ref));
+	}
 }
 
-void an_fmt_event(struct an_fmt *f, const struct tmx_msg *msg)
+void an_fmt_event(struct an_fmt *f, const struct tmx_msg *msg, char *buf, size_t cap)
 {
+	char *start = buf ? buf : f->rec.heap;
+
+	f->rec.p = start;
+	f->rec.cap = buf ? cap : f->rec.heap_cap;
 	f->rec.len = 0;
 	f->rec.oom = false;
 	if (f->kmap && !tmx_kmap_msg(f->kmap, msg, &msg))
@@ -240,9 +282,12 @@ void an_fmt_event(struct an_fmt *f, const struct tmx_msg *msg)
 		put_event(f, msg);
 	if (f->rec.oom) {
 		uint32_t head = AN_REC_OOM;
+		/* at the start again: both buf and the heap hold AN_REC_ROOM bytes */
+		f->rec.p = start;
+		f->rec.cap = buf ? cap : f->rec.heap_cap;
 		f->rec.len = 0;
 		f->rec.oom = false;
-		memcpy(room(&f->rec, 4), &head, 4);   /* within the 256 bytes an_fmt_init made */
+		memcpy(room(&f->rec, 4), &head, 4);
 	}
 }
 
@@ -261,7 +306,7 @@ static bool read_value(const char *p, size_t len, size_t *at, struct an_val *v)
 {
 	size_t need;
 
-	memset(v, 0, sizeof(*v));
+	/* only what the tag says is set: the accessors read no more */
 	if (*at >= len)
 		return false;
 	v->tag = (uint8_t)p[(*at)++];

@@ -49,6 +49,14 @@ enum an_kind {
 #define SLOT_NONE (-2)
 
 /*
+ * How format() reads a payload slot's value whose field class is `fc`
+ * (decided when the class is bound): in place, without the type look-up
+ * of tmx_value_int64 / _uint64 / _text per value.  AN_R_ANY (and a value
+ * of another class): through those.
+ */
+enum an_ref_kind { AN_R_ANY, AN_R_SIGNED, AN_R_UNSIGNED, AN_R_TEXT };
+
+/*
  * A value an event's record carries (an_event.c): where format() finds it
  * in the event, by its payload slot, else by name in `scope` (or every
  * scope, as tmx_event_field: TMX_N_SCOPES).
@@ -57,6 +65,8 @@ struct an_ref {
 	const char *name;
 	int32_t slot;
 	uint8_t scope;
+	uint8_t kind;                      /* enum an_ref_kind */
+	const struct tmx_field_class *fc;  /* the slot's class (AN_R_ANY: NULL) */
 };
 
 /*
@@ -128,10 +138,16 @@ static inline size_t cache_slot(const void *p)
 	return (size_t)((x >> 4) ^ (x >> 10)) & (AN_CACHE - 1);
 }
 
-/* A record's bytes, grown as needed (a formatter's, or the state dump's on emit's thread). */
+/*
+ * A record's bytes: written in place into a reservation of the sink's
+ * record (format()), or into `heap` (the state dump's, on emit's thread;
+ * a record longer than the reservation moves there).
+ */
 struct an_bytes {
-	char *p;
+	char *p;                /* the reservation or `heap` */
 	size_t len, cap;
+	char *heap;
+	size_t heap_cap;
 	bool oom;
 };
 
@@ -183,8 +199,6 @@ uint8_t an_check_event(const struct an_class *c, const struct tmx_event *ev);
  * (r->missing_field set) when a field the handler reads is missing.
  */
 bool an_check_class(struct an_run *r, const struct an_class *c, uint8_t missing);
-/* Payload index of `name` when only single-value members come before it, else SLOT_BY_NAME. */
-int32_t an_payload_slot(const struct tmx_event_class *ec, const char *name);
 /* The state's task `tid`, created (sv.Process(tid=...)) when it has none; NULL when out of memory. */
 struct an_proc *an_proc_create(struct an_run *r, int64_t tid);
 
@@ -192,8 +206,14 @@ struct an_proc *an_proc_create(struct an_run *r, int64_t tid);
 /* The formatter's caches and map; false when out of memory.  an_fmt_free frees them. */
 bool an_fmt_init(struct an_fmt *f, struct an_run *r, bool map);
 void an_fmt_free(struct an_fmt *f);
-/* An event message's record into f->rec (mapped first on trace.dat); len 0: no event to feed. */
-void an_fmt_event(struct an_fmt *f, const struct tmx_msg *msg);
+/*
+ * An event message's record into f->rec (mapped first on trace.dat); len
+ * 0: no event to feed.  Written at `buf` (cap bytes, at least
+ * AN_REC_ROOM) while it fits, else (and for a NULL buf) in f->rec.heap.
+ */
+void an_fmt_event(struct an_fmt *f, const struct tmx_msg *msg, char *buf, size_t cap);
+/* The room format() reserves for a record: any but one with long text. */
+#define AN_REC_ROOM 256
 /* A record read back: false when it is not an event of a bound class (its time is all there is). */
 bool an_ev_read(const struct an_run *r, const void *rec, size_t len, int64_t ts, struct an_ev *ev);
 /* A record of a formatter out of memory. */

@@ -99,7 +99,7 @@ static bool fc_is_leaf(const struct tmx_field_class *fc)
  * before it (the usual LTTng payload), else by name in each event.
  */
 /* Payload index of `name` when only single-value members come before it, else SLOT_BY_NAME. */
-int32_t an_payload_slot(const struct tmx_event_class *ec, const char *name)
+static int32_t payload_slot(const struct tmx_event_class *ec, const char *name)
 {
 	const struct tmx_field_class *pl = ec->payload;
 	size_t n = pl && tmx_fc_kind(pl) == TMX_FC_STRUCT ? tmx_fc_member_count(pl) : 0;
@@ -111,6 +111,35 @@ int32_t an_payload_slot(const struct tmx_event_class *ec, const char *name)
 			break;
 	}
 	return SLOT_BY_NAME;
+}
+
+/* How tmx_value_int64 / _uint64 / _text read a value of class `fc` (an_ref_kind). */
+static uint8_t ref_kind(const struct tmx_field_class *fc)
+{
+	switch (tmx_fc_kind(fc)) {
+	case TMX_FC_INT: case TMX_FC_ENUM:
+		return tmx_fc_is_signed(fc) ? AN_R_SIGNED : AN_R_UNSIGNED;
+	case TMX_FC_BOOL: case TMX_FC_BIT_ARRAY:
+		return AN_R_UNSIGNED;
+	case TMX_FC_STRING:
+		return AN_R_TEXT;
+	case TMX_FC_ARRAY: case TMX_FC_SEQUENCE:
+		return tmx_fc_is_text(fc) ? AN_R_TEXT : AN_R_ANY;
+	default:
+		return AN_R_ANY;
+	}
+}
+
+/* A payload field's ref: its slot, and how a value of its slot's class is read. */
+static struct an_ref payload_ref(const struct tmx_event_class *ec, const char *name)
+{
+	struct an_ref ref = { name, payload_slot(ec, name), TMX_N_SCOPES, AN_R_ANY, NULL };
+
+	if (ref.slot >= 0) {
+		ref.fc = tmx_fc_member_class(ec->payload, (size_t)ref.slot - 1);
+		ref.kind = ref_kind(ref.fc);
+	}
+	return ref;
 }
 
 /*
@@ -190,11 +219,11 @@ static void bind_entry(struct an_run *r, struct an_class *c, const struct tmx_ev
 	size_t n = r->a.io ? an_io_entry_fields(c, names) : 0;
 
 	/* fix_context_pid: the `pid` context, unless the payload has a pid of its own */
-	c->refs[0] = (struct an_ref){ "pid", SLOT_NONE, TMX_SCOPE_COMMON_CONTEXT };
+	c->refs[0] = (struct an_ref){ "pid", SLOT_NONE, TMX_SCOPE_COMMON_CONTEXT, AN_R_ANY, NULL };
 	if (c->is_io && !has_member(ec->payload, "pid"))
 		c->refs[0].slot = SLOT_BY_NAME;
 	for (size_t i = 0; i < n; i++)
-		c->refs[1 + i] = (struct an_ref){ names[i], an_payload_slot(ec, names[i]), TMX_N_SCOPES };
+		c->refs[1 + i] = payload_ref(ec, names[i]);
 	c->n_refs = (uint8_t)(1 + n);
 }
 
@@ -216,15 +245,14 @@ void an_bind_class(struct an_run *r, struct an_class *c, const struct tmx_event_
 	if (c->kind == K_SYSCALL_EXIT) {
 		/* event.get('ret'), which only these read (else the values are not decoded: an_class_read) */
 		if (r->ops->syscall_exit || r->a.io)
-			c->refs[c->n_refs++] = (struct an_ref){ "ret", an_payload_slot(ec, "ret"),
-								TMX_N_SCOPES };
+			c->refs[c->n_refs++] = payload_ref(ec, "ret");
 		return;
 	}
 	if (c->kind == K_NONE)
 		return;
 	for (int f = 0; f < AN_MAX_FIELDS && known[c->known].fields[f]; f++) {
 		const char *want = known[c->known].fields[f];
-		c->refs[f] = (struct an_ref){ want, an_payload_slot(ec, want), TMX_N_SCOPES };
+		c->refs[f] = payload_ref(ec, want);
 		c->n_refs = (uint8_t)(f + 1);
 	}
 }
