@@ -320,8 +320,9 @@ static bool feed(struct an_run *r, const void *rec, size_t len, int64_t ts)
 {
 	struct an_ev ev;
 	struct an_class *c;
+	enum an_read got = an_ev_read(r, rec, len, ts, &ev);
 
-	if (an_ev_oom(rec, len)) {   /* a formatter out of memory */
+	if (got == AN_READ_OOM) {   /* a formatter out of memory */
 		r->a.oom = true;
 		return false;
 	}
@@ -335,7 +336,7 @@ static bool feed(struct an_run *r, const void *rec, size_t len, int64_t ts)
 	}
 	if (!process_event(r, ts))
 		return false;
-	if (!an_ev_read(r, rec, len, ts, &ev))
+	if (got != AN_READ_EVENT)
 		return true;   /* an event the state reads nothing of: only its time counts */
 	c = &r->classes[ev.ci];
 	if (!r->checked[ev.ci]) {

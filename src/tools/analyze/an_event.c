@@ -196,10 +196,18 @@ static bool put_bound(struct an_bytes *b, const struct tmx_value *v, const struc
 
 static const struct tmx_value *ref_value(const struct tmx_event *ev, const struct an_ref *ref)
 {
-	if (ref->slot >= 0 && ev->scopes[TMX_SCOPE_PAYLOAD])
-		return &ev->scopes[TMX_SCOPE_PAYLOAD][ref->slot];
+	const struct tmx_value *pl = ev->scopes[TMX_SCOPE_PAYLOAD];
+
+	if (ref->slot >= 0 && pl)
+		return &pl[ref->slot];
 	if (ref->slot == SLOT_NONE)
 		return NULL;
+	if (ref->hops && pl && pl->fc == ref->fc) {   /* the member tmx_value_member would find */
+		size_t at = ref->after;
+		for (uint8_t h = 0; h < ref->hops; h++)
+			at = tmx_value_skip(pl, at);
+		return &pl[at];
+	}
 	return ref->scope < TMX_N_SCOPES ? tmx_event_field_in(ev, ref->scope, ref->name)
 					 : tmx_event_field(ev, ref->name);
 }
@@ -291,71 +299,66 @@ void an_fmt_event(struct an_fmt *f, const struct tmx_msg *msg, char *buf, size_t
 	}
 }
 
-bool an_ev_oom(const void *rec, size_t len)
+/*
+ * The values of a record from q to end, as many as are whole (a short or
+ * garbled record is read no further).  Only what the tag says is set: the
+ * accessors read no more.
+ */
+static uint8_t read_values(struct an_val *v, const char *q, const char *end)
 {
+	uint8_t n = 0;
+
+	for (; n < AN_MAX_FIELDS && q < end; n++, v++) {
+		v->tag = (uint8_t)*q++;
+		switch (v->tag) {
+		case AN_INT: case AN_UINT:
+			if (end - q < 8)
+				return n;
+			memcpy(&v->i, q, 8);
+			q += 8;
+			break;
+		case AN_TEXT:
+			if (end - q < 4)
+				return n;
+			memcpy(&v->len, q, 4);
+			q += 4;
+			if ((size_t)(end - q) < v->len)
+				return n;
+			v->s = q;
+			q += v->len;
+			break;
+		case AN_ADDR:
+			if (end - q < 32)
+				return n;
+			v->s = q;
+			q += 32;
+			break;
+		default:
+			break;
+		}
+	}
+	return n;
+}
+
+enum an_read an_ev_read(const struct an_run *r, const void *rec, size_t len, int64_t ts,
+			struct an_ev *ev)
+{
+	const char *p = rec;
 	uint32_t head;
 
 	if (len < sizeof(head))
-		return false;
-	memcpy(&head, rec, sizeof(head));
-	return head == AN_REC_OOM;
-}
-
-/* One value of the record at *at; false past its end. */
-static bool read_value(const char *p, size_t len, size_t *at, struct an_val *v)
-{
-	size_t need;
-
-	/* only what the tag says is set: the accessors read no more */
-	if (*at >= len)
-		return false;
-	v->tag = (uint8_t)p[(*at)++];
-	switch (v->tag) {
-	case AN_INT: case AN_UINT:
-		if (len - *at < 8)
-			return false;
-		memcpy(&v->i, p + *at, 8);
-		*at += 8;
-		return true;
-	case AN_TEXT:
-		if (len - *at < 4)
-			return false;
-		memcpy(&v->len, p + *at, 4);
-		*at += 4;
-		need = v->len;
-		break;
-	case AN_ADDR:
-		need = 32;
-		break;
-	default:
-		return true;
-	}
-	if (len - *at < need)
-		return false;
-	v->s = p + *at;
-	*at += need;
-	return true;
-}
-
-bool an_ev_read(const struct an_run *r, const void *rec, size_t len, int64_t ts, struct an_ev *ev)
-{
-	const char *p = rec;
-	size_t at = 13;
-	uint32_t head;
-
-	ev->ts = ts;
-	ev->n = 0;
-	if (len < at)
-		return false;
+		return AN_READ_TIME;
 	memcpy(&head, p, 4);
-	if (head >= r->n_classes)
-		return false;
+	if (head == AN_REC_OOM)
+		return AN_READ_OOM;
+	if (len < 13 || head >= r->n_classes)
+		return AN_READ_TIME;
+	ev->ts = ts;
 	ev->ci = head;
 	memcpy(&ev->cpu, p + 4, 8);
 	ev->missing = (uint8_t)p[12];
-	while (ev->n < AN_MAX_FIELDS && read_value(p, len, &at, &ev->v[ev->n]))
-		ev->n++;
-	return true;
+	ev->n = read_values(ev->v, p + 13, p + len);
+	return AN_READ_EVENT;
 }
 
 const struct an_val *an_ev_field(const struct an_ev *ev, int f)

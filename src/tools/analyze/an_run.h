@@ -66,7 +66,14 @@ struct an_ref {
 	int32_t slot;
 	uint8_t scope;
 	uint8_t kind;                      /* enum an_ref_kind */
-	const struct tmx_field_class *fc;  /* the slot's class (AN_R_ANY: NULL) */
+	/*
+	 * SLOT_BY_NAME in the payload, after a member of several values (a
+	 * sequence): 0, or the members to skip from payload index `after`.
+	 */
+	uint8_t hops;
+	uint32_t after;
+	/* the slot's class (AN_R_ANY: NULL); with hops, the payload's */
+	const struct tmx_field_class *fc;
 };
 
 /*
@@ -214,10 +221,13 @@ void an_fmt_free(struct an_fmt *f);
 void an_fmt_event(struct an_fmt *f, const struct tmx_msg *msg, char *buf, size_t cap);
 /* The room format() reserves for a record: any but one with long text. */
 #define AN_REC_ROOM 256
-/* A record read back: false when it is not an event of a bound class (its time is all there is). */
-bool an_ev_read(const struct an_run *r, const void *rec, size_t len, int64_t ts, struct an_ev *ev);
-/* A record of a formatter out of memory. */
-bool an_ev_oom(const void *rec, size_t len);
+/*
+ * A record read back: an event of a bound class (AN_READ_EVENT), one whose
+ * time is all there is (AN_READ_TIME), or a formatter's out of memory.
+ */
+enum an_read { AN_READ_TIME, AN_READ_EVENT, AN_READ_OOM };
+enum an_read an_ev_read(const struct an_run *r, const void *rec, size_t len, int64_t ts,
+			struct an_ev *ev);
 /* Value f of the event (AN_ABSENT past its values). */
 const struct an_val *an_ev_field(const struct an_ev *ev, int f);
 /* Value `name` of the class's refs (system calls' fields, read by name); AN_ABSENT when none. */

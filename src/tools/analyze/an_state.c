@@ -130,14 +130,41 @@ static uint8_t ref_kind(const struct tmx_field_class *fc)
 	}
 }
 
+/*
+ * A payload field after a member of several values: reached in each event
+ * by skipping the members from the first such one (ref->hops), rather
+ * than by tmx_event_field, which compares every name before it.
+ */
+static void payload_walk(const struct tmx_event_class *ec, struct an_ref *ref)
+{
+	const struct tmx_field_class *pl = ec->payload;
+	size_t n = pl && tmx_fc_kind(pl) == TMX_FC_STRUCT ? tmx_fc_member_count(pl) : 0;
+	size_t first = n;
+
+	for (size_t m = 0; m < n; m++) {
+		if (first == n && !fc_is_leaf(tmx_fc_member_class(pl, m)))
+			first = m;
+		if (strcmp(tmx_fc_member_name(pl, m), ref->name))
+			continue;
+		if (first < m && m - first <= UINT8_MAX) {
+			ref->after = (uint32_t)first + 1;
+			ref->hops = (uint8_t)(m - first);
+			ref->fc = pl;
+		}
+		return;
+	}
+}
+
 /* A payload field's ref: its slot, and how a value of its slot's class is read. */
 static struct an_ref payload_ref(const struct tmx_event_class *ec, const char *name)
 {
-	struct an_ref ref = { name, payload_slot(ec, name), TMX_N_SCOPES, AN_R_ANY, NULL };
+	struct an_ref ref = { name, payload_slot(ec, name), TMX_N_SCOPES, AN_R_ANY, 0, 0, NULL };
 
 	if (ref.slot >= 0) {
 		ref.fc = tmx_fc_member_class(ec->payload, (size_t)ref.slot - 1);
 		ref.kind = ref_kind(ref.fc);
+	} else {
+		payload_walk(ec, &ref);
 	}
 	return ref;
 }
@@ -219,7 +246,7 @@ static void bind_entry(struct an_run *r, struct an_class *c, const struct tmx_ev
 	size_t n = r->a.io ? an_io_entry_fields(c, names) : 0;
 
 	/* fix_context_pid: the `pid` context, unless the payload has a pid of its own */
-	c->refs[0] = (struct an_ref){ "pid", SLOT_NONE, TMX_SCOPE_COMMON_CONTEXT, AN_R_ANY, NULL };
+	c->refs[0] = (struct an_ref){ "pid", SLOT_NONE, TMX_SCOPE_COMMON_CONTEXT, AN_R_ANY, 0, 0, NULL };
 	if (c->is_io && !has_member(ec->payload, "pid"))
 		c->refs[0].slot = SLOT_BY_NAME;
 	for (size_t i = 0; i < n; i++)
