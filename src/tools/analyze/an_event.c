@@ -194,19 +194,25 @@ static bool put_bound(struct an_bytes *b, const struct tmx_value *v, const struc
 	}
 }
 
+/* The values of a ref's scope: the payload for a field of every scope (TMX_N_SCOPES). */
+static const struct tmx_value *ref_scope(const struct tmx_event *ev, const struct an_ref *ref)
+{
+	return ev->scopes[ref->scope < TMX_N_SCOPES ? ref->scope : TMX_SCOPE_PAYLOAD];
+}
+
 static const struct tmx_value *ref_value(const struct tmx_event *ev, const struct an_ref *ref)
 {
-	const struct tmx_value *pl = ev->scopes[TMX_SCOPE_PAYLOAD];
+	const struct tmx_value *in = ref_scope(ev, ref);
 
-	if (ref->slot >= 0 && pl)
-		return &pl[ref->slot];
+	if (ref->slot >= 0 && in)
+		return &in[ref->slot];
 	if (ref->slot == SLOT_NONE)
 		return NULL;
-	if (ref->hops && pl && pl->fc == ref->fc) {   /* the member tmx_value_member would find */
+	if (ref->hops && in && in->fc == ref->fc) {   /* the member tmx_value_member would find */
 		size_t at = ref->after;
 		for (uint8_t h = 0; h < ref->hops; h++)
-			at = tmx_value_skip(pl, at);
-		return &pl[at];
+			at = tmx_value_skip(in, at);
+		return &in[at];
 	}
 	return ref->scope < TMX_N_SCOPES ? tmx_event_field_in(ev, ref->scope, ref->name)
 					 : tmx_event_field(ev, ref->name);
@@ -270,8 +276,8 @@ static void put_event(struct an_fmt *f, const struct tmx_msg *msg)
 	p[12] = (char)(f->check[ci] - 1);
 	for (size_t i = 0; i < c->n_refs; i++) {
 		const struct an_ref *ref = &c->refs[i];
-		const struct tmx_value *pl = ev->scopes[TMX_SCOPE_PAYLOAD];
-		if (!(ref->kind && pl && put_bound(&f->rec, &pl[ref->slot], ref)))
+		const struct tmx_value *in = ref_scope(ev, ref);
+		if (!(ref->kind && in && put_bound(&f->rec, &in[ref->slot], ref)))
 			put_value(&f->rec, ref_value(ev, ref));
 	}
 }

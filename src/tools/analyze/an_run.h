@@ -58,8 +58,8 @@ enum an_ref_kind { AN_R_ANY, AN_R_SIGNED, AN_R_UNSIGNED, AN_R_TEXT };
 
 /*
  * A value an event's record carries (an_event.c): where format() finds it
- * in the event, by its payload slot, else by name in `scope` (or every
- * scope, as tmx_event_field: TMX_N_SCOPES).
+ * in the event, by its slot in `scope` (TMX_N_SCOPES: the payload), else
+ * by name in `scope` (TMX_N_SCOPES: every scope, as tmx_event_field).
  */
 struct an_ref {
 	const char *name;
@@ -67,12 +67,12 @@ struct an_ref {
 	uint8_t scope;
 	uint8_t kind;                      /* enum an_ref_kind */
 	/*
-	 * SLOT_BY_NAME in the payload, after a member of several values (a
-	 * sequence): 0, or the members to skip from payload index `after`.
+	 * SLOT_BY_NAME after a member of several values (a sequence): 0, or
+	 * the members to skip from index `after` of the slot's scope.
 	 */
 	uint8_t hops;
 	uint32_t after;
-	/* the slot's class (AN_R_ANY: NULL); with hops, the payload's */
+	/* the slot's class (AN_R_ANY: NULL); with hops, its scope's */
 	const struct tmx_field_class *fc;
 };
 

@@ -94,20 +94,19 @@ static bool fc_is_leaf(const struct tmx_field_class *fc)
 }
 
 /*
- * Where each field the state reads is in the payload's value array:
- * directly at 1 + its position while only single-value members come
- * before it (the usual LTTng payload), else by name in each event.
+ * Where each field the state reads is in its scope's value array (the
+ * payload, or the context of a system call's pid): directly at 1 + its
+ * position while only single-value members come before it (the usual
+ * LTTng payload), else by name in each event.
  */
-/* Payload index of `name` when only single-value members come before it, else SLOT_BY_NAME. */
-static int32_t payload_slot(const struct tmx_event_class *ec, const char *name)
+static int32_t struct_slot(const struct tmx_field_class *st, const char *name)
 {
-	const struct tmx_field_class *pl = ec->payload;
-	size_t n = pl && tmx_fc_kind(pl) == TMX_FC_STRUCT ? tmx_fc_member_count(pl) : 0;
+	size_t n = st && tmx_fc_kind(st) == TMX_FC_STRUCT ? tmx_fc_member_count(st) : 0;
 
 	for (size_t m = 0; m < n; m++) {
-		if (!strcmp(tmx_fc_member_name(pl, m), name))
+		if (!strcmp(tmx_fc_member_name(st, m), name))
 			return (int32_t)m + 1;
-		if (!fc_is_leaf(tmx_fc_member_class(pl, m)))
+		if (!fc_is_leaf(tmx_fc_member_class(st, m)))
 			break;
 	}
 	return SLOT_BY_NAME;
@@ -131,42 +130,50 @@ static uint8_t ref_kind(const struct tmx_field_class *fc)
 }
 
 /*
- * A payload field after a member of several values: reached in each event
- * by skipping the members from the first such one (ref->hops), rather
- * than by tmx_event_field, which compares every name before it.
+ * A field after a member of several values: reached in each event by
+ * skipping the members from the first such one (ref->hops), rather than
+ * by tmx_event_field, which compares every name before it.
  */
-static void payload_walk(const struct tmx_event_class *ec, struct an_ref *ref)
+static void struct_walk(const struct tmx_field_class *st, struct an_ref *ref)
 {
-	const struct tmx_field_class *pl = ec->payload;
-	size_t n = pl && tmx_fc_kind(pl) == TMX_FC_STRUCT ? tmx_fc_member_count(pl) : 0;
+	size_t n = st && tmx_fc_kind(st) == TMX_FC_STRUCT ? tmx_fc_member_count(st) : 0;
 	size_t first = n;
 
 	for (size_t m = 0; m < n; m++) {
-		if (first == n && !fc_is_leaf(tmx_fc_member_class(pl, m)))
+		if (first == n && !fc_is_leaf(tmx_fc_member_class(st, m)))
 			first = m;
-		if (strcmp(tmx_fc_member_name(pl, m), ref->name))
+		if (strcmp(tmx_fc_member_name(st, m), ref->name))
 			continue;
 		if (first < m && m - first <= UINT8_MAX) {
 			ref->after = (uint32_t)first + 1;
 			ref->hops = (uint8_t)(m - first);
-			ref->fc = pl;
+			ref->fc = st;
 		}
 		return;
 	}
 }
 
-/* A payload field's ref: its slot, and how a value of its slot's class is read. */
-static struct an_ref payload_ref(const struct tmx_event_class *ec, const char *name)
+/*
+ * The ref of field `name` of structure `st` (the class of scope `scope`;
+ * TMX_N_SCOPES: the payload, then every scope): its slot, and how a value
+ * of its slot's class is read.
+ */
+static struct an_ref field_ref(const struct tmx_field_class *st, const char *name, uint8_t scope)
 {
-	struct an_ref ref = { name, payload_slot(ec, name), TMX_N_SCOPES, AN_R_ANY, 0, 0, NULL };
+	struct an_ref ref = { name, struct_slot(st, name), scope, AN_R_ANY, 0, 0, NULL };
 
 	if (ref.slot >= 0) {
-		ref.fc = tmx_fc_member_class(ec->payload, (size_t)ref.slot - 1);
+		ref.fc = tmx_fc_member_class(st, (size_t)ref.slot - 1);
 		ref.kind = ref_kind(ref.fc);
 	} else {
-		payload_walk(ec, &ref);
+		struct_walk(st, &ref);
 	}
 	return ref;
+}
+
+static struct an_ref payload_ref(const struct tmx_event_class *ec, const char *name)
+{
+	return field_ref(ec->payload, name, TMX_N_SCOPES);
 }
 
 /*
@@ -248,7 +255,8 @@ static void bind_entry(struct an_run *r, struct an_class *c, const struct tmx_ev
 	/* fix_context_pid: the `pid` context, unless the payload has a pid of its own */
 	c->refs[0] = (struct an_ref){ "pid", SLOT_NONE, TMX_SCOPE_COMMON_CONTEXT, AN_R_ANY, 0, 0, NULL };
 	if (c->is_io && !has_member(ec->payload, "pid"))
-		c->refs[0].slot = SLOT_BY_NAME;
+		c->refs[0] = field_ref(ec->stream_class ? ec->stream_class->event_common_context : NULL,
+				       "pid", TMX_SCOPE_COMMON_CONTEXT);
 	for (size_t i = 0; i < n; i++)
 		c->refs[1 + i] = payload_ref(ec, names[i]);
 	c->n_refs = (uint8_t)(1 + n);
