@@ -194,15 +194,9 @@ static bool put_bound(struct an_bytes *b, const struct tmx_value *v, const struc
 	}
 }
 
-/* The values of a ref's scope: the payload for a field of every scope (TMX_N_SCOPES). */
-static const struct tmx_value *ref_scope(const struct tmx_event *ev, const struct an_ref *ref)
-{
-	return ev->scopes[ref->scope < TMX_N_SCOPES ? ref->scope : TMX_SCOPE_PAYLOAD];
-}
-
 static const struct tmx_value *ref_value(const struct tmx_event *ev, const struct an_ref *ref)
 {
-	const struct tmx_value *in = ref_scope(ev, ref);
+	const struct tmx_value *in = ev->scopes[ref->scope];
 
 	if (ref->slot >= 0 && in)
 		return &in[ref->slot];
@@ -214,8 +208,8 @@ static const struct tmx_value *ref_value(const struct tmx_event *ev, const struc
 			at = tmx_value_skip(in, at);
 		return &in[at];
 	}
-	return ref->scope < TMX_N_SCOPES ? tmx_event_field_in(ev, ref->scope, ref->name)
-					 : tmx_event_field(ev, ref->name);
+	return ref->every ? tmx_event_field(ev, ref->name)
+			  : tmx_event_field_in(ev, ref->scope, ref->name);
 }
 
 /* event['cpu_id']: the packet context's cpu_id in LTTng traces (per packet, cached) */
@@ -276,7 +270,7 @@ static void put_event(struct an_fmt *f, const struct tmx_msg *msg)
 	p[12] = (char)(f->check[ci] - 1);
 	for (size_t i = 0; i < c->n_refs; i++) {
 		const struct an_ref *ref = &c->refs[i];
-		const struct tmx_value *in = ref_scope(ev, ref);
+		const struct tmx_value *in = ev->scopes[ref->scope];
 		if (!(ref->kind && in && put_bound(&f->rec, &in[ref->slot], ref)))
 			put_value(&f->rec, ref_value(ev, ref));
 	}

@@ -58,13 +58,14 @@ enum an_ref_kind { AN_R_ANY, AN_R_SIGNED, AN_R_UNSIGNED, AN_R_TEXT };
 
 /*
  * A value an event's record carries (an_event.c): where format() finds it
- * in the event, by its slot in `scope` (TMX_N_SCOPES: the payload), else
- * by name in `scope` (TMX_N_SCOPES: every scope, as tmx_event_field).
+ * in the event, by its slot in `scope`, else by name in `scope` (with
+ * `every`: in every scope, payload first, as tmx_event_field).
  */
 struct an_ref {
 	const char *name;
 	int32_t slot;
 	uint8_t scope;
+	bool every;
 	uint8_t kind;                      /* enum an_ref_kind */
 	/*
 	 * SLOT_BY_NAME after a member of several values (a sequence): 0, or

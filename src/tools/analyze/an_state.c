@@ -155,12 +155,13 @@ static void struct_walk(const struct tmx_field_class *st, struct an_ref *ref)
 
 /*
  * The ref of field `name` of structure `st` (the class of scope `scope`;
- * TMX_N_SCOPES: the payload, then every scope): its slot, and how a value
+ * `every`: looked up by name in every scope): its slot, and how a value
  * of its slot's class is read.
  */
-static struct an_ref field_ref(const struct tmx_field_class *st, const char *name, uint8_t scope)
+static struct an_ref field_ref(const struct tmx_field_class *st, const char *name, uint8_t scope,
+			       bool every)
 {
-	struct an_ref ref = { name, struct_slot(st, name), scope, AN_R_ANY, 0, 0, NULL };
+	struct an_ref ref = { name, struct_slot(st, name), scope, every, AN_R_ANY, 0, 0, NULL };
 
 	if (ref.slot >= 0) {
 		ref.fc = tmx_fc_member_class(st, (size_t)ref.slot - 1);
@@ -173,7 +174,7 @@ static struct an_ref field_ref(const struct tmx_field_class *st, const char *nam
 
 static struct an_ref payload_ref(const struct tmx_event_class *ec, const char *name)
 {
-	return field_ref(ec->payload, name, TMX_N_SCOPES);
+	return field_ref(ec->payload, name, TMX_SCOPE_PAYLOAD, true);
 }
 
 /*
@@ -253,10 +254,11 @@ static void bind_entry(struct an_run *r, struct an_class *c, const struct tmx_ev
 	size_t n = r->a.io ? an_io_entry_fields(c, names) : 0;
 
 	/* fix_context_pid: the `pid` context, unless the payload has a pid of its own */
-	c->refs[0] = (struct an_ref){ "pid", SLOT_NONE, TMX_SCOPE_COMMON_CONTEXT, AN_R_ANY, 0, 0, NULL };
+	c->refs[0] = (struct an_ref){ "pid", SLOT_NONE, TMX_SCOPE_COMMON_CONTEXT, false, AN_R_ANY, 0, 0,
+				      NULL };
 	if (c->is_io && !has_member(ec->payload, "pid"))
 		c->refs[0] = field_ref(ec->stream_class ? ec->stream_class->event_common_context : NULL,
-				       "pid", TMX_SCOPE_COMMON_CONTEXT);
+				       "pid", TMX_SCOPE_COMMON_CONTEXT, false);
 	for (size_t i = 0; i < n; i++)
 		c->refs[1 + i] = payload_ref(ec, names[i]);
 	c->n_refs = (uint8_t)(1 + n);
