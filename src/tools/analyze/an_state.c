@@ -247,6 +247,24 @@ bool an_class_read(const struct an_run *r, const struct tmx_event_class *ec)
 	}
 }
 
+/*
+ * fix_context_pid's `pid` context, where its class puts it: none in any
+ * event when the stream class has no common context (trace.dat's mapped
+ * classes), else by its slot there (or by name).
+ */
+static void bind_context_pid(const struct tmx_event_class *ec, struct an_ref *ref)
+{
+	const struct tmx_field_class *cc;
+
+	if (!ec->stream_class) {
+		ref->slot = SLOT_BY_NAME;
+		return;
+	}
+	cc = ec->stream_class->event_common_context;
+	if (cc)
+		*ref = field_ref(cc, "pid", TMX_SCOPE_COMMON_CONTEXT, false);
+}
+
 /* What the handler of a system call's entry reads: the context pid of an I/O call, the I/O state's fields. */
 static void bind_entry(struct an_run *r, struct an_class *c, const struct tmx_event_class *ec)
 {
@@ -257,8 +275,7 @@ static void bind_entry(struct an_run *r, struct an_class *c, const struct tmx_ev
 	c->refs[0] = (struct an_ref){ "pid", SLOT_NONE, TMX_SCOPE_COMMON_CONTEXT, false, AN_R_ANY, 0, 0,
 				      NULL };
 	if (c->is_io && !has_member(ec->payload, "pid"))
-		c->refs[0] = field_ref(ec->stream_class ? ec->stream_class->event_common_context : NULL,
-				       "pid", TMX_SCOPE_COMMON_CONTEXT, false);
+		bind_context_pid(ec, &c->refs[0]);
 	for (size_t i = 0; i < n; i++)
 		c->refs[1 + i] = payload_ref(ec, names[i]);
 	c->n_refs = (uint8_t)(1 + n);
