@@ -171,7 +171,7 @@ static void put_value(struct an_bytes *b, const struct tmx_value *v)
 }
 
 /*
- * A payload slot's value of the class the bind saw, read in place as
+ * A slot's value of the class the bind saw, read in place as
  * value_int / tmx_value_text would (an unsigned beyond INT64_MAX is
  * AN_UINT); false for any other value (put_value then).
  */
