@@ -566,7 +566,10 @@ static struct table *table_of(Reader *r, struct tables *ts, size_t ci)
 	return ts->by_class[ci];
 }
 
-/* A table for every class the selection keeps, made before reading so that empty ones are there too. */
+/*
+ * A table for every class the selection keeps, made before reading so
+ * that empty ones are there too.
+ */
 static int tables_init(Reader *r, struct tables *ts)
 {
 	*ts = (struct tables){ 0 };

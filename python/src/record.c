@@ -25,7 +25,10 @@
  */
 enum layout { LAYOUT_UNKNOWN, LAYOUT_STATIC, LAYOUT_WALK };
 
-/* How a field column's entry is written: its op (enum op_code) and, in a static layout, its place. */
+/*
+ * How a field column's entry is written: its op (enum op_code) and, in a
+ * static layout, its place.
+ */
 struct wop {
 	uint8_t code;
 	uint8_t scope;             /* a static layout's: the value is scopes[scope][off] */
@@ -53,7 +56,8 @@ struct wclass {
 	int n_scopes;
 	uint8_t scope_of[TMX_N_SCOPES];
 	const struct tmx_field_class *scope_fc[TMX_N_SCOPES];
-	int cpu_scope;             /* LAYOUT_STATIC: the CPU field at scopes[cpu_scope][cpu_off], -1: none */
+	/* LAYOUT_STATIC: the CPU field at scopes[cpu_scope][cpu_off], -1: none */
+	int cpu_scope;
 	uint32_t cpu_off;
 	const struct tmx_field_class *cpu_fc; /* the CPU field's class when it is an unsigned integer */
 };
@@ -293,7 +297,10 @@ static unsigned char *put_byte_string(struct formatter *f, unsigned char *w,
 	return w + count;
 }
 
-/* Labels joined with ", " (plan_labels) into the formatter's scratch: their length, SIZE_MAX: no memory. */
+/*
+ * Labels joined with ", " (plan_labels) into the formatter's scratch:
+ * their length, SIZE_MAX: no memory.
+ */
 static size_t join_labels(struct formatter *f, const struct tmx_value *v)
 {
 	return plan_labels_grown(v, &f->labels, &f->labels_cap);
@@ -562,7 +569,10 @@ static bool scopes_match(const struct wclass *c, const struct tmx_value *const *
 	return true;
 }
 
-/* The scope of an event that is not its class's, for the error (the last such, as the walk tells none). */
+/*
+ * The scope of an event that is not its class's, for the error (the last
+ * such, as the walk tells none).
+ */
 static uint8_t mismatch_scope(const struct plan *p, const struct tmx_value *const *scopes)
 {
 	uint8_t scope = REC_NO_SCOPE;

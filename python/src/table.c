@@ -54,7 +54,10 @@ static bool is_text_kind(enum col_kind k)
 	return k == COL_TEXT || k == COL_LABEL || k == COL_OPTION;
 }
 
-/* Runs of integer columns of one width (struct op.run), whose entries a record without presence bytes has in a row. */
+/*
+ * Runs of integer columns of one width (struct op.run), whose entries a
+ * record without presence bytes has in a row.
+ */
 static void mark_runs(struct table *t)
 {
 	struct op *first = NULL;
@@ -309,7 +312,10 @@ static inline uint32_t model_text_code(struct colbuf *cb, const char *text, bool
 }
 
 
-/* Labels of a value of column class `fc` joined into the table's scratch: their length, SIZE_MAX: no memory. */
+/*
+ * Labels of a value of column class `fc` joined into the table's scratch:
+ * their length, SIZE_MAX: no memory.
+ */
 static size_t join_labels(struct table *t, const struct tmx_field_class *fc, uint64_t u)
 {
 	const struct tmx_value v = { .fc = fc, .u = u };
@@ -452,8 +458,12 @@ static inline __attribute__((always_inline)) bool put_fixed_int(struct table *t,
 }
 
 
-/* The fixed columns' values: ts and cycles from msg, cpu from the record's head; false: no memory. */
-static inline __attribute__((always_inline)) bool put_fixed(struct table *t, const struct tmx_msg *msg,
+/*
+ * The fixed columns' values: ts and cycles from msg, cpu from the record's
+ * head; false: no memory.
+ */
+static inline __attribute__((always_inline)) bool put_fixed(struct table *t,
+							    const struct tmx_msg *msg,
 							    const struct tmx_event_class *ec,
 							    const struct rec_head *h)
 {
