@@ -184,26 +184,40 @@ ADAPT(tmx_perfetto, struct tmx_perfetto, finish)
 #define OUTPUT(name, kind, open, prefix) \
 	{ name, kind, open, prefix##_consume_any, prefix##_finish_any, prefix##_free_any, NULL }
 
-/* The splits (src/sink/split.h) of the outputs that have one. */
-#define SPLIT(prefix, type, applies)                                                  \
+/*
+ * The splits (src/sink/split.h) of the outputs that have one.  Their
+ * worker's functions, for workers of type `wtype` (the output's own type
+ * for most: a formatter is a copy of the output's settings).
+ */
+#define SPLIT_ADAPT(prefix, type, wtype)                                              \
 	static void *prefix##_worker_new_any(const void *o)                           \
 	{                                                                             \
 		return prefix##_worker_new((const type *)o);                          \
 	}                                                                             \
 	static struct outbuf *prefix##_worker_outbuf_any(void *w)                     \
 	{                                                                             \
-		return prefix##_worker_outbuf((type *)w);                             \
+		return prefix##_worker_outbuf((wtype *)w);                            \
 	}                                                                             \
 	static void prefix##_format_any(void *w, const struct tmx_msg *m,             \
 					uint64_t hole[SINK_HOLES])                    \
 	{                                                                             \
-		prefix##_format((type *)w, m, hole);                                  \
+		prefix##_format((wtype *)w, m, hole);                                 \
 	}                                                                             \
 	static int prefix##_emit_any(void *o, const struct sink_piece *pc,            \
 				     struct tmx_error *e)                             \
 	{                                                                             \
 		return prefix##_emit((type *)o, pc, e);                               \
-	}                                                                             \
+	}
+/* Workers of a type of their own, freed by prefix##_worker_free. */
+#define WORKER_ADAPT(prefix, type, wtype)                                             \
+	SPLIT_ADAPT(prefix, type, wtype)                                              \
+	static void prefix##_worker_free_any(void *w)                                 \
+	{                                                                             \
+		prefix##_worker_free((wtype *)w);                                     \
+	}
+/* Workers of the output's type, freed as the output is. */
+#define SPLIT(prefix, type, applies)                                                  \
+	SPLIT_ADAPT(prefix, type, type)                                               \
 	static const struct sink_split prefix##_split = {                             \
 		prefix##_worker_new_any, prefix##_free_any, prefix##_worker_outbuf_any,  \
 		prefix##_format_any, prefix##_emit_any, applies, NULL, true, NULL,    \
@@ -221,51 +235,13 @@ static bool tmx_perfetto_splits_any(const void *o)
 {
 	return tmx_perfetto_splits((const struct tmx_perfetto *)o);
 }
-static void *tmx_perfetto_worker_new_any(const void *o)
-{
-	return tmx_perfetto_worker_new((const struct tmx_perfetto *)o);
-}
-static void tmx_perfetto_worker_free_any(void *w)
-{
-	tmx_perfetto_worker_free((struct pf_worker *)w);
-}
-static struct outbuf *tmx_perfetto_worker_outbuf_any(void *w)
-{
-	return tmx_perfetto_worker_outbuf((struct pf_worker *)w);
-}
-static void tmx_perfetto_format_any(void *w, const struct tmx_msg *m, uint64_t hole[SINK_HOLES])
-{
-	tmx_perfetto_format((struct pf_worker *)w, m, hole);
-}
-static int tmx_perfetto_emit_any(void *o, const struct sink_piece *pc, struct tmx_error *e)
-{
-	return tmx_perfetto_emit((struct tmx_perfetto *)o, pc, e);
-}
+WORKER_ADAPT(tmx_perfetto, struct tmx_perfetto, struct pf_worker)
 static const struct sink_split tmx_perfetto_split = {
 	tmx_perfetto_worker_new_any, tmx_perfetto_worker_free_any, tmx_perfetto_worker_outbuf_any,
 	tmx_perfetto_format_any, tmx_perfetto_emit_any, tmx_perfetto_splits_any, NULL, true, NULL,
 };
 /* parquet: workers make records of rows, and full row groups are encoded as side work. */
-static void *tmx_parquet_worker_new_any(const void *o)
-{
-	return tmx_parquet_worker_new((const struct tmx_parquet *)o);
-}
-static void tmx_parquet_worker_free_any(void *w)
-{
-	tmx_parquet_worker_free((struct pq_fmt *)w);
-}
-static struct outbuf *tmx_parquet_worker_outbuf_any(void *w)
-{
-	return tmx_parquet_worker_outbuf((struct pq_fmt *)w);
-}
-static void tmx_parquet_format_any(void *w, const struct tmx_msg *m, uint64_t hole[SINK_HOLES])
-{
-	tmx_parquet_format((struct pq_fmt *)w, m, hole);
-}
-static int tmx_parquet_emit_any(void *o, const struct sink_piece *pc, struct tmx_error *e)
-{
-	return tmx_parquet_emit((struct tmx_parquet *)o, pc, e);
-}
+WORKER_ADAPT(tmx_parquet, struct tmx_parquet, struct pq_fmt)
 static void tmx_parquet_batch_any(void *w)
 {
 	tmx_parquet_batch((struct pq_fmt *)w);
@@ -311,26 +287,7 @@ static const struct sink_ops sinks[] = {
 
 /* A sink of the caller's own (tmx_sink_custom): not named, so not made by tmx_sink_open. */
 ADAPT(tmx_custom, struct tmx_custom, finish)
-static void *tmx_custom_worker_new_any(const void *o)
-{
-	return tmx_custom_worker_new((const struct tmx_custom *)o);
-}
-static void tmx_custom_worker_free_any(void *w)
-{
-	tmx_custom_worker_free((struct custom_worker *)w);
-}
-static struct outbuf *tmx_custom_worker_outbuf_any(void *w)
-{
-	return tmx_custom_worker_outbuf((struct custom_worker *)w);
-}
-static void tmx_custom_format_any(void *w, const struct tmx_msg *m, uint64_t hole[SINK_HOLES])
-{
-	tmx_custom_format((struct custom_worker *)w, m, hole);
-}
-static int tmx_custom_emit_any(void *o, const struct sink_piece *pc, struct tmx_error *e)
-{
-	return tmx_custom_emit((struct tmx_custom *)o, pc, e);
-}
+WORKER_ADAPT(tmx_custom, struct tmx_custom, struct custom_worker)
 /* format() depends on the message alone (tracemux/sink.h): streams may be cut into segments. */
 static const struct sink_split tmx_custom_split = {
 	tmx_custom_worker_new_any, tmx_custom_worker_free_any, tmx_custom_worker_outbuf_any,
