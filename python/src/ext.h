@@ -173,8 +173,6 @@ typedef struct {
 	bool skipped;            /* tmx_source_skip_before() was called */
 	bool busy;               /* read() runs without the GIL: no other call meanwhile */
 	unsigned ticks;          /* events read, for the signal checks */
-	/* Classes met lately, by their address's hash: an event's class without the source's index */
-	struct { const struct tmx_event_class *ec; size_t i; } class_memo[16];
 } Reader;
 
 extern PyTypeObject ReaderType;

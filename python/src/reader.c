@@ -50,7 +50,6 @@ static void reader_clear_classes(Reader *r)
 	free(r->classes);
 	r->classes = NULL;
 	r->n_classes = r->n_dense = r->cap_classes = 0;
-	memset(r->class_memo, 0, sizeof(r->class_memo));
 }
 
 static void reader_dealloc(PyObject *self)
@@ -106,26 +105,18 @@ static int load_classes(Reader *r)
  * The index of a class met already, SIZE_MAX for another one (no Python: no GIL needed).
  * The source's dense number is the index (load_classes added them in that order); only a
  * class the source does not number (none of its streams' classes, or its index could not
- * be made for want of memory) is looked for among the few added after them.  Classes met
- * lately are remembered (class_memo): the source's index is a hash look-up per event.
+ * be made for want of memory) is looked for among the few added after them.  Reader.read's
+ * emit_row remembers the classes met lately in front of it.
  */
 static size_t reader_class_known(Reader *r, const struct tmx_event_class *ec)
 {
-	size_t h = (size_t)(((uintptr_t)ec * 0x9E3779B97F4A7C15ull) >> 60);   /* 16 = 2^4 */
-	size_t i;
+	size_t i = tmx_source_event_class_index(r->src, ec);
 
-	if (ec && r->class_memo[h].ec == ec)
-		return r->class_memo[h].i;
-	i = tmx_source_event_class_index(r->src, ec);
-	if (i >= r->n_dense) {
-		for (i = r->n_dense; i < r->n_classes && r->classes[i].ec != ec; i++)
-			;
-		if (i == r->n_classes)
-			return SIZE_MAX;
-	}
-	r->class_memo[h].ec = ec;
-	r->class_memo[h].i = i;
-	return i;
+	if (i < r->n_dense)
+		return i;
+	for (i = r->n_dense; i < r->n_classes && r->classes[i].ec != ec; i++)
+		;
+	return i < r->n_classes ? i : SIZE_MAX;
 }
 
 /* The index of `ec` in r->classes, added at its first event (SIZE_MAX: an exception). */
@@ -603,7 +594,7 @@ struct reading {
 	PyThreadState *nogil;      /* the GIL given up: taken back for what needs Python */
 	uint64_t seq;              /* events added */
 	bool failed;               /* a Python exception is set (interrupt, no memory) */
-	/* The tables of classes met lately, by their address's hash (as Reader.class_memo) */
+	/* The tables of classes met lately, by their address's hash */
 	struct { const struct tmx_event_class *ec; struct table *t; const struct plan *p; } memo[16];
 };
 
