@@ -517,10 +517,19 @@ put_value(struct table *t, const struct op *op, const unsigned char *r, size_t r
 	case OP_LABEL:
 	case OP_OPTION:
 		if (*r++ == REC_BY_VALUE) {
-			bool label = op->code == OP_LABEL;
-			if (!memo_code(t, op, label ? rd64(r) : (uint32_t)rd64(r), &code))
+			uint64_t u;
+			uint32_t option;   /* 4 bytes: the last entry's may end the record */
+
+			if (op->code == OP_LABEL) {
+				u = rd64(r);
+				r += 8;
+			} else {
+				memcpy(&option, r, 4);
+				u = option;
+				r += 4;
+			}
+			if (!memo_code(t, op, u, &code))
 				return NULL;
-			r += label ? 8 : 4;
 		} else {
 			len = (size_t)rd64(r);
 			if (!named_code(op->cb, (enum op_code)op->code, (const char *)r + 8, len, &code))
